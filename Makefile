@@ -1,0 +1,136 @@
+# kforge — hand-written Makefile. See README.md for the two user commands.
+#   make                 build ./kforge
+#   make test            CPU test suite (installs missing Debian packages first)
+#   make test-gpu        GPU tests (skips clearly without a GPU)
+#   make dataset PROBLEMS=level1   search -> verify -> pack -> site
+#   make DEVELOPER=1     warnings are errors;  make SANITIZE=address,undefined
+#   make V=1             show commands;  make install PREFIX=/usr/local DESTDIR=
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+CC ?= cc
+CUDA_HOME ?= $(if $(wildcard /usr/local/cuda/include/cuda.h),/usr/local/cuda,)
+PKG_CONFIG ?= pkg-config
+PKGS := sqlite3 libarchive libcmark libcurl jansson libcrypto
+TEST_PKGS := cmocka
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+BUILD := build$(if $(SANITIZE),-san)
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
+
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes \
+	-Wmissing-prototypes -Wformat=2 -Wundef -Wno-unused-parameter \
+	-Wno-missing-field-initializers
+ifeq ($(DEVELOPER),1)
+WARN += -Werror -Wcast-align -Wvla -Wwrite-strings -Wold-style-definition \
+	-Wimplicit-fallthrough
+endif
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP -I. -D_GNU_SOURCE \
+	$(if $(CUDA_HOME),-I$(CUDA_HOME)/include -DKF_CUDA_HOME='"$(CUDA_HOME)"',) \
+	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+LDLIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -ldl -lm -lpthread
+ifneq ($(SANITIZE),)
+ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+
+LIB_DIRS := core engine collector verifier dataset site
+LIB_SRC := $(sort $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
+CLI_SRC := $(sort $(wildcard cli/*.c))
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+TEST_HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
+TEST_HELPER_BIN := $(TEST_HELPER_SRC:tests/helpers/%.c=$(BUILD)/tests/%)
+
+.PHONY: all deps test test-gpu check-cuda install uninstall clean dataset site bench valgrind FORCE
+.DEFAULT_GOAL := all
+
+all: kforge
+
+ifeq ($(BUILD),build)
+kforge: $(BUILD)/kforge
+	$(Q)ln -sf $(BUILD)/kforge kforge
+else
+kforge: $(BUILD)/kforge
+endif
+
+$(BUILD)/kforge: $(CLI_OBJ) $(BUILD)/libkforge.a
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libkforge.a $(LDLIBS)
+
+$(BUILD)/libkforge.a: $(LIB_OBJ)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# The version is baked in; the header changes only when `git describe` does.
+$(BUILD)/kf_version_gen.h: FORCE
+	@mkdir -p $(BUILD)
+	@echo '#define KFORGE_VERSION "$(VERSION)"' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+$(BUILD)/core/version.o: $(BUILD)/kf_version_gen.h
+$(BUILD)/core/version.o: ALL_CFLAGS += -I$(BUILD)
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libkforge.a
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) $(shell $(PKG_CONFIG) --cflags $(TEST_PKGS)) $(LDFLAGS) -o $@ $< \
+		$(BUILD)/libkforge.a $(shell $(PKG_CONFIG) --libs $(TEST_PKGS)) $(LDLIBS)
+
+$(BUILD)/tests/%: tests/helpers/%.c $(BUILD)/libkforge.a
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libkforge.a $(LDLIBS)
+
+deps:
+	$(Q)scripts/deps.sh
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory DEVELOPER=$(or $(DEVELOPER),1) SANITIZE=$(SANITIZE) test-build
+	$(Q)BUILD=$(BUILD) tests/run-tests.sh
+
+.PHONY: test-build
+test-build: kforge $(UNIT_BIN) $(TEST_HELPER_BIN)
+
+test-gpu: deps
+	$(Q)$(MAKE) --no-print-directory SANITIZE=$(SANITIZE) test-build
+	$(Q)BUILD=$(BUILD) tests/run-tests.sh --gpu
+
+bench: kforge
+	$(Q)BUILD=$(BUILD) tests/bench.sh
+
+valgrind: test-build
+	$(Q)BUILD=$(BUILD) KF_VALGRIND=1 tests/run-tests.sh --unit-only
+
+PROBLEMS ?= level1
+dataset: deps
+	$(Q)$(MAKE) --no-print-directory kforge
+	$(Q)scripts/dataset.sh "$(PROBLEMS)"
+
+install: kforge
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/kforge
+	install -m 0755 $(BUILD)/kforge $(DESTDIR)$(PREFIX)/bin/kforge
+	cp -R templates problems $(DESTDIR)$(PREFIX)/share/kforge/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/kforge
+	rm -rf $(DESTDIR)$(PREFIX)/share/kforge
+
+clean:
+	rm -rf build build-san kforge
+
+FORCE:
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

@@ -1,0 +1,30 @@
+/* Helpers over jansson. Getters return a default when the key is absent
+ * or of another type; the _req variants fail with a message naming the
+ * field. JSON from outside is parsed with json_parse_bounded. */
+#ifndef KF_JSON_H
+#define KF_JSON_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include "buf.h"
+
+json_t *json_parse_bounded(const char *s, size_t len, size_t max, struct buf *err);
+json_t *json_load_file_bounded(const char *path, size_t max, struct buf *err);
+
+const char *jget_str(const json_t *o, const char *key, const char *def);
+int64_t jget_int(const json_t *o, const char *key, int64_t def);
+double jget_num(const json_t *o, const char *key, double def);
+int jget_bool(const json_t *o, const char *key, int def);
+
+int jreq_str(const json_t *o, const char *key, const char **out, const char *ctx, struct buf *err);
+int jreq_int(const json_t *o, const char *key, int64_t *out, const char *ctx, struct buf *err);
+int jreq_num(const json_t *o, const char *key, double *out, const char *ctx, struct buf *err);
+
+/* Serialises compactly with sorted keys (stable bytes) into b (appends). */
+void json_add_compact(struct buf *b, const json_t *v);
+/* Same, indented by 2 for humans. */
+void json_add_pretty(struct buf *b, const json_t *v);
+/* Appends s as a JSON string literal with quotes. */
+void json_add_string(struct buf *b, const char *s, size_t len);
+
+#endif

@@ -1,0 +1,7 @@
+#include "core/version.h"
+#include "kf_version_gen.h" /* generated into $(BUILD) */
+
+const char *kforge_version(void)
+{
+	return KFORGE_VERSION;
+}

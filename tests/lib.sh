@@ -1,0 +1,25 @@
+# Shared helpers for the end-to-end scripts (tests/tNNNN-*.sh). Each check
+# prints a TAP line; the runner counts them. Sourced, not executed.
+set -u
+: "${KFORGE:?run through tests/run-tests.sh or set KFORGE}"
+T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/kforge-test.XXXXXX")
+trap 'rm -rf "$T_TMP"' EXIT
+export KFORGE_DB="$T_TMP/kforge.db"
+cd "$T_TMP" || exit 1
+_t_n=0
+ok()   { _t_n=$((_t_n + 1)); echo "ok $_t_n - $*"; }
+nok()  { _t_n=$((_t_n + 1)); echo "not ok $_t_n - $*"; }
+skip() { _t_n=$((_t_n + 1)); echo "ok $_t_n - # SKIP $*"; }
+# check DESC CMD...: passes when CMD exits 0
+check() { d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
+# check_fail DESC CMD...: passes when CMD exits non-zero
+check_fail() { d=$1; shift; if "$@"; then nok "$d"; else ok "$d"; fi; }
+# expect_exit CODE DESC CMD...
+expect_exit() {
+	c=$1; d=$2; shift 2
+	"$@" >"$T_TMP/out" 2>"$T_TMP/err"; rc=$?
+	if [ "$rc" -eq "$c" ]; then ok "$d"; else nok "$d (exit $rc, wanted $c)"; sed 's/^/# /' "$T_TMP/err" | head -n 20; fi
+}
+# contains DESC FILE PATTERN (grep -E)
+contains() { if grep -Eq -- "$3" "$2"; then ok "$1"; else nok "$1"; echo "# '$3' not in $2:"; head -n 20 "$2" | sed 's/^/#   /'; fi; }
+lacks() { if grep -Eq -- "$3" "$2"; then nok "$1"; grep -E -- "$3" "$2" | head -n 5 | sed 's/^/#   /'; else ok "$1"; fi; }
