@@ -31,7 +31,7 @@ ifeq ($(DEVELOPER),1)
 WARN += -Werror -Wcast-align -Wvla -Wwrite-strings -Wold-style-definition \
 	-Wimplicit-fallthrough
 endif
-ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP -I. -D_GNU_SOURCE \
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP -I. -I$(BUILD) -D_GNU_SOURCE \
 	$(if $(CUDA_HOME),-I$(CUDA_HOME)/include -DKF_CUDA_HOME='"$(CUDA_HOME)"',) \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 LDLIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -ldl -lm -lpthread
@@ -45,6 +45,10 @@ LIB_SRC := $(sort $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 CLI_SRC := $(sort $(wildcard cli/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
+# Device code shared with NVRTC: every *.cuh becomes a C string in
+# $(BUILD)/gen/NAME_cuh.h (static const char NAME_cuh[]), included as "gen/NAME_cuh.h".
+CUH_SRC := $(sort $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.cuh $(d)/cuda/*.cuh)))
+GEN_HDRS := $(patsubst %.cuh,$(BUILD)/gen/%_cuh.h,$(notdir $(CUH_SRC)))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TEST_HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
@@ -70,6 +74,12 @@ $(BUILD)/libkforge.a: $(LIB_OBJ)
 	@echo "  AR      $@"
 	$(Q)rm -f $@ && ar rcs $@ $^
 
+$(LIB_OBJ) $(CLI_OBJ): | $(GEN_HDRS)
+vpath %.cuh $(sort $(dir $(CUH_SRC)))
+$(BUILD)/gen/%_cuh.h: %.cuh scripts/cuh2c.sh
+	@mkdir -p $(dir $@)
+	$(Q)scripts/cuh2c.sh $< $*_cuh > $@.tmp && mv $@.tmp $@
+
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
@@ -81,7 +91,6 @@ $(BUILD)/kf_version_gen.h: FORCE
 	@echo '#define KFORGE_VERSION "$(VERSION)"' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 $(BUILD)/core/version.o: $(BUILD)/kf_version_gen.h
-$(BUILD)/core/version.o: ALL_CFLAGS += -I$(BUILD)
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libkforge.a
 	@mkdir -p $(dir $@)
