@@ -1,0 +1,161 @@
+#include "store_schema.h"
+
+#include <stddef.h>
+
+/* Times are ISO-8601 UTC text ("2026-11-22T05:31:57Z"). JSON columns hold
+ * compact JSON text. Times in milliseconds, sizes in bytes. */
+static const char schema_v1[] =
+"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
+
+/* One row per GPU model; measured ceilings for the roofline. */
+"CREATE TABLE gpus(\n"
+"  name TEXT PRIMARY KEY,\n"
+"  arch TEXT, sm_count INTEGER, memory_bytes INTEGER, l2_bytes INTEGER,\n"
+"  peak_bw_gbs REAL, peak_fp32_tflops REAL,\n"
+"  driver TEXT, cuda_version TEXT, first_seen TEXT NOT NULL);\n"
+
+"CREATE TABLE problems(\n"
+"  id TEXT PRIMARY KEY,                    -- 'level1/023_Softmax'\n"
+"  level INTEGER NOT NULL, number INTEGER NOT NULL, name TEXT NOT NULL,\n"
+"  kernelbench_file TEXT, family TEXT, op TEXT,\n"
+"  spec TEXT NOT NULL, spec_sha256 TEXT NOT NULL, torch_text TEXT,\n"
+"  flops REAL, min_bytes REAL);\n"
+
+"CREATE TABLE runs(\n"
+"  id TEXT PRIMARY KEY,\n"
+"  created_at TEXT NOT NULL, finished_at TEXT,\n"
+"  status TEXT NOT NULL CHECK(status IN ('running','finished','failed','stopped')),\n"
+"  strategy TEXT NOT NULL, proposer TEXT NOT NULL, model TEXT,\n"
+"  seed INTEGER NOT NULL, config TEXT NOT NULL,   -- budgets, protocol (JSON)\n"
+"  gpu_name TEXT, kforge_version TEXT NOT NULL);\n"
+
+"CREATE TABLE rounds(\n"
+"  run_id TEXT NOT NULL REFERENCES runs(id), problem_id TEXT NOT NULL REFERENCES problems(id),\n"
+"  round INTEGER NOT NULL, status TEXT NOT NULL CHECK(status IN ('open','done')),\n"
+"  started_at TEXT NOT NULL, finished_at TEXT, best_candidate TEXT,\n"
+"  PRIMARY KEY(run_id, problem_id, round));\n"
+
+"CREATE TABLE llm_calls(\n"
+"  id TEXT PRIMARY KEY,\n"
+"  run_id TEXT NOT NULL REFERENCES runs(id), problem_id TEXT REFERENCES problems(id),\n"
+"  round INTEGER, purpose TEXT NOT NULL CHECK(purpose IN ('ideas','implement','repair')),\n"
+"  proposer TEXT NOT NULL, model TEXT, request TEXT NOT NULL, response TEXT,\n"
+"  http_status INTEGER, error TEXT,\n"
+"  prompt_tokens INTEGER, completion_tokens INTEGER, reasoning_tokens INTEGER,\n"
+"  latency_ms REAL, retries INTEGER NOT NULL DEFAULT 0, cached INTEGER NOT NULL DEFAULT 0,\n"
+"  created_at TEXT NOT NULL);\n"
+
+"CREATE TABLE ideas(\n"
+"  id TEXT PRIMARY KEY,\n"
+"  run_id TEXT NOT NULL REFERENCES runs(id), problem_id TEXT NOT NULL REFERENCES problems(id),\n"
+"  round INTEGER NOT NULL, text TEXT NOT NULL,\n"
+"  source TEXT NOT NULL,                   -- 'llm' or 'builtin'\n"
+"  catalogue_id TEXT, parent_ids TEXT NOT NULL DEFAULT '[]',\n"
+"  llm_call_id TEXT REFERENCES llm_calls(id), created_at TEXT NOT NULL);\n"
+
+"CREATE TABLE idea_categories(\n"
+"  idea_id TEXT NOT NULL REFERENCES ideas(id),\n"
+"  category TEXT NOT NULL CHECK(category IN ('memory','async','precision','compute','parallelism','control')),\n"
+"  method TEXT NOT NULL CHECK(method IN ('model','keyword','catalogue')),\n"
+"  PRIMARY KEY(idea_id, category));\n"
+
+/* Content-addressed candidate files: identical candidates are stored and
+ * evaluated once. hash = candidate_hash() of the canonical form. */
+"CREATE TABLE kernels(\n"
+"  hash TEXT PRIMARY KEY, source TEXT NOT NULL, bytes INTEGER NOT NULL,\n"
+"  created_at TEXT NOT NULL);\n"
+
+/* A kernel as the search produced it: where it came from. */
+"CREATE TABLE candidates(\n"
+"  id TEXT PRIMARY KEY,                    -- kernel_r1_idea_r1_2b1e23a7_0_f47082\n"
+"  run_id TEXT NOT NULL REFERENCES runs(id), problem_id TEXT NOT NULL REFERENCES problems(id),\n"
+"  round INTEGER NOT NULL, idea_id TEXT REFERENCES ideas(id), impl_index INTEGER NOT NULL,\n"
+"  kernel_hash TEXT REFERENCES kernels(hash),   -- NULL when the response was malformed\n"
+"  parent_ids TEXT NOT NULL DEFAULT '[]', template_id TEXT, params TEXT,\n"
+"  llm_call_id TEXT REFERENCES llm_calls(id),\n"
+"  status TEXT NOT NULL DEFAULT 'pending',  -- pending or an eval status\n"
+"  detail TEXT, created_at TEXT NOT NULL);\n"
+
+"CREATE TABLE compiles(\n"
+"  id TEXT PRIMARY KEY,                    -- sha256(kernel_hash|arch|options)\n"
+"  kernel_hash TEXT NOT NULL REFERENCES kernels(hash),\n"
+"  arch TEXT NOT NULL, options TEXT NOT NULL, nvrtc_version TEXT,\n"
+"  status TEXT NOT NULL CHECK(status IN ('ok','format_error','compile_error')),\n"
+"  message TEXT, log TEXT, duration_ms REAL, created_at TEXT NOT NULL);\n"
+
+"CREATE TABLE compile_kernels(\n"
+"  compile_id TEXT NOT NULL REFERENCES compiles(id), kernel_name TEXT NOT NULL,\n"
+"  registers INTEGER, shared_bytes INTEGER, spill_store_bytes INTEGER,\n"
+"  spill_load_bytes INTEGER, stack_bytes INTEGER, const_bytes INTEGER,\n"
+"  PRIMARY KEY(compile_id, kernel_name));\n"
+
+/* One evaluation of a kernel on a GPU model under a protocol. */
+"CREATE TABLE evals(\n"
+"  id TEXT PRIMARY KEY,                    -- sha256(kernel_hash|problem|gpu|protocol)\n"
+"  kernel_hash TEXT NOT NULL REFERENCES kernels(hash),\n"
+"  problem_id TEXT NOT NULL REFERENCES problems(id),\n"
+"  gpu_name TEXT NOT NULL, protocol TEXT NOT NULL, protocol_params TEXT NOT NULL,\n"
+"  status TEXT NOT NULL CHECK(status IN ('format_error','compile_error','launch_error',\n"
+"    'runtime_error','timeout','incorrect','correct','not_run')),\n"
+"  failed_check TEXT, detail TEXT,\n"
+"  max_abs_err REAL, max_rel_err REAL, mismatches INTEGER,\n"
+"  time_mean_ms REAL, time_median_ms REAL, time_std_ms REAL, time_min_ms REAL,\n"
+"  time_max_ms REAL, cupti_mean_ms REAL, cupti_median_ms REAL, n_trials INTEGER,\n"
+"  env TEXT,                               -- clocks, temperature, driver (JSON)\n"
+"  created_at TEXT NOT NULL);\n"
+
+"CREATE TABLE eval_trials(\n"
+"  eval_id TEXT NOT NULL REFERENCES evals(id),\n"
+"  kind TEXT NOT NULL CHECK(kind IN ('check','time')), idx INTEGER NOT NULL,\n"
+"  seed INTEGER, time_ms REAL, cupti_ms REAL,\n"
+"  max_abs_err REAL, max_rel_err REAL, mismatches INTEGER, ok INTEGER,\n"
+"  PRIMARY KEY(eval_id, kind, idx));\n"
+
+"CREATE TABLE verifications(\n"
+"  id TEXT PRIMARY KEY,\n"
+"  eval_id TEXT NOT NULL REFERENCES evals(id),\n"
+"  kernel_hash TEXT NOT NULL REFERENCES kernels(hash),\n"
+"  problem_id TEXT NOT NULL REFERENCES problems(id),\n"
+"  gpu_name TEXT NOT NULL, protocol TEXT NOT NULL,\n"
+"  verdict TEXT NOT NULL CHECK(verdict IN ('verified','failed')),\n"
+"  failed_check TEXT, review_flags TEXT NOT NULL DEFAULT '[]',\n"
+"  sanitizer TEXT, env TEXT NOT NULL, kforge_version TEXT NOT NULL,\n"
+"  created_at TEXT NOT NULL);\n"
+
+"CREATE TABLE baselines(\n"
+"  problem_id TEXT NOT NULL REFERENCES problems(id), gpu_name TEXT NOT NULL,\n"
+"  variant TEXT NOT NULL CHECK(variant IN ('eager','compile')),\n"
+"  mean_ms REAL NOT NULL, std_ms REAL, min_ms REAL, max_ms REAL, median_ms REAL,\n"
+"  num_trials INTEGER, hardware TEXT, device TEXT, source TEXT, imported_at TEXT NOT NULL,\n"
+"  PRIMARY KEY(problem_id, gpu_name, variant));\n"
+
+"CREATE INDEX candidates_by_problem ON candidates(problem_id, run_id, round);\n"
+"CREATE INDEX candidates_by_kernel ON candidates(kernel_hash);\n"
+"CREATE INDEX ideas_by_problem ON ideas(problem_id, run_id, round);\n"
+"CREATE INDEX evals_by_kernel ON evals(kernel_hash, problem_id, gpu_name);\n"
+"CREATE INDEX evals_by_problem ON evals(problem_id, gpu_name, status);\n"
+"CREATE INDEX verifications_by_kernel ON verifications(kernel_hash, gpu_name);\n"
+"CREATE INDEX compiles_by_kernel ON compiles(kernel_hash);\n"
+"CREATE INDEX llm_calls_by_run ON llm_calls(run_id, problem_id, round);\n"
+
+/* Speedups are derived, never stored: baselines may arrive later. */
+"CREATE VIEW eval_speedups AS\n"
+"  SELECT e.id AS eval_id, e.kernel_hash, e.problem_id, e.gpu_name, e.protocol, e.status,\n"
+"    e.time_mean_ms, e.time_median_ms,\n"
+"    be.mean_ms / e.time_mean_ms AS speedup_eager,\n"
+"    be.median_ms / e.time_median_ms AS speedup_eager_median,\n"
+"    bc.mean_ms / e.time_mean_ms AS speedup_compile\n"
+"  FROM evals e\n"
+"  LEFT JOIN baselines be ON be.problem_id = e.problem_id AND be.gpu_name = e.gpu_name AND be.variant = 'eager'\n"
+"  LEFT JOIN baselines bc ON bc.problem_id = e.problem_id AND bc.gpu_name = e.gpu_name AND bc.variant = 'compile';\n";
+
+const struct store_migration store_migrations[] = {
+	{ 1, schema_v1 },
+};
+const int store_n_migrations = (int)(sizeof(store_migrations) / sizeof(store_migrations[0]));
+
+const char *const store_tables[] = {
+	"meta", "gpus", "problems", "runs", "rounds", "llm_calls", "ideas", "idea_categories",
+	"kernels", "candidates", "compiles", "compile_kernels", "evals", "eval_trials",
+	"verifications", "baselines", NULL,
+};
