@@ -1,0 +1,84 @@
+/* The evaluation engine's public API, shared by `kforge eval`, the
+ * collector and the verifier. The engine compiles candidates (NVRTC in
+ * sandboxed children, a pool on all cores), runs them on the GPU in
+ * supervised worker processes (one per visible GPU), checks them against
+ * the trusted reference, times them, and records everything in the store
+ * (kernels, compiles, compile_kernels, evals, eval_trials).
+ *
+ * Thread-safe: several threads may call engine_eval at once (each blocks
+ * for its own result); the engine multiplexes them over the compile pool
+ * and the GPU workers, so compiles overlap GPU work. */
+#ifndef KF_ENGINE_H
+#define KF_ENGINE_H
+
+#include "core/buf.h"
+#include "core/store.h"
+
+struct engine;
+
+/* Protocol: every parameter is stored with every result. */
+struct eval_protocol {
+	const char *name;          /* "collect-v1" (search), "verify-v1" (verifier) */
+	int check_trials;          /* correctness trials, each with its own seed (5) */
+	unsigned long long seed0;  /* trial i uses seed0 + i */
+	int warmup;                /* 3 */
+	int timed_trials;          /* 100 (verify: 500) */
+	int repeat_agree;          /* runs on identical inputs that must agree (2) */
+	double atol, rtol;         /* 0 = the problem's tolerance class */
+	const char *const *dists;  /* extra input distributions (verify); NULL-ended, may be NULL */
+	double timeout_s;          /* per launch block wall timeout (e.g. 10 s) */
+	int flush_l2;              /* 1 */
+};
+void eval_protocol_default(struct eval_protocol *p);   /* collect-v1 */
+void eval_protocol_verify(struct eval_protocol *p);    /* verify-v1 */
+
+struct engine_config {
+	const char *root;          /* kforge data root (problems/, templates/) */
+	const char *arch;          /* NULL: from the GPU; required with compile_only */
+	int compile_only;          /* no GPU: compile and record, status "not_run" */
+	int n_compile;             /* compile pool size; 0 = online CPUs */
+	int max_gpus;              /* 0 = all visible */
+	struct eval_protocol protocol;
+	const char *store_path;    /* the engine opens its own connection */
+};
+
+struct eval_request {
+	const char *problem_id;    /* "level1/023_Softmax" (or number/name prefix) */
+	const char *candidate;     /* full candidate file text (docs/formats.md) */
+	int force;                 /* re-evaluate even if this (kernel, gpu, protocol) exists */
+};
+
+struct eval_outcome {
+	char kernel_hash[65];
+	char eval_id[65];
+	char compile_id[65];
+	char status[24];           /* format_error, compile_error, launch_error, runtime_error,
+				      timeout, incorrect, correct, not_run */
+	char failed_check[48];     /* for incorrect: output_mismatch, nan, partial_write,
+				      inputs_modified, guard_overwritten, nondeterministic,
+				      timed_output_mismatch, ...; else empty */
+	struct buf detail;         /* human-readable: errors with line:col, compile log excerpt,
+				      max errors and mismatch counts */
+	double max_abs_err, max_rel_err;
+	long long mismatches;
+	double time_mean_ms, time_median_ms, time_std_ms, time_min_ms, time_max_ms;
+	double cupti_mean_ms, cupti_median_ms;
+	double speedup_eager, speedup_compile;  /* 0 when no baseline */
+	double roofline_ms;        /* 0 when the GPU's ceilings are unknown */
+	double compile_ms, harness_ms;          /* harness_ms = wall - kernel time */
+	int cached;                /* 1: the result came from the store */
+	char gpu_name[128];
+};
+void eval_outcome_init(struct eval_outcome *o);
+void eval_outcome_release(struct eval_outcome *o);
+
+int engine_open(struct engine **e, const struct engine_config *cfg, struct buf *err);
+/* 0 when an outcome was produced (whatever the kernel's status); -1 when
+ * the engine itself failed (store, no GPU, worker cannot start). */
+int engine_eval(struct engine *e, const struct eval_request *req, struct eval_outcome *out,
+		struct buf *err);
+/* The GPU model name ("" with compile_only). */
+const char *engine_gpu_name(const struct engine *e);
+void engine_close(struct engine *e);
+
+#endif
