@@ -40,6 +40,7 @@ static const char schema_v1[] =
 "  run_id TEXT NOT NULL REFERENCES runs(id), problem_id TEXT REFERENCES problems(id),\n"
 "  round INTEGER, purpose TEXT NOT NULL CHECK(purpose IN ('ideas','implement','repair')),\n"
 "  proposer TEXT NOT NULL, model TEXT, request TEXT NOT NULL, response TEXT,\n"
+"  request_sha256 TEXT,                    -- response-cache key (replay)\n"
 "  http_status INTEGER, error TEXT,\n"
 "  prompt_tokens INTEGER, completion_tokens INTEGER, reasoning_tokens INTEGER,\n"
 "  latency_ms REAL, retries INTEGER NOT NULL DEFAULT 0, cached INTEGER NOT NULL DEFAULT 0,\n"
@@ -137,6 +138,7 @@ static const char schema_v1[] =
 "CREATE INDEX verifications_by_kernel ON verifications(kernel_hash, gpu_name);\n"
 "CREATE INDEX compiles_by_kernel ON compiles(kernel_hash);\n"
 "CREATE INDEX llm_calls_by_run ON llm_calls(run_id, problem_id, round);\n"
+"CREATE INDEX llm_calls_by_request ON llm_calls(request_sha256);\n"
 
 /* Speedups are derived, never stored: baselines may arrive later. */
 "CREATE VIEW eval_speedups AS\n"
