@@ -58,7 +58,7 @@ static void child_setup(const struct proc_limits *lim, int in, int out, int errf
 	signal(SIGPIPE, SIG_DFL);
 }
 
-static int run(char *const argv[], int (*fn)(void *), void *arg, const char *input,
+static int run(const char *const argv[], int (*fn)(void *), void *arg, const char *input,
 	       size_t input_len, const struct proc_limits *lim, struct proc_result *r,
 	       struct buf *err)
 {
@@ -95,7 +95,7 @@ static int run(char *const argv[], int (*fn)(void *), void *arg, const char *inp
 	if (pid == 0) {
 		child_setup(lim, pin[0], pout[1], perr[1]);
 		if (argv) {
-			execvp(argv[0], argv);
+			execvp(argv[0], (char *const *)argv);
 			_exit(127);
 		}
 		_exit(fn(arg) & 0xff);
@@ -201,7 +201,7 @@ static int run(char *const argv[], int (*fn)(void *), void *arg, const char *inp
 	return 0;
 }
 
-int proc_run(char *const argv[], const char *input, size_t input_len,
+int proc_run(const char *const argv[], const char *input, size_t input_len,
 	     const struct proc_limits *lim, struct proc_result *r, struct buf *err)
 {
 	return run(argv, NULL, NULL, input, input_len, lim, r, err);

@@ -33,7 +33,7 @@ void proc_result_release(struct proc_result *r);
 
 /* stdin gets `input` (may be NULL). Returns 0 when the child ran (look at
  * r for how it ended), -1 when it could not be started. */
-int proc_run(char *const argv[], const char *input, size_t input_len,
+int proc_run(const char *const argv[], const char *input, size_t input_len,
 	     const struct proc_limits *lim, struct proc_result *r, struct buf *err);
 int proc_run_fn(int (*fn)(void *), void *arg, const char *input, size_t input_len,
 		const struct proc_limits *lim, struct proc_result *r, struct buf *err);

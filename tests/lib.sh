@@ -11,14 +11,14 @@ ok()   { _t_n=$((_t_n + 1)); echo "ok $_t_n - $*"; }
 nok()  { _t_n=$((_t_n + 1)); echo "not ok $_t_n - $*"; }
 skip() { _t_n=$((_t_n + 1)); echo "ok $_t_n - # SKIP $*"; }
 # check DESC CMD...: passes when CMD exits 0
-check() { d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
+check() { _d=$1; shift; if "$@"; then ok "$_d"; else nok "$_d"; fi; }
 # check_fail DESC CMD...: passes when CMD exits non-zero
-check_fail() { d=$1; shift; if "$@"; then nok "$d"; else ok "$d"; fi; }
-# expect_exit CODE DESC CMD...
+check_fail() { _d=$1; shift; if "$@"; then nok "$_d"; else ok "$_d"; fi; }
+# expect_exit CODE DESC CMD...: stdout in $T_TMP/out, stderr in $T_TMP/err
 expect_exit() {
-	c=$1; d=$2; shift 2
-	"$@" >"$T_TMP/out" 2>"$T_TMP/err"; rc=$?
-	if [ "$rc" -eq "$c" ]; then ok "$d"; else nok "$d (exit $rc, wanted $c)"; sed 's/^/# /' "$T_TMP/err" | head -n 20; fi
+	_c=$1; _d=$2; shift 2
+	"$@" >"$T_TMP/out" 2>"$T_TMP/err"; _rc=$?
+	if [ "$_rc" -eq "$_c" ]; then ok "$_d"; else nok "$_d (exit $_rc, wanted $_c)"; sed 's/^/# /' "$T_TMP/err" | head -n 20; fi
 }
 # contains DESC FILE PATTERN (grep -E)
 contains() { if grep -Eq -- "$3" "$2"; then ok "$1"; else nok "$1"; echo "# '$3' not in $2:"; head -n 20 "$2" | sed 's/^/#   /'; fi; }

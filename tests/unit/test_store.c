@@ -1,0 +1,305 @@
+/* Store: schema, migrations, the JSON-row API, conflicts, and crash
+ * consistency (a writer SIGKILLed at random points, 25 times). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/json.h"
+#include "core/store.h"
+#include "core/store_schema.h"
+
+static char dir[] = "/tmp/kf-store-test.XXXXXX";
+
+static void db_path(char *out, size_t n, const char *name)
+{
+	snprintf(out, n, "%s/%s", dir, name);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	strcpy(dir, "/tmp/kf-store-test.XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[256];
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_create_and_version(void **state)
+{
+	struct store s;
+	struct buf err = BUF_INIT, out = BUF_INIT;
+	char p[256];
+	long long v = -1;
+	(void)state;
+
+	db_path(p, sizeof(p), "a.db");
+	assert_int_equal(store_open(&s, p, 0, &err), -1);
+	assert_non_null(strstr(err.s, "no store"));
+	assert_int_equal(store_open(&s, p, STORE_CREATE, &err), 0);
+	assert_int_equal(store_query_int(&s, "PRAGMA user_version", NULL, 0, &v, &err), 0);
+	assert_int_equal(v, STORE_SCHEMA_VERSION);
+	for (int i = 0; store_tables[i]; i++) {
+		json_t *cols = store_table_columns(&s, store_tables[i], &err);
+		assert_non_null(cols);
+		assert_true(json_array_size(cols) >= 2);
+		assert_non_null(store_table_key(store_tables[i]));
+		json_decref(cols);
+	}
+	assert_int_equal(store_query_int(&s, "PRAGMA journal_mode", NULL, 0, &v, &err), 0);
+	assert_int_equal(store_integrity_check(&s, &out, &err), 0);
+	assert_string_equal(out.s, "ok");
+	store_close(&s);
+	/* Reopening does not migrate again. */
+	assert_int_equal(store_open(&s, p, 0, &err), 0);
+	store_close(&s);
+	buf_release(&err);
+	buf_release(&out);
+}
+
+static void test_newer_schema_refused(void **state)
+{
+	struct store s;
+	struct buf err = BUF_INIT;
+	char p[256];
+	(void)state;
+
+	db_path(p, sizeof(p), "new.db");
+	assert_int_equal(store_open(&s, p, STORE_CREATE, &err), 0);
+	assert_int_equal(store_exec(&s, "PRAGMA user_version = 99", &err), 0);
+	store_close(&s);
+	assert_int_equal(store_open(&s, p, 0, &err), -1);
+	assert_non_null(strstr(err.s, "newer"));
+	buf_release(&err);
+}
+
+static void put_problem(struct store *s, const char *id)
+{
+	struct buf err = BUF_INIT;
+	json_t *row = json_pack("{s:s,s:i,s:i,s:s,s:s,s:s}", "id", id, "level", 1, "number", 1,
+				"name", "X", "spec", "{}", "spec_sha256", "00");
+	assert_int_equal(store_insert(s, "problems", row, STORE_INSERT, &err), 1);
+	json_decref(row);
+	buf_release(&err);
+}
+
+static void test_insert_modes(void **state)
+{
+	struct store s;
+	struct buf err = BUF_INIT;
+	char p[256];
+	json_t *k, *got = NULL;
+	(void)state;
+
+	db_path(p, sizeof(p), "b.db");
+	assert_int_equal(store_open(&s, p, STORE_CREATE, &err), 0);
+	k = json_pack("{s:s,s:s,s:i,s:s}", "hash", "h1", "source", "code", "bytes", 4,
+		      "created_at", "2026-01-01T00:00:00Z");
+	assert_int_equal(store_insert(&s, "kernels", k, STORE_INSERT, &err), 1);
+	assert_int_equal(store_insert(&s, "kernels", k, STORE_INSERT, &err), -1);
+	assert_int_equal(store_insert(&s, "kernels", k, STORE_IGNORE, &err), 0);
+	assert_int_equal(store_insert(&s, "kernels", k, STORE_SAME, &err), 0);
+	/* Same key, other content: a conflict naming the table and column. */
+	json_object_set_new(k, "source", json_string("other"));
+	assert_int_equal(store_insert(&s, "kernels", k, STORE_SAME, &err), -2);
+	assert_non_null(strstr(err.s, "kernels"));
+	assert_non_null(strstr(err.s, "source"));
+	/* Unknown column: refused before any SQL is built from it. */
+	json_object_set_new(k, "hash); DROP TABLE kernels; --", json_string("x"));
+	assert_int_equal(store_insert(&s, "kernels", k, STORE_IGNORE, &err), -1);
+	assert_non_null(strstr(err.s, "no column"));
+	json_decref(k);
+	{
+		json_t *prm = json_pack("[s]", "h1");
+		assert_int_equal(store_query_one(&s, "SELECT source FROM kernels WHERE hash = ?",
+						 prm, &got, &err), 0);
+		json_decref(prm);
+	}
+	assert_non_null(got);
+	assert_string_equal(jget_str(got, "source", ""), "code");
+	json_decref(got);
+	/* Unknown table. */
+	k = json_pack("{s:s}", "a", "b");
+	assert_int_equal(store_insert(&s, "nosuch", k, STORE_INSERT, &err), -1);
+	json_decref(k);
+	store_close(&s);
+	buf_release(&err);
+}
+
+static void test_foreign_keys_and_update(void **state)
+{
+	struct store s;
+	struct buf err = BUF_INIT;
+	char p[256];
+	json_t *row, *set, *where;
+	long long n = 0;
+	(void)state;
+
+	db_path(p, sizeof(p), "c.db");
+	assert_int_equal(store_open(&s, p, STORE_CREATE, &err), 0);
+	row = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "id", "e1", "kernel_hash",
+			"missing", "problem_id", "level1/001_X", "gpu_name", "G", "protocol", "p",
+			"protocol_params", "{}", "status", "correct", "created_at", "t", "env", "{}",
+			"detail", "");
+	assert_int_equal(store_insert(&s, "evals", row, STORE_INSERT, &err), -1);
+	assert_non_null(strstr(err.s, "FOREIGN KEY"));
+	json_decref(row);
+	put_problem(&s, "level1/001_X");
+	set = json_pack("{s:s}", "name", "Y");
+	where = json_pack("{s:s}", "id", "level1/001_X");
+	assert_int_equal(store_update(&s, "problems", set, where, &err), 1);
+	json_decref(where);
+	where = json_object();
+	assert_int_equal(store_update(&s, "problems", set, where, &err), -1);
+	json_decref(where);
+	json_decref(set);
+	assert_int_equal(store_query_int(&s, "SELECT count(*) FROM problems WHERE name = 'Y'", NULL,
+					 0, &n, &err), 0);
+	assert_int_equal(n, 1);
+	store_close(&s);
+	buf_release(&err);
+}
+
+static void test_rollback(void **state)
+{
+	struct store s;
+	struct buf err = BUF_INIT;
+	char p[256];
+	long long n = -1;
+	(void)state;
+
+	db_path(p, sizeof(p), "d.db");
+	assert_int_equal(store_open(&s, p, STORE_CREATE, &err), 0);
+	assert_int_equal(store_begin(&s, &err), 0);
+	assert_int_equal(store_begin(&s, &err), -1); /* nested */
+	put_problem(&s, "level1/002_X");
+	store_rollback(&s);
+	assert_int_equal(store_query_int(&s, "SELECT count(*) FROM problems", NULL, 0, &n, &err), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(store_meta_set(&s, "k", "v", &err), 0);
+	{
+		struct buf v = BUF_INIT;
+		assert_int_equal(store_meta_get(&s, "k", &v, &err), 1);
+		assert_string_equal(v.s, "v");
+		assert_int_equal(store_meta_get(&s, "none", &v, &err), 0);
+		buf_release(&v);
+	}
+	store_close(&s);
+	buf_release(&err);
+}
+
+/* The writer: each transaction adds one kernel, one eval and its 100
+ * trials, then marks the eval complete by setting n_trials. A kill may hit
+ * anywhere; afterwards every eval must have exactly n_trials trials. */
+static void writer(const char *p)
+{
+	struct store s;
+	struct buf err = BUF_INIT;
+	if (store_open(&s, p, STORE_CREATE, &err) < 0)
+		_exit(3);
+	for (int i = 0;; i++) {
+		char id[80], t[32];
+		json_t *row;
+		snprintf(id, sizeof(id), "%d-%ld-%d", (int)getpid(), (long)time(NULL), i);
+		store_now(t);
+		if (store_begin(&s, &err) < 0)
+			_exit(4);
+		row = json_pack("{s:s,s:s,s:i,s:s}", "hash", id, "source", "x", "bytes", 1, "created_at", t);
+		if (store_insert(&s, "kernels", row, STORE_INSERT, &err) < 0)
+			_exit(5);
+		json_decref(row);
+		row = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "id", id, "kernel_hash", id,
+				"problem_id", "level1/001_X", "gpu_name", "G", "protocol", "collect-v1",
+				"protocol_params", "{}", "status", "correct", "created_at", t, "env", "{}");
+		if (store_insert(&s, "evals", row, STORE_INSERT, &err) < 0)
+			_exit(6);
+		json_decref(row);
+		for (int k = 0; k < 100; k++) {
+			row = json_pack("{s:s,s:s,s:i,s:f}", "eval_id", id, "kind", "time", "idx", k,
+					"time_ms", 1.0 + k);
+			if (store_insert(&s, "eval_trials", row, STORE_INSERT, &err) < 0)
+				_exit(7);
+			json_decref(row);
+		}
+		row = json_pack("{s:i}", "n_trials", 100);
+		json_t *w = json_pack("{s:s}", "id", id);
+		if (store_update(&s, "evals", row, w, &err) != 1)
+			_exit(8);
+		json_decref(row);
+		json_decref(w);
+		if (store_commit(&s, &err) < 0)
+			_exit(9);
+	}
+}
+
+static void test_kill_consistency(void **state)
+{
+	struct store s;
+	struct buf err = BUF_INIT, out = BUF_INIT;
+	char p[256];
+	long long evals = 0, bad = -1, orphans = -1, total_before = 0;
+	(void)state;
+
+	db_path(p, sizeof(p), "kill.db");
+	assert_int_equal(store_open(&s, p, STORE_CREATE, &err), 0);
+	put_problem(&s, "level1/001_X");
+	store_close(&s);
+	srand((unsigned)time(NULL) ^ (unsigned)getpid());
+	for (int round = 0; round < 25; round++) {
+		pid_t pid = fork();
+		int st;
+		assert_true(pid >= 0);
+		if (pid == 0)
+			writer(p);
+		usleep((useconds_t)(20000 + rand() % 180000));
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		assert_true(WIFSIGNALED(st)); /* died by the kill, not by an error exit */
+		assert_int_equal(store_open(&s, p, 0, &err), 0);
+		assert_int_equal(store_integrity_check(&s, &out, &err), 0);
+		assert_string_equal(out.s, "ok");
+		assert_int_equal(store_query_int(&s, "SELECT count(*) FROM evals", NULL, 0, &evals, &err), 0);
+		/* No half-written record: every eval is complete with all its trials. */
+		assert_int_equal(store_query_int(&s,
+			"SELECT count(*) FROM evals e WHERE e.n_trials IS NULL OR e.n_trials != "
+			"(SELECT count(*) FROM eval_trials t WHERE t.eval_id = e.id)", NULL, -1, &bad, &err), 0);
+		assert_int_equal(bad, 0);
+		assert_int_equal(store_query_int(&s,
+			"SELECT count(*) FROM kernels k WHERE NOT EXISTS (SELECT 1 FROM evals e WHERE e.kernel_hash = k.hash)",
+			NULL, -1, &orphans, &err), 0);
+		assert_int_equal(orphans, 0);
+		assert_true(evals >= total_before); /* committed work is never lost */
+		total_before = evals;
+		store_close(&s);
+	}
+	assert_true(total_before > 0);
+	buf_release(&err);
+	buf_release(&out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_create_and_version, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_newer_schema_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_insert_modes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_keys_and_update, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rollback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kill_consistency, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
