@@ -1,0 +1,186 @@
+#include "store_problems.h"
+#include "fsutil.h"
+#include "json.h"
+#include "sha256.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SPEC_MAX (1u << 20)
+#define TORCH_MAX (1u << 20)
+#define BASELINE_MAX (16u << 20)
+
+int store_put_problem_dir(struct store *s, const char *problem_dir, struct buf *err)
+{
+	struct buf p = BUF_INIT, spec = BUF_INIT, torch = BUF_INIT, e2 = BUF_INIT;
+	json_t *js = NULL, *row = NULL;
+	char hex[65], now[32];
+	int ret = -1;
+
+	path_join(&p, problem_dir, "spec.json");
+	if (buf_read_file(&spec, p.s, SPEC_MAX, err) < 0)
+		goto out;
+	js = json_parse_bounded(spec.s, spec.len, SPEC_MAX, &e2);
+	if (!js) {
+		kf_err(err, "%s: %s", p.s, e2.s);
+		goto out;
+	}
+	path_join(&p, problem_dir, "reference.py");
+	if (file_exists(p.s) && buf_read_file(&torch, p.s, TORCH_MAX, err) < 0)
+		goto out;
+	{
+		const char *id;
+		int64_t level, number;
+		const char *name;
+		path_join(&p, problem_dir, "spec.json");
+		if (jreq_str(js, "id", &id, p.s, err) < 0 || jreq_int(js, "level", &level, p.s, err) < 0 ||
+		    jreq_int(js, "number", &number, p.s, err) < 0 ||
+		    jreq_str(js, "name", &name, p.s, err) < 0)
+			goto out;
+		sha256_hex(spec.s, spec.len, hex);
+		store_now(now);
+		(void)now;
+		row = json_pack("{s:s,s:I,s:I,s:s,s:s?,s:s?,s:s?,s:s,s:s,s:s,s:f,s:f}", "id", id,
+				"level", (json_int_t)level, "number", (json_int_t)number, "name", name,
+				"kernelbench_file", jget_str(js, "kernelbench_file", NULL), "family",
+				jget_str(js, "family", NULL), "op", jget_str(js, "op", NULL), "spec",
+				spec.s, "spec_sha256", hex, "torch_text", torch.s, "flops",
+				jget_num(js, "flops", 0), "min_bytes", jget_num(js, "min_bytes", 0));
+	}
+	if (store_insert(s, "problems", row, STORE_IGNORE, err) < 0)
+		goto out;
+	{
+		/* A changed spec replaces the row's content (same key). */
+		json_t *set = json_deep_copy(row), *where = json_pack("{s:O}", "id", json_object_get(row, "id"));
+		json_object_del(set, "id");
+		ret = store_update(s, "problems", set, where, err) < 0 ? -1 : 0;
+		json_decref(set);
+		json_decref(where);
+	}
+out:
+	json_decref(js);
+	json_decref(row);
+	buf_release(&p);
+	buf_release(&spec);
+	buf_release(&torch);
+	buf_release(&e2);
+	return ret;
+}
+
+int problem_dir_for_file(const char *root, int level, const char *file, struct buf *out,
+			 struct buf *err)
+{
+	char *end;
+	long num = strtol(file, &end, 10);
+	size_t n;
+	struct buf dir = BUF_INIT;
+	int ret = -1;
+
+	n = strlen(file);
+	if (end == file || *end != '_' || num < 1 || num > 9999 || n < 4 || strcmp(file + n - 3, ".py"))
+		return kf_err(err, "'%s' is not a KernelBench problem file name (N_Name.py)", file);
+	buf_addf(&dir, "%s/problems/level%d/%03ld_%.*s", root, level, num, (int)(n - 3 - (size_t)(end + 1 - file)), end + 1);
+	if (!is_dir(dir.s)) {
+		kf_err(err, "no problem directory %s for %s", dir.s, file);
+		goto out;
+	}
+	buf_reset(out);
+	buf_add(out, dir.s, dir.len);
+	ret = 0;
+out:
+	buf_release(&dir);
+	return ret;
+}
+
+int store_import_baselines(struct store *s, const char *root, const char *path,
+			   const char *gpu_name, const char *variant, struct buf *skipped,
+			   struct buf *err)
+{
+	json_t *doc = json_load_file_bounded(path, BASELINE_MAX, err);
+	const char *lvkey;
+	json_t *lv;
+	struct buf dir = BUF_INIT, e2 = BUF_INIT;
+	int n = 0;
+	char now[32];
+	const char *base;
+
+	if (!doc)
+		return -1;
+	if (strcmp(variant, "eager") && strcmp(variant, "compile")) {
+		json_decref(doc);
+		return kf_err(err, "variant must be eager or compile, not '%s'", variant);
+	}
+	store_now(now);
+	/* Only the file's name: no host paths in the store (it ships in datasets). */
+	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	buf_reset(skipped);
+	if (store_begin(s, err) < 0)
+		goto fail;
+	json_object_foreach(doc, lvkey, lv) {
+		int level;
+		const char *file;
+		json_t *m;
+		if (sscanf(lvkey, "level%d", &level) != 1 || !json_is_object(lv)) {
+			buf_addf(skipped, "%s (not a level)\n", lvkey);
+			continue;
+		}
+		json_object_foreach(lv, file, m) {
+			json_t *row, *spec_row = NULL, *prm;
+			double mean = jget_num(m, "mean", -1);
+			if (mean <= 0 || problem_dir_for_file(root, level, file, &dir, &e2) < 0) {
+				buf_addf(skipped, "%s/%s (%s)\n", lvkey, file, mean <= 0 ? "no mean" : e2.s);
+				continue;
+			}
+			if (store_put_problem_dir(s, dir.s, err) < 0)
+				goto fail;
+			prm = json_pack("[s,i]", file, level);
+			if (store_query_one(s, "SELECT id FROM problems WHERE kernelbench_file = ? AND level = ?",
+					    prm, &spec_row, err) < 0) {
+				json_decref(prm);
+				goto fail;
+			}
+			json_decref(prm);
+			if (!spec_row) {
+				buf_addf(skipped, "%s/%s (spec names another file)\n", lvkey, file);
+				continue;
+			}
+			row = json_pack("{s:O,s:s,s:s,s:f,s:s,s:s}", "problem_id",
+					json_object_get(spec_row, "id"), "gpu_name", gpu_name, "variant",
+					variant, "mean_ms", mean, "source", base, "imported_at", now);
+			{
+				static const char *const num[][2] = { { "std", "std_ms" }, { "min", "min_ms" },
+					{ "max", "max_ms" }, { "median", "median_ms" }, { "num_trials", "num_trials" } };
+				for (size_t k = 0; k < sizeof(num) / sizeof(num[0]); k++) {
+					json_t *v = json_object_get(m, num[k][0]);
+					if (json_is_number(v))
+						json_object_set(row, num[k][1], v);
+				}
+				if (json_is_string(json_object_get(m, "hardware")))
+					json_object_set(row, "hardware", json_object_get(m, "hardware"));
+				if (json_is_string(json_object_get(m, "device")))
+					json_object_set(row, "device", json_object_get(m, "device"));
+			}
+			json_decref(spec_row);
+			if (store_insert(s, "baselines", row, STORE_REPLACE, err) < 0) {
+				json_decref(row);
+				goto fail;
+			}
+			json_decref(row);
+			n++;
+		}
+	}
+	if (store_commit(s, err) < 0)
+		goto fail;
+	json_decref(doc);
+	buf_release(&dir);
+	buf_release(&e2);
+	return n;
+fail:
+	store_rollback(s);
+	json_decref(doc);
+	buf_release(&dir);
+	buf_release(&e2);
+	return -1;
+}

@@ -1,0 +1,36 @@
+#!/bin/sh
+# Baselines: importing KernelBench-layout JSON into the store, listing,
+# re-importing (replace), and skipping unknown files.
+. "$KF_ROOT/tests/lib.sh"
+
+mkdir -p root/templates root/problems/level1/019_ReLU root/problems/level1/023_Softmax
+for p in "19 ReLU 019_ReLU" "23 Softmax 023_Softmax"; do
+	set -- $p
+	cat >"root/problems/level1/$3/spec.json" <<JSON
+{"id": "level1/$3", "level": 1, "number": $1, "name": "$2", "kernelbench_file": "$1_$2.py",
+ "family": "elementwise", "op": "x", "flops": 10, "min_bytes": 20}
+JSON
+	echo "class Model: pass" >"root/problems/level1/$3/reference.py"
+done
+export KFORGE_ROOT="$T_TMP/root"
+cat >eager.json <<'JSON'
+{"level1": {"19_ReLU.py": {"mean": 2.5, "std": 0.1, "min": 2.4, "max": 2.9, "num_trials": 100,
+  "hardware": "NVIDIA H100 80GB HBM3", "device": "cuda:0"},
+  "23_Softmax.py": {"mean": 10.0, "std": 0.5, "min": 9.0, "max": 12.0, "num_trials": 100},
+  "999_Nothing.py": {"mean": 1.0}}}
+JSON
+expect_exit 0 "import eager baselines" "$KFORGE" baselines import eager.json --gpu "NVIDIA H100 80GB HBM3" --variant eager
+contains "reports two imported" "$T_TMP/out" "imported 2 eager"
+contains "names the skipped file" "$T_TMP/err" "999_Nothing.py"
+expect_exit 0 "list as JSON" "$KFORGE" baselines list --json
+check "two rows listed" python3 -c "import json,sys; r=json.load(open('$T_TMP/out')); sys.exit(0 if len(r)==2 and r[0]['mean_ms']==2.5 else 1)"
+sed 's/"mean": 2.5/"mean": 3.5/' eager.json >eager2.json
+expect_exit 0 "re-import replaces" "$KFORGE" baselines import eager2.json --gpu "NVIDIA H100 80GB HBM3" --variant eager
+"$KFORGE" baselines list --json >list.json
+check "the new mean replaced the old" python3 -c "import json,sys; r=json.load(open('list.json')); sys.exit(0 if len(r)==2 and r[0]['mean_ms']==3.5 else 1)"
+expect_exit 2 "import without --variant is a usage error" "$KFORGE" baselines import eager.json --gpu X
+expect_exit 1 "a bad variant is refused" "$KFORGE" baselines import eager.json --gpu X --variant fast
+echo '{"level1": ' >bad.json
+expect_exit 1 "malformed JSON fails with the file name" "$KFORGE" baselines import bad.json --gpu X --variant eager
+contains "error names the file" "$T_TMP/err" "bad.json"
+check "no host path stored" sh -c "! sqlite3 '$KFORGE_DB' 'select source from baselines' | grep -q /"
