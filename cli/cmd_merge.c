@@ -1,19 +1,99 @@
 #include "cmds.h"
+#include "core/fsutil.h"
+#include "core/store.h"
+#include "core/store_merge.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 const char usage_merge[] =
-	"kforge merge A.db B.db ... -o OUT.db\n";
+	"kforge merge A.db B.db ... -o OUT.db [--force]\n"
+	"  Unions stores made on several machines or GPUs into OUT.db: kernels deduplicated by\n"
+	"  content, runs, evaluations and verifications kept per GPU, baselines per GPU.\n"
+	"  A key present in two stores with different content is a conflict: it is listed and\n"
+	"  the merge fails (exit 4) without writing OUT.db. Idempotent and order-independent.\n";
 
 int cmd_merge(int argc, char **argv, struct cli_ctx *ctx)
 {
 	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	const char *outp = NULL;
+	struct buf err = BUF_INIT, conf = BUF_INIT, tmp = BUF_INIT;
+	struct merge_stats st = { 0, 0, 0 };
+	struct store s;
+	int c, force = 0, ret = EXIT_FAIL, fd;
 
 	(void)ctx;
-	while ((c = cli_getopt(argc, argv, "merge", "h", opts)) != -1)
+	while ((c = cli_getopt(argc, argv, "merge", "ho:", opts)) != -1) {
 		if (c == -2)
 			return EXIT_USAGE;
-	return cli_not_implemented("merge");
+		if (c == 'o')
+			outp = optarg;
+		else if (c == 'f')
+			force = 1;
+	}
+	if (!outp || optind >= argc) {
+		fprintf(stderr, "kforge merge: needs at least one input store and -o OUT.db\n");
+		return cli_usage("merge");
+	}
+	if (file_exists(outp) && !force)
+		return cli_fail(EXIT_FAIL, "%s exists (use --force to replace it)", outp);
+	for (int i = optind; i < argc; i++)
+		if (!strcmp(argv[i], outp))
+			return cli_fail(EXIT_USAGE, "the output %s is also an input", outp);
+	buf_addf(&tmp, "%s.tmp.XXXXXX", outp);
+	fd = mkstemp(tmp.s);
+	if (fd < 0) {
+		ret = cli_fail(EXIT_FAIL, "cannot create %s", tmp.s);
+		goto out;
+	}
+	close(fd);
+	unlink(tmp.s);
+	if (store_open(&s, tmp.s, STORE_CREATE, &err) < 0) {
+		ret = cli_fail(EXIT_FAIL, "%s", err.s);
+		goto out;
+	}
+	for (int i = optind; i < argc; i++) {
+		int r = store_merge_from(&s, argv[i], &st, &conf, &err);
+		if (r == -2) {
+			fprintf(stderr, "kforge merge: conflicts with %s (same key, different content):\n%s", argv[i], conf.s);
+			ret = EXIT_CHECK;
+			store_close(&s);
+			goto cleanup;
+		}
+		if (r < 0) {
+			ret = cli_fail(EXIT_FAIL, "%s", err.s);
+			store_close(&s);
+			goto cleanup;
+		}
+	}
+	store_close(&s);
+	if (rename(tmp.s, outp) < 0) {
+		ret = cli_fail(EXIT_FAIL, "cannot rename %s to %s", tmp.s, outp);
+		goto cleanup;
+	}
+	printf("merged %d store(s) into %s: %lld rows added, %lld identical rows deduplicated\n",
+	       argc - optind, outp, st.rows_added, st.rows_same);
+	ret = EXIT_OK;
+	goto out;
+cleanup:
+	unlink(tmp.s);
+	{
+		struct buf side = BUF_INIT;
+		buf_addf(&side, "%s-wal", tmp.s);
+		unlink(side.s);
+		buf_setf(&side, "%s-shm", tmp.s);
+		unlink(side.s);
+		buf_release(&side);
+	}
+out:
+	buf_release(&err);
+	buf_release(&conf);
+	buf_release(&tmp);
+	return ret;
 }

@@ -6,7 +6,8 @@
 #include <string.h>
 
 const char usage_store[] =
-	"kforge store info [--json] | check\n"
+	"kforge store info [--json] | check | init\n"
+	"  init    create the store (schema v1) if it does not exist\n"
 	"  info    rows per table, schema version, path\n"
 	"  check   PRAGMA integrity_check and foreign_key_check (exit 4 when not ok)\n";
 
@@ -114,6 +115,19 @@ int cmd_store(int argc, char **argv, struct cli_ctx *ctx)
 		return store_info(ctx, as_json);
 	if (!strcmp(argv[optind], "check"))
 		return store_check(ctx);
+	if (!strcmp(argv[optind], "init")) {
+		struct store s;
+		struct buf err = BUF_INIT;
+		int r = store_open(&s, ctx->db_path, STORE_CREATE, &err);
+		if (r == 0) {
+			store_close(&s);
+			printf("store %s ready (schema v%d)\n", ctx->db_path, STORE_SCHEMA_VERSION);
+		} else {
+			cli_fail(EXIT_FAIL, "%s", err.s);
+		}
+		buf_release(&err);
+		return r ? EXIT_FAIL : EXIT_OK;
+	}
 	fprintf(stderr, "kforge store: unknown subcommand '%s'\n", argv[optind]);
 	return cli_usage("store");
 }
