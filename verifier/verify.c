@@ -1,0 +1,193 @@
+#include "verify.h"
+#include "core/json.h"
+#include "core/log.h"
+#include "core/sha256.h"
+#include "core/store_verify.h"
+#include "core/version.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void verify_report_init(struct verify_report *r)
+{
+	memset(r, 0, sizeof(*r));
+}
+
+void verify_report_release(struct verify_report *r)
+{
+	for (int i = 0; i < r->n; i++)
+		json_decref(r->items[i].flags);
+	free(r->items);
+	memset(r, 0, sizeof(*r));
+}
+
+static struct verify_item *report_add(struct verify_report *r)
+{
+	if (r->n == r->alloc) {
+		r->alloc = r->alloc ? 2 * r->alloc : 16;
+		r->items = realloc(r->items, (size_t)r->alloc * sizeof(*r->items));
+		if (!r->items)
+			abort();
+	}
+	memset(&r->items[r->n], 0, sizeof(r->items[0]));
+	return &r->items[r->n++];
+}
+
+static int wanted(const struct verify_config *cfg, const char *pid)
+{
+	if (!cfg->problems)
+		return 1;
+	for (int i = 0; cfg->problems[i]; i++)
+		if (!strcmp(cfg->problems[i], pid))
+			return 1;
+	return 0;
+}
+
+json_t *verify_select(struct store *s, const struct verify_config *cfg, const char *gpu_name,
+		      struct buf *err)
+{
+	json_t *all = store_verify_candidates(s, gpu_name,
+					      cfg->collect_protocol ? cfg->collect_protocol : "collect-v1",
+					      cfg->top_k, cfg->per_category, err);
+	json_t *out;
+	size_t i;
+	json_t *r;
+
+	if (!all)
+		return NULL;
+	out = json_array();
+	json_array_foreach(all, i, r)
+		if (wanted(cfg, jget_str(r, "problem_id", "")))
+			json_array_append(out, r);
+	json_decref(all);
+	return out;
+}
+
+/* Review flags: results too good to trust without a look. */
+static json_t *review_flags(const struct eval_outcome *o)
+{
+	json_t *f = json_array();
+	if (o->speedup_eager > VERIFY_REVIEW_SPEEDUP)
+		json_array_append_new(f, json_string("speedup_over_10x_eager"));
+	if (o->roofline_ms > 0 && o->time_mean_ms > 0 && o->time_mean_ms < o->roofline_ms)
+		json_array_append_new(f, json_string("faster_than_roofline_floor"));
+	return f;
+}
+
+static int record(struct store *s, const struct eval_outcome *o, const char *problem_id,
+		  const char *verdict, const char *failed_check, json_t *flags, json_t *san,
+		  struct buf *err)
+{
+	char id[65], now[32];
+	struct buf key = BUF_INIT;
+	json_t *env, *row;
+	int ret;
+
+	buf_addf(&key, "%s|%s", o->eval_id, VERIFY_PROTOCOL);
+	sha256_hex(key.s, key.len, id);
+	buf_release(&key);
+	store_now(now);
+	env = store_eval_env(s, o->eval_id, err);
+	if (!env)
+		env = json_object();
+	json_object_set_new(env, "gpu_name", json_string(o->gpu_name));
+	row = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s?,s:O,s:O?,s:o,s:s,s:s}", "id", id,
+			"eval_id", o->eval_id, "kernel_hash", o->kernel_hash, "problem_id", problem_id,
+			"gpu_name", o->gpu_name, "protocol", VERIFY_PROTOCOL, "verdict", verdict,
+			"failed_check", failed_check && *failed_check ? failed_check : NULL,
+			"review_flags", flags, "sanitizer", san, "env", env, "kforge_version",
+			kforge_version(), "created_at", now);
+	if (store_begin(s, err) < 0) {
+		json_decref(row);
+		return -1;
+	}
+	ret = store_put_verification(s, row, err);
+	json_decref(row);
+	if (ret < 0) {
+		store_rollback(s);
+		return -1;
+	}
+	return store_commit(s, err);
+}
+
+int verify_run(const struct verify_config *cfg, const struct verify_backend *be,
+	       struct verify_report *rep, struct buf *err)
+{
+	struct store s;
+	json_t *sel = NULL;
+	const char *gpu = be->gpu_name(be->ctx);
+	char last_problem[128] = "";
+	size_t i;
+	json_t *r;
+	int ret = -1;
+
+	if (store_open(&s, cfg->db_path, 0, err) < 0)
+		return -1;
+	sel = verify_select(&s, cfg, gpu, err);
+	if (!sel)
+		goto out;
+	log_info("verify: %zu kernel(s) to verify on %s under %s", json_array_size(sel), gpu,
+		 VERIFY_PROTOCOL);
+	json_array_foreach(sel, i, r) {
+		const char *pid = jget_str(r, "problem_id", "");
+		const char *src = jget_str(r, "source", "");
+		struct eval_outcome o;
+		struct verify_item *it;
+		json_t *san = NULL;
+		const char *verdict;
+		char failed[64] = "";
+
+		eval_outcome_init(&o);
+		if (be->eval(be->ctx, pid, src, &o, err) < 0) {
+			eval_outcome_release(&o);
+			goto out;
+		}
+		if (strcmp(o.status, "correct")) {
+			snprintf(failed, sizeof(failed), "%s", o.failed_check[0] ? o.failed_check : o.status);
+		} else if (cfg->sanitizer && be->sanitize && strcmp(last_problem, pid)) {
+			/* The best kernel of each problem (selection is ordered by time). */
+			san = json_object();
+			if (be->sanitize(be->ctx, pid, src, san, err) < 0) {
+				json_decref(san);
+				eval_outcome_release(&o);
+				goto out;
+			}
+			for (int t = 0; t < 2; t++) {
+				const char *tool = t ? "racecheck" : "memcheck";
+				json_t *res = json_object_get(san, tool);
+				if (!strcmp(jget_str(res, "status", "skipped"), "errors")) {
+					snprintf(failed, sizeof(failed), "sanitizer_%s", tool);
+					break;
+				}
+			}
+		}
+		if (!strcmp(o.status, "correct"))
+			snprintf(last_problem, sizeof(last_problem), "%s", pid);
+		verdict = failed[0] ? "failed" : "verified";
+		it = report_add(rep);
+		snprintf(it->problem_id, sizeof(it->problem_id), "%s", pid);
+		snprintf(it->kernel_hash, sizeof(it->kernel_hash), "%s", o.kernel_hash);
+		snprintf(it->verdict, sizeof(it->verdict), "%s", verdict);
+		snprintf(it->failed_check, sizeof(it->failed_check), "%s", failed);
+		it->speedup_eager = o.speedup_eager;
+		it->flags = review_flags(&o);
+		if (failed[0])
+			rep->failed++;
+		else
+			rep->verified++;
+		log_info("verify %s %.12s: %s%s%s", pid, o.kernel_hash, verdict, failed[0] ? " (" : "",
+			 failed[0] ? failed : "");
+		if (record(&s, &o, pid, verdict, failed, it->flags, san, err) < 0) {
+			json_decref(san);
+			eval_outcome_release(&o);
+			goto out;
+		}
+		json_decref(san);
+		eval_outcome_release(&o);
+	}
+	ret = 0;
+out:
+	json_decref(sel);
+	store_close(&s);
+	return ret;
+}

@@ -1,0 +1,72 @@
+/* The verifier: re-runs the best kernels of each problem under protocol
+ * verify-v1 on the GPU it runs on, and records a verdict per kernel and
+ * GPU model (verifications table). A kernel is `verified` on a GPU when
+ * verify-v1 passes there; otherwise it is `failed` with the check that
+ * failed, and reports, the site and the dataset leave it out of "best". */
+#ifndef KF_VERIFY_H
+#define KF_VERIFY_H
+
+#include <jansson.h>
+#include "core/buf.h"
+#include "core/store.h"
+#include "engine/engine.h"
+
+#define VERIFY_PROTOCOL "verify-v1"
+#define VERIFY_REVIEW_SPEEDUP 10.0
+
+struct verify_config {
+	int top_k;                 /* best correct kernels per problem (3) */
+	int per_category;          /* also the best kernel of each idea category (1) */
+	const char *const *problems; /* NULL-ended problem ids, or NULL for all */
+	const char *collect_protocol; /* which evaluations rank kernels ("collect-v1") */
+	int sanitizer;             /* run compute-sanitizer on each problem's best kernel */
+	const char *sanitizer_path;/* NULL: search PATH and CUDA_HOME/bin */
+	const char *kforge_path;   /* this binary, for the sanitizer child */
+	const char *db_path;
+};
+
+/* How the verifier evaluates: the real engine, or a test double. */
+struct verify_backend {
+	int (*eval)(void *ctx, const char *problem_id, const char *candidate,
+		    struct eval_outcome *out, struct buf *err);
+	const char *(*gpu_name)(void *ctx);
+	/* Runs the sanitizer tools on one kernel; fills a JSON object
+	 * {"memcheck": {"status": "clean"|"errors"|"skipped", "detail": ...}, "racecheck": ...}. */
+	int (*sanitize)(void *ctx, const char *problem_id, const char *candidate, json_t *result,
+			struct buf *err);
+	void *ctx;
+};
+
+struct verify_item {
+	char problem_id[128];
+	char kernel_hash[65];
+	char verdict[16];          /* verified / failed */
+	char failed_check[64];
+	double speedup_eager;
+	json_t *flags;             /* review flags (array of strings), owned */
+};
+
+struct verify_report {
+	struct verify_item *items;
+	int n, alloc;
+	int verified, failed;
+};
+
+void verify_report_init(struct verify_report *r);
+void verify_report_release(struct verify_report *r);
+
+/* Selects the kernels to verify (top_k per problem + best per category)
+ * on the given GPU; returns a new array of {problem_id, kernel_hash, source,
+ * collect_time_ms} objects. */
+json_t *verify_select(struct store *s, const struct verify_config *cfg, const char *gpu_name,
+		      struct buf *err);
+
+int verify_run(const struct verify_config *cfg, const struct verify_backend *be,
+	       struct verify_report *rep, struct buf *err);
+
+/* The real backend over engine.h (protocol verify-v1) and compute-sanitizer. */
+int verify_backend_engine(struct verify_backend *be, const struct verify_config *cfg,
+			  const char *root, struct buf *err);
+void verify_backend_release(struct verify_backend *be);
+
+#endif
