@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fsutil.h"
 #include "core/json.h"
 #include "site/mustache.h"
 
@@ -76,6 +77,8 @@ int cmd_template(int argc, char **argv, struct cli_ctx *ctx)
 	}
 	tpath = argv[optind + 1];
 	dpath = argv[optind + 2];
+	if (pdir && !is_dir(pdir))
+		return cli_fail(EXIT_FAIL, "template: --partials %s: not a directory", pdir);
 	if (!pdir) {
 		const char *slash = strrchr(tpath, '/');
 		if (slash)
