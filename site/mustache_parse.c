@@ -458,6 +458,7 @@ static int compile(struct parser *ps)
 		case '/': {
 			struct mopen *o;
 			struct mustache_node *on;
+			int type;
 			int standalone = lc >= 0 && rc >= 0;
 			char want[64], got[64];
 
@@ -477,28 +478,31 @@ static int compile(struct parser *ps)
 				buf_release(&w);
 				return -1;
 			}
-			on = &ps->t->nodes[o->node];
-			if (on->type == MN_PARENT) {
+			/* nodes may move while text is added: index, not pointer */
+			type = ps->t->nodes[o->node].type;
+			if (type == MN_PARENT) {
 				/* a parent pair is standalone when its opening tag
 				 * starts its line and its closing tag ends one */
 				emit_text(ps, text_from, ts, at_ls);
 				standalone = o->ws_off >= 0 && rc >= 0;
 				if (standalone) {
 					cut_ws(ps, o->node, (size_t)o->ws_off, o->pos);
+					on = &ps->t->nodes[o->node];
 					on->flags |= MF_STANDALONE;
 					on->ind_off = (uint32_t)o->ws_off;
 					on->ind_len = (uint32_t)(o->pos - (size_t)o->ws_off);
 				}
-			} else if (on->type == MN_BLOCK && ps->depth >= 2 &&
+			} else if (type == MN_BLOCK && ps->depth >= 2 &&
 				   ps->t->nodes[ps->stack[ps->depth - 2].node].type == MN_PARENT) {
 				/* an argument's closing tag never removes its line */
 				emit_text(ps, text_from, ts, at_ls);
 				standalone = 0;
-			} else if (on->type == MN_BLOCK && !standalone && !o->rclear &&
+			} else if (type == MN_BLOCK && !standalone && !o->rclear &&
 				   o->ws_off >= 0 && lc < 0 && rc >= 0) {
 				/* "  {{$b}}...{{/b}}\n": the pair is indented as a whole */
 				emit_text(ps, text_from, ts, at_ls);
 				cut_ws(ps, o->node, (size_t)o->ws_off, o->pos);
+				on = &ps->t->nodes[o->node];
 				on->flags |= MF_PAIR;
 				on->ind_off = (uint32_t)o->ws_off;
 				on->ind_len = (uint32_t)(o->pos - (size_t)o->ws_off);
@@ -507,7 +511,7 @@ static int compile(struct parser *ps)
 			}
 			ps->strip_off = o->strip_off;
 			ps->strip_len = o->strip_len;
-			on->end = ps->t->nnodes;
+			ps->t->nodes[o->node].end = ps->t->nnodes;
 			ps->depth--;
 			if (standalone) {
 				p = (size_t)rc;
