@@ -27,8 +27,12 @@ struct rstate {
 	int bol;
 	struct frame *frames;
 	size_t nframes, aframes;
-	int depth;
+	int depth;                  /* partials, parents, blocks */
+	int nest;                   /* everything, bounds the C stack */
 };
+
+/* Sections inside partials inside sections...: the C recursion depth. */
+#define MAX_RENDER_NEST 2048
 
 static int render_range(struct rstate *st, const struct mustache_tpl *t, uint32_t i, uint32_t end);
 
@@ -168,18 +172,43 @@ static void push_ctx(struct rstate *st, const json_t *v)
 	st->ctx[st->nctx++] = v;
 }
 
+static int too_deep(struct rstate *st, const struct mustache_tpl *t, const struct mustache_node *nd)
+{
+	struct buf w = BUF_INIT;
+
+	mustache_where(t, nd->pos, &w);
+	if (st->nest >= MAX_RENDER_NEST)
+		kf_err(st->err, "%s: sections and partials nested deeper than %d while rendering",
+		       w.s, MAX_RENDER_NEST);
+	else
+		kf_err(st->err, "%s: partials, parents or blocks nested deeper than %d "
+		       "(recursive partial '%s'?)", w.s, MUSTACHE_MAX_PARTIAL_DEPTH, t->text.s + nd->off);
+	buf_release(&w);
+	return -1;
+}
+
 static int render_section(struct rstate *st, const struct mustache_tpl *t, uint32_t i)
 {
 	const struct mustache_node *nd = &t->nodes[i];
 	const json_t *v = lookup(st, t, nd);
 	int ret = 0;
 
+	if (st->nest >= MAX_RENDER_NEST)
+		return too_deep(st, t, nd);
+
 	if (!(nd->flags & MF_STANDALONE) && st->bol && put_indent(st) < 0)
 		return -1;
-	if (nd->type == MN_INVERTED)
-		return truthy(v) ? 0 : render_range(st, t, i + 1, nd->end);
+	if (nd->type == MN_INVERTED) {
+		if (truthy(v))
+			return 0;
+		st->nest++;
+		ret = render_range(st, t, i + 1, nd->end);
+		st->nest--;
+		return ret;
+	}
 	if (!truthy(v))
 		return 0;
+	st->nest++;
 	if (json_is_array(v)) {
 		size_t n = json_array_size(v);
 		for (size_t k = 0; k < n && !ret; k++) {
@@ -187,23 +216,13 @@ static int render_section(struct rstate *st, const struct mustache_tpl *t, uint3
 			ret = render_range(st, t, i + 1, nd->end);
 			st->nctx--;
 		}
-		return ret;
+	} else {
+		push_ctx(st, v);
+		ret = render_range(st, t, i + 1, nd->end);
+		st->nctx--;
 	}
-	push_ctx(st, v);
-	ret = render_range(st, t, i + 1, nd->end);
-	st->nctx--;
+	st->nest--;
 	return ret;
-}
-
-static int too_deep(struct rstate *st, const struct mustache_tpl *t, const struct mustache_node *nd)
-{
-	struct buf w = BUF_INIT;
-
-	mustache_where(t, nd->pos, &w);
-	kf_err(st->err, "%s: partials, parents or blocks nested deeper than %d (recursive partial '%s'?)",
-	       w.s, MUSTACHE_MAX_PARTIAL_DEPTH, t->text.s + nd->off);
-	buf_release(&w);
-	return -1;
 }
 
 enum { INC_INLINE, INC_STANDALONE, INC_BLOCK, INC_BLOCK_PAIR };
@@ -244,7 +263,7 @@ static int render_partial(struct rstate *st, const struct mustache_tpl *t, uint3
 
 	if (!st->partials)
 		return 0;
-	if (st->depth >= MUSTACHE_MAX_PARTIAL_DEPTH)
+	if (st->depth >= MUSTACHE_MAX_PARTIAL_DEPTH || st->nest >= MAX_RENDER_NEST)
 		return too_deep(st, t, nd);
 	if (mustache_partial_get(st->partials, t->text.s + nd->off, &pt, st->err) < 0)
 		return -1;
@@ -262,9 +281,11 @@ static int render_partial(struct rstate *st, const struct mustache_tpl *t, uint3
 		st->nframes++;
 	}
 	st->depth++;
+	st->nest++;
 	ret = render_included(st, pt, 0, pt->nnodes, t->text.s + nd->ind_off, nd->ind_len,
 			      (nd->flags & MF_STANDALONE) ? INC_STANDALONE : INC_INLINE);
 	st->depth--;
+	st->nest--;
 	if (nd->type == MN_PARENT)
 		st->nframes--;
 	return ret;
@@ -291,12 +312,14 @@ static int render_block(struct rstate *st, const struct mustache_tpl *t, uint32_
 			}
 		}
 	}
-	if (st->depth >= MUSTACHE_MAX_PARTIAL_DEPTH)
+	if (st->depth >= MUSTACHE_MAX_PARTIAL_DEPTH || st->nest >= MAX_RENDER_NEST)
 		return too_deep(st, t, nd);
 	st->depth++;
+	st->nest++;
 	ret = render_included(st, bt, bi + 1, bt->nodes[bi].end, t->text.s + nd->ind_off, nd->ind_len,
 			      (nd->flags & MF_PAIR) ? INC_BLOCK_PAIR : INC_BLOCK);
 	st->depth--;
+	st->nest--;
 	return ret;
 }
 

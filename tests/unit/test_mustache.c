@@ -283,10 +283,71 @@ static void test_partials_callback(void **state)
 	assert_string_equal(render_p("{{#l}}\n  {{>row}}\n{{/l}}", "{\"l\": [1, 2]}", &p), "  | 1\n  | 2\n");
 	/* recursion that ends is fine */
 	assert_string_equal(render_p("{{>rec}}", "{\"n\": {\"n\": {\"n\": false}}}", &p), "(())");
+	/* sections inside recursive partials are bounded as a whole */
+	{
+		struct buf deep = BUF_INIT;
+		json_t *src2;
+		struct mustache_partials p2;
+		for (int i = 0; i < 200; i++)
+			buf_adds(&deep, "{{#a}}");
+		buf_adds(&deep, "{{>deep}}");
+		for (int i = 0; i < 200; i++)
+			buf_adds(&deep, "{{/a}}");
+		src2 = json_pack("{s:s}", "deep", deep.s);
+		mustache_partials_init(&p2, from_obj, src2);
+		assert_null(render_p("{{>deep}}", "{\"a\": true}", &p2));
+		assert_non_null(strstr(last_err.s, "nested deeper than 2048"));
+		mustache_partials_release(&p2);
+		json_decref(src2);
+		buf_release(&deep);
+	}
 	assert_null(render_p("{{>fail}}", "{}", &p));
 	assert_non_null(strstr(last_err.s, "partial 'fail': cannot load"));
 	mustache_partials_release(&p);
 	json_decref(src);
+}
+
+/* Random templates from mustache-heavy bytes: compiling and rendering
+ * must either work or fail with a positioned message, never crash (run
+ * under SANITIZE=address,undefined and valgrind). */
+static void test_random_templates(void **state)
+{
+	static const char alpha[] = "{{}}#^/>$<=!&.ab \n\t%";
+	json_t *parts = json_pack("{s:s, s:s}", "a", "{{>b}}{{$a}}x{{/a}}", "b", "{{<a}}{{$a}}y{{/a}}{{/a}}");
+	json_t *data = json_pack("{s:[i,i], s:{s:s}}", "a", 1, 2, "b", "a", "<&>");
+	struct mustache_partials p;
+	unsigned seed = 12345;
+	int compiled = 0;
+
+	(void)state;
+	mustache_partials_init(&p, from_obj, parts);
+	for (int i = 0; i < 20000; i++) {
+		char tmpl[80];
+		int n = (int)((seed = seed * 1103515245u + 12345u) >> 16) % 79;
+		struct mustache_tpl t;
+		struct buf out = BUF_INIT, err = BUF_INIT;
+
+		for (int k = 0; k < n; k++) {
+			seed = seed * 1103515245u + 12345u;
+			tmpl[k] = alpha[(seed >> 16) % (sizeof(alpha) - 1)];
+		}
+		tmpl[n] = 0;
+		mustache_init(&t);
+		if (mustache_compile(&t, tmpl, (size_t)n, &err) == 0) {
+			compiled++;
+			if (mustache_render_capped(&t, data, &p, &out, 1 << 16, &err) < 0 && !err.len)
+				fail_msg("render of '%s' failed without a message", tmpl);
+		} else if (!strstr(err.s, "template:")) {
+			fail_msg("compile error for '%s' has no position: %s", tmpl, err.s);
+		}
+		mustache_release(&t);
+		buf_release(&out);
+		buf_release(&err);
+	}
+	assert_true(compiled > 100);
+	mustache_partials_release(&p);
+	json_decref(parts);
+	json_decref(data);
 }
 
 int main(void)
@@ -299,6 +360,7 @@ int main(void)
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test_setup_teardown(test_partials_dir, setup_dir, teardown_dir),
 		cmocka_unit_test(test_partials_callback),
+		cmocka_unit_test(test_random_templates),
 	};
 	int ret = cmocka_run_group_tests(tests, NULL, NULL);
 
