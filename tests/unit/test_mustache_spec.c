@@ -115,6 +115,14 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Every one of these must be there and pass; other optional modules
+ * (~dynamic-names...) are not claimed, lambdas cannot be JSON data. */
+static const char *const required[] = {
+	"comments.json", "delimiters.json", "interpolation.json", "inverted.json",
+	"partials.json", "sections.json", "~inheritance.json",
+};
+#define NREQ (sizeof(required) / sizeof(required[0]))
+
 int main(void)
 {
 	DIR *d = opendir(spec_dir());
@@ -125,16 +133,20 @@ int main(void)
 	int ret;
 
 	if (!d) {
-		printf("1..0 # SKIP mustache spec not found at %s (set KF_MUSTACHE_SPEC)\n", spec_dir());
+		printf("1..1\nok 1 # SKIP mustache spec not found at %s (set KF_MUSTACHE_SPEC)\n", spec_dir());
 		return 0;
 	}
+	for (size_t i = 0; i < NREQ; i++)
+		names[n++] = strdup(required[i]);
+	/* a core module added to the spec later is run too */
 	while ((de = readdir(d)) && n < 64) {
-		size_t len = strlen(de->d_name);
-		if (len < 6 || strcmp(de->d_name + len - 5, ".json") || !strncmp(de->d_name, "~lambdas", 8))
+		size_t len = strlen(de->d_name), i;
+		if (len < 6 || strcmp(de->d_name + len - 5, ".json") || de->d_name[0] == '~')
 			continue;
-		if (de->d_name[0] == '~' && strcmp(de->d_name, "~inheritance.json"))
-			continue;       /* other optional modules are not claimed */
-		names[n++] = strdup(de->d_name);
+		for (i = 0; i < NREQ && strcmp(required[i], de->d_name); i++)
+			;
+		if (i == NREQ)
+			names[n++] = strdup(de->d_name);
 	}
 	closedir(d);
 	qsort(names, n, sizeof(names[0]), cmp_names);
@@ -143,10 +155,6 @@ int main(void)
 		tests[i].name = names[i];
 		tests[i].test_func = run_file;
 		tests[i].initial_state = names[i];
-	}
-	if (!n) {
-		printf("1..0 # SKIP no spec files in %s\n", spec_dir());
-		return 0;
 	}
 	ret = _cmocka_run_group_tests("mustache_spec", tests, n, NULL, NULL);
 	for (size_t i = 0; i < n; i++)
