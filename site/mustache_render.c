@@ -105,8 +105,8 @@ static int put_value(struct rstate *st, const json_t *v, int escape)
 		/* shortest form that reads back to the same double */
 		for (int prec = 15; prec <= 17; prec++) {
 			n = (size_t)snprintf(num, sizeof(num), "%.*g", prec, d);
-			if (strtod(num, NULL) == d)
-				break;
+			if (prec == 17 || strtod(num, NULL) == d)
+				break;    /* 17 digits always read back */
 		}
 		s = num;
 		break;
