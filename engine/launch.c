@@ -77,7 +77,7 @@ static int name_taken(struct bstate *b, const char *name)
 static int parse_scratch(struct bstate *b)
 {
 	struct lparser *ps = &b->ps;
-	const struct ltok *start = lp_peek(ps, 0), *nm;
+	const struct ltok *start = lp_peek(ps, 0), *nm, *ty;
 	struct buf words = BUF_INIT;
 	const struct stype *st;
 	struct launch_scratch *s;
@@ -90,6 +90,7 @@ static int parse_scratch(struct bstate *b)
 		ps->pos++;
 	}
 	/* TYPE is one or more words; the last identifier before `[` is the name. */
+	ty = lp_peek(ps, 0);
 	while (lp_peek(ps, 0)->kind == L_IDENT && lp_peek(ps, 1)->kind == L_IDENT) {
 		buf_addf(&words, "%s%s", words.len ? " " : "", lp_peek(ps, 0)->text);
 		ps->pos++;
@@ -98,7 +99,7 @@ static int parse_scratch(struct bstate *b)
 		if (!strcmp(st->words, words.s))
 			break;
 	if (!st->words) {
-		lp_fail(ps, words.len ? start : NULL,
+		lp_fail(ps, ty,
 			"expected `scratch [zeroed] TYPE NAME[COUNT];` with TYPE one of float, double, "
 			"int, unsigned, long long, unsigned long long, half, char, unsigned char%s%s%s",
 			words.len ? " (found `" : "", words.s, words.len ? "`)" : "");

@@ -195,7 +195,8 @@ static int param(const struct tok *t, int a, int b, struct sig_param *sp, struct
 			b = i;
 			break;
 		}
-		if (text.len && t[i].kind == TK_IDENT && t[i - 1].kind == TK_IDENT)
+		if (text.len && t[i].kind == TK_IDENT &&
+		    (t[i - 1].kind == TK_IDENT || is(&t[i - 1], "*") || is(&t[i - 1], "&")))
 			buf_addc(&text, ' ');
 		buf_add(&text, t[i].s, t[i].n);
 	}
