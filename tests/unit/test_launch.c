@@ -130,6 +130,29 @@ static void test_expressions(void **state)
 	assert_non_null(strstr(err.s, "expected `)`"));
 	assert_int_equal(grid_of("n $ 2", &err), -1);
 	assert_non_null(strstr(err.s, "unexpected character `$`"));
+	{
+		struct buf deep = BUF_INIT;
+		for (int i = 0; i < 2000; i++)
+			buf_adds(&deep, "(-");
+		buf_adds(&deep, "1");
+		for (int i = 0; i < 2000; i++)
+			buf_adds(&deep, ")");
+		assert_int_equal(grid_of(deep.s, &err), -1);
+		assert_non_null(strstr(err.s, "nested too deeply"));
+		buf_reset(&deep);
+		for (int i = 0; i < 30; i++)
+			buf_adds(&deep, "min(");
+		buf_adds(&deep, "7");
+		for (int i = 0; i < 30; i++)
+			buf_adds(&deep, ", 9)");
+		assert_int_equal(grid_of(deep.s, &err), 7);
+		buf_reset(&deep);
+		for (int i = 0; i < 130; i++)
+			buf_addc(&deep, 'n');
+		assert_int_equal(grid_of(deep.s, &err), -1);
+		assert_non_null(strstr(err.s, "too long"));
+		buf_release(&deep);
+	}
 	/* Positions are the file's: line 11 (10 lines of kernel + the marker). */
 	assert_int_equal(grid_of("n / (m - 3)", &err), -1);
 	assert_string_equal(err.s, "11:7: division by zero");
