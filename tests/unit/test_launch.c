@@ -132,10 +132,10 @@ static void test_expressions(void **state)
 	assert_non_null(strstr(err.s, "unexpected character `$`"));
 	{
 		struct buf deep = BUF_INIT;
-		for (int i = 0; i < 2000; i++)
+		for (int i = 0; i < 1000; i++)
 			buf_adds(&deep, "(-");
 		buf_adds(&deep, "1");
-		for (int i = 0; i < 2000; i++)
+		for (int i = 0; i < 1000; i++)
 			buf_adds(&deep, ")");
 		assert_int_equal(grid_of(deep.s, &err), -1);
 		assert_non_null(strstr(err.s, "nested too deeply"));
