@@ -1,5 +1,5 @@
 /* Test and measurement helper for the compile front end:
- *   kfcompile [--exe KFORGE] [--arch sm_90] [--timeout S] [--cpu S] [--log]
+ *   kfcompile [--exe KFORGE] [--arch sm_90] [--timeout S] [--cpu S] [--as-mib M] [--log]
  *             [--pool N] [--repeat N] [--fixtures DIR] [--plan] FILE...
  * With --fixtures, a file's first line `// problem: NAME` names the problem
  * spec DIR/NAME.json, and the launch block is resolved against it (sm_90
@@ -89,6 +89,8 @@ int main(int argc, char **argv)
 			o.timeout_s = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
 			o.cpu_s = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--as-mib") && i + 1 < argc)
+			o.as_bytes = (size_t)atol(argv[++i]) << 20;
 		else if (!strcmp(argv[i], "--pool") && i + 1 < argc)
 			n_pool = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
