@@ -323,6 +323,12 @@ static void test_candidate(void **state)
 	assert_string_equal(c.device_src, "int a;\nint b;\n");
 	assert_string_equal(c.launch_text, "k<<<1,1>>>();\n");
 	assert_int_equal(c.launch_line, 4);
+	/* A lone CR is a line end: the directive after it is seen (line 2). */
+	assert_int_equal(candidate_parse(&c, "int a;\r#include \"x\"\n/*@launch\n@*/\n", 34, &err), -1);
+	assert_string_equal(err.s, "2:10: `#include \"x\"` is not allowed: only `#include <NAME>` of "
+			    "the allowed NVRTC headers (cuda_fp16.h, cuda_bf16.h, mma.h, "
+			    "cooperative_groups.h, cuda/std/..., see docs/formats.md); nothing is read "
+			    "from the disk");
 	assert_int_equal(candidate_parse(&c, "int a;\0x", 8, &err), -1);
 	assert_string_equal(err.s, "1:7: NUL byte in the candidate");
 	{
@@ -359,7 +365,8 @@ static void test_include_scan(void **state)
 		"auto s = u8R\"(x)\";\n", "/*\n*/ #include \"/etc/passwd\"\n",
 		"/* */ %:include </dev/zero>\n",
 		"/* a comment that the scan may misjudge\n#include \"/etc/shadow\"\n*/\n",
-		"#if __has_include(<cuda_fp16.h>)\n#endif\n", "#include <cuda_runtime.h>\n", NULL,
+		"#if __has_include(<cuda_fp16.h>)\n#endif\n", "#include <cuda_runtime.h>\n",
+		"int x;\r#include \"/etc/passwd\"\n", "int x; // c\r#include </dev/zero>\n", NULL,
 	};
 	(void)state;
 	for (int i = 0; good[i]; i++) {
