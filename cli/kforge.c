@@ -4,6 +4,7 @@
 #include "core/log.h"
 #include "core/version.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -84,6 +85,9 @@ int main(int argc, char **argv)
 	const char *lv = getenv("KFORGE_LOG");
 	int i = 1;
 
+	/* A peer that closes a pipe (a child, an HTTP server, `| head`) must
+	 * give EPIPE to the writer, not kill the whole run. */
+	signal(SIGPIPE, SIG_IGN);
 	ctx.db_path = getenv("KFORGE_DB");
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];
