@@ -70,6 +70,9 @@ static const char *find_root(const char *argv0)
 		for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
 			char probe[PATH_MAX + 64];
 			snprintf(root, sizeof(root), "%s%s", dir, sfx[i]);
+			snprintf(probe, sizeof(probe), "%s/problems", root);
+			if (access(probe, F_OK) == 0)
+				return root;
 			snprintf(probe, sizeof(probe), "%s/templates", root);
 			if (access(probe, F_OK) == 0)
 				return root;
