@@ -394,10 +394,22 @@ static void item_to_idea(struct idea_list *out, const char *s, size_t n)
 	}
 	buf_add(&t, s + i, n - i);
 done:
-	/* join lines */
-	for (size_t j = 0; j < t.len; j++)
-		if (t.s[j] == '\n' || t.s[j] == '\t')
-			t.s[j] = ' ';
+	/* join lines: a line break and the indentation around it become one space */
+	{
+		size_t w = 0;
+		for (size_t j = 0; j < t.len; j++) {
+			if (t.s[j] == '\n' || t.s[j] == '\t' || t.s[j] == '\r') {
+				while (w && t.s[w - 1] == ' ')
+					w--;
+				while (j + 1 < t.len && isspace((unsigned char)t.s[j + 1]))
+					j++;
+				t.s[w++] = ' ';
+			} else {
+				t.s[w++] = t.s[j];
+			}
+		}
+		buf_truncate(&t, w);
+	}
 	set_idea(out, t.s, t.len, bits);
 	buf_release(&t);
 }
