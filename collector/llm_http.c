@@ -223,11 +223,10 @@ static void attempt_done(struct llm_http *h, struct http_req *r, CURLcode cc)
 	finish(h, r);
 }
 
-/* Starts waiting requests whose time has come, up to the concurrency;
- * returns ms until the next one is due (or 1000). */
-static long start_due(struct llm_http *h)
+/* Starts waiting requests whose time has come, up to the concurrency. */
+static void start_due(struct llm_http *h)
 {
-	double t = now_s(), next = t + 1.0;
+	double t = now_s();
 	struct http_req **pp = &h->waiting, *prev = NULL;
 
 	while (*pp) {
@@ -242,11 +241,20 @@ static long start_due(struct llm_http *h)
 			}
 			continue;
 		}
-		if (r->next_at < next && h->active < h->cfg->concurrency)
-			next = r->next_at;
 		prev = r;
 		pp = &r->next;
 	}
+}
+
+/* ms until the first waiting request may start (0: now, or 1000). */
+static long next_due_ms(struct llm_http *h)
+{
+	double t = now_s(), next = t + 1.0;
+	if (h->active >= h->cfg->concurrency)
+		return 1000;
+	for (struct http_req *r = h->waiting; r; r = r->next)
+		if (r->next_at < next)
+			next = r->next_at;
 	return next <= t ? 0 : (long)((next - t) * 1000) + 1;
 }
 
@@ -272,7 +280,7 @@ static void *run(void *arg)
 		}
 		if (stop)
 			break;
-		wait_ms = start_due(h);
+		start_due(h);
 		curl_multi_perform(h->multi, &running);
 		while ((m = curl_multi_info_read(h->multi, &left))) {
 			struct http_req *r = NULL;
@@ -281,7 +289,9 @@ static void *run(void *arg)
 			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&r);
 			attempt_done(h, r, m->data.result);
 		}
-		if (h->waiting && wait_ms == 0)
+		/* retries due now (or freed slots) start at once, others wake us */
+		wait_ms = next_due_ms(h);
+		if (wait_ms == 0)
 			continue;
 		if (wait_ms > 1000)
 			wait_ms = 1000;
