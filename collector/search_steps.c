@@ -359,8 +359,9 @@ int sp_branch_round(struct sproblem *P, int round, struct buf *err)
 			r = -1;
 			goto out;
 		}
+		/* Only earlier rounds: a resumed round already holds some of its own. */
 		json_array_foreach(cands, i, c)
-			if (sdb_good(P, c))
+			if (sdb_good(P, c) && jget_int(c, "round", round) < round)
 				json_array_append(jget_int(c, "round", -1) == round - 1 ? prev : bank, c);
 		json_decref(cands);
 		sdb_rank(prev);
