@@ -167,6 +167,33 @@ int search_find_unfinished(const char *db_path, char run_id[64], json_t **config
 	return 1;
 }
 
+int search_load_unfinished(const char *db_path, const char *root, struct search_config *c,
+			   struct problem_list *pl, json_t **stored, char run_id[64],
+			   struct buf *err)
+{
+	struct buf ids = BUF_INIT;
+	char id[64];
+	size_t i;
+	json_t *x;
+	int r = search_find_unfinished(db_path, run_id, stored, err);
+
+	if (r <= 0)
+		return r;
+	if (search_config_from_json(c, *stored, err) < 0)
+		return -1;
+	json_array_foreach(json_object_get(*stored, "problems"), i, x)
+		buf_addf(&ids, "%s%s", i ? "," : "", json_string_value(x));
+	r = problem_list_resolve(pl, root, ids.s, err);
+	buf_release(&ids);
+	if (r < 0)
+		return kf_err(err, "run %s: %s", run_id, err->s);
+	c->problems = pl;
+	search_run_id(c, id);
+	if (strcmp(id, run_id))
+		return kf_err(err, "run %s: its stored configuration gives another id (%s)", run_id, id);
+	return 1;
+}
+
 /* ---- response cache ---- */
 
 struct search_cache {

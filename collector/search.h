@@ -112,6 +112,14 @@ void search_run_id(const struct search_config *c, char out[64]);
 int search_find_unfinished(const char *db_path, char run_id[64], json_t **config,
 			   struct buf *err);
 
+/* Loads the unfinished run of the store for resuming: its configuration
+ * into c (strings point into *stored, which the caller releases), its
+ * problems resolved under root into pl, its id. 1, 0 when none, -1 on
+ * error (also when the stored configuration does not give back the id). */
+int search_load_unfinished(const char *db_path, const char *root, struct search_config *c,
+			   struct problem_list *pl, json_t **stored, char run_id[64],
+			   struct buf *err);
+
 /* The response cache over llm_calls.request_sha256, for the proposer's
  * cache hook. Scoped to one run (resume) or to the whole store (replay). */
 struct search_cache;

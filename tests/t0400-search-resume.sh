@@ -30,9 +30,13 @@ kill_resume() {
 	name=$1; shift
 	"$SF" --db "$name-ref.db" --root root "$@" >"$name-ref.out" 2>&1
 	check "$name: uninterrupted run finishes" grep -q ' finished ' "$name-ref.out"
-	kills=0; mid=0; i=0
+	kills=0; mid=0; i=0; resumes=0
 	while [ "$kills" -lt 12 ] && [ "$i" -lt 40 ]; do
 		i=$((i + 1))
+		# Once the run exists, resume it the way a user would: with no options.
+		if [ -f "$name.db" ] && [ "$(sqlite3 "$name.db" 'select count(*) from runs' 2>/dev/null)" = 1 ]; then
+			set -- --resume "$@"; resumes=$((resumes + 1))
+		fi
 		"$SF" --db "$name.db" --root root --delay-ms 10 "$@" >"$name.out" 2>&1 &
 		pid=$!
 		# a random point: 0 to 0.06 s
@@ -41,12 +45,14 @@ kill_resume() {
 			kills=$((kills + 1))
 		fi
 		wait "$pid" 2>/dev/null
+		[ "$1" = --resume ] && shift
 		if grep -q ' finished' "$name.out"; then break; fi
 		mid=$((mid + 1))
 	done
-	"$SF" --db "$name.db" --root root "$@" >"$name.out" 2>&1
+	"$SF" --db "$name.db" --root root --resume >"$name.out" 2>&1 ||
+		"$SF" --db "$name.db" --root root "$@" >"$name.out" 2>&1
 	check "$name: resumed run finishes" grep -q ' finished' "$name.out"
-	if [ "$kills" -ge 10 ]; then ok "$name: killed $kills times ($mid mid-run)"; else nok "$name: only $kills kills"; fi
+	if [ "$kills" -ge 10 ]; then ok "$name: killed $kills times ($mid mid-run, $resumes resumed with no options)"; else nok "$name: only $kills kills"; fi
 	$DUMP $EXCL "$name-ref.db" >"$name-ref.txt"
 	$DUMP $EXCL "$name.db" >"$name.txt"
 	if cmp -s "$name-ref.txt" "$name.txt"; then

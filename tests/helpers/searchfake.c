@@ -222,7 +222,7 @@ int main(int argc, char **argv)
 		{ "m", required_argument, NULL, 'm' },	 { "seed", required_argument, NULL, 'S' },
 		{ "jobs", required_argument, NULL, 'j' },	 { "delay-ms", required_argument, NULL, 'D' },
 		{ "impls", required_argument, NULL, 'I' },	 { "calls", required_argument, NULL, 'C' },
-		{ "compile-only", no_argument, NULL, 'c' },	 { NULL, 0, NULL, 0 },
+		{ "compile-only", no_argument, NULL, 'c' },	 { "resume", no_argument, NULL, 'X' },	 { NULL, 0, NULL, 0 },
 	};
 	struct search_config cfg;
 	struct problem_list pl;
@@ -232,7 +232,9 @@ int main(int argc, char **argv)
 	struct search_result res;
 	struct buf err = BUF_INIT;
 	const char *root = ".", *problems = "level1";
-	int c, jobs = 3, rc = 1;
+	int c, jobs = 3, rc = 1, resume = 0;
+	json_t *stored = NULL;
+	char run_id[64];
 
 	search_config_default(&cfg);
 	cfg.proposer = "fake";
@@ -251,6 +253,7 @@ int main(int argc, char **argv)
 		case 'I': cfg.per_problem.impls = atoi(optarg); break;
 		case 'C': cfg.per_problem.llm_calls = atoi(optarg); break;
 		case 'c': compile_only = cfg.compile_only = 1; cfg.arch = "sm_90"; break;
+		case 'X': resume = 1; break;
 		default: return 2;
 		}
 	}
@@ -258,8 +261,17 @@ int main(int argc, char **argv)
 		return 2;
 	problem_list_init(&pl);
 	search_result_init(&res);
-	if (problem_list_resolve(&pl, root, problems, &err) < 0)
+	if (resume) {
+		int r = search_load_unfinished(db_path, root, &cfg, &pl, &stored, run_id, &err);
+		if (r <= 0) {
+			if (!r)
+				buf_adds(&err, "no unfinished run");
+			goto out;
+		}
+		compile_only = cfg.compile_only;
+	} else if (problem_list_resolve(&pl, root, problems, &err) < 0) {
 		goto out;
+	}
 	cfg.problems = &pl;
 	proposer_register("fake", fake_open);
 	if (proposer_open(&prop, "fake", &po, &err) < 0)
@@ -279,6 +291,7 @@ out:
 		fprintf(stderr, "searchfake: %s\n", err.s);
 	search_result_release(&res);
 	problem_list_release(&pl);
+	json_decref(stored);
 	buf_release(&err);
 	return rc;
 }
