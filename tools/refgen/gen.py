@@ -559,7 +559,7 @@ def build_pool(row):
     for k, v in zip(onames, outs):
         sizes[k] = v
     for k, v in ctor:
-        if isinstance(v, int) and not isinstance(v, bool):
+        if isinstance(v, int) and not isinstance(v, bool) and v > 0:   # sizes are positive
             sizes[k] = v
     xshape = [k for k, _ in xdims]
     oshape = xshape[:2] + onames
@@ -738,7 +738,8 @@ def build_conv(row):
     for k, v in zip(onames, outs):
         sizes[k] = v
     for e in init:
-        if len(e) == 2 and isinstance(e[1], int) and not isinstance(e[1], bool) and e[0] not in ("num_classes",):
+        if (len(e) == 2 and isinstance(e[1], int) and not isinstance(e[1], bool) and e[1] > 0
+                and e[0] not in ("num_classes",)):
             sizes.setdefault(e[0], e[1])
     sizes.update(extra)
     xshape = [k for k, _ in xdims]
