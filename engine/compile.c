@@ -184,12 +184,14 @@ int compile_candidate(const struct compile_opts *o, const char *src, struct comp
 			goto out;
 	}
 	r->ms = (now_s() - t0) * 1e3;
-	if (pr.timed_out || (pr.signaled && (pr.status == SIGXCPU || pr.status == SIGKILL))) {
+	/* RLIMIT_CPU soft == hard: SIGXCPU is the CPU limit; a SIGKILL is
+	 * someone else (the OOM killer), reported as a failed compile below. */
+	if (pr.timed_out || (pr.signaled && pr.status == SIGXCPU)) {
 		r->timed_out = 1;
 		if (pr.timed_out)
 			buf_setf(&r->message, "compile timed out after %.0f s (wall limit)", lim.wall_s);
 		else
-			buf_setf(&r->message, "compile used over %ld s of CPU time (limit)", lim.cpu_s);
+			buf_setf(&r->message, "compile hit the CPU-time limit (%ld s)", lim.cpu_s);
 		ret = 0;
 		goto out;
 	}

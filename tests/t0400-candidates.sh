@@ -80,6 +80,13 @@ if [ "$HAVE_NVRTC" = 1 ]; then
 	contains "pool: format errors are reported without a compile" "$T_TMP/out" "launch_two.cu: format_error: 13:1"
 fi
 
+# The CPU-time limit (the wall limit is the loop's 4 s above).
+if [ "$HAVE_NVRTC" = 1 ]; then
+	"$KFC" --exe "$KFORGE" --timeout 60 --cpu 3 "$KF_ROOT/tests/candidates/compile_forever.cu" >"$T_TMP/out" 2>&1
+	contains "compile forever: stopped by the CPU-time limit" "$T_TMP/out" \
+		"compile_timeout: compile hit the CPU-time limit \(3 s\)|compile_error: .*out of memory"
+fi
+
 # The address-space limit: the exponential template runs out of memory
 # under 1.5 GiB and that is a compile error with NVRTC's message (not a
 # crash of kforge). ASan builds lift the limit, so not there.
