@@ -366,7 +366,12 @@ static void test_include_scan(void **state)
 		"/* */ %:include </dev/zero>\n",
 		"/* a comment that the scan may misjudge\n#include \"/etc/shadow\"\n*/\n",
 		"#if __has_include(<cuda_fp16.h>)\n#endif\n", "#include <cuda_runtime.h>\n",
-		"int x;\r#include \"/etc/passwd\"\n", "int x; // c\r#include </dev/zero>\n", NULL,
+		"int x;\r#include \"/etc/passwd\"\n", "int x; // c\r#include </dev/zero>\n",
+		/* Found by the differential fuzzer: an unterminated literal must not
+		 * swallow the line end before a comment that hides the directive. */
+		"int a;'//x\n/*\n*/#include \"secret.h\")x\"\n",
+		"#endif\n1'2R\"(*/\n/*\n*/#include_next \"secret.h\"\"\\\"\n",
+		")\"%:\n/*\n*/#import \"secret.h\"\t\n", NULL,
 	};
 	(void)state;
 	for (int i = 0; good[i]; i++) {
