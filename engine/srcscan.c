@@ -85,6 +85,12 @@ static int sp_build(struct sp *s, const char *src, size_t len, int first_line)
 			col = 1;
 			continue;
 		}
+		if (src[i] == '\\' && i + 2 < len && src[i + 1] == '\r' && src[i + 2] == '\n') {
+			i += 2;    /* a CRLF splice (the parent canonicalises; the child may not) */
+			line++;
+			col = 1;
+			continue;
+		}
 		s->c[s->n] = src[i];
 		s->line[s->n] = line;
 		s->col[s->n] = col;

@@ -20,7 +20,7 @@ static const char *const pieces[] = {
 	"", " ", "\t", "/* c */", "/*\n*/", "//x\n", "\\\n", "\r", "\r\n", "\n", "\"", "'",
 	"\"\\\"", "'\\''", "R\"(", ")\"", "R\"x(", ")x\"", "1'2", "u8", "L", "#", "%:", "/", "*",
 	"#define A\n", "#if 0\n", "#endif\n", "int a;", "/*", "*/", "#define S \"kf_marker.h\"\n",
-	"#define Q <kf_marker.h>\n", "\\", "\f", "\v",
+	"#define Q <kf_marker.h>\n", "\\", "\f", "\v", "\\\r\n", "*\\\r\n/", "/\\\n*",
 };
 static const char soup[] = "\"'/\\*#%:\n\r?R()<> \tu8L";
 static const char *const incs[] = {
