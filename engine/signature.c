@@ -76,15 +76,18 @@ static void lex(const char *s, struct toks *ts)
 			int l0 = line, c0 = col;
 			ADV(1);
 			while (i < n && s[i] != c && s[i] != '\n')
-				ADV(s[i] == '\\' ? 2 : 1);
-			ADV(1);
+				ADV(s[i] == '\\' && s[i + 1] != '\n' ? 2 : 1);
+			if (i < n && s[i] == c)
+				ADV(1);
 			push(ts, TK_STR, s + st, i - st, l0, c0);
 			bol = 0;
 		} else if (is_id((unsigned char)c)) {
 			size_t st = i;
 			int l0 = line, c0 = col;
 			enum tk k = isdigit((unsigned char)c) ? TK_NUM : TK_IDENT;
-			while (i < n && (is_id((unsigned char)s[i]) || (k == TK_NUM && s[i] == '.')))
+			while (i < n && (is_id((unsigned char)s[i]) ||
+					 (k == TK_NUM && (s[i] == '.' || (s[i] == '\'' &&
+									  is_id((unsigned char)s[i + 1]))))))
 				ADV(1);
 			push(ts, k, s + st, i - st, l0, c0);
 			bol = 0;

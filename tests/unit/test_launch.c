@@ -279,7 +279,9 @@ static void test_signatures(void **state)
 		"extern \"C\" __global__ void decl(float4 *v, const int &r, my_t q, unsigned long long w) {}\n"
 		"extern \"C\" __global__ void none(void) {}\n"
 		"struct S { int a; }; static __device__ int g[3] = {1, 2, 3};\n"
-		"extern \"C\" __global__ void arr(float p[], const char* s = \"a,b\", short h) {}\n",
+		"extern \"C\" __global__ void arr(float p[], const char* s = \"a,b\", short h) {}\n"
+		"static const int big = 1'000'000; char q = '\n\n"
+		"#define NOT_A_KERNEL extern \"C\" __global__ void fake(int a)\n",
 		&err), 0);
 	assert_int_equal(s.n, 3);
 	assert_null(kernel_sigs_find(&s, "commented"));
