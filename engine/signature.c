@@ -302,11 +302,16 @@ static const char *const attr_calls[] = { "__launch_bounds__", "__maxnreg__", "_
 static int kernel_at(const struct tok *t, int n, int g, struct kernel_sig *k, int *end,
 		     struct buf *err)
 {
-	int i = g + 1, d, a;
+	int i = g + 1, d, a, bounds = 0;
 	while (i < n && t[i].kind != TK_EOF) {
 		if (t[i].kind == TK_IDENT && i + 1 < n && is(&t[i + 1], "(")) {
 			if (!word_in(&t[i], attr_calls))
 				break;
+			if (is(&t[i], "__launch_bounds__") && i + 3 < n && t[i + 2].kind == TK_NUM &&
+			    (is(&t[i + 3], ")") || is(&t[i + 3], ","))) {
+				long v = strtol(t[i + 2].s, NULL, 0);
+				bounds = v > 0 && v <= 65536 ? (int)v : 0;
+			}
 			for (d = 0, i++; i < n; i++) {
 				if (is(&t[i], "("))
 					d++;
@@ -326,6 +331,7 @@ static int kernel_at(const struct tok *t, int n, int g, struct kernel_sig *k, in
 	memset(k, 0, sizeof(*k));
 	k->name = strndup(t[i].s, t[i].n);
 	k->line = t[i].line;
+	k->launch_bounds = bounds;
 	i += 2;
 	a = i;
 	for (d = 0; i < n && t[i].kind != TK_EOF; i++) {

@@ -227,6 +227,9 @@ static void test_args(void **state)
 	assert_int_equal(build("k2<<<1, 1>>>(idx, h, y, 1, 1, 1, 2.0 * alpha, 1.0);", &lp, &err), -1);
 	assert_int_equal(build("k2<<<1, 1>>>(idx, h, y, 1, 1, 1, n, 1.0);", &lp, &err), 0);
 	assert_true(lp.steps[0].args[6].fval == 1000.0);
+	assert_int_equal(build("k2<<<1, 257>>>(idx, h, y, 1, 1, 1, 1.0, 1.0);", &lp, &err), -1);
+	assert_string_equal(err.s, "11:9: block of 257 threads is over the kernel's __launch_bounds__(256)");
+	assert_int_equal(build("k2<<<1, dim3(16, 16)>>>(idx, h, y, 1, 1, 1, 1.0, 1.0);", &lp, &err), 0);
 	assert_int_equal(build("tk<<<1, 1>>>(y);", &lp, &err), -1);
 	assert_non_null(strstr(err.s, "not extern \"C\""));
 	assert_int_equal(build("scratch float x[4];\nk<<<1, 1>>>(x, y, 1);", &lp, &err), -1);
