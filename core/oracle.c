@@ -52,7 +52,7 @@ static void memo_grow(struct memo *m)
 	if (!m->e)
 		abort();
 	for (size_t i = 0; i < m->cap; i++)
-		m->e[i].key = -1;
+		m->e[i].key = -1, m->e[i].v = NULL;
 	m->used = 0;
 	for (size_t i = 0; i < oldcap; i++)
 		if (old[i].key != -1)
