@@ -26,6 +26,7 @@ struct nvrtc {
 	nvrtcResult (*ptx)(nvrtcProgram, char *);
 	nvrtcResult (*log_size)(nvrtcProgram, size_t *);
 	nvrtcResult (*log)(nvrtcProgram, char *);
+	nvrtcResult (*destroy)(nvrtcProgram *);
 };
 
 static int die(const char *what, const char *msg)
@@ -55,7 +56,8 @@ static char *compile_ptx(int major, int minor, const char *src_text)
 	*(void **)&n.ptx = dlsym(h, "nvrtcGetPTX");
 	*(void **)&n.log_size = dlsym(h, "nvrtcGetProgramLogSize");
 	*(void **)&n.log = dlsym(h, "nvrtcGetProgramLog");
-	if (!n.create || !n.compile || !n.ptx_size || !n.ptx || !n.log_size || !n.log)
+	*(void **)&n.destroy = dlsym(h, "nvrtcDestroyProgram");
+	if (!n.create || !n.compile || !n.ptx_size || !n.ptx || !n.log_size || !n.log || !n.destroy)
 		return die("dlsym", "NVRTC symbols missing"), NULL;
 	if (src_text)
 		buf_adds(&src, src_text);
@@ -75,6 +77,7 @@ static char *compile_ptx(int major, int minor, const char *src_text)
 	n.ptx_size(prog, &sz);
 	ptx = malloc(sz);
 	n.ptx(prog, ptx);
+	n.destroy(&prog);
 	buf_release(&src);
 	return ptx;
 }
