@@ -16,14 +16,15 @@ const char usage_problems[] =
 	"kforge problems list [--level N] [--json] [--gbps X --gflops Y]\n"
 	"       kforge problems show ID [--json] [--flush-mb N]\n"
 	"       kforge problems check [--cpu] [--seed S] [--samples N] [ID...]\n"
-	"       kforge problems inputs ID --out DIR [--seed S]\n"
+	"       kforge problems inputs ID --out DIR [--seed S] [--samples N]\n"
 	"  list    id, name, sizes, GFLOP, minimal MB and (with the GPU's peak bandwidth\n"
 	"          and FLOP rate) the roofline floor in ms\n"
 	"  show    the spec, the PyTorch text and the memory plan of one problem\n"
 	"  check   runs each reference on the GPU at full size and compares a sample of\n"
 	"          outputs (every row/channel class, edges) with the double-precision CPU\n"
 	"          oracle; --cpu computes the oracle sample only (no GPU)\n"
-	"  inputs  writes the generated inputs as DIR/inputs/NAME.npy and DIR/spec.json\n"
+	"  inputs  writes the generated inputs as DIR/inputs/NAME.npy, DIR/spec.json and\n"
+	"          the CPU oracle's sample of each output as DIR/oracle/NAME.json\n"
 	"          (for tools/torch_crosscheck.py)\n"
 	"ID: level1/023_Softmax, 23, 023, Softmax, level1/23.\n";
 
@@ -362,8 +363,54 @@ out:
 	return ret;
 }
 
+/* DIR/oracle/NAME.json: {"index": [...], "value": [...]} of every output
+ * at a sample of indices, from the CPU oracle (double precision). */
+static int write_oracle(const struct problem *p, const char *out, unsigned long long seed,
+			int samples, struct buf *err)
+{
+	struct oracle_ctx c;
+	struct buf path = BUF_INIT, text = BUF_INIT;
+	long long *idx = calloc((size_t)samples, sizeof(long long));
+	int ret = 0;
+
+	if (!idx)
+		abort();
+	path_join(&path, out, "oracle");
+	if (mkdir_p(path.s, err) < 0) {
+		free(idx);
+		buf_release(&path);
+		return -1;
+	}
+	oracle_ctx_init(&c, p, seed);
+	for (int o = 0; o < p->n_out && !ret; o++) {
+		int n = oracle_sample(p, o, seed, idx, samples);
+		json_t *ji = json_array(), *jv = json_array(), *doc;
+		for (int i = 0; i < n && !ret; i++) {
+			double v;
+			if (oracle_value(&c, o, idx[i], &v, err) < 0)
+				ret = -1;
+			json_array_append_new(ji, json_integer(idx[i]));
+			json_array_append_new(jv, json_real(v));
+		}
+		doc = json_pack("{s:o,s:o,s:I}", "index", ji, "value", jv, "seed", (json_int_t)seed);
+		buf_reset(&text);
+		json_add_compact(&text, doc);
+		buf_addc(&text, '\n');
+		json_decref(doc);
+		buf_reset(&path);
+		buf_addf(&path, "%s/oracle/%s.json", out, p->t[p->n_in + o].name);
+		if (!ret && write_file_atomic(path.s, text.s, text.len, err) < 0)
+			ret = -1;
+	}
+	oracle_ctx_release(&c);
+	free(idx);
+	buf_release(&path);
+	buf_release(&text);
+	return ret;
+}
+
 static int do_inputs(struct cli_ctx *ctx, const char *query, const char *out,
-		     unsigned long long seed)
+		     unsigned long long seed, int samples)
 {
 	struct problem p;
 	struct inputs_gen g;
@@ -393,10 +440,12 @@ static int do_inputs(struct cli_ctx *ctx, const char *query, const char *out,
 		buf_addc(&spec, '\n');
 		json_decref(s);
 		path_join(&path, out, "spec.json");
-		if (write_file_atomic(path.s, spec.s, spec.len, &err) < 0)
+		if (write_file_atomic(path.s, spec.s, spec.len, &err) < 0 ||
+		    write_oracle(&p, out, seed, samples, &err) < 0)
 			rc = cli_fail(EXIT_FAIL, "%s", err.s);
 		else
-			printf("wrote %d input(s) of %s (seed %llu) to %s\n", p.n_in, p.id, seed, out);
+			printf("wrote %d input(s) and the oracle sample of %s (seed %llu) to %s\n",
+			       p.n_in, p.id, seed, out);
 	}
 out:
 	problem_release(&p);
@@ -471,7 +520,7 @@ int cmd_problems(int argc, char **argv, struct cli_ctx *ctx)
 			fprintf(stderr, "kforge problems inputs: needs ID and --out DIR\n");
 			return cli_usage("problems");
 		}
-		return do_inputs(ctx, argv[optind], out, (unsigned long long)seed);
+		return do_inputs(ctx, argv[optind], out, (unsigned long long)seed, (int)samples);
 	}
 	fprintf(stderr, "kforge problems: unknown subcommand '%s'\n", sub);
 	return cli_usage("problems");

@@ -246,6 +246,11 @@ int oracle_sample(const struct problem *p, int out, unsigned long long seed, lon
 	if (out < 0 || out >= p->n_out || max <= 0)
 		return 0;
 	t = &p->t[p->n_in + out];
+	if (t->numel <= max) { /* small: all of it */
+		for (long long i = 0; i < t->numel; i++)
+			idx[i] = i;
+		return (int)t->numel;
+	}
 	idx[n++] = 0;
 	if (n < max)
 		idx[n++] = t->numel - 1;

@@ -67,6 +67,14 @@ assert (10 + hl) % 64 == 0
 v = struct.unpack('<6f', b[10+hl:])
 assert all(0 <= x < 1 for x in v) and len(set(v)) == 6, v
 assert json.load(open('dump/spec.json'))['seed'] == 7"
+check "oracle sample is relu of the written inputs" python3 -c "
+import json,struct,sys
+b = open('dump/inputs/x.npy','rb').read()
+hl = b[8] | b[9] << 8
+x = struct.unpack('<6f', b[10+hl:])
+o = json.load(open('dump/oracle/y.json'))
+assert o['index'] == list(range(6)), o
+assert all(abs(v - max(x[i], 0)) < 1e-12 for i, v in zip(o['index'], o['value'])), (x, o)"
 cp dump/inputs/x.npy first.npy
 "$KFORGE" problems inputs 19 --out dump --seed 7 >/dev/null
 check "same seed, same bytes" cmp -s first.npy dump/inputs/x.npy
