@@ -326,7 +326,7 @@ static int write_npy(struct inputs_gen *g, int t, const char *path, struct buf *
 {
 	const struct problem_tensor *pt = &g->p->t[t];
 	struct buf h = BUF_INIT, tmp = BUF_INIT;
-	size_t es = kf_dtype_size(pt->dtype), chunk = 1 << 20;
+	size_t es = kf_dtype_size(pt->dtype), chunk = 1 << 24;
 	void *block = malloc(chunk * es);
 	FILE *f;
 	int ret = -1;
@@ -343,7 +343,7 @@ static int write_npy(struct inputs_gen *g, int t, const char *path, struct buf *
 	fwrite(h.s, 1, h.len, f);
 	for (long long s = 0; s < pt->numel; s += (long long)chunk) {
 		long long cnt = pt->numel - s < (long long)chunk ? pt->numel - s : (long long)chunk;
-		if (inputs_fill(g, t, s, cnt, block, err) < 0 ||
+		if (inputs_fill_mt(g, t, s, cnt, block, 0, err) < 0 ||
 		    fwrite(block, es, (size_t)cnt, f) != (size_t)cnt) {
 			if (!err->len)
 				kf_err(err, "%s: write failed", tmp.s);

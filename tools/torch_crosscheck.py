@@ -37,7 +37,7 @@ def load_npy(path, dtype):
     a = np.load(path)
     if dtype == "bfloat16":  # stored as raw uint16 bits
         return torch.from_numpy(a.view(np.int16).copy()).view(torch.bfloat16)
-    return torch.from_numpy(a.copy())
+    return torch.from_numpy(a)
 
 
 def check_one(d, dump, device, args):

@@ -190,6 +190,41 @@ static void test_generator(void **state)
 	buf_release(&err);
 }
 
+/* The threaded fill gives the same bytes as the plain one. */
+static void test_fill_mt(void **state)
+{
+	const char *spec =
+		"{\"id\":\"level1/902_F\",\"level\":1,\"number\":902,\"name\":\"F\","
+		"\"kernelbench_file\":\"902_F.py\",\"family\":\"elementwise\",\"sizes\":{\"n\":700,\"m\":333},"
+		"\"inputs\":[{\"name\":\"a\",\"role\":\"input\",\"dtype\":\"float32\",\"shape\":[\"n\",\"m\"],"
+		"\"dist\":{\"kind\":\"uniform\",\"low\":0,\"high\":1,\"post\":\"softmax_lastdim\"}},"
+		"{\"name\":\"b\",\"role\":\"input\",\"dtype\":\"bfloat16\",\"shape\":[\"n\",\"m\"],"
+		"\"dist\":{\"kind\":\"normal\",\"mean\":0,\"std\":1}}],"
+		"\"outputs\":[{\"name\":\"y\",\"dtype\":\"float32\",\"shape\":[]}],"
+		"\"tolerance\":\"fp32\",\"flops\":1,\"min_bytes\":1}";
+	struct problem p;
+	struct inputs_gen g;
+	struct buf err = BUF_INIT;
+	(void)state;
+	problem_init(&p);
+	if (problem_load_json(&p, spec, "mt", &err) < 0)
+		fail_msg("%s", err.s);
+	inputs_gen_init(&g, &p, 99);
+	for (int t = 0; t < 2; t++) {
+		size_t bytes = (size_t)p.t[t].bytes;
+		unsigned char *x = malloc(bytes), *y = malloc(bytes);
+		assert_int_equal(inputs_fill(&g, t, 0, p.t[t].numel, x, &err), 0);
+		assert_int_equal(inputs_fill_mt(&g, t, 0, p.t[t].numel, y, 3, &err), 0);
+		assert_memory_equal(x, y, bytes);
+		assert_int_equal(inputs_fill_mt(&g, t, 5, p.t[t].numel, y, 3, &err), -1);
+		free(x);
+		free(y);
+	}
+	inputs_gen_release(&g);
+	problem_release(&p);
+	buf_release(&err);
+}
+
 /* tests/fixtures/philox_gpu.json, recorded on a GPU by
  * build/tests/record_philox_fixture: {"spec": {...}, "seed": S,
  * "tensors": {"name": {"index": [..], "bits": ["hex", ...]}}}. */
@@ -250,6 +285,7 @@ int main(void)
 		cmocka_unit_test(test_math),
 		cmocka_unit_test(test_small_floats),
 		cmocka_unit_test(test_generator),
+		cmocka_unit_test(test_fill_mt),
 	};
 	const struct CMUnitTest gpu[] = { cmocka_unit_test(test_gpu_fixture) };
 	const char *root = getenv("KF_ROOT");
