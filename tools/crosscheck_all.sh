@@ -21,7 +21,8 @@ sys.exit(0 if kfproblems.parse_filter('$FILTER')($num, '$base') else 1)"; then
 	fi
 	"$KFORGE" problems inputs "$base" --out "$DUMP/$base" --seed "$SEED" >/dev/null || { fail=$((fail + 1)); continue; }
 	python3 "$ROOT/tools/torch_crosscheck.py" --root "$ROOT" --dump "$DUMP" --problems "$num" \
-		--json "$DUMP/$base.json" | grep -v '^1 checked' || fail=$((fail + 1))
+		--json "$DUMP/$base.json" >"$DUMP/$base.log" 2>&1 || fail=$((fail + 1))
+	grep -v '^1 checked' "$DUMP/$base.log"
 	rm -rf "${DUMP:?}/$base"
 done
 echo "crosscheck done; $fail problem(s) failed; reports in $DUMP/*.json"
