@@ -80,27 +80,29 @@ static char *mutate(const char *from, const char *to)
 static int load_dir(const char *spec, const char *torch, char *dir_out, struct buf *err)
 {
 	char tmpl[] = "/tmp/kf-problem-XXXXXX";
-	char path[256];
+	char path[256], pdir[128];
 	struct problem p;
 	int rc;
 	FILE *f;
 
 	assert_non_null(mkdtemp(tmpl));
-	strcpy(dir_out, tmpl);
-	snprintf(path, sizeof(path), "%s/spec.json", tmpl);
+	snprintf(pdir, sizeof(pdir), "%s/901_T", tmpl);
+	assert_int_equal(mkdir(pdir, 0755), 0);
+	strcpy(dir_out, pdir);
+	snprintf(path, sizeof(path), "%s/spec.json", pdir);
 	f = fopen(path, "w");
 	fputs(spec, f);
 	fclose(f);
-	snprintf(path, sizeof(path), "%s/reference.py", tmpl);
+	snprintf(path, sizeof(path), "%s/reference.py", pdir);
 	f = fopen(path, "w");
 	fputs(torch ? torch : "class Model: pass\n", f);
 	fclose(f);
-	snprintf(path, sizeof(path), "%s/reference.cu", tmpl);
+	snprintf(path, sizeof(path), "%s/reference.cu", pdir);
 	f = fopen(path, "w");
 	fputs("/*@launch\n@*/\n", f);
 	fclose(f);
 	problem_init(&p);
-	rc = problem_load(&p, tmpl, err);
+	rc = problem_load(&p, pdir, err);
 	problem_release(&p);
 	return rc;
 }
@@ -108,7 +110,8 @@ static int load_dir(const char *spec, const char *torch, char *dir_out, struct b
 static void cleanup(const char *dir)
 {
 	char cmd[300];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	/* the fresh parent of the problem directory */
+	snprintf(cmd, sizeof(cmd), "rm -rf '%.*s'", (int)(strrchr(dir, '/') - dir), dir);
 	assert_int_equal(system(cmd), 0);
 }
 
@@ -213,6 +216,9 @@ static void test_shape_mismatch(void **state)
 	/* symmetrize needs square matrices */
 	expect_bad("\"high\":1}", "\"high\":1,\"post\":\"symmetrize\"}", "inputs[0].dist.post",
 		   "square");
+	/* the id names another directory */
+	expect_bad("\"id\":\"level1/901_T\"", "\"id\":\"level1/902_T\"", "\"id\"", "directory 901_T");
+	expect_bad("\"number\":901", "\"number\":902", "\"number\"", "directory 901_T");
 	/* reference.py states other sizes than the spec */
 	assert_int_equal(load_dir(good, "class Model: pass\nn = 5\nm = 3\n", dir, &err), -1);
 	assert_non_null(strstr(err.s, "reference.py:2"));
