@@ -4,6 +4,8 @@
 . "$KF_ROOT/tests/lib.sh"
 export KFORGE_ROOT="$KF_ROOT"
 
+expect_exit 0 "the committed problems are what tools/gen_specs.py generates" \
+	sh -c "cd '$KF_ROOT' && python3 tools/gen_specs.py --check"
 expect_exit 0 "list exits 0" "$KFORGE" problems list
 contains "list shows softmax with its sizes" "$T_TMP/out" "^level1/023_Softmax +batch_size=4096 dim=393216"
 contains "list shows GFLOP and minimal MB" "$T_TMP/out" "^level1/019_ReLU .* 1\.611 +12884\.9 "
