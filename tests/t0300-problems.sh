@@ -6,6 +6,16 @@ export KFORGE_ROOT="$KF_ROOT"
 
 expect_exit 0 "the committed problems are what tools/gen_specs.py generates" \
 	sh -c "cd '$KF_ROOT' && python3 tools/gen_specs.py --check"
+check "every reference.py is Python with Model, get_inputs, get_init_inputs" python3 -c "
+import ast, glob, sys
+bad = []
+for f in sorted(glob.glob('$KF_ROOT/problems/level1/*/reference.py')):
+    t = ast.parse(open(f).read(), f)
+    names = {n.name for n in t.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
+    if not {'Model', 'get_inputs', 'get_init_inputs'} <= names:
+        bad.append(f)
+print(bad)
+sys.exit(1 if bad else 0)"
 expect_exit 0 "list exits 0" "$KFORGE" problems list
 contains "list shows softmax with its sizes" "$T_TMP/out" "^level1/023_Softmax +batch_size=4096 dim=393216"
 contains "list shows GFLOP and minimal MB" "$T_TMP/out" "^level1/019_ReLU .* 1\.611 +12884\.9 "
