@@ -104,3 +104,18 @@ if [ -e /usr/local/cuda/lib64/libnvrtc.so ] || ldconfig -p 2>/dev/null | grep -q
 else
 	skip "NVRTC not installed: fill kernels and references not compiled"
 fi
+
+# The GPU fill kernels run on the host (threads as a block, a barrier as
+# __syncthreads): their bits equal the CPU generator's for every fixture tensor.
+if command -v c++ >/dev/null 2>&1; then
+	if c++ -std=c++17 -O1 -ffp-contract=off -pthread -I"$KF_ROOT" -o emu "$KF_ROOT/tests/tools/emulate_fill.cpp" 2>emu.err; then
+		ok "the fill kernels build for host emulation"
+		python3 "$KF_ROOT/tests/tools/emulate_fixture.py" ./emu "$KF_ROOT/tests/fixtures/philox_spec.json" >emu.json
+		KF_PHILOX_FIXTURE="$T_TMP/emu.json" "$KF_BUILD/tests/test_philox" >emu.out 2>&1
+		contains "emulated GPU kernels give the CPU generator's bits" emu.out "^ok 1 - test_gpu_fixture"
+	else
+		nok "the fill kernels build for host emulation"; sed 's/^/# /' emu.err | head -n 10
+	fi
+else
+	skip "no C++ compiler: fill kernels not emulated"
+fi
