@@ -92,6 +92,15 @@ int oracle_loss(struct oracle_ctx *c, int out, long long flat, double *v, struct
 	}
 	if (a.kind == L_TRIPLET)
 		problem_scalar(c->p, "margin", &a.margin);
+	if (a.kind == L_HINGE && (c->p->n_in < 2 || c->p->t[1].numel != a.cols))
+		return kf_err(err, "%s: hinge targets must have the last dim's length %lld", c->p->id,
+			      a.cols);
+	if ((a.kind == L_CE && (c->p->n_in < 2 || c->p->t[1].numel != rows)) ||
+	    (a.kind == L_TRIPLET && c->p->n_in < 3) ||
+	    ((a.kind == L_MSE || a.kind == L_HUBER || a.kind == L_KLDIV) &&
+	     (c->p->n_in < 2 || c->p->t[1].numel != n)))
+		return kf_err(err, "%s: loss %s: inputs do not match the predictions' shape",
+			      c->p->id, op);
 	s = oracle_memo(c, 0, 2, &fresh);
 	if (fresh)
 		oracle_par_acc(c, n, loss_acc, &a, s, 2);

@@ -119,3 +119,15 @@ if command -v c++ >/dev/null 2>&1; then
 else
 	skip "no C++ compiler: fill kernels not emulated"
 fi
+
+# References run on the host (CUDA emulated) at small sizes match the CPU
+# oracle element for element; all 42: tests/tools/emulate_refs.py KFORGE ROOT DIR
+if command -v c++ >/dev/null 2>&1; then
+	mkdir emr
+	python3 "$KF_ROOT/tests/tools/emulate_refs.py" "$KFORGE" "$KF_ROOT" "$T_TMP/emr" 23 33 35 92 95 97 100 >emr.out 2>&1
+	for n in 023 033 035 092 095 097 100; do
+		contains "emulated reference $n matches the oracle" emr.out "^ok ${n}_"
+	done
+else
+	skip "no C++ compiler: references not emulated"
+fi
