@@ -5,6 +5,7 @@
 #include "core/json.h"
 #include "core/oracle.h"
 #include "core/problem.h"
+#include "core/store.h"
 
 #include <errno.h>
 #include <math.h>
@@ -13,12 +14,13 @@
 #include <time.h>
 
 const char usage_problems[] =
-	"kforge problems list [--level N] [--json] [--gbps X --gflops Y]\n"
+	"kforge problems list [--level N] [--json] [--gpu NAME | --gbps X --gflops Y]\n"
 	"       kforge problems show ID [--json] [--flush-mb N]\n"
 	"       kforge problems check [--cpu] [--seed S] [--samples N] [--atol A --rtol R] [ID...]\n"
 	"       kforge problems inputs ID --out DIR [--seed S] [--samples N]\n"
-	"  list    id, name, sizes, GFLOP, minimal MB and (with the GPU's peak bandwidth\n"
-	"          and FLOP rate) the roofline floor in ms\n"
+	"  list    id, name, sizes, GFLOP, minimal MB and the roofline floor in ms from\n"
+	"          the GPU's measured peaks in the store (the only GPU there, or --gpu NAME)\n"
+	"          or from --gbps and --gflops\n"
 	"  show    the spec, the PyTorch text and the memory plan of one problem\n"
 	"  check   runs each reference on the GPU at full size and compares a sample of\n"
 	"          outputs (every row/channel class, edges) with the double-precision CPU\n"
@@ -38,9 +40,48 @@ const char usage_problems[] =
  * runs p->reference_src at full size on inputs filled by the GPU kernels of
  * engine/cuda/inputs.cuh for `seed`, and returns output `out` at the flat
  * indices idx[0..n) (as doubles). Until it lands, check says it needs it. */
-typedef int (*reference_sample_fn)(const struct problem *p, unsigned long long seed, int out,
-				   const long long *idx, int n, double *vals, struct buf *err);
-static const reference_sample_fn gpu_reference_sample = NULL;
+/* Weak: NULL until the runtime's engine (engine/engine_peaks.c) is linked. */
+int engine_reference_sample(const struct problem *p, unsigned long long seed, int out,
+			    const long long *idx, int n, double *vals, struct buf *err)
+	__attribute__((weak));
+#define gpu_reference_sample engine_reference_sample
+
+/* A GPU's measured peaks from the store (gpus table, written by the
+ * engine): NAME, or the only GPU with peaks when name is NULL. 1 when
+ * found, 0 when not, -1 on a store error. */
+static int store_peaks(struct cli_ctx *ctx, const char *name, double *gbps, double *gflops,
+		       struct buf *gpu, struct buf *err)
+{
+	struct store s;
+	json_t *rows, *prm = json_pack("[s?,s?]", name, name);
+	int found = 0;
+
+	if (!ctx->db_path || !file_exists(ctx->db_path)) {
+		json_decref(prm);
+		return 0;
+	}
+	if (store_open(&s, ctx->db_path, STORE_READONLY, err) < 0) {
+		json_decref(prm);
+		return -1;
+	}
+	rows = store_query_all(&s, "SELECT name, peak_bw_gbs, peak_fp32_tflops FROM gpus "
+			       "WHERE (? IS NULL OR name = ?) AND peak_bw_gbs > 0 ORDER BY name",
+			       prm, err);
+	store_close(&s);
+	json_decref(prm);
+	if (!rows)
+		return -1;
+	if (json_array_size(rows) == 1) {
+		json_t *r = json_array_get(rows, 0);
+		*gbps = jget_num(r, "peak_bw_gbs", 0);
+		*gflops = jget_num(r, "peak_fp32_tflops", 0) * 1e3;
+		buf_reset(gpu);
+		buf_adds(gpu, jget_str(r, "name", ""));
+		found = 1;
+	}
+	json_decref(rows);
+	return found;
+}
 
 static void sizes_text(const struct problem *p, struct buf *b)
 {
@@ -99,10 +140,23 @@ static void free_all(struct problem *ps, int n)
 	free(ps);
 }
 
-static int do_list(struct cli_ctx *ctx, int level, int as_json, double gbps, double gflops)
+static int do_list(struct cli_ctx *ctx, int level, int as_json, double gbps, double gflops,
+		   const char *gpu_name)
 {
 	struct problem *ps;
+	struct buf gpu = BUF_INIT, err = BUF_INIT;
 	int n, bad;
+
+	if (gbps <= 0 && gflops <= 0) {
+		int r = store_peaks(ctx, gpu_name, &gbps, &gflops, &gpu, &err);
+		if (r < 0 || (r == 0 && gpu_name)) {
+			r = cli_fail(EXIT_FAIL, "%s", r < 0 ? err.s : "no measured peaks for that GPU in the store");
+			buf_release(&gpu);
+			buf_release(&err);
+			return r;
+		}
+	}
+	buf_release(&err);
 
 	if (load_all(ctx, level, &ps, &n, &bad) < 0)
 		return EXIT_FAIL;
@@ -131,11 +185,16 @@ static int do_list(struct cli_ctx *ctx, int level, int as_json, double gbps, dou
 			else
 				printf("%9s\n", "-");
 		}
-		printf("%d problem(s)%s\n", n,
-		       gbps > 0 ? "" : "; floor ms needs --gbps and --gflops (the GPU's peaks)");
+		if (gpu.len)
+			printf("%d problem(s); floor ms from %s's measured peaks (%.0f GB/s, %.1f "
+			       "TFLOP/s)\n", n, gpu.s, gbps, gflops / 1e3);
+		else
+			printf("%d problem(s)%s\n", n, gbps > 0 || gflops > 0 ? "" :
+			       "; floor ms needs the GPU's peaks (an eval on it, or --gbps and --gflops)");
 		buf_release(&sz);
 	}
 	free_all(ps, n);
+	buf_release(&gpu);
 	if (bad)
 		return cli_fail(EXIT_FAIL, "%d problem spec(s) did not load", bad);
 	return EXIT_OK;
@@ -481,11 +540,12 @@ int cmd_problems(int argc, char **argv, struct cli_ctx *ctx)
 		{ "flush-mb", required_argument, NULL, 'F' }, { "cpu", no_argument, NULL, 'c' },
 		{ "seed", required_argument, NULL, 's' },  { "samples", required_argument, NULL, 'n' },
 		{ "out", required_argument, NULL, 'o' },   { "atol", required_argument, NULL, 'A' },
-		{ "rtol", required_argument, NULL, 'R' },  { "help", no_argument, NULL, 'h' },
+		{ "rtol", required_argument, NULL, 'R' },  { "gpu", required_argument, NULL, 'g' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	double level = 0, gbps = 0, gflops = 0, flush = DEFAULT_FLUSH_MB, seed = 1, samples = 256;
-	const char *out = NULL, *sub;
+	const char *out = NULL, *sub, *gpu_name = NULL;
 	int c, as_json = 0, cpu = 0;
 
 	while ((c = cli_getopt(argc, argv, "problems", "h", opts)) != -1) {
@@ -501,6 +561,7 @@ int cmd_problems(int argc, char **argv, struct cli_ctx *ctx)
 		case 's': bad = parse_num(optarg, 0, 9007199254740992.0, &seed) || seed != floor(seed); break;
 		case 'n': bad = parse_num(optarg, 2, 100000, &samples); break;
 		case 'o': out = optarg; break;
+		case 'g': gpu_name = optarg; break;
 		case 'A': bad = parse_num(optarg, 0, 1e9, &check_atol); break;
 		case 'R': bad = parse_num(optarg, 0, 1e9, &check_rtol); break;
 		default: break;
@@ -520,7 +581,7 @@ int cmd_problems(int argc, char **argv, struct cli_ctx *ctx)
 	if (!strcmp(sub, "list")) {
 		if (optind != argc)
 			return cli_usage("problems");
-		return do_list(ctx, (int)level, as_json, gbps, gflops);
+		return do_list(ctx, (int)level, as_json, gbps, gflops, gpu_name);
 	}
 	if (!strcmp(sub, "show")) {
 		if (optind + 1 != argc)

@@ -30,6 +30,14 @@ s = [p for p in r if p['id'] == 'level1/097_ScaledDotProductAttention'][0]
 sys.exit(0 if s['sizes']['sequence_length'] == 512 and abs(s['gflop'] - 4*32*32*512*512*1024/1e9) < 1e-6 else 1)"
 expect_exit 0 "list with peaks shows the roofline floor" "$KFORGE" problems list --gbps 3000 --gflops 60000
 contains "ReLU floor = 12.88 GB / 3000 GB/s" "$T_TMP/out" "^level1/019_ReLU .* 4\.2950$"
+# the GPU's measured peaks from the store (the engine writes the gpus row)
+"$KFORGE" store init >/dev/null
+sqlite3 "$KFORGE_DB" "INSERT INTO gpus(name, peak_bw_gbs, peak_fp32_tflops, first_seen) VALUES ('NVIDIA H100 80GB HBM3', 3000, 60, 'now')"
+expect_exit 0 "list takes the floor from the store's measured peaks" "$KFORGE" problems list
+contains "ReLU floor from the store" "$T_TMP/out" "^level1/019_ReLU .* 4\.2950$"
+contains "names the GPU" "$T_TMP/out" "from NVIDIA H100 80GB HBM3's measured peaks"
+expect_exit 1 "list --gpu of an unknown GPU fails" "$KFORGE" problems list --gpu "Voodoo 2"
+rm -f "$KFORGE_DB"
 expect_exit 0 "list --level 2 is empty" "$KFORGE" problems list --level 2
 contains "zero problems" "$T_TMP/out" "^0 problem"
 expect_exit 2 "bad --level is a usage error" "$KFORGE" problems list --level x
