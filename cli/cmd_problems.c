@@ -302,8 +302,9 @@ static int check_one(const struct problem *p, unsigned long long seed, int sampl
 			continue;
 		}
 		if (gpu_reference_sample(p, seed, o, idx, n, got, &err) < 0) {
+			/* no driver or GPU: the engine's own words */
+			ret = strstr(err.s, "no CUDA driver") || strstr(err.s, "no GPU") ? -3 : -1;
 			fprintf(stderr, "kforge: %s: %s\n", p->id, err.s);
-			ret = -1;
 			break;
 		}
 		for (int i = 0; i < n; i++) {
@@ -356,9 +357,15 @@ static int do_check(struct cli_ctx *ctx, int argc, char **argv, int cpu_only,
 				n++;
 		}
 	}
-	for (int i = 0; i < n; i++)
-		if (check_one(&ps[i], seed, samples, cpu_only, &failed) < 0)
+	for (int i = 0; i < n; i++) {
+		int r = check_one(&ps[i], seed, samples, cpu_only, &failed);
+		if (r == -3) {
+			free_all(ps, n);
+			return EXIT_NOGPU;
+		}
+		if (r < 0)
 			errors++;
+	}
 	free_all(ps, n);
 	if (bad || errors)
 		return cli_fail(EXIT_FAIL, "%d problem(s) could not be checked", bad + errors);
