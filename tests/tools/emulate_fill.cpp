@@ -19,6 +19,7 @@ static pthread_barrier_t kf_bar;
 #define __global__
 #define __device__
 #define __forceinline__ inline
+#define __noinline__ __attribute__((noinline))
 #define __shared__ static
 static inline void __syncthreads() { pthread_barrier_wait(&kf_bar); }
 static inline double __dadd_rn(double a, double b) { return a + b; }
