@@ -147,3 +147,23 @@ if command -v c++ >/dev/null 2>&1; then
 else
 	skip "no C++ compiler: references not emulated"
 fi
+
+# PyTorch itself (CPU, small sizes) agrees with the oracle, through
+# tools/torch_crosscheck.py, where a Python with torch and numpy exists
+PYT=""
+for p in python3 /usr/bin/python3; do
+	if "$p" -c "import torch, numpy" 2>/dev/null; then PYT=$p; break; fi
+done
+if [ -n "$PYT" ]; then
+	nums="5 $(seq 19 40) 47 48 49 51 52 53 $(seq 88 100)"
+	# F.scaled_dot_product_attention came with torch 2.0
+	"$PYT" -c "import torch.nn.functional as F; F.scaled_dot_product_attention" 2>/dev/null ||
+		nums=$(echo $nums | tr ' ' '\n' | grep -vx 97)
+	mkdir ts
+	expect_exit 0 "PyTorch agrees with the oracle on every probsA problem (small sizes)" \
+		"$PYT" "$KF_ROOT/tests/tools/torch_small.py" "$KFORGE" "$KF_ROOT" "$T_TMP/ts" $nums
+	n=$(grep -c ' ok ' "$T_TMP/out")
+	check "each of them checked ($n)" test "$n" -eq "$(echo $nums | wc -w)"
+else
+	skip "no Python with torch and numpy: PyTorch cross-check at small sizes not run"
+fi

@@ -161,7 +161,8 @@ def main():
         try:
             r = check_one(d, args.dump, args.device, args)
         except Exception as e:  # report and go on
-            r = {"id": os.path.basename(d), "status": "error", "reason": "%s: %s" % (type(e).__name__, e)}
+            r = {"id": "level%d/%s" % (args.level, os.path.basename(d)), "status": "error",
+                 "reason": "%s: %s" % (type(e).__name__, e)}
         results.append(r)
         if r["status"] in ("FAIL", "error"):
             failed += 1
