@@ -164,6 +164,18 @@ if [ -n "$PYT" ]; then
 		"$PYT" "$KF_ROOT/tests/tools/torch_small.py" "$KFORGE" "$KF_ROOT" "$T_TMP/ts" $nums
 	n=$(grep -c ' ok ' "$T_TMP/out")
 	check "each of them checked ($n)" test "$n" -eq "$(echo $nums | wc -w)"
+	# tools/torch_baseline.py on the CPU (a smoke test: layout and import)
+	expect_exit 0 "torch_baseline.py writes KernelBench's layout" "$PYT" "$KF_ROOT/tools/torch_baseline.py" \
+		--root "$T_TMP/ts/root" --device cpu --problems 19,95 --trials 3 --flush-mb 1 --out "$T_TMP/bl"
+	check "both problems timed with every field" "$PYT" -c "
+import json,sys
+d = json.load(open('$T_TMP/bl/cpu/baseline_time_torch.json'))['level1']
+sys.exit(0 if sorted(d) == ['19_ReLU.py', '95_CrossEntropyLoss.py'] and all(
+    set(e) >= {'mean','std','min','max','median','num_trials','hardware','device'} and e['num_trials'] == 3
+    for e in d.values()) else 1)"
+	KFORGE_ROOT="$T_TMP/ts/root" expect_exit 0 "kforge baselines import reads it" \
+		"$KFORGE" baselines import "$T_TMP/bl/cpu/baseline_time_torch.json" --gpu cpu --variant eager
+	contains "two imported" "$T_TMP/out" "imported 2 eager"
 else
 	skip "no Python with torch and numpy: PyTorch cross-check at small sizes not run"
 fi

@@ -30,19 +30,26 @@ FILES = {"eager": "baseline_time_torch.json",
 
 def time_fn(fn, args, trials, warmup, flush):
     import torch
+    cuda = flush.is_cuda
     for _ in range(warmup):
         fn(*args)
-    torch.cuda.synchronize()
+    if cuda:
+        torch.cuda.synchronize()
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
     times = []
-    start = torch.cuda.Event(enable_timing=True)
-    end = torch.cuda.Event(enable_timing=True)
     for _ in range(trials):
         flush.zero_()  # evicts the L2
-        start.record()
-        fn(*args)
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
+        if cuda:
+            start.record()
+            fn(*args)
+            end.record()
+            torch.cuda.synchronize()
+            times.append(start.elapsed_time(end))
+        else:  # --device cpu: a smoke test of this script, not a baseline
+            t0 = time.perf_counter()
+            fn(*args)
+            times.append((time.perf_counter() - t0) * 1e3)
     n = len(times)
     mean = sum(times) / n
     std = math.sqrt(sum((t - mean) ** 2 for t in times) / (n - 1)) if n > 1 else 0.0
@@ -76,10 +83,11 @@ def main():
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--flush-mb", type=int, default=256)
     ap.add_argument("--out", help="baselines directory (default ROOT/problems/baselines)")
+    ap.add_argument("--device", default="cuda:0", help="cuda:N, or cpu for a smoke test")
     args = ap.parse_args()
     import torch
-    dev = torch.device("cuda:0")
-    hw = torch.cuda.get_device_name(dev)
+    dev = torch.device(args.device)
+    hw = torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu"
     gpu = args.gpu or re.sub(r"[^A-Za-z0-9._-]+", "_", hw).strip("_")
     outdir = os.path.join(args.out or os.path.join(args.root, "problems", "baselines"), gpu)
     flush = torch.empty(args.flush_mb << 18, dtype=torch.float32, device=dev)
@@ -107,7 +115,8 @@ def main():
         except Exception as e:  # report, go on with the next problem
             failed += 1
             print("%-52s error   %s: %s" % (spec["id"], type(e).__name__, e), flush=True)
-        torch.cuda.empty_cache()
+        if dev.type == "cuda":
+            torch.cuda.empty_cache()
     print("baselines in %s; %d problem(s) failed" % (outdir, failed))
     return 1 if failed else 0
 
