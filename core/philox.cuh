@@ -27,6 +27,7 @@
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define KF_FN static __device__ __forceinline__
+#define KF_FN_BIG static __device__ __noinline__
 #define KF_DADD(a, b) __dadd_rn((a), (b))
 #define KF_DMUL(a, b) __dmul_rn((a), (b))
 #define KF_DDIV(a, b) __ddiv_rn((a), (b))
@@ -38,6 +39,7 @@
 #define KF_BITS2F(u) __uint_as_float(u)
 #else
 #define KF_FN static inline
+#define KF_FN_BIG static inline
 #define KF_DADD(a, b) ((double)(a) + (double)(b))
 #define KF_DMUL(a, b) ((double)(a) * (double)(b))
 #define KF_DDIV(a, b) ((double)(a) / (double)(b))
@@ -47,6 +49,16 @@
 #define KF_D2F(d) ((float)(d))
 #define KF_F2BITS(f) kf_f2bits_(f)
 #define KF_BITS2F(u) kf_bits2f_(u)
+#endif
+
+#if !(defined(__CUDACC__) || defined(__CUDACC_RTC__))
+/* Never fuse a*b+c into an FMA on the host (hosts built with -mfma or
+ * -march=native would, and lose bit-identity with the device). */
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
 #endif
 
 typedef unsigned int kf_u32;
@@ -197,7 +209,7 @@ KF_FN double kf_cos2pi(double u)
 }
 
 /* exp(x); 0 below -745, +inf above 709.78. */
-KF_FN double kf_exp(double x)
+KF_FN_BIG double kf_exp(double x)
 {
 	if (x < -745.0)
 		return 0.0;
@@ -294,8 +306,9 @@ KF_FN double kf_decode(kf_u64 bits, int dt)
 	}
 }
 
-/* The value drawn from the words, before rounding to the dtype. */
-KF_FN double kf_draw_words(const kf_u32 w[4], int kind, double a, double b)
+/* The value drawn from the words, before rounding to the dtype (not
+ * inlined on the device: it is large and called from several places). */
+KF_FN_BIG double kf_draw_words(const kf_u32 w[4], int kind, double a, double b)
 {
 	switch (kind) {
 	case KF_DK_UNIFORM: {
@@ -334,7 +347,7 @@ struct kf_gen_desc {
 };
 
 /* Element i drawn and rounded to the dtype, as a double (no post op). */
-KF_FN double kf_elem_raw(const struct kf_gen_desc *g, kf_u64 i)
+KF_FN_BIG double kf_elem_raw(const struct kf_gen_desc *g, kf_u64 i)
 {
 	kf_u32 w[4];
 	kf_gen_words(g->seed, g->t, i, 0, w);

@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+"""Runs problems' reference.cu on the host at small sizes and compares every
+output element with kforge's CPU oracle. CUDA is emulated: a block's threads
+are fibers run round-robin (ucontext), __syncthreads a barrier over them,
+warp shuffles go through shared memory. It checks the references' indexing and launch blocks without a GPU.
+
+usage: emulate_refs.py KFORGE ROOT WORKDIR [NUMBER...]
+Exit 0 when every emulated problem matches at the spec's tolerance."""
+import json
+import os
+import re
+import subprocess
+import sys
+
+# Small sizes that keep each problem's structure (groups divide channels,
+# rows longer than a 256-thread block, several blocks...).
+SMALL = {"batch_size": 3, "dim": 300, "features": 4, "num_groups": 2, "dim1": 5, "dim2": 7,
+         "length": 40, "num_classes": 20, "M": 5, "N": 7, "num_heads": 2,
+         "sequence_length": 9, "embedding_dimension": 40}
+
+SHIM = r'''
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <ucontext.h>
+// A block's threads are fibers run round-robin: each runs until it yields
+// (a warp shuffle step, or waiting at __syncthreads); a barrier opens when
+// every live thread waits at it.
+struct kf_dim3 { unsigned x, y, z; };
+static kf_dim3 threadIdx, blockIdx, blockDim, gridDim;
+#define KF_MAXT 1024
+#define KF_STACK (128 * 1024)
+static ucontext_t kf_main_ctx, kf_ctx[KF_MAXT];
+static char *kf_stacks;
+static int kf_cur, kf_done[KF_MAXT], kf_at_bar[KF_MAXT];
+static unsigned long kf_bar_gen;
+static const std::function<void()> *kf_fn;
+static double kf_shfl[KF_MAXT];
+static unsigned char kf_dyn_smem[1 << 20];
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __restrict__
+#define __shared__ static
+static void kf_yield() { swapcontext(&kf_ctx[kf_cur], &kf_main_ctx); }
+static inline void __syncthreads()
+{
+    unsigned long g = kf_bar_gen;
+    kf_at_bar[kf_cur] = 1;
+    while (kf_bar_gen == g)
+        kf_yield();
+}
+static inline long long min(long long a, long long b) { return a < b ? a : b; }
+static inline long long max(long long a, long long b) { return a > b ? a : b; }
+static inline double __shfl_down_sync(unsigned, double v, int o)
+{
+    unsigned t = kf_cur, lane = t % 32;
+    kf_shfl[t] = v;
+    kf_yield();
+    double r = lane + o < 32 ? kf_shfl[t + o] : v;
+    kf_yield();
+    return r;
+}
+struct AnyPtr { void *p; template <class T> operator T *() const { return (T *)p; } };
+static void kf_entry()
+{
+    (*kf_fn)();
+    kf_done[kf_cur] = 1;
+    swapcontext(&kf_ctx[kf_cur], &kf_main_ctx);
+}
+static void kf_launch(kf_dim3 g, kf_dim3 b, const std::function<void()> &fn)
+{
+    gridDim = g;
+    blockDim = b;
+    int nt = (int)(b.x * b.y * b.z);
+    if (!kf_stacks) kf_stacks = (char *)malloc((size_t)KF_MAXT * KF_STACK);
+    kf_fn = &fn;
+    for (unsigned bz = 0; bz < g.z; bz++)
+        for (unsigned by = 0; by < g.y; by++)
+            for (unsigned bx = 0; bx < g.x; bx++) {
+                blockIdx = { bx, by, bz };
+                for (int t = 0; t < nt; t++) {
+                    getcontext(&kf_ctx[t]);
+                    kf_ctx[t].uc_stack.ss_sp = kf_stacks + (size_t)t * KF_STACK;
+                    kf_ctx[t].uc_stack.ss_size = KF_STACK;
+                    kf_ctx[t].uc_link = nullptr;
+                    makecontext(&kf_ctx[t], kf_entry, 0);
+                    kf_done[t] = kf_at_bar[t] = 0;
+                }
+                for (;;) {
+                    int live = 0, waiting = 0;
+                    for (int t = 0; t < nt; t++) {
+                        if (kf_done[t]) continue;
+                        kf_cur = t;
+                        threadIdx = { t % b.x, t / b.x % b.y, t / (b.x * b.y) };
+                        swapcontext(&kf_main_ctx, &kf_ctx[t]);
+                        if (!kf_done[t]) { live++; waiting += kf_at_bar[t]; }
+                    }
+                    if (!live) break;
+                    if (waiting == live) {
+                        kf_bar_gen++;
+                        for (int t = 0; t < nt; t++) kf_at_bar[t] = 0;
+                    }
+                }
+            }
+}
+static void *kf_load(const char *path, size_t bytes)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) { perror(path); exit(2); }
+    unsigned char h[10];
+    if (fread(h, 1, 10, f) != 10) exit(2);
+    fseek(f, 10 + (h[8] | h[9] << 8), SEEK_SET);
+    void *p = malloc(bytes + 1);
+    if (fread(p, 1, bytes, f) != bytes) { fprintf(stderr, "%s: short\n", path); exit(2); }
+    fclose(f);
+    return p;
+}
+'''
+
+DSZ = {"float32": 4, "float16": 2, "bfloat16": 2, "int64": 8, "int32": 4, "bool": 1}
+CTYPES = {"float": 4, "double": 8, "int": 4, "unsigned": 4, "long long": 8,
+          "unsigned long long": 8, "half": 2, "char": 1, "unsigned char": 1}
+
+
+def split_top(s):
+    parts, depth, cur = [], 0, ""
+    for ch in s:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    return parts
+
+
+def ev(expr, sizes):
+    env = dict(sizes)
+    env.update(ceil_div=lambda a, b: -(-a // b), min=min, max=max, dim3=lambda *a: tuple(a))
+    return eval(re.sub(r"(?<![/])/(?![/])", "//", expr), {"__builtins__": {}}, env)
+
+
+def dim(v):
+    v = v if isinstance(v, tuple) else (v,)
+    v = tuple(v) + (1,) * (3 - len(v))
+    return "kf_dim3{%du, %du, %du}" % v
+
+
+def emulate(kforge, root, work, d):
+    spec = json.load(open(os.path.join(d, "spec.json")))
+    base = os.path.basename(d)
+    sizes = {k: SMALL.get(k, v) for k, v in spec["sizes"].items()}
+    if spec["number"] == 100:  # targets (batch_size,) broadcast along dim: keep them equal
+        sizes["batch_size"] = sizes["dim"] = 40
+    spec["sizes"] = sizes
+    for t in spec["inputs"]:  # class indices stay below the smaller class count
+        if t["dist"]["kind"] == "randint" and "num_classes" in sizes:
+            t["dist"]["high"] = min(t["dist"]["high"], sizes["num_classes"])
+    pdir = os.path.join(work, "root", "problems", "level1", base)
+    os.makedirs(pdir, exist_ok=True)
+    os.makedirs(os.path.join(work, "root", "templates"), exist_ok=True)
+    json.dump(spec, open(os.path.join(pdir, "spec.json"), "w"))
+    open(os.path.join(pdir, "reference.py"), "w").write("class Model: pass\n")
+    src = open(os.path.join(d, "reference.cu")).read()
+    open(os.path.join(pdir, "reference.cu"), "w").write(src)
+    out = os.path.join(work, base)
+    env = dict(os.environ, KFORGE_ROOT=os.path.join(work, "root"))
+    subprocess.run([kforge, "problems", "inputs", base, "--out", out, "--seed", "5",
+                    "--samples", "100000"], env=env, check=True, capture_output=True)
+
+    def numel(t):
+        n = 1
+        for x in t["shape"]:
+            n *= sizes[x] if isinstance(x, str) else x
+        return n
+
+    code = re.sub(r"extern __shared__ (\w+) (\w+)\[\];", r"\1 *\2 = (\1 *)kf_dyn_smem;", src)
+    block = src[src.index("/*@launch") + len("/*@launch"):src.index("@*/")]
+    block = "\n".join(l.split("//")[0] for l in block.splitlines())
+    main = ["int main() {"]
+    names = {}
+    for t in spec["inputs"]:
+        main.append('  void *%s = kf_load("%s/inputs/%s.npy", %d);' %
+                    ("b_" + t["name"], out, t["name"], numel(t) * DSZ[t["dtype"]]))
+        names[t["name"]] = "b_" + t["name"]
+    for t in spec["outputs"]:
+        nb = numel(t) * DSZ[t["dtype"]]
+        main.append("  void *b_%s = malloc(%d); memset(b_%s, 0xEE, %d);" % (t["name"], nb, t["name"], nb))
+        names[t["name"]] = "b_" + t["name"]
+    for stmt in [s.strip() for s in block.split(";") if s.strip()]:
+        m = re.fullmatch(r"scratch\s+(zeroed\s+)?(.+?)\s+(\w+)\s*\[(.+)\]", stmt, re.S)
+        if m:
+            nb = ev(m.group(4), sizes) * CTYPES[m.group(2).strip()]
+            main.append("  void *s_%s = malloc(%d); memset(s_%s, %s, %d);" %
+                        (m.group(3), nb, m.group(3), "0" if m.group(1) else "0xFF", nb))
+            names[m.group(3)] = "s_" + m.group(3)
+            continue
+        m = re.fullmatch(r"(\w+)\s*<<<(.+?)>>>\s*\((.*)\)", stmt, re.S)
+        if not m:
+            raise ValueError("%s: cannot read launch statement %r" % (base, stmt))
+        cfg = split_top(m.group(2))
+        smem = ev(cfg[2], sizes) if len(cfg) > 2 else 0
+        assert smem <= 1 << 20
+        args = []
+        for a in split_top(m.group(3)):
+            if a in names:
+                args.append("AnyPtr{%s}" % names[a])
+            elif a in spec.get("scalars", {}):
+                args.append(repr(float(spec["scalars"][a])))
+            elif re.fullmatch(r"[0-9.]+([eE][-+]?[0-9]+)?f?", a) and re.search(r"[.eE]", a):
+                args.append(a.rstrip("f"))
+            else:
+                args.append("(long long)%dLL" % ev(a, sizes))
+        main.append("  kf_launch(%s, %s, [&] { %s(%s); });" %
+                    (dim(ev(cfg[0], sizes)), dim(ev(cfg[1], sizes)), m.group(1), ", ".join(args)))
+    for t in spec["outputs"]:
+        main.append('  { FILE *f = fopen("%s/%s.bin", "wb"); fwrite(b_%s, 1, %d, f); fclose(f); }' %
+                    (out, t["name"], t["name"], numel(t) * DSZ[t["dtype"]]))
+    main.append("  return 0;\n}")
+    cpp = os.path.join(work, base + ".cpp")
+    open(cpp, "w").write(SHIM + code + "\n" + "\n".join(main) + "\n")
+    exe = os.path.join(work, base + ".exe")
+    subprocess.run(["c++", "-std=c++17", "-O1", "-w", "-o", exe, cpp], check=True)
+    subprocess.run([exe], check=True)
+    tol = {"fp32": 1e-4, "fp16": 1e-2, "bf16": 1e-2, "exact": 0.0}[spec["tolerance"]]
+    import struct
+    report = []
+    ok = True
+    for t in spec["outputs"]:
+        raw = open(os.path.join(out, t["name"] + ".bin"), "rb").read()
+        fmt = {"float32": "f", "int64": "q", "int32": "i"}[t["dtype"]]
+        got = struct.unpack("<%d%s" % (numel(t), fmt), raw)
+        orc = json.load(open(os.path.join(out, "oracle", t["name"] + ".json")))
+        bad, max_rel = 0, 0.0
+        for i, want in zip(orc["index"], orc["value"]):
+            dd = abs(got[i] - want)
+            if want:
+                max_rel = max(max_rel, dd / abs(want))
+            if not dd <= tol + tol * abs(want):
+                bad += 1
+        ok = ok and bad == 0 and len(orc["index"]) == numel(t)
+        report.append("%s: %d elements, %d bad, max rel err %.2g" % (t["name"], numel(t), bad, max_rel))
+    return ok, "; ".join(report)
+
+
+def main():
+    kforge, root, work = sys.argv[1:4]
+    only = set(int(x) for x in sys.argv[4:])
+    failed = 0
+    for base in sorted(os.listdir(os.path.join(root, "problems", "level1"))):
+        num = int(base.split("_")[0])
+        if only and num not in only:
+            continue
+        d = os.path.join(root, "problems", "level1", base)
+        try:
+            ok, rep = emulate(kforge, root, work, d)
+        except Exception as e:  # noqa
+            ok, rep = False, "%s: %s" % (type(e).__name__, e)
+        failed += not ok
+        print("%s %s %s" % ("ok" if ok else "not ok", base, rep), flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
