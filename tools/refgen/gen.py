@@ -717,15 +717,13 @@ def build_conv(row):
     bound = bound_args(sig, init)
     nb, ci = xdims[0][1], xdims[1][1]
     ins = [v for _, v in xdims[2:]]
-    if num == 86:
-        co = bound["out_channels"]
-    elif num in (82, 83, 85):
+    groups = g["groups"]
+    if "out_channels" in extra:
+        co = extra["out_channels"]
+    elif num != 86 and groups == ci:      # depthwise: Conv2d(C, C, groups=C)
         co = ci
-    elif num == 50:
-        co = 96
     else:
         co = bound["out_channels"]
-    groups = g["groups"]
     if transposed:
         outs = [convt_out(n, k, s, p, d, op) for n, k, s, p, d, op in
                 zip(ins, g["kernel"], g["stride"], g["padding"], g["dilation"], g["output_padding"])]
