@@ -174,20 +174,31 @@ long long mm_numel(const struct mm_geom *g)
 	return g->batch * g->M * g->N;
 }
 
-double mm_value(const struct mm_geom *g, oracle_fetch f, void *u, long long flat)
+int mm_masked(const struct mm_geom *g, long long flat)
+{
+	long long n = flat % g->N, m = (flat / g->N) % g->M;
+	return (g->mask == MM_MASK_TRIU && m > n) || (g->mask == MM_MASK_TRIL && m < n);
+}
+
+void mm_operands(const struct mm_geom *g, long long flat, long long k, long long *ia,
+		 long long *ib)
 {
 	long long n = flat % g->N, m = (flat / g->N) % g->M, b = flat / (g->M * g->N);
+	*ia = g->batched ? (b * g->M + m) * g->K + k : g->trans_a ? k * g->M + m : m * g->K + k;
+	*ib = g->batched ? (b * g->K + k) * g->N + n : g->trans_b ? n * g->K + k : k * g->N + n;
+}
+
+double mm_value(const struct mm_geom *g, oracle_fetch f, void *u, long long flat)
+{
 	double acc = 0.0;
 
 	if (g->diag)
-		return f(u, 0, m) * f(u, 1, flat);
-	if ((g->mask == MM_MASK_TRIU && m > n) || (g->mask == MM_MASK_TRIL && m < n))
+		return f(u, 0, (flat / g->N) % g->M) * f(u, 1, flat);
+	if (mm_masked(g, flat))
 		return 0.0;
 	for (long long k = 0; k < g->K; k++) {
-		long long ia = g->batched ? (b * g->M + m) * g->K + k
-				: g->trans_a ? k * g->M + m : m * g->K + k;
-		long long ib = g->batched ? (b * g->K + k) * g->N + n
-				: g->trans_b ? n * g->K + k : k * g->N + n;
+		long long ia, ib;
+		mm_operands(g, flat, k, &ia, &ib);
 		acc += f(u, 0, ia) * f(u, 1, ib);
 	}
 	return acc;

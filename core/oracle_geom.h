@@ -56,6 +56,12 @@ double mm_value(const struct mm_geom *g, oracle_fetch f, void *u, long long flat
 double conv_value(const struct conv_geom *g, oracle_fetch f, void *u, long long flat);
 double pool_value(const struct pool_geom *g, oracle_fetch f, void *u, long long flat);
 
+/* Matmul pieces for callers that split the K sum: whether `flat` is
+ * masked to zero, and the flat indices of A and B for term k. */
+int mm_masked(const struct mm_geom *g, long long flat);
+void mm_operands(const struct mm_geom *g, long long flat, long long k, long long *ia,
+		 long long *ib);
+
 /* PyTorch's output sizes (ceil_mode: the last window starts inside the
  * input or the left padding). */
 long long geom_conv_out(long long in, long long k, long long s, long long p, long long d);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/oracle.h"
 #include "core/oracle_geom.h"
 #include "core/problem.h"
 
@@ -293,6 +294,55 @@ static void test_errors(void **state)
 			  "out", "[1,1,8]", NULL, NULL);
 }
 
+/* Through oracle_value with the generator's inputs: a padded conv1d against
+ * its formula, a matmul with a threaded long K sum against a serial sum. */
+static void test_dispatch(void **state)
+{
+	struct problem p;
+	struct oracle_ctx c;
+	struct buf err = BUF_INIT;
+	double v;
+
+	(void)state;
+	LOAD(&p, "conv", C1(3, 1, 1, 1, 0, ""), 3, "x", "[1,1,6]", "w", "[1,1,3]", "out", "[1,1,6]");
+	oracle_ctx_init(&c, &p, 7);
+	for (long long o = 0; o < 6; o++) {
+		double want = 0;
+		for (long long k = 0; k < 3; k++)
+			if (o - 1 + k >= 0 && o - 1 + k < 6)
+				want += oracle_input(&c, 0, o - 1 + k) * oracle_input(&c, 1, k);
+		assert_int_equal(oracle_value(&c, 0, o, &v, &err), 0);
+		if (fabs(v - want) > 1e-12)
+			fail_msg("conv1d[%lld] = %.17g, want %.17g", o, v, want);
+	}
+	assert_int_equal(oracle_value(&c, 0, 6, &v, &err), -1);
+	assert_non_null(strstr(err.s, "level1/900_T"));
+	oracle_ctx_release(&c);
+	problem_release(&p);
+
+	LOAD(&p, "matmul", "{}", 3, "A", "[2,70000]", "B", "[70000,1]", "C", "[2,1]");
+	oracle_ctx_init(&c, &p, 9);
+	for (long long m = 0; m < 2; m++) {
+		double want = 0;
+		for (long long k = 0; k < 70000; k++)
+			want += oracle_input(&c, 0, m * 70000 + k) * oracle_input(&c, 1, k);
+		assert_int_equal(oracle_value(&c, 0, m, &v, &err), 0);
+		if (fabs(v - want) > 1e-9 * fabs(want))
+			fail_msg("matvec[%lld] = %.17g, want %.17g", m, v, want);
+	}
+	oracle_ctx_release(&c);
+	problem_release(&p);
+
+	/* A geometry error comes back through oracle_value. */
+	LOAD(&p, "pool", P1("max", 2, 1, 0, 1, ""), 2, "x", "[1,1,5]", "out", "[1,1,5]");
+	oracle_ctx_init(&c, &p, 1);
+	assert_int_equal(oracle_value(&c, 0, 0, &v, &err), -1);
+	assert_non_null(strstr(err.s, "PyTorch's formula"));
+	oracle_ctx_release(&c);
+	problem_release(&p);
+	buf_release(&err);
+}
+
 /* Every committed matmul/conv/pool problem loads and its geometry parses. */
 static void test_committed_specs(void **state)
 {
@@ -349,6 +399,7 @@ int main(void)
 		cmocka_unit_test(test_conv),
 		cmocka_unit_test(test_pool),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_dispatch),
 		cmocka_unit_test(test_committed_specs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
