@@ -593,9 +593,15 @@ def build_pool(row):
     py += "    def __init__(self, %s):\n        super(Model, self).__init__()\n" % ", ".join(sig[k] for k in params)
     py += "        self.%s = nn.%s(%s)\n\n" % (attr, cls, ", ".join("%s=%s" % (k, k) for k in params))
     py += "    def forward(self, x: torch.Tensor) -> torch.Tensor:\n        return self.%s(x)\n\n\n" % attr
-    py += py_module_vars(list(xdims) + [(k, v) for k, v in ctor if v is not None])
+    # Passed arguments: the prefix before the first None (45 passes only kernel_size).
+    passed = []
+    for k, v in ctor:
+        if v is None:
+            break
+        passed.append((k, v))
+    py += py_module_vars(list(xdims) + passed)
     py += "\n\ndef get_inputs():\n    x = torch.rand(%s)\n    return [x]\n\n\n" % ", ".join(xshape)
-    py += "def get_init_inputs():\n    return [%s]\n" % ", ".join(k for k, v in ctor if v is not None)
+    py += "def get_init_inputs():\n    return [%s]\n" % ", ".join(k for k, v in passed)
     # reference.cu
     cu = ("// Reference: %s, x (%s) -> out (%s).\n"
           "// One thread per output element. Spatial axes are padded to three (size 1,\n"
