@@ -73,3 +73,14 @@ check "same seed, same bytes" cmp -s first.npy dump/inputs/x.npy
 "$KFORGE" problems inputs 19 --out dump --seed 8 >/dev/null
 check_fail "another seed, other bytes" cmp -s first.npy dump/inputs/x.npy
 expect_exit 2 "inputs without --out is a usage error" "$KFORGE" problems inputs 19
+
+# NVRTC (the CUDA toolkit, no GPU): the GPU fill kernels and every reference compile
+if [ -e /usr/local/cuda/lib64/libnvrtc.so ] || ldconfig -p 2>/dev/null | grep -q libnvrtc; then
+	expect_exit 0 "NVRTC compiles the fill kernels and the references" \
+		"$KF_BUILD/tests/record_philox_fixture" --compile-only "$KF_ROOT"/problems/level1/*/reference.cu
+	n=$(grep -c '^ok .*reference.cu' "$T_TMP/out")
+	m=$(ls "$KF_ROOT"/problems/level1/*/reference.cu | wc -l)
+	check "every reference.cu compiled ($n of $m)" test "$n" -eq "$m"
+else
+	skip "NVRTC not installed: fill kernels and references not compiled"
+fi
