@@ -61,6 +61,9 @@ def tiny_conv(row):
     ninit = [(e[0], rep.get(e[0], e[1])) + tuple(e[2:]) if len(e) == 2 else e for e in init]
     ng = dict(g, groups=g_t)
     nextra = {"out_channels": co_t} if "out_channels" in extra else {}
+    if call and "out_channels=%d" % extra.get("out_channels", -1) in call:   # 50 spells them out
+        call = call.replace("out_channels=%d" % extra["out_channels"], "out_channels=%d" % co_t)
+        call = call.replace("in_channels=%d" % ci, "in_channels=%d" % ci_t)
     return (num, file, desc, cls, attr, nx, sig, ninit, call, ng, nextra)
 
 PRELUDE = r'''
