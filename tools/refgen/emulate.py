@@ -7,7 +7,8 @@ geometry: kernel, stride, padding, dilation, output_padding, transposes and
 masks; groups kept, with 2 input and 3 output channels per group; small batch,
 channels and spatial sizes) with the same generator code as the committed
 files. Its reference.cu is compiled as C++ (CUDA built-ins emulated, one
-thread at a time over the launch grid) and run on random float32 inputs; the
+thread at a time over the launch grid; the threads of a block that
+uses __syncthreads run concurrently and meet at a barrier) and run on random float32 inputs; the
 oracle evaluates every output element from the same inputs.
 
     python3 tools/refgen/emulate.py --oracle build/tests/oracle_b_eval [--keep DIR] [NUM...]
@@ -25,6 +26,8 @@ SMALL = [5, 3, 4, 6, 2, 7]
 def tiny_matmul(row):
     num, file, desc, ins, expr, attrs, out_shape = row
     names = {}
+    if attrs.get("matvec"):
+        names["K"] = 700     # longer than a block, so each thread sums a strided part
     def small(name):
         if name not in names:
             names[name] = SMALL[len(names) % len(SMALL)]
@@ -73,13 +76,17 @@ PRELUDE = r'''
 #include <cstdlib>
 #include <cstring>
 #include <vector>
+#include <pthread.h>
+#include <thread>
 struct kf_dim3 { unsigned x, y, z; };
-static kf_dim3 blockIdx, blockDim, threadIdx;
+static kf_dim3 blockIdx, blockDim;
+static thread_local kf_dim3 threadIdx;
+static pthread_barrier_t kf_barrier;
 #define __global__
 #define __restrict__
 #define __shared__ static
 static inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
-static inline void __syncthreads() {}
+static inline void __syncthreads() { pthread_barrier_wait(&kf_barrier); }
 using std::min; using std::max;
 template <class T> static std::vector<T> kf_load(const char *dir, const char *name, size_t n)
 {
@@ -133,8 +140,6 @@ def emit_problem(tag, spec, cu):
             continue
         m = re.match(r"(\w+)<<<(.*?)>>>\((.*)\)$", st, re.S)
         grid, block = [eval(e, {}, env) for e in split_args(m.group(2))[:2]]
-        if sync:
-            block = 1     # sequential threads cannot meet at a barrier; one thread does all
         args = []
         for a in split_args(m.group(3)):
             if a in numel or re.fullmatch(r"[A-Za-z_]\w*", a) and a not in sizes:
@@ -143,8 +148,16 @@ def emit_problem(tag, spec, cu):
                 args.append("(long long)%dLL" % eval(a, {}, env))
         out.append("    blockDim.x = %d;" % block)
         out.append("    for (unsigned bx = 0; bx < %du; bx++) { blockIdx.x = bx;" % grid)
-        out.append("        for (unsigned tx = 0; tx < %du; tx++) { threadIdx.x = tx; %s(%s); } }" % (
-            block, m.group(1), ", ".join(args)))
+        if sync:   # a block's threads run concurrently and meet at __syncthreads
+            out.append("        pthread_barrier_init(&kf_barrier, NULL, %du);" % block)
+            out.append("        std::vector<std::thread> th;")
+            out.append("        for (unsigned tx = 0; tx < %du; tx++) th.emplace_back([&, tx] { threadIdx.x = tx; %s(%s); });" % (
+                block, m.group(1), ", ".join(args)))
+            out.append("        for (auto &t : th) t.join();")
+            out.append("        pthread_barrier_destroy(&kf_barrier); }")
+        else:
+            out.append("        for (unsigned tx = 0; tx < %du; tx++) { threadIdx.x = tx; %s(%s); } }" % (
+                block, m.group(1), ", ".join(args)))
     out.append("    kf_save(outfile, %s);" % spec["outputs"][0]["name"])
     out += ["}", "}"] + ["#undef %s" % d for d in defs]
     return "\n".join(out) + "\n"
@@ -193,7 +206,7 @@ def main():
     with open(cpp, "w") as f:
         f.write("\n".join(src))
     exe = os.path.join(work, "emulate")
-    r = subprocess.run(["g++", "-O1", "-w", "-o", exe, cpp], capture_output=True, text=True)
+    r = subprocess.run(["g++", "-O1", "-w", "-pthread", "-o", exe, cpp], capture_output=True, text=True)
     if r.returncode:
         print(r.stderr[-4000:])
         return 1
