@@ -632,7 +632,7 @@ def build_pool(row):
                "                const int iw = w0 + kw * DILW;\n"
                "                if (iw < 0 || iw >= IW) continue;\n"
                "                const float v = xp[((long long)id * IH + ih) * IW + iw];\n"
-               "                if (v > m) m = v;\n"
+               "                if (v > m || v != v) m = v;   /* NaN propagates, as in PyTorch */\n"
                "            }\n        }\n    }\n"
                "    out[idx] = m;\n}\n")
     else:
