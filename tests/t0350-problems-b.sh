@@ -2,7 +2,7 @@
 # probsB's problems (matmul, conv, pool: 1-4, 6-18, 41-46, 50, 54-87): the
 # generated files are current, every spec passes tools/refgen/check_specs.py
 # (which itself rejects broken specs), and every reference.cu compiles with
-# nvcc for sm_90 when the CUDA toolkit is here.
+# NVRTC (or nvcc) for sm_90 when the CUDA toolkit is here.
 . "$KF_ROOT/tests/lib.sh"
 
 P="$KF_ROOT/problems/level1"
@@ -48,10 +48,20 @@ PY
 	mutate "ignored quirk (groups 4 on 73)" 's["attrs"]["groups"] = 4' "weight shape|output"
 fi
 
+# Compile with NVRTC (as the engine does) through tools/refgen/nvrtc_check.py;
+# fall back to nvcc two at a time; skip clearly without either.
 NVCC=${CUDA_HOME:-/usr/local/cuda}/bin/nvcc
-if [ ! -x "$NVCC" ]; then
-	skip "nvcc not found at $NVCC: reference.cu compile checks"
-else
+if command -v python3 >/dev/null 2>&1 && python3 "$KF_ROOT/tools/refgen/nvrtc_check.py" \
+	"$P"/001_*/reference.cu >/dev/null 2>&1; then
+	files=""
+	for d in $dirs; do files="$files $d/reference.cu"; done
+	expect_exit 0 "NVRTC compiles every reference.cu for sm_90" python3 \
+		"$KF_ROOT/tools/refgen/nvrtc_check.py" $files
+	contains "58 compiled" "$T_TMP/out" "compiled 58 files, 0 failed"
+	sed 's/double acc = 0.0;/double acc = nosuch;/' "$P"/001_*/reference.cu >broken.cu
+	expect_exit 1 "NVRTC rejects a broken reference" python3 "$KF_ROOT/tools/refgen/nvrtc_check.py" broken.cu
+	contains "with the compiler's message" "$T_TMP/out" "identifier \"nosuch\" is undefined"
+elif [ -x "$NVCC" ]; then
 	mkdir cubin
 	# Two at a time; each writes NAME.cubin or NAME.log.
 	for d in $dirs; do echo "$d"; done | xargs -P 2 -I{} sh -c \
@@ -60,7 +70,8 @@ else
 		b=$(basename "$d")
 		if [ -s "cubin/$b.cubin" ]; then ok "nvcc compiles $b/reference.cu"; else nok "nvcc compiles $b/reference.cu"; sed 's/^/# /' "cubin/$b.log" | head -n 10; fi
 	done
-	# The compile check can fail: a reference with a type error is refused.
 	sed 's/double acc = 0.0;/double acc = nosuch;/' "$P"/001_*/reference.cu >broken.cu
 	check_fail "nvcc rejects a broken reference" "$NVCC" -arch=sm_90 --cubin -o broken.cubin broken.cu
+else
+	skip "neither NVRTC nor nvcc found: reference.cu compile checks"
 fi

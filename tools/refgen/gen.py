@@ -593,9 +593,15 @@ def build_pool(row):
     py += "    def __init__(self, %s):\n        super(Model, self).__init__()\n" % ", ".join(sig[k] for k in params)
     py += "        self.%s = nn.%s(%s)\n\n" % (attr, cls, ", ".join("%s=%s" % (k, k) for k in params))
     py += "    def forward(self, x: torch.Tensor) -> torch.Tensor:\n        return self.%s(x)\n\n\n" % attr
-    py += py_module_vars(list(xdims) + [(k, v) for k, v in ctor if v is not None])
+    # Passed arguments: the prefix before the first None (45 passes only kernel_size).
+    passed = []
+    for k, v in ctor:
+        if v is None:
+            break
+        passed.append((k, v))
+    py += py_module_vars(list(xdims) + passed)
     py += "\n\ndef get_inputs():\n    x = torch.rand(%s)\n    return [x]\n\n\n" % ", ".join(xshape)
-    py += "def get_init_inputs():\n    return [%s]\n" % ", ".join(k for k, v in ctor if v is not None)
+    py += "def get_init_inputs():\n    return [%s]\n" % ", ".join(k for k, v in passed)
     # reference.cu
     cu = ("// Reference: %s, x (%s) -> out (%s).\n"
           "// One thread per output element. Spatial axes are padded to three (size 1,\n"
@@ -626,7 +632,7 @@ def build_pool(row):
                "                const int iw = w0 + kw * DILW;\n"
                "                if (iw < 0 || iw >= IW) continue;\n"
                "                const float v = xp[((long long)id * IH + ih) * IW + iw];\n"
-               "                if (v > m) m = v;\n"
+               "                if (v > m || v != v) m = v;   /* NaN propagates, as in PyTorch */\n"
                "            }\n        }\n    }\n"
                "    out[idx] = m;\n}\n")
     else:
@@ -717,15 +723,13 @@ def build_conv(row):
     bound = bound_args(sig, init)
     nb, ci = xdims[0][1], xdims[1][1]
     ins = [v for _, v in xdims[2:]]
-    if num == 86:
-        co = bound["out_channels"]
-    elif num in (82, 83, 85):
+    groups = g["groups"]
+    if "out_channels" in extra:
+        co = extra["out_channels"]
+    elif num != 86 and groups == ci:      # depthwise: Conv2d(C, C, groups=C)
         co = ci
-    elif num == 50:
-        co = 96
     else:
         co = bound["out_channels"]
-    groups = g["groups"]
     if transposed:
         outs = [convt_out(n, k, s, p, d, op) for n, k, s, p, d, op in
                 zip(ins, g["kernel"], g["stride"], g["padding"], g["dilation"], g["output_padding"])]

@@ -46,7 +46,7 @@ extern "C" __global__ void pool_ref(const float* __restrict__ x, float* __restri
                 const int iw = w0 + kw * DILW;
                 if (iw < 0 || iw >= IW) continue;
                 const float v = xp[((long long)id * IH + ih) * IW + iw];
-                if (v > m) m = v;
+                if (v > m || v != v) m = v;   /* NaN propagates, as in PyTorch */
             }
         }
     }

@@ -18,7 +18,6 @@ channels = 64
 height = 2048
 width = 2048
 kernel_size = 11
-padding = 0
 
 
 def get_inputs():
@@ -27,4 +26,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return [kernel_size, padding]
+    return [kernel_size]
