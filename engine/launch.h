@@ -95,6 +95,8 @@ struct sig_param {
 	enum sig_base base;
 	int is_pointer;        /* one level of pointer */
 	int is_const;
+	int is_ref;            /* a C++ reference: kforge cannot pass it */
+	int vec;               /* 1, or 2/4 for float2, float4, half2, int4...: element base, vector width */
 	char *type_text;       /* as written, for messages ("const float*") */
 	char *name;            /* may be "" */
 };
@@ -104,6 +106,7 @@ struct kernel_sig {
 	struct sig_param *params;
 	int n_params;
 	int line;              /* file line of the kernel's name */
+	int extern_c;          /* 0: a __global__ without extern "C" (mangled, not launchable) */
 };
 
 struct kernel_sigs {

@@ -1,3 +1,5 @@
+// problem: relu
+// expect: ok
 // Elementwise ReLU over a flat tensor: the docs/formats.md example.
 extern "C" __global__ void relu_f32(const float* __restrict__ x, float* __restrict__ y,
                                     long long n)

@@ -1,6 +1,9 @@
 /* Test and measurement helper for the compile front end:
  *   kfcompile [--exe KFORGE] [--arch sm_90] [--timeout S] [--cpu S] [--log]
- *             [--pool N] [--repeat N] FILE...
+ *             [--pool N] [--repeat N] [--fixtures DIR] [--plan] FILE...
+ * With --fixtures, a file's first line `// problem: NAME` names the problem
+ * spec DIR/NAME.json, and the launch block is resolved against it (sm_90
+ * limits) before the compile, as the engine does; --plan prints the plan.
  * For each candidate file prints one line
  *   FILE: format_error|compile_error|compile_timeout|ok MS ms [kernel NAME regs R smem S
  *         stack K spill_st A spill_ld B]...
@@ -15,6 +18,49 @@
 #include "engine/candidate.h"
 #include "engine/compile.h"
 #include "engine/compile_pool.h"
+#include "engine/launch.h"
+#include "core/problem.h"
+
+/* The launch check against the fixture named on the file's first line. */
+static int check_launch(const char *fixtures, const char *text, int show_plan, struct buf *err)
+{
+	struct problem p;
+	struct launch_plan lp;
+	struct launch_limits lim;
+	struct buf spec = BUF_INIT, path = BUF_INIT, pj = BUF_INIT;
+	const char *q = strstr(text, "// problem: ");
+	int ret = -1;
+
+	problem_init(&p);
+	launch_plan_init(&lp);
+	launch_limits_default(&lim);
+	if (!q) {
+		kf_err(err, "no `// problem: NAME` line");
+		ret = -2;
+		goto out;
+	}
+	q += 12;
+	buf_setf(&path, "%s/%.*s.json", fixtures, (int)strcspn(q, "\n"), q);
+	if (buf_read_file(&spec, path.s, 1 << 20, err) < 0 ||
+	    problem_load_json(&p, spec.s, path.s, err) < 0) {
+		ret = -2;
+		goto out;
+	}
+	if (launch_plan_build(&lp, &p, text, &lim, err) < 0)
+		goto out;
+	if (show_plan) {
+		launch_plan_to_json(&lp, &pj);
+		printf("plan %s\n", pj.s);
+	}
+	ret = 0;
+out:
+	launch_plan_release(&lp);
+	problem_release(&p);
+	buf_release(&spec);
+	buf_release(&path);
+	buf_release(&pj);
+	return ret;
+}
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -27,7 +73,8 @@ int main(int argc, char **argv)
 	struct compile_opts o;
 	struct compile_pool *pool = NULL;
 	struct buf err = BUF_INIT;
-	int show_log = 0, repeat = 1, n_pool = 1, ret = 0, i;
+	int show_log = 0, repeat = 1, n_pool = 1, ret = 0, i, show_plan = 0, lr = 0;
+	const char *fixtures = NULL;
 	double *times = NULL;
 	int n_times = 0;
 
@@ -48,6 +95,10 @@ int main(int argc, char **argv)
 			repeat = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--fast-math"))
 			o.fast_math = 1;
+		else if (!strcmp(argv[i], "--fixtures") && i + 1 < argc)
+			fixtures = argv[++i];
+		else if (!strcmp(argv[i], "--plan"))
+			show_plan = 1;
 		else if (!strcmp(argv[i], "--log"))
 			show_log = 1;
 		else {
@@ -73,6 +124,10 @@ int main(int argc, char **argv)
 			ret = 1;
 		} else if (candidate_parse(&c, text.s, text.len, &err) < 0) {
 			printf("%s: format_error: %s\n", argv[i], err.s);
+		} else if (fixtures && (lr = check_launch(fixtures, c.text, show_plan, &err)) < 0) {
+			printf("%s: %s: %s\n", argv[i], lr == -2 ? "fixture_error" : "format_error", err.s);
+			if (lr == -2)
+				ret = 1;
 		} else {
 			for (int k = 0; k < repeat; k++)
 				jobs[k] = compile_pool_submit(pool, c.device_src);
