@@ -251,7 +251,7 @@ int engine_open(struct engine **ep, const struct engine_config *cfg, struct buf 
 	buf_init(&e->proto_json);
 	e->root = strdup(cfg->root ? cfg->root : ".");
 	e->store_path = strdup(cfg->store_path ? cfg->store_path : "kforge.db");
-	e->exe = self_exe();
+	e->exe = cfg->exe ? strdup(cfg->exe) : self_exe();
 	e->compile_only = cfg->compile_only;
 	e->proto = cfg->protocol;
 	if (!e->proto.name)

@@ -40,6 +40,8 @@ struct engine_config {
 	int max_gpus;              /* 0 = all visible */
 	struct eval_protocol protocol;
 	const char *store_path;    /* the engine opens its own connection */
+	const char *exe;           /* the kforge binary run as `__worker` and `__compile`;
+				      NULL: this process's executable */
 };
 
 struct eval_request {
