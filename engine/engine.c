@@ -485,9 +485,10 @@ int engine_eval(struct engine *e, const struct eval_request *req, struct eval_ou
 		compile_id_of(out->kernel_hash, e->arch, "[]", out->compile_id);
 		if (job) {
 			/* The code may compile; record it, the verdict stays format_error. */
-			if (compile_pool_wait(e->pool, job, &cr, err) < 0)
-				goto out;
+			r = compile_pool_wait(e->pool, job, &cr, err);
 			job = NULL;
+			if (r < 0)
+				goto out;
 			compile_id_of(out->kernel_hash, e->arch, cr.options.s, out->compile_id);
 			out->compile_ms = cr.ms;
 			pthread_mutex_lock(&e->store_mu);
