@@ -92,6 +92,8 @@ struct worker {
 
 /* worker.c */
 int worker_main(int device, int in_fd, int out_fd);
+/* NVRTC (in process: trusted code) of the input generator + harness.cuh. */
+int worker_harness_compile(const char *arch, struct buf *cubin, struct buf *err);
 int wk_progress(struct worker *w, double next_s);
 /* Describes r in err; sets w->fatal for sticky errors. Returns -1. */
 int wk_cuda_err(struct worker *w, CUresult r, const char *what, struct buf *err);

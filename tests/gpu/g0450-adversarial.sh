@@ -53,4 +53,7 @@ print('# fault handled in %.0f ms' % t); sys.exit(0 if t <= 3000 else 1)" ;;
 	esac
 done
 contains "a timed-trial check caught the skip-on-repeat trick" results.jsonl '"failed_check":"timed_output_mismatch"'
-check "the /etc/passwd contents never reach the store" sh -c "! sqlite3 '$T_TMP/adv.db' 'select log, message from compiles; select detail from evals' | grep -q 'root:x:0'"
+check "the /etc/passwd contents never reach the store" python3 -c "
+import sqlite3,sys; c=sqlite3.connect('$T_TMP/adv.db')
+t=' '.join(str(r) for q in ('select log, message from compiles','select detail from evals') for r in c.execute(q))
+sys.exit(1 if 'root:x:0' in t else 0)"
