@@ -757,8 +757,7 @@ static int timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *
 				r = RUN_ERR;
 				break;
 			}
-		if (j % 16 == 15)
-			wk_progress(w, 3 * es->timeout_s + 30);
+		wk_progress(w, 3 * es->timeout_s + 30);
 	}
 	if (r == RUN_OK) {
 		int q = wk_wait(w, w->ev[2 * (total - 1) + 1], 2 * es->timeout_s + 1, err);
