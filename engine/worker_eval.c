@@ -411,7 +411,10 @@ static struct wk_keep *ensure_ref(struct worker *w, unsigned long long seed, int
 			memset(k, 0, sizeof(*k));
 			return NULL;
 		}
-		if ((cr = w->d.cuMemcpyDtoD(k->out[o], w->out[o].data, w->out[o].bytes)) != CUDA_SUCCESS) {
+		/* On our stream: a plain cuMemcpyDtoD does not order with it, and the
+		 * scrub below would race the copy. */
+		if ((cr = w->memcpy_dtod_async(k->out[o], w->out[o].data, w->out[o].bytes, w->st)) !=
+		    CUDA_SUCCESS) {
 			wk_cuda_err(w, cr, "copying the reference outputs", err);
 			return NULL;
 		}

@@ -25,6 +25,7 @@ for d in "$ROOT"/problems/level1/*/; do
 	if [ -n "${BENCH_PROBLEMS:-}" ]; then
 		case " $BENCH_PROBLEMS " in *" $n "*) ;; *) continue ;; esac
 	fi
+	d=${d%/}
 	[ -f "$d/reference.cu" ] && set -- "$@" "$n" "$d/reference.cu"
 done
 timeout "${BENCH_TIMEOUT:-0}" "$KFEVAL" --kforge "$KFORGE" --db "$TMP/bench.db" --force --repeat 2 "$@" >"$TMP/res.jsonl" 2>"$TMP/err"
@@ -45,6 +46,8 @@ for k, rs in seen.items():
     name = k.split("/")[-2]
     print("%-44s %-9s %9.1f %10.1f %10s %11.4f" % (name[:44], a["status"], a["compile_ms"] or 0, a["harness_ms"] or 0,
           "%.1f" % b["harness_ms"] if b.get("harness_ms") else "-", a["time_mean_ms"] or 0))
+    if a["status"] != "correct":
+        print("    %s" % (a.get("detail") or "")[:300].replace("\n", " "))
 def med(rs, key):
     v = [r[key] for r in rs if r.get(key) is not None]
     return (statistics.median(v), sum(v), len(v)) if v else (0, 0, 0)

@@ -10,14 +10,13 @@ export KFORGE_ROOT="$KF_ROOT"
 A="$KF_ROOT/tests/candidates/adversarial"
 TO=3
 set --
-add() { set -- "$@" "$(sed -n '1s|^// problem: ||p' "$A/$1")" "$A/$1"; }
 for f in 01_reference_memory.cu 02_partial_write.cu 03_writes_nothing.cu 04_modifies_inputs.cu \
 	05_cache_device_state.cu 06_out_of_bounds.cu 15_wrong_values.cu 16_skip_repeated_inputs.cu \
 	08_spin_forever.cu 30_after_faults_relu.cu 09_fault.cu 30_after_faults_relu.cu \
 	10_misaligned.cu 30_after_faults_relu.cu 11_too_many_blocks.cu 12_too_much_smem.cu \
 	13_static_smem.cu 14_include_passwd.cu 20_honest_relu_vec4.cu 07_race.cu \
 	21_honest_sum_dim1.cu 22_honest_softmax.cu 23_honest_frobenius_scratch.cu; do
-	add "$f"
+	set -- "$@" "$(sed -n '1s|^// problem: ||p' "$A/$f")" "$A/$f"
 done
 "$KF_BUILD/tests/kfeval" --kforge "$KFORGE" --db "$T_TMP/adv.db" --timeout $TO --force "$@" \
 	>results.jsonl 2>kfeval.err
