@@ -5,7 +5,8 @@
  *   kfeval --kforge PATH [--db DB] [--root DIR] [--timeout S] [--quick]
  *          [--compile-only] [--force] [--repeat N] PROBLEM FILE [PROBLEM FILE...]
  * --repeat N evaluates each candidate N times (forced after the first) and
- * prints every evaluation. */
+ * prints every evaluation; --max-kernel-ms X skips the repeats of a kernel
+ * slower than X ms. */
 #include "core/buf.h"
 #include "core/json.h"
 #include "core/proc.h"
@@ -28,6 +29,7 @@ int main(int argc, char **argv)
 	struct buf err = BUF_INIT;
 	const char *db = "kfeval.db";
 	int i = 1, force = 0, repeat = 1, failed = 0;
+	double max_ms = 0;
 
 	memset(&cfg, 0, sizeof(cfg));
 	eval_protocol_default(&cfg.protocol);
@@ -41,6 +43,8 @@ int main(int argc, char **argv)
 			cfg.root = argv[++i];
 		else if (!strcmp(argv[i], "--timeout") && i + 1 < argc)
 			cfg.protocol.timeout_s = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--max-kernel-ms") && i + 1 < argc)
+			max_ms = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
 			repeat = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--force"))
@@ -79,7 +83,7 @@ int main(int argc, char **argv)
 			failed++;
 			continue;
 		}
-		for (int r = 0; r < repeat; r++) {
+		for (int r = 0, stop = 0; r < repeat && !stop; r++) {
 			struct eval_request req = { argv[i], text.s, force || r > 0 };
 			struct eval_outcome o;
 			double t0 = now_s(), wall;
@@ -104,6 +108,8 @@ int main(int argc, char **argv)
 					      "cupti_median_ms", num(o.cupti_median_ms), "max_abs_err",
 					      num(o.max_abs_err), "detail", o.detail.s);
 			}
+			/* A slow kernel is not repeated (bench time). */
+			stop = max_ms > 0 && o.time_mean_ms > max_ms;
 			json_add_compact(&line, j);
 			printf("%s\n", line.s);
 			fflush(stdout);
