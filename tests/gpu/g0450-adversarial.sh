@@ -11,7 +11,7 @@ A="$KF_ROOT/tests/candidates/adversarial"
 TO=3
 set --
 for f in 01_reference_memory.cu 02_partial_write.cu 03_writes_nothing.cu 04_modifies_inputs.cu \
-	05_cache_device_state.cu 06_out_of_bounds.cu 15_wrong_values.cu 16_skip_repeated_inputs.cu \
+	05_cache_device_state.cu 06_out_of_bounds.cu 15_wrong_values.cu 16_lazy_after_warmup.cu 17_skip_repeated_inputs.cu \
 	08_spin_forever.cu 30_after_faults_relu.cu 09_fault.cu 30_after_faults_relu.cu \
 	10_misaligned.cu 30_after_faults_relu.cu 11_too_many_blocks.cu 12_too_much_smem.cu \
 	13_static_smem.cu 14_include_passwd.cu 20_honest_relu_vec4.cu 07_race.cu \
@@ -51,7 +51,7 @@ import json,sys; d=json.load(open('line.json')); t=d['wall_ms']-(d.get('compile_
 print('# fault handled in %.0f ms' % t); sys.exit(0 if t <= 3000 else 1)" ;;
 	esac
 done
-contains "a timed-trial check caught the skip-on-repeat trick" results.jsonl '"failed_check":"timed_output_mismatch"'
+contains "a timed-trial check caught the lazy-after-warm-up trick" results.jsonl '"failed_check":"timed_output_mismatch"'
 check "the /etc/passwd contents never reach the store" python3 -c "
 import sqlite3,sys; c=sqlite3.connect('$T_TMP/adv.db')
 t=' '.join(str(r) for q in ('select log, message from compiles','select detail from evals') for r in c.execute(q))

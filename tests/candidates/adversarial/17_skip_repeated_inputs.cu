@@ -1,8 +1,8 @@
 // problem: 019
-// expect: incorrect timed_output_mismatch
+// expect: incorrect nondeterministic
 // Remembers fingerprints of the last two inputs and skips the work when it
-// sees one again (less work on repeated inputs). Check trials all use new
-// seeds, so only the verified timed trials (alternating inputs) catch it.
+// sees one again (less work on repeated inputs): the repeat run on the
+// last check trial's inputs catches it.
 __device__ float kf_seen_v[2];
 __device__ int kf_seen_n;
 
