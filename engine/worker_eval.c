@@ -806,8 +806,10 @@ static int timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *
 		/* Records lost or CUPTI off: events only. */
 		free(cupti);
 		cupti = NULL;
-		json_object_set_new(res, "cupti_note", json_sprintf("%d kernel records for %d launches", n_cupti,
-								     total * es->cand.plan.n_steps));
+		json_object_set_new(env, "cupti_note",
+				    w->cupti ? json_sprintf("%d kernel records for %d launches", n_cupti,
+							    total * es->cand.plan.n_steps)
+					     : json_string("CUPTI off"));
 	}
 	{
 		int bad = -1;
