@@ -122,9 +122,10 @@ double wk_host_decode(const unsigned char *p, enum kf_dtype t);
 /* worker_cupti.c: kernel durations of the named kernels, in launch order */
 int wk_cupti_open(struct worker *w);          /* 0, or -1 when unavailable (reason logged) */
 int wk_cupti_start(struct worker *w, const char *const *names, int n);
-/* Flushes and returns the durations (ms) of matching kernels in start
- * order; *n set; caller frees. NULL when CUPTI is off. */
-double *wk_cupti_stop(struct worker *w, int *n);
+/* Flushes and returns the durations (ms) of matching kernels that started
+ * after wk_cupti_start, in start order; *n set, *stale the matching
+ * records from before (dropped); caller frees. NULL when CUPTI is off. */
+double *wk_cupti_stop(struct worker *w, int *n, int *stale);
 void wk_cupti_close(struct worker *w);
 
 /* worker_nvml.c: {"sm_clock_mhz","mem_clock_mhz","temperature_c","power_w"} */
