@@ -258,7 +258,7 @@ static int scan_lines(struct sp *s)
 		if (at(s, j) == '#' || (at(s, j) == '%' && at(s, j + 1) == ':'))
 			if (check_directive(s, j, 0) < 0)
 				return -1;
-		while (i < s->n && s->c[i] != '\n')
+		while (i < s->n && s->c[i] != '\n' && s->c[i] != '\r')
 			i++;
 		i++;
 	}
@@ -279,10 +279,10 @@ int candidate_scan_source(const char *src, size_t len, int first_line, struct bu
 		}
 	while (i < s.n) {
 		int ch = at(&s, i);
-		if (ch == '\n') {
+		if (ch == '\n' || ch == '\r') {   /* CR: a line end to some preprocessors */
 			bol = 1;
 			i++;
-		} else if (ch == ' ' || ch == '\t' || ch == '\v' || ch == '\f' || ch == '\r') {
+		} else if (ch == ' ' || ch == '\t' || ch == '\v' || ch == '\f') {
 			i++;
 		} else if (ch == '/' && at(&s, i + 1) == '*') {
 			/* A comment keeps bol: `/ * * / #include` is still a directive. */
