@@ -7,6 +7,7 @@
 #include "engine/compile_pool.h"
 #include "engine/rt.h"
 #include "core/json.h"
+#include "core/fsutil.h"
 #include "core/log.h"
 #include "core/proc.h"
 #include "core/sha256.h"
@@ -139,7 +140,15 @@ struct eng_problem *engine_problem(struct engine *e, const char *query, struct b
 	struct buf dir = BUF_INIT;
 	struct eng_problem *ep = NULL;
 
-	if (problem_find(e->root, query, &dir, err) < 0)
+	{
+		/* A problem directory itself, or an id to look up under root. */
+		struct buf spec = BUF_INIT;
+		path_join(&spec, query, "spec.json");
+		if (strchr(query, '/') && file_exists(spec.s))
+			buf_adds(&dir, query);
+		buf_release(&spec);
+	}
+	if (!dir.len && problem_find(e->root, query, &dir, err) < 0)
 		goto out;
 	pthread_mutex_lock(&e->prob_mu);
 	for (ep = e->probs; ep; ep = ep->next)

@@ -84,11 +84,17 @@ int engine_eval(struct engine *e, const struct eval_request *req, struct eval_ou
  * copies back output `out` (0..n_out-1) at the n flat indices idx, as
  * doubles (NaN/Inf come back as NAN), plus the reference's time in ms. The
  * reference outputs are kept, so sampling several outputs or index sets
- * of one seed runs the reference once. 0, or -1 with err (also without
- * a GPU: engine_open fails first). */
-int engine_reference_sample(struct engine *e, const char *problem_id, unsigned long long seed,
-			    int out, const long long *idx, int n, double *values, double *time_ms,
-			    struct buf *err);
+ * of one seed runs the reference once. `problem` is an id as for
+ * engine_eval or a problem directory. 0, or -1 with err. */
+int engine_sample(struct engine *e, const char *problem, unsigned long long seed, int out,
+		  const long long *idx, int n, double *values, double *time_ms, struct buf *err);
+/* The same without an engine handle, as cli/cmd_problems.c wants it: a
+ * process-wide GPU engine (no store: an in-memory one) opened on first
+ * use and closed at exit. Fails with "no CUDA driver found"/"no GPU
+ * visible" on machines without one. */
+struct problem;
+int engine_reference_sample(const struct problem *p, unsigned long long seed, int out,
+			    const long long *idx, int n, double *vals, struct buf *err);
 /* The GPU's measured ceilings (0 when unknown or compile_only). */
 void engine_gpu_peaks(const struct engine *e, double *gbs, double *gflops);
 /* The GPU model name ("" with compile_only). */
