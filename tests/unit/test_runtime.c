@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "core/json.h"
@@ -215,6 +216,100 @@ static void test_harness_compiles(void **state)
 	buf_release(&err);
 }
 
+/* ---- the supervisor with tests/helpers/fake_worker ------------------------ */
+
+static json_t *request(struct supervisor *s, const char *mode, double *secs)
+{
+	json_t *req = json_pack("{s:s,s:f}", "mode", mode, "next_s", 0.5), *rep = NULL;
+	struct buf err = BUF_INIT;
+	double t0 = now_s();
+
+	assert_int_equal(supervisor_request(s, RT_EVAL, req, "xyz", 3, &rep, &err), 0);
+	if (secs)
+		*secs = now_s() - t0;
+	json_decref(req);
+	buf_release(&err);
+	assert_non_null(rep);
+	return rep;
+}
+
+static int pid_of(struct supervisor *s)
+{
+	json_t *r = request(s, "pid", NULL);
+	int pid = (int)jget_int(r, "pid", -1);
+
+	assert_string_equal(jget_str(r, "status", ""), "correct");
+	json_decref(r);
+	return pid;
+}
+
+static void test_supervisor_watchdog(void **state)
+{
+	struct supervisor *s = NULL;
+	struct buf err = BUF_INIT, exe = BUF_INIT;
+	json_t *info = NULL, *r;
+	const char *kb = getenv("KF_BUILD");
+	int p1, p2, p3, p4;
+	double secs;
+
+	(void)state;
+	buf_addf(&exe, "%s/tests/fake_worker", kb ? kb : "build");
+	if (access(exe.s, X_OK) != 0) {
+		buf_release(&exe);
+		skip();
+	}
+	setenv("KFORGE_WORKER_TEST_GPUS", "1", 1);
+	if (supervisor_open(&s, exe.s, 0, &info, &err) < 0)
+		fail_msg("%s", err.s);
+	assert_string_equal(jget_str(info, "name", ""), "Fake GPU");
+	assert_int_equal(supervisor_n_workers(s), 1);
+
+	/* A healthy request; the attachment arrives whole. */
+	r = request(s, "ok", NULL);
+	assert_string_equal(jget_str(r, "status", ""), "correct");
+	assert_int_equal(jget_int(r, "bin", 0), 3);
+	json_decref(r);
+	p1 = pid_of(s);
+
+	/* A crash: runtime_error naming the signal, and a new worker. */
+	r = request(s, "crash", NULL);
+	assert_string_equal(jget_str(r, "status", ""), "runtime_error");
+	if (!strstr(jget_str(r, "detail", ""), "signal 6"))
+		fail_msg("detail: %s", jget_str(r, "detail", ""));
+	json_decref(r);
+	p2 = pid_of(s);
+	assert_int_not_equal(p1, p2);
+
+	/* Silent past its announced 0.5 s: killed after the 2 s grace. */
+	r = request(s, "hang_after_progress", &secs);
+	assert_string_equal(jget_str(r, "status", ""), "timeout");
+	assert_true(secs >= 2.4 && secs < 6.0);
+	json_decref(r);
+	p3 = pid_of(s);
+	assert_int_not_equal(p2, p3);
+	assert_int_not_equal(kill(p2, 0), 0);   /* the old one is gone */
+
+	/* Long work that keeps announcing itself is not killed. */
+	r = request(s, "slow_progress", &secs);
+	assert_string_equal(jget_str(r, "status", ""), "correct");
+	json_decref(r);
+	assert_int_equal(pid_of(s), p3);
+
+	/* A fatal result: the worker is replaced before the next request. */
+	r = request(s, "fatal", NULL);
+	assert_true(jget_bool(r, "fatal", 0));
+	json_decref(r);
+	p4 = pid_of(s);
+	assert_int_not_equal(p3, p4);
+
+	supervisor_close(s);
+	assert_int_not_equal(kill(p4, 0), 0);
+	json_decref(info);
+	unsetenv("KFORGE_WORKER_TEST_GPUS");
+	buf_release(&err);
+	buf_release(&exe);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -223,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_protocol_key),
 		cmocka_unit_test(test_time_stats),
 		cmocka_unit_test(test_harness_compiles),
+		cmocka_unit_test(test_supervisor_watchdog),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
