@@ -26,17 +26,6 @@
 
 #define REF_TIMEOUT_S 120.0
 
-enum { RUN_OK = 0, RUN_ERR = -1, RUN_TIMEOUT = -2, RUN_LAUNCH = -3 };
-
-struct wk_eval_state {
-	struct worker *w;
-	struct wk_module cand;
-	const json_t *proto;
-	double atol, rtol, timeout_s;
-	double kernel_ms;          /* all candidate runs */
-	json_t *res;
-};
-
 static int dtype_is_float(enum kf_dtype t)
 {
 	return t == KF_F32 || t == KF_F16 || t == KF_BF16;
@@ -70,13 +59,13 @@ static unsigned grid_for(struct worker *w, unsigned long long n)
 	return g ? (unsigned)g : 1;
 }
 
-static CUdeviceptr slot_ptr(struct worker *w, int s)
+CUdeviceptr wk_slot_ptr(struct worker *w, int s)
 {
 	return w->slots + (CUdeviceptr)s * WK_SLOT_U64 * 8;
 }
 
 /* Reads slots [0, n) into w->hslots (synchronous through an event). */
-static int read_slots(struct worker *w, int n, double timeout, struct buf *err)
+int wk_read_slots(struct worker *w, int n, double timeout, struct buf *err)
 {
 	CUevent e = w->ev[WK_MAX_EVENTS - 1];
 	CUresult r;
@@ -116,7 +105,7 @@ static void dist_override(const struct worker *w, int t, int dist, struct kf_gen
 	}
 }
 
-static int gen_inputs(struct worker *w, struct wk_buf *set, unsigned long long seed, int dist,
+int wk_gen_inputs(struct worker *w, struct wk_buf *set, unsigned long long seed, int dist,
 		      struct buf *err)
 {
 	for (int t = 0; t < w->p.n_in; t++) {
@@ -144,9 +133,9 @@ static int gen_inputs(struct worker *w, struct wk_buf *set, unsigned long long s
 	return 0;
 }
 
-static int checksum(struct worker *w, const struct wk_buf *b, int slot, struct buf *err)
+int wk_checksum(struct worker *w, const struct wk_buf *b, int slot, struct buf *err)
 {
-	CUdeviceptr p = b->data, out = slot_ptr(w, slot);
+	CUdeviceptr p = b->data, out = wk_slot_ptr(w, slot);
 	unsigned long long bytes = b->bytes;
 	void *args[] = { &p, &bytes, &out };
 
@@ -155,7 +144,7 @@ static int checksum(struct worker *w, const struct wk_buf *b, int slot, struct b
 
 static int count_guard(struct worker *w, const struct wk_buf *b, int slot, struct buf *err)
 {
-	CUdeviceptr p1 = b->base, p2 = b->data + b->bytes, out = slot_ptr(w, slot);
+	CUdeviceptr p1 = b->base, p2 = b->data + b->bytes, out = wk_slot_ptr(w, slot);
 	unsigned long long n1 = WK_GUARD, n2 = b->total - WK_GUARD - b->bytes;
 	unsigned pat = WK_GUARD_BYTE;
 	void *a1[] = { &p1, &n1, &pat, &out };
@@ -168,7 +157,7 @@ static int count_guard(struct worker *w, const struct wk_buf *b, int slot, struc
 	return wk_launch_h(w, w->f_count_ne, grid_for(w, n2), a2, err);
 }
 
-static int poison_outputs(struct worker *w, struct buf *err)
+int wk_poison_outputs(struct worker *w, struct buf *err)
 {
 	for (int o = 0; o < w->p.n_out; o++) {
 		const struct problem_tensor *t = &w->p.t[w->p.n_in + o];
@@ -180,11 +169,11 @@ static int poison_outputs(struct worker *w, struct buf *err)
 	return 0;
 }
 
-static int compare(struct worker *w, struct wk_eval_state *es, int o, CUdeviceptr ref, int slot,
+int wk_compare(struct worker *w, struct wk_eval_state *es, int o, CUdeviceptr ref, int slot,
 		   struct buf *err)
 {
 	const struct problem_tensor *t = &w->p.t[w->p.n_in + o];
-	CUdeviceptr out = w->out[o].data, sp = slot_ptr(w, slot);
+	CUdeviceptr out = w->out[o].data, sp = wk_slot_ptr(w, slot);
 	long long n = t->numel;
 	int dt = (int)t->dtype;
 	unsigned long long pb = poison_bits(t->dtype);
@@ -204,7 +193,7 @@ union argval {
 };
 
 /* Fills scratch, records e0, launches every step, records e1. */
-static int run_plan(struct worker *w, struct wk_module *m, const struct wk_buf *ins, CUevent e0,
+int wk_run_plan(struct worker *w, struct wk_module *m, const struct wk_buf *ins, CUevent e0,
 		    CUevent e1, struct buf *err)
 {
 	union argval v[LAUNCH_MAX_ARGS];
@@ -362,11 +351,11 @@ static void distrust(struct worker *w, const char *failed_check)
 		drop_keeps(w, -1);
 }
 
-static int ensure_inputs(struct worker *w, unsigned long long seed, int dist, struct buf *err)
+int wk_ensure_inputs(struct worker *w, unsigned long long seed, int dist, struct buf *err)
 {
 	if (w->in_seed == seed && w->in_dist == dist)
 		return 0;
-	if (gen_inputs(w, w->in, seed, dist, err) < 0)
+	if (wk_gen_inputs(w, w->in, seed, dist, err) < 0)
 		return -1;
 	w->in_seed = seed;
 	w->in_dist = dist;
@@ -398,17 +387,17 @@ static struct wk_keep *ensure_ref(struct worker *w, unsigned long long seed, int
 	k = &w->keep[ki];
 	memset(k, 0, sizeof(*k));
 	wk_progress(w, REF_TIMEOUT_S + 30);
-	if (ensure_inputs(w, seed, dist, err) < 0)
+	if (wk_ensure_inputs(w, seed, dist, err) < 0)
 		return NULL;
 	/* Checksums of the fresh inputs (slots 0..n_in-1: callers take
 	 * their slots only after ensure_ref). */
-	w->d.cuMemsetD8Async(slot_ptr(w, 0), 0, (size_t)w->p.n_in * WK_SLOT_U64 * 8 + 8, w->st);
+	w->d.cuMemsetD8Async(wk_slot_ptr(w, 0), 0, (size_t)w->p.n_in * WK_SLOT_U64 * 8 + 8, w->st);
 	for (int t = 0; t < w->p.n_in; t++)
-		if (checksum(w, &w->in[t], t, err) < 0)
+		if (wk_checksum(w, &w->in[t], t, err) < 0)
 			return NULL;
-	if (poison_outputs(w, err) < 0)
+	if (wk_poison_outputs(w, err) < 0)
 		return NULL;
-	r = run_plan(w, &w->ref, w->in, w->ev[0], w->ev[1], err);
+	r = wk_run_plan(w, &w->ref, w->in, w->ev[0], w->ev[1], err);
 	if (r == RUN_OK)
 		r = wk_wait(w, w->ev[1], REF_TIMEOUT_S, err);
 	if (r == RUN_TIMEOUT) {
@@ -450,11 +439,11 @@ static struct wk_keep *ensure_ref(struct worker *w, unsigned long long seed, int
 		}
 	}
 	/* Scrub: nothing of the reference's result stays where a candidate writes. */
-	if (poison_outputs(w, err) < 0)
+	if (wk_poison_outputs(w, err) < 0)
 		return NULL;
 	for (int i = 0; i < w->ref.plan.n_scratch; i++)
 		w->d.cuMemsetD8Async(w->ref.scratch[i].data, 0xFF, w->ref.scratch[i].bytes, w->st);
-	if (read_slots(w, w->p.n_in, 30, err) < 0)
+	if (wk_read_slots(w, w->p.n_in, 30, err) < 0)
 		return NULL;
 	for (int t = 0; t < w->p.n_in; t++)
 		k->in_sum[t] = w->hslots[t * WK_SLOT_U64];
@@ -504,39 +493,32 @@ double wk_host_decode(const unsigned char *p, enum kf_dtype t)
 	}
 }
 
-static double finite_or_big(double v)
+double wk_finite_or_big(double v)
 {
 	return isfinite(v) ? v : 1e300;
 }
 
-static double bits_d(unsigned long long u)
+double wk_bits_d(unsigned long long u)
 {
 	double d;
 	memcpy(&d, &u, 8);
 	return d;
 }
 
-struct run_verdict {
-	char check[48];
-	struct buf detail;
-	double max_abs, max_rel;
-	long long mismatches;
-	double time_ms;
-};
 
 /* Launches the compares, checksums and guard counts after a run; slots
  * base.. (n_out compares, n_in sums, 1 guard). */
-static int post_checks(struct wk_eval_state *es, struct wk_keep *k, const struct wk_buf *ins,
+int wk_post_checks(struct wk_eval_state *es, struct wk_keep *k, const struct wk_buf *ins,
 		       int base, int verify_out, struct buf *err)
 {
 	struct worker *w = es->w;
 	int g = base + w->p.n_out + w->p.n_in;
 
 	for (int o = 0; verify_out && o < w->p.n_out; o++)
-		if (compare(w, es, o, k->out[o], base + o, err) < 0)
+		if (wk_compare(w, es, o, k->out[o], base + o, err) < 0)
 			return -1;
 	for (int t = 0; t < w->p.n_in; t++)
-		if (checksum(w, &ins[t], base + w->p.n_out + t, err) < 0)
+		if (wk_checksum(w, &ins[t], base + w->p.n_out + t, err) < 0)
 			return -1;
 	for (int t = 0; t < w->p.n_in; t++)
 		if (count_guard(w, &ins[t], g, err) < 0)
@@ -551,7 +533,7 @@ static int post_checks(struct wk_eval_state *es, struct wk_keep *k, const struct
 }
 
 /* Reads the verdict of slots base.. into v; 0 pass, 1 fail. */
-static int judge(struct wk_eval_state *es, struct wk_keep *k, int base, int verify_out,
+int wk_judge(struct wk_eval_state *es, struct wk_keep *k, int base, int verify_out,
 		 const char *what, struct run_verdict *v)
 {
 	struct worker *w = es->w;
@@ -575,7 +557,7 @@ static int judge(struct wk_eval_state *es, struct wk_keep *k, int base, int veri
 	for (int o = 0; verify_out && o < w->p.n_out; o++) {
 		const unsigned long long *s = h + (size_t)(base + o) * WK_SLOT_U64;
 		const struct problem_tensor *t = &w->p.t[w->p.n_in + o];
-		double ma = bits_d(s[0]), mr = bits_d(s[1]);
+		double ma = wk_bits_d(s[0]), mr = wk_bits_d(s[1]);
 		long long mis = (long long)s[2], nans = (long long)s[3], poi = (long long)s[4];
 		if (ma > v->max_abs)
 			v->max_abs = ma;
@@ -597,7 +579,7 @@ static int judge(struct wk_eval_state *es, struct wk_keep *k, int base, int veri
 		} else if (mis > 0) {
 			snprintf(v->check, sizeof(v->check), "output_mismatch");
 			buf_addf(&v->detail, "%s: output %s: %lld of %lld elements differ (max abs err %.3g, max rel err %.3g, atol %g, rtol %g)",
-				 what, t->name, mis, t->numel, finite_or_big(ma), finite_or_big(mr),
+				 what, t->name, mis, t->numel, wk_finite_or_big(ma), wk_finite_or_big(mr),
 				 es->atol, es->rtol);
 		} else {
 			continue;
@@ -625,9 +607,9 @@ static int check_run(struct wk_eval_state *es, struct wk_keep *k, const char *wh
 	float ms = 0;
 
 	w->d.cuMemsetD8Async(w->slots, 0, (size_t)nslots * WK_SLOT_U64 * 8, w->st);
-	if (poison_outputs(w, err) < 0)
+	if (wk_poison_outputs(w, err) < 0)
 		return RUN_ERR;
-	r = run_plan(w, &es->cand, w->in, w->ev[0], w->ev[1], err);
+	r = wk_run_plan(w, &es->cand, w->in, w->ev[0], w->ev[1], err);
 	if (r != RUN_OK)
 		return r;
 	r = wk_wait(w, w->ev[1], es->timeout_s, err);
@@ -641,20 +623,20 @@ static int check_run(struct wk_eval_state *es, struct wk_keep *k, const char *wh
 	w->d.cuEventElapsedTime(&ms, w->ev[0], w->ev[1]);
 	v->time_ms = ms;
 	es->kernel_ms += ms;
-	if (post_checks(es, k, w->in, 0, 1, err) < 0 || read_slots(w, nslots, es->timeout_s + 10, err) < 0)
+	if (wk_post_checks(es, k, w->in, 0, 1, err) < 0 || wk_read_slots(w, nslots, es->timeout_s + 10, err) < 0)
 		return RUN_ERR;
-	return judge(es, k, 0, 1, what, v);
+	return wk_judge(es, k, 0, 1, what, v);
 }
 
-static json_t *trial_json(int idx, unsigned long long seed, const struct run_verdict *v, int ok)
+json_t *wk_trial_json(int idx, unsigned long long seed, const struct run_verdict *v, int ok)
 {
 	return json_pack("{s:i,s:I,s:f,s:f,s:f,s:I,s:b}", "idx", idx, "seed", (json_int_t)seed,
-			 "time_ms", v->time_ms, "max_abs_err", finite_or_big(v->max_abs),
-			 "max_rel_err", finite_or_big(v->max_rel), "mismatches",
+			 "time_ms", v->time_ms, "max_abs_err", wk_finite_or_big(v->max_abs),
+			 "max_rel_err", wk_finite_or_big(v->max_rel), "mismatches",
 			 (json_int_t)v->mismatches, "ok", ok);
 }
 
-static void set_result(json_t *res, const char *status, const char *check, const char *detail)
+void wk_set_result(json_t *res, const char *status, const char *check, const char *detail)
 {
 	json_object_set_new(res, "status", json_string(status));
 	json_object_set_new(res, "failed_check", json_string(check ? check : ""));
@@ -662,266 +644,25 @@ static void set_result(json_t *res, const char *status, const char *check, const
 }
 
 /* Maps a non-pass run result to the eval status. 1 when the eval ends. */
-static int run_status(json_t *res, int r, const struct run_verdict *v, const char *fail_check,
+int wk_run_status(json_t *res, int r, const struct run_verdict *v, const char *fail_check,
 		      struct buf *err)
 {
 	switch (r) {
 	case RUN_OK:
 		return 0;
 	case 1:
-		set_result(res, "incorrect", fail_check ? fail_check : v->check, v->detail.s);
+		wk_set_result(res, "incorrect", fail_check ? fail_check : v->check, v->detail.s);
 		return 1;
 	case RUN_TIMEOUT:
-		set_result(res, "timeout", NULL, err->s);
+		wk_set_result(res, "timeout", NULL, err->s);
 		return 1;
 	case RUN_LAUNCH:
-		set_result(res, "launch_error", NULL, err->s);
+		wk_set_result(res, "launch_error", NULL, err->s);
 		return 1;
 	default:
-		set_result(res, "runtime_error", NULL, err->s);
+		wk_set_result(res, "runtime_error", NULL, err->s);
 		return 1;
 	}
-}
-
-/* ---- timing ---------------------------------------------------------------- */
-
-static int ensure_in2(struct worker *w, struct buf *err)
-{
-	struct buf e2 = BUF_INIT;
-
-	if (w->have_in2)
-		return 1;
-	for (int t = 0; t < w->p.n_in; t++)
-		if (wk_alloc(w, &w->in2[t], w->p.t[t].bytes, &e2) < 0) {
-			for (int q = 0; q < t; q++)
-				wk_free(w, &w->in2[q]);
-			buf_release(&e2);
-			return 0;  /* no room: regenerate inputs between trials instead */
-		}
-	(void)err;
-	buf_release(&e2);
-	w->have_in2 = 1;
-	w->in2_seed = ~0ull;
-	return 1;
-}
-
-static int timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, json_t *res,
-		  struct buf *err)
-{
-	struct worker *w = es->w;
-	int warm = (int)jget_int(es->proto, "warmup", 3), n = (int)jget_int(es->proto, "timed_trials", 100);
-	int flush = jget_bool(es->proto, "flush_l2", 1), total, two, verify_all, per, base_g, r = RUN_OK;
-	size_t out_bytes = 0;
-	const char *names[LAUNCH_MAX_STEPS];
-	int n_names = 0, n_cupti = 0, n_stale = 0, phase;
-	double *cupti = NULL;
-	json_t *times = json_array(), *env;
-	struct run_verdict v;
-
-	memset(&v, 0, sizeof(v));
-	buf_init(&v.detail);
-	if (warm < 0)
-		warm = 0;
-	total = warm + n;
-	if (2 * total + 4 > WK_MAX_EVENTS - 1)
-		total = (WK_MAX_EVENTS - 5) / 2, n = total - warm;
-	per = w->p.n_out;
-	base_g = total * per;      /* after the per-trial compare slots: sums A, sums B, guard */
-	if (base_g + 2 * w->p.n_in + 2 > WK_MAX_SLOTS)
-		return kf_err(err, "too many timed trials for the stats slots");
-	for (int o = 0; o < w->p.n_out; o++)
-		out_bytes += w->out[o].bytes;
-	/* Small outputs: every timed trial verified. Large ones: every 16th
-	 * from a phase the kernel cannot know, and the last. */
-	verify_all = out_bytes <= (64u << 20);
-	phase = (int)((unsigned long long)(now_s() * 1e6) % 16);
-	two = kB != kA && ensure_in2(w, err);
-	if (ensure_inputs(w, kA->seed, 0, err) < 0)
-		return RUN_ERR;
-	if (kB != kA && two && (w->in2_seed != kB->seed || w->in2_dist != 0)) {
-		if (gen_inputs(w, w->in2, kB->seed, 0, err) < 0)
-			return RUN_ERR;
-		w->in2_seed = kB->seed;
-		w->in2_dist = 0;
-	}
-	for (int s = 0; s < es->cand.plan.n_steps; s++) {
-		int dup = 0;
-		for (int q = 0; q < n_names; q++)
-			dup |= !strcmp(names[q], es->cand.plan.steps[s].kernel);
-		if (!dup)
-			names[n_names++] = es->cand.plan.steps[s].kernel;
-	}
-	env = json_object();
-	json_object_set_new(env, "before", wk_nvml_sample(w));
-	w->d.cuMemsetD8Async(w->slots, 0, (size_t)(base_g + 2 * w->p.n_in + 2) * WK_SLOT_U64 * 8, w->st);
-	wk_cupti_start(w, names, n_names);
-	wk_progress(w, 3 * es->timeout_s + 30);
-	for (int j = 0; j < total && r == RUN_OK; j++) {
-		int useB = (j & 1) && kB != kA;
-		struct wk_keep *k = useB ? kB : kA;
-		const struct wk_buf *ins = useB && two ? w->in2 : w->in;
-		int ver = verify_all || j % 16 == phase || j == total - 1;
-		if (j >= 2) {
-			int q = wk_wait(w, w->ev[2 * (j - 2) + 1], es->timeout_s + 1, err);
-			if (q == -2) {
-				w->fatal = 1;
-				kf_err(err, "timed trial %d: the launch block did not finish within %g s", j - 2 - warm, es->timeout_s);
-				r = RUN_TIMEOUT;
-				break;
-			}
-			if (q < 0) {
-				r = RUN_ERR;
-				break;
-			}
-		}
-		if (!two && kB != kA && ensure_inputs(w, k->seed, 0, err) < 0) {
-			r = RUN_ERR;
-			break;
-		}
-		/* Only verified trials need poisoned outputs. */
-		if (ver && poison_outputs(w, err) < 0) {
-			r = RUN_ERR;
-			break;
-		}
-		if (flush)
-			w->d.cuMemsetD32Async(w->flush.data, (unsigned)j * 2654435761u, w->flush.bytes / 4, w->st);
-		r = run_plan(w, &es->cand, ins, w->ev[2 * j], w->ev[2 * j + 1], err);
-		if (r != RUN_OK)
-			break;
-		for (int o = 0; ver && o < w->p.n_out; o++)
-			if (compare(w, es, o, k->out[o], j * per + o, err) < 0) {
-				r = RUN_ERR;
-				break;
-			}
-		wk_progress(w, 3 * es->timeout_s + 30);
-	}
-	if (r == RUN_OK) {
-		int q = wk_wait(w, w->ev[2 * (total - 1) + 1], 2 * es->timeout_s + 1, err);
-		if (q == -2) {
-			w->fatal = 1;
-			kf_err(err, "timed trials: the launch block did not finish within %g s", es->timeout_s);
-			r = RUN_TIMEOUT;
-		} else if (q < 0) {
-			r = RUN_ERR;
-		}
-	}
-	cupti = wk_cupti_stop(w, &n_cupti, &n_stale);
-	if (r != RUN_OK) {
-		free(cupti);
-		json_decref(times);
-		json_decref(env);
-		buf_release(&v.detail);
-		return r;
-	}
-	/* Inputs unchanged, guards intact, after all the timed runs. */
-	{
-		struct wk_keep *kin = kA;
-		int sb = base_g + w->p.n_in + 1;
-		for (int i = 0; i < WK_MAX_KEEP; i++)
-			if (w->keep[i].used && w->keep[i].seed == w->in_seed && w->keep[i].dist == w->in_dist)
-				kin = &w->keep[i];
-		if (post_checks(es, kin, w->in, base_g - per, 0, err) < 0)
-			r = RUN_ERR;
-		for (int t = 0; two && kB != kA && t < w->p.n_in && r == RUN_OK; t++)
-			if (checksum(w, &w->in2[t], sb + t, err) < 0)
-				r = RUN_ERR;
-	}
-	json_object_set_new(env, "after", wk_nvml_sample(w));
-	json_object_set_new(res, "env", env);
-	if (r != RUN_OK || read_slots(w, base_g + 2 * w->p.n_in + 1, es->timeout_s + 10, err) < 0) {
-		free(cupti);
-		json_decref(times);
-		buf_release(&v.detail);
-		return RUN_ERR;
-	}
-	json_object_set_new(res, "time", times);
-	if (n_cupti > total * es->cand.plan.n_steps) {
-		/* Extra records can only be older launches: keep the last ones. */
-		int extra = n_cupti - total * es->cand.plan.n_steps;
-		memmove(cupti, cupti + extra, sizeof(*cupti) * (size_t)(n_cupti - extra));
-		json_object_set_new(env, "cupti_note", json_sprintf("%d extra records dropped", extra));
-		n_cupti -= extra;
-	}
-	if (n_stale)
-		json_object_set_new(env, "cupti_stale", json_integer(n_stale));
-	if (n_cupti != total * es->cand.plan.n_steps) {
-		/* Records lost or CUPTI off: events only. */
-		free(cupti);
-		cupti = NULL;
-		json_object_set_new(env, "cupti_note",
-				    w->cupti ? json_sprintf("%d kernel records for %d launches", n_cupti,
-							    total * es->cand.plan.n_steps)
-					     : json_string("CUPTI off"));
-	}
-	{
-		int bad = -1;
-		struct run_verdict tv;
-		memset(&tv, 0, sizeof(tv));
-		buf_init(&tv.detail);
-		for (int j = 0; j < total; j++) {
-			int ver = verify_all || j % 16 == phase || j == total - 1;
-			int useB = (j & 1) && kB != kA;
-			float ms = 0;
-			json_t *t;
-			w->d.cuEventElapsedTime(&ms, w->ev[2 * j], w->ev[2 * j + 1]);
-			es->kernel_ms += ms;
-			if (j < warm && !ver)
-				continue;
-			tv.time_ms = ms;
-			tv.max_abs = tv.max_rel = 0;
-			tv.mismatches = 0;
-			int fail = 0;
-			if (ver) {
-				for (int o = 0; o < w->p.n_out; o++) {
-					const unsigned long long *s = w->hslots + (size_t)(j * per + o) * WK_SLOT_U64;
-					double ma = bits_d(s[0]), mr = bits_d(s[1]);
-					tv.max_abs = ma > tv.max_abs ? ma : tv.max_abs;
-					tv.max_rel = mr > tv.max_rel ? mr : tv.max_rel;
-					tv.mismatches += (long long)(s[2] + s[4]);
-				}
-				fail = tv.mismatches > 0;
-				if (fail && bad < 0)
-					bad = j;
-			}
-			if (j < warm)
-				continue;
-			t = ver ? trial_json(j - warm, useB ? kB->seed : kA->seed, &tv, !fail)
-				: json_pack("{s:i,s:I,s:f}", "idx", j - warm, "seed",
-					    (json_int_t)(useB ? kB->seed : kA->seed), "time_ms", (double)ms);
-			if (cupti) {
-				double c = 0;
-				for (int q = 0; q < es->cand.plan.n_steps; q++)
-					c += cupti[j * es->cand.plan.n_steps + q];
-				json_object_set_new(t, "cupti_ms", json_real(c));
-			}
-			json_array_append_new(times, t);
-		}
-		if (bad >= 0) {
-			buf_addf(&v.detail, "timed trial %d (seed %llu): the output differs from the reference (inputs alternate between timed trials; a kernel that caches results or skips work fails here)",
-				 bad - warm, (unsigned long long)(((bad & 1) && kB != kA) ? kB->seed : kA->seed));
-			snprintf(v.check, sizeof(v.check), "timed_output_mismatch");
-			r = 1;
-		} else {
-			struct wk_keep *kin = kA;
-			for (int i = 0; i < WK_MAX_KEEP; i++)
-				if (w->keep[i].used && w->keep[i].seed == w->in_seed && w->keep[i].dist == w->in_dist)
-					kin = &w->keep[i];
-			r = judge(es, kin, base_g - per, 0, "after the timed trials", &v);
-			for (int t = 0; !r && two && kB != kA && t < w->p.n_in; t++)
-				if (w->hslots[(size_t)(base_g + w->p.n_in + 1 + t) * WK_SLOT_U64] != kB->in_sum[t]) {
-					snprintf(v.check, sizeof(v.check), "inputs_modified");
-					buf_addf(&v.detail, "timed trials: input %s was modified by the kernel",
-						 w->p.t[t].name);
-					r = 1;
-				}
-		}
-		buf_release(&tv.detail);
-	}
-	free(cupti);
-	if (r == 1)
-		run_status(res, 1, &v, NULL, err);
-	buf_release(&v.detail);
-	return r;
 }
 
 /* ---- the evaluation -------------------------------------------------------- */
@@ -975,9 +716,9 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 	}
 	if (wk_module_load(w, &es.cand, bin->s + rlen, clen, jget_str(req, "plan", ""), err) < 0) {
 		if (w->fatal)
-			set_result(res, "runtime_error", NULL, err->s);
+			wk_set_result(res, "runtime_error", NULL, err->s);
 		else
-			set_result(res, "launch_error", NULL, err->s);
+			wk_set_result(res, "launch_error", NULL, err->s);
 		ended = 1;
 	}
 	/* Check trials: the spec's distributions, then any extra ones. */
@@ -999,21 +740,21 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 			k = ensure_ref(w, seed, dist, err);
 			if (!k)
 				goto fail;
-			if (ensure_inputs(w, seed, dist, err) < 0)
+			if (wk_ensure_inputs(w, seed, dist, err) < 0)
 				goto fail;
 			buf_reset(&v.detail);
 			v.check[0] = '\0';
 			r = check_run(&es, k, what, &v, err);
 			if (r == RUN_OK || r == 1)
-				json_array_append_new(checks, trial_json(ntrials, seed, &v, r == RUN_OK));
+				json_array_append_new(checks, wk_trial_json(ntrials, seed, &v, r == RUN_OK));
 			if (v.max_abs > jget_num(res, "max_abs_err", 0))
-				json_object_set_new(res, "max_abs_err", json_real(finite_or_big(v.max_abs)));
+				json_object_set_new(res, "max_abs_err", json_real(wk_finite_or_big(v.max_abs)));
 			if (v.max_rel > jget_num(res, "max_rel_err", 0))
-				json_object_set_new(res, "max_rel_err", json_real(finite_or_big(v.max_rel)));
+				json_object_set_new(res, "max_rel_err", json_real(wk_finite_or_big(v.max_rel)));
 			if (r == 1)
 				json_object_set_new(res, "mismatches", json_integer(v.mismatches));
 			ntrials++;
-			ended = run_status(res, r, &v, NULL, err);
+			ended = wk_run_status(res, r, &v, NULL, err);
 		}
 	}
 	/* Identical inputs again (those of the last check trial, still in
@@ -1025,11 +766,11 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 		for (int i = 1; !ended && i < rep; i++) {
 			char what[80];
 			snprintf(what, sizeof(what), "repeat run %d on the inputs of check trial %d", i, nchk - 1);
-			if (!(ka = ensure_ref(w, sa, 0, err)) || ensure_inputs(w, sa, 0, err) < 0)
+			if (!(ka = ensure_ref(w, sa, 0, err)) || wk_ensure_inputs(w, sa, 0, err) < 0)
 				goto fail;
 			buf_reset(&v.detail);
 			r = check_run(&es, ka, what, &v, err);
-			ended = run_status(res, r, &v, "nondeterministic", err);
+			ended = wk_run_status(res, r, &v, "nondeterministic", err);
 		}
 		/* Timing alternates the inputs of the last two check trials. */
 		if (!ended && timed > 0) {
@@ -1038,12 +779,12 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 				goto fail;
 			if (!kb->used || kb->seed != sb)
 				kb = ka;     /* memory pressure evicted it: one seed */
-			r = timing(&es, ka, kb, res, err);
-			ended = r == 1 ? 1 : run_status(res, r, &v, NULL, err);
+			r = wk_timing(&es, ka, kb, res, err);
+			ended = r == 1 ? 1 : wk_run_status(res, r, &v, NULL, err);
 		}
 	}
 	if (!ended)
-		set_result(res, "correct", NULL, "");
+		wk_set_result(res, "correct", NULL, "");
 	else if (!w->fatal)
 		distrust(w, jget_str(res, "failed_check", ""));
 	json_object_set_new(res, "wall_ms", json_real((now_s() - w->t_req) * 1000.0));
