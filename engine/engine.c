@@ -60,6 +60,8 @@ void engine_protocol_json(const struct eval_protocol *p, const char *arch, struc
 	for (int i = 0; p->dists && p->dists[i]; i++)
 		json_array_append_new(d, json_string(p->dists[i]));
 	json_object_set_new(o, "dists", d);
+	if (p->max_timing_s > 0)   /* absent when unset: keys of older results stay valid */
+		json_object_set_new(o, "max_timing_s", json_real(p->max_timing_s));
 	json_object_set_new(o, "version", json_integer(RT_PROTOCOL_VERSION));
 	buf_reset(out);
 	json_add_compact(out, o);

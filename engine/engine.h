@@ -28,6 +28,8 @@ struct eval_protocol {
 	const char *const *dists;  /* extra input distributions (verify); NULL-ended, may be NULL */
 	double timeout_s;          /* per launch block wall timeout (e.g. 10 s) */
 	int flush_l2;              /* 1 */
+	double max_timing_s;       /* stop the timed trials once the kernel time passes this
+				      (at least 10 trials); 0 = never (additive, runtime) */
 };
 void eval_protocol_default(struct eval_protocol *p);   /* collect-v1 */
 void eval_protocol_verify(struct eval_protocol *p);    /* verify-v1 */

@@ -42,7 +42,7 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 	size_t out_bytes = 0;
 	const char *names[LAUNCH_MAX_STEPS];
 	int n_names = 0, n_cupti = 0, n_stale = 0, phase;
-	double *cupti = NULL;
+	double *cupti = NULL, spent = 0, max_ms;
 	json_t *times = json_array(), *env;
 	struct run_verdict v;
 
@@ -63,6 +63,7 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 	 * from a phase the kernel cannot know, and the last. */
 	verify_all = out_bytes <= (64u << 20);
 	phase = (int)((unsigned long long)(now_s() * 1e6) % 16);
+	max_ms = jget_num(es->proto, "max_timing_s", 0) * 1000.0;
 	two = kB != kA && ensure_in2(w, err);
 	if (wk_ensure_inputs(w, kA->seed, 0, err) < 0)
 		return RUN_ERR;
@@ -90,6 +91,7 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 		const struct wk_buf *ins = useB && two ? w->in2 : w->in;
 		int ver = verify_all || j % 16 == phase || j == total - 1;
 		if (j >= 2) {
+			float ms = 0;
 			int q = wk_wait(w, w->ev[2 * (j - 2) + 1], es->timeout_s + 1, err);
 			if (q == -2) {
 				w->fatal = 1;
@@ -99,6 +101,13 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 			}
 			if (q < 0) {
 				r = RUN_ERR;
+				break;
+			}
+			/* A time budget ends slow kernels' timing early (recorded). */
+			w->d.cuEventElapsedTime(&ms, w->ev[2 * (j - 2)], w->ev[2 * (j - 2) + 1]);
+			spent += ms;
+			if (max_ms > 0 && spent > max_ms && j - warm >= 10) {
+				total = j;
 				break;
 			}
 		}

@@ -7,6 +7,7 @@
 #   BENCH_PROBLEMS="019 023" tests/bench.sh     a subset
 #   BENCH_TIMEOUT=300                          stop after so many seconds (partial table)
 #   BENCH_SLOW_MS=20                           no second evaluation above this kernel time
+#   BENCH_MAX_TIMING_S=3                       timed trials stop after this much kernel time (>= 10)
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}
@@ -29,7 +30,7 @@ for d in "$ROOT"/problems/level1/*/; do
 	d=${d%/}
 	[ -f "$d/reference.cu" ] && set -- "$@" "$n" "$d/reference.cu"
 done
-timeout "${BENCH_TIMEOUT:-0}" "$KFEVAL" --kforge "$KFORGE" --db "$TMP/bench.db" --force --repeat 2 --max-kernel-ms "${BENCH_SLOW_MS:-20}" "$@" >"$TMP/res.jsonl" 2>"$TMP/err"
+timeout "${BENCH_TIMEOUT:-0}" "$KFEVAL" --kforge "$KFORGE" --db "$TMP/bench.db" --force --repeat 2 --max-kernel-ms "${BENCH_SLOW_MS:-20}" --max-timing-s "${BENCH_MAX_TIMING_S:-3}" "$@" >"$TMP/res.jsonl" 2>"$TMP/err"
 rc=$?
 python3 - "$TMP/res.jsonl" <<'PY'
 import json, statistics, sys

@@ -45,6 +45,8 @@ int main(int argc, char **argv)
 			cfg.protocol.timeout_s = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--max-kernel-ms") && i + 1 < argc)
 			max_ms = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--max-timing-s") && i + 1 < argc)
+			cfg.protocol.max_timing_s = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
 			repeat = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--force"))

@@ -118,6 +118,12 @@ static void test_protocol_key(void **state)
 	assert_string_not_equal(k1, k3);
 	assert_string_not_equal(k1, k4);
 	assert_int_equal(strlen(k1), 64);
+	assert_null(strstr(a.s, "max_timing_s"));     /* unset: not in the key */
+	p.max_timing_s = 5;
+	engine_protocol_json(&p, "sm_90", &b);
+	assert_non_null(strstr(b.s, "\"max_timing_s\":5"));
+	engine_eval_key("abc", "level1/019_ReLU", "H100", b.s, k4);
+	assert_string_not_equal(k1, k4);
 	buf_release(&a);
 	buf_release(&b);
 }
