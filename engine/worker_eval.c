@@ -24,7 +24,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define REF_TIMEOUT_S 120.0
+/* A reference launch block may take this long ($KFORGE_REF_TIMEOUT, s):
+ * naive references at KernelBench sizes are slow. */
+static double ref_timeout_s(void)
+{
+	const char *e = getenv("KFORGE_REF_TIMEOUT");
+	double v = e ? atof(e) : 0;
+
+	return v > 0 && v <= 3600 ? v : 120.0;
+}
+#define REF_TIMEOUT_S ref_timeout_s()
 
 static int dtype_is_float(enum kf_dtype t)
 {
