@@ -41,13 +41,20 @@ struct supervisor {
 	json_t *info;
 };
 
+/* Kills and reaps, but waits at most a few seconds: a process stuck in the
+ * driver's teardown of a hung kernel must not hang the engine (it is left
+ * to init, the next worker starts anyway). */
 static void worker_kill(struct worker *w)
 {
 	if (w->pid > 0) {
 		int st;
 		kill(w->pid, SIGKILL);
-		while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR)
-			;
+		for (int i = 0; i < 500; i++) {
+			pid_t r = waitpid(w->pid, &st, WNOHANG);
+			if (r == w->pid || (r < 0 && errno != EINTR))
+				break;
+			usleep(10000);
+		}
 	}
 	if (w->to >= 0)
 		close(w->to);
@@ -255,7 +262,13 @@ int supervisor_request(struct supervisor *s, int type, const json_t *req, const 
 			struct proc_result pr;
 			struct buf how = BUF_INIT;
 			proc_result_init(&pr);
-			if (w->pid > 0 && waitpid(w->pid, &st, 0) == w->pid) {
+			pid_t got = 0;
+			for (int i = 0; w->pid > 0 && i < 500 && got == 0; i++) {
+				got = waitpid(w->pid, &st, WNOHANG);
+				if (got == 0)
+					usleep(10000);
+			}
+			if (w->pid > 0 && got == w->pid) {
 				pr.exited = WIFEXITED(st);
 				pr.status = WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st);
 				pr.signaled = WIFSIGNALED(st);
