@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
@@ -316,6 +317,110 @@ static void test_supervisor_watchdog(void **state)
 	buf_release(&exe);
 }
 
+/* ---- engine_eval from several threads (compile only) -------------------- */
+
+struct th_arg {
+	struct engine *e;
+	const char *cand;
+	char status[24];
+	char hash[65];
+	char msg[256];
+	int rc;
+};
+
+static void *eval_thread(void *p)
+{
+	struct th_arg *a = p;
+	struct eval_request req = { "level1/019_ReLU", a->cand, 0 };
+	struct eval_outcome o;
+	struct buf err = BUF_INIT;
+
+	eval_outcome_init(&o);
+	a->rc = engine_eval(a->e, &req, &o, &err);
+	snprintf(a->status, sizeof(a->status), "%s", o.status);
+	snprintf(a->hash, sizeof(a->hash), "%s", o.kernel_hash);
+	snprintf(a->msg, sizeof(a->msg), "%s", err.s);
+	eval_outcome_release(&o);
+	buf_release(&err);
+	return NULL;
+}
+
+static void test_engine_threads(void **state)
+{
+	const char *root = getenv("KF_ROOT"), *kf = getenv("KFORGE");
+	char dir[] = "/tmp/kf-eng-XXXXXX", db[64];
+	struct engine_config cfg;
+	struct engine *e = NULL;
+	struct buf err = BUF_INIT;
+	struct th_arg a[6];
+	pthread_t th[6];
+	static char src[6][512];
+
+	(void)state;
+	if (!root || !kf)
+		skip();
+	assert_non_null(mkdtemp(dir));
+	snprintf(db, sizeof(db), "%s/k.db", dir);
+	memset(&cfg, 0, sizeof(cfg));
+	eval_protocol_default(&cfg.protocol);
+	cfg.root = root;
+	cfg.store_path = db;
+	cfg.compile_only = 1;
+	cfg.arch = "sm_90";
+	cfg.exe = kf;
+	cfg.n_compile = 2;
+	assert_int_equal(engine_open(&e, &cfg, &err), 0);
+	assert_string_equal(engine_gpu_name(e), "");
+	for (int i = 0; i < 6; i++) {
+		/* Three distinct kernels, each twice, and one format error. */
+		snprintf(src[i], sizeof(src[i]),
+			 "extern \"C\" __global__ void k%d(const float* x, float* y, long long n)\n"
+			 "{ long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; if (i < n) y[i] = x[i] * %d.0f; }\n"
+			 "/*@launch\nk%d<<<ceil_div(batch_size * dim, 256), %s>>>(x, y, batch_size * dim);\n@*/\n",
+			 i % 3, i % 3, i % 3, i == 5 ? "4096" : "256");
+		a[i].e = e;
+		a[i].cand = src[i];
+		assert_int_equal(pthread_create(&th[i], NULL, eval_thread, &a[i]), 0);
+	}
+	for (int i = 0; i < 6; i++)
+		pthread_join(th[i], NULL);
+	if (a[0].rc < 0 && strstr(a[0].msg, "NVRTC not found")) {
+		engine_close(e);
+		skip();
+	}
+#if defined(__SANITIZE_ADDRESS__)
+	/* Under LeakSanitizer the compile child fails on NVRTC's own leaks. */
+	if (a[0].rc < 0 && strstr(a[0].msg, "compile child failed")) {
+		engine_close(e);
+		skip();
+	}
+#endif
+	for (int i = 0; i < 6; i++) {
+		if (a[i].rc)
+			fail_msg("thread %d: %s", i, a[i].msg);
+		assert_string_equal(a[i].status, i == 5 ? "format_error" : "not_run");
+	}
+	assert_string_equal(a[0].hash, a[3].hash);
+	assert_string_not_equal(a[0].hash, a[1].hash);
+	engine_close(e);
+	{
+		struct store s;
+		long long n = 0;
+		assert_int_equal(store_open(&s, db, STORE_READONLY, &err), 0);
+		assert_int_equal(store_query_int(&s, "SELECT COUNT(*) FROM kernels", NULL, 0, &n, &err), 0);
+		assert_int_equal(n, 4);
+		assert_int_equal(store_query_int(&s, "SELECT COUNT(*) FROM evals", NULL, 0, &n, &err), 0);
+		assert_int_equal(n, 4);
+		store_close(&s);
+	}
+	{
+		char cmd[96];
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		assert_int_equal(system(cmd), 0);
+	}
+	buf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -325,6 +430,7 @@ int main(void)
 		cmocka_unit_test(test_time_stats),
 		cmocka_unit_test(test_harness_compiles),
 		cmocka_unit_test(test_supervisor_watchdog),
+		cmocka_unit_test(test_engine_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
