@@ -7,6 +7,7 @@
 #include "engine/compile_pool.h"
 #include "engine/rt.h"
 #include "core/json.h"
+#include "core/fsutil.h"
 #include "core/log.h"
 #include "core/proc.h"
 #include "core/sha256.h"
@@ -59,6 +60,8 @@ void engine_protocol_json(const struct eval_protocol *p, const char *arch, struc
 	for (int i = 0; p->dists && p->dists[i]; i++)
 		json_array_append_new(d, json_string(p->dists[i]));
 	json_object_set_new(o, "dists", d);
+	if (p->max_timing_s > 0)   /* absent when unset: keys of older results stay valid */
+		json_object_set_new(o, "max_timing_s", json_real(p->max_timing_s));
 	json_object_set_new(o, "version", json_integer(RT_PROTOCOL_VERSION));
 	buf_reset(out);
 	json_add_compact(out, o);
@@ -134,12 +137,20 @@ void engine_time_stats(const json_t *result, struct eval_outcome *o)
 
 /* ---- problems ------------------------------------------------------------- */
 
-static struct eng_problem *problem_get(struct engine *e, const char *query, struct buf *err)
+struct eng_problem *engine_problem(struct engine *e, const char *query, struct buf *err)
 {
 	struct buf dir = BUF_INIT;
 	struct eng_problem *ep = NULL;
 
-	if (problem_find(e->root, query, &dir, err) < 0)
+	{
+		/* A problem directory itself, or an id to look up under root. */
+		struct buf spec = BUF_INIT;
+		path_join(&spec, query, "spec.json");
+		if (strchr(query, '/') && file_exists(spec.s))
+			buf_adds(&dir, query);
+		buf_release(&spec);
+	}
+	if (!dir.len && problem_find(e->root, query, &dir, err) < 0)
 		goto out;
 	pthread_mutex_lock(&e->prob_mu);
 	for (ep = e->probs; ep; ep = ep->next)
@@ -178,7 +189,7 @@ out:
 }
 
 /* The reference compiled and planned once per problem (GPU mode). */
-static int problem_reference(struct engine *e, struct eng_problem *ep, struct buf *err)
+int engine_problem_reference(struct engine *e, struct eng_problem *ep, struct buf *err)
 {
 	struct launch_plan lp;
 	struct compile_result cr;
@@ -239,7 +250,6 @@ static char *self_exe(void)
 	return strdup(p);
 }
 
-int engine_measure_peaks(struct engine *e, struct buf *err);
 
 int engine_open(struct engine **ep, const struct engine_config *cfg, struct buf *err)
 {
@@ -252,7 +262,7 @@ int engine_open(struct engine **ep, const struct engine_config *cfg, struct buf 
 	buf_init(&e->proto_json);
 	e->root = strdup(cfg->root ? cfg->root : ".");
 	e->store_path = strdup(cfg->store_path ? cfg->store_path : "kforge.db");
-	e->exe = self_exe();
+	e->exe = cfg->exe ? strdup(cfg->exe) : self_exe();
 	e->compile_only = cfg->compile_only;
 	e->proto = cfg->protocol;
 	if (!e->proto.name)
@@ -403,7 +413,7 @@ static int run_on_gpu(struct engine *e, struct eng_problem *ep, const struct lau
 	json_t *req, *names = json_array(), *pj;
 	int r;
 
-	if (problem_reference(e, ep, err) < 0) {
+	if (engine_problem_reference(e, ep, err) < 0) {
 		json_decref(names);
 		return -1;
 	}
@@ -420,6 +430,13 @@ static int run_on_gpu(struct engine *e, struct eng_problem *ep, const struct lau
 	buf_add(&bin, cr->cubin.s, cr->cubin.len);
 	r = supervisor_request(e->sup, RT_EVAL, req, bin.s, bin.len, res, err);
 	json_decref(req);
+	if (r == 0 && json_object_get(*res, "engine_error")) {
+		/* Not the candidate's fault (reference failed, out of memory...). */
+		kf_err(err, "%s", jget_str(*res, "engine_error", ""));
+		json_decref(*res);
+		*res = NULL;
+		r = -1;
+	}
 	buf_release(&plan);
 	buf_release(&bin);
 	return r;
@@ -443,7 +460,7 @@ int engine_eval(struct engine *e, const struct eval_request *req, struct eval_ou
 	launch_plan_init(&lp);
 	compile_result_init(&cr);
 	eval_outcome_release(out);
-	ep = problem_get(e, req->problem_id, err);
+	ep = engine_problem(e, req->problem_id, err);
 	if (!ep)
 		goto out;
 	snprintf(out->gpu_name, sizeof(out->gpu_name), "%s", engine_gpu_name(e));
@@ -479,9 +496,10 @@ int engine_eval(struct engine *e, const struct eval_request *req, struct eval_ou
 		compile_id_of(out->kernel_hash, e->arch, "[]", out->compile_id);
 		if (job) {
 			/* The code may compile; record it, the verdict stays format_error. */
-			if (compile_pool_wait(e->pool, job, &cr, err) < 0)
-				goto out;
+			r = compile_pool_wait(e->pool, job, &cr, err);
 			job = NULL;
+			if (r < 0)
+				goto out;
 			compile_id_of(out->kernel_hash, e->arch, cr.options.s, out->compile_id);
 			out->compile_ms = cr.ms;
 			pthread_mutex_lock(&e->store_mu);

@@ -41,13 +41,20 @@ struct supervisor {
 	json_t *info;
 };
 
+/* Kills and reaps, but waits at most a few seconds: a process stuck in the
+ * driver's teardown of a hung kernel must not hang the engine (it is left
+ * to init, the next worker starts anyway). */
 static void worker_kill(struct worker *w)
 {
 	if (w->pid > 0) {
 		int st;
 		kill(w->pid, SIGKILL);
-		while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR)
-			;
+		for (int i = 0; i < 500; i++) {
+			pid_t r = waitpid(w->pid, &st, WNOHANG);
+			if (r == w->pid || (r < 0 && errno != EINTR))
+				break;
+			usleep(10000);
+		}
 	}
 	if (w->to >= 0)
 		close(w->to);
@@ -138,10 +145,15 @@ int supervisor_open(struct supervisor **sp, const char *exe, int max_gpus, json_
 	*sp = NULL;
 	if (!exe)
 		return kf_err(err, "cannot find the kforge executable for the GPU worker");
-	if (cudadrv_load(&d, err) < 0)
-		return -1;
-	d.cuDeviceGetCount(&n);
-	cudadrv_release(&d);
+	if (getenv("KFORGE_WORKER_TEST_GPUS")) {
+		/* Tests of the supervisor with a stand-in worker: no driver probe. */
+		n = atoi(getenv("KFORGE_WORKER_TEST_GPUS"));
+	} else {
+		if (cudadrv_load(&d, err) < 0)
+			return -1;
+		d.cuDeviceGetCount(&n);
+		cudadrv_release(&d);
+	}
 	if (n <= 0)
 		return kf_err(err, "no GPU visible");
 	if (max_gpus > 0 && n > max_gpus)
@@ -200,12 +212,9 @@ static void release(struct supervisor *s, struct worker *w)
 	pthread_mutex_unlock(&s->mu);
 }
 
-static json_t *dead_reply(const char *status, const char *fmt, const char *what)
+static json_t *dead_reply(const char *status, const char *detail)
 {
-	char d[512];
-
-	snprintf(d, sizeof(d), fmt, what);
-	return json_pack("{s:s,s:s,s:b}", "status", status, "detail", d, "fatal", 1);
+	return json_pack("{s:s,s:s,s:b}", "status", status, "detail", detail, "fatal", 1);
 }
 
 int supervisor_request(struct supervisor *s, int type, const json_t *req, const void *bin,
@@ -244,7 +253,7 @@ int supervisor_request(struct supervisor *s, int type, const json_t *req, const 
 		if (r == -2) {
 			log_warn("GPU worker %d silent past its deadline: killed", w->device);
 			worker_kill(w);
-			*reply = dead_reply("timeout", "%s", "the launch did not finish in time; the GPU worker was killed and restarted");
+			*reply = dead_reply("timeout", "the launch did not finish in time; the GPU worker was killed and restarted");
 			break;
 		}
 		{
@@ -253,7 +262,13 @@ int supervisor_request(struct supervisor *s, int type, const json_t *req, const 
 			struct proc_result pr;
 			struct buf how = BUF_INIT;
 			proc_result_init(&pr);
-			if (w->pid > 0 && waitpid(w->pid, &st, 0) == w->pid) {
+			pid_t got = 0;
+			for (int i = 0; w->pid > 0 && i < 500 && got == 0; i++) {
+				got = waitpid(w->pid, &st, WNOHANG);
+				if (got == 0)
+					usleep(10000);
+			}
+			if (w->pid > 0 && got == w->pid) {
 				pr.exited = WIFEXITED(st);
 				pr.status = WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st);
 				pr.signaled = WIFSIGNALED(st);
@@ -263,8 +278,12 @@ int supervisor_request(struct supervisor *s, int type, const json_t *req, const 
 				buf_adds(&how, e2.s);
 			}
 			worker_kill(w);
-			*reply = dead_reply("runtime_error", "the GPU worker died (%s) and was restarted",
-					    how.s);
+			{
+				struct buf d = BUF_INIT;
+				buf_addf(&d, "the GPU worker died (%s) and was restarted", how.s);
+				*reply = dead_reply("runtime_error", d.s);
+				buf_release(&d);
+			}
 			buf_release(&how);
 			proc_result_release(&pr);
 			break;

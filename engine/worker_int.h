@@ -1,0 +1,190 @@
+/* The GPU worker (`kforge __worker --device N`): a process that owns one
+ * CUDA context and serves the supervisor's requests (engine/rt.h) one at
+ * a time. Single-threaded, except for CUPTI's buffer callbacks.
+ *
+ * Memory layout of every device buffer (tensors and scratch):
+ *   [guard WK_GUARD bytes][data, padded to 256][guard WK_GUARD bytes]
+ * guards hold WK_GUARD_BYTE and are counted after each run. */
+#ifndef KF_WORKER_INT_H
+#define KF_WORKER_INT_H
+
+#include <jansson.h>
+#include "core/buf.h"
+#include "core/cudadrv.h"
+#include "core/problem.h"
+#include "engine/launch.h"
+
+#define WK_GUARD 4096
+#define WK_GUARD_BYTE 0xA5
+#define WK_MAX_KEEP 16             /* reference outputs kept (seeds) */
+#define WK_SLOT_U64 8              /* u64 per stats slot */
+#define WK_MAX_SLOTS 8192
+#define WK_MAX_EVENTS 2048
+
+struct wk_buf {
+	CUdeviceptr base, data;
+	size_t bytes;              /* data bytes (unpadded) */
+	size_t total;
+};
+
+struct wk_keep {
+	unsigned long long seed;
+	int dist;                  /* 0 = the spec's distributions */
+	int used;
+	unsigned long long in_sum[PROBLEM_MAX_TENSORS];
+	CUdeviceptr out[PROBLEM_MAX_TENSORS];
+	double ref_ms;
+	unsigned long long stamp;  /* LRU */
+};
+
+struct wk_module {
+	CUmodule mod;
+	struct launch_plan plan;
+	CUfunction *fn;            /* one per step */
+	struct wk_buf *scratch;    /* one per plan scratch */
+	int loaded;
+};
+
+struct worker {
+	struct cudadrv d;
+	/* not in core/cudadrv.h: an ordered device copy on our stream */
+	CUresult (*memcpy_dtod_async)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+	int device;
+	CUdevice dev;
+	CUcontext ctx;
+	CUstream st;
+	int in_fd, out_fd;
+	json_t *info;
+	char arch[16];
+	size_t l2_bytes;
+
+	/* harness module (engine/cuda/harness.cuh + the input generator) */
+	struct buf harness_cubin;
+	CUmodule hmod;
+	CUfunction f_compare, f_checksum, f_count_ne, f_fma, f_copy, f_fill, f_fill_softmax;
+
+	struct wk_buf flush;       /* > L2, memset before each timed trial */
+	CUdeviceptr slots;         /* WK_MAX_SLOTS x WK_SLOT_U64 u64 */
+	unsigned long long *hslots;/* pinned mirror */
+	CUevent ev[WK_MAX_EVENTS];
+	int n_ev;
+
+	/* the current problem */
+	char prob_dir[1024];
+	struct problem p;
+	int have_problem;
+	struct wk_buf in[PROBLEM_MAX_TENSORS], out[PROBLEM_MAX_TENSORS];
+	struct wk_buf in2[PROBLEM_MAX_TENSORS];   /* second input set for timing (may be absent) */
+	int have_in2;
+	unsigned long long in_seed, in2_seed;     /* what in/in2 hold; ~0 = nothing */
+	int in_dist, in2_dist;
+	char ref_hash[65];
+	struct wk_module ref;
+	struct wk_keep keep[WK_MAX_KEEP];
+	unsigned long long stamp;
+
+	double t_req;              /* when the current request arrived */
+	int fatal;                 /* the context is unusable: exit after replying */
+	struct buf last_err;
+
+	/* CUPTI / NVML, optional */
+	void *cupti;
+	void *nvml;
+};
+
+/* worker.c */
+int worker_main(int device, int in_fd, int out_fd);
+/* NVRTC (in process: trusted code) of the input generator + harness.cuh. */
+int worker_harness_compile(const char *arch, struct buf *cubin, struct buf *err);
+int wk_progress(struct worker *w, double next_s);
+/* Describes r in err; sets w->fatal for sticky errors. Returns -1. */
+int wk_cuda_err(struct worker *w, CUresult r, const char *what, struct buf *err);
+int wk_alloc(struct worker *w, struct wk_buf *b, size_t bytes, struct buf *err);
+void wk_free(struct worker *w, struct wk_buf *b);
+/* Polls ev until done: 0; -1 CUDA error (err); -2 past timeout_s. */
+int wk_wait(struct worker *w, CUevent ev, double timeout_s, struct buf *err);
+int wk_launch_h(struct worker *w, CUfunction f, unsigned grid, void **args, struct buf *err);
+int wk_module_load(struct worker *w, struct wk_module *m, const void *cubin, size_t len,
+		   const char *plan_json, struct buf *err);
+void wk_module_unload(struct worker *w, struct wk_module *m);
+
+/* worker_eval.c */
+int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t **res,
+	    struct buf *err);
+int wk_sample(struct worker *w, const json_t *req, const struct buf *bin, json_t **res,
+	      struct buf *err);
+int wk_peaks(struct worker *w, json_t **res, struct buf *err);
+/* For wk_sample: the kept reference outputs of seed (spec distributions). */
+int wk_ensure_ref_values(struct worker *w, const json_t *req, const struct buf *bin,
+			 unsigned long long seed, CUdeviceptr *outs, double *ref_ms, struct buf *err);
+double wk_host_decode(const unsigned char *p, enum kf_dtype t);
+
+/* worker_cupti.c: kernel durations of the named kernels, in launch order */
+int wk_cupti_open(struct worker *w);          /* 0, or -1 when unavailable (reason logged) */
+int wk_cupti_start(struct worker *w, const char *const *names, int n);
+/* Flushes and returns the durations (ms) of matching kernels that started
+ * after wk_cupti_start, in start order; *n set, *stale the matching
+ * records from before (dropped); caller frees. NULL when CUPTI is off. */
+double *wk_cupti_stop(struct worker *w, int *n, int *stale);
+void wk_cupti_close(struct worker *w);
+
+/* worker_nvml.c: {"sm_clock_mhz","mem_clock_mhz","temperature_c","power_w"} */
+void wk_nvml_open(struct worker *w);
+json_t *wk_nvml_sample(struct worker *w);
+void wk_nvml_close(struct worker *w);
+
+/* ---- worker_eval.c internals shared with worker_time.c ------------------- */
+enum { RUN_OK = 0, RUN_ERR = -1, RUN_TIMEOUT = -2, RUN_LAUNCH = -3 };
+
+struct wk_eval_state {
+	struct worker *w;
+	struct wk_module cand;
+	const json_t *proto;
+	double atol, rtol, timeout_s;
+	double kernel_ms;          /* all candidate runs */
+	json_t *res;
+};
+
+
+struct run_verdict {
+	char check[48];
+	struct buf detail;
+	double max_abs, max_rel;
+	long long mismatches;
+	double time_ms;
+};
+
+int wk_read_slots(struct worker *w, int n, double timeout, struct buf *err);
+int wk_gen_inputs(struct worker *w, struct wk_buf *set, unsigned long long seed, int dist,
+		  struct buf *err);
+int wk_ensure_inputs(struct worker *w, unsigned long long seed, int dist, struct buf *err);
+int wk_poison_outputs(struct worker *w, struct buf *err);
+int wk_compare(struct worker *w, struct wk_eval_state *es, int o, CUdeviceptr ref, int slot,
+	       struct buf *err);
+/* Fills scratch, records e0, launches every step, records e1: RUN_*. */
+int wk_run_plan(struct worker *w, struct wk_module *m, const struct wk_buf *ins, CUevent e0,
+		CUevent e1, struct buf *err);
+/* After a run: compares (when verify_out), input checksums and guard
+ * counts into slots base.. (n_out compares, n_in sums, 1 guard). */
+int wk_post_checks(struct wk_eval_state *es, struct wk_keep *k, const struct wk_buf *ins,
+		   int base, int verify_out, struct buf *err);
+/* Reads those slots' verdict into v: 0 pass, 1 fail. */
+int wk_judge(struct wk_eval_state *es, struct wk_keep *k, int base, int verify_out,
+	     const char *what, struct run_verdict *v);
+json_t *wk_trial_json(int idx, unsigned long long seed, const struct run_verdict *v, int ok);
+void wk_set_result(json_t *res, const char *status, const char *check, const char *detail);
+/* Maps a run's result to the eval status in res; 1 when the eval ends. */
+int wk_run_status(json_t *res, int r, const struct run_verdict *v, const char *fail_check,
+		  struct buf *err);
+double wk_finite_or_big(double v);
+double wk_bits_d(unsigned long long u);
+CUdeviceptr wk_slot_ptr(struct worker *w, int s);
+/* Order-free hash of a buffer's data, added to slot s. */
+int wk_checksum(struct worker *w, const struct wk_buf *b, int slot, struct buf *err);
+
+/* worker_time.c: warm-ups and timed trials alternating the inputs of kA
+ * and kB; RUN_OK, 1 (a failed check, set in res) or RUN_*. */
+int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, json_t *res,
+	      struct buf *err);
+
+#endif
