@@ -8,8 +8,8 @@
  * Modes: ok, 429 (Retry-After), 500, timeout (never answers), reset
  * (connection reset), malformed (invalid JSON), nocode (a reply without a
  * code block), big (a reply of `bytes`), trickle (a valid reply sent one
- * byte every `interval_ms`), unauthorized (401 that echoes the bearer
- * token, as careless servers do). Script: {"steps": [{"mode": "429",
+ * byte every `interval_ms`), unauthorized (401, or `status`, that echoes
+ * the bearer token, as careless servers do). Script: {"steps": [{"mode": "429",
  * "retry_after": 1}, {"mode": "ok", "content": "..."}], "default": {...}}.
  *
  * "ok" without content answers by the task named in the prompt: ideas
@@ -216,8 +216,9 @@ static int serve(int fd, const char *method, const char *path, const char *auth,
 		const char *b = "{\"error\":{\"message\":\"internal error\"}}";
 		reply(fd, 500, "Internal Server Error", NULL, b, strlen(b));
 	} else if (!strcmp(mode, "unauthorized")) {
+		int st = (int)json_integer_value(json_object_get(step, "status"));
 		buf_addf(&out, "{\"error\":{\"message\":\"invalid key %s\"}}", auth ? auth : "none");
-		reply(fd, 401, "Unauthorized", NULL, out.s, out.len);
+		reply(fd, st ? st : 401, st ? "Error" : "Unauthorized", NULL, out.s, out.len);
 	} else if (!strcmp(mode, "timeout")) {
 		/* never answer: wait for the client to give up */
 		struct pollfd p = { fd, POLLIN, 0 };
