@@ -58,6 +58,10 @@ struct llm_config {
 	char *reasoning_effort;   /* NULL: not sent; "low", "medium", "high"; owned */
 	long long token_budget;   /* prompt + completion tokens over all calls; 0: none */
 	int use_n;                /* implement: ask for m choices with "n" instead of m fences */
+	int send_seed;            /* send the call's seed (default 1; distinct draws of one
+				     prompt then have distinct requests and cache keys) */
+	double usd_per_mtok_prompt;     /* prices for cost accounting; 0: unknown */
+	double usd_per_mtok_completion;
 	int replay;               /* cache only: a miss is an error, no network */
 	unsigned long long jitter_seed; /* seeds back-off jitter (0: from the clock) */
 };
@@ -79,6 +83,10 @@ int llm_config_parse(struct llm_config *c, const char *text, size_t len, const c
 void llm_config_copy(struct llm_config *dst, const struct llm_config *src);
 /* Checks that a usable endpoint is configured (URL, model, ranges). */
 int llm_config_check(const struct llm_config *c, struct buf *err);
+/* Cost of one call in USD from its token counts and the configured
+ * prices; 0 when prices or counts are unknown. */
+double llm_cost_usd(const struct llm_config *c, long long prompt_tokens,
+		    long long completion_tokens);
 /* 1 when an LLM endpoint is configured in the environment (KFORGE_LLM_BASE_URL). */
 int llm_env_configured(void);
 

@@ -199,6 +199,16 @@ static void test_config(void **state)
 	assert_string_equal(c.reasoning_effort, "high");
 	assert_int_equal(c.token_budget, 5000);
 	assert_int_equal(llm_config_check(&c, &err), 0);
+	assert_int_equal(c.send_seed, 1);
+	{
+		const char *t = "{\"send_seed\": false, \"usd_per_mtok_prompt\": 2, "
+				"\"usd_per_mtok_completion\": 8}";
+		assert_int_equal(llm_config_parse(&c, t, strlen(t), "cfg", &err), 0);
+	}
+	assert_int_equal(c.send_seed, 0);
+	assert_true(fabs(llm_cost_usd(&c, 1000000, 500000) - 6.0) < 1e-9);
+	assert_true(llm_cost_usd(&c, -1, -1) == 0);
+	assert_int_equal(llm_config_parse(&c, "{\"send_seed\": 1}", 16, "cfg", &err), -1);
 
 	/* keys never come from files; unknown settings and bad ranges fail */
 	assert_int_equal(llm_config_parse(&c, "{\"api_key\": \"sk-x\"}", 19, "cfg", &err), -1);
