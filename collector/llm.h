@@ -49,8 +49,9 @@ struct llm_config {
 	double backoff_base_s;    /* first back-off, default 1; doubles per retry */
 	double backoff_max_s;     /* cap on one back-off (Retry-After included), default 60 */
 	size_t max_response_bytes; /* default 8 MiB */
-	long low_speed_bytes;     /* abort an attempt slower than this (bytes/s) ... */
-	long low_speed_time_s;    /* ... for this long; defaults 1 and 60 */
+	long low_speed_bytes;     /* once the body has begun, abort an attempt slower than
+				     this (bytes/s) ... */
+	long low_speed_time_s;    /* ... over this long; defaults 1 and 60 */
 	double temperature;       /* < 0: not sent (default) */
 	double top_p;             /* < 0: not sent (default) */
 	long max_tokens;          /* 0: not sent */
