@@ -253,6 +253,64 @@ static void test_redact(void **state)
 	buf_release(&b);
 }
 
+/* Prompts render from the project's templates (tests run in the root). */
+static void test_prompts(void **state)
+{
+	struct llm_prompts *pp = NULL;
+	struct buf out = BUF_INIT, err = BUF_INIT, big = BUF_INIT;
+	json_t *spec = json_pack("{s:s, s:{s:i}, s:{s:f}, s:[{s:s, s:s, s:[s, i]}], s:[], s:s}",
+				 "operation", "leaky relu", "sizes", "n", 1024, "scalars",
+				 "negative_slope", 0.01, "inputs", "name", "x", "dtype", "float32",
+				 "shape", "n", 4, "outputs", "tolerance", "bf16");
+	struct proposer_problem pr = { "level1/020_LeakyReLU", spec, "torch \xff\xfe text",
+				       "ref src\n\n\n", NULL, NULL, 0 };
+	struct idea id = { (char *)"Tile it.", CAT_MEMORY | CAT_CONTROL, (char *)"model", NULL };
+	struct idea_request ir = { &pr, NULL, 0, 5, 1, 1 };
+	struct impl_request mr = { &pr, &id, NULL, 0, 1, 1, 1 };
+	struct seed_kernel sk = { "k1", "src", NULL, NULL, 0, 0 };
+	struct repair_request rr = { &pr, &sk, "incorrect", NULL, 2, 1 };
+	(void)state;
+
+	assert_int_equal(llm_prompts_open(&pp, "no/such/dir", &err), -1);
+	assert_non_null(strstr(err.s, "no/such/dir"));
+	assert_int_equal(llm_prompts_open(&pp, "templates/prompts", &err), 0);
+
+	assert_int_equal(llm_prompt_ideas(pp, &ir, &out, &err), 0);
+	assert_non_null(strstr(out.s, "Propose 5 new optimization ideas"));
+	assert_null(strstr(out.s, "Ideas already tried"));
+	assert_non_null(strstr(out.s, "Sizes: n = 1024"));
+	assert_non_null(strstr(out.s, "Scalars: negative_slope = 0.01"));
+	assert_non_null(strstr(out.s, "input `x`: float32 [n, 4]"));
+	assert_non_null(strstr(out.s, "torch \xff\xfe text")); /* bytes kept */
+	assert_non_null(strstr(out.s, "an NVIDIA GPU"));
+
+	buf_reset(&out);
+	assert_int_equal(llm_prompt_implement(pp, &mr, 1, &out, &err), 0);
+	assert_non_null(strstr(out.s, "[memory, control] Tile it."));
+	assert_non_null(strstr(out.s, "Write one implementation"));
+	assert_non_null(strstr(out.s, "half-precision tolerance"));
+	assert_non_null(strstr(out.s, "ref src\n```")); /* trailing blank lines trimmed */
+	assert_null(strstr(out.s, "Kernels to build on"));
+
+	while (big.len < 100000)
+		buf_adds(&big, "error: something went wrong in line 1\n");
+	rr.failure = big.s;
+	buf_reset(&out);
+	assert_int_equal(llm_prompt_repair(pp, &rr, &out, &err), 0);
+	assert_non_null(strstr(out.s, "What went wrong: incorrect"));
+	assert_non_null(strstr(out.s, "more bytes cut"));
+	assert_true(out.len < 40000);
+
+	buf_reset(&out);
+	assert_int_equal(llm_prompt_system(pp, &out, &err), 0);
+	assert_non_null(strstr(out.s, "CUDA"));
+	llm_prompts_close(pp);
+	json_decref(spec);
+	buf_release(&out);
+	buf_release(&err);
+	buf_release(&big);
+}
+
 static void test_request_hash(void **state)
 {
 	char a[65], b[65];
@@ -270,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_candidates),   cmocka_unit_test(test_completion),
 		cmocka_unit_test(test_backoff),      cmocka_unit_test(test_config),
 		cmocka_unit_test(test_request_hash), cmocka_unit_test(test_redact),
+		cmocka_unit_test(test_prompts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
