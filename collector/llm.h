@@ -36,6 +36,7 @@
 #define LLM_MAX_RESPONSE_CAP (64u << 20)   /* max_response_bytes may not exceed it */
 #define LLM_MAX_CANDIDATE_BYTES (256u << 10) /* one candidate file from a response */
 #define LLM_MAX_IDEA_BYTES 4000            /* one idea's text (longer is cut) */
+#define LLM_PROMPT_MAX_HISTORY 200         /* earlier ideas shown (the most recent) */
 
 struct llm_config {
 	char *base_url;           /* e.g. "http://127.0.0.1:8000/v1"; owned */
