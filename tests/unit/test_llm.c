@@ -55,6 +55,32 @@ static void test_ideas_labels(void **state)
 	idea_list_release(&l);
 }
 
+static void test_ideas_headings(void **state)
+{
+	struct idea_list l;
+	const char *text =
+		"## Ideas\n\n"
+		"### Idea 1: Vectorized loads\n\n"
+		"Use float4 loads and stores.\n"
+		"Each thread moves 16 bytes.\n\n"
+		"**Categories:** memory, parallelism\n\n"
+		"### Idea 2: Warp shuffles\n\n"
+		"Reduce within a warp with __shfl_down_sync.\n\n"
+		"**3. Persistent blocks**\n"
+		"Launch one block per SM.\n";
+	(void)state;
+	idea_list_init(&l);
+	assert_int_equal(llm_parse_ideas(text, 5, &l), 3);
+	assert_string_equal(l.v[0].text, "Vectorized loads: Use float4 loads and stores. Each thread "
+					 "moves 16 bytes.");
+	assert_int_equal(l.v[0].categories, CAT_MEMORY | CAT_PARALLELISM);
+	assert_string_equal(l.v[0].category_method, "model");
+	assert_string_equal(l.v[1].text, "Warp shuffles: Reduce within a warp with __shfl_down_sync.");
+	assert_string_equal(l.v[1].category_method, "keyword");
+	assert_string_equal(l.v[2].text, "Persistent blocks: Launch one block per SM.");
+	idea_list_release(&l);
+}
+
 static void test_ideas_json(void **state)
 {
 	struct idea_list l;
@@ -325,6 +351,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ideas_labels), cmocka_unit_test(test_ideas_json),
+		cmocka_unit_test(test_ideas_headings),
 		cmocka_unit_test(test_candidates),   cmocka_unit_test(test_completion),
 		cmocka_unit_test(test_backoff),      cmocka_unit_test(test_config),
 		cmocka_unit_test(test_request_hash), cmocka_unit_test(test_redact),
