@@ -237,6 +237,20 @@ static int is_code_info(const char *s)
 	return 0;
 }
 
+/* A ```launch fence, or a code fence holding only a launch block. */
+static int is_launch_fence(const struct fence *fe)
+{
+	const char *b = fe->body;
+	size_t n = fe->len;
+	if (!strcmp(fe->info, "launch"))
+		return 1;
+	if (!is_code_info(fe->info))
+		return 0;
+	while (n && isspace((unsigned char)*b))
+		b++, n--;
+	return n >= 9 && !strncmp(b, "/*@launch", 9);
+}
+
 static void note_from(struct proposal *pr, const char *s, size_t n)
 {
 	while (n && isspace((unsigned char)*s))
@@ -288,7 +302,7 @@ int llm_parse_candidates(const char *text, int max, struct proposal_list *out)
 			continue;
 		}
 		buf_add(&src, f[i].body, f[i].len);
-		if (i + 1 < nf && !strcmp(f[i + 1].info, "launch")) {
+		if (i + 1 < nf && is_launch_fence(&f[i + 1])) {
 			const char *lb = f[i + 1].body;
 			size_t ll = f[i + 1].len;
 			while (ll && isspace((unsigned char)*lb))

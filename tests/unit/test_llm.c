@@ -116,6 +116,18 @@ static void test_candidates(void **state)
 	assert_string_equal(l.v[1].note, "Second, launch apart:");
 	proposal_list_release(&l);
 
+	/* the launch block in a second ```cuda fence of its own */
+	proposal_list_init(&l);
+	assert_int_equal(llm_parse_candidates("```cuda\n__global__ void k(float* y) {}\n```\n"
+					      "and launch it with:\n"
+					      "```cuda\n/*@launch\nk<<<1, 32>>>(y);\n@*/\n```\n",
+					      3, &l),
+			 1);
+	assert_int_equal(l.n, 1);
+	assert_string_equal(l.v[0].source,
+			    "__global__ void k(float* y) {}\n/*@launch\nk<<<1, 32>>>(y);\n@*/\n");
+	proposal_list_release(&l);
+
 	/* max caps */
 	proposal_list_init(&l);
 	assert_int_equal(llm_parse_candidates(two, 1, &l), 1);
