@@ -118,6 +118,29 @@ static json_t *str_cut(const char *s, size_t max)
 	return j;
 }
 
+/* Source text without trailing blank lines (it sits inside a fence). */
+static json_t *src_text(const char *s)
+{
+	struct buf b = BUF_INIT;
+	json_t *j;
+	buf_adds(&b, s ? s : "");
+	buf_trim(&b);
+	j = str_or_empty(b.s);
+	buf_release(&b);
+	return j;
+}
+
+static const char *tolerance_text(const char *t)
+{
+	if (!t || !strcmp(t, "fp32"))
+		return "fp32 tolerance (atol = rtol = 1e-4)";
+	if (!strcmp(t, "fp16") || !strcmp(t, "bf16"))
+		return "half-precision tolerance (atol = rtol = 1e-2)";
+	if (!strcmp(t, "exact"))
+		return "exact equality";
+	return t;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -201,11 +224,12 @@ static json_t *problem_ctx(const struct proposer_problem *pr)
 	const json_t *spec = pr->spec;
 	json_t *sizes = named(json_object_get(spec, "sizes"));
 	json_t *scalars = named(json_object_get(spec, "scalars"));
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:b, s:o, s:b}",
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:b, s:o, s:b}",
 			 "id", str_or_empty(pr->id),
 			 "operation", str_or_empty(jget_str(spec, "operation", "")),
-			 "torch_text", str_or_empty(pr->torch_text),
-			 "reference_src", str_or_empty(pr->reference_src),
+			 "torch_text", src_text(pr->torch_text),
+			 "reference_src", src_text(pr->reference_src),
+			 "tolerance", json_string(tolerance_text(jget_str(spec, "tolerance", NULL))),
 			 "gpu_name", str_or_empty(pr->gpu_name ? pr->gpu_name : "an NVIDIA GPU"),
 			 "arch", str_or_empty(pr->arch ? pr->arch : "sm_90"),
 			 "inputs", tensors(json_object_get(spec, "inputs")),
@@ -224,12 +248,14 @@ int llm_prompt_ideas(struct llm_prompts *p, const struct idea_request *req, stru
 		     struct buf *err)
 {
 	json_t *hist = json_array(), *cats = json_array();
-	for (int i = 0; i < req->n_history; i++) {
+	/* the most recent LLM_PROMPT_MAX_HISTORY ideas keep the prompt bounded */
+	int first = req->n_history > LLM_PROMPT_MAX_HISTORY ? req->n_history - LLM_PROMPT_MAX_HISTORY : 0;
+	for (int i = first; i < req->n_history; i++) {
 		const struct idea_outcome *o = &req->history[i];
 		char *c = cat_list(o->categories);
 		json_array_append_new(
 			hist, json_pack("{s:i, s:i, s:o, s:s, s:i, s:i, s:o}", "n", i + 1, "round",
-					o->round, "text", str_or_empty(o->text), "categories", c,
+					o->round, "text", str_cut(o->text, LLM_MAX_IDEA_BYTES), "categories", c,
 					"kernels", o->kernels, "correct", o->correct, "best",
 					o->correct > 0 ? fmt("%.2fx", o->best_speedup)
 						       : json_string("none correct")));
@@ -257,7 +283,7 @@ int llm_prompt_implement(struct llm_prompts *p, const struct impl_request *req, 
 		const struct seed_kernel *s = &req->seeds[i];
 		json_array_append_new(
 			seeds, json_pack("{s:o, s:o, s:b, s:o, s:b, s:o}", "kernel_id",
-					 str_or_empty(s->kernel_id), "source", str_or_empty(s->source),
+					 str_or_empty(s->kernel_id), "source", src_text(s->source),
 					 "has_time", s->time_ms > 0, "time_ms", fmt("%.4g", s->time_ms),
 					 "has_speedup", s->speedup > 0, "speedup",
 					 fmt("%.2f", s->speedup)));
@@ -275,7 +301,7 @@ int llm_prompt_repair(struct llm_prompts *p, const struct repair_request *req, s
 {
 	json_t *ctx = json_pack(
 		"{s:o, s:{s:o, s:o}, s:o, s:o, s:i}", "problem", problem_ctx(req->problem),
-		"kernel", "source", str_or_empty(req->kernel ? req->kernel->source : ""),
+		"kernel", "source", src_text(req->kernel ? req->kernel->source : ""),
 		"kernel_id", str_or_empty(req->kernel ? req->kernel->kernel_id : ""), "status",
 		str_or_empty(req->status), "failure", str_cut(req->failure, 16000), "turn", req->turn);
 	return render(p, P_REPAIR, ctx, out, err);

@@ -79,6 +79,12 @@ check "trickle: succeeds on the retry" test "$rc" -eq 0
 check "trickle: one retry" test "$(field rtr .record.retries)" -eq 1
 contains "trickle: ended as too slow" "$T_TMP/rtr.err" 'too slow'
 
+# a long wait for the first byte (a thinking model) is not a trickle
+start_mock mthink --delay-ms 1500
+KFORGE_LLM_CONFIG="$T_TMP/ctr.json" llm rthink ideas
+check "slow first byte: succeeds" test "$rc" -eq 0
+check "slow first byte: not retried" test "$(field rthink .record.retries)" -eq 0
+
 # nothing listening: connection refused is retried, then reported
 stop_mock
 llm rcr ideas
@@ -93,6 +99,13 @@ check "401: fails" test "$rc" -eq 1
 check "401: not retried" test "$(requests m401)" -eq 1
 check "401: key redacted in the error" test "$(field r401 '.record.error | contains("[REDACTED]")')" = true
 contains "401: key redacted in the recorded response" "$T_TMP/rec401.json" 'REDACTED'
+
+# the same with a 500: retried, and the retry's log line is redacted too
+script secho '{"steps": [{"mode": "unauthorized", "status": 500}]}'
+start_mock mecho --script "$T_TMP/secho.json"
+llm recho ideas
+check "echo 500: succeeds on the retry" test "$rc" -eq 0
+contains "echo 500: the log line is redacted" "$T_TMP/recho.err" 'HTTP 500.*REDACTED.*retry 1'
 
 # the key is in no file we wrote (records, logs, stderr)
 if grep -rqF "$KFORGE_LLM_API_KEY" "$T_TMP"; then nok "API key found in $(grep -rlF "$KFORGE_LLM_API_KEY" "$T_TMP" | head -n 3)"; else ok "API key appears in no file"; fi

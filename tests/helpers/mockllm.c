@@ -3,22 +3,25 @@
  * the script; when the steps run out, the default mode answers.
  *
  *   mockllm --port-file F [--log F] [--script S.json] [--mode M]... [--default M]
- *           [--max-seconds N]
+ *           [--delay-ms N] [--max-seconds N]
  *
  * Modes: ok, 429 (Retry-After), 500, timeout (never answers), reset
  * (connection reset), malformed (invalid JSON), nocode (a reply without a
  * code block), big (a reply of `bytes`), trickle (a valid reply sent one
- * byte every `interval_ms`), unauthorized (401 that echoes the bearer
- * token, as careless servers do). Script: {"steps": [{"mode": "429",
+ * byte every `interval_ms`), unauthorized (401, or `status`, that echoes
+ * the bearer token, as careless servers do). Script: {"steps": [{"mode": "429",
  * "retry_after": 1}, {"mode": "ok", "content": "..."}], "default": {...}}.
  *
  * "ok" without content answers by the task named in the prompt: ideas
  * (a numbered list, labelled, the last one unlabelled), implementations
  * (ReLU kernels for the fixture problem, as many as asked, one with a
- * separate ```launch fence) or a repair.
+ * separate ```launch fence) or a repair; a request with "n" > 1 gets n
+ * choices of one kernel each.
  *
  * The log gets one JSON line per request: method, path, the SHA-256 of
- * the bearer token (never the token), the body and the mode used. */
+ * the bearer token (never the token), the body, the mode used and how
+ * many requests were being served at that moment (inflight). --delay-ms
+ * holds every normal reply that long. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
@@ -40,7 +43,7 @@
 
 static json_t *steps, *dflt;
 static size_t next_step;
-static int nreq;
+static int nreq, inflight, delay_ms;
 static FILE *log_fp;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -134,17 +137,31 @@ static void auto_content(const char *body, struct buf *c)
 	}
 }
 
-static void completion(const char *content, size_t body_len, struct buf *out)
+/* n > 1 ("n" in the request): n choices, the i-th with kernel variant i. */
+static void completion(const char *content, const char *body, size_t body_len, int n,
+		       struct buf *out)
 {
-	json_t *o = json_pack("{s:s, s:s, s:s, s:[{s:i, s:{s:s, s:s%}, s:s}], "
-			      "s:{s:i, s:i, s:i, s:{s:i}}}",
-			      "id", "chatcmpl-mock", "object", "chat.completion", "model", "mock",
-			      "choices", "index", 0, "message", "role", "assistant", "content",
-			      content, strlen(content), "finish_reason", "stop", "usage",
-			      "prompt_tokens", (int)(body_len / 4), "completion_tokens",
-			      (int)(strlen(content) / 4), "total_tokens",
-			      (int)(body_len / 4 + strlen(content) / 4), "completion_tokens_details",
-			      "reasoning_tokens", 5);
+	json_t *choices = json_array(), *o;
+	size_t clen = 0;
+	for (int i = 0; i < n; i++) {
+		struct buf alt = BUF_INIT;
+		if (n > 1)
+			add_kernel(&alt, i + 2, 0);
+		else
+			buf_adds(&alt, content);
+		clen += alt.len;
+		json_array_append_new(choices,
+				      json_pack("{s:i, s:{s:s, s:s%}, s:s}", "index", i, "message",
+						"role", "assistant", "content", alt.s, alt.len,
+						"finish_reason", "stop"));
+		buf_release(&alt);
+	}
+	(void)body;
+	o = json_pack("{s:s, s:s, s:s, s:o, s:{s:i, s:i, s:i, s:{s:i}}}", "id", "chatcmpl-mock",
+		      "object", "chat.completion", "model", "mock", "choices", choices, "usage",
+		      "prompt_tokens", (int)(body_len / 4), "completion_tokens", (int)(clen / 4),
+		      "total_tokens", (int)(body_len / 4 + clen / 4), "completion_tokens_details",
+		      "reasoning_tokens", 5);
 	char *s = json_dumps(o, JSON_COMPACT);
 	buf_adds(out, s);
 	free(s);
@@ -163,6 +180,7 @@ static int serve(int fd, const char *method, const char *path, const char *auth,
 
 	pthread_mutex_lock(&mu);
 	n = ++nreq;
+	inflight++;
 	if (next_step < json_array_size(steps))
 		step = json_incref(json_array_get(steps, next_step++));
 	else
@@ -173,9 +191,11 @@ static int serve(int fd, const char *method, const char *path, const char *auth,
 		mode = "ok";
 	if (auth && !strncasecmp(auth, "Bearer ", 7))
 		sha256_hex(auth + 7, strlen(auth + 7), auth_hex);
-	logl = json_pack("{s:i, s:s, s:s, s:s, s:b, s:s%, s:s}", "n", n, "method", method, "path",
-			 path, "auth_sha256", auth_hex, "auth", auth != NULL, "body", body, blen,
-			 "mode", mode);
+	pthread_mutex_lock(&mu);
+	logl = json_pack("{s:i, s:s, s:s, s:s, s:b, s:s%, s:s, s:i}", "n", n, "method", method,
+			 "path", path, "auth_sha256", auth_hex, "auth", auth != NULL, "body", body,
+			 blen, "mode", mode, "inflight", inflight);
+	pthread_mutex_unlock(&mu);
 	if (!logl) /* body not UTF-8 */
 		logl = json_pack("{s:i, s:s, s:s}", "n", n, "method", method, "mode", mode);
 	pthread_mutex_lock(&mu);
@@ -201,8 +221,9 @@ static int serve(int fd, const char *method, const char *path, const char *auth,
 		const char *b = "{\"error\":{\"message\":\"internal error\"}}";
 		reply(fd, 500, "Internal Server Error", NULL, b, strlen(b));
 	} else if (!strcmp(mode, "unauthorized")) {
+		int st = (int)json_integer_value(json_object_get(step, "status"));
 		buf_addf(&out, "{\"error\":{\"message\":\"invalid key %s\"}}", auth ? auth : "none");
-		reply(fd, 401, "Unauthorized", NULL, out.s, out.len);
+		reply(fd, st ? st : 401, st ? "Error" : "Unauthorized", NULL, out.s, out.len);
 	} else if (!strcmp(mode, "timeout")) {
 		/* never answer: wait for the client to give up */
 		struct pollfd p = { fd, POLLIN, 0 };
@@ -233,7 +254,12 @@ static int serve(int fd, const char *method, const char *path, const char *auth,
 			while (content.len < want)
 				buf_adds(&content, "\n// padding padding padding padding padding padding");
 		}
-		completion(content.s, blen, &out);
+		{
+			json_t *req = json_loads(body, 0, NULL);
+			int nc = (int)json_integer_value(json_object_get(req, "n"));
+			json_decref(req);
+			completion(content.s, body, blen, nc > 1 && nc <= 8 ? nc : 1, &out);
+		}
 		if (!strcmp(mode, "trickle")) {
 			long iv = (long)json_integer_value(json_object_get(step, "interval_ms"));
 			struct buf h = BUF_INIT;
@@ -250,9 +276,14 @@ static int serve(int fd, const char *method, const char *path, const char *auth,
 			}
 			rc = -1;
 		} else {
+			if (delay_ms > 0)
+				usleep((useconds_t)delay_ms * 1000);
 			reply(fd, 200, "OK", NULL, out.s, out.len);
 		}
 	}
+	pthread_mutex_lock(&mu);
+	inflight--;
+	pthread_mutex_unlock(&mu);
 	json_decref(step);
 	buf_release(&out);
 	buf_release(&content);
@@ -353,7 +384,9 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--default")) {
 			json_decref(dflt);
 			dflt = mode_obj(v);
-		} else if (!strcmp(a, "--max-seconds"))
+		} else if (!strcmp(a, "--delay-ms"))
+			delay_ms = atoi(v);
+		else if (!strcmp(a, "--max-seconds"))
 			max_s = atoi(v);
 		else if (!strcmp(a, "--script")) {
 			json_t *sc = json_load_file_bounded(v, 1u << 20, &err);
