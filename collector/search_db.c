@@ -112,13 +112,13 @@ int sdb_budget(struct sproblem *P, const char *exclude, int *ideas_left, int *im
 	const struct search_budget *B = &P->S->cfg->per_problem;
 	long long calls, tokens, ideas, impls;
 
-	if (count(P, "SELECT COUNT(*) FROM llm_calls WHERE run_id = ?1 AND problem_id = ?2 AND id IS NOT ?3",
+	if (count(P, "SELECT COUNT(*) FROM llm_calls WHERE run_id = ?1 AND problem_id = ?2 AND (?3 IS NULL OR id IS NOT ?3)",
 		  exclude, &calls, err) < 0 ||
 	    count(P, "SELECT SUM(COALESCE(prompt_tokens,0) + COALESCE(completion_tokens,0)) FROM llm_calls "
-		     "WHERE run_id = ?1 AND problem_id = ?2 AND id IS NOT ?3", exclude, &tokens, err) < 0 ||
-	    count(P, "SELECT COUNT(*) FROM ideas WHERE run_id = ?1 AND problem_id = ?2 AND llm_call_id IS NOT ?3",
+		     "WHERE run_id = ?1 AND problem_id = ?2 AND (?3 IS NULL OR id IS NOT ?3)", exclude, &tokens, err) < 0 ||
+	    count(P, "SELECT COUNT(*) FROM ideas WHERE run_id = ?1 AND problem_id = ?2 AND (?3 IS NULL OR llm_call_id IS NOT ?3)",
 		  exclude, &ideas, err) < 0 ||
-	    count(P, "SELECT COUNT(*) FROM candidates WHERE run_id = ?1 AND problem_id = ?2 AND llm_call_id IS NOT ?3",
+	    count(P, "SELECT COUNT(*) FROM candidates WHERE run_id = ?1 AND problem_id = ?2 AND (?3 IS NULL OR llm_call_id IS NOT ?3)",
 		  exclude, &impls, err) < 0)
 		return -1;
 	*ideas_left = B->ideas ? (int)(B->ideas - ideas) : INT_MAX;
