@@ -19,23 +19,6 @@ struct llm {
 	long long tokens_used; /* under mu */
 };
 
-/* A server may echo what it was sent; the key never leaves memory. */
-static void redact(struct buf *b, const char *key)
-{
-	size_t kl;
-	char *hit;
-	if (!key || (kl = strlen(key)) < 4)
-		return;
-	while ((hit = memmem(b->s, b->len, key, kl))) {
-		struct buf t = BUF_INIT;
-		buf_add(&t, b->s, (size_t)(hit - b->s));
-		buf_adds(&t, "[REDACTED]");
-		buf_add(&t, hit + kl, b->len - (size_t)(hit - b->s) - kl);
-		buf_release(b);
-		*b = t;
-	}
-}
-
 static json_t *message(const char *role, const struct buf *text)
 {
 	json_t *s = json_stringn(text->s, text->len);
@@ -120,8 +103,6 @@ static int call(struct llm *l, const struct buf *user, int n, unsigned long long
 		}
 		llm_http_result_init(&res);
 		rc = llm_http_post(l->http, rec->request.s, rec->request.len, &res);
-		redact(&res.body, l->cfg.api_key);
-		redact(&res.error, l->cfg.api_key);
 		buf_reset(&rec->response);
 		buf_add(&rec->response, res.body.s, res.body.len);
 		rec->http_status = res.http_status;

@@ -133,6 +133,8 @@ int llm_http_start(struct llm_http **h, const struct llm_config *cfg, struct buf
  * otherwise (res->error says why; res holds the last status and body). */
 int llm_http_post(struct llm_http *h, const char *body, size_t len, struct llm_http_result *res);
 void llm_http_stop(struct llm_http *h);
+/* Replaces every occurrence of key (4 bytes or more) in b with "[REDACTED]". */
+void llm_redact(struct buf *b, const char *key);
 
 /* Prompts: renders templates/prompts/NAME.mustache into message text. */
 struct llm_prompts;

@@ -72,6 +72,23 @@ void llm_http_result_release(struct llm_http_result *r)
 	buf_release(&r->error);
 }
 
+void llm_redact(struct buf *b, const char *key)
+{
+	size_t kl;
+	char *hit;
+	if (!key || (kl = strlen(key)) < 4)
+		return;
+	while ((hit = memmem(b->s, b->len, key, kl))) {
+		struct buf t = BUF_INIT;
+		buf_add(&t, b->s, (size_t)(hit - b->s));
+		buf_adds(&t, "[REDACTED]");
+		buf_add(&t, hit + kl, b->len - (size_t)(hit - b->s) - kl);
+		explicit_bzero(b->s, b->len);
+		buf_release(b);
+		*b = t;
+	}
+}
+
 static size_t on_write(char *p, size_t size, size_t n, void *ud)
 {
 	struct http_req *r = ud;
@@ -197,11 +214,14 @@ static void attempt_done(struct llm_http *h, struct http_req *r, CURLcode cc)
 		}
 	res->http_status = (int)status;
 	buf_reset(&res->error);
+	/* a server may echo what it was sent: the key goes no further */
+	llm_redact(&r->resp, c->api_key);
 	if (r->overflow || cc == CURLE_FILESIZE_EXCEEDED) {
 		buf_setf(&res->error, "response larger than max_response_bytes (%zu)", r->cap);
 	} else if (cc != CURLE_OK) {
 		buf_setf(&res->error, "%s%s%s", curl_easy_strerror(cc), r->errbuf[0] ? ": " : "",
 			 r->errbuf);
+		llm_redact(&res->error, c->api_key);
 		retry = retryable_curl(cc);
 	} else if (status >= 200 && status < 300) {
 		finish(h, r);

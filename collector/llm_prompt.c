@@ -118,6 +118,29 @@ static json_t *str_cut(const char *s, size_t max)
 	return j;
 }
 
+/* Source text without trailing blank lines (it sits inside a fence). */
+static json_t *src_text(const char *s)
+{
+	struct buf b = BUF_INIT;
+	json_t *j;
+	buf_adds(&b, s ? s : "");
+	buf_trim(&b);
+	j = str_or_empty(b.s);
+	buf_release(&b);
+	return j;
+}
+
+static const char *tolerance_text(const char *t)
+{
+	if (!t || !strcmp(t, "fp32"))
+		return "fp32 tolerance (atol = rtol = 1e-4)";
+	if (!strcmp(t, "fp16") || !strcmp(t, "bf16"))
+		return "half-precision tolerance (atol = rtol = 1e-2)";
+	if (!strcmp(t, "exact"))
+		return "exact equality";
+	return t;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -201,11 +224,12 @@ static json_t *problem_ctx(const struct proposer_problem *pr)
 	const json_t *spec = pr->spec;
 	json_t *sizes = named(json_object_get(spec, "sizes"));
 	json_t *scalars = named(json_object_get(spec, "scalars"));
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:b, s:o, s:b}",
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:b, s:o, s:b}",
 			 "id", str_or_empty(pr->id),
 			 "operation", str_or_empty(jget_str(spec, "operation", "")),
-			 "torch_text", str_or_empty(pr->torch_text),
-			 "reference_src", str_or_empty(pr->reference_src),
+			 "torch_text", src_text(pr->torch_text),
+			 "reference_src", src_text(pr->reference_src),
+			 "tolerance", json_string(tolerance_text(jget_str(spec, "tolerance", NULL))),
 			 "gpu_name", str_or_empty(pr->gpu_name ? pr->gpu_name : "an NVIDIA GPU"),
 			 "arch", str_or_empty(pr->arch ? pr->arch : "sm_90"),
 			 "inputs", tensors(json_object_get(spec, "inputs")),
@@ -257,7 +281,7 @@ int llm_prompt_implement(struct llm_prompts *p, const struct impl_request *req, 
 		const struct seed_kernel *s = &req->seeds[i];
 		json_array_append_new(
 			seeds, json_pack("{s:o, s:o, s:b, s:o, s:b, s:o}", "kernel_id",
-					 str_or_empty(s->kernel_id), "source", str_or_empty(s->source),
+					 str_or_empty(s->kernel_id), "source", src_text(s->source),
 					 "has_time", s->time_ms > 0, "time_ms", fmt("%.4g", s->time_ms),
 					 "has_speedup", s->speedup > 0, "speedup",
 					 fmt("%.2f", s->speedup)));
@@ -275,7 +299,7 @@ int llm_prompt_repair(struct llm_prompts *p, const struct repair_request *req, s
 {
 	json_t *ctx = json_pack(
 		"{s:o, s:{s:o, s:o}, s:o, s:o, s:i}", "problem", problem_ctx(req->problem),
-		"kernel", "source", str_or_empty(req->kernel ? req->kernel->source : ""),
+		"kernel", "source", src_text(req->kernel ? req->kernel->source : ""),
 		"kernel_id", str_or_empty(req->kernel ? req->kernel->kernel_id : ""), "status",
 		str_or_empty(req->status), "failure", str_cut(req->failure, 16000), "turn", req->turn);
 	return render(p, P_REPAIR, ctx, out, err);

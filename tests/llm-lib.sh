@@ -10,6 +10,8 @@ trap 'stop_mock; rm -rf "$T_TMP"' EXIT
 export KFORGE_LLM_API_KEY="sk-kforge-test-$$-c0ffee"
 export KFORGE_LLM_MODEL="mock-model"
 unset OPENAI_API_KEY KFORGE_LLM_CONFIG
+# loopback only: no proxy in between
+unset http_proxy HTTP_PROXY https_proxy HTTPS_PROXY all_proxy ALL_PROXY
 
 # start_mock NAME [mockllm options...]: log in $T_TMP/NAME.log
 start_mock() {

@@ -34,9 +34,19 @@ check "implement: call succeeds" test "$rc" -eq 0
 check "implement: three proposals" test "$(field impl '[.proposals[] | select(.source != null)] | length')" -eq 3
 check "implement: launch fence appended as a launch block" test \
 	"$(field impl '.proposals[1].source | test("\n/\\*@launch\nrelu_v1<<<.*\n@\\*/\n$")')" = true
+contains "implement: the problem's tolerance is in the prompt" "$T_TMP/normal.log" 'within fp32 tolerance \(atol = rtol = 1e-4\)'
 check "implement: rationale kept as note" test "$(field impl '.proposals[0].note')" = "Variant 0 uses blocks of 128 threads for coalesced loads."
 contains "implement: prompt teaches the format with an example" "$T_TMP/normal.log" 'A worked example.*relu_f32<<<'
 contains "implement: seed kernel with its time" "$T_TMP/normal.log" 'kernel_r0_ref \(1.25 ms, 0.90x'
+
+# "n" choices instead of m fences (use_n)
+script usen '{"use_n": true, "retries": 0}'
+KFORGE_LLM_CONFIG="$T_TMP/usen.json" llm usen --m 3 implement
+check "use_n: call succeeds" test "$rc" -eq 0
+check "use_n: one proposal per choice" test "$(field usen '[.proposals[] | select(.source != null)] | length')" -eq 3
+check "use_n: choices in order" test "$(field usen '.proposals[2].source | contains("relu_v4")')" = true
+contains "use_n: n sent" "$T_TMP/normal.log" '\\"n\\":3'
+contains "use_n: prompt asks for one implementation" "$T_TMP/normal.log" 'Write one implementation of the idea'
 
 llm repair repair
 check "repair: call succeeds" test "$rc" -eq 0

@@ -94,5 +94,12 @@ check "401: not retried" test "$(requests m401)" -eq 1
 check "401: key redacted in the error" test "$(field r401 '.record.error | contains("[REDACTED]")')" = true
 contains "401: key redacted in the recorded response" "$T_TMP/rec401.json" 'REDACTED'
 
+# the same with a 500: retried, and the retry's log line is redacted too
+script secho '{"steps": [{"mode": "unauthorized", "status": 500}]}'
+start_mock mecho --script "$T_TMP/secho.json"
+llm recho ideas
+check "echo 500: succeeds on the retry" test "$rc" -eq 0
+contains "echo 500: the log line is redacted" "$T_TMP/recho.err" 'HTTP 500.*REDACTED.*retry 1'
+
 # the key is in no file we wrote (records, logs, stderr)
 if grep -rqF "$KFORGE_LLM_API_KEY" "$T_TMP"; then nok "API key found in $(grep -rlF "$KFORGE_LLM_API_KEY" "$T_TMP" | head -n 3)"; else ok "API key appears in no file"; fi

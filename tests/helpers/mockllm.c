@@ -8,14 +8,15 @@
  * Modes: ok, 429 (Retry-After), 500, timeout (never answers), reset
  * (connection reset), malformed (invalid JSON), nocode (a reply without a
  * code block), big (a reply of `bytes`), trickle (a valid reply sent one
- * byte every `interval_ms`), unauthorized (401 that echoes the bearer
- * token, as careless servers do). Script: {"steps": [{"mode": "429",
+ * byte every `interval_ms`), unauthorized (401, or `status`, that echoes
+ * the bearer token, as careless servers do). Script: {"steps": [{"mode": "429",
  * "retry_after": 1}, {"mode": "ok", "content": "..."}], "default": {...}}.
  *
  * "ok" without content answers by the task named in the prompt: ideas
  * (a numbered list, labelled, the last one unlabelled), implementations
  * (ReLU kernels for the fixture problem, as many as asked, one with a
- * separate ```launch fence) or a repair.
+ * separate ```launch fence) or a repair; a request with "n" > 1 gets n
+ * choices of one kernel each.
  *
  * The log gets one JSON line per request: method, path, the SHA-256 of
  * the bearer token (never the token), the body and the mode used. */
@@ -134,17 +135,31 @@ static void auto_content(const char *body, struct buf *c)
 	}
 }
 
-static void completion(const char *content, size_t body_len, struct buf *out)
+/* n > 1 ("n" in the request): n choices, the i-th with kernel variant i. */
+static void completion(const char *content, const char *body, size_t body_len, int n,
+		       struct buf *out)
 {
-	json_t *o = json_pack("{s:s, s:s, s:s, s:[{s:i, s:{s:s, s:s%}, s:s}], "
-			      "s:{s:i, s:i, s:i, s:{s:i}}}",
-			      "id", "chatcmpl-mock", "object", "chat.completion", "model", "mock",
-			      "choices", "index", 0, "message", "role", "assistant", "content",
-			      content, strlen(content), "finish_reason", "stop", "usage",
-			      "prompt_tokens", (int)(body_len / 4), "completion_tokens",
-			      (int)(strlen(content) / 4), "total_tokens",
-			      (int)(body_len / 4 + strlen(content) / 4), "completion_tokens_details",
-			      "reasoning_tokens", 5);
+	json_t *choices = json_array(), *o;
+	size_t clen = 0;
+	for (int i = 0; i < n; i++) {
+		struct buf alt = BUF_INIT;
+		if (n > 1)
+			add_kernel(&alt, i + 2, 0);
+		else
+			buf_adds(&alt, content);
+		clen += alt.len;
+		json_array_append_new(choices,
+				      json_pack("{s:i, s:{s:s, s:s%}, s:s}", "index", i, "message",
+						"role", "assistant", "content", alt.s, alt.len,
+						"finish_reason", "stop"));
+		buf_release(&alt);
+	}
+	(void)body;
+	o = json_pack("{s:s, s:s, s:s, s:o, s:{s:i, s:i, s:i, s:{s:i}}}", "id", "chatcmpl-mock",
+		      "object", "chat.completion", "model", "mock", "choices", choices, "usage",
+		      "prompt_tokens", (int)(body_len / 4), "completion_tokens", (int)(clen / 4),
+		      "total_tokens", (int)(body_len / 4 + clen / 4), "completion_tokens_details",
+		      "reasoning_tokens", 5);
 	char *s = json_dumps(o, JSON_COMPACT);
 	buf_adds(out, s);
 	free(s);
@@ -201,8 +216,9 @@ static int serve(int fd, const char *method, const char *path, const char *auth,
 		const char *b = "{\"error\":{\"message\":\"internal error\"}}";
 		reply(fd, 500, "Internal Server Error", NULL, b, strlen(b));
 	} else if (!strcmp(mode, "unauthorized")) {
+		int st = (int)json_integer_value(json_object_get(step, "status"));
 		buf_addf(&out, "{\"error\":{\"message\":\"invalid key %s\"}}", auth ? auth : "none");
-		reply(fd, 401, "Unauthorized", NULL, out.s, out.len);
+		reply(fd, st ? st : 401, st ? "Error" : "Unauthorized", NULL, out.s, out.len);
 	} else if (!strcmp(mode, "timeout")) {
 		/* never answer: wait for the client to give up */
 		struct pollfd p = { fd, POLLIN, 0 };
@@ -233,7 +249,12 @@ static int serve(int fd, const char *method, const char *path, const char *auth,
 			while (content.len < want)
 				buf_adds(&content, "\n// padding padding padding padding padding padding");
 		}
-		completion(content.s, blen, &out);
+		{
+			json_t *req = json_loads(body, 0, NULL);
+			int nc = (int)json_integer_value(json_object_get(req, "n"));
+			json_decref(req);
+			completion(content.s, body, blen, nc > 1 && nc <= 8 ? nc : 1, &out);
+		}
 		if (!strcmp(mode, "trickle")) {
 			long iv = (long)json_integer_value(json_object_get(step, "interval_ms"));
 			struct buf h = BUF_INIT;

@@ -230,6 +230,19 @@ static void test_config(void **state)
 	buf_release(&err);
 }
 
+static void test_redact(void **state)
+{
+	struct buf b = BUF_INIT;
+	(void)state;
+	buf_adds(&b, "bad key sk-123456 and again sk-123456!");
+	llm_redact(&b, "sk-123456");
+	assert_string_equal(b.s, "bad key [REDACTED] and again [REDACTED]!");
+	llm_redact(&b, NULL);
+	llm_redact(&b, "");
+	assert_string_equal(b.s, "bad key [REDACTED] and again [REDACTED]!");
+	buf_release(&b);
+}
+
 static void test_request_hash(void **state)
 {
 	char a[65], b[65];
@@ -246,7 +259,7 @@ int main(void)
 		cmocka_unit_test(test_ideas_labels), cmocka_unit_test(test_ideas_json),
 		cmocka_unit_test(test_candidates),   cmocka_unit_test(test_completion),
 		cmocka_unit_test(test_backoff),      cmocka_unit_test(test_config),
-		cmocka_unit_test(test_request_hash),
+		cmocka_unit_test(test_request_hash), cmocka_unit_test(test_redact),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
