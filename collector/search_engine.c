@@ -1,15 +1,19 @@
 /* The search's engine backend over engine.h. The engine is built by
- * another module; its functions are referenced weakly so that kforge links
- * without it and `kforge search` says what is missing. */
+ * another module; without it kforge still links and `kforge search` says
+ * what is missing. */
 #include "search.h"
 
 #include <stdlib.h>
 
+/* Strong references when the engine is in the tree (a static library
+ * member is linked only through one), weak ones otherwise. */
+#if !__has_include("engine/engine.c")
 #pragma weak engine_open
 #pragma weak engine_eval
 #pragma weak engine_gpu_name
 #pragma weak engine_close
 #pragma weak eval_protocol_default
+#endif
 
 static int eng_eval(void *ctx, const char *problem_id, const char *candidate,
 		    struct eval_outcome *out, struct buf *err)
