@@ -1,19 +1,203 @@
 #include "cmds.h"
+#include "core/cudadrv.h"
+#include "core/json.h"
+#include "core/store.h"
+#include "engine/candidate.h"
+#include "engine/engine.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 const char usage_eval[] =
-	"kforge eval PROBLEM FILE [--compile-only] [--arch sm_XX] [--json]\n";
+	"usage: kforge eval PROBLEM FILE [--compile-only] [--arch sm_XX] [--json] [--force] [--quick]\n"
+	"\n"
+	"Compiles, checks and times one candidate file (docs/formats.md) against\n"
+	"PROBLEM (\"level1/019_ReLU\", \"19\", \"ReLU\") on this machine's GPU, prints\n"
+	"the verdict and stores it. The same candidate on the same GPU under the\n"
+	"same protocol is served from the store unless --force.\n"
+	"\n"
+	"  --compile-only  compile and record only (no GPU needed; status not_run)\n"
+	"  --arch sm_XX    target architecture (default: the GPU's; sm_90 without one)\n"
+	"  --json          print the outcome as JSON\n"
+	"  --force         evaluate again even when the store has the result\n"
+	"  --quick         1 check trial, no timing (for compute-sanitizer runs)\n"
+	"\n"
+	"Exit: 0 correct (or not_run); 4 the kernel failed (format, compile, launch,\n"
+	"runtime, timeout, incorrect); 3 no GPU or driver; 1 the engine failed.\n";
+
+static json_t *kernel_stats(struct cli_ctx *ctx, const char *compile_id)
+{
+	struct store s;
+	struct buf err = BUF_INIT;
+	json_t *rows = NULL, *prm;
+
+	if (!compile_id[0] || store_open(&s, ctx->db_path, STORE_READONLY, &err) < 0) {
+		buf_release(&err);
+		return json_array();
+	}
+	prm = json_pack("[s]", compile_id);
+	rows = store_query_all(&s, "SELECT kernel_name, registers, shared_bytes, spill_store_bytes, "
+			       "spill_load_bytes, stack_bytes, const_bytes FROM compile_kernels "
+			       "WHERE compile_id = ? ORDER BY kernel_name", prm, &err);
+	json_decref(prm);
+	store_close(&s);
+	buf_release(&err);
+	return rows ? rows : json_array();
+}
+
+static json_t *outcome_json(const struct eval_outcome *o, const char *problem, json_t *stats)
+{
+	json_t *j = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:b,s:f,s:f}", "problem", problem,
+			      "status", o->status, "failed_check", o->failed_check, "detail",
+			      o->detail.s, "kernel_hash", o->kernel_hash, "eval_id", o->eval_id,
+			      "compile_id", o->compile_id, "gpu", o->gpu_name, "cached", o->cached,
+			      "compile_ms", o->compile_ms, "harness_ms", o->harness_ms);
+	struct { const char *k; double v; } nums[] = {
+		{ "max_abs_err", o->max_abs_err }, { "max_rel_err", o->max_rel_err },
+		{ "time_mean_ms", o->time_mean_ms }, { "time_median_ms", o->time_median_ms },
+		{ "time_std_ms", o->time_std_ms }, { "time_min_ms", o->time_min_ms },
+		{ "time_max_ms", o->time_max_ms }, { "cupti_mean_ms", o->cupti_mean_ms },
+		{ "cupti_median_ms", o->cupti_median_ms }, { "speedup_eager", o->speedup_eager },
+		{ "speedup_compile", o->speedup_compile }, { "roofline_ms", o->roofline_ms },
+	};
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
+		json_object_set_new(j, nums[i].k, isfinite(nums[i].v) && nums[i].v != 0
+						  ? json_real(nums[i].v) : json_null());
+	json_object_set_new(j, "mismatches", json_integer(o->mismatches));
+	json_object_set_new(j, "kernels", stats);
+	return j;
+}
+
+static void print_human(const struct eval_outcome *o, const char *problem, const json_t *stats)
+{
+	size_t i;
+	json_t *k;
+
+	printf("status: %s%s%s%s\n", o->status, o->failed_check[0] ? " (" : "", o->failed_check,
+	       o->failed_check[0] ? ")" : "");
+	printf("problem: %s  kernel: %.16s  gpu: %s%s\n", problem, o->kernel_hash,
+	       o->gpu_name[0] ? o->gpu_name : "(none: compile only)", o->cached ? "  [cached]" : "");
+	if (o->compile_ms > 0)
+		printf("compile: %.1f ms\n", o->compile_ms);
+	json_array_foreach(stats, i, k)
+		printf("  %s: %lld registers, %lld B shared, %lld B spill stores, %lld B spill loads, %lld B stack\n",
+		       jget_str(k, "kernel_name", "?"), (long long)jget_int(k, "registers", 0),
+		       (long long)jget_int(k, "shared_bytes", 0), (long long)jget_int(k, "spill_store_bytes", 0),
+		       (long long)jget_int(k, "spill_load_bytes", 0), (long long)jget_int(k, "stack_bytes", 0));
+	if (!strcmp(o->status, "correct") || !strcmp(o->status, "incorrect"))
+		printf("check: max abs err %.3g, max rel err %.3g, %lld mismatches\n", o->max_abs_err,
+		       o->max_rel_err, o->mismatches);
+	if (o->time_mean_ms > 0) {
+		printf("time: mean %.4f ms, median %.4f, std %.4f, min %.4f, max %.4f\n", o->time_mean_ms,
+		       o->time_median_ms, o->time_std_ms, o->time_min_ms, o->time_max_ms);
+		if (o->cupti_mean_ms > 0)
+			printf("cupti: mean %.4f ms, median %.4f\n", o->cupti_mean_ms, o->cupti_median_ms);
+		if (o->speedup_eager > 0 || o->speedup_compile > 0)
+			printf("speedup: %.3fx vs eager, %.3fx vs torch.compile\n", o->speedup_eager,
+			       o->speedup_compile);
+		else
+			printf("speedup: no baselines for this GPU in the store\n");
+		if (o->roofline_ms > 0)
+			printf("roofline: floor %.4f ms, efficiency %.1f%%\n", o->roofline_ms,
+			       100.0 * o->roofline_ms / o->time_mean_ms);
+	}
+	if (o->harness_ms > 0)
+		printf("harness: %.1f ms\n", o->harness_ms);
+	if (o->detail.len)
+		printf("detail:\n%s\n", o->detail.s);
+}
 
 int cmd_eval(int argc, char **argv, struct cli_ctx *ctx)
 {
 	static const struct option opts[] = {
+		{ "compile-only", no_argument, NULL, 'c' },
+		{ "arch", required_argument, NULL, 'a' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "quick", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	struct engine_config cfg;
+	struct engine *e = NULL;
+	struct eval_request req;
+	struct eval_outcome o;
+	struct buf err = BUF_INIT, text = BUF_INIT;
+	int c, as_json = 0, ret;
+	const char *arch = NULL;
 
-	(void)ctx;
-	while ((c = cli_getopt(argc, argv, "eval", "h", opts)) != -1)
-		if (c == -2)
-			return EXIT_USAGE;
-	return cli_not_implemented("eval");
+	memset(&cfg, 0, sizeof(cfg));
+	memset(&req, 0, sizeof(req));
+	eval_protocol_default(&cfg.protocol);
+	while ((c = cli_getopt(argc, argv, "eval", "h", opts)) != -1) {
+		switch (c) {
+		case -2: return EXIT_USAGE;
+		case 'c': cfg.compile_only = 1; break;
+		case 'a': arch = optarg; break;
+		case 'j': as_json = 1; break;
+		case 'f': req.force = 1; break;
+		case 'q':
+			cfg.protocol.name = "quick-v1";
+			cfg.protocol.check_trials = 1;
+			cfg.protocol.warmup = 0;
+			cfg.protocol.timed_trials = 0;
+			cfg.protocol.repeat_agree = 1;
+			break;
+		}
+	}
+	if (argc - optind != 2)
+		return cli_usage("eval");
+	if (arch && strncmp(arch, "sm_", 3) && strncmp(arch, "compute_", 8))
+		return cli_fail(EXIT_USAGE, "eval: --arch wants sm_XX (e.g. sm_90), not '%s'", arch);
+	/* Bounded read: the format check gives the precise size error. */
+	if (buf_read_file(&text, argv[optind + 1], 4 * CANDIDATE_MAX_BYTES, &err) < 0) {
+		ret = cli_fail(EXIT_FAIL, "%s", err.s);
+		goto out;
+	}
+	if (memchr(text.s, '\0', text.len)) {
+		ret = cli_fail(EXIT_FAIL, "%s: a candidate is text (found a NUL byte)", argv[optind + 1]);
+		goto out;
+	}
+	if (!cfg.compile_only) {
+		struct cudadrv d;
+		if (cudadrv_load(&d, &err) < 0) {
+			ret = cli_fail(EXIT_NOGPU, "%s", err.s);
+			goto out;
+		}
+		cudadrv_release(&d);
+	}
+	cfg.root = ctx->root;
+	cfg.store_path = ctx->db_path;
+	cfg.arch = arch ? arch : cfg.compile_only ? "sm_90" : NULL;
+	if (engine_open(&e, &cfg, &err) < 0) {
+		ret = cli_fail(EXIT_FAIL, "%s", err.s);
+		goto out;
+	}
+	req.problem_id = argv[optind];
+	req.candidate = text.s;
+	eval_outcome_init(&o);
+	if (engine_eval(e, &req, &o, &err) < 0) {
+		ret = cli_fail(EXIT_FAIL, "%s", err.s);
+	} else {
+		json_t *stats = kernel_stats(ctx, o.compile_id);
+		if (as_json) {
+			json_t *j = outcome_json(&o, argv[optind], stats);
+			struct buf b = BUF_INIT;
+			json_add_pretty(&b, j);
+			printf("%s\n", b.s);
+			buf_release(&b);
+			json_decref(j);
+		} else {
+			print_human(&o, argv[optind], stats);
+			json_decref(stats);
+		}
+		ret = !strcmp(o.status, "correct") || !strcmp(o.status, "not_run") ? EXIT_OK : EXIT_CHECK;
+	}
+	eval_outcome_release(&o);
+out:
+	engine_close(e);
+	buf_release(&err);
+	buf_release(&text);
+	return ret;
 }

@@ -10,12 +10,15 @@
 #define KF_ORACLE_H
 
 #include "core/problem.h"
+#include "core/inputs.h"
 
 struct oracle_ctx {
 	const struct problem *p;
 	unsigned long long seed;
 	void *cache;          /* per-family memo (e.g. BatchNorm channel stats); owned */
 	void (*cache_free)(void *);
+	struct inputs_gen gen; /* the input generator for (p, seed); owned */
+	int threads;          /* for full-tensor passes; 0 = the online CPUs (max 64) */
 };
 
 void oracle_ctx_init(struct oracle_ctx *c, const struct problem *p, unsigned long long seed);

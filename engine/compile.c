@@ -153,6 +153,9 @@ int compile_candidate(const struct compile_opts *o, const char *src, struct comp
 	lim.wall_s = o->timeout_s > 0 ? o->timeout_s : 30;
 	lim.cpu_s = o->cpu_s > 0 ? o->cpu_s : 30;
 	lim.as_bytes = o->as_bytes;
+#if defined(__SANITIZE_ADDRESS__)
+	lim.as_bytes = 0;   /* ASan reserves terabytes of shadow address space */
+#endif
 	lim.fsize_bytes = 1 << 20;   /* NVRTC writes no files; a little room for its temp use */
 	lim.max_output = COMPILE_CUBIN_MAX + COMPILE_LOG_MAX + 4096;
 	if (o->kforge_exe) {

@@ -134,7 +134,7 @@ void engine_time_stats(const json_t *result, struct eval_outcome *o)
 
 /* ---- problems ------------------------------------------------------------- */
 
-static struct eng_problem *problem_get(struct engine *e, const char *query, struct buf *err)
+struct eng_problem *engine_problem(struct engine *e, const char *query, struct buf *err)
 {
 	struct buf dir = BUF_INIT;
 	struct eng_problem *ep = NULL;
@@ -178,7 +178,7 @@ out:
 }
 
 /* The reference compiled and planned once per problem (GPU mode). */
-static int problem_reference(struct engine *e, struct eng_problem *ep, struct buf *err)
+int engine_problem_reference(struct engine *e, struct eng_problem *ep, struct buf *err)
 {
 	struct launch_plan lp;
 	struct compile_result cr;
@@ -239,7 +239,6 @@ static char *self_exe(void)
 	return strdup(p);
 }
 
-int engine_measure_peaks(struct engine *e, struct buf *err);
 
 int engine_open(struct engine **ep, const struct engine_config *cfg, struct buf *err)
 {
@@ -403,7 +402,7 @@ static int run_on_gpu(struct engine *e, struct eng_problem *ep, const struct lau
 	json_t *req, *names = json_array(), *pj;
 	int r;
 
-	if (problem_reference(e, ep, err) < 0) {
+	if (engine_problem_reference(e, ep, err) < 0) {
 		json_decref(names);
 		return -1;
 	}
@@ -420,6 +419,13 @@ static int run_on_gpu(struct engine *e, struct eng_problem *ep, const struct lau
 	buf_add(&bin, cr->cubin.s, cr->cubin.len);
 	r = supervisor_request(e->sup, RT_EVAL, req, bin.s, bin.len, res, err);
 	json_decref(req);
+	if (r == 0 && json_object_get(*res, "engine_error")) {
+		/* Not the candidate's fault (reference failed, out of memory...). */
+		kf_err(err, "%s", jget_str(*res, "engine_error", ""));
+		json_decref(*res);
+		*res = NULL;
+		r = -1;
+	}
 	buf_release(&plan);
 	buf_release(&bin);
 	return r;
@@ -443,7 +449,7 @@ int engine_eval(struct engine *e, const struct eval_request *req, struct eval_ou
 	launch_plan_init(&lp);
 	compile_result_init(&cr);
 	eval_outcome_release(out);
-	ep = problem_get(e, req->problem_id, err);
+	ep = engine_problem(e, req->problem_id, err);
 	if (!ep)
 		goto out;
 	snprintf(out->gpu_name, sizeof(out->gpu_name), "%s", engine_gpu_name(e));

@@ -77,6 +77,18 @@ int engine_open(struct engine **e, const struct engine_config *cfg, struct buf *
  * the engine itself failed (store, no GPU, worker cannot start). */
 int engine_eval(struct engine *e, const struct eval_request *req, struct eval_outcome *out,
 		struct buf *err);
+/* For `kforge problems check`: runs the problem's reference.cu at full size
+ * on the GPU with the inputs of `seed` (the spec's distributions) and
+ * copies back output `out` (0..n_out-1) at the n flat indices idx, as
+ * doubles (NaN/Inf come back as NAN), plus the reference's time in ms. The
+ * reference outputs are kept, so sampling several outputs or index sets
+ * of one seed runs the reference once. 0, or -1 with err (also without
+ * a GPU: engine_open fails first). */
+int engine_reference_sample(struct engine *e, const char *problem_id, unsigned long long seed,
+			    int out, const long long *idx, int n, double *values, double *time_ms,
+			    struct buf *err);
+/* The GPU's measured ceilings (0 when unknown or compile_only). */
+void engine_gpu_peaks(const struct engine *e, double *gbs, double *gflops);
 /* The GPU model name ("" with compile_only). */
 const char *engine_gpu_name(const struct engine *e);
 void engine_close(struct engine *e);

@@ -68,6 +68,12 @@ int es_gpu_peaks(struct store *s, const char *gpu, double *gbs, double *tflops, 
 int es_put_gpu(struct store *s, const json_t *info, double gbs, double tflops, struct buf *err);
 
 /* ---- engine.c helpers ----------------------------------------------------- */
+/* The problem (loaded once, its store row written once). */
+struct eng_problem *engine_problem(struct engine *e, const char *query, struct buf *err);
+/* Its reference compiled and planned (once). */
+int engine_problem_reference(struct engine *e, struct eng_problem *ep, struct buf *err);
+/* engine_peaks.c */
+int engine_measure_peaks(struct engine *e, struct buf *err);
 void engine_protocol_json(const struct eval_protocol *p, const char *arch, struct buf *out);
 /* sha256(kernel_hash|problem|gpu|protocol_json) */
 void engine_eval_key(const char *kernel_hash, const char *problem_id, const char *gpu,

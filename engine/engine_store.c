@@ -87,7 +87,8 @@ int es_find_eval(struct store *s, const char *eval_id, struct eval_outcome *o, s
 		return -1;
 	if (!row)
 		return 0;
-	copy_str(o->eval_id, sizeof(o->eval_id), eval_id);
+	if (o->eval_id != eval_id)
+		copy_str(o->eval_id, sizeof(o->eval_id), eval_id);
 	copy_str(o->kernel_hash, sizeof(o->kernel_hash), jget_str(row, "kernel_hash", ""));
 	copy_str(o->status, sizeof(o->status), jget_str(row, "status", ""));
 	copy_str(o->failed_check, sizeof(o->failed_check), jget_str(row, "failed_check", ""));

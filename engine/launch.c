@@ -273,9 +273,7 @@ static int parse_arg(struct bstate *b, const struct kernel_sig *k, int idx, stru
 			return lp_fail(ps, t, "tensor `%s` is %s, but parameter `%s` of `%s` is `%s` "
 				       "(expected %s* or void*)", t->text, kf_dtype_name(dt), pname(sp),
 				       k->name, sp->type_text, dtype_ctype(dt));
-		if (sp->is_const && a->index >= ps->p->n_in)
-			return lp_fail(ps, t, "output `%s` is passed to the const parameter `%s` of `%s`",
-				       t->text, pname(sp), k->name);
+		/* An output to a const parameter is fine: a later step may read it. */
 		ps->pos++;
 		return 0;
 	}

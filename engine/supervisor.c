@@ -200,12 +200,9 @@ static void release(struct supervisor *s, struct worker *w)
 	pthread_mutex_unlock(&s->mu);
 }
 
-static json_t *dead_reply(const char *status, const char *fmt, const char *what)
+static json_t *dead_reply(const char *status, const char *detail)
 {
-	char d[512];
-
-	snprintf(d, sizeof(d), fmt, what);
-	return json_pack("{s:s,s:s,s:b}", "status", status, "detail", d, "fatal", 1);
+	return json_pack("{s:s,s:s,s:b}", "status", status, "detail", detail, "fatal", 1);
 }
 
 int supervisor_request(struct supervisor *s, int type, const json_t *req, const void *bin,
@@ -244,7 +241,7 @@ int supervisor_request(struct supervisor *s, int type, const json_t *req, const 
 		if (r == -2) {
 			log_warn("GPU worker %d silent past its deadline: killed", w->device);
 			worker_kill(w);
-			*reply = dead_reply("timeout", "%s", "the launch did not finish in time; the GPU worker was killed and restarted");
+			*reply = dead_reply("timeout", "the launch did not finish in time; the GPU worker was killed and restarted");
 			break;
 		}
 		{
@@ -263,8 +260,12 @@ int supervisor_request(struct supervisor *s, int type, const json_t *req, const 
 				buf_adds(&how, e2.s);
 			}
 			worker_kill(w);
-			*reply = dead_reply("runtime_error", "the GPU worker died (%s) and was restarted",
-					    how.s);
+			{
+				struct buf d = BUF_INIT;
+				buf_addf(&d, "the GPU worker died (%s) and was restarted", how.s);
+				*reply = dead_reply("runtime_error", d.s);
+				buf_release(&d);
+			}
 			buf_release(&how);
 			proc_result_release(&pr);
 			break;

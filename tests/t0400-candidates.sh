@@ -67,3 +67,12 @@ if [ "$HAVE_NVRTC" = 1 ]; then
 else
 	skip "NVRTC not available: ptxas statistics"
 fi
+
+# The pool: several threads, jobs submitted together, all results back.
+if [ "$HAVE_NVRTC" = 1 ]; then
+	"$KFC" --exe "$KFORGE" --pool 2 --repeat 4 "$KF_ROOT/tests/candidates/relu_ok.cu" \
+		"$KF_ROOT/tests/candidates/launch_two.cu" >"$T_TMP/out" 2>&1
+	check "pool: exit 0" test $? -eq 0
+	contains "pool: 4 compiles of one file, a median" "$T_TMP/out" "^median [0-9.]+ ms over 4 compiles \(pool of 2\)"
+	contains "pool: format errors are reported without a compile" "$T_TMP/out" "launch_two.cu: format_error: 13:1"
+fi

@@ -1,0 +1,1011 @@
+/* One evaluation in the GPU worker (DESIGN.md, the evaluation protocol):
+ *
+ * 1. Reference outputs per (seed, distribution) are computed once with the
+ *    problem's reference.cu, copied aside, and the output memory scrubbed.
+ * 2. Check trials, each with its own seed: outputs poisoned, scratch
+ *    filled (0xFF, or zero when declared zeroed), the launch block run
+ *    with a wall timeout, then the whole output compared on the GPU, the
+ *    inputs' checksums compared, the guard canaries counted.
+ * 3. Repeat runs on identical inputs must pass again (races).
+ * 4. Timing: warm-ups + timed trials, L2 flushed before each, events
+ *    around the launch block, CUPTI kernel durations; inputs alternate
+ *    between two seeds and outputs are verified (all of them when small,
+ *    every 8th otherwise), so caching across launches fails.
+ * A hang past the timeout or a sticky CUDA error ends the worker after
+ * its reply (w->fatal). */
+#include "worker_int.h"
+#include "core/inputs.h"
+#include "core/json.h"
+#include "core/proc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REF_TIMEOUT_S 120.0
+
+enum { RUN_OK = 0, RUN_ERR = -1, RUN_TIMEOUT = -2, RUN_LAUNCH = -3 };
+
+struct wk_eval_state {
+	struct worker *w;
+	struct wk_module cand;
+	const json_t *proto;
+	double atol, rtol, timeout_s;
+	double kernel_ms;          /* all candidate runs */
+	json_t *res;
+};
+
+static int dtype_is_float(enum kf_dtype t)
+{
+	return t == KF_F32 || t == KF_F16 || t == KF_BF16;
+}
+
+static unsigned char poison_byte(enum kf_dtype t)
+{
+	return dtype_is_float(t) ? 0xFF : 0x5A;
+}
+
+static unsigned long long poison_bits(enum kf_dtype t)
+{
+	unsigned long long b = poison_byte(t);
+	size_t n = kf_dtype_size(t);
+	unsigned long long v = 0;
+
+	for (size_t i = 0; i < n; i++)
+		v |= b << (8 * i);
+	return v;
+}
+
+static unsigned grid_for(struct worker *w, unsigned long long n)
+{
+	unsigned long long g = (n + 255) / 256, cap = 132 * 16;
+	long long sm = jget_int(w->info, "sm_count", 132);
+
+	if (sm > 0)
+		cap = (unsigned long long)sm * 16;
+	if (g > cap)
+		g = cap;
+	return g ? (unsigned)g : 1;
+}
+
+static CUdeviceptr slot_ptr(struct worker *w, int s)
+{
+	return w->slots + (CUdeviceptr)s * WK_SLOT_U64 * 8;
+}
+
+/* Reads slots [0, n) into w->hslots (synchronous through an event). */
+static int read_slots(struct worker *w, int n, double timeout, struct buf *err)
+{
+	CUevent e = w->ev[WK_MAX_EVENTS - 1];
+	CUresult r;
+	int k;
+
+	if (n <= 0)
+		return 0;
+	r = w->d.cuMemcpyDtoHAsync(w->hslots, w->slots, (size_t)n * WK_SLOT_U64 * 8, w->st);
+	if (r != CUDA_SUCCESS)
+		return wk_cuda_err(w, r, "reading results", err);
+	w->d.cuEventRecord(e, w->st);
+	k = wk_wait(w, e, timeout, err);
+	if (k == -2) {
+		w->fatal = 1;
+		return kf_err(err, "timed out waiting for the GPU");
+	}
+	return k;
+}
+
+/* ---- inputs, outputs, guards ----------------------------------------------- */
+
+static void dist_override(const struct worker *w, int t, int dist, struct kf_gen_desc *g)
+{
+	const struct problem_tensor *pt = &w->p.t[t];
+
+	if (!dist || pt->role != KF_ROLE_INPUT || !dtype_is_float(pt->dtype) ||
+	    (g->kind != KF_DK_UNIFORM && g->kind != KF_DK_NORMAL) || g->post != KF_PO_NONE)
+		return;
+	if (dist == 1) {           /* "normal": N(0, 1) */
+		g->kind = KF_DK_NORMAL;
+		g->a = 0;
+		g->b = 1;
+	} else if (dist == 2) {    /* "uniform_large": U[-100, 100) */
+		g->kind = KF_DK_UNIFORM;
+		g->a = -100;
+		g->b = 100;
+	}
+}
+
+static int gen_inputs(struct worker *w, struct wk_buf *set, unsigned long long seed, int dist,
+		      struct buf *err)
+{
+	for (int t = 0; t < w->p.n_in; t++) {
+		struct kf_gen_desc g;
+		long long numel = w->p.t[t].numel;
+		CUdeviceptr dst = set[t].data;
+		inputs_desc(&w->p, t, seed, &g);
+		dist_override(w, t, dist, &g);
+		void *args[] = { &dst, &numel, &g.seed, &g.t, &g.kind, &g.dtype, &g.post, &g.a, &g.b,
+				 &g.rows, &g.cols };
+		if (g.post == KF_PO_SOFTMAX_LASTDIM || g.post == KF_PO_SCALED_SOFTMAX) {
+			long long nrows = g.cols > 0 ? numel / g.cols : 1;
+			unsigned grid = nrows > 65535 ? 65535 : (unsigned)(nrows ? nrows : 1);
+			args[1] = &nrows;
+			if (wk_launch_h(w, w->f_fill_softmax, grid, args, err) < 0)
+				return -1;
+		} else {
+			unsigned long long gr = ((unsigned long long)numel + 255) / 256;
+			if (gr > 65535ull * 8)
+				gr = 65535ull * 8;
+			if (wk_launch_h(w, w->f_fill, (unsigned)(gr ? gr : 1), args, err) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int checksum(struct worker *w, const struct wk_buf *b, int slot, struct buf *err)
+{
+	CUdeviceptr p = b->data, out = slot_ptr(w, slot);
+	unsigned long long bytes = b->bytes;
+	void *args[] = { &p, &bytes, &out };
+
+	return wk_launch_h(w, w->f_checksum, grid_for(w, bytes / 8 + 1), args, err);
+}
+
+static int count_guard(struct worker *w, const struct wk_buf *b, int slot, struct buf *err)
+{
+	CUdeviceptr p1 = b->base, p2 = b->data + b->bytes, out = slot_ptr(w, slot);
+	unsigned long long n1 = WK_GUARD, n2 = b->total - WK_GUARD - b->bytes;
+	unsigned pat = WK_GUARD_BYTE;
+	void *a1[] = { &p1, &n1, &pat, &out };
+	void *a2[] = { &p2, &n2, &pat, &out };
+
+	if (!b->base)
+		return 0;
+	if (wk_launch_h(w, w->f_count_ne, grid_for(w, n1), a1, err) < 0)
+		return -1;
+	return wk_launch_h(w, w->f_count_ne, grid_for(w, n2), a2, err);
+}
+
+static int poison_outputs(struct worker *w, struct buf *err)
+{
+	for (int o = 0; o < w->p.n_out; o++) {
+		const struct problem_tensor *t = &w->p.t[w->p.n_in + o];
+		CUresult r = w->d.cuMemsetD8Async(w->out[o].data, poison_byte(t->dtype), w->out[o].bytes,
+						  w->st);
+		if (r != CUDA_SUCCESS)
+			return wk_cuda_err(w, r, "poisoning outputs", err);
+	}
+	return 0;
+}
+
+static int compare(struct worker *w, struct wk_eval_state *es, int o, CUdeviceptr ref, int slot,
+		   struct buf *err)
+{
+	const struct problem_tensor *t = &w->p.t[w->p.n_in + o];
+	CUdeviceptr out = w->out[o].data, sp = slot_ptr(w, slot);
+	long long n = t->numel;
+	int dt = (int)t->dtype;
+	unsigned long long pb = poison_bits(t->dtype);
+	void *args[] = { &out, &ref, &n, &dt, &es->atol, &es->rtol, &pb, &sp };
+
+	return wk_launch_h(w, w->f_compare, grid_for(w, (unsigned long long)n), args, err);
+}
+
+/* ---- plans ----------------------------------------------------------------- */
+
+union argval {
+	CUdeviceptr p;
+	int i32;
+	long long i64;
+	float f;
+	double d;
+};
+
+/* Fills scratch, records e0, launches every step, records e1. */
+static int run_plan(struct worker *w, struct wk_module *m, const struct wk_buf *ins, CUevent e0,
+		    CUevent e1, struct buf *err)
+{
+	union argval v[LAUNCH_MAX_ARGS];
+	void *params[LAUNCH_MAX_ARGS];
+	CUresult r;
+
+	for (int i = 0; i < m->plan.n_scratch; i++) {
+		r = w->d.cuMemsetD8Async(m->scratch[i].data, m->plan.scratch[i].zeroed ? 0 : 0xFF,
+					 m->scratch[i].bytes, w->st);
+		if (r != CUDA_SUCCESS)
+			return wk_cuda_err(w, r, "filling scratch", err);
+	}
+	w->d.cuEventRecord(e0, w->st);
+	for (int s = 0; s < m->plan.n_steps; s++) {
+		const struct launch_step *st = &m->plan.steps[s];
+		for (int a = 0; a < st->n_args && a < LAUNCH_MAX_ARGS; a++) {
+			const struct launch_arg *la = &st->args[a];
+			switch (la->kind) {
+			case LARG_TENSOR:
+				v[a].p = la->index < w->p.n_in ? ins[la->index].data
+							       : w->out[la->index - w->p.n_in].data;
+				break;
+			case LARG_SCRATCH:
+				v[a].p = m->scratch[la->index].data;
+				break;
+			case LARG_INT:
+				if (la->size == 4)
+					v[a].i32 = (int)la->ival;
+				else
+					v[a].i64 = la->ival;
+				break;
+			case LARG_FLOAT:
+				if (la->is_double)
+					v[a].d = la->fval;
+				else
+					v[a].f = (float)la->fval;
+				break;
+			}
+			params[a] = &v[a];
+		}
+		r = w->d.cuLaunchKernel(m->fn[s], st->grid[0], st->grid[1], st->grid[2], st->block[0],
+					st->block[1], st->block[2], st->smem, w->st, params, NULL);
+		if (r != CUDA_SUCCESS) {
+			struct buf what = BUF_INIT;
+			buf_setf(&what, "line %d: launching %s<<<(%u,%u,%u), (%u,%u,%u), %u>>>", st->line,
+				 st->kernel, st->grid[0], st->grid[1], st->grid[2], st->block[0],
+				 st->block[1], st->block[2], st->smem);
+			wk_cuda_err(w, r, what.s, err);
+			buf_release(&what);
+			return RUN_LAUNCH;
+		}
+	}
+	w->d.cuEventRecord(e1, w->st);
+	return RUN_OK;
+}
+
+/* ---- problem and reference ------------------------------------------------- */
+
+static void drop_keep(struct worker *w, int k)
+{
+	for (int o = 0; o < PROBLEM_MAX_TENSORS; o++)
+		if (w->keep[k].out[o])
+			w->d.cuMemFree(w->keep[k].out[o]);
+	memset(&w->keep[k], 0, sizeof(w->keep[k]));
+}
+
+static void drop_keeps(struct worker *w, int except)
+{
+	for (int k = 0; k < WK_MAX_KEEP; k++)
+		if (k != except && w->keep[k].used)
+			drop_keep(w, k);
+}
+
+static void drop_problem(struct worker *w)
+{
+	drop_keeps(w, -1);
+	wk_module_unload(w, &w->ref);
+	w->ref_hash[0] = '\0';
+	for (int t = 0; t < PROBLEM_MAX_TENSORS; t++) {
+		wk_free(w, &w->in[t]);
+		wk_free(w, &w->in2[t]);
+		wk_free(w, &w->out[t]);
+	}
+	w->have_in2 = 0;
+	w->in_seed = w->in2_seed = ~0ull;
+	if (w->have_problem)
+		problem_release(&w->p);
+	problem_init(&w->p);
+	w->have_problem = 0;
+	w->prob_dir[0] = '\0';
+}
+
+static int ensure_problem(struct worker *w, const json_t *req, const struct buf *bin,
+			  struct buf *err)
+{
+	const char *dir = jget_str(req, "problem_dir", ""), *rh = jget_str(req, "ref_hash", "");
+	size_t rlen = (size_t)jget_int(req, "ref_cubin_len", 0);
+
+	if (!w->have_problem || strcmp(w->prob_dir, dir)) {
+		drop_problem(w);
+		if (problem_load(&w->p, dir, err) < 0)
+			return -1;
+		w->have_problem = 1;
+		snprintf(w->prob_dir, sizeof(w->prob_dir), "%s", dir);
+		for (int t = 0; t < w->p.n_in + w->p.n_out; t++) {
+			struct wk_buf *b = t < w->p.n_in ? &w->in[t] : &w->out[t - w->p.n_in];
+			if (wk_alloc(w, b, w->p.t[t].bytes, err) < 0)
+				return -1;
+		}
+	}
+	if (strcmp(w->ref_hash, rh)) {
+		drop_keeps(w, -1);
+		wk_module_unload(w, &w->ref);
+		if (rlen > bin->len)
+			return kf_err(err, "reference cubin missing");
+		if (wk_module_load(w, &w->ref, bin->s, rlen, jget_str(req, "ref_plan", ""), err) < 0) {
+			struct buf m = BUF_INIT;
+			buf_setf(&m, "the reference of %s cannot run: %s", w->p.id, err->s);
+			kf_err(err, "%s", m.s);
+			buf_release(&m);
+			wk_module_unload(w, &w->ref);
+			return -1;
+		}
+		snprintf(w->ref_hash, sizeof(w->ref_hash), "%s", rh);
+	}
+	return 0;
+}
+
+static int ensure_inputs(struct worker *w, unsigned long long seed, int dist, struct buf *err)
+{
+	if (w->in_seed == seed && w->in_dist == dist)
+		return 0;
+	if (gen_inputs(w, w->in, seed, dist, err) < 0)
+		return -1;
+	w->in_seed = seed;
+	w->in_dist = dist;
+	return 0;
+}
+
+/* The reference outputs for (seed, dist): computed once, kept aside. */
+static struct wk_keep *ensure_ref(struct worker *w, unsigned long long seed, int dist,
+				  struct buf *err)
+{
+	struct wk_keep *k = NULL;
+	int ki = -1, lru = 0, r;
+
+	for (int i = 0; i < WK_MAX_KEEP; i++)
+		if (w->keep[i].used && w->keep[i].seed == seed && w->keep[i].dist == dist) {
+			w->keep[i].stamp = ++w->stamp;
+			return &w->keep[i];
+		}
+	for (int i = 0; i < WK_MAX_KEEP && ki < 0; i++)
+		if (!w->keep[i].used)
+			ki = i;
+	if (ki < 0) {
+		for (int i = 1; i < WK_MAX_KEEP; i++)
+			if (w->keep[i].stamp < w->keep[lru].stamp)
+				lru = i;
+		drop_keep(w, lru);
+		ki = lru;
+	}
+	k = &w->keep[ki];
+	memset(k, 0, sizeof(*k));
+	wk_progress(w, REF_TIMEOUT_S + 30);
+	if (ensure_inputs(w, seed, dist, err) < 0)
+		return NULL;
+	/* Checksums of the fresh inputs (slots 0..n_in-1: callers take
+	 * their slots only after ensure_ref). */
+	w->d.cuMemsetD8Async(slot_ptr(w, 0), 0, (size_t)w->p.n_in * WK_SLOT_U64 * 8 + 8, w->st);
+	for (int t = 0; t < w->p.n_in; t++)
+		if (checksum(w, &w->in[t], t, err) < 0)
+			return NULL;
+	if (poison_outputs(w, err) < 0)
+		return NULL;
+	r = run_plan(w, &w->ref, w->in, w->ev[0], w->ev[1], err);
+	if (r == RUN_OK)
+		r = wk_wait(w, w->ev[1], REF_TIMEOUT_S, err);
+	if (r == RUN_TIMEOUT) {
+		w->fatal = 1;
+		kf_err(err, "the reference of %s did not finish within %.0f s", w->p.id, REF_TIMEOUT_S);
+	}
+	if (r != RUN_OK) {
+		struct buf m = BUF_INIT;
+		buf_setf(&m, "the reference of %s failed: %s", w->p.id, err->s);
+		kf_err(err, "%s", m.s);
+		buf_release(&m);
+		return NULL;
+	}
+	{
+		float ms = 0;
+		w->d.cuEventElapsedTime(&ms, w->ev[0], w->ev[1]);
+		k->ref_ms = ms;
+	}
+	for (int o = 0; o < w->p.n_out; o++) {
+		CUresult cr = w->d.cuMemAlloc(&k->out[o], w->out[o].bytes ? w->out[o].bytes : 1);
+		if (cr == CUDA_ERROR_OUT_OF_MEMORY) {
+			/* Make room: drop the other seeds (they are recomputed on demand). */
+			drop_keeps(w, ki);
+			cr = w->d.cuMemAlloc(&k->out[o], w->out[o].bytes ? w->out[o].bytes : 1);
+		}
+		if (cr != CUDA_SUCCESS) {
+			wk_cuda_err(w, cr, "keeping the reference outputs", err);
+			for (int q = 0; q < o; q++)
+				w->d.cuMemFree(k->out[q]);
+			memset(k, 0, sizeof(*k));
+			return NULL;
+		}
+		if ((cr = w->d.cuMemcpyDtoD(k->out[o], w->out[o].data, w->out[o].bytes)) != CUDA_SUCCESS) {
+			wk_cuda_err(w, cr, "copying the reference outputs", err);
+			return NULL;
+		}
+	}
+	/* Scrub: nothing of the reference's result stays where a candidate writes. */
+	if (poison_outputs(w, err) < 0)
+		return NULL;
+	for (int i = 0; i < w->ref.plan.n_scratch; i++)
+		w->d.cuMemsetD8Async(w->ref.scratch[i].data, 0xFF, w->ref.scratch[i].bytes, w->st);
+	if (read_slots(w, w->p.n_in, 30, err) < 0)
+		return NULL;
+	for (int t = 0; t < w->p.n_in; t++)
+		k->in_sum[t] = w->hslots[t * WK_SLOT_U64];
+	k->seed = seed;
+	k->dist = dist;
+	k->used = 1;
+	k->stamp = ++w->stamp;
+	return k;
+}
+
+/* For wk_sample: the reference outputs of seed (spec distributions). */
+int wk_ensure_ref_values(struct worker *w, const json_t *req, const struct buf *bin,
+			 unsigned long long seed, CUdeviceptr *outs, double *ref_ms, struct buf *err)
+{
+	struct wk_keep *k;
+
+	if (ensure_problem(w, req, bin, err) < 0 || !(k = ensure_ref(w, seed, 0, err)))
+		return -1;
+	for (int o = 0; o < w->p.n_out; o++)
+		outs[o] = k->out[o];
+	*ref_ms = k->ref_ms;
+	return 0;
+}
+
+/* ---- one checked run ------------------------------------------------------- */
+
+double wk_host_decode(const unsigned char *p, enum kf_dtype t)
+{
+	switch (t) {
+	case KF_F32: { float f; memcpy(&f, p, 4); return f; }
+	case KF_F16: {
+		unsigned h = (unsigned)p[0] | ((unsigned)p[1] << 8);
+		unsigned e = (h >> 10) & 0x1f, m = h & 0x3ff;
+		double v = e == 0 ? m * ldexp(1, -24) : e == 31 ? (m ? NAN : INFINITY)
+				    : ldexp(1.0 + m / 1024.0, (int)e - 15);
+		return (h >> 15) ? -v : v;
+	}
+	case KF_BF16: {
+		unsigned u = ((unsigned)p[0] | ((unsigned)p[1] << 8)) << 16;
+		float f;
+		memcpy(&f, &u, 4);
+		return f;
+	}
+	case KF_I64: { long long v; memcpy(&v, p, 8); return (double)v; }
+	case KF_I32: { int v; memcpy(&v, p, 4); return v; }
+	default: return p[0];
+	}
+}
+
+static double finite_or_big(double v)
+{
+	return isfinite(v) ? v : 1e300;
+}
+
+static double bits_d(unsigned long long u)
+{
+	double d;
+	memcpy(&d, &u, 8);
+	return d;
+}
+
+struct run_verdict {
+	char check[48];
+	struct buf detail;
+	double max_abs, max_rel;
+	long long mismatches;
+	double time_ms;
+};
+
+/* Launches the compares, checksums and guard counts after a run; slots
+ * base.. (n_out compares, n_in sums, 1 guard). */
+static int post_checks(struct wk_eval_state *es, struct wk_keep *k, const struct wk_buf *ins,
+		       int base, int verify_out, struct buf *err)
+{
+	struct worker *w = es->w;
+	int g = base + w->p.n_out + w->p.n_in;
+
+	for (int o = 0; verify_out && o < w->p.n_out; o++)
+		if (compare(w, es, o, k->out[o], base + o, err) < 0)
+			return -1;
+	for (int t = 0; t < w->p.n_in; t++)
+		if (checksum(w, &ins[t], base + w->p.n_out + t, err) < 0)
+			return -1;
+	for (int t = 0; t < w->p.n_in; t++)
+		if (count_guard(w, &ins[t], g, err) < 0)
+			return -1;
+	for (int o = 0; o < w->p.n_out; o++)
+		if (count_guard(w, &w->out[o], g, err) < 0)
+			return -1;
+	for (int i = 0; i < es->cand.plan.n_scratch; i++)
+		if (count_guard(w, &es->cand.scratch[i], g, err) < 0)
+			return -1;
+	return 0;
+}
+
+/* Reads the verdict of slots base.. into v; 0 pass, 1 fail. */
+static int judge(struct wk_eval_state *es, struct wk_keep *k, int base, int verify_out,
+		 const char *what, struct run_verdict *v)
+{
+	struct worker *w = es->w;
+	const unsigned long long *h = w->hslots;
+	int g = base + w->p.n_out + w->p.n_in;
+
+	v->max_abs = v->max_rel = 0;
+	v->mismatches = 0;
+	if (h[g * WK_SLOT_U64]) {
+		snprintf(v->check, sizeof(v->check), "guard_overwritten");
+		buf_addf(&v->detail, "%s: %llu bytes of the guard canaries around the buffers were overwritten (out-of-bounds write)",
+			 what, h[g * WK_SLOT_U64]);
+		return 1;
+	}
+	for (int t = 0; t < w->p.n_in; t++)
+		if (h[(base + w->p.n_out + t) * WK_SLOT_U64] != k->in_sum[t]) {
+			snprintf(v->check, sizeof(v->check), "inputs_modified");
+			buf_addf(&v->detail, "%s: input %s was modified by the kernel", what, w->p.t[t].name);
+			return 1;
+		}
+	for (int o = 0; verify_out && o < w->p.n_out; o++) {
+		const unsigned long long *s = h + (size_t)(base + o) * WK_SLOT_U64;
+		const struct problem_tensor *t = &w->p.t[w->p.n_in + o];
+		double ma = bits_d(s[0]), mr = bits_d(s[1]);
+		long long mis = (long long)s[2], nans = (long long)s[3], poi = (long long)s[4];
+		if (ma > v->max_abs)
+			v->max_abs = ma;
+		if (mr > v->max_rel)
+			v->max_rel = mr;
+		v->mismatches += mis;
+		if (!mis && !nans && !poi)
+			continue;
+		if (poi >= t->numel) {
+			snprintf(v->check, sizeof(v->check), "output_not_written");
+			buf_addf(&v->detail, "%s: output %s was not written at all", what, t->name);
+		} else if (poi > 0 && mis > 0) {
+			snprintf(v->check, sizeof(v->check), "partial_write");
+			buf_addf(&v->detail, "%s: output %s: %lld of %lld elements were not written",
+				 what, t->name, poi, t->numel);
+		} else if (nans > 0 && mis > 0) {
+			snprintf(v->check, sizeof(v->check), "nan");
+			buf_addf(&v->detail, "%s: output %s: %lld NaN values", what, t->name, nans);
+		} else if (mis > 0) {
+			snprintf(v->check, sizeof(v->check), "output_mismatch");
+			buf_addf(&v->detail, "%s: output %s: %lld of %lld elements differ (max abs err %.3g, max rel err %.3g, atol %g, rtol %g)",
+				 what, t->name, mis, t->numel, finite_or_big(ma), finite_or_big(mr),
+				 es->atol, es->rtol);
+		} else {
+			continue;
+		}
+		if (s[5] > 0 && s[5] <= (unsigned long long)t->numel) {
+			/* One example, for the author. */
+			unsigned char a[8] = { 0 }, b[8] = { 0 };
+			size_t es_ = kf_dtype_size(t->dtype), off = (size_t)(s[5] - 1) * es_;
+			if (w->d.cuMemcpyDtoH(a, w->out[o].data + off, es_) == CUDA_SUCCESS &&
+			    w->d.cuMemcpyDtoH(b, k->out[o] + off, es_) == CUDA_SUCCESS)
+				buf_addf(&v->detail, "; e.g. flat index %llu: got %.9g, expected %.9g",
+					 s[5] - 1, wk_host_decode(a, t->dtype), wk_host_decode(b, t->dtype));
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/* One check run on w->in (which holds k's inputs). RUN_* or 1 on a failed check. */
+static int check_run(struct wk_eval_state *es, struct wk_keep *k, const char *what,
+		     struct run_verdict *v, struct buf *err)
+{
+	struct worker *w = es->w;
+	int nslots = w->p.n_out + w->p.n_in + 1, r;
+	float ms = 0;
+
+	w->d.cuMemsetD8Async(w->slots, 0, (size_t)nslots * WK_SLOT_U64 * 8, w->st);
+	if (poison_outputs(w, err) < 0)
+		return RUN_ERR;
+	r = run_plan(w, &es->cand, w->in, w->ev[0], w->ev[1], err);
+	if (r != RUN_OK)
+		return r;
+	r = wk_wait(w, w->ev[1], es->timeout_s, err);
+	if (r == -2) {
+		w->fatal = 1;
+		kf_err(err, "%s: the launch block did not finish within %g s", what, es->timeout_s);
+		return RUN_TIMEOUT;
+	}
+	if (r < 0)
+		return RUN_ERR;
+	w->d.cuEventElapsedTime(&ms, w->ev[0], w->ev[1]);
+	v->time_ms = ms;
+	es->kernel_ms += ms;
+	if (post_checks(es, k, w->in, 0, 1, err) < 0 || read_slots(w, nslots, es->timeout_s + 10, err) < 0)
+		return RUN_ERR;
+	return judge(es, k, 0, 1, what, v);
+}
+
+static json_t *trial_json(int idx, unsigned long long seed, const struct run_verdict *v, int ok)
+{
+	return json_pack("{s:i,s:I,s:f,s:f,s:f,s:I,s:b}", "idx", idx, "seed", (json_int_t)seed,
+			 "time_ms", v->time_ms, "max_abs_err", finite_or_big(v->max_abs),
+			 "max_rel_err", finite_or_big(v->max_rel), "mismatches",
+			 (json_int_t)v->mismatches, "ok", ok);
+}
+
+static void set_result(json_t *res, const char *status, const char *check, const char *detail)
+{
+	json_object_set_new(res, "status", json_string(status));
+	json_object_set_new(res, "failed_check", json_string(check ? check : ""));
+	json_object_set_new(res, "detail", json_string(detail ? detail : ""));
+}
+
+/* Maps a non-pass run result to the eval status. 1 when the eval ends. */
+static int run_status(json_t *res, int r, const struct run_verdict *v, const char *fail_check,
+		      struct buf *err)
+{
+	switch (r) {
+	case RUN_OK:
+		return 0;
+	case 1:
+		set_result(res, "incorrect", fail_check ? fail_check : v->check, v->detail.s);
+		return 1;
+	case RUN_TIMEOUT:
+		set_result(res, "timeout", NULL, err->s);
+		return 1;
+	case RUN_LAUNCH:
+		set_result(res, "launch_error", NULL, err->s);
+		return 1;
+	default:
+		set_result(res, "runtime_error", NULL, err->s);
+		return 1;
+	}
+}
+
+/* ---- timing ---------------------------------------------------------------- */
+
+static int ensure_in2(struct worker *w, struct buf *err)
+{
+	struct buf e2 = BUF_INIT;
+
+	if (w->have_in2)
+		return 1;
+	for (int t = 0; t < w->p.n_in; t++)
+		if (wk_alloc(w, &w->in2[t], w->p.t[t].bytes, &e2) < 0) {
+			for (int q = 0; q < t; q++)
+				wk_free(w, &w->in2[q]);
+			buf_release(&e2);
+			return 0;  /* no room: regenerate inputs between trials instead */
+		}
+	(void)err;
+	buf_release(&e2);
+	w->have_in2 = 1;
+	w->in2_seed = ~0ull;
+	return 1;
+}
+
+static int timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, json_t *res,
+		  struct buf *err)
+{
+	struct worker *w = es->w;
+	int warm = (int)jget_int(es->proto, "warmup", 3), n = (int)jget_int(es->proto, "timed_trials", 100);
+	int flush = jget_bool(es->proto, "flush_l2", 1), total, two, verify_all, per, base_g, r = RUN_OK;
+	size_t out_bytes = 0;
+	const char *names[LAUNCH_MAX_STEPS];
+	int n_names = 0, n_cupti = 0;
+	double *cupti = NULL;
+	json_t *times = json_array(), *env;
+	struct run_verdict v;
+
+	memset(&v, 0, sizeof(v));
+	buf_init(&v.detail);
+	if (warm < 0)
+		warm = 0;
+	total = warm + n;
+	if (2 * total + 4 > WK_MAX_EVENTS - 1)
+		total = (WK_MAX_EVENTS - 5) / 2, n = total - warm;
+	per = w->p.n_out;
+	base_g = total * per;      /* after the per-trial compare slots: sums A, sums B, guard */
+	if (base_g + 2 * w->p.n_in + 2 > WK_MAX_SLOTS)
+		return kf_err(err, "too many timed trials for the stats slots");
+	for (int o = 0; o < w->p.n_out; o++)
+		out_bytes += w->out[o].bytes;
+	verify_all = out_bytes <= (64u << 20);
+	two = kB != kA && ensure_in2(w, err);
+	if (ensure_inputs(w, kA->seed, 0, err) < 0)
+		return RUN_ERR;
+	if (kB != kA && two && (w->in2_seed != kB->seed || w->in2_dist != 0)) {
+		if (gen_inputs(w, w->in2, kB->seed, 0, err) < 0)
+			return RUN_ERR;
+		w->in2_seed = kB->seed;
+		w->in2_dist = 0;
+	}
+	for (int s = 0; s < es->cand.plan.n_steps; s++) {
+		int dup = 0;
+		for (int q = 0; q < n_names; q++)
+			dup |= !strcmp(names[q], es->cand.plan.steps[s].kernel);
+		if (!dup)
+			names[n_names++] = es->cand.plan.steps[s].kernel;
+	}
+	env = json_object();
+	json_object_set_new(env, "before", wk_nvml_sample(w));
+	w->d.cuMemsetD8Async(w->slots, 0, (size_t)(base_g + 2 * w->p.n_in + 2) * WK_SLOT_U64 * 8, w->st);
+	wk_cupti_start(w, names, n_names);
+	wk_progress(w, 3 * es->timeout_s + 30);
+	for (int j = 0; j < total && r == RUN_OK; j++) {
+		int useB = (j & 1) && kB != kA;
+		struct wk_keep *k = useB ? kB : kA;
+		const struct wk_buf *ins = useB && two ? w->in2 : w->in;
+		int ver = verify_all || j % 8 == 7 || j == total - 1;
+		if (j >= 2) {
+			int q = wk_wait(w, w->ev[2 * (j - 2) + 1], es->timeout_s + 1, err);
+			if (q == -2) {
+				w->fatal = 1;
+				kf_err(err, "timed trial %d: the launch block did not finish within %g s", j - 2 - warm, es->timeout_s);
+				r = RUN_TIMEOUT;
+				break;
+			}
+			if (q < 0) {
+				r = RUN_ERR;
+				break;
+			}
+		}
+		if (!two && kB != kA && ensure_inputs(w, k->seed, 0, err) < 0) {
+			r = RUN_ERR;
+			break;
+		}
+		if (poison_outputs(w, err) < 0) {
+			r = RUN_ERR;
+			break;
+		}
+		if (flush)
+			w->d.cuMemsetD32Async(w->flush.data, (unsigned)j * 2654435761u, w->flush.bytes / 4, w->st);
+		r = run_plan(w, &es->cand, ins, w->ev[2 * j], w->ev[2 * j + 1], err);
+		if (r != RUN_OK)
+			break;
+		for (int o = 0; ver && o < w->p.n_out; o++)
+			if (compare(w, es, o, k->out[o], j * per + o, err) < 0) {
+				r = RUN_ERR;
+				break;
+			}
+		if (j % 16 == 15)
+			wk_progress(w, 3 * es->timeout_s + 30);
+	}
+	if (r == RUN_OK) {
+		int q = wk_wait(w, w->ev[2 * (total - 1) + 1], 2 * es->timeout_s + 1, err);
+		if (q == -2) {
+			w->fatal = 1;
+			kf_err(err, "timed trials: the launch block did not finish within %g s", es->timeout_s);
+			r = RUN_TIMEOUT;
+		} else if (q < 0) {
+			r = RUN_ERR;
+		}
+	}
+	cupti = wk_cupti_stop(w, &n_cupti);
+	if (r != RUN_OK) {
+		free(cupti);
+		json_decref(times);
+		json_decref(env);
+		buf_release(&v.detail);
+		return r;
+	}
+	/* Inputs unchanged, guards intact, after all the timed runs. */
+	{
+		struct wk_keep *kin = kA;
+		int sb = base_g + w->p.n_in + 1;
+		for (int i = 0; i < WK_MAX_KEEP; i++)
+			if (w->keep[i].used && w->keep[i].seed == w->in_seed && w->keep[i].dist == w->in_dist)
+				kin = &w->keep[i];
+		if (post_checks(es, kin, w->in, base_g - per, 0, err) < 0)
+			r = RUN_ERR;
+		for (int t = 0; two && kB != kA && t < w->p.n_in && r == RUN_OK; t++)
+			if (checksum(w, &w->in2[t], sb + t, err) < 0)
+				r = RUN_ERR;
+	}
+	json_object_set_new(env, "after", wk_nvml_sample(w));
+	json_object_set_new(res, "env", env);
+	if (r != RUN_OK || read_slots(w, base_g + 2 * w->p.n_in + 1, es->timeout_s + 10, err) < 0) {
+		free(cupti);
+		json_decref(times);
+		buf_release(&v.detail);
+		return RUN_ERR;
+	}
+	json_object_set_new(res, "time", times);
+	if (n_cupti != total * es->cand.plan.n_steps) {
+		/* Records lost or CUPTI off: events only. */
+		free(cupti);
+		cupti = NULL;
+		json_object_set_new(res, "cupti_note", json_sprintf("%d kernel records for %d launches", n_cupti,
+								     total * es->cand.plan.n_steps));
+	}
+	{
+		int bad = -1;
+		struct run_verdict tv;
+		memset(&tv, 0, sizeof(tv));
+		buf_init(&tv.detail);
+		for (int j = 0; j < total; j++) {
+			int ver = verify_all || j % 8 == 7 || j == total - 1;
+			int useB = (j & 1) && kB != kA;
+			float ms = 0;
+			json_t *t;
+			w->d.cuEventElapsedTime(&ms, w->ev[2 * j], w->ev[2 * j + 1]);
+			es->kernel_ms += ms;
+			if (j < warm && !ver)
+				continue;
+			tv.time_ms = ms;
+			tv.max_abs = tv.max_rel = 0;
+			tv.mismatches = 0;
+			int fail = 0;
+			if (ver) {
+				for (int o = 0; o < w->p.n_out; o++) {
+					const unsigned long long *s = w->hslots + (size_t)(j * per + o) * WK_SLOT_U64;
+					double ma = bits_d(s[0]), mr = bits_d(s[1]);
+					tv.max_abs = ma > tv.max_abs ? ma : tv.max_abs;
+					tv.max_rel = mr > tv.max_rel ? mr : tv.max_rel;
+					tv.mismatches += (long long)(s[2] + s[4]);
+				}
+				fail = tv.mismatches > 0;
+				if (fail && bad < 0)
+					bad = j;
+			}
+			if (j < warm)
+				continue;
+			t = ver ? trial_json(j - warm, useB ? kB->seed : kA->seed, &tv, !fail)
+				: json_pack("{s:i,s:I,s:f}", "idx", j - warm, "seed",
+					    (json_int_t)(useB ? kB->seed : kA->seed), "time_ms", (double)ms);
+			if (cupti) {
+				double c = 0;
+				for (int q = 0; q < es->cand.plan.n_steps; q++)
+					c += cupti[j * es->cand.plan.n_steps + q];
+				json_object_set_new(t, "cupti_ms", json_real(c));
+			}
+			json_array_append_new(times, t);
+		}
+		if (bad >= 0) {
+			buf_addf(&v.detail, "timed trial %d (seed %llu): the output differs from the reference (inputs alternate between timed trials; a kernel that caches results or skips work fails here)",
+				 bad - warm, (unsigned long long)(((bad & 1) && kB != kA) ? kB->seed : kA->seed));
+			snprintf(v.check, sizeof(v.check), "timed_output_mismatch");
+			r = 1;
+		} else {
+			struct wk_keep *kin = kA;
+			for (int i = 0; i < WK_MAX_KEEP; i++)
+				if (w->keep[i].used && w->keep[i].seed == w->in_seed && w->keep[i].dist == w->in_dist)
+					kin = &w->keep[i];
+			r = judge(es, kin, base_g - per, 0, "after the timed trials", &v);
+			for (int t = 0; !r && two && kB != kA && t < w->p.n_in; t++)
+				if (w->hslots[(size_t)(base_g + w->p.n_in + 1 + t) * WK_SLOT_U64] != kB->in_sum[t]) {
+					snprintf(v.check, sizeof(v.check), "inputs_modified");
+					buf_addf(&v.detail, "timed trials: input %s was modified by the kernel",
+						 w->p.t[t].name);
+					r = 1;
+				}
+		}
+		buf_release(&tv.detail);
+	}
+	free(cupti);
+	if (r == 1)
+		run_status(res, 1, &v, NULL, err);
+	buf_release(&v.detail);
+	return r;
+}
+
+/* ---- the evaluation -------------------------------------------------------- */
+
+static int dist_id(const char *name)
+{
+	if (!strcmp(name, "normal"))
+		return 1;
+	if (!strcmp(name, "uniform_large"))
+		return 2;
+	return 0;
+}
+
+int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t **resp,
+	    struct buf *err)
+{
+	struct wk_eval_state es;
+	json_t *res = json_object(), *checks = json_array(), *dists;
+	size_t rlen = (size_t)jget_int(req, "ref_cubin_len", 0);
+	size_t clen = (size_t)jget_int(req, "cubin_len", 0);
+	unsigned long long seed0;
+	int nchk, rep, timed, ended = 0, r, ntrials = 0;
+	struct wk_keep *k0 = NULL, *k1 = NULL;
+	struct run_verdict v;
+
+	memset(&es, 0, sizeof(es));
+	memset(&v, 0, sizeof(v));
+	buf_init(&v.detail);
+	launch_plan_init(&es.cand.plan);
+	es.w = w;
+	es.proto = json_object_get(req, "protocol");
+	*resp = NULL;
+	wk_progress(w, 60);
+	if (ensure_problem(w, req, bin, err) < 0)
+		goto fail;
+	es.atol = jget_num(es.proto, "atol", 0) > 0 ? jget_num(es.proto, "atol", 0) : w->p.atol;
+	es.rtol = jget_num(es.proto, "rtol", 0) > 0 ? jget_num(es.proto, "rtol", 0) : w->p.rtol;
+	es.timeout_s = jget_num(es.proto, "timeout_s", 10);
+	if (es.timeout_s <= 0)
+		es.timeout_s = 10;
+	seed0 = (unsigned long long)jget_int(es.proto, "seed0", 1000);
+	nchk = (int)jget_int(es.proto, "check_trials", 5);
+	rep = (int)jget_int(es.proto, "repeat_agree", 2);
+	timed = (int)jget_int(es.proto, "timed_trials", 100);
+	if (nchk < 1)
+		nchk = 1;
+	json_object_set_new(res, "check", checks);
+	if (rlen + clen > bin->len) {
+		kf_err(err, "candidate cubin missing from the request");
+		goto fail;
+	}
+	if (wk_module_load(w, &es.cand, bin->s + rlen, clen, jget_str(req, "plan", ""), err) < 0) {
+		if (w->fatal)
+			set_result(res, "runtime_error", NULL, err->s);
+		else
+			set_result(res, "launch_error", NULL, err->s);
+		ended = 1;
+	}
+	/* Check trials: the spec's distributions, then any extra ones. */
+	dists = json_object_get(es.proto, "dists");
+	for (int d = 0; !ended && d <= (int)json_array_size(dists); d++) {
+		int dist = d ? dist_id(json_string_value(json_array_get(dists, (size_t)d - 1)) ?
+					       json_string_value(json_array_get(dists, (size_t)d - 1)) : "")
+			     : 0;
+		int n = d ? 2 : nchk;
+		if (d && !dist)
+			continue;
+		for (int i = 0; i < n && !ended; i++) {
+			unsigned long long seed = seed0 + (unsigned long long)(1000 * d + i);
+			struct wk_keep *k;
+			char what[96];
+			snprintf(what, sizeof(what), "check trial %d (seed %llu%s%s)", ntrials, seed,
+				 d ? ", " : "", d ? json_string_value(json_array_get(dists, (size_t)d - 1)) : "");
+			wk_progress(w, es.timeout_s + REF_TIMEOUT_S + 30);
+			k = ensure_ref(w, seed, dist, err);
+			if (!k)
+				goto fail;
+			if (!d && i == 0)
+				k0 = k;
+			if (!d && i == 1)
+				k1 = k;
+			if (ensure_inputs(w, seed, dist, err) < 0)
+				goto fail;
+			buf_reset(&v.detail);
+			v.check[0] = '\0';
+			r = check_run(&es, k, what, &v, err);
+			if (r == RUN_OK || r == 1)
+				json_array_append_new(checks, trial_json(ntrials, seed, &v, r == RUN_OK));
+			if (v.max_abs > jget_num(res, "max_abs_err", 0))
+				json_object_set_new(res, "max_abs_err", json_real(finite_or_big(v.max_abs)));
+			if (v.max_rel > jget_num(res, "max_rel_err", 0))
+				json_object_set_new(res, "max_rel_err", json_real(finite_or_big(v.max_rel)));
+			if (r == 1)
+				json_object_set_new(res, "mismatches", json_integer(v.mismatches));
+			ntrials++;
+			ended = run_status(res, r, &v, NULL, err);
+		}
+	}
+	/* Identical inputs again: a racy kernel fails here. */
+	for (int i = 1; !ended && i < rep; i++) {
+		char what[64];
+		snprintf(what, sizeof(what), "repeat run %d on the inputs of check trial 0", i);
+		if (!(k0 = ensure_ref(w, seed0, 0, err)) || ensure_inputs(w, seed0, 0, err) < 0)
+			goto fail;
+		buf_reset(&v.detail);
+		r = check_run(&es, k0, what, &v, err);
+		ended = run_status(res, r, &v, "nondeterministic", err);
+	}
+	if (!ended && timed > 0) {
+		if (!(k0 = ensure_ref(w, seed0, 0, err)))
+			goto fail;
+		if (nchk >= 2 && !(k1 = ensure_ref(w, seed0 + 1, 0, err)))
+			goto fail;
+		r = timing(&es, k0, nchk >= 2 ? k1 : k0, res, err);
+		ended = r == 1 ? 1 : run_status(res, r, &v, NULL, err);
+	}
+	if (!ended)
+		set_result(res, "correct", NULL, "");
+	json_object_set_new(res, "wall_ms", json_real((now_s() - w->t_req) * 1000.0));
+	json_object_set_new(res, "kernel_ms", json_real(es.kernel_ms));
+	if (!json_object_get(res, "mismatches"))
+		json_object_set_new(res, "mismatches", json_integer(0));
+	if (!w->fatal)
+		wk_module_unload(w, &es.cand);
+	buf_release(&v.detail);
+	*resp = res;
+	return 0;
+fail:
+	if (!w->fatal)
+		wk_module_unload(w, &es.cand);
+	buf_release(&v.detail);
+	json_decref(res);
+	return -1;
+}

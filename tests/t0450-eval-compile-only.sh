@@ -1,0 +1,77 @@
+#!/bin/sh
+# kforge eval without a GPU: --compile-only compiles and records kernels,
+# compiles and evals rows (status not_run); a second eval is served from
+# the store; --force evaluates again; format and compile errors get their
+# statuses and exit 4; a GPU eval on a machine without one exits 3 with
+# one line.
+. "$KF_ROOT/tests/lib.sh"
+export KFORGE_ROOT="$KF_ROOT"
+C="$KF_ROOT/tests/candidates"
+DB="$KFORGE_DB"
+q() { sqlite3 "$DB" "$1"; }
+
+if ! "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" "$C/relu_ok.cu" >probe 2>&1 || grep -q "NVRTC not found" probe; then
+	skip "NVRTC not available: compile-only evals cannot run"
+	exit 0
+fi
+
+expect_exit 0 "compile-only eval of an honest kernel exits 0" "$KFORGE" eval 19 "$C/relu_ok.cu" --compile-only
+contains "prints status not_run" "$T_TMP/out" "^status: not_run"
+contains "prints ptxas statistics" "$T_TMP/out" "relu_f32: [0-9]+ registers"
+check "one kernels row" test "$(q 'select count(*) from kernels')" -eq 1
+check "one ok compiles row for sm_90" test "$(q "select count(*) from compiles where status='ok' and arch='sm_90'")" -eq 1
+check "compile_kernels row with registers" test "$(q "select count(*) from compile_kernels where kernel_name='relu_f32' and registers > 0")" -eq 1
+check "evals row not_run for level1/019_ReLU" test "$(q "select count(*) from evals where status='not_run' and problem_id='level1/019_ReLU'")" -eq 1
+check "the problems row exists" test "$(q "select count(*) from problems where id='level1/019_ReLU'")" -eq 1
+t1=$(q "select created_at || duration_ms from compiles")
+
+expect_exit 0 "the second eval exits 0" "$KFORGE" eval level1/019_ReLU "$C/relu_ok.cu" --compile-only --json
+check "the second eval is served from the store" python3 -c "import json,sys; d=json.load(open('$T_TMP/out')); sys.exit(0 if d['cached'] and d['status']=='not_run' and len(d['eval_id'])==64 else 1)"
+check "no second compile happened" test "$(q 'select created_at || duration_ms from compiles')" = "$t1"
+check "still one evals row" test "$(q 'select count(*) from evals')" -eq 1
+
+# CRLF line ends and trailing blanks: the same kernel (content address).
+sed 's/$/  \r/' "$C/relu_ok.cu" >crlf.cu
+expect_exit 0 "CRLF variant" "$KFORGE" eval ReLU crlf.cu --compile-only --json
+check "the CRLF variant is the same kernel, cached" python3 -c "import json,sys; d=json.load(open('$T_TMP/out')); sys.exit(0 if d['cached'] else 1)"
+
+expect_exit 0 "--force evaluates again" "$KFORGE" eval 19 "$C/relu_ok.cu" --compile-only --force --json
+check "forced result is not cached" python3 -c "import json,sys; d=json.load(open('$T_TMP/out')); sys.exit(0 if not d['cached'] else 1)"
+check "still one evals row after --force" test "$(q 'select count(*) from evals')" -eq 1
+
+expect_exit 0 "another architecture is another evaluation" "$KFORGE" eval 19 "$C/relu_ok.cu" --compile-only --arch sm_80
+check "two evals rows (sm_90, sm_80)" test "$(q 'select count(*) from evals')" -eq 2
+
+expect_exit 4 "an #include of /etc/passwd is a format error (exit 4)" "$KFORGE" eval 19 "$C/inc_etc_passwd.cu" --compile-only
+contains "status format_error" "$T_TMP/out" "^status: format_error"
+contains "the error has line:col" "$T_TMP/out" "3:10:"
+lacks "no file contents in the output" "$T_TMP/out" "root:x:0"
+check "no file contents in the store" sh -c "! sqlite3 '$DB' 'select log, message from compiles; select detail from evals' | grep -q 'root:x:0'"
+check "format_error compiles row" test "$(q "select count(*) from compiles where status='format_error'")" -eq 1
+
+expect_exit 4 "a compile error exits 4" "$KFORGE" eval 19 "$C/compile_error.cu" --compile-only
+contains "status compile_error" "$T_TMP/out" "^status: compile_error"
+contains "the NVRTC log is shown" "$T_TMP/out" "error: expected a"
+check "compile_error eval row with the log" test "$(q "select count(*) from evals where status='compile_error' and detail like '%expected a%'")" -eq 1
+
+cat >badlaunch.cu <<'CU'
+extern "C" __global__ void k(const float* x, float* y, long long n) { }
+/*@launch
+k<<<ceil_div(batch_size * dim, 256), 2048>>>(x, y, batch_size * dim);
+@*/
+CU
+expect_exit 4 "a block over the device limit is a format error" "$KFORGE" eval 19 badlaunch.cu --compile-only
+contains "format_error for the launch block" "$T_TMP/out" "^status: format_error"
+contains "with the launch line" "$T_TMP/out" "^3:"
+
+expect_exit 1 "an unknown problem fails" "$KFORGE" eval 9999 "$C/relu_ok.cu" --compile-only
+expect_exit 2 "a missing FILE is a usage error" "$KFORGE" eval 19
+expect_exit 2 "a bad --arch is a usage error" "$KFORGE" eval 19 "$C/relu_ok.cu" --compile-only --arch 90
+
+if "$KFORGE" gpu-info >/dev/null 2>&1; then
+	skip "a GPU is visible; the no-GPU exit does not apply"
+else
+	expect_exit 3 "eval without a GPU exits 3" "$KFORGE" eval 19 "$C/relu_ok.cu"
+	check "in one line" test "$(wc -l <"$T_TMP/err")" -eq 1
+	contains "naming the missing driver or GPU" "$T_TMP/err" "^kforge: (no CUDA driver found|no GPU visible)"
+fi

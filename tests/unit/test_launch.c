@@ -1,0 +1,395 @@
+/* engine/: candidate split and canonical hash, include allow-list, kernel
+ * signatures, launch expressions and plans, plan JSON, ptxas parsing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/problem.h"
+#include "engine/candidate.h"
+#include "engine/compile.h"
+#include "engine/launch.h"
+
+static const char spec[] =
+	"{\"id\":\"level1/099_T\",\"level\":1,\"number\":99,\"name\":\"T\","
+	"\"kernelbench_file\":\"99_T.py\",\"family\":\"elementwise\",\"operation\":\"t\","
+	"\"sizes\":{\"n\":1000,\"m\":3,\"big\":1099511627776},"
+	"\"scalars\":{\"alpha\":0.5},\"init_args\":{},"
+	"\"inputs\":[{\"name\":\"x\",\"role\":\"input\",\"dtype\":\"float32\",\"shape\":[\"n\"],"
+	"\"dist\":{\"kind\":\"uniform\",\"low\":0,\"high\":1}},"
+	"{\"name\":\"idx\",\"role\":\"input\",\"dtype\":\"int64\",\"shape\":[\"m\"],"
+	"\"dist\":{\"kind\":\"randint\",\"low\":0,\"high\":3}},"
+	"{\"name\":\"h\",\"role\":\"param\",\"dtype\":\"float16\",\"shape\":[\"m\"],"
+	"\"dist\":{\"kind\":\"uniform\",\"low\":0,\"high\":1}}],"
+	"\"outputs\":[{\"name\":\"y\",\"dtype\":\"float32\",\"shape\":[\"n\"]}],"
+	"\"tolerance\":\"fp32\",\"flops\":1000,\"min_bytes\":8000,\"notes\":\"\"}";
+
+static const char kernel[] =
+	"#include <cuda_fp16.h>\n"
+	"extern \"C\" __global__ void k(const float* __restrict__ x, float* y, long long n)\n"
+	"{ }\n"
+	"extern \"C\" {\n"
+	"__global__ void __launch_bounds__(256, 2) k2(const long long* idx, const __half* h,\n"
+	"                                             void* any, int i, unsigned u, size_t s,\n"
+	"                                             float f, double d) { }\n"
+	"}\n"
+	"template <int N> __global__ void tk(float* p) { }\n";
+
+static struct problem prob;
+
+static int setup(void **state)
+{
+	struct buf err = BUF_INIT;
+	(void)state;
+	problem_init(&prob);
+	if (problem_load_json(&prob, spec, "spec", &err) < 0) {
+		fprintf(stderr, "fixture: %s\n", err.s);
+		buf_release(&err);
+		return -1;
+	}
+	buf_release(&err);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	problem_release(&prob);
+	return 0;
+}
+
+/* Builds KERNEL + a launch block with `body`; returns 0/-1 and the error. */
+static int build(const char *body, struct launch_plan *lp, struct buf *err)
+{
+	struct buf text = BUF_INIT;
+	struct launch_limits lim;
+	int r;
+	launch_limits_default(&lim);
+	buf_setf(&text, "%s/*@launch\n%s\n@*/\n", kernel, body);
+	r = launch_plan_build(lp, &prob, text.s, &lim, err);
+	buf_release(&text);
+	return r;
+}
+
+/* The grid.x that `expr` gives (or -1 with the error in err). */
+static long long grid_of(const char *expr, struct buf *err)
+{
+	struct launch_plan lp;
+	struct buf body = BUF_INIT;
+	long long g = -1;
+	launch_plan_init(&lp);
+	buf_setf(&body, "k<<<%s, 1>>>(x, y, 1);", expr);
+	if (build(body.s, &lp, err) == 0)
+		g = lp.steps[0].grid[0];
+	launch_plan_release(&lp);
+	buf_release(&body);
+	return g;
+}
+
+static void test_expressions(void **state)
+{
+	struct buf err = BUF_INIT;
+	(void)state;
+	assert_int_equal(grid_of("ceil_div(n, 256)", &err), 4);
+	assert_int_equal(grid_of("ceil_div(n, 1000)", &err), 1);
+	assert_int_equal(grid_of("ceil_div(n, 999)", &err), 2);
+	assert_int_equal(grid_of("n / 3 * 3 + n % 3", &err), 1000);
+	assert_int_equal(grid_of("-(-n) - 2 * (m + 1) + 0x10", &err), 1000 - 8 + 16);
+	assert_int_equal(grid_of("min(n, 7) * max(m, 2)", &err), 21);
+	assert_int_equal(grid_of("(n - 1) / 7 - -1", &err), 143);
+	assert_int_equal(grid_of("10ll + 5u", &err), 15);
+	assert_int_equal(grid_of("-7 / 2 + 5", &err), 2);          /* C truncation */
+	assert_int_equal(grid_of("big / big", &err), 1);
+	assert_int_equal(grid_of("big * big", &err), -1);
+	assert_non_null(strstr(err.s, "overflow"));
+	assert_int_equal(grid_of("big * big / big", &err), -1);
+	assert_int_equal(grid_of("-(big * 8388607) - big * 8388608 - big * 8388608", &err), -1);
+	assert_non_null(strstr(err.s, "overflow"));
+	assert_int_equal(grid_of("(big * 8388607 - big * 8388606) / big", &err), 1);
+	assert_int_equal(grid_of("n / (m - 3)", &err), -1);
+	assert_non_null(strstr(err.s, "division by zero"));
+	assert_int_equal(grid_of("n % (m - 3)", &err), -1);
+	assert_non_null(strstr(err.s, "division by zero"));
+	assert_int_equal(grid_of("ceil_div(n, -1)", &err), -1);
+	assert_int_equal(grid_of("99999999999999999999", &err), -1);
+	assert_non_null(strstr(err.s, "does not fit in 64 bits"));
+	assert_int_equal(grid_of("alpha", &err), -1);
+	assert_non_null(strstr(err.s, "`alpha` is a float scalar"));
+	assert_int_equal(grid_of("x", &err), -1);
+	assert_non_null(strstr(err.s, "`x` is a tensor"));
+	assert_int_equal(grid_of("sqrt(n)", &err), -1);
+	assert_non_null(strstr(err.s, "unknown function `sqrt`"));
+	assert_int_equal(grid_of("1.5", &err), -1);
+	assert_non_null(strstr(err.s, "found the float `1.5`"));
+	assert_int_equal(grid_of("(n", &err), -1);
+	assert_non_null(strstr(err.s, "expected `)`"));
+	assert_int_equal(grid_of("n $ 2", &err), -1);
+	assert_non_null(strstr(err.s, "unexpected character `$`"));
+	/* Positions are the file's: line 11 (10 lines of kernel + the marker). */
+	assert_int_equal(grid_of("n / (m - 3)", &err), -1);
+	assert_string_equal(err.s, "11:7: division by zero");
+	buf_release(&err);
+}
+
+static void test_args(void **state)
+{
+	struct launch_plan lp;
+	struct buf err = BUF_INIT;
+	const struct launch_step *st;
+	(void)state;
+	launch_plan_init(&lp);
+	assert_int_equal(build("scratch zeroed unsigned long long tmp[n * 2];\n"
+			       "k2<<<dim3(2, 3, 4), dim3(8, 8), 49152>>>(idx, h, tmp, -5, 7, n, alpha, 2.5f);",
+			       &lp, &err), 0);
+	assert_int_equal(lp.n_scratch, 1);
+	assert_string_equal(lp.scratch[0].name, "tmp");
+	assert_int_equal(lp.scratch[0].elem_size, 8);
+	assert_int_equal(lp.scratch[0].count, 2000);
+	assert_int_equal(lp.scratch[0].zeroed, 1);
+	st = &lp.steps[0];
+	assert_string_equal(st->kernel, "k2");
+	assert_int_equal(st->grid[1], 3);
+	assert_int_equal(st->grid[2], 4);
+	assert_int_equal(st->block[0], 8);
+	assert_int_equal(st->block[2], 1);
+	assert_int_equal(st->smem, 49152);
+	assert_int_equal(st->line, 12);
+	assert_int_equal(st->n_args, 8);
+	assert_int_equal(st->args[0].kind, LARG_TENSOR);
+	assert_int_equal(st->args[0].index, 1);
+	assert_int_equal(st->args[1].index, 2);
+	assert_int_equal(st->args[2].kind, LARG_SCRATCH);
+	assert_int_equal(st->args[3].kind, LARG_INT);
+	assert_int_equal(st->args[3].ival, -5);
+	assert_int_equal(st->args[3].size, 4);
+	assert_int_equal(st->args[5].size, 8);
+	assert_int_equal(st->args[6].kind, LARG_FLOAT);
+	assert_true(st->args[6].fval == 0.5 && !st->args[6].is_double && st->args[6].size == 4);
+	assert_true(st->args[7].fval == 2.5 && st->args[7].is_double && st->args[7].size == 8);
+
+	/* A JSON round trip keeps everything. */
+	{
+		struct buf j1 = BUF_INIT, j2 = BUF_INIT;
+		struct launch_plan back;
+		launch_plan_init(&back);
+		launch_plan_to_json(&lp, &j1);
+		assert_int_equal(launch_plan_from_json(&back, j1.s, &err), 0);
+		launch_plan_to_json(&back, &j2);
+		assert_string_equal(j1.s, j2.s);
+		assert_int_equal(launch_plan_from_json(&back, "{\"scratch\":[],\"steps\":[{\"kernel\":\"k\","
+						       "\"grid\":[1,1,1],\"block\":[2048,1,1],\"smem\":0,"
+						       "\"args\":[]}]}", &err), -1);
+		assert_int_equal(launch_plan_from_json(&back, "[", &err), -1);
+		launch_plan_release(&back);
+		buf_release(&j1);
+		buf_release(&j2);
+	}
+
+	/* Type mismatches. */
+	assert_int_equal(build("k2<<<1, 1>>>(x, h, y, 1, 1, 1, 1.0, 1.0);", &lp, &err), -1);
+	assert_non_null(strstr(err.s, "tensor `x` is float32, but parameter `idx`"));
+	assert_int_equal(build("k2<<<1, 1>>>(idx, x, y, 1, 1, 1, 1.0, 1.0);", &lp, &err), -1);
+	assert_non_null(strstr(err.s, "parameter `h` of `k2` is `const __half* h` (expected float* or void*)"));
+	assert_int_equal(build("k2<<<1, 1>>>(idx, h, y, 1, -1, 1, 1.0, 1.0);", &lp, &err), -1);
+	assert_non_null(strstr(err.s, "value -1 does not fit parameter `u`"));
+	assert_int_equal(build("k2<<<1, 1>>>(idx, h, y, 2147483648, 1, 1, 1.0, 1.0);", &lp, &err), -1);
+	assert_non_null(strstr(err.s, "does not fit parameter `i`"));
+	assert_int_equal(build("k2<<<1, 1>>>(idx, h, y, alpha, 1, 1, 1.0, 1.0);", &lp, &err), -1);
+	assert_non_null(strstr(err.s, "`alpha` is a float scalar"));
+	assert_int_equal(build("k2<<<1, 1>>>(idx, h, y, 1, 1, 1, 2.0 * alpha, 1.0);", &lp, &err), -1);
+	assert_int_equal(build("k2<<<1, 1>>>(idx, h, y, 1, 1, 1, n, 1.0);", &lp, &err), 0);
+	assert_true(lp.steps[0].args[6].fval == 1000.0);
+	assert_int_equal(build("tk<<<1, 1>>>(y);", &lp, &err), -1);
+	assert_non_null(strstr(err.s, "not extern \"C\""));
+	assert_int_equal(build("scratch float x[4];\nk<<<1, 1>>>(x, y, 1);", &lp, &err), -1);
+	assert_non_null(strstr(err.s, "`x` is already a name"));
+	assert_int_equal(build("scratch float t[m - 3];\nk<<<1, 1>>>(x, y, 1);", &lp, &err), -1);
+	assert_non_null(strstr(err.s, "needs at least one"));
+	assert_int_equal(build("scratch double t[big];\nk<<<1, 1>>>(x, y, 1);", &lp, &err), -1);
+	assert_non_null(strstr(err.s, "over the limit"));
+	assert_int_equal(build("k<<<1, 1>>>(y, y, 1);", &lp, &err), 0);   /* a step may read an output */
+	assert_int_equal(build("k<<<1, 1>>>(x, x, 1);", &lp, &err), 0);
+	launch_plan_release(&lp);
+	buf_release(&err);
+}
+
+static void test_limits(void **state)
+{
+	struct launch_plan lp;
+	struct launch_limits lim;
+	struct buf err = BUF_INIT;
+	const char *t = "extern \"C\" __global__ void k(float* y) {}\n"
+			"/*@launch\nk<<<dim3(1, 1, 65535), dim3(1, 1, 64), 1024>>>(y);\n@*/\n";
+	(void)state;
+	launch_plan_init(&lp);
+	launch_limits_default(&lim);
+	assert_int_equal(launch_plan_build(&lp, &prob, t, &lim, &err), 0);
+	lim.max_block[2] = 32;
+	assert_int_equal(launch_plan_build(&lp, &prob, t, &lim, &err), -1);
+	assert_string_equal(err.s, "3:24: block.z = 64 is over the device limit 32");
+	launch_limits_default(&lim);
+	lim.max_smem_optin = 1000;
+	assert_int_equal(launch_plan_build(&lp, &prob, t, &lim, &err), -1);
+	assert_non_null(strstr(err.s, "1024 bytes of dynamic shared memory is over"));
+	/* No limits given: sm_90 defaults. */
+	assert_int_equal(launch_plan_build(&lp, &prob, t, NULL, &err), 0);
+	launch_plan_release(&lp);
+	buf_release(&err);
+}
+
+static void test_signatures(void **state)
+{
+	struct kernel_sigs s;
+	struct buf err = BUF_INIT;
+	const struct kernel_sig *k;
+	(void)state;
+	kernel_sigs_init(&s);
+	assert_int_equal(kernel_sigs_parse(&s,
+		"// extern \"C\" __global__ void commented(int a) {}\n"
+		"#define X(a) extern \"C\" __global__ void a()\n"
+		"extern \"C\" __global__ void decl(float4 *v, const int &r, my_t q, unsigned long long w);\n"
+		"extern \"C\" __global__ void decl(float4 *v, const int &r, my_t q, unsigned long long w) {}\n"
+		"extern \"C\" __global__ void none(void) {}\n"
+		"struct S { int a; }; static __device__ int g[3] = {1, 2, 3};\n"
+		"extern \"C\" __global__ void arr(float p[], const char* s = \"a,b\", short h) {}\n",
+		&err), 0);
+	assert_int_equal(s.n, 3);
+	assert_null(kernel_sigs_find(&s, "commented"));
+	k = kernel_sigs_find(&s, "decl");
+	assert_non_null(k);
+	assert_int_equal(k->n_params, 4);
+	assert_true(k->extern_c);
+	assert_int_equal(k->params[0].base, SIG_FLOAT);
+	assert_int_equal(k->params[0].vec, 4);
+	assert_int_equal(k->params[0].is_pointer, 1);
+	assert_string_equal(k->params[0].name, "v");
+	assert_int_equal(k->params[1].is_ref, 1);
+	assert_int_equal(k->params[2].base, SIG_OTHER);
+	assert_int_equal(k->params[3].base, SIG_ULLONG);
+	k = kernel_sigs_find(&s, "none");
+	assert_int_equal(k->n_params, 0);
+	k = kernel_sigs_find(&s, "arr");
+	assert_int_equal(k->n_params, 3);
+	assert_int_equal(k->params[0].is_pointer, 1);
+	assert_int_equal(k->params[1].base, SIG_CHAR);
+	assert_int_equal(k->params[2].base, SIG_SHORT);
+	kernel_sigs_release(&s);
+	buf_release(&err);
+}
+
+static void test_candidate(void **state)
+{
+	struct candidate c;
+	struct buf err = BUF_INIT, canon = BUF_INIT;
+	char h1[65], h2[65];
+	const char *a = "int a;  \r\nint b;\r\n/*@launch\r\nk<<<1,1>>>();\r\n@*/\r\n\r\n";
+	const char *b = "int a;\nint b;\n/*@launch\nk<<<1,1>>>();\n@*/\n";
+	(void)state;
+	candidate_init(&c);
+	candidate_canonical(a, strlen(a), &canon);
+	assert_string_equal(canon.s, b);
+	candidate_hash(a, strlen(a), h1);
+	candidate_hash(b, strlen(b), h2);
+	assert_string_equal(h1, h2);
+	assert_int_equal(candidate_parse(&c, a, strlen(a), &err), 0);
+	assert_string_equal(c.device_src, "int a;\nint b;\n");
+	assert_string_equal(c.launch_text, "k<<<1,1>>>();\n");
+	assert_int_equal(c.launch_line, 4);
+	assert_int_equal(candidate_parse(&c, "int a;\0x", 8, &err), -1);
+	assert_string_equal(err.s, "1:7: NUL byte in the candidate");
+	{
+		char *big = malloc(CANDIDATE_MAX_BYTES + 2);
+		memset(big, ' ', CANDIDATE_MAX_BYTES + 1);
+		big[CANDIDATE_MAX_BYTES + 1] = '\0';
+		assert_int_equal(candidate_parse(&c, big, strlen(big), &err), -1);
+		assert_non_null(strstr(err.s, "over the limit"));
+		free(big);
+	}
+	/* An LLM response's separate launch fence. */
+	candidate_assemble("int a;", "k<<<1,1>>>();", &canon);
+	assert_string_equal(canon.s, "int a;\n\n/*@launch\nk<<<1,1>>>();\n@*/\n");
+	candidate_release(&c);
+	buf_release(&err);
+	buf_release(&canon);
+}
+
+static void test_include_scan(void **state)
+{
+	struct buf err = BUF_INIT;
+	static const char *const good[] = {
+		"#include <cuda_fp16.h>\n", "  #  include <mma.h> // tensor cores\n",
+		"#include <cuda/std/type_traits>\n", "#pragma unroll 4\n", "#pragma once\n",
+		"const char *s = \"#include \\\"/etc/passwd\\\"\";\n", "int a = 1'000'000;\n",
+		"#if 0\n#error no\n#endif\n", "#define CAT(a, b) a##b\n", "#\n",
+		"char c = '\"'; /* \" */\n", NULL,
+	};
+	static const char *const bad[] = {
+		"#include \"x.h\"\n", "#include <stdio.h>\n", "#include </etc/passwd>\n",
+		"#include <cuda/std/__config>\n", "#include <cuda_fp16.h> extra\n",
+		"#include <cuda_fp16.h\n", "#import <cuda_fp16.h>\n", "#embed </dev/zero>\n",
+		"#ident \"x\"\n", "#pragma GCC poison x\n", "auto s = R\"(x)\";\n",
+		"auto s = u8R\"(x)\";\n", "/*\n*/ #include \"/etc/passwd\"\n",
+		"/* */ %:include </dev/zero>\n",
+		"/* a comment that the scan may misjudge\n#include \"/etc/shadow\"\n*/\n",
+		"#if __has_include(<cuda_fp16.h>)\n#endif\n", "#include <cuda_runtime.h>\n", NULL,
+	};
+	(void)state;
+	for (int i = 0; good[i]; i++) {
+		if (candidate_scan_source(good[i], strlen(good[i]), 1, &err) != 0)
+			fail_msg("refused: %s (%s)", good[i], err.s);
+	}
+	for (int i = 0; bad[i]; i++) {
+		if (candidate_scan_source(bad[i], strlen(bad[i]), 1, &err) != -1)
+			fail_msg("accepted: %s", bad[i]);
+		assert_true(err.s[0] >= '1' && err.s[0] <= '9');   /* LINE:COL: ... */
+	}
+	assert_true(candidate_include_allowed("cooperative_groups/reduce.h"));
+	assert_false(candidate_include_allowed("cooperative_groups/../../x"));
+	assert_false(candidate_include_allowed("cuda/std/"));
+	buf_release(&err);
+}
+
+static void test_ptxas(void **state)
+{
+	struct compile_result r;
+	const char *log =
+		"ptxas info    : 0 bytes gmem\n"
+		"ptxas info    : Compiling entry function 'a' for 'sm_90'\n"
+		"ptxas info    : Function properties for a\n"
+		"ptxas         .     16 bytes stack frame, 8 bytes spill stores, 12 bytes spill loads\n"
+		"ptxas info    : Used 40 registers, used 1 barriers, 4096 bytes smem, 368 bytes cmem[0]\n"
+		"ptxas info    : Compiling entry function 'b' for 'sm_90'\n"
+		"ptxas info    : Function properties for b\n"
+		"ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+		"ptxas info    : Used 8 registers, used 0 barriers\n";
+	(void)state;
+	compile_result_init(&r);
+	assert_int_equal(compile_parse_ptxas(log, &r), 2);
+	assert_string_equal(r.kernels[0].name, "a");
+	assert_int_equal(r.kernels[0].registers, 40);
+	assert_int_equal(r.kernels[0].smem_static, 4096);
+	assert_int_equal(r.kernels[0].cmem, 368);
+	assert_int_equal(r.kernels[0].stack, 16);
+	assert_int_equal(r.kernels[0].spill_stores, 8);
+	assert_int_equal(r.kernels[0].spill_loads, 12);
+	assert_int_equal(r.kernels[1].registers, 8);
+	assert_int_equal(r.kernels[1].smem_static, 0);
+	assert_int_equal(compile_parse_ptxas("", &r), 0);
+	compile_result_release(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_expressions), cmocka_unit_test(test_args),
+		cmocka_unit_test(test_limits),      cmocka_unit_test(test_signatures),
+		cmocka_unit_test(test_candidate),   cmocka_unit_test(test_include_scan),
+		cmocka_unit_test(test_ptxas),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
