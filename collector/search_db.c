@@ -193,6 +193,8 @@ json_t *sdb_candidates(struct sproblem *P, struct buf *err)
 	json_t *r = store_query_all(
 		&P->st,
 		"SELECT c.id, c.round, c.idea_id, c.impl_index, c.status, c.kernel_hash, c.template_id,"
+		/* What the proposer sees: the same across runs, so a replay asks the same. */
+		" 'kernel_' || COALESCE(substr(c.kernel_hash, 1, 12), 'none') AS label,"
 		" c.params, c.detail, k.source, e.time_mean_ms, s.speedup_eager"
 		" FROM candidates c LEFT JOIN kernels k ON k.hash = c.kernel_hash"
 		" LEFT JOIN evals e ON e.kernel_hash = c.kernel_hash AND e.problem_id = c.problem_id"
@@ -302,7 +304,9 @@ static int cmp_cand(const void *a, const void *b)
 		return -1;
 	if (tx != ty)
 		return tx < ty ? -1 : 1;
-	return strcmp(jget_str(x, "id", ""), jget_str(y, "id", ""));
+	/* Ties by content, which is the same in every run (ids are not). */
+	int c = strcmp(jget_str(x, "kernel_hash", ""), jget_str(y, "kernel_hash", ""));
+	return c ? c : strcmp(jget_str(x, "id", ""), jget_str(y, "id", ""));
 }
 
 void sdb_rank(json_t *arr)

@@ -74,7 +74,7 @@ static void to_seeds(const json_t *rows, struct seed_kernel *v, json_t **owned, 
 	json_array_foreach(rows, i, c) {
 		if (*n >= SEARCH_SEEDS_MAX)
 			break;
-		v[*n].kernel_id = jget_str(c, "id", "");
+		v[*n].kernel_id = jget_str(c, "label", "");
 		v[*n].source = jget_str(c, "source", "");
 		v[*n].template_id = jget_str(c, "template_id", NULL);
 		v[*n].time_ms = jget_num(c, "time_mean_ms", 0);
@@ -236,8 +236,8 @@ static int all_done(struct sproblem *P, int round, const char *idea_id, int n, s
 	return 1;
 }
 
-static int implement(struct sproblem *P, int round, const json_t *idea, const json_t *seed_rows,
-		     int m, struct buf *err)
+static int implement(struct sproblem *P, int round, int idx, const json_t *idea,
+		     const json_t *seed_rows, int m, struct buf *err)
 {
 	char call_id[64];
 	const char *idea_id = jget_str(idea, "id", "");
@@ -278,7 +278,7 @@ static int implement(struct sproblem *P, int round, const json_t *idea, const js
 	it.categories = (unsigned)jget_int(idea, "categories", 0);
 	it.catalogue_id = (char *)jget_str(idea, "catalogue_id", NULL);
 	struct impl_request req = { &P->pp, &it, seeds, n_seeds, m, round,
-				    sdb_seed(P, round, idea_id, 0) };
+				    sdb_seed(P, round, "implement", idx) };
 	proposal_list_init(&pl);
 	proposer_record_init(&rec);
 	r = P->S->prop->implement(P->S->prop->self, &req, &pl, &rec, err);
@@ -334,7 +334,7 @@ static int run_ideas(struct sproblem *P, int round, int k, int m, const json_t *
 	if (r)
 		return r;
 	json_array_foreach(ideas, i, idea) {
-		r = implement(P, round, idea, seeds, m, err);
+		r = implement(P, round, (int)i, idea, seeds, m, err);
 		if (r)
 			break;
 	}

@@ -1,0 +1,76 @@
+#!/bin/sh
+# The search end to end with the real engine (compile only, no GPU) and
+# the LLM proposer against the loopback mock server: runs, is killed
+# (SIGKILL) at random points and resumed to the rows of an uninterrupted
+# run, replays with no network to the same kernels, records a failed
+# call and goes on, and never writes the API key anywhere.
+. "$KF_ROOT/tests/lib.sh"
+. "$KF_ROOT/tests/llm-lib.sh"
+export KFORGE_ROOT="$KF_ROOT"
+DUMP="python3 $KF_ROOT/tests/tools/dbdump.py"
+EXCL="--exclude runs.created_at --exclude runs.finished_at --exclude rounds.started_at
+ --exclude rounds.finished_at --exclude llm_calls.created_at --exclude llm_calls.latency_ms
+ --exclude ideas.created_at --exclude candidates.created_at --exclude kernels.created_at
+ --exclude compiles.created_at --exclude compiles.duration_ms --exclude compiles.log
+ --exclude evals.created_at --exclude evals.env"
+if ! "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" "$KF_ROOT/tests/candidates/relu_ok.cu" >probe 2>&1 ||
+	grep -q "NVRTC not found" probe; then
+	skip "NVRTC not available: compile-only searches cannot run"
+	exit 0
+fi
+ARGS="--problems 19,20,21 --compile-only --rounds 2 -k 2 -m 2 --proposer llm"
+q() { sqlite3 "$1" "$2"; }
+
+start_mock ref
+expect_exit 0 "search of 3 problems against the mock LLM" "$KFORGE" --db ref.db search $ARGS
+contains "finished" "$T_TMP/out" "finished: 3 problems, 27 kernels evaluated"
+check "every kernel compiled and recorded as not_run" test "$(q ref.db "select count(*) from candidates where status = 'not_run'")" = 27
+check "every call answered (HTTP 200), recorded with its request hash" \
+	test "$(q ref.db "select count(*) from llm_calls where http_status = 200 and length(request_sha256) = 64")" = 18
+check "ideas carry categories" test "$(q ref.db 'select count(*) from ideas where id not in (select idea_id from idea_categories)')" = 0
+check "the model is recorded" test "$(q ref.db 'select count(distinct model) from llm_calls')" = 1
+
+# Killed at random points, resumed each time.
+kills=0; i=0
+while [ "$kills" -lt 10 ] && [ "$i" -lt 30 ]; do
+	i=$((i + 1))
+	if [ "$(q k.db 'select count(*) from runs' 2>/dev/null)" = 1 ]; then A=""; else A=$ARGS; fi
+	"$KFORGE" --db k.db search $A >k.out 2>&1 &
+	pid=$!
+	sleep "0.$(awk -v s="$i$$" 'BEGIN{srand(s); printf "%03d", 50 + int(rand()*400)}')"
+	kill -9 "$pid" 2>/dev/null && kills=$((kills + 1))
+	wait "$pid" 2>/dev/null
+	grep -q ' finished' k.out && break
+done
+"$KFORGE" --db k.db search >k.out 2>&1 || "$KFORGE" --db k.db search $ARGS >k.out 2>&1
+check "resumed search finishes" grep -q ' finished' k.out
+if [ "$kills" -ge 10 ]; then ok "killed $kills times"; else nok "only $kills kills"; fi
+$DUMP $EXCL ref.db >ref.txt
+$DUMP $EXCL k.db >k.txt
+if cmp -s ref.txt k.txt; then ok "same rows as the uninterrupted run"; else
+	nok "rows differ"; diff ref.txt k.txt | cut -c1-200 | head -n 10 | sed 's/^/# /'; fi
+check "integrity_check ok" test "$(q k.db 'PRAGMA integrity_check')" = ok
+stop_mock
+
+# Replay: no network (nothing listens on port 9), the same kernels.
+KFORGE_LLM_BASE_URL=http://127.0.0.1:9/v1 expect_exit 0 "replay with no network" \
+	"$KFORGE" --db ref.db search $ARGS --replay
+check "every replayed call came from the store" \
+	test "$(q ref.db "select count(*) from llm_calls where cached = 1 and error is null")" = 18
+check "the replay made the same kernels" test -z "$(q ref.db "
+	select problem_id, round, impl_index, kernel_hash from candidates where run_id = (select id from runs order by rowid limit 1)
+	except select problem_id, round, impl_index, kernel_hash from candidates where run_id = (select id from runs order by rowid desc limit 1)")"
+check "two runs" test "$(q ref.db 'select count(*) from runs')" = 2
+
+# A call that fails after its retries is recorded, and the search goes on.
+printf '{"retries": 0, "backoff_base_s": 0}\n' >llm.json
+script fail '{"steps": [{"mode": "500"}]}'
+start_mock fail --script "$T_TMP/fail.json"
+KFORGE_LLM_CONFIG="$T_TMP/llm.json" expect_exit 0 "a search with a failing call finishes" \
+	"$KFORGE" --db f.db search --problems 19 --compile-only --rounds 2 -k 2 -m 1 --proposer llm --no-reference
+check "the failed call is recorded with its error" test "$(q f.db "select count(*) from llm_calls where error is not null")" = 1
+check "later rounds went on" test "$(q f.db "select count(*) from candidates where round = 2")" -gt 0
+stop_mock
+
+lacks_key() { ! grep -r -l -a -F "$KFORGE_LLM_API_KEY" "$T_TMP" >/dev/null 2>&1; }
+check "the API key appears in no file written" lacks_key
