@@ -97,36 +97,38 @@ int sdb_put_call(struct sproblem *P, const char *id, int round, const char *purp
 	return r;
 }
 
-static int count(struct sproblem *P, const char *sql, const char *exclude, long long *out,
-		 struct buf *err)
+static int count(struct sproblem *P, const char *sql, int round, long long *out, struct buf *err)
 {
-	json_t *pa = json_pack("[s,s,s?]", P->S->run_id, P->ref->id, exclude);
+	json_t *pa = json_pack("[s,s,i]", P->S->run_id, P->ref->id, round);
 	int r = store_query_int(&P->st, sql, pa, 0, out, err);
 	json_decref(pa);
 	return r;
 }
 
-int sdb_budget(struct sproblem *P, const char *exclude, int *ideas_left, int *impls_left,
-	       struct buf *err)
+static int left(int limit, long long used)
+{
+	return !limit ? INT_MAX : used >= limit ? 0 : (int)(limit - used);
+}
+
+int sdb_budget(struct sproblem *P, int round, struct sbudget *b, struct buf *err)
 {
 	const struct search_budget *B = &P->S->cfg->per_problem;
 	long long calls, tokens, ideas, impls;
 
-	if (count(P, "SELECT COUNT(*) FROM llm_calls WHERE run_id = ?1 AND problem_id = ?2 AND (?3 IS NULL OR id IS NOT ?3)",
-		  exclude, &calls, err) < 0 ||
-	    count(P, "SELECT SUM(COALESCE(prompt_tokens,0) + COALESCE(completion_tokens,0)) FROM llm_calls "
-		     "WHERE run_id = ?1 AND problem_id = ?2 AND (?3 IS NULL OR id IS NOT ?3)", exclude, &tokens, err) < 0 ||
-	    count(P, "SELECT COUNT(*) FROM ideas WHERE run_id = ?1 AND problem_id = ?2 AND (?3 IS NULL OR llm_call_id IS NOT ?3)",
-		  exclude, &ideas, err) < 0 ||
-	    count(P, "SELECT COUNT(*) FROM candidates WHERE run_id = ?1 AND problem_id = ?2 AND (?3 IS NULL OR llm_call_id IS NOT ?3)",
-		  exclude, &impls, err) < 0)
+	if (count(P, "SELECT COUNT(*) FROM llm_calls WHERE run_id = ?1 AND problem_id = ?2 AND round < ?3",
+		  round, &calls, err) < 0 ||
+	    count(P, "SELECT SUM(COALESCE(prompt_tokens,0) + COALESCE(completion_tokens,0)) FROM llm_calls"
+		     " WHERE run_id = ?1 AND problem_id = ?2 AND round < ?3", round, &tokens, err) < 0 ||
+	    count(P, "SELECT COUNT(*) FROM ideas WHERE run_id = ?1 AND problem_id = ?2 AND round < ?3",
+		  round, &ideas, err) < 0 ||
+	    count(P, "SELECT COUNT(*) FROM candidates WHERE run_id = ?1 AND problem_id = ?2 AND round < ?3",
+		  round, &impls, err) < 0)
 		return -1;
-	*ideas_left = B->ideas ? (int)(B->ideas - ideas) : INT_MAX;
-	*impls_left = B->impls ? (int)(B->impls - impls) : INT_MAX;
-	if ((B->llm_calls && calls >= B->llm_calls) || (B->tokens && tokens >= B->tokens) ||
-	    *ideas_left <= 0 || *impls_left <= 0)
-		return SP_BUDGET;
-	return 0;
+	b->calls = left(B->llm_calls, calls);
+	b->ideas = left(B->ideas, ideas);
+	b->impls = left(B->impls, impls);
+	b->tokens_ok = !B->tokens || tokens < B->tokens;
+	return !b->calls || !b->ideas || !b->impls || !b->tokens_ok ? SP_BUDGET : 0;
 }
 
 int sdb_round_state(struct sproblem *P, int round, struct buf *err)

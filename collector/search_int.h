@@ -57,11 +57,14 @@ void sdb_call_id(const struct sproblem *P, int round, const char *purpose, const
 int sdb_call_get(struct sproblem *P, const char *id, int *failed, struct buf *err);
 int sdb_put_call(struct sproblem *P, const char *id, int round, const char *purpose,
 		 const struct proposer_record *rec, struct buf *err);
-/* Budget check excluding the rows of call `exclude` (NULL: none): 0 ok
- * (remaining ideas and impls in *ideas_left, *impls_left; INT_MAX: no limit),
- * SP_BUDGET when exhausted, -1 on error. */
-int sdb_budget(struct sproblem *P, const char *exclude, int *ideas_left, int *impls_left,
-	       struct buf *err);
+/* The per-problem budget left for round `round`, from the rows of earlier
+ * rounds (the same whether or not this round was partly done before a
+ * kill): INT_MAX where unlimited. 0, SP_BUDGET when exhausted, or -1. */
+struct sbudget {
+	int calls, ideas, impls;
+	int tokens_ok;
+};
+int sdb_budget(struct sproblem *P, int round, struct sbudget *b, struct buf *err);
 int sdb_round_state(struct sproblem *P, int round, struct buf *err); /* 0 none, 1 open, 2 done */
 int sdb_round_open(struct sproblem *P, int round, struct buf *err);
 int sdb_round_done(struct sproblem *P, int round, struct buf *err);
