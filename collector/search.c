@@ -341,9 +341,11 @@ static int run_problem(struct search *S, int idx, struct buf *err)
 {
 	struct sproblem P;
 	const struct search_config *c = S->cfg;
-	int r = 0;
+	int r = 0, streak = 0, holes = 0;
 
 	memset(&P, 0, sizeof(P));
+	P.fail_streak = &streak;
+	P.holes = &holes;
 	P.S = S;
 	P.idx = idx;
 	P.ref = &c->problems->v[idx];
@@ -364,6 +366,8 @@ static int run_problem(struct search *S, int idx, struct buf *err)
 		r = !strcmp(c->strategy, "revise") ? sp_revise_turn(&P, round, err)
 						   : sp_branch_round(&P, round, err);
 	}
+	if (r >= 0 && r != SP_STOP && holes)
+		r = kf_err(err, "%d proposer calls failed; run kforge search again to retry them", holes);
 out:
 	set_state(S, idx, r < 0 ? "failed" : r == SP_STOP ? "stopped" : r == SP_BUDGET ? "budget" : "done", -1);
 	store_close(&P.st);

@@ -71,7 +71,7 @@ static void set_opt_int(json_t *o, const char *k, long long v)
 }
 
 int sdb_put_call(struct sproblem *P, const char *id, int round, const char *purpose,
-		 const struct proposer_record *rec, struct buf *err)
+		 const struct proposer_record *rec, int retry, struct buf *err)
 {
 	char now[32], hex[65];
 	json_t *row;
@@ -93,6 +93,8 @@ int sdb_put_call(struct sproblem *P, const char *id, int round, const char *purp
 	set_opt_int(row, "completion_tokens", rec->completion_tokens);
 	set_opt_int(row, "reasoning_tokens", rec->reasoning_tokens);
 	r = store_insert(&P->st, "llm_calls", row, STORE_IGNORE, err);
+	if (r == 0 && retry)
+		r = store_insert(&P->st, "llm_calls", row, STORE_REPLACE, err);
 	json_decref(row);
 	return r;
 }
@@ -327,7 +329,7 @@ void sdb_rank(json_t *arr)
 }
 
 int sdb_put_ideas(struct sproblem *P, const char *call_id, int round,
-		  const struct proposer_record *rec, const struct idea_list *ideas, int n,
+		  const struct proposer_record *rec, int retry, const struct idea_list *ideas, int n,
 		  const json_t *parent_ideas, struct buf *err)
 {
 	struct buf parents = BUF_INIT;
@@ -338,7 +340,7 @@ int sdb_put_ideas(struct sproblem *P, const char *call_id, int round,
 	store_now(now);
 	if (store_begin(&P->st, err) < 0)
 		goto out;
-	r = sdb_put_call(P, call_id, round, "ideas", rec, err);
+	r = sdb_put_call(P, call_id, round, "ideas", rec, retry, err);
 	if (r < 0)
 		goto fail;
 	for (int i = 0; i < n && r >= 0; i++) {

@@ -45,19 +45,33 @@ static void note_call(struct sproblem *P, const struct proposer_record *rec, int
 	search_note(P, 0, 0, 0, 0, 1, t);
 }
 
+/* Counts failed calls in a row: -1 (with err) when the problem should stop. */
+static int streak(struct sproblem *P, const struct proposer_record *rec, struct buf *err)
+{
+	int n;
+	pthread_mutex_lock(&P->S->lock);
+	n = rec->error.len ? ++*P->fail_streak : (*P->fail_streak = 0);
+	if (rec->error.len)
+		++*P->holes;
+	pthread_mutex_unlock(&P->S->lock);
+	if (n >= SEARCH_FAIL_STREAK)
+		return kf_err(err, "the proposer failed %d times in a row (last: %s)", n, rec->error.s);
+	return 0;
+}
+
 static int put_call_tx(struct sproblem *P, const char *id, int round, const char *purpose,
-		       const struct proposer_record *rec, struct buf *err)
+		       const struct proposer_record *rec, int retry, struct buf *err)
 {
 	int r;
 	if (store_begin(&P->st, err) < 0)
 		return -1;
-	r = sdb_put_call(P, id, round, purpose, rec, err);
+	r = sdb_put_call(P, id, round, purpose, rec, retry, err);
 	if (r < 0 || store_commit(&P->st, err) < 0) {
 		store_rollback(&P->st);
 		return -1;
 	}
 	note_call(P, rec, 0, r);
-	return 0;
+	return streak(P, rec, err);
 }
 
 /* Converts candidate rows into seed kernels (pointers into rows; params parsed into *owned). */
@@ -151,7 +165,7 @@ static int round_ideas(struct sproblem *P, int round, int k, const json_t *paren
 	r = sdb_call_get(P, call_id, &failed, err);
 	if (r < 0)
 		return -1;
-	if (r == 0) {
+	if (r == 0 || failed) { /* new, or a failed call retried */
 		r = may_go(P);
 		if (r)
 			return r;
@@ -181,10 +195,12 @@ static int round_ideas(struct sproblem *P, int round, int k, const json_t *paren
 			buf_reset(err);
 			list.n = 0; /* recorded as a failed call; the round goes on without ideas */
 		}
-		r = sdb_put_ideas(P, call_id, round, &rec, &list, list.n < k ? list.n : k,
+		r = sdb_put_ideas(P, call_id, round, &rec, failed, &list, list.n < k ? list.n : k,
 				  parent_ideas, err);
-		if (r >= 0)
+		if (r >= 0) {
 			note_call(P, &rec, list.n < k ? list.n : k, r);
+			r = streak(P, &rec, err);
+		}
 		idea_list_release(&list);
 		proposer_record_release(&rec);
 		free(hist);
@@ -248,8 +264,8 @@ static int implement(struct sproblem *P, int round, int idx, const json_t *idea,
 	exists = sdb_call_get(P, call_id, &failed, err);
 	if (exists < 0)
 		return -1;
-	if (exists && failed)
-		return SP_OK;
+	if (failed)
+		exists = 0; /* retried */
 	if (!exists) {
 		r = may_go(P);
 		if (r)
@@ -278,7 +294,7 @@ static int implement(struct sproblem *P, int round, int idx, const json_t *idea,
 		buf_reset(err);
 		pl.n = 0;
 	}
-	if (!exists && put_call_tx(P, call_id, round, "implement", &rec, err) < 0) {
+	if (!exists && put_call_tx(P, call_id, round, "implement", &rec, failed, err) < 0) {
 		r = -1;
 		goto out;
 	}
@@ -456,8 +472,9 @@ int sp_branch_round(struct sproblem *P, int round, struct buf *err)
 			json_array_append(seeds, json_array_get(prev, i));
 		for (i = 0; i < json_array_size(bank) && (int)i < cfg->bank; i++)
 			json_array_append(seeds, json_array_get(bank, i));
+		int holes = *P->holes;
 		r = run_ideas(P, round, cfg->k, cfg->m, seeds, &b, err);
-		if (r == SP_OK || r == SP_BUDGET)
+		if ((r == SP_OK || r == SP_BUDGET) && *P->holes == holes)
 			if (sdb_round_done(P, round, err) < 0)
 				r = -1;
 	}
@@ -487,10 +504,12 @@ static int repair(struct sproblem *P, int turn, const json_t *base, struct buf *
 	}
 	sdb_call_id(P, turn, "repair", "", call_id);
 	exists = sdb_call_get(P, call_id, &failed, err);
-	if (exists < 0 || (exists && failed)) {
+	if (exists < 0) {
 		json_decref(one);
-		return exists < 0 ? -1 : SP_OK;
+		return -1;
 	}
+	if (failed)
+		exists = 0; /* retried */
 	if (!exists) {
 		r = may_go(P);
 		if (r) {
@@ -514,7 +533,7 @@ static int repair(struct sproblem *P, int turn, const json_t *base, struct buf *
 		buf_reset(err);
 		pl.n = 0;
 	}
-	if (!exists && put_call_tx(P, call_id, turn, "repair", &rec, err) < 0) {
+	if (!exists && put_call_tx(P, call_id, turn, "repair", &rec, failed, err) < 0) {
 		r = -1;
 		goto out;
 	}
@@ -536,7 +555,7 @@ int sp_revise_turn(struct sproblem *P, int turn, struct buf *err)
 	json_t *cands = NULL, *base = NULL, *best = json_array(), *seeds = json_array(), *c;
 	size_t i;
 	struct sbudget b;
-	int r = open_round(P, turn, &b, err);
+	int holes, r = open_round(P, turn, &b, err);
 
 	if (r == 1) {
 		r = SP_OK;
@@ -561,6 +580,7 @@ int sp_revise_turn(struct sproblem *P, int turn, struct buf *err)
 			json_array_append(best, c);
 	}
 	sdb_rank(best);
+	holes = *P->holes;
 	if (base && !sdb_good(P, base)) {
 		r = repair(P, turn, base, err);
 	} else {
@@ -570,7 +590,10 @@ int sp_revise_turn(struct sproblem *P, int turn, struct buf *err)
 			json_array_append(seeds, json_array_get(best, 0));
 		r = run_ideas(P, turn, 1, 1, seeds, &b, err);
 	}
-	if (r == SP_OK || r == SP_BUDGET)
+	/* A turn with a failed call stays open: the next one would build on nothing. */
+	if (*P->holes != holes)
+		r = r < 0 ? r : kf_err(err, "a proposer call failed; run kforge search again to retry it");
+	else if (r == SP_OK || r == SP_BUDGET)
 		if (sdb_round_done(P, turn, err) < 0)
 			r = -1;
 out:

@@ -62,14 +62,35 @@ check "the replay made the same kernels" test -z "$(q ref.db "
 	except select problem_id, round, impl_index, kernel_hash from candidates where run_id = (select id from runs order by rowid desc limit 1)")"
 check "two runs" test "$(q ref.db 'select count(*) from runs')" = 2
 
-# A call that fails after its retries is recorded, and the search goes on.
+# A call that fails after its retries is recorded, the search goes on,
+# and the run ends "failed" so that resuming retries the call.
 printf '{"retries": 0, "backoff_base_s": 0}\n' >llm.json
 script fail '{"steps": [{"mode": "500"}]}'
 start_mock fail --script "$T_TMP/fail.json"
-KFORGE_LLM_CONFIG="$T_TMP/llm.json" expect_exit 0 "a search with a failing call finishes" \
+KFORGE_LLM_CONFIG="$T_TMP/llm.json" expect_exit 1 "a search with a failing call ends failed" \
 	"$KFORGE" --db f.db search --problems 19 --compile-only --rounds 2 -k 2 -m 1 --proposer llm --no-reference
+contains "saying how to retry" "$T_TMP/err" "1 proposer calls failed; run kforge search again"
 check "the failed call is recorded with its error" test "$(q f.db "select count(*) from llm_calls where error is not null")" = 1
 check "later rounds went on" test "$(q f.db "select count(*) from candidates where round = 2")" -gt 0
+check "the round of the failed call stays open" test "$(q f.db "select status from rounds where round = 1")" = open
+KFORGE_LLM_CONFIG="$T_TMP/llm.json" expect_exit 0 "resuming retries it and finishes" "$KFORGE" --db f.db search
+check "no failed call is left" test "$(q f.db "select count(*) from llm_calls where error is not null")" = 0
+check "round 1 has its kernels now" test "$(q f.db "select count(*) from candidates where round = 1")" -gt 0
+stop_mock
+
+# The endpoint down: a problem stops after 3 failed calls in a row (the run
+# is "failed", not "finished"); with the endpoint back, resuming retries
+# the failed calls and finishes.
+start_mock down --default 500
+KFORGE_LLM_CONFIG="$T_TMP/llm.json" expect_exit 1 "a search with the endpoint down fails" \
+	"$KFORGE" --db d.db search --problems 19 --compile-only --rounds 3 -k 2 -m 1 --proposer llm --no-reference
+contains "and says why" "$T_TMP/err" "failed 3 times in a row"
+check "the run can be resumed" test "$(q d.db 'select status from runs')" = failed
+check "the failed calls are recorded" test "$(q d.db 'select count(*) from llm_calls where error is not null')" = 3
+start_mock up
+KFORGE_LLM_CONFIG="$T_TMP/llm.json" expect_exit 0 "resumed with the endpoint back, it finishes" "$KFORGE" --db d.db search
+check "failed calls were retried" test "$(q d.db 'select count(*) from llm_calls where error is not null')" = 0
+check "all rounds have kernels" test "$(q d.db 'select count(distinct round) from candidates')" = 3
 stop_mock
 
 lacks_key() { ! grep -r -l -a -F "$KFORGE_LLM_API_KEY" "$T_TMP" >/dev/null 2>&1; }
