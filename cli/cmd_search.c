@@ -5,6 +5,12 @@
 #include "core/json.h"
 #include "core/log.h"
 
+/* The LLM proposer's own token budget continues from the run's calls. */
+#if __has_include("collector/llm_open.c")
+#include "collector/llm.h"
+#define HAVE_LLM 1
+#endif
+
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -278,6 +284,10 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 		goto out;
 	}
 	have_prop = 1;
+#ifdef HAVE_LLM
+	if (prop.name && !strcmp(prop.name, "llm"))
+		llm_proposer_set_tokens_used(&prop, search_tokens_used(ctx->db_path, run_id));
+#endif
 	if (search_backend_engine(&be, ctx->root, ctx->db_path, &cfg, &err) < 0) {
 		rc = cli_fail(EXIT_FAIL, "search: %s%s", err.s,
 			      cfg.compile_only ? "" : " (without a GPU, use --compile-only)");

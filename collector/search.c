@@ -194,6 +194,23 @@ int search_load_unfinished(const char *db_path, const char *root, struct search_
 	return 1;
 }
 
+long long search_tokens_used(const char *db_path, const char *run_id)
+{
+	struct store st;
+	struct buf err = BUF_INIT;
+	long long n = 0;
+	json_t *pa = json_pack("[s]", run_id);
+
+	if (file_exists(db_path) && store_open(&st, db_path, 0, &err) == 0) {
+		store_query_int(&st, "SELECT SUM(COALESCE(prompt_tokens,0) + COALESCE(completion_tokens,0))"
+				     " FROM llm_calls WHERE run_id = ?", pa, 0, &n, &err);
+		store_close(&st);
+	}
+	json_decref(pa);
+	buf_release(&err);
+	return n;
+}
+
 /* ---- response cache ---- */
 
 struct search_cache {

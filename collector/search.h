@@ -128,6 +128,9 @@ int search_cache_open(struct search_cache **c, const char *db_path, const char *
 int search_cache_lookup(void *ctx, const char *request_sha256, struct buf *out);
 void search_cache_close(struct search_cache *c);
 
+/* Prompt + completion tokens the run's recorded calls used (0 when none). */
+long long search_tokens_used(const char *db_path, const char *run_id);
+
 /* Stops the search at the next step boundary (async-signal-safe). */
 void search_request_stop(void);
 
