@@ -262,6 +262,16 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 	{
 		char id[64];
 		search_run_id(&cfg, id);
+		if (problems) {
+			char other[64];
+			json_t *oc = NULL;
+			struct buf e2 = BUF_INIT;
+			if (search_find_unfinished(ctx->db_path, other, &oc, &e2) == 1 && strcmp(other, id))
+				log_warn("run %s in %s is unfinished; 'kforge search' with no --problems resumes it",
+					 other, ctx->db_path);
+			json_decref(oc);
+			buf_release(&e2);
+		}
 		memcpy(run_id, id, sizeof(id));
 	}
 
