@@ -22,6 +22,8 @@ const char usage_search[] =
 	"Runs a kernel search over problems, or resumes the store's unfinished run\n"
 	"when no --problems is given. The same options and seed make the same run:\n"
 	"running it again continues it (nothing lost, nothing done twice).\n"
+	"'kforge search --replay' alone replays the store's latest run as a new run\n"
+	"whose proposer calls are all served from the recorded ones (no network).\n"
 	"\n"
 	"  --problems LIST      level1 | 1,5,23 | 1-10 | level2/3-7 | Softmax | all\n"
 	"  --strategy S         branch (default) or revise\n"
@@ -237,17 +239,24 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 		return cli_fail(EXIT_USAGE, "search: --rounds, --ideas and --impls out of range");
 
 	if (!problems) {
-		int r = search_load_unfinished(ctx->db_path, ctx->root, &cfg, &pl, &stored, run_id, &err);
+		int replay = cfg.replay;
+		int r = replay ? search_load_latest(ctx->db_path, ctx->root, &cfg, &pl, &stored, run_id, &err)
+			       : search_load_unfinished(ctx->db_path, ctx->root, &cfg, &pl, &stored, run_id, &err);
 		if (r < 0) {
 			rc = cli_fail(EXIT_FAIL, "%s", err.s);
 			goto out;
 		}
 		if (r == 0) {
-			rc = cli_fail(EXIT_USAGE, "search: no unfinished run in %s; give --problems (see kforge search --help)",
-				      ctx->db_path);
+			rc = cli_fail(EXIT_USAGE, "search: no %s run in %s; give --problems (see kforge search --help)",
+				      replay ? "recorded" : "unfinished", ctx->db_path);
 			goto out;
 		}
-		log_info("resuming run %s", run_id);
+		if (replay) {
+			cfg.replay = 1;
+			log_info("replaying run %s from its recorded proposer calls", run_id);
+		} else {
+			log_info("resuming run %s", run_id);
+		}
 	} else {
 		if (!cfg.proposer)
 			cfg.proposer = proposer_default_name();

@@ -53,14 +53,17 @@ check "integrity_check ok" test "$(q k.db 'PRAGMA integrity_check')" = ok
 stop_mock
 
 # Replay: no network (nothing listens on port 9), the same kernels.
-KFORGE_LLM_BASE_URL=http://127.0.0.1:9/v1 expect_exit 0 "replay with no network" \
-	"$KFORGE" --db ref.db search $ARGS --replay
+KFORGE_LLM_BASE_URL=http://127.0.0.1:9/v1 expect_exit 0 "replay of the latest run with no network" \
+	"$KFORGE" --db ref.db search --replay
 check "every replayed call came from the store" \
 	test "$(q ref.db "select count(*) from llm_calls where cached = 1 and error is null")" = 18
 check "the replay made the same kernels" test -z "$(q ref.db "
 	select problem_id, round, impl_index, kernel_hash from candidates where run_id = (select id from runs order by rowid limit 1)
 	except select problem_id, round, impl_index, kernel_hash from candidates where run_id = (select id from runs order by rowid desc limit 1)")"
 check "two runs" test "$(q ref.db 'select count(*) from runs')" = 2
+KFORGE_LLM_BASE_URL=http://127.0.0.1:9/v1 expect_exit 0 "replay with explicit options is the same replay run" \
+	"$KFORGE" --db ref.db search $ARGS --replay
+contains "already finished" "$T_TMP/out" "finished: .*\(resumed\)"
 
 # A call that fails after its retries is recorded, the search goes on,
 # and the run ends "failed" so that resuming retries the call.
