@@ -54,7 +54,8 @@ static void print_problem(const json_t *r)
 	json_array_foreach(json_object_get(r, "rounds"), i, x) {
 		buf_reset(&b);
 		fmt_speed(&b, json_object_get(x, "best_speedup"), json_object_get(x, "best_ms"));
-		printf("| %lld | %lld | %lld | %lld | %s |\n", (long long)jget_int(x, "round", 0),
+		printf("| %lld%s | %lld | %lld | %lld | %s |\n", (long long)jget_int(x, "round", 0),
+		       !strcmp(jget_str(x, "status", "done"), "open") ? " (open)" : "",
 		       (long long)jget_int(x, "kernels", 0), (long long)jget_int(x, "compiled", 0),
 		       (long long)jget_int(x, "correct", 0), b.s);
 	}
