@@ -78,3 +78,15 @@ check "the same search again is the same, finished run" grep -q 'finished .*(res
 "$SF" --db branch-ref.db --root root --rounds 3 --k 3 --m 2 --seed 8 >seed8.out 2>&1
 check "another seed is a new run" sh -c "test \$(sqlite3 branch-ref.db 'select count(*) from runs') = 2"
 check "another seed proposes other ideas" sh -c "test \$(sqlite3 branch-ref.db 'select count(distinct text) from ideas') -gt \$(sqlite3 branch-ref.db \"select count(distinct text) from ideas where run_id = (select id from runs order by rowid limit 1)\")"
+
+# Wall time is per invocation and not part of the run's identity: a run
+# stopped by it is continued by the next invocation, to the same rows.
+"$SF" --db wall.db --root root --rounds 3 --k 3 --m 2 --seed 7 --delay-ms 20 --wall 0.3 >wall.out 2>&1
+check "a wall-time limit stops the run" test "$(sqlite3 wall.db 'select status from runs')" = stopped
+check "it stopped part-way" test "$(sqlite3 wall.db 'select count(*) from candidates')" -lt 57
+"$SF" --db wall.db --root root --resume >wall.out 2>&1
+check "resumed, it finishes" grep -q ' finished' wall.out
+# (runs.config records the first invocation's wall-time limit)
+$DUMP $EXCL --exclude runs.config wall.db >wall.txt
+$DUMP $EXCL --exclude runs.config branch.db >branch-noconf.txt
+check "with the rows of the uninterrupted run" cmp -s branch-noconf.txt wall.txt

@@ -3,6 +3,7 @@
  *   searchfake --db PATH --root DIR [--problems LIST] [--strategy S]
  *              [--rounds R] [--k K] [--m M] [--seed N] [--jobs J]
  *              [--delay-ms D] [--impls N] [--calls N] [--compile-only]
+ *              [--resume] [--wall SECONDS]
  * The fake engine writes kernels and evals rows as the real one would;
  * status and time derive from the candidate's hash. Exit 0 when the run
  * finished, 1 on error. */
@@ -222,7 +223,8 @@ int main(int argc, char **argv)
 		{ "m", required_argument, NULL, 'm' },	 { "seed", required_argument, NULL, 'S' },
 		{ "jobs", required_argument, NULL, 'j' },	 { "delay-ms", required_argument, NULL, 'D' },
 		{ "impls", required_argument, NULL, 'I' },	 { "calls", required_argument, NULL, 'C' },
-		{ "compile-only", no_argument, NULL, 'c' },	 { "resume", no_argument, NULL, 'X' },	 { NULL, 0, NULL, 0 },
+		{ "compile-only", no_argument, NULL, 'c' },	 { "resume", no_argument, NULL, 'X' },
+		{ "wall", required_argument, NULL, 'W' },	 { NULL, 0, NULL, 0 },
 	};
 	struct search_config cfg;
 	struct problem_list pl;
@@ -233,6 +235,7 @@ int main(int argc, char **argv)
 	struct buf err = BUF_INIT;
 	const char *root = ".", *problems = "level1";
 	int c, jobs = 3, rc = 1, resume = 0;
+	double wall = 0;
 	json_t *stored = NULL;
 	char run_id[64];
 
@@ -254,6 +257,7 @@ int main(int argc, char **argv)
 		case 'C': cfg.per_problem.llm_calls = atoi(optarg); break;
 		case 'c': compile_only = cfg.compile_only = 1; cfg.arch = "sm_90"; break;
 		case 'X': resume = 1; break;
+		case 'W': wall = atof(optarg); break;
 		default: return 2;
 		}
 	}
@@ -273,6 +277,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	cfg.problems = &pl;
+	cfg.total.wall_s = wall;
 	proposer_register("fake", fake_open);
 	if (proposer_open(&prop, "fake", &po, &err) < 0)
 		goto out;
