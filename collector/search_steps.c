@@ -3,6 +3,7 @@
  * the last kernel, or improve it). Each step first looks in the store for
  * what it already did. */
 #include "search_int.h"
+#include "collector/proposers.h"
 #include "core/json.h"
 
 #include <limits.h>
@@ -189,7 +190,16 @@ static int round_ideas(struct sproblem *P, int round, int k, const json_t *paren
 					    sdb_seed(P, round, "ideas", 0) };
 		idea_list_init(&list);
 		proposer_record_init(&rec);
-		if (P->S->prop->ideas(P->S->prop->self, &req, &list, &rec, err) < 0) {
+		r = P->S->prop->ideas(P->S->prop->self, &req, &list, &rec, err);
+		if (r == PROPOSER_RC_BUDGET) {
+			buf_reset(err);
+			idea_list_release(&list);
+			proposer_record_release(&rec);
+			free(hist);
+			json_decref(h);
+			return SP_BUDGET;
+		}
+		if (r < 0) {
 			if (!rec.error.len)
 				buf_adds(&rec.error, err->len ? err->s : "proposer failed");
 			buf_reset(err);
@@ -286,6 +296,11 @@ static int implement(struct sproblem *P, int round, int idx, const json_t *idea,
 	proposal_list_init(&pl);
 	proposer_record_init(&rec);
 	r = P->S->prop->implement(P->S->prop->self, &req, &pl, &rec, err);
+	if (r == PROPOSER_RC_BUDGET && !exists) {
+		buf_reset(err);
+		r = SP_BUDGET;
+		goto out;
+	}
 	if (r < 0 && exists)
 		goto out; /* a recorded call must replay */
 	if (r < 0) {
@@ -525,6 +540,11 @@ static int repair(struct sproblem *P, int turn, const json_t *base, struct buf *
 	proposal_list_init(&pl);
 	proposer_record_init(&rec);
 	r = P->S->prop->repair(P->S->prop->self, &req, proposal_list_add(&pl), &rec, err);
+	if (r == PROPOSER_RC_BUDGET && !exists) {
+		buf_reset(err);
+		r = SP_BUDGET;
+		goto out;
+	}
 	if (r < 0 && exists)
 		goto out;
 	if (r < 0) {
