@@ -86,7 +86,8 @@ else
 	step verify "$KFORGE" --db "$DB" verify --top "$TOP" --problems "$PROBLEMS"
 fi
 mkdir -p "$OUT"
-step pack "$KFORGE" --db "$DB" pack --version "$VERSION" --problems "$PROBLEMS" -o "$OUT"
+# The store holds exactly what was searched: pack all of it.
+step pack "$KFORGE" --db "$DB" pack --version "$VERSION" -o "$OUT"
 step site "$KFORGE" --db "$DB" site -o "$OUT/site"
 step report "$KFORGE" --db "$DB" report
 echo "dataset: done: store $DB, outputs in $OUT/"
