@@ -10,7 +10,8 @@ for a in "$@"; do
 	case "$a" in
 	search) [ -n "${STUB_FAIL_SEARCH:-}" ] && exit 1; exit 0 ;;
 	verify|pack) echo "kforge $a: not yet implemented" >&2; exit 2 ;;
-	site) [ -n "${STUB_FAIL_SITE:-}" ] && { echo "site broke" >&2; exit 1; }; exit 0 ;;
+	site) [ -n "${STUB_FAIL_SITE:-}" ] && { echo "site broke" >&2; exit 1; }
+	      [ -n "${STUB_SITE_USAGE:-}" ] && { echo "kforge site: unknown option '-o'" >&2; exit 2; }; exit 0 ;;
 	report) exit 0 ;;
 	esac
 done
@@ -34,6 +35,9 @@ contains "overrides reach the search" "$T_TMP/log" "search --problems 1-10 --str
 contains "compile-only skips verification, saying why" "$T_TMP/out" "verify: SKIPPED: COMPILE_ONLY=1"
 lacks "verify not called" "$T_TMP/log" " verify "
 
+expect_exit 0 "a step refusing the options is skipped, saying so" env STUB_SITE_USAGE=1 sh "$KF_ROOT/scripts/dataset.sh" 1
+contains "site skipped as a usage error" "$T_TMP/out" "site: SKIPPED: this build's 'kforge site' refused the options"
+contains "the pipeline went on to the report" "$T_TMP/out" "dataset: report"
 expect_exit 1 "a failing search stops the pipeline" env STUB_FAIL_SEARCH=1 sh "$KF_ROOT/scripts/dataset.sh" 1
 contains "and says how to resume" "$T_TMP/err" "run 'make dataset' again to resume"
 expect_exit 1 "a failing step stops the pipeline" env STUB_FAIL_SITE=1 sh "$KF_ROOT/scripts/dataset.sh" 1
