@@ -287,6 +287,12 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 	if (!strcmp(cfg.proposer, "builtin"))
 		log_info("proposer: built-in%s", getenv("KFORGE_LLM_BASE_URL") && *getenv("KFORGE_LLM_BASE_URL")
 							  ? "" : " (no LLM endpoint configured: KFORGE_LLM_BASE_URL is not set)");
+	else if (!strcmp(cfg.proposer, "llm"))
+		log_info("proposer: LLM at %s, model %s%s",
+			 getenv("KFORGE_LLM_BASE_URL") && *getenv("KFORGE_LLM_BASE_URL") ? getenv("KFORGE_LLM_BASE_URL")
+										: "(from the config file)",
+			 cfg.model ? cfg.model : getenv("KFORGE_LLM_MODEL") ? getenv("KFORGE_LLM_MODEL") : "(from the config file)",
+			 cfg.replay ? " (replay: recorded calls only)" : "");
 	if (search_cache_open(&cache, ctx->db_path, run_id, cfg.replay, &err) < 0) {
 		rc = cli_fail(EXIT_FAIL, "%s", err.s);
 		goto out;
