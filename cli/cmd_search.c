@@ -133,6 +133,23 @@ static void progress(void *ctx, const struct search_status *st)
 	buf_release(&b);
 }
 
+/* The endpoint without any user:password@ part (logs may end up in files). */
+static const char *url_for_log(const char *u)
+{
+	static char out[512];
+	const char *at, *scheme;
+
+	if (!u || !*u)
+		return "(from the config file)";
+	scheme = strstr(u, "://");
+	at = strchr(u, '@');
+	if (scheme && at && at > scheme && !memchr(scheme + 3, '/', (size_t)(at - scheme - 3)))
+		snprintf(out, sizeof(out), "%.*s://%s", (int)(scheme - u), u, at + 1);
+	else
+		snprintf(out, sizeof(out), "%s", u);
+	return out;
+}
+
 static int parse_int(const char *s, long long *out)
 {
 	char *end;
@@ -288,9 +305,7 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 		log_info("proposer: built-in%s", getenv("KFORGE_LLM_BASE_URL") && *getenv("KFORGE_LLM_BASE_URL")
 							  ? "" : " (no LLM endpoint configured: KFORGE_LLM_BASE_URL is not set)");
 	else if (!strcmp(cfg.proposer, "llm"))
-		log_info("proposer: LLM at %s, model %s%s",
-			 getenv("KFORGE_LLM_BASE_URL") && *getenv("KFORGE_LLM_BASE_URL") ? getenv("KFORGE_LLM_BASE_URL")
-										: "(from the config file)",
+		log_info("proposer: LLM at %s, model %s%s", url_for_log(getenv("KFORGE_LLM_BASE_URL")),
 			 cfg.model ? cfg.model : getenv("KFORGE_LLM_MODEL") ? getenv("KFORGE_LLM_MODEL") : "(from the config file)",
 			 cfg.replay ? " (replay: recorded calls only)" : "");
 	if (search_cache_open(&cache, ctx->db_path, run_id, cfg.replay, &err) < 0) {
