@@ -18,33 +18,43 @@ if ! "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" "$KF_ROOT/tests/candidates/relu
 	skip "NVRTC not available: compile-only searches cannot run"
 	exit 0
 fi
-ARGS="--problems 19,20,21 --compile-only --rounds 2 -k 2 -m 2 --proposer llm"
+ARGS="--problems 19,20,21 --compile-only --rounds 3 -k 2 -m 2 --proposer llm"
 q() { sqlite3 "$1" "$2"; }
 
 start_mock ref
 expect_exit 0 "search of 3 problems against the mock LLM" "$KFORGE" --db ref.db search $ARGS
-contains "finished" "$T_TMP/out" "finished: 3 problems, 27 kernels evaluated"
-check "every kernel compiled and recorded as not_run" test "$(q ref.db "select count(*) from candidates where status = 'not_run'")" = 27
+contains "finished" "$T_TMP/out" "finished: 3 problems, 39 kernels evaluated"
+check "every kernel compiled and recorded as not_run" test "$(q ref.db "select count(*) from candidates where status = 'not_run'")" = 39
 check "every call answered (HTTP 200), recorded with its request hash" \
-	test "$(q ref.db "select count(*) from llm_calls where http_status = 200 and length(request_sha256) = 64")" = 18
+	test "$(q ref.db "select count(*) from llm_calls where http_status = 200 and length(request_sha256) = 64")" = 27
 check "ideas carry categories" test "$(q ref.db 'select count(*) from ideas where id not in (select idea_id from idea_categories)')" = 0
 check "the model is recorded" test "$(q ref.db 'select count(distinct model) from llm_calls')" = 1
 
-# Killed at random points, resumed each time.
-kills=0; i=0
-while [ "$kills" -lt 10 ] && [ "$i" -lt 30 ]; do
+# Killed at random points, resumed each time. Starting kforge takes long
+# next to this small search's steps, so a point is drawn as "after the
+# store holds one more kernel, plus 0-30 ms".
+total=$(q ref.db 'select count(*) from candidates')
+kills=0; i=0; progressed=0; last=0
+while [ "$kills" -lt 10 ] && [ "$i" -lt 40 ]; do
 	i=$((i + 1))
-	if [ "$(q k.db 'select count(*) from runs' 2>/dev/null)" = 1 ]; then A=""; else A=$ARGS; fi
+	if [ "$(q k.db 'select count(*) from runs' 2>/dev/null)" = 1 ]; then A="--jobs 1"; else A="$ARGS --jobs 1"; fi
 	"$KFORGE" --db k.db search $A >k.out 2>&1 &
 	pid=$!
-	sleep "0.$(awk -v s="$i$$" 'BEGIN{srand(s); printf "%03d", 50 + int(rand()*400)}')"
+	set -- $(awk -v s="$i$$" 'BEGIN{srand(s); printf "%d %.3f", 1, rand() * 0.03}')
+	target=$((last + $1)); w=0
+	while kill -0 "$pid" 2>/dev/null && [ "$(q k.db 'select count(*) from candidates' 2>/dev/null || echo 0)" -lt "$target" ] && [ $w -lt 300 ]; do
+		sleep 0.02; w=$((w + 1))
+	done
+	sleep "$2"
 	kill -9 "$pid" 2>/dev/null && kills=$((kills + 1))
 	wait "$pid" 2>/dev/null
-	grep -q ' finished' k.out && break
+	n=$(q k.db 'select count(*) from candidates' 2>/dev/null || echo 0)
+	[ "${n:-0}" -gt "$last" ] && progressed=$((progressed + 1)); last=${n:-0}
+	[ "$(q k.db 'select status from runs' 2>/dev/null)" = finished ] && break
 done
-"$KFORGE" --db k.db search >k.out 2>&1 || "$KFORGE" --db k.db search $ARGS >k.out 2>&1
+"$KFORGE" --db k.db search >k.out 2>&1 || "$KFORGE" --db k.db search $ARGS --jobs 1 >k.out 2>&1
 check "resumed search finishes" grep -q ' finished' k.out
-if [ "$kills" -ge 10 ]; then ok "killed $kills times"; else nok "only $kills kills"; fi
+if [ "$kills" -ge 10 ]; then ok "killed $kills times, $progressed of them after new kernels"; else nok "only $kills kills"; fi
 $DUMP $EXCL ref.db >ref.txt
 $DUMP $EXCL k.db >k.txt
 if cmp -s ref.txt k.txt; then ok "same rows as the uninterrupted run"; else
@@ -56,7 +66,7 @@ stop_mock
 KFORGE_LLM_BASE_URL=http://127.0.0.1:9/v1 expect_exit 0 "replay of the latest run with no network" \
 	"$KFORGE" --db ref.db search --replay
 check "every replayed call came from the store" \
-	test "$(q ref.db "select count(*) from llm_calls where cached = 1 and error is null")" = 18
+	test "$(q ref.db "select count(*) from llm_calls where cached = 1 and error is null")" = 27
 check "the replay made the same kernels" test -z "$(q ref.db "
 	select problem_id, round, impl_index, kernel_hash from candidates where run_id = (select id from runs order by rowid limit 1)
 	except select problem_id, round, impl_index, kernel_hash from candidates where run_id = (select id from runs order by rowid desc limit 1)")"
