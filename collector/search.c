@@ -15,7 +15,17 @@
 #include <unistd.h>
 
 static volatile sig_atomic_t stop_flag;
-static __thread double tl_start;
+static __thread double tl_start;  /* this thread's problem's start */
+
+void search_thread_started(double t)
+{
+	tl_start = t;
+}
+
+double search_thread_start(void)
+{
+	return tl_start;
+}
 
 void search_request_stop(void)
 {

@@ -53,6 +53,9 @@ struct sproblem {
 enum { SP_OK = 0, SP_BUDGET = 1, SP_STOP = 2 };
 
 double search_now_s(void);
+/* The per-problem wall clock, per thread (idea threads inherit it). */
+void search_thread_started(double t);
+double search_thread_start(void);
 int search_stop_requested(struct search *S);
 void search_note(struct sproblem *P, int kernels, int correct, double speedup, double ms,
 		 int calls, long long tokens);

@@ -359,6 +359,7 @@ struct ijobs {
 	int n, next, rc;
 	pthread_mutex_t lock;
 	struct buf err;
+	double t_start;            /* the problem's wall clock */
 };
 
 static void *ijob_worker(void *arg)
@@ -368,6 +369,7 @@ static void *ijob_worker(void *arg)
 	struct buf err = BUF_INIT;
 	int r = 0;
 
+	search_thread_started(J->t_start);
 	if (store_open(&Q.st, Q.S->db_path, 0, &err) < 0) {
 		r = -1;
 		goto out;
@@ -406,7 +408,8 @@ out:
 static int implement_all(struct sproblem *P, int round, const json_t *ideas, const int *m, int n,
 			 const json_t *seeds, struct buf *err)
 {
-	struct ijobs J = { P, round, ideas, seeds, m, n, 0, 0, PTHREAD_MUTEX_INITIALIZER, BUF_INIT };
+	struct ijobs J = { P, round, ideas, seeds, m, n, 0, 0, PTHREAD_MUTEX_INITIALIZER, BUF_INIT,
+			   search_thread_start() };
 	pthread_t th[SEARCH_IDEA_THREADS];
 	int nth = 0;
 
