@@ -68,3 +68,18 @@ check "a repair's parent is the previous turn's kernel" \
 	test "$(q rev.db "select count(*) from candidates c join llm_calls l on l.id = c.llm_call_id, json_each(c.parent_ids) p join candidates x on x.id = p.value where l.purpose = 'repair' and x.round = c.round - 1 and x.status not in ('correct')")" = "$(q rev.db "select count(*) from llm_calls where purpose = 'repair'")"
 check "each repair follows a failure" \
 	test "$(q rev.db "select count(*) from candidates c where c.round > 0 and exists (select 1 from candidates x where x.problem_id = c.problem_id and x.round = c.round - 1 and x.status != 'correct') and c.llm_call_id not in (select id from llm_calls where purpose = 'repair')")" = 0
+
+# Model output that is not UTF-8 is kept byte for byte, not refused.
+check "search whose ideas are not valid UTF-8" sh -c "'$SF' --db utf.db --root root --rounds 1 --k 2 --m 1 --bad-utf8 >/dev/null"
+check "the bytes are kept in ideas and responses" python3 -c "
+import sqlite3, sys
+db = sqlite3.connect('utf.db'); db.text_factory = bytes
+t = [r[0] for r in db.execute('select text from ideas')]
+r = [r[0] for r in db.execute(\"select response from llm_calls where purpose = 'ideas'\")]
+sys.exit(0 if t and all(b'\\xff\\xfe' in x for x in t) and all(b'\\xff\\xfe' in x for x in r) else 1)"
+check "candidate files reach the engine as UTF-8 (bad bytes replaced by ?)" python3 -c "
+import sqlite3, sys
+db = sqlite3.connect('utf.db'); db.text_factory = bytes
+k = [r[0] for r in db.execute('select source from kernels')]
+ok = all(x.decode('utf-8') is not None for x in k) and any(b' ???' in x for x in k)
+sys.exit(0 if ok else 1)"
