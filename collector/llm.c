@@ -48,7 +48,9 @@ static void build_body(struct llm *l, const struct buf *sys, const struct buf *u
 	if (n > 1)
 		json_object_set_new(o, "n", json_integer(n));
 	/* distinct draws of one prompt get distinct requests (and cache keys) */
-	json_object_set_new(o, "seed", json_integer((json_int_t)(seed & 0x7fffffffffffffffULL)));
+	if (c->send_seed)
+		json_object_set_new(o, "seed",
+				    json_integer((json_int_t)(seed & 0x7fffffffffffffffULL)));
 	buf_reset(out);
 	json_add_compact(out, o);
 	json_decref(o);

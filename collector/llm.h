@@ -36,6 +36,7 @@
 #define LLM_MAX_RESPONSE_CAP (64u << 20)   /* max_response_bytes may not exceed it */
 #define LLM_MAX_CANDIDATE_BYTES (256u << 10) /* one candidate file from a response */
 #define LLM_MAX_IDEA_BYTES 4000            /* one idea's text (longer is cut) */
+#define LLM_PROMPT_MAX_HISTORY 200         /* earlier ideas shown (the most recent) */
 
 struct llm_config {
 	char *base_url;           /* e.g. "http://127.0.0.1:8000/v1"; owned */
@@ -49,8 +50,9 @@ struct llm_config {
 	double backoff_base_s;    /* first back-off, default 1; doubles per retry */
 	double backoff_max_s;     /* cap on one back-off (Retry-After included), default 60 */
 	size_t max_response_bytes; /* default 8 MiB */
-	long low_speed_bytes;     /* abort an attempt slower than this (bytes/s) ... */
-	long low_speed_time_s;    /* ... for this long; defaults 1 and 60 */
+	long low_speed_bytes;     /* once the body has begun, abort an attempt slower than
+				     this (bytes/s) ... */
+	long low_speed_time_s;    /* ... over this long; defaults 1 and 60 */
 	double temperature;       /* < 0: not sent (default) */
 	double top_p;             /* < 0: not sent (default) */
 	long max_tokens;          /* 0: not sent */
@@ -58,6 +60,10 @@ struct llm_config {
 	char *reasoning_effort;   /* NULL: not sent; "low", "medium", "high"; owned */
 	long long token_budget;   /* prompt + completion tokens over all calls; 0: none */
 	int use_n;                /* implement: ask for m choices with "n" instead of m fences */
+	int send_seed;            /* send the call's seed (default 1; distinct draws of one
+				     prompt then have distinct requests and cache keys) */
+	double usd_per_mtok_prompt;     /* prices for cost accounting; 0: unknown */
+	double usd_per_mtok_completion;
 	int replay;               /* cache only: a miss is an error, no network */
 	unsigned long long jitter_seed; /* seeds back-off jitter (0: from the clock) */
 };
@@ -79,6 +85,10 @@ int llm_config_parse(struct llm_config *c, const char *text, size_t len, const c
 void llm_config_copy(struct llm_config *dst, const struct llm_config *src);
 /* Checks that a usable endpoint is configured (URL, model, ranges). */
 int llm_config_check(const struct llm_config *c, struct buf *err);
+/* Cost of one call in USD from its token counts and the configured
+ * prices; 0 when prices or counts are unknown. */
+double llm_cost_usd(const struct llm_config *c, long long prompt_tokens,
+		    long long completion_tokens);
 /* 1 when an LLM endpoint is configured in the environment (KFORGE_LLM_BASE_URL). */
 int llm_env_configured(void);
 

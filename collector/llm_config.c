@@ -22,6 +22,7 @@ void llm_config_init(struct llm_config *c)
 	c->low_speed_time_s = 60;
 	c->temperature = -1;
 	c->top_p = -1;
+	c->send_seed = 1;
 }
 
 static void wipe_free(char *s)
@@ -124,11 +125,24 @@ static int str_field(const json_t *o, const char *key, char **out, const char *n
 	return 0;
 }
 
+static int bool_field(const json_t *o, const char *key, int *out, const char *name,
+		      struct buf *err)
+{
+	json_t *v = json_object_get(o, key);
+	if (!v)
+		return 0;
+	if (!json_is_boolean(v))
+		return kf_err(err, "%s: \"%s\" must be true or false", name, key);
+	*out = json_is_true(v);
+	return 0;
+}
+
 static const char *const known_keys[] = {
 	"base_url", "model", "api_key_env", "prompts_dir", "concurrency", "timeout_s",
 	"connect_timeout_s", "retries", "backoff_base_s", "backoff_max_s",
 	"max_response_bytes", "low_speed_bytes", "low_speed_time_s", "temperature", "top_p",
 	"max_tokens", "max_completion_tokens", "reasoning_effort", "token_budget", "use_n",
+	"send_seed", "usd_per_mtok_prompt", "usd_per_mtok_completion",
 	NULL
 };
 
@@ -214,13 +228,12 @@ int llm_config_parse(struct llm_config *c, const char *text, size_t len, const c
 	    num_field(o, "temperature", -1, 2, &c->temperature, name, err) < 0 ||
 	    num_field(o, "top_p", -1, 1, &c->top_p, name, err) < 0)
 		goto out;
-	if (json_object_get(o, "use_n")) {
-		if (!json_is_boolean(json_object_get(o, "use_n"))) {
-			kf_err(err, "%s: \"use_n\" must be true or false", name);
-			goto out;
-		}
-		c->use_n = jget_bool(o, "use_n", 0);
-	}
+	if (bool_field(o, "use_n", &c->use_n, name, err) < 0 ||
+	    bool_field(o, "send_seed", &c->send_seed, name, err) < 0 ||
+	    num_field(o, "usd_per_mtok_prompt", 0, 1e6, &c->usd_per_mtok_prompt, name, err) < 0 ||
+	    num_field(o, "usd_per_mtok_completion", 0, 1e6, &c->usd_per_mtok_completion, name,
+		      err) < 0)
+		goto out;
 	rc = 0;
 out:
 	json_decref(o);
@@ -255,6 +268,17 @@ int llm_config_load(struct llm_config *c, const char *path, struct buf *err)
 	else if (!c->api_key && (env = getenv("OPENAI_API_KEY")) && *env)
 		set_key(c, env);
 	return 0;
+}
+
+double llm_cost_usd(const struct llm_config *c, long long prompt_tokens,
+		    long long completion_tokens)
+{
+	double usd = 0;
+	if (prompt_tokens > 0)
+		usd += (double)prompt_tokens * c->usd_per_mtok_prompt / 1e6;
+	if (completion_tokens > 0)
+		usd += (double)completion_tokens * c->usd_per_mtok_completion / 1e6;
+	return usd;
 }
 
 int llm_env_configured(void)

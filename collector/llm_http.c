@@ -17,12 +17,16 @@ struct http_req {
 	const char *body;
 	size_t len;
 	struct llm_http_result *res;
+	const struct llm_config *cfg;
 	CURL *easy;
 	struct buf resp;
 	char errbuf[CURL_ERROR_SIZE];
 	int attempt;            /* attempts started */
 	int overflow;
+	int too_slow;
 	size_t cap;
+	double window_at;       /* slow-trickle check: window start (0: no body yet) */
+	size_t window_len;      /* body bytes at window start */
 	int done;
 	double next_at;         /* monotonic seconds: when it may start again */
 	struct http_req *next;     /* in incoming or waiting */
@@ -97,8 +101,37 @@ static size_t on_write(char *p, size_t size, size_t n, void *ud)
 		r->overflow = 1;
 		return 0; /* aborts the transfer: CURLE_WRITE_ERROR */
 	}
+	if (!r->window_at && len) {
+		r->window_at = now_s();
+		r->window_len = 0;
+	}
 	buf_add(&r->resp, p, len);
 	return len;
+}
+
+/* Slow trickle: once the body has begun, fewer than low_speed_bytes per
+ * second over a window of low_speed_time_s aborts the attempt. The wait
+ * for the first byte is not counted: a reasoning model may think for
+ * minutes before it answers (timeout_s bounds that). */
+static int on_progress(void *ud, curl_off_t dlt, curl_off_t dln, curl_off_t ult, curl_off_t uln)
+{
+	struct http_req *r = ud;
+	const struct llm_config *c = r->cfg;
+	double t;
+	(void)dlt, (void)dln, (void)ult, (void)uln;
+	if (!r->window_at || c->low_speed_bytes <= 0)
+		return 0;
+	t = now_s();
+	if (t - r->window_at < (double)c->low_speed_time_s)
+		return 0;
+	if ((double)(r->resp.len - r->window_len) <
+	    (double)c->low_speed_bytes * (t - r->window_at)) {
+		r->too_slow = 1;
+		return 1; /* CURLE_ABORTED_BY_CALLBACK */
+	}
+	r->window_at = t;
+	r->window_len = r->resp.len;
+	return 0;
 }
 
 static int start_attempt(struct llm_http *h, struct http_req *r)
@@ -109,6 +142,8 @@ static int start_attempt(struct llm_http *h, struct http_req *r)
 		return -1;
 	r->attempt++;
 	r->overflow = 0;
+	r->too_slow = 0;
+	r->window_at = 0;
 	r->errbuf[0] = '\0';
 	buf_reset(&r->resp);
 	curl_easy_setopt(e, CURLOPT_URL, h->url);
@@ -123,11 +158,9 @@ static int start_attempt(struct llm_http *h, struct http_req *r)
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)(c->timeout_s * 1000));
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)(c->connect_timeout_s * 1000));
-	/* slow trickle: give up when slower than this for that long */
-	if (c->low_speed_bytes > 0) {
-		curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, c->low_speed_bytes);
-		curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, c->low_speed_time_s);
-	}
+	curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(e, CURLOPT_XFERINFODATA, r);
+	curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)r->cap);
 	curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -218,6 +251,10 @@ static void attempt_done(struct llm_http *h, struct http_req *r, CURLcode cc)
 	llm_redact(&r->resp, c->api_key);
 	if (r->overflow || cc == CURLE_FILESIZE_EXCEEDED) {
 		buf_setf(&res->error, "response larger than max_response_bytes (%zu)", r->cap);
+	} else if (r->too_slow) {
+		buf_setf(&res->error, "response too slow: under %ld bytes/s for %ld s", c->low_speed_bytes,
+			 c->low_speed_time_s);
+		retry = 1;
 	} else if (cc != CURLE_OK) {
 		buf_setf(&res->error, "%s%s%s", curl_easy_strerror(cc), r->errbuf[0] ? ": " : "",
 			 r->errbuf);
@@ -396,6 +433,7 @@ int llm_http_post(struct llm_http *h, const char *body, size_t len, struct llm_h
 	r.len = len;
 	r.res = res;
 	r.cap = h->cfg->max_response_bytes;
+	r.cfg = h->cfg;
 	r.next_at = t0;
 	res->http_status = 0;
 	res->retries = 0;

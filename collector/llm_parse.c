@@ -237,6 +237,20 @@ static int is_code_info(const char *s)
 	return 0;
 }
 
+/* A ```launch fence, or a code fence holding only a launch block. */
+static int is_launch_fence(const struct fence *fe)
+{
+	const char *b = fe->body;
+	size_t n = fe->len;
+	if (!strcmp(fe->info, "launch"))
+		return 1;
+	if (!is_code_info(fe->info))
+		return 0;
+	while (n && isspace((unsigned char)*b))
+		b++, n--;
+	return n >= 9 && !strncmp(b, "/*@launch", 9);
+}
+
 static void note_from(struct proposal *pr, const char *s, size_t n)
 {
 	while (n && isspace((unsigned char)*s))
@@ -288,7 +302,7 @@ int llm_parse_candidates(const char *text, int max, struct proposal_list *out)
 			continue;
 		}
 		buf_add(&src, f[i].body, f[i].len);
-		if (i + 1 < nf && !strcmp(f[i + 1].info, "launch")) {
+		if (i + 1 < nf && is_launch_fence(&f[i + 1])) {
 			const char *lb = f[i + 1].body;
 			size_t ll = f[i + 1].len;
 			while (ll && isspace((unsigned char)*lb))
@@ -327,14 +341,21 @@ int llm_parse_candidates(const char *text, int max, struct proposal_list *out)
 /* ---- ideas ---- */
 
 /* A list item start: optional spaces, optional "Idea", digits, then one
- * of . ) : and a space. Returns where the item text begins, or NULL. */
-static const char *item_start(const char *l, const char *eol)
+ * of . ) : and a space. Returns where the item text begins, or NULL.
+ * *heading: the item is a Markdown heading or bold title ("### Idea 2:",
+ * "**3. Tiling**"), whose text may run over blank lines. */
+static const char *item_start(const char *l, const char *eol, int *heading)
 {
 	const char *p = l;
-	while (p < eol && (*p == ' ' || *p == '\t' || *p == '*' || *p == '#'))
+	*heading = 0;
+	while (p < eol && (*p == ' ' || *p == '\t' || *p == '*' || *p == '#')) {
+		if (*p == '*' || *p == '#')
+			*heading = 1;
 		p++;
+	}
 	if (eol - p > 4 && !strncasecmp(p, "idea", 4)) {
 		p += 4;
+		*heading = 1;
 		while (p < eol && *p == ' ')
 			p++;
 	}
@@ -404,6 +425,8 @@ done:
 				while (j + 1 < t.len && isspace((unsigned char)t.s[j + 1]))
 					j++;
 				t.s[w++] = ' ';
+			} else if (t.s[j] == '*' && j + 1 < t.len && t.s[j + 1] == '*') {
+				j++; /* Markdown bold markers are noise in an idea */
 			} else {
 				t.s[w++] = t.s[j];
 			}
@@ -454,9 +477,9 @@ static int ideas_from_json(const char *body, size_t len, int k, struct idea_list
 int llm_parse_ideas(const char *text, int k, struct idea_list *out)
 {
 	struct fence f[MAX_FENCES];
-	int nf = find_fences(text, f, MAX_FENCES), before = out->n;
-	const char *p = text, *item = NULL;
-	size_t item_len = 0;
+	int nf = find_fences(text, f, MAX_FENCES), before = out->n, in_item = 0, heading = 0;
+	const char *p = text;
+	struct buf cur = BUF_INIT;
 
 	if (k <= 0)
 		k = 64;
@@ -465,33 +488,48 @@ int llm_parse_ideas(const char *text, int k, struct idea_list *out)
 			return out->n - before;
 	/* a numbered list */
 	while (*p && out->n - before < k) {
-		const char *eol = strchr(p, '\n'), *st;
+		const char *eol = strchr(p, '\n'), *st, *q = p;
+		int hd = 0;
 		if (!eol)
 			eol = p + strlen(p);
-		st = item_start(p, eol);
-		if (st || !strncmp(p, "```", 3)) {
-			if (item)
-				item_to_idea(out, item, item_len);
-			item = st;
-			item_len = st ? (size_t)(eol - st) : 0;
-		} else if (item) {
-			const char *q = p;
-			while (q < eol && isspace((unsigned char)*q))
-				q++;
+		st = item_start(p, eol, &hd);
+		while (q < eol && isspace((unsigned char)*q))
+			q++;
+		if (st || !strncmp(q, "```", 3) || (*q == '#' && heading)) {
+			if (in_item)
+				item_to_idea(out, cur.s, cur.len);
+			buf_reset(&cur);
+			in_item = st != NULL;
+			heading = hd;
+			if (st)
+				buf_add(&cur, st, (size_t)(eol - st));
+		} else if (in_item) {
 			if (q == eol) {
-				/* a blank line ends the item unless indented text follows */
+				/* a blank line ends a plain item unless indented text follows */
 				const char *nx = *eol ? eol + 1 : eol;
-				if (!(*nx == ' ' || *nx == '\t')) {
-					item_to_idea(out, item, item_len);
-					item = NULL;
+				if (!heading && !(*nx == ' ' || *nx == '\t')) {
+					item_to_idea(out, cur.s, cur.len);
+					in_item = 0;
 				}
 			} else {
-				item_len = (size_t)(eol - item);
+				/* a heading's title and its text: "Title: text" */
+				size_t e = cur.len;
+				while (e && isspace((unsigned char)cur.s[e - 1]))
+					e--;
+				buf_truncate(&cur, e);
+				while (cur.len >= 2 && !strcmp(cur.s + cur.len - 2, "**"))
+					buf_truncate(&cur, cur.len - 2);
+				if (heading && cur.len && !memchr(cur.s, '\n', cur.len) &&
+				    !strchr(".:;!?", cur.s[cur.len - 1]))
+					buf_addc(&cur, ':');
+				buf_addc(&cur, '\n');
+				buf_add(&cur, p, (size_t)(eol - p));
 			}
 		}
 		p = *eol ? eol + 1 : eol;
 	}
-	if (item && out->n - before < k)
-		item_to_idea(out, item, item_len);
+	if (in_item && out->n - before < k)
+		item_to_idea(out, cur.s, cur.len);
+	buf_release(&cur);
 	return out->n - before;
 }

@@ -248,12 +248,14 @@ int llm_prompt_ideas(struct llm_prompts *p, const struct idea_request *req, stru
 		     struct buf *err)
 {
 	json_t *hist = json_array(), *cats = json_array();
-	for (int i = 0; i < req->n_history; i++) {
+	/* the most recent LLM_PROMPT_MAX_HISTORY ideas keep the prompt bounded */
+	int first = req->n_history > LLM_PROMPT_MAX_HISTORY ? req->n_history - LLM_PROMPT_MAX_HISTORY : 0;
+	for (int i = first; i < req->n_history; i++) {
 		const struct idea_outcome *o = &req->history[i];
 		char *c = cat_list(o->categories);
 		json_array_append_new(
 			hist, json_pack("{s:i, s:i, s:o, s:s, s:i, s:i, s:o}", "n", i + 1, "round",
-					o->round, "text", str_or_empty(o->text), "categories", c,
+					o->round, "text", str_cut(o->text, LLM_MAX_IDEA_BYTES), "categories", c,
 					"kernels", o->kernels, "correct", o->correct, "best",
 					o->correct > 0 ? fmt("%.2fx", o->best_speedup)
 						       : json_string("none correct")));

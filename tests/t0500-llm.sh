@@ -61,6 +61,17 @@ check "concurrent calls: 8 results" test "$(grep -c '"rc":0' "$T_TMP/conc.out")"
 check "concurrent calls: 8 requests" test $(( $(requests normal) - n0 )) -eq 8
 check "distinct seeds make distinct requests" test "$(jq -r .record.request_sha256 "$T_TMP/conc.out" 2>/dev/null | sort -u | wc -l)" -eq 8
 
+# the concurrency setting caps requests in flight (and the cap is reached)
+script c2 '{"concurrency": 2, "retries": 0}'
+start_mock slow --delay-ms 250
+KFORGE_LLM_CONFIG="$T_TMP/c2.json" llm c2 --calls 6 --threads 6 ideas
+check "concurrency 2: all calls succeed" test "$rc" -eq 0
+check "concurrency 2: never more than 2 in flight" test "$(jq -s 'map(.inflight) | max' "$T_TMP/slow.log")" -eq 2
+script c6 '{"concurrency": 6, "retries": 0}'
+KFORGE_LLM_CONFIG="$T_TMP/c6.json" llm c6 --calls 6 --threads 6 ideas
+check "concurrency 6: more than 2 in flight at once" test "$(jq -s 'map(.inflight) | max' "$T_TMP/slow.log")" -gt 2
+start_mock normal
+
 # token budget: the first call spends it, the rest are refused without a request
 n0=$(requests normal)
 llm budget --budget 10 --calls 3 ideas

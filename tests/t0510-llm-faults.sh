@@ -79,6 +79,12 @@ check "trickle: succeeds on the retry" test "$rc" -eq 0
 check "trickle: one retry" test "$(field rtr .record.retries)" -eq 1
 contains "trickle: ended as too slow" "$T_TMP/rtr.err" 'too slow'
 
+# a long wait for the first byte (a thinking model) is not a trickle
+start_mock mthink --delay-ms 1500
+KFORGE_LLM_CONFIG="$T_TMP/ctr.json" llm rthink ideas
+check "slow first byte: succeeds" test "$rc" -eq 0
+check "slow first byte: not retried" test "$(field rthink .record.retries)" -eq 0
+
 # nothing listening: connection refused is retried, then reported
 stop_mock
 llm rcr ideas

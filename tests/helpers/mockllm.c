@@ -3,7 +3,7 @@
  * the script; when the steps run out, the default mode answers.
  *
  *   mockllm --port-file F [--log F] [--script S.json] [--mode M]... [--default M]
- *           [--max-seconds N]
+ *           [--delay-ms N] [--max-seconds N]
  *
  * Modes: ok, 429 (Retry-After), 500, timeout (never answers), reset
  * (connection reset), malformed (invalid JSON), nocode (a reply without a
@@ -19,7 +19,9 @@
  * choices of one kernel each.
  *
  * The log gets one JSON line per request: method, path, the SHA-256 of
- * the bearer token (never the token), the body and the mode used. */
+ * the bearer token (never the token), the body, the mode used and how
+ * many requests were being served at that moment (inflight). --delay-ms
+ * holds every normal reply that long. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
@@ -41,7 +43,7 @@
 
 static json_t *steps, *dflt;
 static size_t next_step;
-static int nreq;
+static int nreq, inflight, delay_ms;
 static FILE *log_fp;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -178,6 +180,7 @@ static int serve(int fd, const char *method, const char *path, const char *auth,
 
 	pthread_mutex_lock(&mu);
 	n = ++nreq;
+	inflight++;
 	if (next_step < json_array_size(steps))
 		step = json_incref(json_array_get(steps, next_step++));
 	else
@@ -188,9 +191,11 @@ static int serve(int fd, const char *method, const char *path, const char *auth,
 		mode = "ok";
 	if (auth && !strncasecmp(auth, "Bearer ", 7))
 		sha256_hex(auth + 7, strlen(auth + 7), auth_hex);
-	logl = json_pack("{s:i, s:s, s:s, s:s, s:b, s:s%, s:s}", "n", n, "method", method, "path",
-			 path, "auth_sha256", auth_hex, "auth", auth != NULL, "body", body, blen,
-			 "mode", mode);
+	pthread_mutex_lock(&mu);
+	logl = json_pack("{s:i, s:s, s:s, s:s, s:b, s:s%, s:s, s:i}", "n", n, "method", method,
+			 "path", path, "auth_sha256", auth_hex, "auth", auth != NULL, "body", body,
+			 blen, "mode", mode, "inflight", inflight);
+	pthread_mutex_unlock(&mu);
 	if (!logl) /* body not UTF-8 */
 		logl = json_pack("{s:i, s:s, s:s}", "n", n, "method", method, "mode", mode);
 	pthread_mutex_lock(&mu);
@@ -271,9 +276,14 @@ static int serve(int fd, const char *method, const char *path, const char *auth,
 			}
 			rc = -1;
 		} else {
+			if (delay_ms > 0)
+				usleep((useconds_t)delay_ms * 1000);
 			reply(fd, 200, "OK", NULL, out.s, out.len);
 		}
 	}
+	pthread_mutex_lock(&mu);
+	inflight--;
+	pthread_mutex_unlock(&mu);
 	json_decref(step);
 	buf_release(&out);
 	buf_release(&content);
@@ -374,7 +384,9 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--default")) {
 			json_decref(dflt);
 			dflt = mode_obj(v);
-		} else if (!strcmp(a, "--max-seconds"))
+		} else if (!strcmp(a, "--delay-ms"))
+			delay_ms = atoi(v);
+		else if (!strcmp(a, "--max-seconds"))
 			max_s = atoi(v);
 		else if (!strcmp(a, "--script")) {
 			json_t *sc = json_load_file_bounded(v, 1u << 20, &err);

@@ -55,6 +55,32 @@ static void test_ideas_labels(void **state)
 	idea_list_release(&l);
 }
 
+static void test_ideas_headings(void **state)
+{
+	struct idea_list l;
+	const char *text =
+		"## Ideas\n\n"
+		"### Idea 1: Vectorized loads\n\n"
+		"Use float4 loads and stores.\n"
+		"Each thread moves 16 bytes.\n\n"
+		"**Categories:** memory, parallelism\n\n"
+		"### Idea 2: Warp shuffles\n\n"
+		"Reduce within a warp with __shfl_down_sync.\n\n"
+		"**3. Persistent blocks**\n"
+		"Launch one block per SM.\n";
+	(void)state;
+	idea_list_init(&l);
+	assert_int_equal(llm_parse_ideas(text, 5, &l), 3);
+	assert_string_equal(l.v[0].text, "Vectorized loads: Use float4 loads and stores. Each thread "
+					 "moves 16 bytes.");
+	assert_int_equal(l.v[0].categories, CAT_MEMORY | CAT_PARALLELISM);
+	assert_string_equal(l.v[0].category_method, "model");
+	assert_string_equal(l.v[1].text, "Warp shuffles: Reduce within a warp with __shfl_down_sync.");
+	assert_string_equal(l.v[1].category_method, "keyword");
+	assert_string_equal(l.v[2].text, "Persistent blocks: Launch one block per SM.");
+	idea_list_release(&l);
+}
+
 static void test_ideas_json(void **state)
 {
 	struct idea_list l;
@@ -88,6 +114,18 @@ static void test_candidates(void **state)
 	assert_string_equal(l.v[1].source, "extern \"C\" __global__ void k2(float* y) {}\n"
 					   "\n/*@launch\nk2<<<1, 64>>>(y);\n@*/\n");
 	assert_string_equal(l.v[1].note, "Second, launch apart:");
+	proposal_list_release(&l);
+
+	/* the launch block in a second ```cuda fence of its own */
+	proposal_list_init(&l);
+	assert_int_equal(llm_parse_candidates("```cuda\n__global__ void k(float* y) {}\n```\n"
+					      "and launch it with:\n"
+					      "```cuda\n/*@launch\nk<<<1, 32>>>(y);\n@*/\n```\n",
+					      3, &l),
+			 1);
+	assert_int_equal(l.n, 1);
+	assert_string_equal(l.v[0].source,
+			    "__global__ void k(float* y) {}\n/*@launch\nk<<<1, 32>>>(y);\n@*/\n");
 	proposal_list_release(&l);
 
 	/* max caps */
@@ -199,6 +237,16 @@ static void test_config(void **state)
 	assert_string_equal(c.reasoning_effort, "high");
 	assert_int_equal(c.token_budget, 5000);
 	assert_int_equal(llm_config_check(&c, &err), 0);
+	assert_int_equal(c.send_seed, 1);
+	{
+		const char *t = "{\"send_seed\": false, \"usd_per_mtok_prompt\": 2, "
+				"\"usd_per_mtok_completion\": 8}";
+		assert_int_equal(llm_config_parse(&c, t, strlen(t), "cfg", &err), 0);
+	}
+	assert_int_equal(c.send_seed, 0);
+	assert_true(fabs(llm_cost_usd(&c, 1000000, 500000) - 6.0) < 1e-9);
+	assert_true(llm_cost_usd(&c, -1, -1) == 0);
+	assert_int_equal(llm_config_parse(&c, "{\"send_seed\": 1}", 16, "cfg", &err), -1);
 
 	/* keys never come from files; unknown settings and bad ranges fail */
 	assert_int_equal(llm_config_parse(&c, "{\"api_key\": \"sk-x\"}", 19, "cfg", &err), -1);
@@ -243,6 +291,64 @@ static void test_redact(void **state)
 	buf_release(&b);
 }
 
+/* Prompts render from the project's templates (tests run in the root). */
+static void test_prompts(void **state)
+{
+	struct llm_prompts *pp = NULL;
+	struct buf out = BUF_INIT, err = BUF_INIT, big = BUF_INIT;
+	json_t *spec = json_pack("{s:s, s:{s:i}, s:{s:f}, s:[{s:s, s:s, s:[s, i]}], s:[], s:s}",
+				 "operation", "leaky relu", "sizes", "n", 1024, "scalars",
+				 "negative_slope", 0.01, "inputs", "name", "x", "dtype", "float32",
+				 "shape", "n", 4, "outputs", "tolerance", "bf16");
+	struct proposer_problem pr = { "level1/020_LeakyReLU", spec, "torch \xff\xfe text",
+				       "ref src\n\n\n", NULL, NULL, 0 };
+	struct idea id = { (char *)"Tile it.", CAT_MEMORY | CAT_CONTROL, (char *)"model", NULL };
+	struct idea_request ir = { &pr, NULL, 0, 5, 1, 1 };
+	struct impl_request mr = { &pr, &id, NULL, 0, 1, 1, 1 };
+	struct seed_kernel sk = { "k1", "src", NULL, NULL, 0, 0 };
+	struct repair_request rr = { &pr, &sk, "incorrect", NULL, 2, 1 };
+	(void)state;
+
+	assert_int_equal(llm_prompts_open(&pp, "no/such/dir", &err), -1);
+	assert_non_null(strstr(err.s, "no/such/dir"));
+	assert_int_equal(llm_prompts_open(&pp, "templates/prompts", &err), 0);
+
+	assert_int_equal(llm_prompt_ideas(pp, &ir, &out, &err), 0);
+	assert_non_null(strstr(out.s, "Propose 5 new optimization ideas"));
+	assert_null(strstr(out.s, "Ideas already tried"));
+	assert_non_null(strstr(out.s, "Sizes: n = 1024"));
+	assert_non_null(strstr(out.s, "Scalars: negative_slope = 0.01"));
+	assert_non_null(strstr(out.s, "input `x`: float32 [n, 4]"));
+	assert_non_null(strstr(out.s, "torch \xff\xfe text")); /* bytes kept */
+	assert_non_null(strstr(out.s, "an NVIDIA GPU"));
+
+	buf_reset(&out);
+	assert_int_equal(llm_prompt_implement(pp, &mr, 1, &out, &err), 0);
+	assert_non_null(strstr(out.s, "[memory, control] Tile it."));
+	assert_non_null(strstr(out.s, "Write one implementation"));
+	assert_non_null(strstr(out.s, "half-precision tolerance"));
+	assert_non_null(strstr(out.s, "ref src\n```")); /* trailing blank lines trimmed */
+	assert_null(strstr(out.s, "Kernels to build on"));
+
+	while (big.len < 100000)
+		buf_adds(&big, "error: something went wrong in line 1\n");
+	rr.failure = big.s;
+	buf_reset(&out);
+	assert_int_equal(llm_prompt_repair(pp, &rr, &out, &err), 0);
+	assert_non_null(strstr(out.s, "What went wrong: incorrect"));
+	assert_non_null(strstr(out.s, "more bytes cut"));
+	assert_true(out.len < 40000);
+
+	buf_reset(&out);
+	assert_int_equal(llm_prompt_system(pp, &out, &err), 0);
+	assert_non_null(strstr(out.s, "CUDA"));
+	llm_prompts_close(pp);
+	json_decref(spec);
+	buf_release(&out);
+	buf_release(&err);
+	buf_release(&big);
+}
+
 static void test_request_hash(void **state)
 {
 	char a[65], b[65];
@@ -257,9 +363,11 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ideas_labels), cmocka_unit_test(test_ideas_json),
+		cmocka_unit_test(test_ideas_headings),
 		cmocka_unit_test(test_candidates),   cmocka_unit_test(test_completion),
 		cmocka_unit_test(test_backoff),      cmocka_unit_test(test_config),
 		cmocka_unit_test(test_request_hash), cmocka_unit_test(test_redact),
+		cmocka_unit_test(test_prompts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
