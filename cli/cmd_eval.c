@@ -11,6 +11,7 @@
 
 const char usage_eval[] =
 	"usage: kforge eval PROBLEM FILE [--compile-only] [--arch sm_XX] [--json] [--force] [--quick]\n"
+	"                  [--timeout S]\n"
 	"\n"
 	"Compiles, checks and times one candidate file (docs/formats.md) against\n"
 	"PROBLEM (\"level1/019_ReLU\", \"19\", \"ReLU\") on this machine's GPU, prints\n"
@@ -22,6 +23,7 @@ const char usage_eval[] =
 	"  --json          print the outcome as JSON\n"
 	"  --force         evaluate again even when the store has the result\n"
 	"  --quick         1 check trial, no timing (for compute-sanitizer runs)\n"
+	"  --timeout S     wall limit of one launch block (default 10 s; recorded)\n"
 	"\n"
 	"Exit: 0 correct (or not_run); 4 the kernel failed (format, compile, launch,\n"
 	"runtime, timeout, incorrect); 3 no GPU or driver; 1 the engine failed.\n";
@@ -116,6 +118,7 @@ int cmd_eval(int argc, char **argv, struct cli_ctx *ctx)
 		{ "json", no_argument, NULL, 'j' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "quick", no_argument, NULL, 'q' },
+		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -137,6 +140,11 @@ int cmd_eval(int argc, char **argv, struct cli_ctx *ctx)
 		case 'a': arch = optarg; break;
 		case 'j': as_json = 1; break;
 		case 'f': req.force = 1; break;
+		case 't':
+			cfg.protocol.timeout_s = atof(optarg);
+			if (!(cfg.protocol.timeout_s > 0 && cfg.protocol.timeout_s <= 3600))
+				return cli_fail(EXIT_USAGE, "eval: --timeout wants seconds in (0, 3600]");
+			break;
 		case 'q':
 			cfg.protocol.name = "quick-v1";
 			cfg.protocol.check_trials = 1;

@@ -1,19 +1,542 @@
+/* kforge problems: list, show, check, inputs. */
 #include "cmds.h"
+#include "core/inputs.h"
+#include "core/fsutil.h"
+#include "core/json.h"
+#include "core/oracle.h"
+#include "core/problem.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 const char usage_problems[] =
-	"kforge problems list [--level N] [--json] | show ID [--json] | check [ID...]\n";
+	"kforge problems list [--level N] [--json] [--gbps X --gflops Y]\n"
+	"       kforge problems show ID [--json] [--flush-mb N]\n"
+	"       kforge problems check [--cpu] [--seed S] [--samples N] [--atol A --rtol R] [ID...]\n"
+	"       kforge problems inputs ID --out DIR [--seed S] [--samples N]\n"
+	"  list    id, name, sizes, GFLOP, minimal MB and (with the GPU's peak bandwidth\n"
+	"          and FLOP rate) the roofline floor in ms\n"
+	"  show    the spec, the PyTorch text and the memory plan of one problem\n"
+	"  check   runs each reference on the GPU at full size and compares a sample of\n"
+	"          outputs (every row/channel class, edges) with the double-precision CPU\n"
+	"          oracle, at the spec's tolerance or --atol/--rtol (references round\n"
+	"          double results once: --rtol 1e-6 --atol 1e-9 holds for most);\n"
+	"          --cpu computes the oracle sample only (no GPU)\n"
+	"  inputs  writes the generated inputs as DIR/inputs/NAME.npy, DIR/spec.json and\n"
+	"          the CPU oracle's sample of each output as DIR/oracle/NAME.json\n"
+	"          (for tools/torch_crosscheck.py)\n"
+	"ID: level1/023_Softmax, 23, 023, Softmax, level1/23.\n";
+
+#define DEFAULT_FLUSH_MB 256 /* well over the 50 MB L2 of an H100 */
+
+/* The GPU side of `check` comes from the runtime (engine/):
+ *   int engine_reference_sample(const struct problem *p, unsigned long long seed, int out,
+ *                               const long long *idx, int n, double *vals, struct buf *err);
+ * runs p->reference_src at full size on inputs filled by the GPU kernels of
+ * engine/cuda/inputs.cuh for `seed`, and returns output `out` at the flat
+ * indices idx[0..n) (as doubles). Until it lands, check says it needs it. */
+typedef int (*reference_sample_fn)(const struct problem *p, unsigned long long seed, int out,
+				   const long long *idx, int n, double *vals, struct buf *err);
+static const reference_sample_fn gpu_reference_sample = NULL;
+
+static void sizes_text(const struct problem *p, struct buf *b)
+{
+	for (int i = 0; i < p->n_sizes; i++)
+		buf_addf(b, "%s%s=%lld", i ? " " : "", p->size_names[i], p->size_vals[i]);
+}
+
+static json_t *summary_json(const struct problem *p, double gbps, double gflops)
+{
+	json_t *o = json_pack("{s:s,s:s,s:i,s:s,s:s,s:f,s:f}", "id", p->id, "name", p->name,
+			      "number", p->number, "family", p->family, "kernelbench_file",
+			      p->kernelbench_file, "gflop", p->flops / 1e9, "min_mb",
+			      p->min_bytes / 1e6);
+	json_object_set_new(o, "sizes", json_deep_copy(json_object_get(p->spec, "sizes")));
+	if (gbps > 0 || gflops > 0)
+		json_object_set_new(o, "roofline_ms",
+				    json_real(problem_roofline_ms(p, gbps, gflops)));
+	return o;
+}
+
+static int load_all(struct cli_ctx *ctx, int level, struct problem **ps, int *n, int *bad)
+{
+	struct buf err = BUF_INIT;
+	char **dirs;
+	int nd;
+
+	*ps = NULL;
+	*n = *bad = 0;
+	if (problem_list_dirs(ctx->root, level, &dirs, &nd, &err) < 0) {
+		cli_fail(EXIT_FAIL, "%s", err.s);
+		buf_release(&err);
+		return -1;
+	}
+	*ps = calloc((size_t)nd + 1, sizeof(**ps));
+	if (!*ps)
+		abort();
+	for (int i = 0; i < nd; i++) {
+		problem_init(&(*ps)[*n]);
+		if (problem_load(&(*ps)[*n], dirs[i], &err) < 0) {
+			fprintf(stderr, "kforge: %s\n", err.s);
+			(*bad)++;
+		} else {
+			(*n)++;
+		}
+		free(dirs[i]);
+	}
+	free(dirs);
+	buf_release(&err);
+	return 0;
+}
+
+static void free_all(struct problem *ps, int n)
+{
+	for (int i = 0; i < n; i++)
+		problem_release(&ps[i]);
+	free(ps);
+}
+
+static int do_list(struct cli_ctx *ctx, int level, int as_json, double gbps, double gflops)
+{
+	struct problem *ps;
+	int n, bad;
+
+	if (load_all(ctx, level, &ps, &n, &bad) < 0)
+		return EXIT_FAIL;
+	if (as_json) {
+		json_t *arr = json_array();
+		struct buf b = BUF_INIT;
+		for (int i = 0; i < n; i++)
+			json_array_append_new(arr, summary_json(&ps[i], gbps, gflops));
+		json_add_pretty(&b, arr);
+		printf("%s\n", b.s);
+		buf_release(&b);
+		json_decref(arr);
+	} else {
+		struct buf sz = BUF_INIT;
+		printf("%-48s %-40s %10s %10s %9s\n", "id", "sizes", "GFLOP", "min MB",
+		       "floor ms");
+		for (int i = 0; i < n; i++) {
+			buf_reset(&sz);
+			sizes_text(&ps[i], &sz);
+			if (sz.len > 40)
+				buf_truncate(&sz, 37), buf_adds(&sz, "...");
+			printf("%-48s %-40s %10.3f %10.1f ", ps[i].id, sz.s, ps[i].flops / 1e9,
+			       ps[i].min_bytes / 1e6);
+			if (gbps > 0 || gflops > 0)
+				printf("%9.4f\n", problem_roofline_ms(&ps[i], gbps, gflops));
+			else
+				printf("%9s\n", "-");
+		}
+		printf("%d problem(s)%s\n", n,
+		       gbps > 0 ? "" : "; floor ms needs --gbps and --gflops (the GPU's peaks)");
+		buf_release(&sz);
+	}
+	free_all(ps, n);
+	if (bad)
+		return cli_fail(EXIT_FAIL, "%d problem spec(s) did not load", bad);
+	return EXIT_OK;
+}
+
+static int load_one(struct cli_ctx *ctx, const char *query, struct problem *p)
+{
+	struct buf dir = BUF_INIT, err = BUF_INIT;
+	int ret = 0;
+
+	problem_init(p);
+	if (problem_find(ctx->root, query, &dir, &err) < 0 || problem_load(p, dir.s, &err) < 0)
+		ret = cli_fail(EXIT_FAIL, "%s", err.s);
+	buf_release(&dir);
+	buf_release(&err);
+	return ret;
+}
+
+static int do_show(struct cli_ctx *ctx, const char *query, int as_json, double flush_mb)
+{
+	struct problem p;
+	struct buf plan = BUF_INIT, b = BUF_INIT;
+	size_t total;
+	int rc;
+
+	if ((rc = load_one(ctx, query, &p)))
+		return rc;
+	total = problem_memory_plan(&p, (size_t)(flush_mb * 1048576.0), &plan);
+	if (as_json) {
+		json_t *o = json_pack("{s:O,s:s,s:s,s:s,s:I}", "spec", p.spec, "dir", p.dir,
+				      "torch", p.torch_text ? p.torch_text : "", "plan", plan.s,
+				      "memory_bytes", (json_int_t)total);
+		json_add_pretty(&b, o);
+		printf("%s\n", b.s);
+		json_decref(o);
+	} else {
+		printf("%s  (%s)\n", p.id, p.kernelbench_file);
+		printf("family     %s\noperation  %s\n", p.family, p.operation);
+		buf_reset(&b);
+		sizes_text(&p, &b);
+		printf("sizes      %s\n", b.s);
+		for (int i = 0; i < p.n_scalars; i++)
+			printf("scalar     %s = %g\n", p.scalar_names[i], p.scalar_vals[i]);
+		for (int i = 0; i < p.n_in + p.n_out; i++) {
+			const struct problem_tensor *t = &p.t[i];
+			buf_reset(&b);
+			for (int d = 0; d < t->ndim; d++)
+				buf_addf(&b, "%s%lld", d ? ", " : "", t->shape[d]);
+			printf("%-10s %-12s %-9s (%s)  %.1f MB\n",
+			       t->role == KF_ROLE_OUTPUT ? "output" : t->role == KF_ROLE_PARAM ? "param" : "input",
+			       t->name, kf_dtype_name(t->dtype), b.s, (double)t->bytes / 1e6);
+		}
+		printf("tolerance  atol %g rtol %g\nGFLOP      %.3f\nmin MB     %.1f\n", p.atol, p.rtol,
+		       p.flops / 1e9, p.min_bytes / 1e6);
+		const char *notes = jget_str(p.spec, "notes", "");
+		if (*notes)
+			printf("notes      %s\n", notes);
+		printf("\nmemory plan (engine, at once):\n%s", plan.s);
+		printf("\n--- reference.py ---\n%s", p.torch_text ? p.torch_text : "");
+	}
+	buf_release(&plan);
+	buf_release(&b);
+	problem_release(&p);
+	return EXIT_OK;
+}
+
+/* CPU oracle values of a sample of every output; with the GPU reference
+ * (when the engine provides it) compared at the problem's tolerance. */
+static double check_atol = -1, check_rtol = -1; /* --atol/--rtol; < 0: the spec's */
+
+static int check_one(const struct problem *p, unsigned long long seed, int samples, int cpu_only,
+		     int *failed)
+{
+	double atol = check_atol >= 0 ? check_atol : p->atol;
+	double rtol = check_rtol >= 0 ? check_rtol : p->rtol;
+	struct oracle_ctx c;
+	struct buf err = BUF_INIT;
+	long long *idx = calloc((size_t)samples, sizeof(long long));
+	double *want = calloc((size_t)samples, sizeof(double));
+	double *got = calloc((size_t)samples, sizeof(double));
+	int ret = 0;
+	struct timespec t0, t1;
+
+	if (!idx || !want || !got)
+		abort();
+	oracle_ctx_init(&c, p, seed);
+	for (int o = 0; o < p->n_out && !ret; o++) {
+		int n = oracle_sample(p, o, seed, idx, samples), bad = 0;
+		double max_abs = 0, max_rel = 0;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (int i = 0; i < n; i++)
+			if (oracle_value(&c, o, idx[i], &want[i], &err) < 0) {
+				fprintf(stderr, "kforge: %s\n", err.s);
+				ret = -1;
+				break;
+			}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (ret)
+			break;
+		if (cpu_only) {
+			printf("%-48s %-8s %4d samples  oracle %.2fs  first %.9g  last %.9g\n", p->id,
+			       p->t[p->n_in + o].name, n,
+			       (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
+			       want[0], want[n - 1]);
+			continue;
+		}
+		if (gpu_reference_sample(p, seed, o, idx, n, got, &err) < 0) {
+			fprintf(stderr, "kforge: %s: %s\n", p->id, err.s);
+			ret = -1;
+			break;
+		}
+		for (int i = 0; i < n; i++) {
+			double d = fabs(got[i] - want[i]);
+			if (want[i] != 0 && d / fabs(want[i]) > max_rel)
+				max_rel = d / fabs(want[i]);
+			if (!(d <= atol + rtol * fabs(want[i]))) {
+				if (bad < 5)
+					fprintf(stderr, "  %s[%lld]: GPU %.9g, CPU %.9g\n",
+						p->t[p->n_in + o].name, idx[i], got[i], want[i]);
+				bad++;
+			}
+			if (d > max_abs || isnan(d))
+				max_abs = d;
+		}
+		printf("%-48s %-8s %4d samples  max abs err %.3g  max rel err %.3g  %s\n", p->id,
+		       p->t[p->n_in + o].name, n, max_abs, max_rel, bad ? "FAIL" : "ok");
+		if (bad)
+			(*failed)++;
+	}
+	oracle_ctx_release(&c);
+	free(idx);
+	free(want);
+	free(got);
+	buf_release(&err);
+	return ret;
+}
+
+static int do_check(struct cli_ctx *ctx, int argc, char **argv, int cpu_only,
+		    unsigned long long seed, int samples)
+{
+	struct problem *ps = NULL;
+	int n = 0, bad = 0, failed = 0, errors = 0;
+
+	if (!cpu_only && !gpu_reference_sample)
+		return cli_fail(EXIT_USAGE, "problems check needs the engine "
+				"(engine_reference_sample), which is not built in yet; "
+				"--cpu computes the CPU oracle side only");
+	if (argc == 0) {
+		if (load_all(ctx, 0, &ps, &n, &bad) < 0)
+			return EXIT_FAIL;
+	} else {
+		ps = calloc((size_t)argc, sizeof(*ps));
+		if (!ps)
+			abort();
+		for (int i = 0; i < argc; i++) {
+			if (load_one(ctx, argv[i], &ps[n]))
+				bad++;
+			else
+				n++;
+		}
+	}
+	for (int i = 0; i < n; i++)
+		if (check_one(&ps[i], seed, samples, cpu_only, &failed) < 0)
+			errors++;
+	free_all(ps, n);
+	if (bad || errors)
+		return cli_fail(EXIT_FAIL, "%d problem(s) could not be checked", bad + errors);
+	if (failed)
+		return cli_fail(EXIT_CHECK, "%d output(s) differ from the CPU oracle", failed);
+	return EXIT_OK;
+}
+
+/* NumPy .npy v1.0 header for a C-order array. */
+static void npy_header(const struct problem_tensor *t, struct buf *h)
+{
+	static const char *const descr[] = { "<f4", "<f2", "<u2", "<i8", "<i4", "|b1" };
+	struct buf d = BUF_INIT;
+
+	buf_addf(&d, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr[t->dtype]);
+	for (int i = 0; i < t->ndim; i++)
+		buf_addf(&d, "%s%lld", i ? ", " : "", t->shape[i]);
+	if (t->ndim == 1)
+		buf_addc(&d, ',');
+	buf_adds(&d, "), }");
+	while ((10 + d.len + 1) % 64)
+		buf_addc(&d, ' ');
+	buf_addc(&d, '\n');
+	buf_add(h, "\x93NUMPY\x01\x00", 8);
+	buf_addc(h, (char)(d.len & 0xff));
+	buf_addc(h, (char)(d.len >> 8));
+	buf_add(h, d.s, d.len);
+	buf_release(&d);
+}
+
+static int write_npy(struct inputs_gen *g, int t, const char *path, struct buf *err)
+{
+	const struct problem_tensor *pt = &g->p->t[t];
+	struct buf h = BUF_INIT, tmp = BUF_INIT;
+	size_t es = kf_dtype_size(pt->dtype), chunk = 1 << 24;
+	void *block = malloc(chunk * es);
+	FILE *f;
+	int ret = -1;
+
+	if (!block)
+		abort();
+	buf_addf(&tmp, "%s.tmp", path);
+	f = fopen(tmp.s, "wb");
+	if (!f) {
+		kf_err(err, "%s: %s", tmp.s, strerror(errno));
+		goto out;
+	}
+	npy_header(pt, &h);
+	fwrite(h.s, 1, h.len, f);
+	for (long long s = 0; s < pt->numel; s += (long long)chunk) {
+		long long cnt = pt->numel - s < (long long)chunk ? pt->numel - s : (long long)chunk;
+		if (inputs_fill_mt(g, t, s, cnt, block, 0, err) < 0 ||
+		    fwrite(block, es, (size_t)cnt, f) != (size_t)cnt) {
+			if (!err->len)
+				kf_err(err, "%s: write failed", tmp.s);
+			fclose(f);
+			goto out;
+		}
+	}
+	if (fclose(f) != 0 || rename(tmp.s, path) != 0) {
+		kf_err(err, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	free(block);
+	buf_release(&h);
+	buf_release(&tmp);
+	return ret;
+}
+
+/* DIR/oracle/NAME.json: {"index": [...], "value": [...]} of every output
+ * at a sample of indices, from the CPU oracle (double precision). */
+static int write_oracle(const struct problem *p, const char *out, unsigned long long seed,
+			int samples, struct buf *err)
+{
+	struct oracle_ctx c;
+	struct buf path = BUF_INIT, text = BUF_INIT;
+	long long *idx = calloc((size_t)samples, sizeof(long long));
+	int ret = 0;
+
+	if (!idx)
+		abort();
+	path_join(&path, out, "oracle");
+	if (mkdir_p(path.s, err) < 0) {
+		free(idx);
+		buf_release(&path);
+		return -1;
+	}
+	oracle_ctx_init(&c, p, seed);
+	for (int o = 0; o < p->n_out && !ret; o++) {
+		int n = oracle_sample(p, o, seed, idx, samples);
+		json_t *ji = json_array(), *jv = json_array(), *doc;
+		for (int i = 0; i < n && !ret; i++) {
+			double v;
+			if (oracle_value(&c, o, idx[i], &v, err) < 0)
+				ret = -1;
+			json_array_append_new(ji, json_integer(idx[i]));
+			json_array_append_new(jv, json_real(v));
+		}
+		doc = json_pack("{s:o,s:o,s:I}", "index", ji, "value", jv, "seed", (json_int_t)seed);
+		buf_reset(&text);
+		json_add_compact(&text, doc);
+		buf_addc(&text, '\n');
+		json_decref(doc);
+		buf_reset(&path);
+		buf_addf(&path, "%s/oracle/%s.json", out, p->t[p->n_in + o].name);
+		if (!ret && write_file_atomic(path.s, text.s, text.len, err) < 0)
+			ret = -1;
+	}
+	oracle_ctx_release(&c);
+	free(idx);
+	buf_release(&path);
+	buf_release(&text);
+	return ret;
+}
+
+static int do_inputs(struct cli_ctx *ctx, const char *query, const char *out,
+		     unsigned long long seed, int samples)
+{
+	struct problem p;
+	struct inputs_gen g;
+	struct buf path = BUF_INIT, err = BUF_INIT, spec = BUF_INIT;
+	int rc;
+
+	if ((rc = load_one(ctx, query, &p)))
+		return rc;
+	path_join(&path, out, "inputs");
+	rc = EXIT_OK;
+	if (mkdir_p(path.s, &err) < 0) {
+		rc = cli_fail(EXIT_FAIL, "%s", err.s);
+		goto out;
+	}
+	inputs_gen_init(&g, &p, seed);
+	for (int t = 0; t < p.n_in && rc == EXIT_OK; t++) {
+		buf_reset(&path);
+		buf_addf(&path, "%s/inputs/%s.npy", out, p.t[t].name);
+		if (write_npy(&g, t, path.s, &err) < 0)
+			rc = cli_fail(EXIT_FAIL, "%s", err.s);
+	}
+	inputs_gen_release(&g);
+	if (rc == EXIT_OK) {
+		json_t *s = json_deep_copy(p.spec);
+		json_object_set_new(s, "seed", json_integer((json_int_t)seed));
+		json_add_pretty(&spec, s);
+		buf_addc(&spec, '\n');
+		json_decref(s);
+		path_join(&path, out, "spec.json");
+		if (write_file_atomic(path.s, spec.s, spec.len, &err) < 0 ||
+		    write_oracle(&p, out, seed, samples, &err) < 0)
+			rc = cli_fail(EXIT_FAIL, "%s", err.s);
+		else
+			printf("wrote %d input(s) and the oracle sample of %s (seed %llu) to %s\n",
+			       p.n_in, p.id, seed, out);
+	}
+out:
+	problem_release(&p);
+	buf_release(&path);
+	buf_release(&err);
+	buf_release(&spec);
+	return rc;
+}
+
+static int parse_num(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (!*s || *end || !(v >= lo && v <= hi))
+		return -1;
+	*out = v;
+	return 0;
+}
 
 int cmd_problems(int argc, char **argv, struct cli_ctx *ctx)
 {
 	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
+		{ "level", required_argument, NULL, 'l' }, { "json", no_argument, NULL, 'j' },
+		{ "gbps", required_argument, NULL, 'b' },  { "gflops", required_argument, NULL, 'f' },
+		{ "flush-mb", required_argument, NULL, 'F' }, { "cpu", no_argument, NULL, 'c' },
+		{ "seed", required_argument, NULL, 's' },  { "samples", required_argument, NULL, 'n' },
+		{ "out", required_argument, NULL, 'o' },   { "atol", required_argument, NULL, 'A' },
+		{ "rtol", required_argument, NULL, 'R' },  { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	double level = 0, gbps = 0, gflops = 0, flush = DEFAULT_FLUSH_MB, seed = 1, samples = 256;
+	const char *out = NULL, *sub;
+	int c, as_json = 0, cpu = 0;
 
-	(void)ctx;
-	while ((c = cli_getopt(argc, argv, "problems", "h", opts)) != -1)
-		if (c == -2)
-			return EXIT_USAGE;
-	return cli_not_implemented("problems");
+	while ((c = cli_getopt(argc, argv, "problems", "h", opts)) != -1) {
+		int bad = 0;
+		switch (c) {
+		case -2: return EXIT_USAGE;
+		case 'l': bad = parse_num(optarg, 1, 9, &level) || level != floor(level); break;
+		case 'j': as_json = 1; break;
+		case 'b': bad = parse_num(optarg, 0, 1e7, &gbps); break;
+		case 'f': bad = parse_num(optarg, 0, 1e9, &gflops); break;
+		case 'F': bad = parse_num(optarg, 0, 1e6, &flush); break;
+		case 'c': cpu = 1; break;
+		case 's': bad = parse_num(optarg, 0, 9007199254740992.0, &seed) || seed != floor(seed); break;
+		case 'n': bad = parse_num(optarg, 2, 100000, &samples); break;
+		case 'o': out = optarg; break;
+		case 'A': bad = parse_num(optarg, 0, 1e9, &check_atol); break;
+		case 'R': bad = parse_num(optarg, 0, 1e9, &check_rtol); break;
+		default: break;
+		}
+		if (bad) {
+			const char *name = "?";
+			for (const struct option *o = opts; o->name; o++)
+				if (o->val == c)
+					name = o->name;
+			fprintf(stderr, "kforge problems: bad value '%s' for --%s\n", optarg, name);
+			return cli_usage("problems");
+		}
+	}
+	if (optind >= argc)
+		return cli_usage("problems");
+	sub = argv[optind++];
+	if (!strcmp(sub, "list")) {
+		if (optind != argc)
+			return cli_usage("problems");
+		return do_list(ctx, (int)level, as_json, gbps, gflops);
+	}
+	if (!strcmp(sub, "show")) {
+		if (optind + 1 != argc)
+			return cli_usage("problems");
+		return do_show(ctx, argv[optind], as_json, flush);
+	}
+	if (!strcmp(sub, "check"))
+		return do_check(ctx, argc - optind, argv + optind, cpu, (unsigned long long)seed,
+				(int)samples);
+	if (!strcmp(sub, "inputs")) {
+		if (optind + 1 != argc || !out) {
+			fprintf(stderr, "kforge problems inputs: needs ID and --out DIR\n");
+			return cli_usage("problems");
+		}
+		return do_inputs(ctx, argv[optind], out, (unsigned long long)seed, (int)samples);
+	}
+	fprintf(stderr, "kforge problems: unknown subcommand '%s'\n", sub);
+	return cli_usage("problems");
 }

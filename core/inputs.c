@@ -2,7 +2,10 @@
 #include "gen/philox_cuh.h"
 #include "gen/inputs_cuh.h"
 
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 _Static_assert(KF_DT_F32 == KF_F32 && KF_DT_F16 == KF_F16 && KF_DT_BF16 == KF_BF16 &&
 		       KF_DT_I64 == KF_I64 && KF_DT_I32 == KF_I32 && KF_DT_BOOL == KF_BOOL,
@@ -120,6 +123,62 @@ int inputs_fill(struct inputs_gen *g, int t, long long start, long long count, v
 			o[j] = (unsigned char)(b >> (8 * j));
 	}
 	return 0;
+}
+
+struct fill_job {
+	struct inputs_gen g;
+	int t;
+	long long start, count;
+	void *dst;
+	int rc;
+};
+
+static void *fill_run(void *j_)
+{
+	struct fill_job *j = j_;
+	j->rc = inputs_fill(&j->g, j->t, j->start, j->count, j->dst, NULL);
+	return NULL;
+}
+
+int inputs_fill_mt(struct inputs_gen *g, int t, long long start, long long count, void *dst,
+		   int threads, struct buf *err)
+{
+	long nt = threads > 0 ? threads : sysconf(_SC_NPROCESSORS_ONLN);
+	struct fill_job *jobs;
+	pthread_t *th;
+	int rc = 0;
+
+	if (t < 0 || t >= g->p->n_in || count < (1 << 16) || nt <= 1)
+		return inputs_fill(g, t, start, count, dst, err);
+	if (nt > 64)
+		nt = 64;
+	if (start < 0 || count < 0 || start > g->p->t[t].numel || count > g->p->t[t].numel - start)
+		return inputs_fill(g, t, start, count, dst, err); /* reports the range */
+	jobs = calloc((size_t)nt, sizeof(*jobs));
+	th = calloc((size_t)nt, sizeof(*th));
+	if (!jobs || !th)
+		abort();
+	for (long k = 0; k < nt; k++) {
+		long long lo = count * k / nt, hi = count * (k + 1) / nt;
+		jobs[k].g = *g;
+		for (int m = 0; m < PROBLEM_MAX_TENSORS; m++)
+			jobs[k].g.memo_row[m] = -1;
+		jobs[k].t = t;
+		jobs[k].start = start + lo;
+		jobs[k].count = hi - lo;
+		jobs[k].dst = (unsigned char *)dst + (size_t)lo * kf_dtype_size(g->p->t[t].dtype);
+		if (k && pthread_create(&th[k], NULL, fill_run, &jobs[k]) != 0)
+			fill_run(&jobs[k]), th[k] = 0;
+	}
+	fill_run(&jobs[0]);
+	for (long k = 1; k < nt; k++)
+		if (th[k])
+			pthread_join(th[k], NULL);
+	for (long k = 0; k < nt; k++)
+		rc |= jobs[k].rc;
+	free(jobs);
+	free(th);
+	return rc ? kf_err(err, "inputs: fill of %s failed", g->p->t[t].name) : 0;
 }
 
 void inputs_device_source(struct buf *src)

@@ -35,6 +35,11 @@ double inputs_value(struct inputs_gen *g, int t, long long i);
 int inputs_fill(struct inputs_gen *g, int t, long long start, long long count, void *dst,
 		struct buf *err);
 
+/* Same, split over `threads` threads (0: the online CPUs), each with its
+ * own copy of the generator. */
+int inputs_fill_mt(struct inputs_gen *g, int t, long long start, long long count, void *dst,
+		   int threads, struct buf *err);
+
 /* The NVRTC source of the GPU fill kernels: philox.cuh then inputs.cuh. */
 void inputs_device_source(struct buf *src);
 

@@ -52,7 +52,7 @@ static void memo_grow(struct memo *m)
 	if (!m->e)
 		abort();
 	for (size_t i = 0; i < m->cap; i++)
-		m->e[i].key = -1;
+		m->e[i].key = -1, m->e[i].v = NULL;
 	m->used = 0;
 	for (size_t i = 0; i < oldcap; i++)
 		if (old[i].key != -1)
@@ -246,6 +246,11 @@ int oracle_sample(const struct problem *p, int out, unsigned long long seed, lon
 	if (out < 0 || out >= p->n_out || max <= 0)
 		return 0;
 	t = &p->t[p->n_in + out];
+	if (t->numel <= max) { /* small: all of it */
+		for (long long i = 0; i < t->numel; i++)
+			idx[i] = i;
+		return (int)t->numel;
+	}
 	idx[n++] = 0;
 	if (n < max)
 		idx[n++] = t->numel - 1;

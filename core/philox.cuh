@@ -49,6 +49,16 @@
 #define KF_BITS2F(u) kf_bits2f_(u)
 #endif
 
+#if !(defined(__CUDACC__) || defined(__CUDACC_RTC__))
+/* Never fuse a*b+c into an FMA on the host (hosts built with -mfma or
+ * -march=native would, and lose bit-identity with the device). */
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+#endif
+
 typedef unsigned int kf_u32;
 typedef unsigned long long kf_u64;
 

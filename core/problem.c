@@ -502,6 +502,23 @@ int problem_load(struct problem *p, const char *dir, struct buf *err)
 	if (load(p, text.s, text.len, path.s, err) < 0)
 		goto out;
 	p->dir = strdup(dir);
+	{
+		/* id is levelN/<directory name>; the directory starts with the number */
+		struct buf d = BUF_INIT;
+		const char *base, *slash = strchr(p->id, '/');
+		int bad;
+		buf_adds(&d, dir);
+		while (d.len > 1 && d.s[d.len - 1] == '/')
+			buf_truncate(&d, d.len - 1);
+		base = strrchr(d.s, '/') ? strrchr(d.s, '/') + 1 : d.s;
+		bad = !slash || strcmp(slash + 1, base) || atoi(base) != p->number;
+		if (bad)
+			kf_err(err, "%s: field \"id\" (\"%s\") or \"number\" (%d) does not match the "
+			       "directory %s", path.s, p->id, p->number, base);
+		buf_release(&d);
+		if (bad)
+			goto out;
+	}
 	if (read_text(dir, "reference.py", &p->torch_text, 1, err) < 0 ||
 	    read_text(dir, "reference.cu", &p->reference_src, 1, err) < 0)
 		goto out;

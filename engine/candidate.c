@@ -26,7 +26,10 @@ void candidate_canonical(const char *text, size_t len, struct buf *out)
 	buf_reset(out);
 	while (i < len) {
 		size_t e = i, end;
-		while (e < len && text[e] != '\n')
+		/* A lone CR ends a line too (as in C preprocessors): a directive
+		 * after it must be seen as one by the include scan. */
+		while (e < len && text[e] != '\n' && !(text[e] == '\r' && (e + 1 >= len ||
+									 text[e + 1] != '\n')))
 			e++;
 		end = e;
 		/* CR of a CRLF and trailing blanks go. */

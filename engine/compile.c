@@ -2,7 +2,9 @@
  * child under limits, reads its reply, parses ptxas statistics. */
 #include "compile.h"
 
+#include <pthread.h>
 #include <signal.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,20 +160,38 @@ int compile_candidate(const struct compile_opts *o, const char *src, struct comp
 #endif
 	lim.fsize_bytes = 1 << 20;   /* NVRTC writes no files; a little room for its temp use */
 	lim.max_output = COMPILE_CUBIN_MAX + COMPILE_LOG_MAX + 4096;
-	if (o->kforge_exe) {
-		const char *argv[] = { o->kforge_exe, "__compile", NULL };
-		if (proc_run(argv, req.s, req.len, &lim, &pr, err) < 0)
+	{
+		/* A child that dies before reading its request must not kill this
+		 * process with SIGPIPE: block it in this thread (write's SIGPIPE is
+		 * thread-directed) and drop a pending one afterwards. */
+		sigset_t pipe_set, old;
+		const struct timespec zero = { 0, 0 };
+		int started;
+		sigemptyset(&pipe_set);
+		sigaddset(&pipe_set, SIGPIPE);
+		pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+		if (o->kforge_exe) {
+			const char *argv[] = { o->kforge_exe, "__compile", NULL };
+			started = proc_run(argv, req.s, req.len, &lim, &pr, err);
+		} else {
+			started = proc_run_fn(child_fn, NULL, req.s, req.len, &lim, &pr, err);
+		}
+		if (!sigismember(&old, SIGPIPE))
+			while (sigtimedwait(&pipe_set, NULL, &zero) == SIGPIPE)
+				;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (started < 0)
 			goto out;
-	} else if (proc_run_fn(child_fn, NULL, req.s, req.len, &lim, &pr, err) < 0) {
-		goto out;
 	}
 	r->ms = (now_s() - t0) * 1e3;
-	if (pr.timed_out || (pr.signaled && (pr.status == SIGXCPU || pr.status == SIGKILL))) {
+	/* RLIMIT_CPU soft == hard: SIGXCPU is the CPU limit; a SIGKILL is
+	 * someone else (the OOM killer), reported as a failed compile below. */
+	if (pr.timed_out || (pr.signaled && pr.status == SIGXCPU)) {
 		r->timed_out = 1;
 		if (pr.timed_out)
 			buf_setf(&r->message, "compile timed out after %.0f s (wall limit)", lim.wall_s);
 		else
-			buf_setf(&r->message, "compile used over %ld s of CPU time (limit)", lim.cpu_s);
+			buf_setf(&r->message, "compile hit the CPU-time limit (%ld s)", lim.cpu_s);
 		ret = 0;
 		goto out;
 	}

@@ -6,8 +6,8 @@
  * sees the code; the caller is expected to have run candidate_parse.
  *
  * Options recorded: --gpu-architecture=ARCH -std=c++17 -lineinfo
- * -Xptxas=-v [--use_fast_math], plus -I of the toolkit's own headers (not
- * recorded: they are the machine's). ptxas statistics are parsed from
+ * --ptxas-options=-v [--use_fast_math], plus -I of the toolkit's own
+ * headers (not recorded: they are the machine's). ptxas statistics are parsed from
  * NVRTC's log per kernel. */
 #ifndef KF_COMPILE_H
 #define KF_COMPILE_H

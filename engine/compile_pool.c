@@ -160,6 +160,7 @@ void compile_pool_close(struct compile_pool *p)
 		return;
 	pthread_mutex_lock(&p->mu);
 	p->stopping = 1;
+	p->head = p->tail = NULL;   /* jobs not started are dropped (freed below) */
 	pthread_cond_broadcast(&p->work);
 	pthread_mutex_unlock(&p->mu);
 	for (int i = 0; i < p->n_threads; i++)

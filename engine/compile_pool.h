@@ -25,7 +25,9 @@ int compile_pool_wait(struct compile_pool *p, struct compile_job *job, struct co
 int compile_pool_compile(struct compile_pool *p, const char *device_source,
 			 struct compile_result *r, struct buf *err);
 int compile_pool_threads(const struct compile_pool *p);
-/* Finishes the queued jobs, joins the threads; jobs not yet waited for are freed. */
+/* Drops the jobs not yet started, lets the running ones end (each is bounded
+ * by its limits), joins the threads, frees every job not waited for. No
+ * thread may be inside compile_pool_wait. */
 void compile_pool_close(struct compile_pool *p);
 
 #endif

@@ -7,6 +7,7 @@
 #include "engine/compile_pool.h"
 #include "engine/rt.h"
 #include "core/json.h"
+#include "core/fsutil.h"
 #include "core/log.h"
 #include "core/proc.h"
 #include "core/sha256.h"
@@ -59,6 +60,8 @@ void engine_protocol_json(const struct eval_protocol *p, const char *arch, struc
 	for (int i = 0; p->dists && p->dists[i]; i++)
 		json_array_append_new(d, json_string(p->dists[i]));
 	json_object_set_new(o, "dists", d);
+	if (p->max_timing_s > 0)   /* absent when unset: keys of older results stay valid */
+		json_object_set_new(o, "max_timing_s", json_real(p->max_timing_s));
 	json_object_set_new(o, "version", json_integer(RT_PROTOCOL_VERSION));
 	buf_reset(out);
 	json_add_compact(out, o);
@@ -139,7 +142,15 @@ struct eng_problem *engine_problem(struct engine *e, const char *query, struct b
 	struct buf dir = BUF_INIT;
 	struct eng_problem *ep = NULL;
 
-	if (problem_find(e->root, query, &dir, err) < 0)
+	{
+		/* A problem directory itself, or an id to look up under root. */
+		struct buf spec = BUF_INIT;
+		path_join(&spec, query, "spec.json");
+		if (strchr(query, '/') && file_exists(spec.s))
+			buf_adds(&dir, query);
+		buf_release(&spec);
+	}
+	if (!dir.len && problem_find(e->root, query, &dir, err) < 0)
 		goto out;
 	pthread_mutex_lock(&e->prob_mu);
 	for (ep = e->probs; ep; ep = ep->next)
@@ -251,7 +262,7 @@ int engine_open(struct engine **ep, const struct engine_config *cfg, struct buf 
 	buf_init(&e->proto_json);
 	e->root = strdup(cfg->root ? cfg->root : ".");
 	e->store_path = strdup(cfg->store_path ? cfg->store_path : "kforge.db");
-	e->exe = self_exe();
+	e->exe = cfg->exe ? strdup(cfg->exe) : self_exe();
 	e->compile_only = cfg->compile_only;
 	e->proto = cfg->protocol;
 	if (!e->proto.name)
@@ -485,9 +496,10 @@ int engine_eval(struct engine *e, const struct eval_request *req, struct eval_ou
 		compile_id_of(out->kernel_hash, e->arch, "[]", out->compile_id);
 		if (job) {
 			/* The code may compile; record it, the verdict stays format_error. */
-			if (compile_pool_wait(e->pool, job, &cr, err) < 0)
-				goto out;
+			r = compile_pool_wait(e->pool, job, &cr, err);
 			job = NULL;
+			if (r < 0)
+				goto out;
 			compile_id_of(out->kernel_hash, e->arch, cr.options.s, out->compile_id);
 			out->compile_ms = cr.ms;
 			pthread_mutex_lock(&e->store_mu);

@@ -28,6 +28,8 @@ struct eval_protocol {
 	const char *const *dists;  /* extra input distributions (verify); NULL-ended, may be NULL */
 	double timeout_s;          /* per launch block wall timeout (e.g. 10 s) */
 	int flush_l2;              /* 1 */
+	double max_timing_s;       /* stop the timed trials once the kernel time passes this
+				      (at least 10 trials); 0 = never (additive, runtime) */
 };
 void eval_protocol_default(struct eval_protocol *p);   /* collect-v1 */
 void eval_protocol_verify(struct eval_protocol *p);    /* verify-v1 */
@@ -40,6 +42,8 @@ struct engine_config {
 	int max_gpus;              /* 0 = all visible */
 	struct eval_protocol protocol;
 	const char *store_path;    /* the engine opens its own connection */
+	const char *exe;           /* the kforge binary run as `__worker` and `__compile`;
+				      NULL: this process's executable */
 };
 
 struct eval_request {
@@ -82,11 +86,17 @@ int engine_eval(struct engine *e, const struct eval_request *req, struct eval_ou
  * copies back output `out` (0..n_out-1) at the n flat indices idx, as
  * doubles (NaN/Inf come back as NAN), plus the reference's time in ms. The
  * reference outputs are kept, so sampling several outputs or index sets
- * of one seed runs the reference once. 0, or -1 with err (also without
- * a GPU: engine_open fails first). */
-int engine_reference_sample(struct engine *e, const char *problem_id, unsigned long long seed,
-			    int out, const long long *idx, int n, double *values, double *time_ms,
-			    struct buf *err);
+ * of one seed runs the reference once. `problem` is an id as for
+ * engine_eval or a problem directory. 0, or -1 with err. */
+int engine_sample(struct engine *e, const char *problem, unsigned long long seed, int out,
+		  const long long *idx, int n, double *values, double *time_ms, struct buf *err);
+/* The same without an engine handle, as cli/cmd_problems.c wants it: a
+ * process-wide GPU engine (no store: an in-memory one) opened on first
+ * use and closed at exit. Fails with "no CUDA driver found"/"no GPU
+ * visible" on machines without one. */
+struct problem;
+int engine_reference_sample(const struct problem *p, unsigned long long seed, int out,
+			    const long long *idx, int n, double *vals, struct buf *err);
 /* The GPU's measured ceilings (0 when unknown or compile_only). */
 void engine_gpu_peaks(const struct engine *e, double *gbs, double *gflops);
 /* The GPU model name ("" with compile_only). */

@@ -6,6 +6,7 @@
 #include "core/json.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 int engine_measure_peaks(struct engine *e, struct buf *err)
@@ -33,9 +34,8 @@ void engine_gpu_peaks(const struct engine *e, double *gbs, double *gflops)
 	*gflops = e->peak_gflops;
 }
 
-int engine_reference_sample(struct engine *e, const char *problem_id, unsigned long long seed,
-			    int out, const long long *idx, int n, double *values, double *time_ms,
-			    struct buf *err)
+int engine_sample(struct engine *e, const char *problem_id, unsigned long long seed, int out,
+		  const long long *idx, int n, double *values, double *time_ms, struct buf *err)
 {
 	struct eng_problem *ep;
 	json_t *req, *res = NULL, *ix, *vals;
@@ -68,4 +68,31 @@ int engine_reference_sample(struct engine *e, const char *problem_id, unsigned l
 	*time_ms = jget_num(res, "time_ms", 0);
 	json_decref(res);
 	return 0;
+}
+
+static struct engine *sample_engine;
+
+static void sample_engine_close(void)
+{
+	engine_close(sample_engine);
+	sample_engine = NULL;
+}
+
+int engine_reference_sample(const struct problem *p, unsigned long long seed, int out,
+			    const long long *idx, int n, double *vals, struct buf *err)
+{
+	double ms = 0;
+
+	if (!sample_engine) {
+		struct engine_config cfg;
+		memset(&cfg, 0, sizeof(cfg));
+		eval_protocol_default(&cfg.protocol);
+		cfg.root = ".";
+		cfg.store_path = ":memory:";
+		cfg.n_compile = 2;
+		if (engine_open(&sample_engine, &cfg, err) < 0)
+			return -1;
+		atexit(sample_engine_close);
+	}
+	return engine_sample(sample_engine, p->dir, seed, out, idx, n, vals, &ms, err);
 }

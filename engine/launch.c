@@ -405,6 +405,9 @@ static int parse_launch(struct bstate *b)
 		return -1;
 	if (check_dims(b, "grid", g, gat, st.grid) < 0 || check_dims(b, "block", bl, bat, st.block) < 0)
 		return -1;
+	if (k->launch_bounds && bl[0] * bl[1] * bl[2] > k->launch_bounds)
+		return lp_fail(ps, bat, "block of %lld threads is over the kernel's "
+			       "__launch_bounds__(%d)", bl[0] * bl[1] * bl[2], k->launch_bounds);
 	if (smem < 0)
 		return lp_fail(ps, sat, "shared memory size %lld is negative", smem);
 	if (smem > b->lim->max_smem_optin)

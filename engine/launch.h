@@ -107,6 +107,7 @@ struct kernel_sig {
 	int n_params;
 	int line;              /* file line of the kernel's name */
 	int extern_c;          /* 0: a __global__ without extern "C" (mangled, not launchable) */
+	int launch_bounds;     /* N of __launch_bounds__(N, ...) when N is a literal, else 0 */
 };
 
 struct kernel_sigs {

@@ -9,7 +9,7 @@ enum ltk { L_EOF, L_IDENT, L_INT, L_FLOAT, L_PUNCT };
 
 struct ltok {
 	enum ltk kind;
-	char text[64];          /* identifiers and punctuation (truncated for messages) */
+	char text[128];         /* the token (numbers truncated; names over 127 bytes are refused) */
 	size_t len;             /* full length in the source */
 	long long ival;
 	double fval;
@@ -22,7 +22,10 @@ struct lparser {
 	const struct problem *p;
 	const struct launch_plan *lp;    /* scratch declared so far */
 	struct buf *err;
+	int depth;              /* expression nesting, bounded */
 };
+
+#define LAUNCH_MAX_DEPTH 64
 
 /* Tokens of the launch block body; first_line is its file line. */
 int launch_lex(const char *text, int first_line, struct ltok **out, int *n, struct buf *err);

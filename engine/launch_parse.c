@@ -61,6 +61,11 @@ int launch_lex(const char *s, int first_line, struct ltok **out, int *n_out, str
 			while (isalnum((unsigned char)s[i]) || s[i] == '_')
 				i++;
 			k.kind = L_IDENT;
+			if (i - st >= sizeof(k.text)) {
+				free(t);
+				return kf_err(err, "%d:%d: name of %zu characters is too long", line, col,
+					      i - st);
+			}
 		} else if (isdigit((unsigned char)c) || (c == '.' && isdigit((unsigned char)s[i + 1]))) {
 			int is_float = 0, hex = c == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X');
 			char *end;
@@ -204,7 +209,7 @@ static int primary(struct lparser *ps, long long *v)
 	}
 	if (lp_is(ps, 0, "(")) {
 		ps->pos++;
-		if (expr_add(ps, v) < 0)
+		if (lp_expr(ps, v) < 0)
 			return -1;
 		return lp_expect(ps, ")", "to close the parenthesis");
 	}
@@ -216,8 +221,8 @@ static int primary(struct lparser *ps, long long *v)
 				  !strcmp(k->text, "max"))) {
 		long long a, b;
 		ps->pos += 2;
-		if (expr_add(ps, &a) < 0 || lp_expect(ps, ",", "between the two arguments") < 0 ||
-		    expr_add(ps, &b) < 0 || lp_expect(ps, ")", "after the two arguments") < 0)
+		if (lp_expr(ps, &a) < 0 || lp_expect(ps, ",", "between the two arguments") < 0 ||
+		    lp_expr(ps, &b) < 0 || lp_expect(ps, ")", "after the two arguments") < 0)
 			return -1;
 		if (k->text[0] == 'm') {
 			*v = k->text[1] == 'i' ? (a < b ? a : b) : (a > b ? a : b);
@@ -258,8 +263,14 @@ static int unary(struct lparser *ps, long long *v)
 {
 	const struct ltok *k = lp_peek(ps, 0);
 	if (lp_is(ps, 0, "-") || lp_is(ps, 0, "+")) {
+		int r;
 		ps->pos++;
-		if (unary(ps, v) < 0)
+		if (++ps->depth > LAUNCH_MAX_DEPTH)
+			return lp_fail(ps, k, "expression nested too deeply (over %d levels)",
+				       LAUNCH_MAX_DEPTH);
+		r = unary(ps, v);
+		ps->depth--;
+		if (r < 0)
 			return -1;
 		if (k->text[0] == '-') {
 			if (*v == LLONG_MIN)
@@ -317,5 +328,11 @@ static int expr_add(struct lparser *ps, long long *v)
 
 int lp_expr(struct lparser *ps, long long *v)
 {
-	return expr_add(ps, v);
+	int r;
+	if (++ps->depth > LAUNCH_MAX_DEPTH)
+		return lp_fail(ps, NULL, "expression nested too deeply (over %d levels)",
+			       LAUNCH_MAX_DEPTH);
+	r = expr_add(ps, v);
+	ps->depth--;
+	return r;
 }

@@ -42,9 +42,10 @@ int nvrtc_load(struct nvrtc *n, struct buf *err)
 	int ret = -1;
 
 	nvrtc_release(n);
+	/* An explicit KFORGE_NVRTC is the only place looked at. */
 	if (env && *env)
 		h = try_open(n, env, &tried);
-	for (int d = 0; !h && d < 2; d++) {
+	for (int d = 0; !h && !(env && *env) && d < 2; d++) {
 		const char *dir = d == 0 ? home : KF_CUDA_HOME;
 		if (!dir || !*dir)
 			continue;
@@ -54,7 +55,7 @@ int nvrtc_load(struct nvrtc *n, struct buf *err)
 				h = try_open(n, p.s, &tried);
 		}
 	}
-	for (size_t k = 0; !h && k < sizeof(names) / sizeof(names[0]); k++)
+	for (size_t k = 0; !h && !(env && *env) && k < sizeof(names) / sizeof(names[0]); k++)
 		h = try_open(n, names[k], &tried);
 	if (!h) {
 		kf_err(err, "NVRTC not found (tried %s); install the CUDA toolkit or set CUDA_HOME "

@@ -1,6 +1,7 @@
 /* NVRTC loaded at run time (dlopen), so kforge builds and starts without
- * it. Search order: $KFORGE_NVRTC (a file), $CUDA_HOME/lib64, the
- * toolkit found at build time, then the system's loader paths. Types come
+ * it. Search order: $CUDA_HOME/lib64, the toolkit found at build time,
+ * then the system's loader paths; $KFORGE_NVRTC (a file), when set, is
+ * the only place looked at. Types come
  * from the toolkit's nvrtc.h when present; otherwise minimal ones here. */
 #ifndef KF_NVRTC_H
 #define KF_NVRTC_H

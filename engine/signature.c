@@ -76,15 +76,18 @@ static void lex(const char *s, struct toks *ts)
 			int l0 = line, c0 = col;
 			ADV(1);
 			while (i < n && s[i] != c && s[i] != '\n')
-				ADV(s[i] == '\\' ? 2 : 1);
-			ADV(1);
+				ADV(s[i] == '\\' && s[i + 1] != '\n' ? 2 : 1);
+			if (i < n && s[i] == c)
+				ADV(1);
 			push(ts, TK_STR, s + st, i - st, l0, c0);
 			bol = 0;
 		} else if (is_id((unsigned char)c)) {
 			size_t st = i;
 			int l0 = line, c0 = col;
 			enum tk k = isdigit((unsigned char)c) ? TK_NUM : TK_IDENT;
-			while (i < n && (is_id((unsigned char)s[i]) || (k == TK_NUM && s[i] == '.')))
+			while (i < n && (is_id((unsigned char)s[i]) ||
+					 (k == TK_NUM && (s[i] == '.' || (s[i] == '\'' &&
+									  is_id((unsigned char)s[i + 1]))))))
 				ADV(1);
 			push(ts, k, s + st, i - st, l0, c0);
 			bol = 0;
@@ -299,11 +302,16 @@ static const char *const attr_calls[] = { "__launch_bounds__", "__maxnreg__", "_
 static int kernel_at(const struct tok *t, int n, int g, struct kernel_sig *k, int *end,
 		     struct buf *err)
 {
-	int i = g + 1, d, a;
+	int i = g + 1, d, a, bounds = 0;
 	while (i < n && t[i].kind != TK_EOF) {
 		if (t[i].kind == TK_IDENT && i + 1 < n && is(&t[i + 1], "(")) {
 			if (!word_in(&t[i], attr_calls))
 				break;
+			if (is(&t[i], "__launch_bounds__") && i + 3 < n && t[i + 2].kind == TK_NUM &&
+			    (is(&t[i + 3], ")") || is(&t[i + 3], ","))) {
+				long v = strtol(t[i + 2].s, NULL, 0);
+				bounds = v > 0 && v <= 65536 ? (int)v : 0;
+			}
 			for (d = 0, i++; i < n; i++) {
 				if (is(&t[i], "("))
 					d++;
@@ -323,6 +331,7 @@ static int kernel_at(const struct tok *t, int n, int g, struct kernel_sig *k, in
 	memset(k, 0, sizeof(*k));
 	k->name = strndup(t[i].s, t[i].n);
 	k->line = t[i].line;
+	k->launch_bounds = bounds;
 	i += 2;
 	a = i;
 	for (d = 0; i < n && t[i].kind != TK_EOF; i++) {

@@ -85,6 +85,12 @@ static int sp_build(struct sp *s, const char *src, size_t len, int first_line)
 			col = 1;
 			continue;
 		}
+		if (src[i] == '\\' && i + 2 < len && src[i + 1] == '\r' && src[i + 2] == '\n') {
+			i += 2;    /* a CRLF splice (the parent canonicalises; the child may not) */
+			line++;
+			col = 1;
+			continue;
+		}
 		s->c[s->n] = src[i];
 		s->line[s->n] = line;
 		s->col[s->n] = col;
@@ -247,10 +253,19 @@ static int check_ident(struct sp *s, size_t i, size_t n)
 	return 0;
 }
 
-/* Pass 2: any line whose first characters are `#` or `%:`. */
+/* Pass 2: any line whose first characters are `#` or `%:`, and any `#`
+ * or `%:` right after a `*' '/` (a comment that began on an earlier line
+ * leaves the directive at the start of its line). */
 static int scan_lines(struct sp *s)
 {
 	size_t i = 0;
+	for (size_t k = 0; k + 1 < s->n; k++)
+		if (s->c[k] == '*' && s->c[k + 1] == '/') {
+			size_t j = skip_blank(s, k + 2);
+			if ((at(s, j) == '#' || (at(s, j) == '%' && at(s, j + 1) == ':')) &&
+			    check_directive(s, j, 0) < 0)
+				return -1;
+		}
 	while (i < s->n) {
 		size_t j = i;
 		while (at(s, j) == ' ' || at(s, j) == '\t')
@@ -258,7 +273,7 @@ static int scan_lines(struct sp *s)
 		if (at(s, j) == '#' || (at(s, j) == '%' && at(s, j + 1) == ':'))
 			if (check_directive(s, j, 0) < 0)
 				return -1;
-		while (i < s->n && s->c[i] != '\n')
+		while (i < s->n && s->c[i] != '\n' && s->c[i] != '\r')
 			i++;
 		i++;
 	}
@@ -279,10 +294,10 @@ int candidate_scan_source(const char *src, size_t len, int first_line, struct bu
 		}
 	while (i < s.n) {
 		int ch = at(&s, i);
-		if (ch == '\n') {
+		if (ch == '\n' || ch == '\r') {   /* CR: a line end to some preprocessors */
 			bol = 1;
 			i++;
-		} else if (ch == ' ' || ch == '\t' || ch == '\v' || ch == '\f' || ch == '\r') {
+		} else if (ch == ' ' || ch == '\t' || ch == '\v' || ch == '\f') {
 			i++;
 		} else if (ch == '/' && at(&s, i + 1) == '*') {
 			/* A comment keeps bol: `/ * * / #include` is still a directive. */
@@ -299,10 +314,13 @@ int candidate_scan_source(const char *src, size_t len, int first_line, struct bu
 			i += ch == '#' ? 1 : 2;
 			bol = 0;
 		} else if (ch == '"' || ch == '\'') {
+			/* To the closing quote; an unterminated literal ends before the
+			 * line end, which must still start a new line. */
 			i++;
-			while (i < s.n && at(&s, i) != ch && at(&s, i) != '\n')
-				i += at(&s, i) == '\\' ? 2 : 1;
-			i++;
+			while (i < s.n && at(&s, i) != ch && at(&s, i) != '\n' && at(&s, i) != '\r')
+				i += at(&s, i) == '\\' && at(&s, i + 1) != '\n' && at(&s, i + 1) != '\r' ? 2 : 1;
+			if (at(&s, i) == ch)
+				i++;
 			bol = 0;
 		} else if (isdigit(ch) || (ch == '.' && isdigit(at(&s, i + 1)))) {
 			/* pp-number, with C++14 digit separators and exponent signs. */

@@ -7,9 +7,12 @@
 #include "core/inputs.h"
 #include "core/json.h"
 #include "core/log.h"
+#include "core/fsutil.h"
 #include "core/proc.h"
+#include "core/sha256.h"
 #include "gen/harness_cuh.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,22 +199,53 @@ int wk_module_load(struct worker *w, struct wk_module *m, const void *cubin, siz
 
 /* ---- start ----------------------------------------------------------------- */
 
-static int compile_harness(struct worker *w, struct buf *err)
+/* $KFORGE_CACHE, else $XDG_CACHE_HOME/kforge, else ~/.cache/kforge; "" when none. */
+static void cache_path(const char *key, struct buf *out)
+{
+	const char *c = getenv("KFORGE_CACHE"), *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+
+	buf_reset(out);
+	if (c && *c)
+		buf_addf(out, "%s/harness-%s.cubin", c, key);
+	else if (x && *x)
+		buf_addf(out, "%s/kforge/harness-%s.cubin", x, key);
+	else if (h && *h)
+		buf_addf(out, "%s/.cache/kforge/harness-%s.cubin", h, key);
+}
+
+int worker_harness_compile(const char *arch, struct buf *cubin, struct buf *err)
 {
 	struct nvrtc nv;
 	struct buf src = BUF_INIT, inc = BUF_INIT, opt_arch = BUF_INIT, opt_inc = BUF_INIT;
+	struct buf cpath = BUF_INIT;
 	kf_nvrtcProgram prog = NULL;
 	const char *opts[4];
 	int n = 0, rc, ret = -1;
 	size_t sz = 0;
 
 	nvrtc_init(&nv);
-	if (nvrtc_load(&nv, err) < 0)
-		goto out;
 	inputs_device_source(&src);
 	buf_adds(&src, "\n");
 	buf_adds(&src, harness_cuh);
-	buf_setf(&opt_arch, "--gpu-architecture=%s", w->arch);
+	if (nvrtc_load(&nv, err) < 0)
+		goto out;
+	{
+		/* Cached by content: source, architecture, NVRTC version. */
+		char key[65];
+		struct buf k = BUF_INIT;
+		buf_addf(&k, "%s|%d.%d|", arch, nv.major, nv.minor);
+		buf_add(&k, src.s, src.len);
+		sha256_hex(k.s, k.len, key);
+		buf_release(&k);
+		cache_path(key, &cpath);
+		if (cpath.len && buf_read_file(cubin, cpath.s, 64u << 20, NULL) == 0 && cubin->len > 4 &&
+		    !memcmp(cubin->s, "\x7f" "ELF", 4)) {
+			ret = 0;
+			goto out;
+		}
+		buf_reset(cubin);
+	}
+	buf_setf(&opt_arch, "--gpu-architecture=%s", arch);
 	opts[n++] = opt_arch.s;
 	opts[n++] = "-std=c++17";
 	if (nvrtc_include_dir(&inc) == 0) {
@@ -238,10 +272,18 @@ static int compile_harness(struct worker *w, struct buf *err)
 		kf_err(err, "NVRTC gave no harness cubin");
 		goto out;
 	}
-	buf_reset(&w->harness_cubin);
-	buf_grow(&w->harness_cubin, sz);
-	nv.GetCUBIN(prog, w->harness_cubin.s);
-	w->harness_cubin.len = sz;
+	buf_reset(cubin);
+	buf_grow(cubin, sz);
+	nv.GetCUBIN(prog, cubin->s);
+	cubin->len = sz;
+	if (cpath.len) {
+		struct buf dir = BUF_INIT, e2 = BUF_INIT;
+		buf_add(&dir, cpath.s, (size_t)(strrchr(cpath.s, '/') - cpath.s));
+		if (mkdir_p(dir.s, &e2) == 0)
+			write_file_atomic(cpath.s, cubin->s, cubin->len, &e2);
+		buf_release(&dir);
+		buf_release(&e2);
+	}
 	ret = 0;
 out:
 	if (prog)
@@ -251,6 +293,7 @@ out:
 	buf_release(&inc);
 	buf_release(&opt_arch);
 	buf_release(&opt_inc);
+	buf_release(&cpath);
 	return ret;
 }
 
@@ -270,6 +313,9 @@ static int start(struct worker *w, const struct rt_msg *hello, int *compiled, st
 
 	if (cudadrv_load(&w->d, err) < 0)
 		return -1;
+	*(void **)&w->memcpy_dtod_async = dlsym(w->d.lib, "cuMemcpyDtoDAsync_v2");
+	if (!w->memcpy_dtod_async)
+		return kf_err(err, "CUDA driver lacks cuMemcpyDtoDAsync_v2");
 	if ((r = w->d.cuDeviceGet(&w->dev, w->device)) != CUDA_SUCCESS)
 		return wk_cuda_err(w, r, "cuDeviceGet", err);
 	if ((r = w->d.cuDevicePrimaryCtxRetain(&w->ctx, w->dev)) != CUDA_SUCCESS)
@@ -306,7 +352,7 @@ static int start(struct worker *w, const struct rt_msg *hello, int *compiled, st
 	if (hello->bin.len) {
 		buf_add(&w->harness_cubin, hello->bin.s, hello->bin.len);
 	} else {
-		if (compile_harness(w, err) < 0)
+		if (worker_harness_compile(w->arch, &w->harness_cubin, err) < 0)
 			return -1;
 		*compiled = 1;
 	}

@@ -27,7 +27,10 @@ static struct {
 	CUptiResult (*reg)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
 	CUptiResult (*flush)(uint32_t);
 	CUptiResult (*next)(uint8_t *, size_t, CUpti_Activity **);
+	CUptiResult (*now)(uint64_t *);
 	pthread_mutex_t mu;
+	uint64_t t_start;          /* records that started earlier are stale */
+	int stale;
 	int on;
 	char *names[MAX_NAMES];
 	int n_names;
@@ -61,6 +64,11 @@ static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buff
 			match = k->name && !strcmp(k->name, C.names[i]);
 		if (!match || !C.on)
 			continue;
+		if (k->start < C.t_start) {
+			/* A buffer flushed late: a launch from before the timing. */
+			C.stale++;
+			continue;
+		}
 		if (C.n == C.alloc) {
 			C.alloc = C.alloc ? 2 * C.alloc : 1024;
 			C.recs = realloc(C.recs, (size_t)C.alloc * sizeof(*C.recs));
@@ -110,6 +118,7 @@ int wk_cupti_open(struct worker *w)
 	*(void **)&C.reg = dlsym(C.lib, "cuptiActivityRegisterCallbacks");
 	*(void **)&C.flush = dlsym(C.lib, "cuptiActivityFlushAll");
 	*(void **)&C.next = dlsym(C.lib, "cuptiActivityGetNextRecord");
+	*(void **)&C.now = dlsym(C.lib, "cuptiGetTimestamp");
 	if (!C.enable || !C.disable || !C.reg || !C.flush || !C.next ||
 	    C.reg(buf_requested, buf_completed) != CUPTI_SUCCESS ||
 	    C.enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) {
@@ -134,6 +143,10 @@ int wk_cupti_start(struct worker *w, const char *const *names, int n)
 	for (int i = 0; i < n && i < MAX_NAMES; i++)
 		C.names[C.n_names++] = strdup(names[i]);
 	C.n = 0;
+	C.stale = 0;
+	C.t_start = 0;
+	if (C.now)
+		C.now(&C.t_start);
 	C.on = 1;
 	pthread_mutex_unlock(&C.mu);
 	return 0;
@@ -145,11 +158,12 @@ static int cmp_rec(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-double *wk_cupti_stop(struct worker *w, int *n)
+double *wk_cupti_stop(struct worker *w, int *n, int *stale)
 {
 	double *d;
 
 	*n = 0;
+	*stale = 0;
 	if (!w->cupti)
 		return NULL;
 	C.flush(1);
@@ -160,6 +174,7 @@ double *wk_cupti_stop(struct worker *w, int *n)
 	for (int i = 0; i < C.n; i++)
 		d[i] = (double)(C.recs[i].end - C.recs[i].start) * 1e-6;
 	*n = C.n;
+	*stale = C.stale;
 	C.n = 0;
 	pthread_mutex_unlock(&C.mu);
 	return d;

@@ -10,7 +10,8 @@
  * 4. Timing: warm-ups + timed trials, L2 flushed before each, events
  *    around the launch block, CUPTI kernel durations; inputs alternate
  *    between two seeds and outputs are verified (all of them when small,
- *    every 8th otherwise), so caching across launches fails.
+ *    every 16th from a random phase otherwise), so caching across launches
+ *    fails.
  * A hang past the timeout or a sticky CUDA error ends the worker after
  * its reply (w->fatal). */
 #include "worker_int.h"
@@ -23,18 +24,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define REF_TIMEOUT_S 120.0
+/* A reference launch block may take this long ($KFORGE_REF_TIMEOUT, s):
+ * naive references at KernelBench sizes are slow. */
+static double ref_timeout_s(void)
+{
+	const char *e = getenv("KFORGE_REF_TIMEOUT");
+	double v = e ? atof(e) : 0;
 
-enum { RUN_OK = 0, RUN_ERR = -1, RUN_TIMEOUT = -2, RUN_LAUNCH = -3 };
-
-struct wk_eval_state {
-	struct worker *w;
-	struct wk_module cand;
-	const json_t *proto;
-	double atol, rtol, timeout_s;
-	double kernel_ms;          /* all candidate runs */
-	json_t *res;
-};
+	return v > 0 && v <= 3600 ? v : 120.0;
+}
+#define REF_TIMEOUT_S ref_timeout_s()
 
 static int dtype_is_float(enum kf_dtype t)
 {
@@ -69,13 +68,13 @@ static unsigned grid_for(struct worker *w, unsigned long long n)
 	return g ? (unsigned)g : 1;
 }
 
-static CUdeviceptr slot_ptr(struct worker *w, int s)
+CUdeviceptr wk_slot_ptr(struct worker *w, int s)
 {
 	return w->slots + (CUdeviceptr)s * WK_SLOT_U64 * 8;
 }
 
 /* Reads slots [0, n) into w->hslots (synchronous through an event). */
-static int read_slots(struct worker *w, int n, double timeout, struct buf *err)
+int wk_read_slots(struct worker *w, int n, double timeout, struct buf *err)
 {
 	CUevent e = w->ev[WK_MAX_EVENTS - 1];
 	CUresult r;
@@ -115,7 +114,7 @@ static void dist_override(const struct worker *w, int t, int dist, struct kf_gen
 	}
 }
 
-static int gen_inputs(struct worker *w, struct wk_buf *set, unsigned long long seed, int dist,
+int wk_gen_inputs(struct worker *w, struct wk_buf *set, unsigned long long seed, int dist,
 		      struct buf *err)
 {
 	for (int t = 0; t < w->p.n_in; t++) {
@@ -143,9 +142,9 @@ static int gen_inputs(struct worker *w, struct wk_buf *set, unsigned long long s
 	return 0;
 }
 
-static int checksum(struct worker *w, const struct wk_buf *b, int slot, struct buf *err)
+int wk_checksum(struct worker *w, const struct wk_buf *b, int slot, struct buf *err)
 {
-	CUdeviceptr p = b->data, out = slot_ptr(w, slot);
+	CUdeviceptr p = b->data, out = wk_slot_ptr(w, slot);
 	unsigned long long bytes = b->bytes;
 	void *args[] = { &p, &bytes, &out };
 
@@ -154,7 +153,7 @@ static int checksum(struct worker *w, const struct wk_buf *b, int slot, struct b
 
 static int count_guard(struct worker *w, const struct wk_buf *b, int slot, struct buf *err)
 {
-	CUdeviceptr p1 = b->base, p2 = b->data + b->bytes, out = slot_ptr(w, slot);
+	CUdeviceptr p1 = b->base, p2 = b->data + b->bytes, out = wk_slot_ptr(w, slot);
 	unsigned long long n1 = WK_GUARD, n2 = b->total - WK_GUARD - b->bytes;
 	unsigned pat = WK_GUARD_BYTE;
 	void *a1[] = { &p1, &n1, &pat, &out };
@@ -167,7 +166,7 @@ static int count_guard(struct worker *w, const struct wk_buf *b, int slot, struc
 	return wk_launch_h(w, w->f_count_ne, grid_for(w, n2), a2, err);
 }
 
-static int poison_outputs(struct worker *w, struct buf *err)
+int wk_poison_outputs(struct worker *w, struct buf *err)
 {
 	for (int o = 0; o < w->p.n_out; o++) {
 		const struct problem_tensor *t = &w->p.t[w->p.n_in + o];
@@ -179,11 +178,11 @@ static int poison_outputs(struct worker *w, struct buf *err)
 	return 0;
 }
 
-static int compare(struct worker *w, struct wk_eval_state *es, int o, CUdeviceptr ref, int slot,
+int wk_compare(struct worker *w, struct wk_eval_state *es, int o, CUdeviceptr ref, int slot,
 		   struct buf *err)
 {
 	const struct problem_tensor *t = &w->p.t[w->p.n_in + o];
-	CUdeviceptr out = w->out[o].data, sp = slot_ptr(w, slot);
+	CUdeviceptr out = w->out[o].data, sp = wk_slot_ptr(w, slot);
 	long long n = t->numel;
 	int dt = (int)t->dtype;
 	unsigned long long pb = poison_bits(t->dtype);
@@ -203,7 +202,7 @@ union argval {
 };
 
 /* Fills scratch, records e0, launches every step, records e1. */
-static int run_plan(struct worker *w, struct wk_module *m, const struct wk_buf *ins, CUevent e0,
+int wk_run_plan(struct worker *w, struct wk_module *m, const struct wk_buf *ins, CUevent e0,
 		    CUevent e1, struct buf *err)
 {
 	union argval v[LAUNCH_MAX_ARGS];
@@ -332,11 +331,40 @@ static int ensure_problem(struct worker *w, const json_t *req, const struct buf 
 	return 0;
 }
 
-static int ensure_inputs(struct worker *w, unsigned long long seed, int dist, struct buf *err)
+static void refill_guard(struct worker *w, const struct wk_buf *b)
+{
+	if (!b->base)
+		return;
+	w->d.cuMemsetD8Async(b->base, WK_GUARD_BYTE, WK_GUARD, w->st);
+	w->d.cuMemsetD8Async(b->data + b->bytes, WK_GUARD_BYTE, b->total - WK_GUARD - b->bytes, w->st);
+}
+
+/* Before each candidate: canaries restored (an earlier candidate may have
+ * written over them). */
+static void refill_guards(struct worker *w)
+{
+	for (int t = 0; t < w->p.n_in; t++) {
+		refill_guard(w, &w->in[t]);
+		refill_guard(w, &w->in2[t]);
+	}
+	for (int o = 0; o < w->p.n_out; o++)
+		refill_guard(w, &w->out[o]);
+}
+
+/* After a failed candidate: what it may have touched is made again
+ * (inputs regenerated; after an out-of-bounds write, references too). */
+static void distrust(struct worker *w, const char *failed_check)
+{
+	w->in_seed = w->in2_seed = ~0ull;
+	if (!strcmp(failed_check, "guard_overwritten"))
+		drop_keeps(w, -1);
+}
+
+int wk_ensure_inputs(struct worker *w, unsigned long long seed, int dist, struct buf *err)
 {
 	if (w->in_seed == seed && w->in_dist == dist)
 		return 0;
-	if (gen_inputs(w, w->in, seed, dist, err) < 0)
+	if (wk_gen_inputs(w, w->in, seed, dist, err) < 0)
 		return -1;
 	w->in_seed = seed;
 	w->in_dist = dist;
@@ -368,17 +396,17 @@ static struct wk_keep *ensure_ref(struct worker *w, unsigned long long seed, int
 	k = &w->keep[ki];
 	memset(k, 0, sizeof(*k));
 	wk_progress(w, REF_TIMEOUT_S + 30);
-	if (ensure_inputs(w, seed, dist, err) < 0)
+	if (wk_ensure_inputs(w, seed, dist, err) < 0)
 		return NULL;
 	/* Checksums of the fresh inputs (slots 0..n_in-1: callers take
 	 * their slots only after ensure_ref). */
-	w->d.cuMemsetD8Async(slot_ptr(w, 0), 0, (size_t)w->p.n_in * WK_SLOT_U64 * 8 + 8, w->st);
+	w->d.cuMemsetD8Async(wk_slot_ptr(w, 0), 0, (size_t)w->p.n_in * WK_SLOT_U64 * 8 + 8, w->st);
 	for (int t = 0; t < w->p.n_in; t++)
-		if (checksum(w, &w->in[t], t, err) < 0)
+		if (wk_checksum(w, &w->in[t], t, err) < 0)
 			return NULL;
-	if (poison_outputs(w, err) < 0)
+	if (wk_poison_outputs(w, err) < 0)
 		return NULL;
-	r = run_plan(w, &w->ref, w->in, w->ev[0], w->ev[1], err);
+	r = wk_run_plan(w, &w->ref, w->in, w->ev[0], w->ev[1], err);
 	if (r == RUN_OK)
 		r = wk_wait(w, w->ev[1], REF_TIMEOUT_S, err);
 	if (r == RUN_TIMEOUT) {
@@ -411,17 +439,20 @@ static struct wk_keep *ensure_ref(struct worker *w, unsigned long long seed, int
 			memset(k, 0, sizeof(*k));
 			return NULL;
 		}
-		if ((cr = w->d.cuMemcpyDtoD(k->out[o], w->out[o].data, w->out[o].bytes)) != CUDA_SUCCESS) {
+		/* On our stream: a plain cuMemcpyDtoD does not order with it, and the
+		 * scrub below would race the copy. */
+		if ((cr = w->memcpy_dtod_async(k->out[o], w->out[o].data, w->out[o].bytes, w->st)) !=
+		    CUDA_SUCCESS) {
 			wk_cuda_err(w, cr, "copying the reference outputs", err);
 			return NULL;
 		}
 	}
 	/* Scrub: nothing of the reference's result stays where a candidate writes. */
-	if (poison_outputs(w, err) < 0)
+	if (wk_poison_outputs(w, err) < 0)
 		return NULL;
 	for (int i = 0; i < w->ref.plan.n_scratch; i++)
 		w->d.cuMemsetD8Async(w->ref.scratch[i].data, 0xFF, w->ref.scratch[i].bytes, w->st);
-	if (read_slots(w, w->p.n_in, 30, err) < 0)
+	if (wk_read_slots(w, w->p.n_in, 30, err) < 0)
 		return NULL;
 	for (int t = 0; t < w->p.n_in; t++)
 		k->in_sum[t] = w->hslots[t * WK_SLOT_U64];
@@ -471,39 +502,32 @@ double wk_host_decode(const unsigned char *p, enum kf_dtype t)
 	}
 }
 
-static double finite_or_big(double v)
+double wk_finite_or_big(double v)
 {
 	return isfinite(v) ? v : 1e300;
 }
 
-static double bits_d(unsigned long long u)
+double wk_bits_d(unsigned long long u)
 {
 	double d;
 	memcpy(&d, &u, 8);
 	return d;
 }
 
-struct run_verdict {
-	char check[48];
-	struct buf detail;
-	double max_abs, max_rel;
-	long long mismatches;
-	double time_ms;
-};
 
 /* Launches the compares, checksums and guard counts after a run; slots
  * base.. (n_out compares, n_in sums, 1 guard). */
-static int post_checks(struct wk_eval_state *es, struct wk_keep *k, const struct wk_buf *ins,
+int wk_post_checks(struct wk_eval_state *es, struct wk_keep *k, const struct wk_buf *ins,
 		       int base, int verify_out, struct buf *err)
 {
 	struct worker *w = es->w;
 	int g = base + w->p.n_out + w->p.n_in;
 
 	for (int o = 0; verify_out && o < w->p.n_out; o++)
-		if (compare(w, es, o, k->out[o], base + o, err) < 0)
+		if (wk_compare(w, es, o, k->out[o], base + o, err) < 0)
 			return -1;
 	for (int t = 0; t < w->p.n_in; t++)
-		if (checksum(w, &ins[t], base + w->p.n_out + t, err) < 0)
+		if (wk_checksum(w, &ins[t], base + w->p.n_out + t, err) < 0)
 			return -1;
 	for (int t = 0; t < w->p.n_in; t++)
 		if (count_guard(w, &ins[t], g, err) < 0)
@@ -518,7 +542,7 @@ static int post_checks(struct wk_eval_state *es, struct wk_keep *k, const struct
 }
 
 /* Reads the verdict of slots base.. into v; 0 pass, 1 fail. */
-static int judge(struct wk_eval_state *es, struct wk_keep *k, int base, int verify_out,
+int wk_judge(struct wk_eval_state *es, struct wk_keep *k, int base, int verify_out,
 		 const char *what, struct run_verdict *v)
 {
 	struct worker *w = es->w;
@@ -542,7 +566,7 @@ static int judge(struct wk_eval_state *es, struct wk_keep *k, int base, int veri
 	for (int o = 0; verify_out && o < w->p.n_out; o++) {
 		const unsigned long long *s = h + (size_t)(base + o) * WK_SLOT_U64;
 		const struct problem_tensor *t = &w->p.t[w->p.n_in + o];
-		double ma = bits_d(s[0]), mr = bits_d(s[1]);
+		double ma = wk_bits_d(s[0]), mr = wk_bits_d(s[1]);
 		long long mis = (long long)s[2], nans = (long long)s[3], poi = (long long)s[4];
 		if (ma > v->max_abs)
 			v->max_abs = ma;
@@ -564,7 +588,7 @@ static int judge(struct wk_eval_state *es, struct wk_keep *k, int base, int veri
 		} else if (mis > 0) {
 			snprintf(v->check, sizeof(v->check), "output_mismatch");
 			buf_addf(&v->detail, "%s: output %s: %lld of %lld elements differ (max abs err %.3g, max rel err %.3g, atol %g, rtol %g)",
-				 what, t->name, mis, t->numel, finite_or_big(ma), finite_or_big(mr),
+				 what, t->name, mis, t->numel, wk_finite_or_big(ma), wk_finite_or_big(mr),
 				 es->atol, es->rtol);
 		} else {
 			continue;
@@ -592,9 +616,9 @@ static int check_run(struct wk_eval_state *es, struct wk_keep *k, const char *wh
 	float ms = 0;
 
 	w->d.cuMemsetD8Async(w->slots, 0, (size_t)nslots * WK_SLOT_U64 * 8, w->st);
-	if (poison_outputs(w, err) < 0)
+	if (wk_poison_outputs(w, err) < 0)
 		return RUN_ERR;
-	r = run_plan(w, &es->cand, w->in, w->ev[0], w->ev[1], err);
+	r = wk_run_plan(w, &es->cand, w->in, w->ev[0], w->ev[1], err);
 	if (r != RUN_OK)
 		return r;
 	r = wk_wait(w, w->ev[1], es->timeout_s, err);
@@ -608,20 +632,20 @@ static int check_run(struct wk_eval_state *es, struct wk_keep *k, const char *wh
 	w->d.cuEventElapsedTime(&ms, w->ev[0], w->ev[1]);
 	v->time_ms = ms;
 	es->kernel_ms += ms;
-	if (post_checks(es, k, w->in, 0, 1, err) < 0 || read_slots(w, nslots, es->timeout_s + 10, err) < 0)
+	if (wk_post_checks(es, k, w->in, 0, 1, err) < 0 || wk_read_slots(w, nslots, es->timeout_s + 10, err) < 0)
 		return RUN_ERR;
-	return judge(es, k, 0, 1, what, v);
+	return wk_judge(es, k, 0, 1, what, v);
 }
 
-static json_t *trial_json(int idx, unsigned long long seed, const struct run_verdict *v, int ok)
+json_t *wk_trial_json(int idx, unsigned long long seed, const struct run_verdict *v, int ok)
 {
 	return json_pack("{s:i,s:I,s:f,s:f,s:f,s:I,s:b}", "idx", idx, "seed", (json_int_t)seed,
-			 "time_ms", v->time_ms, "max_abs_err", finite_or_big(v->max_abs),
-			 "max_rel_err", finite_or_big(v->max_rel), "mismatches",
+			 "time_ms", v->time_ms, "max_abs_err", wk_finite_or_big(v->max_abs),
+			 "max_rel_err", wk_finite_or_big(v->max_rel), "mismatches",
 			 (json_int_t)v->mismatches, "ok", ok);
 }
 
-static void set_result(json_t *res, const char *status, const char *check, const char *detail)
+void wk_set_result(json_t *res, const char *status, const char *check, const char *detail)
 {
 	json_object_set_new(res, "status", json_string(status));
 	json_object_set_new(res, "failed_check", json_string(check ? check : ""));
@@ -629,252 +653,63 @@ static void set_result(json_t *res, const char *status, const char *check, const
 }
 
 /* Maps a non-pass run result to the eval status. 1 when the eval ends. */
-static int run_status(json_t *res, int r, const struct run_verdict *v, const char *fail_check,
+int wk_run_status(json_t *res, int r, const struct run_verdict *v, const char *fail_check,
 		      struct buf *err)
 {
 	switch (r) {
 	case RUN_OK:
 		return 0;
 	case 1:
-		set_result(res, "incorrect", fail_check ? fail_check : v->check, v->detail.s);
+		wk_set_result(res, "incorrect", fail_check ? fail_check : v->check, v->detail.s);
 		return 1;
 	case RUN_TIMEOUT:
-		set_result(res, "timeout", NULL, err->s);
+		wk_set_result(res, "timeout", NULL, err->s);
 		return 1;
 	case RUN_LAUNCH:
-		set_result(res, "launch_error", NULL, err->s);
+		wk_set_result(res, "launch_error", NULL, err->s);
 		return 1;
 	default:
-		set_result(res, "runtime_error", NULL, err->s);
+		wk_set_result(res, "runtime_error", NULL, err->s);
 		return 1;
 	}
 }
 
-/* ---- timing ---------------------------------------------------------------- */
+#define WK_MAX_CHECKS 64
 
-static int ensure_in2(struct worker *w, struct buf *err)
+/* Check trials start with the seeds already in the input buffers, so a
+ * search's next candidate regenerates fewer inputs. */
+static void check_order(const struct worker *w, unsigned long long seed0, int nchk, int *ord)
 {
-	struct buf e2 = BUF_INIT;
+	unsigned long long end = seed0 + (unsigned long long)nchk;
+	int a = -1, b = -1, n = 0;
 
-	if (w->have_in2)
-		return 1;
-	for (int t = 0; t < w->p.n_in; t++)
-		if (wk_alloc(w, &w->in2[t], w->p.t[t].bytes, &e2) < 0) {
-			for (int q = 0; q < t; q++)
-				wk_free(w, &w->in2[q]);
-			buf_release(&e2);
-			return 0;  /* no room: regenerate inputs between trials instead */
-		}
-	(void)err;
-	buf_release(&e2);
-	w->have_in2 = 1;
-	w->in2_seed = ~0ull;
-	return 1;
+	if (w->in_seed != ~0ull && w->in_dist == 0 && w->in_seed >= seed0 && w->in_seed < end)
+		a = (int)(w->in_seed - seed0);
+	if (w->have_in2 && w->in2_seed != ~0ull && w->in2_dist == 0 && w->in2_seed >= seed0 &&
+	    w->in2_seed < end && w->in2_seed != w->in_seed)
+		b = (int)(w->in2_seed - seed0);
+	if (a >= 0)
+		ord[n++] = a;
+	if (b >= 0)
+		ord[n++] = b;
+	for (int i = 0; i < nchk; i++)
+		if (i != a && i != b)
+			ord[n++] = i;
 }
 
-static int timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, json_t *res,
-		  struct buf *err)
+static void swap_inputs(struct worker *w)
 {
-	struct worker *w = es->w;
-	int warm = (int)jget_int(es->proto, "warmup", 3), n = (int)jget_int(es->proto, "timed_trials", 100);
-	int flush = jget_bool(es->proto, "flush_l2", 1), total, two, verify_all, per, base_g, r = RUN_OK;
-	size_t out_bytes = 0;
-	const char *names[LAUNCH_MAX_STEPS];
-	int n_names = 0, n_cupti = 0;
-	double *cupti = NULL;
-	json_t *times = json_array(), *env;
-	struct run_verdict v;
+	struct wk_buf t[PROBLEM_MAX_TENSORS];
+	unsigned long long s = w->in_seed;
+	int d = w->in_dist;
 
-	memset(&v, 0, sizeof(v));
-	buf_init(&v.detail);
-	if (warm < 0)
-		warm = 0;
-	total = warm + n;
-	if (2 * total + 4 > WK_MAX_EVENTS - 1)
-		total = (WK_MAX_EVENTS - 5) / 2, n = total - warm;
-	per = w->p.n_out;
-	base_g = total * per;      /* after the per-trial compare slots: sums A, sums B, guard */
-	if (base_g + 2 * w->p.n_in + 2 > WK_MAX_SLOTS)
-		return kf_err(err, "too many timed trials for the stats slots");
-	for (int o = 0; o < w->p.n_out; o++)
-		out_bytes += w->out[o].bytes;
-	verify_all = out_bytes <= (64u << 20);
-	two = kB != kA && ensure_in2(w, err);
-	if (ensure_inputs(w, kA->seed, 0, err) < 0)
-		return RUN_ERR;
-	if (kB != kA && two && (w->in2_seed != kB->seed || w->in2_dist != 0)) {
-		if (gen_inputs(w, w->in2, kB->seed, 0, err) < 0)
-			return RUN_ERR;
-		w->in2_seed = kB->seed;
-		w->in2_dist = 0;
-	}
-	for (int s = 0; s < es->cand.plan.n_steps; s++) {
-		int dup = 0;
-		for (int q = 0; q < n_names; q++)
-			dup |= !strcmp(names[q], es->cand.plan.steps[s].kernel);
-		if (!dup)
-			names[n_names++] = es->cand.plan.steps[s].kernel;
-	}
-	env = json_object();
-	json_object_set_new(env, "before", wk_nvml_sample(w));
-	w->d.cuMemsetD8Async(w->slots, 0, (size_t)(base_g + 2 * w->p.n_in + 2) * WK_SLOT_U64 * 8, w->st);
-	wk_cupti_start(w, names, n_names);
-	wk_progress(w, 3 * es->timeout_s + 30);
-	for (int j = 0; j < total && r == RUN_OK; j++) {
-		int useB = (j & 1) && kB != kA;
-		struct wk_keep *k = useB ? kB : kA;
-		const struct wk_buf *ins = useB && two ? w->in2 : w->in;
-		int ver = verify_all || j % 8 == 7 || j == total - 1;
-		if (j >= 2) {
-			int q = wk_wait(w, w->ev[2 * (j - 2) + 1], es->timeout_s + 1, err);
-			if (q == -2) {
-				w->fatal = 1;
-				kf_err(err, "timed trial %d: the launch block did not finish within %g s", j - 2 - warm, es->timeout_s);
-				r = RUN_TIMEOUT;
-				break;
-			}
-			if (q < 0) {
-				r = RUN_ERR;
-				break;
-			}
-		}
-		if (!two && kB != kA && ensure_inputs(w, k->seed, 0, err) < 0) {
-			r = RUN_ERR;
-			break;
-		}
-		if (poison_outputs(w, err) < 0) {
-			r = RUN_ERR;
-			break;
-		}
-		if (flush)
-			w->d.cuMemsetD32Async(w->flush.data, (unsigned)j * 2654435761u, w->flush.bytes / 4, w->st);
-		r = run_plan(w, &es->cand, ins, w->ev[2 * j], w->ev[2 * j + 1], err);
-		if (r != RUN_OK)
-			break;
-		for (int o = 0; ver && o < w->p.n_out; o++)
-			if (compare(w, es, o, k->out[o], j * per + o, err) < 0) {
-				r = RUN_ERR;
-				break;
-			}
-		if (j % 16 == 15)
-			wk_progress(w, 3 * es->timeout_s + 30);
-	}
-	if (r == RUN_OK) {
-		int q = wk_wait(w, w->ev[2 * (total - 1) + 1], 2 * es->timeout_s + 1, err);
-		if (q == -2) {
-			w->fatal = 1;
-			kf_err(err, "timed trials: the launch block did not finish within %g s", es->timeout_s);
-			r = RUN_TIMEOUT;
-		} else if (q < 0) {
-			r = RUN_ERR;
-		}
-	}
-	cupti = wk_cupti_stop(w, &n_cupti);
-	if (r != RUN_OK) {
-		free(cupti);
-		json_decref(times);
-		json_decref(env);
-		buf_release(&v.detail);
-		return r;
-	}
-	/* Inputs unchanged, guards intact, after all the timed runs. */
-	{
-		struct wk_keep *kin = kA;
-		int sb = base_g + w->p.n_in + 1;
-		for (int i = 0; i < WK_MAX_KEEP; i++)
-			if (w->keep[i].used && w->keep[i].seed == w->in_seed && w->keep[i].dist == w->in_dist)
-				kin = &w->keep[i];
-		if (post_checks(es, kin, w->in, base_g - per, 0, err) < 0)
-			r = RUN_ERR;
-		for (int t = 0; two && kB != kA && t < w->p.n_in && r == RUN_OK; t++)
-			if (checksum(w, &w->in2[t], sb + t, err) < 0)
-				r = RUN_ERR;
-	}
-	json_object_set_new(env, "after", wk_nvml_sample(w));
-	json_object_set_new(res, "env", env);
-	if (r != RUN_OK || read_slots(w, base_g + 2 * w->p.n_in + 1, es->timeout_s + 10, err) < 0) {
-		free(cupti);
-		json_decref(times);
-		buf_release(&v.detail);
-		return RUN_ERR;
-	}
-	json_object_set_new(res, "time", times);
-	if (n_cupti != total * es->cand.plan.n_steps) {
-		/* Records lost or CUPTI off: events only. */
-		free(cupti);
-		cupti = NULL;
-		json_object_set_new(res, "cupti_note", json_sprintf("%d kernel records for %d launches", n_cupti,
-								     total * es->cand.plan.n_steps));
-	}
-	{
-		int bad = -1;
-		struct run_verdict tv;
-		memset(&tv, 0, sizeof(tv));
-		buf_init(&tv.detail);
-		for (int j = 0; j < total; j++) {
-			int ver = verify_all || j % 8 == 7 || j == total - 1;
-			int useB = (j & 1) && kB != kA;
-			float ms = 0;
-			json_t *t;
-			w->d.cuEventElapsedTime(&ms, w->ev[2 * j], w->ev[2 * j + 1]);
-			es->kernel_ms += ms;
-			if (j < warm && !ver)
-				continue;
-			tv.time_ms = ms;
-			tv.max_abs = tv.max_rel = 0;
-			tv.mismatches = 0;
-			int fail = 0;
-			if (ver) {
-				for (int o = 0; o < w->p.n_out; o++) {
-					const unsigned long long *s = w->hslots + (size_t)(j * per + o) * WK_SLOT_U64;
-					double ma = bits_d(s[0]), mr = bits_d(s[1]);
-					tv.max_abs = ma > tv.max_abs ? ma : tv.max_abs;
-					tv.max_rel = mr > tv.max_rel ? mr : tv.max_rel;
-					tv.mismatches += (long long)(s[2] + s[4]);
-				}
-				fail = tv.mismatches > 0;
-				if (fail && bad < 0)
-					bad = j;
-			}
-			if (j < warm)
-				continue;
-			t = ver ? trial_json(j - warm, useB ? kB->seed : kA->seed, &tv, !fail)
-				: json_pack("{s:i,s:I,s:f}", "idx", j - warm, "seed",
-					    (json_int_t)(useB ? kB->seed : kA->seed), "time_ms", (double)ms);
-			if (cupti) {
-				double c = 0;
-				for (int q = 0; q < es->cand.plan.n_steps; q++)
-					c += cupti[j * es->cand.plan.n_steps + q];
-				json_object_set_new(t, "cupti_ms", json_real(c));
-			}
-			json_array_append_new(times, t);
-		}
-		if (bad >= 0) {
-			buf_addf(&v.detail, "timed trial %d (seed %llu): the output differs from the reference (inputs alternate between timed trials; a kernel that caches results or skips work fails here)",
-				 bad - warm, (unsigned long long)(((bad & 1) && kB != kA) ? kB->seed : kA->seed));
-			snprintf(v.check, sizeof(v.check), "timed_output_mismatch");
-			r = 1;
-		} else {
-			struct wk_keep *kin = kA;
-			for (int i = 0; i < WK_MAX_KEEP; i++)
-				if (w->keep[i].used && w->keep[i].seed == w->in_seed && w->keep[i].dist == w->in_dist)
-					kin = &w->keep[i];
-			r = judge(es, kin, base_g - per, 0, "after the timed trials", &v);
-			for (int t = 0; !r && two && kB != kA && t < w->p.n_in; t++)
-				if (w->hslots[(size_t)(base_g + w->p.n_in + 1 + t) * WK_SLOT_U64] != kB->in_sum[t]) {
-					snprintf(v.check, sizeof(v.check), "inputs_modified");
-					buf_addf(&v.detail, "timed trials: input %s was modified by the kernel",
-						 w->p.t[t].name);
-					r = 1;
-				}
-		}
-		buf_release(&tv.detail);
-	}
-	free(cupti);
-	if (r == 1)
-		run_status(res, 1, &v, NULL, err);
-	buf_release(&v.detail);
-	return r;
+	memcpy(t, w->in, sizeof(t));
+	memcpy(w->in, w->in2, sizeof(t));
+	memcpy(w->in2, t, sizeof(t));
+	w->in_seed = w->in2_seed;
+	w->in_dist = w->in2_dist;
+	w->in2_seed = s;
+	w->in2_dist = d;
 }
 
 /* ---- the evaluation -------------------------------------------------------- */
@@ -897,8 +732,8 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 	size_t clen = (size_t)jget_int(req, "cubin_len", 0);
 	unsigned long long seed0;
 	int nchk, rep, timed, ended = 0, r, ntrials = 0;
-	struct wk_keep *k0 = NULL, *k1 = NULL;
 	struct run_verdict v;
+	int ord[WK_MAX_CHECKS];
 
 	memset(&es, 0, sizeof(es));
 	memset(&v, 0, sizeof(v));
@@ -910,6 +745,7 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 	wk_progress(w, 60);
 	if (ensure_problem(w, req, bin, err) < 0)
 		goto fail;
+	refill_guards(w);
 	es.atol = jget_num(es.proto, "atol", 0) > 0 ? jget_num(es.proto, "atol", 0) : w->p.atol;
 	es.rtol = jget_num(es.proto, "rtol", 0) > 0 ? jget_num(es.proto, "rtol", 0) : w->p.rtol;
 	es.timeout_s = jget_num(es.proto, "timeout_s", 10);
@@ -921,6 +757,9 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 	timed = (int)jget_int(es.proto, "timed_trials", 100);
 	if (nchk < 1)
 		nchk = 1;
+	if (nchk > WK_MAX_CHECKS)
+		nchk = WK_MAX_CHECKS;
+	check_order(w, seed0, nchk, ord);
 	json_object_set_new(res, "check", checks);
 	if (rlen + clen > bin->len) {
 		kf_err(err, "candidate cubin missing from the request");
@@ -928,9 +767,9 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 	}
 	if (wk_module_load(w, &es.cand, bin->s + rlen, clen, jget_str(req, "plan", ""), err) < 0) {
 		if (w->fatal)
-			set_result(res, "runtime_error", NULL, err->s);
+			wk_set_result(res, "runtime_error", NULL, err->s);
 		else
-			set_result(res, "launch_error", NULL, err->s);
+			wk_set_result(res, "launch_error", NULL, err->s);
 		ended = 1;
 	}
 	/* Check trials: the spec's distributions, then any extra ones. */
@@ -943,7 +782,7 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 		if (d && !dist)
 			continue;
 		for (int i = 0; i < n && !ended; i++) {
-			unsigned long long seed = seed0 + (unsigned long long)(1000 * d + i);
+			unsigned long long seed = seed0 + (unsigned long long)(d ? 1000 * d + i : ord[i]);
 			struct wk_keep *k;
 			char what[96];
 			snprintf(what, sizeof(what), "check trial %d (seed %llu%s%s)", ntrials, seed,
@@ -952,47 +791,60 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 			k = ensure_ref(w, seed, dist, err);
 			if (!k)
 				goto fail;
-			if (!d && i == 0)
-				k0 = k;
-			if (!d && i == 1)
-				k1 = k;
-			if (ensure_inputs(w, seed, dist, err) < 0)
+			if ((w->in_seed != seed || w->in_dist != dist) && w->have_in2 &&
+			    w->in2_seed == seed && w->in2_dist == dist)
+				swap_inputs(w);
+			if (wk_ensure_inputs(w, seed, dist, err) < 0)
 				goto fail;
 			buf_reset(&v.detail);
 			v.check[0] = '\0';
 			r = check_run(&es, k, what, &v, err);
 			if (r == RUN_OK || r == 1)
-				json_array_append_new(checks, trial_json(ntrials, seed, &v, r == RUN_OK));
+				json_array_append_new(checks, wk_trial_json(ntrials, seed, &v, r == RUN_OK));
 			if (v.max_abs > jget_num(res, "max_abs_err", 0))
-				json_object_set_new(res, "max_abs_err", json_real(finite_or_big(v.max_abs)));
+				json_object_set_new(res, "max_abs_err", json_real(wk_finite_or_big(v.max_abs)));
 			if (v.max_rel > jget_num(res, "max_rel_err", 0))
-				json_object_set_new(res, "max_rel_err", json_real(finite_or_big(v.max_rel)));
+				json_object_set_new(res, "max_rel_err", json_real(wk_finite_or_big(v.max_rel)));
 			if (r == 1)
 				json_object_set_new(res, "mismatches", json_integer(v.mismatches));
 			ntrials++;
-			ended = run_status(res, r, &v, NULL, err);
+			ended = wk_run_status(res, r, &v, NULL, err);
 		}
 	}
-	/* Identical inputs again: a racy kernel fails here. */
-	for (int i = 1; !ended && i < rep; i++) {
-		char what[64];
-		snprintf(what, sizeof(what), "repeat run %d on the inputs of check trial 0", i);
-		if (!(k0 = ensure_ref(w, seed0, 0, err)) || ensure_inputs(w, seed0, 0, err) < 0)
-			goto fail;
-		buf_reset(&v.detail);
-		r = check_run(&es, k0, what, &v, err);
-		ended = run_status(res, r, &v, "nondeterministic", err);
-	}
-	if (!ended && timed > 0) {
-		if (!(k0 = ensure_ref(w, seed0, 0, err)))
-			goto fail;
-		if (nchk >= 2 && !(k1 = ensure_ref(w, seed0 + 1, 0, err)))
-			goto fail;
-		r = timing(&es, k0, nchk >= 2 ? k1 : k0, res, err);
-		ended = r == 1 ? 1 : run_status(res, r, &v, NULL, err);
+	/* Identical inputs again (those of the last check trial, still in
+	 * place): a racy kernel fails here. */
+	{
+		unsigned long long sa = seed0 + (unsigned long long)ord[nchk - 1];
+		unsigned long long sb = nchk >= 2 ? seed0 + (unsigned long long)ord[nchk - 2] : sa;
+		struct wk_keep *ka, *kb;
+		/* The second input set may already hold another checked seed. */
+		if (nchk >= 2 && w->have_in2 && w->in2_dist == 0 && w->in2_seed != sa &&
+		    w->in2_seed >= seed0 && w->in2_seed < seed0 + (unsigned long long)nchk)
+			sb = w->in2_seed;
+		for (int i = 1; !ended && i < rep; i++) {
+			char what[80];
+			snprintf(what, sizeof(what), "repeat run %d on the inputs of check trial %d", i, nchk - 1);
+			if (!(ka = ensure_ref(w, sa, 0, err)) || wk_ensure_inputs(w, sa, 0, err) < 0)
+				goto fail;
+			buf_reset(&v.detail);
+			r = check_run(&es, ka, what, &v, err);
+			ended = wk_run_status(res, r, &v, "nondeterministic", err);
+		}
+		/* Timing alternates the inputs of the last two check trials. */
+		if (!ended && timed > 0) {
+			if (!(ka = ensure_ref(w, sa, 0, err)) || !(kb = ensure_ref(w, sb, 0, err)) ||
+			    !(ka = ensure_ref(w, sa, 0, err)))
+				goto fail;
+			if (!kb->used || kb->seed != sb)
+				kb = ka;     /* memory pressure evicted it: one seed */
+			r = wk_timing(&es, ka, kb, res, err);
+			ended = r == 1 ? 1 : wk_run_status(res, r, &v, NULL, err);
+		}
 	}
 	if (!ended)
-		set_result(res, "correct", NULL, "");
+		wk_set_result(res, "correct", NULL, "");
+	else if (!w->fatal)
+		distrust(w, jget_str(res, "failed_check", ""));
 	json_object_set_new(res, "wall_ms", json_real((now_s() - w->t_req) * 1000.0));
 	json_object_set_new(res, "kernel_ms", json_real(es.kernel_ms));
 	if (!json_object_get(res, "mismatches"))
@@ -1003,8 +855,10 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 	*resp = res;
 	return 0;
 fail:
-	if (!w->fatal)
+	if (!w->fatal) {
 		wk_module_unload(w, &es.cand);
+		distrust(w, "");
+	}
 	buf_release(&v.detail);
 	json_decref(res);
 	return -1;

@@ -47,6 +47,8 @@ struct wk_module {
 
 struct worker {
 	struct cudadrv d;
+	/* not in core/cudadrv.h: an ordered device copy on our stream */
+	CUresult (*memcpy_dtod_async)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
 	int device;
 	CUdevice dev;
 	CUcontext ctx;
@@ -92,6 +94,8 @@ struct worker {
 
 /* worker.c */
 int worker_main(int device, int in_fd, int out_fd);
+/* NVRTC (in process: trusted code) of the input generator + harness.cuh. */
+int worker_harness_compile(const char *arch, struct buf *cubin, struct buf *err);
 int wk_progress(struct worker *w, double next_s);
 /* Describes r in err; sets w->fatal for sticky errors. Returns -1. */
 int wk_cuda_err(struct worker *w, CUresult r, const char *what, struct buf *err);
@@ -118,14 +122,69 @@ double wk_host_decode(const unsigned char *p, enum kf_dtype t);
 /* worker_cupti.c: kernel durations of the named kernels, in launch order */
 int wk_cupti_open(struct worker *w);          /* 0, or -1 when unavailable (reason logged) */
 int wk_cupti_start(struct worker *w, const char *const *names, int n);
-/* Flushes and returns the durations (ms) of matching kernels in start
- * order; *n set; caller frees. NULL when CUPTI is off. */
-double *wk_cupti_stop(struct worker *w, int *n);
+/* Flushes and returns the durations (ms) of matching kernels that started
+ * after wk_cupti_start, in start order; *n set, *stale the matching
+ * records from before (dropped); caller frees. NULL when CUPTI is off. */
+double *wk_cupti_stop(struct worker *w, int *n, int *stale);
 void wk_cupti_close(struct worker *w);
 
 /* worker_nvml.c: {"sm_clock_mhz","mem_clock_mhz","temperature_c","power_w"} */
 void wk_nvml_open(struct worker *w);
 json_t *wk_nvml_sample(struct worker *w);
 void wk_nvml_close(struct worker *w);
+
+/* ---- worker_eval.c internals shared with worker_time.c ------------------- */
+enum { RUN_OK = 0, RUN_ERR = -1, RUN_TIMEOUT = -2, RUN_LAUNCH = -3 };
+
+struct wk_eval_state {
+	struct worker *w;
+	struct wk_module cand;
+	const json_t *proto;
+	double atol, rtol, timeout_s;
+	double kernel_ms;          /* all candidate runs */
+	json_t *res;
+};
+
+
+struct run_verdict {
+	char check[48];
+	struct buf detail;
+	double max_abs, max_rel;
+	long long mismatches;
+	double time_ms;
+};
+
+int wk_read_slots(struct worker *w, int n, double timeout, struct buf *err);
+int wk_gen_inputs(struct worker *w, struct wk_buf *set, unsigned long long seed, int dist,
+		  struct buf *err);
+int wk_ensure_inputs(struct worker *w, unsigned long long seed, int dist, struct buf *err);
+int wk_poison_outputs(struct worker *w, struct buf *err);
+int wk_compare(struct worker *w, struct wk_eval_state *es, int o, CUdeviceptr ref, int slot,
+	       struct buf *err);
+/* Fills scratch, records e0, launches every step, records e1: RUN_*. */
+int wk_run_plan(struct worker *w, struct wk_module *m, const struct wk_buf *ins, CUevent e0,
+		CUevent e1, struct buf *err);
+/* After a run: compares (when verify_out), input checksums and guard
+ * counts into slots base.. (n_out compares, n_in sums, 1 guard). */
+int wk_post_checks(struct wk_eval_state *es, struct wk_keep *k, const struct wk_buf *ins,
+		   int base, int verify_out, struct buf *err);
+/* Reads those slots' verdict into v: 0 pass, 1 fail. */
+int wk_judge(struct wk_eval_state *es, struct wk_keep *k, int base, int verify_out,
+	     const char *what, struct run_verdict *v);
+json_t *wk_trial_json(int idx, unsigned long long seed, const struct run_verdict *v, int ok);
+void wk_set_result(json_t *res, const char *status, const char *check, const char *detail);
+/* Maps a run's result to the eval status in res; 1 when the eval ends. */
+int wk_run_status(json_t *res, int r, const struct run_verdict *v, const char *fail_check,
+		  struct buf *err);
+double wk_finite_or_big(double v);
+double wk_bits_d(unsigned long long u);
+CUdeviceptr wk_slot_ptr(struct worker *w, int s);
+/* Order-free hash of a buffer's data, added to slot s. */
+int wk_checksum(struct worker *w, const struct wk_buf *b, int slot, struct buf *err);
+
+/* worker_time.c: warm-ups and timed trials alternating the inputs of kA
+ * and kB; RUN_OK, 1 (a failed check, set in res) or RUN_*. */
+int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, json_t *res,
+	      struct buf *err);
 
 #endif

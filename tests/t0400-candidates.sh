@@ -26,8 +26,11 @@ for f in "$KF_ROOT"/tests/candidates/*.cu; do
 			continue
 		fi ;;
 	esac
-	# The compile-forever candidate gets short limits.
-	"$KFC" --exe "$KFORGE" --fixtures "$FIX" --timeout 4 --cpu 4 "$f" >"$T_TMP/out" 2>"$T_TMP/err"
+	# The compile-forever candidate gets short limits; the others room on a
+	# loaded machine.
+	lim=60
+	[ "$status" = compile_timeout ] && lim=4
+	"$KFC" --exe "$KFORGE" --fixtures "$FIX" --timeout $lim --cpu $lim "$f" >"$T_TMP/out" 2>"$T_TMP/err"
 	rc=$?
 	if [ "$rc" -ne 0 ]; then
 		nok "$name: kfcompile exited $rc"
@@ -76,3 +79,25 @@ if [ "$HAVE_NVRTC" = 1 ]; then
 	contains "pool: 4 compiles of one file, a median" "$T_TMP/out" "^median [0-9.]+ ms over 4 compiles \(pool of 2\)"
 	contains "pool: format errors are reported without a compile" "$T_TMP/out" "launch_two.cu: format_error: 13:1"
 fi
+
+# The CPU-time limit (the wall limit is the loop's 4 s above).
+if [ "$HAVE_NVRTC" = 1 ]; then
+	"$KFC" --exe "$KFORGE" --timeout 60 --cpu 3 "$KF_ROOT/tests/candidates/compile_forever.cu" >"$T_TMP/out" 2>&1
+	contains "compile forever: stopped by the CPU-time limit" "$T_TMP/out" \
+		"compile_timeout: compile hit the CPU-time limit \(3 s\)|compile_error: .*out of memory"
+fi
+
+# The address-space limit: the exponential template runs out of memory
+# under 1.5 GiB and that is a compile error with NVRTC's message (not a
+# crash of kforge). ASan builds lift the limit, so not there.
+case "$KF_BUILD" in
+*-san) skip "address-space limit is off under ASan" ;;
+*)
+	if [ "$HAVE_NVRTC" = 1 ]; then
+		"$KFC" --exe "$KFORGE" --as-mib 1500 --timeout 30 --cpu 30 --log \
+			"$KF_ROOT/tests/candidates/compile_forever.cu" >"$T_TMP/out" 2>&1
+		contains "memory bomb: stopped by the address-space limit" "$T_TMP/out" \
+			"compile_error: .*|out of memory|compile_timeout"
+		lacks "memory bomb: kfcompile itself did not fail" "$T_TMP/out" "sandbox_error"
+	fi ;;
+esac

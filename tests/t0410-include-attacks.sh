@@ -29,3 +29,11 @@ expect_exit 3 "a request with a wrong length is refused" "$KFORGE" __compile <"$
 printf 'garbage' >"$T_TMP/req"
 expect_exit 3 "a malformed request is refused" "$KFORGE" __compile <"$T_TMP/req"
 expect_exit 0 "__compile --help works" "$KFORGE" __compile --help
+
+# Without NVRTC the compile says so clearly (a sandbox failure, not a
+# verdict on the kernel).
+KFORGE_NVRTC=/nonexistent/libnvrtc.so "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" \
+	"$KF_ROOT/tests/candidates/relu_ok.cu" >"$T_TMP/out" 2>&1
+check "no NVRTC: kfcompile fails" test $? -eq 1
+contains "no NVRTC: the message names what was tried" "$T_TMP/out" \
+	"sandbox_error: compile child failed \(exit 3\): NVRTC not found \(tried /nonexistent/libnvrtc.so\)"

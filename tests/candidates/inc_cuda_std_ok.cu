@@ -1,7 +1,7 @@
 // problem: relu
 // expect: ok
 #include <cuda/std/cstdint>
-#include <cooperative_groups.h>
+#include <cuda_bf16.h>
 extern "C" __global__ void relu_f32(const float* __restrict__ x, float* __restrict__ y,
                                     long long n)
 {

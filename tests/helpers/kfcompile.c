@@ -1,9 +1,12 @@
 /* Test and measurement helper for the compile front end:
- *   kfcompile [--exe KFORGE] [--arch sm_90] [--timeout S] [--cpu S] [--log]
+ *   kfcompile [--exe KFORGE] [--arch sm_90] [--timeout S] [--cpu S] [--as-mib M] [--log]
  *             [--pool N] [--repeat N] [--fixtures DIR] [--plan] FILE...
  * With --fixtures, a file's first line `// problem: NAME` names the problem
  * spec DIR/NAME.json, and the launch block is resolved against it (sm_90
  * limits) before the compile, as the engine does; --plan prints the plan.
+ * --launch-only stops after the launch check ("FILE: launch_ok").
+ * With --refs, each argument is a problem directory: its reference.cu is
+ * the candidate, checked against its spec.json.
  * For each candidate file prints one line
  *   FILE: format_error|compile_error|compile_timeout|ok MS ms [kernel NAME regs R smem S
  *         stack K spill_st A spill_ld B]...
@@ -22,7 +25,8 @@
 #include "core/problem.h"
 
 /* The launch check against the fixture named on the file's first line. */
-static int check_launch(const char *fixtures, const char *text, int show_plan, struct buf *err)
+static int check_launch(const char *fixtures, const char *dir, const char *text, int show_plan,
+			struct buf *err)
 {
 	struct problem p;
 	struct launch_plan lp;
@@ -34,17 +38,23 @@ static int check_launch(const char *fixtures, const char *text, int show_plan, s
 	problem_init(&p);
 	launch_plan_init(&lp);
 	launch_limits_default(&lim);
-	if (!q) {
+	if (dir) {
+		if (problem_load(&p, dir, err) < 0) {
+			ret = -2;
+			goto out;
+		}
+	} else if (!q) {
 		kf_err(err, "no `// problem: NAME` line");
 		ret = -2;
 		goto out;
-	}
-	q += 12;
-	buf_setf(&path, "%s/%.*s.json", fixtures, (int)strcspn(q, "\n"), q);
-	if (buf_read_file(&spec, path.s, 1 << 20, err) < 0 ||
-	    problem_load_json(&p, spec.s, path.s, err) < 0) {
-		ret = -2;
-		goto out;
+	} else {
+		q += 12;
+		buf_setf(&path, "%s/%.*s.json", fixtures, (int)strcspn(q, "\n"), q);
+		if (buf_read_file(&spec, path.s, 1 << 20, err) < 0 ||
+		    problem_load_json(&p, spec.s, path.s, err) < 0) {
+			ret = -2;
+			goto out;
+		}
 	}
 	if (launch_plan_build(&lp, &p, text, &lim, err) < 0)
 		goto out;
@@ -73,7 +83,7 @@ int main(int argc, char **argv)
 	struct compile_opts o;
 	struct compile_pool *pool = NULL;
 	struct buf err = BUF_INIT;
-	int show_log = 0, repeat = 1, n_pool = 1, ret = 0, i, show_plan = 0, lr = 0;
+	int show_log = 0, repeat = 1, n_pool = 1, ret = 0, i, show_plan = 0, lr = 0, refs = 0, launch_only = 0;
 	const char *fixtures = NULL;
 	double *times = NULL;
 	int n_times = 0;
@@ -89,6 +99,8 @@ int main(int argc, char **argv)
 			o.timeout_s = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
 			o.cpu_s = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--as-mib") && i + 1 < argc)
+			o.as_bytes = (size_t)atol(argv[++i]) << 20;
 		else if (!strcmp(argv[i], "--pool") && i + 1 < argc)
 			n_pool = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
@@ -97,6 +109,10 @@ int main(int argc, char **argv)
 			o.fast_math = 1;
 		else if (!strcmp(argv[i], "--fixtures") && i + 1 < argc)
 			fixtures = argv[++i];
+		else if (!strcmp(argv[i], "--launch-only"))
+			launch_only = 1;
+		else if (!strcmp(argv[i], "--refs"))
+			refs = 1;
 		else if (!strcmp(argv[i], "--plan"))
 			show_plan = 1;
 		else if (!strcmp(argv[i], "--log"))
@@ -114,20 +130,24 @@ int main(int argc, char **argv)
 	}
 	times = calloc((size_t)(argc * repeat + 1), sizeof(double));
 	for (; i < argc; i++) {
-		struct buf text = BUF_INIT;
+		struct buf text = BUF_INIT, file = BUF_INIT;
 		struct candidate c;
 		struct compile_job **jobs = calloc((size_t)repeat, sizeof(*jobs));
 
 		candidate_init(&c);
-		if (buf_read_file(&text, argv[i], 4u << 20, &err) < 0) {
+		buf_setf(&file, refs ? "%s/reference.cu" : "%s", argv[i]);
+		if (buf_read_file(&text, file.s, 4u << 20, &err) < 0) {
 			printf("%s: unreadable: %s\n", argv[i], err.s);
 			ret = 1;
 		} else if (candidate_parse(&c, text.s, text.len, &err) < 0) {
 			printf("%s: format_error: %s\n", argv[i], err.s);
-		} else if (fixtures && (lr = check_launch(fixtures, c.text, show_plan, &err)) < 0) {
+		} else if ((fixtures || refs) &&
+			   (lr = check_launch(fixtures, refs ? argv[i] : NULL, c.text, show_plan, &err)) < 0) {
 			printf("%s: %s: %s\n", argv[i], lr == -2 ? "fixture_error" : "format_error", err.s);
 			if (lr == -2)
 				ret = 1;
+		} else if (launch_only) {
+			printf("%s: launch_ok\n", argv[i]);
 		} else {
 			for (int k = 0; k < repeat; k++)
 				jobs[k] = compile_pool_submit(pool, c.device_src);
@@ -172,6 +192,7 @@ int main(int argc, char **argv)
 		free(jobs);
 		candidate_release(&c);
 		buf_release(&text);
+		buf_release(&file);
 	}
 	if (repeat > 1 && n_times) {
 		qsort(times, (size_t)n_times, sizeof(double), cmp_d);

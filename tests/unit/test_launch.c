@@ -130,6 +130,29 @@ static void test_expressions(void **state)
 	assert_non_null(strstr(err.s, "expected `)`"));
 	assert_int_equal(grid_of("n $ 2", &err), -1);
 	assert_non_null(strstr(err.s, "unexpected character `$`"));
+	{
+		struct buf deep = BUF_INIT;
+		for (int i = 0; i < 1000; i++)
+			buf_adds(&deep, "(-");
+		buf_adds(&deep, "1");
+		for (int i = 0; i < 1000; i++)
+			buf_adds(&deep, ")");
+		assert_int_equal(grid_of(deep.s, &err), -1);
+		assert_non_null(strstr(err.s, "nested too deeply"));
+		buf_reset(&deep);
+		for (int i = 0; i < 30; i++)
+			buf_adds(&deep, "min(");
+		buf_adds(&deep, "7");
+		for (int i = 0; i < 30; i++)
+			buf_adds(&deep, ", 9)");
+		assert_int_equal(grid_of(deep.s, &err), 7);
+		buf_reset(&deep);
+		for (int i = 0; i < 130; i++)
+			buf_addc(&deep, 'n');
+		assert_int_equal(grid_of(deep.s, &err), -1);
+		assert_non_null(strstr(err.s, "too long"));
+		buf_release(&deep);
+	}
 	/* Positions are the file's: line 11 (10 lines of kernel + the marker). */
 	assert_int_equal(grid_of("n / (m - 3)", &err), -1);
 	assert_string_equal(err.s, "11:7: division by zero");
@@ -204,6 +227,9 @@ static void test_args(void **state)
 	assert_int_equal(build("k2<<<1, 1>>>(idx, h, y, 1, 1, 1, 2.0 * alpha, 1.0);", &lp, &err), -1);
 	assert_int_equal(build("k2<<<1, 1>>>(idx, h, y, 1, 1, 1, n, 1.0);", &lp, &err), 0);
 	assert_true(lp.steps[0].args[6].fval == 1000.0);
+	assert_int_equal(build("k2<<<1, 257>>>(idx, h, y, 1, 1, 1, 1.0, 1.0);", &lp, &err), -1);
+	assert_string_equal(err.s, "11:9: block of 257 threads is over the kernel's __launch_bounds__(256)");
+	assert_int_equal(build("k2<<<1, dim3(16, 16)>>>(idx, h, y, 1, 1, 1, 1.0, 1.0);", &lp, &err), 0);
 	assert_int_equal(build("tk<<<1, 1>>>(y);", &lp, &err), -1);
 	assert_non_null(strstr(err.s, "not extern \"C\""));
 	assert_int_equal(build("scratch float x[4];\nk<<<1, 1>>>(x, y, 1);", &lp, &err), -1);
@@ -256,7 +282,9 @@ static void test_signatures(void **state)
 		"extern \"C\" __global__ void decl(float4 *v, const int &r, my_t q, unsigned long long w) {}\n"
 		"extern \"C\" __global__ void none(void) {}\n"
 		"struct S { int a; }; static __device__ int g[3] = {1, 2, 3};\n"
-		"extern \"C\" __global__ void arr(float p[], const char* s = \"a,b\", short h) {}\n",
+		"extern \"C\" __global__ void arr(float p[], const char* s = \"a,b\", short h) {}\n"
+		"static const int big = 1'000'000; char q = '\n\n"
+		"#define NOT_A_KERNEL extern \"C\" __global__ void fake(int a)\n",
 		&err), 0);
 	assert_int_equal(s.n, 3);
 	assert_null(kernel_sigs_find(&s, "commented"));
@@ -300,6 +328,12 @@ static void test_candidate(void **state)
 	assert_string_equal(c.device_src, "int a;\nint b;\n");
 	assert_string_equal(c.launch_text, "k<<<1,1>>>();\n");
 	assert_int_equal(c.launch_line, 4);
+	/* A lone CR is a line end: the directive after it is seen (line 2). */
+	assert_int_equal(candidate_parse(&c, "int a;\r#include \"x\"\n/*@launch\n@*/\n", 34, &err), -1);
+	assert_string_equal(err.s, "2:10: `#include \"x\"` is not allowed: only `#include <NAME>` of "
+			    "the allowed NVRTC headers (cuda_fp16.h, cuda_bf16.h, mma.h, "
+			    "cooperative_groups.h, cuda/std/..., see docs/formats.md); nothing is read "
+			    "from the disk");
 	assert_int_equal(candidate_parse(&c, "int a;\0x", 8, &err), -1);
 	assert_string_equal(err.s, "1:7: NUL byte in the candidate");
 	{
@@ -336,7 +370,13 @@ static void test_include_scan(void **state)
 		"auto s = u8R\"(x)\";\n", "/*\n*/ #include \"/etc/passwd\"\n",
 		"/* */ %:include </dev/zero>\n",
 		"/* a comment that the scan may misjudge\n#include \"/etc/shadow\"\n*/\n",
-		"#if __has_include(<cuda_fp16.h>)\n#endif\n", "#include <cuda_runtime.h>\n", NULL,
+		"#if __has_include(<cuda_fp16.h>)\n#endif\n", "#include <cuda_runtime.h>\n",
+		"int x;\r#include \"/etc/passwd\"\n", "int x; // c\r#include </dev/zero>\n",
+		/* Found by the differential fuzzer: an unterminated literal must not
+		 * swallow the line end before a comment that hides the directive. */
+		"int a;'//x\n/*\n*/#include \"secret.h\")x\"\n",
+		"#endif\n1'2R\"(*/\n/*\n*/#include_next \"secret.h\"\"\\\"\n",
+		")\"%:\n/*\n*/#import \"secret.h\"\t\n", NULL,
 	};
 	(void)state;
 	for (int i = 0; good[i]; i++) {

@@ -109,6 +109,8 @@ static const char *spec_all_dists =
 	"\"outputs\":[{\"name\":\"y\",\"dtype\":\"float32\",\"shape\":[]}],"
 	"\"tolerance\":\"fp32\",\"flops\":1,\"min_bytes\":1}";
 
+#define GOLDEN_DIGEST 0x8e27f74ae5f3f191ull
+
 static void test_generator(void **state)
 {
 	struct problem p;
@@ -175,12 +177,55 @@ static void test_generator(void **state)
 	assert_int_equal(inputs_fill(&g, 7, 3000, 100, h, &err), -1);
 	assert_non_null(strstr(err.s, "tu"));
 	inputs_gen_release(&g2);
+	/* Golden digest of every tensor: the generator's definition must not
+	 * drift (datasets record seeds, not inputs). */
+	unsigned long long dg = 1469598103934665603ull;
+	for (int t = 0; t < p.n_in; t++)
+		for (long long i = 0; i < p.t[t].numel; i++)
+			dg = (dg ^ inputs_bits(&g, t, i)) * 1099511628211ull;
+	if (dg != GOLDEN_DIGEST)
+		fail_msg("generator digest %#llx, expected %#llx", dg, GOLDEN_DIGEST);
 	inputs_gen_release(&g);
 	problem_release(&p);
 	buf_release(&err);
 }
 
-/* tests/fixtures/philox_gpu.json, recorded on a GPU by
+/* The threaded fill gives the same bytes as the plain one. */
+static void test_fill_mt(void **state)
+{
+	const char *spec =
+		"{\"id\":\"level1/902_F\",\"level\":1,\"number\":902,\"name\":\"F\","
+		"\"kernelbench_file\":\"902_F.py\",\"family\":\"elementwise\",\"sizes\":{\"n\":700,\"m\":333},"
+		"\"inputs\":[{\"name\":\"a\",\"role\":\"input\",\"dtype\":\"float32\",\"shape\":[\"n\",\"m\"],"
+		"\"dist\":{\"kind\":\"uniform\",\"low\":0,\"high\":1,\"post\":\"softmax_lastdim\"}},"
+		"{\"name\":\"b\",\"role\":\"input\",\"dtype\":\"bfloat16\",\"shape\":[\"n\",\"m\"],"
+		"\"dist\":{\"kind\":\"normal\",\"mean\":0,\"std\":1}}],"
+		"\"outputs\":[{\"name\":\"y\",\"dtype\":\"float32\",\"shape\":[]}],"
+		"\"tolerance\":\"fp32\",\"flops\":1,\"min_bytes\":1}";
+	struct problem p;
+	struct inputs_gen g;
+	struct buf err = BUF_INIT;
+	(void)state;
+	problem_init(&p);
+	if (problem_load_json(&p, spec, "mt", &err) < 0)
+		fail_msg("%s", err.s);
+	inputs_gen_init(&g, &p, 99);
+	for (int t = 0; t < 2; t++) {
+		size_t bytes = (size_t)p.t[t].bytes;
+		unsigned char *x = malloc(bytes), *y = malloc(bytes);
+		assert_int_equal(inputs_fill(&g, t, 0, p.t[t].numel, x, &err), 0);
+		assert_int_equal(inputs_fill_mt(&g, t, 0, p.t[t].numel, y, 3, &err), 0);
+		assert_memory_equal(x, y, bytes);
+		assert_int_equal(inputs_fill_mt(&g, t, 5, p.t[t].numel, y, 3, &err), -1);
+		free(x);
+		free(y);
+	}
+	inputs_gen_release(&g);
+	problem_release(&p);
+	buf_release(&err);
+}
+
+/* tests/fixtures/philox_gpu.json (or $KF_PHILOX_FIXTURE), recorded on a GPU by
  * build/tests/record_philox_fixture: {"spec": {...}, "seed": S,
  * "tensors": {"name": {"index": [..], "bits": ["hex", ...]}}}. */
 static void test_gpu_fixture(void **state)
@@ -194,7 +239,10 @@ static void test_gpu_fixture(void **state)
 	long long checked = 0;
 	(void)state;
 
-	buf_addf(&path, "%s/tests/fixtures/philox_gpu.json", root ? root : ".");
+	if (getenv("KF_PHILOX_FIXTURE"))
+		buf_adds(&path, getenv("KF_PHILOX_FIXTURE"));
+	else
+		buf_addf(&path, "%s/tests/fixtures/philox_gpu.json", root ? root : ".");
 	fx = json_load_file_bounded(path.s, 64 << 20, &err);
 	if (!fx)
 		fail_msg("%s", err.s);
@@ -240,13 +288,17 @@ int main(void)
 		cmocka_unit_test(test_math),
 		cmocka_unit_test(test_small_floats),
 		cmocka_unit_test(test_generator),
+		cmocka_unit_test(test_fill_mt),
 	};
 	const struct CMUnitTest gpu[] = { cmocka_unit_test(test_gpu_fixture) };
 	const char *root = getenv("KF_ROOT");
 	char path[4096];
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 
-	snprintf(path, sizeof(path), "%s/tests/fixtures/philox_gpu.json", root ? root : ".");
+	if (getenv("KF_PHILOX_FIXTURE"))
+		snprintf(path, sizeof(path), "%s", getenv("KF_PHILOX_FIXTURE"));
+	else
+		snprintf(path, sizeof(path), "%s/tests/fixtures/philox_gpu.json", root ? root : ".");
 	if (access(path, R_OK) != 0) {
 		/* cmocka prints skips as "not ok"; the runner counts this line. */
 		printf("ok - # SKIP %s absent: record it on a GPU with "

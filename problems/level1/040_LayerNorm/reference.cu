@@ -71,6 +71,6 @@ extern "C" __global__ void norm_apply(const float* __restrict__ x, const float* 
 scratch double part[2 * batch_size * 256];
 scratch double stats[2 * batch_size];
 seg_partial<<<dim3(256, batch_size), 256>>>(x, part, features * dim1 * dim2, 256);
-seg_finalize<<<1, 64>>>(part, stats, batch_size, 256, features * dim1 * dim2, 1e-5);
+seg_finalize<<<ceil_div(batch_size, 64), 64>>>(part, stats, batch_size, 256, features * dim1 * dim2, 1e-5);
 norm_apply<<<ceil_div(batch_size * features * dim1 * dim2, 256), 256>>>(x, weight, bias, stats, y, batch_size * features * dim1 * dim2, features * dim1 * dim2);
 @*/

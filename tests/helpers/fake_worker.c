@@ -1,0 +1,62 @@
+/* A stand-in GPU worker for the supervisor's tests (no GPU): speaks the
+ * protocol of engine/rt.h on fds 3/4 and misbehaves on request. EVAL's
+ * "mode": ok | pid | crash | hang_after_progress | fatal | slow_progress. */
+#include "core/json.h"
+#include "engine/rt.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	struct rt_msg m;
+	struct buf err = BUF_INIT;
+
+	if (argc < 2 || strcmp(argv[1], "__worker"))
+		return 2;
+	rt_msg_init(&m);
+	for (;;) {
+		const char *mode;
+		json_t *r = NULL;
+		if (rt_recv(3, &m, 0, &err) < 0 || m.type == RT_QUIT)
+			return 0;
+		if (m.type == RT_HELLO) {
+			r = json_pack("{s:b,s:s,s:s,s:i}", "ok", 1, "name", "Fake GPU", "arch", "sm_90",
+				      "pid", (int)getpid());
+			rt_send(4, RT_INFO, r, "CUBIN", 5, &err);
+			json_decref(r);
+			continue;
+		}
+		mode = jget_str(m.json, "mode", "ok");
+		if (!strcmp(mode, "crash")) {
+			abort();
+		} else if (!strcmp(mode, "hang_after_progress")) {
+			json_t *p = json_pack("{s:f}", "next_s", jget_num(m.json, "next_s", 0.5));
+			rt_send(4, RT_PROGRESS, p, NULL, 0, &err);
+			json_decref(p);
+			for (;;)
+				pause();
+		} else if (!strcmp(mode, "slow_progress")) {
+			/* Silent for longer than the first deadline would allow, but
+			 * always within what it announced. */
+			for (int i = 0; i < 4; i++) {
+				json_t *p = json_pack("{s:f}", "next_s", 0.5);
+				rt_send(4, RT_PROGRESS, p, NULL, 0, &err);
+				json_decref(p);
+				usleep(400000);
+			}
+			r = json_pack("{s:s}", "status", "correct");
+		} else if (!strcmp(mode, "fatal")) {
+			r = json_pack("{s:s,s:b}", "status", "runtime_error", "fatal", 1);
+			rt_send(4, RT_RESULT, r, NULL, 0, &err);
+			_exit(0);
+		} else {
+			r = json_pack("{s:s,s:i,s:I}", "status", "correct", "pid", (int)getpid(), "bin",
+				      (json_int_t)m.bin.len);
+		}
+		rt_send(4, RT_RESULT, r, NULL, 0, &err);
+		json_decref(r);
+	}
+}

@@ -1,0 +1,121 @@
+#!/bin/sh
+# kforge problems list/show/check/inputs over the committed problem suite,
+# and over a scratch root with a broken spec.
+. "$KF_ROOT/tests/lib.sh"
+export KFORGE_ROOT="$KF_ROOT"
+
+expect_exit 0 "the committed problems are what tools/gen_specs.py generates" \
+	sh -c "cd '$KF_ROOT' && python3 tools/gen_specs.py --check"
+check "every reference.py is Python with Model, get_inputs, get_init_inputs" python3 -c "
+import ast, glob, sys
+bad = []
+for f in sorted(glob.glob('$KF_ROOT/problems/level1/*/reference.py')):
+    t = ast.parse(open(f).read(), f)
+    names = {n.name for n in t.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
+    if not {'Model', 'get_inputs', 'get_init_inputs'} <= names:
+        bad.append(f)
+print(bad)
+sys.exit(1 if bad else 0)"
+expect_exit 0 "list exits 0" "$KFORGE" problems list
+contains "list shows softmax with its sizes" "$T_TMP/out" "^level1/023_Softmax +batch_size=4096 dim=393216"
+contains "list shows GFLOP and minimal MB" "$T_TMP/out" "^level1/019_ReLU .* 1\.611 +12884\.9 "
+n=$(grep -c '^level1/' "$T_TMP/out")
+check "list shows at least the 42 probsA problems" test "$n" -ge 42
+check "list is sorted by number" sh -c "grep '^level1/' '$T_TMP/out' | cut -c8-10 | sort -c"
+expect_exit 0 "list --level 1 --json" "$KFORGE" problems list --level 1 --json
+check "JSON has ids, GFLOP and sizes" python3 -c "
+import json,sys
+r = json.load(open('$T_TMP/out'))
+s = [p for p in r if p['id'] == 'level1/097_ScaledDotProductAttention'][0]
+sys.exit(0 if s['sizes']['sequence_length'] == 512 and abs(s['gflop'] - 4*32*32*512*512*1024/1e9) < 1e-6 else 1)"
+expect_exit 0 "list with peaks shows the roofline floor" "$KFORGE" problems list --gbps 3000 --gflops 60000
+contains "ReLU floor = 12.88 GB / 3000 GB/s" "$T_TMP/out" "^level1/019_ReLU .* 4\.2950$"
+expect_exit 0 "list --level 2 is empty" "$KFORGE" problems list --level 2
+contains "zero problems" "$T_TMP/out" "^0 problem"
+expect_exit 2 "bad --level is a usage error" "$KFORGE" problems list --level x
+
+expect_exit 0 "show by number" "$KFORGE" problems show 33
+contains "show names the problem" "$T_TMP/out" "^level1/033_BatchNorm"
+contains "show has the memory plan total" "$T_TMP/out" "^total +13153993216 bytes"
+contains "show has the PyTorch text" "$T_TMP/out" "nn.BatchNorm2d"
+contains "show lists the params" "$T_TMP/out" "^param +weight"
+expect_exit 0 "show by name, as JSON" "$KFORGE" problems show Softmax --json
+check "JSON show has spec and memory" python3 -c "
+import json,sys
+r = json.load(open('$T_TMP/out'))
+sys.exit(0 if r['spec']['number'] == 23 and r['memory_bytes'] > 3 * 6442450944 else 1)"
+expect_exit 1 "show of an unknown problem fails" "$KFORGE" problems show NoSuchProblem
+contains "error names the query" "$T_TMP/err" "NoSuchProblem"
+expect_exit 2 "show without ID is a usage error" "$KFORGE" problems show
+
+expect_exit 2 "check without the engine says so" "$KFORGE" problems check 19
+contains "check says it needs the engine" "$T_TMP/err" "needs the engine"
+expect_exit 0 "check --cpu computes the oracle sample" "$KFORGE" problems check --cpu --samples 16 19 47 92
+contains "oracle sample for ReLU" "$T_TMP/out" "^level1/019_ReLU +y +16 samples"
+contains "oracle sample for exclusive cumsum starts at 0" "$T_TMP/out" "^level1/092_cumsum_exclusive .* first 0 "
+
+# a scratch root: one small good problem, one broken spec
+mkdir -p root/problems/level1/005_Matrix_scalar_multiplication root/problems/level1/019_ReLU root/templates
+cp "$KF_ROOT"/problems/level1/019_ReLU/* root/problems/level1/019_ReLU/
+sed -e 's/"batch_size": 4096/"batch_size": 2/' -e 's/"dim": 393216/"dim": 3/' \
+	"$KF_ROOT/problems/level1/019_ReLU/spec.json" >root/problems/level1/019_ReLU/spec.json
+sed -i -e 's/^batch_size = 4096/batch_size = 2/' -e 's/^dim = 393216/dim = 3/' root/problems/level1/019_ReLU/reference.py
+cp "$KF_ROOT"/problems/level1/005_Matrix_scalar_multiplication/* root/problems/level1/005_Matrix_scalar_multiplication/
+sed -i 's/"dtype": "float32"/"dtype": "float33"/' root/problems/level1/005_Matrix_scalar_multiplication/spec.json
+export KFORGE_ROOT="$T_TMP/root"
+expect_exit 1 "list with a broken spec fails" "$KFORGE" problems list
+contains "the good problem is still listed" "$T_TMP/out" "^level1/019_ReLU"
+contains "the error names file and field" "$T_TMP/err" "005_Matrix_scalar_multiplication/spec.json: field \"inputs\[0\]\.dtype\": unknown dtype \"float33\""
+
+expect_exit 0 "inputs writes .npy files" "$KFORGE" problems inputs 19 --out dump --seed 7
+check "npy header and values readable" python3 -c "
+import json,struct,sys
+b = open('dump/inputs/x.npy','rb').read()
+assert b[:6] == b'\x93NUMPY'
+hl = b[8] | b[9] << 8
+hdr = b[10:10+hl].decode()
+assert \"'descr': '<f4'\" in hdr and '(2, 3)' in hdr, hdr
+assert (10 + hl) % 64 == 0
+v = struct.unpack('<6f', b[10+hl:])
+assert all(0 <= x < 1 for x in v) and len(set(v)) == 6, v
+assert json.load(open('dump/spec.json'))['seed'] == 7"
+check "oracle sample is relu of the written inputs" python3 -c "
+import json,struct,sys
+b = open('dump/inputs/x.npy','rb').read()
+hl = b[8] | b[9] << 8
+x = struct.unpack('<6f', b[10+hl:])
+o = json.load(open('dump/oracle/y.json'))
+assert o['index'] == list(range(6)), o
+assert all(abs(v - max(x[i], 0)) < 1e-12 for i, v in zip(o['index'], o['value'])), (x, o)"
+cp dump/inputs/x.npy first.npy
+"$KFORGE" problems inputs 19 --out dump --seed 7 >/dev/null
+check "same seed, same bytes" cmp -s first.npy dump/inputs/x.npy
+"$KFORGE" problems inputs 19 --out dump --seed 8 >/dev/null
+check_fail "another seed, other bytes" cmp -s first.npy dump/inputs/x.npy
+expect_exit 2 "inputs without --out is a usage error" "$KFORGE" problems inputs 19
+
+# NVRTC (the CUDA toolkit, no GPU): the GPU fill kernels and every reference compile
+if [ -e /usr/local/cuda/lib64/libnvrtc.so ] || ldconfig -p 2>/dev/null | grep -q libnvrtc; then
+	expect_exit 0 "NVRTC compiles the fill kernels and the references" \
+		"$KF_BUILD/tests/record_philox_fixture" --compile-only "$KF_ROOT"/problems/level1/*/reference.cu
+	n=$(grep -c '^ok .*reference.cu' "$T_TMP/out")
+	m=$(ls "$KF_ROOT"/problems/level1/*/reference.cu | wc -l)
+	check "every reference.cu compiled ($n of $m)" test "$n" -eq "$m"
+else
+	skip "NVRTC not installed: fill kernels and references not compiled"
+fi
+
+# The GPU fill kernels run on the host (threads as a block, a barrier as
+# __syncthreads): their bits equal the CPU generator's for every fixture tensor.
+if command -v c++ >/dev/null 2>&1; then
+	if c++ -std=c++17 -O1 -ffp-contract=off -pthread -I"$KF_ROOT" -o emu "$KF_ROOT/tests/tools/emulate_fill.cpp" 2>emu.err; then
+		ok "the fill kernels build for host emulation"
+		python3 "$KF_ROOT/tests/tools/emulate_fixture.py" ./emu "$KF_ROOT/tests/fixtures/philox_spec.json" >emu.json
+		KF_PHILOX_FIXTURE="$T_TMP/emu.json" "$KF_BUILD/tests/test_philox" >emu.out 2>&1
+		contains "emulated GPU kernels give the CPU generator's bits" emu.out "^ok 1 - test_gpu_fixture"
+	else
+		nok "the fill kernels build for host emulation"; sed 's/^/# /' emu.err | head -n 10
+	fi
+else
+	skip "no C++ compiler: fill kernels not emulated"
+fi

@@ -1,0 +1,292 @@
+/* Problem specs: every committed spec loads; malformed specs fail with an
+ * error naming the file and the field; lookups, memory plan, roofline. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/fsutil.h"
+#include "core/problem.h"
+
+static const char *root(void)
+{
+	const char *r = getenv("KF_ROOT");
+	return r ? r : ".";
+}
+
+static void test_all_specs_load(void **state)
+{
+	char **dirs;
+	int n, loaded = 0, prev = 0;
+	struct buf err = BUF_INIT;
+	(void)state;
+
+	assert_int_equal(problem_list_dirs(root(), 1, &dirs, &n, &err), 0);
+	assert_true(n >= 42);
+	for (int i = 0; i < n; i++) {
+		struct problem p;
+		const char *base = strrchr(dirs[i], '/') + 1;
+		problem_init(&p);
+		if (problem_load(&p, dirs[i], &err) < 0)
+			fail_msg("%s", err.s);
+		/* the directory is the id; the number matches file name and dir */
+		assert_string_equal(p.id + strlen("level1/"), base);
+		assert_int_equal(atoi(base), p.number);
+		assert_int_equal(atoi(p.kernelbench_file), p.number);
+		assert_non_null(strstr(p.reference_src, "/*@launch"));
+		assert_non_null(strstr(p.torch_text, "class Model"));
+		assert_true(p.n_in >= 1 && p.n_out >= 1);
+		assert_true(p.min_bytes > 0);
+		assert_true(prev < p.number);
+		prev = p.number;
+		problem_release(&p);
+		loaded++;
+		free(dirs[i]);
+	}
+	free(dirs);
+	assert_int_equal(loaded, n);
+	buf_release(&err);
+}
+
+static const char *good =
+	"{\"id\":\"level1/901_T\",\"level\":1,\"number\":901,\"name\":\"T\","
+	"\"kernelbench_file\":\"901_T.py\",\"family\":\"elementwise\",\"operation\":\"relu\","
+	"\"sizes\":{\"n\":4,\"m\":3},\"scalars\":{\"alpha\":0.5},\"inputs\":["
+	"{\"name\":\"x\",\"role\":\"input\",\"dtype\":\"float32\",\"shape\":[\"n\",\"m\"],"
+	"\"dist\":{\"kind\":\"uniform\",\"low\":0,\"high\":1}}],"
+	"\"outputs\":[{\"name\":\"y\",\"dtype\":\"float32\",\"shape\":[\"n\",\"m\"]}],"
+	"\"tolerance\":\"fp32\",\"flops\":12,\"min_bytes\":96,\"attrs\":{\"op\":\"relu\"}}";
+
+/* Replaces the first `from` in good with `to`. */
+static char *mutate(const char *from, const char *to)
+{
+	const char *at = strstr(good, from);
+	char *s;
+	assert_non_null(at);
+	s = malloc(strlen(good) + strlen(to) + 1);
+	memcpy(s, good, (size_t)(at - good));
+	strcpy(s + (at - good), to);
+	strcat(s, at + strlen(from));
+	return s;
+}
+
+/* Writes spec into a fresh problem directory and loads it; returns the error. */
+static int load_dir(const char *spec, const char *torch, char *dir_out, struct buf *err)
+{
+	char tmpl[] = "/tmp/kf-problem-XXXXXX";
+	char path[256], pdir[128];
+	struct problem p;
+	int rc;
+	FILE *f;
+
+	assert_non_null(mkdtemp(tmpl));
+	snprintf(pdir, sizeof(pdir), "%s/901_T", tmpl);
+	assert_int_equal(mkdir(pdir, 0755), 0);
+	strcpy(dir_out, pdir);
+	snprintf(path, sizeof(path), "%s/spec.json", pdir);
+	f = fopen(path, "w");
+	fputs(spec, f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/reference.py", pdir);
+	f = fopen(path, "w");
+	fputs(torch ? torch : "class Model: pass\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/reference.cu", pdir);
+	f = fopen(path, "w");
+	fputs("/*@launch\n@*/\n", f);
+	fclose(f);
+	problem_init(&p);
+	rc = problem_load(&p, pdir, err);
+	problem_release(&p);
+	return rc;
+}
+
+static void cleanup(const char *dir)
+{
+	char cmd[300];
+	/* the fresh parent of the problem directory */
+	snprintf(cmd, sizeof(cmd), "rm -rf '%.*s'", (int)(strrchr(dir, '/') - dir), dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void expect_bad(const char *from, const char *to, const char *field, const char *what)
+{
+	char *spec = mutate(from, to), dir[64];
+	struct buf err = BUF_INIT;
+
+	assert_int_equal(load_dir(spec, NULL, dir, &err), -1);
+	if (!strstr(err.s, "spec.json") || !strstr(err.s, field) || (what && !strstr(err.s, what)))
+		fail_msg("error \"%s\" does not name spec.json, %s and %s", err.s, field,
+			 what ? what : "");
+	cleanup(dir);
+	free(spec);
+	buf_release(&err);
+}
+
+static void test_good(void **state)
+{
+	struct problem p;
+	struct buf err = BUF_INIT, detail = BUF_INIT;
+	char dir[64];
+	long long v;
+	double d;
+	(void)state;
+
+	assert_int_equal(load_dir(good, NULL, dir, &err), 0);
+	problem_init(&p);
+	assert_int_equal(problem_load(&p, dir, &err), 0);
+	assert_int_equal(p.n_in, 1);
+	assert_int_equal(p.n_out, 1);
+	assert_int_equal(p.t[0].numel, 12);
+	assert_int_equal(p.t[1].bytes, 48);
+	assert_int_equal(problem_size(&p, "m", &v), 0);
+	assert_int_equal(v, 3);
+	assert_int_equal(problem_size(&p, "q", &v), -1);
+	assert_int_equal(problem_scalar(&p, "alpha", &d), 0);
+	assert_true(d == 0.5);
+	assert_int_equal(problem_tensor_index(&p, "y"), 1);
+	assert_true(p.atol == 1e-4 && p.rtol == 1e-4);
+	/* x + y_ref + y_cand + 3 buffers * 2 guards + flush */
+	assert_int_equal(problem_memory_plan(&p, 1000, &detail),
+			 48 + 48 + 48 + 6 * PROBLEM_GUARD_BYTES + 1000);
+	assert_non_null(strstr(detail.s, "total"));
+	/* 96 bytes at 1 GB/s = 96 ns; 12 flops at 1 GFLOP/s = 12 ns */
+	assert_true(problem_roofline_ms(&p, 1, 1) > 0.0000959 && problem_roofline_ms(&p, 1, 1) < 0.0000961);
+	problem_release(&p);
+	cleanup(dir);
+	buf_release(&err);
+	buf_release(&detail);
+}
+
+static void test_missing_fields(void **state)
+{
+	(void)state;
+	expect_bad("\"tolerance\":\"fp32\",", "", "tolerance", "missing");
+	expect_bad("\"family\":\"elementwise\",", "", "family", "missing");
+	expect_bad("\"dtype\":\"float32\",\"shape\":[\"n\",\"m\"],\"dist\"", "\"shape\":[\"n\",\"m\"],\"dist\"",
+		   "inputs[0].dtype", "missing");
+	expect_bad("\"dist\":{\"kind\":\"uniform\",\"low\":0,\"high\":1}", "\"dist\":{\"kind\":\"uniform\",\"low\":0}",
+		   "inputs[0].dist.high", "missing");
+	expect_bad("\"flops\":12,", "", "flops", "missing");
+}
+
+static void test_bad_values(void **state)
+{
+	(void)state;
+	expect_bad("\"dtype\":\"float32\"", "\"dtype\":\"float33\"", "inputs[0].dtype", "float33");
+	expect_bad("{\"name\":\"y\",\"dtype\":\"float32\"", "{\"name\":\"y\",\"dtype\":\"complex64\"",
+		   "outputs[0].dtype", "complex64");
+	expect_bad("\"kind\":\"uniform\"", "\"kind\":\"zipf\"", "inputs[0].dist.kind", "zipf");
+	expect_bad("\"tolerance\":\"fp32\"", "\"tolerance\":\"loose\"", "tolerance", "loose");
+	expect_bad("\"role\":\"input\"", "\"role\":\"weight\"", "inputs[0].role", "weight");
+	expect_bad("\"level\":1", "\"level\":\"one\"", "level", "integer");
+}
+
+static void test_bad_sizes(void **state)
+{
+	(void)state;
+	expect_bad("\"n\":4", "\"n\":0", "sizes.n", "positive");
+	expect_bad("\"n\":4", "\"n\":-3", "sizes.n", "positive");
+	expect_bad("\"n\":4", "\"n\":1e30", "sizes.n", "integer");
+	expect_bad("\"n\":4", "\"n\":2000000000000", "sizes.n", "too large");
+	expect_bad("\"n\":4", "\"n\":99999999999999999999999", "invalid JSON", NULL);
+	/* each size is fine, the product overflows */
+	expect_bad("\"n\":4,\"m\":3", "\"n\":2000000,\"m\":2000000",
+		   "inputs[0].shape", "too many");
+	expect_bad("\"shape\":[\"n\",\"m\"],\"dist\"", "\"shape\":[\"n\",\"m\",\"n\",\"m\",\"n\",\"m\",\"n\",\"m\",\"n\"],\"dist\"",
+		   "inputs[0].shape", "dims");
+	expect_bad("\"shape\":[\"n\",\"m\"],\"dist\"", "\"shape\":[\"n\",0],\"dist\"",
+		   "inputs[0].shape[1]", "positive");
+}
+
+static void test_shape_mismatch(void **state)
+{
+	char dir[64];
+	struct buf err = BUF_INIT;
+	(void)state;
+	/* shape names a size the spec lacks */
+	expect_bad("\"shape\":[\"n\",\"m\"],\"dist\"", "\"shape\":[\"n\",\"k\"],\"dist\"",
+		   "inputs[0].shape[1]", "\"k\" is not in sizes");
+	/* symmetrize needs square matrices */
+	expect_bad("\"high\":1}", "\"high\":1,\"post\":\"symmetrize\"}", "inputs[0].dist.post",
+		   "square");
+	/* the id names another directory */
+	expect_bad("\"id\":\"level1/901_T\"", "\"id\":\"level1/902_T\"", "\"id\"", "directory 901_T");
+	expect_bad("\"number\":901", "\"number\":902", "\"number\"", "directory 901_T");
+	/* reference.py states other sizes than the spec */
+	assert_int_equal(load_dir(good, "class Model: pass\nn = 5\nm = 3\n", dir, &err), -1);
+	assert_non_null(strstr(err.s, "reference.py:2"));
+	assert_non_null(strstr(err.s, "sizes.n"));
+	assert_non_null(strstr(err.s, "spec.json"));
+	cleanup(dir);
+	buf_release(&err);
+}
+
+static void test_unreadable(void **state)
+{
+	struct problem p;
+	struct buf err = BUF_INIT;
+	char dir[64], path[128];
+	(void)state;
+
+	problem_init(&p);
+	assert_int_equal(problem_load(&p, "/nonexistent/kf", &err), -1);
+	assert_non_null(strstr(err.s, "/nonexistent/kf/spec.json"));
+	/* spec.json a directory: cannot be read */
+	assert_int_equal(load_dir(good, NULL, dir, &err), 0);
+	snprintf(path, sizeof(path), "%s/spec.json", dir);
+	unlink(path);
+	mkdir(path, 0755);
+	assert_int_equal(problem_load(&p, dir, &err), -1);
+	assert_non_null(strstr(err.s, "spec.json"));
+	rmdir(path);
+	/* missing reference.cu */
+	assert_int_equal(load_dir(good, NULL, dir + 0, &err), 0);
+	snprintf(path, sizeof(path), "%s/reference.cu", dir);
+	unlink(path);
+	assert_int_equal(problem_load(&p, dir, &err), -1);
+	assert_non_null(strstr(err.s, "reference.cu"));
+	cleanup(dir);
+	/* garbage */
+	assert_int_equal(problem_load_json(&p, "{\"id\": ", "mem.json", &err), -1);
+	assert_non_null(strstr(err.s, "mem.json"));
+	assert_int_equal(problem_load_json(&p, "[1,2]", "mem.json", &err), -1);
+	assert_non_null(strstr(err.s, "mem.json"));
+	problem_release(&p);
+	buf_release(&err);
+}
+
+static void test_find(void **state)
+{
+	struct buf dir = BUF_INIT, err = BUF_INIT;
+	const char *q[] = { "level1/023_Softmax", "23", "023", "Softmax", "level1/23", "softmax",
+			    "023_Softmax" };
+	(void)state;
+	for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++) {
+		if (problem_find(root(), q[i], &dir, &err) < 0)
+			fail_msg("%s: %s", q[i], err.s);
+		assert_non_null(strstr(dir.s, "problems/level1/023_Softmax"));
+	}
+	assert_int_equal(problem_find(root(), "NoSuchThing", &dir, &err), -1);
+	assert_non_null(strstr(err.s, "NoSuchThing"));
+	assert_int_equal(problem_find(root(), "level2/23", &dir, &err), -1);
+	buf_release(&dir);
+	buf_release(&err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_all_specs_load), cmocka_unit_test(test_good),
+		cmocka_unit_test(test_missing_fields), cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_bad_sizes),      cmocka_unit_test(test_shape_mismatch),
+		cmocka_unit_test(test_unreadable),     cmocka_unit_test(test_find),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,330 @@
+/* The runtime's CPU-testable parts: the wire protocol (framing, bounds,
+ * deadlines, EOF), the protocol JSON and eval key, timing statistics, and
+ * that the worker's harness kernels compile with NVRTC. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "core/json.h"
+#include "core/proc.h"
+#include "engine/engine_int.h"
+#include "engine/rt.h"
+#include "engine/worker_int.h"
+
+static void test_rt_roundtrip(void **state)
+{
+	int p[2];
+	struct rt_msg m;
+	struct buf err = BUF_INIT;
+	json_t *j = json_pack("{s:s,s:i}", "hello", "world", "n", 42);
+	const char bin[] = "\x7f" "ELF\0binary";
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	rt_msg_init(&m);
+	assert_int_equal(rt_send(p[1], RT_EVAL, j, bin, sizeof(bin), &err), 0);
+	assert_int_equal(rt_recv(p[0], &m, now_s() + 5, &err), 0);
+	assert_int_equal(m.type, RT_EVAL);
+	assert_string_equal(jget_str(m.json, "hello", ""), "world");
+	assert_int_equal(jget_int(m.json, "n", 0), 42);
+	assert_int_equal(m.bin.len, sizeof(bin));
+	assert_memory_equal(m.bin.s, bin, sizeof(bin));
+	/* Deadline with nothing to read: -2, quickly. */
+	{
+		double t0 = now_s();
+		assert_int_equal(rt_recv(p[0], &m, now_s() + 0.2, &err), -2);
+		assert_true(now_s() - t0 < 2.0);
+	}
+	/* EOF: -1 with a message. */
+	close(p[1]);
+	buf_reset(&err);
+	assert_int_equal(rt_recv(p[0], &m, now_s() + 5, &err), -1);
+	assert_non_null(strstr(err.s, "closed"));
+	close(p[0]);
+	rt_msg_release(&m);
+	json_decref(j);
+	buf_release(&err);
+}
+
+static void test_rt_bad_frames(void **state)
+{
+	int p[2];
+	struct rt_msg m;
+	struct buf err = BUF_INIT;
+	uint32_t h[4] = { 0x12345678u, RT_EVAL, 2, 0 };
+	uint32_t big[4] = { RT_MAGIC, RT_EVAL, RT_JSON_MAX + 1, 0 };
+
+	(void)state;
+	rt_msg_init(&m);
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(write(p[1], h, sizeof(h)), (ssize_t)sizeof(h));
+	assert_int_equal(rt_recv(p[0], &m, 0, &err), -1);
+	assert_non_null(strstr(err.s, "bad frame"));
+	close(p[0]);
+	close(p[1]);
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(write(p[1], big, sizeof(big)), (ssize_t)sizeof(big));
+	assert_int_equal(rt_recv(p[0], &m, 0, &err), -1);
+	close(p[0]);
+	close(p[1]);
+	/* JSON that is not an object. */
+	assert_int_equal(pipe(p), 0);
+	{
+		uint32_t hh[4] = { RT_MAGIC, RT_RESULT, 3, 0 };
+		assert_int_equal(write(p[1], hh, sizeof(hh)), (ssize_t)sizeof(hh));
+		assert_int_equal(write(p[1], "[1]", 3), 3);
+	}
+	assert_int_equal(rt_recv(p[0], &m, 0, &err), -1);
+	assert_non_null(strstr(err.s, "bad JSON"));
+	close(p[0]);
+	close(p[1]);
+	rt_msg_release(&m);
+	buf_release(&err);
+}
+
+static void test_protocol_key(void **state)
+{
+	struct eval_protocol p, v;
+	struct buf a = BUF_INIT, b = BUF_INIT;
+	char k1[65], k2[65], k3[65], k4[65];
+
+	(void)state;
+	eval_protocol_default(&p);
+	eval_protocol_verify(&v);
+	assert_int_equal(p.check_trials, 5);
+	assert_int_equal(p.warmup, 3);
+	assert_int_equal(p.timed_trials, 100);
+	assert_true(v.timed_trials > p.timed_trials);
+	engine_protocol_json(&p, "sm_90", &a);
+	engine_protocol_json(&v, "sm_90", &b);
+	assert_non_null(strstr(a.s, "\"timed_trials\":100"));
+	assert_non_null(strstr(a.s, "\"name\":\"collect-v1\""));
+	assert_non_null(strstr(b.s, "\"normal\""));
+	engine_eval_key("abc", "level1/019_ReLU", "H100", a.s, k1);
+	engine_eval_key("abc", "level1/019_ReLU", "H100", a.s, k2);
+	engine_eval_key("abc", "level1/019_ReLU", "H200", a.s, k3);
+	engine_eval_key("abc", "level1/019_ReLU", "H100", b.s, k4);
+	assert_string_equal(k1, k2);
+	assert_string_not_equal(k1, k3);
+	assert_string_not_equal(k1, k4);
+	assert_int_equal(strlen(k1), 64);
+	assert_null(strstr(a.s, "max_timing_s"));     /* unset: not in the key */
+	p.max_timing_s = 5;
+	engine_protocol_json(&p, "sm_90", &b);
+	assert_non_null(strstr(b.s, "\"max_timing_s\":5"));
+	engine_eval_key("abc", "level1/019_ReLU", "H100", b.s, k4);
+	assert_string_not_equal(k1, k4);
+	buf_release(&a);
+	buf_release(&b);
+}
+
+static void test_time_stats(void **state)
+{
+	json_t *res = json_pack("{s:[{s:f,s:f},{s:f,s:f},{s:f,s:f},{s:f,s:f}]}", "time", "time_ms", 1.0,
+				"cupti_ms", 0.5, "time_ms", 2.0, "cupti_ms", 1.5, "time_ms", 3.0,
+				"cupti_ms", 2.5, "time_ms", 10.0, "cupti_ms", 9.5);
+	struct eval_outcome o;
+
+	(void)state;
+	eval_outcome_init(&o);
+	engine_time_stats(res, &o);
+	assert_true(fabs(o.time_mean_ms - 4.0) < 1e-12);
+	assert_true(fabs(o.time_median_ms - 2.5) < 1e-12);
+	assert_true(fabs(o.time_min_ms - 1.0) < 1e-12);
+	assert_true(fabs(o.time_max_ms - 10.0) < 1e-12);
+	assert_true(fabs(o.time_std_ms - sqrt((9 + 4 + 1 + 36) / 4.0)) < 1e-12);
+	assert_true(fabs(o.cupti_mean_ms - 3.5) < 1e-12);
+	assert_true(fabs(o.cupti_median_ms - 2.0) < 1e-12);
+	eval_outcome_release(&o);
+	json_decref(res);
+}
+
+/* In a child: NVRTC keeps some memory to itself, which LeakSanitizer
+ * would report at exit; the child leaves with _exit. */
+static int compile_in_child(const char *cache, struct buf *cubin, struct buf *err)
+{
+	int p[2], st = 0;
+	pid_t pid;
+	char tmp[65536];
+	ssize_t n;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct buf c = BUF_INIT, e = BUF_INIT;
+		close(p[0]);
+		setenv("KFORGE_CACHE", cache, 1);
+		if (worker_harness_compile("sm_90", &c, &e) < 0) {
+			if (write(p[1], "E", 1) != 1 || write(p[1], e.s, e.len) < 0)
+				_exit(2);
+			_exit(1);
+		}
+		if (write(p[1], "C", 1) != 1 || write(p[1], c.s, c.len) != (ssize_t)c.len)
+			_exit(2);
+		_exit(0);
+	}
+	close(p[1]);
+	buf_reset(cubin);
+	while ((n = read(p[0], tmp, sizeof(tmp))) > 0)
+		buf_add(cubin, tmp, (size_t)n);
+	close(p[0]);
+	waitpid(pid, &st, 0);
+	if (!cubin->len || cubin->s[0] != 'C') {
+		buf_reset(err);
+		if (cubin->len)
+			buf_add(err, cubin->s + 1, cubin->len - 1);
+		return -1;
+	}
+	memmove(cubin->s, cubin->s + 1, cubin->len - 1);
+	buf_truncate(cubin, cubin->len - 1);
+	return 0;
+}
+
+static void test_harness_compiles(void **state)
+{
+	struct buf cubin = BUF_INIT, again = BUF_INIT, err = BUF_INIT;
+	char dir[] = "/tmp/kf-harness-XXXXXX";
+	int r;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	r = compile_in_child(dir, &cubin, &err);   /* a fresh cache: this compiles */
+	if (r < 0 && strstr(err.s, "NVRTC not found")) {
+		buf_release(&err);
+		skip();
+	}
+	if (r < 0)
+		fail_msg("%s", err.s);
+	assert_true(cubin.len > 1000);
+	assert_memory_equal(cubin.s, "\x7f" "ELF", 4);
+	/* The second start reads the cache: the same bytes. */
+	assert_int_equal(compile_in_child(dir, &again, &err), 0);
+	assert_int_equal(again.len, cubin.len);
+	assert_memory_equal(again.s, cubin.s, cubin.len);
+	{
+		char cmd[96];
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		assert_int_equal(system(cmd), 0);
+	}
+	buf_release(&again);
+	buf_release(&cubin);
+	buf_release(&err);
+}
+
+/* ---- the supervisor with tests/helpers/fake_worker ------------------------ */
+
+static json_t *request(struct supervisor *s, const char *mode, double *secs)
+{
+	json_t *req = json_pack("{s:s,s:f}", "mode", mode, "next_s", 0.5), *rep = NULL;
+	struct buf err = BUF_INIT;
+	double t0 = now_s();
+
+	assert_int_equal(supervisor_request(s, RT_EVAL, req, "xyz", 3, &rep, &err), 0);
+	if (secs)
+		*secs = now_s() - t0;
+	json_decref(req);
+	buf_release(&err);
+	assert_non_null(rep);
+	return rep;
+}
+
+static int pid_of(struct supervisor *s)
+{
+	json_t *r = request(s, "pid", NULL);
+	int pid = (int)jget_int(r, "pid", -1);
+
+	assert_string_equal(jget_str(r, "status", ""), "correct");
+	json_decref(r);
+	return pid;
+}
+
+static void test_supervisor_watchdog(void **state)
+{
+	struct supervisor *s = NULL;
+	struct buf err = BUF_INIT, exe = BUF_INIT;
+	json_t *info = NULL, *r;
+	const char *kb = getenv("KF_BUILD");
+	int p1, p2, p3, p4;
+	double secs;
+
+	(void)state;
+	buf_addf(&exe, "%s/tests/fake_worker", kb ? kb : "build");
+	if (access(exe.s, X_OK) != 0) {
+		buf_release(&exe);
+		skip();
+	}
+	setenv("KFORGE_WORKER_TEST_GPUS", "1", 1);
+	if (supervisor_open(&s, exe.s, 0, &info, &err) < 0)
+		fail_msg("%s", err.s);
+	assert_string_equal(jget_str(info, "name", ""), "Fake GPU");
+	assert_int_equal(supervisor_n_workers(s), 1);
+
+	/* A healthy request; the attachment arrives whole. */
+	r = request(s, "ok", NULL);
+	assert_string_equal(jget_str(r, "status", ""), "correct");
+	assert_int_equal(jget_int(r, "bin", 0), 3);
+	json_decref(r);
+	p1 = pid_of(s);
+
+	/* A crash: runtime_error naming the signal, and a new worker. */
+	r = request(s, "crash", NULL);
+	assert_string_equal(jget_str(r, "status", ""), "runtime_error");
+	if (!strstr(jget_str(r, "detail", ""), "signal 6"))
+		fail_msg("detail: %s", jget_str(r, "detail", ""));
+	json_decref(r);
+	p2 = pid_of(s);
+	assert_int_not_equal(p1, p2);
+
+	/* Silent past its announced 0.5 s: killed after the 2 s grace. */
+	r = request(s, "hang_after_progress", &secs);
+	assert_string_equal(jget_str(r, "status", ""), "timeout");
+	assert_true(secs >= 2.4 && secs < 6.0);
+	json_decref(r);
+	p3 = pid_of(s);
+	assert_int_not_equal(p2, p3);
+	assert_int_not_equal(kill(p2, 0), 0);   /* the old one is gone */
+
+	/* Long work that keeps announcing itself is not killed. */
+	r = request(s, "slow_progress", &secs);
+	assert_string_equal(jget_str(r, "status", ""), "correct");
+	json_decref(r);
+	assert_int_equal(pid_of(s), p3);
+
+	/* A fatal result: the worker is replaced before the next request. */
+	r = request(s, "fatal", NULL);
+	assert_true(jget_bool(r, "fatal", 0));
+	json_decref(r);
+	p4 = pid_of(s);
+	assert_int_not_equal(p3, p4);
+
+	supervisor_close(s);
+	assert_int_not_equal(kill(p4, 0), 0);
+	json_decref(info);
+	unsetenv("KFORGE_WORKER_TEST_GPUS");
+	buf_release(&err);
+	buf_release(&exe);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rt_roundtrip),
+		cmocka_unit_test(test_rt_bad_frames),
+		cmocka_unit_test(test_protocol_key),
+		cmocka_unit_test(test_time_stats),
+		cmocka_unit_test(test_harness_compiles),
+		cmocka_unit_test(test_supervisor_watchdog),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
