@@ -6,13 +6,14 @@
 #include <string.h>
 
 const char usage_report[] =
-	"kforge report [PROBLEM] [--run ID] [--json]\n"
+	"kforge report [PROBLEM] [--run ID] [--source] [--json]\n"
 	"kforge report --gpus [--json]\n"
 	"\n"
 	"  PROBLEM   one problem's search: header, statistics, one line per round and\n"
 	"            the best kernel with its idea (\"23\", \"Softmax\", \"level1/023_Softmax\")\n"
 	"            Without PROBLEM: a summary of the run, one line per problem.\n"
 	"  --run ID  the run to report (default: the latest)\n"
+	"  --source  also print the best kernel's source\n"
 	"  --gpus    per problem, the best verified kernel's speedup on each GPU\n"
 	"  --json    the same as JSON\n"
 	"Kernels that failed verification are never reported as best.\n";
@@ -27,7 +28,7 @@ static void fmt_speed(struct buf *b, const json_t *speedup, const json_t *ms)
 		buf_adds(b, "-");
 }
 
-static void print_problem(const json_t *r)
+static void print_problem(const json_t *r, struct store *store)
 {
 	const json_t *run = json_object_get(r, "run"), *st = json_object_get(r, "stats");
 	const json_t *best = json_object_get(r, "best"), *x;
@@ -54,7 +55,8 @@ static void print_problem(const json_t *r)
 	json_array_foreach(json_object_get(r, "rounds"), i, x) {
 		buf_reset(&b);
 		fmt_speed(&b, json_object_get(x, "best_speedup"), json_object_get(x, "best_ms"));
-		printf("| %lld | %lld | %lld | %lld | %s |\n", (long long)jget_int(x, "round", 0),
+		printf("| %lld%s | %lld | %lld | %lld | %s |\n", (long long)jget_int(x, "round", 0),
+		       !strcmp(jget_str(x, "status", "done"), "open") ? " (open)" : "",
 		       (long long)jget_int(x, "kernels", 0), (long long)jget_int(x, "compiled", 0),
 		       (long long)jget_int(x, "correct", 0), b.s);
 	}
@@ -85,6 +87,18 @@ static void print_problem(const json_t *r)
 			printf("\n\n%s\n", jget_str(idea, "text", ""));
 		} else {
 			printf("\nThe problem's reference kernel (no idea).\n");
+		}
+		if (store) {
+			json_t *row = NULL, *pa = json_pack("[s]", jget_str(best, "kernel_hash", ""));
+			struct buf e2 = BUF_INIT;
+			if (store_query_one(store, "SELECT source FROM kernels WHERE hash = ?", pa, &row, &e2) == 0 && row)
+				printf("\n### Source\n\n```cuda\n%s%s```\n", jget_str(row, "source", ""),
+				       strlen(jget_str(row, "source", "")) &&
+						       jget_str(row, "source", "")[strlen(jget_str(row, "source", "")) - 1] == '\n'
+					       ? "" : "\n");
+			json_decref(row);
+			json_decref(pa);
+			buf_release(&e2);
 		}
 	}
 	if (json_array_size(json_object_get(r, "excluded"))) {
@@ -154,12 +168,13 @@ int cmd_report(int argc, char **argv, struct cli_ctx *ctx)
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },   { "gpus", no_argument, NULL, 'g' },
 		{ "json", no_argument, NULL, 'j' },   { "run", required_argument, NULL, 'r' },
+		{ "source", no_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct store st;
 	struct buf err = BUF_INIT, id = BUF_INIT;
 	const char *run_id = NULL, *problem = NULL;
-	int c, gpus = 0, as_json = 0, rc = EXIT_FAIL;
+	int c, gpus = 0, as_json = 0, rc = EXIT_FAIL, source = 0;
 	json_t *r = NULL;
 
 	while ((c = cli_getopt(argc, argv, "report", "h", opts)) != -1) {
@@ -171,6 +186,8 @@ int cmd_report(int argc, char **argv, struct cli_ctx *ctx)
 			as_json = 1;
 		else if (c == 'r')
 			run_id = optarg;
+		else if (c == 's')
+			source = 1;
 	}
 	if (optind < argc)
 		problem = argv[optind++];
@@ -200,7 +217,7 @@ int cmd_report(int argc, char **argv, struct cli_ctx *ctx)
 	} else if (gpus) {
 		print_gpus(r);
 	} else if (problem) {
-		print_problem(r);
+		print_problem(r, source ? &st : NULL);
 	} else {
 		print_run(r);
 	}

@@ -5,6 +5,12 @@
 #include "core/json.h"
 #include "core/log.h"
 
+/* The LLM proposer's own token budget continues from the run's calls. */
+#if __has_include("collector/llm_open.c")
+#include "collector/llm.h"
+#define HAVE_LLM 1
+#endif
+
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +22,8 @@ const char usage_search[] =
 	"Runs a kernel search over problems, or resumes the store's unfinished run\n"
 	"when no --problems is given. The same options and seed make the same run:\n"
 	"running it again continues it (nothing lost, nothing done twice).\n"
+	"'kforge search --replay' alone replays the store's latest run as a new run\n"
+	"whose proposer calls are all served from the recorded ones (no network).\n"
 	"\n"
 	"  --problems LIST      level1 | 1,5,23 | 1-10 | level2/3-7 | Softmax | all\n"
 	"  --strategy S         branch (default) or revise\n"
@@ -125,6 +133,23 @@ static void progress(void *ctx, const struct search_status *st)
 	buf_release(&b);
 }
 
+/* The endpoint without any user:password@ part (logs may end up in files). */
+static const char *url_for_log(const char *u)
+{
+	static char out[512];
+	const char *at, *scheme;
+
+	if (!u || !*u)
+		return "(from the config file)";
+	scheme = strstr(u, "://");
+	at = strchr(u, '@');
+	if (scheme && at && at > scheme && !memchr(scheme + 3, '/', (size_t)(at - scheme - 3)))
+		snprintf(out, sizeof(out), "%.*s://%s", (int)(scheme - u), u, at + 1);
+	else
+		snprintf(out, sizeof(out), "%s", u);
+	return out;
+}
+
 static int parse_int(const char *s, long long *out)
 {
 	char *end;
@@ -231,17 +256,24 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 		return cli_fail(EXIT_USAGE, "search: --rounds, --ideas and --impls out of range");
 
 	if (!problems) {
-		int r = search_load_unfinished(ctx->db_path, ctx->root, &cfg, &pl, &stored, run_id, &err);
+		int replay = cfg.replay;
+		int r = replay ? search_load_latest(ctx->db_path, ctx->root, &cfg, &pl, &stored, run_id, &err)
+			       : search_load_unfinished(ctx->db_path, ctx->root, &cfg, &pl, &stored, run_id, &err);
 		if (r < 0) {
 			rc = cli_fail(EXIT_FAIL, "%s", err.s);
 			goto out;
 		}
 		if (r == 0) {
-			rc = cli_fail(EXIT_USAGE, "search: no unfinished run in %s; give --problems (see kforge search --help)",
-				      ctx->db_path);
+			rc = cli_fail(EXIT_USAGE, "search: no %s run in %s; give --problems (see kforge search --help)",
+				      replay ? "recorded" : "unfinished", ctx->db_path);
 			goto out;
 		}
-		log_info("resuming run %s", run_id);
+		if (replay) {
+			cfg.replay = 1;
+			log_info("replaying run %s from its recorded proposer calls", run_id);
+		} else {
+			log_info("resuming run %s", run_id);
+		}
 	} else {
 		if (!cfg.proposer)
 			cfg.proposer = proposer_default_name();
@@ -256,12 +288,26 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 	{
 		char id[64];
 		search_run_id(&cfg, id);
+		if (problems) {
+			char other[64];
+			json_t *oc = NULL;
+			struct buf e2 = BUF_INIT;
+			if (search_find_unfinished(ctx->db_path, other, &oc, &e2) == 1 && strcmp(other, id))
+				log_warn("run %s in %s is unfinished; 'kforge search' with no --problems resumes it",
+					 other, ctx->db_path);
+			json_decref(oc);
+			buf_release(&e2);
+		}
 		memcpy(run_id, id, sizeof(id));
 	}
 
 	if (!strcmp(cfg.proposer, "builtin"))
 		log_info("proposer: built-in%s", getenv("KFORGE_LLM_BASE_URL") && *getenv("KFORGE_LLM_BASE_URL")
 							  ? "" : " (no LLM endpoint configured: KFORGE_LLM_BASE_URL is not set)");
+	else if (!strcmp(cfg.proposer, "llm"))
+		log_info("proposer: LLM at %s, model %s%s", url_for_log(getenv("KFORGE_LLM_BASE_URL")),
+			 cfg.model ? cfg.model : getenv("KFORGE_LLM_MODEL") ? getenv("KFORGE_LLM_MODEL") : "(from the config file)",
+			 cfg.replay ? " (replay: recorded calls only)" : "");
 	if (search_cache_open(&cache, ctx->db_path, run_id, cfg.replay, &err) < 0) {
 		rc = cli_fail(EXIT_FAIL, "%s", err.s);
 		goto out;
@@ -278,6 +324,10 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 		goto out;
 	}
 	have_prop = 1;
+#ifdef HAVE_LLM
+	if (prop.name && !strcmp(prop.name, "llm"))
+		llm_proposer_set_tokens_used(&prop, search_tokens_used(ctx->db_path, run_id));
+#endif
 	if (search_backend_engine(&be, ctx->root, ctx->db_path, &cfg, &err) < 0) {
 		rc = cli_fail(EXIT_FAIL, "search: %s%s", err.s,
 			      cfg.compile_only ? "" : " (without a GPU, use --compile-only)");

@@ -4,8 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A static library member is linked only when something references it
+ * strongly: a proposer module present in the tree is referenced strongly,
+ * an absent one weakly (so kforge still links and says what is missing).
+ * Presence is the opener's source file. */
+#if !__has_include("collector/builtin.c")
 #pragma weak proposer_builtin_open
+#endif
+#if !__has_include("collector/llm_open.c")
 #pragma weak proposer_llm_open
+#endif
 
 static struct {
 	const char *name;

@@ -24,6 +24,11 @@ struct proposer_options {
 	void *cache_ctx;
 };
 
+/* A proposer's ideas/implement/repair may return this (instead of -1)
+ * when its own token budget is spent: the search ends the problem as
+ * "budget" and records no failed call. (collector/llm.h: LLM_RC_BUDGET.) */
+#define PROPOSER_RC_BUDGET (-2)
+
 typedef int (*proposer_open_fn)(struct proposer *p, const struct proposer_options *o,
 				struct buf *err);
 

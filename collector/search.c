@@ -15,7 +15,17 @@
 #include <unistd.h>
 
 static volatile sig_atomic_t stop_flag;
-static __thread double tl_start;
+static __thread double tl_start;  /* this thread's problem's start */
+
+void search_thread_started(double t)
+{
+	tl_start = t;
+}
+
+double search_thread_start(void)
+{
+	return tl_start;
+}
 
 void search_request_stop(void)
 {
@@ -138,10 +148,12 @@ void search_run_id(const struct search_config *c, char out[64])
 	buf_release(&b);
 }
 
-int search_find_unfinished(const char *db_path, char run_id[64], json_t **config,
-			   struct buf *err)
+/* The newest run matching `where` (SQL over runs, no parameters). */
+static int find_run(const char *db_path, const char *where, char run_id[64], json_t **config,
+		    struct buf *err)
 {
 	struct store st;
+	struct buf sql = BUF_INIT;
 	json_t *row = NULL;
 	int r;
 
@@ -150,11 +162,11 @@ int search_find_unfinished(const char *db_path, char run_id[64], json_t **config
 		return 0;
 	if (store_open(&st, db_path, 0, err) < 0)
 		return -1;
-	r = store_query_one(&st,
-			    "SELECT id, config FROM runs WHERE status IN ('running','stopped','failed')"
-			    " ORDER BY created_at DESC, id LIMIT 1",
-			    NULL, &row, err);
+	buf_addf(&sql, "SELECT id, config FROM runs WHERE %s ORDER BY created_at DESC, rowid DESC LIMIT 1",
+		 where);
+	r = store_query_one(&st, sql.s, NULL, &row, err);
 	store_close(&st);
+	buf_release(&sql);
 	if (r < 0)
 		return -1;
 	if (!row)
@@ -167,15 +179,21 @@ int search_find_unfinished(const char *db_path, char run_id[64], json_t **config
 	return 1;
 }
 
-int search_load_unfinished(const char *db_path, const char *root, struct search_config *c,
-			   struct problem_list *pl, json_t **stored, char run_id[64],
+int search_find_unfinished(const char *db_path, char run_id[64], json_t **config,
 			   struct buf *err)
+{
+	return find_run(db_path, "status IN ('running','stopped','failed')", run_id, config, err);
+}
+
+static int load_run(const char *db_path, const char *root, const char *where,
+		    struct search_config *c, struct problem_list *pl, json_t **stored,
+		    char run_id[64], struct buf *err)
 {
 	struct buf ids = BUF_INIT;
 	char id[64];
 	size_t i;
 	json_t *x;
-	int r = search_find_unfinished(db_path, run_id, stored, err);
+	int r = find_run(db_path, where, run_id, stored, err);
 
 	if (r <= 0)
 		return r;
@@ -192,6 +210,38 @@ int search_load_unfinished(const char *db_path, const char *root, struct search_
 	if (strcmp(id, run_id))
 		return kf_err(err, "run %s: its stored configuration gives another id (%s)", run_id, id);
 	return 1;
+}
+
+int search_load_unfinished(const char *db_path, const char *root, struct search_config *c,
+			   struct problem_list *pl, json_t **stored, char run_id[64],
+			   struct buf *err)
+{
+	return load_run(db_path, root, "status IN ('running','stopped','failed')", c, pl, stored,
+			run_id, err);
+}
+
+int search_load_latest(const char *db_path, const char *root, struct search_config *c,
+		       struct problem_list *pl, json_t **stored, char run_id[64], struct buf *err)
+{
+	return load_run(db_path, root, "json_extract(config, '$.replay') = 0", c, pl, stored, run_id,
+			err);
+}
+
+long long search_tokens_used(const char *db_path, const char *run_id)
+{
+	struct store st;
+	struct buf err = BUF_INIT;
+	long long n = 0;
+	json_t *pa = json_pack("[s]", run_id);
+
+	if (file_exists(db_path) && store_open(&st, db_path, 0, &err) == 0) {
+		store_query_int(&st, "SELECT SUM(COALESCE(prompt_tokens,0) + COALESCE(completion_tokens,0))"
+				     " FROM llm_calls WHERE run_id = ?", pa, 0, &n, &err);
+		store_close(&st);
+	}
+	json_decref(pa);
+	buf_release(&err);
+	return n;
 }
 
 /* ---- response cache ---- */
@@ -341,9 +391,11 @@ static int run_problem(struct search *S, int idx, struct buf *err)
 {
 	struct sproblem P;
 	const struct search_config *c = S->cfg;
-	int r = 0;
+	int r = 0, streak = 0, holes = 0;
 
 	memset(&P, 0, sizeof(P));
+	P.fail_streak = &streak;
+	P.holes = &holes;
 	P.S = S;
 	P.idx = idx;
 	P.ref = &c->problems->v[idx];
@@ -364,6 +416,8 @@ static int run_problem(struct search *S, int idx, struct buf *err)
 		r = !strcmp(c->strategy, "revise") ? sp_revise_turn(&P, round, err)
 						   : sp_branch_round(&P, round, err);
 	}
+	if (r >= 0 && r != SP_STOP && holes)
+		r = kf_err(err, "%d proposer calls failed; run kforge search again to retry them", holes);
 out:
 	set_state(S, idx, r < 0 ? "failed" : r == SP_STOP ? "stopped" : r == SP_BUDGET ? "budget" : "done", -1);
 	store_close(&P.st);

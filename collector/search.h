@@ -120,6 +120,11 @@ int search_load_unfinished(const char *db_path, const char *root, struct search_
 			   struct problem_list *pl, json_t **stored, char run_id[64],
 			   struct buf *err);
 
+/* The same for the newest run that is not itself a replay (for
+ * `kforge search --replay` with no other options). */
+int search_load_latest(const char *db_path, const char *root, struct search_config *c,
+		       struct problem_list *pl, json_t **stored, char run_id[64], struct buf *err);
+
 /* The response cache over llm_calls.request_sha256, for the proposer's
  * cache hook. Scoped to one run (resume) or to the whole store (replay). */
 struct search_cache;
@@ -127,6 +132,9 @@ int search_cache_open(struct search_cache **c, const char *db_path, const char *
 		      int any_run, struct buf *err);
 int search_cache_lookup(void *ctx, const char *request_sha256, struct buf *out);
 void search_cache_close(struct search_cache *c);
+
+/* Prompt + completion tokens the run's recorded calls used (0 when none). */
+long long search_tokens_used(const char *db_path, const char *run_id);
 
 /* Stops the search at the next step boundary (async-signal-safe). */
 void search_request_stop(void);

@@ -2,6 +2,7 @@
  * that seed rounds and condition the proposer. */
 #include "search_int.h"
 #include "core/json.h"
+#include "core/log.h"
 #include "core/sha256.h"
 
 #include <limits.h>
@@ -9,6 +10,43 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Texts from the model, the compiler or the engine may not be valid UTF-8
+ * (jansson's checked constructors would refuse them): keep the bytes. */
+static void set_text(json_t *o, const char *key, const char *s)
+{
+	json_object_set_new(o, key, s ? json_string_nocheck(s) : json_null());
+}
+
+/* Copies s into out with every byte that is not part of a valid UTF-8
+ * sequence replaced by '?'; returns how many were replaced. Candidate
+ * files are text: the engine and the dataset expect UTF-8. */
+static int utf8_clean(struct buf *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	int bad = 0;
+
+	while (*p) {
+		int n = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3
+			: (*p & 0xF8) == 0xF0 ? 4 : 0;
+		int ok = n > 0 && !(n == 2 && *p < 0xC2) && !(n == 4 && *p > 0xF4);
+		for (int i = 1; ok && i < n; i++)
+			ok = (p[i] & 0xC0) == 0x80;
+		if (ok && n == 3)
+			ok = !(*p == 0xE0 && p[1] < 0xA0) && !(*p == 0xED && p[1] >= 0xA0);
+		if (ok && n == 4)
+			ok = !(*p == 0xF0 && p[1] < 0x90) && !(*p == 0xF4 && p[1] >= 0x90);
+		if (!ok) {
+			buf_addc(out, '?');
+			bad++;
+			p++;
+			continue;
+		}
+		buf_add(out, p, (size_t)n);
+		p += n;
+	}
+	return bad;
+}
 
 void sdb_hash8(char out[9], const char *fmt, ...)
 {
@@ -71,7 +109,7 @@ static void set_opt_int(json_t *o, const char *k, long long v)
 }
 
 int sdb_put_call(struct sproblem *P, const char *id, int round, const char *purpose,
-		 const struct proposer_record *rec, struct buf *err)
+		 const struct proposer_record *rec, int retry, struct buf *err)
 {
 	char now[32], hex[65];
 	json_t *row;
@@ -79,54 +117,60 @@ int sdb_put_call(struct sproblem *P, const char *id, int round, const char *purp
 
 	store_now(now);
 	sha256_hex(rec->request.s, rec->request.len, hex);
-	row = json_pack("{s:s,s:s,s:s,s:i,s:s,s:s,s:s,s:s,s:s,s:f,s:i,s:i,s:s}", "id", id, "run_id",
+	row = json_pack("{s:s,s:s,s:s,s:i,s:s,s:s,s:s,s:f,s:i,s:i,s:s}", "id", id, "run_id",
 			P->S->run_id, "problem_id", P->ref->id, "round", round, "purpose", purpose,
-			"proposer", P->S->prop->name ? P->S->prop->name : "unknown", "request",
-			rec->request.s, "response", rec->response.s, "request_sha256", hex,
-			"latency_ms", rec->latency_ms, "retries", rec->retries, "cached", rec->cached,
+			"proposer", P->S->prop->name ? P->S->prop->name : "unknown", "request_sha256",
+			hex, "latency_ms", rec->latency_ms, "retries", rec->retries, "cached", rec->cached,
 			"created_at", now);
-	json_object_set_new(row, "model", rec->model.len ? json_string(rec->model.s) : json_null());
+	/* Byte-exact: the replay parses the recorded response again. */
+	set_text(row, "request", rec->request.s);
+	set_text(row, "response", rec->response.s);
+	set_text(row, "model", rec->model.len ? rec->model.s : NULL);
 	json_object_set_new(row, "http_status",
 			    rec->http_status ? json_integer(rec->http_status) : json_null());
-	json_object_set_new(row, "error", rec->error.len ? json_string(rec->error.s) : json_null());
+	set_text(row, "error", rec->error.len ? rec->error.s : NULL);
 	set_opt_int(row, "prompt_tokens", rec->prompt_tokens);
 	set_opt_int(row, "completion_tokens", rec->completion_tokens);
 	set_opt_int(row, "reasoning_tokens", rec->reasoning_tokens);
 	r = store_insert(&P->st, "llm_calls", row, STORE_IGNORE, err);
+	if (r == 0 && retry)
+		r = store_insert(&P->st, "llm_calls", row, STORE_REPLACE, err);
 	json_decref(row);
 	return r;
 }
 
-static int count(struct sproblem *P, const char *sql, const char *exclude, long long *out,
-		 struct buf *err)
+static int count(struct sproblem *P, const char *sql, int round, long long *out, struct buf *err)
 {
-	json_t *pa = json_pack("[s,s,s?]", P->S->run_id, P->ref->id, exclude);
+	json_t *pa = json_pack("[s,s,i]", P->S->run_id, P->ref->id, round);
 	int r = store_query_int(&P->st, sql, pa, 0, out, err);
 	json_decref(pa);
 	return r;
 }
 
-int sdb_budget(struct sproblem *P, const char *exclude, int *ideas_left, int *impls_left,
-	       struct buf *err)
+static int left(int limit, long long used)
+{
+	return !limit ? INT_MAX : used >= limit ? 0 : (int)(limit - used);
+}
+
+int sdb_budget(struct sproblem *P, int round, struct sbudget *b, struct buf *err)
 {
 	const struct search_budget *B = &P->S->cfg->per_problem;
 	long long calls, tokens, ideas, impls;
 
-	if (count(P, "SELECT COUNT(*) FROM llm_calls WHERE run_id = ?1 AND problem_id = ?2 AND id IS NOT ?3",
-		  exclude, &calls, err) < 0 ||
-	    count(P, "SELECT SUM(COALESCE(prompt_tokens,0) + COALESCE(completion_tokens,0)) FROM llm_calls "
-		     "WHERE run_id = ?1 AND problem_id = ?2 AND id IS NOT ?3", exclude, &tokens, err) < 0 ||
-	    count(P, "SELECT COUNT(*) FROM ideas WHERE run_id = ?1 AND problem_id = ?2 AND llm_call_id IS NOT ?3",
-		  exclude, &ideas, err) < 0 ||
-	    count(P, "SELECT COUNT(*) FROM candidates WHERE run_id = ?1 AND problem_id = ?2 AND llm_call_id IS NOT ?3",
-		  exclude, &impls, err) < 0)
+	if (count(P, "SELECT COUNT(*) FROM llm_calls WHERE run_id = ?1 AND problem_id = ?2 AND round < ?3",
+		  round, &calls, err) < 0 ||
+	    count(P, "SELECT SUM(COALESCE(prompt_tokens,0) + COALESCE(completion_tokens,0)) FROM llm_calls"
+		     " WHERE run_id = ?1 AND problem_id = ?2 AND round < ?3", round, &tokens, err) < 0 ||
+	    count(P, "SELECT COUNT(*) FROM ideas WHERE run_id = ?1 AND problem_id = ?2 AND round < ?3",
+		  round, &ideas, err) < 0 ||
+	    count(P, "SELECT COUNT(*) FROM candidates WHERE run_id = ?1 AND problem_id = ?2 AND round < ?3",
+		  round, &impls, err) < 0)
 		return -1;
-	*ideas_left = B->ideas ? (int)(B->ideas - ideas) : INT_MAX;
-	*impls_left = B->impls ? (int)(B->impls - impls) : INT_MAX;
-	if ((B->llm_calls && calls >= B->llm_calls) || (B->tokens && tokens >= B->tokens) ||
-	    *ideas_left <= 0 || *impls_left <= 0)
-		return SP_BUDGET;
-	return 0;
+	b->calls = left(B->llm_calls, calls);
+	b->ideas = left(B->ideas, ideas);
+	b->impls = left(B->impls, impls);
+	b->tokens_ok = !B->tokens || tokens < B->tokens;
+	return !b->calls || !b->ideas || !b->impls || !b->tokens_ok ? SP_BUDGET : 0;
 }
 
 int sdb_round_state(struct sproblem *P, int round, struct buf *err)
@@ -193,6 +237,8 @@ json_t *sdb_candidates(struct sproblem *P, struct buf *err)
 	json_t *r = store_query_all(
 		&P->st,
 		"SELECT c.id, c.round, c.idea_id, c.impl_index, c.status, c.kernel_hash, c.template_id,"
+		/* What the proposer sees: the same across runs, so a replay asks the same. */
+		" 'kernel_' || COALESCE(substr(c.kernel_hash, 1, 12), 'none') AS label,"
 		" c.params, c.detail, k.source, e.time_mean_ms, s.speedup_eager"
 		" FROM candidates c LEFT JOIN kernels k ON k.hash = c.kernel_hash"
 		" LEFT JOIN evals e ON e.kernel_hash = c.kernel_hash AND e.problem_id = c.problem_id"
@@ -302,7 +348,9 @@ static int cmp_cand(const void *a, const void *b)
 		return -1;
 	if (tx != ty)
 		return tx < ty ? -1 : 1;
-	return strcmp(jget_str(x, "id", ""), jget_str(y, "id", ""));
+	/* Ties by content, which is the same in every run (ids are not). */
+	int c = strcmp(jget_str(x, "kernel_hash", ""), jget_str(y, "kernel_hash", ""));
+	return c ? c : strcmp(jget_str(x, "id", ""), jget_str(y, "id", ""));
 }
 
 void sdb_rank(json_t *arr)
@@ -321,7 +369,7 @@ void sdb_rank(json_t *arr)
 }
 
 int sdb_put_ideas(struct sproblem *P, const char *call_id, int round,
-		  const struct proposer_record *rec, const struct idea_list *ideas, int n,
+		  const struct proposer_record *rec, int retry, const struct idea_list *ideas, int n,
 		  const json_t *parent_ideas, struct buf *err)
 {
 	struct buf parents = BUF_INIT;
@@ -332,7 +380,7 @@ int sdb_put_ideas(struct sproblem *P, const char *call_id, int round,
 	store_now(now);
 	if (store_begin(&P->st, err) < 0)
 		goto out;
-	r = sdb_put_call(P, call_id, round, "ideas", rec, err);
+	r = sdb_put_call(P, call_id, round, "ideas", rec, retry, err);
 	if (r < 0)
 		goto fail;
 	for (int i = 0; i < n && r >= 0; i++) {
@@ -346,11 +394,12 @@ int sdb_put_ideas(struct sproblem *P, const char *call_id, int round,
 			continue;
 		sdb_hash8(h, "%s|%s|%d|%d", P->S->run_id, P->ref->id, round, i);
 		snprintf(id, sizeof(id), "idea_r%d_%s", round, h);
-		row = json_pack("{s:s,s:s,s:s,s:i,s:s,s:s,s:s?,s:s,s:s,s:s}", "id", id, "run_id",
-				P->S->run_id, "problem_id", P->ref->id, "round", round, "text", it->text,
+		row = json_pack("{s:s,s:s,s:s,s:i,s:s,s:s,s:s,s:s}", "id", id, "run_id",
+				P->S->run_id, "problem_id", P->ref->id, "round", round,
 				"source", P->S->prop->name && !strcmp(P->S->prop->name, "llm") ? "llm" : "builtin",
-				"catalogue_id", it->catalogue_id, "parent_ids", parents.s, "llm_call_id",
-				call_id, "created_at", now);
+				"parent_ids", parents.s, "llm_call_id", call_id, "created_at", now);
+		set_text(row, "text", it->text);
+		set_text(row, "catalogue_id", it->catalogue_id);
 		r = store_insert(&P->st, "ideas", row, STORE_IGNORE, err);
 		json_decref(row);
 		if (!cats) {
@@ -405,8 +454,15 @@ int sdb_eval_put(struct sproblem *P, int round, const char *idea_id, const char 
 
 	eval_outcome_init(&o);
 	if (source) {
-		if (P->S->be->eval(P->S->be->ctx, P->ref->id, source, &o, err) < 0)
+		struct buf clean = BUF_INIT;
+		int bad = utf8_clean(&clean, source);
+		r = P->S->be->eval(P->S->be->ctx, P->ref->id, clean.s, &o, err);
+		buf_release(&clean);
+		if (r < 0)
 			goto out;
+		r = -1;
+		if (bad)
+			log_debug("%s: %d bytes of a candidate were not UTF-8 (replaced by '?')", P->ref->id, bad);
 		status = o.status[0] ? o.status : "runtime_error";
 		buf_add(&detail, o.detail.s, o.detail.len > SEARCH_DETAIL_MAX ? SEARCH_DETAIL_MAX : o.detail.len);
 		if (o.failed_check[0]) {
@@ -430,11 +486,13 @@ int sdb_eval_put(struct sproblem *P, int round, const char *idea_id, const char 
 	if (params)
 		json_add_compact(&prm, params);
 	store_now(now);
-	row = json_pack("{s:s,s:s,s:s,s:i,s:s?,s:i,s:s?,s:s,s:s?,s:s?,s:s?,s:s,s:s,s:s}", "id", id,
+	row = json_pack("{s:s,s:s,s:s,s:i,s:s?,s:i,s:s?,s:s,s:s?,s:s?,s:s,s:s}", "id", id,
 			"run_id", P->S->run_id, "problem_id", P->ref->id, "round", round, "idea_id",
 			idea_id, "impl_index", impl, "kernel_hash", hash, "parent_ids", ptext.s,
-			"template_id", template_id, "params", params ? prm.s : NULL, "llm_call_id",
-			call_id, "status", status, "detail", detail.s, "created_at", now);
+			"params", params ? prm.s : NULL, "llm_call_id", call_id, "status", status,
+			"created_at", now);
+	set_text(row, "template_id", template_id);
+	set_text(row, "detail", detail.s);
 	if (store_begin(&P->st, err) < 0)
 		goto out;
 	r = store_insert(&P->st, "candidates", row, STORE_IGNORE, err);

@@ -1,15 +1,20 @@
 /* The search's engine backend over engine.h. The engine is built by
- * another module; its functions are referenced weakly so that kforge links
- * without it and `kforge search` says what is missing. */
+ * another module; without it kforge still links and `kforge search` says
+ * what is missing. */
 #include "search.h"
 
 #include <stdlib.h>
 
+/* Strong references when the engine is in the tree (a static library
+ * member is linked only through one), weak ones otherwise. */
+#if !__has_include("engine/engine.c")
 #pragma weak engine_open
 #pragma weak engine_eval
 #pragma weak engine_gpu_name
 #pragma weak engine_close
 #pragma weak eval_protocol_default
+#define ENGINE_WEAK 1
+#endif
 
 static int eng_eval(void *ctx, const char *problem_id, const char *candidate,
 		    struct eval_outcome *out, struct buf *err)
@@ -30,9 +35,11 @@ int search_backend_engine(struct search_backend *be, const char *root, const cha
 	struct engine_config ec = { 0 };
 	struct engine *e = NULL;
 
+#ifdef ENGINE_WEAK
 	if (!engine_open || !engine_eval || !engine_gpu_name || !engine_close ||
 	    !eval_protocol_default)
 		return kf_err(err, "the evaluation engine is not part of this build of kforge");
+#endif
 	ec.root = root;
 	ec.arch = cfg->arch;
 	ec.compile_only = cfg->compile_only;
@@ -50,7 +57,7 @@ int search_backend_engine(struct search_backend *be, const char *root, const cha
 
 void search_backend_engine_close(struct search_backend *be)
 {
-	if (be->ctx && engine_close)
+	if (be->ctx)
 		engine_close(be->ctx);
 	be->ctx = NULL;
 }

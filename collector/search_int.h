@@ -38,12 +38,24 @@ struct sproblem {
 	json_t *spec;
 	struct proposer_problem pp;
 	char tag[16];              /* 8 hex digits of hash(run|problem), for ids */
+	int *fail_streak;          /* proposer calls failed in a row (under S->lock) */
+	int *holes;                /* proposer calls failed in this invocation (under S->lock) */
 };
+
+/* A failed proposer call (after the proposer's own retries) leaves its
+ * round open and the search goes on; the problem ends "failed" so that the
+ * next `kforge search` retries the open rounds' failed calls. After this
+ * many failures in a row the problem stops at once (the endpoint is likely
+ * down). */
+#define SEARCH_FAIL_STREAK 3
 
 /* Step results. */
 enum { SP_OK = 0, SP_BUDGET = 1, SP_STOP = 2 };
 
 double search_now_s(void);
+/* The per-problem wall clock, per thread (idea threads inherit it). */
+void search_thread_started(double t);
+double search_thread_start(void);
 int search_stop_requested(struct search *S);
 void search_note(struct sproblem *P, int kernels, int correct, double speedup, double ms,
 		 int calls, long long tokens);
@@ -55,13 +67,17 @@ void sdb_call_id(const struct sproblem *P, int round, const char *purpose, const
 		 char out[64]);
 /* The llm_calls row of id: 1 (with *error set when it failed), 0, -1. */
 int sdb_call_get(struct sproblem *P, const char *id, int *failed, struct buf *err);
+/* Records a call (kept if it exists; replaced when `retry` retried a failed one). */
 int sdb_put_call(struct sproblem *P, const char *id, int round, const char *purpose,
-		 const struct proposer_record *rec, struct buf *err);
-/* Budget check excluding the rows of call `exclude` (NULL: none): 0 ok
- * (remaining ideas and impls in *ideas_left, *impls_left; INT_MAX: no limit),
- * SP_BUDGET when exhausted, -1 on error. */
-int sdb_budget(struct sproblem *P, const char *exclude, int *ideas_left, int *impls_left,
-	       struct buf *err);
+		 const struct proposer_record *rec, int retry, struct buf *err);
+/* The per-problem budget left for round `round`, from the rows of earlier
+ * rounds (the same whether or not this round was partly done before a
+ * kill): INT_MAX where unlimited. 0, SP_BUDGET when exhausted, or -1. */
+struct sbudget {
+	int calls, ideas, impls;
+	int tokens_ok;
+};
+int sdb_budget(struct sproblem *P, int round, struct sbudget *b, struct buf *err);
 int sdb_round_state(struct sproblem *P, int round, struct buf *err); /* 0 none, 1 open, 2 done */
 int sdb_round_open(struct sproblem *P, int round, struct buf *err);
 int sdb_round_done(struct sproblem *P, int round, struct buf *err);
@@ -83,7 +99,7 @@ int sdb_good(const struct sproblem *P, const json_t *c);
 /* Sorts an array of candidates best first (time, then id). */
 void sdb_rank(json_t *arr);
 int sdb_put_ideas(struct sproblem *P, const char *call_id, int round,
-		  const struct proposer_record *rec, const struct idea_list *ideas, int n,
+		  const struct proposer_record *rec, int retry, const struct idea_list *ideas, int n,
 		  const json_t *parent_ideas, struct buf *err);
 /* Evaluates one proposal and records its candidate in one transaction. */
 int sdb_eval_put(struct sproblem *P, int round, const char *idea_id, const char *id_part,

@@ -3,6 +3,7 @@
  * the last kernel, or improve it). Each step first looks in the store for
  * what it already did. */
 #include "search_int.h"
+#include "collector/proposers.h"
 #include "core/json.h"
 
 #include <limits.h>
@@ -22,17 +23,12 @@ static int total_ok(struct search *S)
 	return ok;
 }
 
-/* Before new work: SP_BUDGET, SP_STOP, 0, or -1. */
-static int may_start(struct sproblem *P, int *ideas_left, int *impls_left, struct buf *err)
+/* Before a new call or round: SP_STOP, SP_BUDGET (total budgets), 0. */
+static int may_go(struct sproblem *P)
 {
-	int r = sdb_budget(P, NULL, ideas_left, impls_left, err);
-	if (r)
-		return r;
-	if (!total_ok(P->S))
-		return SP_BUDGET;
 	if (search_stop_requested(P->S))
 		return SP_STOP;
-	return 0;
+	return total_ok(P->S) ? 0 : SP_BUDGET;
 }
 
 static void note_call(struct sproblem *P, const struct proposer_record *rec, int n_ideas, int inserted)
@@ -50,19 +46,33 @@ static void note_call(struct sproblem *P, const struct proposer_record *rec, int
 	search_note(P, 0, 0, 0, 0, 1, t);
 }
 
+/* Counts failed calls in a row: -1 (with err) when the problem should stop. */
+static int streak(struct sproblem *P, const struct proposer_record *rec, struct buf *err)
+{
+	int n;
+	pthread_mutex_lock(&P->S->lock);
+	n = rec->error.len ? ++*P->fail_streak : (*P->fail_streak = 0);
+	if (rec->error.len)
+		++*P->holes;
+	pthread_mutex_unlock(&P->S->lock);
+	if (n >= SEARCH_FAIL_STREAK)
+		return kf_err(err, "the proposer failed %d times in a row (last: %s)", n, rec->error.s);
+	return 0;
+}
+
 static int put_call_tx(struct sproblem *P, const char *id, int round, const char *purpose,
-		       const struct proposer_record *rec, struct buf *err)
+		       const struct proposer_record *rec, int retry, struct buf *err)
 {
 	int r;
 	if (store_begin(&P->st, err) < 0)
 		return -1;
-	r = sdb_put_call(P, id, round, purpose, rec, err);
+	r = sdb_put_call(P, id, round, purpose, rec, retry, err);
 	if (r < 0 || store_commit(&P->st, err) < 0) {
 		store_rollback(&P->st);
 		return -1;
 	}
 	note_call(P, rec, 0, r);
-	return 0;
+	return streak(P, rec, err);
 }
 
 /* Converts candidate rows into seed kernels (pointers into rows; params parsed into *owned). */
@@ -74,7 +84,7 @@ static void to_seeds(const json_t *rows, struct seed_kernel *v, json_t **owned, 
 	json_array_foreach(rows, i, c) {
 		if (*n >= SEARCH_SEEDS_MAX)
 			break;
-		v[*n].kernel_id = jget_str(c, "id", "");
+		v[*n].kernel_id = jget_str(c, "label", "");
 		v[*n].source = jget_str(c, "source", "");
 		v[*n].template_id = jget_str(c, "template_id", NULL);
 		v[*n].time_ms = jget_num(c, "time_mean_ms", 0);
@@ -108,7 +118,7 @@ static json_t *ids_of(const json_t *rows, const char *key, int distinct)
 
 int sp_reference(struct sproblem *P, struct buf *err)
 {
-	int st, il, ml, r;
+	int st, r;
 	json_t *c, *parents;
 
 	if (!P->refsrc.len)
@@ -119,7 +129,7 @@ int sp_reference(struct sproblem *P, struct buf *err)
 	if (st == 2)
 		return SP_OK;
 	if (st == 0) {
-		r = may_start(P, &il, &ml, err);
+		r = may_go(P);
 		if (r)
 			return r;
 		if (sdb_round_open(P, 0, err) < 0)
@@ -144,7 +154,7 @@ static int round_ideas(struct sproblem *P, int round, int k, const json_t *paren
 		       json_t **out, struct buf *err)
 {
 	char call_id[64];
-	int failed = 0, il, ml, r, nh = 0;
+	int failed = 0, r, nh = 0;
 	struct idea_list list;
 	struct proposer_record rec;
 	struct idea_outcome *hist = NULL;
@@ -156,8 +166,8 @@ static int round_ideas(struct sproblem *P, int round, int k, const json_t *paren
 	r = sdb_call_get(P, call_id, &failed, err);
 	if (r < 0)
 		return -1;
-	if (r == 0) {
-		r = may_start(P, &il, &ml, err);
+	if (r == 0 || failed) { /* new, or a failed call retried */
+		r = may_go(P);
 		if (r)
 			return r;
 		h = sdb_history(P, round, err);
@@ -180,16 +190,27 @@ static int round_ideas(struct sproblem *P, int round, int k, const json_t *paren
 					    sdb_seed(P, round, "ideas", 0) };
 		idea_list_init(&list);
 		proposer_record_init(&rec);
-		if (P->S->prop->ideas(P->S->prop->self, &req, &list, &rec, err) < 0) {
+		r = P->S->prop->ideas(P->S->prop->self, &req, &list, &rec, err);
+		if (r == PROPOSER_RC_BUDGET) {
+			buf_reset(err);
+			idea_list_release(&list);
+			proposer_record_release(&rec);
+			free(hist);
+			json_decref(h);
+			return SP_BUDGET;
+		}
+		if (r < 0) {
 			if (!rec.error.len)
 				buf_adds(&rec.error, err->len ? err->s : "proposer failed");
 			buf_reset(err);
 			list.n = 0; /* recorded as a failed call; the round goes on without ideas */
 		}
-		r = sdb_put_ideas(P, call_id, round, &rec, &list, list.n < k ? list.n : k,
+		r = sdb_put_ideas(P, call_id, round, &rec, failed, &list, list.n < k ? list.n : k,
 				  parent_ideas, err);
-		if (r >= 0)
+		if (r >= 0) {
 			note_call(P, &rec, list.n < k ? list.n : k, r);
+			r = streak(P, &rec, err);
+		}
 		idea_list_release(&list);
 		proposer_record_release(&rec);
 		free(hist);
@@ -236,12 +257,13 @@ static int all_done(struct sproblem *P, int round, const char *idea_id, int n, s
 	return 1;
 }
 
-static int implement(struct sproblem *P, int round, const json_t *idea, const json_t *seed_rows,
-		     int m, struct buf *err)
+/* One idea's implementations: at most m (planned by the round). */
+static int implement(struct sproblem *P, int round, int idx, const json_t *idea,
+		     const json_t *seed_rows, int m, struct buf *err)
 {
 	char call_id[64];
 	const char *idea_id = jget_str(idea, "id", "");
-	int failed = 0, il, ml, r, exists, n_seeds;
+	int failed = 0, r, exists, n_seeds;
 	struct seed_kernel seeds[SEARCH_SEEDS_MAX];
 	json_t *owned[SEARCH_SEEDS_MAX], *parents;
 	struct proposal_list pl;
@@ -252,20 +274,12 @@ static int implement(struct sproblem *P, int round, const json_t *idea, const js
 	exists = sdb_call_get(P, call_id, &failed, err);
 	if (exists < 0)
 		return -1;
-	if (exists && failed)
-		return SP_OK;
-	r = sdb_budget(P, exists ? call_id : NULL, &il, &ml, err);
-	if (r < 0)
-		return -1;
-	if (ml < m)
-		m = ml;
+	if (failed)
+		exists = 0; /* retried */
 	if (!exists) {
+		r = may_go(P);
 		if (r)
 			return r;
-		if (!total_ok(P->S))
-			return SP_BUDGET;
-		if (search_stop_requested(P->S))
-			return SP_STOP;
 	} else {
 		int d = all_done(P, round, idea_id, m, err);
 		if (d < 0)
@@ -278,10 +292,15 @@ static int implement(struct sproblem *P, int round, const json_t *idea, const js
 	it.categories = (unsigned)jget_int(idea, "categories", 0);
 	it.catalogue_id = (char *)jget_str(idea, "catalogue_id", NULL);
 	struct impl_request req = { &P->pp, &it, seeds, n_seeds, m, round,
-				    sdb_seed(P, round, idea_id, 0) };
+				    sdb_seed(P, round, "implement", idx) };
 	proposal_list_init(&pl);
 	proposer_record_init(&rec);
 	r = P->S->prop->implement(P->S->prop->self, &req, &pl, &rec, err);
+	if (r == PROPOSER_RC_BUDGET && !exists) {
+		buf_reset(err);
+		r = SP_BUDGET;
+		goto out;
+	}
 	if (r < 0 && exists)
 		goto out; /* a recorded call must replay */
 	if (r < 0) {
@@ -290,7 +309,7 @@ static int implement(struct sproblem *P, int round, const json_t *idea, const js
 		buf_reset(err);
 		pl.n = 0;
 	}
-	if (!exists && put_call_tx(P, call_id, round, "implement", &rec, err) < 0) {
+	if (!exists && put_call_tx(P, call_id, round, "implement", &rec, failed, err) < 0) {
 		r = -1;
 		goto out;
 	}
@@ -305,41 +324,141 @@ out:
 	return r;
 }
 
-/* Opens a round unless done; 1 when already done. */
-static int open_round(struct sproblem *P, int round, struct buf *err)
+/* Opens a round unless done (1); the budget left for it in *b. 10 + SP_BUDGET
+ * or 10 + SP_STOP when it may not start. */
+static int open_round(struct sproblem *P, int round, struct sbudget *b, struct buf *err)
 {
-	int il, ml, r, st = sdb_round_state(P, round, err);
+	int r, st = sdb_round_state(P, round, err);
 	if (st < 0)
 		return -1;
 	if (st == 2)
 		return 1;
+	r = sdb_budget(P, round, b, err);
+	if (r < 0)
+		return -1;
 	if (st == 0) {
-		r = may_start(P, &il, &ml, err);
+		if (!r)
+			r = may_go(P);
 		if (r)
-			return r == SP_BUDGET ? 10 + SP_BUDGET : 10 + SP_STOP;
+			return 10 + r;
 		if (sdb_round_open(P, round, err) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-static int run_ideas(struct sproblem *P, int round, int k, int m, const json_t *seeds,
-		     struct buf *err)
-{
-	json_t *ideas = NULL, *pideas = ids_of(seeds, "idea_id", 1), *idea;
-	size_t i;
-	int r = round_ideas(P, round, k, pideas, &ideas, err);
+/* The implementations of a round's ideas run concurrently, each thread
+ * on its own store connection. */
+#define SEARCH_IDEA_THREADS 16
 
+struct ijobs {
+	struct sproblem *P;
+	int round;
+	const json_t *ideas, *seeds;
+	const int *m;
+	int n, next, rc;
+	pthread_mutex_t lock;
+	struct buf err;
+	double t_start;            /* the problem's wall clock */
+};
+
+static void *ijob_worker(void *arg)
+{
+	struct ijobs *J = arg;
+	struct sproblem Q = *J->P;
+	struct buf err = BUF_INIT;
+	int r = 0;
+
+	search_thread_started(J->t_start);
+	if (store_open(&Q.st, Q.S->db_path, 0, &err) < 0) {
+		r = -1;
+		goto out;
+	}
+	for (;;) {
+		int i;
+		pthread_mutex_lock(&J->lock);
+		i = J->rc < 0 || J->rc == SP_STOP ? J->n : J->next++;
+		pthread_mutex_unlock(&J->lock);
+		if (i >= J->n)
+			break;
+		r = implement(&Q, J->round, i, json_array_get(J->ideas, (size_t)i), J->seeds, J->m[i], &err);
+		if (r) {
+			pthread_mutex_lock(&J->lock);
+			if (r < 0 && J->rc >= 0)
+				buf_add(&J->err, err.s, err.len);
+			if (r < 0 || (J->rc >= 0 && r > J->rc))
+				J->rc = r;
+			pthread_mutex_unlock(&J->lock);
+			if (r < 0)
+				break;
+		}
+	}
+	store_close(&Q.st);
+out:
+	if (r < 0 && !J->err.len) {
+		pthread_mutex_lock(&J->lock);
+		buf_add(&J->err, err.s, err.len);
+		J->rc = -1;
+		pthread_mutex_unlock(&J->lock);
+	}
+	buf_release(&err);
+	return NULL;
+}
+
+static int implement_all(struct sproblem *P, int round, const json_t *ideas, const int *m, int n,
+			 const json_t *seeds, struct buf *err)
+{
+	struct ijobs J = { P, round, ideas, seeds, m, n, 0, 0, PTHREAD_MUTEX_INITIALIZER, BUF_INIT,
+			   search_thread_start() };
+	pthread_t th[SEARCH_IDEA_THREADS];
+	int nth = 0;
+
+	if (n == 1)
+		return implement(P, round, 0, json_array_get(ideas, 0), seeds, m[0], err);
+	while (nth < n && nth < SEARCH_IDEA_THREADS && !pthread_create(&th[nth], NULL, ijob_worker, &J))
+		nth++;
+	if (!nth)
+		ijob_worker(&J);
+	for (int i = 0; i < nth; i++)
+		pthread_join(th[i], NULL);
+	if (J.rc < 0)
+		kf_err(err, "%s", J.err.s);
+	buf_release(&J.err);
+	pthread_mutex_destroy(&J.lock);
+	return J.rc;
+}
+
+/* Ideas, then their implementations, within the budget planned at the
+ * round's start: the same plan on every resume. */
+static int run_ideas(struct sproblem *P, int round, int k, int m, const json_t *seeds,
+		     const struct sbudget *b, struct buf *err)
+{
+	json_t *ideas = NULL, *pideas = ids_of(seeds, "idea_id", 1);
+	int r, n = 0, cut = 0, calls, impls, *mm;
+
+	r = round_ideas(P, round, k < b->ideas ? k : b->ideas, pideas, &ideas, err);
 	json_decref(pideas);
 	if (r)
 		return r;
-	json_array_foreach(ideas, i, idea) {
-		r = implement(P, round, idea, seeds, m, err);
-		if (r)
+	mm = calloc(json_array_size(ideas) + 1, sizeof(*mm));
+	if (!mm)
+		abort();
+	calls = b->calls == INT_MAX ? INT_MAX : b->calls - 1; /* the ideas call */
+	impls = b->impls;
+	for (size_t i = 0; i < json_array_size(ideas); i++) {
+		if ((int)i >= calls || impls <= 0) {
+			cut = 1;
 			break;
+		}
+		mm[n] = m < impls ? m : impls;
+		if (impls != INT_MAX)
+			impls -= mm[n];
+		n++;
 	}
+	r = n ? implement_all(P, round, ideas, mm, n, seeds, err) : SP_OK;
+	free(mm);
 	json_decref(ideas);
-	return r;
+	return r == SP_OK && cut ? SP_BUDGET : r;
 }
 
 int sp_branch_round(struct sproblem *P, int round, struct buf *err)
@@ -347,7 +466,8 @@ int sp_branch_round(struct sproblem *P, int round, struct buf *err)
 	const struct search_config *cfg = P->S->cfg;
 	json_t *cands, *prev = json_array(), *bank = json_array(), *seeds = json_array(), *c;
 	size_t i;
-	int r = open_round(P, round, err);
+	struct sbudget b;
+	int r = open_round(P, round, &b, err);
 
 	if (r == 1)
 		r = SP_OK;
@@ -370,8 +490,9 @@ int sp_branch_round(struct sproblem *P, int round, struct buf *err)
 			json_array_append(seeds, json_array_get(prev, i));
 		for (i = 0; i < json_array_size(bank) && (int)i < cfg->bank; i++)
 			json_array_append(seeds, json_array_get(bank, i));
-		r = run_ideas(P, round, cfg->k, cfg->m, seeds, err);
-		if (r == SP_OK || r == SP_BUDGET)
+		int holes = *P->holes;
+		r = run_ideas(P, round, cfg->k, cfg->m, seeds, &b, err);
+		if ((r == SP_OK || r == SP_BUDGET) && *P->holes == holes)
 			if (sdb_round_done(P, round, err) < 0)
 				r = -1;
 	}
@@ -386,7 +507,7 @@ static int repair(struct sproblem *P, int turn, const json_t *base, struct buf *
 {
 	char call_id[64], part[32];
 	const char *idea_id = jget_str(base, "idea_id", NULL);
-	int failed = 0, il, ml, r, exists;
+	int failed = 0, r, exists, n;
 	struct seed_kernel seed[1];
 	json_t *owned[1], *one = json_array(), *parents = NULL;
 	struct proposal_list pl;
@@ -401,25 +522,32 @@ static int repair(struct sproblem *P, int turn, const json_t *base, struct buf *
 	}
 	sdb_call_id(P, turn, "repair", "", call_id);
 	exists = sdb_call_get(P, call_id, &failed, err);
-	if (exists < 0 || (exists && failed)) {
+	if (exists < 0) {
 		json_decref(one);
-		return exists < 0 ? -1 : SP_OK;
+		return -1;
 	}
+	if (failed)
+		exists = 0; /* retried */
 	if (!exists) {
-		r = may_start(P, &il, &ml, err);
+		r = may_go(P);
 		if (r) {
 			json_decref(one);
 			return r;
 		}
 	}
 	json_array_append(one, (json_t *)base);
-	to_seeds(one, seed, owned, &il);
+	to_seeds(one, seed, owned, &n);
 	buf_adds(&failure, jget_str(base, "detail", ""));
 	struct repair_request req = { &P->pp, seed, jget_str(base, "status", ""), failure.s, turn,
 				      sdb_seed(P, turn, "repair", 0) };
 	proposal_list_init(&pl);
 	proposer_record_init(&rec);
 	r = P->S->prop->repair(P->S->prop->self, &req, proposal_list_add(&pl), &rec, err);
+	if (r == PROPOSER_RC_BUDGET && !exists) {
+		buf_reset(err);
+		r = SP_BUDGET;
+		goto out;
+	}
 	if (r < 0 && exists)
 		goto out;
 	if (r < 0) {
@@ -428,7 +556,7 @@ static int repair(struct sproblem *P, int turn, const json_t *base, struct buf *
 		buf_reset(err);
 		pl.n = 0;
 	}
-	if (!exists && put_call_tx(P, call_id, turn, "repair", &rec, err) < 0) {
+	if (!exists && put_call_tx(P, call_id, turn, "repair", &rec, failed, err) < 0) {
 		r = -1;
 		goto out;
 	}
@@ -449,7 +577,8 @@ int sp_revise_turn(struct sproblem *P, int turn, struct buf *err)
 {
 	json_t *cands = NULL, *base = NULL, *best = json_array(), *seeds = json_array(), *c;
 	size_t i;
-	int r = open_round(P, turn, err);
+	struct sbudget b;
+	int holes, r = open_round(P, turn, &b, err);
 
 	if (r == 1) {
 		r = SP_OK;
@@ -474,6 +603,7 @@ int sp_revise_turn(struct sproblem *P, int turn, struct buf *err)
 			json_array_append(best, c);
 	}
 	sdb_rank(best);
+	holes = *P->holes;
 	if (base && !sdb_good(P, base)) {
 		r = repair(P, turn, base, err);
 	} else {
@@ -481,9 +611,12 @@ int sp_revise_turn(struct sproblem *P, int turn, struct buf *err)
 			json_array_append(seeds, base);
 		if (json_array_size(best) && json_array_get(best, 0) != base)
 			json_array_append(seeds, json_array_get(best, 0));
-		r = run_ideas(P, turn, 1, 1, seeds, err);
+		r = run_ideas(P, turn, 1, 1, seeds, &b, err);
 	}
-	if (r == SP_OK || r == SP_BUDGET)
+	/* A turn with a failed call stays open: the next one would build on nothing. */
+	if (*P->holes != holes)
+		r = r < 0 ? r : kf_err(err, "a proposer call failed; run kforge search again to retry it");
+	else if (r == SP_OK || r == SP_BUDGET)
 		if (sdb_round_done(P, turn, err) < 0)
 			r = -1;
 out:

@@ -201,22 +201,36 @@ json_t *store_report_problem(struct store *s, const char *problem_id, const char
 		agg_add(&all, c, excluded);
 	rounds = json_array();
 	{
+		/* Every round the search opened, and any round holding candidates. */
+		json_t *rr, *rp = json_pack("[s,s]", jget_str(run, "id", ""), problem_id), *x;
 		int maxr = -1;
+		size_t k;
+		rr = store_query_all(s, "SELECT round, status FROM rounds WHERE run_id = ? AND problem_id = ?",
+				     rp, err);
+		json_decref(rp);
 		json_array_foreach(cs, i, c)
 			if (jget_int(c, "round", 0) > maxr)
 				maxr = (int)jget_int(c, "round", 0);
+		json_array_foreach(rr, k, x)
+			if (jget_int(x, "round", 0) > maxr)
+				maxr = (int)jget_int(x, "round", 0);
 		for (int r = 0; r <= maxr; r++) {
 			struct agg g = { 0 };
+			const char *status = NULL;
 			json_t *o;
 			json_array_foreach(cs, i, c)
 				if (jget_int(c, "round", -1) == r)
 					agg_add(&g, c, NULL);
-			if (!g.kernels)
+			json_array_foreach(rr, k, x)
+				if (jget_int(x, "round", -1) == r)
+					status = jget_str(x, "status", NULL);
+			if (!g.kernels && !status)
 				continue;
-			o = json_pack("{s:i}", "round", r);
+			o = json_pack("{s:i,s:s?}", "round", r, "status", status);
 			agg_put(o, &g);
 			json_array_append_new(rounds, o);
 		}
+		json_decref(rr);
 	}
 	out = json_pack("{s:o,s:o,s:o,s:o,s:o}", "problem", prob ? prob : json_pack("{s:s}", "id", problem_id),
 			"run", json_incref(run), "stats", json_object(), "rounds", rounds, "excluded",

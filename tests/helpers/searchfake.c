@@ -3,6 +3,7 @@
  *   searchfake --db PATH --root DIR [--problems LIST] [--strategy S]
  *              [--rounds R] [--k K] [--m M] [--seed N] [--jobs J]
  *              [--delay-ms D] [--impls N] [--calls N] [--compile-only]
+ *              [--resume] [--wall SECONDS] [--bad-utf8]
  * The fake engine writes kernels and evals rows as the real one would;
  * status and time derive from the candidate's hash. Exit 0 when the run
  * finished, 1 on error. */
@@ -24,6 +25,7 @@ static const char *db_path;
 static int delay_ms;
 static int compile_only;
 static const char *fake_gpu = "Fake GPU";
+static int bad_utf8;  /* ideas and responses carry bytes that are not UTF-8 */
 
 static void nap(void)
 {
@@ -73,8 +75,9 @@ static int fake_eval(void *ctx, const char *problem_id, const char *cand, struct
 		return -1;
 	if (store_begin(&st, err) < 0)
 		goto out;
-	row = json_pack("{s:s,s:s,s:i,s:s}", "hash", o->kernel_hash, "source", cand, "bytes",
-			(int)strlen(cand), "created_at", now);
+	row = json_pack("{s:s,s:i,s:s}", "hash", o->kernel_hash, "bytes", (int)strlen(cand),
+			"created_at", now);
+	json_object_set_new(row, "source", json_string_nocheck(cand));
 	r = store_insert(&st, "kernels", row, STORE_IGNORE, err);
 	json_decref(row);
 	row = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "id", eid, "kernel_hash", o->kernel_hash,
@@ -140,8 +143,8 @@ static int fake_ideas(void *self, const struct idea_request *req, struct idea_li
 		struct idea *it = idea_list_add(out);
 		unsigned pick = (unsigned)((req->seed >> (i * 3)) % 6);
 		struct buf t = BUF_INIT;
-		buf_addf(&t, "%s (variant %llu, after %d earlier ideas)", idea_texts[pick],
-			 (req->seed >> 20) % 97, req->n_history);
+		buf_addf(&t, "%s (variant %llu, after %d earlier ideas)%s", idea_texts[pick],
+			 (req->seed >> 20) % 97, req->n_history, bad_utf8 ? " \xff\xfe\xc3" : "");
 		it->text = buf_detach(&t, NULL);
 		it->categories = pick == 2 ? 0 : 1u << (pick % 6);
 		it->category_method = strdup("model");
@@ -222,7 +225,9 @@ int main(int argc, char **argv)
 		{ "m", required_argument, NULL, 'm' },	 { "seed", required_argument, NULL, 'S' },
 		{ "jobs", required_argument, NULL, 'j' },	 { "delay-ms", required_argument, NULL, 'D' },
 		{ "impls", required_argument, NULL, 'I' },	 { "calls", required_argument, NULL, 'C' },
-		{ "compile-only", no_argument, NULL, 'c' },	 { "resume", no_argument, NULL, 'X' },	 { NULL, 0, NULL, 0 },
+		{ "compile-only", no_argument, NULL, 'c' },	 { "resume", no_argument, NULL, 'X' },
+		{ "wall", required_argument, NULL, 'W' },
+		{ "bad-utf8", no_argument, NULL, 'U' },	 { NULL, 0, NULL, 0 },
 	};
 	struct search_config cfg;
 	struct problem_list pl;
@@ -233,6 +238,7 @@ int main(int argc, char **argv)
 	struct buf err = BUF_INIT;
 	const char *root = ".", *problems = "level1";
 	int c, jobs = 3, rc = 1, resume = 0;
+	double wall = 0;
 	json_t *stored = NULL;
 	char run_id[64];
 
@@ -254,6 +260,8 @@ int main(int argc, char **argv)
 		case 'C': cfg.per_problem.llm_calls = atoi(optarg); break;
 		case 'c': compile_only = cfg.compile_only = 1; cfg.arch = "sm_90"; break;
 		case 'X': resume = 1; break;
+		case 'W': wall = atof(optarg); break;
+		case 'U': bad_utf8 = 1; break;
 		default: return 2;
 		}
 	}
@@ -273,6 +281,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	cfg.problems = &pl;
+	cfg.total.wall_s = wall;
 	proposer_register("fake", fake_open);
 	if (proposer_open(&prop, "fake", &po, &err) < 0)
 		goto out;

@@ -30,6 +30,8 @@ idea=$(q "select text from ideas where id=(select idea_id from candidates where 
 if [ -n "$idea" ]; then contains "its idea in full" "$T_TMP/out" "^$(printf '%s' "$idea" | sed 's/[][().*+?^$|]/\\&/g')\$"; else contains "reference kernel noted" "$T_TMP/out" "reference kernel"; fi
 contains "speedup and runtime" "$T_TMP/out" '^- Runtime: [0-9.]+ ms'
 
+expect_exit 0 "report --source" "$KFORGE" report 1 --source
+check "prints the best kernel's source in a cuda fence" sh -c "grep -q '^\`\`\`cuda\$' '$T_TMP/out' && grep -q '^/\*@launch' '$T_TMP/out'"
 expect_exit 0 "report by name, as JSON" "$KFORGE" report P1 --json
 check "JSON parses and has the same best" sh -c "python3 -c 'import json,sys; d=json.load(open(\"$T_TMP/out\")); sys.exit(d[\"best\"][\"id\"] != \"$best\")'"
 

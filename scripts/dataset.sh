@@ -1,0 +1,99 @@
+#!/bin/sh
+# make dataset PROBLEMS=level1: search -> verify -> pack -> site, with
+# sensible defaults. Overrides (environment or make variables):
+#   PROBLEMS=level1   which problems (a level, ids 1,5,23, a range 1-10, names)
+#   STRATEGY=branch   branch or revise
+#   ROUNDS=3 K=4 M=2  rounds; ideas per round; implementations per idea
+#   SEED=1 JOBS=4     seed; problems searched at once
+#   PROPOSER=         llm or builtin (default: llm when KFORGE_LLM_BASE_URL is set)
+#   MODEL=            the LLM's model (else KFORGE_LLM_MODEL)
+#   BUDGET_CALLS= BUDGET_TOKENS= BUDGET_TIME=   per problem (time in seconds)
+#   TOTAL_TOKENS= TOTAL_TIME=                   for the whole search
+#   COMPILE_ONLY=1    no GPU: compile and record only (verification is skipped)
+#   TOP=3             kernels per problem to verify
+#   VERSION=          dataset version (default 0.1.0)
+#   DB=kforge.db OUT=dist
+# Running it again resumes the search where it stopped.
+set -u
+PROBLEMS=${1:-${PROBLEMS:-level1}}
+KFORGE=${KFORGE:-./kforge}
+DB=${DB:-kforge.db}
+OUT=${OUT:-dist}
+VERSION=${VERSION:-0.1.0}
+STRATEGY=${STRATEGY:-branch}
+ROUNDS=${ROUNDS:-3}
+K=${K:-4}
+M=${M:-2}
+SEED=${SEED:-1}
+JOBS=${JOBS:-4}
+TOP=${TOP:-3}
+PROPOSER=${PROPOSER:-}
+
+if [ -z "$PROPOSER" ]; then
+	if [ -n "${KFORGE_LLM_BASE_URL:-}" ]; then PROPOSER=llm; else PROPOSER=builtin; fi
+fi
+if [ "$PROPOSER" = builtin ]; then
+	if [ -n "${KFORGE_LLM_BASE_URL:-}" ]; then
+		echo "dataset: using the built-in proposer (PROPOSER=builtin)"
+	else
+		echo "dataset: no LLM endpoint configured (KFORGE_LLM_BASE_URL is not set): using the built-in proposer"
+	fi
+else
+	echo "dataset: using the LLM proposer at ${KFORGE_LLM_BASE_URL:-?} (model ${MODEL:-${KFORGE_LLM_MODEL:-default}})"
+fi
+
+# step NAME CMD...: runs a kforge step; a command this build does not
+# implement yet is reported as skipped, any other failure stops here.
+step() {
+	name=$1; shift
+	echo "dataset: $name: $*"
+	err=$(mktemp "${TMPDIR:-/tmp}/kforge-dataset.XXXXXX")
+	"$@" 2>"$err"
+	rc=$?
+	cat "$err" >&2
+	if [ "$rc" -eq 2 ] && grep -q "not yet implemented" "$err"; then
+		echo "dataset: $name: SKIPPED: 'kforge $name' is not implemented in this build yet"
+		rm -f "$err"
+		return 0
+	fi
+	if [ "$rc" -eq 2 ]; then
+		# A build whose command takes other options (a stub, an older kforge).
+		echo "dataset: $name: SKIPPED: this build's 'kforge $name' refused the options above (usage error)"
+		rm -f "$err"
+		return 0
+	fi
+	rm -f "$err"
+	if [ "$rc" -ne 0 ]; then
+		echo "dataset: $name: failed (exit $rc); fix it and run 'make dataset' again to resume" >&2
+		exit "$rc"
+	fi
+}
+
+set -- --problems "$PROBLEMS" --strategy "$STRATEGY" --rounds "$ROUNDS" --ideas "$K" \
+	--impls "$M" --seed "$SEED" --jobs "$JOBS" --proposer "$PROPOSER"
+[ -n "${MODEL:-}" ] && set -- "$@" --model "$MODEL"
+[ -n "${BUDGET_CALLS:-}" ] && set -- "$@" --max-calls "$BUDGET_CALLS"
+[ -n "${BUDGET_TOKENS:-}" ] && set -- "$@" --max-tokens "$BUDGET_TOKENS"
+[ -n "${BUDGET_TIME:-}" ] && set -- "$@" --max-time "$BUDGET_TIME"
+[ -n "${TOTAL_TOKENS:-}" ] && set -- "$@" --total-tokens "$TOTAL_TOKENS"
+[ -n "${TOTAL_TIME:-}" ] && set -- "$@" --total-time "$TOTAL_TIME"
+[ "${COMPILE_ONLY:-0}" = 1 ] && set -- "$@" --compile-only
+
+# The search runs attached to the terminal (live progress on a TTY).
+echo "dataset: search: $KFORGE --db $DB search $*"
+"$KFORGE" --db "$DB" search "$@" || {
+	rc=$?
+	echo "dataset: search: failed (exit $rc); run 'make dataset' again to resume" >&2
+	exit "$rc"
+}
+if [ "${COMPILE_ONLY:-0}" = 1 ]; then
+	echo "dataset: verify: SKIPPED: COMPILE_ONLY=1 (verification runs kernels on a GPU)"
+else
+	step verify "$KFORGE" --db "$DB" verify --top "$TOP" --problems "$PROBLEMS"
+fi
+mkdir -p "$OUT"
+# The store holds exactly what was searched: pack all of it.
+step pack "$KFORGE" --db "$DB" pack --version "$VERSION" -o "$OUT"
+step site "$KFORGE" --db "$DB" site -o "$OUT/site"
+step report "$KFORGE" --db "$DB" report
+echo "dataset: done: store $DB, outputs in $OUT/"

@@ -1,0 +1,28 @@
+#!/bin/sh
+# kforge search's command line: help, usage errors, resume with nothing
+# to resume, the proposer choice and what it says about it.
+. "$KF_ROOT/tests/lib.sh"
+mkdir -p root/problems/level1/001_P1 root/templates
+echo '{"id":"level1/001_P1","level":1,"number":1,"name":"P1"}' >root/problems/level1/001_P1/spec.json
+export KFORGE_ROOT="$T_TMP/root"
+unset KFORGE_LLM_BASE_URL
+
+expect_exit 0 "search --help" "$KFORGE" search --help
+contains "help lists the strategies" "$T_TMP/out" "branch \(default\) or revise"
+contains "help lists the budgets" "$T_TMP/out" "--max-tokens"
+expect_exit 2 "nothing to resume without --problems" "$KFORGE" search
+contains "says there is no unfinished run" "$T_TMP/err" "no unfinished run"
+expect_exit 2 "unknown strategy" "$KFORGE" search --problems 1 --strategy sideways
+contains "names it" "$T_TMP/err" "unknown strategy 'sideways'"
+expect_exit 2 "misspelt problem" "$KFORGE" search --problems P2x
+contains "suggests the closest" "$T_TMP/err" "did you mean level1/001_P1"
+expect_exit 2 "bad number" "$KFORGE" search --problems 1 --rounds many
+expect_exit 2 "stray argument" "$KFORGE" search 1
+contains "points at --problems" "$T_TMP/err" "--problems"
+expect_exit 2 "unknown option" "$KFORGE" search --roundz 3
+expect_exit 1 "unknown proposer" "$KFORGE" search --problems 1 --proposer gpt
+contains "names the proposer" "$T_TMP/err" "unknown proposer 'gpt'"
+"$KFORGE" search --problems 1 --proposer builtin --compile-only >"$T_TMP/out" 2>"$T_TMP/err"
+contains "without an endpoint the built-in proposer says so on the first line" "$T_TMP/err" \
+	"^proposer: built-in \(no LLM endpoint configured"
+check "and it is the first line" sh -c "head -n 1 '$T_TMP/err' | grep -q '^proposer: built-in'"

@@ -1,0 +1,44 @@
+#!/bin/sh
+# scripts/dataset.sh (make dataset): the first line says which proposer,
+# overrides reach the search, steps this build lacks are reported as
+# skipped, a failing step stops it. A stub stands in for kforge.
+. "$KF_ROOT/tests/lib.sh"
+cat >stub <<'STUB'
+#!/bin/sh
+echo "$*" >>"$STUB_LOG"
+for a in "$@"; do
+	case "$a" in
+	search) [ -n "${STUB_FAIL_SEARCH:-}" ] && exit 1; exit 0 ;;
+	verify|pack) echo "kforge $a: not yet implemented" >&2; exit 2 ;;
+	site) [ -n "${STUB_FAIL_SITE:-}" ] && { echo "site broke" >&2; exit 1; }
+	      [ -n "${STUB_SITE_USAGE:-}" ] && { echo "kforge site: unknown option '-o'" >&2; exit 2; }; exit 0 ;;
+	report) exit 0 ;;
+	esac
+done
+STUB
+chmod +x stub
+export KFORGE="$T_TMP/stub" STUB_LOG="$T_TMP/log" DB="$T_TMP/d.db" OUT="$T_TMP/dist"
+unset KFORGE_LLM_BASE_URL PROPOSER MODEL COMPILE_ONLY
+
+expect_exit 0 "dataset with every step" sh "$KF_ROOT/scripts/dataset.sh" level1
+check "first line: no endpoint, built-in proposer" sh -c "head -n 1 '$T_TMP/out' | grep -q 'no LLM endpoint configured.*built-in proposer'"
+contains "verify reported as skipped" "$T_TMP/out" "verify: SKIPPED: 'kforge verify' is not implemented"
+contains "pack reported as skipped" "$T_TMP/out" "pack: SKIPPED"
+contains "search got the defaults" "$T_TMP/log" "search --problems level1 --strategy branch --rounds 3 --ideas 4 --impls 2 --seed 1 --jobs 4 --proposer builtin"
+contains "site ran" "$T_TMP/log" "site -o $T_TMP/dist/site"
+
+: >log
+expect_exit 0 "overrides" env ROUNDS=5 K=2 M=3 STRATEGY=revise BUDGET_TOKENS=1000 COMPILE_ONLY=1 \
+	KFORGE_LLM_BASE_URL=http://127.0.0.1:9/v1 MODEL=m1 sh "$KF_ROOT/scripts/dataset.sh" 1-10
+check "first line names the LLM and model" sh -c "head -n 1 '$T_TMP/out' | grep -q 'LLM proposer at http://127.0.0.1:9/v1 (model m1)'"
+contains "overrides reach the search" "$T_TMP/log" "search --problems 1-10 --strategy revise --rounds 5 --ideas 2 --impls 3 .* --proposer llm --model m1 --max-tokens 1000 --compile-only"
+contains "compile-only skips verification, saying why" "$T_TMP/out" "verify: SKIPPED: COMPILE_ONLY=1"
+lacks "verify not called" "$T_TMP/log" " verify "
+
+expect_exit 0 "a step refusing the options is skipped, saying so" env STUB_SITE_USAGE=1 sh "$KF_ROOT/scripts/dataset.sh" 1
+contains "site skipped as a usage error" "$T_TMP/out" "site: SKIPPED: this build's 'kforge site' refused the options"
+contains "the pipeline went on to the report" "$T_TMP/out" "dataset: report"
+expect_exit 1 "a failing search stops the pipeline" env STUB_FAIL_SEARCH=1 sh "$KF_ROOT/scripts/dataset.sh" 1
+contains "and says how to resume" "$T_TMP/err" "run 'make dataset' again to resume"
+expect_exit 1 "a failing step stops the pipeline" env STUB_FAIL_SITE=1 sh "$KF_ROOT/scripts/dataset.sh" 1
+lacks "no report after the failure" "$T_TMP/out" "dataset: report"

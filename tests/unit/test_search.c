@@ -1,0 +1,251 @@
+/* The search's pure parts: PROBLEMS lists, run identity from the
+ * configuration, the proposer registry, the response cache's scope. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collector/problem_list.h"
+#include "collector/proposers.h"
+#include "collector/search.h"
+#include "core/fsutil.h"
+#include "core/json.h"
+#include "core/sha256.h"
+#include "core/store.h"
+
+static char dir[64];
+
+static void mkprob(const char *rel)
+{
+	struct buf p = BUF_INIT, err = BUF_INIT;
+	buf_addf(&p, "%s/problems/%s", dir, rel);
+	assert_int_equal(mkdir_p(p.s, &err), 0);
+	buf_adds(&p, "/spec.json");
+	assert_int_equal(write_file_atomic(p.s, "{}", 2, &err), 0);
+	buf_release(&p);
+	buf_release(&err);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	strcpy(dir, "/tmp/kf-search-test.XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	mkprob("level1/001_Alpha");
+	mkprob("level1/002_Beta");
+	mkprob("level1/010_Softmax");
+	mkprob("level2/001_Gamma");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd);
+}
+
+/* Resolves spec; returns the ids joined by spaces, or "ERR: message". */
+static char *resolve(const char *spec)
+{
+	struct problem_list l;
+	struct buf out = BUF_INIT, err = BUF_INIT;
+	problem_list_init(&l);
+	if (problem_list_resolve(&l, dir, spec, &err) < 0)
+		buf_addf(&out, "ERR: %s", err.s);
+	for (int i = 0; i < l.n; i++)
+		buf_addf(&out, "%s%s", i ? " " : "", l.v[i].id);
+	problem_list_release(&l);
+	buf_release(&err);
+	return buf_detach(&out, NULL);
+}
+
+#define EXPECT(spec, want)                              \
+	do {                                            \
+		char *got_ = resolve(spec);             \
+		assert_string_equal(got_, want);        \
+		free(got_);                             \
+	} while (0)
+
+static void test_problem_list(void **state)
+{
+	char *e;
+	(void)state;
+	EXPECT("level1", "level1/001_Alpha level1/002_Beta level1/010_Softmax");
+	EXPECT("level2", "level2/001_Gamma");
+	EXPECT("all", "level1/001_Alpha level1/002_Beta level1/010_Softmax level2/001_Gamma");
+	EXPECT("2,1", "level1/001_Alpha level1/002_Beta");
+	EXPECT("1-10", "level1/001_Alpha level1/002_Beta level1/010_Softmax");
+	EXPECT("level2/1", "level2/001_Gamma");
+	EXPECT("softmax, 1", "level1/001_Alpha level1/010_Softmax");
+	EXPECT("level1/002_Beta", "level1/002_Beta");
+	EXPECT("1,1,Alpha,001", "level1/001_Alpha");
+	e = resolve("Softmx");
+	assert_non_null(strstr(e, "did you mean level1/010_Softmax"));
+	free(e);
+	e = resolve("7");
+	assert_non_null(strstr(e, "ERR: PROBLEMS: no level-1 problem numbered 7"));
+	free(e);
+	e = resolve("5-2");
+	assert_non_null(strstr(e, "empty range"));
+	free(e);
+	e = resolve("level9");
+	assert_non_null(strstr(e, "no problems in level9"));
+	free(e);
+	e = resolve(" , ");
+	assert_non_null(strstr(e, "empty list"));
+	free(e);
+}
+
+static void test_run_identity(void **state)
+{
+	struct search_config a, b;
+	struct problem_list l;
+	struct buf err = BUF_INIT;
+	char ida[64], idb[64];
+	json_t *j;
+	(void)state;
+
+	problem_list_init(&l);
+	assert_int_equal(problem_list_resolve(&l, dir, "level1", &err), 0);
+	search_config_default(&a);
+	a.problems = &l;
+	a.proposer = "builtin";
+	a.per_problem.impls = 7;
+	search_run_id(&a, ida);
+	assert_true(!strncmp(ida, "run_", 4));
+	/* Round trip through the stored JSON gives the same run. */
+	j = search_config_to_json(&a);
+	assert_int_equal(search_config_from_json(&b, j, &err), 0);
+	b.problems = &l;
+	search_run_id(&b, idb);
+	assert_string_equal(ida, idb);
+	assert_int_equal(b.per_problem.impls, 7);
+	/* Wall time is per invocation: same run. */
+	b.total.wall_s = 60;
+	search_run_id(&b, idb);
+	assert_string_equal(ida, idb);
+	/* Another seed, strategy or budget is another run. */
+	b.seed = 2;
+	search_run_id(&b, idb);
+	assert_string_not_equal(ida, idb);
+	b.seed = a.seed;
+	b.strategy = "revise";
+	search_run_id(&b, idb);
+	assert_string_not_equal(ida, idb);
+	json_decref(j); /* b's strings pointed into it */
+	/* A bad strategy in a stored config is refused. */
+	j = json_pack("{s:s}", "strategy", "sideways");
+	assert_int_equal(search_config_from_json(&b, j, &err), -1);
+	assert_non_null(strstr(err.s, "sideways"));
+	json_decref(j);
+	problem_list_release(&l);
+	buf_release(&err);
+}
+
+static int dummy_open(struct proposer *p, const struct proposer_options *o, struct buf *err)
+{
+	(void)o;
+	(void)err;
+	p->name = "dummy";
+	return 0;
+}
+
+static void test_registry(void **state)
+{
+	struct proposer p;
+	struct proposer_options o = { 0 };
+	struct buf err = BUF_INIT;
+	(void)state;
+
+	assert_int_equal(proposer_open(&p, "gpt", &o, &err), -1);
+	assert_non_null(strstr(err.s, "unknown proposer 'gpt'"));
+	assert_int_equal(proposer_register("dummy", dummy_open), 0);
+	assert_int_equal(proposer_open(&p, "dummy", &o, &err), 0);
+	assert_string_equal(p.name, "dummy");
+	proposer_close(&p);
+	unsetenv("KFORGE_LLM_BASE_URL");
+	assert_string_equal(proposer_default_name(), "builtin");
+	setenv("KFORGE_LLM_BASE_URL", "http://127.0.0.1:1/v1", 1);
+	assert_string_equal(proposer_default_name(), "llm");
+	unsetenv("KFORGE_LLM_BASE_URL");
+	/* A proposer missing from the build says so (or opens when present). */
+	buf_reset(&err);
+	if (proposer_open(&p, "llm", &o, &err) < 0)
+		assert_true(strstr(err.s, "not part of this build") || err.len > 0);
+	else
+		proposer_close(&p);
+	buf_release(&err);
+}
+
+static void test_cache_scope(void **state)
+{
+	struct store s;
+	struct buf err = BUF_INIT, out = BUF_INIT, path = BUF_INIT;
+	struct search_cache *c;
+	char h1[65], h2[65];
+	const char *t = "2026-01-01T00:00:00Z";
+	(void)state;
+
+	buf_addf(&path, "%s/cache.db", dir);
+	assert_int_equal(store_open(&s, path.s, STORE_CREATE, &err), 0);
+	sha256_hex("req1", 4, h1);
+	sha256_hex("req2", 4, h2);
+	for (int i = 0; i < 2; i++) {
+		const char *run = i ? "runB" : "runA";
+		json_t *row = json_pack("{s:s,s:s,s:s,s:i,s:s,s:s,s:s}", "id", run, "created_at", t,
+					"status", "finished", "seed", 1, "strategy", "branch",
+					"proposer", "llm", "config", "{}");
+		json_object_set_new(row, "kforge_version", json_string("t"));
+		assert_int_equal(store_insert(&s, "runs", row, STORE_INSERT, &err), 1);
+		json_decref(row);
+	}
+	json_t *r1 = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "id", "c1", "run_id", "runA",
+			       "purpose", "ideas", "proposer", "llm", "request", "req1", "response",
+			       "RESPONSE-1", "request_sha256", h1, "created_at", t);
+	json_t *r2 = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "id", "c2", "run_id", "runA",
+			       "purpose", "ideas", "proposer", "llm", "request", "req2", "response",
+			       "partial", "request_sha256", h2, "error", "timeout", "created_at", t);
+	assert_int_equal(store_insert(&s, "llm_calls", r1, STORE_INSERT, &err), 1);
+	assert_int_equal(store_insert(&s, "llm_calls", r2, STORE_INSERT, &err), 1);
+	json_decref(r1);
+	json_decref(r2);
+	store_close(&s);
+
+	/* Resume of run A: its own calls are served. */
+	assert_int_equal(search_cache_open(&c, path.s, "runA", 0, &err), 0);
+	assert_int_equal(search_cache_lookup(c, h1, &out), 1);
+	assert_string_equal(out.s, "RESPONSE-1");
+	/* A failed call is not a cached response. */
+	assert_int_equal(search_cache_lookup(c, h2, &out), 0);
+	search_cache_close(c);
+	/* Another run without --replay does not reuse run A's responses. */
+	assert_int_equal(search_cache_open(&c, path.s, "runB", 0, &err), 0);
+	assert_int_equal(search_cache_lookup(c, h1, &out), 0);
+	search_cache_close(c);
+	/* Replay: any run's recorded response. */
+	assert_int_equal(search_cache_open(&c, path.s, "runC", 1, &err), 0);
+	assert_int_equal(search_cache_lookup(c, h1, &out), 1);
+	search_cache_close(c);
+	buf_release(&err);
+	buf_release(&out);
+	buf_release(&path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_problem_list, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_identity, setup, teardown),
+		cmocka_unit_test(test_registry),
+		cmocka_unit_test_setup_teardown(test_cache_scope, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
