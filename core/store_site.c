@@ -11,7 +11,7 @@
  * protocol on possibly another GPU). */
 #define CAND_TIME \
 	"(SELECT MIN(e.time_mean_ms) FROM evals e WHERE e.kernel_hash = c.kernel_hash" \
-	" AND e.problem_id = c.problem_id AND e.gpu_name = r.gpu_name AND e.status = 'correct'" \
+	" AND +e.problem_id = c.problem_id AND +e.gpu_name = r.gpu_name AND +e.status = 'correct'" \
 	" AND e.protocol NOT LIKE 'verify%' AND e.time_mean_ms > 0)"
 #define CAND_EAGER \
 	"(SELECT b.mean_ms FROM baselines b WHERE b.problem_id = c.problem_id" \

@@ -368,6 +368,7 @@ static int one_problem(struct site *s, json_t *p, struct buf *err)
 	int ret = -1;
 
 	rates(d);
+	json_object_set(d, "rounds_n", json_object_get(p, "rounds"));
 	if (!(full = store_site_report(&s->ss, pid, err)) && err->len)
 		goto out;
 	json_t *prow = json_object_get(full, "problem");

@@ -9,7 +9,7 @@
 #define H 280.0
 #define ML 60.0
 #define MR 16.0
-#define MT 34.0
+#define MT 46.0
 #define MB 46.0
 
 struct axis {
@@ -52,7 +52,7 @@ static void open_svg(struct buf *out, const struct svg_chart *c)
 	buf_adds(out, ">");
 	html_escapes(out, c->title);
 	buf_adds(out, "</title>");
-	buf_adds(out, "<text class=\"ct\" x=\"320\" y=\"20\" text-anchor=\"middle\">");
+	buf_adds(out, "<text class=\"ct\" x=\"320\" y=\"18\" text-anchor=\"middle\">");
 	html_escapes(out, c->title);
 	buf_adds(out, "</text>");
 	if (c->xlabel) {
@@ -80,6 +80,22 @@ static void y_ticks(struct buf *out, const struct axis *ay)
 {
 	double y0 = H - MB, y1 = MT;
 
+	if (ay->log && ay->hi - ay->lo < 2.5) {
+		/* under a few octaves: plain values, placed on the log scale */
+		double a = pow(2, ay->lo), b = pow(2, ay->hi), st = nice_step(b - a, 4);
+		for (double v = ceil(a / st) * st; v <= b + st * 1e-9; v += st) {
+			if (v <= 0)
+				continue;
+			double py = map(ay, v, y0, y1);
+			buf_addf(out, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+				 ML, W - MR, py, py);
+			buf_addf(out, "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
+				 ML - 6, py + 4);
+			fmt_num(out, v);
+			buf_adds(out, "</text>");
+		}
+		return;
+	}
 	if (ay->log) {
 		double step = ceil((ay->hi - ay->lo) / 6);
 		if (step < 1)
@@ -213,10 +229,10 @@ void svg_lines(struct buf *out, const struct svg_chart *c, const struct svg_seri
 	/* legend */
 	if (ns > 1)
 		for (int k = 0; k < ns; k++) {
-			double lx = ML + 8 + k * 150;
+			double lx = ML + 8 + k * 190;
 			buf_addf(out, "<g class=\"s%d\"><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
 				 "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\">", s[k].cls % 6, lx, lx + 16,
-				 MT + 10, MT + 10, lx + 20, MT + 14);
+				 MT - 9, MT - 9, lx + 20, MT - 5);
 			html_escapes(out, s[k].name ? s[k].name : "");
 			buf_adds(out, "</text></g>");
 		}
