@@ -1,6 +1,8 @@
 #include "cmds.h"
 
 #include <dirent.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <time.h>
 
@@ -9,7 +11,7 @@
 
 const char usage_site[] =
 	"kforge site [--db FILE] [-o DIR] [--from-dataset DIR] [--dist DIR]\n"
-	"            [--templates DIR] [--no-kernel-pages]\n"
+	"            [--templates DIR] [--no-kernel-pages] [-j N]\n"
 	"\n"
 	"Renders the store into a static website in DIR (default public/): index,\n"
 	"a page per problem, per kernel and per idea category, methodology and\n"
@@ -24,6 +26,7 @@ const char usage_site[] =
 	"  --dist DIR           list the tarballs in DIR on downloads.html (size, SHA-256)\n"
 	"  --templates DIR      templates (default: ROOT/templates/site)\n"
 	"  --no-kernel-pages    skip the page per kernel (quick previews)\n"
+	"  -j, --jobs N         threads for the kernel pages (default: online CPUs, at most 8)\n"
 	"Exit status: 0 built, 1 failed (store, templates, I/O), 2 usage.\n";
 
 /* The store inside an unpacked dataset. */
@@ -66,17 +69,18 @@ int cmd_site(int argc, char **argv, struct cli_ctx *ctx)
 		{ "dist", required_argument, NULL, 'T' },
 		{ "templates", required_argument, NULL, 't' },
 		{ "no-kernel-pages", no_argument, NULL, 'K' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct site_options o = { ctx->db_path, "public", NULL, NULL, 0 };
+	struct site_options o = { ctx->db_path, "public", NULL, NULL, 0, 0 };
 	struct site_stats st;
 	struct buf err = BUF_INIT, tdir = BUF_INIT, dbp = BUF_INIT;
 	const char *dataset = NULL;
 	struct timespec t0, t1;
 	int c, ret = EXIT_FAIL;
 
-	while ((c = cli_getopt(argc, argv, "site", "ho:", opts)) != -1) {
+	while ((c = cli_getopt(argc, argv, "site", "ho:j:", opts)) != -1) {
 		switch (c) {
 		case -2: return EXIT_USAGE;
 		case 'd': o.db_path = optarg; break;
@@ -85,6 +89,13 @@ int cmd_site(int argc, char **argv, struct cli_ctx *ctx)
 		case 'T': o.dist_dir = optarg; break;
 		case 't': o.templates_dir = optarg; break;
 		case 'K': o.no_kernel_pages = 1; break;
+		case 'j':
+			o.threads = atoi(optarg);
+			if (o.threads < 1 || o.threads > 16) {
+				fprintf(stderr, "kforge site: --jobs takes 1 to 16\n");
+				return cli_usage("site");
+			}
+			break;
 		}
 	}
 	if (optind < argc) {
@@ -94,6 +105,10 @@ int cmd_site(int argc, char **argv, struct cli_ctx *ctx)
 	if (!*o.out_dir) {
 		fprintf(stderr, "kforge site: -o needs a directory\n");
 		return cli_usage("site");
+	}
+	if (!o.threads) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		o.threads = n < 1 ? 1 : n > 8 ? 8 : (int)n;
 	}
 	if (dataset) {
 		if (dataset_store(dataset, &dbp, &err) < 0)

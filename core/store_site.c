@@ -194,6 +194,9 @@ int store_site_init(struct store_site *ss, struct store *s, struct buf *err)
 {
 	memset(ss, 0, sizeof(*ss));
 	ss->s = s;
+	/* Reads only: map the file instead of copying pages, keep a big cache. */
+	sqlite3_exec(s->db, "PRAGMA mmap_size = 4294967296; PRAGMA cache_size = -65536",
+		     NULL, NULL, NULL);
 	for (int i = 0; i < SS_N; i++)
 		if (sqlite3_prepare_v3(s->db, cached_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
 				       &ss->st[i], NULL) != SQLITE_OK) {
@@ -261,15 +264,20 @@ fail:
 	return NULL;
 }
 
-int store_site_each_kernel(struct store_site *ss, int (*cb)(void *ctx, const char *hash),
-			   void *ctx, struct buf *err)
+int store_site_each_kernel(struct store_site *ss, const char *lo, const char *hi,
+			   int (*cb)(void *ctx, const char *hash), void *ctx, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int rc, ret = 0;
 
-	if (sqlite3_prepare_v2(ss->s->db, "SELECT hash FROM kernels ORDER BY hash", -1, &st,
+	if (sqlite3_prepare_v2(ss->s->db, "SELECT hash FROM kernels WHERE (?1 IS NULL OR hash >= ?1)"
+			       " AND (?2 IS NULL OR hash < ?2) ORDER BY hash", -1, &st,
 			       NULL) != SQLITE_OK)
 		return db_fail(ss, err, "prepare");
+	if (lo)
+		sqlite3_bind_text(st, 1, lo, -1, SQLITE_TRANSIENT);
+	if (hi)
+		sqlite3_bind_text(st, 2, hi, -1, SQLITE_TRANSIENT);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *h = (const char *)sqlite3_column_text(st, 0);
 		if (h && (ret = cb(ctx, h)) != 0)

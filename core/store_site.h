@@ -63,9 +63,10 @@ json_t *store_site_candidates(struct store_site *ss, const char *problem_id, str
  * when there is no such kernel. */
 json_t *store_site_kernel(struct store_site *ss, const char *hash, struct buf *err);
 
-/* Calls cb with each kernel hash, in hash order; cb returns non-zero to stop. */
-int store_site_each_kernel(struct store_site *ss, int (*cb)(void *ctx, const char *hash),
-			   void *ctx, struct buf *err);
+/* Calls cb with each kernel hash in [lo, hi) (NULL: unbounded), in hash
+ * order; cb returns non-zero to stop. */
+int store_site_each_kernel(struct store_site *ss, const char *lo, const char *hi,
+			   int (*cb)(void *ctx, const char *hash), void *ctx, struct buf *err);
 
 /* Per idea category: [{category, ideas, candidates, compiled, correct,
  * round_bests (rounds whose best candidate came from such an idea)}]. */

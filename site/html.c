@@ -69,7 +69,7 @@ static const char *const builtins[] = {
 static int in_list(const char *const *list, const char *s, size_t n)
 {
 	for (int i = 0; list[i]; i++)
-		if (strlen(list[i]) == n && !memcmp(list[i], s, n))
+		if (list[i][0] == s[0] && !strncmp(list[i], s, n) && list[i][n] == '\0')
 			return 1;
 	return 0;
 }

@@ -3,6 +3,8 @@
 #include "site_int.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -151,38 +153,103 @@ void site_kernel_view(struct site *s, json_t *k, int depth)
 	buf_release(&b);
 }
 
-struct kctx {
+/* One thread's share of the kernel pages: its own store connection,
+ * queries and renderer; hashes in [lo, hi). */
+struct kworker {
 	struct site *s;
-	struct buf *err;
-	struct buf path;
+	struct site_out out;
+	struct store store;
+	struct store_site ss;
+	char lo[8], hi[8];
+	long kernels;
+	struct buf err, path;
+	int ret;
+	pthread_t th;
 };
 
 static int one_kernel(void *vctx, const char *hash)
 {
-	struct kctx *c = vctx;
-	json_t *k = store_site_kernel(&c->s->ss, hash, c->err);
+	struct kworker *w = vctx;
+	json_t *k = store_site_kernel(&w->ss, hash, &w->err);
 
 	if (!k)
-		return c->err->len ? -1 : 0;
-	site_kernel_view(c->s, k, 2);
+		return w->err.len ? -1 : 0;
+	site_kernel_view(w->s, k, 2);
 	json_object_set_new(k, "title", json_sprintf("Kernel %.12s", hash));
-	site_kernel_path(&c->path, hash);
-	int r = site_write_page(c->s, T_KERNEL, k, c->path.s, 2, c->err);
+	site_kernel_path(&w->path, hash);
+	int r = site_write_page_to(w->s, &w->out, T_KERNEL, k, w->path.s, 2, &w->err);
 	json_decref(k);
-	c->s->st->kernels++;
+	w->kernels++;
 	return r < 0 ? -1 : 0;
+}
+
+static void *kworker_run(void *arg)
+{
+	struct kworker *w = arg;
+	int opened = 0, ssok = 0;
+
+	w->ret = -1;
+	if (store_open(&w->store, w->s->o->db_path, STORE_READONLY, &w->err) < 0)
+		goto out;
+	opened = 1;
+	if (store_site_init(&w->ss, &w->store, &w->err) < 0)
+		goto out;
+	ssok = 1;
+	/* One read transaction: one snapshot, no per-query locking. */
+	if (store_exec(&w->store, "BEGIN", &w->err) < 0)
+		goto out;
+	w->ret = store_site_each_kernel(&w->ss, w->lo[0] ? w->lo : NULL, w->hi[0] ? w->hi : NULL,
+					one_kernel, w, &w->err) ? -1 : 0;
+	store_exec(&w->store, "COMMIT", NULL);
+out:
+	if (ssok)
+		store_site_release(&w->ss);
+	if (opened)
+		store_close(&w->store);
+	return NULL;
 }
 
 int site_pages_kernels(struct site *s, struct buf *err)
 {
-	struct kctx c = { s, err, BUF_INIT };
-	int r;
+	int total = s->threads < 1 ? 1 : s->threads > 16 ? 16 : s->threads;
+	int n = total, ret = 0, started = 0;
+	struct kworker *w = calloc((size_t)n, sizeof(*w));
 
-	/* Exclusive read transaction: one snapshot, and no per-query locking. */
-	if (store_exec(&s->store, "BEGIN", err) < 0)
-		return -1;
-	r = store_site_each_kernel(&s->ss, one_kernel, &c, err);
-	store_exec(&s->store, "COMMIT", NULL);
-	buf_release(&c.path);
-	return r ? -1 : 0;
+	for (int i = 0; i < n; i++) {
+		w[i].s = s;
+		buf_init(&w[i].out.page);
+		buf_init(&w[i].err);
+		buf_init(&w[i].path);
+		mustache_partials_dir(&w[i].out.parts, s->o->templates_dir);
+		/* split the hash space by its first two hex digits */
+		if (i > 0)
+			snprintf(w[i].lo, sizeof(w[i].lo), "%02x", (unsigned)(256 * i / n) & 0xffu);
+		if (i < n - 1)
+			snprintf(w[i].hi, sizeof(w[i].hi), "%02x", (unsigned)(256 * (i + 1) / n) & 0xffu);
+	}
+	if (n == 1) {
+		kworker_run(&w[0]);
+	} else {
+		for (started = 0; started < n; started++)
+			if (pthread_create(&w[started].th, NULL, kworker_run, &w[started])) {
+				ret = kf_err(err, "site: cannot start a thread");
+				break;
+			}
+		for (int i = 0; i < started; i++)
+			pthread_join(w[i].th, NULL);
+		if (started < n)
+			n = started;
+	}
+	for (int i = 0; i < total; i++) {
+		if (i < n && w[i].ret < 0 && !ret)
+			ret = kf_err(err, "%s", w[i].err.s);
+		s->st->kernels += w[i].kernels;
+		s->st->pages += w[i].out.pages;
+		mustache_partials_release(&w[i].out.parts);
+		buf_release(&w[i].out.page);
+		buf_release(&w[i].err);
+		buf_release(&w[i].path);
+	}
+	free(w);
+	return ret;
 }

@@ -177,8 +177,8 @@ out:
 	return ret;
 }
 
-int site_write_page(struct site *s, int t, json_t *data, const char *rel, int depth,
-		    struct buf *err)
+int site_write_page_to(struct site *s, struct site_out *w, int t, json_t *data, const char *rel,
+		       int depth, struct buf *err)
 {
 	static const char *const roots[] = { "", "../", "../../", "../../../" };
 	const char *k;
@@ -188,8 +188,8 @@ int site_write_page(struct site *s, int t, json_t *data, const char *rel, int de
 	json_object_foreach(s->common, k, v)
 		if (!json_object_get(data, k))
 			json_object_set(data, k, v);
-	buf_reset(&s->page);
-	if (mustache_render(&s->tpl[t], data, &s->parts, &s->page, err) < 0) {
+	buf_reset(&w->page);
+	if (mustache_render(&s->tpl[t], data, &w->parts, &w->page, err) < 0) {
 		struct buf e = BUF_INIT;
 		buf_addf(&e, "%s: %s", rel, err->s);
 		buf_reset(err);
@@ -197,8 +197,14 @@ int site_write_page(struct site *s, int t, json_t *data, const char *rel, int de
 		buf_release(&e);
 		return -1;
 	}
-	s->st->pages++;
-	return site_write_file(s, rel, s->page.s, s->page.len, err);
+	w->pages++;
+	return site_write_file(s, rel, w->page.s, w->page.len, err);
+}
+
+int site_write_page(struct site *s, int t, json_t *data, const char *rel, int depth,
+		    struct buf *err)
+{
+	return site_write_page_to(s, &s->main, t, data, rel, depth, err);
 }
 
 static int rm_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
@@ -368,10 +374,11 @@ int site_build(const struct site_options *o, struct site_stats *st, struct buf *
 	s.o = o;
 	s.st = st;
 	buf_init(&s.stage);
-	buf_init(&s.page);
+	buf_init(&s.main.page);
 	for (int t = 0; t < T_N; t++)
 		mustache_init(&s.tpl[t]);
-	mustache_partials_dir(&s.parts, o->templates_dir);
+	mustache_partials_dir(&s.main.parts, o->templates_dir);
+	s.threads = o->threads > 0 ? o->threads : 1;
 
 	/* Never replace a directory that kforge did not make. */
 	path_join(&marker, o->out_dir, MARKER);
@@ -410,6 +417,7 @@ int site_build(const struct site_options *o, struct site_stats *st, struct buf *
 		goto fail;
 	if (swap_into_place(&s, err) < 0)
 		goto fail;
+	st->pages += s.main.pages;
 	ret = 0;
 	goto out;
 fail:
@@ -422,13 +430,13 @@ out:
 	json_decref(s.common);
 	for (int t = 0; t < T_N; t++)
 		mustache_release(&s.tpl[t]);
-	mustache_partials_release(&s.parts);
+	mustache_partials_release(&s.main.parts);
 	if (ssok)
 		store_site_release(&s.ss);
 	if (opened)
 		store_close(&s.store);
 	buf_release(&s.stage);
-	buf_release(&s.page);
+	buf_release(&s.main.page);
 	buf_release(&marker);
 	return ret;
 }

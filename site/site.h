@@ -18,6 +18,7 @@ struct site_options {
 	const char *templates_dir;  /* templates/site */
 	const char *dist_dir;       /* tarballs for downloads.html, may be NULL */
 	int no_kernel_pages;        /* skip the page per kernel (quick previews) */
+	int threads;                /* threads rendering kernel pages (0: 1) */
 };
 
 struct site_stats {

@@ -11,14 +11,22 @@
 
 enum { T_INDEX, T_PROBLEM, T_KERNEL, T_CATEGORY, T_METHODOLOGY, T_DOWNLOADS, T_N };
 
+/* What one rendering thread owns: the partials cache is not thread-safe
+ * and each thread renders into its own buffer. */
+struct site_out {
+	struct mustache_partials parts;
+	struct buf page;
+	long pages;
+};
+
 struct site {
 	const struct site_options *o;
 	struct store store;
 	struct store_site ss;
 	struct mustache_tpl tpl[T_N];
-	struct mustache_partials parts;
 	struct buf stage;             /* the staging directory */
-	struct buf page;              /* scratch: rendered page */
+	struct site_out main;         /* the main thread's renderer */
+	int threads;                  /* for the kernel pages */
 	json_t *slugs;                /* problem id -> slug */
 	json_t *problems;             /* store_site_problems() */
 	json_t *best;                 /* store_site_best(NULL) */
@@ -31,6 +39,9 @@ struct site {
  * it to STAGE/rel. depth: how many directories rel is below the root. */
 int site_write_page(struct site *s, int t, json_t *data, const char *rel, int depth,
 		    struct buf *err);
+/* Same from a worker thread with its own renderer. */
+int site_write_page_to(struct site *s, struct site_out *w, int t, json_t *data, const char *rel,
+		       int depth, struct buf *err);
 int site_write_file(struct site *s, const char *rel, const void *data, size_t len,
 		    struct buf *err);
 
