@@ -359,40 +359,44 @@ json_t *store_site_problems(struct store_site *ss, struct buf *err)
 		" FROM problems p ORDER BY p.level, p.number, p.id", NULL, err);
 }
 
-static const char best_sql[] =
-	"WITH v AS (SELECT kernel_hash, problem_id, gpu_name, verdict, eval_id FROM"
-	"  (SELECT *, ROW_NUMBER() OVER (PARTITION BY kernel_hash, problem_id, gpu_name"
-	"   ORDER BY created_at DESC, id) AS rn FROM verifications"
-	"   WHERE (?1 IS NULL OR problem_id = ?1)) WHERE rn = 1),"
-	" c AS (SELECT problem_id, gpu_name, kernel_hash, MIN(time_mean_ms) AS t FROM evals"
-	"  WHERE status = 'correct' AND time_mean_ms > 0 AND (?1 IS NULL OR problem_id = ?1)"
-	"  GROUP BY problem_id, gpu_name, kernel_hash),"
-	" s AS (SELECT c.problem_id, c.gpu_name, c.kernel_hash, v.verdict,"
-	"  CASE WHEN v.verdict = 'verified' AND ve.time_mean_ms > 0 THEN ve.time_mean_ms"
-	"   ELSE c.t END AS t"
-	"  FROM c LEFT JOIN v ON v.kernel_hash = c.kernel_hash AND v.problem_id = c.problem_id"
-	"   AND v.gpu_name = c.gpu_name LEFT JOIN evals ve ON ve.id = v.eval_id"
-	"  WHERE v.verdict IS NULL OR v.verdict = 'verified'),"
-	" hv AS (SELECT DISTINCT problem_id, gpu_name FROM s WHERE verdict = 'verified'),"
-	" r AS (SELECT s.*, ROW_NUMBER() OVER (PARTITION BY s.problem_id, s.gpu_name"
-	"   ORDER BY s.t, s.kernel_hash) AS rn FROM s"
-	"  WHERE s.verdict = 'verified' OR NOT EXISTS (SELECT 1 FROM hv"
-	"   WHERE hv.problem_id = s.problem_id AND hv.gpu_name = s.gpu_name))"
-	" SELECT r.problem_id, r.gpu_name, r.kernel_hash, r.verdict, r.t AS time_ms,"
-	"  be.mean_ms AS eager_ms, bc.mean_ms AS compile_ms,"
-	"  be.mean_ms / r.t AS speedup_eager, bc.mean_ms / r.t AS speedup_compile"
-	" FROM r LEFT JOIN baselines be ON be.problem_id = r.problem_id"
-	"  AND be.gpu_name = r.gpu_name AND be.variant = 'eager'"
-	" LEFT JOIN baselines bc ON bc.problem_id = r.problem_id"
-	"  AND bc.gpu_name = r.gpu_name AND bc.variant = 'compile'"
-	" WHERE r.rn = 1 ORDER BY r.problem_id, r.gpu_name";
+#define BEST_SQL(F) \
+	"WITH v AS (SELECT kernel_hash, problem_id, gpu_name, verdict, eval_id FROM" \
+	"  (SELECT *, ROW_NUMBER() OVER (PARTITION BY kernel_hash, problem_id, gpu_name" \
+	"   ORDER BY created_at DESC, id) AS rn FROM verifications" \
+	"   WHERE " F ") WHERE rn = 1)," \
+	" c AS (SELECT problem_id, gpu_name, kernel_hash, MIN(time_mean_ms) AS t FROM evals" \
+	"  WHERE status = 'correct' AND time_mean_ms > 0 AND " F \
+	"  GROUP BY problem_id, gpu_name, kernel_hash)," \
+	" s AS (SELECT c.problem_id, c.gpu_name, c.kernel_hash, v.verdict," \
+	"  CASE WHEN v.verdict = 'verified' AND ve.time_mean_ms > 0 THEN ve.time_mean_ms" \
+	"   ELSE c.t END AS t" \
+	"  FROM c LEFT JOIN v ON v.kernel_hash = c.kernel_hash AND v.problem_id = c.problem_id" \
+	"   AND v.gpu_name = c.gpu_name LEFT JOIN evals ve ON ve.id = v.eval_id" \
+	"  WHERE v.verdict IS NULL OR v.verdict = 'verified')," \
+	" hv AS (SELECT DISTINCT problem_id, gpu_name FROM s WHERE verdict = 'verified')," \
+	" r AS (SELECT s.*, ROW_NUMBER() OVER (PARTITION BY s.problem_id, s.gpu_name" \
+	"   ORDER BY s.t, s.kernel_hash) AS rn FROM s" \
+	"  WHERE s.verdict = 'verified' OR NOT EXISTS (SELECT 1 FROM hv" \
+	"   WHERE hv.problem_id = s.problem_id AND hv.gpu_name = s.gpu_name))" \
+	" SELECT r.problem_id, r.gpu_name, r.kernel_hash, r.verdict, r.t AS time_ms," \
+	"  be.mean_ms AS eager_ms, bc.mean_ms AS compile_ms," \
+	"  be.mean_ms / r.t AS speedup_eager, bc.mean_ms / r.t AS speedup_compile" \
+	" FROM r LEFT JOIN baselines be ON be.problem_id = r.problem_id" \
+	"  AND be.gpu_name = r.gpu_name AND be.variant = 'eager'" \
+	" LEFT JOIN baselines bc ON bc.problem_id = r.problem_id" \
+	"  AND bc.gpu_name = r.gpu_name AND bc.variant = 'compile'" \
+	" WHERE r.rn = 1 ORDER BY r.problem_id, r.gpu_name"
+static const char best_sql_all[] = BEST_SQL("1");
+/* With a problem, the filter lets SQLite use evals_by_problem. */
+static const char best_sql_one[] = BEST_SQL("problem_id = ?1");
 
 json_t *store_site_best(struct store_site *ss, const char *problem_id, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	json_t *arr;
 
-	if (sqlite3_prepare_v2(ss->s->db, best_sql, -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(ss->s->db, problem_id ? best_sql_one : best_sql_all, -1, &st,
+			       NULL) != SQLITE_OK) {
 		db_fail(ss, err, "prepare");
 		return NULL;
 	}
@@ -476,22 +480,26 @@ int store_site_each_category_speedup(struct store_site *ss,
 	return ret;
 }
 
-json_t *store_site_category_ideas(struct store_site *ss, const char *category, int limit,
-				  struct buf *err)
+json_t *store_site_category_ideas(struct store_site *ss, int limit, struct buf *err)
 {
 	char lim[32];
-	const char *p[] = { category, lim, NULL };
+	const char *p[] = { lim, NULL };
 
 	snprintf(lim, sizeof(lim), "%d", limit);
+	/* Every idea's results in one pass, then the best per category. */
 	return query(ss,
-		"SELECT i.id AS idea_id, i.problem_id, i.run_id, i.round, i.text,"
-		" COUNT(c.id) AS candidates, COALESCE(SUM(c.status = 'correct'), 0) AS correct,"
-		" MAX(" CAND_EAGER " / " CAND_TIME ") AS best_speedup"
-		" FROM idea_categories ic JOIN ideas i ON i.id = ic.idea_id"
-		" LEFT JOIN candidates c ON c.idea_id = i.id LEFT JOIN runs r ON r.id = c.run_id"
-		" WHERE ic.category = ?1 GROUP BY i.id"
-		" ORDER BY best_speedup IS NULL, best_speedup DESC, i.id LIMIT CAST(?2 AS INTEGER)",
-		p, err);
+		"WITH st AS (SELECT c.idea_id, COUNT(*) AS candidates,"
+		"  SUM(c.status = 'correct') AS correct,"
+		"  MAX(" CAND_EAGER " / " CAND_TIME ") AS best_speedup"
+		"  FROM candidates c JOIN runs r ON r.id = c.run_id"
+		"  WHERE c.idea_id IS NOT NULL GROUP BY c.idea_id),"
+		" x AS (SELECT ic.category, i.id AS idea_id, i.problem_id, i.run_id, i.round, i.text,"
+		"  COALESCE(st.candidates, 0) AS candidates, COALESCE(st.correct, 0) AS correct,"
+		"  st.best_speedup, ROW_NUMBER() OVER (PARTITION BY ic.category"
+		"   ORDER BY st.best_speedup IS NULL, st.best_speedup DESC, i.id) AS rn"
+		"  FROM idea_categories ic JOIN ideas i ON i.id = ic.idea_id"
+		"  LEFT JOIN st ON st.idea_id = i.id)"
+		" SELECT * FROM x WHERE rn <= CAST(?1 AS INTEGER) ORDER BY category, rn", p, err);
 }
 
 json_t *store_site_methodology(struct store_site *ss, struct buf *err)
@@ -566,4 +574,19 @@ json_t *store_site_report(struct store_site *ss, const char *problem_id, struct 
 fail:
 	json_decref(o);
 	return NULL;
+}
+
+json_t *store_site_gpu_names(struct store_site *ss, struct buf *err)
+{
+	json_t *rows = query(ss, "SELECT gpu_name FROM evals GROUP BY gpu_name"
+			     " ORDER BY COUNT(*) DESC, gpu_name", NULL, err), *v, *out;
+	size_t i;
+
+	if (!rows)
+		return NULL;
+	out = json_array();
+	json_array_foreach(rows, i, v)
+		json_array_append(out, json_object_get(v, "gpu_name"));
+	json_decref(rows);
+	return out;
 }

@@ -76,11 +76,10 @@ json_t *store_site_categories(struct store_site *ss, struct buf *err);
 int store_site_each_category_speedup(struct store_site *ss,
 				     int (*cb)(void *ctx, const char *category, double speedup),
 				     void *ctx, struct buf *err);
-/* The ideas of one category with their results, best first, at most
- * limit: [{idea_id, problem_id, run_id, round, text, candidates, correct,
- * best_speedup}]. */
-json_t *store_site_category_ideas(struct store_site *ss, const char *category, int limit,
-				  struct buf *err);
+/* The best ideas of each category with their results, at most limit per
+ * category: [{category, idea_id, problem_id, run_id, round, text,
+ * candidates, correct, best_speedup, rn}], by category then rank. */
+json_t *store_site_category_ideas(struct store_site *ss, int limit, struct buf *err);
 
 /* Baselines, GPUs, protocols, tool versions, for the methodology page:
  * {baselines: [...], protocols: [{protocol, protocol_params, evals}],
@@ -93,6 +92,9 @@ json_t *store_site_methodology(struct store_site *ss, struct buf *err);
  * kernel on the first GPU (or null)}. NULL with *err empty when the
  * problem does not exist. */
 json_t *store_site_report(struct store_site *ss, const char *problem_id, struct buf *err);
+
+/* Names of the GPUs with evaluations, most evaluations first. */
+json_t *store_site_gpu_names(struct store_site *ss, struct buf *err);
 
 /* Valid UTF-8 copy of s[0..len) (invalid bytes and NUL -> U+FFFD). */
 json_t *store_site_text(const char *s, size_t len);

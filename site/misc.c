@@ -135,50 +135,46 @@ out:
 	return ret;
 }
 
+int site_report_problem(struct site *s, const char *pid, const json_t *rep, struct buf *err)
+{
+	struct buf md = BUF_INIT, rel = BUF_INIT;
+	const json_t *b0 = json_array_get(json_object_get(rep, "best"), 0);
+	const json_t *st = json_object_get(rep, "stats");
+	int ret;
+
+	report_md_problem(&md, rep);
+	buf_addf(&rel, "reports/%s.md", problem_slug(s, pid));
+	ret = site_write_file(s, rel.s, md.s, md.len, err);
+	if (!ret) {
+		s->st->reports++;
+		buf_adds(&s->report_index, "| [");
+		md_escape(&s->report_index, pid);
+		buf_addf(&s->report_index, "](%s.md) | %lld | %lld | ", problem_slug(s, pid),
+			 (long long)jget_int(st, "candidates", 0), (long long)jget_int(st, "correct", 0));
+		if (b0 && isfinite(jnum(b0, "speedup_eager"))) {
+			fmt_num(&s->report_index, jnum(b0, "speedup_eager"));
+			buf_adds(&s->report_index, "× (");
+			md_escape(&s->report_index, jget_str(b0, "gpu_name", ""));
+			buf_adds(&s->report_index, ")");
+		} else {
+			buf_adds(&s->report_index, "—");
+		}
+		buf_adds(&s->report_index, " |\n");
+	}
+	buf_release(&md);
+	buf_release(&rel);
+	return ret;
+}
+
 int site_reports(struct site *s, struct buf *err)
 {
-	struct buf md = BUF_INIT, idx = BUF_INIT, rel = BUF_INIT;
-	json_t *p;
-	size_t i;
-	int ret = -1;
+	struct buf idx = BUF_INIT;
+	int ret;
 
-	buf_adds(&idx, "# kforge reports\n\n| problem | candidates | correct | best vs eager |\n"
-		 "|---|---|---|---|\n");
-	json_array_foreach(s->problems, i, p) {
-		const char *pid = jget_str(p, "id", "");
-		json_t *rep = store_site_report(&s->ss, pid, err);
-		if (!rep) {
-			if (err->len)
-				goto out;
-			continue;
-		}
-		buf_reset(&md);
-		report_md_problem(&md, rep);
-		buf_reset(&rel);
-		buf_addf(&rel, "reports/%s.md", problem_slug(s, pid));
-		if (site_write_file(s, rel.s, md.s, md.len, err) < 0) {
-			json_decref(rep);
-			goto out;
-		}
-		s->st->reports++;
-		const json_t *b0 = json_array_get(json_object_get(rep, "best"), 0);
-		buf_adds(&idx, "| [");
-		md_escape(&idx, pid);
-		buf_addf(&idx, "](%s.md) | %lld | %lld | ", problem_slug(s, pid),
-			 (long long)jget_int(p, "candidates", 0), (long long)jget_int(p, "correct", 0));
-		if (b0 && isfinite(jnum(b0, "speedup_eager"))) {
-			fmt_num(&idx, jnum(b0, "speedup_eager"));
-			buf_adds(&idx, "×");
-		} else {
-			buf_adds(&idx, "—");
-		}
-		buf_adds(&idx, " |\n");
-		json_decref(rep);
-	}
+	buf_adds(&idx, "# kforge reports\n\nOne report per problem (the `kforge report PROBLEM` form).\n\n"
+		 "| problem | candidates | correct | best vs eager |\n|---|---|---|---|\n");
+	buf_add(&idx, s->report_index.s, s->report_index.len);
 	ret = site_write_file(s, "reports/README.md", idx.s, idx.len, err);
-out:
-	buf_release(&md);
 	buf_release(&idx);
-	buf_release(&rel);
 	return ret;
 }

@@ -203,6 +203,7 @@ static int hist_cb(void *ctx, const char *cat, double sp)
 int site_pages_categories(struct site *s, json_t *index, struct buf *err)
 {
 	json_t *rows = store_site_categories(&s->ss, err), *r, *list = json_array();
+	json_t *all_ideas = NULL;
 	struct cat_hist ch;
 	struct buf svg = BUF_INIT, rel = BUF_INIT;
 	double rate[N_CATS], bests[N_CATS];
@@ -214,6 +215,8 @@ int site_pages_categories(struct site *s, json_t *index, struct buf *err)
 	if (!rows)
 		goto out;
 	if (store_site_each_category_speedup(&s->ss, hist_cb, &ch, err) < 0)
+		goto out;
+	if (!(all_ideas = store_site_category_ideas(&s->ss, 200, err)))
 		goto out;
 	for (size_t c = 0; c < N_CATS; c++) {
 		json_t *o = NULL;
@@ -252,12 +255,10 @@ int site_pages_categories(struct site *s, json_t *index, struct buf *err)
 		}
 		json_object_set_new(page, "bins", bins);
 		json_object_set_new(page, "with_speedup", json_integer((json_int_t)ch.n[c]));
-		json_t *ideas = store_site_category_ideas(&s->ss, cats[c].id, 200, err), *idea;
-		if (!ideas) {
-			json_decref(page);
-			json_decref(o);
-			goto out;
-		}
+		json_t *ideas = json_array(), *idea;
+		json_array_foreach(all_ideas, i, idea)
+			if (!strcmp(jget_str(idea, "category", ""), cats[c].id))
+				json_array_append(ideas, idea);
 		json_array_foreach(ideas, i, idea) {
 			struct buf h = BUF_INIT;
 			const char *t = jget_str(idea, "text", "");
@@ -294,6 +295,7 @@ int site_pages_categories(struct site *s, json_t *index, struct buf *err)
 	ret = 0;
 out:
 	json_decref(rows);
+	json_decref(all_ideas);
 	json_decref(list);
 	buf_release(&svg);
 	buf_release(&rel);
@@ -370,6 +372,8 @@ static int one_problem(struct site *s, json_t *p, struct buf *err)
 	rates(d);
 	json_object_set(d, "rounds_n", json_object_get(p, "rounds"));
 	if (!(full = store_site_report(&s->ss, pid, err)) && err->len)
+		goto out;
+	if (full && site_report_problem(s, pid, full, err) < 0)
 		goto out;
 	json_t *prow = json_object_get(full, "problem");
 	const char *torch = jget_str(prow, "torch_text", NULL);

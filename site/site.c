@@ -269,7 +269,7 @@ static int load_templates(struct site *s, struct buf *err)
 static int prepare(struct site *s, struct buf *err)
 {
 	struct buf slug = BUF_INIT;
-	json_t *taken = json_object(), *p, *ov;
+	json_t *taken = json_object(), *p;
 	size_t i;
 	long long t;
 
@@ -291,30 +291,8 @@ static int prepare(struct site *s, struct buf *err)
 	s->best = store_site_best(&s->ss, NULL, err);
 	if (!s->best)
 		goto fail;
-	ov = store_site_overview(&s->ss, err);
-	if (!ov)
+	if (!(s->gpus = store_site_gpu_names(&s->ss, err)))
 		goto fail;
-	/* GPUs, most evaluations first: the first is the "primary" one. */
-	json_t *g = json_object_get(ov, "gpus");
-	s->gpus = json_array();
-	for (;;) {
-		long long bestn = -1;
-		const char *bn = NULL;
-		json_array_foreach(g, i, p) {
-			const char *n = jget_str(p, "name", "");
-			int seen = 0;
-			for (size_t j = 0; j < json_array_size(s->gpus); j++)
-				seen |= !strcmp(json_string_value(json_array_get(s->gpus, j)), n);
-			if (!seen && jget_int(p, "evals", 0) > bestn) {
-				bestn = jget_int(p, "evals", 0);
-				bn = n;
-			}
-		}
-		if (!bn)
-			break;
-		json_array_append_new(s->gpus, json_string(bn));
-	}
-	json_decref(ov);
 	json_t *gen = NULL;
 	if (store_query_one(&s->store,
 		"SELECT MAX(x) AS t FROM (SELECT MAX(created_at) AS x FROM candidates"
@@ -375,6 +353,7 @@ int site_build(const struct site_options *o, struct site_stats *st, struct buf *
 	s.st = st;
 	buf_init(&s.stage);
 	buf_init(&s.main.page);
+	buf_init(&s.report_index);
 	for (int t = 0; t < T_N; t++)
 		mustache_init(&s.tpl[t]);
 	mustache_partials_dir(&s.main.parts, o->templates_dir);
@@ -437,6 +416,7 @@ out:
 		store_close(&s.store);
 	buf_release(&s.stage);
 	buf_release(&s.main.page);
+	buf_release(&s.report_index);
 	buf_release(&marker);
 	return ret;
 }

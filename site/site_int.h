@@ -27,6 +27,7 @@ struct site {
 	struct buf stage;             /* the staging directory */
 	struct site_out main;         /* the main thread's renderer */
 	int threads;                  /* for the kernel pages */
+	struct buf report_index;      /* rows of reports/README.md */
 	json_t *slugs;                /* problem id -> slug */
 	json_t *problems;             /* store_site_problems() */
 	json_t *best;                 /* store_site_best(NULL) */
@@ -65,5 +66,7 @@ int site_pages_categories(struct site *s, json_t *index_data, struct buf *err);
 int site_pages_methodology(struct site *s, struct buf *err);
 int site_pages_downloads(struct site *s, struct buf *err);
 int site_reports(struct site *s, struct buf *err);
+/* Writes reports/SLUG.md from store_site_report() data. */
+int site_report_problem(struct site *s, const char *pid, const json_t *rep, struct buf *err);
 
 #endif
