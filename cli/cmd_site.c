@@ -21,8 +21,9 @@ const char usage_site[] =
 	"  --db FILE            the store (default: --db before the command, KFORGE_DB, kforge.db)\n"
 	"  -o, --output DIR     where the site goes (replaced as a whole; must be empty,\n"
 	"                       missing, or a site kforge made)\n"
-	"  --from-dataset DIR   render an unpacked dataset: its store (DIR/store.db,\n"
-	"                       DIR/kforge.db or the only *.db/*.sqlite in DIR)\n"
+	"  --from-dataset DIR   render an unpacked dataset: its store (DIR/kforge.db,\n"
+	"                       DIR/store.db or the only *.db/*.sqlite in DIR) and its\n"
+	"                       card (DIR/README.md) on downloads.html\n"
 	"  --dist DIR           list the tarballs in DIR on downloads.html (size, SHA-256)\n"
 	"  --templates DIR      templates (default: ROOT/templates/site)\n"
 	"  --no-kernel-pages    skip the page per kernel (quick previews)\n"
@@ -32,7 +33,7 @@ const char usage_site[] =
 /* The store inside an unpacked dataset. */
 static int dataset_store(const char *dir, struct buf *out, struct buf *err)
 {
-	static const char *const names[] = { "store.db", "kforge.db", "store.sqlite", NULL };
+	static const char *const names[] = { "kforge.db", "store.db", "store.sqlite", NULL };
 	DIR *d;
 	struct dirent *e;
 	int found = 0;
@@ -75,7 +76,7 @@ int cmd_site(int argc, char **argv, struct cli_ctx *ctx)
 	};
 	struct site_options o = { ctx->db_path, "public", NULL, NULL, 0, 0 };
 	struct site_stats st;
-	struct buf err = BUF_INIT, tdir = BUF_INIT, dbp = BUF_INIT;
+	struct buf err = BUF_INIT, tdir = BUF_INIT, dbp = BUF_INIT, card = BUF_INIT;
 	const char *dataset = NULL;
 	struct timespec t0, t1;
 	int c, ret = EXIT_FAIL;
@@ -114,6 +115,8 @@ int cmd_site(int argc, char **argv, struct cli_ctx *ctx)
 		if (dataset_store(dataset, &dbp, &err) < 0)
 			goto out;
 		o.db_path = dbp.s;
+		path_join(&card, dataset, "README.md");
+		o.card_path = card.s;
 	}
 	if (!o.templates_dir) {
 		cli_data_path(ctx, "templates/site", &tdir);
@@ -137,5 +140,6 @@ out:
 	buf_release(&err);
 	buf_release(&tdir);
 	buf_release(&dbp);
+	buf_release(&card);
 	return ret;
 }

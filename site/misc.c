@@ -125,6 +125,25 @@ int site_pages_downloads(struct site *s, struct buf *err)
 		free(list);
 		json_object_set_new(d, "dist_given", json_true());
 	}
+	if (s->o->card_path && file_exists(s->o->card_path)) {
+		struct buf md = BUF_INIT, html = BUF_INIT;
+		const char *body;
+		if (buf_read_file(&md, s->o->card_path, MAX_MD, err) < 0) {
+			buf_release(&md);
+			goto out;
+		}
+		/* Hugging Face cards open with YAML front matter: not for readers. */
+		body = md.s;
+		if (!strncmp(body, "---\n", 4)) {
+			const char *end = strstr(body + 4, "\n---\n");
+			if (end)
+				body = end + 5;
+		}
+		html_markdown(&html, body, strlen(body));
+		json_object_set_new(d, "card_html", json_stringn(html.s, html.len));
+		buf_release(&md);
+		buf_release(&html);
+	}
 	json_object_set(d, "files", files);
 	json_object_set_new(d, "title", json_string("Downloads"));
 	ret = site_write_page(s, T_DOWNLOADS, d, "downloads.html", 0, err);

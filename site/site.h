@@ -19,6 +19,7 @@ struct site_options {
 	const char *dist_dir;       /* tarballs for downloads.html, may be NULL */
 	int no_kernel_pages;        /* skip the page per kernel (quick previews) */
 	int threads;                /* threads rendering kernel pages (0: 1) */
+	const char *card_path;      /* a dataset card (Markdown) for downloads.html, or NULL */
 };
 
 struct site_stats {

@@ -61,9 +61,16 @@ mkdir tpl && cp "$KF_ROOT"/templates/site/* tpl/ && printf '{{#broken}}\n' >tpl/
 expect_exit 1 "broken template fails" "$KFORGE" site --db fx.db -o out3 --templates tpl
 contains "error names the template" "$T_TMP/err" "kernel.mustache:1"
 check "failed build leaves nothing" sh -c '! ls -d out3 out3.tmp-* 2>/dev/null'
-mkdir ds && cp fx.db ds/store.db
+mkdir ds && cp fx.db ds/kforge.db
+printf -- '---\nlicense: cc-by-4.0\n---\n# The card\n\nRows: **42** <script>alert(1)</script>\n' >ds/README.md
 expect_exit 0 "--from-dataset finds the store" "$KFORGE" site --from-dataset ds -o out4 --no-kernel-pages
 check "dataset site has an index" test -s out4/index.html
+contains "the dataset card is on the downloads page" out4/downloads.html '<strong>42</strong>'
+lacks "card front matter left out" out4/downloads.html 'license: cc-by'
+lacks "card raw HTML dropped" out4/downloads.html '<script'
+rm ds/kforge.db && touch ds/a.db ds/b.db
+expect_exit 1 "--from-dataset with two stores is refused" "$KFORGE" site --from-dataset ds -o out5
+contains "error says so" "$T_TMP/err" "several stores"
 expect_exit 2 "unknown option exits 2" "$KFORGE" site --bogus
 expect_exit 0 "--help" "$KFORGE" site --help
 contains "help names --dist" "$T_TMP/out" "--dist DIR"
