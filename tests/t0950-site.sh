@@ -28,6 +28,9 @@ while IFS= read -r l; do
 done <check.tap
 check "sitecheck ran its checks" grep -q '^1\.\.[1-9]' check.out
 
+check "Mustache tags from the store stay text" grep -rqF '{{#evil}}{{{raw}}}' public/kernels
+check "control characters from the store become U+FFFD" grep -rqF 'ctl&#xFFFD;&#xFFFD;&#xFFFD;[31m&#xFFFD; end' public/kernels
+check "no control character reaches any file" sh -c "! grep -rlP '[\\x01-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]' public"
 contains "unverified best kernels are marked so" public/problems/level1-005_Matrix_scalar_multiplication.html 'badge warn">unverified'
 contains "problem without candidates has a page" public/problems/level1-099_Empty_b_.html 'No correct kernel'
 lacks "its hostile name is not markup" public/problems/level1-099_Empty_b_.html '<img'
