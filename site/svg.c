@@ -170,6 +170,11 @@ void svg_lines(struct buf *out, const struct svg_chart *c, const struct svg_seri
 	if (ax.hi - ax.lo < 1e-9) {
 		ax.lo -= 1;
 		ax.hi += 1;
+	} else {
+		/* keep end points off the frame */
+		double pad = (ax.hi - ax.lo) * 0.04;
+		ax.lo -= pad;
+		ax.hi += pad;
 	}
 	y_ticks(out, &ay);
 	double xs = nice_step(ax.hi - ax.lo, 8);
@@ -230,9 +235,13 @@ void svg_lines(struct buf *out, const struct svg_chart *c, const struct svg_seri
 	if (ns > 1)
 		for (int k = 0; k < ns; k++) {
 			double lx = ML + 8 + k * 190;
-			buf_addf(out, "<g class=\"s%d\"><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
-				 "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\">", s[k].cls % 6, lx, lx + 16,
-				 MT - 9, MT - 9, lx + 20, MT - 5);
+			buf_addf(out, "<g class=\"s%d\">", s[k].cls % 6);
+			if (s[k].cls % 6 == 5)
+				buf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\"/>", lx + 8, MT - 9);
+			else
+				buf_addf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+					 lx, lx + 16, MT - 9, MT - 9);
+			buf_addf(out, "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\">", lx + 20, MT - 5);
 			html_escapes(out, s[k].name ? s[k].name : "");
 			buf_adds(out, "</text></g>");
 		}
