@@ -118,7 +118,10 @@ static void y_ticks(struct buf *out, const struct axis *ay)
 			 ML, W - MR, py, py);
 		buf_addf(out, "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", ML - 6,
 			 py + 4);
-		fmt_num(out, fabs(v) < st * 1e-9 ? 0 : v);
+		if (st >= 1)
+			buf_addf(out, "%.0f", v);
+		else
+			fmt_num(out, fabs(v) < st * 1e-9 ? 0 : v);
 		buf_adds(out, "</text>");
 	}
 }
