@@ -7,6 +7,7 @@
 T="$KF_ROOT/tests/tools"
 python3 "$T/synthstore.py" --kernels 150 --problems 5 --seed 3 --hostile --out fx.db 2>/dev/null
 check "fixture store generated" test -s fx.db
+expect_exit 0 "synthstore's store passes kforge store check" "$KFORGE" --db fx.db store check
 # Problem 5 is verified nowhere: its best kernels must show as unverified.
 # A sixth problem has no candidates at all.
 sqlite3 fx.db "DELETE FROM verifications WHERE problem_id LIKE 'level1/005_%';
@@ -77,3 +78,6 @@ contains "error says so" "$T_TMP/err" "several stores"
 expect_exit 2 "unknown option exits 2" "$KFORGE" site --bogus
 expect_exit 0 "--help" "$KFORGE" site --help
 contains "help names --dist" "$T_TMP/out" "--dist DIR"
+"$KFORGE" --db empty.db store init >/dev/null
+expect_exit 0 "an empty store renders" "$KFORGE" site --db empty.db -o out6
+contains "empty index says there is nothing" out6/index.html 'data-k="kernels" data-v="0"'
