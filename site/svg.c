@@ -134,6 +134,7 @@ static int usable(const struct svg_chart *c, double y)
 void svg_lines(struct buf *out, const struct svg_chart *c, const struct svg_series *s, int ns)
 {
 	struct axis ax = { INFINITY, -INFINITY, 0 }, ay = { INFINITY, -INFINITY, c->logy };
+	double x0, x1;
 	int any = 0;
 
 	for (int k = 0; k < ns; k++)
@@ -170,6 +171,8 @@ void svg_lines(struct buf *out, const struct svg_chart *c, const struct svg_seri
 		else
 			ay.lo = 0;
 	}
+	x0 = ax.lo;
+	x1 = ax.hi;
 	if (ax.hi - ax.lo < 1e-9) {
 		ax.lo -= 1;
 		ax.hi += 1;
@@ -183,7 +186,7 @@ void svg_lines(struct buf *out, const struct svg_chart *c, const struct svg_seri
 	double xs = nice_step(ax.hi - ax.lo, 8);
 	if (xs < 1)
 		xs = 1;
-	for (double v = ceil(ax.lo / xs) * xs; v <= ax.hi + 1e-9; v += xs)
+	for (double v = ceil(x0 / xs) * xs; v <= x1 + 1e-9; v += xs)
 		buf_addf(out, "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>",
 			 map(&ax, v, ML, W - MR), H - MB + 16, v);
 	if (isfinite(c->yref) && usable(c, c->yref)) {
