@@ -11,6 +11,9 @@
 #include "core/json.h"
 #include "html.h"
 
+#define MAX_LOG_SHOWN (64u << 10)   /* compile log bytes on a page */
+#define MAX_IDEA_SHOWN (16u << 10)  /* idea text bytes rendered */
+
 static const char *const roots[] = { "", "../", "../../", "../../../" };
 
 static void set_raw(json_t *o, const char *key, struct buf *b)
@@ -93,6 +96,15 @@ void site_kernel_view(struct site *s, json_t *k, int depth)
 		jset_ms(v, "duration_s", jnum(v, "duration_ms"));
 		const char *log = jget_str(v, "log", "");
 		json_object_set_new(v, "has_log", json_boolean(log && *log));
+		size_t ll = strlen(log);
+		if (ll > MAX_LOG_SHOWN) {
+			/* cut at a character boundary and say so */
+			size_t cut = MAX_LOG_SHOWN;
+			while (cut > 0 && ((unsigned char)log[cut] & 0xC0) == 0x80)
+				cut--;
+			json_object_set_new(v, "log", json_sprintf("%.*s\n[... %zu more bytes not shown]",
+					    (int)cut, log, ll - cut));
+		}
 		size_t j;
 		json_t *ck;
 		json_array_foreach(json_object_get(v, "kernels"), j, ck) {
@@ -144,7 +156,7 @@ void site_kernel_view(struct site *s, json_t *k, int depth)
 		const char *idea = jget_str(v, "idea_text", NULL);
 		site_set_status(v, "status");
 		if (idea) {
-			html_markdown(&b, idea, strlen(idea));
+			html_markdown(&b, idea, strnlen(idea, MAX_IDEA_SHOWN));
 			set_raw(v, "idea_html", &b);
 		}
 		json_object_set_new(v, "problem_link", json_sprintf("%sproblems/%s.html", root,

@@ -14,6 +14,10 @@ sqlite3 fx.db "DELETE FROM verifications WHERE problem_id LIKE 'level1/005_%';
 INSERT INTO problems(id, level, number, name, spec, spec_sha256)
   VALUES('level1/099_Empty<b>', 1, 99, 'Empty <img src=x onerror=alert(1)>', '{}', 'x');"
 
+# A huge compile log is cut on the page, not copied whole.
+big=$(sqlite3 fx.db "SELECT kernel_hash FROM compiles WHERE status = 'ok' ORDER BY kernel_hash LIMIT 1")
+sqlite3 fx.db "UPDATE compiles SET log = 'ptxas é' || printf('%.*c', 200000, 'x') WHERE kernel_hash = '$big'"
+
 mkdir dist && printf 'tarball bytes' >dist/kforge-level1-v1.tar.zst && printf x >dist/notes.txt
 expect_exit 0 "site renders" "$KFORGE" site --db fx.db -o public --dist dist
 contains "summary line counts pages" "$T_TMP/out" "^site: public: [0-9]+ pages \(6 problems, 150 kernels\), 6 reports"
@@ -32,6 +36,9 @@ check "sitecheck ran its checks" grep -q '^1\.\.[1-9]' check.out
 check "Mustache tags from the store stay text" grep -rqF '{{#evil}}{{{raw}}}' public/kernels
 check "control characters from the store become U+FFFD" grep -rqF 'ctl&#xFFFD;&#xFFFD;&#xFFFD;[31m&#xFFFD; end' public/kernels
 check "no control character reaches any file" sh -c "! grep -rlP '[\\x01-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]' public"
+kp="public/kernels/$(echo "$big" | cut -c1-2)/$big.html"
+contains "a huge compile log is cut" "$kp" 'more bytes not shown'
+check "the kernel page stays small" test "$(wc -c <"$kp")" -lt 120000
 contains "unverified best kernels are marked so" public/problems/level1-005_Matrix_scalar_multiplication.html 'badge warn">unverified'
 contains "problem without candidates has a page" public/problems/level1-099_Empty_b_.html 'No correct kernel'
 lacks "its hostile name is not markup" public/problems/level1-099_Empty_b_.html '<img'
