@@ -50,7 +50,6 @@ static const char *status_class(const char *st)
 	return "warn";
 }
 
-void site_set_status(json_t *o, const char *key);
 void site_set_status(json_t *o, const char *key)
 {
 	json_object_set_new(o, "status_cls", json_string(status_class(jget_str(o, key, ""))));

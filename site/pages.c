@@ -9,7 +9,6 @@
 #include "html.h"
 #include "svg.h"
 
-void site_set_status(json_t *o, const char *key);
 
 static const double fast_ps[] = { 0, 0.5, 0.8, 1, 1.5, 2 };
 #define N_PS (sizeof(fast_ps) / sizeof(fast_ps[0]))
@@ -360,7 +359,7 @@ static json_t *lineage(json_t *by_id, const char *start)
 
 static int one_problem(struct site *s, json_t *p, struct buf *err)
 {
-	const char *pid = jget_str(p, "id", ""), *g0 = json_string_value(json_array_get(s->gpus, 0));
+	const char *pid = jget_str(p, "id", "");
 	json_t *d = json_deep_copy(p), *rounds = NULL, *cands = NULL, *by_id = json_object();
 	json_t *best = json_array(), *v, *gname, *bk = NULL, *full = NULL;
 	double *xs = NULL, *ys = NULL, *bs = NULL, *lx = NULL, *ly = NULL;
@@ -473,7 +472,6 @@ static int one_problem(struct site *s, json_t *p, struct buf *err)
 			}
 		}
 	}
-	(void)g0;
 
 	/* lineage of the best kernel: its first candidate here, then parents */
 	json_t *lin = json_array();

@@ -341,14 +341,22 @@ out:
 	return ret;
 }
 
-int site_build(const struct site_options *o, struct site_stats *st, struct buf *err)
+int site_build(const struct site_options *oo, struct site_stats *st, struct buf *err)
 {
+	struct site_options opts = *oo, *o = &opts;
+	struct buf outdir = BUF_INIT;
 	struct site s;
 	struct buf marker = BUF_INIT;
 	int ret = -1, opened = 0, ssok = 0;
 
 	memset(&s, 0, sizeof(s));
 	memset(st, 0, sizeof(*st));
+	/* "public/" and "public" are the same directory; the staging one is
+	 * its sibling, never inside it. */
+	buf_adds(&outdir, o->out_dir);
+	while (outdir.len > 1 && outdir.s[outdir.len - 1] == '/')
+		buf_truncate(&outdir, outdir.len - 1);
+	o->out_dir = outdir.s;
 	s.o = o;
 	s.st = st;
 	buf_init(&s.stage);
@@ -418,5 +426,6 @@ out:
 	buf_release(&s.main.page);
 	buf_release(&s.report_index);
 	buf_release(&marker);
+	buf_release(&outdir);
 	return ret;
 }

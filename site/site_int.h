@@ -54,6 +54,8 @@ void jset_int(json_t *o, const char *key, long long v);
 void jset_speed(json_t *o, const char *key, double base_ms, double t_ms);
 double jnum(const json_t *o, const char *key);
 const char *problem_slug(struct site *s, const char *problem_id);
+/* Sets status_cls (good, bad, warn, neutral) from the status in key. */
+void site_set_status(json_t *o, const char *key);
 
 /* Decorates a store_site_kernel() object for the templates (highlighted
  * source, launch block, display numbers, links) relative to depth. */

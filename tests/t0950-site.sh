@@ -58,7 +58,7 @@ check "no JavaScript in any page" sh -c "! grep -rl \"<script\" public --include
 
 # Replacing: a kforge site is replaced whole; anything else is refused.
 echo stale >public/stale.html
-expect_exit 0 "re-render over the previous site" "$KFORGE" site --db fx.db -o public --no-kernel-pages
+expect_exit 0 "re-render over the previous site (trailing slash)" "$KFORGE" site --db fx.db -o public/ --no-kernel-pages
 check "previous site replaced as a whole" test ! -e public/stale.html
 check "no staging directory left" sh -c '! ls -d public.tmp-* public.old-* 2>/dev/null'
 mkdir mine && echo precious >mine/file
