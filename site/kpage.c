@@ -71,7 +71,6 @@ void site_kernel_view(struct site *s, json_t *k, int depth)
 	fmt_bytes(&b, jnum(kern, "bytes"));
 	set_raw(kern, "bytes_s", &b);
 	site_kernel_path(&b, jget_str(kern, "hash", ""));
-	buf_addf(&b, "%s", "");
 	{
 		struct buf l = BUF_INIT;
 		buf_addf(&l, "%s%s", root, b.s);

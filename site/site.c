@@ -271,7 +271,6 @@ static int prepare(struct site *s, struct buf *err)
 	struct buf slug = BUF_INIT;
 	json_t *taken = json_object(), *p;
 	size_t i;
-	long long t;
 
 	s->problems = store_site_problems(&s->ss, err);
 	if (!s->problems)
@@ -304,7 +303,6 @@ static int prepare(struct site *s, struct buf *err)
 			    json_string(jget_str(gen, "t", "") ? jget_str(gen, "t", "") : ""));
 	json_decref(gen);
 	json_object_set_new(s->common, "kforge_version", json_string(kforge_version()));
-	(void)t;
 	json_decref(taken);
 	buf_release(&slug);
 	return 0;

@@ -197,7 +197,6 @@ void svg_lines(struct buf *out, const struct svg_chart *c, const struct svg_seri
 	for (int k = 0; k < ns; k++) {
 		const struct svg_series *se = &s[k];
 		int pen = 0;
-		double lasty = 0;
 
 		buf_addf(out, "<g class=\"s%d\" data-series=\"", se->cls % 6);
 		html_escapes(out, se->name ? se->name : "");
@@ -215,9 +214,7 @@ void svg_lines(struct buf *out, const struct svg_chart *c, const struct svg_seri
 			else
 				buf_addf(out, "L%.1f %.1f", px, py);
 			pen = 1;
-			lasty = py;
 		}
-		(void)lasty;
 		buf_adds(out, "\"/>");
 		if (se->dots)
 			for (int i = 0; i < se->n; i++) {
