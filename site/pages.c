@@ -467,6 +467,7 @@ static int one_problem(struct site *s, json_t *p, struct buf *err)
 			if (bk) {
 				site_kernel_view(s, bk, 1);
 				json_object_set_new(bk, "gpu", json_copy(gname));
+				json_object_set_new(bk, "embedded", json_true());
 				json_object_set_new(bk, "verified", json_boolean(
 					!strcmp(jget_str(bb, "verdict", ""), "verified")));
 			}
