@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/json.h"
+#include "core/store_site.h"
 #include "html.h"
 
 void md_escape(struct buf *out, const char *s)
@@ -167,4 +168,26 @@ void report_md_problem(struct buf *out, const json_t *rep)
 		buf_adds(out, "\n\n");
 		md_code(out, "cuda", jget_str(k, "source", ""));
 	}
+}
+
+int report_md_from_store(struct store *s, const char *problem_id, struct buf *out,
+			 struct buf *err)
+{
+	struct store_site ss;
+	json_t *rep;
+	int ret;
+
+	if (store_site_init(&ss, s, err) < 0)
+		return -1;
+	buf_reset(err);
+	rep = store_site_report(&ss, problem_id, err);
+	if (rep) {
+		report_md_problem(out, rep);
+		ret = 0;
+	} else {
+		ret = err->len ? -1 : 1;
+	}
+	json_decref(rep);
+	store_site_release(&ss);
+	return ret;
 }

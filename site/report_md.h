@@ -8,9 +8,15 @@
 
 #include <jansson.h>
 #include "core/buf.h"
+#include "core/store.h"
 
 /* Appends the report of one problem. */
 void report_md_problem(struct buf *out, const json_t *report);
+/* All in one, for `kforge report PROBLEM`: reads the store and appends
+ * the Markdown report. Returns 0, 1 when there is no such problem, or -1
+ * with err. */
+int report_md_from_store(struct store *s, const char *problem_id, struct buf *out,
+			 struct buf *err);
 /* Appends s escaped as inline Markdown text (one line: newlines -> space). */
 void md_escape(struct buf *out, const char *s);
 /* Appends a fenced code block with info string lang. */

@@ -10,7 +10,9 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/store_site.h"
 #include "site/html.h"
@@ -210,6 +212,31 @@ static void test_format(void **state)
 	buf_release(&b);
 }
 
+static void test_report_from_store(void **state)
+{
+	struct store s;
+	struct buf err = BUF_INIT, out = BUF_INIT;
+	char path[] = "/tmp/kf-site-test-XXXXXX";
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path);
+	assert_int_equal(store_open(&s, path, STORE_CREATE, &err), 0);
+	assert_int_equal(report_md_from_store(&s, "level1/001_X", &out, &err), 1);
+	assert_int_equal(store_exec(&s, "INSERT INTO problems(id, level, number, name, spec,"
+		" spec_sha256) VALUES('level1/001_X', 1, 1, 'X <b>', '{}', 'h')", &err), 0);
+	assert_int_equal(report_md_from_store(&s, "level1/001_X", &out, &err), 0);
+	assert_non_null(strstr(out.s, "# level1/001\\_X\n"));
+	assert_non_null(strstr(out.s, "- name: X &lt;b&gt;\n"));
+	assert_non_null(strstr(out.s, "No correct kernel."));
+	store_close(&s);
+	unlink(path);
+	buf_release(&err);
+	buf_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -221,6 +248,7 @@ int main(void)
 		cmocka_unit_test(test_store_text),
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_format),
+		cmocka_unit_test(test_report_from_store),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
