@@ -194,8 +194,9 @@ int store_site_init(struct store_site *ss, struct store *s, struct buf *err)
 {
 	memset(ss, 0, sizeof(*ss));
 	ss->s = s;
-	/* Reads only: map the file instead of copying pages, keep a big cache. */
-	sqlite3_exec(s->db, "PRAGMA mmap_size = 4294967296; PRAGMA cache_size = -65536",
+	/* Reads only: map the file (up to 1 GiB) instead of copying pages;
+	 * mapped pages are the page cache's, not this process's memory. */
+	sqlite3_exec(s->db, "PRAGMA mmap_size = 1073741824; PRAGMA cache_size = -16384",
 		     NULL, NULL, NULL);
 	for (int i = 0; i < SS_N; i++)
 		if (sqlite3_prepare_v3(s->db, cached_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
