@@ -4,6 +4,7 @@
 #include "core/log.h"
 #include "core/version.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -69,6 +70,9 @@ static const char *find_root(const char *argv0)
 		for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
 			char probe[PATH_MAX + 64];
 			snprintf(root, sizeof(root), "%s%s", dir, sfx[i]);
+			snprintf(probe, sizeof(probe), "%s/problems", root);
+			if (access(probe, F_OK) == 0)
+				return root;
 			snprintf(probe, sizeof(probe), "%s/templates", root);
 			if (access(probe, F_OK) == 0)
 				return root;
@@ -84,6 +88,9 @@ int main(int argc, char **argv)
 	const char *lv = getenv("KFORGE_LOG");
 	int i = 1;
 
+	/* A peer that closes a pipe (a child, an HTTP server, `| head`) must
+	 * give EPIPE to the writer, not kill the whole run. */
+	signal(SIGPIPE, SIG_IGN);
 	ctx.db_path = getenv("KFORGE_DB");
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];
