@@ -379,10 +379,13 @@ static int one_problem(struct site *s, json_t *p, struct buf *err)
 	if (torch)
 		json_object_set_new(d, "torch_text", json_string(torch));
 	json_object_set_new(d, "spec", json_string(jget_str(prow, "spec", "")));
-	jset_num(d, "gflop_s", jnum(p, "flops") / 1e9);
-	fmt_bytes(&b, jnum(p, "min_bytes"));
-	json_object_set_new(d, "min_bytes_s", json_stringn(b.s, b.len));
-	buf_reset(&b);
+	if (jnum(p, "flops") > 0)
+		jset_num(d, "gflop_s", jnum(p, "flops") / 1e9);
+	if (jnum(p, "min_bytes") > 0) {
+		fmt_bytes(&b, jnum(p, "min_bytes"));
+		json_object_set_new(d, "min_bytes_s", json_stringn(b.s, b.len));
+		buf_reset(&b);
+	}
 
 	rounds = json_incref(json_object_get(full, "rounds"));
 	if (!(cands = store_site_candidates(&s->ss, pid, err)))
