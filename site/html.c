@@ -171,10 +171,157 @@ void html_highlight_cuda(struct buf *out, const char *src, size_t len)
 #undef FLUSH
 }
 
+static void cmark_html(struct buf *out, const char *md, size_t len)
+{
+	/* CMARK_OPT_DEFAULT is safe since cmark 0.29: raw HTML and
+	 * javascript:/vbscript:/file:/data: links are replaced. */
+	char *html = cmark_markdown_to_html(md, len, CMARK_OPT_DEFAULT | CMARK_OPT_VALIDATE_UTF8);
+
+	if (html) {
+		buf_adds(out, html);
+		free(html);
+	}
+}
+
+/* One table cell's inline Markdown, without the paragraph around it. */
+static void cell_html(struct buf *out, const char *s, size_t n)
+{
+	struct buf h = BUF_INIT;
+
+	while (n && (*s == ' ' || *s == '\t'))
+		s++, n--;
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	cmark_html(&h, s, n);
+	buf_trim(&h);
+	if (h.len >= 7 && !strncmp(h.s, "<p>", 3) && !strcmp(h.s + h.len - 4, "</p>"))
+		buf_add(out, h.s + 3, h.len - 7);
+	else
+		buf_add(out, h.s, h.len);
+	buf_release(&h);
+}
+
+/* Splits a pipe-table row into cells: [start, end) pairs in cells. */
+static int split_row(const char *l, size_t n, size_t cells[][2], int max)
+{
+	size_t i = 0, start;
+	int k = 0;
+
+	while (i < n && l[i] == ' ')
+		i++;
+	if (i < n && l[i] == '|')
+		i++;
+	start = i;
+	for (; i <= n && k < max; i++) {
+		if (i == n || (l[i] == '|' && (i == 0 || l[i - 1] != '\\'))) {
+			if (i == n && i == start)
+				break;
+			cells[k][0] = start;
+			cells[k][1] = i;
+			k++;
+			start = i + 1;
+		}
+	}
+	/* a trailing pipe leaves an empty last cell */
+	if (k && cells[k - 1][0] == cells[k - 1][1] && n && l[n - 1] == '|')
+		k--;
+	return k;
+}
+
+static int is_delim_row(const char *l, size_t n)
+{
+	int dash = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (l[i] == '-')
+			dash = 1;
+		else if (l[i] != '|' && l[i] != ':' && l[i] != ' ' && l[i] != '\t')
+			return 0;
+	}
+	return dash && memchr(l, '|', n) != NULL;
+}
+
+static int is_row(const char *l, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && i < 3 && l[i] == ' ')
+		i++;
+	return i < n && l[i] == '|';
+}
+
+#define MAX_CELLS 64
+
+/* GFM pipe tables (cmark itself has none), rendered here with every cell
+ * through cmark; everything else goes to cmark as it is. */
+static void markdown_tables(struct buf *out, const char *md, size_t len)
+{
+	size_t pos = 0, seg = 0;
+	int fence = 0;
+
+	while (pos < len) {
+		const char *l = md + pos, *nl = memchr(l, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - l) : len - pos, next = pos + n + (nl ? 1 : 0);
+		const char *l2 = md + next, *nl2 = next < len ? memchr(l2, '\n', len - next) : NULL;
+		size_t n2 = next < len ? (nl2 ? (size_t)(nl2 - l2) : len - next) : 0;
+
+		if (n >= 3 && (!strncmp(l, "```", 3) || !strncmp(l, "~~~", 3)))
+			fence = !fence;
+		if (fence || !is_row(l, n) || !n2 || !is_delim_row(l2, n2)) {
+			pos = next;
+			continue;
+		}
+		size_t cells[MAX_CELLS][2], dc[MAX_CELLS][2];
+		char align[MAX_CELLS];
+		int nh = split_row(l, n, cells, MAX_CELLS), nd = split_row(l2, n2, dc, MAX_CELLS);
+
+		if (nh != nd) {
+			pos = next;
+			continue;
+		}
+		cmark_html(out, md + seg, pos - seg);
+		for (int c = 0; c < nd; c++) {
+			size_t a = dc[c][0], b = dc[c][1];
+			while (a < b && (l2[a] == ' ' || l2[a] == '\t'))
+				a++;
+			while (b > a && (l2[b - 1] == ' ' || l2[b - 1] == '\t'))
+				b--;
+			int left = a < b && l2[a] == ':', right = b > a && l2[b - 1] == ':';
+			align[c] = right && left ? 'c' : right ? 'r' : 'l';
+		}
+		buf_adds(out, "<table>\n<thead>\n<tr>");
+		for (int c = 0; c < nh; c++) {
+			buf_adds(out, align[c] == 'r' ? "<th class=\"num\">" : "<th>");
+			cell_html(out, l + cells[c][0], cells[c][1] - cells[c][0]);
+			buf_adds(out, "</th>");
+		}
+		buf_adds(out, "</tr>\n</thead>\n<tbody>\n");
+		pos = next + n2 + (nl2 ? 1 : 0);
+		while (pos < len) {
+			const char *r = md + pos, *rn = memchr(r, '\n', len - pos);
+			size_t m = rn ? (size_t)(rn - r) : len - pos;
+			if (!is_row(r, m))
+				break;
+			int nc = split_row(r, m, cells, MAX_CELLS);
+			buf_adds(out, "<tr>");
+			for (int c = 0; c < nh; c++) {
+				buf_adds(out, align[c] == 'r' ? "<td class=\"num\">" : "<td>");
+				if (c < nc)
+					cell_html(out, r + cells[c][0], cells[c][1] - cells[c][0]);
+				buf_adds(out, "</td>");
+			}
+			buf_adds(out, "</tr>\n");
+			pos += m + (rn ? 1 : 0);
+		}
+		buf_adds(out, "</tbody>\n</table>\n");
+		seg = pos;
+	}
+	cmark_html(out, md + seg, len - seg);
+}
+
 void html_markdown(struct buf *out, const char *md, size_t len)
 {
 	struct buf clean = BUF_INIT;
-	char *html;
 
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)md[i];
@@ -183,13 +330,7 @@ void html_markdown(struct buf *out, const char *md, size_t len)
 		else
 			buf_addc(&clean, (char)c);
 	}
-	/* CMARK_OPT_DEFAULT is safe since cmark 0.29: raw HTML and
-	 * javascript:/vbscript:/file:/data: links are replaced. */
-	html = cmark_markdown_to_html(clean.s, clean.len, CMARK_OPT_DEFAULT | CMARK_OPT_VALIDATE_UTF8);
-	if (html) {
-		buf_adds(out, html);
-		free(html);
-	}
+	markdown_tables(out, clean.s, clean.len);
 	buf_release(&clean);
 }
 
