@@ -73,10 +73,11 @@ expect_exit 1 "broken template fails" "$KFORGE" site --db fx.db -o out3 --templa
 contains "error names the template" "$T_TMP/err" "kernel.mustache:1"
 check "failed build leaves nothing" sh -c '! ls -d out3 out3.tmp-* 2>/dev/null'
 mkdir ds && cp fx.db ds/kforge.db
-printf -- '---\nlicense: cc-by-4.0\n---\n# The card\n\nRows: **42** <script>alert(1)</script>\n' >ds/README.md
+printf -- '---\nlicense: cc-by-4.0\n---\n# The card\n\nRows: **42** <script>alert(1)</script>\n\n| file | rows |\n|---|---:|\n| `sft.jsonl` | 81 |\n' >ds/README.md
 expect_exit 0 "--from-dataset finds the store" "$KFORGE" site --from-dataset ds -o out4 --no-kernel-pages
 check "dataset site has an index" test -s out4/index.html
 contains "the dataset card is on the downloads page" out4/downloads.html '<strong>42</strong>'
+contains "the card's table is a table" out4/downloads.html '<td><code>sft.jsonl</code></td><td class="num">81</td>'
 lacks "card front matter left out" out4/downloads.html 'license: cc-by'
 lacks "card raw HTML dropped" out4/downloads.html '<script'
 rm ds/kforge.db && touch ds/a.db ds/b.db
