@@ -115,6 +115,35 @@ static json_t *fastp_tables(struct site *s)
 	return arr;
 }
 
+/* fast_p against eager as p grows, one line per GPU. */
+static void fastp_chart(json_t *d, const json_t *fp)
+{
+	double xs[8][N_PS], ys[8][N_PS];
+	struct svg_series se[8];
+	int ns = 0;
+	size_t i;
+	const json_t *t;
+	struct buf b = BUF_INIT;
+
+	json_array_foreach(fp, i, t) {
+		if (ns == 8)
+			break;
+		const json_t *rows = json_object_get(t, "rows");
+		for (size_t p = 0; p < N_PS; p++) {
+			xs[ns][p] = fast_ps[p];
+			ys[ns][p] = jnum(json_array_get(rows, p), "eager_v") * 100.0;
+		}
+		se[ns] = (struct svg_series){ jget_str(t, "gpu", ""), xs[ns], ys[ns], (int)N_PS, 0, 1,
+					      ns, NULL };
+		ns++;
+	}
+	struct svg_chart c = { "fastp-chart", "fast_p against PyTorch eager",
+			       "p (speedup threshold)", "% of problems", 0, 0.0, "%" };
+	svg_lines(&b, &c, se, ns);
+	json_object_set_new(d, "fastp_svg", json_stringn(b.s, b.len));
+	buf_release(&b);
+}
+
 static int by_speed_desc(const void *a, const void *b)
 {
 	const json_t *x = *(const json_t *const *)a, *y = *(const json_t *const *)b;
@@ -323,7 +352,9 @@ int site_pages_index(struct site *s, struct buf *err)
 		jset_int(v, "evals_s", (long long)jnum(v, "evals"));
 	}
 	json_object_set_new(d, "overview", ov);
-	json_object_set_new(d, "fastp", fastp_tables(s));
+	json_t *fp = fastp_tables(s);
+	json_object_set_new(d, "fastp", fp);
+	fastp_chart(d, fp);
 	json_object_set_new(d, "leaderboard", leaderboard(s));
 	json_object_set(d, "gpu_names", s->gpus);
 	json_object_set_new(d, "title", json_string("kforge results"));
