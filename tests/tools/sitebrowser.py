@@ -157,6 +157,19 @@ def main():
                 if not sitecheck.close(v, want.get(k, 0), 1e-9)]
         check(len(bars) == 6 and not errs, "category chart bars hold the correct rates",
               "%r\n%s" % (bars, "\n".join(errs)))
+        pts = d.js("return Array.from(document.querySelectorAll('#fastp-chart g[data-series]'))"
+                   ".map(g => [g.getAttribute('data-series'), Array.from(g.querySelectorAll("
+                   "'circle')).map(c => [+c.getAttribute('data-x'), +c.getAttribute('data-y')])])")
+        tab = d.js("return Array.from(document.querySelectorAll('table.fastp')).map(t => ["
+                   "t.getAttribute('data-gpu'), Array.from(t.querySelectorAll('tbody tr')).map("
+                   "r => [+r.getAttribute('data-p'), +r.children[1].getAttribute('data-v')])])")
+        want = {g: [[p, v * 100] for p, v in rows] for g, rows in tab}
+        got = {g: c for g, c in pts if g in want}
+        errs = ["%s: %r vs %r" % (g, got.get(g), w) for g, w in want.items()
+                if len(got.get(g, [])) != len(w) or
+                any(a[0] != b[0] or not close(a[1], b[1]) for a, b in zip(got[g], w))]
+        check(want and not errs, "fast_p chart plots the fast_p tables (%d GPUs)" % len(want),
+              "\n".join(errs))
         light_bg = d.js("return getComputedStyle(document.documentElement).backgroundColor")
         n = d.screenshot(os.path.join(art, "site-index.png"))
         check(n > 10000, "screenshot of the index saved (%d bytes)" % n)
