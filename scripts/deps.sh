@@ -17,7 +17,7 @@ libcurl:libcurl4-openssl-dev jansson:libjansson-dev libcrypto:libssl-dev
 cmocka:libcmocka-dev"
 # command -> Debian package (tests use these)
 CMDS="cc:gcc make:make pkg-config:pkg-config python3:python3 sqlite3:sqlite3
-tar:tar curl:curl"
+tar:tar curl:curl chromium:chromium chromedriver:chromium-driver"
 
 missing=""
 if ! command -v pkg-config >/dev/null 2>&1; then
@@ -60,6 +60,15 @@ if [ -n "${missing# }" ]; then
 	# shellcheck disable=SC2086
 	$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null ||
 		{ echo "kforge: apt-get install failed for: $missing" >&2; exit 1; }
+fi
+
+# The site's HTML validator (tests only, pinned in tests/package.json);
+# offline or without npm the HTML test skips and says so.
+TESTS_DIR=$(cd "$(dirname "$0")/../tests" && pwd)
+if [ "$CHECK_ONLY" = 0 ] && command -v npm >/dev/null 2>&1 &&
+	[ -f "$TESTS_DIR/package-lock.json" ] && [ ! -x "$TESTS_DIR/node_modules/.bin/html-validate" ]; then
+	(cd "$TESTS_DIR" && npm ci --no-audit --no-fund --silent >/dev/null 2>&1) ||
+		echo "kforge: npm ci in tests/ failed (offline?); the HTML validation test will skip" >&2
 fi
 
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}

@@ -333,7 +333,7 @@ def main():
                     tm = None
                     if status == "correct":
                         # better with rounds, heavy-ish tail
-                        sp = quality * (1.0 + 0.12 * r) * math.exp(rng.gauss(0, 0.35))
+                        sp = quality * (1.0 + 0.4 * math.log(r)) * math.exp(rng.gauss(0, 0.35))
                         tm = eager / sp
                     err = (rng.uniform(1e-7, 5e-5) if status == "correct" else
                            rng.uniform(1e-2, 10) if status == "incorrect" else None)

@@ -1,0 +1,91 @@
+#!/bin/sh
+# kforge site: renders a fixture store (synthetic, seeded, with hostile
+# strings, a problem verified nowhere and a problem with no candidates) and
+# checks the pages against the store with tests/tools/sitecheck.py.
+. "$(dirname "$0")/lib.sh" 2>/dev/null || . "$KF_ROOT/tests/lib.sh"
+
+T="$KF_ROOT/tests/tools"
+python3 "$T/synthstore.py" --kernels 150 --problems 5 --seed 3 --hostile --out fx.db 2>/dev/null
+check "fixture store generated" test -s fx.db
+expect_exit 0 "synthstore's store passes kforge store check" "$KFORGE" --db fx.db store check
+# Problem 5 is verified nowhere: its best kernels must show as unverified.
+# A sixth problem has no candidates at all.
+sqlite3 fx.db "DELETE FROM verifications WHERE problem_id LIKE 'level1/005_%';
+INSERT INTO problems(id, level, number, name, spec, spec_sha256)
+  VALUES('level1/099_Empty<b>', 1, 99, 'Empty <img src=x onerror=alert(1)>', '{}', 'x');"
+
+# A huge compile log is cut on the page, not copied whole.
+big=$(sqlite3 fx.db "SELECT kernel_hash FROM compiles WHERE status = 'ok' ORDER BY kernel_hash LIMIT 1")
+sqlite3 fx.db "UPDATE compiles SET log = 'ptxas é' || printf('%.*c', 200000, 'x') WHERE kernel_hash = '$big'"
+
+mkdir dist && printf 'tarball bytes' >dist/kforge-level1-v1.tar.zst && printf x >dist/notes.txt
+expect_exit 0 "site renders" "$KFORGE" site --db fx.db -o public --dist dist
+contains "summary line counts pages" "$T_TMP/out" "^site: public: [0-9]+ pages \(6 problems, 150 kernels\), 6 reports"
+python3 "$T/sitecheck.py" fx.db public >check.out 2>&1
+sed 's/^ok [0-9]* - /ok - sitecheck: /; s/^not ok [0-9]* - /not ok - sitecheck: /' check.out |
+	grep -E '^(not )?ok|^#' | while IFS= read -r l; do echo "$l"; done >check.tap
+while IFS= read -r l; do
+	case "$l" in
+	"ok - "*) ok "${l#ok - }" ;;
+	"not ok - "*) nok "${l#not ok - }" ;;
+	*) echo "$l" ;;
+	esac
+done <check.tap
+check "sitecheck ran its checks" grep -q '^1\.\.[1-9]' check.out
+
+check "Mustache tags from the store stay text" grep -rqF '{{#evil}}{{{raw}}}' public/kernels
+check "control characters from the store become U+FFFD" grep -rqF 'ctl&#xFFFD;&#xFFFD;&#xFFFD;[31m&#xFFFD; end' public/kernels
+check "no control character reaches any file" sh -c "! grep -rlP '[\\x01-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]' public"
+kp="public/kernels/$(echo "$big" | cut -c1-2)/$big.html"
+contains "a huge compile log is cut" "$kp" 'more bytes not shown'
+check "the kernel page stays small" test "$(wc -c <"$kp")" -lt 120000
+contains "unverified best kernels are marked so" public/problems/level1-005_Matrix_scalar_multiplication.html 'badge warn">unverified'
+contains "problem without candidates has a page" public/problems/level1-099_Empty_b_.html 'No correct kernel'
+lacks "its hostile name is not markup" public/problems/level1-099_Empty_b_.html '<img'
+contains "hostile name shown as text" public/index.html 'level1/099_Empty&lt;b&gt;'
+contains "downloads lists the tarball" public/downloads.html 'kforge-level1-v1.tar.zst'
+want=$(printf 'tarball bytes' | sha256sum | cut -d' ' -f1)
+contains "downloads shows its SHA-256" public/downloads.html "$want"
+lacks "downloads skips other files" public/downloads.html 'notes.txt'
+contains "methodology rendered from Markdown" public/methodology.html '<h2>How the numbers were made</h2>'
+contains "methodology lists protocols" public/methodology.html 'collect-v1'
+contains "report header" public/reports/level1-001_Square_matrix_multiplication_.md '^# level1/001\\_Square\\_matrix\\_multiplication\\_$'
+contains "report has per-round lines" public/reports/level1-001_Square_matrix_multiplication_.md '^- run run\\-3\\-builtin, round 1: [0-9]+ candidates'
+contains "report has the best kernel's source" public/reports/level1-001_Square_matrix_multiplication_.md '^```cuda$'
+lacks "reports hold no raw HTML from the store" public/reports/level1-099_Empty_b_.md '<img|<b>'
+contains "dark scheme in the stylesheet" public/style.css 'prefers-color-scheme: dark'
+check "no JavaScript in any page" sh -c "! grep -rl \"<script\" public --include=*.html"
+
+# Replacing: a kforge site is replaced whole; anything else is refused.
+echo stale >public/stale.html
+expect_exit 0 "re-render over the previous site (trailing slash)" "$KFORGE" site --db fx.db -o public/ --no-kernel-pages
+check "previous site replaced as a whole" test ! -e public/stale.html
+check "no staging directory left" sh -c '! ls -d public.tmp-* public.old-* 2>/dev/null'
+mkdir mine && echo precious >mine/file
+expect_exit 1 "refuses a directory that is not a kforge site" "$KFORGE" site --db fx.db -o mine
+contains "error says why" "$T_TMP/err" "not a kforge site"
+check "the directory is untouched" grep -qx precious mine/file
+expect_exit 1 "missing store fails" "$KFORGE" site --db nope.db -o out2
+contains "error names the store" "$T_TMP/err" "nope.db"
+check "no output left behind" test ! -e out2
+mkdir tpl && cp "$KF_ROOT"/templates/site/* tpl/ && printf '{{#broken}}\n' >tpl/kernel.mustache
+expect_exit 1 "broken template fails" "$KFORGE" site --db fx.db -o out3 --templates tpl
+contains "error names the template" "$T_TMP/err" "kernel.mustache:1"
+check "failed build leaves nothing" sh -c '! ls -d out3 out3.tmp-* 2>/dev/null'
+mkdir ds && cp fx.db ds/kforge.db
+printf -- '---\nlicense: cc-by-4.0\n---\n# The card\n\nRows: **42** <script>alert(1)</script>\n\n| file | rows |\n|---|---:|\n| `sft.jsonl` | 81 |\n' >ds/README.md
+expect_exit 0 "--from-dataset finds the store" "$KFORGE" site --from-dataset ds -o out4 --no-kernel-pages
+check "dataset site has an index" test -s out4/index.html
+contains "the dataset card is on the downloads page" out4/downloads.html '<strong>42</strong>'
+contains "the card's table is a table" out4/downloads.html '<td><code>sft.jsonl</code></td><td class="num">81</td>'
+lacks "card front matter left out" out4/downloads.html 'license: cc-by'
+lacks "card raw HTML dropped" out4/downloads.html '<script'
+rm ds/kforge.db && touch ds/a.db ds/b.db
+expect_exit 1 "--from-dataset with two stores is refused" "$KFORGE" site --from-dataset ds -o out5
+contains "error says so" "$T_TMP/err" "several stores"
+expect_exit 2 "unknown option exits 2" "$KFORGE" site --bogus
+expect_exit 0 "--help" "$KFORGE" site --help
+contains "help names --dist" "$T_TMP/out" "--dist DIR"
+"$KFORGE" --db empty.db store init >/dev/null
+expect_exit 0 "an empty store renders" "$KFORGE" site --db empty.db -o out6
+contains "empty index says there is nothing" out6/index.html 'data-k="kernels" data-v="0"'

@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+"""Browser test of a rendered site: drives Debian's chromium through
+chromedriver, speaking the W3C WebDriver protocol over HTTP on 127.0.0.1
+with urllib (no pip packages). Loads the index, a problem page and a kernel
+page from file://, reads tables and charts through the DOM, compares them
+with the store (expected values computed by sitecheck.py's rules), and
+saves screenshots (light and dark colour scheme).
+
+    sitebrowser.py STORE SITE_DIR ARTIFACT_DIR
+
+TAP lines on stdout; exit 0 when every check passed."""
+import base64
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sitecheck  # noqa: E402
+
+N = 0
+FAILED = 0
+
+
+def check(cond, desc, detail=""):
+    global N, FAILED
+    N += 1
+    print(("ok %d - %s" if cond else "not ok %d - %s") % (N, desc))
+    if not cond:
+        FAILED += 1
+        for line in str(detail).splitlines()[:10]:
+            print("#   " + line)
+
+
+class Driver:
+    def __init__(self, chromedriver, chromium):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        self.port = s.getsockname()[1]
+        s.close()
+        self.proc = subprocess.Popen([chromedriver, "--port=%d" % self.port],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.base = "http://127.0.0.1:%d" % self.port
+        for _ in range(100):
+            try:
+                self.req("GET", "/status")
+                break
+            except OSError:
+                time.sleep(0.1)
+        caps = {"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": chromium,
+                "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                         "--disable-dev-shm-usage", "--window-size=1280,1600",
+                         "--allow-file-access-from-files"]}}}}
+        r = self.req("POST", "/session", caps)
+        self.sid = r["value"]["sessionId"]
+
+    def req(self, method, path, body=None):
+        data = json.dumps(body).encode() if body is not None else None
+        rq = urllib.request.Request(self.base + path, data=data, method=method,
+                                    headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(rq, timeout=60) as f:
+            return json.loads(f.read().decode())
+
+    def s(self, method, path, body=None):
+        return self.req(method, "/session/%s%s" % (self.sid, path), body)["value"]
+
+    def get(self, url):
+        self.s("POST", "/url", {"url": url})
+
+    def js(self, script, *args):
+        return self.s("POST", "/execute/sync", {"script": script, "args": list(args)})
+
+    def screenshot(self, path):
+        png = base64.b64decode(self.s("GET", "/screenshot"))
+        with open(path, "wb") as f:
+            f.write(png)
+        return len(png)
+
+    def dark(self, on):
+        self.s("POST", "/goog/cdp/execute", {"cmd": "Emulation.setEmulatedMedia", "params": {
+            "features": [{"name": "prefers-color-scheme", "value": "dark" if on else "light"}]}})
+
+    def quit(self):
+        try:
+            self.req("DELETE", "/session/%s" % self.sid)
+        finally:
+            self.proc.terminate()
+            self.proc.wait(10)
+
+
+READ_TABLE = """
+const t = document.querySelector(arguments[0]);
+if (!t) return null;
+return Array.from(t.querySelectorAll('tbody tr')).map(r => ({
+  attrs: Object.fromEntries(Array.from(r.attributes).map(a => [a.name, a.value])),
+  cells: Array.from(r.children).map(c => ({text: c.textContent.trim(),
+    v: c.getAttribute('data-v'), gpu: c.getAttribute('data-gpu')}))}));
+"""
+
+
+def close(a, b):
+    return sitecheck.close(a, b, 1e-9)
+
+
+def num(v):
+    return float(v) if v not in (None, "") else None
+
+
+def main():
+    store, site, art = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
+    os.makedirs(art, exist_ok=True)
+    import sqlite3
+    db = sqlite3.connect("file:%s?mode=ro" % store, uri=True)
+    best = sitecheck.best_kernels(db)
+    base = {(p, g, v): m for p, g, v, m in db.execute(
+        "SELECT problem_id, gpu_name, variant, mean_ms FROM baselines")}
+    d = Driver(os.environ.get("CHROMEDRIVER", "chromedriver"),
+               os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+    try:
+        # index
+        d.get("file://%s/index.html" % site)
+        title = d.js("return document.title")
+        check(title.startswith("kforge results"), "index loads from file://", title)
+        font = d.js("return getComputedStyle(document.body).fontFamily")
+        check("system-ui" in font, "the stylesheet applies (relative link)", font)
+        rows = d.js(READ_TABLE, "#leaderboard-table")
+        errs = []
+        for r in rows or []:
+            p = r["attrs"].get("data-problem")
+            for c in r["cells"]:
+                if not c["gpu"]:
+                    continue
+                b = best.get((p, c["gpu"]))
+                bm = base.get((p, c["gpu"], "eager"))
+                want = bm / b[2] if b and bm else None
+                if not close(num(c["v"]), want):
+                    errs.append("%s %s: want %r got %r" % (p, c["gpu"], want, c["v"]))
+                if want is not None and not c["text"].startswith(sitecheck_fmt(want)):
+                    errs.append("%s %s: shows %r for %r" % (p, c["gpu"], c["text"], want))
+        check(rows and not errs, "leaderboard table holds the best speedups (%d rows)"
+              % len(rows or []), "\n".join(errs[:8]))
+        bars = d.js("return Array.from(document.querySelectorAll('#cat-correct rect.bar'))"
+                    ".map(b => [b.getAttribute('data-label'), +b.getAttribute('data-value')])")
+        want = {}
+        for cat, n, c in db.execute(
+                "SELECT ic.category, COUNT(c.id), SUM(c.status = 'correct') FROM idea_categories ic"
+                " LEFT JOIN candidates c ON c.idea_id = ic.idea_id GROUP BY ic.category"):
+            want[cat] = 100.0 * c / n if n else 0
+        errs = ["%s: want %r got %r" % (k, want.get(k, 0), v) for k, v in bars
+                if not sitecheck.close(v, want.get(k, 0), 1e-9)]
+        check(len(bars) == 6 and not errs, "category chart bars hold the correct rates",
+              "%r\n%s" % (bars, "\n".join(errs)))
+        pts = d.js("return Array.from(document.querySelectorAll('#fastp-chart g[data-series]'))"
+                   ".map(g => [g.getAttribute('data-series'), Array.from(g.querySelectorAll("
+                   "'circle')).map(c => [+c.getAttribute('data-x'), +c.getAttribute('data-y')])])")
+        tab = d.js("return Array.from(document.querySelectorAll('table.fastp')).map(t => ["
+                   "t.getAttribute('data-gpu'), Array.from(t.querySelectorAll('tbody tr')).map("
+                   "r => [+r.getAttribute('data-p'), +r.children[1].getAttribute('data-v')])])")
+        want = {g: [[p, v * 100] for p, v in rows] for g, rows in tab}
+        got = {g: c for g, c in pts if g in want}
+        errs = ["%s: %r vs %r" % (g, got.get(g), w) for g, w in want.items()
+                if len(got.get(g, [])) != len(w) or
+                any(a[0] != b[0] or not close(a[1], b[1]) for a, b in zip(got[g], w))]
+        check(want and not errs, "fast_p chart plots the fast_p tables (%d GPUs)" % len(want),
+              "\n".join(errs))
+        light_bg = d.js("return getComputedStyle(document.documentElement).backgroundColor")
+        n = d.screenshot(os.path.join(art, "site-index.png"))
+        check(n > 10000, "screenshot of the index saved (%d bytes)" % n)
+        d.dark(True)
+        dark_bg = d.js("return getComputedStyle(document.documentElement).backgroundColor")
+        check(dark_bg != light_bg, "dark colour scheme changes the page",
+              "%s vs %s" % (light_bg, dark_bg))
+        d.screenshot(os.path.join(art, "site-index-dark.png"))
+        d.dark(False)
+
+        # a problem page: the one with the most rounds
+        pid = db.execute("SELECT problem_id FROM rounds GROUP BY problem_id"
+                         " ORDER BY COUNT(*) DESC, problem_id LIMIT 1").fetchone()[0]
+        d.get("file://%s/problems/%s.html" % (site, sitecheck.slug(pid)))
+        rows = d.js(READ_TABLE, "#rounds")
+        want = {(r, n): c for r, n, c in db.execute(
+            "SELECT run_id, round, SUM(status = 'correct') FROM candidates WHERE problem_id = ?"
+            " GROUP BY run_id, round", (pid,))}
+        got = {(r["attrs"]["data-run"], int(r["attrs"]["data-round"])): int(r["cells"][4]["v"])
+               for r in rows or []}
+        check(got == want, "%s: rounds table holds the per-round counts" % pid,
+              "want %r\ngot %r" % (sorted(want.items())[:4], sorted(got.items())[:4]))
+        pts = d.js("const g = document.querySelector('#trajectory g[data-series=\"lineage of the"
+                   " best kernel\"]'); if (!g) return [];"
+                   " return Array.from(g.querySelectorAll('circle')).map(c => ["
+                   " c.querySelector('title').textContent, +c.getAttribute('data-x'),"
+                   " +c.getAttribute('data-y')]);")
+        errs = []
+        for cid, x, y in pts:
+            row = db.execute(
+                "SELECT c.round, (SELECT b.mean_ms FROM baselines b WHERE b.problem_id ="
+                " c.problem_id AND b.gpu_name = r.gpu_name AND b.variant = 'eager') /"
+                " (SELECT MIN(e.time_mean_ms) FROM evals e WHERE e.kernel_hash = c.kernel_hash"
+                " AND e.problem_id = c.problem_id AND e.gpu_name = r.gpu_name AND e.status ="
+                " 'correct' AND e.protocol NOT LIKE 'verify%') FROM candidates c JOIN runs r"
+                " ON r.id = c.run_id WHERE c.id = ?", (cid,)).fetchone()
+            if not row or row[0] != x or not close(y, row[1]):
+                errs.append("%s: want %r got %r" % (cid, row, (x, y)))
+        li = d.js("return document.querySelectorAll('#lineage li').length")
+        check(pts and li == len(pts) and not errs,
+              "%s: trajectory chart plots the lineage (%d points)" % (pid, len(pts)),
+              "%d list items\n%s" % (li, "\n".join(errs[:5])))
+        bests = d.js(READ_TABLE, "#best")
+        errs = []
+        for r in bests or []:
+            g = r["attrs"]["data-gpu"]
+            b = best.get((pid, g))
+            if not b or r["cells"][1]["text"] != b[0] or not close(num(r["cells"][3]["v"]), b[2]):
+                errs.append("%s: want %r got %r" % (g, b, r["cells"][1]["text"]))
+        check(bests and not errs, "%s: best kernel per GPU" % pid, "\n".join(errs))
+        n = d.screenshot(os.path.join(art, "site-problem.png"))
+        check(n > 10000, "screenshot of the problem page saved")
+
+        # the best kernel's page, reached through the link
+        href = d.js("return document.querySelector('#best tbody a').href")
+        d.get(href)
+        h = href.rsplit("/", 1)[1][:-5]
+        rows = d.js("return Array.from(document.querySelectorAll('table.evals tbody tr'))"
+                    ".map(r => [r.getAttribute('data-gpu'), r.getAttribute('data-protocol'),"
+                    " +r.children[5].getAttribute('data-v')])")
+        want = sorted(db.execute("SELECT gpu_name, protocol, time_mean_ms FROM evals"
+                                 " WHERE kernel_hash = ?", (h,)).fetchall())
+        got = sorted(tuple(r) for r in rows)
+        check(len(got) == len(want) and all(a[:2] == tuple(b[:2]) and
+                                             (b[2] is None or close(a[2], b[2]))
+                                             for a, b in zip(got, want)),
+              "kernel page: evaluations per GPU", "want %r\ngot %r" % (want, got))
+        src = d.js("return document.querySelector('pre.src code').textContent")
+        want_src = db.execute("SELECT source FROM kernels WHERE hash = ?", (h,)).fetchone()[0]
+        want_src = re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", "\ufffd", want_src)
+        check(src == want_src.replace("\r", ""), "kernel page: highlighted source reads as stored")
+        spans = d.js("return document.querySelectorAll('pre.src span.k').length")
+        check(spans > 0, "kernel page: source is highlighted (%d keywords)" % spans)
+        n = d.screenshot(os.path.join(art, "site-kernel.png"))
+        check(n > 10000, "screenshot of the kernel page saved")
+    finally:
+        d.quit()
+    print("1..%d" % N)
+    return 1 if FAILED else 0
+
+
+def sitecheck_fmt(v):
+    a = abs(v)
+    if a >= 1000:
+        return "%.0f" % v
+    if a >= 100:
+        return "%.1f" % v
+    if a >= 0.01 or a == 0:
+        return "%.2f" % v
+    return "%.3g" % v
+
+
+if __name__ == "__main__":
+    sys.exit(main())
