@@ -47,7 +47,7 @@ struct verify_summary {
 int dataset_verify(const char *path, struct buf *report, struct verify_summary *sum,
 		   struct buf *err);
 
-/* Downloads url into out_dir (resuming a partial download), checks its
+/* Downloads url (https://, or http:// to a loopback address) into out_dir (resuming a partial download), checks its
  * SHA-256 (when sha256 is non-NULL), and extracts it safely into
  * out_dir/<name without .tar.*>. */
 struct fetch_opts {
@@ -56,7 +56,6 @@ struct fetch_opts {
 	const char *sha256;        /* 64 hex digits or NULL */
 	int64_t max_bytes;         /* download limit */
 	int64_t max_extract;       /* total bytes extracted */
-	int insecure_http;         /* allow http:// (tests use loopback) */
 	/* Called with (done, total) while downloading; NULL for quiet. */
 	void (*progress)(void *ctx, int64_t done, int64_t total);
 	void *progress_ctx;

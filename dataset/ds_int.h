@@ -72,6 +72,9 @@ int ds_write_card(struct ds_stage *st, const char *name, const char *version,
 /* Tarball path rules shared by pack, verify and extract: relative, no "."
  * or ".." component, no empty component, printable ASCII without '\\'. */
 int ds_safe_path(const char *p);
+/* Opens a tarball for reading (any compression libarchive knows). */
+struct archive;
+struct archive *ds_open_archive(const char *path, struct buf *err);
 /* Removes a directory tree that kforge made (no symlinks followed). */
 int ds_rmtree(const char *dir);
 
