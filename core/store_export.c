@@ -34,27 +34,27 @@ static const char *const sel_fill[] = {
 	NULL,
 };
 
-/* Per table: the WHERE clause over src.<table> and the ORDER BY key. */
+/* Per table: the WHERE clause over src.<table> when filtering. */
 static const struct {
-	const char *table, *where, *order;
+	const char *table, *where;
 } copy_plan[] = {
-	{ "meta", "1", "key" },
-	{ "gpus", "1", "name" },
-	{ "problems", "id IN sel_p", "id" },
-	{ "runs", "id IN sel_r", "id" },
-	{ "rounds", "problem_id IN sel_p", "run_id, problem_id, round" },
-	{ "llm_calls", "run_id IN sel_r AND (problem_id IN sel_p OR (problem_id IS NULL AND ?1 IS NULL))", "id" },
-	{ "ideas", "problem_id IN sel_p", "id" },
-	{ "idea_categories", "idea_id IN (SELECT id FROM main.ideas)", "idea_id, category" },
-	{ "kernels", "hash IN sel_k", "hash" },
-	{ "candidates", "problem_id IN sel_p AND (kernel_hash IN sel_k OR (kernel_hash IS NULL AND NOT ?2))", "id" },
-	{ "compiles", "kernel_hash IN sel_k", "id" },
-	{ "compile_kernels", "compile_id IN (SELECT id FROM main.compiles)", "compile_id, kernel_name" },
-	{ "evals", "problem_id IN sel_p AND kernel_hash IN sel_k", "id" },
-	{ "eval_trials", "eval_id IN (SELECT id FROM main.evals)", "eval_id, kind, idx" },
+	{ "meta", "1" },
+	{ "gpus", "1" },
+	{ "problems", "id IN sel_p" },
+	{ "runs", "id IN sel_r" },
+	{ "rounds", "problem_id IN sel_p" },
+	{ "llm_calls", "run_id IN sel_r AND (problem_id IN sel_p OR (problem_id IS NULL AND ?1 IS NULL))" },
+	{ "ideas", "problem_id IN sel_p" },
+	{ "idea_categories", "idea_id IN (SELECT id FROM main.ideas)" },
+	{ "kernels", "hash IN sel_k" },
+	{ "candidates", "problem_id IN sel_p AND (kernel_hash IN sel_k OR (kernel_hash IS NULL AND NOT ?2))" },
+	{ "compiles", "kernel_hash IN sel_k" },
+	{ "compile_kernels", "compile_id IN (SELECT id FROM main.compiles)" },
+	{ "evals", "problem_id IN sel_p AND kernel_hash IN sel_k" },
+	{ "eval_trials", "eval_id IN (SELECT id FROM main.evals)" },
 	{ "verifications", "problem_id IN sel_p AND kernel_hash IN sel_k"
-	  " AND eval_id IN (SELECT id FROM main.evals)", "id" },
-	{ "baselines", "problem_id IN sel_p", "problem_id, gpu_name, variant" },
+	  " AND eval_id IN (SELECT id FROM main.evals)" },
+	{ "baselines", "problem_id IN sel_p" },
 };
 
 static int xerr(sqlite3 *db, struct buf *err, const char *what)
@@ -144,8 +144,16 @@ int store_export_copy(const char *src, const char *dst, const struct export_filt
 		if (run_bound(db, sel_fill[i], pj, f ? f->only_verified : 0, err) < 0)
 			goto out;
 	for (size_t i = 0; i < sizeof(copy_plan) / sizeof(copy_plan[0]); i++) {
-		buf_setf(&sql, "INSERT INTO main.%s SELECT * FROM src.%s WHERE %s ORDER BY %s",
-			 copy_plan[i].table, copy_plan[i].table, copy_plan[i].where, copy_plan[i].order);
+		/* Rows go in the source's order (an ORDER BY on a text key would
+		 * read one random page per row). Unfiltered, a bare INSERT ...
+		 * SELECT * lets SQLite copy records without decoding them (its
+		 * transfer optimization). Same store, same bytes, either way. */
+		if (!pj && !(f && f->only_verified))
+			buf_setf(&sql, "INSERT INTO main.%s SELECT * FROM src.%s", copy_plan[i].table,
+				 copy_plan[i].table);
+		else
+			buf_setf(&sql, "INSERT INTO main.%s SELECT * FROM src.%s WHERE %s",
+				 copy_plan[i].table, copy_plan[i].table, copy_plan[i].where);
 		if (run_bound(db, sql.s, pj, f ? f->only_verified : 0, err) < 0) {
 			kf_err(err, "export: copying %s: %s", copy_plan[i].table, sqlite3_errmsg(db));
 			goto out;
@@ -201,8 +209,11 @@ static json_t *row_json(sqlite3_stmt *st, const char *skip)
 
 enum nest_kind { NEST_LIST, NEST_TRIALS };
 
-/* Merge-joins parent rows (ordered by column 0) with child rows (ordered by
- * column 0, the parent key), attaching children to each parent. */
+/* Parent rows (key in column 0) with their children attached; the child
+ * statement takes the parent key as ?1. Per-parent lookups rather than a
+ * merge-join over the children's key order: children are stored together
+ * by parent, so this reads them sequentially instead of one random page
+ * per child row. */
 static int nested(struct store *s, const char *psql, const char *csql, const char *field,
 		  enum nest_kind kind, store_row_cb cb, void *ctx, struct buf *err)
 {
@@ -214,21 +225,16 @@ static int nested(struct store *s, const char *psql, const char *csql, const cha
 		ret = xerr(s->db, err, "prepare");
 		goto out;
 	}
-	crc = sqlite3_step(cs);
 	while ((prc = sqlite3_step(ps)) == SQLITE_ROW) {
-		const char *key = (const char *)sqlite3_column_text(ps, 0);
 		json_t *row = row_json(ps, NULL);
 		json_t *list = json_array(), *tm = json_array(), *cu = json_array();
-		while (key && crc == SQLITE_ROW) {
-			const char *ck = (const char *)sqlite3_column_text(cs, 0);
-			int c = ck ? strcmp(ck, key) : -1;
-			if (c > 0)
-				break;
-			if (c == 0 && kind == NEST_TRIALS &&
-			    !strcmp((const char *)sqlite3_column_text(cs, 1), "time")) {
+		sqlite3_reset(cs);
+		sqlite3_bind_value(cs, 1, sqlite3_column_value(ps, 0));
+		while ((crc = sqlite3_step(cs)) == SQLITE_ROW) {
+			if (kind == NEST_TRIALS && !strcmp((const char *)sqlite3_column_text(cs, 1), "time")) {
 				json_array_append_new(tm, col_json(cs, 4));
 				json_array_append_new(cu, col_json(cs, 5));
-			} else if (c == 0 && kind == NEST_TRIALS) {
+			} else if (kind == NEST_TRIALS) {
 				json_t *t = json_object();
 				json_object_set_new(t, "idx", col_json(cs, 2));
 				json_object_set_new(t, "seed", col_json(cs, 3));
@@ -237,10 +243,9 @@ static int nested(struct store *s, const char *psql, const char *csql, const cha
 				json_object_set_new(t, "mismatches", col_json(cs, 8));
 				json_object_set_new(t, "ok", col_json(cs, 9));
 				json_array_append_new(list, t);
-			} else if (c == 0) {
+			} else {
 				json_array_append_new(list, row_json(cs, sqlite3_column_name(cs, 0)));
 			}
-			crc = sqlite3_step(cs);
 		}
 		json_object_set_new(row, field, list);
 		if (kind == NEST_TRIALS) {
@@ -249,6 +254,11 @@ static int nested(struct store *s, const char *psql, const char *csql, const cha
 		} else {
 			json_decref(tm);
 			json_decref(cu);
+		}
+		if (crc != SQLITE_DONE) {
+			json_decref(row);
+			ret = xerr(s->db, err, "query");
+			goto out;
 		}
 		ret = cb(ctx, row);
 		json_decref(row);
@@ -274,17 +284,18 @@ int store_export_rows(struct store *s, const char *table, store_row_cb cb, void 
 		return kf_err(err, "export: unknown table '%s'", table);
 	if (!strcmp(table, "ideas"))
 		return nested(s, "SELECT * FROM ideas ORDER BY id",
-			      "SELECT idea_id, category, method FROM idea_categories ORDER BY idea_id, category",
+			      "SELECT idea_id, category, method FROM idea_categories WHERE idea_id = ?1"
+			      " ORDER BY category",
 			      "categories", NEST_LIST, cb, ctx, err);
 	if (!strcmp(table, "compiles"))
 		return nested(s, "SELECT * FROM compiles ORDER BY id",
-			      "SELECT * FROM compile_kernels ORDER BY compile_id, kernel_name",
+			      "SELECT * FROM compile_kernels WHERE compile_id = ?1 ORDER BY kernel_name",
 			      "kernels", NEST_LIST, cb, ctx, err);
 	if (!strcmp(table, "evals"))
 		return nested(s, "SELECT e.*, v.speedup_eager, v.speedup_eager_median, v.speedup_compile"
 			      " FROM evals e JOIN eval_speedups v ON v.eval_id = e.id ORDER BY e.id",
 			      "SELECT eval_id, kind, idx, seed, time_ms, cupti_ms, max_abs_err, max_rel_err,"
-			      " mismatches, ok FROM eval_trials ORDER BY eval_id, kind, idx",
+			      " mismatches, ok FROM eval_trials WHERE eval_id = ?1 ORDER BY kind, idx",
 			      "check_trials", NEST_TRIALS, cb, ctx, err);
 	buf_addf(&sql, "SELECT * FROM %s ORDER BY ", table);
 	for (int i = 0; key[i]; i++)

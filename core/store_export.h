@@ -16,9 +16,10 @@ struct export_filter {
 };
 
 /* Copies src into a new database at dst (which must not exist) with the
- * filter applied: fresh schema, rows inserted in primary-key order in one
- * transaction, rollback journal (no WAL), so the file depends only on the
- * rows and the SQLite version. Reads src in one snapshot. */
+ * filter applied: fresh schema, rows inserted in one transaction (in
+ * primary-key order when filtered, in the source's order otherwise),
+ * rollback journal (no WAL), so the file depends only on the source and
+ * the SQLite version. Reads src in one snapshot. */
 int store_export_copy(const char *src, const char *dst, const struct export_filter *f,
 		      struct buf *err);
 

@@ -21,10 +21,15 @@ static json_t *msg(const char *role, const char *content)
 }
 
 /* The prompt synthesized from the problem (kernels the built-in proposer
- * wrote have no LLM request). */
+ * wrote have no LLM request). Built once per problem; callers get a new
+ * reference to the shared array and must not modify it. */
 static json_t *problem_prompt(struct ds_stage *st, const char *pid)
 {
-	json_t *p = json_object_get(st->problems, pid), *m = json_array();
+	json_t *p = json_object_get(st->problems, pid), *m;
+
+	if ((m = json_object_get(p, "_prompt")) != NULL)
+		return json_incref(m);
+	m = json_array();
 	struct buf u = BUF_INIT;
 	json_t *spec = json_loads(jget_str(p, "spec", "{}"), 0, NULL);
 
@@ -46,6 +51,8 @@ static json_t *problem_prompt(struct ds_stage *st, const char *pid)
 	json_array_append_new(m, msg("user", u.s));
 	json_decref(spec);
 	buf_release(&u);
+	if (p)
+		json_object_set(p, "_prompt", m);
 	return m;
 }
 
@@ -141,8 +148,11 @@ static int sft_row(void *p, json_t *row)
 		json_t *m = request_prompt(jget_str(row, "request", NULL));
 		const char *src = m ? "llm_request" : "problem";
 		json_t *a = answer(jget_str(row, "source", ""));
-		if (!m)
-			m = problem_prompt(c->st, pid);
+		if (!m) {
+			json_t *shared = problem_prompt(c->st, pid);
+			m = json_copy(shared);   /* shallow: the messages stay shared */
+			json_decref(shared);
+		}
 		json_array_extend(m, a);
 		json_decref(a);
 		rec = json_object();

@@ -65,7 +65,12 @@ check "... with its directories" test -s h/ok/sub/dir/file.txt
 
 for t in dotdot dotdot2 absolute symlink hardlink device fifo; do
 	expect_exit 1 "refuses a tarball with $t" "$KFORGE" dataset fetch "$URL/$t.tar.gz" -o "h"
-	contains "... saying why ($t)" "$T_TMP/err" "refused: "
+	case $t in
+	dot*|abs*) why="refused: unsafe path" ;;
+	*link) why="refused: .* is a link" ;;
+	*) why="refused: .* is not a regular file" ;;
+	esac
+	contains "... saying why ($t)" "$T_TMP/err" "$why"
 	check "... and leaves no directory for it ($t)" test ! -e "h/$t"
 done
 expect_exit 1 "refuses a tarball over --max-extract" "$KFORGE" dataset fetch "$URL/big.tar.gz" -o h --max-extract 1M
