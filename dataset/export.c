@@ -126,20 +126,31 @@ int jsonl_close(struct jsonl *w, struct ds_stage *st, struct buf *err)
 	return 0;
 }
 
+/* Staged files are temporary: no fsync (it would also force the kernel to
+ * write out the big staged store first). The tarball is synced instead. */
 int ds_stage_file(struct ds_stage *st, const char *rel, const void *p, size_t n, struct buf *err)
 {
 	struct buf path = BUF_INIT;
 	char hex[65];
-	int r;
+	FILE *f;
+	int ret = -1;
 
 	path_join(&path, st->dir, rel);
-	r = write_file_atomic(path.s, p, n, err);
-	buf_release(&path);
-	if (r < 0)
-		return -1;
+	f = fopen(path.s, "wbx");
+	if (!f) {
+		kf_err(err, "cannot create %s: %s", path.s, strerror(errno));
+		goto out;
+	}
+	if ((n && fwrite(p, 1, n, f) != n) | (fclose(f) != 0)) {
+		kf_err(err, "writing %s failed", path.s);
+		goto out;
+	}
 	sha256_hex(p, n, hex);
 	ds_files_add(&st->files, rel, hex, (int64_t)n);
-	return 0;
+	ret = 0;
+out:
+	buf_release(&path);
+	return ret;
 }
 
 struct table_ctx {
