@@ -24,6 +24,7 @@ expect_exit 2 "--version is required" "$KFORGE" pack
 # Standard tools read it.
 mkdir gnu
 check "GNU tar extracts the .tar.zst" tar --zstd -xf "$TZ" -C gnu
+check "entries sorted by path, SHA256SUMS last" sh -c "tar --zstd -tf $TZ >names && tail -n 1 names | grep -qx SHA256SUMS && head -n -1 names | LC_ALL=C sort -c"
 check "owners are numeric 0/0, no user names" sh -c "tar --zstd -tvf $TZ | awk '{print \$2}' | sort -u | grep -qx '0/0'"
 for f in README.md SHA256SUMS schema.json provenance.json kforge.db sft.jsonl pairs.jsonl \
 	data/problems.jsonl data/evaluations.jsonl data/trajectories.jsonl data/llm_calls.jsonl; do
