@@ -129,8 +129,9 @@ static size_t stem_len(const char *name)
 	return 0;
 }
 
-static int download(const struct fetch_opts *o, const char *part, int plain_http, int *resumed,
-		    struct buf *err)
+/* One attempt. Returns 1 when the server cannot resume (start over). */
+static int download_once(const struct fetch_opts *o, const char *part, int plain_http,
+			 int *resumed, struct buf *err)
 {
 	char ebuf[CURL_ERROR_SIZE] = "";
 	struct dl d;
@@ -204,6 +205,14 @@ static int download(const struct fetch_opts *o, const char *part, int plain_http
 		kf_err(err, "the server refused to resume (HTTP 416); the partial file was removed, run again");
 		goto out;
 	}
+	if (rc == CURLE_RANGE_ERROR && d.offset > 0) {
+		if (ftruncate(fileno(d.f), 0) < 0) {
+			kf_err(err, "%s: %s", part, strerror(errno));
+			goto out;
+		}
+		ret = 1;
+		goto out;
+	}
 	if (rc != CURLE_OK) {
 		kf_err(err, "%s: %s (partial download kept in %s; run again to resume)", o->url,
 		       ebuf[0] ? ebuf : curl_easy_strerror(rc), part);
@@ -217,6 +226,15 @@ out:
 	curl_easy_cleanup(d.c);
 	buf_release(&ua);
 	return ret;
+}
+
+static int download(const struct fetch_opts *o, const char *part, int plain_http, int *resumed,
+		    struct buf *err)
+{
+	int r = download_once(o, part, plain_http, resumed, err);
+	if (r == 1) /* the server ignores Range: fetch it whole */
+		r = download_once(o, part, plain_http, resumed, err);
+	return r == 1 ? kf_err(err, "the server cannot resume and the restart failed") : r;
 }
 
 int dataset_fetch(const struct fetch_opts *o, struct fetch_result *r, struct buf *err)

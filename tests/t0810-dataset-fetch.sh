@@ -50,6 +50,11 @@ check "no .part file left" test ! -e "dl/$TZ.part"
 check "extracted into DIR/<name>" test -s dl/kforge-kernelbench-2.0.0/README.md
 check "the extracted files pass sha256sum -c" sh -c 'cd dl/kforge-kernelbench-2.0.0 && sha256sum --quiet -c SHA256SUMS'
 check "no temporary directory left" sh -c '! ls -A dl | grep -q "^\.kforge"'
+cp "srv/$TZ" "srv/norange-$TZ"
+mkdir nr && head -c 3000 "srv/$TZ" >"nr/norange-$TZ.part"
+expect_exit 0 "a partial download from a server without Range support starts over" "$KFORGE" dataset fetch "$URL/norange-$TZ" --sha256 "$SUM" -o nr
+lacks "... and does not claim a resume" "$T_TMP/out" "resumed"
+check "... and the file is whole" cmp -s "srv/$TZ" "nr/norange-$TZ"
 expect_exit 1 "fetching into an existing directory is refused" "$KFORGE" dataset fetch "$URL/$TZ" -o dl
 expect_exit 1 "a wrong --sha256 fails" "$KFORGE" dataset fetch "$URL/$TZ" --sha256 "$(echo "$SUM" | tr 0-9a-f 1-9a-f0)" -o wrong
 contains "... saying so" "$T_TMP/err" "SHA-256 mismatch"

@@ -3,6 +3,7 @@
 
   rangeserver.py DIR PORTFILE LOG [--cut N]
 
+Files named norange-* ignore Range (answer 200 with the whole file).
 Serves DIR on 127.0.0.1 at a free port, written to PORTFILE. Each request
 is logged to LOG as "GET PATH RANGE". With --cut N, the first full GET of
 each file sends only N bytes of it and drops the connection (an interrupted
@@ -34,6 +35,8 @@ class H(http.server.BaseHTTPRequestHandler):
             return
         data = open(p, "rb").read()
         start = 0
+        if name.startswith("norange-"):
+            rng = None
         if rng:
             m = re.match(r"bytes=(\d+)-$", rng)
             if not m or int(m.group(1)) >= len(data):
