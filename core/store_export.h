@@ -40,7 +40,8 @@ int store_export_kernel_files(struct store *s, store_row_cb cb, void *ctx, struc
 /* Correct evaluations, best per (problem, gpu, kernel) over the
  * non-verification protocols: {problem_id, gpu_name, kernel_hash, eval_id,
  * protocol, time_mean_ms, time_median_ms, speedup_eager, speedup_compile,
- * verified (1 when a 'verified' verdict exists on that gpu), request (the
+ * verified (1 when a 'verified' verdict exists on that gpu), verified_gpus
+ * (JSON text: every GPU with a 'verified' verdict for it), request (the
  * LLM request of the kernel's first candidate, or null), source}. Ordered
  * by problem_id, gpu_name, time_mean_ms, kernel_hash. */
 int store_export_correct(struct store *s, store_row_cb cb, void *ctx, struct buf *err);

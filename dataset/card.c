@@ -40,7 +40,7 @@ static const struct xfield sft_fields[] = {
 	{ "prompt_source", "string", 0, "llm_request or problem" },
 	{ "per_gpu", "object", 0, "GPU name -> {eval_id, time_mean_ms, time_median_ms, speedup_eager, "
 				  "speedup_compile, verified}" },
-	{ "verified_gpus", "array", 0, "GPUs on which the kernel passed verify-v1" },
+	{ "verified_gpus", "array", 0, "every GPU on which the kernel has a 'verified' verdict" },
 	{ "gpu_name", "string", 0, "the GPU of the headline figures: the lowest eager speedup" },
 	{ "speedup_eager", "number", 1, "worst-case eager speedup over the GPUs" },
 	{ "speedup_compile", "number", 1, "torch.compile speedup on that GPU" },

@@ -164,7 +164,10 @@ static int sft_row(void *p, json_t *row)
 		json_object_set_new(rec, "messages", m);
 		json_object_set_new(rec, "prompt_source", json_string(src));
 		json_object_set_new(rec, "per_gpu", json_object());
-		json_object_set_new(rec, "verified_gpus", json_array());
+		json_object_set_new(rec, "verified_gpus",
+				    json_loads(jget_str(row, "verified_gpus", "[]"), 0, NULL));
+		if (!json_is_array(json_object_get(rec, "verified_gpus")))
+			json_object_set_new(rec, "verified_gpus", json_array());
 		json_object_set_new(rec, "gpu_name", json_null());
 		json_object_set_new(rec, "speedup_eager", json_null());
 		json_object_set_new(rec, "speedup_compile", json_null());
@@ -180,8 +183,6 @@ static int sft_row(void *p, json_t *row)
 	json_object_set(g, "speedup_compile", json_object_get(row, "speedup_compile"));
 	json_object_set_new(g, "verified", json_boolean(jget_int(row, "verified", 0)));
 	json_object_set_new(json_object_get(rec, "per_gpu"), gpu, g);
-	if (jget_int(row, "verified", 0))
-		json_array_append_new(json_object_get(rec, "verified_gpus"), json_string(gpu));
 	/* The headline figures are the worst case over GPUs (rows come by GPU
 	 * name, so ties keep the first). */
 	if (json_is_number(se) && (!json_is_number(json_object_get(rec, "speedup_eager")) ||

@@ -67,6 +67,7 @@ import json
 rows = [json.loads(l) for l in open('py/sft.jsonl')]
 assert rows and all(r['messages'][-1]['role'] == 'assistant' and '/*@launch' in r['messages'][-1]['content'] for r in rows)
 assert all(r['per_gpu'] and r['time_mean_ms'] > 0 for r in rows)
+assert any(r['verified_gpus'] == ['NVIDIA H100 80GB HBM3', 'NVIDIA H200'] for r in rows)
 src = open('py/' + rows[0]['kernel_path']).read(); assert src in rows[0]['messages'][-1]['content']"
 check "pairs: faster chosen over slower, correct over incorrect" python3 -c "
 import json
