@@ -316,14 +316,14 @@ static long long parse_iso(const char *s)
 }
 
 static int stage_all(const struct pack_opts *o, struct ds_stage *st, const char *db_copy,
-		     struct buf *err)
+		     double *tp, struct buf *err)
 {
 	struct store s;
 	json_t *filter = json_pack("{s:O?, s:b}", "problems", o->problems, "only_verified",
 				   o->only_verified);
 	const char *sde = getenv("SOURCE_DATE_EPOCH");
 	int ret = -1;
-	double t = now_s();
+	double t = *tp;
 
 	if (store_open(&s, db_copy, STORE_READONLY, err) < 0) {
 		json_decref(filter);
@@ -361,6 +361,7 @@ static int stage_all(const struct pack_opts *o, struct ds_stage *st, const char 
 	    ds_write_card(st, o->name, o->version, o->license, err) < 0)
 		goto out;
 	step("card, schema, provenance", &t);
+	*tp = t;
 	ret = 0;
 out:
 	st->s = NULL;
@@ -421,7 +422,7 @@ int dataset_pack(const struct pack_opts *o, struct pack_result *r, struct buf *e
 			goto out;
 	}
 	step("store copy", &t);
-	if (stage_all(o, &st, db.s, err) < 0)
+	if (stage_all(o, &st, db.s, &t, err) < 0)
 		goto out;
 	if (stat(db.s, &sb) < 0) {
 		kf_err(err, "%s: %s", db.s, strerror(errno));
