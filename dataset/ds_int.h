@@ -59,7 +59,9 @@ int ds_json_column(const char *table, const char *column);
 /* Meaning of a table's field (fields.c), or NULL. */
 const char *ds_field_doc(const char *table, const char *field);
 
-int ds_write_tables(struct ds_stage *st, struct buf *err);      /* export.c */
+/* export.c: one table's file; all tables but `except` (NULL: all). */
+int ds_write_table(struct ds_stage *st, const char *table, struct buf *err);
+int ds_write_tables(struct ds_stage *st, const char *except, struct buf *err);
 int ds_write_trajectories(struct ds_stage *st, struct buf *err); /* export.c */
 int ds_write_training(struct ds_stage *st, struct buf *err);    /* training.c */
 /* schema.json, provenance.json, README.md (card.c) */

@@ -177,20 +177,30 @@ static int table_row(void *p, json_t *row)
 	return jsonl_put(c->w, row, c->err) < 0 ? -1 : 0;
 }
 
-int ds_write_tables(struct ds_stage *st, struct buf *err)
+int ds_write_table(struct ds_stage *st, const char *table, struct buf *err)
 {
 	for (int i = 0; ds_tables[i].file; i++) {
 		struct jsonl w;
 		struct table_ctx c = { &w, ds_tables[i].table, err };
+		if (strcmp(ds_tables[i].table, table))
+			continue;
 		if (jsonl_open(&w, st, ds_tables[i].file, err) < 0)
 			return -1;
 		if (store_export_rows(st->s, ds_tables[i].table, table_row, &c, err) != 0) {
 			jsonl_abort(&w);
 			return -1;
 		}
-		if (jsonl_close(&w, st, err) < 0)
-			return -1;
+		return jsonl_close(&w, st, err);
 	}
+	return kf_err(err, "export: no table %s", table);
+}
+
+int ds_write_tables(struct ds_stage *st, const char *except, struct buf *err)
+{
+	for (int i = 0; ds_tables[i].file; i++)
+		if ((!except || strcmp(ds_tables[i].table, except)) &&
+		    ds_write_table(st, ds_tables[i].table, err) < 0)
+			return -1;
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -315,6 +316,31 @@ static long long parse_iso(const char *s)
 	return (long long)timegm(&tm);
 }
 
+/* data/evaluations.jsonl (per-trial values: the biggest file) is written
+ * by a second thread with its own connection; the files are independent,
+ * so the bytes do not depend on the timing. */
+struct evals_job {
+	struct ds_stage st;
+	const char *db;
+	struct buf err;
+	int ret;
+};
+
+static void *evals_thread(void *p)
+{
+	struct evals_job *j = p;
+	struct store s;
+
+	j->ret = -1;
+	if (store_open(&s, j->db, STORE_READONLY, &j->err) < 0)
+		return NULL;
+	j->st.s = &s;
+	j->ret = ds_write_table(&j->st, "evals", &j->err);
+	j->st.s = NULL;
+	store_close(&s);
+	return NULL;
+}
+
 static int stage_all(const struct pack_opts *o, struct ds_stage *st, const char *db_copy,
 		     double *tp, struct buf *err)
 {
@@ -347,15 +373,45 @@ static int stage_all(const struct pack_opts *o, struct ds_stage *st, const char 
 		st->mtime = parse_iso(jget_str(p, "last_created_at", NULL));
 		json_decref(p);
 	}
-	if (ds_write_tables(st, err) < 0)
-		goto out;
-	step("tables", &t);
-	if (ds_write_trajectories(st, err) < 0)
-		goto out;
-	step("trajectories", &t);
-	if (ds_write_training(st, err) < 0)
-		goto out;
-	step("sft and pairs", &t);
+	{
+		struct evals_job j;
+		pthread_t th;
+		int started, r;
+
+		memset(&j, 0, sizeof(j));
+		j.st.dir = st->dir;
+		j.st.counts = json_object();
+		j.db = db_copy;
+		buf_init(&j.err);
+		started = pthread_create(&th, NULL, evals_thread, &j) == 0;
+		if (!started)
+			evals_thread(&j);
+		r = ds_write_tables(st, "evals", err);
+		if (r == 0) {
+			step("tables", &t);
+			r = ds_write_trajectories(st, err);
+		}
+		if (r == 0) {
+			step("trajectories", &t);
+			r = ds_write_training(st, err);
+		}
+		if (r == 0)
+			step("sft and pairs", &t);
+		if (started)
+			pthread_join(th, NULL);
+		step("evaluations (parallel)", &t);
+		for (size_t i = 0; i < j.st.files.n; i++)
+			ds_files_add(&st->files, j.st.files.v[i].path, j.st.files.v[i].sha,
+				     j.st.files.v[i].size);
+		json_object_update(st->counts, j.st.counts);
+		if (r == 0 && j.ret < 0)
+			r = kf_err(err, "%s", j.err.s);
+		ds_files_release(&j.st.files);
+		json_decref(j.st.counts);
+		buf_release(&j.err);
+		if (r < 0)
+			goto out;
+	}
 	if (ds_write_schema(st, err) < 0 ||
 	    ds_write_provenance(st, o->name, o->version, filter, err) < 0 ||
 	    ds_write_card(st, o->name, o->version, o->license, err) < 0)
