@@ -49,7 +49,7 @@ void ds_files_add(struct ds_files *fs, const char *path, const char *sha, int64_
 	fs->v[fs->n].path = strdup(path);
 	if (!fs->v[fs->n].path)
 		abort();
-	memcpy(fs->v[fs->n].sha, sha, 65);
+	snprintf(fs->v[fs->n].sha, sizeof(fs->v[fs->n].sha), "%s", sha);
 	fs->v[fs->n].size = size;
 	fs->n++;
 }
