@@ -15,11 +15,11 @@ struct export_filter {
 	int only_verified;      /* keep kernels verified on at least one GPU */
 };
 
-/* Copies src into a new database at dst (which must not exist) with the
- * filter applied: fresh schema, rows inserted in one transaction (in
- * primary-key order when filtered, in the source's order otherwise),
- * rollback journal (no WAL), so the file depends only on the source and
- * the SQLite version. Reads src in one snapshot. */
+/* Copies src into a new database at dst (which must not exist), in one
+ * snapshot of src, with a rollback journal (no WAL). Unfiltered, it is a
+ * page copy (the backup API); filtered, a fresh schema with the kept rows
+ * inserted in one transaction in the source's order. Either way the file
+ * depends only on the source and the SQLite version. */
 int store_export_copy(const char *src, const char *dst, const struct export_filter *f,
 		      struct buf *err);
 
