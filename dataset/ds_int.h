@@ -63,7 +63,9 @@ const char *ds_field_doc(const char *table, const char *field);
 int ds_write_table(struct ds_stage *st, const char *table, struct buf *err);
 int ds_write_tables(struct ds_stage *st, const char *except, struct buf *err);
 int ds_write_trajectories(struct ds_stage *st, struct buf *err); /* export.c */
-int ds_write_training(struct ds_stage *st, struct buf *err);    /* training.c */
+/* training.c: sft.jsonl and pairs.jsonl (each with its own queries) */
+int ds_write_sft(struct ds_stage *st, struct buf *err);
+int ds_write_pairs(struct ds_stage *st, struct buf *err);
 /* schema.json, provenance.json, README.md (card.c) */
 int ds_write_schema(struct ds_stage *st, struct buf *err);
 int ds_write_provenance(struct ds_stage *st, const char *name, const char *version,

@@ -316,9 +316,9 @@ static long long parse_iso(const char *s)
 	return (long long)timegm(&tm);
 }
 
-/* data/evaluations.jsonl (per-trial values: the biggest file) is written
- * by a second thread with its own connection; the files are independent,
- * so the bytes do not depend on the timing. */
+/* data/evaluations.jsonl (per-trial values: the biggest file) and
+ * pairs.jsonl are written by a second thread with its own connection; the
+ * files are independent, so the bytes do not depend on the timing. */
 struct evals_job {
 	struct ds_stage st;
 	const char *db;
@@ -336,6 +336,8 @@ static void *evals_thread(void *p)
 		return NULL;
 	j->st.s = &s;
 	j->ret = ds_write_table(&j->st, "evals", &j->err);
+	if (j->ret == 0)
+		j->ret = ds_write_pairs(&j->st, &j->err);
 	j->st.s = NULL;
 	store_close(&s);
 	return NULL;
@@ -393,13 +395,13 @@ static int stage_all(const struct pack_opts *o, struct ds_stage *st, const char 
 		}
 		if (r == 0) {
 			step("trajectories", &t);
-			r = ds_write_training(st, err);
+			r = ds_write_sft(st, err);
 		}
 		if (r == 0)
-			step("sft and pairs", &t);
+			step("sft", &t);
 		if (started)
 			pthread_join(th, NULL);
-		step("evaluations (parallel)", &t);
+		step("evaluations and pairs (in parallel, the rest)", &t);
 		for (size_t i = 0; i < j.st.files.n; i++)
 			ds_files_add(&st->files, j.st.files.v[i].path, j.st.files.v[i].sha,
 				     j.st.files.v[i].size);
@@ -408,6 +410,7 @@ static int stage_all(const struct pack_opts *o, struct ds_stage *st, const char 
 			r = kf_err(err, "%s", j.err.s);
 		ds_files_release(&j.st.files);
 		json_decref(j.st.counts);
+		json_decref(j.st.problems);
 		buf_release(&j.err);
 		if (r < 0)
 			goto out;

@@ -103,7 +103,6 @@ struct sft_ctx {
 	struct buf *err;
 	json_t *group;          /* kernel_hash -> record, for the current problem */
 	char problem[512];
-	json_t *correct;        /* all rows, kept for the pairs */
 };
 
 static int cmp_str(const void *a, const void *b)
@@ -136,7 +135,6 @@ static int sft_row(void *p, json_t *row)
 	const char *gpu = jget_str(row, "gpu_name", "");
 	json_t *rec, *g, *se = json_object_get(row, "speedup_eager");
 
-	json_array_append(c->correct, row);
 	if (strcmp(pid, c->problem)) {
 		if (sft_flush(c) < 0)
 			return -1;
@@ -287,16 +285,23 @@ static int load_problems(void *p, json_t *row)
 	return 0;
 }
 
-int ds_write_training(struct ds_stage *st, struct buf *err)
+static int ensure_problems(struct ds_stage *st, struct buf *err)
+{
+	if (!st->problems)
+		st->problems = json_object();
+	if (json_object_size(st->problems))
+		return 0;
+	return store_query(st->s, "SELECT id, name, torch_text, spec FROM problems ORDER BY id", NULL,
+			   load_problems, st, err) < 0 ? -1 : 0;
+}
+
+int ds_write_sft(struct ds_stage *st, struct buf *err)
 {
 	struct jsonl w;
-	struct sft_ctx c = { st, &w, err, json_object(), "", json_array() };
-	json_t *failed = json_array();
+	struct sft_ctx c = { st, &w, err, json_object(), "" };
 	int ret = -1;
 
-	json_object_clear(st->problems);
-	if (store_query(st->s, "SELECT id, name, torch_text, spec FROM problems ORDER BY id", NULL,
-			load_problems, st, err) < 0)
+	if (ensure_problems(st, err) < 0)
 		goto out;
 	if (jsonl_open(&w, st, "sft.jsonl", err) < 0)
 		goto out;
@@ -304,20 +309,32 @@ int ds_write_training(struct ds_stage *st, struct buf *err)
 		jsonl_abort(&w);
 		goto out;
 	}
-	if (jsonl_close(&w, st, err) < 0)
+	ret = jsonl_close(&w, st, err);
+out:
+	json_decref(c.group);
+	return ret;
+}
+
+int ds_write_pairs(struct ds_stage *st, struct buf *err)
+{
+	struct jsonl w;
+	json_t *correct = json_array(), *failed = json_array();
+	int ret = -1;
+
+	if (ensure_problems(st, err) < 0)
 		goto out;
-	if (store_export_failed(st->s, collect, failed, err) != 0)
+	if (store_export_correct(st->s, collect, correct, err) != 0 ||
+	    store_export_failed(st->s, collect, failed, err) != 0)
 		goto out;
 	if (jsonl_open(&w, st, "pairs.jsonl", err) < 0)
 		goto out;
-	if (write_pairs(st, &w, c.correct, failed, err) < 0) {
+	if (write_pairs(st, &w, correct, failed, err) < 0) {
 		jsonl_abort(&w);
 		goto out;
 	}
 	ret = jsonl_close(&w, st, err);
 out:
-	json_decref(c.group);
-	json_decref(c.correct);
+	json_decref(correct);
 	json_decref(failed);
 	return ret;
 }
