@@ -476,3 +476,24 @@ json_t *store_export_columns(struct store *s, const char *table, struct buf *err
 		 "SELECT name, type, \"notnull\", pk FROM pragma_table_info('%s') ORDER BY cid", table);
 	return store_query_all(s, sql, NULL, err);
 }
+
+json_t *store_export_unknown_problems(struct store *s, const json_t *ids, struct buf *err)
+{
+	json_t *params = json_array(), *rows, *out, *r;
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	json_add_compact(&b, ids);
+	json_array_append_new(params, json_string(b.s));
+	rows = store_query_all(s, "SELECT j.value AS id FROM json_each(?1) j"
+			       " WHERE j.value NOT IN (SELECT id FROM problems) ORDER BY j.key", params, err);
+	json_decref(params);
+	buf_release(&b);
+	if (!rows)
+		return NULL;
+	out = json_array();
+	json_array_foreach(rows, i, r)
+		json_array_append(out, json_object_get(r, "id"));
+	json_decref(rows);
+	return out;
+}

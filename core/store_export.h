@@ -64,6 +64,9 @@ int store_export_count(struct store *s, const char *table, long long *n, struct 
  * first_created_at, last_created_at}. New reference or NULL. */
 json_t *store_export_provenance(struct store *s, struct buf *err);
 
+/* The ids of `ids` (array of strings) that name no problem (new array). */
+json_t *store_export_unknown_problems(struct store *s, const json_t *ids, struct buf *err);
+
 /* The columns of a table: [{name, type (declared), notnull, pk}]. */
 json_t *store_export_columns(struct store *s, const char *table, struct buf *err);
 

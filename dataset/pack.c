@@ -290,7 +290,18 @@ static int finish_tar(int fd, const char *tmp, const char *dst, char sha[65], lo
 		return -1;
 	if (rename(tmp, dst) < 0)
 		return kf_err(err, "cannot rename %s to %s: %s", tmp, dst, strerror(errno));
-	return 0;
+	{
+		/* DST.sha256 in sha256sum's format, for downloads pages and fetch --sha256. */
+		struct buf side = BUF_INIT, line = BUF_INIT;
+		const char *base = strrchr(dst, '/');
+		int r;
+		buf_addf(&side, "%s.sha256", dst);
+		buf_addf(&line, "%s  %s\n", sha, base ? base + 1 : dst);
+		r = write_file_atomic(side.s, line.s, line.len, err);
+		buf_release(&side);
+		buf_release(&line);
+		return r;
+	}
 }
 
 static double now_s(void)
@@ -457,6 +468,21 @@ int dataset_pack(const struct pack_opts *o, struct pack_result *r, struct buf *e
 		return kf_err(err, "version '%s' is not X.Y.Z", o->version ? o->version : "");
 	if (store_open(&chk, o->db_path, STORE_READONLY, err) < 0)
 		return -1;
+	if (o->problems) {
+		json_t *unknown = store_export_unknown_problems(&chk, o->problems, err);
+		if (!unknown || json_array_size(unknown)) {
+			if (unknown) {
+				struct buf l = BUF_INIT;
+				json_add_compact(&l, unknown);
+				kf_err(err, "no such problem(s) in the store: %s", l.s);
+				buf_release(&l);
+			}
+			json_decref(unknown);
+			store_close(&chk);
+			return -1;
+		}
+		json_decref(unknown);
+	}
 	store_close(&chk);
 	if (mkdir_p(o->out_dir, err) < 0)
 		return -1;

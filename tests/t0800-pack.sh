@@ -10,6 +10,7 @@ TZ=dist/kforge-kernelbench-1.0.0.tar.zst
 expect_exit 0 "pack --version 1.0.0 --gz" "$KFORGE" pack --version 1.0.0 --gz
 contains "prints path, size and sha256" "$T_TMP/out" "kforge-kernelbench-1.0.0.tar.zst  [0-9]+ bytes  sha256 [0-9a-f]{64}"
 check "the tarball is there" test -s "$TZ"
+check "a .sha256 file beside it, in sha256sum's format" sh -c 'cd dist && sha256sum --quiet -c kforge-kernelbench-1.0.0.tar.zst.sha256'
 check "no staging or temporary files left" sh -c '! ls -A dist | grep -q "^\."'
 mkdir again
 expect_exit 0 "pack again into another directory" "$KFORGE" pack --version 1.0.0 --gz -o again
@@ -20,6 +21,9 @@ check "SOURCE_DATE_EPOCH sets the entries' time" sh -c "tar --zstd --full-time -
 expect_exit 1 "a bad version is refused" "$KFORGE" pack --version 1.0 -o bad
 expect_exit 1 "a bad name is refused" "$KFORGE" pack --version 1.0.0 --name '../x' -o bad
 expect_exit 2 "--version is required" "$KFORGE" pack
+expect_exit 1 "an unknown problem is refused" "$KFORGE" pack --version 1.0.0 --problems level1/001_ReLU,level1/999_Nope -o bad
+contains "... naming it" "$T_TMP/err" "no such problem.*level1/999_Nope"
+check "... before writing anything" test ! -e bad
 
 # Standard tools read it.
 mkdir gnu
