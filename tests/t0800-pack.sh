@@ -95,6 +95,7 @@ assert ok and all(len(x['time_trials_ms']) == 10 and len(x['check_trials']) == 5
 # Filters.
 expect_exit 0 "pack --only-verified --problems" "$KFORGE" pack --version 1.1.0 --only-verified --problems level1/001_ReLU,level1/002_Softmax
 mkdir f && tar --zstd -xf dist/kforge-kernelbench-1.1.0.tar.zst -C f
+check "the card states the filter" grep -q "Packed with a filter: only kernels verified on at least one GPU; problems \`level1/001_ReLU\` \`level1/002_Softmax\`." f/README.md
 check "--problems keeps only those problems" sh -c 'test "$(wc -l <f/data/problems.jsonl)" = 2'
 check "--only-verified keeps only verified kernels" python3 -c "
 import json, sqlite3
