@@ -2,6 +2,7 @@
 #include "store_schema.h"
 #include "json.h"
 
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
@@ -245,6 +246,55 @@ static json_t *row_json(sqlite3_stmt *st, const char *skip)
 	return o;
 }
 
+void store_export_fmt_real(struct buf *b, double v)
+{
+	char t[40];
+	char *e;
+	int n;
+
+	if (!isfinite(v)) {
+		buf_adds(b, "null");
+		return;
+	}
+	/* jansson's format for reals: %.17g, ".0" when it reads as an
+	 * integer, exponent without '+' and leading zeros. */
+	n = snprintf(t, sizeof(t), "%.17g", v);
+	if (!strchr(t, '.') && !strchr(t, 'e')) {
+		memcpy(t + n, ".0", 3);
+		n += 2;
+	}
+	if ((e = strchr(t, 'e')) != NULL) {
+		char *start = e + 1, *end = e + 2;
+		if (*start == '-')
+			start++;
+		while (*end == '0')
+			end++;
+		if (end != start)
+			memmove(start, end, strlen(end) + 1);
+	}
+	buf_adds(b, t);
+}
+
+/* Appends one value of a trial column to a JSON array text. */
+static void add_trial_value(struct buf *b, sqlite3_stmt *st, int i)
+{
+	if (b->len > 1)
+		buf_addc(b, ',');
+	switch (sqlite3_column_type(st, i)) {
+	case SQLITE_FLOAT:
+		store_export_fmt_real(b, sqlite3_column_double(st, i));
+		break;
+	case SQLITE_NULL:
+		buf_adds(b, "null");
+		break;
+	default: {
+		json_t *v = col_json(st, i);
+		json_add_compact(b, v);
+		json_decref(v);
+	}
+	}
+}
+
 enum nest_kind { NEST_LIST, NEST_TRIALS };
 
 /* Parent rows (key in column 0) with their children attached; the child
@@ -256,6 +306,7 @@ static int nested(struct store *s, const char *psql, const char *csql, const cha
 		  enum nest_kind kind, store_row_cb cb, void *ctx, struct buf *err)
 {
 	sqlite3_stmt *ps = NULL, *cs = NULL;
+	struct buf tm = BUF_INIT, cu = BUF_INIT;
 	int prc, crc, ret = 0;
 
 	if (sqlite3_prepare_v2(s->db, psql, -1, &ps, NULL) != SQLITE_OK ||
@@ -265,13 +316,17 @@ static int nested(struct store *s, const char *psql, const char *csql, const cha
 	}
 	while ((prc = sqlite3_step(ps)) == SQLITE_ROW) {
 		json_t *row = row_json(ps, NULL);
-		json_t *list = json_array(), *tm = json_array(), *cu = json_array();
+		json_t *list = json_array();
+		buf_reset(&tm);
+		buf_reset(&cu);
+		buf_addc(&tm, '[');
+		buf_addc(&cu, '[');
 		sqlite3_reset(cs);
 		sqlite3_bind_value(cs, 1, sqlite3_column_value(ps, 0));
 		while ((crc = sqlite3_step(cs)) == SQLITE_ROW) {
 			if (kind == NEST_TRIALS && !strcmp((const char *)sqlite3_column_text(cs, 1), "time")) {
-				json_array_append_new(tm, col_json(cs, 4));
-				json_array_append_new(cu, col_json(cs, 5));
+				add_trial_value(&tm, cs, 4);
+				add_trial_value(&cu, cs, 5);
 			} else if (kind == NEST_TRIALS) {
 				json_t *t = json_object();
 				json_object_set_new(t, "idx", col_json(cs, 2));
@@ -287,11 +342,10 @@ static int nested(struct store *s, const char *psql, const char *csql, const cha
 		}
 		json_object_set_new(row, field, list);
 		if (kind == NEST_TRIALS) {
-			json_object_set_new(row, "time_trials_ms", tm);
-			json_object_set_new(row, "cupti_trials_ms", cu);
-		} else {
-			json_decref(tm);
-			json_decref(cu);
+			buf_addc(&tm, ']');
+			buf_addc(&cu, ']');
+			json_object_set_new(row, "time_trials_ms", json_stringn(tm.s, tm.len));
+			json_object_set_new(row, "cupti_trials_ms", json_stringn(cu.s, cu.len));
 		}
 		if (crc != SQLITE_DONE) {
 			json_decref(row);
@@ -308,6 +362,8 @@ static int nested(struct store *s, const char *psql, const char *csql, const cha
 out:
 	sqlite3_finalize(ps);
 	sqlite3_finalize(cs);
+	buf_release(&tm);
+	buf_release(&cu);
 	return ret;
 }
 

@@ -27,10 +27,15 @@ int store_export_copy(const char *src, const char *dst, const struct export_filt
  * children nested: ideas (+"categories": [{category, method}]), compiles
  * (+"kernels": compile_kernels rows), evals (+"check_trials": [{idx, seed,
  * max_abs_err, max_rel_err, mismatches, ok}], "time_trials_ms",
- * "cupti_trials_ms": arrays by idx, and speedup_eager, speedup_eager_median,
- * speedup_compile from the eval_speedups view). */
+ * "cupti_trials_ms": arrays by idx given as JSON text in a string (millions
+ * of values: building an object for each would dominate the export), and
+ * speedup_eager, speedup_eager_median, speedup_compile from the
+ * eval_speedups view). */
 int store_export_rows(struct store *s, const char *table, store_row_cb cb, void *ctx,
 		      struct buf *err);
+
+/* Formats a real as jansson does (so spliced text matches its output). */
+void store_export_fmt_real(struct buf *b, double v);
 
 /* Kernel files: {path, problem_id, kernel_hash, source} for every (problem,
  * kernel) pair of candidates and evals, ordered by path

@@ -43,6 +43,8 @@ struct jsonl {
 };
 int jsonl_open(struct jsonl *w, struct ds_stage *st, const char *rel, struct buf *err);
 int jsonl_put(struct jsonl *w, const json_t *v, struct buf *err);
+/* Appends one line of ready JSON text (without the newline). */
+int jsonl_put_text(struct jsonl *w, const char *s, size_t n, struct buf *err);
 int jsonl_close(struct jsonl *w, struct ds_stage *st, struct buf *err);
 void jsonl_abort(struct jsonl *w);
 /* Writes a small staged file whole. */

@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/json.h"
 #include "core/store.h"
+#include "core/store_export.h"
 #include "dataset/dataset.h"
 #include "dataset/ds_int.h"
 
@@ -26,6 +28,24 @@ static void test_safe_path(void **state)
 		assert_true(ds_safe_path(good[i]));
 	for (int i = 0; bad[i]; i++)
 		assert_false(ds_safe_path(bad[i]));
+}
+
+/* The spliced trial arrays must read exactly as jansson writes reals. */
+static void test_fmt_real_matches_jansson(void **state)
+{
+	static const double v[] = { 0.0, 1.0, -1.0, 0.1, 1.0 / 3, 2.5e-7, 1e-5, 1e20, 1.5e300,
+				    -4.2e-300, 123456789.0, 0.33435085502260886, 5e-324, 1e100 };
+	(void)state;
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct buf a = BUF_INIT, b = BUF_INIT;
+		json_t *r = json_real(v[i]);
+		store_export_fmt_real(&a, v[i]);
+		json_add_compact(&b, r);
+		assert_string_equal(a.s, b.s);
+		json_decref(r);
+		buf_release(&a);
+		buf_release(&b);
+	}
 }
 
 static void test_pack_empty_and_bad_args(void **state)
@@ -79,6 +99,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_safe_path),
+		cmocka_unit_test(test_fmt_real_matches_jansson),
 		cmocka_unit_test(test_pack_empty_and_bad_args),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
