@@ -9,12 +9,14 @@
 const char usage_dataset[] =
 	"kforge dataset verify FILE\n"
 	"       kforge dataset fetch URL [--sha256 HEX] [-o DIR] [--max-bytes N] [--max-extract N]\n"
+	"                                [--verify]\n"
 	"       kforge dataset diff A B\n"
 	"  verify  checks every checksum in SHA256SUMS, every JSONL line against schema.json\n"
 	"          and the card's counts (exit 4 when a check fails)\n"
 	"  fetch   downloads (resuming a partial download, TLS verified, size-limited), checks\n"
 	"          the SHA-256 and extracts safely into DIR/<name> (default DIR .); plain\n"
-	"          http:// is accepted for loopback addresses only\n"
+	"          http:// is accepted for loopback addresses only; --verify then runs\n"
+	"          dataset verify on the downloaded tarball\n"
 	"  diff    rows per file, problems added or removed, best speedups that moved\n";
 
 static int do_verify(const char *path)
@@ -71,13 +73,14 @@ static int do_fetch(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "max-bytes", required_argument, NULL, 'm' },
 		{ "max-extract", required_argument, NULL, 'x' },
+		{ "verify", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fetch_opts o = { NULL, ".", NULL, (int64_t)64 << 30, (int64_t)256 << 30, NULL, NULL };
 	struct fetch_result r;
 	struct buf err = BUF_INIT;
-	int c, ret;
+	int c, ret, verify = 0;
 
 	optind = 0; /* GNU getopt: start over on the shifted argv */
 	while ((c = cli_getopt(argc, argv, "dataset", "ho:", opts)) != -1) {
@@ -85,6 +88,7 @@ static int do_fetch(int argc, char **argv)
 		case -2: return EXIT_USAGE;
 		case 's': o.sha256 = optarg; break;
 		case 'o': o.out_dir = optarg; break;
+		case 'V': verify = 1; break;
 		case 'm':
 		case 'x':
 			if (parse_size(optarg, c == 'm' ? &o.max_bytes : &o.max_extract) < 0)
@@ -109,7 +113,7 @@ static int do_fetch(int argc, char **argv)
 			fputc('\n', stderr);
 		printf("%s  sha256 %s%s\n", r.archive.s, r.sha256, r.resumed ? "  (resumed)" : "");
 		printf("extracted into %s\n", r.dir.s);
-		ret = EXIT_OK;
+		ret = verify ? do_verify(r.archive.s) : EXIT_OK;
 	}
 	fetch_result_release(&r);
 	buf_release(&err);

@@ -48,6 +48,9 @@ contains "the server saw a Range request" log "GET /$TZ bytes=5000-"
 check "the download is byte-identical" cmp -s "srv/$TZ" "dl/$TZ"
 check "no .part file left" test ! -e "dl/$TZ.part"
 check "extracted into DIR/<name>" test -s dl/kforge-kernelbench-2.0.0/README.md
+expect_exit 0 "fetch --verify checks the dataset too" "$KFORGE" dataset fetch "$URL/$TZ" --sha256 "$SUM" -o dl2 --verify
+contains "... and says it is OK" "$T_TMP/out" "kforge-kernelbench-2.0.0.tar.zst: OK"
+expect_exit 4 "fetch --verify of a tarball that is not a dataset exits 4" "$KFORGE" dataset fetch "$URL/ok.tar.gz" -o dl3 --verify
 check "the extracted files pass sha256sum -c" sh -c 'cd dl/kforge-kernelbench-2.0.0 && sha256sum --quiet -c SHA256SUMS'
 check "no temporary directory left" sh -c '! ls -A dl | grep -q "^\.kforge"'
 cp "srv/$TZ" "srv/norange-$TZ"
