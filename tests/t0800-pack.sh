@@ -94,7 +94,11 @@ assert ok and all(len(x['time_trials_ms']) == 10 and len(x['check_trials']) == 5
 
 # Filters.
 expect_exit 0 "pack --only-verified --problems" "$KFORGE" pack --version 1.1.0 --only-verified --problems level1/001_ReLU,level1/002_Softmax
+expect_exit 0 "pack the same filter again" "$KFORGE" pack --version 1.1.0 --only-verified --problems level1/001_ReLU,level1/002_Softmax -o again
+check "a filtered pack is reproducible too" cmp -s dist/kforge-kernelbench-1.1.0.tar.zst again/kforge-kernelbench-1.1.0.tar.zst
 mkdir f && tar --zstd -xf dist/kforge-kernelbench-1.1.0.tar.zst -C f
+check "the filtered kforge.db is sound, foreign keys hold" sh -c 'test "$(sqlite3 f/kforge.db "PRAGMA integrity_check")" = ok && test -z "$(sqlite3 f/kforge.db "PRAGMA foreign_key_check")"'
+expect_exit 0 "dataset verify passes the filtered tarball" "$KFORGE" dataset verify dist/kforge-kernelbench-1.1.0.tar.zst
 check "the card states the filter" grep -q "Packed with a filter: only kernels verified on at least one GPU; problems \`level1/001_ReLU\` \`level1/002_Softmax\`." f/README.md
 check "--problems keeps only those problems" sh -c 'test "$(wc -l <f/data/problems.jsonl)" = 2'
 check "--only-verified keeps only verified kernels" python3 -c "
