@@ -25,6 +25,26 @@ expect_exit 1 "an unknown problem is refused" "$KFORGE" pack --version 1.0.0 --p
 contains "... naming it" "$T_TMP/err" "no such problem.*level1/999_Nope"
 check "... before writing anything" test ! -e bad
 
+mkdir -p elsewhere/deeper && cp "$KFORGE_DB" elsewhere/deeper/other-name.db
+expect_exit 0 "pack a copy of the store at another path" "$KFORGE" --db elsewhere/deeper/other-name.db pack --version 1.0.0 -o moved
+check "same bytes: the store's path leaves no trace" cmp -s "$TZ" moved/kforge-kernelbench-1.0.0.tar.zst
+# A writer holds the store open with a committed row still in the WAL.
+cp "$KFORGE_DB" wal.db
+python3 - <<'PY' &
+import sqlite3, time, os
+db = sqlite3.connect("wal.db", isolation_level=None)
+db.execute("PRAGMA wal_autocheckpoint=0")
+db.execute("INSERT INTO gpus(name, first_seen) VALUES('WAL GPU', '2026-11-20T00:00:00Z')")
+open("wal.ready", "w").close()
+while not os.path.exists("wal.done"):
+    time.sleep(0.05)
+PY
+for i in $(seq 100); do [ -e wal.ready ] && break; sleep 0.05; done
+check "the row sits in the WAL" test -s wal.db-wal
+expect_exit 0 "pack while a writer holds the store" "$KFORGE" --db wal.db pack --version 1.0.0 -o walout
+touch wal.done; wait
+check "committed rows in the WAL are packed" sh -c "tar --zstd -xOf walout/kforge-kernelbench-1.0.0.tar.zst data/gpus.jsonl | grep -q 'WAL GPU'"
+
 # Standard tools read it.
 mkdir gnu
 check "GNU tar extracts the .tar.zst" tar --zstd -xf "$TZ" -C gnu
