@@ -7,12 +7,13 @@
 #include <unistd.h>
 
 const char usage_dataset[] =
-	"kforge dataset verify FILE\n"
+	"kforge dataset verify FILE|DIR\n"
 	"       kforge dataset fetch URL [--sha256 HEX] [-o DIR] [--max-bytes N] [--max-extract N]\n"
 	"                                [--verify]\n"
 	"       kforge dataset diff A B\n"
 	"  verify  checks every checksum in SHA256SUMS, every JSONL line against schema.json\n"
-	"          and the card's counts (exit 4 when a check fails)\n"
+	"          and the card's counts (exit 4 when a check fails); FILE a tarball, or DIR\n"
+	"          where one was extracted\n"
 	"  fetch   downloads (resuming a partial download, TLS verified, size-limited), checks\n"
 	"          the SHA-256 and extracts safely into DIR/<name> (default DIR .); plain\n"
 	"          http:// is accepted for loopback addresses only; --verify then runs\n"

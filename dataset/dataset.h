@@ -37,7 +37,8 @@ void pack_result_init(struct pack_result *r);
 void pack_result_release(struct pack_result *r);
 int dataset_pack(const struct pack_opts *o, struct pack_result *r, struct buf *err);
 
-/* Checks a tarball (.tar.zst, .tar.gz, .tar): SHA256SUMS against every
+/* Checks a tarball (.tar.zst, .tar.gz, .tar) or a directory holding an
+ * extracted one: SHA256SUMS against every
  * file, every file listed, every JSONL line against schema.json, the
  * card's counts against the lines. Returns 0 when all hold, -2 with the
  * problems in report (one per line), -1 when it could not be read. */

@@ -42,16 +42,18 @@ static void on_line(struct summary *s, const char *name, const char *p, size_t n
 
 static int summarize(const char *path, struct summary *s, struct buf *err)
 {
-	struct archive *a = ds_open_archive(path, err);
+	struct ds_reader rd;
+	struct archive *a;
 	struct archive_entry *e;
 	struct buf line = BUF_INIT;
 	char chunk[1 << 16];
+	const char *name;
 	int r, ret = -1;
 
-	if (!a)
+	if (ds_reader_open(&rd, path, err) < 0)
 		return -1;
-	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-		const char *name = archive_entry_pathname(e);
+	a = rd.a;
+	while ((r = ds_reader_next(&rd, &e, &name, err)) == 1) {
 		size_t nl = name ? strlen(name) : 0;
 		long long lines = 0;
 		la_ssize_t n;
@@ -82,13 +84,11 @@ static int summarize(const char *path, struct summary *s, struct buf *err)
 		}
 		json_object_set_new(s->lines, name, json_integer(lines));
 	}
-	if (r != ARCHIVE_EOF) {
-		kf_err(err, "%s: %s", path, archive_error_string(a));
+	if (r < 0)
 		goto out;
-	}
 	ret = 0;
 out:
-	archive_read_free(a);
+	ds_reader_close(&rd);
 	buf_release(&line);
 	return ret;
 }

@@ -81,6 +81,19 @@ int ds_safe_path(const char *p);
 /* Opens a tarball for reading (any compression libarchive knows). */
 struct archive;
 struct archive *ds_open_archive(const char *path, struct buf *err);
+/* Reads a dataset's entries from a tarball or an extracted directory
+ * (directories skipped, names relative). next: 1 entry, 0 end, -1 error. */
+struct archive_entry;
+struct ds_reader {
+	struct archive *a;
+	int disk;
+	size_t strip;
+	struct buf name;
+};
+int ds_reader_open(struct ds_reader *r, const char *path, struct buf *err);
+int ds_reader_next(struct ds_reader *r, struct archive_entry **e, const char **name,
+		   struct buf *err);
+void ds_reader_close(struct ds_reader *r);
 /* Removes a directory tree that kforge made (no symlinks followed). */
 int ds_rmtree(const char *dir);
 

@@ -96,16 +96,18 @@ static int parse_sums(struct vstate *v, const struct buf *b)
 
 static int pass1(const char *path, struct vstate *v, struct buf *err)
 {
-	struct archive *a = ds_open_archive(path, err);
+	struct ds_reader rd;
+	struct archive *a;
 	struct archive_entry *e;
 	struct buf b = BUF_INIT;
+	const char *name;
 	int r, ret = -1;
 	long long n = 0;
 
-	if (!a)
+	if (ds_reader_open(&rd, path, err) < 0)
 		return -1;
-	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-		const char *name = archive_entry_pathname(e);
+	a = rd.a;
+	while ((r = ds_reader_next(&rd, &e, &name, err)) == 1) {
 		if (++n > MAX_ENTRIES) {
 			kf_err(err, "%s: more than %d entries", path, MAX_ENTRIES);
 			goto out;
@@ -142,13 +144,11 @@ static int pass1(const char *path, struct vstate *v, struct buf *err)
 			}
 		}
 	}
-	if (r != ARCHIVE_EOF) {
-		kf_err(err, "%s: %s", path, archive_error_string(a));
+	if (r < 0)
 		goto out;
-	}
 	ret = 0;
 out:
-	archive_read_free(a);
+	ds_reader_close(&rd);
 	buf_release(&b);
 	return ret;
 }
@@ -199,16 +199,18 @@ static void check_line(struct vstate *v, const char *name, long long ln, const j
 
 static int pass2(const char *path, struct vstate *v, struct verify_summary *sum, struct buf *err)
 {
-	struct archive *a = ds_open_archive(path, err);
+	struct ds_reader rd;
+	struct archive *a;
 	struct archive_entry *e;
 	struct buf line = BUF_INIT;
 	char chunk[1 << 16];
+	const char *name;
 	int r, ret = -1;
 
-	if (!a)
+	if (ds_reader_open(&rd, path, err) < 0)
 		return -1;
-	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-		const char *name = archive_entry_pathname(e);
+	a = rd.a;
+	while ((r = ds_reader_next(&rd, &e, &name, err)) == 1) {
 		size_t nl = name ? strlen(name) : 0;
 		int jsonl = nl > 6 && !strcmp(name + nl - 6, ".jsonl");
 		const json_t *fields = NULL;
@@ -271,13 +273,11 @@ static int pass2(const char *path, struct vstate *v, struct verify_summary *sum,
 				problem(v, "%s: checksum mismatch (SHA256SUMS %.12s..., file %.12s...)", name, want, hex);
 		}
 	}
-	if (r != ARCHIVE_EOF) {
-		kf_err(err, "%s: %s", path, archive_error_string(a));
+	if (r < 0)
 		goto out;
-	}
 	ret = 0;
 out:
-	archive_read_free(a);
+	ds_reader_close(&rd);
 	buf_release(&line);
 	return ret;
 }

@@ -53,6 +53,11 @@ contains "... and says it is OK" "$T_TMP/out" "kforge-kernelbench-2.0.0.tar.zst:
 expect_exit 4 "fetch --verify of a tarball that is not a dataset exits 4" "$KFORGE" dataset fetch "$URL/ok.tar.gz" -o dl3 --verify
 check "the extracted files pass sha256sum -c" sh -c 'cd dl/kforge-kernelbench-2.0.0 && sha256sum --quiet -c SHA256SUMS'
 check "no temporary directory left" sh -c '! ls -A dl | grep -q "^\.kforge"'
+expect_exit 0 "dataset verify accepts the extracted directory" "$KFORGE" dataset verify dl/kforge-kernelbench-2.0.0
+cp -r dl/kforge-kernelbench-2.0.0 tampered && printf 'x' >>tampered/kforge.db && ln -s /etc/passwd tampered/link
+expect_exit 4 "... and catches a changed file and a link in a directory" "$KFORGE" dataset verify tampered
+contains "... the changed file" "$T_TMP/err" "kforge.db: checksum mismatch"
+contains "... the link" "$T_TMP/err" "link is not a regular file"
 cp "srv/$TZ" "srv/norange-$TZ"
 mkdir nr && head -c 3000 "srv/$TZ" >"nr/norange-$TZ.part"
 expect_exit 0 "a partial download from a server without Range support starts over" "$KFORGE" dataset fetch "$URL/norange-$TZ" --sha256 "$SUM" -o nr
