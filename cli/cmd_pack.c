@@ -12,7 +12,8 @@ const char usage_pack[] =
 	"  kernelbench): data/*.jsonl, kernels/<problem>/<hash>.cu, sft.jsonl, pairs.jsonl,\n"
 	"  kforge.db, schema.json, provenance.json, README.md (dataset card), SHA256SUMS.\n"
 	"  The same store and version give the same bytes; entry times come from\n"
-	"  SOURCE_DATE_EPOCH when set, else from the data.\n"
+	"  SOURCE_DATE_EPOCH when set, else from the data. Each tarball gets a .sha256\n"
+	"  file beside it. KFORGE_LOG=debug shows the time of each step.\n"
 	"  --problems LIST   comma-separated problem ids (level1/019_ReLU,...)\n"
 	"  --only-verified   only kernels verified on at least one GPU\n"
 	"  --gz              also write a .tar.gz\n";

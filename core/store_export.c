@@ -2,6 +2,7 @@
 #include "store_schema.h"
 #include "json.h"
 
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,27 +35,27 @@ static const char *const sel_fill[] = {
 	NULL,
 };
 
-/* Per table: the WHERE clause over src.<table> and the ORDER BY key. */
+/* Per table: the WHERE clause over src.<table> when filtering. */
 static const struct {
-	const char *table, *where, *order;
+	const char *table, *where;
 } copy_plan[] = {
-	{ "meta", "1", "key" },
-	{ "gpus", "1", "name" },
-	{ "problems", "id IN sel_p", "id" },
-	{ "runs", "id IN sel_r", "id" },
-	{ "rounds", "problem_id IN sel_p", "run_id, problem_id, round" },
-	{ "llm_calls", "run_id IN sel_r AND (problem_id IN sel_p OR (problem_id IS NULL AND ?1 IS NULL))", "id" },
-	{ "ideas", "problem_id IN sel_p", "id" },
-	{ "idea_categories", "idea_id IN (SELECT id FROM main.ideas)", "idea_id, category" },
-	{ "kernels", "hash IN sel_k", "hash" },
-	{ "candidates", "problem_id IN sel_p AND (kernel_hash IN sel_k OR (kernel_hash IS NULL AND NOT ?2))", "id" },
-	{ "compiles", "kernel_hash IN sel_k", "id" },
-	{ "compile_kernels", "compile_id IN (SELECT id FROM main.compiles)", "compile_id, kernel_name" },
-	{ "evals", "problem_id IN sel_p AND kernel_hash IN sel_k", "id" },
-	{ "eval_trials", "eval_id IN (SELECT id FROM main.evals)", "eval_id, kind, idx" },
+	{ "meta", "1" },
+	{ "gpus", "1" },
+	{ "problems", "id IN sel_p" },
+	{ "runs", "id IN sel_r" },
+	{ "rounds", "problem_id IN sel_p" },
+	{ "llm_calls", "run_id IN sel_r AND (problem_id IN sel_p OR (problem_id IS NULL AND ?1 IS NULL))" },
+	{ "ideas", "problem_id IN sel_p" },
+	{ "idea_categories", "idea_id IN (SELECT id FROM main.ideas)" },
+	{ "kernels", "hash IN sel_k" },
+	{ "candidates", "problem_id IN sel_p AND (kernel_hash IN sel_k OR (kernel_hash IS NULL AND NOT ?2))" },
+	{ "compiles", "kernel_hash IN sel_k" },
+	{ "compile_kernels", "compile_id IN (SELECT id FROM main.compiles)" },
+	{ "evals", "problem_id IN sel_p AND kernel_hash IN sel_k" },
+	{ "eval_trials", "eval_id IN (SELECT id FROM main.evals)" },
 	{ "verifications", "problem_id IN sel_p AND kernel_hash IN sel_k"
-	  " AND eval_id IN (SELECT id FROM main.evals)", "id" },
-	{ "baselines", "problem_id IN sel_p", "problem_id, gpu_name, variant" },
+	  " AND eval_id IN (SELECT id FROM main.evals)" },
+	{ "baselines", "problem_id IN sel_p" },
 };
 
 static int xerr(sqlite3 *db, struct buf *err, const char *what)
@@ -96,6 +97,48 @@ static int run_bound(sqlite3 *db, const char *sql, const char *problems, int ov,
 	return 0;
 }
 
+/* Unfiltered: the backup API copies the pages as they are (several times
+ * faster than re-inserting rows); the same store gives the same pages, and
+ * the header is rewritten for a rollback journal. */
+static int backup_copy(const char *src, const char *dst, struct buf *err)
+{
+	sqlite3 *sdb = NULL, *db = NULL;
+	sqlite3_backup *b;
+	int ret = -1, rc;
+
+	if (sqlite3_open_v2(src, &sdb, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		xerr(sdb, err, "open the store");
+		goto out;
+	}
+	if (sqlite3_open_v2(dst, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+		xerr(db, err, "create copy");
+		goto out;
+	}
+	sqlite3_busy_timeout(sdb, 30000);
+	b = sqlite3_backup_init(db, "main", sdb, "main");
+	if (!b) {
+		xerr(db, err, "backup");
+		goto out;
+	}
+	while ((rc = sqlite3_backup_step(b, -1)) == SQLITE_BUSY || rc == SQLITE_LOCKED)
+		sqlite3_sleep(50);
+	sqlite3_backup_finish(b);
+	if (rc != SQLITE_DONE) {
+		kf_err(err, "export: backup: %s", sqlite3_errstr(rc));
+		goto out;
+	}
+	if (exec(db, "PRAGMA journal_mode = DELETE", err) < 0)
+		goto out;
+	ret = 0;
+out:
+	sqlite3_close(sdb);
+	if (db && sqlite3_close(db) != SQLITE_OK && ret == 0)
+		ret = kf_err(err, "export: closing the copy failed");
+	if (ret < 0)
+		unlink(dst);
+	return ret;
+}
+
 int store_export_copy(const char *src, const char *dst, const struct export_filter *f,
 		      struct buf *err)
 {
@@ -111,6 +154,8 @@ int store_export_copy(const char *src, const char *dst, const struct export_filt
 	if (f && f->problems) {
 		json_add_compact(&probs, f->problems);
 		pj = probs.s;
+	} else if (!(f && f->only_verified)) {
+		return backup_copy(src, dst, err);
 	}
 	if (sqlite3_open_v2(dst, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
 		xerr(db, err, "create copy");
@@ -144,8 +189,10 @@ int store_export_copy(const char *src, const char *dst, const struct export_filt
 		if (run_bound(db, sel_fill[i], pj, f ? f->only_verified : 0, err) < 0)
 			goto out;
 	for (size_t i = 0; i < sizeof(copy_plan) / sizeof(copy_plan[0]); i++) {
-		buf_setf(&sql, "INSERT INTO main.%s SELECT * FROM src.%s WHERE %s ORDER BY %s",
-			 copy_plan[i].table, copy_plan[i].table, copy_plan[i].where, copy_plan[i].order);
+		/* Rows go in the source's order (an ORDER BY on a text key would
+		 * read one random page per row): same store, same bytes. */
+		buf_setf(&sql, "INSERT INTO main.%s SELECT * FROM src.%s WHERE %s",
+			 copy_plan[i].table, copy_plan[i].table, copy_plan[i].where);
 		if (run_bound(db, sql.s, pj, f ? f->only_verified : 0, err) < 0) {
 			kf_err(err, "export: copying %s: %s", copy_plan[i].table, sqlite3_errmsg(db));
 			goto out;
@@ -199,14 +246,67 @@ static json_t *row_json(sqlite3_stmt *st, const char *skip)
 	return o;
 }
 
+void store_export_fmt_real(struct buf *b, double v)
+{
+	char t[40];
+	char *e;
+	int n;
+
+	if (!isfinite(v)) {
+		buf_adds(b, "null");
+		return;
+	}
+	/* jansson's format for reals: %.17g, ".0" when it reads as an
+	 * integer, exponent without '+' and leading zeros. */
+	n = snprintf(t, sizeof(t), "%.17g", v);
+	if (!strchr(t, '.') && !strchr(t, 'e')) {
+		memcpy(t + n, ".0", 3);
+		n += 2;
+	}
+	if ((e = strchr(t, 'e')) != NULL) {
+		char *start = e + 1, *end = e + 2;
+		if (*start == '-')
+			start++;
+		while (*end == '0')
+			end++;
+		if (end != start)
+			memmove(start, end, strlen(end) + 1);
+	}
+	buf_adds(b, t);
+}
+
+/* Appends one value of a trial column to a JSON array text. */
+static void add_trial_value(struct buf *b, sqlite3_stmt *st, int i)
+{
+	if (b->len > 1)
+		buf_addc(b, ',');
+	switch (sqlite3_column_type(st, i)) {
+	case SQLITE_FLOAT:
+		store_export_fmt_real(b, sqlite3_column_double(st, i));
+		break;
+	case SQLITE_NULL:
+		buf_adds(b, "null");
+		break;
+	default: {
+		json_t *v = col_json(st, i);
+		json_add_compact(b, v);
+		json_decref(v);
+	}
+	}
+}
+
 enum nest_kind { NEST_LIST, NEST_TRIALS };
 
-/* Merge-joins parent rows (ordered by column 0) with child rows (ordered by
- * column 0, the parent key), attaching children to each parent. */
+/* Parent rows (key in column 0) with their children attached; the child
+ * statement takes the parent key as ?1. Per-parent lookups rather than a
+ * merge-join over the children's key order: children are stored together
+ * by parent, so this reads them sequentially instead of one random page
+ * per child row. */
 static int nested(struct store *s, const char *psql, const char *csql, const char *field,
 		  enum nest_kind kind, store_row_cb cb, void *ctx, struct buf *err)
 {
 	sqlite3_stmt *ps = NULL, *cs = NULL;
+	struct buf tm = BUF_INIT, cu = BUF_INIT;
 	int prc, crc, ret = 0;
 
 	if (sqlite3_prepare_v2(s->db, psql, -1, &ps, NULL) != SQLITE_OK ||
@@ -214,21 +314,20 @@ static int nested(struct store *s, const char *psql, const char *csql, const cha
 		ret = xerr(s->db, err, "prepare");
 		goto out;
 	}
-	crc = sqlite3_step(cs);
 	while ((prc = sqlite3_step(ps)) == SQLITE_ROW) {
-		const char *key = (const char *)sqlite3_column_text(ps, 0);
 		json_t *row = row_json(ps, NULL);
-		json_t *list = json_array(), *tm = json_array(), *cu = json_array();
-		while (key && crc == SQLITE_ROW) {
-			const char *ck = (const char *)sqlite3_column_text(cs, 0);
-			int c = ck ? strcmp(ck, key) : -1;
-			if (c > 0)
-				break;
-			if (c == 0 && kind == NEST_TRIALS &&
-			    !strcmp((const char *)sqlite3_column_text(cs, 1), "time")) {
-				json_array_append_new(tm, col_json(cs, 4));
-				json_array_append_new(cu, col_json(cs, 5));
-			} else if (c == 0 && kind == NEST_TRIALS) {
+		json_t *list = json_array();
+		buf_reset(&tm);
+		buf_reset(&cu);
+		buf_addc(&tm, '[');
+		buf_addc(&cu, '[');
+		sqlite3_reset(cs);
+		sqlite3_bind_value(cs, 1, sqlite3_column_value(ps, 0));
+		while ((crc = sqlite3_step(cs)) == SQLITE_ROW) {
+			if (kind == NEST_TRIALS && !strcmp((const char *)sqlite3_column_text(cs, 1), "time")) {
+				add_trial_value(&tm, cs, 4);
+				add_trial_value(&cu, cs, 5);
+			} else if (kind == NEST_TRIALS) {
 				json_t *t = json_object();
 				json_object_set_new(t, "idx", col_json(cs, 2));
 				json_object_set_new(t, "seed", col_json(cs, 3));
@@ -237,18 +336,21 @@ static int nested(struct store *s, const char *psql, const char *csql, const cha
 				json_object_set_new(t, "mismatches", col_json(cs, 8));
 				json_object_set_new(t, "ok", col_json(cs, 9));
 				json_array_append_new(list, t);
-			} else if (c == 0) {
+			} else {
 				json_array_append_new(list, row_json(cs, sqlite3_column_name(cs, 0)));
 			}
-			crc = sqlite3_step(cs);
 		}
 		json_object_set_new(row, field, list);
 		if (kind == NEST_TRIALS) {
-			json_object_set_new(row, "time_trials_ms", tm);
-			json_object_set_new(row, "cupti_trials_ms", cu);
-		} else {
-			json_decref(tm);
-			json_decref(cu);
+			buf_addc(&tm, ']');
+			buf_addc(&cu, ']');
+			json_object_set_new(row, "time_trials_ms", json_stringn(tm.s, tm.len));
+			json_object_set_new(row, "cupti_trials_ms", json_stringn(cu.s, cu.len));
+		}
+		if (crc != SQLITE_DONE) {
+			json_decref(row);
+			ret = xerr(s->db, err, "query");
+			goto out;
 		}
 		ret = cb(ctx, row);
 		json_decref(row);
@@ -260,6 +362,8 @@ static int nested(struct store *s, const char *psql, const char *csql, const cha
 out:
 	sqlite3_finalize(ps);
 	sqlite3_finalize(cs);
+	buf_release(&tm);
+	buf_release(&cu);
 	return ret;
 }
 
@@ -274,17 +378,18 @@ int store_export_rows(struct store *s, const char *table, store_row_cb cb, void 
 		return kf_err(err, "export: unknown table '%s'", table);
 	if (!strcmp(table, "ideas"))
 		return nested(s, "SELECT * FROM ideas ORDER BY id",
-			      "SELECT idea_id, category, method FROM idea_categories ORDER BY idea_id, category",
+			      "SELECT idea_id, category, method FROM idea_categories WHERE idea_id = ?1"
+			      " ORDER BY category",
 			      "categories", NEST_LIST, cb, ctx, err);
 	if (!strcmp(table, "compiles"))
 		return nested(s, "SELECT * FROM compiles ORDER BY id",
-			      "SELECT * FROM compile_kernels ORDER BY compile_id, kernel_name",
+			      "SELECT * FROM compile_kernels WHERE compile_id = ?1 ORDER BY kernel_name",
 			      "kernels", NEST_LIST, cb, ctx, err);
 	if (!strcmp(table, "evals"))
 		return nested(s, "SELECT e.*, v.speedup_eager, v.speedup_eager_median, v.speedup_compile"
 			      " FROM evals e JOIN eval_speedups v ON v.eval_id = e.id ORDER BY e.id",
 			      "SELECT eval_id, kind, idx, seed, time_ms, cupti_ms, max_abs_err, max_rel_err,"
-			      " mismatches, ok FROM eval_trials ORDER BY eval_id, kind, idx",
+			      " mismatches, ok FROM eval_trials WHERE eval_id = ?1 ORDER BY kind, idx",
 			      "check_trials", NEST_TRIALS, cb, ctx, err);
 	buf_addf(&sql, "SELECT * FROM %s ORDER BY ", table);
 	for (int i = 0; key[i]; i++)
@@ -311,6 +416,9 @@ int store_export_correct(struct store *s, store_row_cb cb, void *ctx, struct buf
 		"SELECT b.*, EXISTS(SELECT 1 FROM verifications v WHERE v.kernel_hash = b.kernel_hash"
 		"   AND v.problem_id = b.problem_id AND v.gpu_name = b.gpu_name"
 		"   AND v.verdict = 'verified') AS verified,"
+		" (SELECT json_group_array(g) FROM (SELECT DISTINCT gpu_name AS g FROM verifications v"
+		"   WHERE v.kernel_hash = b.kernel_hash AND v.problem_id = b.problem_id"
+		"   AND v.verdict = 'verified' ORDER BY g)) AS verified_gpus,"
 		" (SELECT l.request FROM candidates c JOIN llm_calls l ON l.id = c.llm_call_id"
 		"   WHERE c.kernel_hash = b.kernel_hash AND c.problem_id = b.problem_id"
 		"   ORDER BY c.id LIMIT 1) AS request,"
@@ -423,4 +531,25 @@ json_t *store_export_columns(struct store *s, const char *table, struct buf *err
 	snprintf(sql, sizeof(sql),
 		 "SELECT name, type, \"notnull\", pk FROM pragma_table_info('%s') ORDER BY cid", table);
 	return store_query_all(s, sql, NULL, err);
+}
+
+json_t *store_export_unknown_problems(struct store *s, const json_t *ids, struct buf *err)
+{
+	json_t *params = json_array(), *rows, *out, *r;
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	json_add_compact(&b, ids);
+	json_array_append_new(params, json_string(b.s));
+	rows = store_query_all(s, "SELECT j.value AS id FROM json_each(?1) j"
+			       " WHERE j.value NOT IN (SELECT id FROM problems) ORDER BY j.key", params, err);
+	json_decref(params);
+	buf_release(&b);
+	if (!rows)
+		return NULL;
+	out = json_array();
+	json_array_foreach(rows, i, r)
+		json_array_append(out, json_object_get(r, "id"));
+	json_decref(rows);
+	return out;
 }

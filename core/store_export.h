@@ -15,10 +15,11 @@ struct export_filter {
 	int only_verified;      /* keep kernels verified on at least one GPU */
 };
 
-/* Copies src into a new database at dst (which must not exist) with the
- * filter applied: fresh schema, rows inserted in primary-key order in one
- * transaction, rollback journal (no WAL), so the file depends only on the
- * rows and the SQLite version. Reads src in one snapshot. */
+/* Copies src into a new database at dst (which must not exist), in one
+ * snapshot of src, with a rollback journal (no WAL). Unfiltered, it is a
+ * page copy (the backup API); filtered, a fresh schema with the kept rows
+ * inserted in one transaction in the source's order. Either way the file
+ * depends only on the source and the SQLite version. */
 int store_export_copy(const char *src, const char *dst, const struct export_filter *f,
 		      struct buf *err);
 
@@ -26,10 +27,15 @@ int store_export_copy(const char *src, const char *dst, const struct export_filt
  * children nested: ideas (+"categories": [{category, method}]), compiles
  * (+"kernels": compile_kernels rows), evals (+"check_trials": [{idx, seed,
  * max_abs_err, max_rel_err, mismatches, ok}], "time_trials_ms",
- * "cupti_trials_ms": arrays by idx, and speedup_eager, speedup_eager_median,
- * speedup_compile from the eval_speedups view). */
+ * "cupti_trials_ms": arrays by idx given as JSON text in a string (millions
+ * of values: building an object for each would dominate the export), and
+ * speedup_eager, speedup_eager_median, speedup_compile from the
+ * eval_speedups view). */
 int store_export_rows(struct store *s, const char *table, store_row_cb cb, void *ctx,
 		      struct buf *err);
+
+/* Formats a real as jansson does (so spliced text matches its output). */
+void store_export_fmt_real(struct buf *b, double v);
 
 /* Kernel files: {path, problem_id, kernel_hash, source} for every (problem,
  * kernel) pair of candidates and evals, ordered by path
@@ -39,7 +45,8 @@ int store_export_kernel_files(struct store *s, store_row_cb cb, void *ctx, struc
 /* Correct evaluations, best per (problem, gpu, kernel) over the
  * non-verification protocols: {problem_id, gpu_name, kernel_hash, eval_id,
  * protocol, time_mean_ms, time_median_ms, speedup_eager, speedup_compile,
- * verified (1 when a 'verified' verdict exists on that gpu), request (the
+ * verified (1 when a 'verified' verdict exists on that gpu), verified_gpus
+ * (JSON text: every GPU with a 'verified' verdict for it), request (the
  * LLM request of the kernel's first candidate, or null), source}. Ordered
  * by problem_id, gpu_name, time_mean_ms, kernel_hash. */
 int store_export_correct(struct store *s, store_row_cb cb, void *ctx, struct buf *err);
@@ -61,6 +68,9 @@ int store_export_count(struct store *s, const char *table, long long *n, struct 
  * protocols, kforge_versions, drivers, cuda_versions: [...],
  * first_created_at, last_created_at}. New reference or NULL. */
 json_t *store_export_provenance(struct store *s, struct buf *err);
+
+/* The ids of `ids` (array of strings) that name no problem (new array). */
+json_t *store_export_unknown_problems(struct store *s, const json_t *ids, struct buf *err);
 
 /* The columns of a table: [{name, type (declared), notnull, pk}]. */
 json_t *store_export_columns(struct store *s, const char *table, struct buf *err);

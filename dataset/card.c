@@ -40,7 +40,7 @@ static const struct xfield sft_fields[] = {
 	{ "prompt_source", "string", 0, "llm_request or problem" },
 	{ "per_gpu", "object", 0, "GPU name -> {eval_id, time_mean_ms, time_median_ms, speedup_eager, "
 				  "speedup_compile, verified}" },
-	{ "verified_gpus", "array", 0, "GPUs on which the kernel passed verify-v1" },
+	{ "verified_gpus", "array", 0, "every GPU on which the kernel has a 'verified' verdict" },
 	{ "gpu_name", "string", 0, "the GPU of the headline figures: the lowest eager speedup" },
 	{ "speedup_eager", "number", 1, "worst-case eager speedup over the GPUs" },
 	{ "speedup_compile", "number", 1, "torch.compile speedup on that GPU" },
@@ -234,6 +234,28 @@ int ds_write_card(struct ds_stage *st, const char *name, const char *version,
 		     "idea, kernel, prompt, response, compile log, correctness result and timing, and the "
 		     "re-verification of the best kernels on each GPU. Kernels are CUDA C++ compiled by "
 		     "NVRTC with a launch block (`/*@launch ... @*/`) that kforge executes.\n\n");
+	{
+		json_t *f = json_object_get(st->prov, "filter"), *p = json_object_get(f, "problems"), *x;
+		size_t j;
+		buf_addf(&b, "Data recorded from %s to %s. ",
+			 jget_str(st->prov, "first_created_at", "(none)"),
+			 jget_str(st->prov, "last_created_at", "(none)"));
+		if (!jget_bool(f, "only_verified", 0) && !json_is_array(p)) {
+			buf_adds(&b, "Packed from the whole store.\n\n");
+		} else {
+			buf_adds(&b, "Packed with a filter:");
+			if (jget_bool(f, "only_verified", 0))
+				buf_adds(&b, " only kernels verified on at least one GPU;");
+			if (json_is_array(p)) {
+				buf_adds(&b, " problems");
+				json_array_foreach(p, j, x)
+					buf_addf(&b, " `%s`", json_string_value(x));
+				buf_adds(&b, ";");
+			}
+			buf_truncate(&b, b.len - 1);
+			buf_adds(&b, ".\n\n");
+		}
+	}
 	buf_adds(&b, "## Contents\n\n| file | rows | what |\n|---|---:|---|\n");
 	count_row(&b, st, "sft.jsonl", "chat messages (prompt + correct kernel) with speedups");
 	count_row(&b, st, "pairs.jsonl", "preference pairs: faster vs slower, correct vs incorrect");

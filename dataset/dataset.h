@@ -37,7 +37,8 @@ void pack_result_init(struct pack_result *r);
 void pack_result_release(struct pack_result *r);
 int dataset_pack(const struct pack_opts *o, struct pack_result *r, struct buf *err);
 
-/* Checks a tarball (.tar.zst, .tar.gz, .tar): SHA256SUMS against every
+/* Checks a tarball (.tar.zst, .tar.gz, .tar) or a directory holding an
+ * extracted one: SHA256SUMS against every
  * file, every file listed, every JSONL line against schema.json, the
  * card's counts against the lines. Returns 0 when all hold, -2 with the
  * problems in report (one per line), -1 when it could not be read. */
@@ -47,7 +48,7 @@ struct verify_summary {
 int dataset_verify(const char *path, struct buf *report, struct verify_summary *sum,
 		   struct buf *err);
 
-/* Downloads url into out_dir (resuming a partial download), checks its
+/* Downloads url (https://, or http:// to a loopback address) into out_dir (resuming a partial download), checks its
  * SHA-256 (when sha256 is non-NULL), and extracts it safely into
  * out_dir/<name without .tar.*>. */
 struct fetch_opts {
@@ -56,7 +57,6 @@ struct fetch_opts {
 	const char *sha256;        /* 64 hex digits or NULL */
 	int64_t max_bytes;         /* download limit */
 	int64_t max_extract;       /* total bytes extracted */
-	int insecure_http;         /* allow http:// (tests use loopback) */
 	/* Called with (done, total) while downloading; NULL for quiet. */
 	void (*progress)(void *ctx, int64_t done, int64_t total);
 	void *progress_ctx;

@@ -43,6 +43,8 @@ struct jsonl {
 };
 int jsonl_open(struct jsonl *w, struct ds_stage *st, const char *rel, struct buf *err);
 int jsonl_put(struct jsonl *w, const json_t *v, struct buf *err);
+/* Appends one line of ready JSON text (without the newline). */
+int jsonl_put_text(struct jsonl *w, const char *s, size_t n, struct buf *err);
 int jsonl_close(struct jsonl *w, struct ds_stage *st, struct buf *err);
 void jsonl_abort(struct jsonl *w);
 /* Writes a small staged file whole. */
@@ -59,9 +61,13 @@ int ds_json_column(const char *table, const char *column);
 /* Meaning of a table's field (fields.c), or NULL. */
 const char *ds_field_doc(const char *table, const char *field);
 
-int ds_write_tables(struct ds_stage *st, struct buf *err);      /* export.c */
+/* export.c: one table's file; all tables but `except` (NULL: all). */
+int ds_write_table(struct ds_stage *st, const char *table, struct buf *err);
+int ds_write_tables(struct ds_stage *st, const char *except, struct buf *err);
 int ds_write_trajectories(struct ds_stage *st, struct buf *err); /* export.c */
-int ds_write_training(struct ds_stage *st, struct buf *err);    /* training.c */
+/* training.c: sft.jsonl and pairs.jsonl (each with its own queries) */
+int ds_write_sft(struct ds_stage *st, struct buf *err);
+int ds_write_pairs(struct ds_stage *st, struct buf *err);
 /* schema.json, provenance.json, README.md (card.c) */
 int ds_write_schema(struct ds_stage *st, struct buf *err);
 int ds_write_provenance(struct ds_stage *st, const char *name, const char *version,
@@ -72,6 +78,22 @@ int ds_write_card(struct ds_stage *st, const char *name, const char *version,
 /* Tarball path rules shared by pack, verify and extract: relative, no "."
  * or ".." component, no empty component, printable ASCII without '\\'. */
 int ds_safe_path(const char *p);
+/* Opens a tarball for reading (any compression libarchive knows). */
+struct archive;
+struct archive *ds_open_archive(const char *path, struct buf *err);
+/* Reads a dataset's entries from a tarball or an extracted directory
+ * (directories skipped, names relative). next: 1 entry, 0 end, -1 error. */
+struct archive_entry;
+struct ds_reader {
+	struct archive *a;
+	int disk;
+	size_t strip;
+	struct buf name;
+};
+int ds_reader_open(struct ds_reader *r, const char *path, struct buf *err);
+int ds_reader_next(struct ds_reader *r, struct archive_entry **e, const char **name,
+		   struct buf *err);
+void ds_reader_close(struct ds_reader *r);
 /* Removes a directory tree that kforge made (no symlinks followed). */
 int ds_rmtree(const char *dir);
 

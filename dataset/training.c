@@ -21,10 +21,15 @@ static json_t *msg(const char *role, const char *content)
 }
 
 /* The prompt synthesized from the problem (kernels the built-in proposer
- * wrote have no LLM request). */
+ * wrote have no LLM request). Built once per problem; callers get a new
+ * reference to the shared array and must not modify it. */
 static json_t *problem_prompt(struct ds_stage *st, const char *pid)
 {
-	json_t *p = json_object_get(st->problems, pid), *m = json_array();
+	json_t *p = json_object_get(st->problems, pid), *m;
+
+	if ((m = json_object_get(p, "_prompt")) != NULL)
+		return json_incref(m);
+	m = json_array();
 	struct buf u = BUF_INIT;
 	json_t *spec = json_loads(jget_str(p, "spec", "{}"), 0, NULL);
 
@@ -46,6 +51,8 @@ static json_t *problem_prompt(struct ds_stage *st, const char *pid)
 	json_array_append_new(m, msg("user", u.s));
 	json_decref(spec);
 	buf_release(&u);
+	if (p)
+		json_object_set(p, "_prompt", m);
 	return m;
 }
 
@@ -96,7 +103,6 @@ struct sft_ctx {
 	struct buf *err;
 	json_t *group;          /* kernel_hash -> record, for the current problem */
 	char problem[512];
-	json_t *correct;        /* all rows, kept for the pairs */
 };
 
 static int cmp_str(const void *a, const void *b)
@@ -129,7 +135,6 @@ static int sft_row(void *p, json_t *row)
 	const char *gpu = jget_str(row, "gpu_name", "");
 	json_t *rec, *g, *se = json_object_get(row, "speedup_eager");
 
-	json_array_append(c->correct, row);
 	if (strcmp(pid, c->problem)) {
 		if (sft_flush(c) < 0)
 			return -1;
@@ -141,8 +146,11 @@ static int sft_row(void *p, json_t *row)
 		json_t *m = request_prompt(jget_str(row, "request", NULL));
 		const char *src = m ? "llm_request" : "problem";
 		json_t *a = answer(jget_str(row, "source", ""));
-		if (!m)
-			m = problem_prompt(c->st, pid);
+		if (!m) {
+			json_t *shared = problem_prompt(c->st, pid);
+			m = json_copy(shared);   /* shallow: the messages stay shared */
+			json_decref(shared);
+		}
 		json_array_extend(m, a);
 		json_decref(a);
 		rec = json_object();
@@ -154,7 +162,10 @@ static int sft_row(void *p, json_t *row)
 		json_object_set_new(rec, "messages", m);
 		json_object_set_new(rec, "prompt_source", json_string(src));
 		json_object_set_new(rec, "per_gpu", json_object());
-		json_object_set_new(rec, "verified_gpus", json_array());
+		json_object_set_new(rec, "verified_gpus",
+				    json_loads(jget_str(row, "verified_gpus", "[]"), 0, NULL));
+		if (!json_is_array(json_object_get(rec, "verified_gpus")))
+			json_object_set_new(rec, "verified_gpus", json_array());
 		json_object_set_new(rec, "gpu_name", json_null());
 		json_object_set_new(rec, "speedup_eager", json_null());
 		json_object_set_new(rec, "speedup_compile", json_null());
@@ -170,8 +181,6 @@ static int sft_row(void *p, json_t *row)
 	json_object_set(g, "speedup_compile", json_object_get(row, "speedup_compile"));
 	json_object_set_new(g, "verified", json_boolean(jget_int(row, "verified", 0)));
 	json_object_set_new(json_object_get(rec, "per_gpu"), gpu, g);
-	if (jget_int(row, "verified", 0))
-		json_array_append_new(json_object_get(rec, "verified_gpus"), json_string(gpu));
 	/* The headline figures are the worst case over GPUs (rows come by GPU
 	 * name, so ties keep the first). */
 	if (json_is_number(se) && (!json_is_number(json_object_get(rec, "speedup_eager")) ||
@@ -276,16 +285,23 @@ static int load_problems(void *p, json_t *row)
 	return 0;
 }
 
-int ds_write_training(struct ds_stage *st, struct buf *err)
+static int ensure_problems(struct ds_stage *st, struct buf *err)
+{
+	if (!st->problems)
+		st->problems = json_object();
+	if (json_object_size(st->problems))
+		return 0;
+	return store_query(st->s, "SELECT id, name, torch_text, spec FROM problems ORDER BY id", NULL,
+			   load_problems, st, err) < 0 ? -1 : 0;
+}
+
+int ds_write_sft(struct ds_stage *st, struct buf *err)
 {
 	struct jsonl w;
-	struct sft_ctx c = { st, &w, err, json_object(), "", json_array() };
-	json_t *failed = json_array();
+	struct sft_ctx c = { st, &w, err, json_object(), "" };
 	int ret = -1;
 
-	json_object_clear(st->problems);
-	if (store_query(st->s, "SELECT id, name, torch_text, spec FROM problems ORDER BY id", NULL,
-			load_problems, st, err) < 0)
+	if (ensure_problems(st, err) < 0)
 		goto out;
 	if (jsonl_open(&w, st, "sft.jsonl", err) < 0)
 		goto out;
@@ -293,20 +309,32 @@ int ds_write_training(struct ds_stage *st, struct buf *err)
 		jsonl_abort(&w);
 		goto out;
 	}
-	if (jsonl_close(&w, st, err) < 0)
+	ret = jsonl_close(&w, st, err);
+out:
+	json_decref(c.group);
+	return ret;
+}
+
+int ds_write_pairs(struct ds_stage *st, struct buf *err)
+{
+	struct jsonl w;
+	json_t *correct = json_array(), *failed = json_array();
+	int ret = -1;
+
+	if (ensure_problems(st, err) < 0)
 		goto out;
-	if (store_export_failed(st->s, collect, failed, err) != 0)
+	if (store_export_correct(st->s, collect, correct, err) != 0 ||
+	    store_export_failed(st->s, collect, failed, err) != 0)
 		goto out;
 	if (jsonl_open(&w, st, "pairs.jsonl", err) < 0)
 		goto out;
-	if (write_pairs(st, &w, c.correct, failed, err) < 0) {
+	if (write_pairs(st, &w, correct, failed, err) < 0) {
 		jsonl_abort(&w);
 		goto out;
 	}
 	ret = jsonl_close(&w, st, err);
 out:
-	json_decref(c.group);
-	json_decref(c.correct);
+	json_decref(correct);
 	json_decref(failed);
 	return ret;
 }

@@ -17,7 +17,7 @@ libcurl:libcurl4-openssl-dev jansson:libjansson-dev libcrypto:libssl-dev
 cmocka:libcmocka-dev"
 # command -> Debian package (tests use these)
 CMDS="cc:gcc make:make pkg-config:pkg-config python3:python3 sqlite3:sqlite3
-tar:tar curl:curl chromium:chromium chromedriver:chromium-driver"
+tar:tar curl:curl zstd:zstd chromium:chromium chromedriver:chromium-driver"
 
 missing=""
 if ! command -v pkg-config >/dev/null 2>&1; then

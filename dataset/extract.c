@@ -1,0 +1,176 @@
+/* Safe extraction of a downloaded tarball: regular files and directories
+ * only, relative names without "..", a bound on the total size; all of it
+ * into a fresh temporary directory beside the destination, renamed into
+ * place only when every entry was accepted. */
+#include "dataset.h"
+#include "ds_int.h"
+#include "core/fsutil.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_EXTRACT_ENTRIES 5000000
+
+/* Creates the directories of rel (not its last component) under root. */
+static int make_parents(const char *root, const char *rel, struct buf *err)
+{
+	struct buf p = BUF_INIT;
+	int ret = 0;
+
+	buf_adds(&p, root);
+	for (const char *c = rel, *s; (s = strchr(c, '/')) != NULL; c = s + 1) {
+		buf_addc(&p, '/');
+		buf_add(&p, c, (size_t)(s - c));
+		if (mkdir(p.s, 0755) < 0 && errno != EEXIST) {
+			ret = kf_err(err, "mkdir %s: %s", p.s, strerror(errno));
+			break;
+		}
+	}
+	buf_release(&p);
+	return ret;
+}
+
+static int extract_into(struct archive *a, const char *root, int64_t max_total, struct buf *err)
+{
+	struct archive_entry *e;
+	struct buf path = BUF_INIT;
+	char chunk[1 << 16];
+	int64_t total = 0;
+	long long entries = 0;
+	int r, ret = -1, fd = -1;
+
+	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+		const char *name = archive_entry_pathname(e);
+		mode_t type = archive_entry_filetype(e);
+		la_ssize_t n;
+
+		if (++entries > MAX_EXTRACT_ENTRIES) {
+			kf_err(err, "refused: more than %d entries", MAX_EXTRACT_ENTRIES);
+			goto out;
+		}
+		if (!name) {
+			kf_err(err, "refused: an entry without a name");
+			goto out;
+		}
+		while (name[0] == '.' && name[1] == '/')
+			name += 2;
+		if (!*name || !strcmp(name, ".") || (type == AE_IFDIR && !strcmp(name, "./")))
+			continue;
+		if (type == AE_IFDIR) {
+			buf_reset(&path);
+			buf_adds(&path, name);
+			while (path.len && path.s[path.len - 1] == '/')
+				buf_truncate(&path, path.len - 1);
+			if (!ds_safe_path(path.s)) {
+				kf_err(err, "refused: unsafe path '%s'", name);
+				goto out;
+			}
+			buf_addc(&path, '/');
+			buf_adds(&path, "x");
+			if (make_parents(root, path.s, err) < 0)
+				goto out;
+			continue;
+		}
+		if (!ds_safe_path(name)) {
+			kf_err(err, "refused: unsafe path '%s' (absolute, '..' or odd characters)", name);
+			goto out;
+		}
+		if (archive_entry_hardlink(e) || archive_entry_symlink(e) || type == AE_IFLNK) {
+			kf_err(err, "refused: %s is a link", name);
+			goto out;
+		}
+		if (type != AE_IFREG) {
+			kf_err(err, "refused: %s is not a regular file (device, fifo or socket)", name);
+			goto out;
+		}
+		if (archive_entry_size(e) < 0 || archive_entry_size(e) > max_total - total) {
+			kf_err(err, "refused: %s would take the extracted size over %lld bytes", name,
+			       (long long)max_total);
+			goto out;
+		}
+		if (make_parents(root, name, err) < 0)
+			goto out;
+		path_join(&path, root, name);
+		fd = open(path.s, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			kf_err(err, "cannot create %s: %s", name, strerror(errno));
+			goto out;
+		}
+		while ((n = archive_read_data(a, chunk, sizeof(chunk))) > 0) {
+			total += n;
+			if (total > max_total) {
+				kf_err(err, "refused: the extracted size passes %lld bytes", (long long)max_total);
+				goto out;
+			}
+			if (write(fd, chunk, (size_t)n) != n) {
+				kf_err(err, "writing %s: %s", name, strerror(errno));
+				goto out;
+			}
+		}
+		if (n < 0) {
+			kf_err(err, "%s: %s", name, archive_error_string(a));
+			goto out;
+		}
+		if (close(fd) < 0) {
+			fd = -1;
+			kf_err(err, "writing %s: %s", name, strerror(errno));
+			goto out;
+		}
+		fd = -1;
+	}
+	if (r != ARCHIVE_EOF) {
+		kf_err(err, "reading the tarball: %s", archive_error_string(a));
+		goto out;
+	}
+	ret = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	buf_release(&path);
+	return ret;
+}
+
+int dataset_extract_safe(const char *archive, const char *dest, int64_t max_total,
+			 struct buf *err)
+{
+	struct buf tmp = BUF_INIT;
+	char *dcopy = strdup(dest);
+	struct archive *a = NULL;
+	int ret = -1;
+
+	if (!dcopy)
+		abort();
+	if (access(dest, F_OK) == 0) {
+		kf_err(err, "%s exists; remove it or choose another -o", dest);
+		goto out;
+	}
+	path_join(&tmp, dirname(dcopy), ".kforge-extract.XXXXXX");
+	if (!mkdtemp(tmp.s)) {
+		kf_err(err, "cannot create %s: %s", tmp.s, strerror(errno));
+		goto out;
+	}
+	a = ds_open_archive(archive, err);
+	if (!a || extract_into(a, tmp.s, max_total, err) < 0) {
+		ds_rmtree(tmp.s);
+		goto out;
+	}
+	if (rename(tmp.s, dest) < 0) {
+		kf_err(err, "cannot rename %s to %s: %s", tmp.s, dest, strerror(errno));
+		ds_rmtree(tmp.s);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (a)
+		archive_read_free(a);
+	free(dcopy);
+	buf_release(&tmp);
+	return ret;
+}

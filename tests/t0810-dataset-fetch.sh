@@ -1,0 +1,94 @@
+#!/bin/sh
+# kforge dataset fetch from a loopback HTTP server: download, SHA-256,
+# resume of an interrupted download, safe extraction; hostile tarballs
+# (../, absolute path, escaping symlink, hard link, device node, too big)
+# are refused without writing outside the target.
+. "$KF_ROOT/tests/lib.sh"
+"$KFORGE" store init >/dev/null && python3 "$KF_ROOT/tests/tools/dsfixture.py" "$KFORGE_DB" --kernels 30 --problems 2 ||
+	{ nok "fixture store"; exit 1; }
+"$KFORGE" pack --version 2.0.0 -o srv >/dev/null || { nok "pack"; exit 1; }
+TZ=kforge-kernelbench-2.0.0.tar.zst
+SUM=$(sha256sum "srv/$TZ" | cut -d' ' -f1)
+
+# Hostile tarballs, made with Python's tarfile.
+python3 - <<'PY'
+import io, tarfile
+def make(name, entries):
+    t = tarfile.open("srv/" + name, "w:gz")
+    for ti, data in entries:
+        t.addfile(ti, io.BytesIO(data) if data is not None else None)
+    t.close()
+def f(name, data=b"x\n"):
+    ti = tarfile.TarInfo(name); ti.size = len(data); return ti, data
+def special(name, kind, target=""):
+    ti = tarfile.TarInfo(name); ti.type = kind; ti.linkname = target; return ti, None
+make("dotdot.tar.gz", [f("README.md"), f("../escaped")])
+make("dotdot2.tar.gz", [f("a/../../escaped")])
+make("absolute.tar.gz", [f("README.md"), f("/tmp/kforge-absolute-escape-test")])
+make("symlink.tar.gz", [special("link", tarfile.SYMTYPE, "../.."), f("link/escaped")])
+make("hardlink.tar.gz", [special("hl", tarfile.LNKTYPE, "/etc/passwd")])
+make("device.tar.gz", [special("dev", tarfile.CHRTYPE)])
+make("fifo.tar.gz", [special("fifo", tarfile.FIFOTYPE)])
+make("big.tar.gz", [f("README.md"), f("big.bin", b"\0" * (3 << 20))])
+make("ok.tar.gz", [f("README.md"), f("sub/dir/file.txt")])
+PY
+
+python3 "$KF_ROOT/tests/tools/rangeserver.py" srv port log --cut 5000 &
+SRV=$!
+trap 'kill $SRV 2>/dev/null; rm -rf "$T_TMP"' EXIT
+for i in $(seq 50); do [ -s port ] && break; sleep 0.1; done
+URL="http://127.0.0.1:$(cat port)"
+
+expect_exit 1 "an interrupted download fails" "$KFORGE" dataset fetch "$URL/$TZ" --sha256 "$SUM" -o dl
+contains "... and keeps the partial file to resume" "$T_TMP/err" "partial download kept"
+check "the partial file holds the first bytes" sh -c "test \"\$(stat -c %s dl/$TZ.part)\" = 5000"
+expect_exit 0 "fetch again resumes and succeeds" "$KFORGE" dataset fetch "$URL/$TZ" --sha256 "$SUM" -o dl
+contains "reports the resume" "$T_TMP/out" "\\(resumed\\)"
+contains "the server saw a Range request" log "GET /$TZ bytes=5000-"
+check "the download is byte-identical" cmp -s "srv/$TZ" "dl/$TZ"
+check "no .part file left" test ! -e "dl/$TZ.part"
+check "extracted into DIR/<name>" test -s dl/kforge-kernelbench-2.0.0/README.md
+expect_exit 0 "fetch --verify checks the dataset too" "$KFORGE" dataset fetch "$URL/$TZ" --sha256 "$SUM" -o dl2 --verify
+contains "... and says it is OK" "$T_TMP/out" "kforge-kernelbench-2.0.0.tar.zst: OK"
+expect_exit 4 "fetch --verify of a tarball that is not a dataset exits 4" "$KFORGE" dataset fetch "$URL/ok.tar.gz" -o dl3 --verify
+check "the extracted files pass sha256sum -c" sh -c 'cd dl/kforge-kernelbench-2.0.0 && sha256sum --quiet -c SHA256SUMS'
+check "no temporary directory left" sh -c '! ls -A dl | grep -q "^\.kforge"'
+expect_exit 0 "dataset verify accepts the extracted directory" "$KFORGE" dataset verify dl/kforge-kernelbench-2.0.0
+cp -r dl/kforge-kernelbench-2.0.0 tampered && printf 'x' >>tampered/kforge.db && ln -s /etc/passwd tampered/link
+expect_exit 4 "... and catches a changed file and a link in a directory" "$KFORGE" dataset verify tampered
+contains "... the changed file" "$T_TMP/err" "kforge.db: checksum mismatch"
+contains "... the link" "$T_TMP/err" "link is not a regular file"
+cp "srv/$TZ" "srv/norange-$TZ"
+mkdir nr && head -c 3000 "srv/$TZ" >"nr/norange-$TZ.part"
+expect_exit 0 "a partial download from a server without Range support starts over" "$KFORGE" dataset fetch "$URL/norange-$TZ" --sha256 "$SUM" -o nr
+lacks "... and does not claim a resume" "$T_TMP/out" "resumed"
+check "... and the file is whole" cmp -s "srv/$TZ" "nr/norange-$TZ"
+expect_exit 1 "fetching into an existing directory is refused" "$KFORGE" dataset fetch "$URL/$TZ" -o dl
+expect_exit 1 "a wrong --sha256 fails" "$KFORGE" dataset fetch "$URL/$TZ" --sha256 "$(echo "$SUM" | tr 0-9a-f 1-9a-f0)" -o wrong
+contains "... saying so" "$T_TMP/err" "SHA-256 mismatch"
+check "... and extracts nothing" test ! -e wrong/kforge-kernelbench-2.0.0
+expect_exit 1 "a download over --max-bytes is refused" "$KFORGE" dataset fetch "$URL/$TZ" -o small --max-bytes 1000
+contains "... naming the limit" "$T_TMP/err" "over the limit of 1000 bytes"
+expect_exit 1 "a 404 fails" "$KFORGE" dataset fetch "$URL/none.tar.zst" -o nf
+expect_exit 1 "plain http to a non-loopback host is refused" "$KFORGE" dataset fetch "http://example.com/x.tar.zst" -o x
+contains "... before any network use" "$T_TMP/err" "only https://"
+expect_exit 1 "a URL without a tarball name is refused" "$KFORGE" dataset fetch "$URL/" -o x
+expect_exit 0 "a plain tarball with subdirectories extracts" "$KFORGE" dataset fetch "$URL/ok.tar.gz" -o h
+check "... with its directories" test -s h/ok/sub/dir/file.txt
+
+for t in dotdot dotdot2 absolute symlink hardlink device fifo; do
+	expect_exit 1 "refuses a tarball with $t" "$KFORGE" dataset fetch "$URL/$t.tar.gz" -o "h"
+	case $t in
+	dot*|abs*) why="refused: unsafe path" ;;
+	*link) why="refused: .* is a link" ;;
+	*) why="refused: .* is not a regular file" ;;
+	esac
+	contains "... saying why ($t)" "$T_TMP/err" "$why"
+	check "... and leaves no directory for it ($t)" test ! -e "h/$t"
+done
+expect_exit 1 "refuses a tarball over --max-extract" "$KFORGE" dataset fetch "$URL/big.tar.gz" -o h --max-extract 1M
+contains "... naming the bound" "$T_TMP/err" "refused: big.bin would take the extracted size over 1048576 bytes"
+check "nothing escaped next to the target" sh -c 'test ! -e escaped && test ! -e h/escaped && test ! -e "$T_TMP/../escaped"'
+check "nothing written at the absolute path" test ! -e /tmp/kforge-absolute-escape-test
+check "no temporary directories left" sh -c '! ls -A h | grep -q "^\.kforge"'
+check "the target holds only what was accepted" sh -c 'test "$(ls h | grep -v "\.tar\.gz$")" = ok'
