@@ -4,7 +4,7 @@
  * and render. Everything is written under plan->workdir:
  *   shards.txt            one line per shard: comma-separated problem ids
  *   search.sbatch         the array job
- *   merge.sbatch          merge shards/*.db -> merged.db
+ *   merge.sbatch          merge the shard stores into merged.db
  *   verify-PART.sbatch    per verify partition: verify a copy of merged.db
  *   finish.sbatch         merge merged.db + verify stores -> final.db, pack, site
  *   logs/                 one log per task and job */
