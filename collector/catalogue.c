@@ -20,7 +20,7 @@ const struct catalogue_idea catalogue[] = {
 { "ew-gridstride", "Launch a fixed grid of a few waves of blocks per SM and let each thread walk "
   "the tensor with a grid-stride loop. This avoids launching millions of short-lived blocks, "
   "amortizes index arithmetic, and keeps every SM busy until the end.",
-  PAR | CF, FAM_ELEMENTWISE, "ew", "{\"gridstride\": [1], \"waves\": [4, 8, 16]}" },
+  PAR | CF, FAM_ELEMENTWISE, "ew", "{\"gridstride\": [1], \"waves\": [1, 2, 4]}" },
 { "ew-ilp", "Give each thread several independent elements per iteration (instruction-level "
   "parallelism), issuing all loads before any math, so the memory latency of one element "
   "overlaps with the others instead of stalling the warp.",
