@@ -1,19 +1,214 @@
 #include "cmds.h"
+#include "core/json.h"
+#include "core/store.h"
+#include "core/store_report.h"
+
+#include <string.h>
 
 const char usage_report[] =
-	"kforge report [PROBLEM] [--gpus] [--json]\n";
+	"kforge report [PROBLEM] [--run ID] [--json]\n"
+	"kforge report --gpus [--json]\n"
+	"\n"
+	"  PROBLEM   one problem's search: header, statistics, one line per round and\n"
+	"            the best kernel with its idea (\"23\", \"Softmax\", \"level1/023_Softmax\")\n"
+	"            Without PROBLEM: a summary of the run, one line per problem.\n"
+	"  --run ID  the run to report (default: the latest)\n"
+	"  --gpus    per problem, the best verified kernel's speedup on each GPU\n"
+	"  --json    the same as JSON\n"
+	"Kernels that failed verification are never reported as best.\n";
+
+static void fmt_speed(struct buf *b, const json_t *speedup, const json_t *ms)
+{
+	if (json_is_number(speedup))
+		buf_addf(b, "%.2fx", json_number_value(speedup));
+	else if (json_is_number(ms))
+		buf_addf(b, "%.4f ms", json_number_value(ms));
+	else
+		buf_adds(b, "-");
+}
+
+static void print_problem(const json_t *r)
+{
+	const json_t *run = json_object_get(r, "run"), *st = json_object_get(r, "stats");
+	const json_t *best = json_object_get(r, "best"), *x;
+	struct buf b = BUF_INIT;
+	const char *gpu = jget_str(run, "gpu_name", "");
+	long long kernels = jget_int(st, "kernels", 0), correct = jget_int(st, "correct", 0);
+	size_t i;
+
+	printf("# Search report: %s\n\n", jget_str(json_object_get(r, "problem"), "id", ""));
+	printf("- Problem: %s (%s)\n", jget_str(json_object_get(r, "problem"), "id", ""),
+	       jget_str(json_object_get(r, "problem"), "name", "?"));
+	printf("- GPU: %s\n", *gpu ? gpu : "none (compile only)");
+	printf("- Model: %s (proposer %s)\n", jget_str(run, "model", "-"), jget_str(run, "proposer", ""));
+	printf("- Rounds: %lld (%s strategy, seed %lld)\n", (long long)jget_int(run, "rounds", 0),
+	       jget_str(run, "strategy", ""), (long long)jget_int(run, "seed", 0));
+	printf("- Run: %s (%s)\n\n", jget_str(run, "id", ""), jget_str(run, "status", ""));
+	printf("## Statistics\n\n");
+	printf("- Kernels generated: %lld\n", kernels);
+	printf("- Compiled: %lld\n", (long long)jget_int(st, "compiled", 0));
+	printf("- Correct: %lld (%.1f%%)\n", correct, kernels ? 100.0 * (double)correct / (double)kernels : 0.0);
+	fmt_speed(&b, json_object_get(st, "best_speedup"), json_object_get(st, "best_ms"));
+	printf("- Best speedup: %s\n\n", b.s);
+	printf("## Rounds\n\n| Round | Kernels | Compiled | Correct | Best |\n|------:|--------:|---------:|--------:|-----:|\n");
+	json_array_foreach(json_object_get(r, "rounds"), i, x) {
+		buf_reset(&b);
+		fmt_speed(&b, json_object_get(x, "best_speedup"), json_object_get(x, "best_ms"));
+		printf("| %lld | %lld | %lld | %lld | %s |\n", (long long)jget_int(x, "round", 0),
+		       (long long)jget_int(x, "kernels", 0), (long long)jget_int(x, "compiled", 0),
+		       (long long)jget_int(x, "correct", 0), b.s);
+	}
+	printf("\n## Best kernel\n\n");
+	if (!json_is_object(best)) {
+		printf("No correct kernel%s.\n", json_array_size(json_object_get(r, "excluded"))
+							 ? " that passed verification" : "");
+	} else {
+		const json_t *idea = json_object_get(best, "idea"), *v = json_object_get(best, "verified_on");
+		printf("- ID: %s\n- Round: %lld\n", jget_str(best, "id", ""), (long long)jget_int(best, "round", 0));
+		buf_reset(&b);
+		fmt_speed(&b, json_object_get(best, "speedup"), NULL);
+		printf("- Speedup: %s\n", b.s);
+		if (json_is_number(json_object_get(best, "time_ms")))
+			printf("- Runtime: %.4f ms\n", jget_num(best, "time_ms", 0));
+		else
+			printf("- Runtime: not timed\n");
+		printf("- Verified on: ");
+		if (!json_array_size(v))
+			printf("not verified yet");
+		json_array_foreach(v, i, x)
+			printf("%s%s", i ? ", " : "", json_string_value(x));
+		printf("\n- Kernel hash: %s\n", jget_str(best, "kernel_hash", ""));
+		if (json_is_object(idea)) {
+			printf("\n### Idea %s\n\nCategories:", jget_str(idea, "id", ""));
+			json_array_foreach(json_object_get(idea, "categories"), i, x)
+				printf("%s %s (%s)", i ? "," : "", jget_str(x, "category", ""), jget_str(x, "method", ""));
+			printf("\n\n%s\n", jget_str(idea, "text", ""));
+		} else {
+			printf("\nThe problem's reference kernel (no idea).\n");
+		}
+	}
+	if (json_array_size(json_object_get(r, "excluded"))) {
+		printf("\nExcluded (failed verification):");
+		json_array_foreach(json_object_get(r, "excluded"), i, x)
+			printf(" %s", json_string_value(x));
+		printf("\n");
+	}
+	buf_release(&b);
+}
+
+static void print_run(const json_t *r)
+{
+	const json_t *run = json_object_get(r, "run"), *x;
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	printf("# Run %s (%s)\n\n- Strategy: %s, %lld rounds, seed %lld\n- Proposer: %s, model %s\n- GPU: %s\n\n",
+	       jget_str(run, "id", ""), jget_str(run, "status", ""), jget_str(run, "strategy", ""),
+	       (long long)jget_int(run, "rounds", 0), (long long)jget_int(run, "seed", 0),
+	       jget_str(run, "proposer", ""), jget_str(run, "model", "-"),
+	       *jget_str(run, "gpu_name", "") ? jget_str(run, "gpu_name", "") : "none (compile only)");
+	printf("| Problem | Kernels | Compiled | Correct | Best |\n|---|--:|--:|--:|--:|\n");
+	json_array_foreach(json_object_get(r, "problems"), i, x) {
+		buf_reset(&b);
+		fmt_speed(&b, json_object_get(x, "best_speedup"), json_object_get(x, "best_ms"));
+		printf("| %s | %lld | %lld | %lld | %s |\n", jget_str(x, "id", ""),
+		       (long long)jget_int(x, "kernels", 0), (long long)jget_int(x, "compiled", 0),
+		       (long long)jget_int(x, "correct", 0), b.s);
+	}
+	buf_release(&b);
+}
+
+static void print_gpus(const json_t *r)
+{
+	const json_t *gpus = json_object_get(r, "gpus"), *g, *p;
+	struct buf b = BUF_INIT;
+	size_t i, j;
+
+	printf("| Problem |");
+	json_array_foreach(gpus, i, g)
+		printf(" %s |", json_string_value(g));
+	printf("\n|---|");
+	json_array_foreach(gpus, i, g)
+		printf("--:|");
+	printf("\n");
+	json_array_foreach(json_object_get(r, "problems"), j, p) {
+		printf("| %s |", jget_str(p, "id", ""));
+		json_array_foreach(gpus, i, g) {
+			const json_t *e = json_object_get(json_object_get(p, "best"), json_string_value(g));
+			buf_reset(&b);
+			if (e)
+				fmt_speed(&b, json_object_get(e, "speedup"), json_object_get(e, "time_ms"));
+			else
+				buf_adds(&b, "-");
+			printf(" %s |", b.s);
+		}
+		printf("\n");
+	}
+	if (!json_array_size(json_object_get(r, "problems")))
+		printf("\nNo verified kernels in the store (run kforge verify on each GPU).\n");
+	buf_release(&b);
+}
 
 int cmd_report(int argc, char **argv, struct cli_ctx *ctx)
 {
 	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
+		{ "help", no_argument, NULL, 'h' },   { "gpus", no_argument, NULL, 'g' },
+		{ "json", no_argument, NULL, 'j' },   { "run", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	struct store st;
+	struct buf err = BUF_INIT, id = BUF_INIT;
+	const char *run_id = NULL, *problem = NULL;
+	int c, gpus = 0, as_json = 0, rc = EXIT_FAIL;
+	json_t *r = NULL;
 
-	(void)ctx;
-	while ((c = cli_getopt(argc, argv, "report", "h", opts)) != -1)
+	while ((c = cli_getopt(argc, argv, "report", "h", opts)) != -1) {
 		if (c == -2)
 			return EXIT_USAGE;
-	return cli_not_implemented("report");
+		if (c == 'g')
+			gpus = 1;
+		else if (c == 'j')
+			as_json = 1;
+		else if (c == 'r')
+			run_id = optarg;
+	}
+	if (optind < argc)
+		problem = argv[optind++];
+	if (optind < argc)
+		return cli_fail(EXIT_USAGE, "report: one problem at a time (got '%s' too)", argv[optind]);
+	if (gpus && problem)
+		return cli_fail(EXIT_USAGE, "report: --gpus covers every problem; give no PROBLEM");
+	if (store_open(&st, ctx->db_path, STORE_READONLY, &err) < 0)
+		return cli_fail(EXIT_FAIL, "%s", err.s);
+	if (gpus) {
+		r = store_report_gpus(&st, &err);
+	} else if (problem) {
+		if (store_report_find_problem(&st, problem, &id, &err) == 0)
+			r = store_report_problem(&st, id.s, run_id, &err);
+	} else {
+		r = store_report_run(&st, run_id, &err);
+	}
+	if (!r) {
+		rc = cli_fail(EXIT_FAIL, "report: %s", err.s);
+		goto out;
+	}
+	if (as_json) {
+		struct buf o = BUF_INIT;
+		json_add_pretty(&o, r);
+		printf("%s\n", o.s);
+		buf_release(&o);
+	} else if (gpus) {
+		print_gpus(r);
+	} else if (problem) {
+		print_problem(r);
+	} else {
+		print_run(r);
+	}
+	rc = EXIT_OK;
+out:
+	json_decref(r);
+	store_close(&st);
+	buf_release(&err);
+	buf_release(&id);
+	return rc;
 }

@@ -17,6 +17,7 @@
 #define PROBLEM_MAX_SIZES 64
 #define PROBLEM_SPEC_MAX (1 << 20)      /* bytes of spec.json */
 #define PROBLEM_TEXT_MAX (1 << 20)      /* bytes of reference.py / reference.cu */
+#define PROBLEM_GUARD_BYTES 65536       /* canary bytes each side of each buffer (memory plan) */
 
 enum kf_dtype { KF_F32, KF_F16, KF_BF16, KF_I64, KF_I32, KF_BOOL };
 const char *kf_dtype_name(enum kf_dtype t);       /* "float32", ... */
@@ -28,7 +29,8 @@ enum kf_role { KF_ROLE_INPUT, KF_ROLE_PARAM, KF_ROLE_OUTPUT };
 enum kf_dist_kind { KF_DIST_UNIFORM, KF_DIST_NORMAL, KF_DIST_RANDINT, KF_DIST_BERNOULLI,
 		    KF_DIST_SIGN, KF_DIST_CONSTANT };
 enum kf_dist_post { KF_POST_NONE, KF_POST_SYMMETRIZE, KF_POST_TRIU, KF_POST_TRIL,
-		    KF_POST_SCALE_BY_RANDOM, KF_POST_SOFTMAX_LASTDIM };
+		    KF_POST_SCALE_BY_RANDOM, KF_POST_SOFTMAX_LASTDIM,
+		    KF_POST_SCALED_SOFTMAX /* "post": ["scale_by_random", "softmax_lastdim"] */ };
 
 struct kf_dist {
 	enum kf_dist_kind kind;

@@ -1,0 +1,56 @@
+/* The search's engine backend over engine.h. The engine is built by
+ * another module; its functions are referenced weakly so that kforge links
+ * without it and `kforge search` says what is missing. */
+#include "search.h"
+
+#include <stdlib.h>
+
+#pragma weak engine_open
+#pragma weak engine_eval
+#pragma weak engine_gpu_name
+#pragma weak engine_close
+#pragma weak eval_protocol_default
+
+static int eng_eval(void *ctx, const char *problem_id, const char *candidate,
+		    struct eval_outcome *out, struct buf *err)
+{
+	struct eval_request req = { problem_id, candidate, 0 };
+	return engine_eval(ctx, &req, out, err);
+}
+
+static const char *eng_gpu(void *ctx)
+{
+	const char *g = engine_gpu_name(ctx);
+	return g ? g : "";
+}
+
+int search_backend_engine(struct search_backend *be, const char *root, const char *db_path,
+			  const struct search_config *cfg, struct buf *err)
+{
+	struct engine_config ec = { 0 };
+	struct engine *e = NULL;
+
+	if (!engine_open || !engine_eval || !engine_gpu_name || !engine_close ||
+	    !eval_protocol_default)
+		return kf_err(err, "the evaluation engine is not part of this build of kforge");
+	ec.root = root;
+	ec.arch = cfg->arch;
+	ec.compile_only = cfg->compile_only;
+	eval_protocol_default(&ec.protocol);
+	if (cfg->protocol)
+		ec.protocol.name = cfg->protocol;
+	ec.store_path = db_path;
+	if (engine_open(&e, &ec, err) < 0)
+		return -1;
+	be->ctx = e;
+	be->eval = eng_eval;
+	be->gpu_name = eng_gpu;
+	return 0;
+}
+
+void search_backend_engine_close(struct search_backend *be)
+{
+	if (be->ctx && engine_close)
+		engine_close(be->ctx);
+	be->ctx = NULL;
+}

@@ -1,0 +1,99 @@
+/* Internals shared by collector/search*.c. */
+#ifndef KF_SEARCH_INT_H
+#define KF_SEARCH_INT_H
+
+#include <pthread.h>
+#include "collector/search.h"
+#include "core/store.h"
+
+#define SEARCH_DETAIL_MAX (16 * 1024)  /* bytes of eval detail kept per candidate */
+#define SEARCH_SEEDS_MAX 16
+
+struct search {
+	const struct search_config *cfg;
+	const char *db_path;
+	struct proposer *prop;
+	const struct search_backend *be;
+	char run_id[64];
+	char gpu[128];
+	pthread_mutex_t lock;
+	struct search_pstat *p;
+	int n, next;
+	int t_ideas, t_impls, t_calls;
+	long long t_tokens;
+	double t0;
+	search_progress_fn progress;
+	void *pctx;
+	struct buf errors;
+	int failed, interrupted;
+};
+
+/* One problem's search, on its own thread and store connection. */
+struct sproblem {
+	struct search *S;
+	int idx;
+	const struct problem_ref *ref;
+	struct store st;
+	struct buf spec_text, torch, refsrc;
+	json_t *spec;
+	struct proposer_problem pp;
+	char tag[16];              /* 8 hex digits of hash(run|problem), for ids */
+};
+
+/* Step results. */
+enum { SP_OK = 0, SP_BUDGET = 1, SP_STOP = 2 };
+
+double search_now_s(void);
+int search_stop_requested(struct search *S);
+void search_note(struct sproblem *P, int kernels, int correct, double speedup, double ms,
+		 int calls, long long tokens);
+
+/* search_db.c */
+void sdb_hash8(char out[9], const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+unsigned long long sdb_seed(const struct sproblem *P, int round, const char *purpose, int idx);
+void sdb_call_id(const struct sproblem *P, int round, const char *purpose, const char *key,
+		 char out[64]);
+/* The llm_calls row of id: 1 (with *error set when it failed), 0, -1. */
+int sdb_call_get(struct sproblem *P, const char *id, int *failed, struct buf *err);
+int sdb_put_call(struct sproblem *P, const char *id, int round, const char *purpose,
+		 const struct proposer_record *rec, struct buf *err);
+/* Budget check excluding the rows of call `exclude` (NULL: none): 0 ok
+ * (remaining ideas and impls in *ideas_left, *impls_left; INT_MAX: no limit),
+ * SP_BUDGET when exhausted, -1 on error. */
+int sdb_budget(struct sproblem *P, const char *exclude, int *ideas_left, int *impls_left,
+	       struct buf *err);
+int sdb_round_state(struct sproblem *P, int round, struct buf *err); /* 0 none, 1 open, 2 done */
+int sdb_round_open(struct sproblem *P, int round, struct buf *err);
+int sdb_round_done(struct sproblem *P, int round, struct buf *err);
+/* Candidates of this problem in this run with evaluation results, ordered
+ * by round then insertion: [{id, round, idea_id, impl_index, status,
+ * kernel_hash, template_id, params, detail, source, time_mean_ms,
+ * speedup_eager}]. */
+json_t *sdb_candidates(struct sproblem *P, struct buf *err);
+/* The candidate in slot (round, idea_id (may be NULL), impl): new ref or NULL. */
+json_t *sdb_candidate_at(struct sproblem *P, int round, const char *idea_id, int impl,
+			 struct buf *err);
+/* Ideas of a round in order: [{id, text, catalogue_id, categories (bits)}]. */
+json_t *sdb_ideas(struct sproblem *P, int round, struct buf *err);
+/* Ideas of rounds < round with their outcome. */
+json_t *sdb_history(struct sproblem *P, int round, struct buf *err);
+/* Is a candidate usable as a seed: "correct", or "not_run" when
+ * compiling only. */
+int sdb_good(const struct sproblem *P, const json_t *c);
+/* Sorts an array of candidates best first (time, then id). */
+void sdb_rank(json_t *arr);
+int sdb_put_ideas(struct sproblem *P, const char *call_id, int round,
+		  const struct proposer_record *rec, const struct idea_list *ideas, int n,
+		  const json_t *parent_ideas, struct buf *err);
+/* Evaluates one proposal and records its candidate in one transaction. */
+int sdb_eval_put(struct sproblem *P, int round, const char *idea_id, const char *id_part,
+		 int impl, const char *source, const char *format_error, const char *template_id,
+		 const json_t *params, const json_t *parents, const char *call_id,
+		 struct buf *err);
+
+/* search_steps.c */
+int sp_reference(struct sproblem *P, struct buf *err);
+int sp_branch_round(struct sproblem *P, int round, struct buf *err);
+int sp_revise_turn(struct sproblem *P, int turn, struct buf *err);
+
+#endif

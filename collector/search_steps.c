@@ -1,0 +1,494 @@
+/* The steps of one problem's search: round 0 (the reference), a branch
+ * round (ideas -> implementations -> evaluations), a revise turn (repair
+ * the last kernel, or improve it). Each step first looks in the store for
+ * what it already did. */
+#include "search_int.h"
+#include "core/json.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int total_ok(struct search *S)
+{
+	const struct search_budget *T = &S->cfg->total;
+	int ok;
+	pthread_mutex_lock(&S->lock);
+	ok = !((T->llm_calls && S->t_calls >= T->llm_calls) ||
+	       (T->tokens && S->t_tokens >= T->tokens) || (T->ideas && S->t_ideas >= T->ideas) ||
+	       (T->impls && S->t_impls >= T->impls));
+	pthread_mutex_unlock(&S->lock);
+	return ok;
+}
+
+/* Before new work: SP_BUDGET, SP_STOP, 0, or -1. */
+static int may_start(struct sproblem *P, int *ideas_left, int *impls_left, struct buf *err)
+{
+	int r = sdb_budget(P, NULL, ideas_left, impls_left, err);
+	if (r)
+		return r;
+	if (!total_ok(P->S))
+		return SP_BUDGET;
+	if (search_stop_requested(P->S))
+		return SP_STOP;
+	return 0;
+}
+
+static void note_call(struct sproblem *P, const struct proposer_record *rec, int n_ideas, int inserted)
+{
+	long long t = 0;
+	if (!inserted)
+		return;
+	if (rec->prompt_tokens > 0)
+		t += rec->prompt_tokens;
+	if (rec->completion_tokens > 0)
+		t += rec->completion_tokens;
+	pthread_mutex_lock(&P->S->lock);
+	P->S->t_ideas += n_ideas;
+	pthread_mutex_unlock(&P->S->lock);
+	search_note(P, 0, 0, 0, 0, 1, t);
+}
+
+static int put_call_tx(struct sproblem *P, const char *id, int round, const char *purpose,
+		       const struct proposer_record *rec, struct buf *err)
+{
+	int r;
+	if (store_begin(&P->st, err) < 0)
+		return -1;
+	r = sdb_put_call(P, id, round, purpose, rec, err);
+	if (r < 0 || store_commit(&P->st, err) < 0) {
+		store_rollback(&P->st);
+		return -1;
+	}
+	note_call(P, rec, 0, r);
+	return 0;
+}
+
+/* Converts candidate rows into seed kernels (pointers into rows; params parsed into *owned). */
+static void to_seeds(const json_t *rows, struct seed_kernel *v, json_t **owned, int *n)
+{
+	size_t i;
+	json_t *c;
+	*n = 0;
+	json_array_foreach(rows, i, c) {
+		if (*n >= SEARCH_SEEDS_MAX)
+			break;
+		v[*n].kernel_id = jget_str(c, "id", "");
+		v[*n].source = jget_str(c, "source", "");
+		v[*n].template_id = jget_str(c, "template_id", NULL);
+		v[*n].time_ms = jget_num(c, "time_mean_ms", 0);
+		v[*n].speedup = jget_num(c, "speedup_eager", 0);
+		owned[*n] = NULL;
+		if (jget_str(c, "params", NULL))
+			owned[*n] = json_loads(jget_str(c, "params", ""), 0, NULL);
+		v[*n].params = owned[*n];
+		(*n)++;
+	}
+}
+
+static json_t *ids_of(const json_t *rows, const char *key, int distinct)
+{
+	json_t *out = json_array(), *c, *x;
+	size_t i, j;
+	json_array_foreach(rows, i, c) {
+		const char *id = jget_str(c, key, NULL);
+		int seen = 0;
+		if (!id)
+			continue;
+		if (distinct)
+			json_array_foreach(out, j, x)
+				if (!strcmp(json_string_value(x), id))
+					seen = 1;
+		if (!seen)
+			json_array_append_new(out, json_string(id));
+	}
+	return out;
+}
+
+int sp_reference(struct sproblem *P, struct buf *err)
+{
+	int st, il, ml, r;
+	json_t *c, *parents;
+
+	if (!P->refsrc.len)
+		return SP_OK;
+	st = sdb_round_state(P, 0, err);
+	if (st < 0)
+		return -1;
+	if (st == 2)
+		return SP_OK;
+	if (st == 0) {
+		r = may_start(P, &il, &ml, err);
+		if (r)
+			return r;
+		if (sdb_round_open(P, 0, err) < 0)
+			return -1;
+	}
+	c = sdb_candidate_at(P, 0, NULL, 0, err);
+	if (!c) {
+		char part[32];
+		snprintf(part, sizeof(part), "ref_%s", P->tag);
+		parents = json_array();
+		r = sdb_eval_put(P, 0, NULL, part, 0, P->refsrc.s, NULL, NULL, NULL, parents, NULL, err);
+		json_decref(parents);
+		if (r < 0)
+			return -1;
+	}
+	json_decref(c);
+	return sdb_round_done(P, 0, err) < 0 ? -1 : SP_OK;
+}
+
+/* The ideas of a round: stored ones, or a new proposer call. */
+static int round_ideas(struct sproblem *P, int round, int k, const json_t *parent_ideas,
+		       json_t **out, struct buf *err)
+{
+	char call_id[64];
+	int failed = 0, il, ml, r, nh = 0;
+	struct idea_list list;
+	struct proposer_record rec;
+	struct idea_outcome *hist = NULL;
+	json_t *h = NULL, *x;
+	size_t i;
+
+	*out = NULL;
+	sdb_call_id(P, round, "ideas", "", call_id);
+	r = sdb_call_get(P, call_id, &failed, err);
+	if (r < 0)
+		return -1;
+	if (r == 0) {
+		r = may_start(P, &il, &ml, err);
+		if (r)
+			return r;
+		h = sdb_history(P, round, err);
+		if (!h)
+			return -1;
+		hist = calloc(json_array_size(h) + 1, sizeof(*hist));
+		if (!hist)
+			abort();
+		json_array_foreach(h, i, x) {
+			hist[nh].text = jget_str(x, "text", "");
+			hist[nh].categories = (unsigned)jget_int(x, "categories", 0);
+			hist[nh].catalogue_id = jget_str(x, "catalogue_id", NULL);
+			hist[nh].round = (int)jget_int(x, "round", 0);
+			hist[nh].kernels = (int)jget_int(x, "kernels", 0);
+			hist[nh].correct = (int)jget_int(x, "correct", 0);
+			hist[nh].best_speedup = jget_num(x, "best_speedup", 0);
+			nh++;
+		}
+		struct idea_request req = { &P->pp, hist, nh, k, round,
+					    sdb_seed(P, round, "ideas", 0) };
+		idea_list_init(&list);
+		proposer_record_init(&rec);
+		if (P->S->prop->ideas(P->S->prop->self, &req, &list, &rec, err) < 0) {
+			if (!rec.error.len)
+				buf_adds(&rec.error, err->len ? err->s : "proposer failed");
+			buf_reset(err);
+			list.n = 0; /* recorded as a failed call; the round goes on without ideas */
+		}
+		r = sdb_put_ideas(P, call_id, round, &rec, &list, list.n < k ? list.n : k,
+				  parent_ideas, err);
+		if (r >= 0)
+			note_call(P, &rec, list.n < k ? list.n : k, r);
+		idea_list_release(&list);
+		proposer_record_release(&rec);
+		free(hist);
+		json_decref(h);
+		if (r < 0)
+			return -1;
+	}
+	*out = sdb_ideas(P, round, err);
+	return *out ? 0 : -1;
+}
+
+/* Evaluates and records proposals [0, n) not yet recorded. */
+static int put_proposals(struct sproblem *P, int round, const char *idea_id, const char *part,
+			 const struct proposal_list *pl, int n, const json_t *parents,
+			 const char *call_id, struct buf *err)
+{
+	for (int j = 0; j < n && j < pl->n; j++) {
+		json_t *c = sdb_candidate_at(P, round, idea_id, j, err);
+		const struct proposal *p = &pl->v[j];
+		if (c) {
+			json_decref(c);
+			continue;
+		}
+		if (err->len)
+			return -1;
+		if (search_stop_requested(P->S))
+			return SP_STOP;
+		if (sdb_eval_put(P, round, idea_id, part, j, p->source, p->format_error,
+				 p->template_id, p->params, parents, call_id, err) < 0)
+			return -1;
+	}
+	return SP_OK;
+}
+
+/* Has slot (round, idea, j) for every j < n? */
+static int all_done(struct sproblem *P, int round, const char *idea_id, int n, struct buf *err)
+{
+	for (int j = 0; j < n; j++) {
+		json_t *c = sdb_candidate_at(P, round, idea_id, j, err);
+		if (!c)
+			return err->len ? -1 : 0;
+		json_decref(c);
+	}
+	return 1;
+}
+
+static int implement(struct sproblem *P, int round, const json_t *idea, const json_t *seed_rows,
+		     int m, struct buf *err)
+{
+	char call_id[64];
+	const char *idea_id = jget_str(idea, "id", "");
+	int failed = 0, il, ml, r, exists, n_seeds;
+	struct seed_kernel seeds[SEARCH_SEEDS_MAX];
+	json_t *owned[SEARCH_SEEDS_MAX], *parents;
+	struct proposal_list pl;
+	struct proposer_record rec;
+	struct idea it = { 0 };
+
+	sdb_call_id(P, round, "implement", idea_id, call_id);
+	exists = sdb_call_get(P, call_id, &failed, err);
+	if (exists < 0)
+		return -1;
+	if (exists && failed)
+		return SP_OK;
+	r = sdb_budget(P, exists ? call_id : NULL, &il, &ml, err);
+	if (r < 0)
+		return -1;
+	if (ml < m)
+		m = ml;
+	if (!exists) {
+		if (r)
+			return r;
+		if (!total_ok(P->S))
+			return SP_BUDGET;
+		if (search_stop_requested(P->S))
+			return SP_STOP;
+	} else {
+		int d = all_done(P, round, idea_id, m, err);
+		if (d < 0)
+			return -1;
+		if (d)
+			return SP_OK;
+	}
+	to_seeds(seed_rows, seeds, owned, &n_seeds);
+	it.text = (char *)jget_str(idea, "text", "");
+	it.categories = (unsigned)jget_int(idea, "categories", 0);
+	it.catalogue_id = (char *)jget_str(idea, "catalogue_id", NULL);
+	struct impl_request req = { &P->pp, &it, seeds, n_seeds, m, round,
+				    sdb_seed(P, round, idea_id, 0) };
+	proposal_list_init(&pl);
+	proposer_record_init(&rec);
+	r = P->S->prop->implement(P->S->prop->self, &req, &pl, &rec, err);
+	if (r < 0 && exists)
+		goto out; /* a recorded call must replay */
+	if (r < 0) {
+		if (!rec.error.len)
+			buf_adds(&rec.error, err->len ? err->s : "proposer failed");
+		buf_reset(err);
+		pl.n = 0;
+	}
+	if (!exists && put_call_tx(P, call_id, round, "implement", &rec, err) < 0) {
+		r = -1;
+		goto out;
+	}
+	parents = ids_of(seed_rows, "id", 0);
+	r = put_proposals(P, round, idea_id, idea_id, &pl, m, parents, call_id, err);
+	json_decref(parents);
+out:
+	for (int i = 0; i < n_seeds; i++)
+		json_decref(owned[i]);
+	proposal_list_release(&pl);
+	proposer_record_release(&rec);
+	return r;
+}
+
+/* Opens a round unless done; 1 when already done. */
+static int open_round(struct sproblem *P, int round, struct buf *err)
+{
+	int il, ml, r, st = sdb_round_state(P, round, err);
+	if (st < 0)
+		return -1;
+	if (st == 2)
+		return 1;
+	if (st == 0) {
+		r = may_start(P, &il, &ml, err);
+		if (r)
+			return r == SP_BUDGET ? 10 + SP_BUDGET : 10 + SP_STOP;
+		if (sdb_round_open(P, round, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int run_ideas(struct sproblem *P, int round, int k, int m, const json_t *seeds,
+		     struct buf *err)
+{
+	json_t *ideas = NULL, *pideas = ids_of(seeds, "idea_id", 1), *idea;
+	size_t i;
+	int r = round_ideas(P, round, k, pideas, &ideas, err);
+
+	json_decref(pideas);
+	if (r)
+		return r;
+	json_array_foreach(ideas, i, idea) {
+		r = implement(P, round, idea, seeds, m, err);
+		if (r)
+			break;
+	}
+	json_decref(ideas);
+	return r;
+}
+
+int sp_branch_round(struct sproblem *P, int round, struct buf *err)
+{
+	const struct search_config *cfg = P->S->cfg;
+	json_t *cands, *prev = json_array(), *bank = json_array(), *seeds = json_array(), *c;
+	size_t i;
+	int r = open_round(P, round, err);
+
+	if (r == 1)
+		r = SP_OK;
+	else if (r >= 10)
+		r -= 10;
+	else if (r == 0) {
+		cands = sdb_candidates(P, err);
+		if (!cands) {
+			r = -1;
+			goto out;
+		}
+		/* Only earlier rounds: a resumed round already holds some of its own. */
+		json_array_foreach(cands, i, c)
+			if (sdb_good(P, c) && jget_int(c, "round", round) < round)
+				json_array_append(jget_int(c, "round", -1) == round - 1 ? prev : bank, c);
+		json_decref(cands);
+		sdb_rank(prev);
+		sdb_rank(bank);
+		for (i = 0; i < json_array_size(prev) && (int)i < cfg->top_k; i++)
+			json_array_append(seeds, json_array_get(prev, i));
+		for (i = 0; i < json_array_size(bank) && (int)i < cfg->bank; i++)
+			json_array_append(seeds, json_array_get(bank, i));
+		r = run_ideas(P, round, cfg->k, cfg->m, seeds, err);
+		if (r == SP_OK || r == SP_BUDGET)
+			if (sdb_round_done(P, round, err) < 0)
+				r = -1;
+	}
+out:
+	json_decref(prev);
+	json_decref(bank);
+	json_decref(seeds);
+	return r;
+}
+
+static int repair(struct sproblem *P, int turn, const json_t *base, struct buf *err)
+{
+	char call_id[64], part[32];
+	const char *idea_id = jget_str(base, "idea_id", NULL);
+	int failed = 0, il, ml, r, exists;
+	struct seed_kernel seed[1];
+	json_t *owned[1], *one = json_array(), *parents = NULL;
+	struct proposal_list pl;
+	struct proposer_record rec;
+	struct buf failure = BUF_INIT;
+
+	json_t *slot = sdb_candidate_at(P, turn, idea_id, 0, err);
+	if (slot || err->len) {
+		json_decref(slot);
+		json_decref(one);
+		return slot ? SP_OK : -1;
+	}
+	sdb_call_id(P, turn, "repair", "", call_id);
+	exists = sdb_call_get(P, call_id, &failed, err);
+	if (exists < 0 || (exists && failed)) {
+		json_decref(one);
+		return exists < 0 ? -1 : SP_OK;
+	}
+	if (!exists) {
+		r = may_start(P, &il, &ml, err);
+		if (r) {
+			json_decref(one);
+			return r;
+		}
+	}
+	json_array_append(one, (json_t *)base);
+	to_seeds(one, seed, owned, &il);
+	buf_adds(&failure, jget_str(base, "detail", ""));
+	struct repair_request req = { &P->pp, seed, jget_str(base, "status", ""), failure.s, turn,
+				      sdb_seed(P, turn, "repair", 0) };
+	proposal_list_init(&pl);
+	proposer_record_init(&rec);
+	r = P->S->prop->repair(P->S->prop->self, &req, proposal_list_add(&pl), &rec, err);
+	if (r < 0 && exists)
+		goto out;
+	if (r < 0) {
+		if (!rec.error.len)
+			buf_adds(&rec.error, err->len ? err->s : "proposer failed");
+		buf_reset(err);
+		pl.n = 0;
+	}
+	if (!exists && put_call_tx(P, call_id, turn, "repair", &rec, err) < 0) {
+		r = -1;
+		goto out;
+	}
+	parents = ids_of(one, "id", 0);
+	snprintf(part, sizeof(part), "fix_%s", P->tag);
+	r = put_proposals(P, turn, idea_id, idea_id ? idea_id : part, &pl, 1, parents, call_id, err);
+out:
+	json_decref(owned[0]);
+	json_decref(one);
+	json_decref(parents);
+	proposal_list_release(&pl);
+	proposer_record_release(&rec);
+	buf_release(&failure);
+	return r;
+}
+
+int sp_revise_turn(struct sproblem *P, int turn, struct buf *err)
+{
+	json_t *cands = NULL, *base = NULL, *best = json_array(), *seeds = json_array(), *c;
+	size_t i;
+	int r = open_round(P, turn, err);
+
+	if (r == 1) {
+		r = SP_OK;
+		goto out;
+	}
+	if (r >= 10) {
+		r -= 10;
+		goto out;
+	}
+	if (r < 0)
+		goto out;
+	cands = sdb_candidates(P, err);
+	if (!cands) {
+		r = -1;
+		goto out;
+	}
+	json_array_foreach(cands, i, c) {
+		if (jget_int(c, "round", 0) >= turn)
+			continue;
+		base = c;
+		if (sdb_good(P, c))
+			json_array_append(best, c);
+	}
+	sdb_rank(best);
+	if (base && !sdb_good(P, base)) {
+		r = repair(P, turn, base, err);
+	} else {
+		if (base)
+			json_array_append(seeds, base);
+		if (json_array_size(best) && json_array_get(best, 0) != base)
+			json_array_append(seeds, json_array_get(best, 0));
+		r = run_ideas(P, turn, 1, 1, seeds, err);
+	}
+	if (r == SP_OK || r == SP_BUDGET)
+		if (sdb_round_done(P, turn, err) < 0)
+			r = -1;
+out:
+	json_decref(cands);
+	json_decref(best);
+	json_decref(seeds);
+	return r;
+}

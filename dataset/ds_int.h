@@ -1,0 +1,78 @@
+/* Internals of dataset/: the staging of files for a pack. */
+#ifndef KF_DS_INT_H
+#define KF_DS_INT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <jansson.h>
+#include "core/buf.h"
+#include "core/sha256.h"
+#include "core/store.h"
+
+/* A file staged for the tarball: its path inside, checksum and size. */
+struct ds_file {
+	char *path;
+	char sha[65];
+	int64_t size;
+};
+struct ds_files {
+	struct ds_file *v;
+	size_t n, alloc;
+};
+void ds_files_add(struct ds_files *fs, const char *path, const char *sha, int64_t size);
+void ds_files_release(struct ds_files *fs);
+
+/* The staging state shared by the writers. */
+struct ds_stage {
+	const char *dir;        /* staging directory */
+	struct store *s;        /* the filtered copy */
+	struct ds_files files;  /* staged files */
+	json_t *counts;         /* path -> lines (JSONL files) */
+	json_t *problems;       /* id -> problems row */
+	json_t *prov;           /* provenance.json's object, once written */
+	long long mtime;        /* entries' modification time */
+};
+
+/* A JSONL file being written: checksummed and counted on the way. */
+struct jsonl {
+	FILE *f;
+	struct sha256 h;
+	long long lines;
+	int64_t bytes;
+	struct buf line, rel, abspath;
+};
+int jsonl_open(struct jsonl *w, struct ds_stage *st, const char *rel, struct buf *err);
+int jsonl_put(struct jsonl *w, const json_t *v, struct buf *err);
+int jsonl_close(struct jsonl *w, struct ds_stage *st, struct buf *err);
+void jsonl_abort(struct jsonl *w);
+/* Writes a small staged file whole. */
+int ds_stage_file(struct ds_stage *st, const char *rel, const void *p, size_t n, struct buf *err);
+
+/* One exported table: data/<file>.jsonl from store table `table`. */
+struct ds_table {
+	const char *file, *table, *what;
+};
+extern const struct ds_table ds_tables[];
+/* Columns holding JSON text, exported as JSON values ("table.column"). */
+int ds_json_column(const char *table, const char *column);
+
+/* Meaning of a table's field (fields.c), or NULL. */
+const char *ds_field_doc(const char *table, const char *field);
+
+int ds_write_tables(struct ds_stage *st, struct buf *err);      /* export.c */
+int ds_write_trajectories(struct ds_stage *st, struct buf *err); /* export.c */
+int ds_write_training(struct ds_stage *st, struct buf *err);    /* training.c */
+/* schema.json, provenance.json, README.md (card.c) */
+int ds_write_schema(struct ds_stage *st, struct buf *err);
+int ds_write_provenance(struct ds_stage *st, const char *name, const char *version,
+			const json_t *filter, struct buf *err);
+int ds_write_card(struct ds_stage *st, const char *name, const char *version,
+		  const char *license, struct buf *err);
+
+/* Tarball path rules shared by pack, verify and extract: relative, no "."
+ * or ".." component, no empty component, printable ASCII without '\\'. */
+int ds_safe_path(const char *p);
+/* Removes a directory tree that kforge made (no symlinks followed). */
+int ds_rmtree(const char *dir);
+
+#endif

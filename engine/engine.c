@@ -1,0 +1,557 @@
+/* The engine: candidate → format check → compile (pool) → GPU worker
+ * (supervisor) → store. Content-addressed: an evaluation's key is
+ * sha256(kernel hash | problem | GPU | protocol JSON), and a key already
+ * in the store is served from there unless the request forces. */
+#include "engine_int.h"
+#include "engine/candidate.h"
+#include "engine/compile_pool.h"
+#include "engine/rt.h"
+#include "core/json.h"
+#include "core/log.h"
+#include "core/proc.h"
+#include "core/sha256.h"
+#include "core/store_problems.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void eval_protocol_default(struct eval_protocol *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->name = "collect-v1";
+	p->check_trials = 5;
+	p->seed0 = 1000;
+	p->warmup = 3;
+	p->timed_trials = 100;
+	p->repeat_agree = 2;
+	p->timeout_s = 10;
+	p->flush_l2 = 1;
+}
+
+void eval_protocol_verify(struct eval_protocol *p)
+{
+	static const char *const dists[] = { "normal", "uniform_large", NULL };
+
+	eval_protocol_default(p);
+	p->name = "verify-v1";
+	p->check_trials = 10;
+	p->seed0 = 7000001;
+	p->timed_trials = 500;
+	p->repeat_agree = 3;
+	p->dists = dists;
+	p->timeout_s = 20;
+}
+
+void engine_protocol_json(const struct eval_protocol *p, const char *arch, struct buf *out)
+{
+	json_t *o = json_pack("{s:s,s:i,s:I,s:i,s:i,s:i,s:f,s:f,s:f,s:b,s:s}", "name",
+			      p->name ? p->name : "", "check_trials", p->check_trials, "seed0",
+			      (json_int_t)p->seed0, "warmup", p->warmup, "timed_trials",
+			      p->timed_trials, "repeat_agree", p->repeat_agree, "atol", p->atol,
+			      "rtol", p->rtol, "timeout_s", p->timeout_s, "flush_l2", p->flush_l2,
+			      "arch", arch ? arch : "");
+	json_t *d = json_array();
+
+	for (int i = 0; p->dists && p->dists[i]; i++)
+		json_array_append_new(d, json_string(p->dists[i]));
+	json_object_set_new(o, "dists", d);
+	json_object_set_new(o, "version", json_integer(RT_PROTOCOL_VERSION));
+	buf_reset(out);
+	json_add_compact(out, o);
+	json_decref(o);
+}
+
+void engine_eval_key(const char *kernel_hash, const char *problem_id, const char *gpu,
+		     const char *protocol_json, char hex[65])
+{
+	struct sha256 h;
+
+	sha256_init(&h);
+	sha256_update(&h, kernel_hash, strlen(kernel_hash));
+	sha256_update(&h, "|", 1);
+	sha256_update(&h, problem_id, strlen(problem_id));
+	sha256_update(&h, "|", 1);
+	sha256_update(&h, gpu, strlen(gpu));
+	sha256_update(&h, "|", 1);
+	sha256_update(&h, protocol_json, strlen(protocol_json));
+	sha256_final_hex(&h, hex);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median_of(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void engine_time_stats(const json_t *result, struct eval_outcome *o)
+{
+	const json_t *arr = json_object_get(result, "time");
+	size_t n = json_array_size(arr), i, nc = 0;
+	double *t, *c, sum = 0, sq = 0, csum = 0;
+	json_t *x;
+
+	if (!n)
+		return;
+	t = calloc(n, sizeof(*t));
+	c = calloc(n, sizeof(*c));
+	o->time_min_ms = INFINITY;
+	o->time_max_ms = 0;
+	json_array_foreach(arr, i, x) {
+		double v = jget_num(x, "time_ms", 0), cv = jget_num(x, "cupti_ms", 0);
+		t[i] = v;
+		sum += v;
+		if (v < o->time_min_ms)
+			o->time_min_ms = v;
+		if (v > o->time_max_ms)
+			o->time_max_ms = v;
+		if (cv > 0) {
+			c[nc++] = cv;
+			csum += cv;
+		}
+	}
+	o->time_mean_ms = sum / (double)n;
+	for (i = 0; i < n; i++)
+		sq += (t[i] - o->time_mean_ms) * (t[i] - o->time_mean_ms);
+	o->time_std_ms = sqrt(sq / (double)n);      /* population, as KernelBench (np.std) */
+	o->time_median_ms = median_of(t, (int)n);
+	if (nc == n) {
+		o->cupti_mean_ms = csum / (double)nc;
+		o->cupti_median_ms = median_of(c, (int)nc);
+	}
+	free(t);
+	free(c);
+}
+
+/* ---- problems ------------------------------------------------------------- */
+
+static struct eng_problem *problem_get(struct engine *e, const char *query, struct buf *err)
+{
+	struct buf dir = BUF_INIT;
+	struct eng_problem *ep = NULL;
+
+	if (problem_find(e->root, query, &dir, err) < 0)
+		goto out;
+	pthread_mutex_lock(&e->prob_mu);
+	for (ep = e->probs; ep; ep = ep->next)
+		if (!strcmp(ep->dir, dir.s))
+			break;
+	if (!ep) {
+		ep = calloc(1, sizeof(*ep));
+		problem_init(&ep->p);
+		buf_init(&ep->ref_cubin);
+		buf_init(&ep->ref_plan);
+		if (problem_load(&ep->p, dir.s, err) < 0) {
+			problem_release(&ep->p);
+			free(ep);
+			ep = NULL;
+		} else {
+			int r;
+			ep->dir = strdup(dir.s);
+			pthread_mutex_lock(&e->store_mu);
+			r = store_put_problem_dir(&e->store, dir.s, err);
+			pthread_mutex_unlock(&e->store_mu);
+			if (r < 0) {
+				problem_release(&ep->p);
+				free(ep->dir);
+				free(ep);
+				ep = NULL;
+			} else {
+				ep->next = e->probs;
+				e->probs = ep;
+			}
+		}
+	}
+	pthread_mutex_unlock(&e->prob_mu);
+out:
+	buf_release(&dir);
+	return ep;
+}
+
+/* The reference compiled and planned once per problem (GPU mode). */
+static int problem_reference(struct engine *e, struct eng_problem *ep, struct buf *err)
+{
+	struct launch_plan lp;
+	struct compile_result cr;
+	struct candidate c;
+	int ret = -1;
+
+	pthread_mutex_lock(&e->prob_mu);
+	if (ep->ref_ready) {
+		pthread_mutex_unlock(&e->prob_mu);
+		return 0;
+	}
+	launch_plan_init(&lp);
+	compile_result_init(&cr);
+	candidate_init(&c);
+	if (!ep->p.reference_src) {
+		kf_err(err, "%s: no reference.cu", ep->p.id);
+		goto out;
+	}
+	if (candidate_parse(&c, ep->p.reference_src, strlen(ep->p.reference_src), err) < 0 ||
+	    launch_plan_build(&lp, &ep->p, c.text, &e->lim, err) < 0) {
+		struct buf m = BUF_INIT;
+		buf_addf(&m, "%s/reference.cu: %s", ep->dir, err->s);
+		kf_err(err, "%s", m.s);
+		buf_release(&m);
+		goto out;
+	}
+	if (compile_pool_compile(e->pool, c.device_src, &cr, err) < 0)
+		goto out;
+	if (!cr.ok) {
+		kf_err(err, "%s/reference.cu does not compile: %s\n%s", ep->dir, cr.message.s, cr.log.s);
+		goto out;
+	}
+	candidate_hash(c.text, c.len, ep->ref_hash);
+	buf_reset(&ep->ref_cubin);
+	buf_add(&ep->ref_cubin, cr.cubin.s, cr.cubin.len);
+	buf_reset(&ep->ref_plan);
+	launch_plan_to_json(&lp, &ep->ref_plan);
+	ep->ref_ready = 1;
+	ret = 0;
+out:
+	pthread_mutex_unlock(&e->prob_mu);
+	launch_plan_release(&lp);
+	compile_result_release(&cr);
+	candidate_release(&c);
+	return ret;
+}
+
+/* ---- open / close ---------------------------------------------------------- */
+
+static char *self_exe(void)
+{
+	char p[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", p, sizeof(p) - 1);
+
+	if (n <= 0)
+		return NULL;
+	p[n] = '\0';
+	return strdup(p);
+}
+
+int engine_measure_peaks(struct engine *e, struct buf *err);
+
+int engine_open(struct engine **ep, const struct engine_config *cfg, struct buf *err)
+{
+	struct engine *e = calloc(1, sizeof(*e));
+	char arch[16] = "";
+
+	*ep = NULL;
+	pthread_mutex_init(&e->store_mu, NULL);
+	pthread_mutex_init(&e->prob_mu, NULL);
+	buf_init(&e->proto_json);
+	e->root = strdup(cfg->root ? cfg->root : ".");
+	e->store_path = strdup(cfg->store_path ? cfg->store_path : "kforge.db");
+	e->exe = self_exe();
+	e->compile_only = cfg->compile_only;
+	e->proto = cfg->protocol;
+	if (!e->proto.name)
+		eval_protocol_default(&e->proto);
+	snprintf(e->proto_name, sizeof(e->proto_name), "%s", e->proto.name);
+	e->proto.name = e->proto_name;
+	e->proto.dists = NULL;     /* extra distributions: recorded via the name only */
+	launch_limits_default(&e->lim);
+	if (store_open(&e->store, e->store_path, STORE_CREATE, err) < 0) {
+		free(e->root);
+		free(e->store_path);
+		free(e->exe);
+		free(e);
+		return -1;
+	}
+	if (!e->compile_only) {
+		if (supervisor_open(&e->sup, e->exe, cfg->max_gpus, &e->gpu_info, err) < 0)
+			goto fail;
+		snprintf(e->gpu_name, sizeof(e->gpu_name), "%s", jget_str(e->gpu_info, "name", "GPU"));
+		snprintf(arch, sizeof(arch), "%s", jget_str(e->gpu_info, "arch", "sm_90"));
+		e->lim.max_threads_per_block = (int)jget_int(e->gpu_info, "max_threads", 1024);
+		e->lim.max_grid[0] = jget_int(e->gpu_info, "max_grid_x", e->lim.max_grid[0]);
+		e->lim.max_grid[1] = jget_int(e->gpu_info, "max_grid_y", e->lim.max_grid[1]);
+		e->lim.max_grid[2] = jget_int(e->gpu_info, "max_grid_z", e->lim.max_grid[2]);
+		e->lim.max_smem_optin = jget_int(e->gpu_info, "smem_optin", e->lim.max_smem_optin);
+	}
+	e->arch = strdup(cfg->arch && *cfg->arch ? cfg->arch : arch[0] ? arch : "sm_90");
+	engine_protocol_json(&e->proto, e->arch, &e->proto_json);
+	compile_opts_default(&e->copts);
+	e->copts.arch = e->arch;
+	e->copts.kforge_exe = e->exe;
+	if (compile_pool_open(&e->pool, cfg->n_compile, &e->copts, err) < 0)
+		goto fail;
+	if (!e->compile_only) {
+		double tf = 0;
+		int r;
+		pthread_mutex_lock(&e->store_mu);
+		r = es_gpu_peaks(&e->store, e->gpu_name, &e->peak_gbs, &tf, err);
+		pthread_mutex_unlock(&e->store_mu);
+		e->peak_gflops = tf * 1000.0;
+		if (r < 0)
+			goto fail;
+		if (e->peak_gbs <= 0 && engine_measure_peaks(e, err) < 0)
+			log_warn("could not measure the GPU's peaks: %s", err->s);
+		pthread_mutex_lock(&e->store_mu);
+		r = es_put_gpu(&e->store, e->gpu_info, e->peak_gbs, e->peak_gflops / 1000.0, err);
+		pthread_mutex_unlock(&e->store_mu);
+		if (r < 0)
+			goto fail;
+	}
+	*ep = e;
+	return 0;
+fail:
+	engine_close(e);
+	return -1;
+}
+
+const char *engine_gpu_name(const struct engine *e)
+{
+	return e->compile_only ? "" : e->gpu_name;
+}
+
+void engine_close(struct engine *e)
+{
+	if (!e)
+		return;
+	if (e->pool)
+		compile_pool_close(e->pool);
+	if (e->sup)
+		supervisor_close(e->sup);
+	store_close(&e->store);
+	while (e->probs) {
+		struct eng_problem *n = e->probs->next;
+		problem_release(&e->probs->p);
+		buf_release(&e->probs->ref_cubin);
+		buf_release(&e->probs->ref_plan);
+		free(e->probs->dir);
+		free(e->probs);
+		e->probs = n;
+	}
+	json_decref(e->gpu_info);
+	buf_release(&e->proto_json);
+	pthread_mutex_destroy(&e->store_mu);
+	pthread_mutex_destroy(&e->prob_mu);
+	free(e->root);
+	free(e->arch);
+	free(e->store_path);
+	free(e->exe);
+	free(e);
+}
+
+/* ---- eval ------------------------------------------------------------------ */
+
+static void set_status(struct eval_outcome *o, const char *status, const char *check)
+{
+	snprintf(o->status, sizeof(o->status), "%s", status);
+	snprintf(o->failed_check, sizeof(o->failed_check), "%s", check ? check : "");
+}
+
+static void compile_id_of(const char *kernel_hash, const char *arch, const char *options,
+			  char hex[65])
+{
+	struct buf b = BUF_INIT;
+
+	buf_addf(&b, "%s|%s|%s", kernel_hash, arch, options);
+	sha256_hex(b.s, b.len, hex);
+	buf_release(&b);
+}
+
+/* The derived figures: speedups against this GPU's baselines, roofline. */
+static void derive(struct engine *e, struct eng_problem *ep, struct eval_outcome *o)
+{
+	double eager = 0, comp = 0;
+	struct buf err = BUF_INIT;
+
+	if (o->time_mean_ms > 0 && o->gpu_name[0]) {
+		pthread_mutex_lock(&e->store_mu);
+		if (es_baselines(&e->store, ep->p.id, o->gpu_name, &eager, &comp, &err) == 0) {
+			o->speedup_eager = eager > 0 ? eager / o->time_mean_ms : 0;
+			o->speedup_compile = comp > 0 ? comp / o->time_mean_ms : 0;
+		}
+		pthread_mutex_unlock(&e->store_mu);
+	}
+	if (e->peak_gbs > 0 && e->peak_gflops > 0)
+		o->roofline_ms = problem_roofline_ms(&ep->p, e->peak_gbs, e->peak_gflops);
+	buf_release(&err);
+}
+
+/* Fills the outcome from a worker's reply. */
+static void from_result(const json_t *res, struct eval_outcome *o)
+{
+	set_status(o, jget_str(res, "status", "runtime_error"), jget_str(res, "failed_check", ""));
+	buf_adds(&o->detail, jget_str(res, "detail", ""));
+	o->max_abs_err = jget_num(res, "max_abs_err", 0);
+	o->max_rel_err = jget_num(res, "max_rel_err", 0);
+	o->mismatches = jget_int(res, "mismatches", 0);
+	engine_time_stats(res, o);
+	{
+		double wall = jget_num(res, "wall_ms", 0), kern = jget_num(res, "kernel_ms", 0);
+		o->harness_ms = wall > kern ? wall - kern : 0;
+	}
+}
+
+static int run_on_gpu(struct engine *e, struct eng_problem *ep, const struct launch_plan *lp,
+		      const struct compile_result *cr, json_t **res, struct buf *err)
+{
+	struct buf plan = BUF_INIT, bin = BUF_INIT;
+	json_t *req, *names = json_array(), *pj;
+	int r;
+
+	if (problem_reference(e, ep, err) < 0) {
+		json_decref(names);
+		return -1;
+	}
+	launch_plan_to_json(lp, &plan);
+	for (int i = 0; i < lp->n_steps; i++)
+		json_array_append_new(names, json_string(lp->steps[i].kernel));
+	pj = json_loads(e->proto_json.s, 0, NULL);
+	req = json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:s,s:I,s:o,s:o}", "problem_dir", ep->dir,
+			"problem_id", ep->p.id, "ref_hash", ep->ref_hash, "ref_plan", ep->ref_plan.s,
+			"plan", plan.s, "ref_cubin_len", (json_int_t)ep->ref_cubin.len,
+			"kernel", "candidate", "cubin_len", (json_int_t)cr->cubin.len, "kernels",
+			names, "protocol", pj ? pj : json_object());
+	buf_add(&bin, ep->ref_cubin.s, ep->ref_cubin.len);
+	buf_add(&bin, cr->cubin.s, cr->cubin.len);
+	r = supervisor_request(e->sup, RT_EVAL, req, bin.s, bin.len, res, err);
+	json_decref(req);
+	buf_release(&plan);
+	buf_release(&bin);
+	return r;
+}
+
+int engine_eval(struct engine *e, const struct eval_request *req, struct eval_outcome *out,
+		struct buf *err)
+{
+	struct eng_problem *ep;
+	struct candidate c;
+	struct launch_plan lp;
+	struct compile_result cr;
+	struct buf canon = BUF_INIT, msg = BUF_INIT;
+	struct compile_job *job = NULL;
+	json_t *res = NULL;
+	size_t len = req->candidate ? strlen(req->candidate) : 0;
+	int ret = -1, r, parsed;
+	double t0 = now_s();
+
+	candidate_init(&c);
+	launch_plan_init(&lp);
+	compile_result_init(&cr);
+	eval_outcome_release(out);
+	ep = problem_get(e, req->problem_id, err);
+	if (!ep)
+		goto out;
+	snprintf(out->gpu_name, sizeof(out->gpu_name), "%s", engine_gpu_name(e));
+	parsed = candidate_parse(&c, req->candidate ? req->candidate : "", len, &msg) == 0;
+	candidate_hash(req->candidate ? req->candidate : "", len, out->kernel_hash);
+	candidate_canonical(req->candidate ? req->candidate : "", len, &canon);
+	engine_eval_key(out->kernel_hash, ep->p.id, out->gpu_name, e->proto_json.s, out->eval_id);
+
+	pthread_mutex_lock(&e->store_mu);
+	r = es_put_kernel(&e->store, out->kernel_hash, canon.s, err);
+	if (r == 0 && !req->force) {
+		r = es_find_eval(&e->store, out->eval_id, out, err);
+		if (r == 1) {
+			pthread_mutex_unlock(&e->store_mu);
+			derive(e, ep, out);
+			ret = 0;
+			goto out;
+		}
+	}
+	pthread_mutex_unlock(&e->store_mu);
+	if (r < 0)
+		goto out;
+
+	if (parsed) {
+		/* Compile while the launch block is resolved. */
+		job = compile_pool_submit(e->pool, c.device_src);
+		if (launch_plan_build(&lp, &ep->p, c.text, &e->lim, &msg) < 0)
+			parsed = 0;
+	}
+	if (!parsed) {
+		set_status(out, "format_error", NULL);
+		buf_adds(&out->detail, msg.s);
+		compile_id_of(out->kernel_hash, e->arch, "[]", out->compile_id);
+		if (job) {
+			/* The code may compile; record it, the verdict stays format_error. */
+			if (compile_pool_wait(e->pool, job, &cr, err) < 0)
+				goto out;
+			job = NULL;
+			compile_id_of(out->kernel_hash, e->arch, cr.options.s, out->compile_id);
+			out->compile_ms = cr.ms;
+			pthread_mutex_lock(&e->store_mu);
+			r = es_put_compile(&e->store, out->compile_id, out->kernel_hash, e->arch, &cr,
+					   cr.ok ? "ok" : "compile_error", cr.message.s, err);
+			pthread_mutex_unlock(&e->store_mu);
+		} else {
+			pthread_mutex_lock(&e->store_mu);
+			r = es_put_compile(&e->store, out->compile_id, out->kernel_hash, e->arch, NULL,
+					   "format_error", msg.s, err);
+			pthread_mutex_unlock(&e->store_mu);
+		}
+		if (r < 0)
+			goto out;
+		goto record;
+	}
+	if (compile_pool_wait(e->pool, job, &cr, err) < 0) {
+		job = NULL;
+		goto out;
+	}
+	job = NULL;
+	out->compile_ms = cr.ms;
+	compile_id_of(out->kernel_hash, e->arch, cr.options.s, out->compile_id);
+	pthread_mutex_lock(&e->store_mu);
+	r = es_put_compile(&e->store, out->compile_id, out->kernel_hash, e->arch, &cr,
+			   cr.ok ? "ok" : "compile_error", cr.message.s, err);
+	pthread_mutex_unlock(&e->store_mu);
+	if (r < 0)
+		goto out;
+	if (!cr.ok) {
+		set_status(out, "compile_error", cr.timed_out ? "compile_timeout" : NULL);
+		buf_addf(&out->detail, "%s", cr.message.s);
+		if (cr.log.len) {
+			/* An excerpt: the first errors are what the author needs. */
+			size_t n = cr.log.len < 4000 ? cr.log.len : 4000;
+			buf_adds(&out->detail, "\n");
+			buf_add(&out->detail, cr.log.s, n);
+		}
+		goto record;
+	}
+	if (e->compile_only) {
+		set_status(out, "not_run", NULL);
+		buf_adds(&out->detail, "compiled only (no GPU run)");
+		goto record;
+	}
+	{
+		double tg = now_s();
+		if (run_on_gpu(e, ep, &lp, &cr, &res, err) < 0)
+			goto out;
+		from_result(res, out);
+		if (out->harness_ms <= 0)
+			out->harness_ms = (now_s() - tg) * 1000.0;
+	}
+record:
+	(void)t0;
+	pthread_mutex_lock(&e->store_mu);
+	r = es_put_eval(&e->store, out, ep->p.id, e->proto_name, e->proto_json.s, res, err);
+	pthread_mutex_unlock(&e->store_mu);
+	if (r < 0)
+		goto out;
+	derive(e, ep, out);
+	ret = 0;
+out:
+	if (job)
+		compile_pool_wait(e->pool, job, &cr, &msg);
+	json_decref(res);
+	candidate_release(&c);
+	launch_plan_release(&lp);
+	compile_result_release(&cr);
+	buf_release(&canon);
+	buf_release(&msg);
+	return ret;
+}

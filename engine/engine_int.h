@@ -1,0 +1,95 @@
+/* Internals shared by engine.c, engine_store.c, supervisor.c and
+ * engine_peaks.c. Not a public header: the collector and verifier use
+ * engine/engine.h only. */
+#ifndef KF_ENGINE_INT_H
+#define KF_ENGINE_INT_H
+
+#include <pthread.h>
+#include <jansson.h>
+#include "core/problem.h"
+#include "core/store.h"
+#include "engine/engine.h"
+#include "engine/compile.h"
+#include "engine/launch.h"
+
+struct compile_pool;
+struct supervisor;
+
+/* A problem the engine has seen: loaded once, its store row written once,
+ * its reference compiled once (GPU mode). */
+struct eng_problem {
+	struct problem p;
+	char *dir;
+	int ref_ready;             /* ref_cubin/ref_plan set (GPU mode) */
+	struct buf ref_cubin;
+	struct buf ref_plan;       /* launch_plan_to_json of reference.cu */
+	char ref_hash[65];
+	struct eng_problem *next;
+};
+
+struct engine {
+	char *root, *arch, *store_path, *exe;
+	int compile_only;
+	struct eval_protocol proto;
+	char proto_name[32];
+	struct buf proto_json;     /* every protocol parameter, compact, sorted keys */
+	struct compile_opts copts;
+	struct compile_pool *pool;
+	struct launch_limits lim;
+
+	pthread_mutex_t store_mu;  /* the one store connection */
+	struct store store;
+
+	pthread_mutex_t prob_mu;
+	struct eng_problem *probs;
+
+	struct supervisor *sup;    /* NULL with compile_only */
+	char gpu_name[128];
+	json_t *gpu_info;          /* from the first worker's hello (owned) */
+	double peak_gbs, peak_gflops;
+};
+
+/* ---- engine_store.c (call with store_mu held) ---------------------------- */
+int es_put_kernel(struct store *s, const char *hash, const char *canonical, struct buf *err);
+int es_put_compile(struct store *s, const char *compile_id, const char *kernel_hash,
+		   const char *arch, const struct compile_result *r, const char *status,
+		   const char *message, struct buf *err);
+/* 1 and the outcome filled when eval_id exists, 0 when not, -1 on error. */
+int es_find_eval(struct store *s, const char *eval_id, struct eval_outcome *o, struct buf *err);
+/* Writes (replacing) the evals row and its trials from the outcome and the
+ * worker's result (may be NULL: no trials). One transaction. */
+int es_put_eval(struct store *s, const struct eval_outcome *o, const char *problem_id,
+		const char *protocol_name, const char *protocol_json, const json_t *result,
+		struct buf *err);
+/* Baseline means for (problem, gpu), 0 when absent. */
+int es_baselines(struct store *s, const char *problem_id, const char *gpu, double *eager,
+		 double *compile, struct buf *err);
+int es_gpu_peaks(struct store *s, const char *gpu, double *gbs, double *tflops, struct buf *err);
+int es_put_gpu(struct store *s, const json_t *info, double gbs, double tflops, struct buf *err);
+
+/* ---- engine.c helpers ----------------------------------------------------- */
+void engine_protocol_json(const struct eval_protocol *p, const char *arch, struct buf *out);
+/* sha256(kernel_hash|problem|gpu|protocol_json) */
+void engine_eval_key(const char *kernel_hash, const char *problem_id, const char *gpu,
+		     const char *protocol_json, char hex[65]);
+/* Fills mean/median/std/min/max from the "time" trials of a worker result. */
+void engine_time_stats(const json_t *result, struct eval_outcome *o);
+
+/* ---- supervisor.c --------------------------------------------------------- */
+/* Starts one worker per visible GPU (`exe __worker --device i`, at most
+ * max_gpus; 0 = all) and says hello to each. The first worker compiles the
+ * harness kernels and returns their cubin, which later (re)starts reuse.
+ * info receives the first worker's device description (new reference). */
+int supervisor_open(struct supervisor **sp, const char *exe, int max_gpus, json_t **info,
+		    struct buf *err);
+/* Sends one request (JSON + binary attachment) to a free worker and waits
+ * for its reply, restarting the worker when it dies, hangs past the
+ * deadline it announced, or reports a fatal error. *reply is a new
+ * object; a dead or hung worker gives {"status":"timeout"|"runtime_error",
+ * "fatal":true, "detail":...}. -1 only when no worker can be started. */
+int supervisor_request(struct supervisor *s, int type, const json_t *req, const void *bin,
+		       size_t bin_len, json_t **reply, struct buf *err);
+int supervisor_n_workers(const struct supervisor *s);
+void supervisor_close(struct supervisor *s);
+
+#endif

@@ -1,0 +1,319 @@
+/* The supervisor: one worker process per visible GPU, each owning its
+ * CUDA context. Requests go to a free worker; a worker that dies, reports
+ * a fatal error or stays silent past the deadline it announced (+2 s) is
+ * killed and restarted before the next request, so one candidate's fault
+ * or hang never affects the next. */
+#include "engine_int.h"
+#include "engine/rt.h"
+#include "core/cudadrv.h"
+#include "core/json.h"
+#include "core/log.h"
+#include "core/proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define HELLO_TIMEOUT_S 120.0      /* context + harness compile (first start) */
+#define FIRST_FRAME_S 30.0         /* until the worker's first PROGRESS */
+#define GRACE_S 2.0
+
+struct worker {
+	int device;
+	pid_t pid;
+	int to, from;              /* pipe ends in the supervisor */
+	int busy, alive;
+	int restarts;
+};
+
+struct supervisor {
+	char *exe;
+	struct worker *w;
+	int n;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct buf harness;        /* cubin from the first worker */
+	json_t *info;
+};
+
+static void worker_kill(struct worker *w)
+{
+	if (w->pid > 0) {
+		int st;
+		kill(w->pid, SIGKILL);
+		while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (w->to >= 0)
+		close(w->to);
+	if (w->from >= 0)
+		close(w->from);
+	w->pid = -1;
+	w->to = w->from = -1;
+	w->alive = 0;
+}
+
+/* Moves fd to a number >= 10 (so dup2 onto 3/4 never collides). */
+static int high_fd(int fd)
+{
+	int n = fcntl(fd, F_DUPFD, 10);
+	close(fd);
+	return n;
+}
+
+static int worker_start(struct supervisor *s, struct worker *w, struct buf *err)
+{
+	int a[2], b[2];          /* a: supervisor → worker; b: worker → supervisor */
+	char dev[16];
+	pid_t pid;
+	json_t *hello;
+	struct rt_msg m;
+	int r;
+
+	if (pipe2(a, O_CLOEXEC) < 0)
+		return kf_err(err, "pipe: %s", strerror(errno));
+	if (pipe2(b, O_CLOEXEC) < 0) {
+		close(a[0]);
+		close(a[1]);
+		return kf_err(err, "pipe: %s", strerror(errno));
+	}
+	snprintf(dev, sizeof(dev), "%d", w->device);
+	pid = fork();
+	if (pid < 0) {
+		close(a[0]); close(a[1]); close(b[0]); close(b[1]);
+		return kf_err(err, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		int in = high_fd(a[0]), out = high_fd(b[1]);
+		if (in < 0 || out < 0 || dup2(in, 3) < 0 || dup2(out, 4) < 0)
+			_exit(127);
+		setpgid(0, 0);
+		execl(s->exe, s->exe, "__worker", "--device", dev, (char *)NULL);
+		_exit(127);
+	}
+	close(a[0]);
+	close(b[1]);
+	w->pid = pid;
+	w->to = a[1];
+	w->from = b[0];
+	w->alive = 1;
+	hello = json_pack("{s:i,s:b}", "version", RT_PROTOCOL_VERSION, "have_harness",
+			  s->harness.len > 0);
+	r = rt_send(w->to, RT_HELLO, hello, s->harness.s, s->harness.len, err);
+	json_decref(hello);
+	rt_msg_init(&m);
+	if (!r)
+		r = rt_recv(w->from, &m, now_s() + HELLO_TIMEOUT_S, err);
+	if (r == -2)
+		r = kf_err(err, "GPU worker %d did not start within %.0f s", w->device, HELLO_TIMEOUT_S);
+	if (!r && m.type != RT_INFO)
+		r = kf_err(err, "GPU worker %d: %s", w->device,
+			   jget_str(m.json, "error", "unexpected reply to hello"));
+	if (!r && !jget_bool(m.json, "ok", 0))
+		r = kf_err(err, "%s", jget_str(m.json, "error", "GPU worker failed to start"));
+	if (!r && !s->harness.len && m.bin.len)
+		buf_add(&s->harness, m.bin.s, m.bin.len);
+	if (!r && !s->info)
+		s->info = json_incref(m.json);
+	rt_msg_release(&m);
+	if (r) {
+		worker_kill(w);
+		return -1;
+	}
+	return 0;
+}
+
+int supervisor_open(struct supervisor **sp, const char *exe, int max_gpus, json_t **info,
+		    struct buf *err)
+{
+	struct supervisor *s;
+	struct cudadrv d;
+	int n = 0;
+
+	*sp = NULL;
+	if (!exe)
+		return kf_err(err, "cannot find the kforge executable for the GPU worker");
+	if (cudadrv_load(&d, err) < 0)
+		return -1;
+	d.cuDeviceGetCount(&n);
+	cudadrv_release(&d);
+	if (n <= 0)
+		return kf_err(err, "no GPU visible");
+	if (max_gpus > 0 && n > max_gpus)
+		n = max_gpus;
+	/* A dead worker must not kill the engine through SIGPIPE. */
+	signal(SIGPIPE, SIG_IGN);
+	s = calloc(1, sizeof(*s));
+	s->exe = strdup(exe);
+	s->n = n;
+	s->w = calloc((size_t)n, sizeof(*s->w));
+	buf_init(&s->harness);
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	for (int i = 0; i < n; i++) {
+		s->w[i].device = i;
+		s->w[i].pid = -1;
+		s->w[i].to = s->w[i].from = -1;
+		if (worker_start(s, &s->w[i], err) < 0) {
+			supervisor_close(s);
+			return -1;
+		}
+	}
+	*info = json_incref(s->info);
+	*sp = s;
+	return 0;
+}
+
+int supervisor_n_workers(const struct supervisor *s)
+{
+	return s->n;
+}
+
+static struct worker *acquire(struct supervisor *s)
+{
+	struct worker *w = NULL;
+
+	pthread_mutex_lock(&s->mu);
+	for (;;) {
+		for (int i = 0; i < s->n && !w; i++)
+			if (!s->w[i].busy)
+				w = &s->w[i];
+		if (w)
+			break;
+		pthread_cond_wait(&s->cv, &s->mu);
+	}
+	w->busy = 1;
+	pthread_mutex_unlock(&s->mu);
+	return w;
+}
+
+static void release(struct supervisor *s, struct worker *w)
+{
+	pthread_mutex_lock(&s->mu);
+	w->busy = 0;
+	pthread_cond_signal(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+}
+
+static json_t *dead_reply(const char *status, const char *fmt, const char *what)
+{
+	char d[512];
+
+	snprintf(d, sizeof(d), fmt, what);
+	return json_pack("{s:s,s:s,s:b}", "status", status, "detail", d, "fatal", 1);
+}
+
+int supervisor_request(struct supervisor *s, int type, const json_t *req, const void *bin,
+		       size_t bin_len, json_t **reply, struct buf *err)
+{
+	struct worker *w = acquire(s);
+	struct rt_msg m;
+	struct buf e2 = BUF_INIT;
+	double deadline;
+	int ret = -1, r;
+
+	*reply = NULL;
+	rt_msg_init(&m);
+	if (!w->alive && worker_start(s, w, err) < 0)
+		goto out;
+	if (rt_send(w->to, type, req, bin, bin_len, &e2) < 0) {
+		/* Died between requests: start again and retry once. */
+		worker_kill(w);
+		if (worker_start(s, w, err) < 0 || rt_send(w->to, type, req, bin, bin_len, err) < 0)
+			goto out;
+	}
+	deadline = now_s() + FIRST_FRAME_S;
+	for (;;) {
+		buf_reset(&e2);
+		r = rt_recv(w->from, &m, deadline, &e2);
+		if (r == 0 && m.type == RT_PROGRESS) {
+			deadline = now_s() + jget_num(m.json, "next_s", FIRST_FRAME_S) + GRACE_S;
+			continue;
+		}
+		if (r == 0 && m.type == RT_RESULT) {
+			*reply = json_incref(m.json);
+			if (jget_bool(m.json, "fatal", 0))
+				worker_kill(w);
+			break;
+		}
+		if (r == -2) {
+			log_warn("GPU worker %d silent past its deadline: killed", w->device);
+			worker_kill(w);
+			*reply = dead_reply("timeout", "%s", "the launch did not finish in time; the GPU worker was killed and restarted");
+			break;
+		}
+		{
+			/* EOF or garbage: the worker died (a crash in the driver). */
+			int st = 0;
+			struct proc_result pr;
+			struct buf how = BUF_INIT;
+			proc_result_init(&pr);
+			if (w->pid > 0 && waitpid(w->pid, &st, 0) == w->pid) {
+				pr.exited = WIFEXITED(st);
+				pr.status = WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st);
+				pr.signaled = WIFSIGNALED(st);
+				proc_describe(&pr, &how);
+				w->pid = -1;
+			} else {
+				buf_adds(&how, e2.s);
+			}
+			worker_kill(w);
+			*reply = dead_reply("runtime_error", "the GPU worker died (%s) and was restarted",
+					    how.s);
+			buf_release(&how);
+			proc_result_release(&pr);
+			break;
+		}
+	}
+	/* Restart now, so the next candidate finds a ready context. */
+	if (!w->alive) {
+		w->restarts++;
+		if (worker_start(s, w, &e2) < 0)
+			log_warn("GPU worker %d restart failed: %s (retried at the next request)",
+				 w->device, e2.s);
+	}
+	ret = 0;
+out:
+	rt_msg_release(&m);
+	buf_release(&e2);
+	release(s, w);
+	return ret;
+}
+
+void supervisor_close(struct supervisor *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < s->n; i++) {
+		struct worker *w = &s->w[i];
+		if (w->alive) {
+			struct buf e = BUF_INIT;
+			rt_send(w->to, RT_QUIT, NULL, NULL, 0, &e);
+			buf_release(&e);
+			close(w->to);
+			w->to = -1;
+			/* Give it a moment to release the context cleanly. */
+			for (int k = 0; k < 200; k++) {
+				int st;
+				if (waitpid(w->pid, &st, WNOHANG) == w->pid) {
+					w->pid = -1;
+					break;
+				}
+				usleep(10000);
+			}
+		}
+		worker_kill(w);
+	}
+	free(s->w);
+	free(s->exe);
+	buf_release(&s->harness);
+	json_decref(s->info);
+	pthread_mutex_destroy(&s->mu);
+	pthread_cond_destroy(&s->cv);
+	free(s);
+}

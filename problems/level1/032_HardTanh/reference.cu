@@ -1,0 +1,13 @@
+// Reference: y = clamp(x, -1, 1), element by element, computed in double.
+extern "C" __global__ void hardtanh_ref(const float* __restrict__ x, float* __restrict__ y,
+                                   long long n)
+{
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    double v = (double)x[i];
+    y[i] = (float)(fmin(fmax(v, -1.0), 1.0));
+}
+
+/*@launch
+hardtanh_ref<<<ceil_div(batch_size * dim, 256), 256>>>(x, y, batch_size * dim);
+@*/

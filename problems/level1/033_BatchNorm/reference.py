@@ -1,0 +1,25 @@
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+class Model(nn.Module):
+    """
+    Simple model that performs Batch Normalization.
+    """
+    def __init__(self, num_features: int):
+        super(Model, self).__init__()
+        self.bn = nn.BatchNorm2d(num_features=num_features)
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.bn(x)
+
+batch_size = 64
+features = 64
+dim1 = 512
+dim2 = 512
+
+def get_inputs():
+    x = torch.rand(batch_size, features, dim1, dim2)
+    return [x]
+
+def get_init_inputs():
+    return [features]

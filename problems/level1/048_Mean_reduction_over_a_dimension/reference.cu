@@ -1,0 +1,16 @@
+// Reference: mean over dim 1 of (B, D1, D2); one thread per (b, j) walking dim1 (in double for sums).
+extern "C" __global__ void mean_dim1_ref(const float* __restrict__ x, float* __restrict__ y,
+                                   long long B, long long D1, long long D2)
+{
+    long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (o >= B * D2) return;
+    long long b = o / D2, j = o % D2;
+    const float* xp = x + b * D1 * D2 + j;
+    double s = 0.0;
+    for (long long k = 0; k < D1; k++) s += (double)xp[k * D2];
+    y[o] = (float)(s / (double)D1);
+}
+
+/*@launch
+mean_dim1_ref<<<ceil_div(batch_size * dim2, 256), 256>>>(x, y, batch_size, dim1, dim2);
+@*/

@@ -1,0 +1,65 @@
+// Reference: Conv3d, x (batch_size, in_channels, width, height, depth) -> out (batch_size, out_channels, out_width, out_height, out_depth).
+// One thread per output element, double accumulation. Spatial axes are padded
+// to three (size 1, kernel 1, stride 1, no padding on the missing ones), so one
+// kernel serves 1D, 2D and 3D.
+// weight (64, 3, 3, 5, 7).
+#define NB 16
+#define CI 3
+#define CO 64
+#define GROUPS 1
+#define ID 64
+#define IH 64
+#define IW 64
+#define OD 62
+#define OH 60
+#define OW 58
+#define KD 3
+#define KH 5
+#define KW 7
+#define SD 1
+#define SH 1
+#define SW 1
+#define PD 0
+#define PH 0
+#define PW 0
+#define DILD 1
+#define DILH 1
+#define DILW 1
+
+extern "C" __global__ void conv_ref(const float* __restrict__ x, const float* __restrict__ weight,
+                                     float* __restrict__ out)
+{
+    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (idx >= (long long)NB * CO * OD * OH * OW) return;
+    long long t = idx;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co = (int)(t % CO);
+    const long long n = t / CO;
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int g = co / (CO / GROUPS);
+    double acc = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
+                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    out[idx] = (float)acc;
+}
+
+/*@launch
+conv_ref<<<ceil_div(batch_size * out_channels * out_width * out_height * out_depth, 256), 256>>>(x, weight, out);
+@*/

@@ -1,0 +1,16 @@
+// Reference: masked prefix sum; one thread per row, sequential along the row in double.
+extern "C" __global__ void masked_cumsum_ref(const float* __restrict__ x, const unsigned char* __restrict__ mask, float* __restrict__ y,
+                                   long long rows, long long cols)
+{
+    long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (r >= rows) return;
+    const float* xr = x + r * cols;
+    float* yr = y + r * cols;
+    const unsigned char* mr = mask + r * cols;
+    double s = 0.0;
+    for (long long j = 0; j < cols; j++) { if (mr[j]) s += (double)xr[j]; yr[j] = (float)s; }
+}
+
+/*@launch
+masked_cumsum_ref<<<ceil_div(batch_size, 128), 128>>>(x, mask, y, batch_size, length);
+@*/

@@ -1,0 +1,12 @@
+// problem: relu
+// expect: format_error 11:15: block of 2048 threads is over the device limit
+extern "C" __global__ void relu_f32(const float* __restrict__ x, float* __restrict__ y,
+                                    long long n)
+{
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) y[i] = fmaxf(x[i], 0.0f);
+}
+
+/*@launch
+relu_f32<<<1, dim3(32, 32, 2)>>>(x, y, batch_size * dim);
+@*/

@@ -1,0 +1,13 @@
+// problem: relu
+// expect: format_error 11:9: expected `scratch \[zeroed\] TYPE NAME\[COUNT\];`
+extern "C" __global__ void relu_f32(const float* __restrict__ x, float* __restrict__ y,
+                                    long long n)
+{
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) y[i] = fmaxf(x[i], 0.0f);
+}
+
+/*@launch
+scratch float3 tmp[16];
+relu_f32<<<1, 256>>>(x, y, 1);
+@*/

@@ -1,0 +1,12 @@
+// problem: relu
+// expect: format_error 11:25: parameter `y` of `relu_f32` is the pointer `float\* __restrict__ y`: pass an input, output or scratch buffer by name, found `dim`
+extern "C" __global__ void relu_f32(const float* __restrict__ x, float* __restrict__ y,
+                                    long long n)
+{
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) y[i] = fmaxf(x[i], 0.0f);
+}
+
+/*@launch
+relu_f32<<<1, 256>>>(x, dim, 1);
+@*/

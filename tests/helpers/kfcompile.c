@@ -1,0 +1,185 @@
+/* Test and measurement helper for the compile front end:
+ *   kfcompile [--exe KFORGE] [--arch sm_90] [--timeout S] [--cpu S] [--log]
+ *             [--pool N] [--repeat N] [--fixtures DIR] [--plan] FILE...
+ * With --fixtures, a file's first line `// problem: NAME` names the problem
+ * spec DIR/NAME.json, and the launch block is resolved against it (sm_90
+ * limits) before the compile, as the engine does; --plan prints the plan.
+ * For each candidate file prints one line
+ *   FILE: format_error|compile_error|compile_timeout|ok MS ms [kernel NAME regs R smem S
+ *         stack K spill_st A spill_ld B]...
+ * with --log the compile log follows, indented. --repeat N compiles each
+ * file N times through a pool and ends with "median MS ms over N compiles".
+ * Exit 0 when every file was processed (whatever its status), 1 when the
+ * sandbox failed. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/buf.h"
+#include "engine/candidate.h"
+#include "engine/compile.h"
+#include "engine/compile_pool.h"
+#include "engine/launch.h"
+#include "core/problem.h"
+
+/* The launch check against the fixture named on the file's first line. */
+static int check_launch(const char *fixtures, const char *text, int show_plan, struct buf *err)
+{
+	struct problem p;
+	struct launch_plan lp;
+	struct launch_limits lim;
+	struct buf spec = BUF_INIT, path = BUF_INIT, pj = BUF_INIT;
+	const char *q = strstr(text, "// problem: ");
+	int ret = -1;
+
+	problem_init(&p);
+	launch_plan_init(&lp);
+	launch_limits_default(&lim);
+	if (!q) {
+		kf_err(err, "no `// problem: NAME` line");
+		ret = -2;
+		goto out;
+	}
+	q += 12;
+	buf_setf(&path, "%s/%.*s.json", fixtures, (int)strcspn(q, "\n"), q);
+	if (buf_read_file(&spec, path.s, 1 << 20, err) < 0 ||
+	    problem_load_json(&p, spec.s, path.s, err) < 0) {
+		ret = -2;
+		goto out;
+	}
+	if (launch_plan_build(&lp, &p, text, &lim, err) < 0)
+		goto out;
+	if (show_plan) {
+		launch_plan_to_json(&lp, &pj);
+		printf("plan %s\n", pj.s);
+	}
+	ret = 0;
+out:
+	launch_plan_release(&lp);
+	problem_release(&p);
+	buf_release(&spec);
+	buf_release(&path);
+	buf_release(&pj);
+	return ret;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+	struct compile_opts o;
+	struct compile_pool *pool = NULL;
+	struct buf err = BUF_INIT;
+	int show_log = 0, repeat = 1, n_pool = 1, ret = 0, i, show_plan = 0, lr = 0;
+	const char *fixtures = NULL;
+	double *times = NULL;
+	int n_times = 0;
+
+	compile_opts_default(&o);
+	o.timeout_s = 20;
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--exe") && i + 1 < argc)
+			o.kforge_exe = argv[++i];
+		else if (!strcmp(argv[i], "--arch") && i + 1 < argc)
+			o.arch = argv[++i];
+		else if (!strcmp(argv[i], "--timeout") && i + 1 < argc)
+			o.timeout_s = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
+			o.cpu_s = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--pool") && i + 1 < argc)
+			n_pool = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
+			repeat = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--fast-math"))
+			o.fast_math = 1;
+		else if (!strcmp(argv[i], "--fixtures") && i + 1 < argc)
+			fixtures = argv[++i];
+		else if (!strcmp(argv[i], "--plan"))
+			show_plan = 1;
+		else if (!strcmp(argv[i], "--log"))
+			show_log = 1;
+		else {
+			fprintf(stderr, "kfcompile: unknown option %s\n", argv[i]);
+			return 2;
+		}
+	}
+	if (repeat < 1 || n_pool < 1)
+		return 2;
+	if (compile_pool_open(&pool, n_pool, &o, &err) < 0) {
+		fprintf(stderr, "kfcompile: %s\n", err.s);
+		return 1;
+	}
+	times = calloc((size_t)(argc * repeat + 1), sizeof(double));
+	for (; i < argc; i++) {
+		struct buf text = BUF_INIT;
+		struct candidate c;
+		struct compile_job **jobs = calloc((size_t)repeat, sizeof(*jobs));
+
+		candidate_init(&c);
+		if (buf_read_file(&text, argv[i], 4u << 20, &err) < 0) {
+			printf("%s: unreadable: %s\n", argv[i], err.s);
+			ret = 1;
+		} else if (candidate_parse(&c, text.s, text.len, &err) < 0) {
+			printf("%s: format_error: %s\n", argv[i], err.s);
+		} else if (fixtures && (lr = check_launch(fixtures, c.text, show_plan, &err)) < 0) {
+			printf("%s: %s: %s\n", argv[i], lr == -2 ? "fixture_error" : "format_error", err.s);
+			if (lr == -2)
+				ret = 1;
+		} else {
+			for (int k = 0; k < repeat; k++)
+				jobs[k] = compile_pool_submit(pool, c.device_src);
+			for (int k = 0; k < repeat; k++) {
+				struct compile_result r;
+				compile_result_init(&r);
+				if (compile_pool_wait(pool, jobs[k], &r, &err) < 0) {
+					printf("%s: sandbox_error: %s\n", argv[i], err.s);
+					ret = 1;
+				} else if (k == 0) {
+					times[n_times++] = r.ms;
+					if (r.timed_out)
+						printf("%s: compile_timeout: %s\n", argv[i], r.message.s);
+					else if (!r.ok)
+						printf("%s: compile_error: %s\n", argv[i], r.message.s);
+					else {
+						printf("%s: ok %.1f ms nvrtc %s options %s", argv[i], r.ms,
+						       r.nvrtc_version, r.options.s);
+						for (int j = 0; j < r.n_kernels; j++)
+							printf(" [kernel %s regs %d smem %d stack %d spill_st %d "
+							       "spill_ld %d cmem %d]", r.kernels[j].name,
+							       r.kernels[j].registers, r.kernels[j].smem_static,
+							       r.kernels[j].stack, r.kernels[j].spill_stores,
+							       r.kernels[j].spill_loads, r.kernels[j].cmem);
+						printf(" cubin %zu bytes\n", r.cubin.len);
+					}
+					if (show_log && r.log.len) {
+						const char *l = r.log.s;
+						while (*l) {
+							const char *e = strchr(l, '\n');
+							size_t n = e ? (size_t)(e - l) : strlen(l);
+							printf("    %.*s\n", (int)n, l);
+							l += n + (e ? 1 : 0);
+						}
+					}
+				} else {
+					times[n_times++] = r.ms;
+				}
+				compile_result_release(&r);
+			}
+		}
+		free(jobs);
+		candidate_release(&c);
+		buf_release(&text);
+	}
+	if (repeat > 1 && n_times) {
+		qsort(times, (size_t)n_times, sizeof(double), cmp_d);
+		printf("median %.1f ms over %d compiles (pool of %d)\n", times[n_times / 2], n_times,
+		       n_pool);
+	}
+	free(times);
+	compile_pool_close(pool);
+	buf_release(&err);
+	return ret;
+}

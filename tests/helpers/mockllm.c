@@ -1,0 +1,412 @@
+/* A scripted OpenAI-compatible chat-completions server for tests, on
+ * 127.0.0.1 only (ephemeral port). Each request takes the next step of
+ * the script; when the steps run out, the default mode answers.
+ *
+ *   mockllm --port-file F [--log F] [--script S.json] [--mode M]... [--default M]
+ *           [--max-seconds N]
+ *
+ * Modes: ok, 429 (Retry-After), 500, timeout (never answers), reset
+ * (connection reset), malformed (invalid JSON), nocode (a reply without a
+ * code block), big (a reply of `bytes`), trickle (a valid reply sent one
+ * byte every `interval_ms`), unauthorized (401 that echoes the bearer
+ * token, as careless servers do). Script: {"steps": [{"mode": "429",
+ * "retry_after": 1}, {"mode": "ok", "content": "..."}], "default": {...}}.
+ *
+ * "ok" without content answers by the task named in the prompt: ideas
+ * (a numbered list, labelled, the last one unlabelled), implementations
+ * (ReLU kernels for the fixture problem, as many as asked, one with a
+ * separate ```launch fence) or a repair.
+ *
+ * The log gets one JSON line per request: method, path, the SHA-256 of
+ * the bearer token (never the token), the body and the mode used. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/fsutil.h"
+#include "core/json.h"
+#include "core/sha256.h"
+
+static json_t *steps, *dflt;
+static size_t next_step;
+static int nreq;
+static FILE *log_fp;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+
+static json_t *mode_obj(const char *m)
+{
+	return json_pack("{s:s}", "mode", m);
+}
+
+static int send_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static void reply(int fd, int status, const char *reason, const char *extra, const char *body,
+		  size_t len)
+{
+	struct buf h = BUF_INIT;
+	buf_addf(&h, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n%s\r\n",
+		 status, reason, len, extra ? extra : "");
+	send_all(fd, h.s, h.len);
+	send_all(fd, body, len);
+	buf_release(&h);
+}
+
+static void add_kernel(struct buf *c, int v, int separate_launch)
+{
+	int bs = 128 << (v % 4);
+	buf_addf(c, "Variant %d uses blocks of %d threads for coalesced loads.\n\n```cuda\n", v, bs);
+	buf_addf(c,
+		 "extern \"C\" __global__ void relu_v%d(const float* __restrict__ x, float* __restrict__ y,\n"
+		 "                                  long long n)\n"
+		 "{\n"
+		 "    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+		 "    if (i < n) y[i] = fmaxf(x[i], 0.0f);\n"
+		 "}\n", v);
+	if (separate_launch) {
+		buf_addf(c, "```\n\n```launch\nrelu_v%d<<<ceil_div(batch_size * dim, %d), %d>>>"
+			    "(x, y, batch_size * dim);\n```\n\n", v, bs, bs);
+	} else {
+		buf_addf(c, "\n/*@launch\nrelu_v%d<<<ceil_div(batch_size * dim, %d), %d>>>"
+			    "(x, y, batch_size * dim);\n@*/\n```\n\n", v, bs, bs);
+	}
+}
+
+static int number_after(const char *body, const char *pat, int def)
+{
+	/* the first occurrence followed by a number */
+	for (const char *p = strstr(body, pat); p; p = strstr(p + 1, pat))
+		if (p[strlen(pat)] >= '0' && p[strlen(pat)] <= '9')
+			return atoi(p + strlen(pat));
+	return def;
+}
+
+static void auto_content(const char *body, struct buf *c)
+{
+	if (strstr(body, "Task: propose")) {
+		static const char *const ideas[] = {
+			"[memory, parallelism] Use float4 vectorized loads and stores so each thread moves 16 bytes.",
+			"[control] Unroll the grid-stride loop by four to cut loop overhead.",
+			"[compute] Replace the comparison with the fmaxf intrinsic.",
+			"[async] Prefetch the next tile with cp.async while computing the current one.",
+			"[parallelism, occupancy] Launch exactly enough blocks to fill every SM twice.",
+			"Use half precision storage for the intermediate values.",
+		};
+		int k = number_after(body, "Propose ", 3);
+		if (k < 1 || k > 6)
+			k = 3;
+		buf_adds(c, "Here are the ideas:\n\n");
+		for (int i = 0; i < k; i++)
+			buf_addf(c, "%d. %s\n", i + 1, i == k - 1 ? ideas[5] : ideas[i]);
+	} else if (strstr(body, "Task: implement")) {
+		int m = number_after(body, "Write ", 1);
+		if (m < 1 || m > 8)
+			m = 1;
+		for (int i = 0; i < m; i++)
+			add_kernel(c, i, i == 1);
+	} else if (strstr(body, "Task: repair")) {
+		buf_adds(c, "The launch block named the wrong size; fixed.\n\n");
+		add_kernel(c, 7, 0);
+	} else {
+		buf_adds(c, "Hello.");
+	}
+}
+
+static void completion(const char *content, size_t body_len, struct buf *out)
+{
+	json_t *o = json_pack("{s:s, s:s, s:s, s:[{s:i, s:{s:s, s:s%}, s:s}], "
+			      "s:{s:i, s:i, s:i, s:{s:i}}}",
+			      "id", "chatcmpl-mock", "object", "chat.completion", "model", "mock",
+			      "choices", "index", 0, "message", "role", "assistant", "content",
+			      content, strlen(content), "finish_reason", "stop", "usage",
+			      "prompt_tokens", (int)(body_len / 4), "completion_tokens",
+			      (int)(strlen(content) / 4), "total_tokens",
+			      (int)(body_len / 4 + strlen(content) / 4), "completion_tokens_details",
+			      "reasoning_tokens", 5);
+	char *s = json_dumps(o, JSON_COMPACT);
+	buf_adds(out, s);
+	free(s);
+	json_decref(o);
+}
+
+/* Serves one request; returns 0 to keep the connection, -1 to close it. */
+static int serve(int fd, const char *method, const char *path, const char *auth,
+		 const char *body, size_t blen)
+{
+	json_t *step, *logl;
+	const char *mode;
+	char auth_hex[65] = "";
+	struct buf out = BUF_INIT, content = BUF_INIT;
+	int n, rc = 0;
+
+	pthread_mutex_lock(&mu);
+	n = ++nreq;
+	if (next_step < json_array_size(steps))
+		step = json_incref(json_array_get(steps, next_step++));
+	else
+		step = json_incref(dflt);
+	pthread_mutex_unlock(&mu);
+	mode = json_string_value(json_object_get(step, "mode"));
+	if (!mode)
+		mode = "ok";
+	if (auth && !strncasecmp(auth, "Bearer ", 7))
+		sha256_hex(auth + 7, strlen(auth + 7), auth_hex);
+	logl = json_pack("{s:i, s:s, s:s, s:s, s:b, s:s%, s:s}", "n", n, "method", method, "path",
+			 path, "auth_sha256", auth_hex, "auth", auth != NULL, "body", body, blen,
+			 "mode", mode);
+	if (!logl) /* body not UTF-8 */
+		logl = json_pack("{s:i, s:s, s:s}", "n", n, "method", method, "mode", mode);
+	pthread_mutex_lock(&mu);
+	if (log_fp) {
+		char *s = json_dumps(logl, JSON_COMPACT);
+		fprintf(log_fp, "%s\n", s);
+		fflush(log_fp);
+		free(s);
+	}
+	pthread_mutex_unlock(&mu);
+	json_decref(logl);
+
+	if (strcmp(path, "/v1/chat/completions") || strcmp(method, "POST")) {
+		reply(fd, 404, "Not Found", NULL, "{\"error\":{\"message\":\"no such route\"}}", 37);
+	} else if (!strcmp(mode, "429")) {
+		char ra[64];
+		snprintf(ra, sizeof(ra), "Retry-After: %d\r\n",
+			 (int)json_integer_value(json_object_get(step, "retry_after")));
+		const char *b = "{\"error\":{\"message\":\"rate limited\",\"type\":\"rate_limit\"}}";
+		reply(fd, 429, "Too Many Requests", json_object_get(step, "retry_after") ? ra : NULL,
+		      b, strlen(b));
+	} else if (!strcmp(mode, "500")) {
+		const char *b = "{\"error\":{\"message\":\"internal error\"}}";
+		reply(fd, 500, "Internal Server Error", NULL, b, strlen(b));
+	} else if (!strcmp(mode, "unauthorized")) {
+		buf_addf(&out, "{\"error\":{\"message\":\"invalid key %s\"}}", auth ? auth : "none");
+		reply(fd, 401, "Unauthorized", NULL, out.s, out.len);
+	} else if (!strcmp(mode, "timeout")) {
+		/* never answer: wait for the client to give up */
+		struct pollfd p = { fd, POLLIN, 0 };
+		char c;
+		while (poll(&p, 1, 60000) > 0 && recv(fd, &c, 1, MSG_PEEK) > 0)
+			usleep(100000);
+		rc = -1;
+	} else if (!strcmp(mode, "reset")) {
+		struct linger lg = { 1, 0 };
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		rc = -1;
+	} else if (!strcmp(mode, "malformed")) {
+		const char *b = "{\"choices\": [ {\"message\": this is not json";
+		reply(fd, 200, "OK", NULL, b, strlen(b));
+	} else {
+		const char *given = json_string_value(json_object_get(step, "content"));
+		if (given)
+			buf_adds(&content, given);
+		else if (!strcmp(mode, "nocode"))
+			buf_adds(&content, "I would use shared memory tiling here, but I will not "
+					   "write the code.");
+		else
+			auto_content(body, &content);
+		if (!strcmp(mode, "big")) {
+			size_t want = (size_t)json_integer_value(json_object_get(step, "bytes"));
+			if (!want)
+				want = 2u << 20;
+			while (content.len < want)
+				buf_adds(&content, "\n// padding padding padding padding padding padding");
+		}
+		completion(content.s, blen, &out);
+		if (!strcmp(mode, "trickle")) {
+			long iv = (long)json_integer_value(json_object_get(step, "interval_ms"));
+			struct buf h = BUF_INIT;
+			if (iv <= 0)
+				iv = 500;
+			buf_addf(&h, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+				     "Content-Length: %zu\r\n\r\n", out.len);
+			send_all(fd, h.s, h.len);
+			buf_release(&h);
+			for (size_t i = 0; i < out.len; i++) {
+				if (send_all(fd, out.s + i, 1) < 0)
+					break;
+				usleep((useconds_t)iv * 1000);
+			}
+			rc = -1;
+		} else {
+			reply(fd, 200, "OK", NULL, out.s, out.len);
+		}
+	}
+	json_decref(step);
+	buf_release(&out);
+	buf_release(&content);
+	return rc;
+}
+
+static void *conn(void *arg)
+{
+	int fd = (int)(long)arg;
+	struct buf in = BUF_INIT;
+
+	for (;;) {
+		char tmp[65536], method[16] = "", path[512] = "", *hend, *auth = NULL, *line;
+		size_t clen = 0, hlen;
+		ssize_t r;
+
+		while (!(hend = memmem(in.s, in.len, "\r\n\r\n", 4))) {
+			if (in.len > (64u << 10))
+				goto out;
+			r = recv(fd, tmp, sizeof(tmp), 0);
+			if (r <= 0)
+				goto out;
+			buf_add(&in, tmp, (size_t)r);
+		}
+		hlen = (size_t)(hend - in.s) + 4;
+		*hend = '\0';
+		if (sscanf(in.s, "%15s %511s", method, path) != 2)
+			goto out;
+		for (line = strstr(in.s, "\r\n"); line; line = strstr(line + 2, "\r\n")) {
+			char *l = line + 2;
+			if (!strncasecmp(l, "Content-Length:", 15))
+				clen = strtoul(l + 15, NULL, 10);
+			else if (!strncasecmp(l, "Authorization:", 14)) {
+				char *e = strstr(l, "\r\n");
+				auth = l + 14;
+				while (*auth == ' ')
+					auth++;
+				auth = e ? strndup(auth, (size_t)(e - auth)) : strdup(auth);
+			}
+		}
+		if (clen > (16u << 20))
+			goto out;
+		while (in.len < hlen + clen) {
+			r = recv(fd, tmp, sizeof(tmp), 0);
+			if (r <= 0)
+				goto out;
+			buf_add(&in, tmp, (size_t)r);
+		}
+		{
+			char *body = strndup(in.s + hlen, clen);
+			int keep = serve(fd, method, path, auth, body, clen);
+			free(body);
+			free(auth);
+			auth = NULL;
+			if (keep < 0)
+				goto out;
+		}
+		/* keep what follows (a pipelined request) */
+		{
+			struct buf rest = BUF_INIT;
+			buf_add(&rest, in.s + hlen + clen, in.len - hlen - clen);
+			buf_release(&in);
+			in = rest;
+		}
+		continue;
+out:
+		free(auth);
+		break;
+	}
+	close(fd);
+	buf_release(&in);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const char *port_file = NULL, *log_path = NULL;
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof(sa);
+	int s, one = 1, max_s = 120;
+	struct buf err = BUF_INIT, port = BUF_INIT;
+
+	steps = json_array();
+	dflt = mode_obj("ok");
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!v) {
+			fprintf(stderr, "mockllm: %s needs a value\n", a);
+			return 2;
+		}
+		i++;
+		if (!strcmp(a, "--port-file"))
+			port_file = v;
+		else if (!strcmp(a, "--log"))
+			log_path = v;
+		else if (!strcmp(a, "--mode"))
+			json_array_append_new(steps, mode_obj(v));
+		else if (!strcmp(a, "--default")) {
+			json_decref(dflt);
+			dflt = mode_obj(v);
+		} else if (!strcmp(a, "--max-seconds"))
+			max_s = atoi(v);
+		else if (!strcmp(a, "--script")) {
+			json_t *sc = json_load_file_bounded(v, 1u << 20, &err);
+			if (!sc) {
+				fprintf(stderr, "mockllm: %s\n", err.s);
+				return 2;
+			}
+			json_array_extend(steps, json_object_get(sc, "steps"));
+			if (json_object_get(sc, "default")) {
+				json_decref(dflt);
+				dflt = json_incref(json_object_get(sc, "default"));
+			}
+			json_decref(sc);
+		} else {
+			fprintf(stderr, "mockllm: unknown option %s\n", a);
+			return 2;
+		}
+	}
+	if (log_path && !(log_fp = fopen(log_path, "a"))) {
+		perror(log_path);
+		return 1;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	alarm((unsigned)max_s); /* never outlive a test by much */
+	s = socket(AF_INET, SOCK_STREAM, 0);
+	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(s, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(s, 64) < 0 ||
+	    getsockname(s, (struct sockaddr *)&sa, &sl) < 0) {
+		perror("mockllm: bind");
+		return 1;
+	}
+	buf_addf(&port, "%d\n", ntohs(sa.sin_port));
+	if (port_file && write_file_atomic(port_file, port.s, port.len, &err) < 0) {
+		fprintf(stderr, "mockllm: %s\n", err.s);
+		return 1;
+	}
+	printf("%s", port.s);
+	fflush(stdout);
+	for (;;) {
+		pthread_t th;
+		int c = accept(s, NULL, NULL);
+		if (c < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pthread_create(&th, NULL, conn, (void *)(long)c) == 0)
+			pthread_detach(th);
+		else
+			close(c);
+	}
+	return 0;
+}

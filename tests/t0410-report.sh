@@ -1,0 +1,63 @@
+#!/bin/sh
+# kforge report: one problem's search (header, statistics, rounds, best
+# kernel with its idea), the run summary, --json, --gpus; kernels that
+# failed verification are never "best".
+. "$KF_ROOT/tests/lib.sh"
+SF="$KF_BUILD/tests/searchfake"
+for i in 1 2; do
+	d="root/problems/level1/00${i}_P$i"
+	mkdir -p "$d"
+	printf '{"id":"level1/00%d_P%d","level":1,"number":%d,"name":"P%d"}\n' "$i" "$i" "$i" "$i" >"$d/spec.json"
+	printf 'extern "C" __global__ void ref() { }\n/*@launch\nref<<<1, 1>>>();\n@*/\n// %d\n' "$i" >"$d/reference.cu"
+done
+DB="$T_TMP/kforge.db"
+check "a search to report on" sh -c "'$SF' --db '$DB' --root root --rounds 2 --k 2 --m 2 --seed 5 >/dev/null"
+q() { sqlite3 "$DB" "$1"; }
+
+expect_exit 0 "report of one problem" "$KFORGE" report 1
+contains "header names the problem" "$T_TMP/out" '^- Problem: level1/001_P1 \(P1\)'
+contains "header names the GPU" "$T_TMP/out" '^- GPU: Fake GPU'
+contains "header names the model" "$T_TMP/out" '^- Model: fake-model'
+contains "header gives the rounds" "$T_TMP/out" '^- Rounds: 2 \(branch'
+n=$(q "select count(*) from candidates where problem_id='level1/001_P1'")
+contains "kernels generated counts every candidate" "$T_TMP/out" "^- Kernels generated: $n\$"
+ok_n=$(q "select count(*) from candidates where problem_id='level1/001_P1' and status='correct'")
+contains "correct count" "$T_TMP/out" "^- Correct: $ok_n "
+contains "one line per round (0, 1, 2)" "$T_TMP/out" '^\| 2 \| '
+best=$(q "select c.id from candidates c join evals e on e.kernel_hash=c.kernel_hash and e.problem_id=c.problem_id where c.problem_id='level1/001_P1' and c.status='correct' order by e.time_mean_ms, c.id limit 1")
+contains "the best kernel is the fastest correct one" "$T_TMP/out" "^- ID: $best\$"
+idea=$(q "select text from ideas where id=(select idea_id from candidates where id='$best')")
+if [ -n "$idea" ]; then contains "its idea in full" "$T_TMP/out" "^$(printf '%s' "$idea" | sed 's/[][().*+?^$|]/\\&/g')\$"; else contains "reference kernel noted" "$T_TMP/out" "reference kernel"; fi
+contains "speedup and runtime" "$T_TMP/out" '^- Runtime: [0-9.]+ ms'
+
+expect_exit 0 "report by name, as JSON" "$KFORGE" report P1 --json
+check "JSON parses and has the same best" sh -c "python3 -c 'import json,sys; d=json.load(open(\"$T_TMP/out\")); sys.exit(d[\"best\"][\"id\"] != \"$best\")'"
+
+# The best kernel fails verification on the run's GPU: it is excluded.
+h=$(q "select kernel_hash from candidates where id='$best'")
+e=$(q "select id from evals where kernel_hash='$h' and problem_id='level1/001_P1'")
+q "insert into verifications(id,eval_id,kernel_hash,problem_id,gpu_name,protocol,verdict,failed_check,env,kforge_version,created_at) values('vf1','$e','$h','level1/001_P1','Fake GPU','verify-v1','failed','nondeterministic','{}','t','t')"
+expect_exit 0 "report after a failed verification" "$KFORGE" report 1
+lacks "the failed kernel is no longer best" "$T_TMP/out" "^- ID: $best\$"
+contains "it is listed as excluded" "$T_TMP/out" "^Excluded \(failed verification\): .*$best"
+
+# Cross-GPU table: verified kernels on two GPUs.
+h2=$(q "select kernel_hash from candidates where problem_id='level1/002_P2' and status='correct' limit 1")
+for g in H100 H200; do
+	t=$( [ $g = H100 ] && echo 2.0 || echo 1.0 )
+	q "insert into evals(id,kernel_hash,problem_id,gpu_name,protocol,protocol_params,status,time_mean_ms,created_at) values('ev$g','$h2','level1/002_P2','$g','verify-v1','{}','correct',$t,'t')"
+	q "insert into baselines(problem_id,gpu_name,variant,mean_ms,imported_at) values('level1/002_P2','$g','eager',4.0,'t')"
+	q "insert into verifications(id,eval_id,kernel_hash,problem_id,gpu_name,protocol,verdict,env,kforge_version,created_at) values('v$g','ev$g','$h2','level1/002_P2','$g','verify-v1','verified','{}','t','t')"
+done
+expect_exit 0 "report --gpus" "$KFORGE" report --gpus
+contains "a column per GPU" "$T_TMP/out" '^\| Problem \| Fake GPU \| H100 \| H200 \|'
+contains "speedups per GPU (4/2 and 4/1)" "$T_TMP/out" '^\| level1/002_P2 \| - \| 2\.00x \| 4\.00x \|'
+expect_exit 0 "report --gpus --json" "$KFORGE" report --gpus --json
+contains "JSON lists the GPUs" "$T_TMP/out" '"H200"'
+
+expect_exit 0 "run summary" "$KFORGE" report
+contains "one line per problem" "$T_TMP/out" '^\| level1/002_P2 \| [0-9]+ \|'
+expect_exit 1 "unknown problem" "$KFORGE" report Nope
+contains "names it" "$T_TMP/err" "no problem 'Nope'"
+expect_exit 2 "--gpus with a problem is a usage error" "$KFORGE" report 1 --gpus
+expect_exit 1 "no store" "$KFORGE" --db "$T_TMP/none.db" report
