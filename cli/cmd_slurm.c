@@ -9,6 +9,7 @@
 #include "collector/shard.h"
 #include "collector/slurm.h"
 #include "collector/problem_list.h"
+#include "core/fsutil.h"
 #include "core/problem.h"
 
 const char usage_slurm[] =
@@ -72,7 +73,7 @@ static int build_shards(struct cli_ctx *ctx, const struct opts *o, char ***lists
 	int *assign = NULL, i, rc = -1;
 
 	problem_list_init(&pl);
-	if (problem_list_parse(&pl, ctx->root, o->problems, err))
+	if (problem_list_resolve(&pl, ctx->root, o->problems, err))
 		goto out;
 	if (pl.n == 0) {
 		kf_err(err, "no problems match '%s'", o->problems);
@@ -89,7 +90,7 @@ static int build_shards(struct cli_ctx *ctx, const struct opts *o, char ***lists
 	}
 	for (i = 0; i < pl.n; i++) {
 		problem_init(&probs[i]);
-		if (problem_load(&probs[i], pl.dirs[i], err))
+		if (problem_load(&probs[i], pl.v[i].dir, err))
 			goto out;
 		items[i].id = probs[i].id;
 		items[i].cost = shard_problem_cost(&probs[i]);

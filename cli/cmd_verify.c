@@ -75,7 +75,7 @@ int cmd_verify(int argc, char **argv, struct cli_ctx *ctx)
 	problem_list_init(&pl);
 	verify_report_init(&rep);
 	if (problems) {
-		if (problem_list_parse(&pl, ctx->root, problems, &err)) {
+		if (problem_list_resolve(&pl, ctx->root, problems, &err)) {
 			rc = cli_fail(EXIT_USAGE, "%s", err.s);
 			goto out;
 		}
@@ -83,7 +83,7 @@ int cmd_verify(int argc, char **argv, struct cli_ctx *ctx)
 		if (!ids)
 			goto out;
 		for (i = 0; i < pl.n; i++)
-			ids[i] = pl.ids[i];
+			ids[i] = pl.v[i].id;
 		cfg.problems = ids;
 	}
 	if (verify_backend_engine(&be, &cfg, ctx->root, &err)) {

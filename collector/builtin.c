@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "collector/catalogue.h"
+#include "collector/proposers.h"
 #include "core/json.h"
 
 static uint64_t mix(uint64_t x)
@@ -264,6 +265,12 @@ static int b_repair(void *self, const struct repair_request *req, struct proposa
 	buf_release(&src);
 	buf_release(&e);
 	return 0;
+}
+
+int proposer_builtin_open(struct proposer *p, const struct proposer_options *o, struct buf *err)
+{
+	(void)o;
+	return builtin_proposer_open(p, err);
 }
 
 int builtin_proposer_open(struct proposer *p, struct buf *err)

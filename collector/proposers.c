@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#pragma weak proposer_builtin_open
 #pragma weak proposer_llm_open
 
 static struct {
