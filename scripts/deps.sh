@@ -5,11 +5,14 @@
 set -u
 
 CHECK_ONLY=0
+TESTS=0
 for a in "$@"; do
 	case "$a" in
 	--check) CHECK_ONLY=1 ;;
+	--test) TESTS=1 ;;
 	esac
 done
+PATH=$PATH:/usr/sbin:/sbin
 
 # pkg-config module -> Debian package
 PAIRS="sqlite3:libsqlite3-dev libarchive:libarchive-dev libcmark:libcmark-dev
@@ -18,6 +21,9 @@ cmocka:libcmocka-dev"
 # command -> Debian package (tests use these)
 CMDS="cc:gcc make:make pkg-config:pkg-config python3:python3 sqlite3:sqlite3
 tar:tar curl:curl"
+# only for `make test`: the loopback Slurm cluster of tests/t1000-slurm.sh
+TEST_CMDS="slurmctld:slurmctld slurmd:slurmd munged:munge sbatch:slurm-client"
+[ "$TESTS" = 1 ] && CMDS="$CMDS $TEST_CMDS"
 
 missing=""
 if ! command -v pkg-config >/dev/null 2>&1; then
