@@ -54,7 +54,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TEST_HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
 TEST_HELPER_BIN := $(TEST_HELPER_SRC:tests/helpers/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test test-gpu check-cuda install uninstall clean dataset site bench valgrind FORCE
+.PHONY: all deps deps-test test test-gpu check-cuda install uninstall clean dataset site bench valgrind FORCE
 .DEFAULT_GOAL := all
 
 all: kforge
@@ -106,7 +106,10 @@ $(BUILD)/tests/%: tests/helpers/%.c $(BUILD)/libkforge.a
 deps:
 	$(Q)scripts/deps.sh
 
-test: deps
+deps-test:
+	$(Q)scripts/deps.sh --test
+
+test: deps-test
 	$(Q)$(MAKE) --no-print-directory DEVELOPER=$(or $(DEVELOPER),1) SANITIZE=$(SANITIZE) test-build
 	$(Q)BUILD=$(BUILD) tests/run-tests.sh
 

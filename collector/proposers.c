@@ -4,17 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A static library member is linked only when something references it
- * strongly: a proposer module present in the tree is referenced strongly,
- * an absent one weakly (so kforge still links and says what is missing).
- * Presence is the opener's source file. */
-#if !__has_include("collector/builtin.c")
-#pragma weak proposer_builtin_open
-#endif
-#if !__has_include("collector/llm_open.c")
-#pragma weak proposer_llm_open
-#endif
-
 static struct {
 	const char *name;
 	proposer_open_fn fn;
@@ -62,8 +51,6 @@ int proposer_open(struct proposer *p, const char *name, const struct proposer_op
 			fn = proposer_llm_open;
 		else
 			return kf_err(err, "unknown proposer '%s' (known: builtin, llm)", name);
-		if (!fn)
-			return kf_err(err, "the %s proposer is not part of this build of kforge", name);
 	}
 	return fn(p, o, err);
 }

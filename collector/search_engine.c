@@ -1,20 +1,7 @@
-/* The search's engine backend over engine.h. The engine is built by
- * another module; without it kforge still links and `kforge search` says
- * what is missing. */
+/* The search's engine backend over engine.h. */
 #include "search.h"
 
 #include <stdlib.h>
-
-/* Strong references when the engine is in the tree (a static library
- * member is linked only through one), weak ones otherwise. */
-#if !__has_include("engine/engine.c")
-#pragma weak engine_open
-#pragma weak engine_eval
-#pragma weak engine_gpu_name
-#pragma weak engine_close
-#pragma weak eval_protocol_default
-#define ENGINE_WEAK 1
-#endif
 
 static int eng_eval(void *ctx, const char *problem_id, const char *candidate,
 		    struct eval_outcome *out, struct buf *err)
@@ -35,11 +22,6 @@ int search_backend_engine(struct search_backend *be, const char *root, const cha
 	struct engine_config ec = { 0 };
 	struct engine *e = NULL;
 
-#ifdef ENGINE_WEAK
-	if (!engine_open || !engine_eval || !engine_gpu_name || !engine_close ||
-	    !eval_protocol_default)
-		return kf_err(err, "the evaluation engine is not part of this build of kforge");
-#endif
 	ec.root = root;
 	ec.arch = cfg->arch;
 	ec.compile_only = cfg->compile_only;

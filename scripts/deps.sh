@@ -5,11 +5,14 @@
 set -u
 
 CHECK_ONLY=0
+TESTS=0
 for a in "$@"; do
 	case "$a" in
 	--check) CHECK_ONLY=1 ;;
+	--test) TESTS=1 ;;
 	esac
 done
+PATH=$PATH:/usr/sbin:/sbin
 
 # pkg-config module -> Debian package
 PAIRS="sqlite3:libsqlite3-dev libarchive:libarchive-dev libcmark:libcmark-dev
@@ -17,7 +20,12 @@ libcurl:libcurl4-openssl-dev jansson:libjansson-dev libcrypto:libssl-dev
 cmocka:libcmocka-dev"
 # command -> Debian package (tests use these)
 CMDS="cc:gcc make:make pkg-config:pkg-config python3:python3 sqlite3:sqlite3
-tar:tar curl:curl zstd:zstd chromium:chromium chromedriver:chromium-driver"
+tar:tar curl:curl"
+# only for `make test`: zstd(1) to read tarballs back, headless Chromium for
+# the site's browser tests, a loopback Slurm cluster for tests/t1000-slurm.sh
+TEST_CMDS="zstd:zstd chromium:chromium chromedriver:chromium-driver
+slurmctld:slurmctld slurmd:slurmd munged:munge sbatch:slurm-client"
+[ "$TESTS" = 1 ] && CMDS="$CMDS $TEST_CMDS"
 
 missing=""
 if ! command -v pkg-config >/dev/null 2>&1; then

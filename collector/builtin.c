@@ -1,0 +1,285 @@
+/* The built-in proposer: plays the LLM's game with the catalogue and the
+ * templates. Ideas for a round: applicable to the problem's family,
+ * realized by a template that supports the problem, not tried yet,
+ * ranked by how earlier ideas of the same categories did (then by a
+ * seeded hash). Implementations: the idea's parameter choices applied to
+ * the best seed kernel of the same template (or the template defaults). */
+#include "collector/builtin.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector/catalogue.h"
+#include "collector/proposers.h"
+#include "core/json.h"
+
+static uint64_t mix(uint64_t x)
+{
+	x += 0x9E3779B97F4A7C15ULL;
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+	return x ^ (x >> 31);
+}
+
+static uint64_t hash_str(uint64_t seed, const char *s)
+{
+	uint64_t h = 1469598103934665603ULL ^ mix(seed);
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return mix(h);
+}
+
+static void set_record(struct proposer_record *rec, json_t *request, json_t *response)
+{
+	char *a = json_dumps(request, JSON_SORT_KEYS | JSON_COMPACT);
+	char *b = json_dumps(response, JSON_SORT_KEYS | JSON_COMPACT);
+
+	buf_reset(&rec->model);
+	buf_adds(&rec->model, "builtin");
+	buf_reset(&rec->request);
+	buf_adds(&rec->request, a ? a : "{}");
+	buf_reset(&rec->response);
+	buf_adds(&rec->response, b ? b : "{}");
+	rec->prompt_tokens = rec->completion_tokens = rec->reasoning_tokens = -1;
+	rec->http_status = 0;
+	free(a);
+	free(b);
+	json_decref(request);
+	json_decref(response);
+}
+
+struct scored {
+	const struct catalogue_idea *c;
+	double score;
+	uint64_t tie;
+};
+
+static int scored_cmp(const void *a, const void *b)
+{
+	const struct scored *x = a, *y = b;
+
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
+	return x->tie < y->tie ? -1 : x->tie > y->tie;
+}
+
+static int b_ideas(void *self, const struct idea_request *req, struct idea_list *out,
+		   struct proposer_record *rec, struct buf *err)
+{
+	const json_t *spec = req->problem->spec;
+	unsigned fam = family_of_problem(spec);
+	double helped[CAT_COUNT] = { 0 };
+	struct scored *v;
+	json_t *rq, *rs, *hist, *chosen;
+	int n = 0, i;
+
+	(void)self;
+	v = calloc((size_t)catalogue_count, sizeof(*v));
+	if (!v)
+		return kf_err(err, "out of memory");
+	/* What helped so far, per category: speedup over 1 counts for, a
+	 * failed or slower idea against. */
+	hist = json_array();
+	for (i = 0; i < req->n_history; i++) {
+		const struct idea_outcome *h = &req->history[i];
+		double w = h->correct == 0 ? -0.5 : h->best_speedup >= 1.0 ? h->best_speedup : -0.25;
+		for (int b = 0; b < CAT_COUNT; b++)
+			if (h->categories & (1u << b))
+				helped[b] += w;
+		json_array_append_new(hist, json_pack("{s:s?,s:i,s:i,s:i,s:f}", "idea",
+			h->catalogue_id, "round", h->round, "kernels", h->kernels, "correct",
+			h->correct, "best_speedup", h->best_speedup));
+	}
+	for (i = 0; i < catalogue_count; i++) {
+		const struct catalogue_idea *c = &catalogue[i];
+		int tried = 0;
+		if (!c->template_id || !(c->families & fam) ||
+		    !builtin_tmpl_supports(c->template_id, spec))
+			continue;
+		for (int h = 0; h < req->n_history; h++)
+			if (req->history[h].catalogue_id &&
+			    !strcmp(req->history[h].catalogue_id, c->id))
+				tried = 1;
+		if (tried)
+			continue;
+		v[n].c = c;
+		for (int b = 0; b < CAT_COUNT; b++)
+			if (c->categories & (1u << b))
+				v[n].score += helped[b];
+		v[n].tie = hash_str(req->seed, c->id);
+		n++;
+	}
+	qsort(v, (size_t)n, sizeof(*v), scored_cmp);
+	chosen = json_array();
+	for (i = 0; i < n && i < req->k; i++) {
+		struct idea *it = idea_list_add(out);
+		it->text = strdup(v[i].c->text);
+		it->categories = v[i].c->categories;
+		it->category_method = strdup("catalogue");
+		it->catalogue_id = strdup(v[i].c->id);
+		json_array_append_new(chosen, json_pack("{s:s,s:s,s:f,s:s}", "id", v[i].c->id,
+			"template", v[i].c->template_id, "category_score", v[i].score, "why",
+			v[i].score > 0 ? "its categories helped in earlier rounds" :
+			v[i].score < 0 ? "untried; its categories have not helped yet" :
+			"untried; no evidence yet for its categories"));
+	}
+	rq = json_pack("{s:s,s:s,s:i,s:i,s:I,s:o}", "problem", req->problem->id, "family",
+		       fam ? family_name(__builtin_ctz(fam)) : "unknown", "round", req->round,
+		       "k", req->k, "seed", (json_int_t)req->seed, "history", hist);
+	rs = json_pack("{s:o,s:i,s:s?}", "ideas", chosen, "applicable_untried", n, "note",
+		       n == 0 ? "no untried idea has a template for this problem" : NULL);
+	set_record(rec, rq, rs);
+	free(v);
+	return 0;
+}
+
+/* The i-th combination of the idea's parameter arrays (mixed radix). */
+static json_t *combo(const json_t *choices, long idx)
+{
+	json_t *o = json_object();
+	const char *k;
+	json_t *arr;
+
+	json_object_foreach((json_t *)choices, k, arr) {
+		size_t n = json_array_size(arr);
+		if (!n)
+			continue;
+		json_object_set(o, k, json_array_get(arr, (size_t)(idx % (long)n)));
+		idx /= (long)n;
+	}
+	return o;
+}
+
+static long combos(const json_t *choices)
+{
+	const char *k;
+	json_t *arr;
+	long n = 1;
+
+	json_object_foreach((json_t *)choices, k, arr)
+		if (json_array_size(arr) && n < 100000)
+			n *= (long)json_array_size(arr);
+	return n;
+}
+
+static int b_implement(void *self, const struct impl_request *req, struct proposal_list *out,
+		       struct proposer_record *rec, struct buf *err)
+{
+	const struct catalogue_idea *c = req->idea->catalogue_id ?
+		catalogue_find(req->idea->catalogue_id) : NULL;
+	const json_t *spec = req->problem->spec;
+	const struct seed_kernel *base = NULL;
+	json_t *choices, *made = json_array();
+	long total, i, *order;
+	int got = 0;
+
+	(void)self;
+	if (!c || !c->template_id) {
+		json_decref(made);
+		return kf_err(err, "builtin: idea has no template");
+	}
+	/* Build on the fastest seed made by the same template. */
+	for (i = 0; i < req->n_seeds; i++)
+		if (req->seeds[i].template_id && !strcmp(req->seeds[i].template_id, c->template_id) &&
+		    (!base || (req->seeds[i].time_ms > 0 && req->seeds[i].time_ms < base->time_ms)))
+			base = &req->seeds[i];
+	choices = json_loads(c->params ? c->params : "{}", 0, NULL);
+	total = combos(choices);
+	order = calloc((size_t)total, sizeof(*order));
+	if (!order) {
+		json_decref(choices);
+		json_decref(made);
+		return kf_err(err, "out of memory");
+	}
+	for (i = 0; i < total; i++)
+		order[i] = i;
+	/* Seeded shuffle: different rounds try different corners first. */
+	for (i = total - 1; i > 0; i--) {
+		long j = (long)(mix(req->seed ^ (uint64_t)i) % (uint64_t)(i + 1)), t = order[i];
+		order[i] = order[j];
+		order[j] = t;
+	}
+	for (i = 0; i < total && got < req->m; i++) {
+		json_t *p = builtin_tmpl_params(c->template_id, base ? base->params : NULL);
+		json_t *ch = combo(choices, order[i]);
+		struct proposal *pr;
+		struct buf src = BUF_INIT, e = BUF_INIT;
+		json_object_update(p, ch);
+		json_decref(ch);
+		pr = proposal_list_add(out);
+		pr->template_id = strdup(c->template_id);
+		pr->params = p;
+		if (builtin_tmpl_render(c->template_id, spec, p, &src, &e)) {
+			pr->format_error = strdup(e.s);
+		} else {
+			pr->source = buf_detach(&src, NULL);
+		}
+		{
+			struct buf note = BUF_INIT;
+			buf_addf(&note, "%s on %s", c->id, base ? base->kernel_id : "template defaults");
+			pr->note = buf_detach(&note, NULL);
+		}
+		json_array_append_new(made, json_pack("{s:s,s:O}", "template", c->template_id,
+						       "params", p));
+		buf_release(&src);
+		buf_release(&e);
+		got++;
+	}
+	set_record(rec, json_pack("{s:s,s:s,s:i,s:i,s:s?}", "problem", req->problem->id, "idea",
+				  c->id, "round", req->round, "m", req->m, "base_kernel",
+				  base ? base->kernel_id : NULL),
+		   json_pack("{s:o,s:I}", "implementations", made, "combinations",
+			     (json_int_t)total));
+	free(order);
+	json_decref(choices);
+	return 0;
+}
+
+static int b_repair(void *self, const struct repair_request *req, struct proposal *out,
+		    struct proposer_record *rec, struct buf *err)
+{
+	const struct seed_kernel *k = req->kernel;
+	struct buf src = BUF_INIT, e = BUF_INIT;
+
+	(void)self;
+	(void)err;
+	/* No model to reason about the failure: fall back to the template's
+	 * defaults, the configuration most likely to be right. */
+	if (k && k->template_id && builtin_tmpl_supports(k->template_id, req->problem->spec)) {
+		out->template_id = strdup(k->template_id);
+		out->params = builtin_tmpl_params(k->template_id, NULL);
+		if (builtin_tmpl_render(k->template_id, req->problem->spec, out->params, &src, &e))
+			out->format_error = strdup(e.s);
+		else
+			out->source = buf_detach(&src, NULL);
+		out->note = strdup("repair: template defaults");
+	} else {
+		out->format_error = strdup("the built-in proposer cannot repair a kernel that no "
+					   "template made");
+	}
+	set_record(rec, json_pack("{s:s,s:s?,s:s?,s:i}", "problem", req->problem->id, "kernel",
+				  k ? k->kernel_id : NULL, "status", req->status, "turn", req->turn),
+		   json_pack("{s:s}", "action", out->source ? "template defaults" : "none"));
+	buf_release(&src);
+	buf_release(&e);
+	return 0;
+}
+
+int proposer_builtin_open(struct proposer *p, const struct proposer_options *o, struct buf *err)
+{
+	(void)o;
+	return builtin_proposer_open(p, err);
+}
+
+int builtin_proposer_open(struct proposer *p, struct buf *err)
+{
+	(void)err;
+	memset(p, 0, sizeof(*p));
+	p->name = "builtin";
+	p->ideas = b_ideas;
+	p->implement = b_implement;
+	p->repair = b_repair;
+	return 0;
+}

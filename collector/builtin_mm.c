@@ -1,0 +1,151 @@
+/* Template "matmul": shared-memory tiled SGEMM with register blocking,
+ * for the level-1 matmul family (plain, batched, 3-D/4-D by a matrix,
+ * transposed operands, symmetric, triangular with the zero half skipped).
+ * Parameters: BM, BN, BK, TM, TN, tri_skip. fp32 FMA throughout. */
+#include "collector/builtin_tmpl.h"
+
+#include <string.h>
+
+#include "collector/builtin_util.h"
+
+struct mm_kind {
+	int number, trans_a, trans_b, batched, tri; /* tri: 1 upper, 2 lower */
+};
+
+static const struct mm_kind kinds[] = {
+	{ 1, 0, 0, 0, 0 }, { 2, 0, 0, 0, 0 }, { 3, 0, 0, 1, 0 }, { 4, 0, 0, 0, 0 },
+	{ 6, 0, 0, 0, 0 }, { 7, 0, 0, 0, 0 }, { 8, 0, 0, 0, 0 }, { 9, 0, 0, 0, 0 },
+	{ 10, 0, 0, 0, 0 }, { 11, 0, 0, 0, 0 }, { 13, 0, 0, 0, 0 }, { 14, 0, 0, 0, 1 },
+	{ 15, 0, 0, 0, 2 }, { 16, 1, 0, 0, 0 }, { 17, 0, 1, 0, 0 }, { 18, 1, 1, 0, 0 },
+};
+
+static const struct mm_kind *kind_of(const json_t *spec)
+{
+	int n = bt_number(spec);
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (kinds[i].number == n)
+			return &kinds[i];
+	return NULL;
+}
+
+int tmpl_matmul_supports(const json_t *spec)
+{
+	const struct mm_kind *k = kind_of(spec);
+	const json_t *a = bt_input(spec, 0), *b = bt_input(spec, 1);
+
+	return k && a && b && !bt_input(spec, 2) && bt_ndim(a) >= 2 && bt_ndim(b) >= 2 - (k->number == 4);
+}
+
+int tmpl_matmul_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err)
+{
+	const struct mm_kind *k = kind_of(spec);
+	int BM = bt_param(p, "BM", 64), BN = bt_param(p, "BN", 64), BK = bt_param(p, "BK", 16);
+	int TM = bt_param(p, "TM", 4), TN = bt_param(p, "TN", 4), skip = bt_param(p, "tri_skip", 0);
+	const json_t *a = bt_input(spec, 0), *b = bt_input(spec, 1), *c = bt_output(spec, 0);
+	int na = bt_ndim(a), nb = bt_ndim(b), off = k && k->batched ? 1 : 0, nt;
+	struct buf M = BUF_INIT, N = BUF_INIT, K = BUF_INIT, batch = BUF_INIT;
+
+	if (!k)
+		return kf_err(err, "matmul: problem %d is not a supported product", bt_number(spec));
+	if (BM % TM || BN % TN || BM < 16 || BN < 16 || BM > 256 || BN > 256 || BK < 4 || BK > 64)
+		return kf_err(err, "matmul: bad tile parameters");
+	nt = (BM / TM) * (BN / TN);
+	if (nt < 32 || nt > 1024)
+		return kf_err(err, "matmul: %d threads per block", nt);
+	if (k->batched)
+		bt_dims_expr(&batch, a, 0, 1);
+	else
+		buf_adds(&batch, "1");
+	if (k->trans_a) {
+		bt_dims_expr(&K, a, off, off + 1);
+		bt_dims_expr(&M, a, off + 1, off + 2);
+	} else {
+		bt_dims_expr(&M, a, off, na - 1);
+		bt_dims_expr(&K, a, na - 1, na);
+	}
+	if (nb == 1 + off)
+		buf_adds(&N, "1");
+	else if (k->trans_b)
+		bt_dims_expr(&N, b, off, off + 1);
+	else
+		bt_dims_expr(&N, b, nb - 1, nb);
+	buf_addf(s, "// template matmul: BM=%d BN=%d BK=%d TM=%d TN=%d tri_skip=%d\n"
+		    "#define BM %d\n#define BN %d\n#define BK %d\n#define TM %d\n#define TN %d\n"
+		    "#define NT %d\n", BM, BN, BK, TM, TN, skip, BM, BN, BK, TM, TN, nt);
+	buf_addf(s, "extern \"C\" __global__ void __launch_bounds__(NT)\n"
+		    "sgemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,\n"
+		    "      long long M, long long N, long long K)\n{\n"
+		    "    __shared__ float As[BK][BM + 4];\n"
+		    "    __shared__ float Bs[BK][BN + 4];\n"
+		    "    const long long bz = blockIdx.z;\n"
+		    "    A += bz * M * K; B += bz * K * N; C += bz * M * N;\n"
+		    "    const long long row0 = (long long)blockIdx.y * BM, col0 = (long long)blockIdx.x * BN;\n"
+		    "    const int tid = threadIdx.x, tr = tid / (BN / TN), tc = tid %% (BN / TN);\n"
+		    "    float acc[TM][TN];\n"
+		    "#pragma unroll\n"
+		    "    for (int i = 0; i < TM; i++)\n"
+		    "#pragma unroll\n"
+		    "        for (int j = 0; j < TN; j++) acc[i][j] = 0.0f;\n"
+		    "    long long kbeg = 0, kend = K;\n");
+	if (k->tri && skip) {
+		/* Structural zeros: upper A[i][k] = 0 for k < i, B[k][j] = 0 for k > j. */
+		if (k->tri == 1)
+			buf_adds(s, "    kbeg = row0; kend = min(K, col0 + BN);\n");
+		else
+			buf_adds(s, "    kbeg = col0; kend = min(K, row0 + BM);\n");
+		buf_adds(s, "    kbeg = (kbeg / BK) * BK;\n");
+	}
+	buf_addf(s, "    for (long long k0 = kbeg; k0 < kend; k0 += BK) {\n"
+		    "        for (int i = tid; i < BM * BK; i += NT) {\n"
+		    "            int r = %s, kk = %s;\n"
+		    "            long long gr = row0 + r, gk = k0 + kk;\n"
+		    "            As[kk][r] = (gr < M && gk < K) ? A[%s] : 0.0f;\n"
+		    "        }\n"
+		    "        for (int i = tid; i < BN * BK; i += NT) {\n"
+		    "            int cc = %s, kk = %s;\n"
+		    "            long long gc = col0 + cc, gk = k0 + kk;\n"
+		    "            Bs[kk][cc] = (gc < N && gk < K) ? B[%s] : 0.0f;\n"
+		    "        }\n"
+		    "        __syncthreads();\n"
+		    "#pragma unroll\n"
+		    "        for (int kk = 0; kk < BK; kk++) {\n"
+		    "            float av[TM], bv[TN];\n"
+		    "#pragma unroll\n"
+		    "            for (int i = 0; i < TM; i++) av[i] = As[kk][tr * TM + i];\n"
+		    "#pragma unroll\n"
+		    "            for (int j = 0; j < TN; j++) bv[j] = Bs[kk][tc * TN + j];\n"
+		    "#pragma unroll\n"
+		    "            for (int i = 0; i < TM; i++)\n"
+		    "#pragma unroll\n"
+		    "                for (int j = 0; j < TN; j++) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);\n"
+		    "        }\n"
+		    "        __syncthreads();\n"
+		    "    }\n",
+		 k->trans_a ? "i % BM" : "i / BK", k->trans_a ? "i / BM" : "i % BK",
+		 k->trans_a ? "gk * M + gr" : "gr * K + gk",
+		 k->trans_b ? "i / BK" : "i % BN", k->trans_b ? "i % BK" : "i / BN",
+		 k->trans_b ? "gc * K + gk" : "gk * N + gc");
+	buf_adds(s, "#pragma unroll\n"
+		    "    for (int i = 0; i < TM; i++) {\n"
+		    "        long long r = row0 + tr * TM + i;\n"
+		    "        if (r >= M) break;\n"
+		    "#pragma unroll\n"
+		    "        for (int j = 0; j < TN; j++) {\n"
+		    "            long long cc = col0 + tc * TN + j;\n"
+		    "            if (cc >= N) break;\n");
+	if (k->tri == 1)
+		buf_adds(s, "            C[r * N + cc] = r <= cc ? acc[i][j] : 0.0f;\n");
+	else if (k->tri == 2)
+		buf_adds(s, "            C[r * N + cc] = r >= cc ? acc[i][j] : 0.0f;\n");
+	else
+		buf_adds(s, "            C[r * N + cc] = acc[i][j];\n");
+	buf_addf(s, "        }\n    }\n}\n\n/*@launch\n"
+		    "sgemm<<<dim3(ceil_div(%s, %d), ceil_div(%s, %d), %s), %d>>>(%s, %s, %s, %s, %s, %s);\n@*/\n",
+		 N.s, BN, M.s, BM, batch.s, nt, bt_name(a), bt_name(b), bt_name(c), M.s, N.s, K.s);
+	buf_release(&M);
+	buf_release(&N);
+	buf_release(&K);
+	buf_release(&batch);
+	return 0;
+}

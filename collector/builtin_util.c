@@ -1,0 +1,99 @@
+#include "collector/builtin_util.h"
+
+#include <string.h>
+
+static const json_t *nth_role(const json_t *spec, const char *key, int i)
+{
+	return json_array_get(json_object_get(spec, key), (size_t)i);
+}
+
+const json_t *bt_input(const json_t *spec, int i)
+{
+	return nth_role(spec, "inputs", i);
+}
+
+const json_t *bt_output(const json_t *spec, int i)
+{
+	return nth_role(spec, "outputs", i);
+}
+
+const char *bt_name(const json_t *t)
+{
+	const char *s = json_string_value(json_object_get(t, "name"));
+	return s ? s : "?";
+}
+
+int bt_ndim(const json_t *t)
+{
+	return (int)json_array_size(json_object_get(t, "shape"));
+}
+
+void bt_dims_expr(struct buf *out, const json_t *t, int from, int to)
+{
+	const json_t *shape = json_object_get(t, "shape");
+	int n = 0;
+
+	for (int i = from; i < to; i++) {
+		const json_t *d = json_array_get(shape, (size_t)i);
+		if (!d)
+			continue;
+		if (n++)
+			buf_adds(out, " * ");
+		if (json_is_string(d))
+			buf_adds(out, json_string_value(d));
+		else
+			buf_addf(out, "%lld", (long long)json_integer_value(d));
+	}
+	if (!n)
+		buf_adds(out, "1");
+}
+
+long long bt_dims_value(const json_t *spec, const json_t *t, int from, int to)
+{
+	const json_t *shape = json_object_get(t, "shape"), *sizes = json_object_get(spec, "sizes");
+	long long v = 1;
+
+	for (int i = from; i < to; i++) {
+		const json_t *d = json_array_get(shape, (size_t)i);
+		long long x;
+		if (json_is_string(d))
+			d = json_object_get(sizes, json_string_value(d));
+		if (!json_is_integer(d))
+			return -1;
+		x = json_integer_value(d);
+		if (x <= 0 || v > (1LL << 62) / x)
+			return -1;
+		v *= x;
+	}
+	return v;
+}
+
+double bt_scalar(const json_t *spec, const char *name, double dflt)
+{
+	const json_t *v = json_object_get(json_object_get(spec, "scalars"), name);
+
+	if (!json_is_number(v))
+		v = json_object_get(json_object_get(spec, "init_args"), name);
+	return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+long long bt_int_arg(const json_t *spec, const char *name, long long dflt)
+{
+	const json_t *v = json_object_get(json_object_get(spec, "init_args"), name);
+
+	if (!json_is_integer(v))
+		v = json_object_get(json_object_get(spec, "sizes"), name);
+	return json_is_integer(v) ? json_integer_value(v) : dflt;
+}
+
+int bt_number(const json_t *spec)
+{
+	return (int)json_integer_value(json_object_get(spec, "number"));
+}
+
+int bt_param(const json_t *params, const char *name, int dflt)
+{
+	const json_t *v = json_object_get(params, name);
+
+	return json_is_integer(v) ? (int)json_integer_value(v) : dflt;
+}

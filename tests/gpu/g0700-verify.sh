@@ -1,0 +1,28 @@
+#!/bin/sh
+# verify catches what a 5-trial collector check can miss: kernels wrong only
+# for negative inputs or only for large magnitudes pass `kforge eval`
+# (KernelBench's U[0,1) inputs) and fail `kforge verify` (20 seeds, normal
+# and wide-uniform draws); the honest kernel is verified.
+. "$KF_ROOT/tests/lib.sh"
+C="$KF_ROOT/tests/candidates/verify"
+for k in honest negwrong largewrong; do
+	expect_exit 0 "collect check passes relu_$k" "$KFORGE" eval 19 "$C/relu_$k.cu" --json
+	contains "relu_$k: status correct under collect-v1" "$T_TMP/out" '"status": *"correct"'
+	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["kernel_hash"])' "$T_TMP/out" >"$k.hash"
+done
+"$KFORGE" verify --problems 19 --top 3 --no-category --no-sanitizer --json >v.json 2>v.err
+rc=$?
+check "verify exits 4 (some kernels failed)" test "$rc" -eq 4
+verdict() { python3 - "$1" v.json <<'PY'
+import json, sys
+h = open(sys.argv[1] + ".hash").read().strip()
+for r in json.load(open(sys.argv[2])):
+    if r["kernel_hash"] == h:
+        print(r["verdict"], r.get("failed_check") or "")
+PY
+}
+v=$(verdict honest); check "honest kernel verified ($v)" test "$v" = "verified "
+v=$(verdict negwrong); check "negative-input bug caught ($v)" sh -c "echo '$v' | grep -q '^failed'"
+v=$(verdict largewrong); check "large-magnitude bug caught ($v)" sh -c "echo '$v' | grep -q '^failed'"
+expect_exit 0 "report excludes failed kernels from best" "$KFORGE" report 19 --json
+check "best kernel is the verified one" grep -q "$(cat honest.hash)" "$T_TMP/out"

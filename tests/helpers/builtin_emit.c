@@ -1,0 +1,109 @@
+/* Drives the built-in proposer on a spec file, for tests:
+ *   builtin_emit render SPEC TEMPLATE [PARAMS-JSON]   print one candidate
+ *   builtin_emit ideas SPEC K SEED                    print idea ids, one per line
+ *   builtin_emit all SPEC OUTDIR M SEED               every applicable idea, M impls each,
+ *                                                     written as OUTDIR/NNN-idea-i.cu */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector/builtin.h"
+#include "core/fsutil.h"
+
+static json_t *load(const char *path)
+{
+	json_error_t e;
+	json_t *j = json_load_file(path, 0, &e);
+
+	if (!j)
+		fprintf(stderr, "%s: %s\n", path, e.text);
+	return j;
+}
+
+int main(int argc, char **argv)
+{
+	struct buf err = BUF_INIT, src = BUF_INIT;
+	struct proposer pr;
+	struct proposer_problem pp;
+	struct idea_list ideas;
+	struct proposer_record rec;
+	json_t *spec, *params = NULL;
+	int rc = 1;
+
+	if (argc < 3)
+		return 2;
+	spec = load(argv[2]);
+	if (!spec)
+		return 1;
+	memset(&pp, 0, sizeof(pp));
+	pp.id = json_string_value(json_object_get(spec, "id"));
+	pp.spec = spec;
+	builtin_proposer_open(&pr, &err);
+	idea_list_init(&ideas);
+	proposer_record_init(&rec);
+	if (!strcmp(argv[1], "render") && argc >= 4) {
+		if (argc >= 5)
+			params = json_loads(argv[4], 0, NULL);
+		if (builtin_tmpl_render(argv[3], spec, params, &src, &err)) {
+			fprintf(stderr, "%s\n", err.s);
+			goto out;
+		}
+		fputs(src.s, stdout);
+		rc = 0;
+	} else if ((!strcmp(argv[1], "ideas") && argc == 5) || (!strcmp(argv[1], "all") && argc == 6)) {
+		int all = !strcmp(argv[1], "all");
+		struct idea_request rq = { &pp, NULL, 0, all ? 1000 : atoi(argv[3]), 1,
+					   strtoull(argv[all ? 5 : 4], NULL, 10) };
+		if (pr.ideas(pr.self, &rq, &ideas, &rec, &err)) {
+			fprintf(stderr, "%s\n", err.s);
+			goto out;
+		}
+		for (int i = 0; i < ideas.n; i++) {
+			if (!all) {
+				printf("%s\n", ideas.v[i].catalogue_id);
+				continue;
+			}
+			struct proposal_list pl;
+			struct impl_request ir = { &pp, &ideas.v[i], NULL, 0, atoi(argv[4]), 1, rq.seed };
+			proposal_list_init(&pl);
+			if (pr.implement(pr.self, &ir, &pl, &rec, &err)) {
+				fprintf(stderr, "%s\n", err.s);
+				proposal_list_release(&pl);
+				goto out;
+			}
+			for (int j = 0; j < pl.n; j++) {
+				struct buf path = BUF_INIT;
+				if (!pl.v[j].source) {
+					fprintf(stderr, "%s: %s\n", ideas.v[i].catalogue_id,
+						pl.v[j].format_error);
+					proposal_list_release(&pl);
+					goto out;
+				}
+				buf_addf(&path, "%s/%03d-%s-%d.cu", argv[3],
+					 (int)json_integer_value(json_object_get(spec, "number")),
+					 ideas.v[i].catalogue_id, j);
+				if (write_file_atomic(path.s, pl.v[j].source, strlen(pl.v[j].source), &err)) {
+					fprintf(stderr, "%s\n", err.s);
+					buf_release(&path);
+					proposal_list_release(&pl);
+					goto out;
+				}
+				printf("%s\n", path.s);
+				buf_release(&path);
+			}
+			proposal_list_release(&pl);
+		}
+		rc = 0;
+	} else {
+		fprintf(stderr, "usage: builtin_emit render|ideas|all ...\n");
+		rc = 2;
+	}
+out:
+	json_decref(params);
+	json_decref(spec);
+	idea_list_release(&ideas);
+	proposer_record_release(&rec);
+	buf_release(&src);
+	buf_release(&err);
+	return rc;
+}

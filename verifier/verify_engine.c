@@ -1,0 +1,220 @@
+/* The verifier's real backend: the engine under protocol verify-v1, and
+ * compute-sanitizer (memcheck, racecheck) over `kforge eval --quick` in a
+ * child, with a throwaway store so sanitizer-slowed runs never reach the
+ * real one. */
+#include "verifier/verify.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/fsutil.h"
+#include "core/json.h"
+#include "core/proc.h"
+
+#define SANITIZER_WALL_S 600.0
+
+struct vctx {
+	struct engine *e;
+	char sanitizer[PATH_MAX];  /* "" when absent */
+	char kforge[PATH_MAX];
+	char root[PATH_MAX];
+};
+
+static int veval(void *ctx, const char *problem_id, const char *candidate,
+		 struct eval_outcome *out, struct buf *err)
+{
+	struct vctx *c = ctx;
+	struct eval_request rq = { problem_id, candidate, 0 };
+
+	return engine_eval(c->e, &rq, out, err);
+}
+
+static const char *vgpu(void *ctx)
+{
+	return engine_gpu_name(((struct vctx *)ctx)->e);
+}
+
+static int find_sanitizer(const char *given, char *out, size_t n)
+{
+	const char *cuda = getenv("CUDA_HOME");
+	const char *path = getenv("PATH");
+	char cand[PATH_MAX];
+
+	if (given) {
+		snprintf(out, n, "%s", given);
+		return access(out, X_OK) == 0 ? 0 : -1;
+	}
+	snprintf(cand, sizeof(cand), "%s/bin/compute-sanitizer", cuda && *cuda ? cuda :
+		 "/usr/local/cuda");
+	if (access(cand, X_OK) == 0) {
+		snprintf(out, n, "%s", cand);
+		return 0;
+	}
+	while (path && *path) {
+		size_t l = strcspn(path, ":");
+		snprintf(cand, sizeof(cand), "%.*s/compute-sanitizer", (int)l, path);
+		if (l && access(cand, X_OK) == 0) {
+			snprintf(out, n, "%s", cand);
+			return 0;
+		}
+		path += l + (path[l] == ':');
+	}
+	return -1;
+}
+
+/* Last lines of the tool's report, for the record (bounded). */
+static void tail_lines(const struct buf *b, struct buf *out, int max_lines)
+{
+	size_t i = b->len;
+	int lines = 0;
+
+	while (i > 0 && lines <= max_lines)
+		if (b->s[--i] == '\n')
+			lines++;
+	buf_add(out, b->s + i, b->len - i > 4000 ? 4000 : b->len - i);
+}
+
+static int run_tool(struct vctx *c, const char *tool, const char *problem_id,
+		    const char *file, const char *db, json_t *result, struct buf *err)
+{
+	struct proc_limits lim = { SANITIZER_WALL_S, 0, 0, 0, 4 << 20 };
+	struct proc_result r;
+	struct buf detail = BUF_INIT, how = BUF_INIT;
+	const char *argv[16];
+	const char *status;
+	int n = 0;
+
+	argv[n++] = c->sanitizer;
+	argv[n++] = "--tool";
+	argv[n++] = tool;
+	argv[n++] = "--error-exitcode";
+	argv[n++] = "99";
+	argv[n++] = "--print-limit";
+	argv[n++] = "20";
+	argv[n++] = c->kforge;
+	argv[n++] = "--db";
+	argv[n++] = db;
+	argv[n++] = "eval";
+	argv[n++] = problem_id;
+	argv[n++] = file;
+	argv[n++] = "--quick";
+	argv[n++] = "--force";
+	argv[n] = NULL;
+	proc_result_init(&r);
+	if (proc_run(argv, NULL, 0, &lim, &r, err) < 0) {
+		proc_result_release(&r);
+		return -1;
+	}
+	proc_describe(&r, &how);
+	if (r.timed_out) {
+		status = "skipped";
+		buf_addf(&detail, "%s did not finish within %.0f s", tool, SANITIZER_WALL_S);
+	} else if (r.exited && r.status == 99) {
+		status = "errors";
+		tail_lines(&r.out, &detail, 30);
+	} else if (r.exited && r.status == 0) {
+		status = "clean";
+		tail_lines(&r.out, &detail, 2);
+	} else {
+		/* The tool could not run the program (no GPU support, a driver
+		 * mismatch): no verdict either way, with the reason kept. */
+		status = "skipped";
+		buf_addf(&detail, "%s: %s: ", tool, how.s);
+		tail_lines(&r.errout, &detail, 10);
+		tail_lines(&r.out, &detail, 10);
+	}
+	json_object_set_new(result, tool, json_pack("{s:s,s:s}", "status", status, "detail",
+						       detail.s));
+	proc_result_release(&r);
+	buf_release(&detail);
+	buf_release(&how);
+	return 0;
+}
+
+static int vsanitize(void *ctx, const char *problem_id, const char *candidate, json_t *result,
+		     struct buf *err)
+{
+	struct vctx *c = ctx;
+	char dir[] = "/tmp/kforge-san.XXXXXX";
+	struct buf file = BUF_INIT, db = BUF_INIT;
+	int rc = -1;
+
+	if (!c->sanitizer[0]) {
+		for (int t = 0; t < 2; t++)
+			json_object_set_new(result, t ? "racecheck" : "memcheck",
+					    json_pack("{s:s,s:s}", "status", "skipped", "detail",
+						      "compute-sanitizer not found"));
+		return 0;
+	}
+	if (!mkdtemp(dir))
+		return kf_err(err, "sanitizer: mkdtemp: %s", strerror(errno));
+	buf_addf(&file, "%s/candidate.cu", dir);
+	buf_addf(&db, "%s/scratch.db", dir);
+	if (write_file_atomic(file.s, candidate, strlen(candidate), err))
+		goto out;
+	/* CUPTI and the sanitizer both want the profiling interface. */
+	setenv("KFORGE_NO_CUPTI", "1", 1);
+	if (run_tool(c, "memcheck", problem_id, file.s, db.s, result, err) ||
+	    run_tool(c, "racecheck", problem_id, file.s, db.s, result, err))
+		goto out;
+	rc = 0;
+out:
+	unsetenv("KFORGE_NO_CUPTI");
+	{
+		struct buf rm = BUF_INIT;
+		const char *tails[] = { "candidate.cu", "scratch.db", "scratch.db-wal",
+					"scratch.db-shm", "" };
+		for (int i = 0; tails[i][0]; i++) {
+			buf_setf(&rm, "%s/%s", dir, tails[i]);
+			unlink(rm.s);
+		}
+		rmdir(dir);
+		buf_release(&rm);
+	}
+	buf_release(&file);
+	buf_release(&db);
+	return rc;
+}
+
+int verify_backend_engine(struct verify_backend *be, const struct verify_config *cfg,
+			  const char *root, struct buf *err)
+{
+	struct engine_config ec;
+	struct vctx *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return kf_err(err, "out of memory");
+	memset(&ec, 0, sizeof(ec));
+	ec.root = root;
+	ec.store_path = cfg->db_path;
+	eval_protocol_verify(&ec.protocol);
+	if (engine_open(&c->e, &ec, err) < 0) {
+		free(c);
+		return -1;
+	}
+	if (cfg->sanitizer && find_sanitizer(cfg->sanitizer_path, c->sanitizer,
+					     sizeof(c->sanitizer)))
+		c->sanitizer[0] = 0;
+	snprintf(c->kforge, sizeof(c->kforge), "%s", cfg->kforge_path ? cfg->kforge_path : "kforge");
+	snprintf(c->root, sizeof(c->root), "%s", root);
+	be->eval = veval;
+	be->gpu_name = vgpu;
+	be->sanitize = vsanitize;
+	be->ctx = c;
+	return 0;
+}
+
+void verify_backend_release(struct verify_backend *be)
+{
+	struct vctx *c = be->ctx;
+
+	if (!c)
+		return;
+	engine_close(c->e);
+	free(c);
+	be->ctx = NULL;
+}
