@@ -156,7 +156,7 @@ static int submit(struct cli_ctx *ctx, struct opts *o, int argc, char **argv)
 	plan.root = ctx->root;
 	plan.workdir = wd;
 	plan.n_shards = o->shards;
-	plan.shard_problems = lists;
+	plan.shard_problems = (const char *const *)lists;
 	plan.partition = o->partition;
 	plan.gres = o->gres;
 	plan.time_limit = o->time_limit;

@@ -20,7 +20,7 @@ struct slurm_plan {
 	const char *root;          /* kforge data root (problems/, templates/) */
 	const char *workdir;       /* absolute; on a shared filesystem */
 	int n_shards;
-	char **shard_problems;     /* n_shards comma-separated lists (borrowed) */
+	const char *const *shard_problems;   /* n_shards comma-separated lists (borrowed) */
 	const char *partition;     /* search partition, may be NULL */
 	const char *gres;          /* e.g. "gpu:1", may be NULL */
 	const char *time_limit;    /* e.g. "24:00:00", may be NULL */

@@ -63,7 +63,7 @@ static void every_shard_used_and_bad_args(void **state)
 
 static void scripts(void **state)
 {
-	char *lists[] = { "level1/019_ReLU,level1/020_LeakyReLU", "level1/023_Softmax" };
+	const char *lists[] = { "level1/019_ReLU,level1/020_LeakyReLU", "level1/023_Softmax" };
 	struct slurm_plan p;
 	struct buf out = BUF_INIT, err = BUF_INIT;
 
