@@ -26,7 +26,7 @@ int shard_assign(const struct shard_item *items, int n, int n_shards, int *assig
 {
 	struct ord *o;
 	double *ld;
-	int i, s;
+	int *cnt, i, s;
 
 	if (n < 0 || n_shards < 1 || n_shards > 100000)
 		return kf_err(err, "shards: need 1..100000 shards (got %d)", n_shards);
@@ -35,9 +35,11 @@ int shard_assign(const struct shard_item *items, int n, int n_shards, int *assig
 			return kf_err(err, "shards: item %d has no id or a bad cost", i);
 	o = calloc(n ? (size_t)n : 1, sizeof(*o));
 	ld = calloc((size_t)n_shards, sizeof(*ld));
-	if (!o || !ld) {
+	cnt = calloc((size_t)n_shards, sizeof(*cnt));
+	if (!o || !ld || !cnt) {
 		free(o);
 		free(ld);
+		free(cnt);
 		return kf_err(err, "shards: out of memory");
 	}
 	for (i = 0; i < n; i++) {
@@ -48,15 +50,19 @@ int shard_assign(const struct shard_item *items, int n, int n_shards, int *assig
 	for (i = 0; i < n; i++) {
 		int best = 0;
 		for (s = 1; s < n_shards; s++)
-			if (ld[s] < ld[best])
+			/* equal loads (zero-cost items): fewer items wins, so no
+			 * shard is left empty while another holds two */
+			if (ld[s] < ld[best] || (ld[s] == ld[best] && cnt[s] < cnt[best]))
 				best = s;
 		assign[o[i].idx] = best;
 		ld[best] += o[i].it->cost;
+		cnt[best]++;
 	}
 	if (load)
 		memcpy(load, ld, (size_t)n_shards * sizeof(*ld));
 	free(o);
 	free(ld);
+	free(cnt);
 	return 0;
 }
 

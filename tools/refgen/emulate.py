@@ -188,7 +188,7 @@ def main():
             if a.nums and row[0] not in a.nums:
                 continue
             spec, py, cu = build(tiny(row))
-            d = os.path.join(work, "p%03d" % spec["number"])
+            d = os.path.join(work, spec["id"].split("/")[1])  # the loader checks the name
             os.makedirs(d, exist_ok=True)
             for name, text in (("spec.json", gen.json.dumps(spec, indent=2)), ("reference.py", py), ("reference.cu", cu)):
                 with open(os.path.join(d, name), "w") as f:

@@ -105,7 +105,7 @@ def main():
                     err = full_size(json.load(open(os.path.join(base, "spec.json"))), f.read())
                 if not err:
                     tspec, tpy, tcu = build(tiny(row))
-                    d = os.path.join(work, "p%03d" % row[0])
+                    d = os.path.join(work, tspec["id"].split("/")[1])
                     os.makedirs(d)
                     with open(os.path.join(d, "spec.json"), "w") as f:
                         json.dump(tspec, f)
