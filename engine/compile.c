@@ -195,6 +195,15 @@ int compile_candidate(const struct compile_opts *o, const char *src, struct comp
 		ret = 0;
 		goto out;
 	}
+	/* Killed by a stop request (the job's SIGTERM reaches the whole process
+	 * group): no verdict on the candidate, nothing recorded; a resumed run
+	 * compiles it again. */
+	if (pr.signaled && (pr.status == SIGTERM || pr.status == SIGINT || pr.status == SIGHUP ||
+			    pr.status == SIGQUIT)) {
+		proc_describe(&pr, &desc);
+		kf_err(err, "compile interrupted (%s)", desc.s);
+		goto out;
+	}
 	if (pr.signaled || (pr.exited && pr.status == CHILD_EXIT_OOM)) {
 		proc_describe(&pr, &desc);
 		buf_setf(&r->message, "compiler failed (%s; address-space limit %zu MiB)", desc.s,

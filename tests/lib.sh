@@ -3,7 +3,8 @@
 set -u
 : "${KFORGE:?run through tests/run-tests.sh or set KFORGE}"
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/kforge-test.XXXXXX")
-trap 'rm -rf "$T_TMP"' EXIT
+# KF_KEEP=1 keeps the scratch directory for a post-mortem
+[ -n "${KF_KEEP:-}" ] || trap 'rm -rf "$T_TMP"' EXIT
 export KFORGE_DB="$T_TMP/kforge.db"
 cd "$T_TMP" || exit 1
 _t_n=0
