@@ -3,6 +3,7 @@
 #include "search_int.h"
 #include "core/fsutil.h"
 #include "core/json.h"
+#include "core/log.h"
 #include "core/sha256.h"
 #include "core/store_problems.h"
 #include "core/version.h"
@@ -419,6 +420,11 @@ static int run_problem(struct search *S, int idx, struct buf *err)
 	if (r >= 0 && r != SP_STOP && holes)
 		r = kf_err(err, "%d proposer calls failed; run kforge search again to retry them", holes);
 out:
+	if (r < 0 && stop_flag) {
+		/* the stop signal reached children (compiles) too: not a failure */
+		log_debug("%s: %s (while stopping)", P.ref->id, err->s);
+		r = SP_STOP;
+	}
 	set_state(S, idx, r < 0 ? "failed" : r == SP_STOP ? "stopped" : r == SP_BUDGET ? "budget" : "done", -1);
 	store_close(&P.st);
 	json_decref(P.spec);

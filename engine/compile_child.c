@@ -54,6 +54,23 @@ static int die(int code, const char *msg, const char *detail)
 	return code;
 }
 
+/* A stop signal arrived while NVRTC ran: end by it (default action). */
+static void die_if_stopped(const sigset_t *stop_set)
+{
+	sigset_t pend;
+	int sig;
+
+	if (sigpending(&pend) < 0)
+		return;
+	for (sig = 1; sig < NSIG; sig++)
+		if (sigismember(stop_set, sig) && sigismember(&pend, sig)) {
+			signal(sig, SIG_DFL);
+			sigprocmask(SIG_UNBLOCK, stop_set, NULL);
+			raise(sig);
+			_exit(128 + sig); /* not reached */
+		}
+}
+
 int compile_child_main(int in_fd, int out_fd)
 {
 	struct buf req = BUF_INIT, err = BUF_INIT, log = BUF_INIT, cubin = BUF_INIT, head = BUF_INIT;
@@ -63,6 +80,7 @@ int compile_child_main(int in_fd, int out_fd)
 	int n_opts = 0, used = 0, rc, ok = 0, ret;
 	size_t src_len, sz = 0;
 	const char *p;
+	sigset_t stop_set;
 
 	nvrtc_init(&nv);
 	{
@@ -77,6 +95,16 @@ int compile_child_main(int in_fd, int out_fd)
 		}
 		signal(SIGXCPU, SIG_DFL);
 	}
+	/* NVRTC catches SIGTERM/SIGINT itself and returns a failed compile with
+	 * an empty log, which would read as the candidate's verdict. Hold them
+	 * while it runs; a pending one then ends this child by the signal, and
+	 * the parent records nothing (see compile.c). */
+	sigemptyset(&stop_set);
+	sigaddset(&stop_set, SIGTERM);
+	sigaddset(&stop_set, SIGINT);
+	sigaddset(&stop_set, SIGHUP);
+	sigaddset(&stop_set, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &stop_set, NULL);
 	if (read_all(in_fd, &req, REQ_MAX) < 0) {
 		ret = die(CHILD_EXIT_SANDBOX, "compile child: cannot read the request", NULL);
 		goto out;
@@ -122,6 +150,7 @@ int compile_child_main(int in_fd, int out_fd)
 		goto out;
 	}
 	ok = rc == 0;
+	die_if_stopped(&stop_set);
 	if (nv.GetProgramLogSize(prog, &sz) == 0 && sz > 1) {
 		buf_grow(&log, sz);
 		if (nv.GetProgramLog(prog, log.s) == 0) {
