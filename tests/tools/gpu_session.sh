@@ -1,0 +1,48 @@
+#!/bin/sh
+# Runs named steps on a lent GPU host where nothing can be installed, from a
+# bundle built here (scripts/gpu-bundle.sh; build-gpu/bundle.tar.xz is
+# unpacked when gpu-bundle/ is missing). Each step's output goes to
+# $OUT/STEP.txt; the store is $OUT/kforge.db unless DB is set.
+#   tests/tools/gpu_session.sh info philox test-gpu check eager ...
+# Steps: info philox test-gpu check eager compile bench search verify pack
+#        site crosscheck (see the case below for what each runs).
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT" || exit 1
+OUT=${OUT:-$ROOT/gpu-out}
+mkdir -p "$OUT"
+[ -d gpu-bundle ] || tar -xJf build-gpu/bundle.tar.xz
+export LD_LIBRARY_PATH="$ROOT/gpu-bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export KFORGE_ROOT="$ROOT" PYTHONUNBUFFERED=1
+K="$ROOT/gpu-bundle/kforge"
+DB=${DB:-$OUT/kforge.db}
+PROBS=${PROBS:-level1}
+t0=$(date +%s)
+
+for step in "$@"; do
+	s0=$(date +%s)
+	log="$OUT/$step.txt"
+	case "$step" in
+	info) { nvidia-smi; "$K" --version; "$K" gpu-info; } >"$log" 2>&1 ;;
+	philox) gpu-bundle/tests/record_philox_fixture >"$OUT/philox_gpu.json" 2>"$log" ;;
+	test-gpu)
+		BUILD=gpu-bundle timeout "${T_TESTGPU:-300}" tests/run-tests.sh --gpu >"$log" 2>&1
+		cp gpu-bundle/test-logs/g*.log "$OUT/" 2>/dev/null ;;
+	check) timeout "${T_CHECK:-240}" "$K" problems check >"$log" 2>&1 ;;
+	eager | compile)
+		timeout "${T_BASE:-240}" python3 tools/torch_baseline.py --variant "$step" \
+			${BASE_PROBS:+--problems "$BASE_PROBS"} --out "$OUT/baselines" >"$log" 2>&1 ;;
+	bench) BUILD=gpu-bundle BENCH_TIMEOUT=${T_BENCH:-200} tests/bench.sh >"$log" 2>&1 ;;
+	search)
+		# shellcheck disable=SC2086
+		timeout "${T_SEARCH:-300}" "$K" --db "$DB" search --problems "$PROBS" --proposer builtin \
+			${SEARCH_ARGS:---rounds 2 --ideas 3 --impls 2 --seed 1} >"$log" 2>&1 ;;
+	verify) timeout "${T_VERIFY:-240}" "$K" --db "$DB" verify --top "${TOP:-2}" --problems "$PROBS" >"$log" 2>&1 ;;
+	pack) "$K" --db "$DB" pack --version "${VERSION:-0.1.0}" -o "$OUT/dist" >"$log" 2>&1 ;;
+	site) "$K" --db "$DB" site -o "$OUT/site" >"$log" 2>&1 ;;
+	crosscheck) timeout "${T_CROSS:-200}" tools/crosscheck_all.sh /tmp/kfx "${CROSS_PROBS:-}" >"$log" 2>&1 ;;
+	*) echo "unknown step $step" >"$log" ;;
+	esac
+	echo "step $step: exit $? in $(($(date +%s) - s0)) s" | tee -a "$OUT/steps.txt"
+done
+echo "total $(($(date +%s) - t0)) s" | tee -a "$OUT/steps.txt"
