@@ -39,7 +39,7 @@ void eval_protocol_verify(struct eval_protocol *p)
 
 	eval_protocol_default(p);
 	p->name = "verify-v1";
-	p->check_trials = 10;
+	p->check_trials = 16;   /* + 2 normal + 2 wide-uniform draws: 20 seeds */
 	p->seed0 = 7000001;
 	p->timed_trials = 500;
 	p->repeat_agree = 3;
@@ -269,7 +269,18 @@ int engine_open(struct engine **ep, const struct engine_config *cfg, struct buf 
 		eval_protocol_default(&e->proto);
 	snprintf(e->proto_name, sizeof(e->proto_name), "%s", e->proto.name);
 	e->proto.name = e->proto_name;
-	e->proto.dists = NULL;     /* extra distributions: recorded via the name only */
+	/* The caller's distribution list is borrowed: keep copies (up to 8). */
+	{
+		int nd = 0;
+		for (int i = 0; e->proto.dists && e->proto.dists[i] && nd < 8; i++) {
+			snprintf(e->dist_names[nd], sizeof(e->dist_names[nd]), "%s",
+				 e->proto.dists[i]);
+			e->dist_ptrs[nd] = e->dist_names[nd];
+			nd++;
+		}
+		e->dist_ptrs[nd] = NULL;
+		e->proto.dists = nd ? e->dist_ptrs : NULL;
+	}
 	launch_limits_default(&e->lim);
 	if (store_open(&e->store, e->store_path, STORE_CREATE, err) < 0) {
 		free(e->root);

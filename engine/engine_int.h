@@ -32,6 +32,8 @@ struct engine {
 	int compile_only;
 	struct eval_protocol proto;
 	char proto_name[32];
+	char dist_names[8][32];      /* copies of the protocol's extra distributions */
+	const char *dist_ptrs[9];
 	struct buf proto_json;     /* every protocol parameter, compact, sorted keys */
 	struct compile_opts copts;
 	struct compile_pool *pool;

@@ -24,5 +24,10 @@ PY
 v=$(verdict honest); check "honest kernel verified ($v)" test "$v" = "verified "
 v=$(verdict negwrong); check "negative-input bug caught ($v)" sh -c "echo '$v' | grep -q '^failed'"
 v=$(verdict largewrong); check "large-magnitude bug caught ($v)" sh -c "echo '$v' | grep -q '^failed'"
-expect_exit 0 "report excludes failed kernels from best" "$KFORGE" report 19 --json
-check "best kernel is the verified one" grep -q "$(cat honest.hash)" "$T_TMP/out"
+# Exclusion from "best" in report/site/pack is tested on the CPU (t0610,
+# t0950, t0800) from stored verdicts; here: the verdicts are stored.
+q() { python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' "$KFORGE_DB" "$1"; }
+n=$(q "select count(*) from verifications where verdict='failed' and coalesce(failed_check,'') != ''")
+check "two failed verdicts stored with the failing check ($n)" test "$n" = 2
+e=$(q "select count(*) from verifications where env like '%driver%'")
+check "verdicts carry the environment ($e)" test "$e" -ge 3

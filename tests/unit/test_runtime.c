@@ -129,6 +129,37 @@ static void test_protocol_key(void **state)
 	buf_release(&b);
 }
 
+/* The engine keeps the protocol's extra distributions (it once dropped
+ * them, so verify-v1 ran only the problem's own draws). */
+static void test_engine_keeps_dists(void **state)
+{
+	char dir[] = "/tmp/kf-dists-XXXXXX", db[64];
+	const char *dists[] = { "normal", "uniform_large", NULL };
+	struct engine_config cfg;
+	struct engine *e = NULL;
+	struct buf err = BUF_INIT;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(db, sizeof(db), "%s/k.db", dir);
+	memset(&cfg, 0, sizeof(cfg));
+	eval_protocol_verify(&cfg.protocol);
+	cfg.protocol.dists = dists;
+	cfg.root = ".";
+	cfg.store_path = db;
+	cfg.compile_only = 1;
+	cfg.arch = "sm_90";
+	cfg.exe = "/bin/false";
+	assert_int_equal(engine_open(&e, &cfg, &err), 0);
+	dists[0] = "clobbered";   /* borrowed list: the engine holds copies */
+	assert_non_null(strstr(e->proto_json.s, "\"dists\":[\"normal\",\"uniform_large\"]"));
+	assert_non_null(strstr(e->proto_json.s, "\"check_trials\":16"));
+	engine_close(e);
+	unlink(db);
+	rmdir(dir);
+	buf_release(&err);
+}
+
 static void test_time_stats(void **state)
 {
 	json_t *res = json_pack("{s:[{s:f,s:f},{s:f,s:f},{s:f,s:f},{s:f,s:f}]}", "time", "time_ms", 1.0,
@@ -427,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_rt_roundtrip),
 		cmocka_unit_test(test_rt_bad_frames),
 		cmocka_unit_test(test_protocol_key),
+		cmocka_unit_test(test_engine_keeps_dists),
 		cmocka_unit_test(test_time_stats),
 		cmocka_unit_test(test_harness_compiles),
 		cmocka_unit_test(test_supervisor_watchdog),
