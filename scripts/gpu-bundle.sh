@@ -24,3 +24,7 @@ for b in "$OUTDIR/kforge" "$OUTDIR"/tests/*; do ldd "$b"; done | awk '/=> \// {p
 	esac
 done
 du -sh "$OUTDIR" | awk '{print "gpu-bundle: " $1}'
+# Compressed for the device tool's carry limit (64 MiB): build-gpu/bundle.tar.xz
+mkdir -p build-gpu
+tar -cJf build-gpu/bundle.tar.xz "$OUTDIR"
+du -sh build-gpu/bundle.tar.xz

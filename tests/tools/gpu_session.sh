@@ -2,21 +2,23 @@
 # Runs named steps on a lent GPU host where nothing can be installed, from a
 # bundle built here (scripts/gpu-bundle.sh; build-gpu/bundle.tar.xz is
 # unpacked when gpu-bundle/ is missing). Each step's output goes to
-# $OUT/STEP.txt; the store is $OUT/kforge.db unless DB is set.
+# STEP.txt, all packed into $OUT/results.tar.gz (the store is kforge.db
+# there unless DB is set).
 #   tests/tools/gpu_session.sh info philox test-gpu check eager ...
 # Steps: info philox test-gpu check eager compile bench search verify pack
 #        site crosscheck (see the case below for what each runs).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
-OUT=${OUT:-$ROOT/gpu-out}
-mkdir -p "$OUT"
+FINAL=${OUT:-$ROOT/gpu-out}
+OUT=$(mktemp -d /tmp/kf-gpu.XXXXXX)   # packed into $FINAL/results.tar.gz at the end
 [ -d gpu-bundle ] || tar -xJf build-gpu/bundle.tar.xz
 export LD_LIBRARY_PATH="$ROOT/gpu-bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export KFORGE_ROOT="$ROOT" PYTHONUNBUFFERED=1
 K="$ROOT/gpu-bundle/kforge"
 DB=${DB:-$OUT/kforge.db}
 PROBS=${PROBS:-level1}
+CHECK_IDS=${CHECK_IDS:-}
 t0=$(date +%s)
 
 for step in "$@"; do
@@ -27,8 +29,8 @@ for step in "$@"; do
 	philox) gpu-bundle/tests/record_philox_fixture >"$OUT/philox_gpu.json" 2>"$log" ;;
 	test-gpu)
 		BUILD=gpu-bundle timeout "${T_TESTGPU:-300}" tests/run-tests.sh --gpu >"$log" 2>&1
-		cp gpu-bundle/test-logs/g*.log "$OUT/" 2>/dev/null ;;
-	check) timeout "${T_CHECK:-240}" "$K" problems check >"$log" 2>&1 ;;
+		;;
+	check) timeout "${T_CHECK:-240}" "$K" problems check $CHECK_IDS >"$log" 2>&1 ;;
 	eager | compile)
 		timeout "${T_BASE:-240}" python3 tools/torch_baseline.py --variant "$step" \
 			${BASE_PROBS:+--problems "$BASE_PROBS"} --out "$OUT/baselines" >"$log" 2>&1 ;;
@@ -46,3 +48,7 @@ for step in "$@"; do
 	echo "step $step: exit $? in $(($(date +%s) - s0)) s" | tee -a "$OUT/steps.txt"
 done
 echo "total $(($(date +%s) - t0)) s" | tee -a "$OUT/steps.txt"
+# One archive: the device tool brings back only a few files.
+cp gpu-bundle/test-logs/*.log "$OUT/" 2>/dev/null
+mkdir -p "$FINAL"
+tar -C "$OUT" -czf "$FINAL/results.tar.gz" . && cp "$OUT/steps.txt" "$FINAL/"
