@@ -81,9 +81,27 @@ int problem_dir_for_file(const char *root, int level, const char *file, struct b
 	n = strlen(file);
 	if (end == file || *end != '_' || num < 1 || num > 9999 || n < 4 || strcmp(file + n - 3, ".py"))
 		return kf_err(err, "'%s' is not a KernelBench problem file name (N_Name.py)", file);
-	buf_addf(&dir, "%s/problems/level%d/%03ld_%.*s", root, level, num, (int)(n - 3 - (size_t)(end + 1 - file)), end + 1);
-	if (!is_dir(dir.s)) {
-		kf_err(err, "no problem directory %s for %s", dir.s, file);
+	/* By number: KernelBench's file names keep trailing underscores that
+	 * the directory names drop ("1_Square_matrix_multiplication_.py");
+	 * the caller checks the spec's kernelbench_file. */
+	{
+		char prefix[16];
+		struct dirent *de;
+		DIR *d;
+		buf_addf(&dir, "%s/problems/level%d", root, level);
+		snprintf(prefix, sizeof(prefix), "%03ld_", num);
+		d = opendir(dir.s);
+		buf_reset(&dir);
+		while (d && (de = readdir(d)) != NULL)
+			if (!strncmp(de->d_name, prefix, strlen(prefix))) {
+				buf_addf(&dir, "%s/problems/level%d/%s", root, level, de->d_name);
+				break;
+			}
+		if (d)
+			closedir(d);
+	}
+	if (!dir.len || !is_dir(dir.s)) {
+		kf_err(err, "no problem directory for %s under %s/problems/level%d", file, root, level);
 		goto out;
 	}
 	buf_reset(out);

@@ -16,6 +16,7 @@ static struct {
 	int (*clock)(nvml_dev, int, unsigned *);
 	int (*temp)(nvml_dev, int, unsigned *);
 	int (*power)(nvml_dev, unsigned *);
+	int (*driver)(char *, unsigned);
 } N;
 
 void wk_nvml_open(struct worker *w)
@@ -32,6 +33,7 @@ void wk_nvml_open(struct worker *w)
 	*(void **)&N.clock = dlsym(N.lib, "nvmlDeviceGetClockInfo");
 	*(void **)&N.temp = dlsym(N.lib, "nvmlDeviceGetTemperature");
 	*(void **)&N.power = dlsym(N.lib, "nvmlDeviceGetPowerUsage");
+	*(void **)&N.driver = dlsym(N.lib, "nvmlSystemGetDriverVersion");
 	*(void **)&bus = dlsym(w->d.lib, "cuDeviceGetPCIBusId");
 	if (!N.init || !N.by_pci || !N.clock || !N.temp || !bus || N.init() != 0 ||
 	    bus(pci, sizeof(pci), w->dev) != CUDA_SUCCESS || N.by_pci(pci, &N.dev) != 0) {
@@ -40,6 +42,12 @@ void wk_nvml_open(struct worker *w)
 		return;
 	}
 	w->nvml = N.lib;
+	{
+		char ver[80] = "";
+		/* the driver's release (580.x); cuDriverGetVersion gives only the API */
+		if (N.driver && N.driver(ver, sizeof(ver)) == 0 && ver[0])
+			json_object_set_new(w->info, "driver", json_string(ver));
+	}
 }
 
 json_t *wk_nvml_sample(struct worker *w)

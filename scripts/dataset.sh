@@ -86,6 +86,13 @@ echo "dataset: search: $KFORGE --db $DB search $*"
 	echo "dataset: search: failed (exit $rc); run 'make dataset' again to resume" >&2
 	exit "$rc"
 }
+# PyTorch baselines measured per GPU (tools/torch_baseline.py), for speedups.
+for f in "${KFORGE_ROOT:-.}"/problems/baselines/*/baseline_time_torch*.json; do
+	[ -f "$f" ] || continue
+	gpu=$(grep -o '"hardware": *"[^"]*"' "$f" | head -n 1 | sed 's/.*: *"//; s/"$//')
+	case "$f" in *compile*) v=compile ;; *) v=eager ;; esac
+	[ -n "$gpu" ] && step baselines "$KFORGE" --db "$DB" baselines import "$f" --gpu "$gpu" --variant "$v"
+done
 if [ "${COMPILE_ONLY:-0}" = 1 ]; then
 	echo "dataset: verify: SKIPPED: COMPILE_ONLY=1 (verification runs kernels on a GPU)"
 else

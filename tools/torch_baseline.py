@@ -100,7 +100,10 @@ def main():
             torch.manual_seed(num)
             model = kfproblems.build_model(ns, dev)
             # Draw on the device: CPU draws of multi-GB inputs take minutes.
-            with dev:
+            if hasattr(dev, "__enter__"):  # torch >= 2.0
+                with dev:
+                    raw = ns["get_inputs"]()
+            else:
                 raw = ns["get_inputs"]()
             inputs = [x.to(dev) if isinstance(x, torch.Tensor) else x for x in raw]
             for v in variants:

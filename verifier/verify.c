@@ -91,6 +91,19 @@ static int record(struct store *s, const struct eval_outcome *o, const char *pro
 	if (!env)
 		env = json_object();
 	json_object_set_new(env, "gpu_name", json_string(o->gpu_name));
+	{
+		/* The GPU as the engine saw it: memory, SMs, driver, CUDA version. */
+		json_t *g = NULL, *p = json_pack("[s]", o->gpu_name);
+		struct buf qerr = BUF_INIT;
+		if (store_query_one(s, "SELECT arch, sm_count, memory_bytes, l2_bytes, driver, "
+				       "cuda_version FROM gpus WHERE name = ?", p, &g, &qerr) == 0 && g)
+			json_object_update(env, g);
+		json_decref(g);
+		json_decref(p);
+		buf_release(&qerr);
+		json_object_set_new(env, "protocol", json_string(VERIFY_PROTOCOL));
+		json_object_set_new(env, "kforge_version", json_string(kforge_version()));
+	}
 	row = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s?,s:O,s:O?,s:o,s:s,s:s}", "id", id,
 			"eval_id", o->eval_id, "kernel_hash", o->kernel_hash, "problem_id", problem_id,
 			"gpu_name", o->gpu_name, "protocol", VERIFY_PROTOCOL, "verdict", verdict,
