@@ -68,5 +68,8 @@ int verify_run(const struct verify_config *cfg, const struct verify_backend *be,
 int verify_backend_engine(struct verify_backend *be, const struct verify_config *cfg,
 			  const char *root, struct buf *err);
 void verify_backend_release(struct verify_backend *be);
+/* 1 when a compute-sanitizer report names an error in device code; 0 when
+ * it holds only host API errors (then the tool checked nothing). */
+int verify_sanitizer_kernel_errors(const char *report);
 
 #endif

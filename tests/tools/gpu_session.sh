@@ -39,7 +39,7 @@ for step in "$@"; do
 		# shellcheck disable=SC2086
 		timeout "${T_SEARCH:-300}" "$K" --db "$DB" search --problems "$PROBS" --proposer builtin \
 			${SEARCH_ARGS:---rounds 2 --ideas 3 --impls 2 --seed 1} >"$log" 2>&1 ;;
-	verify) timeout "${T_VERIFY:-240}" "$K" --db "$DB" verify --top "${TOP:-2}" --problems "$PROBS" >"$log" 2>&1 ;;
+	verify) timeout "${T_VERIFY:-240}" "$K" --db "$DB" verify --top "${TOP:-2}" --problems "${VERIFY_PROBS:-$PROBS}" >"$log" 2>&1 ;;
 	pack) "$K" --db "$DB" pack --version "${VERSION:-0.1.0}" -o "$OUT/dist" >"$log" 2>&1 ;;
 	site) "$K" --db "$DB" site -o "$OUT/site" >"$log" 2>&1 ;;
 	crosscheck) timeout "${T_CROSS:-200}" tools/crosscheck_all.sh /tmp/kfx "${CROSS_PROBS:-}" >"$log" 2>&1 ;;

@@ -239,11 +239,24 @@ static void test_run_records_verdicts(void **state)
 	buf_release(&err);
 }
 
+static void sanitizer_reports(void **state)
+{
+	(void)state;
+	assert_true(verify_sanitizer_kernel_errors(
+		"========= Invalid __global__ write of size 4 bytes\n=========     at relu+0x90\n"));
+	assert_true(verify_sanitizer_kernel_errors("========= Race reported between Write access ...\n"));
+	assert_false(verify_sanitizer_kernel_errors(
+		"========= Program hit CUDA_ERROR_OUT_OF_MEMORY (error 2) due to \"out of memory\" "
+		"on CUDA API call to cuMemAlloc_v2.\n========= ERROR SUMMARY: 1 error\n"));
+	assert_false(verify_sanitizer_kernel_errors(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_select, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_records_verdicts, setup, teardown),
+		cmocka_unit_test(sanitizer_reports),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
