@@ -69,7 +69,11 @@ static json_t *review_flags(const struct eval_outcome *o)
 	json_t *f = json_array();
 	if (o->speedup_eager > VERIFY_REVIEW_SPEEDUP)
 		json_array_append_new(f, json_string("speedup_over_10x_eager"));
-	if (o->roofline_ms > 0 && o->time_mean_ms > 0 && o->time_mean_ms < o->roofline_ms)
+	/* The floor comes from the bandwidth a copy kernel measured on this GPU;
+	 * streaming kernels reach a few percent more (seen: 1% on the H100), so
+	 * only a time clearly under it is suspicious. */
+	if (o->roofline_ms > 0 && o->time_mean_ms > 0 &&
+	    o->time_mean_ms < o->roofline_ms * VERIFY_ROOFLINE_MARGIN)
 		json_array_append_new(f, json_string("faster_than_roofline_floor"));
 	return f;
 }

@@ -13,6 +13,7 @@
 
 #define VERIFY_PROTOCOL "verify-v1"
 #define VERIFY_REVIEW_SPEEDUP 10.0
+#define VERIFY_ROOFLINE_MARGIN 0.9   /* flag times under 90% of the measured floor */
 
 struct verify_config {
 	int top_k;                 /* best correct kernels per problem (3) */

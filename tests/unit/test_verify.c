@@ -98,6 +98,9 @@ static int fake_eval(void *ctx, const char *pid, const char *src, struct eval_ou
 	}
 	o->time_mean_ms = 1.0;
 	o->speedup_eager = !strcmp(o->kernel_hash, "a") ? 25.0 : 1.5;
+	/* "a" runs at half its floor (flagged); the others 5% under it, within
+	 * what streaming kernels reach over the measured copy bandwidth. */
+	o->roofline_ms = !strcmp(o->kernel_hash, "a") ? 2.0 : 1.05;
 	{
 		/* The engine records its evaluation; so does the double. */
 		struct store s;
@@ -221,6 +224,8 @@ static void test_run_records_verdicts(void **state)
 	assert_int_equal(json_array_size(rows), 4);
 	assert_string_equal(jget_str(json_array_get(rows, 0), "verdict", ""), "verified");
 	assert_non_null(strstr(jget_str(json_array_get(rows, 0), "review_flags", ""), "speedup_over_10x_eager"));
+	assert_non_null(strstr(jget_str(json_array_get(rows, 0), "review_flags", ""), "faster_than_roofline_floor"));
+	assert_null(strstr(jget_str(json_array_get(rows, 2), "review_flags", ""), "roofline"));
 	assert_string_equal(jget_str(json_array_get(rows, 1), "verdict", ""), "failed");
 	assert_string_equal(jget_str(json_array_get(rows, 1), "failed_check", ""), "output_mismatch");
 	assert_string_equal(jget_str(json_array_get(rows, 3), "failed_check", ""), "sanitizer_memcheck");
