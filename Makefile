@@ -54,7 +54,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TEST_HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
 TEST_HELPER_BIN := $(TEST_HELPER_SRC:tests/helpers/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps deps-test test test-gpu check-cuda install uninstall clean dataset site bench valgrind FORCE
+.PHONY: all deps deps-test test test-gpu check-cuda install uninstall clean dataset dataset-slurm site bench valgrind FORCE
 .DEFAULT_GOAL := all
 
 all: kforge
@@ -120,7 +120,7 @@ test-gpu: deps
 	$(Q)$(MAKE) --no-print-directory SANITIZE=$(SANITIZE) test-build
 	$(Q)BUILD=$(BUILD) tests/run-tests.sh --gpu
 
-bench: kforge
+bench: test-build
 	$(Q)BUILD=$(BUILD) tests/bench.sh
 
 valgrind: test-build
@@ -130,6 +130,19 @@ PROBLEMS ?= level1
 dataset: deps
 	$(Q)$(MAKE) --no-print-directory kforge
 	$(Q)scripts/dataset.sh "$(PROBLEMS)"
+
+# The static site from the store (KFORGE_DB or ./kforge.db) into public/.
+site: kforge
+	$(Q)./kforge site -o public $(if $(DIST),--dist $(DIST))
+
+# The same pipeline on a Slurm cluster (docs/cluster.md): sharded search,
+# merge, verify per PARTITION listed in VERIFY, pack, site.
+dataset-slurm: deps
+	$(Q)$(MAKE) --no-print-directory kforge
+	$(Q)./kforge slurm submit --problems "$(PROBLEMS)" $(if $(SHARDS),--shards $(SHARDS)) \
+		$(if $(PARTITION),--partition $(PARTITION)) $(if $(VERIFY),--verify $(VERIFY)) \
+		$(if $(ACCOUNT),--account $(ACCOUNT)) $(if $(WORKDIR),--workdir $(WORKDIR)) \
+		$(if $(DRY_RUN),--dry-run)
 
 install: kforge
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/kforge
