@@ -6,10 +6,16 @@ json_t *store_verify_candidates(struct store *s, const char *gpu_name, const cha
 {
 	json_t *prm = json_pack("[s,s,i,i]", gpu_name, protocol, top_k, per_category);
 	json_t *rows = store_query_all(s,
+		/* The collector's measurements on this GPU; for a problem never
+		 * searched here (verifying an H100 search on an H200), those of
+		 * the GPUs where it was (the fastest time where several). */
 		"WITH ok AS (\n"
-		"  SELECT e.problem_id, e.kernel_hash, e.time_mean_ms FROM evals e\n"
-		"  WHERE e.gpu_name = ?1 AND e.protocol = ?2 AND e.status = 'correct'\n"
-		"    AND e.time_mean_ms IS NOT NULL),\n"
+		"  SELECT e.problem_id, e.kernel_hash, min(e.time_mean_ms) AS time_mean_ms FROM evals e\n"
+		"  WHERE e.protocol = ?2 AND e.status = 'correct' AND e.time_mean_ms IS NOT NULL\n"
+		"    AND (e.gpu_name = ?1 OR NOT EXISTS (SELECT 1 FROM evals x WHERE\n"
+		"      x.problem_id = e.problem_id AND x.gpu_name = ?1 AND x.protocol = ?2\n"
+		"      AND x.status = 'correct'))\n"
+		"  GROUP BY e.problem_id, e.kernel_hash),\n"
 		"top AS (\n"
 		"  SELECT problem_id, kernel_hash, time_mean_ms, row_number() OVER (\n"
 		"    PARTITION BY problem_id ORDER BY time_mean_ms, kernel_hash) AS rk FROM ok),\n"
