@@ -11,6 +11,14 @@ static int gpus_rule_column(const char *c)
 	       !strcmp(c, "cuda_version") || !strcmp(c, "first_seen");
 }
 
+/* compiles columns that differ between two compiles of the same source
+ * with the same options (the ptxas log's "Compile time", the duration, the
+ * date): not a conflict; the earlier compile's row is kept. */
+static int compiles_rule_column(const char *c)
+{
+	return !strcmp(c, "log") || !strcmp(c, "duration_ms") || !strcmp(c, "created_at");
+}
+
 static void key_expr(struct buf *sql, const char *const *key, const char *alias)
 {
 	for (int i = 0; key[i]; i++)
@@ -44,7 +52,8 @@ static int merge_table(struct store *dst, const char *t, struct merge_stats *st,
 		int is_key = 0;
 		for (int k = 0; key[k]; k++)
 			is_key |= !strcmp(key[k], name);
-		if (is_key || (!strcmp(t, "gpus") && gpus_rule_column(name)))
+		if (is_key || (!strcmp(t, "gpus") && gpus_rule_column(name)) ||
+		    (!strcmp(t, "compiles") && compiles_rule_column(name)))
 			continue;
 		buf_addf(&cmp, "%ss.%s IS NOT m.%s", cmp.len ? " OR " : "", name, name);
 		buf_addf(&desc, "%sCASE WHEN s.%s IS NOT m.%s THEN '%s ' ELSE '' END", desc.len ? " || " : "",
@@ -79,6 +88,14 @@ static int merge_table(struct store *dst, const char *t, struct merge_stats *st,
 				    "peak_fp32_tflops = NULLIF(peak_fp32_tflops, 0)", err) < 0)
 			goto out;
 	}
+	if (!strcmp(t, "compiles") &&
+	    store_exec(dst,
+		"UPDATE main.compiles AS m SET log = s.log, duration_ms = s.duration_ms, "
+		"created_at = s.created_at FROM src.compiles AS s WHERE s.id = m.id AND "
+		"(s.created_at < m.created_at OR (s.created_at = m.created_at AND "
+		"(s.duration_ms < m.duration_ms OR (s.duration_ms IS m.duration_ms AND s.log < m.log))))",
+		err) < 0)
+		goto out;
 	buf_reset(&sql);
 	buf_addf(&sql, "SELECT count(*) FROM main.%s", t);
 	if (store_query_int(dst, sql.s, NULL, 0, &before, err) < 0)
