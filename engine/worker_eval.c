@@ -572,6 +572,13 @@ int wk_judge(struct wk_eval_state *es, struct wk_keep *k, int base, int verify_o
 			v->max_abs = ma;
 		if (mr > v->max_rel)
 			v->max_rel = mr;
+		if (mis && !nans && !poi && es->normwise &&
+		    ma <= es->atol + es->rtol * wk_bits_d(s[6])) {
+			/* Mixed-sign draws (normal, wide uniform) make long fp32 sums
+			 * cancel: near-zero outputs carry the rounding of terms of the
+			 * output's scale. Within the tolerance at that scale: a pass. */
+			mis = 0;
+		}
 		v->mismatches += mis;
 		if (!mis && !nans && !poi)
 			continue;
@@ -781,6 +788,7 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 		int n = d ? 2 : nchk;
 		if (d && !dist)
 			continue;
+		es.normwise = d > 0;
 		for (int i = 0; i < n && !ended; i++) {
 			unsigned long long seed = seed0 + (unsigned long long)(d ? 1000 * d + i : ord[i]);
 			struct wk_keep *k;
@@ -811,6 +819,7 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 			ended = wk_run_status(res, r, &v, NULL, err);
 		}
 	}
+	es.normwise = 0;
 	/* Identical inputs again (those of the last check trial, still in
 	 * place): a racy kernel fails here. */
 	{

@@ -141,6 +141,7 @@ struct wk_eval_state {
 	struct wk_module cand;
 	const json_t *proto;
 	double atol, rtol, timeout_s;
+	int normwise;              /* extra distributions: |a-b| <= atol + rtol*max|ref| */
 	double kernel_ms;          /* all candidate runs */
 	json_t *res;
 };

@@ -7,7 +7,8 @@
  *     fails unless the reference is NaN there too). slot (8 x u64,
  *     zeroed first): [0] max abs err (double bits), [1] max rel err,
  *     [2] mismatches, [3] NaNs, [4] elements still holding the poison
- *     pattern, [5] a mismatching flat index + 1 (the largest).
+ *     pattern, [5] a mismatching flat index + 1 (the largest), [6] the
+ *     largest finite |reference| (double bits).
  *   kf_h_checksum(p, bytes, out)   order-free 64-bit hash of a buffer, added to *out
  *   kf_h_count_ne(p, bytes, pat, out)  bytes != pat (guard canaries), added to *out
  *   kf_h_fma(out, iters)           FP32 FMA throughput (8 chains, 2 FLOPs each)
@@ -101,7 +102,7 @@ extern "C" __global__ void kf_h_compare(const void *out, const void *ref, long l
 					double atol, double rtol, unsigned long long poison,
 					unsigned long long *slot)
 {
-	double mabs = 0.0, mrel = 0.0;
+	double mabs = 0.0, mrel = 0.0, mref = 0.0;
 	unsigned long long mis = 0, nans = 0, poi = 0, bad = 0;
 	long long stride = (long long)gridDim.x * blockDim.x;
 
@@ -122,6 +123,7 @@ extern "C" __global__ void kf_h_compare(const void *out, const void *ref, long l
 		} else {
 			double d = fabs(a - b), ab = fabs(b);
 			double r = ab > 0 ? d / ab : 1e300;
+			mref = ab > mref && ab < 1e308 ? ab : mref;
 			fail = !(d <= atol + rtol * ab);
 			mabs = d > mabs ? d : mabs;
 			mrel = r > mrel ? r : mrel;
@@ -133,6 +135,7 @@ extern "C" __global__ void kf_h_compare(const void *out, const void *ref, long l
 	}
 	mabs = kf_h_wmaxd(mabs);
 	mrel = kf_h_wmaxd(mrel);
+	mref = kf_h_wmaxd(mref);
 	mis = kf_h_wsum(mis);
 	nans = kf_h_wsum(nans);
 	poi = kf_h_wsum(poi);
@@ -151,6 +154,8 @@ extern "C" __global__ void kf_h_compare(const void *out, const void *ref, long l
 			atomicAdd(&slot[4], poi);
 		if (bad)
 			atomicMax(&slot[5], bad);
+		if (mref > 0)
+			atomicMax(&slot[6], (unsigned long long)__double_as_longlong(mref));
 	}
 }
 
