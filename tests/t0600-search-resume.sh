@@ -81,7 +81,7 @@ check "another seed proposes other ideas" sh -c "test \$(sqlite3 branch-ref.db '
 
 # Wall time is per invocation and not part of the run's identity: a run
 # stopped by it is continued by the next invocation, to the same rows.
-"$SF" --db wall.db --root root --rounds 3 --k 3 --m 2 --seed 7 --delay-ms 20 --wall 0.3 >wall.out 2>&1
+"$SF" --db wall.db --root root --rounds 3 --k 3 --m 2 --seed 7 --delay-ms 60 --wall 0.3 >wall.out 2>&1
 check "a wall-time limit stops the run" test "$(sqlite3 wall.db 'select status from runs')" = stopped
 check "it stopped part-way" test "$(sqlite3 wall.db 'select count(*) from candidates')" -lt 57
 "$SF" --db wall.db --root root --resume >wall.out 2>&1

@@ -83,7 +83,7 @@ static void tail_lines(const struct buf *b, struct buf *out, int max_lines)
 int verify_sanitizer_kernel_errors(const char *report)
 {
 	static const char *const pat[] = { "Invalid __", "Race reported", "Barrier error",
-					   "Misaligned", "Out-of-range", "hazard", "Hazard",
+					   "Misaligned", "Out-of-range", "hazard detected",
 					   "Illegal", "Uninitialized __", "Leaked", "Malloc/Free",
 					   "Stack overflow", "Device-side assert", NULL };
 	if (!report)

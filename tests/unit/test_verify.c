@@ -256,6 +256,9 @@ static void sanitizer_reports(void **state)
 	assert_false(verify_sanitizer_kernel_errors(
 		"========= Program hit CUDA_ERROR_OUT_OF_MEMORY (error 2) due to \"out of memory\" "
 		"on CUDA API call to cuMemAlloc_v2.\n========= ERROR SUMMARY: 1 error\n"));
+	assert_false(verify_sanitizer_kernel_errors(
+		"========= Program hit CUDA_ERROR_OUT_OF_MEMORY on CUDA API call to cuMemAlloc_v2.\n"
+		"========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n"));
 	assert_false(verify_sanitizer_kernel_errors(NULL));
 }
 
