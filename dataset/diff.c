@@ -40,56 +40,61 @@ static void on_line(struct summary *s, const char *name, const char *p, size_t n
 	json_decref(o);
 }
 
+struct sum_ctx {
+	struct summary *s;
+	const char *path, *name;
+	struct buf *err;
+};
+
+static int sum_line(void *ctx, long long lineno, const char *p, size_t n)
+{
+	struct sum_ctx *c = ctx;
+	(void)lineno;
+	on_line(c->s, c->name, p, n);
+	return 0;
+}
+
+static int sum_over(void *ctx, long long lineno)
+{
+	struct sum_ctx *c = ctx;
+	(void)lineno;
+	return kf_err(c->err, "%s: %s: a line over %zu bytes", c->path, c->name, DATASET_MAX_LINE);
+}
+
 static int summarize(const char *path, struct summary *s, struct buf *err)
 {
 	struct ds_reader rd;
-	struct archive *a;
 	struct archive_entry *e;
-	struct buf line = BUF_INIT;
+	struct ds_lines lines = { BUF_INIT, 0, 0 };
+	struct sum_ctx c = { s, path, NULL, err };
 	char chunk[1 << 16];
 	const char *name;
 	int r, ret = -1;
 
 	if (ds_reader_open(&rd, path, err) < 0)
 		return -1;
-	a = rd.a;
 	while ((r = ds_reader_next(&rd, &e, &name, err)) == 1) {
 		size_t nl = name ? strlen(name) : 0;
-		long long lines = 0;
 		la_ssize_t n;
 		if (!name || nl < 7 || strcmp(name + nl - 6, ".jsonl") || !ds_safe_path(name))
 			continue;
-		buf_reset(&line);
-		while ((n = archive_read_data(a, chunk, sizeof(chunk))) > 0) {
-			for (la_ssize_t i = 0; i < n;) {
-				const char *q = memchr(chunk + i, '\n', (size_t)(n - i));
-				size_t take = q ? (size_t)(q - (chunk + i)) : (size_t)(n - i);
-				if (line.len + take > DATASET_MAX_LINE) {
-					kf_err(err, "%s: %s: a line over %zu bytes", path, name, DATASET_MAX_LINE);
-					goto out;
-				}
-				buf_add(&line, chunk + i, take);
-				i += (la_ssize_t)take;
-				if (q) {
-					on_line(s, name, line.s, line.len);
-					lines++;
-					buf_reset(&line);
-					i++;
-				}
-			}
-		}
+		ds_lines_reset(&lines);
+		c.name = name;
+		while ((n = archive_read_data(rd.a, chunk, sizeof(chunk))) > 0)
+			if (ds_lines_feed(&lines, chunk, (size_t)n, sum_line, sum_over, &c))
+				goto out;
 		if (n < 0) {
-			kf_err(err, "%s: %s", path, archive_error_string(a));
+			kf_err(err, "%s: %s", path, archive_error_string(rd.a));
 			goto out;
 		}
-		json_object_set_new(s->lines, name, json_integer(lines));
+		json_object_set_new(s->lines, name, json_integer(lines.n));
 	}
 	if (r < 0)
 		goto out;
 	ret = 0;
 out:
 	ds_reader_close(&rd);
-	buf_release(&line);
+	buf_release(&lines.line);
 	return ret;
 }
 

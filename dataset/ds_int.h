@@ -94,6 +94,21 @@ int ds_reader_open(struct ds_reader *r, const char *path, struct buf *err);
 int ds_reader_next(struct ds_reader *r, struct archive_entry **e, const char **name,
 		   struct buf *err);
 void ds_reader_close(struct ds_reader *r);
+/* Splits an entry's bytes into JSONL lines as they are read. Each '\n'
+ * counts a line (n); a line that fits DATASET_MAX_LINE goes to line(), one
+ * that does not to over() once, when it first exceeds the limit (its bytes
+ * are dropped). A callback's non-zero return stops the feed and is returned. */
+struct ds_lines {
+	struct buf line;
+	long long n;
+	int too_long;
+};
+typedef int (*ds_line_fn)(void *ctx, long long lineno, const char *s, size_t len);
+typedef int (*ds_over_fn)(void *ctx, long long lineno);
+int ds_lines_feed(struct ds_lines *l, const char *p, size_t n, ds_line_fn line, ds_over_fn over,
+		  void *ctx);
+/* Forgets the current entry's partial line and count. */
+void ds_lines_reset(struct ds_lines *l);
 /* Removes a directory tree that kforge made (no symlinks followed). */
 int ds_rmtree(const char *dir);
 

@@ -1,6 +1,7 @@
 /* Entries of a dataset, from a tarball or from a directory it was
  * extracted into, through the same libarchive reading API. */
 #include "ds_int.h"
+#include "dataset.h"
 #include "core/fsutil.h"
 
 #include <archive.h>
@@ -65,4 +66,38 @@ void ds_reader_close(struct ds_reader *r)
 		archive_read_free(r->a);
 	r->a = NULL;
 	buf_release(&r->name);
+}
+
+int ds_lines_feed(struct ds_lines *l, const char *p, size_t n, ds_line_fn line, ds_over_fn over,
+		  void *ctx)
+{
+	for (size_t i = 0; i < n;) {
+		const char *nl = memchr(p + i, '\n', n - i);
+		size_t take = nl ? (size_t)(nl - (p + i)) : n - i;
+		int r;
+		if (!l->too_long)
+			buf_add(&l->line, p + i, take);
+		if (!l->too_long && l->line.len > DATASET_MAX_LINE) {
+			l->too_long = 1;
+			if (over && (r = over(ctx, l->n + 1)) != 0)
+				return r;
+		}
+		i += take;
+		if (nl) {
+			l->n++;
+			if (!l->too_long && line && (r = line(ctx, l->n, l->line.s, l->line.len)) != 0)
+				return r;
+			buf_reset(&l->line);
+			l->too_long = 0;
+			i++;
+		}
+	}
+	return 0;
+}
+
+void ds_lines_reset(struct ds_lines *l)
+{
+	buf_reset(&l->line);
+	l->n = 0;
+	l->too_long = 0;
 }

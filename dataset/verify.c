@@ -197,73 +197,71 @@ static void check_line(struct vstate *v, const char *name, long long ln, const j
 	json_decref(o);
 }
 
+struct pass2_ctx {
+	struct vstate *v;
+	const char *name;
+	const json_t *fields;
+};
+
+static int p2_line(void *ctx, long long lineno, const char *p, size_t n)
+{
+	struct pass2_ctx *c = ctx;
+	if (c->fields)
+		check_line(c->v, c->name, lineno, c->fields, p, n);
+	return 0;
+}
+
+static int p2_over(void *ctx, long long lineno)
+{
+	struct pass2_ctx *c = ctx;
+	problem(c->v, "%s:%lld: line over %zu bytes", c->name, lineno, DATASET_MAX_LINE);
+	return 0;
+}
+
 static int pass2(const char *path, struct vstate *v, struct verify_summary *sum, struct buf *err)
 {
 	struct ds_reader rd;
-	struct archive *a;
 	struct archive_entry *e;
-	struct buf line = BUF_INIT;
+	struct ds_lines lines = { BUF_INIT, 0, 0 };
 	char chunk[1 << 16];
 	const char *name;
 	int r, ret = -1;
 
 	if (ds_reader_open(&rd, path, err) < 0)
 		return -1;
-	a = rd.a;
 	while ((r = ds_reader_next(&rd, &e, &name, err)) == 1) {
 		size_t nl = name ? strlen(name) : 0;
 		int jsonl = nl > 6 && !strcmp(name + nl - 6, ".jsonl");
-		const json_t *fields = NULL;
+		struct pass2_ctx c = { v, name, NULL };
 		struct sha256 h;
 		char hex[65];
-		long long lines = 0;
 		la_ssize_t n;
-		int too_long = 0;
 
 		if (!name || !ds_safe_path(name) || archive_entry_filetype(e) != AE_IFREG)
 			continue;
 		sum->files++;
 		if (jsonl) {
-			fields = json_object_get(json_object_get(v->schema, name), "fields");
-			if (!json_is_object(fields))
+			c.fields = json_object_get(json_object_get(v->schema, name), "fields");
+			if (!json_is_object(c.fields))
 				problem(v, "%s has no entry in schema.json", name);
 		}
 		sha256_init(&h);
-		buf_reset(&line);
-		while ((n = archive_read_data(a, chunk, sizeof(chunk))) > 0) {
+		ds_lines_reset(&lines);
+		while ((n = archive_read_data(rd.a, chunk, sizeof(chunk))) > 0) {
 			sha256_update(&h, chunk, (size_t)n);
-			if (!jsonl)
-				continue;
-			for (la_ssize_t i = 0; i < n;) {
-				const char *nlp = memchr(chunk + i, '\n', (size_t)(n - i));
-				size_t take = nlp ? (size_t)(nlp - (chunk + i)) : (size_t)(n - i);
-				if (!too_long)
-					buf_add(&line, chunk + i, take);
-				if (line.len > DATASET_MAX_LINE && !too_long) {
-					too_long = 1;
-					problem(v, "%s:%lld: line over %zu bytes", name, lines + 1, DATASET_MAX_LINE);
-				}
-				i += (la_ssize_t)take;
-				if (nlp) {
-					lines++;
-					if (fields && !too_long)
-						check_line(v, name, lines, fields, line.s, line.len);
-					buf_reset(&line);
-					too_long = 0;
-					i++;
-				}
-			}
+			if (jsonl)
+				ds_lines_feed(&lines, chunk, (size_t)n, p2_line, p2_over, &c);
 		}
 		sha256_final_hex(&h, hex);
 		if (n < 0) {
-			kf_err(err, "%s: %s: %s", path, name, archive_error_string(a));
+			kf_err(err, "%s: %s: %s", path, name, archive_error_string(rd.a));
 			goto out;
 		}
-		if (jsonl && line.len)
+		if (jsonl && lines.line.len)
 			problem(v, "%s: the last line has no newline", name);
 		if (jsonl) {
-			json_object_set_new(v->lines, name, json_integer(lines));
-			sum->lines += lines;
+			json_object_set_new(v->lines, name, json_integer(lines.n));
+			sum->lines += lines.n;
 		}
 		if (strcmp(name, "SHA256SUMS")) {
 			const char *want = jget_str(v->sums, name, NULL);
@@ -278,7 +276,7 @@ static int pass2(const char *path, struct vstate *v, struct verify_summary *sum,
 	ret = 0;
 out:
 	ds_reader_close(&rd);
-	buf_release(&line);
+	buf_release(&lines.line);
 	return ret;
 }
 

@@ -155,6 +155,7 @@ write("missing.tar", drop="data/ideas.jsonl")
 write("count.tar", edit=("README.md", lambda d: d.replace(b"| `sft.jsonl` | ", b"| `sft.jsonl` | 9")), resum=True)
 write("type.tar", edit=("data/runs.jsonl", lambda d: d.replace(b'"seed":1', b'"seed":"1"')), resum=True)
 write("extra.tar", edit=("data/gpus.jsonl", lambda d: d.replace(b'{"arch"', b'{"zzz":1,"arch"', 1)), resum=True)
+write("nonl.tar", edit=("data/gpus.jsonl", lambda d: d.rstrip(b"\n")), resum=True)
 PY
 expect_exit 4 "verify catches a flipped byte" "$KFORGE" dataset verify flipped.tar
 contains "... and names the file" "$T_TMP/err" "data/kernels.jsonl: checksum mismatch"
@@ -165,6 +166,8 @@ contains "... naming the file and both counts" "$T_TMP/err" "README.md says sft.
 expect_exit 4 "verify catches a field of the wrong type" "$KFORGE" dataset verify type.tar
 contains "... with file, line and field" "$T_TMP/err" "data/runs.jsonl:1: field \"seed\" is not of type integer"
 expect_exit 4 "verify catches a field not in schema.json" "$KFORGE" dataset verify extra.tar
+expect_exit 4 "verify catches a last line with no newline" "$KFORGE" dataset verify nonl.tar
+contains "... naming the file" "$T_TMP/err" "data/gpus.jsonl: the last line has no newline"
 head -c 1000 "$TZ" >trunc.tar.zst
 expect_exit 1 "verify of a truncated tarball fails to read" "$KFORGE" dataset verify trunc.tar.zst
 expect_exit 1 "verify of a missing file fails" "$KFORGE" dataset verify nothere.tar.zst
