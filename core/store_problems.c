@@ -2,8 +2,8 @@
 #include "fsutil.h"
 #include "json.h"
 #include "sha256.h"
+#include "problem.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,24 +85,16 @@ int problem_dir_for_file(const char *root, int level, const char *file, struct b
 	 * the directory names drop ("1_Square_matrix_multiplication_.py");
 	 * the caller checks the spec's kernelbench_file. */
 	{
-		char prefix[16];
-		struct dirent *de;
-		DIR *d;
-		buf_addf(&dir, "%s/problems/level%d", root, level);
-		snprintf(prefix, sizeof(prefix), "%03ld_", num);
-		d = opendir(dir.s);
-		buf_reset(&dir);
-		while (d && (de = readdir(d)) != NULL)
-			if (!strncmp(de->d_name, prefix, strlen(prefix))) {
-				buf_addf(&dir, "%s/problems/level%d/%s", root, level, de->d_name);
-				break;
-			}
-		if (d)
-			closedir(d);
-	}
-	if (!dir.len || !is_dir(dir.s)) {
-		kf_err(err, "no problem directory for %s under %s/problems/level%d", file, root, level);
-		goto out;
+		char q[32];
+		struct buf e2 = BUF_INIT;
+		snprintf(q, sizeof(q), "level%d/%ld", level, num);
+		if (problem_find(root, q, &dir, &e2) < 0) {
+			kf_err(err, "no problem directory for %s under %s/problems/level%d", file, root,
+			       level);
+			buf_release(&e2);
+			goto out;
+		}
+		buf_release(&e2);
 	}
 	buf_reset(out);
 	buf_add(out, dir.s, dir.len);

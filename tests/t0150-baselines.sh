@@ -34,3 +34,19 @@ echo '{"level1": ' >bad.json
 expect_exit 1 "malformed JSON fails with the file name" "$KFORGE" baselines import bad.json --gpu X --variant eager
 contains "error names the file" "$T_TMP/err" "bad.json"
 check "no host path stored" sh -c "! sqlite3 '$KFORGE_DB' 'select source from baselines' | grep -q /"
+
+# KernelBench's file names can keep a trailing underscore that the problem's
+# directory drops (1_Square_matrix_multiplication_.py -> 001_Square_matrix_
+# multiplication): found by number, checked against the spec's file name.
+mkdir -p root/problems/level1/001_Square_matrix_multiplication
+cat >root/problems/level1/001_Square_matrix_multiplication/spec.json <<'JSON'
+{"id": "level1/001_Square_matrix_multiplication", "level": 1, "number": 1,
+ "name": "Square_matrix_multiplication", "kernelbench_file": "1_Square_matrix_multiplication_.py",
+ "family": "matmul", "op": "x", "flops": 10, "min_bytes": 20}
+JSON
+echo "class Model: pass" >root/problems/level1/001_Square_matrix_multiplication/reference.py
+cat >under.json <<'JSON'
+{"level1": {"1_Square_matrix_multiplication_.py": {"mean": 2.0, "std": 0.1, "num_trials": 100}}}
+JSON
+expect_exit 0 "import a file name with a trailing underscore" "$KFORGE" baselines import under.json --gpu "NVIDIA H100 80GB HBM3" --variant eager
+contains "it is imported" "$T_TMP/out" "imported 1 eager"
