@@ -102,6 +102,8 @@ static int record(struct store *s, const struct eval_outcome *o, const char *pro
 		if (store_query_one(s, "SELECT arch, sm_count, memory_bytes, l2_bytes, driver, "
 				       "cuda_version FROM gpus WHERE name = ?", p, &g, &qerr) == 0 && g)
 			json_object_update(env, g);
+		else if (qerr.len)
+			log_warn("verify: the GPU's details are left out of the record: %s", qerr.s);
 		json_decref(g);
 		json_decref(p);
 		buf_release(&qerr);
