@@ -3,14 +3,7 @@
 
 #include <string.h>
 
-struct tmpl {
-	const char *id;
-	int (*supports)(const json_t *spec);
-	int (*render)(const json_t *spec, const json_t *p, struct buf *s, struct buf *err);
-	const char *defaults;
-};
-
-static const struct tmpl templates[] = {
+static const struct tmpl_def templates[] = {
 	{ "ew", tmpl_ew_supports, tmpl_ew_render,
 	  "{\"block\": 256, \"vec\": 1, \"ilp\": 1, \"gridstride\": 0, \"waves\": 2, \"fast\": 0, \"stream\": 0}" },
 	{ "rowsoftmax", tmpl_rowsoftmax_supports, tmpl_rowsoftmax_render,
@@ -18,26 +11,34 @@ static const struct tmpl templates[] = {
 	{ "reduce", tmpl_reduce_supports, tmpl_reduce_render, "{\"block\": 256, \"unroll\": 1}" },
 	{ "matmul", tmpl_matmul_supports, tmpl_matmul_render,
 	  "{\"BM\": 64, \"BN\": 64, \"BK\": 16, \"TM\": 4, \"TN\": 4, \"tri_skip\": 0}" },
+	{ NULL, NULL, NULL, NULL },
 };
 
-static const struct tmpl *find(const char *id)
+/* One array per family file (collector/builtin_<family>.c). */
+static const struct tmpl_def *const families[] = {
+	templates, tmpl_norm_defs, tmpl_pool_defs, tmpl_scan_defs, tmpl_loss_defs,
+	tmpl_attention_defs, tmpl_conv_defs, tmpl_convt_defs, tmpl_mv_defs,
+};
+
+static const struct tmpl_def *find(const char *id)
 {
-	for (size_t i = 0; id && i < sizeof(templates) / sizeof(templates[0]); i++)
-		if (!strcmp(templates[i].id, id))
-			return &templates[i];
+	for (size_t f = 0; id && f < sizeof(families) / sizeof(families[0]); f++)
+		for (const struct tmpl_def *t = families[f]; t->id; t++)
+			if (!strcmp(t->id, id))
+				return t;
 	return NULL;
 }
 
 int builtin_tmpl_supports(const char *id, const json_t *spec)
 {
-	const struct tmpl *t = find(id);
+	const struct tmpl_def *t = find(id);
 
 	return t && t->supports(spec);
 }
 
 json_t *builtin_tmpl_params(const char *id, const json_t *params)
 {
-	const struct tmpl *t = find(id);
+	const struct tmpl_def *t = find(id);
 	json_t *d;
 	const char *k;
 	json_t *v;
@@ -55,7 +56,7 @@ json_t *builtin_tmpl_params(const char *id, const json_t *params)
 int builtin_tmpl_render(const char *id, const json_t *spec, const json_t *params,
 			struct buf *src, struct buf *err)
 {
-	const struct tmpl *t = find(id);
+	const struct tmpl_def *t = find(id);
 	json_t *p;
 	int rc;
 

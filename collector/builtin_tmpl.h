@@ -14,4 +14,29 @@ int tmpl_reduce_render(const json_t *spec, const json_t *p, struct buf *s, struc
 int tmpl_matmul_supports(const json_t *spec);
 int tmpl_matmul_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err);
 
+/* A family file may define several templates; its array ends with a
+ * { NULL } entry. defaults: JSON object of every parameter's default. */
+struct tmpl_def {
+	const char *id;
+	int (*supports)(const json_t *spec);
+	int (*render)(const json_t *spec, const json_t *p, struct buf *s, struct buf *err);
+	const char *defaults;
+};
+/* collector/builtin_norm.c: norms: batch/instance/group/layer/RMS/L1/L2/Frobenius (33-40) */
+extern const struct tmpl_def tmpl_norm_defs[];
+/* collector/builtin_pool.c: max/avg pooling 1D/2D/3D (41-46) */
+extern const struct tmpl_def tmpl_pool_defs[];
+/* collector/builtin_scan.c: cumsum/cumprod/reverse/exclusive/masked scans (89-93) */
+extern const struct tmpl_def tmpl_scan_defs[];
+/* collector/builtin_loss.c: losses (94-96, 98-100) */
+extern const struct tmpl_def tmpl_loss_defs[];
+/* collector/builtin_attn.c: scaled dot-product attention (97) */
+extern const struct tmpl_def tmpl_attention_defs[];
+/* collector/builtin_conv.c: forward convolutions: standard, dilated, strided, depthwise, pointwise, 1D/2D/3D */
+extern const struct tmpl_def tmpl_conv_defs[];
+/* collector/builtin_convt.c: transposed convolutions 1D/2D/3D, grouped, dilated, strided */
+extern const struct tmpl_def tmpl_convt_defs[];
+/* collector/builtin_mv.c: matrix-vector, split-K, diagonal and tensor-core matmul paths (4, 6, 12, ...) */
+extern const struct tmpl_def tmpl_mv_defs[];
+
 #endif

@@ -4,7 +4,8 @@ output element with kforge's CPU oracle. CUDA is emulated: a block's threads
 are fibers run round-robin (ucontext), __syncthreads a barrier over them,
 warp shuffles go through shared memory. It checks the references' indexing and launch blocks without a GPU.
 
-usage: emulate_refs.py KFORGE ROOT WORKDIR [NUMBER...]
+usage: emulate_refs.py KFORGE ROOT WORKDIR [--cand FILE NUMBER | NUMBER...]
+  --cand FILE: emulate that candidate file (same format) instead of reference.cu
 Exit 0 when every emulated problem matches at the spec's tolerance."""
 import json
 import os
@@ -18,107 +19,16 @@ SMALL = {"batch_size": 3, "dim": 300, "features": 4, "num_groups": 2, "dim1": 5,
          "length": 40, "num_classes": 20, "M": 5, "N": 7, "num_heads": 2,
          "sequence_length": 9, "embedding_dimension": 40}
 
-SHIM = r'''
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <functional>
-#include <ucontext.h>
-// A block's threads are fibers run round-robin: each runs until it yields
-// (a warp shuffle step, or waiting at __syncthreads); a barrier opens when
-// every live thread waits at it.
-struct kf_dim3 { unsigned x, y, z; };
-static kf_dim3 threadIdx, blockIdx, blockDim, gridDim;
-#define KF_MAXT 1024
-#define KF_STACK (128 * 1024)
-static ucontext_t kf_main_ctx, kf_ctx[KF_MAXT];
-static char *kf_stacks;
-static int kf_cur, kf_done[KF_MAXT], kf_at_bar[KF_MAXT];
-static unsigned long kf_bar_gen;
-static const std::function<void()> *kf_fn;
-static double kf_shfl[KF_MAXT];
-static unsigned char kf_dyn_smem[1 << 20];
-#define __global__
-#define __device__
-#define __forceinline__ inline
-#define __restrict__
-#define __shared__ static
-static void kf_yield() { swapcontext(&kf_ctx[kf_cur], &kf_main_ctx); }
-static inline void __syncthreads()
-{
-    unsigned long g = kf_bar_gen;
-    kf_at_bar[kf_cur] = 1;
-    while (kf_bar_gen == g)
-        kf_yield();
-}
-static inline long long min(long long a, long long b) { return a < b ? a : b; }
-static inline long long max(long long a, long long b) { return a > b ? a : b; }
-static inline double __shfl_down_sync(unsigned, double v, int o)
-{
-    unsigned t = kf_cur, lane = t % 32;
-    kf_shfl[t] = v;
-    kf_yield();
-    double r = lane + o < 32 ? kf_shfl[t + o] : v;
-    kf_yield();
-    return r;
-}
-struct AnyPtr { void *p; template <class T> operator T *() const { return (T *)p; } };
-static void kf_entry()
-{
-    (*kf_fn)();
-    kf_done[kf_cur] = 1;
-    swapcontext(&kf_ctx[kf_cur], &kf_main_ctx);
-}
-static void kf_launch(kf_dim3 g, kf_dim3 b, const std::function<void()> &fn)
-{
-    gridDim = g;
-    blockDim = b;
-    int nt = (int)(b.x * b.y * b.z);
-    if (!kf_stacks) kf_stacks = (char *)malloc((size_t)KF_MAXT * KF_STACK);
-    kf_fn = &fn;
-    for (unsigned bz = 0; bz < g.z; bz++)
-        for (unsigned by = 0; by < g.y; by++)
-            for (unsigned bx = 0; bx < g.x; bx++) {
-                blockIdx = { bx, by, bz };
-                for (int t = 0; t < nt; t++) {
-                    getcontext(&kf_ctx[t]);
-                    kf_ctx[t].uc_stack.ss_sp = kf_stacks + (size_t)t * KF_STACK;
-                    kf_ctx[t].uc_stack.ss_size = KF_STACK;
-                    kf_ctx[t].uc_link = nullptr;
-                    makecontext(&kf_ctx[t], kf_entry, 0);
-                    kf_done[t] = kf_at_bar[t] = 0;
-                }
-                for (;;) {
-                    int live = 0, waiting = 0;
-                    for (int t = 0; t < nt; t++) {
-                        if (kf_done[t]) continue;
-                        kf_cur = t;
-                        threadIdx = { t % b.x, t / b.x % b.y, t / (b.x * b.y) };
-                        swapcontext(&kf_main_ctx, &kf_ctx[t]);
-                        if (!kf_done[t]) { live++; waiting += kf_at_bar[t]; }
-                    }
-                    if (!live) break;
-                    if (waiting == live) {
-                        kf_bar_gen++;
-                        for (int t = 0; t < nt; t++) kf_at_bar[t] = 0;
-                    }
-                }
-            }
-}
-static void *kf_load(const char *path, size_t bytes)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) { perror(path); exit(2); }
-    unsigned char h[10];
-    if (fread(h, 1, 10, f) != 10) exit(2);
-    fseek(f, 10 + (h[8] | h[9] << 8), SEEK_SET);
-    void *p = malloc(bytes + 1);
-    if (fread(p, 1, bytes, f) != bytes) { fprintf(stderr, "%s: short\n", path); exit(2); }
-    fclose(f);
-    return p;
-}
-'''
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def shim():
+    """emulate_shim.h, then every emulate_shim_*.h (extensions per family)."""
+    parts = [open(os.path.join(HERE, "emulate_shim.h")).read()]
+    for f in sorted(os.listdir(HERE)):
+        if f.startswith("emulate_shim_") and f.endswith(".h"):
+            parts.append(open(os.path.join(HERE, f)).read())
+    return "\n".join(parts)
 
 DSZ = {"float32": 4, "float16": 2, "bfloat16": 2, "int64": 8, "int32": 4, "bool": 1}
 CTYPES = {"float": 4, "double": 8, "int": 4, "unsigned": 4, "long long": 8,
@@ -154,7 +64,7 @@ def dim(v):
     return "kf_dim3{%du, %du, %du}" % v
 
 
-def emulate(kforge, root, work, d):
+def emulate(kforge, root, work, d, cand=None):
     spec = json.load(open(os.path.join(d, "spec.json")))
     base = os.path.basename(d)
     sizes = {k: SMALL.get(k, v) for k, v in spec["sizes"].items()}
@@ -171,6 +81,8 @@ def emulate(kforge, root, work, d):
     open(os.path.join(pdir, "reference.py"), "w").write("class Model: pass\n")
     src = open(os.path.join(d, "reference.cu")).read()
     open(os.path.join(pdir, "reference.cu"), "w").write(src)
+    if cand:  # a candidate file in place of the reference
+        src = open(cand).read()
     out = os.path.join(work, base)
     env = dict(os.environ, KFORGE_ROOT=os.path.join(work, "root"))
     subprocess.run([kforge, "problems", "inputs", base, "--out", out, "--seed", "5",
@@ -226,7 +138,7 @@ def emulate(kforge, root, work, d):
                     (out, t["name"], t["name"], numel(t) * DSZ[t["dtype"]]))
     main.append("  return 0;\n}")
     cpp = os.path.join(work, base + ".cpp")
-    open(cpp, "w").write(SHIM + code + "\n" + "\n".join(main) + "\n")
+    open(cpp, "w").write(shim() + code + "\n" + "\n".join(main) + "\n")
     exe = os.path.join(work, base + ".exe")
     subprocess.run(["c++", "-std=c++17", "-O1", "-w", "-o", exe, cpp], check=True)
     subprocess.run([exe], check=True)
@@ -252,8 +164,16 @@ def emulate(kforge, root, work, d):
 
 
 def main():
-    kforge, root, work = sys.argv[1:4]
-    only = set(int(x) for x in sys.argv[4:])
+    args = sys.argv[1:]
+    cand = None
+    if "--cand" in args:
+        i = args.index("--cand")
+        cand = os.path.abspath(args[i + 1])
+        del args[i:i + 2]
+    kforge, root, work = args[:3]
+    only = set(int(x) for x in args[3:])
+    if cand and len(only) != 1:
+        sys.exit("--cand needs exactly one problem number")
     failed = 0
     for base in sorted(os.listdir(os.path.join(root, "problems", "level1"))):
         num = int(base.split("_")[0])
@@ -261,7 +181,7 @@ def main():
             continue
         d = os.path.join(root, "problems", "level1", base)
         try:
-            ok, rep = emulate(kforge, root, work, d)
+            ok, rep = emulate(kforge, root, work, d, cand)
         except Exception as e:  # noqa
             ok, rep = False, "%s: %s" % (type(e).__name__, e)
         failed += not ok
