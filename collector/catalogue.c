@@ -18,6 +18,7 @@ const struct catalogue_idea catalogue[] = {
 #include "collector/catalogue_norm.inc"
 #include "collector/catalogue_matmul.inc"
 #include "collector/catalogue_conv.inc"
+#include "collector/catalogue_convt.inc"
 #include "collector/catalogue_pool.inc"
 #include "collector/catalogue_scan.inc"
 #include "collector/catalogue_loss.inc"
