@@ -6,7 +6,7 @@
 # there unless DB is set).
 #   tests/tools/gpu_session.sh info philox test-gpu check eager ...
 # Steps: info philox test-gpu check eager compile bench search verify pack
-#        site crosscheck (see the case below for what each runs).
+#        site crosscheck list accept (see the case below for what each runs).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
@@ -16,6 +16,7 @@ OUT=$(mktemp -d /tmp/kf-gpu.XXXXXX)   # packed into $FINAL/results.tar.gz at the
 export LD_LIBRARY_PATH="$ROOT/gpu-bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export KFORGE_ROOT="$ROOT" PYTHONUNBUFFERED=1
 K="$ROOT/gpu-bundle/kforge"
+export KFORGE="$K"
 DB=${DB:-$OUT/kforge.db}
 PROBS=${PROBS:-level1}
 CHECK_IDS=${CHECK_IDS:-}
@@ -42,7 +43,11 @@ for step in "$@"; do
 	verify) timeout "${T_VERIFY:-240}" "$K" --db "$DB" verify --top "${TOP:-2}" --problems "${VERIFY_PROBS:-$PROBS}" >"$log" 2>&1 ;;
 	pack) "$K" --db "$DB" pack --version "${VERSION:-0.1.0}" -o "$OUT/dist" >"$log" 2>&1 ;;
 	site) "$K" --db "$DB" site -o "$OUT/site" >"$log" 2>&1 ;;
-	crosscheck) timeout "${T_CROSS:-200}" tools/crosscheck_all.sh /tmp/kfx "${CROSS_PROBS:-}" >"$log" 2>&1 ;;
+	# Dumps are several GB per problem: RAM-backed by default.
+	crosscheck) timeout "${T_CROSS:-200}" tools/crosscheck_all.sh "${CROSS_DUMP:-/dev/shm/kfx}" "${CROSS_PROBS:-}" >"$log" 2>&1
+		cp "${CROSS_DUMP:-/dev/shm/kfx}"/*.json "$OUT/" 2>/dev/null ;;
+	list) "$K" problems list >"$log" 2>&1 ;;
+	accept) BUILD=gpu-bundle T_GPU=${T_TESTGPU:-200} tests/acceptance-gpu.sh "$OUT/accept" >"$log" 2>&1 ;;
 	*) echo "unknown step $step" >"$log" ;;
 	esac
 	echo "step $step: exit $? in $(($(date +%s) - s0)) s" | tee -a "$OUT/steps.txt"
