@@ -13,7 +13,11 @@ GPU reference with the same oracle, so the two together tie reference.cu
 to PyTorch.
 
   tools/torch_crosscheck.py --dump DUMP [--problems 19,23,40-45] [--device cuda]
-                            [--torch-defaults] [--json REPORT]
+                            [--torch-defaults] [--json REPORT] [--kforge KFORGE [--seed S]]
+
+With --kforge, each problem is dumped just before its check (kforge problems
+inputs) and its dump deleted after it: full-size dumps of all 100 problems
+do not fit one disk, and one process avoids importing torch 100 times.
 
 Parameters (role "param": norm affine weights, conv/linear weights) are
 copied into the module's parameters in order. By default TF32 is off, so
@@ -151,6 +155,8 @@ def main():
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--torch-defaults", action="store_true", help="keep PyTorch's TF32 defaults")
     ap.add_argument("--json", help="write the full report here")
+    ap.add_argument("--kforge", help="dump each problem with this kforge first, delete it after")
+    ap.add_argument("--seed", type=int, default=1, help="input seed for --kforge dumps")
     args = ap.parse_args()
     import torch
     if not args.torch_defaults:
@@ -158,11 +164,21 @@ def main():
         torch.backends.cudnn.allow_tf32 = False
     results, failed = [], 0
     for num, d in kfproblems.problem_dirs(args.root, args.level, args.problems):
+        pdir = os.path.join(args.dump, os.path.basename(d))
         try:
+            if args.kforge:
+                import shutil
+                import subprocess
+                shutil.rmtree(pdir, ignore_errors=True)
+                subprocess.run([args.kforge, "problems", "inputs", os.path.basename(d), "--out", pdir,
+                                "--seed", str(args.seed)], check=True, stdout=subprocess.DEVNULL)
             r = check_one(d, args.dump, args.device, args)
         except Exception as e:  # report and go on
             r = {"id": "level%d/%s" % (args.level, os.path.basename(d)), "status": "error",
                  "reason": "%s: %s" % (type(e).__name__, e)}
+        if args.kforge:
+            import shutil
+            shutil.rmtree(pdir, ignore_errors=True)
         results.append(r)
         if r["status"] in ("FAIL", "error"):
             failed += 1
@@ -172,6 +188,10 @@ def main():
         print("%-52s %-7s %s" % (r["id"], r["status"], detail or r.get("reason", "")), flush=True)
         if args.device.startswith("cuda"):
             torch.cuda.empty_cache()
+        if args.json:  # the report so far, should a time limit stop the run
+            with open(args.json + ".tmp", "w") as f:
+                json.dump(results, f, indent=2)
+            os.replace(args.json + ".tmp", args.json)
     print("%d checked, %d failed" % (len(results), failed))
     if args.json:
         with open(args.json + ".tmp", "w") as f:

@@ -46,7 +46,7 @@ for step in "$@"; do
 	# Dumps are several GB per problem: RAM-backed by default.
 	crosscheck) timeout "${T_CROSS:-200}" tools/crosscheck_all.sh "${CROSS_DUMP:-/dev/shm/kfx}" "${CROSS_PROBS:-}" >"$log" 2>&1
 		cp "${CROSS_DUMP:-/dev/shm/kfx}"/*.json "$OUT/" 2>/dev/null ;;
-	list) "$K" problems list >"$log" 2>&1 ;;
+	list) "$K" --db "$DB" problems list >"$log" 2>&1 ;;
 	accept) BUILD=gpu-bundle T_GPU=${T_TESTGPU:-200} tests/acceptance-gpu.sh "$OUT/accept" >"$log" 2>&1 ;;
 	*) echo "unknown step $step" >"$log" ;;
 	esac
