@@ -35,11 +35,11 @@ void eval_protocol_default(struct eval_protocol *p)
 
 void eval_protocol_verify(struct eval_protocol *p)
 {
-	static const char *const dists[] = { "normal", "uniform_large", NULL };
+	static const char *const dists[] = { "normal", "uniform_large", "edges", NULL };
 
 	eval_protocol_default(p);
 	p->name = "verify-v1";
-	p->check_trials = 16;   /* + 2 normal + 2 wide-uniform draws: 20 seeds */
+	p->check_trials = 16;   /* + 2 normal + 2 wide-uniform (+ 2 edge-value) draws */
 	p->seed0 = 7000001;
 	p->timed_trials = 500;
 	p->repeat_agree = 3;
@@ -415,6 +415,9 @@ static void from_result(const json_t *res, struct eval_outcome *o)
 		double wall = jget_num(res, "wall_ms", 0), kern = jget_num(res, "kernel_ms", 0);
 		o->harness_ms = wall > kern ? wall - kern : 0;
 	}
+	json_decref(o->phases);
+	o->phases = json_is_object(json_object_get(res, "phases_ms")) ?
+		json_deep_copy(json_object_get(res, "phases_ms")) : NULL;
 }
 
 static int run_on_gpu(struct engine *e, struct eng_problem *ep, const struct launch_plan *lp,

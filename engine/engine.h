@@ -70,6 +70,7 @@ struct eval_outcome {
 	double speedup_eager, speedup_compile;  /* 0 when no baseline */
 	double roofline_ms;        /* 0 when the GPU's ceilings are unknown */
 	double compile_ms, harness_ms;          /* harness_ms = wall - kernel time */
+	json_t *phases;            /* the worker's wall ms per phase, or NULL (owned) */
 	int cached;                /* 1: the result came from the store */
 	char gpu_name[128];
 };

@@ -159,6 +159,8 @@ int es_put_eval(struct store *s, const struct eval_outcome *o, const char *probl
 	json_object_set_new(env, "compile_id", json_string(o->compile_id));
 	json_object_set_new(env, "compile_ms", json_real(o->compile_ms));
 	json_object_set_new(env, "harness_ms", json_real(o->harness_ms));
+	if (o->phases)
+		json_object_set(env, "phases_ms", o->phases);
 	json_add_compact(&envs, env);
 	row = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s?,s:s,s:s,s:s}", "id", o->eval_id,
 			"kernel_hash", o->kernel_hash, "problem_id", problem_id, "gpu_name",

@@ -96,6 +96,26 @@ int wk_read_slots(struct worker *w, int n, double timeout, struct buf *err)
 
 /* ---- inputs, outputs, guards ----------------------------------------------- */
 
+/* What "edges" means for this problem: values where the operator is most
+ * easily got wrong. 1: large negatives (softmax-like: without the max
+ * subtracted, exp underflows to 0/0); 2: values near zero (norms: the
+ * variance is far below eps, so a misplaced eps shows); 0: none. */
+static int edges_kind(const struct worker *w)
+{
+	const char *op = json_string_value(json_object_get(json_object_get(w->p.spec, "attrs"), "op"));
+	static const char *const neg[] = { "softmax", "log_softmax", "cross_entropy", NULL };
+	static const char *const zero[] = { "batchnorm", "instancenorm", "groupnorm", "rmsnorm",
+					    "layernorm", "frobenius", "l1norm", "l2norm", NULL };
+
+	for (int i = 0; op && neg[i]; i++)
+		if (!strcmp(op, neg[i]))
+			return 1;
+	for (int i = 0; op && zero[i]; i++)
+		if (!strcmp(op, zero[i]))
+			return 2;
+	return 0;
+}
+
 static void dist_override(const struct worker *w, int t, int dist, struct kf_gen_desc *g)
 {
 	const struct problem_tensor *pt = &w->p.t[t];
@@ -103,6 +123,13 @@ static void dist_override(const struct worker *w, int t, int dist, struct kf_gen
 	if (!dist || pt->role != KF_ROLE_INPUT || !dtype_is_float(pt->dtype) ||
 	    (g->kind != KF_DK_UNIFORM && g->kind != KF_DK_NORMAL) || g->post != KF_PO_NONE)
 		return;
+	if (dist == 3) {           /* "edges" */
+		int k = edges_kind(w);
+		g->kind = KF_DK_UNIFORM;
+		g->a = k == 1 ? -1000 : -1e-4;
+		g->b = k == 1 ? -900 : 1e-4;
+		return;
+	}
 	if (dist == 1) {           /* "normal": N(0, 1) */
 		g->kind = KF_DK_NORMAL;
 		g->a = 0;
@@ -727,6 +754,8 @@ static int dist_id(const char *name)
 		return 1;
 	if (!strcmp(name, "uniform_large"))
 		return 2;
+	if (!strcmp(name, "edges"))
+		return 3;
 	return 0;
 }
 
@@ -739,6 +768,9 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 	size_t clen = (size_t)jget_int(req, "cubin_len", 0);
 	unsigned long long seed0;
 	int nchk, rep, timed, ended = 0, r, ntrials = 0;
+	double t_ph = 0;
+/* Adds the wall time since t_ph to phase i and restarts the clock. */
+#define PH(i) (es.ph[(i)] += (now_s() - t_ph) * 1000.0, t_ph = now_s())
 	struct run_verdict v;
 	int ord[WK_MAX_CHECKS];
 
@@ -750,9 +782,11 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 	es.proto = json_object_get(req, "protocol");
 	*resp = NULL;
 	wk_progress(w, 60);
+	t_ph = now_s();
 	if (ensure_problem(w, req, bin, err) < 0)
 		goto fail;
 	refill_guards(w);
+	PH(WK_PH_SETUP);
 	es.atol = jget_num(es.proto, "atol", 0) > 0 ? jget_num(es.proto, "atol", 0) : w->p.atol;
 	es.rtol = jget_num(es.proto, "rtol", 0) > 0 ? jget_num(es.proto, "rtol", 0) : w->p.rtol;
 	es.timeout_s = jget_num(es.proto, "timeout_s", 10);
@@ -772,7 +806,10 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 		kf_err(err, "candidate cubin missing from the request");
 		goto fail;
 	}
-	if (wk_module_load(w, &es.cand, bin->s + rlen, clen, jget_str(req, "plan", ""), err) < 0) {
+	t_ph = now_s();
+	r = wk_module_load(w, &es.cand, bin->s + rlen, clen, jget_str(req, "plan", ""), err);
+	PH(WK_PH_LOAD);
+	if (r < 0) {
 		if (w->fatal)
 			wk_set_result(res, "runtime_error", NULL, err->s);
 		else
@@ -786,7 +823,7 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 					       json_string_value(json_array_get(dists, (size_t)d - 1)) : "")
 			     : 0;
 		int n = d ? 2 : nchk;
-		if (d && !dist)
+		if (d && (!dist || (dist == 3 && !edges_kind(w))))
 			continue;
 		es.normwise = d > 0;
 		for (int i = 0; i < n && !ended; i++) {
@@ -796,7 +833,9 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 			snprintf(what, sizeof(what), "check trial %d (seed %llu%s%s)", ntrials, seed,
 				 d ? ", " : "", d ? json_string_value(json_array_get(dists, (size_t)d - 1)) : "");
 			wk_progress(w, es.timeout_s + REF_TIMEOUT_S + 30);
+			t_ph = now_s();
 			k = ensure_ref(w, seed, dist, err);
+			PH(WK_PH_REFS);
 			if (!k)
 				goto fail;
 			if ((w->in_seed != seed || w->in_dist != dist) && w->have_in2 &&
@@ -804,9 +843,11 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 				swap_inputs(w);
 			if (wk_ensure_inputs(w, seed, dist, err) < 0)
 				goto fail;
+			PH(WK_PH_INPUTS);
 			buf_reset(&v.detail);
 			v.check[0] = '\0';
 			r = check_run(&es, k, what, &v, err);
+			PH(WK_PH_CHECKS);
 			if (r == RUN_OK || r == 1)
 				json_array_append_new(checks, wk_trial_json(ntrials, seed, &v, r == RUN_OK));
 			if (v.max_abs > jget_num(res, "max_abs_err", 0))
@@ -833,20 +874,26 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 		for (int i = 1; !ended && i < rep; i++) {
 			char what[80];
 			snprintf(what, sizeof(what), "repeat run %d on the inputs of check trial %d", i, nchk - 1);
+			t_ph = now_s();
 			if (!(ka = ensure_ref(w, sa, 0, err)) || wk_ensure_inputs(w, sa, 0, err) < 0)
 				goto fail;
+			PH(WK_PH_INPUTS);
 			buf_reset(&v.detail);
 			r = check_run(&es, ka, what, &v, err);
+			PH(WK_PH_CHECKS);
 			ended = wk_run_status(res, r, &v, "nondeterministic", err);
 		}
 		/* Timing alternates the inputs of the last two check trials. */
 		if (!ended && timed > 0) {
+			t_ph = now_s();
 			if (!(ka = ensure_ref(w, sa, 0, err)) || !(kb = ensure_ref(w, sb, 0, err)) ||
 			    !(ka = ensure_ref(w, sa, 0, err)))
 				goto fail;
+			PH(WK_PH_REFS);
 			if (!kb->used || kb->seed != sb)
 				kb = ka;     /* memory pressure evicted it: one seed */
 			r = wk_timing(&es, ka, kb, res, err);
+			PH(WK_PH_TIMING);
 			ended = r == 1 ? 1 : wk_run_status(res, r, &v, NULL, err);
 		}
 	}
@@ -856,6 +903,14 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 		distrust(w, jget_str(res, "failed_check", ""));
 	json_object_set_new(res, "wall_ms", json_real((now_s() - w->t_req) * 1000.0));
 	json_object_set_new(res, "kernel_ms", json_real(es.kernel_ms));
+	{
+		static const char *const ph_names[WK_PH_COUNT] = { "setup", "module_load", "refs",
+			"inputs", "checks", "timing", "cupti", "post_checks" };
+		json_t *ph = json_object();
+		for (int i = 0; i < WK_PH_COUNT; i++)
+			json_object_set_new(ph, ph_names[i], json_real(es.ph[i]));
+		json_object_set_new(res, "phases_ms", ph);
+	}
 	if (!json_object_get(res, "mismatches"))
 		json_object_set_new(res, "mismatches", json_integer(0));
 	if (!w->fatal)

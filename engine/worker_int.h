@@ -136,6 +136,11 @@ void wk_nvml_close(struct worker *w);
 /* ---- worker_eval.c internals shared with worker_time.c ------------------- */
 enum { RUN_OK = 0, RUN_ERR = -1, RUN_TIMEOUT = -2, RUN_LAUNCH = -3 };
 
+/* Phases of one evaluation, timed on the host (wall ms, kernel time included
+ * where the phase runs the candidate). */
+enum { WK_PH_SETUP, WK_PH_LOAD, WK_PH_REFS, WK_PH_INPUTS, WK_PH_CHECKS, WK_PH_TIMING,
+       WK_PH_CUPTI, WK_PH_POST, WK_PH_COUNT };
+
 struct wk_eval_state {
 	struct worker *w;
 	struct wk_module cand;
@@ -144,6 +149,7 @@ struct wk_eval_state {
 	int normwise;              /* extra distributions: |a-b| <= atol + rtol*max|ref| */
 	double kernel_ms;          /* all candidate runs */
 	json_t *res;
+	double ph[WK_PH_COUNT];    /* wall ms per phase (harness overhead breakdown) */
 };
 
 

@@ -142,7 +142,11 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 			r = RUN_ERR;
 		}
 	}
-	cupti = wk_cupti_stop(w, &n_cupti, &n_stale);
+	{
+		double t = now_s();
+		cupti = wk_cupti_stop(w, &n_cupti, &n_stale);
+		es->ph[WK_PH_CUPTI] += (now_s() - t) * 1000.0;
+	}
 	if (r != RUN_OK) {
 		free(cupti);
 		json_decref(times);
@@ -151,6 +155,7 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 		return r;
 	}
 	/* Inputs unchanged, guards intact, after all the timed runs. */
+	double t_post = now_s();
 	{
 		struct wk_keep *kin = kA;
 		int sb = base_g + w->p.n_in + 1;
@@ -165,7 +170,9 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 	}
 	json_object_set_new(env, "after", wk_nvml_sample(w));
 	json_object_set_new(res, "env", env);
-	if (r != RUN_OK || wk_read_slots(w, base_g + 2 * w->p.n_in + 1, es->timeout_s + 10, err) < 0) {
+	r = r != RUN_OK ? r : wk_read_slots(w, base_g + 2 * w->p.n_in + 1, es->timeout_s + 10, err);
+	es->ph[WK_PH_POST] += (now_s() - t_post) * 1000.0;
+	if (r != RUN_OK) {
 		free(cupti);
 		json_decref(times);
 		buf_release(&v.detail);

@@ -58,6 +58,10 @@ for label, rs in (("first evaluation (computes references)", first), ("steady st
                   ("per problem (second evaluation where made, else first)", allh)):
     c, ct, n = med(rs, "compile_ms"); h, ht, _ = med(rs, "harness_ms"); w, wt, _ = med(rs, "wall_ms")
     print("%s: %d candidates; compile median %.1f ms (total %.0f); harness overhead median %.1f ms (total %.0f); wall median %.1f ms (total %.0f)" % (label, n, c, ct, h, ht, w, wt))
+    ph = [r["phases_ms"] for r in rs if r.get("phases_ms")]
+    if ph:
+        print("  worker phases, median ms (kernel time included in checks/timing): " +
+              ", ".join("%s %.1f" % (k, statistics.median(p.get(k, 0) for p in ph)) for k in ph[0]))
 print("correct: %d of %d" % (sum(1 for r in first if r["status"] == "correct"), len(first)))
 PY
 tail -n 5 "$TMP/err"

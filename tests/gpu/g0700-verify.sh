@@ -2,7 +2,7 @@
 # verify catches what a 5-trial collector check can miss: kernels wrong only
 # for negative inputs or only for large magnitudes pass `kforge eval`
 # (KernelBench's U[0,1) inputs) and fail `kforge verify` (20 seeds, normal
-# and wide-uniform draws); the honest kernel is verified.
+# and wide-uniform draws, edge values); the honest kernel is verified.
 . "$KF_ROOT/tests/lib.sh"
 C="$KF_ROOT/tests/candidates/verify"
 for k in honest negwrong largewrong; do
@@ -24,10 +24,17 @@ PY
 v=$(verdict honest); check "honest kernel verified ($v)" test "$v" = "verified "
 v=$(verdict negwrong); check "negative-input bug caught ($v)" sh -c "echo '$v' | grep -q '^failed'"
 v=$(verdict largewrong); check "large-magnitude bug caught ($v)" sh -c "echo '$v' | grep -q '^failed'"
+# A norm with eps outside the square root passes every draw but the edge
+# values (near zero: the variance is far below eps).
+expect_exit 0 "collect check passes layernorm_eps_outside" "$KFORGE" eval 40 "$C/layernorm_eps_outside.cu" --json
+contains "layernorm_eps_outside: status correct under collect-v1" "$T_TMP/out" '"status": *"correct"'
+"$KFORGE" verify --problems 40 --top 1 --no-category --no-sanitizer --json >v40.json 2>v40.err
+check "verify exits 4 on the misplaced eps" test $? -eq 4
+contains "the edge-value draw is the one that fails" v40.json "edges"
 # Exclusion from "best" in report/site/pack is tested on the CPU (t0610,
 # t0950, t0800) from stored verdicts; here: the verdicts are stored.
 q() { python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' "$KFORGE_DB" "$1"; }
 n=$(q "select count(*) from verifications where verdict='failed' and coalesce(failed_check,'') != ''")
-check "two failed verdicts stored with the failing check ($n)" test "$n" = 2
+check "three failed verdicts stored with the failing check ($n)" test "$n" = 3
 e=$(q "select count(*) from verifications where env like '%driver%'")
 check "verdicts carry the environment ($e)" test "$e" -ge 3

@@ -109,6 +109,8 @@ int main(int argc, char **argv)
 					      num(o.time_median_ms), "cupti_mean_ms", num(o.cupti_mean_ms),
 					      "cupti_median_ms", num(o.cupti_median_ms), "max_abs_err",
 					      num(o.max_abs_err), "detail", o.detail.s);
+				if (o.phases)
+					json_object_set(j, "phases_ms", o.phases);
 			}
 			/* A slow kernel is not repeated (bench time). */
 			stop = max_ms > 0 && o.time_mean_ms > max_ms;
