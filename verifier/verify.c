@@ -129,13 +129,84 @@ static int record(struct store *s, const struct eval_outcome *o, const char *pro
 	return store_commit(s, err);
 }
 
+/* One problem's evaluated kernels, held until its sanitizer run. */
+struct pending {
+	struct eval_outcome o;
+	const char *src;
+};
+
+/* Sanitizes the problem's best correct kernel (the selection is ordered by
+ * time), with the engine's GPU memory released first so the sanitized
+ * child has the GPU to itself, then reports and records every kernel. */
+static int flush_problem(const struct verify_config *cfg, const struct verify_backend *be,
+			 struct store *s, const char *pid, struct pending *pd, int n,
+			 struct verify_report *rep, struct buf *err)
+{
+	json_t *san = NULL;
+	int best = -1;
+
+	for (int i = 0; i < n && best < 0; i++)
+		if (!strcmp(pd[i].o.status, "correct"))
+			best = i;
+	if (best >= 0 && cfg->sanitizer && be->sanitize) {
+		if (be->release)
+			be->release(be->ctx);
+		san = json_object();
+		if (be->sanitize(be->ctx, pid, pd[best].src, san, err) < 0) {
+			json_decref(san);
+			return -1;
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		const struct eval_outcome *o = &pd[i].o;
+		struct verify_item *it;
+		const char *verdict;
+		char failed[64] = "";
+
+		if (strcmp(o->status, "correct")) {
+			snprintf(failed, sizeof(failed), "%s", o->failed_check[0] ? o->failed_check : o->status);
+		} else if (i == best && san) {
+			for (int t = 0; t < 2; t++) {
+				const char *tool = t ? "racecheck" : "memcheck";
+				json_t *res = json_object_get(san, tool);
+				if (!strcmp(jget_str(res, "status", "skipped"), "errors")) {
+					snprintf(failed, sizeof(failed), "sanitizer_%s", tool);
+					break;
+				}
+			}
+		}
+		verdict = failed[0] ? "failed" : "verified";
+		it = report_add(rep);
+		snprintf(it->problem_id, sizeof(it->problem_id), "%s", pid);
+		snprintf(it->kernel_hash, sizeof(it->kernel_hash), "%s", o->kernel_hash);
+		snprintf(it->verdict, sizeof(it->verdict), "%s", verdict);
+		snprintf(it->failed_check, sizeof(it->failed_check), "%s", failed);
+		it->speedup_eager = o->speedup_eager;
+		it->flags = review_flags(o);
+		if (failed[0])
+			rep->failed++;
+		else
+			rep->verified++;
+		log_info("verify %s %.12s: %s%s%s", pid, o->kernel_hash, verdict, failed[0] ? " (" : "",
+			 failed[0] ? failed : "");
+		if (record(s, o, pid, verdict, failed, it->flags, i == best ? san : NULL, err) < 0) {
+			json_decref(san);
+			return -1;
+		}
+	}
+	json_decref(san);
+	return 0;
+}
+
 int verify_run(const struct verify_config *cfg, const struct verify_backend *be,
 	       struct verify_report *rep, struct buf *err)
 {
 	struct store s;
 	json_t *sel = NULL;
 	const char *gpu = be->gpu_name(be->ctx);
-	char last_problem[128] = "";
+	char cur[128] = "";
+	struct pending *pd = NULL;
+	int np = 0;
 	size_t i;
 	json_t *r;
 	int ret = -1;
@@ -147,65 +218,36 @@ int verify_run(const struct verify_config *cfg, const struct verify_backend *be,
 		goto out;
 	log_info("verify: %zu kernel(s) to verify on %s under %s", json_array_size(sel), gpu,
 		 VERIFY_PROTOCOL);
+	pd = calloc(json_array_size(sel) + 1, sizeof(*pd));
+	if (!pd) {
+		kf_err(err, "out of memory");
+		goto out;
+	}
 	json_array_foreach(sel, i, r) {
 		const char *pid = jget_str(r, "problem_id", "");
-		const char *src = jget_str(r, "source", "");
-		struct eval_outcome o;
-		struct verify_item *it;
-		json_t *san = NULL;
-		const char *verdict;
-		char failed[64] = "";
 
-		eval_outcome_init(&o);
-		if (be->eval(be->ctx, pid, src, &o, err) < 0) {
-			eval_outcome_release(&o);
-			goto out;
-		}
-		if (strcmp(o.status, "correct")) {
-			snprintf(failed, sizeof(failed), "%s", o.failed_check[0] ? o.failed_check : o.status);
-		} else if (cfg->sanitizer && be->sanitize && strcmp(last_problem, pid)) {
-			/* The best kernel of each problem (selection is ordered by time). */
-			san = json_object();
-			if (be->sanitize(be->ctx, pid, src, san, err) < 0) {
-				json_decref(san);
-				eval_outcome_release(&o);
+		if (np && strcmp(cur, pid)) {
+			if (flush_problem(cfg, be, &s, cur, pd, np, rep, err) < 0)
 				goto out;
-			}
-			for (int t = 0; t < 2; t++) {
-				const char *tool = t ? "racecheck" : "memcheck";
-				json_t *res = json_object_get(san, tool);
-				if (!strcmp(jget_str(res, "status", "skipped"), "errors")) {
-					snprintf(failed, sizeof(failed), "sanitizer_%s", tool);
-					break;
-				}
-			}
+			while (np)
+				eval_outcome_release(&pd[--np].o);
 		}
-		if (!strcmp(o.status, "correct"))
-			snprintf(last_problem, sizeof(last_problem), "%s", pid);
-		verdict = failed[0] ? "failed" : "verified";
-		it = report_add(rep);
-		snprintf(it->problem_id, sizeof(it->problem_id), "%s", pid);
-		snprintf(it->kernel_hash, sizeof(it->kernel_hash), "%s", o.kernel_hash);
-		snprintf(it->verdict, sizeof(it->verdict), "%s", verdict);
-		snprintf(it->failed_check, sizeof(it->failed_check), "%s", failed);
-		it->speedup_eager = o.speedup_eager;
-		it->flags = review_flags(&o);
-		if (failed[0])
-			rep->failed++;
-		else
-			rep->verified++;
-		log_info("verify %s %.12s: %s%s%s", pid, o.kernel_hash, verdict, failed[0] ? " (" : "",
-			 failed[0] ? failed : "");
-		if (record(&s, &o, pid, verdict, failed, it->flags, san, err) < 0) {
-			json_decref(san);
-			eval_outcome_release(&o);
+		snprintf(cur, sizeof(cur), "%s", pid);
+		eval_outcome_init(&pd[np].o);
+		pd[np].src = jget_str(r, "source", "");
+		if (be->eval(be->ctx, pid, pd[np].src, &pd[np].o, err) < 0) {
+			eval_outcome_release(&pd[np].o);
 			goto out;
 		}
-		json_decref(san);
-		eval_outcome_release(&o);
+		np++;
 	}
+	if (np && flush_problem(cfg, be, &s, cur, pd, np, rep, err) < 0)
+		goto out;
 	ret = 0;
 out:
+	while (np)
+		eval_outcome_release(&pd[--np].o);
+	free(pd);
 	json_decref(sel);
 	store_close(&s);
 	return ret;

@@ -35,6 +35,9 @@ struct verify_backend {
 	 * {"memcheck": {"status": "clean"|"errors"|"skipped", "detail": ...}, "racecheck": ...}. */
 	int (*sanitize)(void *ctx, const char *problem_id, const char *candidate, json_t *result,
 			struct buf *err);
+	/* Optional: frees the backend's GPU memory before a sanitizer run
+	 * (the next eval takes it again). */
+	void (*release)(void *ctx);
 	void *ctx;
 };
 

@@ -18,11 +18,24 @@
 #define SANITIZER_WALL_S 600.0
 
 struct vctx {
-	struct engine *e;
+	struct engine *e;          /* NULL after vrelease until the next eval */
 	char sanitizer[PATH_MAX];  /* "" when absent */
 	char kforge[PATH_MAX];
 	char root[PATH_MAX];
+	char db[PATH_MAX];
+	char gpu[128];
 };
+
+static int vopen(struct vctx *c, struct buf *err)
+{
+	struct engine_config ec;
+
+	memset(&ec, 0, sizeof(ec));
+	ec.root = c->root;
+	ec.store_path = c->db;
+	eval_protocol_verify(&ec.protocol);
+	return engine_open(&c->e, &ec, err);
+}
 
 static int veval(void *ctx, const char *problem_id, const char *candidate,
 		 struct eval_outcome *out, struct buf *err)
@@ -30,12 +43,24 @@ static int veval(void *ctx, const char *problem_id, const char *candidate,
 	struct vctx *c = ctx;
 	struct eval_request rq = { problem_id, candidate, 0 };
 
+	if (!c->e && vopen(c, err) < 0)
+		return -1;
 	return engine_eval(c->e, &rq, out, err);
 }
 
 static const char *vgpu(void *ctx)
 {
-	return engine_gpu_name(((struct vctx *)ctx)->e);
+	return ((struct vctx *)ctx)->gpu;
+}
+
+/* Closing the engine stops its GPU worker: all of its device memory (inputs,
+ * kept references) is freed for the sanitized child. */
+static void vrelease(void *ctx)
+{
+	struct vctx *c = ctx;
+
+	engine_close(c->e);
+	c->e = NULL;
 }
 
 static int find_sanitizer(const char *given, char *out, size_t n)
@@ -207,27 +232,29 @@ out:
 int verify_backend_engine(struct verify_backend *be, const struct verify_config *cfg,
 			  const char *root, struct buf *err)
 {
-	struct engine_config ec;
 	struct vctx *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return kf_err(err, "out of memory");
-	memset(&ec, 0, sizeof(ec));
-	ec.root = root;
-	ec.store_path = cfg->db_path;
-	eval_protocol_verify(&ec.protocol);
-	if (engine_open(&c->e, &ec, err) < 0) {
+	if (strlen(root) >= sizeof(c->root) || strlen(cfg->db_path) >= sizeof(c->db)) {
+		free(c);
+		return kf_err(err, "verify: path too long");
+	}
+	snprintf(c->root, sizeof(c->root), "%s", root);
+	snprintf(c->db, sizeof(c->db), "%s", cfg->db_path);
+	if (vopen(c, err) < 0) {
 		free(c);
 		return -1;
 	}
+	snprintf(c->gpu, sizeof(c->gpu), "%s", engine_gpu_name(c->e));
 	if (cfg->sanitizer && find_sanitizer(cfg->sanitizer_path, c->sanitizer,
 					     sizeof(c->sanitizer)))
 		c->sanitizer[0] = 0;
 	snprintf(c->kforge, sizeof(c->kforge), "%s", cfg->kforge_path ? cfg->kforge_path : "kforge");
-	snprintf(c->root, sizeof(c->root), "%s", root);
 	be->eval = veval;
 	be->gpu_name = vgpu;
 	be->sanitize = vsanitize;
+	be->release = vrelease;
 	be->ctx = c;
 	return 0;
 }

@@ -78,7 +78,14 @@ static void fixture(struct store *s)
 struct fake {
 	int calls;
 	int sanitized;
+	int released;
+	int calls_at_sanitize[4];
 };
+
+static void fake_release(void *ctx)
+{
+	((struct fake *)ctx)->released++;
+}
 
 static int fake_eval(void *ctx, const char *pid, const char *src, struct eval_outcome *o,
 		     struct buf *err)
@@ -129,6 +136,10 @@ static int fake_sanitize(void *ctx, const char *pid, const char *src, json_t *re
 	struct fake *f = ctx;
 	(void)pid;
 	(void)err;
+	/* The backend's GPU memory was released just before. */
+	assert_int_equal(f->released, f->sanitized + 1);
+	if (f->sanitized < 4)
+		f->calls_at_sanitize[f->sanitized] = f->calls;
 	f->sanitized++;
 	json_object_set_new(res, "memcheck", json_pack("{s:s}", "status", strstr(src, "-f") ? "errors" : "clean"));
 	json_object_set_new(res, "racecheck", json_pack("{s:s}", "status", "clean"));
@@ -204,8 +215,9 @@ static void test_run_records_verdicts(void **state)
 	struct buf err = BUF_INIT;
 	struct verify_config cfg = { 0 };
 	struct verify_report rep;
-	struct fake f = { 0, 0 };
-	struct verify_backend be = { fake_eval, fake_gpu, fake_sanitize, &f };
+	struct fake f = { 0 };
+	struct verify_backend be = { .eval = fake_eval, .gpu_name = fake_gpu,
+				     .sanitize = fake_sanitize, .release = fake_release, .ctx = &f };
 	json_t *rows;
 	long long n = 0;
 	(void)state;
@@ -219,6 +231,9 @@ static void test_run_records_verdicts(void **state)
 		fail_msg("verify_run: %s", err.s);
 	assert_int_equal(f.calls, 4);
 	assert_int_equal(f.sanitized, 2); /* the best kernel of each problem */
+	/* ... after all of its problem's evaluations (P1: a, b, d; then P2: f). */
+	assert_int_equal(f.calls_at_sanitize[0], 3);
+	assert_int_equal(f.calls_at_sanitize[1], 4);
 	assert_int_equal(rep.verified, 2);
 	assert_int_equal(rep.failed, 2);   /* b (mismatch), f (memcheck errors) */
 	assert_int_equal(store_open(&s, path, 0, &err), 0);
