@@ -10,19 +10,21 @@
 #include "verifier/verify.h"
 
 const char usage_verify[] =
-	"kforge verify [--top K] [--problems LIST] [--no-category] [--no-sanitizer] [--json]\n"
+	"kforge verify [--top K] [--problems LIST] [--no-category] [--no-sanitizer]\n"
+	"              [--sanitizer-timeout S] [--json]\n"
 	"  Re-verifies, on this machine's GPU, each problem's K best correct kernels\n"
 	"  (default 3) and the best kernel of each idea category, under protocol\n"
 	"  verify-v1: 20 seeds over several input distributions, repeated runs must\n"
 	"  agree, 500 timed trials, compute-sanitizer memcheck and racecheck on each\n"
-	"  problem's best kernel (skipped, with the reason, where the tool cannot run).\n"
+	"  problem's best kernel (skipped, with the reason, where the tool cannot run\n"
+	"  or a tool run takes over S seconds, default 600).\n"
 	"  Verdicts are stored per GPU model; kernels that fail are left out of\n"
 	"  \"best\" in reports, the site and verified dataset exports.\n"
 	"  Exit status 4 when any kernel failed verification.\n";
 
 int cmd_verify(int argc, char **argv, struct cli_ctx *ctx)
 {
-	enum { O_TOP = 256, O_PROBLEMS, O_NOCAT, O_NOSAN, O_JSON, O_SAN };
+	enum { O_TOP = 256, O_PROBLEMS, O_NOCAT, O_NOSAN, O_JSON, O_SAN, O_SANT };
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "top", required_argument, NULL, O_TOP },
@@ -31,6 +33,7 @@ int cmd_verify(int argc, char **argv, struct cli_ctx *ctx)
 		{ "no-sanitizer", no_argument, NULL, O_NOSAN },
 		{ "sanitizer", required_argument, NULL, O_SAN },
 		{ "json", no_argument, NULL, O_JSON },
+		{ "sanitizer-timeout", required_argument, NULL, O_SANT },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct verify_config cfg;
@@ -63,6 +66,13 @@ int cmd_verify(int argc, char **argv, struct cli_ctx *ctx)
 		case O_NOCAT: cfg.per_category = 0; break;
 		case O_NOSAN: cfg.sanitizer = 0; break;
 		case O_SAN: cfg.sanitizer_path = optarg; break;
+		case O_SANT: {
+			char *end;
+			cfg.sanitizer_wall_s = strtod(optarg, &end);
+			if (*end || !(cfg.sanitizer_wall_s >= 1 && cfg.sanitizer_wall_s <= 86400))
+				return cli_fail(EXIT_USAGE, "--sanitizer-timeout: seconds, 1..86400");
+			break;
+		}
 		case O_JSON: json = 1; break;
 		default: return cli_usage("verify");
 		}

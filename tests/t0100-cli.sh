@@ -19,6 +19,9 @@ expect_exit 2 "unknown global option exits 2" "$KFORGE" --nosuch
 expect_exit 2 "unknown command option exits 2" "$KFORGE" store info --jsn
 contains "unknown option suggests the closest" "$T_TMP/err" "Did you mean '--json'"
 expect_exit 2 "no command exits 2" "$KFORGE"
+expect_exit 2 "verify --sanitizer-timeout 0 is a usage error" "$KFORGE" verify --sanitizer-timeout 0
+contains "and says the range" "$T_TMP/err" "1..86400"
+expect_exit 2 "verify --sanitizer-timeout 5x is a usage error" "$KFORGE" verify --sanitizer-timeout 5x
 
 # No GPU here (CI has none): a GPU command says so in one line.
 if "$KFORGE" gpu-info >/dev/null 2>&1; then

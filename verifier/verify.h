@@ -22,6 +22,7 @@ struct verify_config {
 	const char *collect_protocol; /* which evaluations rank kernels ("collect-v1") */
 	int sanitizer;             /* run compute-sanitizer on each problem's best kernel */
 	const char *sanitizer_path;/* NULL: search PATH and CUDA_HOME/bin */
+	double sanitizer_wall_s;   /* per tool run; 0: 600 s. Over it: "skipped" */
 	const char *kforge_path;   /* this binary, for the sanitizer child */
 	const char *db_path;
 };

@@ -24,6 +24,7 @@ struct vctx {
 	char root[PATH_MAX];
 	char db[PATH_MAX];
 	char gpu[128];
+	double san_wall_s;
 };
 
 static int vopen(struct vctx *c, struct buf *err)
@@ -122,7 +123,7 @@ int verify_sanitizer_kernel_errors(const char *report)
 static int run_tool(struct vctx *c, const char *tool, const char *problem_id,
 		    const char *file, const char *db, json_t *result, struct buf *err)
 {
-	struct proc_limits lim = { SANITIZER_WALL_S, 0, 0, 0, 4 << 20 };
+	struct proc_limits lim = { c->san_wall_s, 0, 0, 0, 4 << 20 };
 	struct proc_result r;
 	struct buf detail = BUF_INIT, how = BUF_INIT;
 	const char *argv[16];
@@ -153,7 +154,7 @@ static int run_tool(struct vctx *c, const char *tool, const char *problem_id,
 	proc_describe(&r, &how);
 	if (r.timed_out) {
 		status = "skipped";
-		buf_addf(&detail, "%s did not finish within %.0f s", tool, SANITIZER_WALL_S);
+		buf_addf(&detail, "%s did not finish within %.0f s", tool, c->san_wall_s);
 	} else if (r.exited && r.status == 99 && !verify_sanitizer_kernel_errors(r.out.s) &&
 		   !verify_sanitizer_kernel_errors(r.errout.s)) {
 		/* Only host API errors (the harness's cuMemAlloc out of memory
@@ -251,6 +252,7 @@ int verify_backend_engine(struct verify_backend *be, const struct verify_config 
 					     sizeof(c->sanitizer)))
 		c->sanitizer[0] = 0;
 	snprintf(c->kforge, sizeof(c->kforge), "%s", cfg->kforge_path ? cfg->kforge_path : "kforge");
+	c->san_wall_s = cfg->sanitizer_wall_s > 0 ? cfg->sanitizer_wall_s : SANITIZER_WALL_S;
 	be->eval = veval;
 	be->gpu_name = vgpu;
 	be->sanitize = vsanitize;
