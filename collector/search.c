@@ -89,13 +89,17 @@ json_t *search_config_to_json(const struct search_config *c)
 	json_t *probs = json_array();
 	for (int i = 0; c->problems && i < c->problems->n; i++)
 		json_array_append_new(probs, json_string(c->problems->v[i].id));
-	return json_pack("{s:s,s:i,s:i,s:i,s:i,s:i,s:b,s:I,s:o,s:o,s:s,s:s?,s:b,s:b,s:s?,s:s,s:o}",
+	json_t *j = json_pack("{s:s,s:i,s:i,s:i,s:i,s:i,s:b,s:I,s:o,s:o,s:s,s:s?,s:b,s:b,s:s?,s:s,s:o}",
 			 "strategy", c->strategy, "rounds", c->rounds, "k", c->k, "m", c->m, "top_k",
 			 c->top_k, "bank", c->bank, "reference", c->reference, "seed",
 			 (json_int_t)c->seed, "per_problem", budget_json(&c->per_problem), "total",
 			 budget_json(&c->total), "proposer", c->proposer ? c->proposer : "builtin",
 			 "model", c->model, "replay", c->replay, "compile_only", c->compile_only,
 			 "arch", c->arch, "protocol", c->protocol, "problems", probs);
+	/* Only when set: the run ids of earlier configurations stay the same. */
+	if (j && c->max_timing_s > 0)
+		json_object_set_new(j, "max_timing_s", json_real(c->max_timing_s));
+	return j;
 }
 
 static void budget_from(struct search_budget *b, const json_t *j)
@@ -128,6 +132,7 @@ int search_config_from_json(struct search_config *c, const json_t *j, struct buf
 	c->compile_only = jget_bool(j, "compile_only", 0);
 	c->arch = jget_str(j, "arch", NULL);
 	c->protocol = jget_str(j, "protocol", "collect-v1");
+	c->max_timing_s = jget_num(j, "max_timing_s", 0);
 	if (strcmp(c->strategy, "branch") && strcmp(c->strategy, "revise"))
 		return kf_err(err, "unknown strategy '%s' (branch or revise)", c->strategy);
 	return 0;

@@ -49,6 +49,8 @@ struct search_config {
 	int compile_only;
 	const char *arch;          /* compile_only: target arch */
 	const char *protocol;      /* evaluation protocol name ("collect-v1") */
+	double max_timing_s;       /* timed trials stop after this much kernel time
+				      (at least 10 trials); 0: all of them */
 	const struct problem_list *problems;
 };
 void search_config_default(struct search_config *c);

@@ -9,7 +9,9 @@ echo "$*" >>"$STUB_LOG"
 for a in "$@"; do
 	case "$a" in
 	search) [ -n "${STUB_FAIL_SEARCH:-}" ] && exit 1; exit 0 ;;
-	verify|pack) echo "kforge $a: not yet implemented" >&2; exit 2 ;;
+	verify) [ -n "${STUB_VERIFY_FAILED:-}" ] && exit 4
+	        echo "kforge $a: not yet implemented" >&2; exit 2 ;;
+	pack) echo "kforge $a: not yet implemented" >&2; exit 2 ;;
 	site) [ -n "${STUB_FAIL_SITE:-}" ] && { echo "site broke" >&2; exit 1; }
 	      [ -n "${STUB_SITE_USAGE:-}" ] && { echo "kforge site: unknown option '-o'" >&2; exit 2; }; exit 0 ;;
 	report) exit 0 ;;
@@ -42,3 +44,14 @@ expect_exit 1 "a failing search stops the pipeline" env STUB_FAIL_SEARCH=1 sh "$
 contains "and says how to resume" "$T_TMP/err" "run 'make dataset' again to resume"
 expect_exit 1 "a failing step stops the pipeline" env STUB_FAIL_SITE=1 sh "$KF_ROOT/scripts/dataset.sh" 1
 lacks "no report after the failure" "$T_TMP/out" "dataset: report"
+
+: >log
+expect_exit 0 "kernels failing verification do not stop the pipeline" env STUB_VERIFY_FAILED=1 \
+	MAX_TIMING=5 VERIFY_ARGS="--no-category --sanitizer-timeout 60" KFORGE_ROOT="$KF_ROOT" \
+	sh "$KF_ROOT/scripts/dataset.sh" 1
+contains "and it says so" "$T_TMP/out" "some kernels failed verification"
+contains "the site still ran" "$T_TMP/log" "site -o"
+contains "MAX_TIMING reaches the search" "$T_TMP/log" "search .* --max-timing 5"
+contains "VERIFY_ARGS reach verify" "$T_TMP/log" "verify --top 3 --problems 1 --no-category --sanitizer-timeout 60"
+first=$(grep -E 'baselines import| search ' log | head -n 1)
+check "baselines are imported before the search ($first)" sh -c "echo '$first' | grep -q 'baselines import'"
