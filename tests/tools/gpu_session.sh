@@ -6,7 +6,7 @@
 # there unless DB is set).
 #   tests/tools/gpu_session.sh info philox test-gpu check eager ...
 # Steps: info philox test-gpu check eager compile bench search verify pack
-#        site crosscheck list accept (see the case below for what each runs).
+#        site crosscheck list accept dataset (see the case below for what each runs).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
@@ -40,7 +40,11 @@ for step in "$@"; do
 		# shellcheck disable=SC2086
 		timeout "${T_SEARCH:-300}" "$K" --db "$DB" search --problems "$PROBS" --proposer builtin \
 			${SEARCH_ARGS:---rounds 2 --ideas 3 --impls 2 --seed 1} >"$log" 2>&1 ;;
-	verify) timeout "${T_VERIFY:-240}" "$K" --db "$DB" verify --top "${TOP:-2}" --problems "${VERIFY_PROBS:-$PROBS}" >"$log" 2>&1 ;;
+	# shellcheck disable=SC2086
+	verify) timeout "${T_VERIFY:-240}" "$K" --db "$DB" verify --top "${TOP:-2}" --problems "${VERIFY_PROBS:-$PROBS}" ${VERIFY_ARGS:-} >"$log" 2>&1 ;;
+	# make dataset's pipeline (scripts/dataset.sh; ROUNDS K M MAX_TIMING TOP VERIFY_ARGS...
+	# from the environment); the search resumes when run again.
+	dataset) KFORGE="$K" DB="$DB" OUT="$OUT/dist" timeout "${T_DATASET:-500}" sh scripts/dataset.sh "$PROBS" >"$log" 2>&1 ;;
 	pack) "$K" --db "$DB" pack --version "${VERSION:-0.1.0}" -o "$OUT/dist" >"$log" 2>&1 ;;
 	site) "$K" --db "$DB" site -o "$OUT/site" >"$log" 2>&1 ;;
 	# Dumps are several GB per problem: RAM-backed by default.
