@@ -14,7 +14,7 @@ if ! "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" "$KF_ROOT/tests/candidates/relu
 	skip "NVRTC not available: the built-in kernels cannot be compiled"
 	exit 0
 fi
-python3 "$KF_ROOT/tests/tools/check_templates.py" "$KF_BUILD" "$KF_ROOT" "$T_TMP/ct" --impls 1 \
+python3 "$KF_ROOT/tests/tools/check_templates.py" "$KF_BUILD" "$KF_ROOT" "$T_TMP/ct" --impls 1 --every 2 \
 	94 95 96 97 98 99 100 >"$T_TMP/out" 2>&1
 contains "no built-in loss/attention kernel failed" "$T_TMP/out" "^[0-9]+ kernels, 0 failed$"
 grep '^not ok' "$T_TMP/out" | head -n 10 | sed 's/^/# /'
