@@ -12,7 +12,8 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
 FINAL=${OUT:-$ROOT/gpu-out}
 OUT=$(mktemp -d /tmp/kf-gpu.XXXXXX)   # packed into $FINAL/results.tar.gz at the end
-[ -d gpu-bundle ] || tar -xJf build-gpu/bundle.tar.xz
+# Always the carried bundle: a warm host keeps an older gpu-bundle/ around.
+if [ -f build-gpu/bundle.tar.xz ]; then rm -rf gpu-bundle && tar -xJf build-gpu/bundle.tar.xz; fi
 export LD_LIBRARY_PATH="$ROOT/gpu-bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export KFORGE_ROOT="$ROOT" PYTHONUNBUFFERED=1
 K="$ROOT/gpu-bundle/kforge"
