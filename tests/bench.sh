@@ -8,6 +8,7 @@
 #   BENCH_TIMEOUT=300                          stop after so many seconds (partial table)
 #   BENCH_SLOW_MS=20                           no second evaluation above this kernel time
 #   BENCH_MAX_TIMING_S=3                       timed trials stop after this much kernel time (>= 10)
+#   BENCH_KEEP_DB=FILE                         keep the bench's store there (per-eval env, phases)
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}
@@ -32,6 +33,7 @@ for d in "$ROOT"/problems/level1/*/; do
 done
 timeout "${BENCH_TIMEOUT:-0}" "$KFEVAL" --kforge "$KFORGE" --db "$TMP/bench.db" --force --repeat 2 --max-kernel-ms "${BENCH_SLOW_MS:-20}" --max-timing-s "${BENCH_MAX_TIMING_S:-3}" "$@" >"$TMP/res.jsonl" 2>"$TMP/err"
 rc=$?
+[ -n "${BENCH_KEEP_DB:-}" ] && cp "$TMP/bench.db" "$BENCH_KEEP_DB"
 python3 - "$TMP/res.jsonl" <<'PY'
 import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]

@@ -36,7 +36,7 @@ for step in "$@"; do
 	eager | compile)
 		timeout "${T_BASE:-240}" python3 tools/torch_baseline.py --variant "$step" \
 			${BASE_PROBS:+--problems "$BASE_PROBS"} --out "$OUT/baselines" >"$log" 2>&1 ;;
-	bench) BUILD=gpu-bundle BENCH_TIMEOUT=${T_BENCH:-200} tests/bench.sh >"$log" 2>&1 ;;
+	bench) BUILD=gpu-bundle BENCH_TIMEOUT=${T_BENCH:-200} BENCH_KEEP_DB="$OUT/bench.db" tests/bench.sh >"$log" 2>&1 ;;
 	search)
 		# shellcheck disable=SC2086
 		timeout "${T_SEARCH:-300}" "$K" --db "$DB" search --problems "$PROBS" --proposer builtin \
