@@ -30,11 +30,13 @@ expect_exit 0 "collect check passes layernorm_eps_outside" "$KFORGE" eval 40 "$C
 contains "layernorm_eps_outside: status correct under collect-v1" "$T_TMP/out" '"status": *"correct"'
 "$KFORGE" verify --problems 40 --top 1 --no-category --no-sanitizer --json >v40.json 2>v40.err
 check "verify exits 4 on the misplaced eps" test $? -eq 4
-contains "the edge-value draw is the one that fails" v40.json "edges"
+contains "layernorm_eps_outside is the failed verdict" v40.json '"verdict": *"failed"'
 # Exclusion from "best" in report/site/pack is tested on the CPU (t0610,
 # t0950, t0800) from stored verdicts; here: the verdicts are stored.
 q() { python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' "$KFORGE_DB" "$1"; }
 n=$(q "select count(*) from verifications where verdict='failed' and coalesce(failed_check,'') != ''")
 check "three failed verdicts stored with the failing check ($n)" test "$n" = 3
+d=$(q "select detail from evals where protocol = 'verify-v1' and problem_id like '%040_LayerNorm' and status = 'incorrect'")
+check "the edge-value draw is the one that fails ($d)" sh -c "echo '$d' | grep -q 'edges'"
 e=$(q "select count(*) from verifications where env like '%driver%'")
 check "verdicts carry the environment ($e)" test "$e" -ge 3
