@@ -11,20 +11,21 @@
 
 const char usage_verify[] =
 	"kforge verify [--top K] [--problems LIST] [--no-category] [--no-sanitizer]\n"
-	"              [--sanitizer-timeout S] [--json]\n"
+	"              [--sanitizer-timeout S] [--max-timing S] [--json]\n"
 	"  Re-verifies, on this machine's GPU, each problem's K best correct kernels\n"
 	"  (default 3) and the best kernel of each idea category, under protocol\n"
 	"  verify-v1: 20 seeds over several input distributions, repeated runs must\n"
 	"  agree, 500 timed trials, compute-sanitizer memcheck and racecheck on each\n"
 	"  problem's best kernel (skipped, with the reason, where the tool cannot run\n"
-	"  or a tool run takes over S seconds, default 600).\n"
+	"  or a tool run takes over S seconds, default 600). --max-timing S stops a\n"
+	"  kernel's timed trials after S seconds of kernel time (at least 10 trials).\n"
 	"  Verdicts are stored per GPU model; kernels that fail are left out of\n"
 	"  \"best\" in reports, the site and verified dataset exports.\n"
 	"  Exit status 4 when any kernel failed verification.\n";
 
 int cmd_verify(int argc, char **argv, struct cli_ctx *ctx)
 {
-	enum { O_TOP = 256, O_PROBLEMS, O_NOCAT, O_NOSAN, O_JSON, O_SAN, O_SANT };
+	enum { O_TOP = 256, O_PROBLEMS, O_NOCAT, O_NOSAN, O_JSON, O_SAN, O_SANT, O_MAXT };
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "top", required_argument, NULL, O_TOP },
@@ -34,6 +35,7 @@ int cmd_verify(int argc, char **argv, struct cli_ctx *ctx)
 		{ "sanitizer", required_argument, NULL, O_SAN },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "sanitizer-timeout", required_argument, NULL, O_SANT },
+		{ "max-timing", required_argument, NULL, O_MAXT },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct verify_config cfg;
@@ -66,11 +68,14 @@ int cmd_verify(int argc, char **argv, struct cli_ctx *ctx)
 		case O_NOCAT: cfg.per_category = 0; break;
 		case O_NOSAN: cfg.sanitizer = 0; break;
 		case O_SAN: cfg.sanitizer_path = optarg; break;
-		case O_SANT: {
+		case O_SANT:
+		case O_MAXT: {
 			char *end;
-			cfg.sanitizer_wall_s = strtod(optarg, &end);
-			if (*end || !(cfg.sanitizer_wall_s >= 1 && cfg.sanitizer_wall_s <= 86400))
-				return cli_fail(EXIT_USAGE, "--sanitizer-timeout: seconds, 1..86400");
+			double v = strtod(optarg, &end);
+			if (*end || !(v >= 1 && v <= 86400))
+				return cli_fail(EXIT_USAGE, "--%s: seconds, 1..86400",
+						c == O_SANT ? "sanitizer-timeout" : "max-timing");
+			*(c == O_SANT ? &cfg.sanitizer_wall_s : &cfg.max_timing_s) = v;
 			break;
 		}
 		case O_JSON: json = 1; break;

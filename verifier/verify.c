@@ -156,6 +156,14 @@ static int flush_problem(const struct verify_config *cfg, const struct verify_ba
 			json_decref(san);
 			return -1;
 		}
+	} else if (best >= 0) {
+		/* The record says why there is no sanitizer result. */
+		san = json_object();
+		for (int t = 0; t < 2; t++)
+			json_object_set_new(san, t ? "racecheck" : "memcheck",
+					    json_pack("{s:s,s:s}", "status", "skipped", "detail",
+						      be->sanitize ? "not run (--no-sanitizer)" :
+						      "this verifier has no sanitizer"));
 	}
 	for (int i = 0; i < n; i++) {
 		const struct eval_outcome *o = &pd[i].o;

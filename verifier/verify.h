@@ -23,6 +23,8 @@ struct verify_config {
 	int sanitizer;             /* run compute-sanitizer on each problem's best kernel */
 	const char *sanitizer_path;/* NULL: search PATH and CUDA_HOME/bin */
 	double sanitizer_wall_s;   /* per tool run; 0: 600 s. Over it: "skipped" */
+	double max_timing_s;       /* timed trials stop after this much kernel time (>= 10
+				      trials; recorded in the protocol); 0: all 500 */
 	const char *kforge_path;   /* this binary, for the sanitizer child */
 	const char *db_path;
 };

@@ -25,6 +25,7 @@ struct vctx {
 	char db[PATH_MAX];
 	char gpu[128];
 	double san_wall_s;
+	double max_timing_s;
 };
 
 static int vopen(struct vctx *c, struct buf *err)
@@ -35,6 +36,7 @@ static int vopen(struct vctx *c, struct buf *err)
 	ec.root = c->root;
 	ec.store_path = c->db;
 	eval_protocol_verify(&ec.protocol);
+	ec.protocol.max_timing_s = c->max_timing_s;
 	return engine_open(&c->e, &ec, err);
 }
 
@@ -243,6 +245,7 @@ int verify_backend_engine(struct verify_backend *be, const struct verify_config 
 	}
 	snprintf(c->root, sizeof(c->root), "%s", root);
 	snprintf(c->db, sizeof(c->db), "%s", cfg->db_path);
+	c->max_timing_s = cfg->max_timing_s;
 	if (vopen(c, err) < 0) {
 		free(c);
 		return -1;

@@ -259,6 +259,17 @@ static void test_run_records_verdicts(void **state)
 	assert_int_equal(n, 4);
 	store_close(&s);
 	verify_report_release(&rep);
+	/* Without the sanitizer, the best kernel's record says why. */
+	cfg.sanitizer = 0;
+	verify_report_init(&rep);
+	assert_int_equal(verify_run(&cfg, &be, &rep, &err), 0);
+	assert_int_equal(store_open(&s, path, 0, &err), 0);
+	rows = store_query_all(&s, "SELECT sanitizer FROM verifications WHERE kernel_hash = 'a'", NULL, &err);
+	assert_int_equal(json_array_size(rows), 1);
+	assert_non_null(strstr(jget_str(json_array_get(rows, 0), "sanitizer", ""), "not run (--no-sanitizer)"));
+	json_decref(rows);
+	store_close(&s);
+	verify_report_release(&rep);
 	buf_release(&err);
 }
 
