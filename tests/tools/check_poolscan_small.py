@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""check_templates.py for the pooling problems (41-46) at small sizes.
+"""check_templates.py for the pooling (41-46) and scan (89-93) problems at
+small sizes of our choosing.
 
 emulate_refs.py shrinks only some size names (SMALL), which leaves a pooling
 spec inconsistent (input shrunk, output not) or far too big to emulate. This
@@ -10,8 +11,11 @@ float4 paths run), then runs check_templates.py over that root: every idea
 renders from the small spec, compiles, and is emulated against the oracle.
 The full-size launch check and NVRTC compile stay with check_templates.py
 --no-emulate on the real specs.
+Scans get rows of LEN elements (--len, default 1102: not a multiple of 4,
+so the scalar fallback runs, and long enough for several tiles per row in
+the small-block ideas); emulate_refs.py's own run uses rows of 40.
 
-usage: check_pool_small.py BUILD ROOT WORK [check_templates options] NUMBER..."""
+usage: check_poolscan_small.py BUILD ROOT WORK [--len LEN] [check_templates options] NUMBER..."""
 import glob
 import json
 import os
@@ -30,7 +34,17 @@ def out_len(n, k, s, p, d, ceil_mode):
     return o
 
 
-def small_spec(spec):
+def small_scan(spec, length):
+    sizes = {"batch_size_t": 3, "length_t": length}
+    for t in spec["inputs"] + spec["outputs"]:
+        t["shape"] = [n + "_t" for n in t["shape"]]
+    spec["sizes"] = sizes
+    return spec
+
+
+def small_spec(spec, length):
+    if spec["family"] == "scan":
+        return small_scan(spec, length)
     g = spec["attrs"]
     x, y = spec["inputs"][0], spec["outputs"][0]
     nsp = len(x["shape"]) - 2
@@ -60,14 +74,20 @@ def main():
     args = sys.argv[1:]
     build, root, work = args[:3]
     rest = args[3:]
-    nums = [a for a in rest if a.isdigit() and not rest[rest.index(a) - 1].startswith("--")]
+    length = 1102
+    if "--len" in rest:
+        i = rest.index("--len")
+        length = int(rest[i + 1])
+        del rest[i:i + 2]
+    nums = [a for i, a in enumerate(rest)
+            if a.isdigit() and (i == 0 or rest[i - 1] not in ("--impls", "--seed", "--every"))]
     sroot = os.path.join(work, "root")
     shutil.rmtree(sroot, ignore_errors=True)
     for a in nums:
         d = glob.glob(os.path.join(root, "problems", "level1", "%03d_*" % int(a)))[0]
         nd = os.path.join(sroot, "problems", "level1", os.path.basename(d))
         os.makedirs(nd)
-        spec = small_spec(json.load(open(os.path.join(d, "spec.json"))))
+        spec = small_spec(json.load(open(os.path.join(d, "spec.json"))), length)
         json.dump(spec, open(os.path.join(nd, "spec.json"), "w"), indent=1)
         shutil.copy(os.path.join(d, "reference.cu"), nd)
         shutil.copy(os.path.join(d, "reference.py"), nd)
