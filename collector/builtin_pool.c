@@ -3,10 +3,11 @@
  * into #defines, spatial axes padded to three like reference.cu.
  * "pool": one thread per output (opt outputs per thread, block apart so
  *   neighbouring threads stay on neighbouring outputs). Params: block, opt.
- * "pool_tile": one block per output row (n, c, od, oh): the block first
- *   reduces the window's input rows column by column into shared memory
- *   (coalesced, float4), then each output reduces kw columns from it.
- *   2-D/3-D only (the row must fit shared memory). Params: block, vec. */
+ * "pool_tile": one block per segment of tw outputs of an output row
+ *   (n, c, od, oh): the block first reduces the window's input rows column
+ *   by column into shared memory (coalesced, float4), then each output
+ *   reduces its kw columns from there. Params: block, vec, tw (0: the whole
+ *   row, or as much as fits shared memory). */
 #include "collector/builtin_tmpl.h"
 
 #include <string.h>
@@ -165,44 +166,80 @@ static int pool_render(const json_t *spec, const json_t *p, struct buf *s, struc
 	return 0;
 }
 
-/* The input row (IW floats) lives in static shared memory: at most 40 KiB. */
+/* pool_tile's shared row of column partials: at most SMEM_COLS floats (40 KiB). */
+#define SMEM_COLS 10240
+
+/* Input columns a segment of tw outputs needs, rounded to float4 with room
+ * for aligning its start down to a multiple of 4. */
+static long long seg_cols(const struct pgeo *g, long long tw)
+{
+	long long span = (tw - 1) * g->s[2] + (long long)(g->k[2] - 1) * g->d[2] + 1 + 3;
+
+	return (span + 3) / 4 * 4;
+}
+
 static int pool_tile_supports(const json_t *spec)
 {
 	struct pgeo g;
 
-	return pool_geo(spec, &g) == 0 && g.nsp >= 2 && g.in[2] <= 10240;
+	return pool_geo(spec, &g) == 0 && seg_cols(&g, 1) <= SMEM_COLS;
+}
+
+/* Outputs per block along W: tw (0: the whole row), capped at the row and
+ * at what fits shared memory. */
+static long long seg_outputs(const struct pgeo *g, int tw)
+{
+	long long t = tw > 0 && tw < g->out[2] ? tw : g->out[2];
+
+	while (t > 1 && seg_cols(g, t) > SMEM_COLS)
+		t = t > 64 ? t - t / 8 : t - 1;
+	return t;
 }
 
 static int pool_tile_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err)
 {
-	int block = bt_param(p, "block", 128), vec = bt_param(p, "vec", 4);
+	int block = bt_param(p, "block", 128), vec = bt_param(p, "vec", 4), tw = bt_param(p, "tw", 0);
 	const json_t *in = bt_input(spec, 0), *out = bt_output(spec, 0);
+	const char *ident;
 	struct buf rows = BUF_INIT;
+	long long t;
 	struct pgeo g;
 
 	if (pool_geo(spec, &g) || !pool_tile_supports(spec))
-		return kf_err(err, "pool_tile: not a 2-D/3-D pooling problem with short rows");
-	if (block < 32 || block > 1024 || block % 32 || (vec != 1 && vec != 4))
+		return kf_err(err, "pool_tile: the pooling window does not fit shared memory");
+	if (block < 32 || block > 1024 || block % 32 || (vec != 1 && vec != 4) || tw < 0 || tw > 65536)
 		return kf_err(err, "pool_tile: bad parameters");
 	if (g.in[2] % 4)
 		vec = 1;
-	buf_addf(s, "// template pool_tile: block=%d vec=%d (%s)\n", block, vec, g.max ? "max" : "avg");
+	t = seg_outputs(&g, tw);
+	ident = g.max ? "NEG_INF" : "0.0f";
+	buf_addf(s, "// template pool_tile: block=%d vec=%d tw=%d (%s)\n", block, vec, tw, g.max ? "max" : "avg");
 	pool_defines(s, &g);
 	buf_addf(s, "#define COMB(a, v) (%s)\n", g.max ? "MAXNAN(a, v)" : "(a) + (v)");
+	buf_addf(s, "#define TW %lld      // outputs per block along W\n"
+		    "#define NSEG %lld    // blocks per output row\n"
+		    "#define SEGW %lld    // input columns staged per block\n",
+		 t, (g.out[2] + t - 1) / t, seg_cols(&g, t));
 	buf_addf(s, "extern \"C\" __global__ void __launch_bounds__(%d)\n"
 		    "pool_rows(const float* __restrict__ x, float* __restrict__ out)\n{\n"
-		    "    __shared__ float4 colv[(IW + 3) / 4];\n"
+		    "    __shared__ float4 colv[SEGW / 4];\n"
 		    "    float* col = reinterpret_cast<float*>(colv);\n"
-		    "    long long r = blockIdx.x;\n"
+		    "    const long long orow = blockIdx.x / NSEG;   // (n, c, od, oh)\n"
+		    "    const int ow0 = (int)(blockIdx.x %% NSEG) * TW;\n"
+		    "    long long r = orow;\n"
 		    "    const int oh = (int)(r %% OH); r /= OH;\n"
 		    "    const int od = (int)(r %% OD); r /= OD;\n"
 		    "    const float* xp = x + r * ((long long)ID * IH * IW);\n"
 		    "    const int d0 = od * SD - PD, h0 = oh * SH - PH;\n"
-		    "    // 1: reduce the window's input rows into one row of column partials\n",
+		    "    const int ws = ow0 * SW - PW;\n"
+		    "    const int wb = ws - (((ws %% 4) + 4) %% 4);   // aligned down for float4\n"
+		    "    // 1: reduce the window's input rows into a row of column partials\n",
 		 block);
 	if (vec == 4)
-		buf_addf(s, "    for (int c = threadIdx.x; c < IW / 4; c += %d) {\n"
+		buf_addf(s, "    for (int c = threadIdx.x; c < SEGW / 4; c += %d) {\n"
+			    "        const int iw = wb + 4 * c;\n"
 			    "        float4 a = make_float4(%s, %s, %s, %s);\n"
+			    "        if (iw >= 0 && iw < IW) {   // IW %% 4 == 0: a quad is all in or all out\n"
 			    "        for (int kd = 0; kd < KD; ++kd) {\n"
 			    "            const int id = d0 + kd * DILD;\n"
 			    "            if (id < 0 || id >= ID) continue;\n"
@@ -210,15 +247,16 @@ static int pool_tile_render(const json_t *spec, const json_t *p, struct buf *s, 
 			    "            for (int kh = 0; kh < KH; ++kh) {\n"
 			    "                const int ih = h0 + kh * DILH;\n"
 			    "                if (ih < 0 || ih >= IH) continue;\n"
-			    "                const float4 v = __ldg(reinterpret_cast<const float4*>(xp + ((long long)id * IH + ih) * IW) + c);\n"
+			    "                const float4 v = __ldg(reinterpret_cast<const float4*>(xp + ((long long)id * IH + ih) * IW + iw));\n"
 			    "                a.x = COMB(a.x, v.x); a.y = COMB(a.y, v.y); a.z = COMB(a.z, v.z); a.w = COMB(a.w, v.w);\n"
-			    "            }\n        }\n"
-			    "        reinterpret_cast<float4*>(col)[c] = a;\n    }\n",
-			 block, g.max ? "NEG_INF" : "0.0f", g.max ? "NEG_INF" : "0.0f",
-			 g.max ? "NEG_INF" : "0.0f", g.max ? "NEG_INF" : "0.0f");
+			    "            }\n        }\n        }\n"
+			    "        colv[c] = a;\n    }\n",
+			 block, ident, ident, ident, ident);
 	else
-		buf_addf(s, "    for (int c = threadIdx.x; c < IW; c += %d) {\n"
+		buf_addf(s, "    for (int c = threadIdx.x; c < SEGW; c += %d) {\n"
+			    "        const int iw = wb + c;\n"
 			    "        float a = %s;\n"
+			    "        if (iw >= 0 && iw < IW) {\n"
 			    "        for (int kd = 0; kd < KD; ++kd) {\n"
 			    "            const int id = d0 + kd * DILD;\n"
 			    "            if (id < 0 || id >= ID) continue;\n"
@@ -226,41 +264,42 @@ static int pool_tile_render(const json_t *spec, const json_t *p, struct buf *s, 
 			    "            for (int kh = 0; kh < KH; ++kh) {\n"
 			    "                const int ih = h0 + kh * DILH;\n"
 			    "                if (ih < 0 || ih >= IH) continue;\n"
-			    "                const float v = __ldg(xp + ((long long)id * IH + ih) * IW + c);\n"
+			    "                const float v = __ldg(xp + ((long long)id * IH + ih) * IW + iw);\n"
 			    "                a = COMB(a, v);\n"
-			    "            }\n        }\n"
+			    "            }\n        }\n        }\n"
 			    "        col[c] = a;\n    }\n",
-			 block, g.max ? "NEG_INF" : "0.0f");
+			 block, ident);
 	buf_addf(s, "    __syncthreads();\n"
 		    "    // 2: each output reduces its kw columns\n"
-		    "    float* orow = out + (long long)blockIdx.x * OW;\n"
-		    "    for (int ow = threadIdx.x; ow < OW; ow += %d) {\n"
+		    "    for (int t = threadIdx.x; t < TW; t += %d) {\n"
+		    "        const int ow = ow0 + t;\n"
+		    "        if (ow >= OW) break;\n"
 		    "        const int w0 = ow * SW - PW;\n"
 		    "        float a = %s;\n"
 		    "#pragma unroll\n"
 		    "        for (int kw = 0; kw < KW; ++kw) {\n"
 		    "            const int iw = w0 + kw * DILW;\n"
 		    "            if (iw < 0 || iw >= IW) continue;\n"
-		    "            const float v = col[iw];\n"
+		    "            const float v = col[iw - wb];\n"
 		    "            a = COMB(a, v);\n"
 		    "        }\n",
-		 block, g.max ? "NEG_INF" : "0.0f");
+		 block, ident);
 	if (g.max)
-		buf_adds(s, "        orow[ow] = a;\n    }\n}\n");
+		buf_adds(s, "        out[orow * OW + ow] = a;\n    }\n}\n");
 	else {
 		buf_adds(s, "    {\n");
 		pool_divisor(s, &g);
-		buf_adds(s, "        orow[ow] = a / div;\n    }\n    }\n}\n");
+		buf_adds(s, "        out[orow * OW + ow] = a / div;\n    }\n    }\n}\n");
 	}
 	bt_dims_expr(&rows, out, 0, bt_ndim(out) - 1);
-	buf_addf(s, "\n/*@launch\npool_rows<<<%s, %d>>>(%s, %s);\n@*/\n", rows.s, block, bt_name(in),
-		 bt_name(out));
+	buf_addf(s, "\n/*@launch\npool_rows<<<%s * %lld, %d>>>(%s, %s);\n@*/\n", rows.s,
+		 (g.out[2] + t - 1) / t, block, bt_name(in), bt_name(out));
 	buf_release(&rows);
 	return 0;
 }
 
 const struct tmpl_def tmpl_pool_defs[] = {
 	{ "pool", pool_supports, pool_render, "{\"block\": 256, \"opt\": 1}" },
-	{ "pool_tile", pool_tile_supports, pool_tile_render, "{\"block\": 128, \"vec\": 4}" },
+	{ "pool_tile", pool_tile_supports, pool_tile_render, "{\"block\": 128, \"vec\": 4, \"tw\": 0}" },
 	{ NULL, NULL, NULL, NULL },
 };
