@@ -89,7 +89,7 @@ static void scan_load(struct buf *s, int op, int vec)
 	buf_adds(s, "            }\n        }\n");
 }
 
-/* Stores the outputs: o[u] holds logical element j0+u's result. */
+/* Stores the outputs: v[u] holds logical element j0+u's result. */
 static void scan_store(struct buf *s, int op, int vec, int stream)
 {
 	if (vec == 4) {
@@ -98,8 +98,8 @@ static void scan_store(struct buf *s, int op, int vec, int stream)
 			    "            const long long j = j0 + 4 * q;\n"
 			    "            if (j >= cols) break;\n"
 			    "            const float4 f = make_float4(%s);\n",
-			 op == S_REV ? "o[4 * q + 3], o[4 * q + 2], o[4 * q + 1], o[4 * q]" :
-				       "o[4 * q], o[4 * q + 1], o[4 * q + 2], o[4 * q + 3]");
+			 op == S_REV ? "v[4 * q + 3], v[4 * q + 2], v[4 * q + 1], v[4 * q]" :
+				       "v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]");
 		if (stream)
 			buf_addf(s, "            __stcs(reinterpret_cast<float4*>(yr + %s), f);\n        }\n",
 				 op == S_REV ? "cols - 4 - j" : "j");
@@ -113,9 +113,9 @@ static void scan_store(struct buf *s, int op, int vec, int stream)
 		    "            const long long j = j0 + u;\n"
 		    "            if (j >= cols) break;\n");
 	if (stream)
-		buf_addf(s, "            __stcs(yr + %s, o[u]);\n        }\n", op == S_REV ? "cols - 1 - j" : "j");
+		buf_addf(s, "            __stcs(yr + %s, v[u]);\n        }\n", op == S_REV ? "cols - 1 - j" : "j");
 	else
-		buf_addf(s, "            yr[%s] = o[u];\n        }\n", op == S_REV ? "cols - 1 - j" : "j");
+		buf_addf(s, "            yr[%s] = v[u];\n        }\n", op == S_REV ? "cols - 1 - j" : "j");
 }
 
 static int scan_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err)
@@ -156,7 +156,7 @@ static int scan_render(const json_t *spec, const json_t *p, struct buf *s, struc
 		    "    double carry = IDENT;   // the scan of all earlier tiles\n"
 		    "    for (long long base = 0; base < cols; base += (long long)%d * ITEMS) {\n"
 		    "        const long long j0 = base + (long long)threadIdx.x * ITEMS;\n"
-		    "        float v[ITEMS], o[ITEMS];\n",
+		    "        float v[ITEMS];\n",
 		 block);
 	scan_load(s, op, vec);
 	buf_adds(s, "        // thread-local inclusive scan of the chunk\n"
@@ -183,13 +183,14 @@ static int scan_render(const json_t *spec, const json_t *p, struct buf *s, struc
 		    "        __syncthreads();\n"
 		    "        const acc_t off = (acc_t)OP(carry, (double)OP(woff, exc));\n"
 		    "        carry = OP(carry, (double)tot);\n");
+	/* the results replace v[] in place (no second array: registers) */
 	if (op == S_EXCL)
-		buf_adds(s, "        o[0] = (float)off;\n"
-			    "#pragma unroll\n"
-			    "        for (int u = 1; u < ITEMS; u++) o[u] = (float)OP(off, (acc_t)v[u - 1]);\n");
+		buf_adds(s, "#pragma unroll\n"
+			    "        for (int u = ITEMS - 1; u > 0; u--) v[u] = (float)OP(off, (acc_t)v[u - 1]);\n"
+			    "        v[0] = (float)off;\n");
 	else
 		buf_adds(s, "#pragma unroll\n"
-			    "        for (int u = 0; u < ITEMS; u++) o[u] = (float)OP(off, (acc_t)v[u]);\n");
+			    "        for (int u = 0; u < ITEMS; u++) v[u] = (float)OP(off, (acc_t)v[u]);\n");
 	scan_store(s, op, vec, stream);
 	buf_adds(s, "    }\n}\n");
 	bt_dims_expr(&rows, in, 0, 1);
