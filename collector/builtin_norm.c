@@ -438,7 +438,8 @@ static int row_supports(const json_t *spec)
 	       bt_dims_value(spec, in, 1, 2) > 0 && bt_dims_value(spec, in, 0, 1) > 0;
 }
 
-#define ROW_SMEM_MAX (227 * 1024)
+/* opt-in dynamic shared memory, less room for the static reduction array */
+#define ROW_SMEM_MAX (227 * 1024 - 1024)
 
 static int row_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err)
 {
@@ -452,8 +453,8 @@ static int row_render(const json_t *spec, const json_t *p, struct buf *s, struct
 	if (block < 64 || block > 1024 || block % 32 || kreg < 0 || kreg > 32 ||
 	    (smem != 0 && smem != 1) || (fast != 0 && fast != 1) || !out)
 		return kf_err(err, "norm_row: bad parameters");
-	if (kreg > 12288 / block)
-		kreg = 12288 / block;	/* keep the row's registers within the file */
+	if (kreg > 8192 / block)
+		kreg = 8192 / block;	/* keep the row's registers within the file */
 	/* the rest of the row must fit the opt-in shared memory, else re-read */
 	if (smem && (cols / 4 - (long long)block * kreg) * 16 > ROW_SMEM_MAX)
 		smem = 0;
@@ -497,7 +498,8 @@ static int row_render(const json_t *spec, const json_t *p, struct buf *s, struct
 			    "        const long long i = (long long)k * NT + tid;\n"
 			    "        if (i < nb) { r[k] = __ldg(xv + i); s += ACC4(r[k]); }\n"
 			    "    }\n");
-	buf_adds(s, "    for (long long i = (long long)KREG * NT + tid; i < nb; i += NT) {\n"
+	buf_adds(s, "#pragma unroll 4\n"
+		    "    for (long long i = (long long)KREG * NT + tid; i < nb; i += NT) {\n"
 		    "        const float4 v = __ldg(xv + i);\n");
 	if (smem)
 		buf_adds(s, "        cache[i - (long long)KREG * NT] = v;\n");
