@@ -336,8 +336,8 @@ static void emit_rms_scale(struct buf *s, int vec, const char *ind)
  * stays in registers; other sizes take a plain grid-stride loop. */
 static int rms_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err)
 {
-	int block = bt_param(p, "block", 256), vec = bt_param(p, "vec", 1);
-	int cache = bt_param(p, "cache", 1), fast = bt_param(p, "fast", 0);
+	int block = bt_param(p, "block", 256), vec = bt_param(p, "vec", 4);
+	int cache = bt_param(p, "cache", 0), fast = bt_param(p, "fast", 0);
 	const json_t *in = bt_input(spec, 0), *out = bt_output(spec, 0);
 	long long c = bt_dims_value(spec, in, 1, 2), hw = bt_dims_value(spec, in, 2, bt_ndim(in));
 	struct buf N = BUF_INIT, C = BUF_INIT, HW = BUF_INIT;
@@ -551,7 +551,7 @@ const struct tmpl_def tmpl_norm_defs[] = {
 	{ "norm_stats", stats_supports, stats_render,
 	  "{\"block\": 256, \"chunks\": 1, \"vec\": 4, \"ablock\": 256, \"apt\": 4, \"stcs\": 0}" },
 	{ "norm_rms", rms_supports, rms_render,
-	  "{\"block\": 256, \"vec\": 1, \"cache\": 1, \"fast\": 0}" },
+	  "{\"block\": 256, \"vec\": 4, \"cache\": 0, \"fast\": 0}" },
 	{ "norm_row", row_supports, row_render,
 	  "{\"block\": 512, \"kreg\": 8, \"smem\": 1, \"fast\": 0}" },
 	{ NULL, NULL, NULL, NULL },
