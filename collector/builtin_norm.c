@@ -5,7 +5,8 @@
  *   sumsq) in double, a finalize kernel (one block per statistic) turns them
  *   into mean and 1/std, an apply kernel normalizes (and applies the affine
  *   transform). Params: block, chunks, vec (1|4), ablock, apt (vectors per
- *   apply thread), stcs (streaming stores).
+ *   apply thread), stcs (streaming stores). Three passes over memory
+ *   (read, read, write): the row does not fit on chip.
  * norm_rms (36): one thread per spatial position (vec of them) loops over
  *   the channels twice, keeping the values in registers (cache=1) or
  *   re-reading them from L2 (cache=0). Params: block, vec (1|2|4), cache,
@@ -13,8 +14,6 @@
  * norm_row (38, 39): one block per row; the row is read once from HBM and
  *   kept in registers (kreg float4 per thread) plus dynamic shared memory
  *   (smem=1) or re-read (smem=0). Params: block, kreg, smem, fast. */
-#include <string.h>
-
 #include "collector/builtin_tmpl.h"
 
 #include "collector/builtin_util.h"
