@@ -1,0 +1,25 @@
+#!/bin/sh
+# The built-in norm templates (collector/builtin_norm.c): every applicable
+# catalogue idea of problems 33-40 renders, passes the full-size launch
+# check, compiles with NVRTC for sm_90 and, emulated on the host at small
+# sizes, matches kforge's double-precision oracle.
+. "$KF_ROOT/tests/lib.sh"
+
+if ! command -v g++ >/dev/null 2>&1; then
+	skip "g++ not available: cannot emulate kernels"
+	exit 0
+fi
+if ! "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" "$KF_ROOT/tests/candidates/relu_ok.cu" >probe 2>&1 ||
+	grep -q "NVRTC not found" probe; then
+	skip "NVRTC not available: template kernels cannot be compiled"
+	exit 0
+fi
+
+python3 "$KF_ROOT/tests/tools/check_templates.py" "$KF_BUILD" "$KF_ROOT" "$T_TMP/ct" \
+	--impls 1 --every 2 33 34 35 36 37 38 39 40 >"$T_TMP/out" 2>&1
+check "check_templates exits 0" test $? -eq 0
+contains "no kernel failed" "$T_TMP/out" "^[0-9]+ kernels, 0 failed$"
+for n in 033 034 035 036 037 038 039 040; do
+	check "problem $n has a checked kernel" grep -q "^ok $n-" "$T_TMP/out"
+done
+grep '^not ok' "$T_TMP/out" | head -n 10 | sed 's/^/# /'
