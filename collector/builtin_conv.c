@@ -255,7 +255,7 @@ static void launch_direct(struct buf *s, const char *name, const struct cg *g, i
 /* ---- conv_igemm: implicit GEMM ---- */
 
 struct ig {
-	int bm, bn, bk, tm, tn, nt;
+	int bm, bn, bk, tm, tn, nt, pf;
 };
 
 static int ig_read(const json_t *p, struct ig *t, struct buf *err)
@@ -265,6 +265,9 @@ static int ig_read(const json_t *p, struct ig *t, struct buf *err)
 	t->bk = bt_param(p, "BK", 8);
 	t->tm = bt_param(p, "TM", 8);
 	t->tn = bt_param(p, "TN", 8);
+	t->pf = bt_param(p, "PF", 1);
+	if (t->pf != 0 && t->pf != 1)
+		return kf_err(err, "conv_igemm: PF is 0 or 1");
 	if (t->tm < 1 || t->tn < 1 || t->tm > 16 || t->tn > 16 || t->bm % t->tm || t->bn % t->tn ||
 	    t->bm < 16 || t->bn < 8 || t->bm > 256 || t->bn > 256 || t->bk < 4 || t->bk > 64)
 		return kf_err(err, "conv_igemm: bad tile parameters");
@@ -276,12 +279,12 @@ static int ig_read(const json_t *p, struct ig *t, struct buf *err)
 	return 0;
 }
 
-/* Gathers A[kk][m] (input channel x tap k, output pixel m) from x. */
+/* Gathers A[kk][m] (input channel x tap kb + kk, output pixel m) into v. */
 static void emit_gather(struct buf *s, const char *ind)
 {
 	buf_addf(s, "%sfloat v = 0.0f;\n"
-		    "%sconst int k = k0 + kk;\n"
-		    "%sif (aok && k < K) {\n"
+		    "%sconst int k = kb + kk;\n"
+		    "%sif (aok && kk < BK && k < K) {\n"
 		    "%s    const int ci = k / KT, t = k %% KT;\n"
 		    "%s    const int id = id0 + (t / (KH * KW)) * DD, ih = ih0 + ((t / KW) %% KH) * DH, "
 		    "iw = iw0 + (t %% KW) * DW;\n"
@@ -300,10 +303,52 @@ static void emit_origin(struct buf *s, const char *ind)
 		    "%sconst int iw0 = (int)(apc %% OW) * SW - PW;\n", ind, ind, ind, ind, ind);
 }
 
+/* Loads the K tile at kb into registers ra (LA slots) and rb (LB slots). */
+static void emit_tile_load(struct buf *s, int fixed, const char *kb)
+{
+	buf_addf(s, "        {\n            const int kb = %s;\n"
+		    "#pragma unroll\n"
+		    "            for (int q = 0; q < LA; q++) {\n", kb);
+	if (fixed) {
+		buf_adds(s, "                const int kk = ak + q * (NT / BM);\n");
+	} else {
+		buf_adds(s, "                const int i = tid + q * NT, am = i % BM, kk = i / BM;\n"
+			    "                const long long ap = p0 + am;\n");
+		emit_origin(s, "                ");
+	}
+	emit_gather(s, "                ");
+	buf_adds(s, "                ra[q] = v;\n            }\n"
+		    "#pragma unroll\n"
+		    "            for (int q = 0; q < LB; q++) {\n"
+		    "                const int i = tid + q * NT, kk = i % BK, nn = i / BK, co = co0 + nn, k = kb + kk;\n"
+		    "                rb[q] = (i < BN * BK && co < CO && k < K) ? __ldg(w + (long long)co * K + k) : 0.0f;\n"
+		    "            }\n        }\n");
+}
+
+static void emit_tile_store(struct buf *s)
+{
+	buf_adds(s, "#pragma unroll\n"
+		    "        for (int q = 0; q < LA; q++) {\n"
+		    "            const int i = tid + q * NT;\n"
+		    "            if (i < BM * BK) As[i / BM][i % BM] = ra[q];\n"
+		    "        }\n"
+		    "#pragma unroll\n"
+		    "        for (int q = 0; q < LB; q++) {\n"
+		    "            const int i = tid + q * NT;\n"
+		    "            if (i < BN * BK) Bs[i % BK][i / BK] = rb[q];\n"
+		    "        }\n"
+		    "        __syncthreads();\n");
+}
+
+/* pf: the next K tile's global loads are issued before this tile's FMAs,
+ * so their latency hides behind the math (registers, not cp.async). */
 static void emit_igemm(struct buf *s, const char *name, const struct cg *g, const struct ig *t)
 {
+	int fixed = t->nt % t->bm == 0;
+
 	emit_sig(s, name, t->nt, g);
 	buf_addf(s, "    const int BM = %d, BN = %d, BK = %d, TM = %d, TN = %d, NT = %d;\n"
+		    "    const int LA = (BM * BK + NT - 1) / NT, LB = (BN * BK + NT - 1) / NT;\n"
 		    "    __shared__ float As[BK][BM];\n"
 		    "    __shared__ float Bs[BK][BN + 1];\n"
 		    "    const long long P = OD * OH * OW, IS = ID * IH * IW;\n"
@@ -312,37 +357,29 @@ static void emit_igemm(struct buf *s, const char *name, const struct cg *g, cons
 		    "    const int co0 = blockIdx.y * BN, tid = threadIdx.x;\n"
 		    "    const int tr = tid %% (BM / TM), tc = tid / (BM / TM);\n"
 		    "    const float* xn = x + n * CI * IS;\n"
-		    "    float acc[TM][TN];\n"
+		    "    float acc[TM][TN], ra[LA], rb[LB];\n"
 		    "#pragma unroll\n"
 		    "    for (int i = 0; i < TM; i++)\n"
 		    "#pragma unroll\n"
 		    "        for (int j = 0; j < TN; j++) acc[i][j] = 0.0f;\n",
 		 t->bm, t->bn, t->bk, t->tm, t->tn, t->nt);
-	if (t->nt % t->bm == 0) {
+	if (fixed) {
 		/* Each thread gathers one fixed pixel: its window origin once. */
 		buf_adds(s, "    const int am = tid % BM, ak = tid / BM;\n"
 			    "    const long long ap = p0 + am;\n");
 		emit_origin(s, "    ");
 	}
+	if (t->pf)
+		emit_tile_load(s, fixed, "0");
 	buf_adds(s, "    for (int k0 = 0; k0 < K; k0 += BK) {\n");
-	if (t->nt % t->bm == 0) {
-		buf_adds(s, "        for (int kk = ak; kk < BK; kk += NT / BM) {\n");
-		emit_gather(s, "            ");
-		buf_adds(s, "            As[kk][am] = v;\n        }\n");
-	} else {
-		buf_adds(s, "        for (int i = tid; i < BM * BK; i += NT) {\n"
-			    "            const int am = i % BM, kk = i / BM;\n"
-			    "            const long long ap = p0 + am;\n");
-		emit_origin(s, "            ");
-		emit_gather(s, "            ");
-		buf_adds(s, "            As[kk][am] = v;\n        }\n");
+	if (!t->pf)
+		emit_tile_load(s, fixed, "k0");
+	emit_tile_store(s);
+	if (t->pf) {
+		buf_adds(s, "        if (k0 + BK < K)\n");
+		emit_tile_load(s, fixed, "k0 + BK");
 	}
-	buf_addf(s, "        for (int i = tid; i < BN * BK; i += NT) {\n"
-		    "            const int kk = i %% BK, nn = i / BK, co = co0 + nn, k = k0 + kk;\n"
-		    "            Bs[kk][nn] = (co < CO && k < K) ? __ldg(w + (long long)co * K + k) : 0.0f;\n"
-		    "        }\n"
-		    "        __syncthreads();\n"
-		    "#pragma unroll\n"
+	buf_addf(s, "#pragma unroll\n"
 		    "        for (int kk = 0; kk < BK; kk++) {\n"
 		    "            float av[TM], bv[TN];\n"
 		    "#pragma unroll\n"
@@ -552,6 +589,10 @@ static int conv_render(const json_t *spec, const json_t *p, struct buf *s, struc
 		cg_release(&g);
 		return -1;
 	}
+	if (cob * kt(&g) > 12288) {
+		cg_release(&g);
+		return kf_err(err, "conv: COB=%d filters of %d taps exceed 48 KiB of shared memory", cob, kt(&g));
+	}
 	names_of(spec, &g, &nm);
 	buf_addf(s, "// template conv: COB=%d PX=%d NT=%d\n", cob, px, nt);
 	emit_direct(s, "conv_direct", &g, cob, px, nt);
@@ -585,8 +626,8 @@ static int igemm_render(const json_t *spec, const json_t *p, struct buf *s, stru
 		return -1;
 	cg_read(spec, &g);
 	names_of(spec, &g, &nm);
-	buf_addf(s, "// template conv_igemm: BM=%d BN=%d BK=%d TM=%d TN=%d\n", t.bm, t.bn, t.bk,
-		 t.tm, t.tn);
+	buf_addf(s, "// template conv_igemm: BM=%d BN=%d BK=%d TM=%d TN=%d PF=%d\n", t.bm, t.bn, t.bk,
+		 t.tm, t.tn, t.pf);
 	if (nm.w2) {
 		/* Depthwise stage with conv_dw's defaults, then the GEMM. */
 		if (dw_defaults(&g, &d, err)) {
@@ -656,7 +697,7 @@ static int dw_render(const json_t *spec, const json_t *p, struct buf *s, struct 
 const struct tmpl_def tmpl_conv_defs[] = {
 	{ "conv", conv_supports, conv_render, "{\"COB\": 1, \"PX\": 1, \"NT\": 256}" },
 	{ "conv_igemm", igemm_supports, igemm_render,
-	  "{\"BM\": 128, \"BN\": 128, \"BK\": 8, \"TM\": 8, \"TN\": 8}" },
+	  "{\"BM\": 128, \"BN\": 128, \"BK\": 8, \"TM\": 8, \"TN\": 8, \"PF\": 1}" },
 	{ "conv_dw", dw_supports, dw_render, "{\"TW\": 64, \"TH\": 16, \"RPT\": 2}" },
 	{ NULL, NULL, NULL, NULL },
 };
