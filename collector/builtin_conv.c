@@ -131,18 +131,24 @@ static int kt(const struct cg *g)
 	return g->k[0] * g->k[1] * g->k[2];
 }
 
-static void emit_sig(struct buf *s, const char *name, int nt, const struct cg *g)
+static void emit_sig_dw(struct buf *s, const char *name, int nt, const struct cg *g, int fused)
 {
 	buf_addf(s, "extern \"C\" __global__ void __launch_bounds__(%d)\n"
-		    "%s(const float* __restrict__ x, const float* __restrict__ w, %s"
+		    "%s(const float* __restrict__ x, %sconst float* __restrict__ w, %s"
 		    "float* __restrict__ y,\n    long long N, long long CI, long long ID, long long IH, "
 		    "long long IW,\n    long long CO, long long OD, long long OH, long long OW)\n{\n"
 		    "    const int KD = %d, KH = %d, KW = %d, SD = %d, SH = %d, SW = %d;\n"
 		    "    const int PD = %d, PH = %d, PW = %d, DD = %d, DH = %d, DW = %d;\n"
 		    "    const int G = %d, KT = KD * KH * KW;\n",
-		 nt, name, g->bias ? "const float* __restrict__ bias, " : "",
+		 nt, name, fused ? "const float* __restrict__ wd, " : "",
+		 g->bias ? "const float* __restrict__ bias, " : "",
 		 g->k[0], g->k[1], g->k[2], g->st[0], g->st[1], g->st[2],
 		 g->pad[0], g->pad[1], g->pad[2], g->dil[0], g->dil[1], g->dil[2], g->groups);
+}
+
+static void emit_sig(struct buf *s, const char *name, int nt, const struct cg *g)
+{
+	emit_sig_dw(s, name, nt, g, 0);
 }
 
 /* The launch's argument list after the tensors. */
@@ -293,6 +299,25 @@ static void emit_gather(struct buf *s, const char *ind)
 		    "%s}\n", ind, ind, ind, ind, ind, ind, ind, ind);
 }
 
+/* Fused depthwise-separable: A[kk][m] is the depthwise result of channel
+ * kb + kk at pixel m, computed on the fly (never stored). */
+static void emit_gather_dw(struct buf *s, const char *ind)
+{
+	buf_addf(s, "%sfloat v = 0.0f;\n"
+		    "%sconst int k = kb + kk;\n"
+		    "%sif (aok && kk < BK && k < K) {\n"
+		    "%s    const float* xc = xn + k * IS;\n"
+		    "%s    const float* wc = wd + (long long)k * KT;\n"
+		    "#pragma unroll\n"
+		    "%s    for (int t = 0; t < KT; t++) {\n"
+		    "%s        const int id = id0 + (t / (KH * KW)) * DD, ih = ih0 + ((t / KW) %% KH) * DH, "
+		    "iw = iw0 + (t %% KW) * DW;\n"
+		    "%s        if (id >= 0 && id < ID && ih >= 0 && ih < IH && iw >= 0 && iw < IW)\n"
+		    "%s            v = fmaf(__ldg(xc + ((long long)id * IH + ih) * IW + iw), __ldg(wc + t), v);\n"
+		    "%s    }\n"
+		    "%s}\n", ind, ind, ind, ind, ind, ind, ind, ind, ind, ind, ind);
+}
+
 /* Output pixel ap's window origin (id0, ih0, iw0) and whether it exists. */
 static void emit_origin(struct buf *s, const char *ind)
 {
@@ -304,7 +329,7 @@ static void emit_origin(struct buf *s, const char *ind)
 }
 
 /* Loads the K tile at kb into registers ra (LA slots) and rb (LB slots). */
-static void emit_tile_load(struct buf *s, int fixed, const char *kb)
+static void emit_tile_load(struct buf *s, int fixed, int fused, const char *kb)
 {
 	buf_addf(s, "        {\n            const int kb = %s;\n"
 		    "#pragma unroll\n"
@@ -316,7 +341,10 @@ static void emit_tile_load(struct buf *s, int fixed, const char *kb)
 			    "                const long long ap = p0 + am;\n");
 		emit_origin(s, "                ");
 	}
-	emit_gather(s, "                ");
+	if (fused)
+		emit_gather_dw(s, "                ");
+	else
+		emit_gather(s, "                ");
 	buf_adds(s, "                ra[q] = v;\n            }\n"
 		    "#pragma unroll\n"
 		    "            for (int q = 0; q < LB; q++) {\n"
@@ -342,17 +370,18 @@ static void emit_tile_store(struct buf *s)
 
 /* pf: the next K tile's global loads are issued before this tile's FMAs,
  * so their latency hides behind the math (registers, not cp.async). */
-static void emit_igemm(struct buf *s, const char *name, const struct cg *g, const struct ig *t)
+static void emit_igemm(struct buf *s, const char *name, const struct cg *g, const struct ig *t,
+		       int fused)
 {
 	int fixed = t->nt % t->bm == 0;
 
-	emit_sig(s, name, t->nt, g);
+	emit_sig_dw(s, name, t->nt, g, fused);
 	buf_addf(s, "    const int BM = %d, BN = %d, BK = %d, TM = %d, TN = %d, NT = %d;\n"
 		    "    const int LA = (BM * BK + NT - 1) / NT, LB = (BN * BK + NT - 1) / NT;\n"
 		    "    __shared__ float As[BK][BM];\n"
 		    "    __shared__ float Bs[BK][BN + 1];\n"
 		    "    const long long P = OD * OH * OW, IS = ID * IH * IW;\n"
-		    "    const int K = (int)CI * KT;\n"
+		    "    const int K = (int)CI%s;\n"
 		    "    const long long n = blockIdx.z, p0 = (long long)blockIdx.x * BM;\n"
 		    "    const int co0 = blockIdx.y * BN, tid = threadIdx.x;\n"
 		    "    const int tr = tid %% (BM / TM), tc = tid / (BM / TM);\n"
@@ -362,7 +391,7 @@ static void emit_igemm(struct buf *s, const char *name, const struct cg *g, cons
 		    "    for (int i = 0; i < TM; i++)\n"
 		    "#pragma unroll\n"
 		    "        for (int j = 0; j < TN; j++) acc[i][j] = 0.0f;\n",
-		 t->bm, t->bn, t->bk, t->tm, t->tn, t->nt);
+		 t->bm, t->bn, t->bk, t->tm, t->tn, t->nt, fused ? "" : " * KT");
 	if (fixed) {
 		/* Each thread gathers one fixed pixel: its window origin once. */
 		buf_adds(s, "    const int am = tid % BM, ak = tid / BM;\n"
@@ -370,14 +399,14 @@ static void emit_igemm(struct buf *s, const char *name, const struct cg *g, cons
 		emit_origin(s, "    ");
 	}
 	if (t->pf)
-		emit_tile_load(s, fixed, "0");
+		emit_tile_load(s, fixed, fused, "0");
 	buf_adds(s, "    for (int k0 = 0; k0 < K; k0 += BK) {\n");
 	if (!t->pf)
-		emit_tile_load(s, fixed, "k0");
+		emit_tile_load(s, fixed, fused, "k0");
 	emit_tile_store(s);
 	if (t->pf) {
 		buf_adds(s, "        if (k0 + BK < K)\n");
-		emit_tile_load(s, fixed, "k0 + BK");
+		emit_tile_load(s, fixed, fused, "k0 + BK");
 	}
 	buf_addf(s, "#pragma unroll\n"
 		    "        for (int kk = 0; kk < BK; kk++) {\n"
@@ -613,37 +642,69 @@ static int conv_render(const json_t *spec, const json_t *p, struct buf *s, struc
 	return 0;
 }
 
+/* Problem 86 as two kernels: conv_dw's default depthwise into a scratch
+ * tensor, then the GEMM over it. */
+static int igemm_two_pass(const json_t *spec, struct cg *g, const struct ig *t,
+			  const struct names *nm, struct buf *s, struct buf *err)
+{
+	struct cg g2;
+	struct dw d;
+
+	if (dw_defaults(g, &d, err))
+		return -1;
+	cg_pointwise(spec, g, &g2);
+	emit_dw(s, "conv_depthwise", g, &d);
+	emit_igemm(s, "conv_igemm", &g2, t, 0);
+	buf_adds(s, "/*@launch\n");
+	scratch_mid(s, g);
+	launch_dw(s, "conv_depthwise", g, &d, nm->x, nm->w, NULL, "mid");
+	launch_igemm(s, "conv_igemm", &g2, t, "mid", nm->w2, NULL, nm->y);
+	cg_release(&g2);
+	return 0;
+}
+
+/* Problem 86 in one kernel: the GEMM's A tile is the depthwise result,
+ * computed while gathering, so it never goes through DRAM. */
+static void igemm_fused(const json_t *spec, struct cg *g, const struct ig *t,
+			const struct names *nm, struct buf *s)
+{
+	struct buf w = BUF_INIT;
+
+	buf_release(&g->e[E_CO]);
+	bt_dims_expr(&g->e[E_CO], bt_output(spec, 0), 1, 2);
+	emit_igemm(s, "conv_igemm_sep", g, t, 1);
+	buf_addf(&w, "%s, %s", nm->w, nm->w2);
+	buf_adds(s, "/*@launch\n");
+	launch_igemm(s, "conv_igemm_sep", g, t, nm->x, w.s, NULL, nm->y);
+	buf_release(&w);
+}
+
 static int igemm_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err)
 {
-	struct cg g, g2;
+	struct cg g;
 	struct ig t;
-	struct dw d;
 	struct names nm;
+	int fuse = bt_param(p, "FUSE", 1);
 
 	if (!igemm_supports(spec))
 		return kf_err(err, "conv_igemm: needs groups == 1 (or a depthwise-separable pair)");
 	if (ig_read(p, &t, err))
 		return -1;
+	if (fuse != 0 && fuse != 1)
+		return kf_err(err, "conv_igemm: FUSE is 0 or 1");
 	cg_read(spec, &g);
 	names_of(spec, &g, &nm);
-	buf_addf(s, "// template conv_igemm: BM=%d BN=%d BK=%d TM=%d TN=%d PF=%d\n", t.bm, t.bn, t.bk,
-		 t.tm, t.tn, t.pf);
-	if (nm.w2) {
-		/* Depthwise stage with conv_dw's defaults, then the GEMM. */
-		if (dw_defaults(&g, &d, err)) {
+	buf_addf(s, "// template conv_igemm: BM=%d BN=%d BK=%d TM=%d TN=%d PF=%d FUSE=%d\n", t.bm,
+		 t.bn, t.bk, t.tm, t.tn, t.pf, fuse);
+	if (nm.w2 && !fuse) {
+		if (igemm_two_pass(spec, &g, &t, &nm, s, err)) {
 			cg_release(&g);
 			return -1;
 		}
-		cg_pointwise(spec, &g, &g2);
-		emit_dw(s, "conv_depthwise", &g, &d);
-		emit_igemm(s, "conv_igemm", &g2, &t);
-		buf_adds(s, "/*@launch\n");
-		scratch_mid(s, &g);
-		launch_dw(s, "conv_depthwise", &g, &d, nm.x, nm.w, NULL, "mid");
-		launch_igemm(s, "conv_igemm", &g2, &t, "mid", nm.w2, NULL, nm.y);
-		cg_release(&g2);
+	} else if (nm.w2) {
+		igemm_fused(spec, &g, &t, &nm, s);
 	} else {
-		emit_igemm(s, "conv_igemm", &g, &t);
+		emit_igemm(s, "conv_igemm", &g, &t, 0);
 		buf_adds(s, "/*@launch\n");
 		launch_igemm(s, "conv_igemm", &g, &t, nm.x, nm.w, nm.b, nm.y);
 	}
@@ -679,7 +740,7 @@ static int dw_render(const json_t *spec, const json_t *p, struct buf *s, struct 
 			return -1;
 		}
 		cg_pointwise(spec, &g, &g2);
-		emit_igemm(s, "conv_igemm", &g2, &t);
+		emit_igemm(s, "conv_igemm", &g2, &t, 0);
 		buf_adds(s, "/*@launch\n");
 		scratch_mid(s, &g);
 		launch_dw(s, "conv_depthwise", &g, &d, nm.x, nm.w, NULL, "mid");
@@ -697,7 +758,7 @@ static int dw_render(const json_t *spec, const json_t *p, struct buf *s, struct 
 const struct tmpl_def tmpl_conv_defs[] = {
 	{ "conv", conv_supports, conv_render, "{\"COB\": 1, \"PX\": 1, \"NT\": 256}" },
 	{ "conv_igemm", igemm_supports, igemm_render,
-	  "{\"BM\": 128, \"BN\": 128, \"BK\": 8, \"TM\": 8, \"TN\": 8, \"PF\": 1}" },
+	  "{\"BM\": 128, \"BN\": 128, \"BK\": 8, \"TM\": 8, \"TN\": 8, \"PF\": 1, \"FUSE\": 1}" },
 	{ "conv_dw", dw_supports, dw_render, "{\"TW\": 64, \"TH\": 16, \"RPT\": 2}" },
 	{ NULL, NULL, NULL, NULL },
 };
