@@ -59,6 +59,13 @@ static int read3(const json_t *spec, const char *name, int nd, int dflt, int v[3
 	return 0;
 }
 
+static void cg_init(struct cg *g)
+{
+	memset(g, 0, sizeof(*g));
+	for (int i = 0; i < 9; i++)
+		buf_init(&g->e[i]);
+}
+
 static void cg_release(struct cg *g)
 {
 	for (int i = 0; i < 9; i++)
@@ -84,7 +91,7 @@ static int cg_read(const json_t *spec, struct cg *g)
 	const json_t *grp = attr(spec, "groups");
 	int nd = bt_ndim(x) - 2;
 
-	memset(g, 0, sizeof(*g));
+	cg_init(g);
 	if (!x || !y || nd < 1 || nd > 3 || bt_ndim(y) != nd + 2 || !json_is_integer(grp))
 		return -1;
 	if (read3(spec, "kernel", nd, 1, g->k) || read3(spec, "stride", nd, 1, g->st) ||
@@ -111,7 +118,7 @@ static int cg_read(const json_t *spec, struct cg *g)
 /* Problem 86's pointwise stage: 1x1 over the depthwise result. */
 static void cg_pointwise(const json_t *spec, const struct cg *dw, struct cg *g)
 {
-	memset(g, 0, sizeof(*g));
+	cg_init(g);
 	for (int i = 0; i < 3; i++) {
 		g->k[i] = g->st[i] = g->dil[i] = 1;
 		g->pad[i] = 0;
@@ -539,7 +546,10 @@ static int dw_defaults(const struct cg *g, struct dw *d, struct buf *err)
 static int base_ok(const json_t *spec, struct cg *g)
 {
 	long long n = bt_dims_value(spec, bt_input(spec, 0), 0, 1);
-	int ok = !is_transposed(spec) && !cg_read(spec, g) && n > 0 && n < 65536;
+	int ok;
+
+	cg_init(g); /* cg_release-able whatever happens below */
+	ok = !is_transposed(spec) && !cg_read(spec, g) && n > 0 && n < 65536;
 
 	if (ok && is_separable(spec))
 		ok = bt_input(spec, 1) && bt_input(spec, 2) && g->groups > 0;
