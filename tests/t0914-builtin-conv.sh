@@ -13,6 +13,13 @@ if [ ! -d "$KF_ROOT/problems/level1" ]; then
 	exit 0
 fi
 
+# Transposed convolutions belong to builtin_convt.c: refused, not crashed on.
+for t in conv conv_igemm conv_dw; do
+	"$KF_BUILD/tests/builtin_emit" render "$KF_ROOT"/problems/level1/057_*/spec.json $t '{}' \
+		>/dev/null 2>err.txt
+	check "$t does not apply to a transposed convolution (exit $?)" test $? -eq 1
+done
+
 if command -v c++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1; then
 	# shellcheck disable=SC2086
 	python3 "$TOOLS/conv_small_root.py" "$KF_ROOT" small $NUMS
