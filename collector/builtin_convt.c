@@ -203,7 +203,199 @@ static int convt_render(const json_t *spec, const json_t *p, struct buf *s, stru
 	return 0;
 }
 
+/* ---- convt_igemm: stride 1 makes a transposed conv a forward conv with a
+ * flipped kernel; gathered directly as out[o] += x[o + pad - k*dil] * w[k]. */
+
+static int igemm_supports(const json_t *spec)
+{
+	struct geom g;
+	long long cpg, opg, m = bt_dims_value(spec, bt_output(spec, 0), 0, 1);
+
+	if (geom_of(spec, &g) || g.s[0] != 1 || g.s[1] != 1 || g.s[2] != 1)
+		return 0;
+	channels(spec, &g, &cpg, &opg);
+	return cpg > 0 && opg > 0 && m > 0 && g.groups < 65536;
+}
+
+/* Loads A element (kk, ar) of the tile at k0 into V (0 outside). */
+static void igemm_aload(struct buf *s, const char *v)
+{
+	buf_addf(s, "            {\n"
+		    "                const int kidx = k0 + kk;\n"
+		    "                float a = 0.0f;\n"
+		    "                if (mvalid && kidx < K) {\n"
+		    "                    const int cj = kidx / T, t = kidx %% T;\n"
+		    "                    const int id = od + PD - (t / (KH * KW)) * DD;\n"
+		    "                    const int ih = oh + PH - ((t / KW) %% KH) * DH;\n"
+		    "                    const int iw = ow + PW - (t %% KW) * DW;\n"
+		    "                    if ((unsigned)id < (unsigned)ID && (unsigned)ih < (unsigned)IH && (unsigned)iw < (unsigned)IW)\n"
+		    "                        a = __ldg(xrow + cj * isp + ((long long)id * IH + ih) * IW + iw);\n"
+		    "                }\n"
+		    "                %s = a;\n"
+		    "            }\n", v);
+}
+
+static void igemm_bload(struct buf *s, const char *v)
+{
+	buf_addf(s, "            {\n"
+		    "                const int kk = i / BN, cc = i %% BN, kidx = k0 + kk, oc = n0 + cc;\n"
+		    "                %s = (kidx < K && oc < opg) ? __ldg(wg + (long long)kidx * opg + oc) : 0.0f;\n"
+		    "            }\n", v);
+}
+
+static int igemm_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err)
+{
+	int BM = bt_param(p, "BM", 128), BN = bt_param(p, "BN", 64), BK = bt_param(p, "BK", 16);
+	int TM = bt_param(p, "TM", 8), TN = bt_param(p, "TN", 4), pf = bt_param(p, "prefetch", 0);
+	int nt, astep;
+	struct geom g;
+	long long cpg, opg;
+	struct buf a = BUF_INIT, n = BUF_INIT, ci = BUF_INIT, co = BUF_INIT, m = BUF_INIT;
+	const json_t *x = bt_input(spec, 0), *w = bt_input(spec, 1), *y = bt_output(spec, 0);
+
+	if (!igemm_supports(spec) || geom_of(spec, &g))
+		return kf_err(err, "convt_igemm: wants a stride-1 transposed convolution");
+	if (BM % TM || BN % TN || BM < 16 || BN < 8 || BM > 256 || BN > 128 || BK < 4 || BK > 32 ||
+	    TM < 1 || TN < 1 || TM > 8 || TN > 8 || (pf != 0 && pf != 1))
+		return kf_err(err, "convt_igemm: bad tile parameters");
+	nt = (BM / TM) * (BN / TN);
+	/* each thread loads A from one fixed row (its decode done once) */
+	if (nt < 64 || nt > 1024 || nt % BM)
+		return kf_err(err, "convt_igemm: %d threads do not tile BM=%d BN=%d", nt, BM, BN);
+	astep = nt / BM;
+	channels(spec, &g, &cpg, &opg);
+	size_args(spec, &g, &a, &n);
+	bt_dims_expr(&ci, x, 1, 2);
+	bt_dims_expr(&co, y, 1, 2);
+	bt_dims_expr(&m, y, 0, 1);
+	buf_adds(&m, " * ");
+	bt_dims_expr(&m, y, 2, bt_ndim(y));
+	buf_addf(s, "// template convt_igemm: BM=%d BN=%d BK=%d TM=%d TN=%d prefetch=%d (stride 1: implicit GEMM)\n",
+		 BM, BN, BK, TM, TN, pf);
+	geom_defines(s, &g);
+	buf_addf(s, "#define BM %d\n#define BN %d\n#define BK %d\n#define TM %d\n#define TN %d\n#define NT %d\n"
+		    "#define ASTEP %d\n#define NA ((BK + ASTEP - 1) / ASTEP)\n#define NBL ((BK * BN + NT - 1) / NT)\n",
+		 BM, BN, BK, TM, TN, nt, astep);
+	/* Weights [C_in][opg][T] -> [G][K = cpg*T][opg]: B tile rows contiguous. */
+	buf_adds(s, "extern \"C\" __global__ void convt_repack(const float* __restrict__ w, float* __restrict__ wp,\n"
+		    "                                     int CI, int CO)\n{\n"
+		    "    const int cpg = CI / G, opg = CO / G, K = cpg * T;\n"
+		    "    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+		    "    if (i >= (long long)G * K * opg) return;\n"
+		    "    const int oc = (int)(i % opg), kidx = (int)((i / opg) % K), g = (int)(i / ((long long)opg * K));\n"
+		    "    wp[i] = w[((long long)(g * cpg + kidx / T) * opg + oc) * T + kidx % T];\n"
+		    "}\n\n");
+	buf_adds(s, "extern \"C\" __global__ void __launch_bounds__(NT)\n"
+		    "convt_igemm(const float* __restrict__ x, const float* __restrict__ wp, float* __restrict__ y,\n"
+		    "            int NB, int CI, int CO, int ID, int IH, int IW, int OD, int OH, int OW)\n{\n"
+		    "    __shared__ float As[BK][BM];\n"
+		    "    __shared__ float Bs[BK][BN];\n"
+		    "    const int cpg = CI / G, opg = CO / G, K = cpg * T, g = blockIdx.z;\n"
+		    "    const long long osp = (long long)OD * OH * OW, isp = (long long)ID * IH * IW;\n"
+		    "    const long long M = (long long)NB * osp, m0 = (long long)blockIdx.x * BM;\n"
+		    "    const int n0 = blockIdx.y * BN, tid = threadIdx.x;\n"
+		    "    const int tr = tid % (BM / TM), tc = tid / (BM / TM);\n"
+		    "    /* this thread's A row: decoded once */\n"
+		    "    const int ar = tid % BM, ak = tid / BM;\n"
+		    "    const long long am = m0 + ar;\n"
+		    "    const bool mvalid = am < M;\n"
+		    "    const long long an = mvalid ? am / osp : 0, asp = mvalid ? am % osp : 0;\n"
+		    "    const int ow = (int)(asp % OW), oh = (int)((asp / OW) % OH), od = (int)(asp / ((long long)OW * OH));\n"
+		    "    const float* xrow = x + (an * CI + (long long)g * cpg) * isp;\n"
+		    "    const float* wg = wp + (long long)g * K * opg;\n"
+		    "    float acc[TM][TN];\n"
+		    "#pragma unroll\n"
+		    "    for (int i = 0; i < TM; i++)\n"
+		    "#pragma unroll\n"
+		    "        for (int j = 0; j < TN; j++) acc[i][j] = 0.0f;\n");
+	if (pf) {
+		buf_adds(s, "    float ra[NA], rb[NBL];\n"
+			    "    int k0 = 0;\n"
+			    "#pragma unroll\n"
+			    "    for (int q = 0; q < NA; q++) {\n"
+			    "        const int kk = ak + q * ASTEP;\n");
+		igemm_aload(s, "ra[q]");
+		buf_adds(s, "    }\n"
+			    "#pragma unroll\n"
+			    "    for (int q = 0; q < NBL; q++) {\n"
+			    "        const int i = tid + q * NT;\n");
+		igemm_bload(s, "rb[q]");
+		buf_adds(s, "    }\n"
+			    "    for (; k0 < K; ) {\n"
+			    "#pragma unroll\n"
+			    "        for (int q = 0; q < NA; q++)\n"
+			    "            if (ak + q * ASTEP < BK) As[ak + q * ASTEP][ar] = ra[q];\n"
+			    "#pragma unroll\n"
+			    "        for (int q = 0; q < NBL; q++)\n"
+			    "            if (tid + q * NT < BK * BN) Bs[(tid + q * NT) / BN][(tid + q * NT) % BN] = rb[q];\n"
+			    "        __syncthreads();\n"
+			    "        k0 += BK;\n"
+			    "        if (k0 < K) {\n"
+			    "#pragma unroll\n"
+			    "        for (int q = 0; q < NA; q++) {\n"
+			    "            const int kk = ak + q * ASTEP;\n");
+		igemm_aload(s, "ra[q]");
+		buf_adds(s, "        }\n"
+			    "#pragma unroll\n"
+			    "        for (int q = 0; q < NBL; q++) {\n"
+			    "            const int i = tid + q * NT;\n");
+		igemm_bload(s, "rb[q]");
+		buf_adds(s, "        }\n"
+			    "        }\n");
+	} else {
+		buf_adds(s, "    for (int k0 = 0; k0 < K; k0 += BK) {\n"
+			    "#pragma unroll\n"
+			    "        for (int kk = ak; kk < BK; kk += ASTEP)\n");
+		igemm_aload(s, "As[kk][ar]");
+		buf_adds(s, "#pragma unroll\n"
+			    "        for (int i = tid; i < BK * BN; i += NT)\n");
+		igemm_bload(s, "Bs[kk][cc]");
+		buf_adds(s, "        __syncthreads();\n");
+	}
+	buf_adds(s, "#pragma unroll\n"
+		    "        for (int kk = 0; kk < BK; kk++) {\n"
+		    "            float av[TM], bv[TN];\n"
+		    "#pragma unroll\n"
+		    "            for (int i = 0; i < TM; i++) av[i] = As[kk][tr + i * (BM / TM)];\n"
+		    "#pragma unroll\n"
+		    "            for (int j = 0; j < TN; j++) bv[j] = Bs[kk][tc * TN + j];\n"
+		    "#pragma unroll\n"
+		    "            for (int i = 0; i < TM; i++)\n"
+		    "#pragma unroll\n"
+		    "                for (int j = 0; j < TN; j++) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);\n"
+		    "        }\n"
+		    "        __syncthreads();\n"
+		    "    }\n"
+		    "    /* rows interleaved over threads: a warp stores consecutive pixels */\n"
+		    "#pragma unroll\n"
+		    "    for (int i = 0; i < TM; i++) {\n"
+		    "        const long long mm = m0 + tr + i * (BM / TM);\n"
+		    "        if (mm >= M) break;\n"
+		    "        const long long nn = mm / osp, sp = mm % osp;\n"
+		    "        float* yp = y + (nn * CO + (long long)g * opg) * osp + sp;\n"
+		    "#pragma unroll\n"
+		    "        for (int j = 0; j < TN; j++) {\n"
+		    "            const int oc = n0 + tc * TN + j;\n"
+		    "            if (oc < opg) yp[(long long)oc * osp] = acc[i][j];\n"
+		    "        }\n"
+		    "    }\n"
+		    "}\n\n");
+	buf_addf(s, "/*@launch\nscratch float wp[%s * %s / %d * %d];\n"
+		    "convt_repack<<<ceil_div(%s * %s / %d * %d, 256), 256>>>(%s, wp, %s, %s);\n"
+		    "convt_igemm<<<dim3(ceil_div(%s, %d), ceil_div(%s / %d, %d), %d), %d>>>(%s, wp, %s, %s, %s);\n@*/\n",
+		 ci.s, co.s, g.groups, taps(&g), ci.s, co.s, g.groups, taps(&g), bt_name(w), ci.s, co.s,
+		 m.s, BM, co.s, g.groups, BN, g.groups, nt, bt_name(x), bt_name(y), n.s, a.s);
+	buf_release(&a);
+	buf_release(&n);
+	buf_release(&ci);
+	buf_release(&co);
+	buf_release(&m);
+	return 0;
+}
+
 const struct tmpl_def tmpl_convt_defs[] = {
 	{ "convt", convt_supports, convt_render, "{\"block\": 256, \"cot\": 1}" },
+	{ "convt_igemm", igemm_supports, igemm_render,
+	  "{\"BM\": 128, \"BN\": 64, \"BK\": 16, \"TM\": 8, \"TN\": 4, \"prefetch\": 0}" },
 	{ NULL, NULL, NULL, NULL },
 };
