@@ -1,7 +1,9 @@
 /* Templates for transposed convolutions 1D/2D/3D, grouped, dilated, strided
  * (spec attrs.transposed = true; PyTorch weight layout [C_in, C_out/G, k...]).
  *   convt:       gather-form direct kernel, one thread per output pixel and
- *                cot output channels; the block's weights in shared memory.
+ *                cot output channels; the block's weights in shared memory;
+ *   convt_phase: convt for a stride along W, lanes ordered by W phase
+ *                (ow % stride) so a warp's tap tests agree (no idle lanes).
  *   convt_igemm: stride 1 only: implicit GEMM (rows = output pixels, cols =
  *                output channels of a group, K = C_in/G x taps) with shared
  *                tiles and register blocking; weights are first repacked
@@ -121,7 +123,7 @@ static int convt_supports(const json_t *spec)
 	       cpg * taps(&g) * 4 <= 48 * 1024;
 }
 
-static int convt_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err)
+static int convt_emit(const json_t *spec, const json_t *p, int phase, struct buf *s, struct buf *err)
 {
 	int block = bt_param(p, "block", 256), cot = bt_param(p, "cot", 1);
 	struct geom g;
@@ -133,15 +135,28 @@ static int convt_render(const json_t *spec, const json_t *p, struct buf *s, stru
 		return kf_err(err, "convt: not a transposed convolution");
 	if (block < 64 || block > 1024 || block % 32 || (cot != 1 && cot != 2 && cot != 4 && cot != 8))
 		return kf_err(err, "convt: bad parameters (block %d, cot %d)", block, cot);
+	if (phase && g.s[2] == 1)
+		return kf_err(err, "convt_phase: wants a stride along W");
 	channels(spec, &g, &cpg, &opg);
 	/* cot channels of one group per block, and their weights within 48 KB */
 	while (cot > 1 && (opg % cot || cpg * taps(&g) * cot * 4 > 48 * 1024))
 		cot /= 2;
 	size_args(spec, &g, &a, &n);
-	bt_dims_expr(&osp, y, 2, bt_ndim(y));
+	if (phase) {
+		/* grid.x: W tiles of SW * (block / SW) outputs times the OD*OH rows */
+		buf_addf(&osp, "ceil_div(");
+		bt_dims_expr(&osp, y, bt_ndim(y) - 1, bt_ndim(y));
+		buf_addf(&osp, ", %d) * ", g.s[2] * (block / g.s[2]));
+		bt_dims_expr(&osp, y, 2, bt_ndim(y) - 1);
+	} else {
+		buf_adds(&osp, "ceil_div(");
+		bt_dims_expr(&osp, y, 2, bt_ndim(y));
+		buf_addf(&osp, ", %d)", block);
+	}
 	bt_dims_expr(&co, y, 1, 2);
 	bt_dims_expr(&ci, bt_input(spec, 0), 1, 2);
-	buf_addf(s, "// template convt: block=%d cot=%d (gather-form direct transposed conv)\n", block, cot);
+	buf_addf(s, "// template %s: block=%d cot=%d (gather-form direct transposed conv)\n",
+		 phase ? "convt_phase" : "convt", block, cot);
 	geom_defines(s, &g);
 	buf_addf(s, "#define BLOCK %d\n#define COT %d\n", block, cot);
 	buf_adds(s, "extern \"C\" __global__ void __launch_bounds__(BLOCK)\n"
@@ -156,11 +171,21 @@ static int convt_render(const json_t *spec, const json_t *p, struct buf *s, stru
 		    "        ws[i] = w[((long long)(g * cpg + cj) * opg + oc0 + c) * T + t];\n"
 		    "    }\n"
 		    "    __syncthreads();\n"
-		    "    const long long osp = (long long)OD * OH * OW, isp = (long long)ID * IH * IW;\n"
-		    "    const long long pix = (long long)blockIdx.x * BLOCK + threadIdx.x;\n"
-		    "    if (pix >= osp) return;\n"
-		    "    const int ow = (int)(pix % OW), oh = (int)((pix / OW) % OH), od = (int)(pix / ((long long)OW * OH));\n"
-		    "    const float* xb = x + (n * CI + (long long)g * cpg) * isp;\n"
+		    "    const long long osp = (long long)OD * OH * OW, isp = (long long)ID * IH * IW;\n");
+	if (phase)
+		/* Phase-major lanes: a warp holds outputs of one W phase (ow % SW),
+		 * so its taps' divisibility tests agree and no lane idles. */
+		buf_adds(s, "    const int QW = BLOCK / SW, TW = QW * SW, ntw = (OW + TW - 1) / TW;\n"
+			    "    const int tile = blockIdx.x % ntw, row = blockIdx.x / ntw;\n"
+			    "    const int oh = row % OH, od = row / OH;\n"
+			    "    const int ow = tile * TW + (threadIdx.x % QW) * SW + threadIdx.x / QW;\n"
+			    "    if (threadIdx.x >= TW || ow >= OW) return;\n"
+			    "    const long long pix = ((long long)od * OH + oh) * OW + ow;\n");
+	else
+		buf_adds(s, "    const long long pix = (long long)blockIdx.x * BLOCK + threadIdx.x;\n"
+			    "    if (pix >= osp) return;\n"
+			    "    const int ow = (int)(pix % OW), oh = (int)((pix / OW) % OH), od = (int)(pix / ((long long)OW * OH));\n");
+	buf_adds(s, "    const float* xb = x + (n * CI + (long long)g * cpg) * isp;\n"
 		    "    float acc[COT];\n"
 		    "#pragma unroll\n"
 		    "    for (int c = 0; c < COT; c++) acc[c] = 0.0f;\n"
@@ -191,9 +216,9 @@ static int convt_render(const json_t *spec, const json_t *p, struct buf *s, stru
 		    "#pragma unroll\n"
 		    "    for (int c = 0; c < COT; c++) yp[c * osp] = acc[c];\n"
 		    "}\n\n");
-	buf_addf(s, "/*@launch\nconvt_direct<<<dim3(ceil_div(%s, %d), %s / %d, %s), %d, %s / %d * %d * 4 * %d>>>"
+	buf_addf(s, "/*@launch\nconvt_direct<<<dim3(%s, %s / %d, %s), %d, %s / %d * %d * 4 * %d>>>"
 		    "(%s, %s, %s, %s);\n@*/\n",
-		 osp.s, block, co.s, cot, n.s, block, ci.s, g.groups, taps(&g), cot,
+		 osp.s, co.s, cot, n.s, block, ci.s, g.groups, taps(&g), cot,
 		 bt_name(bt_input(spec, 0)), bt_name(bt_input(spec, 1)), bt_name(y), a.s);
 	buf_release(&a);
 	buf_release(&n);
@@ -201,6 +226,24 @@ static int convt_render(const json_t *spec, const json_t *p, struct buf *s, stru
 	buf_release(&co);
 	buf_release(&ci);
 	return 0;
+}
+
+static int convt_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err)
+{
+	return convt_emit(spec, p, 0, s, err);
+}
+
+/* convt_phase: convt with lanes in W-phase order, for a stride along W. */
+static int phase_supports(const json_t *spec)
+{
+	struct geom g;
+
+	return convt_supports(spec) && !geom_of(spec, &g) && g.s[2] > 1;
+}
+
+static int phase_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err)
+{
+	return convt_emit(spec, p, 1, s, err);
 }
 
 /* ---- convt_igemm: stride 1 makes a transposed conv a forward conv with a
@@ -395,6 +438,7 @@ static int igemm_render(const json_t *spec, const json_t *p, struct buf *s, stru
 
 const struct tmpl_def tmpl_convt_defs[] = {
 	{ "convt", convt_supports, convt_render, "{\"block\": 256, \"cot\": 1}" },
+	{ "convt_phase", phase_supports, phase_render, "{\"block\": 256, \"cot\": 4}" },
 	{ "convt_igemm", igemm_supports, igemm_render,
 	  "{\"BM\": 128, \"BN\": 64, \"BK\": 16, \"TM\": 8, \"TN\": 4, \"prefetch\": 0}" },
 	{ NULL, NULL, NULL, NULL },
