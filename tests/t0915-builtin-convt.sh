@@ -28,5 +28,6 @@ for n in $NUMS; do
 done
 check "stride-1 problem 057 gets the implicit-GEMM template" grep -q "^ok 057-convt-implicit-gemm" out
 check "strided problem 081 does not" sh -c "! grep -q '^ok 081-convt-i' out"
+check "strided problem 081 gets the phase-ordered direct kernel" grep -q "^ok 081-convt-phase-lanes" out
 "$KF_BUILD/tests/builtin_emit" ideas "$(ls -d "$KF_ROOT"/problems/level1/063_*)/spec.json" 20 1 >fwd 2>&1
 lacks "forward conv 063 gets no convt idea" fwd "^convt"
