@@ -1,0 +1,33 @@
+#!/bin/sh
+# The built-in transposed-convolution templates (convt, convt_igemm): every
+# applicable idea of problems 57-81's transposed convolutions renders, passes
+# the launch check at full size; a rotating sample compiles with NVRTC for
+# sm_90 and matches kforge's CPU oracle when emulated at small extents
+# (tests/tools/check_convt.py). Forward convolutions get no convt idea.
+. "$KF_ROOT/tests/lib.sh"
+
+NUMS="57 58 61 64 65 68 69 70 71 72 73 74 75 77 78 79 81"
+if ! command -v c++ >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
+	skip "c++ or python3 missing: the emulator cannot run"
+	exit 0
+fi
+if ! "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" "$KF_ROOT/tests/candidates/relu_ok.cu" >probe 2>&1 ||
+   grep -q "NVRTC not found" probe; then
+	skip "NVRTC not available: the template kernels cannot be compiled"
+	exit 0
+fi
+# shellcheck disable=SC2086
+python3 "$KF_ROOT/tests/tools/check_convt.py" "$KF_BUILD" "$KF_ROOT" "$T_TMP/ct" --impls 1 \
+	--every 8 --nvrtc-every 8 $NUMS >out 2>err
+check "check_convt.py exits 0" test $? -eq 0
+contains "no kernel failed" out "^[0-9]+ kernels, 0 failed$"
+grep '^not ok' out | head -n 10 | sed 's/^/# /'
+for n in $NUMS; do
+	nnn=$(printf '%03d' "$n")
+	check "problem $nnn: kernels were checked" grep -q "^ok $nnn-convt" out
+done
+check "stride-1 problem 057 gets the implicit-GEMM template" grep -q "^ok 057-convt-implicit-gemm" out
+check "strided problem 081 does not" sh -c "! grep -q '^ok 081-convt-i' out"
+check "strided problem 081 gets the phase-ordered direct kernel" grep -q "^ok 081-convt-phase-lanes" out
+"$KF_BUILD/tests/builtin_emit" ideas "$(ls -d "$KF_ROOT"/problems/level1/063_*)/spec.json" 20 1 >fwd 2>&1
+lacks "forward conv 063 gets no convt idea" fwd "^convt"
