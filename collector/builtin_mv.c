@@ -229,6 +229,11 @@ static int splitk_render(const json_t *spec, const json_t *p, struct buf *s, str
 	/* fp32 partials over at most 2^15 terms, at most 1 GiB of them */
 	while (split < 1024 && bt_dims_value(spec, a, 1, 2) > 32768LL * split)
 		split <<= 1;
+	/* and enough blocks for two per SM while slices stay >= 16 tiles deep */
+	while (split < 1024 && bt_dims_value(spec, a, 1, 2) >= 16LL * BK * split &&
+	       ((bt_dims_value(spec, a, 0, 1) + BM - 1) / BM) *
+	       ((bt_dims_value(spec, b, 1, 2) + BN - 1) / BN) * split < 256)
+		split <<= 1;
 	while (split > 1 && split * bt_dims_value(spec, a, 0, 1) * bt_dims_value(spec, b, 1, 2) > (1LL << 28))
 		split >>= 1;
 	bt_dims_expr(&M, a, 0, 1);
@@ -323,7 +328,9 @@ static int splitk_render(const json_t *spec, const json_t *p, struct buf *s, str
  * depend on the (opaque) fragment layout. Tiles stream global -> shared with
  * cp.async (16-byte .cg copies with a src-size for the ragged edge when the
  * leading dimension is a multiple of 4, 4-byte .ca copies otherwise) in a
- * STAGES-deep ring. SPLIT > 1 cuts K into slices whose fp32 partials a
+ * STAGES-deep ring. Rows of k-contiguous tiles are padded by 4 floats, of
+ * m/n-contiguous ones by 8, so that the m16n8k8 operand reads (lane = 4g+t
+ * reads row g column t, or row t column g) hit 32 distinct banks. SPLIT > 1 cuts K into slices whose fp32 partials a
  * second kernel adds in double; render raises SPLIT so that no slice sums
  * more than 2^15 products in fp32 (6: K = 2^19) and lowers it to keep the
  * partials within 1 GiB. */
@@ -355,9 +362,11 @@ static int tc_supports(const json_t *spec)
 	return tc_kind_of(spec) && a && b && !bt_input(spec, 2) && bt_ndim(a) >= 2 && bt_ndim(b) >= 2;
 }
 
-/* Keeps the fp32 partials of SPLIT > 1 within 1 GiB of scratch and
- * batch * SPLIT within grid.z (any SPLIT gives the same result). */
-static int tc_cap_split(const json_t *spec, const struct tc_kind *k, int split)
+/* Raises SPLIT for long sums and for grids too small for 132 SMs, then
+ * keeps the fp32 partials within 1 GiB of scratch and batch * SPLIT within
+ * grid.z (any SPLIT gives the same result up to rounding). */
+static int tc_cap_split(const json_t *spec, const struct tc_kind *k, int split, int BM, int BN,
+			int BK)
 {
 	const json_t *a = bt_input(spec, 0), *b = bt_input(spec, 1);
 	int na = bt_ndim(a), nb = bt_ndim(b), off = k->batched ? 1 : 0;
@@ -374,6 +383,10 @@ static int tc_cap_split(const json_t *spec, const struct tc_kind *k, int split)
 		return 1;
 	/* fp32 accumulators over K > 2^15 terms near the 1e-4 tolerance: slice K */
 	while (split < 256 && kv > 32768LL * split)
+		split <<= 1;
+	/* too few output tiles for 132 SMs: slice K while slices stay >= 8 tiles deep */
+	while (split < 256 && bv * ((mv + BM - 1) / BM) * ((nv + BN - 1) / BN) * split < 256 &&
+	       kv >= 16LL * BK * split)
 		split <<= 1;
 	while (split > 1 && (split * bv * mv * nv > (1LL << 28) || split * bv > 65535))
 		split >>= 1;
@@ -420,9 +433,9 @@ static void tc_helpers(struct buf *s)
 		    "#endif\n"
 		    "}\n"
 		    "// Copies the TR x TC window at (ro, co) of a row-major matrix X (leading\n"
-		    "// dimension ld, valid rows < rlim, columns < clim) to S[TR][TC + 4],\n"
+		    "// dimension ld, valid rows < rlim, columns < clim) to S[TR][TC + PAD],\n"
 		    "// zero-filling outside. src-size 0 reads nothing, the address is only clamped.\n"
-		    "template <int TR, int TC>\n"
+		    "template <int TR, int TC, int PAD>\n"
 		    "__device__ __forceinline__ void load_tile(float* S, const float* __restrict__ X, long long ld,\n"
 		    "        long long rlim, long long clim, long long ro, long long co, bool vec) {\n"
 		    "    if (vec) {\n"
@@ -430,14 +443,14 @@ static void tc_helpers(struct buf *s)
 		    "            const int r = c / (TC / 4), q = (c % (TC / 4)) * 4;\n"
 		    "            const long long gr = ro + r, gc = co + q;\n"
 		    "            const long long n = gr < rlim ? max(0LL, min(4LL, clim - gc)) : 0;\n"
-		    "            cp16(S + r * (TC + 4) + q, n ? X + gr * ld + gc : X, (int)n * 4);\n"
+		    "            cp16(S + r * (TC + PAD) + q, n ? X + gr * ld + gc : X, (int)n * 4);\n"
 		    "        }\n"
 		    "    } else {\n"
 		    "        for (int c = threadIdx.x; c < TR * TC; c += NT) {\n"
 		    "            const int r = c / TC, q = c % TC;\n"
 		    "            const long long gr = ro + r, gc = co + q;\n"
 		    "            const bool in = gr < rlim && gc < clim;\n"
-		    "            cp4(S + r * (TC + 4) + q, in ? X + gr * ld + gc : X, in ? 4 : 0);\n"
+		    "            cp4(S + r * (TC + PAD) + q, in ? X + gr * ld + gc : X, in ? 4 : 0);\n"
 		    "        }\n"
 		    "    }\n"
 		    "}\n");
@@ -462,8 +475,8 @@ static int tc_render(const json_t *spec, const json_t *p, struct buf *s, struct 
 	nt = 32 * WM * WN;
 	if (nt > 512 || (BM / WM / 16) * (BN / WN / 16) > 16)
 		return kf_err(err, "matmul_tc: %d threads, warp tile too large", nt);
-	sa = k->trans_a ? BK * (BM + 4) : BM * (BK + 4);
-	sb = k->trans_b ? BN * (BK + 4) : BK * (BN + 4);
+	sa = k->trans_a ? BK * (BM + 8) : BM * (BK + 4);
+	sb = k->trans_b ? BN * (BK + 4) : BK * (BN + 8);
 	smem = ST * (sa + sb);
 	if (smem < BM * (BN + 4))
 		smem = BM * (BN + 4);
@@ -471,7 +484,7 @@ static int tc_render(const json_t *spec, const json_t *p, struct buf *s, struct 
 	if (smem > 227 * 1024)
 		return kf_err(err, "matmul_tc: %d bytes of shared memory", smem);
 	off = k->batched ? 1 : 0;
-	split = tc_cap_split(spec, k, split);
+	split = tc_cap_split(spec, k, split, BM, BN, BK);
 	if (k->batched)
 		bt_dims_expr(&batch, a, 0, 1);
 	else
@@ -518,10 +531,10 @@ static int tc_render(const json_t *spec, const json_t *p, struct buf *s, struct 
 		    "        const long long k0 = kbeg + (long long)t * BK;\n"
 		    "        float* As = smem + stage * (SA + SB);\n"
 		    "        float* Bs = As + SA;\n");
-	buf_adds(s, k->trans_a ? "        load_tile<BK, BM>(As, A, M, kend, M, k0, row0, va);\n"
-			       : "        load_tile<BM, BK>(As, A, K, M, kend, row0, k0, va);\n");
-	buf_adds(s, k->trans_b ? "        load_tile<BN, BK>(Bs, B, K, N, kend, col0, k0, vb);\n"
-			       : "        load_tile<BK, BN>(Bs, B, N, kend, N, k0, col0, vb);\n");
+	buf_adds(s, k->trans_a ? "        load_tile<BK, BM, 8>(As, A, M, kend, M, k0, row0, va);\n"
+			       : "        load_tile<BM, BK, 4>(As, A, K, M, kend, row0, k0, va);\n");
+	buf_adds(s, k->trans_b ? "        load_tile<BN, BK, 4>(Bs, B, K, N, kend, col0, k0, vb);\n"
+			       : "        load_tile<BK, BN, 8>(Bs, B, N, kend, N, k0, col0, vb);\n");
 	buf_adds(s, "    };\n"
 		    "    wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc[FM][FN];\n"
 		    "#pragma unroll\n"
@@ -562,8 +575,8 @@ static int tc_render(const json_t *spec, const json_t *p, struct buf *s, struct 
 		    "                    al[i].x[e] = wmma::__float_to_tf32(x - h);\n"
 		    "                }\n"
 		    "            }\n",
-		 k->trans_a ? "As + kk * (BM + 4) + r" : "As + r * (BK + 4) + kk",
-		 k->trans_a ? "BM + 4" : "BK + 4");
+		 k->trans_a ? "As + kk * (BM + 8) + r" : "As + r * (BK + 4) + kk",
+		 k->trans_a ? "BM + 8" : "BK + 4");
 	buf_addf(s, "#pragma unroll\n"
 		    "            for (int j = 0; j < FN; j++) {\n"
 		    "                const int cc = (wn * FN + j) * 16;\n"
@@ -575,8 +588,8 @@ static int tc_render(const json_t *spec, const json_t *p, struct buf *s, struct 
 		    "                    bl[j].x[e] = wmma::__float_to_tf32(x - h);\n"
 		    "                }\n"
 		    "            }\n",
-		 k->trans_b ? "Bs + cc * (BK + 4) + kk" : "Bs + kk * (BN + 4) + cc",
-		 k->trans_b ? "BK + 4" : "BN + 4");
+		 k->trans_b ? "Bs + cc * (BK + 4) + kk" : "Bs + kk * (BN + 8) + cc",
+		 k->trans_b ? "BK + 4" : "BN + 8");
 	buf_adds(s, "#pragma unroll\n"
 		    "            for (int i = 0; i < FM; i++)\n"
 		    "#pragma unroll\n"
