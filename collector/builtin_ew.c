@@ -8,11 +8,21 @@
 
 #include "collector/builtin_util.h"
 
+/* A float literal: "1.0f", "-1.0f", "0.01f" ("%gf" would give "1f", not C). */
+static const char *flit(double v, char out[40])
+{
+	snprintf(out, 40, "%.9g", v);
+	if (!strpbrk(out, ".eEn"))
+		strcat(out, ".0");
+	strcat(out, "f");
+	return out;
+}
+
 /* The operator as a C expression of v (float), per KernelBench problem. */
 static int ew_expr(const json_t *spec, int fast, struct buf *e)
 {
 	const char *ex = fast ? "__expf" : "expf";
-	char tmp[128];
+	char tmp[128], f1[40], f2[40];
 
 	if (fast)
 		snprintf(tmp, sizeof(tmp), "__fdividef(1.0f, 1.0f + __expf(-v))");
@@ -20,9 +30,9 @@ static int ew_expr(const json_t *spec, int fast, struct buf *e)
 		snprintf(tmp, sizeof(tmp), "1.0f / (1.0f + expf(-v))");
 
 	switch (bt_number(spec)) {
-	case 5: buf_addf(e, "v * %.9gf", bt_scalar(spec, "s", 3.14)); break;
+	case 5: buf_addf(e, "v * %s", flit(bt_scalar(spec, "s", 3.14), f1)); break;
 	case 19: buf_adds(e, "fmaxf(v, 0.0f)"); break;
-	case 20: buf_addf(e, "v > 0.0f ? v : v * %.9gf", bt_scalar(spec, "negative_slope", 0.01)); break;
+	case 20: buf_addf(e, "v > 0.0f ? v : v * %s", flit(bt_scalar(spec, "negative_slope", 0.01), f1)); break;
 	case 21: buf_adds(e, tmp); break;
 	case 22: buf_adds(e, "tanhf(v)"); break;
 	case 25: buf_addf(e, "v * (%s)", tmp); break;
@@ -33,10 +43,10 @@ static int ew_expr(const json_t *spec, int fast, struct buf *e)
 	case 28: buf_adds(e, "fminf(fmaxf(v * (1.0f / 6.0f) + 0.5f, 0.0f), 1.0f)"); break;
 	case 29: buf_addf(e, "v > 20.0f ? v : log1pf(%s(v))", ex); break;
 	case 30: buf_adds(e, fast ? "__fdividef(v, 1.0f + fabsf(v))" : "v / (1.0f + fabsf(v))"); break;
-	case 31: buf_addf(e, "v > 0.0f ? v : %.9gf * (%s(v) - 1.0f)", bt_scalar(spec, "alpha", 1.0), ex); break;
+	case 31: buf_addf(e, "v > 0.0f ? v : %s * (%s(v) - 1.0f)", flit(bt_scalar(spec, "alpha", 1.0), f1), ex); break;
 	case 32:
-		buf_addf(e, "fminf(fmaxf(v, %.9gf), %.9gf)", bt_scalar(spec, "min_val", -1.0),
-			 bt_scalar(spec, "max_val", 1.0));
+		buf_addf(e, "fminf(fmaxf(v, %s), %s)", flit(bt_scalar(spec, "min_val", -1.0), f1),
+			 flit(bt_scalar(spec, "max_val", 1.0), f2));
 		break;
 	case 88:
 		buf_adds(e, "0.5f * v * (1.0f + tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)))");

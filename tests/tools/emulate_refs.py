@@ -68,6 +68,11 @@ def emulate(kforge, root, work, d, cand=None):
     spec = json.load(open(os.path.join(d, "spec.json")))
     base = os.path.basename(d)
     sizes = {k: SMALL.get(k, v) for k, v in spec["sizes"].items()}
+    # KF_EMU_CAP=N: every other size capped at N too (for families whose sizes are
+    # independent: matmul, elementwise, reductions).
+    cap = int(os.environ.get("KF_EMU_CAP", "0"))
+    if cap > 0:
+        sizes = {k: (v if k in SMALL else min(v, cap)) for k, v in sizes.items()}
     if spec["number"] == 100:  # targets (batch_size,) broadcast along dim: keep them equal
         sizes["batch_size"] = sizes["dim"] = 40
     spec["sizes"] = sizes
