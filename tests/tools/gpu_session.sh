@@ -43,9 +43,9 @@ for step in "$@"; do
 			${SEARCH_ARGS:---rounds 2 --ideas 3 --impls 2 --seed 1} >"$log" 2>&1 ;;
 	# shellcheck disable=SC2086
 	verify) timeout "${T_VERIFY:-240}" "$K" --db "$DB" verify --top "${TOP:-2}" --problems "${VERIFY_PROBS:-$PROBS}" ${VERIFY_ARGS:-} >"$log" 2>&1 ;;
-	# make dataset's pipeline (scripts/dataset.sh; ROUNDS K M MAX_TIMING TOP VERIFY_ARGS...
+	# make dataset's pipeline (scripts/dataset.sh; ROUNDS IDEAS(=K) M MAX_TIMING TOP VERIFY_ARGS...
 	# from the environment); the search resumes when run again.
-	dataset) KFORGE="$K" DB="$DB" OUT="$OUT/dist" timeout "${T_DATASET:-500}" sh scripts/dataset.sh "$PROBS" >"$log" 2>&1 ;;
+	dataset) KFORGE="$K" K="${IDEAS:-4}" DB="$DB" OUT="$OUT/dist" timeout "${T_DATASET:-500}" sh scripts/dataset.sh "$PROBS" >"$log" 2>&1 ;;
 	pack) "$K" --db "$DB" pack --version "${VERSION:-0.1.0}" -o "$OUT/dist" >"$log" 2>&1 ;;
 	site) "$K" --db "$DB" site -o "$OUT/site" >"$log" 2>&1 ;;
 	# Dumps are several GB per problem: RAM-backed by default.
