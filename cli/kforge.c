@@ -5,9 +5,10 @@
 #include "core/version.h"
 
 #include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <libgen.h>
 #include <limits.h>
 
@@ -91,6 +92,14 @@ int main(int argc, char **argv)
 	/* A peer that closes a pipe (a child, an HTTP server, `| head`) must
 	 * give EPIPE to the writer, not kill the whole run. */
 	signal(SIGPIPE, SIG_IGN);
+	/* Set by the verifier for its sanitized runs: this process (and the GPU
+	 * worker it starts, which inherits it) ends with its parent. */
+	if (getenv("KFORGE_DIE_WITH_PARENT")) {
+		pid_t parent = getppid();
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent || parent == 1)
+			return EXIT_FAIL;
+	}
 	ctx.db_path = getenv("KFORGE_DB");
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];

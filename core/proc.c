@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -37,9 +38,14 @@ static void set_limit(int res, rlim_t v)
 	setrlimit(res, &rl);
 }
 
-static void child_setup(const struct proc_limits *lim, int in, int out, int errfd)
+static void child_setup(const struct proc_limits *lim, pid_t parent, int in, int out, int errfd)
 {
 	setpgid(0, 0);
+	if (lim && lim->die_with_parent) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)   /* the parent died before prctl */
+			_exit(127);
+	}
 	dup2(in, 0);
 	dup2(out, 1);
 	dup2(errfd, 2);
@@ -65,7 +71,7 @@ static int run(const char *const argv[], int (*fn)(void *), void *arg, const cha
 	int pin[2], pout[2], perr[2];
 	size_t cap = lim && lim->max_output ? lim->max_output : (1u << 20);
 	double t0 = now_s(), deadline = lim && lim->wall_s > 0 ? t0 + lim->wall_s : 0;
-	pid_t pid;
+	pid_t pid, parent;
 	int st = 0;
 
 	buf_reset(&r->out);
@@ -85,6 +91,7 @@ static int run(const char *const argv[], int (*fn)(void *), void *arg, const cha
 		close(pout[1]);
 		return kf_err(err, "pipe: %s", strerror(errno));
 	}
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		int e = errno;
@@ -93,7 +100,7 @@ static int run(const char *const argv[], int (*fn)(void *), void *arg, const cha
 		return kf_err(err, "fork: %s", strerror(e));
 	}
 	if (pid == 0) {
-		child_setup(lim, pin[0], pout[1], perr[1]);
+		child_setup(lim, parent, pin[0], pout[1], perr[1]);
 		if (argv) {
 			execvp(argv[0], (char *const *)argv);
 			_exit(127);

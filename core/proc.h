@@ -15,6 +15,8 @@ struct proc_limits {
 	size_t as_bytes;        /* RLIMIT_AS, 0: none */
 	size_t fsize_bytes;     /* RLIMIT_FSIZE, 0: none */
 	size_t max_output;      /* per stream captured; extra is dropped; 0: 1 MiB */
+	int die_with_parent;    /* SIGKILL when the calling thread dies (a killed verifier
+				   must not leave a sanitizer run on the GPU) */
 };
 
 struct proc_result {

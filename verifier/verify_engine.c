@@ -125,7 +125,7 @@ int verify_sanitizer_kernel_errors(const char *report)
 static int run_tool(struct vctx *c, const char *tool, const char *problem_id,
 		    const char *file, const char *db, json_t *result, struct buf *err)
 {
-	struct proc_limits lim = { c->san_wall_s, 0, 0, 0, 4 << 20 };
+	struct proc_limits lim = { c->san_wall_s, 0, 0, 0, 4 << 20, 1 };
 	struct proc_result r;
 	struct buf detail = BUF_INIT, how = BUF_INIT;
 	const char *argv[16];
@@ -208,14 +208,18 @@ static int vsanitize(void *ctx, const char *problem_id, const char *candidate, j
 	buf_addf(&db, "%s/scratch.db", dir);
 	if (write_file_atomic(file.s, candidate, strlen(candidate), err))
 		goto out;
-	/* CUPTI and the sanitizer both want the profiling interface. */
+	/* CUPTI and the sanitizer both want the profiling interface. The
+	 * sanitized kforge (and its worker) die with their parent: a verifier
+	 * stopped by a time limit leaves nothing running on the GPU. */
 	setenv("KFORGE_NO_CUPTI", "1", 1);
+	setenv("KFORGE_DIE_WITH_PARENT", "1", 1);
 	if (run_tool(c, "memcheck", problem_id, file.s, db.s, result, err) ||
 	    run_tool(c, "racecheck", problem_id, file.s, db.s, result, err))
 		goto out;
 	rc = 0;
 out:
 	unsetenv("KFORGE_NO_CUPTI");
+	unsetenv("KFORGE_DIE_WITH_PARENT");
 	{
 		struct buf rm = BUF_INIT;
 		const char *tails[] = { "candidate.cu", "scratch.db", "scratch.db-wal",

@@ -4,7 +4,9 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <signal.h>
 #include <stdio.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -182,6 +184,77 @@ static void test_proc(void **state)
 	buf_release(&err);
 }
 
+/* A process's state letter from /proc (0 when it is gone). */
+static char proc_state(pid_t pid)
+{
+	char path[64], line[256], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+	fclose(f);
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* die_with_parent: a child left by a killed parent is killed too (a stopped
+ * verifier once left a sanitizer run on the GPU); without it, it lives on. */
+static void test_proc_die_with_parent(void **state)
+{
+	(void)state;
+	for (int die = 1; die >= 0; die--) {
+		char file[] = "/tmp/kf-pdeath-XXXXXX";
+		int fd = mkstemp(file);
+		pid_t mid, gpid = 0;
+		char cmd[128];
+		assert_true(fd >= 0);
+		close(fd);
+		snprintf(cmd, sizeof(cmd), "echo $$ > %s; exec sleep 30", file);
+		mid = fork();
+		assert_true(mid >= 0);
+		if (mid == 0) {
+			const char *argv[] = { "sh", "-c", cmd, NULL };
+			struct proc_limits lim = { 60, 0, 0, 0, 0, die };
+			struct proc_result r;
+			struct buf err = BUF_INIT;
+			proc_result_init(&r);
+			proc_run(argv, NULL, 0, &lim, &r, &err);
+			_exit(0);
+		}
+		for (int i = 0; i < 200 && gpid <= 0; i++) {
+			FILE *f = fopen(file, "r");
+			int v = 0;
+			if (f && fscanf(f, "%d", &v) == 1)
+				gpid = v;
+			if (f)
+				fclose(f);
+			if (gpid <= 0)
+				usleep(10000);
+		}
+		assert_true(gpid > 0);
+		usleep(50000);   /* sh has exec'd sleep */
+		kill(mid, SIGKILL);
+		waitpid(mid, NULL, 0);
+		{
+			char st = 'R';
+			for (int i = 0; i < 200; i++) {
+				st = proc_state(gpid);
+				if (st == 0 || st == 'Z' || st == 'X')
+					break;
+				usleep(10000);
+			}
+			if (die)
+				assert_true(st == 0 || st == 'Z' || st == 'X');
+			else
+				assert_true(st != 0 && st != 'Z' && st != 'X');
+		}
+		kill(gpid, SIGKILL);
+		unlink(file);
+	}
+}
+
 static int child_fn(void *arg)
 {
 	printf("child %s\n", (const char *)arg);
@@ -216,6 +289,7 @@ int main(void)
 		cmocka_unit_test(test_atomic_write),
 		cmocka_unit_test(test_proc),
 		cmocka_unit_test(test_proc_fn),
+		cmocka_unit_test(test_proc_die_with_parent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
