@@ -94,8 +94,9 @@ static json_t *fastp_tables(struct site *s)
 			json_object_set_new(r, "p_s", json_sprintf("fast_%g", fast_ps[p]));
 			json_object_set_new(r, "eager_v", json_real(np > 0 ? ne[p] / np : 0));
 			json_object_set_new(r, "compile_v", json_real(np > 0 ? nc[p] / np : 0));
-			jset_pct(r, "eager_s", np > 0 ? ne[p] / np : NAN);
-			jset_pct(r, "compile_s", np > 0 ? nc[p] / np : NAN);
+			/* No baseline of a kind on this GPU: "—", not 0% (nor 100% at p = 0). */
+			jset_pct(r, "eager_s", np > 0 && nle ? ne[p] / np : NAN);
+			jset_pct(r, "compile_s", np > 0 && nlc ? nc[p] / np : NAN);
 			json_array_append_new(rows, r);
 		}
 		json_object_set_new(t, "gpu", json_string(g));
