@@ -56,6 +56,17 @@ lacks "reports hold no raw HTML from the store" public/reports/level1-099_Empty_
 contains "dark scheme in the stylesheet" public/style.css 'prefers-color-scheme: dark'
 check "no JavaScript in any page" sh -c "! grep -rl \"<script\" public --include=*.html"
 
+# A GPU without torch.compile baselines: its fast_p against compile is "—", not 0%.
+cp fx.db nocomp.db
+sqlite3 nocomp.db "DELETE FROM baselines WHERE variant = 'compile' AND gpu_name LIKE '%H200%'"
+expect_exit 0 "site without compile baselines on one GPU" "$KFORGE" --db nocomp.db site -o nocomp
+sed -n '/data-gpu="NVIDIA H200"/,/<\/table>/p' nocomp/index.html >h200.html
+sed -n '/data-gpu="NVIDIA H100/,/<\/table>/p' nocomp/index.html >h100.html
+contains "its fast_0.5 row shows a dash against compile" h200.html 'fast_0.5</th><td[^>]*>[^<]*</td><td[^>]*>—</td>'
+contains "and so does fast_0" h200.html 'fast_0</th><td[^>]*>[^<]*</td><td[^>]*>—</td>'
+contains "the other GPU keeps its compile figures" h100.html 'fast_0.5</th><td[^>]*>[^<]*</td><td[^>]*>[0-9.]+%</td>'
+
+
 # Replacing: a kforge site is replaced whole; anything else is refused.
 echo stale >public/stale.html
 expect_exit 0 "re-render over the previous site (trailing slash)" "$KFORGE" site --db fx.db -o public/ --no-kernel-pages
