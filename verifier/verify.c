@@ -129,6 +129,37 @@ static int record(struct store *s, const struct eval_outcome *o, const char *pro
 	return store_commit(s, err);
 }
 
+/* The sanitizer result an earlier verification of this evaluation
+ * recorded, when the tools ran (not "skipped"); NULL otherwise. */
+static json_t *earlier_sanitizer(struct store *s, const struct eval_outcome *o)
+{
+	char id[65];
+	struct buf key = BUF_INIT, qerr = BUF_INIT;
+	json_t *row = NULL, *p, *san = NULL;
+
+	buf_addf(&key, "%s|%s", o->eval_id, VERIFY_PROTOCOL);
+	sha256_hex(key.s, key.len, id);
+	p = json_pack("[s]", id);
+	if (store_query_one(s, "SELECT sanitizer FROM verifications WHERE id = ?", p, &row, &qerr) == 0 &&
+	    row && jget_str(row, "sanitizer", NULL))
+		san = json_loads(jget_str(row, "sanitizer", ""), 0, NULL);
+	{
+		int ran = 0;
+		for (int t = 0; san && t < 2; t++)
+			ran += strcmp(jget_str(json_object_get(san, t ? "racecheck" : "memcheck"),
+					       "status", "skipped"), "skipped") != 0;
+		if (!ran) {
+			json_decref(san);
+			san = NULL;
+		}
+	}
+	json_decref(row);
+	json_decref(p);
+	buf_release(&key);
+	buf_release(&qerr);
+	return san;
+}
+
 /* One problem's evaluated kernels, held until its sanitizer run. */
 struct pending {
 	struct eval_outcome o;
@@ -156,6 +187,8 @@ static int flush_problem(const struct verify_config *cfg, const struct verify_ba
 			json_decref(san);
 			return -1;
 		}
+	} else if (best >= 0 && (san = earlier_sanitizer(s, &pd[best].o)) != NULL) {
+		/* Kept: a pass without the sanitizer does not erase an earlier result. */
 	} else if (best >= 0) {
 		/* The record says why there is no sanitizer result. */
 		san = json_object();
