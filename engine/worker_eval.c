@@ -927,3 +927,4 @@ fail:
 	json_decref(res);
 	return -1;
 }
+#undef PH
