@@ -118,8 +118,9 @@ def main():
     w("## fast_p\n")
     w("fast_p: the fraction of the %d problems with a correct kernel more than p times faster "
       "than the baseline (fast_0: correct at all). Search: the collector's measurement "
-      "(collect-v1, 100 timed trials); verified: kernels that passed verify-v1 on that GPU, "
-      "timed there with 500 trials.\n" % len(probs))
+      "(collect-v1: 100 timed trials, fewer where the run's max_timing_s cut them); verified: "
+      "kernels that passed verify-v1 on that GPU, timed there (500 trials, or max_timing_s).\n"
+      % len(probs))
     w("| GPU | kernels | baseline | " + " | ".join("fast_%g" % p for p in PS) +
       " | geomean speedup | problems with baseline |")
     w("|---|---|---|" + "---|" * len(PS) + "---|---|")
