@@ -1,0 +1,28 @@
+#!/bin/sh
+# Every built-in template refuses out-of-range parameters with an error
+# naming itself (the proposer's params come from stored JSON, so render()
+# must bound them), and refuses a problem it does not support.
+. "$KF_ROOT/tests/lib.sh"
+E="$KF_BUILD/tests/builtin_emit"
+BAD='{"block":-1,"NT":-1,"BM":-1,"BN":-1,"BK":-1,"TM":-1,"TN":-1,"vec":-1,"COB":-1,"PX":-1,
+"TW":-1,"TH":-1,"RPT":-1,"cot":-1,"bq":-1,"grid":-1,"items":-1,"chunks":-1,"kreg":-1,"WM":-1,
+"WN":-1,"STAGES":-1,"SPLIT":-1,"ROWS":-1,"unroll":-1,"opt":-1,"tw":-1,"apt":-1,"ablock":-1,
+"smem":-1,"VEC":-1,"ILP":-1,"UNROLL":-1}'
+HUGE=$(echo "$BAD" | sed 's/-1/1000000/g')
+for pair in "019 ew" "023 rowsoftmax" "047 reduce" "001 matmul" "001 matmul_tc" "004 gemv" \
+	"006 matmul_splitk" "012 diagmm" "033 norm_stats" "036 norm_rms" "038 norm_row" "041 pool" \
+	"041 pool_tile" "089 scan" "094 loss-mean" "095 loss-rows" "097 attn-flash" "063 conv" \
+	"063 conv_igemm" "082 conv_dw" "057 convt" "081 convt_phase" "057 convt_igemm"; do
+	set -- $pair
+	spec=$(ls "$KF_ROOT"/problems/level1/"$1"_*/spec.json)
+	expect_exit 0 "$2 renders $1 with its defaults" "$E" render "$spec" "$2"
+	expect_exit 1 "$2 refuses negative parameters" "$E" render "$spec" "$2" "$BAD"
+	contains "$2: the error names the template" "$T_TMP/err" "^${2%%_*}"
+	expect_exit 1 "$2 refuses huge parameters" "$E" render "$spec" "$2" "$HUGE"
+done
+expect_exit 1 "a template refuses a problem of another family" "$E" render \
+	"$(ls "$KF_ROOT"/problems/level1/019_*/spec.json)" conv_igemm
+contains "saying it does not apply" "$T_TMP/err" "does not apply"
+expect_exit 1 "an unknown template is an error" "$E" render \
+	"$(ls "$KF_ROOT"/problems/level1/019_*/spec.json)" nosuch
+contains "naming it" "$T_TMP/err" "unknown template 'nosuch'"
