@@ -35,27 +35,28 @@ static const char *const sel_fill[] = {
 	NULL,
 };
 
-/* Per table: the WHERE clause over src.<table> when filtering. */
+/* Per table: the WHERE clause over src.<table> when filtering, and the
+ * primary key the copy is ordered by. */
 static const struct {
-	const char *table, *where;
+	const char *table, *where, *key;
 } copy_plan[] = {
-	{ "meta", "1" },
-	{ "gpus", "1" },
-	{ "problems", "id IN sel_p" },
-	{ "runs", "id IN sel_r" },
-	{ "rounds", "problem_id IN sel_p" },
-	{ "llm_calls", "run_id IN sel_r AND (problem_id IN sel_p OR (problem_id IS NULL AND ?1 IS NULL))" },
-	{ "ideas", "problem_id IN sel_p" },
-	{ "idea_categories", "idea_id IN (SELECT id FROM main.ideas)" },
-	{ "kernels", "hash IN sel_k" },
-	{ "candidates", "problem_id IN sel_p AND (kernel_hash IN sel_k OR (kernel_hash IS NULL AND NOT ?2))" },
-	{ "compiles", "kernel_hash IN sel_k" },
-	{ "compile_kernels", "compile_id IN (SELECT id FROM main.compiles)" },
-	{ "evals", "problem_id IN sel_p AND kernel_hash IN sel_k" },
-	{ "eval_trials", "eval_id IN (SELECT id FROM main.evals)" },
+	{ "meta", "1", "key" },
+	{ "gpus", "1", "name" },
+	{ "problems", "id IN sel_p", "id" },
+	{ "runs", "id IN sel_r", "id" },
+	{ "rounds", "problem_id IN sel_p", "run_id, problem_id, round" },
+	{ "llm_calls", "run_id IN sel_r AND (problem_id IN sel_p OR (problem_id IS NULL AND ?1 IS NULL))", "id" },
+	{ "ideas", "problem_id IN sel_p", "id" },
+	{ "idea_categories", "idea_id IN (SELECT id FROM main.ideas)", "idea_id, category" },
+	{ "kernels", "hash IN sel_k", "hash" },
+	{ "candidates", "problem_id IN sel_p AND (kernel_hash IN sel_k OR (kernel_hash IS NULL AND NOT ?2))", "id" },
+	{ "compiles", "kernel_hash IN sel_k", "id" },
+	{ "compile_kernels", "compile_id IN (SELECT id FROM main.compiles)", "compile_id, kernel_name" },
+	{ "evals", "problem_id IN sel_p AND kernel_hash IN sel_k", "id" },
+	{ "eval_trials", "eval_id IN (SELECT id FROM main.evals)", "eval_id, kind, idx" },
 	{ "verifications", "problem_id IN sel_p AND kernel_hash IN sel_k"
-	  " AND eval_id IN (SELECT id FROM main.evals)" },
-	{ "baselines", "problem_id IN sel_p" },
+	  " AND eval_id IN (SELECT id FROM main.evals)", "id" },
+	{ "baselines", "problem_id IN sel_p", "problem_id, gpu_name, variant" },
 };
 
 static int xerr(sqlite3 *db, struct buf *err, const char *what)
@@ -97,48 +98,6 @@ static int run_bound(sqlite3 *db, const char *sql, const char *problems, int ov,
 	return 0;
 }
 
-/* Unfiltered: the backup API copies the pages as they are (several times
- * faster than re-inserting rows); the same store gives the same pages, and
- * the header is rewritten for a rollback journal. */
-static int backup_copy(const char *src, const char *dst, struct buf *err)
-{
-	sqlite3 *sdb = NULL, *db = NULL;
-	sqlite3_backup *b;
-	int ret = -1, rc;
-
-	if (sqlite3_open_v2(src, &sdb, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		xerr(sdb, err, "open the store");
-		goto out;
-	}
-	if (sqlite3_open_v2(dst, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-		xerr(db, err, "create copy");
-		goto out;
-	}
-	sqlite3_busy_timeout(sdb, 30000);
-	b = sqlite3_backup_init(db, "main", sdb, "main");
-	if (!b) {
-		xerr(db, err, "backup");
-		goto out;
-	}
-	while ((rc = sqlite3_backup_step(b, -1)) == SQLITE_BUSY || rc == SQLITE_LOCKED)
-		sqlite3_sleep(50);
-	sqlite3_backup_finish(b);
-	if (rc != SQLITE_DONE) {
-		kf_err(err, "export: backup: %s", sqlite3_errstr(rc));
-		goto out;
-	}
-	if (exec(db, "PRAGMA journal_mode = DELETE", err) < 0)
-		goto out;
-	ret = 0;
-out:
-	sqlite3_close(sdb);
-	if (db && sqlite3_close(db) != SQLITE_OK && ret == 0)
-		ret = kf_err(err, "export: closing the copy failed");
-	if (ret < 0)
-		unlink(dst);
-	return ret;
-}
-
 int store_export_copy(const char *src, const char *dst, const struct export_filter *f,
 		      struct buf *err)
 {
@@ -151,11 +110,11 @@ int store_export_copy(const char *src, const char *dst, const struct export_filt
 
 	if (access(dst, F_OK) == 0)
 		return kf_err(err, "export: %s exists", dst);
+	/* Whole stores too go through the ordered copy, not a page-for-page
+	 * backup: the pack of a merge must not depend on the merge's order. */
 	if (f && f->problems) {
 		json_add_compact(&probs, f->problems);
 		pj = probs.s;
-	} else if (!(f && f->only_verified)) {
-		return backup_copy(src, dst, err);
 	}
 	if (sqlite3_open_v2(dst, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
 		xerr(db, err, "create copy");
@@ -189,10 +148,10 @@ int store_export_copy(const char *src, const char *dst, const struct export_filt
 		if (run_bound(db, sel_fill[i], pj, f ? f->only_verified : 0, err) < 0)
 			goto out;
 	for (size_t i = 0; i < sizeof(copy_plan) / sizeof(copy_plan[0]); i++) {
-		/* Rows go in the source's order (an ORDER BY on a text key would
-		 * read one random page per row): same store, same bytes. */
-		buf_setf(&sql, "INSERT INTO main.%s SELECT * FROM src.%s WHERE %s",
-			 copy_plan[i].table, copy_plan[i].table, copy_plan[i].where);
+		/* Rows go in primary-key order: stores with the same rows (a merge
+		 * of A and B, or of B and A) give the same bytes. */
+		buf_setf(&sql, "INSERT INTO main.%s SELECT * FROM src.%s WHERE %s ORDER BY %s",
+			 copy_plan[i].table, copy_plan[i].table, copy_plan[i].where, copy_plan[i].key);
 		if (run_bound(db, sql.s, pj, f ? f->only_verified : 0, err) < 0) {
 			kf_err(err, "export: copying %s: %s", copy_plan[i].table, sqlite3_errmsg(db));
 			goto out;

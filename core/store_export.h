@@ -16,10 +16,10 @@ struct export_filter {
 };
 
 /* Copies src into a new database at dst (which must not exist), in one
- * snapshot of src, with a rollback journal (no WAL). Unfiltered, it is a
- * page copy (the backup API); filtered, a fresh schema with the kept rows
- * inserted in one transaction in the source's order. Either way the file
- * depends only on the source and the SQLite version. */
+ * snapshot of src, with a rollback journal (no WAL): a fresh schema with
+ * the kept rows inserted in one transaction in primary-key order. The file
+ * depends only on the rows and the SQLite version (not on the order they
+ * reached src: a merge of A and B packs like a merge of B and A). */
 int store_export_copy(const char *src, const char *dst, const struct export_filter *f,
 		      struct buf *err);
 

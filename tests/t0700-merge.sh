@@ -29,6 +29,10 @@ check "evals kept per GPU (3 evals)" grep -q '^== evals (3 rows)' ab.txt
 check "gpus ceiling is the maximum" sh -c "test \"\$(sqlite3 AB.db \"select peak_bw_gbs from gpus where name='H100'\")\" = 3100.0"
 check "gpus first_seen is the earliest" sh -c "test \"\$(sqlite3 AB.db \"select first_seen from gpus where name='H100'\")\" = 2026-01-02"
 check "merged store passes integrity_check" sh -c "\"$KFORGE\" --db AB.db store check >/dev/null"
+# Same rows, same bytes: the packs of A+B and B+A are identical.
+expect_exit 0 "pack A+B" "$KFORGE" --db AB.db pack --version 1.0.0 -o packAB
+expect_exit 0 "pack B+A" "$KFORGE" --db BA.db pack --version 1.0.0 -o packBA
+check "A+B and B+A pack to the same tarball" cmp -s packAB/kforge-kernelbench-1.0.0.tar.zst packBA/kforge-kernelbench-1.0.0.tar.zst
 
 # A conflict: same eval id, other timing.
 mk C.db "$P $K1 $(E e1 k1 H100 9.9)"
