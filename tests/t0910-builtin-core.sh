@@ -6,15 +6,7 @@
 # sizes.
 . "$KF_ROOT/tests/lib.sh"
 
-if ! command -v g++ >/dev/null 2>&1; then
-	skip "g++ not available: the emulator cannot run"
-	exit 0
-fi
-if ! "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" "$KF_ROOT/tests/candidates/relu_ok.cu" >probe 2>&1 ||
-	grep -q "NVRTC not found" probe; then
-	skip "NVRTC not available: the built-in kernels cannot be compiled"
-	exit 0
-fi
+need_emulator
 # Emulated at small sizes: every size capped (KF_EMU_CAP; 4D products at 16
 # so the oracle covers every output).
 CT="$KF_ROOT/tests/tools/check_templates.py"

@@ -5,15 +5,7 @@
 # sizes, matches kforge's double-precision oracle.
 . "$KF_ROOT/tests/lib.sh"
 
-if ! command -v g++ >/dev/null 2>&1; then
-	skip "g++ not available: cannot emulate kernels"
-	exit 0
-fi
-if ! "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" "$KF_ROOT/tests/candidates/relu_ok.cu" >probe 2>&1 ||
-	grep -q "NVRTC not found" probe; then
-	skip "NVRTC not available: template kernels cannot be compiled"
-	exit 0
-fi
+need_emulator
 
 python3 "$KF_ROOT/tests/tools/check_templates.py" "$KF_BUILD" "$KF_ROOT" "$T_TMP/ct" \
 	--impls 1 --every 2 33 34 35 36 37 38 39 40 >"$T_TMP/out" 2>&1

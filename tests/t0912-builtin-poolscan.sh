@@ -8,15 +8,7 @@
 . "$KF_ROOT/tests/lib.sh"
 
 T="$KF_ROOT/tests/tools"
-if ! "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" "$KF_ROOT/tests/candidates/relu_ok.cu" >probe 2>&1 ||
-	grep -q "NVRTC not found" probe; then
-	skip "NVRTC not available: the built-in pool/scan kernels cannot be compiled"
-	exit 0
-fi
-if ! command -v c++ >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
-	skip "no c++ or python3: the built-in pool/scan kernels cannot be emulated"
-	exit 0
-fi
+need_emulator
 
 # per_problem FILE NUMBERS...: every number has an ok line in FILE
 per_problem() {

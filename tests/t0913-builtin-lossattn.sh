@@ -5,15 +5,7 @@
 # sizes.
 . "$KF_ROOT/tests/lib.sh"
 
-if ! command -v g++ >/dev/null 2>&1; then
-	skip "g++ not available: the emulator cannot run"
-	exit 0
-fi
-if ! "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" "$KF_ROOT/tests/candidates/relu_ok.cu" >probe 2>&1 ||
-	grep -q "NVRTC not found" probe; then
-	skip "NVRTC not available: the built-in kernels cannot be compiled"
-	exit 0
-fi
+need_emulator
 python3 "$KF_ROOT/tests/tools/check_templates.py" "$KF_BUILD" "$KF_ROOT" "$T_TMP/ct" --impls 1 --every 2 \
 	94 95 96 97 98 99 100 >"$T_TMP/out" 2>&1
 contains "no built-in loss/attention kernel failed" "$T_TMP/out" "^[0-9]+ kernels, 0 failed$"

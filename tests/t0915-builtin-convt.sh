@@ -7,15 +7,7 @@
 . "$KF_ROOT/tests/lib.sh"
 
 NUMS="57 58 61 64 65 68 69 70 71 72 73 74 75 77 78 79 81"
-if ! command -v c++ >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
-	skip "c++ or python3 missing: the emulator cannot run"
-	exit 0
-fi
-if ! "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" "$KF_ROOT/tests/candidates/relu_ok.cu" >probe 2>&1 ||
-   grep -q "NVRTC not found" probe; then
-	skip "NVRTC not available: the template kernels cannot be compiled"
-	exit 0
-fi
+need_emulator
 # shellcheck disable=SC2086
 python3 "$KF_ROOT/tests/tools/check_convt.py" "$KF_BUILD" "$KF_ROOT" "$T_TMP/ct" --impls 1 \
 	--every 8 --nvrtc-every 8 $NUMS >out 2>err

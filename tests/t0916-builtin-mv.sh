@@ -7,15 +7,7 @@
 . "$KF_ROOT/tests/lib.sh"
 
 TOOLS="$KF_ROOT/tests/tools"
-if ! command -v c++ >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
-	skip "no c++ or python3: emulator checks"
-	exit 0
-fi
-if ! "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" "$KF_ROOT/tests/candidates/relu_ok.cu" >probe 2>&1 ||
-	grep -q "NVRTC not found" probe; then
-	skip "NVRTC not available: template compile checks"
-	exit 0
-fi
+need_emulator
 
 # Render, launch-check and compile every idea (the emulation follows below:
 # the generic matmul template's ideas on 4 and 6 are not this file's).
