@@ -415,19 +415,8 @@ static void emit_igemm(struct buf *s, const char *name, const struct cg *g, cons
 		buf_adds(s, "        if (k0 + BK < K)\n");
 		emit_tile_load(s, fixed, fused, "k0 + BK");
 	}
-	buf_addf(s, "#pragma unroll\n"
-		    "        for (int kk = 0; kk < BK; kk++) {\n"
-		    "            float av[TM], bv[TN];\n"
-		    "#pragma unroll\n"
-		    "            for (int i = 0; i < TM; i++) av[i] = As[kk][tr + i * (BM / TM)];\n"
-		    "#pragma unroll\n"
-		    "            for (int j = 0; j < TN; j++) bv[j] = Bs[kk][tc * TN + j];\n"
-		    "#pragma unroll\n"
-		    "            for (int i = 0; i < TM; i++)\n"
-		    "#pragma unroll\n"
-		    "                for (int j = 0; j < TN; j++) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);\n"
-		    "        }\n"
-		    "        __syncthreads();\n"
+	bt_emit_tile_fma(s, "tr + i * (BM / TM)");
+	buf_addf(s, 		    "        __syncthreads();\n"
 		    "    }\n"
 		    "#pragma unroll\n"
 		    "    for (int j = 0; j < TN; j++) {\n"

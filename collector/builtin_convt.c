@@ -395,19 +395,8 @@ static int igemm_render(const json_t *spec, const json_t *p, struct buf *s, stru
 		igemm_bload(s, "Bs[kk][cc]");
 		buf_adds(s, "        __syncthreads();\n");
 	}
-	buf_adds(s, "#pragma unroll\n"
-		    "        for (int kk = 0; kk < BK; kk++) {\n"
-		    "            float av[TM], bv[TN];\n"
-		    "#pragma unroll\n"
-		    "            for (int i = 0; i < TM; i++) av[i] = As[kk][tr + i * (BM / TM)];\n"
-		    "#pragma unroll\n"
-		    "            for (int j = 0; j < TN; j++) bv[j] = Bs[kk][tc * TN + j];\n"
-		    "#pragma unroll\n"
-		    "            for (int i = 0; i < TM; i++)\n"
-		    "#pragma unroll\n"
-		    "                for (int j = 0; j < TN; j++) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);\n"
-		    "        }\n"
-		    "        __syncthreads();\n"
+	bt_emit_tile_fma(s, "tr + i * (BM / TM)");
+	buf_adds(s, 		    "        __syncthreads();\n"
 		    "    }\n"
 		    "    /* rows interleaved over threads: a warp stores consecutive pixels */\n"
 		    "#pragma unroll\n"

@@ -8,30 +8,9 @@
 
 #include "collector/builtin_util.h"
 
-struct mm_kind {
-	int number, trans_a, trans_b, batched, tri; /* tri: 1 upper, 2 lower */
-};
-
-static const struct mm_kind kinds[] = {
-	{ 1, 0, 0, 0, 0 }, { 2, 0, 0, 0, 0 }, { 3, 0, 0, 1, 0 }, { 4, 0, 0, 0, 0 },
-	{ 6, 0, 0, 0, 0 }, { 7, 0, 0, 0, 0 }, { 8, 0, 0, 0, 0 }, { 9, 0, 0, 0, 0 },
-	{ 10, 0, 0, 0, 0 }, { 11, 0, 0, 0, 0 }, { 13, 0, 0, 0, 0 }, { 14, 0, 0, 0, 1 },
-	{ 15, 0, 0, 0, 2 }, { 16, 1, 0, 0, 0 }, { 17, 0, 1, 0, 0 }, { 18, 1, 1, 0, 0 },
-};
-
-static const struct mm_kind *kind_of(const json_t *spec)
-{
-	int n = bt_number(spec);
-
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (kinds[i].number == n)
-			return &kinds[i];
-	return NULL;
-}
-
 int tmpl_matmul_supports(const json_t *spec)
 {
-	const struct mm_kind *k = kind_of(spec);
+	const struct bt_mm_kind *k = bt_mm_kind_of(spec);
 	const json_t *a = bt_input(spec, 0), *b = bt_input(spec, 1);
 
 	/* Not 4 (1M-term dot products: one fp32 sum misses 1e-4; "gemv" does it). */
@@ -40,11 +19,11 @@ int tmpl_matmul_supports(const json_t *spec)
 
 int tmpl_matmul_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err)
 {
-	const struct mm_kind *k = kind_of(spec);
+	const struct bt_mm_kind *k = bt_mm_kind_of(spec);
 	int BM = bt_param(p, "BM", 64), BN = bt_param(p, "BN", 64), BK = bt_param(p, "BK", 16);
 	int TM = bt_param(p, "TM", 4), TN = bt_param(p, "TN", 4), skip = bt_param(p, "tri_skip", 0);
 	const json_t *a = bt_input(spec, 0), *b = bt_input(spec, 1), *c = bt_output(spec, 0);
-	int na = bt_ndim(a), nb = bt_ndim(b), off = k && k->batched ? 1 : 0, nt;
+	int nt;
 	struct buf M = BUF_INIT, N = BUF_INIT, K = BUF_INIT, batch = BUF_INIT;
 
 	if (!k)
@@ -54,23 +33,7 @@ int tmpl_matmul_render(const json_t *spec, const json_t *p, struct buf *s, struc
 	nt = (BM / TM) * (BN / TN);
 	if (nt < 32 || nt > 1024)
 		return kf_err(err, "matmul: %d threads per block", nt);
-	if (k->batched)
-		bt_dims_expr(&batch, a, 0, 1);
-	else
-		buf_adds(&batch, "1");
-	if (k->trans_a) {
-		bt_dims_expr(&K, a, off, off + 1);
-		bt_dims_expr(&M, a, off + 1, off + 2);
-	} else {
-		bt_dims_expr(&M, a, off, na - 1);
-		bt_dims_expr(&K, a, na - 1, na);
-	}
-	if (nb == 1 + off)
-		buf_adds(&N, "1");
-	else if (k->trans_b)
-		bt_dims_expr(&N, b, off, off + 1);
-	else
-		bt_dims_expr(&N, b, nb - 1, nb);
+	bt_mm_dims(spec, k, &batch, &M, &N, &K);
 	buf_addf(s, "// template matmul: BM=%d BN=%d BK=%d TM=%d TN=%d tri_skip=%d\n"
 		    "#define BM %d\n#define BN %d\n#define BK %d\n#define TM %d\n#define TN %d\n"
 		    "#define NT %d\n", BM, BN, BK, TM, TN, skip, BM, BN, BK, TM, TN, nt);
@@ -108,25 +71,14 @@ int tmpl_matmul_render(const json_t *spec, const json_t *p, struct buf *s, struc
 		    "            long long gc = col0 + cc, gk = k0 + kk;\n"
 		    "            Bs[kk][cc] = (gc < N && gk < K) ? B[%s] : 0.0f;\n"
 		    "        }\n"
-		    "        __syncthreads();\n"
-		    "#pragma unroll\n"
-		    "        for (int kk = 0; kk < BK; kk++) {\n"
-		    "            float av[TM], bv[TN];\n"
-		    "#pragma unroll\n"
-		    "            for (int i = 0; i < TM; i++) av[i] = As[kk][tr * TM + i];\n"
-		    "#pragma unroll\n"
-		    "            for (int j = 0; j < TN; j++) bv[j] = Bs[kk][tc * TN + j];\n"
-		    "#pragma unroll\n"
-		    "            for (int i = 0; i < TM; i++)\n"
-		    "#pragma unroll\n"
-		    "                for (int j = 0; j < TN; j++) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);\n"
-		    "        }\n"
-		    "        __syncthreads();\n"
-		    "    }\n",
+		    "        __syncthreads();\n",
 		 k->trans_a ? "i % BM" : "i / BK", k->trans_a ? "i / BM" : "i % BK",
 		 k->trans_a ? "gk * M + gr" : "gr * K + gk",
 		 k->trans_b ? "i / BK" : "i % BN", k->trans_b ? "i % BK" : "i / BN",
 		 k->trans_b ? "gc * K + gk" : "gk * N + gc");
+	bt_emit_tile_fma(s, "tr * TM + i");
+	buf_adds(s, "        __syncthreads();\n"
+		    "    }\n");
 	buf_adds(s, "#pragma unroll\n"
 		    "    for (int i = 0; i < TM; i++) {\n"
 		    "        long long r = row0 + tr * TM + i;\n"

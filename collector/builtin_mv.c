@@ -334,25 +334,12 @@ static int splitk_render(const json_t *spec, const json_t *p, struct buf *s, str
  * second kernel adds in double; render raises SPLIT so that no slice sums
  * more than 2^15 products in fp32 (6: K = 2^19) and lowers it to keep the
  * partials within 1 GiB. */
-struct tc_kind {
-	int number, trans_a, trans_b, batched, tri; /* tri: 1 upper, 2 lower */
-};
-
-static const struct tc_kind tc_kinds[] = {
-	{ 1, 0, 0, 0, 0 }, { 2, 0, 0, 0, 0 }, { 3, 0, 0, 1, 0 }, { 6, 0, 0, 0, 0 },
-	{ 7, 0, 0, 0, 0 }, { 8, 0, 0, 0, 0 }, { 9, 0, 0, 0, 0 }, { 10, 0, 0, 0, 0 },
-	{ 11, 0, 0, 0, 0 }, { 13, 0, 0, 0, 0 }, { 14, 0, 0, 0, 1 }, { 15, 0, 0, 0, 2 },
-	{ 16, 1, 0, 0, 0 }, { 17, 0, 1, 0, 0 }, { 18, 1, 1, 0, 0 },
-};
-
-static const struct tc_kind *tc_kind_of(const json_t *spec)
+/* The products of the "matmul" template but 4 (matrix-vector: "gemv"). */
+static const struct bt_mm_kind *tc_kind_of(const json_t *spec)
 {
-	int n = bt_number(spec);
+	const struct bt_mm_kind *k = bt_mm_kind_of(spec);
 
-	for (size_t i = 0; i < sizeof(tc_kinds) / sizeof(tc_kinds[0]); i++)
-		if (tc_kinds[i].number == n)
-			return &tc_kinds[i];
-	return NULL;
+	return k && k->number != 4 ? k : NULL;
 }
 
 static int tc_supports(const json_t *spec)
@@ -365,7 +352,7 @@ static int tc_supports(const json_t *spec)
 /* Raises SPLIT for long sums and for grids too small for 132 SMs, then
  * keeps the fp32 partials within 1 GiB of scratch and batch * SPLIT within
  * grid.z (any SPLIT gives the same result up to rounding). */
-static int tc_cap_split(const json_t *spec, const struct tc_kind *k, int split, int BM, int BN,
+static int tc_cap_split(const json_t *spec, const struct bt_mm_kind *k, int split, int BM, int BN,
 			int BK)
 {
 	const json_t *a = bt_input(spec, 0), *b = bt_input(spec, 1);
@@ -458,12 +445,12 @@ static void tc_helpers(struct buf *s)
 
 static int tc_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err)
 {
-	const struct tc_kind *k = tc_kind_of(spec);
+	const struct bt_mm_kind *k = tc_kind_of(spec);
 	int BM = bt_param(p, "BM", 128), BN = bt_param(p, "BN", 128), BK = bt_param(p, "BK", 32);
 	int WM = bt_param(p, "WM", 2), WN = bt_param(p, "WN", 4), ST = bt_param(p, "STAGES", 2);
 	int split = bt_param(p, "SPLIT", 1);
 	const json_t *a = bt_input(spec, 0), *b = bt_input(spec, 1), *c = bt_output(spec, 0);
-	int na = bt_ndim(a), nb = bt_ndim(b), off, nt, sa, sb, smem;
+	int nt, sa, sb, smem;
 	struct buf M = BUF_INIT, N = BUF_INIT, K = BUF_INIT, batch = BUF_INIT;
 
 	if (!k)
@@ -483,23 +470,8 @@ static int tc_render(const json_t *spec, const json_t *p, struct buf *s, struct 
 	smem *= 4;
 	if (smem > 227 * 1024)
 		return kf_err(err, "matmul_tc: %d bytes of shared memory", smem);
-	off = k->batched ? 1 : 0;
 	split = tc_cap_split(spec, k, split, BM, BN, BK);
-	if (k->batched)
-		bt_dims_expr(&batch, a, 0, 1);
-	else
-		buf_adds(&batch, "1");
-	if (k->trans_a) {
-		bt_dims_expr(&K, a, off, off + 1);
-		bt_dims_expr(&M, a, off + 1, off + 2);
-	} else {
-		bt_dims_expr(&M, a, off, na - 1);
-		bt_dims_expr(&K, a, na - 1, na);
-	}
-	if (k->trans_b)
-		bt_dims_expr(&N, b, off, off + 1);
-	else
-		bt_dims_expr(&N, b, nb - 1, nb);
+	bt_mm_dims(spec, k, &batch, &M, &N, &K);
 	buf_addf(s, "// template matmul_tc (3xTF32 wmma, cp.async): BM=%d BN=%d BK=%d WM=%d WN=%d "
 		    "STAGES=%d SPLIT=%d\n"
 		    "#define BM %d\n#define BN %d\n#define BK %d\n#define WM %d\n#define WN %d\n"

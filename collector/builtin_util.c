@@ -97,3 +97,61 @@ int bt_param(const json_t *params, const char *name, int dflt)
 
 	return json_is_integer(v) ? (int)json_integer_value(v) : dflt;
 }
+
+static const struct bt_mm_kind mm_kinds[] = {
+	{ 1, 0, 0, 0, 0 }, { 2, 0, 0, 0, 0 }, { 3, 0, 0, 1, 0 }, { 4, 0, 0, 0, 0 },
+	{ 6, 0, 0, 0, 0 }, { 7, 0, 0, 0, 0 }, { 8, 0, 0, 0, 0 }, { 9, 0, 0, 0, 0 },
+	{ 10, 0, 0, 0, 0 }, { 11, 0, 0, 0, 0 }, { 13, 0, 0, 0, 0 }, { 14, 0, 0, 0, 1 },
+	{ 15, 0, 0, 0, 2 }, { 16, 1, 0, 0, 0 }, { 17, 0, 1, 0, 0 }, { 18, 1, 1, 0, 0 },
+};
+
+const struct bt_mm_kind *bt_mm_kind_of(const json_t *spec)
+{
+	int n = bt_number(spec);
+
+	for (size_t i = 0; i < sizeof(mm_kinds) / sizeof(mm_kinds[0]); i++)
+		if (mm_kinds[i].number == n)
+			return &mm_kinds[i];
+	return NULL;
+}
+
+void bt_mm_dims(const json_t *spec, const struct bt_mm_kind *k, struct buf *batch, struct buf *M,
+		struct buf *N, struct buf *K)
+{
+	const json_t *a = bt_input(spec, 0), *b = bt_input(spec, 1);
+	int na = bt_ndim(a), nb = bt_ndim(b), off = k->batched ? 1 : 0;
+
+	if (k->batched)
+		bt_dims_expr(batch, a, 0, 1);
+	else
+		buf_adds(batch, "1");
+	if (k->trans_a) {
+		bt_dims_expr(K, a, off, off + 1);
+		bt_dims_expr(M, a, off + 1, off + 2);
+	} else {
+		bt_dims_expr(M, a, off, na - 1);
+		bt_dims_expr(K, a, na - 1, na);
+	}
+	if (nb == 1 + off)
+		buf_adds(N, "1");
+	else if (k->trans_b)
+		bt_dims_expr(N, b, off, off + 1);
+	else
+		bt_dims_expr(N, b, nb - 1, nb);
+}
+
+void bt_emit_tile_fma(struct buf *s, const char *a_index)
+{
+	buf_addf(s, "#pragma unroll\n"
+		    "        for (int kk = 0; kk < BK; kk++) {\n"
+		    "            float av[TM], bv[TN];\n"
+		    "#pragma unroll\n"
+		    "            for (int i = 0; i < TM; i++) av[i] = As[kk][%s];\n"
+		    "#pragma unroll\n"
+		    "            for (int j = 0; j < TN; j++) bv[j] = Bs[kk][tc * TN + j];\n"
+		    "#pragma unroll\n"
+		    "            for (int i = 0; i < TM; i++)\n"
+		    "#pragma unroll\n"
+		    "                for (int j = 0; j < TN; j++) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);\n"
+		    "        }\n", a_index);
+}

@@ -21,4 +21,19 @@ long long bt_int_arg(const json_t *spec, const char *name, long long dflt);
 int bt_number(const json_t *spec);
 int bt_param(const json_t *params, const char *name, int dflt);
 
+/* The level-1 matrix products the matmul templates realize, by problem
+ * number (4 is matrix-vector: B has no column dim). NULL for others. */
+struct bt_mm_kind {
+	int number, trans_a, trans_b, batched, tri; /* tri: 1 upper, 2 lower */
+};
+const struct bt_mm_kind *bt_mm_kind_of(const json_t *spec);
+/* The product's batch, M, N and K as expressions over size names ("1"
+ * where there is none), from its inputs A and B. */
+void bt_mm_dims(const json_t *spec, const struct bt_mm_kind *k, struct buf *batch, struct buf *M,
+		struct buf *N, struct buf *K);
+/* The register-blocked inner product of the tiled GEMMs: for kk over a BK
+ * tile of shared As[kk][...] and Bs[kk][...], acc[TM][TN] += av x bv, with
+ * av[i] = As[kk][a_index] (an expression of i). */
+void bt_emit_tile_fma(struct buf *s, const char *a_index);
+
 #endif
