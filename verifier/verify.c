@@ -143,6 +143,8 @@ static json_t *earlier_sanitizer(struct store *s, const struct eval_outcome *o)
 	if (store_query_one(s, "SELECT sanitizer FROM verifications WHERE id = ?", p, &row, &qerr) == 0 &&
 	    row && jget_str(row, "sanitizer", NULL))
 		san = json_loads(jget_str(row, "sanitizer", ""), 0, NULL);
+	else if (qerr.len)
+		log_warn("verify: an earlier sanitizer result could not be read: %s", qerr.s);
 	{
 		int ran = 0;
 		for (int t = 0; san && t < 2; t++)

@@ -50,7 +50,9 @@ for step in "$@"; do
 	site) "$K" --db "$DB" site -o "$OUT/site" >"$log" 2>&1 ;;
 	# Dumps are several GB per problem: RAM-backed by default.
 	crosscheck) timeout "${T_CROSS:-200}" tools/crosscheck_all.sh "${CROSS_DUMP:-/dev/shm/kfx}" "${CROSS_PROBS:-}" >"$log" 2>&1
-		cp "${CROSS_DUMP:-/dev/shm/kfx}"/*.json "$OUT/" 2>/dev/null ;;
+		rc=$?   # the step's status is the cross-check's, not the copy's
+		cp "${CROSS_DUMP:-/dev/shm/kfx}"/*.json "$OUT/" 2>/dev/null
+		(exit "$rc") ;;
 	list) "$K" --db "$DB" problems list >"$log" 2>&1 ;;
 	accept) BUILD=gpu-bundle T_GPU=${T_TESTGPU:-200} tests/acceptance-gpu.sh "$OUT/accept" >"$log" 2>&1 ;;
 	*) echo "unknown step $step" >"$log" ;;
