@@ -1,5 +1,6 @@
 /* kforge problems: list, show, check, inputs. */
 #include "cmds.h"
+#include "core/cudadrv.h"
 #include "core/inputs.h"
 #include "core/fsutil.h"
 #include "core/json.h"
@@ -19,7 +20,8 @@ const char usage_problems[] =
 	"       kforge problems check [--cpu] [--seed S] [--samples N] [--atol A --rtol R] [ID...]\n"
 	"       kforge problems inputs ID --out DIR [--seed S] [--samples N]\n"
 	"  list    id, name, sizes, GFLOP, minimal MB and the roofline floor in ms from\n"
-	"          the GPU's measured peaks in the store (the only GPU there, or --gpu NAME)\n"
+	"          a GPU's measured peaks in the store (--gpu NAME, else this machine's\n"
+	"          GPU, else the store's only one)\n"
 	"          or from --gbps and --gflops\n"
 	"  show    the spec, the PyTorch text and the memory plan of one problem\n"
 	"  check   runs each reference on the GPU at full size and compares a sample of\n"
@@ -48,7 +50,8 @@ int engine_reference_sample(const struct problem *p, unsigned long long seed, in
 
 /* A GPU's measured peaks from the store (gpus table, written by the
  * engine): NAME, or the only GPU with peaks when name is NULL. 1 when
- * found, 0 when not, -1 on a store error. */
+ * found, 0 when not, 2 when name is NULL and several GPUs have peaks
+ * (their names in gpu), -1 on a store error. */
 static int store_peaks(struct cli_ctx *ctx, const char *name, double *gbps, double *gflops,
 		       struct buf *gpu, struct buf *err)
 {
@@ -71,7 +74,13 @@ static int store_peaks(struct cli_ctx *ctx, const char *name, double *gbps, doub
 	json_decref(prm);
 	if (!rows)
 		return -1;
-	if (json_array_size(rows) == 1) {
+	if (json_array_size(rows) > 1 && !name) {
+		/* Several GPUs measured: say which, the caller picks. */
+		buf_reset(gpu);
+		for (size_t i = 0; i < json_array_size(rows); i++)
+			buf_addf(gpu, "%s%s", i ? ", " : "", jget_str(json_array_get(rows, i), "name", ""));
+		found = 2;
+	} else if (json_array_size(rows) == 1) {
 		json_t *r = json_array_get(rows, 0);
 		*gbps = jget_num(r, "peak_bw_gbs", 0);
 		*gflops = jget_num(r, "peak_fp32_tflops", 0) * 1e3;
@@ -81,6 +90,24 @@ static int store_peaks(struct cli_ctx *ctx, const char *name, double *gbps, doub
 	}
 	json_decref(rows);
 	return found;
+}
+
+/* The name of this machine's first GPU; -1 without a driver or GPU. */
+static int local_gpu_name(char *name, size_t cap)
+{
+	struct cudadrv d;
+	struct buf err = BUF_INIT;
+	CUdevice dev;
+	int r = -1;
+
+	if (cudadrv_load(&d, &err) == 0) {
+		if (d.cuDeviceGet(&dev, 0) == CUDA_SUCCESS &&
+		    d.cuDeviceGetName(name, (int)cap, dev) == CUDA_SUCCESS)
+			r = 0;
+		cudadrv_release(&d);
+	}
+	buf_release(&err);
+	return r;
 }
 
 static void sizes_text(const struct problem *p, struct buf *b)
@@ -145,10 +172,16 @@ static int do_list(struct cli_ctx *ctx, int level, int as_json, double gbps, dou
 {
 	struct problem *ps;
 	struct buf gpu = BUF_INIT, err = BUF_INIT;
-	int n, bad;
+	int n, bad, several = 0;
 
 	if (gbps <= 0 && gflops <= 0) {
+		char here[256] = "";
 		int r = store_peaks(ctx, gpu_name, &gbps, &gflops, &gpu, &err);
+		/* Several GPUs in the store: this machine's, when it is one of them. */
+		if (r == 2 && local_gpu_name(here, sizeof(here)) == 0 &&
+		    store_peaks(ctx, here, &gbps, &gflops, &gpu, &err) == 1)
+			r = 1;
+		several = r == 2;
 		if (r < 0 || (r == 0 && gpu_name)) {
 			r = cli_fail(EXIT_FAIL, "%s", r < 0 ? err.s : "no measured peaks for that GPU in the store");
 			buf_release(&gpu);
@@ -185,7 +218,10 @@ static int do_list(struct cli_ctx *ctx, int level, int as_json, double gbps, dou
 			else
 				printf("%9s\n", "-");
 		}
-		if (gpu.len)
+		if (several)
+			printf("%d problem(s); floor ms needs --gpu NAME: the store has the peaks of %s\n",
+			       n, gpu.s);
+		else if (gpu.len)
 			printf("%d problem(s); floor ms from %s's measured peaks (%.0f GB/s, %.1f "
 			       "TFLOP/s)\n", n, gpu.s, gbps, gflops / 1e3);
 		else

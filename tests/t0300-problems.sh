@@ -37,6 +37,15 @@ expect_exit 0 "list takes the floor from the store's measured peaks" "$KFORGE" p
 contains "ReLU floor from the store" "$T_TMP/out" "^level1/019_ReLU .* 4\.2950$"
 contains "names the GPU" "$T_TMP/out" "from NVIDIA H100 80GB HBM3's measured peaks"
 expect_exit 1 "list --gpu of an unknown GPU fails" "$KFORGE" problems list --gpu "Voodoo 2"
+# a merged store: two GPUs' peaks; without a GPU here the caller picks one
+sqlite3 "$KFORGE_DB" "INSERT INTO gpus(name, peak_bw_gbs, peak_fp32_tflops, first_seen) VALUES ('NVIDIA H200', 4000, 60, 'now')"
+if ! "$KFORGE" gpu-info >/dev/null 2>&1; then
+	expect_exit 0 "list with two GPUs' peaks and no GPU here" "$KFORGE" problems list
+	contains "no floor without a choice" "$T_TMP/out" "^level1/019_ReLU .* -$"
+	contains "names both GPUs and --gpu" "$T_TMP/out" "needs --gpu NAME: the store has the peaks of NVIDIA H100 80GB HBM3, NVIDIA H200$"
+fi
+expect_exit 0 "list --gpu picks one of them" "$KFORGE" problems list --gpu "NVIDIA H200"
+contains "H200 floor = 12.88 GB / 4000 GB/s" "$T_TMP/out" "^level1/019_ReLU .* 3\.2212$"
 rm -f "$KFORGE_DB"
 expect_exit 0 "list --level 2 is empty" "$KFORGE" problems list --level 2
 contains "zero problems" "$T_TMP/out" "^0 problem"
