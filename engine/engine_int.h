@@ -98,6 +98,8 @@ int supervisor_open(struct supervisor **sp, const char *exe, int max_gpus, json_
 int supervisor_request(struct supervisor *s, int type, const json_t *req, const void *bin,
 		       size_t bin_len, json_t **reply, struct buf *err);
 int supervisor_n_workers(const struct supervisor *s);
+/* Requests waiting for a worker, and busy workers in *busy (for tests). */
+int supervisor_waiting(struct supervisor *s, int *busy);
 void supervisor_close(struct supervisor *s);
 
 #endif

@@ -2,7 +2,11 @@
  * CUDA context. Requests go to a free worker; a worker that dies, reports
  * a fatal error or stays silent past the deadline it announced (+2 s) is
  * killed and restarted before the next request, so one candidate's fault
- * or hang never affects the next. */
+ * or hang never affects the next. Waiting requests are served first come,
+ * first served, except that a worker takes a request for the problem it
+ * just ran first: it keeps one problem's reference outputs, and a search
+ * with several problems in flight otherwise recomputed them on most
+ * evaluations. */
 #include "engine_int.h"
 #include "engine/rt.h"
 #include "core/cudadrv.h"
@@ -22,6 +26,7 @@
 #define HELLO_TIMEOUT_S 120.0      /* context + harness compile (first start) */
 #define FIRST_FRAME_S 30.0         /* until the worker's first PROGRESS */
 #define GRACE_S 2.0
+#define AFFINITY_MAX_STREAK 32     /* then the oldest waiter, whatever its problem */
 
 struct worker {
 	int device;
@@ -29,6 +34,14 @@ struct worker {
 	int to, from;              /* pipe ends in the supervisor */
 	int busy, alive;
 	int restarts;
+	char last_key[512];        /* problem of its last request */
+	int streak;                /* requests in a row for last_key */
+};
+
+struct waiter {
+	const char *key;
+	int granted;               /* worker index, -1 while waiting */
+	struct waiter *next;
 };
 
 struct supervisor {
@@ -37,6 +50,7 @@ struct supervisor {
 	int n;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
+	struct waiter *wq;         /* oldest first */
 	struct buf harness;        /* cubin from the first worker */
 	json_t *info;
 };
@@ -186,30 +200,81 @@ int supervisor_n_workers(const struct supervisor *s)
 	return s->n;
 }
 
-static struct worker *acquire(struct supervisor *s)
+static void grant(struct supervisor *s, struct waiter *q, int i)
 {
-	struct worker *w = NULL;
+	struct worker *w = &s->w[i];
+	struct waiter **p = &s->wq;
+
+	while (*p != q)
+		p = &(*p)->next;
+	*p = q->next;
+	q->granted = i;
+	w->busy = 1;
+	if (!strcmp(w->last_key, q->key)) {
+		w->streak++;
+	} else {
+		snprintf(w->last_key, sizeof(w->last_key), "%s", q->key);
+		w->streak = 1;
+	}
+}
+
+/* Under s->mu: hands free workers to waiters. First each free worker's
+ * own problem (the oldest such waiter), then the oldest waiters. */
+static void dispatch(struct supervisor *s)
+{
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < s->n && s->wq; i++) {
+			struct worker *w = &s->w[i];
+			struct waiter *q = s->wq;
+			if (w->busy)
+				continue;
+			if (pass == 0) {
+				if (!w->last_key[0] || w->streak >= AFFINITY_MAX_STREAK)
+					continue;
+				while (q && strcmp(q->key, w->last_key))
+					q = q->next;
+			}
+			if (q)
+				grant(s, q, i);
+		}
+	pthread_cond_broadcast(&s->cv);
+}
+
+static struct worker *acquire(struct supervisor *s, const char *key)
+{
+	struct waiter me = { key ? key : "", -1, NULL }, **t;
 
 	pthread_mutex_lock(&s->mu);
-	for (;;) {
-		for (int i = 0; i < s->n && !w; i++)
-			if (!s->w[i].busy)
-				w = &s->w[i];
-		if (w)
-			break;
+	for (t = &s->wq; *t; t = &(*t)->next)
+		;
+	*t = &me;
+	dispatch(s);
+	while (me.granted < 0)
 		pthread_cond_wait(&s->cv, &s->mu);
-	}
-	w->busy = 1;
 	pthread_mutex_unlock(&s->mu);
-	return w;
+	return &s->w[me.granted];
 }
 
 static void release(struct supervisor *s, struct worker *w)
 {
 	pthread_mutex_lock(&s->mu);
 	w->busy = 0;
-	pthread_cond_signal(&s->cv);
+	dispatch(s);
 	pthread_mutex_unlock(&s->mu);
+}
+
+int supervisor_waiting(struct supervisor *s, int *busy)
+{
+	int n = 0;
+
+	pthread_mutex_lock(&s->mu);
+	for (struct waiter *q = s->wq; q; q = q->next)
+		n++;
+	*busy = 0;
+	for (int i = 0; i < s->n; i++)
+		*busy += s->w[i].busy;
+	pthread_mutex_unlock(&s->mu);
+	return n;
 }
 
 static json_t *dead_reply(const char *status, const char *detail)
@@ -220,7 +285,7 @@ static json_t *dead_reply(const char *status, const char *detail)
 int supervisor_request(struct supervisor *s, int type, const json_t *req, const void *bin,
 		       size_t bin_len, json_t **reply, struct buf *err)
 {
-	struct worker *w = acquire(s);
+	struct worker *w = acquire(s, type == RT_EVAL ? jget_str(req, "problem_dir", "") : "");
 	struct rt_msg m;
 	struct buf e2 = BUF_INIT;
 	double deadline;

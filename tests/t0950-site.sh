@@ -66,6 +66,23 @@ contains "its fast_0.5 row shows a dash against compile" h200.html 'fast_0.5</th
 contains "and so does fast_0" h200.html 'fast_0</th><td[^>]*>[^<]*</td><td[^>]*>—</td>'
 contains "the other GPU keeps its compile figures" h100.html 'fast_0.5</th><td[^>]*>[^<]*</td><td[^>]*>[0-9.]+%</td>'
 
+# The release page (tools/results_md.py): its figures come from the store.
+printf '## What this run shows\n\nA note from a file.\n' >notes.md
+"$KFORGE" --db fx.db report --gpus >cross.md 2>/dev/null
+expect_exit 0 "results page renders" python3 "$KF_ROOT/tools/results_md.py" fx.db --version 9.9 \
+	--tarball dist/kforge-level1-v1.tar.zst --search-seconds 60 --notes notes.md --cross-gpu cross.md -o res.md
+contains "it names the tarball's SHA-256" res.md "SHA-256 \`$want\`"
+ncand=$(sqlite3 fx.db "SELECT count(*) FROM candidates")
+contains "it counts the store's candidates" res.md "^- candidates: $ncand \("
+contains "a fast_p row per GPU against eager" res.md '^\| NVIDIA H100 80GB HBM3 \| search \| eager \| [0-9]+% \|'
+contains "a per-family table against torch.compile" res.md '^## Geometric-mean speedup against torch.compile, per family'
+contains "the notes file is included" res.md '^A note from a file\.$'
+contains "the cross-GPU table is included" res.md '^\| Problem \| '
+expect_exit 0 "results page of a store without H200 compile baselines" python3 "$KF_ROOT/tools/results_md.py" \
+	nocomp.db --version 9.9 -o res2.md
+sed -n '/against torch.compile, per family/,/^$/p' res2.md >comp.md
+lacks "no H200 column against torch.compile there" comp.md 'H200'
+
 
 # Replacing: a kforge site is replaced whole; anything else is refused.
 echo stale >public/stale.html

@@ -64,6 +64,8 @@ def main():
                     help="wall seconds the search ran on the GPU (summed over resumed calls)")
     ap.add_argument("--screens", help="directory of index.png and problem.png, relative to -o")
     ap.add_argument("--commands", help="a file with the commands that reproduce the run")
+    ap.add_argument("--notes", help="a Markdown file: what the run shows and does not")
+    ap.add_argument("--cross-gpu", help="the output of `kforge report --gpus` on the store")
     ap.add_argument("-o", "--out")
     a = ap.parse_args()
     db = sqlite3.connect("file:%s?mode=ro" % a.store, uri=True)
@@ -157,6 +159,22 @@ def main():
             cells.append("%s (%d)" % (fmt(geomean(sp.values())), len(sp)))
         w("| %s | %d | %s |" % (f, len(pids), " | ".join(cells)))
     w("\n(n): problems with a correct kernel and a baseline.\n")
+    cviews = [(g, l, b) for g, l, b in views if speedups(b, g, "compile")]
+    if cviews:
+        w("## Geometric-mean speedup against torch.compile, per family\n")
+        w("| family | problems | " + " | ".join("%s %s" % (g.replace("NVIDIA ", ""), l)
+                                             for g, l, _ in cviews) + " |")
+        w("|---|---|" + "---|" * len(cviews))
+        for f in FAMILIES:
+            pids = [p for p in probs if fam_of[p] == f]
+            if not pids:
+                continue
+            cells = []
+            for gpu, label, best in cviews:
+                sp = speedups({p: best[p] for p in pids if p in best}, gpu, "compile")
+                cells.append("%s (%d)" % (fmt(geomean(sp.values())), len(sp)))
+            w("| %s | %d | %s |" % (f, len(pids), " | ".join(cells)))
+        w("")
 
     w("## Per idea category (search on %s)\n" % (runs[-1]["gpu_name"] if runs else "?"))
     w("A kernel belongs to every category of its idea. *beat reference*: faster than its "
@@ -195,15 +213,20 @@ def main():
     kern = q("SELECT sum(t.time_ms) AS ms, count(*) AS n FROM eval_trials t JOIN evals e ON "
              "e.id = t.eval_id WHERE e.protocol = 'collect-v1' AND e.gpu_name = ?", sgpu)[0]
     ncand = q("SELECT count(*) AS n, sum(status = 'correct') AS ok FROM candidates")[0]
-    harness = []
+    harness, no_refs, n_refs = [], [], 0
     for r in ev:
         try:
-            h = json.loads(r["env"] or "{}").get("harness_ms")
+            env = json.loads(r["env"] or "{}")
         except ValueError:
-            h = None
+            env = {}
+        h = env.get("harness_ms")
         if h:
             harness.append(h)
+            refs = (env.get("phases_ms") or {}).get("refs", 0)
+            n_refs += refs >= 1.0
+            no_refs.append(h - refs)
     harness.sort()
+    no_refs.sort()
     w("- candidates: %d (%d correct); evaluations on %s under collect-v1: %d" %
       (ncand["n"], ncand["ok"] or 0, sgpu, len(ev)))
     if a.search_seconds > 0:
@@ -213,10 +236,19 @@ def main():
           "time): **%.1f%%**" % (kern["n"], (kern["ms"] or 0) / 1000.0,
                                  100.0 * (kern["ms"] or 0) / 1000.0 / a.search_seconds))
     if harness:
-        w("- harness overhead per evaluation (wall minus kernel time): median %.0f ms" %
-          harness[len(harness) // 2])
+        w("- harness overhead per evaluation (wall minus kernel time): median %.0f ms; "
+          "%d of %d evaluations (re)computed their problem's reference outputs (the worker "
+          "keeps one problem's; concurrent problems take turns on the GPU); without that "
+          "phase: median %.0f ms" % (harness[len(harness) // 2], n_refs, len(harness),
+                                     no_refs[len(no_refs) // 2]))
     w("")
 
+    if a.notes:
+        w(open(a.notes).read().strip() + "\n")
+    if a.cross_gpu:
+        w("## Cross-GPU: best verified kernel per problem (`kforge report --gpus`)\n")
+        w("Speedup against PyTorch eager on each GPU; \"-\": not verified there.\n")
+        w(open(a.cross_gpu).read().strip() + "\n")
     if a.tarball:
         h = hashlib.sha256()
         with open(a.tarball, "rb") as f:

@@ -1,6 +1,7 @@
 /* A stand-in GPU worker for the supervisor's tests (no GPU): speaks the
  * protocol of engine/rt.h on fds 3/4 and misbehaves on request. EVAL's
- * "mode": ok | pid | crash | hang_after_progress | fatal | slow_progress. */
+ * "mode": ok | pid | crash | hang_after_progress | fatal | slow_progress |
+ * wait_file (until "file" exists, announcing itself). */
 #include "core/json.h"
 #include "engine/rt.h"
 
@@ -46,6 +47,15 @@ int main(int argc, char **argv)
 				rt_send(4, RT_PROGRESS, p, NULL, 0, &err);
 				json_decref(p);
 				usleep(400000);
+			}
+			r = json_pack("{s:s}", "status", "correct");
+		} else if (!strcmp(mode, "wait_file")) {
+			const char *f = jget_str(m.json, "file", "");
+			for (int i = 0; i < 1000 && access(f, F_OK) != 0; i++) {
+				json_t *p = json_pack("{s:f}", "next_s", 0.5);
+				rt_send(4, RT_PROGRESS, p, NULL, 0, &err);
+				json_decref(p);
+				usleep(10000);
 			}
 			r = json_pack("{s:s}", "status", "correct");
 		} else if (!strcmp(mode, "fatal")) {

@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -353,6 +354,98 @@ static void test_supervisor_watchdog(void **state)
 	buf_release(&exe);
 }
 
+/* Waiting requests: a freed worker takes the one for the problem it just
+ * ran (its reference outputs are still there), then the oldest. */
+struct aff_arg {
+	struct supervisor *s;
+	const char *mode, *key, *file;
+	int *seq, order;
+	pthread_mutex_t *mu;
+};
+
+static void *aff_thread(void *p)
+{
+	struct aff_arg *a = p;
+	json_t *req = json_pack("{s:s,s:s,s:s}", "mode", a->mode, "problem_dir", a->key, "file",
+				a->file), *rep = NULL;
+	struct buf err = BUF_INIT;
+
+	if (supervisor_request(a->s, RT_EVAL, req, NULL, 0, &rep, &err) == 0) {
+		pthread_mutex_lock(a->mu);
+		a->order = (*a->seq)++;
+		pthread_mutex_unlock(a->mu);
+	}
+	json_decref(req);
+	json_decref(rep);
+	buf_release(&err);
+	return NULL;
+}
+
+static void wait_queue(struct supervisor *s, int waiting, int busy)
+{
+	int b = 0;
+
+	for (int i = 0; i < 1000; i++) {
+		if (supervisor_waiting(s, &b) == waiting && b == busy)
+			return;
+		usleep(5000);
+	}
+	fail_msg("queue never reached %d waiting, %d busy", waiting, busy);
+}
+
+static void test_supervisor_affinity(void **state)
+{
+	struct supervisor *s = NULL;
+	struct buf err = BUF_INIT, exe = BUF_INIT;
+	json_t *info = NULL;
+	const char *kb = getenv("KF_BUILD");
+	char file[] = "/tmp/kf-aff-XXXXXX";
+	pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	pthread_t th[4];
+	int seq = 0, fd;
+	/* X holds the worker; then Y, X and Z queue in that order. */
+	struct aff_arg a[4] = {
+		{ NULL, "wait_file", "problems/X", file, &seq, -1, &mu },
+		{ NULL, "ok", "problems/Y", "", &seq, -1, &mu },
+		{ NULL, "ok", "problems/X", "", &seq, -1, &mu },
+		{ NULL, "ok", "problems/Z", "", &seq, -1, &mu },
+	};
+
+	(void)state;
+	buf_addf(&exe, "%s/tests/fake_worker", kb ? kb : "build");
+	if (access(exe.s, X_OK) != 0) {
+		buf_release(&exe);
+		skip();
+	}
+	fd = mkstemp(file);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(file);
+	setenv("KFORGE_WORKER_TEST_GPUS", "1", 1);
+	if (supervisor_open(&s, exe.s, 0, &info, &err) < 0)
+		fail_msg("%s", err.s);
+	for (int i = 0; i < 4; i++) {
+		a[i].s = s;
+		assert_int_equal(pthread_create(&th[i], NULL, aff_thread, &a[i]), 0);
+		wait_queue(s, i, 1);   /* each one queued before the next starts */
+	}
+	fd = open(file, O_CREAT | O_WRONLY, 0600);   /* X's first request ends */
+	assert_true(fd >= 0);
+	close(fd);
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	unlink(file);
+	assert_int_equal(a[0].order, 0);
+	assert_int_equal(a[2].order, 1);   /* X again, ahead of the older Y */
+	assert_int_equal(a[1].order, 2);   /* then first come, first served */
+	assert_int_equal(a[3].order, 3);
+	supervisor_close(s);
+	json_decref(info);
+	unsetenv("KFORGE_WORKER_TEST_GPUS");
+	buf_release(&err);
+	buf_release(&exe);
+}
+
 /* ---- engine_eval from several threads (compile only) -------------------- */
 
 struct th_arg {
@@ -467,6 +560,7 @@ int main(void)
 		cmocka_unit_test(test_time_stats),
 		cmocka_unit_test(test_harness_compiles),
 		cmocka_unit_test(test_supervisor_watchdog),
+		cmocka_unit_test(test_supervisor_affinity),
 		cmocka_unit_test(test_engine_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
