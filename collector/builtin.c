@@ -50,6 +50,8 @@ static void set_record(struct proposer_record *rec, json_t *request, json_t *res
 	json_decref(response);
 }
 
+#define TARGETED_BONUS 1.0
+
 struct scored {
 	const struct catalogue_idea *c;
 	double score;
@@ -96,7 +98,7 @@ static int b_ideas(void *self, const struct idea_request *req, struct idea_list 
 		const struct catalogue_idea *c = &catalogue[i];
 		int tried = 0;
 		if (!c->template_id || !(c->families & fam) ||
-		    !builtin_tmpl_supports(c->template_id, spec))
+		    !builtin_tmpl_supports(c->template_id, spec) || builtin_requires(c->requires, spec) != 1)
 			continue;
 		for (int h = 0; h < req->n_history; h++)
 			if (req->history[h].catalogue_id &&
@@ -105,6 +107,11 @@ static int b_ideas(void *self, const struct idea_request *req, struct idea_list 
 		if (tried)
 			continue;
 		v[n].c = c;
+		/* An idea written for this shape (split-K for a 256x256 output
+		 * with K = 524288) goes before generic ones, as a person would
+		 * try it first; evidence from earlier rounds can still outweigh. */
+		if (c->requires)
+			v[n].score += TARGETED_BONUS;
 		for (int b = 0; b < CAT_COUNT; b++)
 			if (c->categories & (1u << b))
 				v[n].score += helped[b];
@@ -121,6 +128,7 @@ static int b_ideas(void *self, const struct idea_request *req, struct idea_list 
 		it->catalogue_id = strdup(v[i].c->id);
 		json_array_append_new(chosen, json_pack("{s:s,s:s,s:f,s:s}", "id", v[i].c->id,
 			"template", v[i].c->template_id, "category_score", v[i].score, "why",
+			v[i].c->requires ? "written for this problem's shape" :
 			v[i].score > 0 ? "its categories helped in earlier rounds" :
 			v[i].score < 0 ? "untried; its categories have not helped yet" :
 			"untried; no evidence yet for its categories"));

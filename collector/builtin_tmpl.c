@@ -1,5 +1,6 @@
 #include "collector/builtin.h"
 #include "collector/builtin_tmpl.h"
+#include "collector/builtin_util.h"
 
 #include <string.h>
 
@@ -33,7 +34,23 @@ int builtin_tmpl_supports(const char *id, const json_t *spec)
 {
 	const struct tmpl_def *t = find(id);
 
-	return t && t->supports(spec);
+	return t && spec && t->supports(spec);
+}
+
+int builtin_requires(const char *name, const json_t *spec)
+{
+	const struct bt_mm_kind *k;
+
+	if (!name)
+		return 1;
+	if (!strcmp(name, "triangular")) {
+		k = spec ? bt_mm_kind_of(spec) : NULL;
+		return k && k->tri;
+	}
+	/* The split-K kernel's own test: few output tiles, K long. */
+	if (!strcmp(name, "small_output_long_k"))
+		return builtin_tmpl_supports("matmul_splitk", spec);
+	return -1;
 }
 
 json_t *builtin_tmpl_params(const char *id, const json_t *params)

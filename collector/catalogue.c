@@ -93,9 +93,10 @@ json_t *catalogue_json(void)
 		for (int b = 0; b < FAM_COUNT; b++)
 			if (c->families & (1u << b))
 				json_array_append_new(fams, json_string(family_name(b)));
-		json_array_append_new(a, json_pack("{s:s,s:s,s:o,s:o,s:s?,s:o*,s:b}", "id", c->id,
+		json_array_append_new(a, json_pack("{s:s,s:s,s:o,s:o,s:s?,s:o*,s:b,s:s?}", "id", c->id,
 			"text", c->text, "categories", cats, "families", fams, "template",
-			c->template_id, "params", params, "realized", c->template_id != NULL));
+			c->template_id, "params", params, "realized", c->template_id != NULL,
+			"requires", c->requires));
 	}
 	return a;
 }

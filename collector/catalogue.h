@@ -33,6 +33,8 @@ struct catalogue_idea {
 	unsigned families;       /* FAM_* bits */
 	const char *template_id; /* NULL: not realized by a template */
 	const char *params;      /* JSON object: parameter -> array of values to vary */
+	const char *requires;    /* NULL, or the shape it is written for (builtin_requires):
+				  * applies only there, and is tried first there */
 };
 
 extern const struct catalogue_idea catalogue[];

@@ -26,3 +26,33 @@ contains "saying it does not apply" "$T_TMP/err" "does not apply"
 expect_exit 1 "an unknown template is an error" "$E" render \
 	"$(ls "$KF_ROOT"/problems/level1/019_*/spec.json)" nosuch
 contains "naming it" "$T_TMP/err" "unknown template 'nosuch'"
+
+# Ideas written for a shape ("requires" in the catalogue) apply only there,
+# and come first there: round 1 of the large-K product (6) is split-K,
+# whatever the seed; a dense product (2) gets no triangle skipping.
+spec6=$(ls "$KF_ROOT"/problems/level1/006_*/spec.json)
+for seed in 1 2 3; do
+	"$E" ideas "$spec6" 2 "$seed" >ideas6.txt 2>&1
+	check "problem 6, seed $seed: both first ideas are split-K" \
+		test "$(grep -c -- 'split-k' ideas6.txt)" -eq 2
+done
+"$E" ideas "$(ls "$KF_ROOT"/problems/level1/002_*/spec.json)" 1000 1 >ideas2.txt 2>&1
+check "problem 2 has matmul ideas" grep -qx mm-register-blocking ideas2.txt
+lacks "but no triangle skipping" ideas2.txt '^mm-tri-skip$'
+lacks "nor split-K" ideas2.txt 'split-k'
+"$E" ideas "$(ls "$KF_ROOT"/problems/level1/014_*/spec.json)" 1 1 >ideas14.txt 2>&1
+check "an upper-triangular product tries triangle skipping first" grep -qx mm-tri-skip ideas14.txt
+# Every "requires" names a shape some level-1 problem has (an unknown name
+# would silently never apply).
+"$KFORGE" catalogue --json >cat.json
+for n in $(seq 1 100); do
+	"$E" ideas "$(ls "$KF_ROOT"/problems/level1/$(printf %03d "$n")_*/spec.json)" 1000 1 2>/dev/null
+done | sort -u >applied.txt
+python3 -c "
+import json, sys
+req = [i['id'] for i in json.load(open('cat.json')) if i.get('requires')]
+got = set(open('applied.txt').read().split())
+miss = [r for r in req if r not in got]
+print('requires-ideas', len(req), 'never applied', miss)
+sys.exit(1 if miss or len(req) < 4 else 0)" >req.out 2>&1
+check "every idea with a requires applies somewhere ($(cat req.out))" test $? -eq 0
