@@ -21,8 +21,11 @@ int main(int argc, char **argv)
 	for (;;) {
 		const char *mode;
 		json_t *r = NULL;
-		if (rt_recv(3, &m, 0, &err) < 0 || m.type == RT_QUIT)
+		if (rt_recv(3, &m, 0, &err) < 0 || m.type == RT_QUIT) {
+			rt_msg_release(&m);
+			buf_release(&err);
 			return 0;
+		}
 		if (m.type == RT_HELLO) {
 			r = json_pack("{s:b,s:s,s:s,s:i}", "ok", 1, "name", "Fake GPU", "arch", "sm_90",
 				      "pid", (int)getpid());
