@@ -46,8 +46,8 @@ python3 tools/results_md.py merged.db --version 0.1.0 \
   --cross-gpu cross.md --commands docs/results/level1-builtin-v0.1.0/commands.sh \
   -o docs/results/level1-builtin-v0.1.0.md
 
-# Re-pack check: the merged store is committed next to this page (zstd); at commit PACKED_BY
+# Re-pack check: the merged store is committed next to this page (zstd); at commit 91c4f05
 # (the kforge that packed the tarball: provenance.json "packed_by") this gives the SHA-256 above.
-git checkout PACKED_BY && make kforge
+git checkout 91c4f05 && make kforge
 zstd -d docs/results/level1-builtin-v0.1.0/kforge-merged.db.zst -o merged.db
 ./build/kforge --db merged.db pack --version 0.1.0 -o dist && cat dist/*.sha256
