@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define CUPTI_BUF (8u << 20)
 #define MAX_NAMES LAUNCH_MAX_STEPS
@@ -159,34 +158,16 @@ static int cmp_rec(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-double *wk_cupti_stop(struct worker *w, int expected, int *n, int *stale, int *late)
+double *wk_cupti_stop(struct worker *w, int *n, int *stale)
 {
 	double *d;
-	int have = 0, first = -1;
 
 	*n = 0;
 	*stale = 0;
-	*late = 0;
 	if (!w->cupti)
 		return NULL;
 	C.flush(1);
-	/* About a quarter of the H100 search's evaluations got no records (or
-	 * one kernel's of two) after the forced flush: if the buffers come
-	 * later, wait for them a little, and say how many came late. */
-	for (int i = 0; i < 20; i++) {
-		pthread_mutex_lock(&C.mu);
-		have = C.n;
-		pthread_mutex_unlock(&C.mu);
-		if (first < 0)
-			first = have;
-		if (have >= expected)
-			break;
-		usleep(1000);
-		C.flush(1);
-	}
 	pthread_mutex_lock(&C.mu);
-	if (first >= 0 && C.n > first)
-		*late = C.n - first;
 	C.on = 0;
 	qsort(C.recs, (size_t)C.n, sizeof(*C.recs), cmp_rec);
 	d = calloc((size_t)C.n + 1, sizeof(*d));

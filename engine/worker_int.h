@@ -125,9 +125,7 @@ int wk_cupti_start(struct worker *w, const char *const *names, int n);
 /* Flushes and returns the durations (ms) of matching kernels that started
  * after wk_cupti_start, in start order; *n set, *stale the matching
  * records from before (dropped); caller frees. NULL when CUPTI is off. */
-/* Waits about 20 ms at most for `expected` records to arrive; *late: how many came
- * after the first forced flush. */
-double *wk_cupti_stop(struct worker *w, int expected, int *n, int *stale, int *late);
+double *wk_cupti_stop(struct worker *w, int *n, int *stale);
 void wk_cupti_close(struct worker *w);
 
 /* worker_nvml.c: {"sm_clock_mhz","mem_clock_mhz","temperature_c","power_w"} */

@@ -41,7 +41,7 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 	int flush = jget_bool(es->proto, "flush_l2", 1), total, two, verify_all, per, base_g, r = RUN_OK;
 	size_t out_bytes = 0;
 	const char *names[LAUNCH_MAX_STEPS];
-	int n_names = 0, n_cupti = 0, n_stale = 0, n_late = 0, phase;
+	int n_names = 0, n_cupti = 0, n_stale = 0, phase;
 	double *cupti = NULL, spent = 0, max_ms;
 	json_t *times = json_array(), *env;
 	struct run_verdict v;
@@ -144,8 +144,7 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 	}
 	{
 		double t = now_s();
-		cupti = wk_cupti_stop(w, r == RUN_OK ? total * es->cand.plan.n_steps : 0, &n_cupti,
-				      &n_stale, &n_late);
+		cupti = wk_cupti_stop(w, &n_cupti, &n_stale);
 		es->ph[WK_PH_CUPTI] += (now_s() - t) * 1000.0;
 	}
 	if (r != RUN_OK) {
@@ -189,8 +188,6 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 	}
 	if (n_stale)
 		json_object_set_new(env, "cupti_stale", json_integer(n_stale));
-	if (n_late)
-		json_object_set_new(env, "cupti_late", json_integer(n_late));
 	if (n_cupti != total * es->cand.plan.n_steps) {
 		/* Records lost or CUPTI off: events only. */
 		free(cupti);
