@@ -2,7 +2,8 @@
 """Writes the Markdown results page of a dataset release from its store.
 
   tools/results_md.py STORE.db --version 0.1.0 --tarball DIST/kforge-level1-0.1.0.tar.gz
-                      [--search-seconds S] [--screens DIR] [--commands FILE] [-o OUT.md]
+                      [--search-seconds S] [--screens DIR] [--commands FILE]
+                      [--notes FILE.md] [--cross-gpu REPORT.md] [-o OUT.md]
 
 Every figure comes from the store (python3's sqlite3, read-only):
 - fast_p (p = 0, 1, 1.5, 2) per GPU against PyTorch eager and torch.compile, for the
