@@ -7,6 +7,7 @@
  *               TM x TN register tile per thread; groups == 1 only.
  *   conv_dw:    depthwise (groups == channels): a block per output tile of
  *               one channel plane, the input tile and halo in shared memory.
+ *   conv_tc:    conv_igemm's GEMM on tensor cores in 3xTF32 (builtin_convtc.c).
  * Spatial axes are padded to three (D, H, W; missing ones of size 1), so one
  * kernel text serves 1D, 2D and 3D. Problem 86 (depthwise then pointwise)
  * runs a depthwise kernel into a scratch tensor, then a 1x1 convolution. */
@@ -744,5 +745,7 @@ const struct tmpl_def tmpl_conv_defs[] = {
 	{ "conv_igemm", igemm_supports, igemm_render,
 	  "{\"BM\": 128, \"BN\": 128, \"BK\": 8, \"TM\": 8, \"TN\": 8, \"PF\": 1, \"FUSE\": 1}" },
 	{ "conv_dw", dw_supports, dw_render, "{\"TW\": 64, \"TH\": 16, \"RPT\": 2}" },
+	{ "conv_tc", tmpl_convtc_supports, tmpl_convtc_render,
+	  "{\"BM\": 128, \"BN\": 64, \"BK\": 32, \"WM\": 4, \"WN\": 2}" },
 	{ NULL, NULL, NULL, NULL },
 };
