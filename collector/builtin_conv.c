@@ -7,6 +7,7 @@
  *               TM x TN register tile per thread; groups == 1 only.
  *   conv_dw:    depthwise (groups == channels): a block per output tile of
  *               one channel plane, the input tile and halo in shared memory.
+ *   conv_tc:    conv_igemm's GEMM on tensor cores in 3xTF32 (builtin_convtc.c).
  * Spatial axes are padded to three (D, H, W; missing ones of size 1), so one
  * kernel text serves 1D, 2D and 3D. Problem 86 (depthwise then pointwise)
  * runs a depthwise kernel into a scratch tensor, then a 1x1 convolution. */
@@ -14,17 +15,8 @@
 
 #include <string.h>
 
+#include "collector/builtin_conv.h"
 #include "collector/builtin_util.h"
-
-/* The geometry of one convolution stage. Sizes that the harness may shrink
- * are expressions over size names (kernel arguments); the kernel's own
- * shape, strides, padding, dilation and groups are literals. */
-struct cg {
-	int k[3], st[3], pad[3], dil[3], groups, bias;
-	struct buf e[9]; /* N, CI, ID, IH, IW, CO, OD, OH, OW */
-};
-
-enum { E_N, E_CI, E_ID, E_IH, E_IW, E_CO, E_OD, E_OH, E_OW };
 
 static const json_t *attr(const json_t *spec, const char *name)
 {
@@ -36,7 +28,7 @@ static int is_transposed(const json_t *spec)
 	return json_is_true(attr(spec, "transposed"));
 }
 
-static int is_separable(const json_t *spec)
+int cg_separable(const json_t *spec)
 {
 	return json_is_true(attr(spec, "pointwise"));
 }
@@ -66,7 +58,7 @@ static void cg_init(struct cg *g)
 		buf_init(&g->e[i]);
 }
 
-static void cg_release(struct cg *g)
+void cg_release(struct cg *g)
 {
 	for (int i = 0; i < 9; i++)
 		buf_release(&g->e[i]);
@@ -85,7 +77,7 @@ static void spatial(const json_t *t, int nd, struct buf *d3)
 }
 
 /* The spec's (first) convolution; for problem 86 its depthwise stage. */
-static int cg_read(const json_t *spec, struct cg *g)
+int cg_read(const json_t *spec, struct cg *g)
 {
 	const json_t *x = bt_input(spec, 0), *y = bt_output(spec, 0);
 	const json_t *grp = attr(spec, "groups");
@@ -101,13 +93,13 @@ static int cg_read(const json_t *spec, struct cg *g)
 		if (g->k[i] < 1 || g->st[i] < 1 || g->dil[i] < 1)
 			return -1;
 	g->groups = (int)json_integer_value(grp);
-	g->bias = json_is_true(attr(spec, "bias")) && bt_input(spec, 2) && !is_separable(spec);
+	g->bias = json_is_true(attr(spec, "bias")) && bt_input(spec, 2) && !cg_separable(spec);
 	if (g->groups < 1)
 		return -1;
 	bt_dims_expr(&g->e[E_N], x, 0, 1);
 	bt_dims_expr(&g->e[E_CI], x, 1, 2);
 	spatial(x, nd, &g->e[E_ID]);
-	if (is_separable(spec))
+	if (cg_separable(spec))
 		bt_dims_expr(&g->e[E_CO], x, 1, 2);
 	else
 		bt_dims_expr(&g->e[E_CO], y, 1, 2);
@@ -153,13 +145,12 @@ static void emit_sig_dw(struct buf *s, const char *name, int nt, const struct cg
 		 g->pad[0], g->pad[1], g->pad[2], g->dil[0], g->dil[1], g->dil[2], g->groups);
 }
 
-static void emit_sig(struct buf *s, const char *name, int nt, const struct cg *g)
+void cg_emit_sig(struct buf *s, const char *name, int nt, const struct cg *g)
 {
 	emit_sig_dw(s, name, nt, g, 0);
 }
 
-/* The launch's argument list after the tensors. */
-static void emit_args(struct buf *s, const struct cg *g)
+void cg_emit_args(struct buf *s, const struct cg *g)
 {
 	for (int i = 0; i < 9; i++)
 		buf_addf(s, ", %s", g->e[i].s);
@@ -180,7 +171,7 @@ static void emit_direct(struct buf *s, const char *name, const struct cg *g, int
 	int cch = 12288 / (cob * kt(g));
 
 	cch = cch < 1 ? 1 : cch > 64 ? 64 : cch;
-	emit_sig(s, name, nt, g);
+	cg_emit_sig(s, name, nt, g);
 	buf_addf(s, "    const int COB = %d, PX = %d, NT = %d, CCH = %d;\n"
 		    "    __shared__ float ws[COB * CCH * KT];\n"
 		    "    const long long P = OD * OH * OW, IS = ID * IH * IW;\n"
@@ -261,7 +252,7 @@ static void launch_direct(struct buf *s, const char *name, const struct cg *g, i
 	if (b)
 		buf_addf(s, "%s, ", b);
 	buf_adds(s, out);
-	emit_args(s, g);
+	cg_emit_args(s, g);
 	buf_adds(s, ");\n");
 }
 
@@ -293,7 +284,7 @@ static int ig_read(const json_t *p, struct ig *t, struct buf *err)
 }
 
 /* Gathers A[kk][m] (input channel x tap kb + kk, output pixel m) into v. */
-static void emit_gather(struct buf *s, const char *ind)
+void cg_emit_gather(struct buf *s, const char *ind)
 {
 	buf_addf(s, "%sfloat v = 0.0f;\n"
 		    "%sconst int k = kb + kk;\n"
@@ -325,8 +316,7 @@ static void emit_gather_dw(struct buf *s, const char *ind)
 		    "%s}\n", ind, ind, ind, ind, ind, ind, ind, ind, ind, ind, ind);
 }
 
-/* Output pixel ap's window origin (id0, ih0, iw0) and whether it exists. */
-static void emit_origin(struct buf *s, const char *ind)
+void cg_emit_origin(struct buf *s, const char *ind)
 {
 	buf_addf(s, "%sconst bool aok = ap < P;\n"
 		    "%sconst long long apc = aok ? ap : 0;\n"
@@ -346,12 +336,12 @@ static void emit_tile_load(struct buf *s, int fixed, int fused, const char *kb)
 	} else {
 		buf_adds(s, "                const int i = tid + q * NT, am = i % BM, kk = i / BM;\n"
 			    "                const long long ap = p0 + am;\n");
-		emit_origin(s, "                ");
+		cg_emit_origin(s, "                ");
 	}
 	if (fused)
 		emit_gather_dw(s, "                ");
 	else
-		emit_gather(s, "                ");
+		cg_emit_gather(s, "                ");
 	buf_adds(s, "                ra[q] = v;\n            }\n"
 		    "#pragma unroll\n"
 		    "            for (int q = 0; q < LB; q++) {\n"
@@ -403,7 +393,7 @@ static void emit_igemm(struct buf *s, const char *name, const struct cg *g, cons
 		/* Each thread gathers one fixed pixel: its window origin once. */
 		buf_adds(s, "    const int am = tid % BM, ak = tid / BM;\n"
 			    "    const long long ap = p0 + am;\n");
-		emit_origin(s, "    ");
+		cg_emit_origin(s, "    ");
 	}
 	if (t->pf)
 		emit_tile_load(s, fixed, fused, "0");
@@ -441,7 +431,7 @@ static void launch_igemm(struct buf *s, const char *name, const struct cg *g, co
 	if (b)
 		buf_addf(s, "%s, ", b);
 	buf_adds(s, out);
-	emit_args(s, g);
+	cg_emit_args(s, g);
 	buf_adds(s, ");\n");
 }
 
@@ -471,7 +461,7 @@ static int dw_read(const json_t *p, const struct cg *g, struct dw *d, struct buf
 
 static void emit_dw(struct buf *s, const char *name, const struct cg *g, const struct dw *d)
 {
-	emit_sig(s, name, d->nt, g);
+	cg_emit_sig(s, name, d->nt, g);
 	buf_addf(s, "    const int TW = %d, TH = %d, RPT = %d, ITH = %d, ITW = %d, NT = %d;\n"
 		    "    __shared__ float tile[ITH][ITW + 1];\n"
 		    "    __shared__ float wk[KT];\n"
@@ -515,7 +505,7 @@ static void launch_dw(struct buf *s, const char *name, const struct cg *g, const
 	if (b)
 		buf_addf(s, "%s, ", b);
 	buf_adds(s, out);
-	emit_args(s, g);
+	cg_emit_args(s, g);
 	buf_adds(s, ");\n");
 }
 
@@ -532,7 +522,7 @@ static int dw_defaults(const struct cg *g, struct dw *d, struct buf *err)
 /* ---- supports / render ---- */
 
 /* grid.z (batch, or batch x channels for conv_dw) must stay below 65536. */
-static int base_ok(const json_t *spec, struct cg *g)
+int cg_base_ok(const json_t *spec, struct cg *g)
 {
 	long long n = bt_dims_value(spec, bt_input(spec, 0), 0, 1);
 	int ok;
@@ -540,7 +530,7 @@ static int base_ok(const json_t *spec, struct cg *g)
 	cg_init(g); /* cg_release-able whatever happens below */
 	ok = !is_transposed(spec) && !cg_read(spec, g) && n > 0 && n < 65536;
 
-	if (ok && is_separable(spec))
+	if (ok && cg_separable(spec))
 		ok = bt_input(spec, 1) && bt_input(spec, 2) && g->groups > 0;
 	return ok;
 }
@@ -549,7 +539,7 @@ static int depthwise(const json_t *spec, const struct cg *g)
 {
 	const json_t *x = bt_input(spec, 0), *w = bt_input(spec, 1);
 	long long nc = bt_dims_value(spec, x, 0, 2), ci = bt_dims_value(spec, x, 1, 2);
-	long long co = is_separable(spec) ? ci : bt_dims_value(spec, bt_output(spec, 0), 1, 2);
+	long long co = cg_separable(spec) ? ci : bt_dims_value(spec, bt_output(spec, 0), 1, 2);
 
 	return g->k[0] == 1 && g->st[0] == 1 && g->pad[0] == 0 && bt_ndim(x) <= 4 && ci > 0 &&
 	       g->groups == ci && co == ci && bt_dims_value(spec, w, 1, 2) == 1 && nc > 0 && nc < 65536;
@@ -558,7 +548,7 @@ static int depthwise(const json_t *spec, const struct cg *g)
 static int conv_supports(const json_t *spec)
 {
 	struct cg g;
-	int ok = base_ok(spec, &g);
+	int ok = cg_base_ok(spec, &g);
 
 	cg_release(&g);
 	return ok;
@@ -567,7 +557,7 @@ static int conv_supports(const json_t *spec)
 static int igemm_supports(const json_t *spec)
 {
 	struct cg g;
-	int ok = base_ok(spec, &g) && (g.groups == 1 || (is_separable(spec) && depthwise(spec, &g)));
+	int ok = cg_base_ok(spec, &g) && (g.groups == 1 || (cg_separable(spec) && depthwise(spec, &g)));
 
 	cg_release(&g);
 	return ok;
@@ -576,22 +566,18 @@ static int igemm_supports(const json_t *spec)
 static int dw_supports(const json_t *spec)
 {
 	struct cg g;
-	int ok = base_ok(spec, &g) && depthwise(spec, &g);
+	int ok = cg_base_ok(spec, &g) && depthwise(spec, &g);
 
 	cg_release(&g);
 	return ok;
 }
 
-/* Names of the tensors: x, weight(s), bias (or NULL), out. */
-struct names {
-	const char *x, *w, *w2, *b, *y;
-};
 
-static void names_of(const json_t *spec, const struct cg *g, struct names *nm)
+void cg_names_of(const json_t *spec, const struct cg *g, struct cg_names *nm)
 {
 	nm->x = bt_name(bt_input(spec, 0));
 	nm->w = bt_name(bt_input(spec, 1));
-	nm->w2 = is_separable(spec) ? bt_name(bt_input(spec, 2)) : NULL;
+	nm->w2 = cg_separable(spec) ? bt_name(bt_input(spec, 2)) : NULL;
 	nm->b = g->bias ? bt_name(bt_input(spec, 2)) : NULL;
 	nm->y = bt_name(bt_output(spec, 0));
 }
@@ -607,9 +593,9 @@ static int conv_render(const json_t *spec, const json_t *p, struct buf *s, struc
 {
 	int cob = bt_param(p, "COB", 1), px = bt_param(p, "PX", 1), nt = bt_param(p, "NT", 256);
 	struct cg g, g2;
-	struct names nm;
+	struct cg_names nm;
 
-	if (!base_ok(spec, &g)) {
+	if (!cg_base_ok(spec, &g)) {
 		cg_release(&g);
 		return kf_err(err, "conv: not a forward convolution this template handles");
 	}
@@ -621,7 +607,7 @@ static int conv_render(const json_t *spec, const json_t *p, struct buf *s, struc
 		cg_release(&g);
 		return kf_err(err, "conv: COB=%d filters of %d taps exceed 48 KiB of shared memory", cob, kt(&g));
 	}
-	names_of(spec, &g, &nm);
+	cg_names_of(spec, &g, &nm);
 	buf_addf(s, "// template conv: COB=%d PX=%d NT=%d\n", cob, px, nt);
 	emit_direct(s, "conv_direct", &g, cob, px, nt);
 	if (nm.w2) {
@@ -644,7 +630,7 @@ static int conv_render(const json_t *spec, const json_t *p, struct buf *s, struc
 /* Problem 86 as two kernels: conv_dw's default depthwise into a scratch
  * tensor, then the GEMM over it. */
 static int igemm_two_pass(const json_t *spec, struct cg *g, const struct ig *t,
-			  const struct names *nm, struct buf *s, struct buf *err)
+			  const struct cg_names *nm, struct buf *s, struct buf *err)
 {
 	struct cg g2;
 	struct dw d;
@@ -665,7 +651,7 @@ static int igemm_two_pass(const json_t *spec, struct cg *g, const struct ig *t,
 /* Problem 86 in one kernel: the GEMM's A tile is the depthwise result,
  * computed while gathering, so it never goes through DRAM. */
 static void igemm_fused(const json_t *spec, struct cg *g, const struct ig *t,
-			const struct names *nm, struct buf *s)
+			const struct cg_names *nm, struct buf *s)
 {
 	struct buf w = BUF_INIT;
 
@@ -682,7 +668,7 @@ static int igemm_render(const json_t *spec, const json_t *p, struct buf *s, stru
 {
 	struct cg g;
 	struct ig t;
-	struct names nm;
+	struct cg_names nm;
 	int fuse = bt_param(p, "FUSE", 1);
 
 	if (!igemm_supports(spec))
@@ -692,7 +678,7 @@ static int igemm_render(const json_t *spec, const json_t *p, struct buf *s, stru
 	if (fuse != 0 && fuse != 1)
 		return kf_err(err, "conv_igemm: FUSE is 0 or 1");
 	cg_read(spec, &g);
-	names_of(spec, &g, &nm);
+	cg_names_of(spec, &g, &nm);
 	buf_addf(s, "// template conv_igemm: BM=%d BN=%d BK=%d TM=%d TN=%d PF=%d FUSE=%d\n", t.bm,
 		 t.bn, t.bk, t.tm, t.tn, t.pf, fuse);
 	if (nm.w2 && !fuse) {
@@ -717,7 +703,7 @@ static int dw_render(const json_t *spec, const json_t *p, struct buf *s, struct 
 	struct cg g, g2;
 	struct ig t;
 	struct dw d;
-	struct names nm;
+	struct cg_names nm;
 
 	if (!dw_supports(spec))
 		return kf_err(err, "conv_dw: needs a 1D/2D depthwise convolution");
@@ -726,7 +712,7 @@ static int dw_render(const json_t *spec, const json_t *p, struct buf *s, struct 
 		cg_release(&g);
 		return -1;
 	}
-	names_of(spec, &g, &nm);
+	cg_names_of(spec, &g, &nm);
 	buf_addf(s, "// template conv_dw: TW=%d TH=%d RPT=%d\n", d.tw, d.th, d.rpt);
 	emit_dw(s, "conv_depthwise", &g, &d);
 	if (nm.w2) {
@@ -759,5 +745,7 @@ const struct tmpl_def tmpl_conv_defs[] = {
 	{ "conv_igemm", igemm_supports, igemm_render,
 	  "{\"BM\": 128, \"BN\": 128, \"BK\": 8, \"TM\": 8, \"TN\": 8, \"PF\": 1, \"FUSE\": 1}" },
 	{ "conv_dw", dw_supports, dw_render, "{\"TW\": 64, \"TH\": 16, \"RPT\": 2}" },
+	{ "conv_tc", tmpl_convtc_supports, tmpl_convtc_render,
+	  "{\"BM\": 128, \"BN\": 64, \"BK\": 32, \"WM\": 4, \"WN\": 2}" },
 	{ NULL, NULL, NULL, NULL },
 };

@@ -380,8 +380,8 @@ static int tc_cap_split(const json_t *spec, const struct bt_mm_kind *k, int spli
 	return split;
 }
 
-/* The device helpers: cp.async wrappers and the tile loader. */
-static void tc_helpers(struct buf *s)
+/* The device helpers: cp.async wrappers and the tile loader (also conv_tc's). */
+void tmpl_tc_helpers(struct buf *s)
 {
 	/* Without __CUDACC__ (the host emulator of tests/tools) the wmma and
 	 * cp.async pieces come from tests/tools/emulate_shim_mv.h. */
@@ -479,7 +479,7 @@ static int tc_render(const json_t *spec, const json_t *p, struct buf *s, struct 
 		    "#define FM (BM / WM / 16)\n#define FN (BN / WN / 16)\n"
 		    "#define SA %d\n#define SB %d\n",
 		 BM, BN, BK, WM, WN, ST, split, BM, BN, BK, WM, WN, ST, split, nt, sa, sb);
-	tc_helpers(s);
+	tmpl_tc_helpers(s);
 	buf_adds(s, "extern \"C\" __global__ void __launch_bounds__(NT)\n"
 		    "mm_tc(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,\n"
 		    "      float* __restrict__ part, long long M, long long N, long long K, long long batch)\n{\n"

@@ -38,5 +38,11 @@ extern const struct tmpl_def tmpl_conv_defs[];
 extern const struct tmpl_def tmpl_convt_defs[];
 /* collector/builtin_mv.c: matrix-vector, split-K, diagonal and tensor-core matmul paths (4, 6, 12, ...) */
 extern const struct tmpl_def tmpl_mv_defs[];
+/* builtin_mv.c's device helpers (wmma/cp.async includes, cp16/cp4,
+ * cp_commit, cp_wait, load_tile; needs NT defined): matmul_tc, conv_tc. */
+void tmpl_tc_helpers(struct buf *s);
+/* collector/builtin_convtc.c: conv_tc, in tmpl_conv_defs[] */
+int tmpl_convtc_supports(const json_t *spec);
+int tmpl_convtc_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err);
 
 #endif

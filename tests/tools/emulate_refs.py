@@ -156,15 +156,17 @@ def emulate(kforge, root, work, d, cand=None):
         fmt = {"float32": "f", "int64": "q", "int32": "i"}[t["dtype"]]
         got = struct.unpack("<%d%s" % (numel(t), fmt), raw)
         orc = json.load(open(os.path.join(out, "oracle", t["name"] + ".json")))
-        bad, max_rel = 0, 0.0
+        bad, max_rel, max_abs = 0, 0.0, 0.0
         for i, want in zip(orc["index"], orc["value"]):
             dd = abs(got[i] - want)
+            max_abs = max(max_abs, dd)
             if want:
                 max_rel = max(max_rel, dd / abs(want))
             if not dd <= tol + tol * abs(want):
                 bad += 1
         ok = ok and bad == 0 and len(orc["index"]) == numel(t)
-        report.append("%s: %d elements, %d bad, max rel err %.2g" % (t["name"], numel(t), bad, max_rel))
+        report.append("%s: %d elements, %d bad, max abs err %.2g, max rel err %.2g" %
+                      (t["name"], numel(t), bad, max_abs, max_rel))
     return ok, "; ".join(report)
 
 
