@@ -1,5 +1,6 @@
 #include "collector/builtin.h"
 #include "collector/builtin_tmpl.h"
+#include "collector/builtin_conv.h"
 #include "collector/builtin_util.h"
 
 #include <string.h>
@@ -47,6 +48,8 @@ int builtin_requires(const char *name, const json_t *spec)
 		k = spec ? bt_mm_kind_of(spec) : NULL;
 		return k && k->tri;
 	}
+	if (!strcmp(name, "depthwise_separable"))
+		return spec && cg_separable(spec);
 	/* The split-K kernel's own test: few output tiles, K long. */
 	if (!strcmp(name, "small_output_long_k"))
 		return builtin_tmpl_supports("matmul_splitk", spec);

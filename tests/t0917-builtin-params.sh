@@ -40,6 +40,9 @@ done
 check "problem 2 has matmul ideas" grep -qx mm-register-blocking ideas2.txt
 lacks "but no triangle skipping" ideas2.txt '^mm-tri-skip$'
 lacks "nor split-K" ideas2.txt 'split-k'
+"$E" ideas "$(ls "$KF_ROOT"/problems/level1/050_*/spec.json)" 1000 1 >ideas50.txt 2>&1
+check "a standard convolution has conv ideas" grep -qx conv-implicit-gemm ideas50.txt
+lacks "but no depthwise-separable fusion" ideas50.txt '^conv-fuse-separable$'
 "$E" ideas "$(ls "$KF_ROOT"/problems/level1/014_*/spec.json)" 1 1 >ideas14.txt 2>&1
 check "an upper-triangular product tries triangle skipping first" grep -qx mm-tri-skip ideas14.txt
 # Every "requires" names a shape some level-1 problem has (an unknown name
