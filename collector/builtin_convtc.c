@@ -154,23 +154,8 @@ static void emit_mma(struct buf *s)
 		    "                    bh[j].x[e] = h;\n"
 		    "                    bl[j].x[e] = wmma::__float_to_tf32(v - h);\n"
 		    "                }\n"
-		    "            }\n"
-		    "#pragma unroll\n"
-		    "            for (int i = 0; i < FM; i++)\n"
-		    "#pragma unroll\n"
-		    "                for (int j = 0; j < FN; j++) {\n"
-		    "                    // small terms first\n"
-		    "                    wmma::mma_sync(part[i][j], al[i], bh[j], part[i][j]);\n"
-		    "                    wmma::mma_sync(part[i][j], ah[i], bl[j], part[i][j]);\n"
-		    "                    wmma::mma_sync(part[i][j], ah[i], bh[j], part[i][j]);\n"
-		    "                }\n"
-		    "        }\n"
-		    "#pragma unroll\n"
-		    "        for (int i = 0; i < FM; i++)\n"
-		    "#pragma unroll\n"
-		    "            for (int j = 0; j < FN; j++)\n"
-		    "#pragma unroll\n"
-		    "                for (int e = 0; e < acc[i][j].num_elements; e++) acc[i][j].x[e] += part[i][j].x[e];\n");
+		    "            }\n");
+	tmpl_tc_emit_mma(s);
 }
 
 static void emit_kernel(struct buf *s, const struct cg *g, const struct ctc *t)

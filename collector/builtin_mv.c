@@ -380,6 +380,29 @@ static int tc_cap_split(const json_t *spec, const struct bt_mm_kind *k, int spli
 	return split;
 }
 
+/* The 3xTF32 products of one BK tile (fragments ah/al[FM], bh/bl[FN]) into
+ * part, closing the kk loop, then part FADDed into acc: tensor-core
+ * accumulation truncates, so long sums drift past 1e-4. matmul_tc, conv_tc. */
+void tmpl_tc_emit_mma(struct buf *s)
+{
+	buf_adds(s, "#pragma unroll\n"
+		    "            for (int i = 0; i < FM; i++)\n"
+		    "#pragma unroll\n"
+		    "                for (int j = 0; j < FN; j++) {\n"
+		    "                    // small terms first\n"
+		    "                    wmma::mma_sync(part[i][j], al[i], bh[j], part[i][j]);\n"
+		    "                    wmma::mma_sync(part[i][j], ah[i], bl[j], part[i][j]);\n"
+		    "                    wmma::mma_sync(part[i][j], ah[i], bh[j], part[i][j]);\n"
+		    "                }\n"
+		    "        }\n"
+		    "#pragma unroll\n"
+		    "        for (int i = 0; i < FM; i++)\n"
+		    "#pragma unroll\n"
+		    "            for (int j = 0; j < FN; j++)\n"
+		    "#pragma unroll\n"
+		    "                for (int e = 0; e < acc[i][j].num_elements; e++) acc[i][j].x[e] += part[i][j].x[e];\n");
+}
+
 /* The device helpers: cp.async wrappers and the tile loader (also conv_tc's). */
 void tmpl_tc_helpers(struct buf *s)
 {
@@ -570,23 +593,8 @@ static int tc_render(const json_t *spec, const json_t *p, struct buf *s, struct 
 		    "            }\n",
 		 k->trans_b ? "Bs + cc * (BK + 4) + kk" : "Bs + kk * (BN + 8) + cc",
 		 k->trans_b ? "BK + 4" : "BN + 8");
-	buf_adds(s, "#pragma unroll\n"
-		    "            for (int i = 0; i < FM; i++)\n"
-		    "#pragma unroll\n"
-		    "                for (int j = 0; j < FN; j++) {\n"
-		    "                    // small terms first\n"
-		    "                    wmma::mma_sync(part[i][j], al[i], bh[j], part[i][j]);\n"
-		    "                    wmma::mma_sync(part[i][j], ah[i], bl[j], part[i][j]);\n"
-		    "                    wmma::mma_sync(part[i][j], ah[i], bh[j], part[i][j]);\n"
-		    "                }\n"
-		    "        }\n"
-		    "#pragma unroll\n"
-		    "        for (int i = 0; i < FM; i++)\n"
-		    "#pragma unroll\n"
-		    "            for (int j = 0; j < FN; j++)\n"
-		    "#pragma unroll\n"
-		    "                for (int e = 0; e < acc[i][j].num_elements; e++) acc[i][j].x[e] += part[i][j].x[e];\n"
-		    "    }\n"
+	tmpl_tc_emit_mma(s);
+	buf_adds(s, "    }\n"
 		    "    cp_wait<0>();\n"
 		    "    __syncthreads();\n"
 		    "    // stage the BM x BN tile in shared memory, then write it with bounds (and mask)\n"

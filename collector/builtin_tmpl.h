@@ -41,6 +41,8 @@ extern const struct tmpl_def tmpl_mv_defs[];
 /* builtin_mv.c's device helpers (wmma/cp.async includes, cp16/cp4,
  * cp_commit, cp_wait, load_tile; needs NT defined): matmul_tc, conv_tc. */
 void tmpl_tc_helpers(struct buf *s);
+/* builtin_mv.c: the 3xTF32 products of a K tile and their FADD into acc. */
+void tmpl_tc_emit_mma(struct buf *s);
 /* collector/builtin_convtc.c: conv_tc, in tmpl_conv_defs[] */
 int tmpl_convtc_supports(const json_t *spec);
 int tmpl_convtc_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err);
