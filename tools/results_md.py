@@ -146,35 +146,26 @@ def main():
                                                      fmt(geomean(sp.values())), len(sp)))
     w("")
 
-    w("## Geometric-mean speedup against PyTorch eager, per family\n")
-    w("| family | problems | " + " | ".join("%s %s" % (g.replace("NVIDIA ", ""), l)
-                                         for g, l, _ in views) + " |")
-    w("|---|---|" + "---|" * len(views))
-    for f in FAMILIES:
-        pids = [p for p in probs if fam_of[p] == f]
-        if not pids:
-            continue
-        cells = []
-        for gpu, label, best in views:
-            sp = speedups({p: best[p] for p in pids if p in best}, gpu, "eager")
-            cells.append("%s (%d)" % (fmt(geomean(sp.values())), len(sp)))
-        w("| %s | %d | %s |" % (f, len(pids), " | ".join(cells)))
-    w("\n(n): problems with a correct kernel and a baseline.\n")
-    cviews = [(g, l, b) for g, l, b in views if speedups(b, g, "compile")]
-    if cviews:
-        w("## Geometric-mean speedup against torch.compile, per family\n")
+    def family_table(title, views, variant):
+        w("## Geometric-mean speedup against %s, per family\n" % title)
         w("| family | problems | " + " | ".join("%s %s" % (g.replace("NVIDIA ", ""), l)
-                                             for g, l, _ in cviews) + " |")
-        w("|---|---|" + "---|" * len(cviews))
+                                             for g, l, _ in views) + " |")
+        w("|---|---|" + "---|" * len(views))
         for f in FAMILIES:
             pids = [p for p in probs if fam_of[p] == f]
             if not pids:
                 continue
             cells = []
-            for gpu, label, best in cviews:
-                sp = speedups({p: best[p] for p in pids if p in best}, gpu, "compile")
+            for gpu, label, best in views:
+                sp = speedups({p: best[p] for p in pids if p in best}, gpu, variant)
                 cells.append("%s (%d)" % (fmt(geomean(sp.values())), len(sp)))
             w("| %s | %d | %s |" % (f, len(pids), " | ".join(cells)))
+
+    family_table("PyTorch eager", views, "eager")
+    w("\n(n): problems with a correct kernel and a baseline.\n")
+    cviews = [(g, l, b) for g, l, b in views if speedups(b, g, "compile")]
+    if cviews:
+        family_table("torch.compile", cviews, "compile")
         w("")
 
     w("## Per idea category (search on %s)\n" % (runs[-1]["gpu_name"] if runs else "?"))
