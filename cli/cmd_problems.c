@@ -178,9 +178,11 @@ static int do_list(struct cli_ctx *ctx, int level, int as_json, double gbps, dou
 		char here[256] = "";
 		int r = store_peaks(ctx, gpu_name, &gbps, &gflops, &gpu, &err);
 		/* Several GPUs in the store: this machine's, when it is one of them. */
-		if (r == 2 && local_gpu_name(here, sizeof(here)) == 0 &&
-		    store_peaks(ctx, here, &gbps, &gflops, &gpu, &err) == 1)
-			r = 1;
+		if (r == 2 && local_gpu_name(here, sizeof(here)) == 0) {
+			int r2 = store_peaks(ctx, here, &gbps, &gflops, &gpu, &err);
+			if (r2 != 0)       /* found, or a store error: not "pick one" */
+				r = r2;
+		}
 		several = r == 2;
 		if (r < 0 || (r == 0 && gpu_name)) {
 			r = cli_fail(EXIT_FAIL, "%s", r < 0 ? err.s : "no measured peaks for that GPU in the store");
