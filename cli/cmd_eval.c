@@ -11,7 +11,7 @@
 
 const char usage_eval[] =
 	"usage: kforge eval PROBLEM FILE [--compile-only] [--arch sm_XX] [--json] [--force] [--quick]\n"
-	"                  [--timeout S]\n"
+	"                  [--timeout S] [--max-timing S] [--prune-vs-eager F]\n"
 	"\n"
 	"Compiles, checks and times one candidate file (docs/formats.md) against\n"
 	"PROBLEM (\"level1/019_ReLU\", \"19\", \"ReLU\") on this machine's GPU, prints\n"
@@ -24,6 +24,10 @@ const char usage_eval[] =
 	"  --force         evaluate again even when the store has the result\n"
 	"  --quick         1 check trial, no timing (for compute-sanitizer runs)\n"
 	"  --timeout S     wall limit of one launch block (default 10 s; recorded)\n"
+	"  --max-timing S  stop the timed trials after S s of kernel time (at least 10)\n"
+	"  --prune-vs-eager F\n"
+	"                  stop them after 3 when the mean is over F times PyTorch eager's\n"
+	"                  time on this GPU (as a search does; both recorded)\n"
 	"\n"
 	"Exit: 0 correct (or not_run); 4 the kernel failed (format, compile, launch,\n"
 	"runtime, timeout, incorrect); 3 no GPU or driver; 1 the engine failed.\n";
@@ -119,6 +123,8 @@ int cmd_eval(int argc, char **argv, struct cli_ctx *ctx)
 		{ "force", no_argument, NULL, 'f' },
 		{ "quick", no_argument, NULL, 'q' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "max-timing", required_argument, NULL, 'M' },
+		{ "prune-vs-eager", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -145,6 +151,16 @@ int cmd_eval(int argc, char **argv, struct cli_ctx *ctx)
 			if (!(cfg.protocol.timeout_s > 0 && cfg.protocol.timeout_s <= 3600))
 				return cli_fail(EXIT_USAGE, "eval: --timeout wants seconds in (0, 3600]");
 			break;
+		case 'M':
+		case 'P': {
+			char *end = NULL;
+			double v = strtod(optarg, &end);
+			if (end == optarg || *end || !(v >= 0 && v <= 1e6))
+				return cli_fail(EXIT_USAGE, "eval: --%s wants a number in [0, 1e6]",
+						c == 'M' ? "max-timing" : "prune-vs-eager");
+			*(c == 'M' ? &cfg.protocol.max_timing_s : &cfg.protocol.prune_vs_eager) = v;
+			break;
+		}
 		case 'q':
 			cfg.protocol.name = "quick-v1";
 			cfg.protocol.check_trials = 1;

@@ -42,7 +42,9 @@ const char usage_search[] =
 	"  --arch SM            target with --compile-only (sm_90)\n"
 	"  --jobs N             problems searched at once (4)\n"
 	"  --max-timing SEC     stop a candidate's timed trials after SEC seconds of kernel\n"
-	"                       time (at least 10 trials; default: all 100)\n"
+	"                       time (at least 10 trials; 1; 0 = all 100)\n"
+	"  --prune-vs-eager N   stop them after 3 trials when the mean is over N times PyTorch\n"
+	"                       eager's on this GPU (3; 0 = never); the verifier times at length\n"
 	"  --max-ideas N, --max-impls N, --max-calls N, --max-tokens N, --max-time SEC\n"
 	"                       budgets per problem (0 = none)\n"
 	"  --total-ideas N, --total-impls N, --total-calls N, --total-tokens N, --total-time SEC\n"
@@ -53,7 +55,7 @@ enum {
 	O_STRATEGY = 256, O_ROUNDS, O_TOPK, O_BANK, O_NOREF, O_SEED, O_PROPOSER, O_MODEL, O_LLMCFG,
 	O_REPLAY, O_CONLY, O_ARCH, O_JOBS, O_JSON, O_PROBLEMS,
 	O_MAX_IDEAS, O_MAX_IMPLS, O_MAX_CALLS, O_MAX_TOKENS, O_MAX_TIME,
-	O_TOT_IDEAS, O_TOT_IMPLS, O_TOT_CALLS, O_TOT_TOKENS, O_TOT_TIME, O_MAX_TIMING,
+	O_TOT_IDEAS, O_TOT_IMPLS, O_TOT_CALLS, O_TOT_TOKENS, O_TOT_TIME, O_MAX_TIMING, O_PRUNE,
 };
 
 static void on_signal(int sig)
@@ -194,6 +196,7 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 		{ "total-tokens", required_argument, NULL, O_TOT_TOKENS },
 		{ "total-time", required_argument, NULL, O_TOT_TIME },
 		{ "max-timing", required_argument, NULL, O_MAX_TIMING },
+		{ "prune-vs-eager", required_argument, NULL, O_PRUNE },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct search_config cfg;
@@ -249,6 +252,7 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 		case O_TOT_TOKENS: cfg.total.tokens = v; break;
 		case O_TOT_TIME: cfg.total.wall_s = (double)v; break;
 		case O_MAX_TIMING: cfg.max_timing_s = (double)v; break;
+		case O_PRUNE: cfg.prune_vs_eager = (double)v; break;
 		}
 	}
 	if (optind < argc)

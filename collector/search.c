@@ -65,6 +65,9 @@ void search_config_default(struct search_config *c)
 	c->reference = 1;
 	c->seed = 1;
 	c->protocol = "collect-v1";
+	/* A search ranks candidates; the verifier times the best at length. */
+	c->max_timing_s = 1;
+	c->prune_vs_eager = 3;
 }
 
 void search_result_init(struct search_result *r)
@@ -99,6 +102,8 @@ json_t *search_config_to_json(const struct search_config *c)
 	/* Only when set: the run ids of earlier configurations stay the same. */
 	if (j && c->max_timing_s > 0)
 		json_object_set_new(j, "max_timing_s", json_real(c->max_timing_s));
+	if (j && c->prune_vs_eager > 0)
+		json_object_set_new(j, "prune_vs_eager", json_real(c->prune_vs_eager));
 	return j;
 }
 
@@ -133,6 +138,7 @@ int search_config_from_json(struct search_config *c, const json_t *j, struct buf
 	c->arch = jget_str(j, "arch", NULL);
 	c->protocol = jget_str(j, "protocol", "collect-v1");
 	c->max_timing_s = jget_num(j, "max_timing_s", 0);
+	c->prune_vs_eager = jget_num(j, "prune_vs_eager", 0);
 	if (strcmp(c->strategy, "branch") && strcmp(c->strategy, "revise"))
 		return kf_err(err, "unknown strategy '%s' (branch or revise)", c->strategy);
 	return 0;

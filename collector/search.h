@@ -50,7 +50,9 @@ struct search_config {
 	const char *arch;          /* compile_only: target arch */
 	const char *protocol;      /* evaluation protocol name ("collect-v1") */
 	double max_timing_s;       /* timed trials stop after this much kernel time
-				      (at least 10 trials); 0: all of them */
+				      (at least 10 trials); 0: all of them (default 1) */
+	double prune_vs_eager;     /* timed trials stop after 3 once the mean is over this many
+				      times PyTorch eager's on this GPU; 0: never (default 3) */
 	const struct problem_list *problems;
 };
 void search_config_default(struct search_config *c);

@@ -62,6 +62,8 @@ void engine_protocol_json(const struct eval_protocol *p, const char *arch, struc
 	json_object_set_new(o, "dists", d);
 	if (p->max_timing_s > 0)   /* absent when unset: keys of older results stay valid */
 		json_object_set_new(o, "max_timing_s", json_real(p->max_timing_s));
+	if (p->prune_vs_eager > 0)
+		json_object_set_new(o, "prune_vs_eager", json_real(p->prune_vs_eager));
 	json_object_set_new(o, "version", json_integer(RT_PROTOCOL_VERSION));
 	buf_reset(out);
 	json_add_compact(out, o);
@@ -440,6 +442,17 @@ static int run_on_gpu(struct engine *e, struct eng_problem *ep, const struct lau
 			"plan", plan.s, "ref_cubin_len", (json_int_t)ep->ref_cubin.len,
 			"kernel", "candidate", "cubin_len", (json_int_t)cr->cubin.len, "kernels",
 			names, "protocol", pj ? pj : json_object());
+	if (e->proto.prune_vs_eager > 0) {
+		double eager = 0, comp = 0;
+		struct buf berr = BUF_INIT;
+
+		pthread_mutex_lock(&e->store_mu);
+		if (es_baselines(&e->store, ep->p.id, engine_gpu_name(e), &eager, &comp, &berr) == 0 &&
+		    eager > 0)
+			json_object_set_new(req, "prune_ms", json_real(eager * e->proto.prune_vs_eager));
+		pthread_mutex_unlock(&e->store_mu);
+		buf_release(&berr);
+	}
 	buf_add(&bin, ep->ref_cubin.s, ep->ref_cubin.len);
 	buf_add(&bin, cr->cubin.s, cr->cubin.len);
 	r = supervisor_request(e->sup, RT_EVAL, req, bin.s, bin.len, res, err);

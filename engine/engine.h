@@ -30,6 +30,8 @@ struct eval_protocol {
 	int flush_l2;              /* 1 */
 	double max_timing_s;       /* stop the timed trials once the kernel time passes this
 				      (at least 10 trials); 0 = never (additive, runtime) */
+	double prune_vs_eager;     /* stop them (after 3 trials) once the mean is over this many
+				      times PyTorch eager's on this GPU; 0 = never, or no baseline */
 };
 void eval_protocol_default(struct eval_protocol *p);   /* collect-v1 */
 void eval_protocol_verify(struct eval_protocol *p);    /* verify-v1 */

@@ -780,6 +780,9 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 	launch_plan_init(&es.cand.plan);
 	es.w = w;
 	es.proto = json_object_get(req, "protocol");
+	es.prune_ms = jget_num(req, "prune_ms", 0);
+	if (!(es.prune_ms > 0 && es.prune_ms < 1e9))
+		es.prune_ms = 0;
 	*resp = NULL;
 	wk_progress(w, 60);
 	t_ph = now_s();

@@ -148,6 +148,7 @@ struct wk_eval_state {
 	double atol, rtol, timeout_s;
 	int normwise;              /* extra distributions: |a-b| <= atol + rtol*max|ref| */
 	double kernel_ms;          /* all candidate runs */
+	double prune_ms;           /* request's: stop timing when the mean passes this (0 = never) */
 	json_t *res;
 	double ph[WK_PH_COUNT];    /* wall ms per phase (harness overhead breakdown) */
 };

@@ -5,7 +5,10 @@
  * verified: all of them when small, every 16th from a random phase and
  * the last otherwise, so caching across launches or skipping work on
  * repeated inputs fails. At most two trials are queued at once, so a hang
- * is seen within the timeout. */
+ * is seen within the timeout. Two runtime budgets end timing early (both
+ * recorded): max_timing_s of kernel time (after 10 trials), and prune_ms,
+ * a mean so far over the request's limit (after 3 trials; the search sets
+ * it to a multiple of PyTorch eager's time, a kernel it will never keep). */
 #include "worker_int.h"
 #include "core/json.h"
 #include "core/proc.h"
@@ -42,7 +45,8 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 	size_t out_bytes = 0;
 	const char *names[LAUNCH_MAX_STEPS];
 	int n_names = 0, n_cupti = 0, n_stale = 0, phase;
-	double *cupti = NULL, spent = 0, max_ms;
+	double *cupti = NULL, spent = 0, max_ms, prune_ms = es->prune_ms, timed_ms = 0;
+	unsigned char verd[WK_MAX_EVENTS / 2];   /* trial j's outputs were compared */
 	json_t *times = json_array(), *env;
 	struct run_verdict v;
 
@@ -64,6 +68,7 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 	verify_all = out_bytes <= (64u << 20);
 	phase = (int)((unsigned long long)(now_s() * 1e6) % 16);
 	max_ms = jget_num(es->proto, "max_timing_s", 0) * 1000.0;
+	memset(verd, 0, sizeof(verd));
 	two = kB != kA && ensure_in2(w, err);
 	if (wk_ensure_inputs(w, kA->seed, 0, err) < 0)
 		return RUN_ERR;
@@ -106,7 +111,20 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 			/* A time budget ends slow kernels' timing early (recorded). */
 			w->d.cuEventElapsedTime(&ms, w->ev[2 * (j - 2)], w->ev[2 * (j - 2) + 1]);
 			spent += ms;
-			if (max_ms > 0 && spent > max_ms && j - warm >= 10) {
+			if (j - 2 >= warm)
+				timed_ms += ms;
+			if ((max_ms > 0 && spent > max_ms && j - warm >= 10) ||
+			    (prune_ms > 0 && j - 1 - warm >= 3 && timed_ms > prune_ms * (j - 1 - warm))) {
+				/* Trial j-1 is queued: its outputs are checked now, as the last's always are. */
+				int ver_last = verify_all || verd[j - 1];
+				struct wk_keep *kl = ((j - 1) & 1) && kB != kA ? kB : kA;
+				for (int o = 0; !ver_last && o < w->p.n_out && r == RUN_OK; o++)
+					if (wk_compare(w, es, o, kl->out[o], (j - 1) * per + o, err) < 0)
+						r = RUN_ERR;
+				verd[j - 1] = 1;
+				if (!(max_ms > 0 && spent > max_ms && j - warm >= 10))
+					json_object_set_new(env, "pruned", json_pack("{s:i,s:f,s:f}", "decided_after",
+						j - 1 - warm, "mean_ms", timed_ms / (j - 1 - warm), "limit_ms", prune_ms));
 				total = j;
 				break;
 			}
@@ -115,6 +133,7 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 			r = RUN_ERR;
 			break;
 		}
+		verd[j] = (unsigned char)ver;
 		/* Only verified trials need poisoned outputs. */
 		if (ver && wk_poison_outputs(w, err) < 0) {
 			r = RUN_ERR;
@@ -203,7 +222,7 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 		memset(&tv, 0, sizeof(tv));
 		buf_init(&tv.detail);
 		for (int j = 0; j < total; j++) {
-			int ver = verify_all || j % 16 == phase || j == total - 1;
+			int ver = verd[j];   /* as launched (an early stop checked its last trial) */
 			int useB = (j & 1) && kB != kA;
 			float ms = 0;
 			json_t *t;

@@ -11,7 +11,9 @@
 #   TOTAL_TOKENS= TOTAL_TIME=                   for the whole search
 #   COMPILE_ONLY=1    no GPU: compile and record only (verification is skipped)
 #   MAX_TIMING=       seconds of kernel time after which a candidate's timed
-#                     trials stop (at least 10 trials; default: all 100)
+#                     trials stop (at least 10 trials; search's default 1; 0: all 100)
+#   PRUNE=            a candidate over PRUNE times PyTorch eager's time stops its
+#                     timed trials after 3 (search's default 3; 0: never)
 #   TOP=3             kernels per problem to verify
 #   VERIFY_ARGS=      more `kforge verify` options (--no-category, --sanitizer-timeout S)
 #   VERSION=          dataset version (default 0.1.0)
@@ -86,6 +88,7 @@ set -- --problems "$PROBLEMS" --strategy "$STRATEGY" --rounds "$ROUNDS" --ideas 
 [ -n "${TOTAL_TOKENS:-}" ] && set -- "$@" --total-tokens "$TOTAL_TOKENS"
 [ -n "${TOTAL_TIME:-}" ] && set -- "$@" --total-time "$TOTAL_TIME"
 [ -n "${MAX_TIMING:-}" ] && set -- "$@" --max-timing "$MAX_TIMING"
+[ -n "${PRUNE:-}" ] && set -- "$@" --prune-vs-eager "$PRUNE"
 [ "${COMPILE_ONLY:-0}" = 1 ] && set -- "$@" --compile-only
 
 # PyTorch baselines measured per GPU (tools/torch_baseline.py): imported before

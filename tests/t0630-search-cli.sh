@@ -26,3 +26,11 @@ contains "names the proposer" "$T_TMP/err" "unknown proposer 'gpt'"
 contains "without an endpoint the built-in proposer says so on the first line" "$T_TMP/err" \
 	"^proposer: built-in \(no LLM endpoint configured"
 check "and it is the first line" sh -c "head -n 1 '$T_TMP/err' | grep -q '^proposer: built-in'"
+check "a default search records its timing budgets (1 s, 3x eager)" sh -c \
+	"sqlite3 '$KFORGE_DB' \"select count(*) from runs where json_extract(config,'\$.max_timing_s')=1 and json_extract(config,'\$.prune_vs_eager')=3\" | grep -qx 1"
+expect_exit 2 "a negative --prune-vs-eager is refused" "$KFORGE" search --problems 1 --prune-vs-eager -1
+"$KFORGE" search --problems 1 --proposer builtin --compile-only --prune-vs-eager 0 --max-timing 0 >/dev/null 2>&1
+check "--prune-vs-eager 0 --max-timing 0: neither in the run's config" sh -c \
+	"sqlite3 '$KFORGE_DB' \"select count(*) from runs where json_extract(config,'\$.max_timing_s') is null and json_extract(config,'\$.prune_vs_eager') is null\" | grep -qx 1"
+expect_exit 2 "kforge eval: --prune-vs-eager wants a number" "$KFORGE" eval 1 x.cu --prune-vs-eager lots
+contains "says so" "$T_TMP/err" "prune-vs-eager wants a number"

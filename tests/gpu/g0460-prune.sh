@@ -1,0 +1,49 @@
+#!/bin/sh
+# The search's timing budgets on the GPU. With an eager baseline far below
+# the kernel's time, a candidate stops its timed trials after 3 (the 4th,
+# already queued, is recorded too; env.pruned says why), is still checked
+# for correctness, and its last timed trial's outputs are compared (ReLU's
+# output is 6 GB: not every trial is): a kernel that goes lazy once timed
+# is caught every time. With --prune-vs-eager 0 --max-timing 0 a candidate
+# is timed in full (100 trials).
+. "$KF_ROOT/tests/lib.sh"
+export KFORGE_ROOT="$KF_ROOT"
+gpu=$("$KFORGE" gpu-info --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["name"])')
+cat >eager.json <<'JSON'
+{"level1": {"19_ReLU.py": {"mean": 0.0001, "std": 0.0, "num_trials": 100}}}
+JSON
+expect_exit 0 "a tiny eager baseline for ReLU on $gpu" "$KFORGE" baselines import eager.json --gpu "$gpu" --variant eager
+expect_exit 0 "round 0 of ReLU with the default budgets" "$KFORGE" search --problems 19 --proposer builtin --rounds 0
+expect_exit 0 "again without pruning or a time budget" "$KFORGE" search --problems 19 --proposer builtin --rounds 0 --prune-vs-eager 0 --max-timing 0
+cat >q.py <<'PY'
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("select id, status, n_trials, env, protocol_params from evals order by created_at").fetchall()
+print("# evals:", [(r[1], r[2]) for r in rows])
+assert len(rows) == 2, rows
+(pid, st, n, env, proto), (fid, st2, n2, env2, proto2) = rows
+env, env2, proto, proto2 = json.loads(env), json.loads(env2), json.loads(proto), json.loads(proto2)
+what = sys.argv[2]
+if what == "pruned":
+    p = env.get("pruned") or {}
+    print("# pruned:", p)
+    assert st == "correct" and n == 4 and proto.get("prune_vs_eager") == 3 and proto.get("max_timing_s") == 1
+    assert p.get("decided_after") == 3 and p.get("mean_ms") > 3e-4 and abs(p.get("limit_ms") - 3e-4) < 1e-12
+elif what == "last_checked":
+    t = db.execute("select idx, ok, max_abs_err from eval_trials where eval_id=? and kind='time' order by idx", (pid,)).fetchall()
+    print("# timed trials:", t)
+    assert len(t) == 4 and t[-1][1] == 1 and t[-1][2] is not None
+elif what == "full":
+    assert st2 == "correct" and n2 == 100 and "pruned" not in env2
+    assert "prune_vs_eager" not in proto2 and "max_timing_s" not in proto2
+PY
+check "pruned after 3 timed trials (4 recorded), correct" python3 q.py "$KFORGE_DB" pruned
+check "the last of those trials had its outputs compared" python3 q.py "$KFORGE_DB" last_checked
+check "without budgets: 100 timed trials, nothing pruned" python3 q.py "$KFORGE_DB" full
+for i in 1 2 3; do
+	"$KFORGE" eval 19 "$KF_ROOT/tests/candidates/adversarial/16_lazy_after_warmup.cu" --force --json \
+		--prune-vs-eager 3 >lazy$i.json 2>lazy.err
+	check "pruned, a kernel lazy once timed is caught (run $i)" python3 -c "
+import json,sys; d=json.load(open('lazy$i.json')); print('#', d['status'], d['failed_check'])
+sys.exit(0 if (d['status'], d['failed_check']) == ('incorrect', 'timed_output_mismatch') else 1)"
+done
