@@ -2,8 +2,11 @@
  * templates. Ideas for a round: applicable to the problem's family,
  * realized by a template that supports the problem, not tried yet,
  * ranked by how earlier ideas of the same categories did (then by a
- * seeded hash). Implementations: the idea's parameter choices applied to
- * the best seed kernel of the same template (or the template defaults). */
+ * seeded hash). When fewer untried ideas apply than a round asks for, the
+ * rest of the round revisits the tried ideas that did best, as a person
+ * re-tunes what worked. Implementations: the idea's parameter choices
+ * applied to the best seed kernel of the same template (or the template
+ * defaults). */
 #include "collector/builtin.h"
 
 #include <stdint.h>
@@ -52,6 +55,8 @@ static void set_record(struct proposer_record *rec, json_t *request, json_t *res
 
 #define TARGETED_BONUS 1.0
 
+static long combos(const json_t *choices);
+
 struct scored {
 	const struct catalogue_idea *c;
 	double score;
@@ -65,6 +70,87 @@ static int scored_cmp(const void *a, const void *b)
 	if (x->score != y->score)
 		return x->score > y->score ? -1 : 1;
 	return x->tie < y->tie ? -1 : x->tie > y->tie;
+}
+
+/* A tried idea, summed over the rounds that chose it. */
+struct tried {
+	const struct catalogue_idea *c;
+	double best;               /* best speedup vs eager (0: none, or no baseline) */
+	int kernels, correct, times;
+	uint64_t tie;
+};
+
+static int tried_cmp(const void *a, const void *b)
+{
+	const struct tried *x = a, *y = b;
+
+	if (x->best != y->best)
+		return x->best > y->best ? -1 : 1;
+	return x->tie < y->tie ? -1 : x->tie > y->tie;
+}
+
+/* Up to want revisits of the tried ideas that gave correct kernels, best
+ * first; the count. An idea is revisited while it has parameter points not
+ * measured, and once in any case: its points then apply to the current
+ * best kernel of its template, which later ideas may have changed (ideas
+ * stack). Seeds' exact twins are skipped at implementation. */
+static int add_revisits(const struct idea_request *req, int want, struct idea_list *out,
+			json_t *chosen)
+{
+	struct tried *t = calloc((size_t)req->n_history + 1, sizeof(*t));
+	int nt = 0, got = 0;
+
+	if (!t)
+		return -1;
+	for (int h = 0; h < req->n_history; h++) {
+		const struct idea_outcome *o = &req->history[h];
+		const struct catalogue_idea *c = o->catalogue_id ? catalogue_find(o->catalogue_id) : NULL;
+		int q = 0;
+		if (!c || !c->template_id)
+			continue;
+		while (q < nt && t[q].c != c)
+			q++;
+		if (q == nt) {
+			t[nt].c = c;
+			t[nt].tie = hash_str(req->seed ^ 0x5245564953ULL, c->id);
+			nt++;
+		}
+		t[q].times++;
+		t[q].kernels += o->kernels;
+		t[q].correct += o->correct;
+		if (o->best_speedup > t[q].best)
+			t[q].best = o->best_speedup;
+	}
+	qsort(t, (size_t)nt, sizeof(*t), tried_cmp);
+	for (int q = 0; q < nt && got < want; q++) {
+		json_t *ch = json_loads(t[q].c->params ? t[q].c->params : "{}", 0, NULL);
+		long points = ch ? combos(ch) : 1;
+		struct buf text = BUF_INIT, why = BUF_INIT;
+		struct idea *it;
+		json_decref(ch);
+		if (t[q].correct <= 0 || (points <= t[q].kernels && t[q].times > 1))
+			continue;
+		if (t[q].best > 0)
+			buf_addf(&why, "it gave %.2fx eager, the best of the tried ideas left to tune",
+				 t[q].best);
+		else
+			buf_adds(&why, "it gave correct kernels (no eager baseline to rank by)");
+		buf_addf(&text, "Revisit %s: %s; apply its parameter points (%ld, %d kernels so "
+			 "far) to the fastest kernel of its template, which later ideas may have "
+			 "improved. %s", t[q].c->id, why.s, points, t[q].kernels, t[q].c->text);
+		it = idea_list_add(out);
+		it->text = buf_detach(&text, NULL);
+		it->categories = t[q].c->categories;
+		it->category_method = strdup("catalogue");
+		it->catalogue_id = strdup(t[q].c->id);
+		json_array_append_new(chosen, json_pack("{s:s,s:s,s:f,s:s+,s:b}", "id", t[q].c->id,
+			"template", t[q].c->template_id, "best_speedup", t[q].best, "why",
+			"revisit: ", why.s, "revisit", 1));
+		buf_release(&why);
+		got++;
+	}
+	free(t);
+	return got;
 }
 
 static int b_ideas(void *self, const struct idea_request *req, struct idea_list *out,
@@ -133,11 +219,20 @@ static int b_ideas(void *self, const struct idea_request *req, struct idea_list 
 			v[i].score < 0 ? "untried; its categories have not helped yet" :
 			"untried; no evidence yet for its categories"));
 	}
+	int revisits = i < req->k ? add_revisits(req, req->k - i, out, chosen) : 0;
+	if (revisits < 0) {
+		json_decref(chosen);
+		json_decref(hist);
+		free(v);
+		return kf_err(err, "out of memory");
+	}
 	rq = json_pack("{s:s,s:s,s:i,s:i,s:I,s:o}", "problem", req->problem->id, "family",
 		       fam ? family_name(__builtin_ctz(fam)) : "unknown", "round", req->round,
 		       "k", req->k, "seed", (json_int_t)req->seed, "history", hist);
-	rs = json_pack("{s:o,s:i,s:s?}", "ideas", chosen, "applicable_untried", n, "note",
-		       n == 0 ? "no untried idea has a template for this problem" : NULL);
+	rs = json_pack("{s:o,s:i,s:i,s:s?}", "ideas", chosen, "applicable_untried", n, "revisits",
+		       revisits, "note", n + revisits == 0 ?
+		       "no untried idea has a template for this problem, and no tried one has "
+		       "parameter points left to measure" : NULL);
 	set_record(rec, rq, rs);
 	free(v);
 	return 0;
@@ -170,6 +265,16 @@ static long combos(const json_t *choices)
 		if (json_array_size(arr) && n < 100000)
 			n *= (long)json_array_size(arr);
 	return n;
+}
+
+/* Whether a seed of this template has exactly these parameters. */
+static int same_as_seed(const struct impl_request *req, const char *template_id, const json_t *p)
+{
+	for (int i = 0; i < req->n_seeds; i++)
+		if (req->seeds[i].template_id && !strcmp(req->seeds[i].template_id, template_id) &&
+		    req->seeds[i].params && json_equal((json_t *)req->seeds[i].params, (json_t *)p))
+			return 1;
+	return 0;
 }
 
 static int b_implement(void *self, const struct impl_request *req, struct proposal_list *out,
@@ -216,6 +321,11 @@ static int b_implement(void *self, const struct impl_request *req, struct propos
 		struct buf src = BUF_INIT, e = BUF_INIT;
 		json_object_update(p, ch);
 		json_decref(ch);
+		if (same_as_seed(req, c->template_id, p)) {
+			/* That kernel exists already: a slot for a new point instead. */
+			json_decref(p);
+			continue;
+		}
 		pr = proposal_list_add(out);
 		pr->template_id = strdup(c->template_id);
 		pr->params = p;

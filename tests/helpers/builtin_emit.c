@@ -1,6 +1,8 @@
 /* Drives the built-in proposer on a spec file, for tests:
  *   builtin_emit render SPEC TEMPLATE [PARAMS-JSON]   print one candidate
- *   builtin_emit ideas SPEC K SEED                    print idea ids, one per line
+ *   builtin_emit ideas SPEC K SEED [HISTORY-JSON]     print idea ids, one per line (a
+ *                                                     revisit: "ID revisit"); history:
+ *                                                     [{"idea","kernels","correct","best_speedup"}]
  *   builtin_emit all SPEC OUTDIR M SEED               every applicable idea, M impls each,
  *                                                     written as OUTDIR/NNN-idea-i.cu */
 #include <stdio.h>
@@ -8,6 +10,7 @@
 #include <string.h>
 
 #include "collector/builtin.h"
+#include "collector/catalogue.h"
 #include "core/fsutil.h"
 
 static json_t *load(const char *path)
@@ -27,7 +30,8 @@ int main(int argc, char **argv)
 	struct proposer_problem pp;
 	struct idea_list ideas;
 	struct proposer_record rec;
-	json_t *spec, *params = NULL;
+	json_t *spec, *params = NULL, *hist_json = NULL;
+	struct idea_outcome *hist = NULL;
 	int rc = 1;
 
 	if (argc < 3)
@@ -50,17 +54,38 @@ int main(int argc, char **argv)
 		}
 		fputs(src.s, stdout);
 		rc = 0;
-	} else if ((!strcmp(argv[1], "ideas") && argc == 5) || (!strcmp(argv[1], "all") && argc == 6)) {
+	} else if ((!strcmp(argv[1], "ideas") && (argc == 5 || argc == 6)) ||
+		   (!strcmp(argv[1], "all") && argc == 6)) {
 		int all = !strcmp(argv[1], "all");
 		struct idea_request rq = { &pp, NULL, 0, all ? 1000 : atoi(argv[3]), 1,
 					   strtoull(argv[all ? 5 : 4], NULL, 10) };
+		if (!all && argc == 6) {
+			hist_json = json_loads(argv[5], 0, NULL);
+			hist = calloc(json_array_size(hist_json) + 1, sizeof(*hist));
+			if (!json_is_array(hist_json) || !hist)
+				goto out;
+			for (size_t h = 0; h < json_array_size(hist_json); h++) {
+				json_t *x = json_array_get(hist_json, h);
+				const struct catalogue_idea *c;
+				hist[h].catalogue_id = json_string_value(json_object_get(x, "idea"));
+				c = hist[h].catalogue_id ? catalogue_find(hist[h].catalogue_id) : NULL;
+				hist[h].categories = c ? c->categories : 0;
+				hist[h].round = 1;
+				hist[h].kernels = (int)json_integer_value(json_object_get(x, "kernels"));
+				hist[h].correct = (int)json_integer_value(json_object_get(x, "correct"));
+				hist[h].best_speedup = json_number_value(json_object_get(x, "best_speedup"));
+			}
+			rq.history = hist;
+			rq.n_history = (int)json_array_size(hist_json);
+		}
 		if (pr.ideas(pr.self, &rq, &ideas, &rec, &err)) {
 			fprintf(stderr, "%s\n", err.s);
 			goto out;
 		}
 		for (int i = 0; i < ideas.n; i++) {
 			if (!all) {
-				printf("%s\n", ideas.v[i].catalogue_id);
+				printf("%s%s\n", ideas.v[i].catalogue_id,
+				       !strncmp(ideas.v[i].text, "Revisit ", 8) ? " revisit" : "");
 				continue;
 			}
 			struct proposal_list pl;
@@ -99,6 +124,8 @@ int main(int argc, char **argv)
 		rc = 2;
 	}
 out:
+	free(hist);
+	json_decref(hist_json);
 	json_decref(params);
 	json_decref(spec);
 	idea_list_release(&ideas);

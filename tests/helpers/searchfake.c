@@ -3,7 +3,7 @@
  *   searchfake --db PATH --root DIR [--problems LIST] [--strategy S]
  *              [--rounds R] [--k K] [--m M] [--seed N] [--jobs J]
  *              [--delay-ms D] [--impls N] [--calls N] [--compile-only]
- *              [--resume] [--wall SECONDS] [--bad-utf8]
+ *              [--resume] [--wall SECONDS] [--bad-utf8] [--proposer builtin]
  * The fake engine writes kernels and evals rows as the real one would;
  * status and time derive from the candidate's hash. Exit 0 when the run
  * finished, 1 on error. */
@@ -227,7 +227,8 @@ int main(int argc, char **argv)
 		{ "impls", required_argument, NULL, 'I' },	 { "calls", required_argument, NULL, 'C' },
 		{ "compile-only", no_argument, NULL, 'c' },	 { "resume", no_argument, NULL, 'X' },
 		{ "wall", required_argument, NULL, 'W' },
-		{ "bad-utf8", no_argument, NULL, 'U' },	 { NULL, 0, NULL, 0 },
+		{ "bad-utf8", no_argument, NULL, 'U' },	 { "proposer", required_argument, NULL, 'P' },
+		{ NULL, 0, NULL, 0 },
 	};
 	struct search_config cfg;
 	struct problem_list pl;
@@ -262,6 +263,7 @@ int main(int argc, char **argv)
 		case 'X': resume = 1; break;
 		case 'W': wall = atof(optarg); break;
 		case 'U': bad_utf8 = 1; break;
+		case 'P': cfg.proposer = optarg; break;
 		default: return 2;
 		}
 	}
@@ -283,7 +285,7 @@ int main(int argc, char **argv)
 	cfg.problems = &pl;
 	cfg.total.wall_s = wall;
 	proposer_register("fake", fake_open);
-	if (proposer_open(&prop, "fake", &po, &err) < 0)
+	if (proposer_open(&prop, cfg.proposer, &po, &err) < 0)
 		goto out;
 	if (search_run(&cfg, db_path, root, &prop, &be, jobs, NULL, NULL, &res, &err) < 0) {
 		proposer_close(&prop);
