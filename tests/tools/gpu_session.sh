@@ -6,7 +6,7 @@
 # there unless DB is set).
 #   tests/tools/gpu_session.sh info philox test-gpu check eager ...
 # Steps: info philox test-gpu check eager compile bench search verify pack
-#        site crosscheck list accept dataset (see the case below for what each runs).
+#        site crosscheck list accept dataset release (see the case below for what each runs).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
@@ -54,6 +54,30 @@ for step in "$@"; do
 		cp "${CROSS_DUMP:-/dev/shm/kfx}"/*.json "$OUT/" 2>/dev/null
 		(exit "$rc") ;;
 	list) "$K" --db "$DB" problems list >"$log" 2>&1 ;;
+	# A release's work on whichever GPU came (an H200 may be asked for and an H100 given):
+	# the PyTorch baselines this GPU lacks under problems/baselines/, then the best kernel
+	# of every problem verified (already verified ones come from the store).
+	release)
+		gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
+		bd="problems/baselines/$(printf %s "$gpu" | tr ' ' _)"
+		{
+			echo "GPU: $gpu"
+			for v in eager compile; do
+				f=baseline_time_torch.json
+				[ "$v" = compile ] && f=baseline_time_torch_compile_inductor_default.json
+				if [ -f "$bd/$f" ]; then echo "$v baselines: in $bd"; continue; fi
+				timeout "${T_BASE:-200}" python3 tools/torch_baseline.py --variant "$v" \
+					--problems 1-100 --out "$OUT/baselines"
+				echo "$v baselines: measured (exit $?)"
+				ls "$OUT/baselines"/*/"$f" 2>/dev/null | while read -r b; do
+					"$K" --db "$DB" baselines import "$b" --gpu "$gpu" --variant "$v"
+				done
+			done
+			# shellcheck disable=SC2086
+			timeout "${T_VERIFY:-300}" "$K" --db "$DB" verify --top "${TOP:-1}" --problems "$PROBS" \
+				${VERIFY_ARGS:---no-category --no-sanitizer --max-timing 1}
+			echo "verify: exit $?"
+		} >"$log" 2>&1 ;;
 	accept) BUILD=gpu-bundle T_GPU=${T_TESTGPU:-200} tests/acceptance-gpu.sh "$OUT/accept" >"$log" 2>&1 ;;
 	*) echo "unknown step $step" >"$log" ;;
 	esac
