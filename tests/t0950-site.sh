@@ -74,6 +74,7 @@ expect_exit 0 "results page renders" python3 "$KF_ROOT/tools/results_md.py" fx.d
 contains "it names the tarball's SHA-256" res.md "SHA-256 \`$want\`"
 ncand=$(sqlite3 fx.db "SELECT count(*) FROM candidates")
 contains "it counts the store's candidates" res.md "^- candidates: $ncand \("
+contains "the run's line gives its budget" res.md '^- run `run[-_][0-9a-z-]+`: .*rounds [0-9]+, ideas [0-9]+, impls [0-9]+'
 contains "a fast_p row per GPU against eager" res.md '^\| NVIDIA H100 80GB HBM3 \| search \| eager \| [0-9]+% \|'
 contains "a per-family table against torch.compile" res.md '^## Geometric-mean speedup against torch.compile, per family'
 contains "the notes file is included" res.md '^A note from a file\.$'

@@ -94,8 +94,8 @@ def main():
                   (pid, g, variant, m, m * 0.01, m * 0.98, m * 1.05, m, 100, "H100" if gi == 0 else "H200",
                    "cuda:0", "tools/baselines.py", ts(1)))
     run = "run_0001"
-    cfg = {"protocol": "collect-v1", "rounds": a.rounds, "ideas_per_round": 2,
-           "impls_per_idea": 2, "check_trials": a.check_trials, "time_trials": a.time_trials}
+    cfg = {"protocol": "collect-v1", "rounds": a.rounds, "k": 2, "strategy": "branch",
+           "m": 2, "check_trials": a.check_trials, "time_trials": a.time_trials}
     x("INSERT INTO runs VALUES(?,?,?,?,?,?,?,?,?,?,?)",
       (run, ts(2), ts(10**6), "finished", "search", "openai", "test-model", a.seed,
        json.dumps(cfg, sort_keys=True), GPUS[0], "v0.1.0-test"))

@@ -225,7 +225,7 @@ def main():
         rid = "run-%d-%s" % (a.seed, prop)
         if a.hostile and prop == "openai":
             model = "qwen<script>alert(1)</script>"
-        cfg = {"rounds": 0, "ideas_per_round": 4, "impls_per_idea": 2,
+        cfg = {"rounds": 0, "k": 4, "m": 2, "strategy": "branch",
                "protocol": {"name": "collect-v1", "check_trials": 5, "warmup": 3,
                             "timed_trials": 100, "atol": 1e-4, "rtol": 1e-4}}
         runs.append((rid, prop, model, cfg))
