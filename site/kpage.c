@@ -117,6 +117,13 @@ void site_kernel_view(struct site *s, json_t *k, int depth)
 		jset_ms(v, "time_s", t);
 		jset_ms(v, "median_s", jnum(v, "time_median_ms"));
 		jset_ms(v, "std_s", jnum(v, "time_std_ms"));
+		if (json_is_integer(json_object_get(v, "n_trials")))
+			json_object_set_new(v, "trials_s", json_sprintf("%lld%s",
+				(long long)jget_int(v, "n_trials", 0),
+				json_is_null(json_object_get(v, "pruned_after")) ||
+				!json_object_get(v, "pruned_after") ? "" : ", pruned"));
+		else
+			json_object_set_new(v, "trials_s", json_string("—"));
 		jset_speed(v, "speedup_eager", jnum(v, "eager_ms"), t);
 		jset_speed(v, "speedup_compile", jnum(v, "compile_ms"), t);
 		jset_num(v, "max_abs_s", jnum(v, "max_abs_err"));

@@ -18,6 +18,12 @@ INSERT INTO problems(id, level, number, name, spec, spec_sha256)
 big=$(sqlite3 fx.db "SELECT kernel_hash FROM compiles WHERE status = 'ok' ORDER BY kernel_hash LIMIT 1")
 sqlite3 fx.db "UPDATE compiles SET log = 'ptxas é' || printf('%.*c', 200000, 'x') WHERE kernel_hash = '$big'"
 
+# One evaluation whose timing the search's prune_vs_eager stopped early.
+pr=$(sqlite3 fx.db "SELECT id FROM evals WHERE status = 'correct' AND n_trials > 0 ORDER BY id LIMIT 1")
+prk=$(sqlite3 fx.db "SELECT kernel_hash FROM evals WHERE id = '$pr'")
+sqlite3 fx.db "UPDATE evals SET n_trials = 4, env = json_set(coalesce(env, '{}'), '\$.pruned',
+  json('{\"decided_after\":3,\"mean_ms\":9.0,\"limit_ms\":3.0}')) WHERE id = '$pr'"
+
 mkdir dist && printf 'tarball bytes' >dist/kforge-level1-v1.tar.zst && printf x >dist/notes.txt
 expect_exit 0 "site renders" "$KFORGE" site --db fx.db -o public --dist dist
 contains "summary line counts pages" "$T_TMP/out" "^site: public: [0-9]+ pages \(6 problems, 150 kernels\), 6 reports"
@@ -38,6 +44,9 @@ check "control characters from the store become U+FFFD" grep -rqF 'ctl&#xFFFD;&#
 check "no control character reaches any file" sh -c "! grep -rlP '[\\x01-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]' public"
 kp="public/kernels/$(echo "$big" | cut -c1-2)/$big.html"
 contains "a huge compile log is cut" "$kp" 'more bytes not shown'
+pp="public/kernels/$(echo "$prk" | cut -c1-2)/$prk.html"
+contains "a pruned evaluation shows its trials and says so" "$pp" '<td class="num">4, pruned</td>'
+check "only that one is marked pruned" test "$(grep -rl ', pruned</td>' public/kernels | wc -l)" -eq 1
 check "the kernel page stays small" test "$(wc -c <"$kp")" -lt 120000
 contains "unverified best kernels are marked so" public/problems/level1-005_Matrix_scalar_multiplication.html 'badge warn">unverified'
 contains "problem without candidates has a page" public/problems/level1-099_Empty_b_.html 'No correct kernel'
