@@ -120,8 +120,7 @@ void site_kernel_view(struct site *s, json_t *k, int depth)
 		if (json_is_integer(json_object_get(v, "n_trials")))
 			json_object_set_new(v, "trials_s", json_sprintf("%lld%s",
 				(long long)jget_int(v, "n_trials", 0),
-				json_is_null(json_object_get(v, "pruned_after")) ||
-				!json_object_get(v, "pruned_after") ? "" : ", pruned"));
+				json_is_integer(json_object_get(v, "pruned_after")) ? ", pruned" : ""));
 		else
 			json_object_set_new(v, "trials_s", json_string("—"));
 		jset_speed(v, "speedup_eager", jnum(v, "eager_ms"), t);
