@@ -72,21 +72,16 @@ static int scored_cmp(const void *a, const void *b)
 	return x->tie < y->tie ? -1 : x->tie > y->tie;
 }
 
-/* A tried idea, summed over the rounds that chose it. */
+/* A tried idea, summed over the rounds that chose it; s.score is its best
+ * speedup vs eager (0: none, or no baseline). */
 struct tried {
-	const struct catalogue_idea *c;
-	double best;               /* best speedup vs eager (0: none, or no baseline) */
+	struct scored s;
 	int kernels, correct, times;
-	uint64_t tie;
 };
 
 static int tried_cmp(const void *a, const void *b)
 {
-	const struct tried *x = a, *y = b;
-
-	if (x->best != y->best)
-		return x->best > y->best ? -1 : 1;
-	return x->tie < y->tie ? -1 : x->tie > y->tie;
+	return scored_cmp(&((const struct tried *)a)->s, &((const struct tried *)b)->s);
 }
 
 /* Up to want revisits of the tried ideas that gave correct kernels, best
@@ -108,43 +103,45 @@ static int add_revisits(const struct idea_request *req, int want, struct idea_li
 		int q = 0;
 		if (!c || !c->template_id)
 			continue;
-		while (q < nt && t[q].c != c)
+		while (q < nt && t[q].s.c != c)
 			q++;
 		if (q == nt) {
-			t[nt].c = c;
-			t[nt].tie = hash_str(req->seed ^ 0x5245564953ULL, c->id);
+			t[nt].s.c = c;
+			t[nt].s.tie = hash_str(req->seed ^ 0x5245564953ULL, c->id);
 			nt++;
 		}
 		t[q].times++;
 		t[q].kernels += o->kernels;
 		t[q].correct += o->correct;
-		if (o->best_speedup > t[q].best)
-			t[q].best = o->best_speedup;
+		if (o->best_speedup > t[q].s.score)
+			t[q].s.score = o->best_speedup;
 	}
 	qsort(t, (size_t)nt, sizeof(*t), tried_cmp);
 	for (int q = 0; q < nt && got < want; q++) {
-		json_t *ch = json_loads(t[q].c->params ? t[q].c->params : "{}", 0, NULL);
+		const struct catalogue_idea *c = t[q].s.c;
+		double best = t[q].s.score;
+		json_t *ch = json_loads(c->params ? c->params : "{}", 0, NULL);
 		long points = ch ? combos(ch) : 1;
 		struct buf text = BUF_INIT, why = BUF_INIT;
 		struct idea *it;
 		json_decref(ch);
 		if (t[q].correct <= 0 || (points <= t[q].kernels && t[q].times > 1))
 			continue;
-		if (t[q].best > 0)
+		if (best > 0)
 			buf_addf(&why, "it gave %.2fx eager, the best of the tried ideas left to tune",
-				 t[q].best);
+				 best);
 		else
 			buf_adds(&why, "it gave correct kernels (no eager baseline to rank by)");
 		buf_addf(&text, "Revisit %s: %s; apply its parameter points (%ld, %d kernels so "
 			 "far) to the fastest kernel of its template, which later ideas may have "
-			 "improved. %s", t[q].c->id, why.s, points, t[q].kernels, t[q].c->text);
+			 "improved. %s", c->id, why.s, points, t[q].kernels, c->text);
 		it = idea_list_add(out);
 		it->text = buf_detach(&text, NULL);
-		it->categories = t[q].c->categories;
+		it->categories = c->categories;
 		it->category_method = strdup("catalogue");
-		it->catalogue_id = strdup(t[q].c->id);
-		json_array_append_new(chosen, json_pack("{s:s,s:s,s:f,s:s+,s:b}", "id", t[q].c->id,
-			"template", t[q].c->template_id, "best_speedup", t[q].best, "why",
+		it->catalogue_id = strdup(c->id);
+		json_array_append_new(chosen, json_pack("{s:s,s:s,s:f,s:s+,s:b}", "id", c->id,
+			"template", c->template_id, "best_speedup", best, "why",
 			"revisit: ", why.s, "revisit", 1));
 		buf_release(&why);
 		got++;

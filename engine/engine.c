@@ -385,23 +385,36 @@ static void compile_id_of(const char *kernel_hash, const char *arch, const char 
 	buf_release(&b);
 }
 
+/* A problem's PyTorch eager and torch.compile mean ms on a GPU (0 when
+ * none); 0, or -1 on a store error. */
+static int baselines(struct engine *e, const char *problem_id, const char *gpu, double *eager,
+		     double *comp)
+{
+	struct buf err = BUF_INIT;
+	int r;
+
+	*eager = *comp = 0;
+	pthread_mutex_lock(&e->store_mu);
+	r = es_baselines(&e->store, problem_id, gpu, eager, comp, &err);
+	pthread_mutex_unlock(&e->store_mu);
+	if (r < 0)   /* speedups absent, timing in full: say why */
+		log_warn("%s: could not read its baselines: %s", problem_id, err.s);
+	buf_release(&err);
+	return r;
+}
+
 /* The derived figures: speedups against this GPU's baselines, roofline. */
 static void derive(struct engine *e, struct eng_problem *ep, struct eval_outcome *o)
 {
 	double eager = 0, comp = 0;
-	struct buf err = BUF_INIT;
 
-	if (o->time_mean_ms > 0 && o->gpu_name[0]) {
-		pthread_mutex_lock(&e->store_mu);
-		if (es_baselines(&e->store, ep->p.id, o->gpu_name, &eager, &comp, &err) == 0) {
-			o->speedup_eager = eager > 0 ? eager / o->time_mean_ms : 0;
-			o->speedup_compile = comp > 0 ? comp / o->time_mean_ms : 0;
-		}
-		pthread_mutex_unlock(&e->store_mu);
+	if (o->time_mean_ms > 0 && o->gpu_name[0] &&
+	    baselines(e, ep->p.id, o->gpu_name, &eager, &comp) == 0) {
+		o->speedup_eager = eager > 0 ? eager / o->time_mean_ms : 0;
+		o->speedup_compile = comp > 0 ? comp / o->time_mean_ms : 0;
 	}
 	if (e->peak_gbs > 0 && e->peak_gflops > 0)
 		o->roofline_ms = problem_roofline_ms(&ep->p, e->peak_gbs, e->peak_gflops);
-	buf_release(&err);
 }
 
 /* Fills the outcome from a worker's reply. */
@@ -443,15 +456,11 @@ static int run_on_gpu(struct engine *e, struct eng_problem *ep, const struct lau
 			"kernel", "candidate", "cubin_len", (json_int_t)cr->cubin.len, "kernels",
 			names, "protocol", pj ? pj : json_object());
 	if (e->proto.prune_vs_eager > 0) {
-		double eager = 0, comp = 0;
-		struct buf berr = BUF_INIT;
+		double eager, comp;
 
-		pthread_mutex_lock(&e->store_mu);
-		if (es_baselines(&e->store, ep->p.id, engine_gpu_name(e), &eager, &comp, &berr) == 0 &&
-		    eager > 0)
+		/* No baseline (or no store answer): timed in full. */
+		if (baselines(e, ep->p.id, engine_gpu_name(e), &eager, &comp) == 0 && eager > 0)
 			json_object_set_new(req, "prune_ms", json_real(eager * e->proto.prune_vs_eager));
-		pthread_mutex_unlock(&e->store_mu);
-		buf_release(&berr);
 	}
 	buf_add(&bin, ep->ref_cubin.s, ep->ref_cubin.len);
 	buf_add(&bin, cr->cubin.s, cr->cubin.len);

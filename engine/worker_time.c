@@ -113,8 +113,10 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 			spent += ms;
 			if (j - 2 >= warm)
 				timed_ms += ms;
-			if ((max_ms > 0 && spent > max_ms && j - warm >= 10) ||
-			    (prune_ms > 0 && j - 1 - warm >= 3 && timed_ms > prune_ms * (j - 1 - warm))) {
+			int done = j - 1 - warm;   /* timed trials finished */
+			int spent_out = max_ms > 0 && spent > max_ms && j - warm >= 10;
+			int pruned = !spent_out && prune_ms > 0 && done >= 3 && timed_ms > prune_ms * done;
+			if (spent_out || pruned) {
 				/* Trial j-1 is queued: its outputs are checked now, as the last's always are. */
 				int ver_last = verify_all || verd[j - 1];
 				struct wk_keep *kl = ((j - 1) & 1) && kB != kA ? kB : kA;
@@ -122,9 +124,9 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 					if (wk_compare(w, es, o, kl->out[o], (j - 1) * per + o, err) < 0)
 						r = RUN_ERR;
 				verd[j - 1] = 1;
-				if (!(max_ms > 0 && spent > max_ms && j - warm >= 10))
+				if (pruned)
 					json_object_set_new(env, "pruned", json_pack("{s:i,s:f,s:f}", "decided_after",
-						j - 1 - warm, "mean_ms", timed_ms / (j - 1 - warm), "limit_ms", prune_ms));
+						done, "mean_ms", timed_ms / done, "limit_ms", prune_ms));
 				total = j;
 				break;
 			}
