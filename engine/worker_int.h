@@ -121,11 +121,18 @@ double wk_host_decode(const unsigned char *p, enum kf_dtype t);
 
 /* worker_cupti.c: kernel durations of the named kernels, in launch order */
 int wk_cupti_open(struct worker *w);          /* 0, or -1 when unavailable (reason logged) */
-int wk_cupti_start(struct worker *w, const char *const *names, int n);
-/* Flushes and returns the durations (ms) of matching kernels that started
+/* Collects the records of kernels launched as the plan's steps are (grid, block, dynamic
+ * shared memory); the plan must outlive the matching wk_cupti_stop. */
+int wk_cupti_start(struct worker *w, const struct launch_plan *plan);
+/* Flushes and returns the durations (ms) of the steps' kernels that started
  * after wk_cupti_start, in start order; *n set, *stale the matching
- * records from before (dropped); caller frees. NULL when CUPTI is off. */
-double *wk_cupti_stop(struct worker *w, int *n, int *stale);
+ * records from before (dropped), *renamed those CUPTI reported under a name
+ * that is none of the steps'; caller frees. NULL when CUPTI is off. */
+double *wk_cupti_stop(struct worker *w, int *n, int *stale, int *renamed);
+/* After a stop: {"seen": non-harness kernel records in the window, "renamed", "unmatched":
+ * up to 4 records ("name grid block smem") that matched no step, "dropped": records CUPTI
+ * dropped since the worker started}. */
+json_t *wk_cupti_diag(void);
 void wk_cupti_close(struct worker *w);
 
 /* worker_nvml.c: {"sm_clock_mhz","mem_clock_mhz","temperature_c","power_w"} */

@@ -43,8 +43,7 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 	int warm = (int)jget_int(es->proto, "warmup", 3), n = (int)jget_int(es->proto, "timed_trials", 100);
 	int flush = jget_bool(es->proto, "flush_l2", 1), total, two, verify_all, per, base_g, r = RUN_OK;
 	size_t out_bytes = 0;
-	const char *names[LAUNCH_MAX_STEPS];
-	int n_names = 0, n_cupti = 0, n_stale = 0, phase;
+	int n_cupti = 0, n_stale = 0, n_renamed = 0, phase;
 	double *cupti = NULL, spent = 0, max_ms, prune_ms = es->prune_ms, timed_ms = 0;
 	unsigned char verd[WK_MAX_EVENTS / 2];   /* trial j's outputs were compared */
 	json_t *times = json_array(), *env;
@@ -78,17 +77,10 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 		w->in2_seed = kB->seed;
 		w->in2_dist = 0;
 	}
-	for (int s = 0; s < es->cand.plan.n_steps; s++) {
-		int dup = 0;
-		for (int q = 0; q < n_names; q++)
-			dup |= !strcmp(names[q], es->cand.plan.steps[s].kernel);
-		if (!dup)
-			names[n_names++] = es->cand.plan.steps[s].kernel;
-	}
 	env = json_object();
 	json_object_set_new(env, "before", wk_nvml_sample(w));
 	w->d.cuMemsetD8Async(w->slots, 0, (size_t)(base_g + 2 * w->p.n_in + 2) * WK_SLOT_U64 * 8, w->st);
-	wk_cupti_start(w, names, n_names);
+	wk_cupti_start(w, &es->cand.plan);
 	wk_progress(w, 3 * es->timeout_s + 30);
 	for (int j = 0; j < total && r == RUN_OK; j++) {
 		int useB = (j & 1) && kB != kA;
@@ -165,7 +157,7 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 	}
 	{
 		double t = now_s();
-		cupti = wk_cupti_stop(w, &n_cupti, &n_stale);
+		cupti = wk_cupti_stop(w, &n_cupti, &n_stale, &n_renamed);
 		es->ph[WK_PH_CUPTI] += (now_s() - t) * 1000.0;
 	}
 	if (r != RUN_OK) {
@@ -209,6 +201,8 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 	}
 	if (n_stale)
 		json_object_set_new(env, "cupti_stale", json_integer(n_stale));
+	if (n_renamed)   /* CUPTI named them after an unloaded module's kernel (kept) */
+		json_object_set_new(env, "cupti_renamed", json_integer(n_renamed));
 	if (n_cupti != total * es->cand.plan.n_steps) {
 		/* Records lost or CUPTI off: events only. */
 		free(cupti);
@@ -217,6 +211,8 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 				    w->cupti ? json_sprintf("%d kernel records for %d launches", n_cupti,
 							    total * es->cand.plan.n_steps)
 					     : json_string("CUPTI off"));
+		if (w->cupti)
+			json_object_set_new(env, "cupti_diag", wk_cupti_diag());
 	}
 	{
 		int bad = -1;

@@ -264,6 +264,12 @@ static void test_limits(void **state)
 	assert_non_null(strstr(err.s, "1024 bytes of dynamic shared memory is over"));
 	/* No limits given: sm_90 defaults. */
 	assert_int_equal(launch_plan_build(&lp, &prob, t, NULL, &err), 0);
+	/* The harness's prefix. */
+	assert_int_equal(launch_plan_build(&lp, &prob,
+					   "extern \"C\" __global__ void kf_h_compare(float* y) {}\n"
+					   "/*@launch\nkf_h_compare<<<1, 1>>>(y);\n@*/\n", &lim, &err), -1);
+	assert_string_equal(err.s, "3:1: kernel names beginning with `kf_` are the harness's; rename "
+				   "`kf_h_compare`");
 	launch_plan_release(&lp);
 	buf_release(&err);
 }
