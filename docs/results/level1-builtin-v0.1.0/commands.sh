@@ -1,53 +1,40 @@
-# Here (Debian 12, CUDA 13 toolkit, no GPU): build kforge and a bundle of it and the
-# libraries a bare GPU host lacks (build-gpu/bundle.tar.xz, carried to the GPU machine).
-make test-build && sh scripts/gpu-bundle.sh
+# kforge level-1 dataset v0.1.0 (built-in proposer): how every figure of
+# docs/results/level1-builtin-v0.1.0.md was made. kforge-merged.db.zst here is the store.
 
-# H100, from a copy of this tree: `make dataset`'s pipeline (scripts/dataset.sh) with the
-# built-in proposer and a budget that fits the device time. The search resumed over three calls
-# (540 s, 478 s, 110 s of wall time); each call ends with PRAGMA wal_checkpoint(TRUNCATE) and
-# the store comes back as kforge.db.gz.
-DB=$PWD/build-gpu/kforge.db PROBS=level1 ROUNDS=2 IDEAS=2 M=2 MAX_TIMING=2 JOBS=4 \
-  tests/tools/gpu_session.sh dataset list        # = make dataset PROBLEMS=level1 ROUNDS=2 K=2 M=2 MAX_TIMING=2
-DB=$PWD/build-gpu/kforge.db PROBS=level1 T_SEARCH=470 \
-  SEARCH_ARGS="--strategy branch --rounds 2 --ideas 2 --impls 2 --seed 1 --jobs 4 --max-timing 2" \
-  tests/tools/gpu_session.sh search               # resumes run_7cac55a4ca6bfae8 (twice)
-kforge --db kforge.db verify --top 1 --problems 19 --no-category --sanitizer-timeout 25 --max-timing 2
-kforge --db kforge.db verify --top 1 --problems level1 --no-category --no-sanitizer --max-timing 2
-                                                  # stopped by the device budget after 57 problems
-cp kforge.db h100.db
+# Here (Debian 12, CUDA 13 toolkit, no GPU): kforge and the bundle a bare GPU host lacks.
+make test-build && sh scripts/gpu-bundle.sh      # -> build-gpu/bundle.tar.xz, carried
 
-# H200, on a copy of that store:
-kforge --db kforge.db verify --top 1 --problems level1 --no-category --no-sanitizer --max-timing 2
-cp kforge.db h200.db
+# H100, session of 2026-11-25 (kforge c8baa06): `make dataset PROBLEMS=level1`'s pipeline with
+# every default, resumed twice; then verification of problems 1-62 (the call's limit).
+# Exactly as in docs/results/h100-default-search/commands.sh:
+T_TESTGPU=150 T_DATASET=390 DB=$PWD/build-gpu/kforge.db PROBS=level1 JOBS=4 \
+  tests/tools/gpu_session.sh info test-gpu dataset
+T_SEARCH=530 DB=$PWD/build-gpu/kforge.db PROBS=level1 \
+  SEARCH_ARGS="--strategy branch --rounds 3 --ideas 4 --impls 2 --seed 1 --jobs 4" \
+  tests/tools/gpu_session.sh search                # twice
+BASE_PROBS=1-100 T_BASE=165 T_VERIFY=215 DB=$PWD/build-gpu/kforge.db VERIFY_PROBS=level1 TOP=1 \
+  VERIFY_ARGS="--no-category --no-sanitizer --max-timing 1" tests/tools/gpu_session.sh info compile verify
 
-# Here: merge (merge h200.db h100.db gives the same bytes).
-kforge merge h100.db h200.db -o merged.db
+# Next session (kforge bb450b3), asked for an H200 and given an H100: the `release` step
+# measures the baselines this GPU lacks (none) and verifies the best kernel of every problem
+# (1-62 come from the store): logs/h100-verify-63-100.txt.
+PROBS=level1 DB=$PWD/build-gpu/kforge.db T_BASE=170 T_VERIFY=375 tests/tools/gpu_session.sh info release
+xz -T16 -3 -c build-gpu/kforge.db > "$OUT/kforge.db.xz"   # -> merged.db here
+# On an H200 the same line measures its torch.compile baselines and verifies all 100;
+# `kforge merge h100.db h200.db -o merged.db` then joins the stores.
 
-# H100 again, next session, on merged.db: the rest of the verification, a sanitizer pass on
-# five best kernels, torch.compile baselines (logs in level1-builtin-v0.1.0/logs/).
-DB=merged.db VERIFY_PROBS=58-100 TOP=1 VERIFY_ARGS="--no-category --no-sanitizer --max-timing 2" \
-  tests/tools/gpu_session.sh verify
-DB=merged.db VERIFY_PROBS=12,40,72,88,95 TOP=1 \
-  VERIFY_ARGS="--no-category --sanitizer-timeout 40 --max-timing 1" tests/tools/gpu_session.sh verify
-python3 tools/torch_baseline.py --variant compile --problems 1-100   # problems/baselines/NVIDIA_H100_80GB_HBM3/
-
-# Here: compile baselines into the store, pack, site, this page.
-kforge --db merged.db baselines import \
-  problems/baselines/NVIDIA_H100_80GB_HBM3/baseline_time_torch_compile_inductor_default.json \
-  --gpu "NVIDIA H100 80GB HBM3" --variant compile
-kforge --db merged.db pack --version 0.1.0 -o dist
-kforge --db merged.db site -o site
-chromium --headless --no-sandbox --hide-scrollbars --window-size=1000,1250 \
-  --screenshot=index.png file://$PWD/site/index.html
-kforge --db merged.db report --gpus > cross.md
+# Here, at commit a0ed5a2 (the kforge that packed: provenance.json "packed_by"):
+zstd -d docs/results/level1-builtin-v0.1.0/kforge-merged.db.zst -o merged.db
+make kforge
+./build/kforge --db merged.db pack --version 0.1.0 -o dist && cat dist/*.sha256
+./build/kforge --db merged.db site -o site
+for p in index:index.html problem:problems/level1-095_CrossEntropyLoss.html; do
+  chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1000,1250 \
+    --screenshot="$PWD/${p%%:*}.png" "file://$PWD/site/${p#*:}"
+done                                              # -> level1-builtin-v0.1.0/{index,problem}.png
+./build/kforge --db merged.db report --gpus > cross.md
 python3 tools/results_md.py merged.db --version 0.1.0 \
-  --tarball dist/kforge-kernelbench-0.1.0.tar.zst --search-seconds 1128 \
+  --tarball dist/kforge-kernelbench-0.1.0.tar.zst --search-seconds 1079 \
   --screens level1-builtin-v0.1.0 --notes docs/results/level1-builtin-v0.1.0/notes.md \
   --cross-gpu cross.md --commands docs/results/level1-builtin-v0.1.0/commands.sh \
   -o docs/results/level1-builtin-v0.1.0.md
-
-# Re-pack check: the merged store is committed next to this page (zstd); at commit 91c4f05
-# (the kforge that packed the tarball: provenance.json "packed_by") this gives the SHA-256 above.
-git checkout 91c4f05 && make kforge
-zstd -d docs/results/level1-builtin-v0.1.0/kforge-merged.db.zst -o merged.db
-./build/kforge --db merged.db pack --version 0.1.0 -o dist && cat dist/*.sha256
