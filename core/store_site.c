@@ -357,7 +357,8 @@ json_t *store_site_problems(struct store_site *ss, struct buf *err)
 		" (SELECT COUNT(*) FROM candidates c WHERE c.problem_id = p.id AND " COMPILED ") AS compiled,"
 		" (SELECT COUNT(*) FROM candidates c WHERE c.problem_id = p.id AND c.status = 'correct') AS correct,"
 		" (SELECT COUNT(DISTINCT c.kernel_hash) FROM candidates c WHERE c.problem_id = p.id) AS kernels,"
-		" (SELECT COUNT(*) FROM rounds x WHERE x.problem_id = p.id) AS rounds"
+		" (SELECT COUNT(*) FROM (SELECT DISTINCT c.run_id, c.round FROM candidates c"
+		"  WHERE c.problem_id = p.id)) AS rounds"
 		" FROM problems p ORDER BY p.level, p.number, p.id", NULL, err);
 }
 
@@ -553,7 +554,9 @@ json_t *store_site_report(struct store_site *ss, const char *problem_id, struct 
 		"SELECT COUNT(*) AS candidates, COALESCE(SUM(" COMPILED "), 0) AS compiled,"
 		" COALESCE(SUM(c.status = 'correct'), 0) AS correct,"
 		" COUNT(DISTINCT c.kernel_hash) AS kernels,"
-		" (SELECT COUNT(*) FROM rounds x WHERE x.problem_id = ?1) AS rounds"
+		/* Rounds that had candidates: one short of untried ideas has none. */
+		" (SELECT COUNT(*) FROM (SELECT DISTINCT c2.run_id, c2.round FROM candidates c2"
+		"  WHERE c2.problem_id = ?1)) AS rounds"
 		" FROM candidates c WHERE c.problem_id = ?1", p, err);
 	if (!a)
 		goto fail;

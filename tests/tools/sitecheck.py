@@ -297,6 +297,10 @@ def main():
                 got[(tr.attrs["data-run"], int(tr.attrs["data-round"]))] = int(fv(tds[4]))
         check(got == rows, "%s: per-round correct counts" % p,
               "want %r\ngot %r" % (sorted(rows.items())[:5], sorted(got.items())[:5]))
+        card = root.find("dd", **{"data-k": "rounds"})
+        check(card is not None and int(card.attrs["data-v"]) == len(rows),
+              "%s: the rounds card counts rounds with candidates (%d)" % (p, len(rows)),
+              "got %r" % (card and card.attrs.get("data-v")))
         errs = []
         for tr in root.find("table", id="best").find_all("tr"):
             g = tr.attrs.get("data-gpu")
