@@ -119,7 +119,7 @@ int wk_ensure_ref_values(struct worker *w, const json_t *req, const struct buf *
 			 unsigned long long seed, CUdeviceptr *outs, double *ref_ms, struct buf *err);
 double wk_host_decode(const unsigned char *p, enum kf_dtype t);
 
-/* worker_cupti.c: kernel durations of the named kernels, in launch order */
+/* worker_cupti.c: durations of the candidate's kernels, in launch order */
 int wk_cupti_open(struct worker *w);          /* 0, or -1 when unavailable (reason logged) */
 /* Collects the records of kernels launched as the plan's steps are (grid, block, dynamic
  * shared memory); the plan must outlive the matching wk_cupti_stop. */
