@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "collector/catalogue.h"
+#include "engine/candidate.h"
 #include "collector/proposers.h"
 #include "core/json.h"
 
@@ -264,6 +265,21 @@ static long combos(const json_t *choices)
 	return n;
 }
 
+/* Whether a kernel of this hash is one of the known or of those already made. */
+static int known_kernel(const struct impl_request *req, const json_t *hashes, const char *h)
+{
+	size_t i;
+	json_t *v;
+
+	for (int k = 0; k < req->n_known; k++)
+		if (!strcmp(req->known[k], h))
+			return 1;
+	json_array_foreach(hashes, i, v)
+		if (!strcmp(json_string_value(v), h))
+			return 1;
+	return 0;
+}
+
 /* Whether a seed of this template has exactly these parameters. */
 static int same_as_seed(const struct impl_request *req, const char *template_id, const json_t *p)
 {
@@ -281,9 +297,9 @@ static int b_implement(void *self, const struct impl_request *req, struct propos
 		catalogue_find(req->idea->catalogue_id) : NULL;
 	const json_t *spec = req->problem->spec;
 	const struct seed_kernel *base = NULL;
-	json_t *choices, *made = json_array();
+	json_t *choices, *made = json_array(), *hashes = json_array();
 	long total, i, *order;
-	int got = 0;
+	int got = 0, repeats = 0;
 
 	(void)self;
 	if (!c || !c->template_id) {
@@ -301,6 +317,7 @@ static int b_implement(void *self, const struct impl_request *req, struct propos
 	if (!order) {
 		json_decref(choices);
 		json_decref(made);
+		json_decref(hashes);
 		return kf_err(err, "out of memory");
 	}
 	for (i = 0; i < total; i++)
@@ -323,10 +340,25 @@ static int b_implement(void *self, const struct impl_request *req, struct propos
 			json_decref(p);
 			continue;
 		}
+		int bad = builtin_tmpl_render(c->template_id, spec, p, &src, &e);
+		if (!bad) {
+			/* Points that render the same text as a kernel the problem has: a slot
+			 * for another point instead (evaluated once anyway, the slot would be lost). */
+			char h[65];
+			candidate_hash(src.s, src.len, h);
+			if (known_kernel(req, hashes, h)) {
+				repeats++;
+				json_decref(p);
+				buf_release(&src);
+				buf_release(&e);
+				continue;
+			}
+			json_array_append_new(hashes, json_string(h));
+		}
 		pr = proposal_list_add(out);
 		pr->template_id = strdup(c->template_id);
 		pr->params = p;
-		if (builtin_tmpl_render(c->template_id, spec, p, &src, &e)) {
+		if (bad) {
 			pr->format_error = strdup(e.s);
 		} else {
 			pr->source = buf_detach(&src, NULL);
@@ -345,10 +377,11 @@ static int b_implement(void *self, const struct impl_request *req, struct propos
 	set_record(rec, json_pack("{s:s,s:s,s:i,s:i,s:s?}", "problem", req->problem->id, "idea",
 				  c->id, "round", req->round, "m", req->m, "base_kernel",
 				  base ? base->kernel_id : NULL),
-		   json_pack("{s:o,s:I}", "implementations", made, "combinations",
-			     (json_int_t)total));
+		   json_pack("{s:o,s:I,s:i}", "implementations", made, "combinations",
+			     (json_int_t)total, "skipped_known", repeats));
 	free(order);
 	json_decref(choices);
+	json_decref(hashes);
 	return 0;
 }
 

@@ -80,6 +80,10 @@ struct impl_request {
 	int m;                     /* implementations wanted */
 	int round;
 	unsigned long long seed;
+	/* Kernel hashes (engine/candidate.h) of the problem's candidates in the run's earlier
+	 * rounds: the built-in proposer renders none of them again. */
+	const char *const *known;
+	int n_known;
 };
 
 struct repair_request {

@@ -263,7 +263,9 @@ static int implement(struct sproblem *P, int round, int idx, const json_t *idea,
 {
 	char call_id[64];
 	const char *idea_id = jget_str(idea, "id", "");
-	int failed = 0, r, exists, n_seeds;
+	int failed = 0, r, exists, n_seeds, n_known;
+	const char **known_s;
+	json_t *known;
 	struct seed_kernel seeds[SEARCH_SEEDS_MAX];
 	json_t *owned[SEARCH_SEEDS_MAX], *parents;
 	struct proposal_list pl;
@@ -287,12 +289,19 @@ static int implement(struct sproblem *P, int round, int idx, const json_t *idea,
 		if (d)
 			return SP_OK;
 	}
+	if (!(known = sdb_kernels_before(P, round, err)))
+		return -1;
+	n_known = (int)json_array_size(known);
+	known_s = calloc((size_t)n_known + 1, sizeof(*known_s));
+	for (int i = 0; known_s && i < n_known; i++)
+		known_s[i] = json_string_value(json_array_get(known, i));
 	to_seeds(seed_rows, seeds, owned, &n_seeds);
 	it.text = (char *)jget_str(idea, "text", "");
 	it.categories = (unsigned)jget_int(idea, "categories", 0);
 	it.catalogue_id = (char *)jget_str(idea, "catalogue_id", NULL);
 	struct impl_request req = { &P->pp, &it, seeds, n_seeds, m, round,
-				    sdb_seed(P, round, "implement", idx) };
+				    sdb_seed(P, round, "implement", idx), known_s,
+				    known_s ? n_known : 0 };
 	proposal_list_init(&pl);
 	proposer_record_init(&rec);
 	r = P->S->prop->implement(P->S->prop->self, &req, &pl, &rec, err);
@@ -319,6 +328,8 @@ static int implement(struct sproblem *P, int round, int idx, const json_t *idea,
 out:
 	for (int i = 0; i < n_seeds; i++)
 		json_decref(owned[i]);
+	free(known_s);
+	json_decref(known);
 	proposal_list_release(&pl);
 	proposer_record_release(&rec);
 	return r;

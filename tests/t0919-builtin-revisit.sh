@@ -3,7 +3,8 @@
 # a round revisits the tried ideas that did best (those that gave a correct
 # kernel; one that has no parameter points left is revisited once, to apply
 # them to a better base), and no implementation re-renders one of its seed
-# kernels. Searches with the real proposer and a fake engine.
+# kernels or any kernel its problem had in an earlier round. Searches with
+# the real proposer and a fake engine.
 . "$KF_ROOT/tests/lib.sh"
 SF="$KF_BUILD/tests/searchfake"
 E="$KF_BUILD/tests/builtin_emit"
@@ -26,6 +27,10 @@ for (r,) in db.execute("select response from llm_calls where purpose='ideas'"):
     assert v == sorted(v, reverse=True), v
 assert n >= 3, n
 PY
+check "no candidate re-renders a kernel its problem had in an earlier round" sh -c \
+	"test \"\$(sqlite3 '$T_TMP/k.db' \"select count(*) from candidates a join candidates b on a.run_id=b.run_id and a.problem_id=b.problem_id and a.kernel_hash=b.kernel_hash and b.round<a.round\")\" = 0"
+check "the implement records count the points skipped as known kernels" sh -c \
+	"test \"\$(sqlite3 '$T_TMP/k.db' \"select sum(json_extract(response,'\$.skipped_known')) from llm_calls where purpose='implement'\")\" -ge 1"
 check "no kernel of round 1 or later is one of its own seeds again" sh -c \
 	"test \"\$(sqlite3 '$T_TMP/k.db' \"select count(*) from candidates c, json_each(c.parent_ids) p join candidates pc on pc.id=p.value where c.kernel_hash=pc.kernel_hash and c.round>=1\")\" = 0"
 check "004 round 3: nothing left, and the record says why" sh -c \
