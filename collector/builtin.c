@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "collector/catalogue.h"
-#include "engine/candidate.h"
 #include "collector/proposers.h"
 #include "core/json.h"
+#include "engine/candidate.h"
 
 static uint64_t mix(uint64_t x)
 {

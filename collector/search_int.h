@@ -86,9 +86,9 @@ int sdb_round_done(struct sproblem *P, int round, struct buf *err);
  * kernel_hash, template_id, params, detail, source, time_mean_ms,
  * speedup_eager}]. */
 json_t *sdb_candidates(struct sproblem *P, struct buf *err);
-/* The candidate in slot (round, idea_id (may be NULL), impl): new ref or NULL. */
 /* [hash, ...]: the kernels of the problem's candidates in the run's rounds before `round`. */
 json_t *sdb_kernels_before(struct sproblem *P, int round, struct buf *err);
+/* The candidate in slot (round, idea_id (may be NULL), impl): new ref or NULL. */
 json_t *sdb_candidate_at(struct sproblem *P, int round, const char *idea_id, int impl,
 			 struct buf *err);
 /* Ideas of a round in order: [{id, text, catalogue_id, categories (bits)}]. */
