@@ -252,20 +252,13 @@ json_t *sdb_candidates(struct sproblem *P, struct buf *err)
 
 json_t *sdb_kernels_before(struct sproblem *P, int round, struct buf *err)
 {
-	json_t *pa = json_pack("[s,s,i]", P->S->run_id, P->ref->id, round), *rows, *out, *r;
-	size_t i;
+	json_t *pa = json_pack("[s,s,i]", P->S->run_id, P->ref->id, round), *out;
 
-	rows = store_query_all(&P->st,
-			       "SELECT DISTINCT kernel_hash FROM candidates WHERE run_id = ? AND"
-			       " problem_id = ? AND round < ? AND kernel_hash IS NOT NULL"
-			       " ORDER BY kernel_hash", pa, err);
+	out = json_column(store_query_all(&P->st,
+					  "SELECT DISTINCT kernel_hash FROM candidates WHERE run_id = ? AND"
+					  " problem_id = ? AND round < ? AND kernel_hash IS NOT NULL"
+					  " ORDER BY kernel_hash", pa, err), "kernel_hash");
 	json_decref(pa);
-	if (!rows)
-		return NULL;
-	out = json_array();
-	json_array_foreach(rows, i, r)
-		json_array_append(out, json_object_get(r, "kernel_hash"));
-	json_decref(rows);
 	return out;
 }
 

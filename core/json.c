@@ -100,6 +100,20 @@ static int dump_cb(const char *p, size_t n, void *data)
 	return 0;
 }
 
+json_t *json_column(json_t *rows, const char *key)
+{
+	json_t *out, *r;
+	size_t i;
+
+	if (!rows)
+		return NULL;
+	out = json_array();
+	json_array_foreach(rows, i, r)
+		json_array_append(out, json_object_get(r, key));
+	json_decref(rows);
+	return out;
+}
+
 void json_add_compact(struct buf *b, const json_t *v)
 {
 	json_dump_callback(v, dump_cb, b, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);

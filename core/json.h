@@ -20,6 +20,10 @@ int jreq_str(const json_t *o, const char *key, const char **out, const char *ctx
 int jreq_int(const json_t *o, const char *key, int64_t *out, const char *ctx, struct buf *err);
 int jreq_num(const json_t *o, const char *key, double *out, const char *ctx, struct buf *err);
 
+/* The value of key in each object of rows, as a new array; takes rows' reference (query
+ * results pass straight through). NULL when rows is NULL. */
+json_t *json_column(json_t *rows, const char *key);
+
 /* Serialises compactly with sorted keys (stable bytes) into b (appends). */
 void json_add_compact(struct buf *b, const json_t *v);
 /* Same, indented by 2 for humans. */

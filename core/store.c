@@ -314,23 +314,13 @@ static int valid_ident(const char *s)
 json_t *store_table_columns(struct store *s, const char *table, struct buf *err)
 {
 	char sql[128];
-	json_t *rows, *cols;
-	size_t i;
-	json_t *r;
 
 	if (!valid_ident(table) || !store_table_key(table)) {
 		kf_err(err, "store: unknown table '%s'", table);
 		return NULL;
 	}
 	snprintf(sql, sizeof(sql), "SELECT name FROM pragma_table_info('%s') ORDER BY cid", table);
-	rows = store_query_all(s, sql, NULL, err);
-	if (!rows)
-		return NULL;
-	cols = json_array();
-	json_array_foreach(rows, i, r)
-		json_array_append(cols, json_object_get(r, "name"));
-	json_decref(rows);
-	return cols;
+	return json_column(store_query_all(s, sql, NULL, err), "name");
 }
 
 static int check_columns(struct store *s, const char *table, const json_t *obj, struct buf *err)

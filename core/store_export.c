@@ -494,9 +494,8 @@ json_t *store_export_columns(struct store *s, const char *table, struct buf *err
 
 json_t *store_export_unknown_problems(struct store *s, const json_t *ids, struct buf *err)
 {
-	json_t *params = json_array(), *rows, *out, *r;
+	json_t *params = json_array(), *rows;
 	struct buf b = BUF_INIT;
-	size_t i;
 
 	json_add_compact(&b, ids);
 	json_array_append_new(params, json_string(b.s));
@@ -504,11 +503,5 @@ json_t *store_export_unknown_problems(struct store *s, const json_t *ids, struct
 			       " WHERE j.value NOT IN (SELECT id FROM problems) ORDER BY j.key", params, err);
 	json_decref(params);
 	buf_release(&b);
-	if (!rows)
-		return NULL;
-	out = json_array();
-	json_array_foreach(rows, i, r)
-		json_array_append(out, json_object_get(r, "id"));
-	json_decref(rows);
-	return out;
+	return json_column(rows, "id");
 }

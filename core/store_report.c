@@ -338,10 +338,7 @@ json_t *store_report_gpus(struct store *s, struct buf *err)
 		json_decref(gpus);
 		return NULL;
 	}
-	names = json_array();
-	json_array_foreach(gpus, i, r)
-		json_array_append(names, json_object_get(r, "name"));
-	json_decref(gpus);
+	names = json_column(gpus, "name");
 	probs = json_array();
 	json_array_foreach(rows, i, r) {
 		const char *pid = jget_str(r, "problem_id", "");

@@ -583,15 +583,6 @@ fail:
 
 json_t *store_site_gpu_names(struct store_site *ss, struct buf *err)
 {
-	json_t *rows = query(ss, "SELECT gpu_name FROM evals GROUP BY gpu_name"
-			     " ORDER BY COUNT(*) DESC, gpu_name", NULL, err), *v, *out;
-	size_t i;
-
-	if (!rows)
-		return NULL;
-	out = json_array();
-	json_array_foreach(rows, i, v)
-		json_array_append(out, json_object_get(v, "gpu_name"));
-	json_decref(rows);
-	return out;
+	return json_column(query(ss, "SELECT gpu_name FROM evals GROUP BY gpu_name"
+				 " ORDER BY COUNT(*) DESC, gpu_name", NULL, err), "gpu_name");
 }
