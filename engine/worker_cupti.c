@@ -137,8 +137,12 @@ static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buff
 		}
 		C.renamed += !named_step(k->name);
 		if (C.n == C.alloc) {
-			C.alloc = C.alloc ? 2 * C.alloc : 1024;
-			C.recs = realloc(C.recs, (size_t)C.alloc * sizeof(*C.recs));
+			int na = C.alloc ? 2 * C.alloc : 1024;
+			struct rec *nr = realloc(C.recs, (size_t)na * sizeof(*C.recs));
+			if (!nr)
+				continue;   /* the record is lost: the count says so (cupti_note) */
+			C.recs = nr;
+			C.alloc = na;
 		}
 		C.recs[C.n].start = k->start;
 		C.recs[C.n].end = k->end;
