@@ -265,7 +265,8 @@ static long combos(const json_t *choices)
 	return n;
 }
 
-/* Whether a kernel of this hash is one of the known or of those already made. */
+/* Whether a kernel of this hash is known: 1 from an earlier round, 2 made in
+ * this round (hashes); 0 new. */
 static int known_kernel(const struct impl_request *req, const json_t *hashes, const char *h)
 {
 	size_t i;
@@ -276,7 +277,7 @@ static int known_kernel(const struct impl_request *req, const json_t *hashes, co
 			return 1;
 	json_array_foreach(hashes, i, v)
 		if (!strcmp(json_string_value(v), h))
-			return 1;
+			return 2;
 	return 0;
 }
 
@@ -290,22 +291,34 @@ static int same_as_seed(const struct impl_request *req, const char *template_id,
 	return 0;
 }
 
-static int b_implement(void *self, const struct impl_request *req, struct proposal_list *out,
-		       struct proposer_record *rec, struct buf *err)
+struct pick {
+	const struct catalogue_idea *c;
+	const struct seed_kernel *base;
+	long total;
+	int repeats;               /* points whose kernel an earlier round has */
+	int round_repeats;         /* points whose kernel this round has made */
+	json_t *made;              /* [{template, params}] of the proposals */
+};
+
+/* One idea's choice of points: the first m of a seeded shuffle of its parameter
+ * combinations, built on the fastest seed of its template, leaving out the
+ * seeds' own points and kernels in req->known or in hashes (to which it adds
+ * its own). out NULL: only the hashes (an earlier idea of the round, replayed). */
+
+static int pick(const struct impl_request *req, json_t *hashes, struct proposal_list *out,
+		struct pick *pk, struct buf *err)
 {
 	const struct catalogue_idea *c = req->idea->catalogue_id ?
 		catalogue_find(req->idea->catalogue_id) : NULL;
 	const json_t *spec = req->problem->spec;
 	const struct seed_kernel *base = NULL;
-	json_t *choices, *made = json_array(), *hashes = json_array();
+	json_t *choices;
 	long total, i, *order;
-	int got = 0, repeats = 0;
+	int got = 0;
 
-	(void)self;
-	if (!c || !c->template_id) {
-		json_decref(made);
+	memset(pk, 0, sizeof(*pk));
+	if (!c || !c->template_id)
 		return kf_err(err, "builtin: idea has no template");
-	}
 	/* Build on the fastest seed made by the same template. */
 	for (i = 0; i < req->n_seeds; i++)
 		if (req->seeds[i].template_id && !strcmp(req->seeds[i].template_id, c->template_id) &&
@@ -316,10 +329,12 @@ static int b_implement(void *self, const struct impl_request *req, struct propos
 	order = calloc((size_t)total, sizeof(*order));
 	if (!order) {
 		json_decref(choices);
-		json_decref(made);
-		json_decref(hashes);
 		return kf_err(err, "out of memory");
 	}
+	pk->c = c;
+	pk->base = base;
+	pk->total = total;
+	pk->made = json_array();
 	for (i = 0; i < total; i++)
 		order[i] = i;
 	/* Seeded shuffle: different rounds try different corners first. */
@@ -342,18 +357,27 @@ static int b_implement(void *self, const struct impl_request *req, struct propos
 		}
 		int bad = builtin_tmpl_render(c->template_id, spec, p, &src, &e);
 		if (!bad) {
-			/* Points that render the same text as a kernel the problem has: a slot
-			 * for another point instead (evaluated once anyway, the slot would be lost). */
+			/* Points that render the same text as a kernel the problem has, or as one
+			 * an earlier idea of the round makes: a slot for another point instead
+			 * (evaluated once anyway, the slot would be lost). */
 			char h[65];
 			candidate_hash(src.s, src.len, h);
-			if (known_kernel(req, hashes, h)) {
-				repeats++;
+			int k = known_kernel(req, hashes, h);
+			if (k) {
+				*(k == 1 ? &pk->repeats : &pk->round_repeats) += 1;
 				json_decref(p);
 				buf_release(&src);
 				buf_release(&e);
 				continue;
 			}
 			json_array_append_new(hashes, json_string(h));
+		}
+		got++;
+		if (!out) {
+			json_decref(p);
+			buf_release(&src);
+			buf_release(&e);
+			continue;
 		}
 		pr = proposal_list_add(out);
 		pr->template_id = strdup(c->template_id);
@@ -368,19 +392,45 @@ static int b_implement(void *self, const struct impl_request *req, struct propos
 			buf_addf(&note, "%s on %s", c->id, base ? base->kernel_id : "template defaults");
 			pr->note = buf_detach(&note, NULL);
 		}
-		json_array_append_new(made, json_pack("{s:s,s:O}", "template", c->template_id,
-						       "params", p));
+		json_array_append_new(pk->made, json_pack("{s:s,s:O}", "template", c->template_id,
+							  "params", p));
 		buf_release(&src);
 		buf_release(&e);
-		got++;
 	}
-	set_record(rec, json_pack("{s:s,s:s,s:i,s:i,s:s?}", "problem", req->problem->id, "idea",
-				  c->id, "round", req->round, "m", req->m, "base_kernel",
-				  base ? base->kernel_id : NULL),
-		   json_pack("{s:o,s:I,s:i}", "implementations", made, "combinations",
-			     (json_int_t)total, "skipped_known", repeats));
 	free(order);
 	json_decref(choices);
+	return 0;
+}
+
+static int b_implement(void *self, const struct impl_request *req, struct proposal_list *out,
+		       struct proposer_record *rec, struct buf *err)
+{
+	json_t *hashes = json_array(), *before = json_array();
+	struct pick pk;
+
+	(void)self;
+	/* The round's earlier ideas first, in the round's order: what they make is
+	 * known here whichever thread runs first. */
+	for (int i = 0; i < req->n_before; i++) {
+		const char *id = req->before[i].idea->catalogue_id;
+		json_array_append_new(before, id ? json_string(id) : json_null());
+		if (pick(&req->before[i], hashes, NULL, &pk, err) < 0) {
+			buf_reset(err);   /* an idea without a template makes nothing */
+			continue;
+		}
+		json_decref(pk.made);
+	}
+	if (pick(req, hashes, out, &pk, err) < 0) {
+		json_decref(hashes);
+		json_decref(before);
+		return -1;
+	}
+	set_record(rec, json_pack("{s:s,s:s,s:i,s:i,s:s?,s:o}", "problem", req->problem->id, "idea",
+				  pk.c->id, "round", req->round, "m", req->m, "base_kernel",
+				  pk.base ? pk.base->kernel_id : NULL, "round_ideas_before", before),
+		   json_pack("{s:o,s:I,s:i,s:i}", "implementations", pk.made, "combinations",
+			     (json_int_t)pk.total, "skipped_known", pk.repeats,
+			     "skipped_round", pk.round_repeats));
 	json_decref(hashes);
 	return 0;
 }

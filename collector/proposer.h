@@ -84,6 +84,11 @@ struct impl_request {
 	 * rounds: the built-in proposer renders none of them again. */
 	const char *const *known;
 	int n_known;
+	/* The round's ideas implemented before this one (in the round's order, each
+	 * with its own seed and m): the built-in proposer renders none of their
+	 * kernels again, whatever order concurrent implementations run in. */
+	const struct impl_request *before;
+	int n_before;
 };
 
 struct repair_request {

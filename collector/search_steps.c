@@ -257,12 +257,24 @@ static int all_done(struct sproblem *P, int round, const char *idea_id, int n, s
 	return 1;
 }
 
-/* One idea's implementations: at most m (planned by the round). */
-static int implement(struct sproblem *P, int round, int idx, const json_t *idea,
-		     const json_t *seed_rows, int m, struct buf *err)
+static void to_idea(const json_t *row, struct idea *it)
+{
+	memset(it, 0, sizeof(*it));
+	it->text = (char *)jget_str(row, "text", "");
+	it->categories = (unsigned)jget_int(row, "categories", 0);
+	it->catalogue_id = (char *)jget_str(row, "catalogue_id", NULL);
+}
+
+/* Idea idx of the round's ideas: at most mm[idx] implementations (planned by
+ * the round). The request names the ideas before it, so that a deterministic
+ * proposer can skip their kernels whatever order the threads finish in. */
+static int implement(struct sproblem *P, int round, int idx, const json_t *ideas, const int *mm,
+		     const json_t *seed_rows, struct buf *err)
 {
 	char call_id[64];
+	const json_t *idea = json_array_get(ideas, (size_t)idx);
 	const char *idea_id = jget_str(idea, "id", "");
+	int m = mm[idx];
 	int failed = 0, r, exists, n_seeds, n_known;
 	const char **known_s;
 	json_t *known;
@@ -270,7 +282,8 @@ static int implement(struct sproblem *P, int round, int idx, const json_t *idea,
 	json_t *owned[SEARCH_SEEDS_MAX], *parents;
 	struct proposal_list pl;
 	struct proposer_record rec;
-	struct idea it = { 0 };
+	struct idea it, *before_it;
+	struct impl_request *before;
 
 	sdb_call_id(P, round, "implement", idea_id, call_id);
 	exists = sdb_call_get(P, call_id, &failed, err);
@@ -296,12 +309,27 @@ static int implement(struct sproblem *P, int round, int idx, const json_t *idea,
 	for (int i = 0; known_s && i < n_known; i++)
 		known_s[i] = json_string_value(json_array_get(known, i));
 	to_seeds(seed_rows, seeds, owned, &n_seeds);
-	it.text = (char *)jget_str(idea, "text", "");
-	it.categories = (unsigned)jget_int(idea, "categories", 0);
-	it.catalogue_id = (char *)jget_str(idea, "catalogue_id", NULL);
+	to_idea(idea, &it);
+	before = calloc((size_t)idx + 1, sizeof(*before));
+	before_it = calloc((size_t)idx + 1, sizeof(*before_it));
+	if (!known_s || !before || !before_it) {
+		for (int i = 0; i < n_seeds; i++)
+			json_decref(owned[i]);
+		free(before);
+		free(before_it);
+		free(known_s);
+		json_decref(known);
+		return kf_err(err, "out of memory");
+	}
+	for (int i = 0; i < idx; i++) {
+		to_idea(json_array_get(ideas, (size_t)i), &before_it[i]);
+		before[i] = (struct impl_request){ &P->pp, &before_it[i], seeds, n_seeds, mm[i], round,
+						   sdb_seed(P, round, "implement", i), known_s,
+						   n_known, NULL, 0 };
+	}
 	struct impl_request req = { &P->pp, &it, seeds, n_seeds, m, round,
 				    sdb_seed(P, round, "implement", idx), known_s,
-				    known_s ? n_known : 0 };
+				    n_known, before, idx };
 	proposal_list_init(&pl);
 	proposer_record_init(&rec);
 	r = P->S->prop->implement(P->S->prop->self, &req, &pl, &rec, err);
@@ -329,6 +357,8 @@ out:
 	for (int i = 0; i < n_seeds; i++)
 		json_decref(owned[i]);
 	free(known_s);
+	free(before);
+	free(before_it);
 	json_decref(known);
 	proposal_list_release(&pl);
 	proposer_record_release(&rec);
@@ -392,7 +422,7 @@ static void *ijob_worker(void *arg)
 		pthread_mutex_unlock(&J->lock);
 		if (i >= J->n)
 			break;
-		r = implement(&Q, J->round, i, json_array_get(J->ideas, (size_t)i), J->seeds, J->m[i], &err);
+		r = implement(&Q, J->round, i, J->ideas, J->m, J->seeds, &err);
 		if (r) {
 			pthread_mutex_lock(&J->lock);
 			if (r < 0 && J->rc >= 0)
@@ -425,7 +455,7 @@ static int implement_all(struct sproblem *P, int round, const json_t *ideas, con
 	int nth = 0;
 
 	if (n == 1)
-		return implement(P, round, 0, json_array_get(ideas, 0), seeds, m[0], err);
+		return implement(P, round, 0, ideas, m, seeds, err);
 	while (nth < n && nth < SEARCH_IDEA_THREADS && !pthread_create(&th[nth], NULL, ijob_worker, &J))
 		nth++;
 	if (!nth)

@@ -3,15 +3,17 @@
 # a round revisits the tried ideas that did best (those that gave a correct
 # kernel; one that has no parameter points left is revisited once, to apply
 # them to a better base), and no implementation re-renders one of its seed
-# kernels or any kernel its problem had in an earlier round. Searches with
-# the real proposer and a fake engine.
+# kernels, any kernel its problem had in an earlier round, or one an earlier
+# idea of the same round made (the round's implementations run concurrently).
+# Searches with the real proposer and a fake engine.
 . "$KF_ROOT/tests/lib.sh"
 SF="$KF_BUILD/tests/searchfake"
 E="$KF_BUILD/tests/builtin_emit"
 S="$KF_ROOT/problems/level1/004_Matrix_vector_multiplication/spec.json"
 
-expect_exit 0 "a 3-round search of 004, 019 and 001 with the built-in proposer" \
-	"$SF" --db "$T_TMP/k.db" --root "$KF_ROOT" --problems 4,19,1 --rounds 3 --k 4 --m 2 --proposer builtin
+# 042 and 048: ideas of one round whose points render the same kernel.
+expect_exit 0 "a 3-round search of 004, 019, 001, 042 and 048 with the built-in proposer" \
+	"$SF" --db "$T_TMP/k.db" --root "$KF_ROOT" --problems 4,19,1,42,48 --rounds 3 --k 4 --m 2 --proposer builtin
 q() { sqlite3 "$T_TMP/k.db" "$1"; }
 check "004 round 1: its four untried ideas" sh -c \
 	"test \"\$(sqlite3 '$T_TMP/k.db' \"select count(*) from ideas i join candidates c on c.idea_id=i.id where c.problem_id like 'level1/004%' and c.round=1 and i.text not like 'Revisit %' group by c.problem_id\")\" -ge 4"
@@ -31,6 +33,12 @@ check "no candidate re-renders a kernel its problem had in an earlier round" sh 
 	"test \"\$(sqlite3 '$T_TMP/k.db' \"select count(*) from candidates a join candidates b on a.run_id=b.run_id and a.problem_id=b.problem_id and a.kernel_hash=b.kernel_hash and b.round<a.round\")\" = 0"
 check "the implement records count the points skipped as known kernels" sh -c \
 	"test \"\$(sqlite3 '$T_TMP/k.db' \"select sum(json_extract(response,'\$.skipped_known')) from llm_calls where purpose='implement'\")\" -ge 1"
+check "no two candidates of a round share a kernel" sh -c \
+	"test \"\$(sqlite3 '$T_TMP/k.db' \"select count(*) from candidates a join candidates b on a.run_id=b.run_id and a.problem_id=b.problem_id and a.kernel_hash=b.kernel_hash and b.round=a.round and a.id<b.id\")\" = 0"
+check "the implement records count the points skipped as made earlier in the round" sh -c \
+	"test \"\$(sqlite3 '$T_TMP/k.db' \"select sum(json_extract(response,'\$.skipped_round')) from llm_calls where purpose='implement'\")\" -ge 1"
+check "an implement request names the round's ideas before it" sh -c \
+	"test \"\$(sqlite3 '$T_TMP/k.db' \"select count(*) from llm_calls where purpose='implement' and json_array_length(json_extract(request,'\$.round_ideas_before'))=3\")\" -ge 1"
 check "no kernel of round 1 or later is one of its own seeds again" sh -c \
 	"test \"\$(sqlite3 '$T_TMP/k.db' \"select count(*) from candidates c, json_each(c.parent_ids) p join candidates pc on pc.id=p.value where c.kernel_hash=pc.kernel_hash and c.round>=1\")\" = 0"
 check "004 round 3: nothing left, and the record says why" sh -c \

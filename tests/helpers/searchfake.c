@@ -20,6 +20,7 @@
 #include "core/json.h"
 #include "core/sha256.h"
 #include "core/store.h"
+#include "engine/candidate.h"
 
 static const char *db_path;
 static int delay_ms;
@@ -47,7 +48,7 @@ static int fake_eval(void *ctx, const char *problem_id, const char *cand, struct
 
 	(void)ctx;
 	nap();
-	sha256_hex(cand, strlen(cand), o->kernel_hash);
+	candidate_hash(cand, strlen(cand), o->kernel_hash); /* as the engine: the canonical form */
 	buf_addf(&key, "%s|%s|%s|collect-v1", o->kernel_hash, problem_id, fake_gpu);
 	sha256_hex(key.s, key.len, eid);
 	buf_release(&key);
