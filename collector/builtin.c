@@ -304,7 +304,6 @@ struct pick {
  * combinations, built on the fastest seed of its template, leaving out the
  * seeds' own points and kernels in req->known or in hashes (to which it adds
  * its own). out NULL: only the hashes (an earlier idea of the round, replayed). */
-
 static int pick(const struct impl_request *req, json_t *hashes, struct proposal_list *out,
 		struct pick *pk, struct buf *err)
 {
