@@ -1,4 +1,5 @@
 #include "store_report.h"
+#include "store_verify.h"
 #include "json.h"
 
 #include <ctype.h>
@@ -91,7 +92,7 @@ static json_t *cands(struct store *s, const char *run_id, const char *problem_id
 	json_t *r = store_query_all(
 		s,
 		"SELECT c.id, c.round, c.idea_id, c.status, c.kernel_hash, e.time_mean_ms, sp.speedup_eager,"
-		" EXISTS(SELECT 1 FROM verifications v WHERE v.kernel_hash = c.kernel_hash"
+		" EXISTS(SELECT 1 FROM " KF_VERDICTS("verifications") " v WHERE v.kernel_hash = c.kernel_hash"
 		"  AND v.problem_id = c.problem_id AND v.gpu_name = ?3 AND v.verdict = 'failed') AS vfailed"
 		" FROM candidates c LEFT JOIN evals e ON e.kernel_hash = c.kernel_hash"
 		"  AND e.problem_id = c.problem_id AND e.gpu_name = ?3 AND e.protocol = ?4"
@@ -239,7 +240,8 @@ json_t *store_report_problem(struct store *s, const char *problem_id, const char
 	if (all.best) {
 		json_t *best, *ver, *vpa;
 		vpa = json_pack("[s,s]", jget_str(all.best, "kernel_hash", ""), problem_id);
-		ver = store_query_all(s, "SELECT DISTINCT gpu_name FROM verifications WHERE kernel_hash = ?"
+		ver = store_query_all(s, "SELECT DISTINCT gpu_name FROM " KF_VERDICTS("verifications")
+					 " WHERE kernel_hash = ?"
 					 " AND problem_id = ? AND verdict = 'verified' ORDER BY gpu_name", vpa, err);
 		json_decref(vpa);
 		best = json_pack("{s:s,s:I,s:s?,s:o,s:o,s:o}", "id", jget_str(all.best, "id", ""), "round",
@@ -327,11 +329,9 @@ json_t *store_report_gpus(struct store *s, struct buf *err)
 	rows = store_query_all(
 		s,
 		"SELECT v.problem_id, v.gpu_name, v.kernel_hash, e.time_mean_ms, sp.speedup_eager"
-		" FROM verifications v JOIN evals e ON e.id = v.eval_id"
+		" FROM " KF_VERDICTS("verifications") " v JOIN evals e ON e.id = v.eval_id"
 		" LEFT JOIN eval_speedups sp ON sp.eval_id = v.eval_id"
-		" WHERE v.verdict = 'verified' AND NOT EXISTS (SELECT 1 FROM verifications f"
-		"  WHERE f.kernel_hash = v.kernel_hash AND f.problem_id = v.problem_id"
-		"  AND f.gpu_name = v.gpu_name AND f.verdict = 'failed')"
+		" WHERE v.verdict = 'verified'"
 		" ORDER BY v.problem_id, v.gpu_name, e.time_mean_ms IS NULL, e.time_mean_ms, v.kernel_hash",
 		NULL, err);
 	if (!rows) {

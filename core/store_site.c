@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "store_verify.h"
 
 /* A candidate's time: its fastest correct collection evaluation on the
  * GPU of its run (verification runs are kept apart: they are another
@@ -314,7 +315,8 @@ json_t *store_site_overview(struct store_site *ss, struct buf *err)
 		{ "prompt_tokens", "SELECT COALESCE(SUM(prompt_tokens), 0) FROM llm_calls" },
 		{ "completion_tokens", "SELECT COALESCE(SUM(completion_tokens), 0) FROM llm_calls" },
 		{ "verifications", "SELECT COUNT(*) FROM verifications" },
-		{ "verified", "SELECT COUNT(*) FROM verifications WHERE verdict = 'verified'" },
+		{ "verified", "SELECT COUNT(*) FROM " KF_VERDICTS("verifications")
+			      " WHERE verdict = 'verified'" },
 	};
 	json_t *o = json_object(), *a;
 	int bad = 0;
@@ -364,9 +366,7 @@ json_t *store_site_problems(struct store_site *ss, struct buf *err)
 
 #define BEST_SQL(F) \
 	"WITH v AS (SELECT kernel_hash, problem_id, gpu_name, verdict, eval_id FROM" \
-	"  (SELECT *, ROW_NUMBER() OVER (PARTITION BY kernel_hash, problem_id, gpu_name" \
-	"   ORDER BY created_at DESC, id) AS rn FROM verifications" \
-	"   WHERE " F ") WHERE rn = 1)," \
+	"  " KF_VERDICTS("verifications") " WHERE " F ")," \
 	" c AS (SELECT problem_id, gpu_name, kernel_hash, MIN(time_mean_ms) AS t FROM evals" \
 	"  WHERE status = 'correct' AND time_mean_ms > 0 AND " F \
 	"  GROUP BY problem_id, gpu_name, kernel_hash)," \

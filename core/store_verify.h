@@ -11,6 +11,17 @@
 json_t *store_verify_candidates(struct store *s, const char *gpu_name, const char *protocol,
 				int top_k, int per_category, struct buf *err);
 
+/* A kernel's verdict for a problem on a GPU is that of its latest verification
+ * (newest created_at, then id): re-verifying under a newer protocol supersedes
+ * the older verdict, either way (verifications are keyed by evaluation and
+ * protocol, so one protocol's verdict is not re-run unless forced). The one
+ * definition reports, the site and exports share. T: the verifications table
+ * ("verifications", or "src.verifications" of an attached store); a subquery
+ * with all its columns. */
+#define KF_VERDICTS(T) \
+	"(SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY kernel_hash, problem_id," \
+	" gpu_name ORDER BY created_at DESC, id) AS vrn FROM " T ") WHERE vrn = 1)"
+
 /* The env JSON of an evaluation (evals.env), or NULL. */
 json_t *store_eval_env(struct store *s, const char *eval_id, struct buf *err);
 

@@ -40,7 +40,7 @@ static const struct xfield sft_fields[] = {
 	{ "prompt_source", "string", 0, "llm_request or problem" },
 	{ "per_gpu", "object", 0, "GPU name -> {eval_id, time_mean_ms, time_median_ms, speedup_eager, "
 				  "speedup_compile, verified}" },
-	{ "verified_gpus", "array", 0, "every GPU on which the kernel has a 'verified' verdict" },
+	{ "verified_gpus", "array", 0, "every GPU on which the kernel's latest verification says 'verified'" },
 	{ "gpu_name", "string", 0, "the GPU of the headline figures: the lowest eager speedup" },
 	{ "speedup_eager", "number", 1, "worst-case eager speedup over the GPUs" },
 	{ "speedup_compile", "number", 1, "torch.compile speedup on that GPU" },
@@ -271,8 +271,10 @@ int ds_write_card(struct ds_stage *st, const char *name, const char *version,
 		     "trials with the L2 flushed before each, CUDA events around the launch block plus CUPTI "
 		     "kernel durations. Speedup = PyTorch baseline mean time / kernel mean time on the same "
 		     "GPU (KernelBench's definition). Every protocol parameter is stored with each "
-		     "evaluation (`protocol_params`). Verification (verify-v1) adds more seeds and input "
-		     "distributions, repeated runs that must agree, and longer timing.\n\nProtocols in this "
+		     "evaluation (`protocol_params`). Verification (verify-vN) adds more seeds and input "
+		     "distributions, repeated runs that must agree, and longer timing; verify-v2 bounds "
+		     "its wide uniform draw per operator where fp32 cannot hold 1e-4 at magnitude 100 "
+		     "(cumprod U[-2,2), attention U[-4,4); verify-v1: U[-100,100) for all).\n\nProtocols in this "
 		     "dataset:");
 	json_array_foreach(json_object_get(st->prov, "protocols"), i, v)
 		buf_addf(&b, " `%s`", json_string_value(v));

@@ -114,7 +114,7 @@ static const struct field_doc docs[] = {
 	{ "evals.kernel_hash", "kernel evaluated" },
 	{ "evals.problem_id", "problem id" },
 	{ "evals.gpu_name", "GPU model" },
-	{ "evals.protocol", "protocol name and version (collect-v1, verify-v1)" },
+	{ "evals.protocol", "protocol name and version (collect-v1, verify-v1, verify-v2)" },
 	{ "evals.protocol_params", "every protocol parameter (trials, tolerances, seeds)" },
 	{ "evals.status", "format_error, compile_error, launch_error, runtime_error, timeout, "
 			  "incorrect, correct or not_run" },
@@ -144,7 +144,7 @@ static const struct field_doc docs[] = {
 	{ "verifications.kernel_hash", "kernel" },
 	{ "verifications.problem_id", "problem id" },
 	{ "verifications.gpu_name", "GPU model" },
-	{ "verifications.protocol", "verification protocol (verify-v1)" },
+	{ "verifications.protocol", "verification protocol (verify-v1, verify-v2)" },
 	{ "verifications.verdict", "verified or failed" },
 	{ "verifications.failed_check", "the check that failed" },
 	{ "verifications.review_flags", "reasons a human should look (e.g. speedup over 10x)" },

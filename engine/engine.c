@@ -35,10 +35,11 @@ void eval_protocol_default(struct eval_protocol *p)
 
 void eval_protocol_verify(struct eval_protocol *p)
 {
-	static const char *const dists[] = { "normal", "uniform_large", "edges", NULL };
+	/* verify-v1 drew "uniform_large", U[-100, 100) for every operator. */
+	static const char *const dists[] = { "normal", "uniform_wide", "edges", NULL };
 
 	eval_protocol_default(p);
-	p->name = "verify-v1";
+	p->name = "verify-v2";
 	p->check_trials = 16;   /* + 2 normal + 2 wide-uniform (+ 2 edge-value) draws */
 	p->seed0 = 7000001;
 	p->timed_trials = 500;

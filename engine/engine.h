@@ -18,7 +18,7 @@ struct engine;
 
 /* Protocol: every parameter is stored with every result. */
 struct eval_protocol {
-	const char *name;          /* "collect-v1" (search), "verify-v1" (verifier) */
+	const char *name;          /* "collect-v1" (search), "verify-v2" (verifier) */
 	int check_trials;          /* correctness trials, each with its own seed (5) */
 	unsigned long long seed0;  /* trial i uses seed0 + i */
 	int warmup;                /* 3 */
@@ -34,7 +34,7 @@ struct eval_protocol {
 				      times PyTorch eager's on this GPU; 0 = never, or no baseline */
 };
 void eval_protocol_default(struct eval_protocol *p);   /* collect-v1 */
-void eval_protocol_verify(struct eval_protocol *p);    /* verify-v1 */
+void eval_protocol_verify(struct eval_protocol *p);    /* verify-v2 */
 
 struct engine_config {
 	const char *root;          /* kforge data root (problems/, templates/) */

@@ -116,6 +116,22 @@ static int edges_kind(const struct worker *w)
 	return 0;
 }
 
+/* The bound r of "uniform_wide" U[-r, r): 100, except for operators that fp32
+ * cannot compute to 1e-4 at that magnitude whatever the kernel (verify-v1 drew
+ * U[-100, 100) for all): a prefix product leaves fp32's range within a few
+ * dozen elements (U[-2, 2) keeps hundreds in range); attention's scores reach
+ * ~1e4, where fp32 rounding moves the softmax by 0.3 (U[-4, 4): scores ~10). */
+static double wide_bound(const struct worker *w)
+{
+	const char *op = json_string_value(json_object_get(json_object_get(w->p.spec, "attrs"), "op"));
+
+	if (op && !strcmp(op, "cumprod"))
+		return 2;
+	if (op && !strcmp(op, "sdpa"))
+		return 4;
+	return 100;
+}
+
 static void dist_override(const struct worker *w, int t, int dist, struct kf_gen_desc *g)
 {
 	const struct problem_tensor *pt = &w->p.t[t];
@@ -134,10 +150,14 @@ static void dist_override(const struct worker *w, int t, int dist, struct kf_gen
 		g->kind = KF_DK_NORMAL;
 		g->a = 0;
 		g->b = 1;
-	} else if (dist == 2) {    /* "uniform_large": U[-100, 100) */
+	} else if (dist == 2) {    /* "uniform_large" (verify-v1): U[-100, 100) */
 		g->kind = KF_DK_UNIFORM;
 		g->a = -100;
 		g->b = 100;
+	} else if (dist == 4) {    /* "uniform_wide" (verify-v2): U[-r, r) */
+		g->kind = KF_DK_UNIFORM;
+		g->a = -wide_bound(w);
+		g->b = wide_bound(w);
 	}
 }
 
@@ -756,6 +776,8 @@ static int dist_id(const char *name)
 		return 2;
 	if (!strcmp(name, "edges"))
 		return 3;
+	if (!strcmp(name, "uniform_wide"))
+		return 4;
 	return 0;
 }
 
@@ -832,9 +854,12 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 		for (int i = 0; i < n && !ended; i++) {
 			unsigned long long seed = seed0 + (unsigned long long)(d ? 1000 * d + i : ord[i]);
 			struct wk_keep *k;
-			char what[96];
-			snprintf(what, sizeof(what), "check trial %d (seed %llu%s%s)", ntrials, seed,
-				 d ? ", " : "", d ? json_string_value(json_array_get(dists, (size_t)d - 1)) : "");
+			char what[128], range[48] = "";
+			if (dist == 4)
+				snprintf(range, sizeof(range), " U[%g, %g)", -wide_bound(w), wide_bound(w));
+			snprintf(what, sizeof(what), "check trial %d (seed %llu%s%s%s)", ntrials, seed,
+				 d ? ", " : "", d ? json_string_value(json_array_get(dists, (size_t)d - 1)) : "",
+				 range);
 			wk_progress(w, es.timeout_s + REF_TIMEOUT_S + 30);
 			t_ph = now_s();
 			k = ensure_ref(w, seed, dist, err);

@@ -42,6 +42,15 @@ q "insert into verifications(id,eval_id,kernel_hash,problem_id,gpu_name,protocol
 expect_exit 0 "report after a failed verification" "$KFORGE" report 1
 lacks "the failed kernel is no longer best" "$T_TMP/out" "^- ID: $best\$"
 contains "it is listed as excluded" "$T_TMP/out" "^Excluded \(failed verification\): .*$best"
+# The latest verification decides: a later verify-v2 pass supersedes the
+# verify-v1 failure, and a later failure a pass.
+q "insert into verifications(id,eval_id,kernel_hash,problem_id,gpu_name,protocol,verdict,env,kforge_version,created_at) values('vf2','$e','$h','level1/001_P1','Fake GPU','verify-v2','verified','{}','t','u')"
+expect_exit 0 "report after a later verify-v2 pass" "$KFORGE" report 1
+contains "the kernel is best again" "$T_TMP/out" "^- ID: $best\$"
+lacks "and no longer excluded" "$T_TMP/out" "^Excluded \(failed verification\): .*$best"
+q "update verifications set created_at='s' where id='vf2'"
+expect_exit 0 "report when the pass is the older verdict" "$KFORGE" report 1
+lacks "the later failure excludes it" "$T_TMP/out" "^- ID: $best\$"
 
 # Cross-GPU table: verified kernels on two GPUs.
 h2=$(q "select kernel_hash from candidates where problem_id='level1/002_P2' and status='correct' limit 1")
@@ -54,6 +63,19 @@ done
 expect_exit 0 "report --gpus" "$KFORGE" report --gpus
 contains "a column per GPU" "$T_TMP/out" '^\| Problem \| Fake GPU \| H100 \| H200 \|'
 contains "speedups per GPU (4/2 and 4/1)" "$T_TMP/out" '^\| level1/002_P2 \| - \| 2\.00x \| 4\.00x \|'
+q "insert into verifications(id,eval_id,kernel_hash,problem_id,gpu_name,protocol,verdict,failed_check,env,kforge_version,created_at) values('vH200b','evH200','$h2','level1/002_P2','H200','verify-v2','failed','output_mismatch','{}','t','u')"
+expect_exit 0 "report --gpus after a later failure on the H200" "$KFORGE" report --gpus
+contains "the H200 cell is empty, the H100's stays" "$T_TMP/out" '^\| level1/002_P2 \| - \| 2\.00x \| - \|'
+expect_exit 0 "pack with the later failure" "$KFORGE" pack --version 0.0.1 -o dist
+mkdir -p x && tar -xf dist/kforge-kernelbench-0.0.1.tar.zst -C x 2>/dev/null ||
+	zstd -dc dist/kforge-kernelbench-0.0.1.tar.zst | tar -xf - -C x
+check "the dataset's verified_gpus agree (H100 only)" python3 - "$h2" x/sft.jsonl <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[2])]
+g = [r["verified_gpus"] for r in rows if r["kernel_hash"] == sys.argv[1]]
+assert g and all(v == ["H100"] for v in g), g
+PY
+q "delete from verifications where id='vH200b'"
 expect_exit 0 "report --gpus --json" "$KFORGE" report --gpus --json
 contains "JSON lists the GPUs" "$T_TMP/out" '"H200"'
 

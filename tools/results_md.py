@@ -7,7 +7,7 @@
 
 Every figure comes from the store (python3's sqlite3, read-only):
 - fast_p (p = 0, 1, 1.5, 2) per GPU against PyTorch eager and torch.compile, for the
-  search's own measurements (collect-v1) and for verified kernels (verify-v1);
+  search's own measurements (collect-v1) and for verified kernels (their latest verification);
 - geometric-mean speedup over problems with a correct kernel, overall, per family and
   per idea category (the best kernel whose idea has that category);
 - per category: kernels made, correct, and how many beat their problem's reference
@@ -23,6 +23,7 @@ import json
 import math
 import os
 import sqlite3
+import subprocess
 import sys
 
 FAMILIES = ["elementwise", "rowsoftmax", "reduce", "norm", "loss", "scan", "matmul", "conv",
@@ -78,10 +79,14 @@ def main():
     base = {}
     for r in q("SELECT problem_id, gpu_name, variant, mean_ms FROM baselines"):
         base[(r["problem_id"], r["gpu_name"], r["variant"])] = r["mean_ms"]
+    # A kernel's verdict on a GPU: its latest verification's (core/store_verify.h KF_VERDICTS).
+    latest = ("(SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY kernel_hash, problem_id,"
+              " gpu_name ORDER BY created_at DESC, id) AS vrn FROM verifications) WHERE vrn = 1)")
     failed = {(r["kernel_hash"], r["gpu_name"]) for r in
-              q("SELECT kernel_hash, gpu_name FROM verifications WHERE verdict = 'failed'")}
+              q("SELECT kernel_hash, gpu_name FROM %s WHERE verdict = 'failed'" % latest)}
     verified = {(r["kernel_hash"], r["gpu_name"]) for r in
-                q("SELECT kernel_hash, gpu_name FROM verifications WHERE verdict = 'verified'")}
+                q("SELECT kernel_hash, gpu_name FROM %s WHERE verdict = 'verified'" % latest)}
+    vprotos = [r["protocol"] for r in q("SELECT DISTINCT protocol FROM %s ORDER BY 1" % latest)]
     runs = q("SELECT * FROM runs ORDER BY created_at")
     gpus = [r["name"] for r in q("SELECT name FROM gpus ORDER BY name")]
     out = []
@@ -101,10 +106,17 @@ def main():
     w("- problems: %d; GPUs in the store: %s\n" % (len(probs), ", ".join(gpus)))
 
     def best_times(gpu, protocol, only_verified):
-        """problem -> (time_ms, kernel_hash) of its fastest correct kernel."""
+        """problem -> (time_ms, kernel_hash) of its fastest correct kernel: under protocol,
+        or (only_verified) as timed by the verification that verified it."""
         best = {}
-        for r in q("SELECT problem_id, kernel_hash, time_mean_ms FROM evals WHERE gpu_name = ? AND "
-                   "protocol = ? AND status = 'correct' AND time_mean_ms > 0", gpu, protocol):
+        if only_verified:
+            rows = q("SELECT v.problem_id, v.kernel_hash, e.time_mean_ms FROM %s v JOIN evals e"
+                     " ON e.id = v.eval_id WHERE v.gpu_name = ? AND v.verdict = 'verified'"
+                     " AND e.time_mean_ms > 0" % latest, gpu)
+        else:
+            rows = q("SELECT problem_id, kernel_hash, time_mean_ms FROM evals WHERE gpu_name = ? AND "
+                     "protocol = ? AND status = 'correct' AND time_mean_ms > 0", gpu, protocol)
+        for r in rows:
             k = (r["kernel_hash"], gpu)
             if k in failed or (only_verified and k not in verified):
                 continue
@@ -124,14 +136,14 @@ def main():
     w("fast_p: the fraction of the %d problems with a correct kernel more than p times faster "
       "than the baseline (fast_0: correct at all). Search: the collector's measurement "
       "(collect-v1: 100 timed trials, fewer where the run's max_timing_s or prune_vs_eager cut them); verified: "
-      "kernels that passed verify-v1 on that GPU, timed there (500 trials, or max_timing_s).\n"
-      % len(probs))
+      "kernels whose latest verification on that GPU passed (%s), timed there (500 trials, "
+      "or max_timing_s).\n" % (len(probs), ", ".join(vprotos) or "none"))
     w("| GPU | kernels | baseline | " + " | ".join("fast_%g" % p for p in PS) +
       " | geomean speedup | problems with baseline |")
     w("|---|---|---|" + "---|" * len(PS) + "---|---|")
     views = []
     for gpu in gpus:
-        for proto, ver, label in (("collect-v1", False, "search"), ("verify-v1", True, "verified")):
+        for proto, ver, label in (("collect-v1", False, "search"), (None, True, "verified")):
             best = best_times(gpu, proto, ver)
             if not best:
                 continue
@@ -249,8 +261,23 @@ def main():
             for chunk in iter(lambda: f.read(1 << 20), b""):
                 h.update(chunk)
         w("## Dataset tarball\n")
-        w("- `%s`: %d bytes, SHA-256 `%s`\n" % (os.path.basename(a.tarball),
-                                                os.path.getsize(a.tarball), h.hexdigest()))
+        w("- `%s`: %d bytes, SHA-256 `%s`" % (os.path.basename(a.tarball),
+                                              os.path.getsize(a.tarball), h.hexdigest()))
+        # The tarball names the kforge that packed it (provenance.json), so the same bytes
+        # come from that kforge only.
+        try:
+            prov = json.loads(subprocess.run(["tar", "--zstd" if a.tarball.endswith(".zst") else "-z",
+                                              "-xOf", a.tarball, "provenance.json"],
+                                             capture_output=True, check=True).stdout)
+            by = prov.get("packed_by", "").split()[-1]
+        except (subprocess.CalledProcessError, ValueError, IndexError, OSError):
+            by = ""
+        if by:
+            w("- packed by kforge `%s` (`provenance.json` records it, so only that kforge gives "
+              "these bytes): `git worktree add /tmp/kf %s && make -C /tmp/kf kforge && "
+              "/tmp/kf/build/kforge --db merged.db pack --version %s -o dist`"
+              % (by, by.replace("-dirty", ""), a.version))
+        w("")
     if a.screens:
         w("## Site\n")
         w("![index](%s/index.png)\n" % a.screens)

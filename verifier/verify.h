@@ -1,7 +1,7 @@
 /* The verifier: re-runs the best kernels of each problem under protocol
- * verify-v1 on the GPU it runs on, and records a verdict per kernel and
+ * verify-v2 on the GPU it runs on, and records a verdict per kernel and
  * GPU model (verifications table). A kernel is `verified` on a GPU when
- * verify-v1 passes there; otherwise it is `failed` with the check that
+ * verify-v2 passes there; otherwise it is `failed` with the check that
  * failed, and reports, the site and the dataset leave it out of "best". */
 #ifndef KF_VERIFY_H
 #define KF_VERIFY_H
@@ -11,7 +11,7 @@
 #include "core/store.h"
 #include "engine/engine.h"
 
-#define VERIFY_PROTOCOL "verify-v1"
+#define VERIFY_PROTOCOL "verify-v2"
 #define VERIFY_REVIEW_SPEEDUP 10.0
 #define VERIFY_ROOFLINE_MARGIN 0.9   /* flag times under 90% of the measured floor */
 
@@ -71,7 +71,7 @@ json_t *verify_select(struct store *s, const struct verify_config *cfg, const ch
 int verify_run(const struct verify_config *cfg, const struct verify_backend *be,
 	       struct verify_report *rep, struct buf *err);
 
-/* The real backend over engine.h (protocol verify-v1) and compute-sanitizer. */
+/* The real backend over engine.h (protocol verify-v2) and compute-sanitizer. */
 int verify_backend_engine(struct verify_backend *be, const struct verify_config *cfg,
 			  const char *root, struct buf *err);
 void verify_backend_release(struct verify_backend *be);

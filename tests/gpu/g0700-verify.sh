@@ -36,7 +36,22 @@ contains "layernorm_eps_outside is the failed verdict" v40.json '"verdict": *"fa
 q() { python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' "$KFORGE_DB" "$1"; }
 n=$(q "select count(*) from verifications where verdict='failed' and coalesce(failed_check,'') != ''")
 check "three failed verdicts stored with the failing check ($n)" test "$n" = 3
-d=$(q "select detail from evals where protocol = 'verify-v1' and problem_id like '%040_LayerNorm' and status = 'incorrect'")
+d=$(q "select detail from evals where protocol = 'verify-v2' and problem_id like '%040_LayerNorm' and status = 'incorrect'")
 check "the edge-value draw is the one that fails ($d)" sh -c "echo '$d' | grep -q 'edges'"
 e=$(q "select count(*) from verifications where env like '%driver%'")
 check "verdicts carry the environment ($e)" test "$e" -ge 3
+# verify-v2 bounds its wide draw for cumprod (U[-2,2)) and attention (U[-4,4)),
+# where fp32 cannot hold 1e-4 at magnitude 100 whatever the kernel: the built-in
+# kernels that verify-v1's U[-100,100) failed in the level-1 v0.1.0 dataset
+# (NaN; a softmax moved by 0.3) pass it.
+for p in "90 cumprod_builtin" "97 sdpa_builtin"; do
+	set -- $p
+	expect_exit 0 "collect check passes $2" "$KFORGE" eval "$1" "$C/$2.cu" --json
+	contains "$2: status correct under collect-v1" "$T_TMP/out" '"status": *"correct"'
+done
+"$KFORGE" verify --problems 90,97 --top 1 --no-category --no-sanitizer --max-timing 1 --json \
+	>v2.json 2>v2.err
+rc=$?
+check "verify-v2 passes the built-in cumprod and attention kernels (exit $rc)" test "$rc" -eq 0
+n=$(q "select count(*) from verifications where protocol = 'verify-v2' and verdict = 'verified' and (problem_id like '%090_cumprod' or problem_id like '%097_ScaledDotProductAttention')")
+check "both stored as verified under verify-v2 ($n)" test "$n" = 2

@@ -145,9 +145,10 @@ static void test_engine_keeps_dists(void **state)
 	snprintf(db, sizeof(db), "%s/k.db", dir);
 	memset(&cfg, 0, sizeof(cfg));
 	eval_protocol_verify(&cfg.protocol);
-	/* verify-v1 draws normal, wide-uniform and edge values. */
+	/* verify-v2 draws normal, wide-uniform (bounded per operator) and edge values. */
+	assert_string_equal(cfg.protocol.name, "verify-v2");
 	assert_string_equal(cfg.protocol.dists[0], "normal");
-	assert_string_equal(cfg.protocol.dists[1], "uniform_large");
+	assert_string_equal(cfg.protocol.dists[1], "uniform_wide");
 	assert_string_equal(cfg.protocol.dists[2], "edges");
 	assert_null(cfg.protocol.dists[3]);
 	cfg.protocol.dists = dists;

@@ -23,16 +23,17 @@ xz -T16 -3 -c build-gpu/kforge.db > "$OUT/kforge.db.xz"   # -> merged.db here
 # On an H200 the same line measures its torch.compile baselines and verifies all 100;
 # `kforge merge h100.db h200.db -o merged.db` then joins the stores.
 
-# Here, at commit a0ed5a2 (the kforge that packed: provenance.json "packed_by"):
+# Here, with the kforge that packed (provenance.json "packed_by": a0ed5a2; the tarball
+# records it, so a later kforge gives other bytes):
 zstd -d docs/results/level1-builtin-v0.1.0/kforge-merged.db.zst -o merged.db
-make kforge
-./build/kforge --db merged.db pack --version 0.1.0 -o dist && cat dist/*.sha256
-./build/kforge --db merged.db site -o site
+git worktree add /tmp/kf a0ed5a2 && make -C /tmp/kf kforge
+/tmp/kf/build/kforge --db merged.db pack --version 0.1.0 -o dist && cat dist/*.sha256
+/tmp/kf/build/kforge --db merged.db site -o site
 for p in index:index.html problem:problems/level1-095_CrossEntropyLoss.html; do
   chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1000,1250 \
     --screenshot="$PWD/${p%%:*}.png" "file://$PWD/site/${p#*:}"
 done                                              # -> level1-builtin-v0.1.0/{index,problem}.png
-./build/kforge --db merged.db report --gpus > cross.md
+/tmp/kf/build/kforge --db merged.db report --gpus > cross.md
 python3 tools/results_md.py merged.db --version 0.1.0 \
   --tarball dist/kforge-kernelbench-0.1.0.tar.zst --search-seconds 1079 \
   --screens level1-builtin-v0.1.0 --notes docs/results/level1-builtin-v0.1.0/notes.md \
