@@ -314,7 +314,8 @@ json_t *store_site_overview(struct store_site *ss, struct buf *err)
 		{ "llm_calls", "SELECT COUNT(*) FROM llm_calls" },
 		{ "prompt_tokens", "SELECT COALESCE(SUM(prompt_tokens), 0) FROM llm_calls" },
 		{ "completion_tokens", "SELECT COALESCE(SUM(completion_tokens), 0) FROM llm_calls" },
-		{ "verifications", "SELECT COUNT(*) FROM verifications" },
+		/* Kernel-GPU pairs with a verdict (the latest of each), as "verified" counts. */
+		{ "verifications", "SELECT COUNT(*) FROM " KF_VERDICTS("verifications") },
 		{ "verified", "SELECT COUNT(*) FROM " KF_VERDICTS("verifications")
 			      " WHERE verdict = 'verified'" },
 	};

@@ -14,6 +14,12 @@ sqlite3 fx.db "DELETE FROM verifications WHERE problem_id LIKE 'level1/005_%';
 INSERT INTO problems(id, level, number, name, spec, spec_sha256)
   VALUES('level1/099_Empty<b>', 1, 99, 'Empty <img src=x onerror=alert(1)>', '{}', 'x');"
 
+# A verified kernel failed an older protocol: the latest verdict counts, once.
+sqlite3 fx.db "INSERT INTO verifications(id, eval_id, kernel_hash, problem_id, gpu_name, protocol, verdict,
+  failed_check, review_flags, env, kforge_version, created_at)
+  SELECT 'old-' || id, eval_id, kernel_hash, problem_id, gpu_name, 'verify-v0', 'failed', 'nan', '[]', '{}',
+  kforge_version, '2000-01-01T00:00:00Z' FROM verifications WHERE verdict = 'verified' ORDER BY id LIMIT 3"
+
 # A round that had no candidates (a proposer out of untried ideas) is not counted.
 sqlite3 fx.db "INSERT INTO rounds SELECT run_id, problem_id, 1 + MAX(round), 'done', started_at, finished_at, NULL
   FROM rounds WHERE problem_id = (SELECT MIN(problem_id) FROM candidates) GROUP BY run_id, problem_id"

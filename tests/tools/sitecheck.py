@@ -218,12 +218,20 @@ def main():
         "compiled": one("SELECT COUNT(*) FROM candidates WHERE status NOT IN"
                         " ('pending','format_error','compile_error')"),
         "correct": one("SELECT COUNT(*) FROM candidates WHERE status = 'correct'"),
-        "verified": one("SELECT COUNT(*) FROM verifications WHERE verdict = 'verified'"),
+        # the latest verdict of each (kernel, problem, GPU), the documented rule
+        "verified": one("SELECT COUNT(*) FROM (SELECT verdict, ROW_NUMBER() OVER (PARTITION BY"
+                        " kernel_hash, problem_id, gpu_name ORDER BY created_at DESC, id) AS rn"
+                        " FROM verifications) WHERE rn = 1 AND verdict = 'verified'"),
         "llm_calls": one("SELECT COUNT(*) FROM llm_calls"),
     }
     got = {n.attrs["data-k"]: fv(n) for n in idx.find_all("dd") if "data-k" in n.attrs}
     check(all(got.get(k) == v for k, v in want.items()), "overview counts match the store",
           "want %r\ngot  %r" % (want, got))
+    vtext = idx.find("dd", data_k="verified").get_text().strip()
+    nv = one("SELECT COUNT(*) FROM (SELECT DISTINCT kernel_hash, problem_id, gpu_name"
+             " FROM verifications)")
+    check(vtext == "%s / %s" % (format(want["verified"], ","), format(nv, ",")),
+          "verified out of the kernel-GPU pairs with a verdict", vtext)
     pct = idx.find("dd", data_k="correct").get_text().strip()
     check(pct == "%.1f%%" % (100.0 * want["correct"] / want["candidates"]),
           "correct rate shown as a percentage", pct)
