@@ -23,10 +23,17 @@ xz -T16 -3 -c build-gpu/kforge.db > "$OUT/kforge.db.xz"   # -> merged.db here
 # On an H200 the same line measures its torch.compile baselines and verifies all 100;
 # `kforge merge h100.db h200.db -o merged.db` then joins the stores.
 
-# Here, with the kforge that packed (provenance.json "packed_by": a0ed5a2; the tarball
+# Next session (the tree of 2e537bb, verify-v2), asked for an H200, given an H100: make
+# test-gpu, and verify-v2 of the two kernels verify-v1 failed (logs/h100-verify-v2-090-097.txt,
+# logs/h100-test-gpu-2e537bb.txt). The store that comes back is kforge-merged.db.zst.
+DB=$PWD/build-gpu/kforge.db VERIFY_PROBS=90,97 TOP=1 T_VERIFY=240 T_TESTGPU=300 \
+  VERIFY_ARGS="--no-category --no-sanitizer --max-timing 1" tests/tools/gpu_session.sh info test-gpu verify
+xz -T16 -3 -c build-gpu/kforge.db > "$OUT/pub-v2.db.xz"
+
+# Here, with the kforge that packed (provenance.json "packed_by": 240f99c; the tarball
 # records it, so a later kforge gives other bytes):
 zstd -d docs/results/level1-builtin-v0.1.0/kforge-merged.db.zst -o merged.db
-git worktree add /tmp/kf a0ed5a2 && make -C /tmp/kf kforge
+git worktree add /tmp/kf 240f99c && make -C /tmp/kf kforge
 /tmp/kf/build/kforge --db merged.db pack --version 0.1.0 -o dist && cat dist/*.sha256
 /tmp/kf/build/kforge --db merged.db site -o site
 for p in index:index.html problem:problems/level1-095_CrossEntropyLoss.html; do
