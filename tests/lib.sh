@@ -39,3 +39,16 @@ need_emulator() {
 		exit 0
 	fi
 }
+
+# par_jobs: how many compiles or emulations a test runs at once
+# (KF_TEST_JOBS, else every online core).
+par_jobs() { echo "${KF_TEST_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}"; }
+# emulate_jobs LIST: LIST holds NUL-separated records DIR ROOT NUMBER FILE;
+# each runs emulate_refs.py --cand FILE NUMBER over ROOT with work dir DIR
+# (one per job: the emulator names its files after the problem), par_jobs
+# at a time, and leaves the emulator's last line in DIR.res.
+emulate_jobs() {
+	xargs -0 -n 4 -P "$(par_jobs)" sh -c 'mkdir -p "$1" &&
+		python3 "$0" "$KFORGE" "$2" "$1" --cand "$4" "$3" 2>&1 | tail -n 1 >"$1.res"' \
+		"$KF_ROOT/tests/tools/emulate_refs.py" <"$1"
+}

@@ -27,10 +27,10 @@ import json, sys
 p = sys.argv[1]; s = json.load(open(p)); s["sizes"]["K"] = 20000; json.dump(s, open(p, "w"))
 EOF
 
-emu() { # emu ROOT NUMBER FILE
-	python3 "$TOOLS/emulate_refs.py" "$KFORGE" "$1" emu --cand "$3" "$2" 2>&1 | tail -n 1
-}
-bad=0 n=0
+# The emulations run in parallel (emulate_jobs), their results read in order.
+: >emu.jobs
+: >emu.files
+i=0
 for f in ct/004/004-mm-warp-per-row-0.cu ct/004/004-mv-*-0.cu ct/012/012-mm-diag-*-0.cu \
 	ct/006/006-mm-split-k*-0.cu ct/006/006-mm-tc-split-k-0.cu ct/001/001-mm-3xtf32-0.cu \
 	ct/001/001-mm-cpasync-0.cu ct/018/018-mm-tf32-0.cu; do
@@ -38,11 +38,18 @@ for f in ct/004/004-mm-warp-per-row-0.cu ct/004/004-mv-*-0.cu ct/012/012-mm-diag
 	num=$(basename "$f" | cut -c1-3)
 	root=$KF_ROOT
 	[ "$num" = 006 ] && root=$T_TMP/small
-	r=$(emu "$root" "$((1$num - 1000))" "$f")
+	i=$((i + 1))
+	printf '%s\0' "emu/$i" "$root" "$((1$num - 1000))" "$f" >>emu.jobs
+	echo "$i $f" >>emu.files
+done
+emulate_jobs emu.jobs
+bad=0 n=0
+while read -r i f; do
+	r=$(cat "emu/$i.res")
 	n=$((n + 1))
 	case $r in
 	ok*) ;;
 	*) bad=$((bad + 1)); echo "# $(basename "$f"): $r" ;;
 	esac
-done
+done <emu.files
 check "$n emulated kernels match the oracle ($bad did not)" test "$bad" -eq 0 -a "$n" -ge 12

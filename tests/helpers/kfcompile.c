@@ -12,6 +12,7 @@
  *         stack K spill_st A spill_ld B]...
  * with --log the compile log follows, indented. --repeat N compiles each
  * file N times through a pool and ends with "median MS ms over N compiles".
+ * --pool N runs up to N compiles at once, across files and repeats.
  * Exit 0 when every file was processed (whatever its status), 1 when the
  * sandbox failed. */
 #include <stdio.h>
@@ -25,7 +26,7 @@
 #include "core/problem.h"
 
 /* The launch check against the fixture named on the file's first line. */
-static int check_launch(const char *fixtures, const char *dir, const char *text, int show_plan,
+static int check_launch(const char *fixtures, const char *dir, const char *text, struct buf *plan,
 			struct buf *err)
 {
 	struct problem p;
@@ -58,9 +59,9 @@ static int check_launch(const char *fixtures, const char *dir, const char *text,
 	}
 	if (launch_plan_build(&lp, &p, text, &lim, err) < 0)
 		goto out;
-	if (show_plan) {
+	if (plan) {
 		launch_plan_to_json(&lp, &pj);
-		printf("plan %s\n", pj.s);
+		buf_addf(plan, "plan %s\n", pj.s);
 	}
 	ret = 0;
 out:
@@ -129,71 +130,90 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	times = calloc((size_t)(argc * repeat + 1), sizeof(double));
+	/* Every file's compiles are queued before any is waited for, so --pool N
+	 * runs N at once across files; output still comes in file order. */
+	int first = i, n_files = argc - i;
+	struct buf *pre = calloc((size_t)n_files + 1, sizeof(*pre));
+	struct compile_job ***jobs = calloc((size_t)n_files + 1, sizeof(*jobs));
+	if (!times || !pre || !jobs)
+		abort();
 	for (; i < argc; i++) {
 		struct buf text = BUF_INIT, file = BUF_INIT;
+		struct buf *out = &pre[i - first];
 		struct candidate c;
-		struct compile_job **jobs = calloc((size_t)repeat, sizeof(*jobs));
 
+		buf_init(out);
 		candidate_init(&c);
 		buf_setf(&file, refs ? "%s/reference.cu" : "%s", argv[i]);
 		if (buf_read_file(&text, file.s, 4u << 20, &err) < 0) {
-			printf("%s: unreadable: %s\n", argv[i], err.s);
+			buf_addf(out, "%s: unreadable: %s\n", argv[i], err.s);
 			ret = 1;
 		} else if (candidate_parse(&c, text.s, text.len, &err) < 0) {
-			printf("%s: format_error: %s\n", argv[i], err.s);
+			buf_addf(out, "%s: format_error: %s\n", argv[i], err.s);
 		} else if ((fixtures || refs) &&
-			   (lr = check_launch(fixtures, refs ? argv[i] : NULL, c.text, show_plan, &err)) < 0) {
-			printf("%s: %s: %s\n", argv[i], lr == -2 ? "fixture_error" : "format_error", err.s);
+			   (lr = check_launch(fixtures, refs ? argv[i] : NULL, c.text,
+					      show_plan ? out : NULL, &err)) < 0) {
+			buf_addf(out, "%s: %s: %s\n", argv[i], lr == -2 ? "fixture_error" : "format_error",
+				 err.s);
 			if (lr == -2)
 				ret = 1;
 		} else if (launch_only) {
-			printf("%s: launch_ok\n", argv[i]);
+			buf_addf(out, "%s: launch_ok\n", argv[i]);
 		} else {
+			jobs[i - first] = calloc((size_t)repeat, sizeof(**jobs));
+			if (!jobs[i - first])
+				abort();
 			for (int k = 0; k < repeat; k++)
-				jobs[k] = compile_pool_submit(pool, c.device_src);
-			for (int k = 0; k < repeat; k++) {
-				struct compile_result r;
-				compile_result_init(&r);
-				if (compile_pool_wait(pool, jobs[k], &r, &err) < 0) {
-					printf("%s: sandbox_error: %s\n", argv[i], err.s);
-					ret = 1;
-				} else if (k == 0) {
-					times[n_times++] = r.ms;
-					if (r.timed_out)
-						printf("%s: compile_timeout: %s\n", argv[i], r.message.s);
-					else if (!r.ok)
-						printf("%s: compile_error: %s\n", argv[i], r.message.s);
-					else {
-						printf("%s: ok %.1f ms nvrtc %s options %s", argv[i], r.ms,
-						       r.nvrtc_version, r.options.s);
-						for (int j = 0; j < r.n_kernels; j++)
-							printf(" [kernel %s regs %d smem %d stack %d spill_st %d "
-							       "spill_ld %d cmem %d]", r.kernels[j].name,
-							       r.kernels[j].registers, r.kernels[j].smem_static,
-							       r.kernels[j].stack, r.kernels[j].spill_stores,
-							       r.kernels[j].spill_loads, r.kernels[j].cmem);
-						printf(" cubin %zu bytes\n", r.cubin.len);
-					}
-					if (show_log && r.log.len) {
-						const char *l = r.log.s;
-						while (*l) {
-							const char *e = strchr(l, '\n');
-							size_t n = e ? (size_t)(e - l) : strlen(l);
-							printf("    %.*s\n", (int)n, l);
-							l += n + (e ? 1 : 0);
-						}
-					}
-				} else {
-					times[n_times++] = r.ms;
-				}
-				compile_result_release(&r);
-			}
+				jobs[i - first][k] = compile_pool_submit(pool, c.device_src);
 		}
-		free(jobs);
 		candidate_release(&c);
 		buf_release(&text);
 		buf_release(&file);
 	}
+	for (i = first; i < argc; i++) {
+		fputs(pre[i - first].s, stdout);
+		buf_release(&pre[i - first]);
+		for (int k = 0; jobs[i - first] && k < repeat; k++) {
+			struct compile_result r;
+			compile_result_init(&r);
+			if (compile_pool_wait(pool, jobs[i - first][k], &r, &err) < 0) {
+				printf("%s: sandbox_error: %s\n", argv[i], err.s);
+				ret = 1;
+			} else if (k == 0) {
+				times[n_times++] = r.ms;
+				if (r.timed_out)
+					printf("%s: compile_timeout: %s\n", argv[i], r.message.s);
+				else if (!r.ok)
+					printf("%s: compile_error: %s\n", argv[i], r.message.s);
+				else {
+					printf("%s: ok %.1f ms nvrtc %s options %s", argv[i], r.ms,
+					       r.nvrtc_version, r.options.s);
+					for (int j = 0; j < r.n_kernels; j++)
+						printf(" [kernel %s regs %d smem %d stack %d spill_st %d "
+						       "spill_ld %d cmem %d]", r.kernels[j].name,
+						       r.kernels[j].registers, r.kernels[j].smem_static,
+						       r.kernels[j].stack, r.kernels[j].spill_stores,
+						       r.kernels[j].spill_loads, r.kernels[j].cmem);
+					printf(" cubin %zu bytes\n", r.cubin.len);
+				}
+				if (show_log && r.log.len) {
+					const char *l = r.log.s;
+					while (*l) {
+						const char *e = strchr(l, '\n');
+						size_t n = e ? (size_t)(e - l) : strlen(l);
+						printf("    %.*s\n", (int)n, l);
+						l += n + (e ? 1 : 0);
+					}
+				}
+			} else {
+				times[n_times++] = r.ms;
+			}
+			compile_result_release(&r);
+		}
+		free(jobs[i - first]);
+	}
+	free(pre);
+	free(jobs);
 	if (repeat > 1 && n_times) {
 		qsort(times, (size_t)n_times, sizeof(double), cmp_d);
 		printf("median %.1f ms over %d compiles (pool of %d)\n", times[n_times / 2], n_times,

@@ -10,13 +10,20 @@ usage: check_convt.py BUILD ROOT WORK [--impls M] [--seed S] [--every K]
   --every K: emulate only every K-th kernel of a problem (at least one; the
     sampled ones rotate with the problem number);
   --nvrtc-every K: likewise for NVRTC compiles (all are launch-checked).
+Compiles and emulations run KF_TEST_JOBS at a time (default: every core).
 Prints one line per kernel and "N kernels, N failed"; exit 1 if any failed."""
 import glob
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def jobs():
+    """How many compiles/emulations run at once: KF_TEST_JOBS, else every core."""
+    return max(1, int(os.environ.get("KF_TEST_JOBS") or os.cpu_count() or 1))
 
 
 def kfc(build, fix, files, extra):
@@ -83,18 +90,29 @@ def main():
             verdict[f].append("launch: " + res.get(f, "no result")[:200])
     if nvrtc:
         pick = [(f, n) for f, n, k in allf if k % nevery == 0]
-        res = kfc(build, fix, pick, ["--pool", "2", "--timeout", "120", "--cpu", "120"])
+        res = kfc(build, fix, pick, ["--pool", str(jobs()), "--timeout", "120", "--cpu", "120"])
         for f, n in pick:
             if not res.get(f, "").startswith("ok"):
                 verdict[f].append("nvrtc: " + res.get(f, "no result")[:200])
+    emus = [(idx, f, n) for idx, (f, n, k) in enumerate(allf) if k % every == 0 and not verdict[f]]
+
+    def emulate(job):
+        idx, f, n = job
+        # emulate_convt.py names its files after the problem: one dir per job
+        wd = os.path.join(work, "emu", "%03d-%d" % (n, idx))
+        e = subprocess.run([sys.executable, os.path.join(HERE, "emulate_convt.py"),
+                            os.path.join(build, "kforge"), root, wd, f, str(n)],
+                           capture_output=True, text=True)
+        line = (e.stdout.strip().split("\n") or [""])[-1]
+        if e.returncode or not line.startswith("ok"):
+            return "emulate: " + (line or e.stderr.strip()[-300:])
+        return None
+
+    with ThreadPoolExecutor(max_workers=jobs()) as ex:
+        for (idx, f, n), bad in zip(emus, ex.map(emulate, emus)):
+            if bad:
+                verdict[f].append(bad)
     for f, n, k in allf:
-        if k % every == 0 and not verdict[f]:
-            e = subprocess.run([sys.executable, os.path.join(HERE, "emulate_convt.py"),
-                                os.path.join(build, "kforge"), root, os.path.join(work, "emu"),
-                                f, str(n)], capture_output=True, text=True)
-            line = (e.stdout.strip().split("\n") or [""])[-1]
-            if e.returncode or not line.startswith("ok"):
-                verdict[f].append("emulate: " + (line or e.stderr.strip()[-300:]))
         print("%s %s%s" % ("not ok" if verdict[f] else "ok", os.path.basename(f),
                            " " + "; ".join(verdict[f]) if verdict[f] else ""))
         sys.stdout.flush()

@@ -8,13 +8,20 @@ must match kforge's CPU oracle (emulate_refs.py --cand).
 usage: check_templates.py BUILD ROOT WORK [--impls M] [--seed S] [--no-nvrtc]
                           [--no-emulate] [--every K] NUMBER...
   --every K: emulate only every K-th rendered kernel of a problem (all compile).
+Compiles and emulations run KF_TEST_JOBS at a time (default: every core).
 Prints one line per kernel and "N kernels, N failed"; exit 1 if any failed."""
 import glob
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def jobs():
+    """How many compiles/emulations run at once: KF_TEST_JOBS, else every core."""
+    return max(1, int(os.environ.get("KF_TEST_JOBS") or os.cpu_count() or 1))
 
 
 def main():
@@ -38,55 +45,76 @@ def main():
     kforge = os.path.join(build, "kforge")
     emit = os.path.join(build, "tests", "builtin_emit")
     kfc = os.path.join(build, "tests", "kfcompile")
-    total = failed = 0
+    n_jobs = jobs()
+    fix = os.path.join(work, "fix")
+    os.makedirs(fix, exist_ok=True)
+    # Render every problem first (cheap), so the compiles and emulations of
+    # all problems can share the cores; results are printed in problem order.
+    rendered = []  # (num, files, render error or None)
+    tagged = []
     for num in nums:
         d = glob.glob(os.path.join(root, "problems", "level1", "%03d_*" % num))[0]
         spec = os.path.join(d, "spec.json")
         out = os.path.join(work, "%03d" % num)
-        fix = os.path.join(work, "fix")
         os.makedirs(out, exist_ok=True)
-        os.makedirs(fix, exist_ok=True)
         r = subprocess.run([emit, "all", spec, out, opts["--impls"], opts["--seed"]],
                            capture_output=True, text=True)
         if r.returncode:
-            print("not ok %03d render: %s" % (num, r.stderr.strip()))
-            failed += 1
-            total += 1
+            rendered.append((num, [], r.stderr.strip()))
             continue
         files = [l for l in r.stdout.split("\n") if l]
-        if not files:
-            print("# %03d: no template applies" % num)
-            continue
-        verdict = {f: [] for f in files}
-        if "--no-nvrtc" not in flags:
+        rendered.append((num, files, None))
+        if files and "--no-nvrtc" not in flags:
             open(os.path.join(fix, "p%03d.json" % num), "w").write(open(spec).read())
-            tagged = []
             for f in files:
                 t = f + ".nvrtc.cu"
                 open(t, "w").write("// problem: p%03d\n" % num + open(f).read())
                 tagged.append(t)
-            r = subprocess.run([kfc, "--exe", kforge, "--fixtures", fix, "--pool", "2",
-                                "--timeout", "120", "--cpu", "120"] + tagged,
+    verdict = {f: [] for num, files, err in rendered for f in files}
+    if tagged:
+        r = subprocess.run([kfc, "--exe", kforge, "--fixtures", fix, "--pool", str(n_jobs),
+                            "--timeout", "120", "--cpu", "120"] + tagged,
+                           capture_output=True, text=True)
+        res = {}
+        for line in r.stdout.split("\n"):
+            if ": " in line and line.split(": ")[0].endswith(".nvrtc.cu"):
+                res[line.split(": ")[0][:-len(".nvrtc.cu")]] = line.split(": ", 1)[1]
+        for t in tagged:
+            f = t[:-len(".nvrtc.cu")]
+            st = res.get(f, "no result")
+            if not st.startswith("ok"):
+                verdict[f].append("nvrtc: " + st[:200])
+    if "--no-emulate" not in flags:
+        every = int(opts["--every"])
+        emus = [(num, k, f) for num, files, err in rendered
+                for k, f in enumerate(files) if k % every == 0]
+
+        def emulate(job):
+            num, k, f = job
+            # emulate_refs.py names its files after the problem: one dir per job
+            wd = os.path.join(work, "emu", "%03d-%d" % (num, k))
+            r = subprocess.run([sys.executable, os.path.join(HERE, "emulate_refs.py"), kforge,
+                                root, wd, "--cand", f, str(num)],
                                capture_output=True, text=True)
-            res = {}
-            for line in r.stdout.split("\n"):
-                if ": " in line and line.split(": ")[0].endswith(".nvrtc.cu"):
-                    res[line.split(": ")[0][:-len(".nvrtc.cu")]] = line.split(": ", 1)[1]
-            for f in files:
-                st = res.get(f, "no result")
-                if not st.startswith("ok"):
-                    verdict[f].append("nvrtc: " + st[:200])
-        if "--no-emulate" not in flags:
-            every = int(opts["--every"])
-            for k, f in enumerate(files):
-                if k % every:
-                    continue
-                r = subprocess.run([sys.executable, os.path.join(HERE, "emulate_refs.py"), kforge,
-                                    root, os.path.join(work, "emu"), "--cand", f, str(num)],
-                                   capture_output=True, text=True)
-                line = (r.stdout.strip().split("\n") or [""])[-1]
-                if r.returncode or not line.startswith("ok"):
-                    verdict[f].append("emulate: " + (line or r.stderr.strip()[-300:]))
+            line = (r.stdout.strip().split("\n") or [""])[-1]
+            if r.returncode or not line.startswith("ok"):
+                return "emulate: " + (line or r.stderr.strip()[-300:])
+            return None
+
+        with ThreadPoolExecutor(max_workers=n_jobs) as ex:
+            for (num, k, f), bad in zip(emus, ex.map(emulate, emus)):
+                if bad:
+                    verdict[f].append(bad)
+    total = failed = 0
+    for num, files, err in rendered:
+        if err is not None:
+            print("not ok %03d render: %s" % (num, err))
+            failed += 1
+            total += 1
+            continue
+        if not files:
+            print("# %03d: no template applies" % num)
+            continue
         for f in files:
             total += 1
             if verdict[f]:
