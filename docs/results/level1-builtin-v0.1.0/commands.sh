@@ -25,15 +25,24 @@ xz -T16 -3 -c build-gpu/kforge.db > "$OUT/kforge.db.xz"   # -> merged.db here
 
 # Next session (the tree of 2e537bb, verify-v2), asked for an H200, given an H100: make
 # test-gpu, and verify-v2 of the two kernels verify-v1 failed (logs/h100-verify-v2-090-097.txt,
-# logs/h100-test-gpu-2e537bb.txt). The store that comes back is kforge-merged.db.zst.
-DB=$PWD/build-gpu/kforge.db VERIFY_PROBS=90,97 TOP=1 T_VERIFY=240 T_TESTGPU=300 \
+# logs/h100-test-gpu-2e537bb.txt).
+xz -dc build-gpu/kforge.db.xz > /tmp/pub.db
+DB=/tmp/pub.db VERIFY_PROBS=90,97 TOP=1 T_VERIFY=240 T_TESTGPU=300 \
   VERIFY_ARGS="--no-category --no-sanitizer --max-timing 1" tests/tools/gpu_session.sh info test-gpu verify
-xz -T16 -3 -c build-gpu/kforge.db > "$OUT/pub-v2.db.xz"
+xz -T16 -3 -c /tmp/pub.db > "$OUT/pub-v2.db.xz"                  # -> h100.db here
 
-# Here, with the kforge that packed (provenance.json "packed_by": 240f99c; the tarball
+# Same session, an H200 at last (same bundle): the release step on a copy of the store from
+# before the two verify-v2 verdicts: verify-v2 of all 100, then its torch.compile baselines
+# (committed: problems/baselines/NVIDIA_H200/). logs/h200-release.txt.
+xz -dc build-gpu/kforge.db.xz > /tmp/h2.db
+PROBS=level1 DB=/tmp/h2.db T_VERIFY=420 T_BASE=150 tests/tools/gpu_session.sh info release
+xz -T16 -3 -c /tmp/h2.db > "$OUT/kforge.db.xz"                    # -> h200.db here
+./build/kforge merge h100.db h200.db -o merged.db                 # = kforge-merged.db.zst
+
+# Here, with the kforge that packed (provenance.json "packed_by": 04a58a9; the tarball
 # records it, so a later kforge gives other bytes):
 zstd -d docs/results/level1-builtin-v0.1.0/kforge-merged.db.zst -o merged.db
-git worktree add /tmp/kf 240f99c && make -C /tmp/kf kforge
+git worktree add /tmp/kf 04a58a9 && make -C /tmp/kf kforge
 /tmp/kf/build/kforge --db merged.db pack --version 0.1.0 -o dist && cat dist/*.sha256
 /tmp/kf/build/kforge --db merged.db site -o site
 for p in index:index.html problem:problems/level1-095_CrossEntropyLoss.html; do
