@@ -85,3 +85,6 @@ expect_exit 1 "unknown problem" "$KFORGE" report Nope
 contains "names it" "$T_TMP/err" "no problem 'Nope'"
 expect_exit 2 "--gpus with a problem is a usage error" "$KFORGE" report 1 --gpus
 expect_exit 1 "no store" "$KFORGE" --db "$T_TMP/none.db" report
+expect_exit 1 "verify with no store" "$KFORGE" --db "$T_TMP/none.db" verify
+contains "says there is no store" "$T_TMP/err" "no store at"
+check "and creates none" test ! -e "$T_TMP/none.db"
