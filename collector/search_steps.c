@@ -312,14 +312,11 @@ static int implement(struct sproblem *P, int round, int idx, const json_t *ideas
 	to_idea(idea, &it);
 	before = calloc((size_t)idx + 1, sizeof(*before));
 	before_it = calloc((size_t)idx + 1, sizeof(*before_it));
+	proposal_list_init(&pl);
+	proposer_record_init(&rec);
 	if (!known_s || !before || !before_it) {
-		for (int i = 0; i < n_seeds; i++)
-			json_decref(owned[i]);
-		free(before);
-		free(before_it);
-		free(known_s);
-		json_decref(known);
-		return kf_err(err, "out of memory");
+		r = kf_err(err, "out of memory");
+		goto out;
 	}
 	for (int i = 0; i < idx; i++) {
 		to_idea(json_array_get(ideas, (size_t)i), &before_it[i]);
@@ -330,8 +327,6 @@ static int implement(struct sproblem *P, int round, int idx, const json_t *ideas
 	struct impl_request req = { &P->pp, &it, seeds, n_seeds, m, round,
 				    sdb_seed(P, round, "implement", idx), known_s,
 				    n_known, before, idx };
-	proposal_list_init(&pl);
-	proposer_record_init(&rec);
 	r = P->S->prop->implement(P->S->prop->self, &req, &pl, &rec, err);
 	if (r == PROPOSER_RC_BUDGET && !exists) {
 		buf_reset(err);

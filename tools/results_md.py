@@ -270,7 +270,9 @@ def main():
                                               "-xOf", a.tarball, "provenance.json"],
                                              capture_output=True, check=True).stdout)
             by = prov.get("packed_by", "").split()[-1]
-        except (subprocess.CalledProcessError, ValueError, IndexError, OSError):
+        except (subprocess.CalledProcessError, ValueError, IndexError, OSError) as e:
+            print("results_md: no packing kforge from %s's provenance.json: %s" % (a.tarball, e),
+                  file=sys.stderr)
             by = ""
         if by:
             w("- packed by kforge `%s` (`provenance.json` records it, so only that kforge gives "

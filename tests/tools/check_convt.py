@@ -18,12 +18,9 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
+from check_templates import jobs
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def jobs():
-    """How many compiles/emulations run at once: KF_TEST_JOBS, else every core."""
-    return max(1, int(os.environ.get("KF_TEST_JOBS") or os.cpu_count() or 1))
 
 
 def kfc(build, fix, files, extra):
