@@ -4,9 +4,8 @@
  * killed and restarted before the next request, so one candidate's fault
  * or hang never affects the next. Waiting requests are served first come,
  * first served, except that a worker takes a request for the problem it
- * just ran first: it keeps one problem's reference outputs, and a search
- * with several problems in flight otherwise recomputed them on most
- * evaluations. */
+ * just ran first: it has that problem's inputs and reference module
+ * loaded (reference outputs it keeps for several problems). */
 #include "engine_int.h"
 #include "engine/rt.h"
 #include "core/cudadrv.h"
@@ -26,7 +25,9 @@
 #define HELLO_TIMEOUT_S 120.0      /* context + harness compile (first start) */
 #define FIRST_FRAME_S 30.0         /* until the worker's first PROGRESS */
 #define GRACE_S 2.0
-#define AFFINITY_MAX_STREAK 32     /* then the oldest waiter, whatever its problem */
+#define AFFINITY_MAX_STREAK 32     /* then the oldest waiter, whatever its problem;
+				    * KFORGE_AFFINITY_STREAK (0-1000) overrides, 0 = first come,
+				    * first served (tests make concurrent problems alternate) */
 
 struct worker {
 	int device;
@@ -51,6 +52,7 @@ struct supervisor {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct waiter *wq;         /* oldest first */
+	int max_streak;
 	struct buf harness;        /* cubin from the first worker */
 	json_t *info;
 };
@@ -154,7 +156,7 @@ int supervisor_open(struct supervisor **sp, const char *exe, int max_gpus, json_
 {
 	struct supervisor *s;
 	struct cudadrv d;
-	int n = 0;
+	int n = 0, streak = AFFINITY_MAX_STREAK;
 
 	*sp = NULL;
 	if (!exe)
@@ -170,6 +172,14 @@ int supervisor_open(struct supervisor **sp, const char *exe, int max_gpus, json_
 	}
 	if (n <= 0)
 		return kf_err(err, "no GPU visible");
+	if (getenv("KFORGE_AFFINITY_STREAK")) {
+		const char *v = getenv("KFORGE_AFFINITY_STREAK");
+		char *end;
+		long l = strtol(v, &end, 10);
+		if (!*v || *end || l < 0 || l > 1000)
+			return kf_err(err, "KFORGE_AFFINITY_STREAK must be an integer in 0..1000");
+		streak = (int)l;
+	}
 	if (max_gpus > 0 && n > max_gpus)
 		n = max_gpus;
 	/* A dead worker must not kill the engine through SIGPIPE. */
@@ -177,6 +187,7 @@ int supervisor_open(struct supervisor **sp, const char *exe, int max_gpus, json_
 	s = calloc(1, sizeof(*s));
 	s->exe = strdup(exe);
 	s->n = n;
+	s->max_streak = streak;
 	s->w = calloc((size_t)n, sizeof(*s->w));
 	buf_init(&s->harness);
 	pthread_mutex_init(&s->mu, NULL);
@@ -229,7 +240,7 @@ static void dispatch(struct supervisor *s)
 			if (w->busy)
 				continue;
 			if (pass == 0) {
-				if (!w->last_key[0] || w->streak >= AFFINITY_MAX_STREAK)
+				if (!w->last_key[0] || w->streak >= s->max_streak)
 					continue;
 				while (q && strcmp(q->key, w->last_key))
 					q = q->next;

@@ -72,6 +72,9 @@ int wk_alloc(struct worker *w, struct wk_buf *b, size_t bytes, struct buf *err)
 	memset(b, 0, sizeof(*b));
 	b->total = padded + 2 * WK_GUARD;
 	r = w->d.cuMemAlloc(&b->base, b->total);
+	/* Other problems' kept references give way to the current one's buffers. */
+	while (r == CUDA_ERROR_OUT_OF_MEMORY && wk_drop_idle_keep(w))
+		r = w->d.cuMemAlloc(&b->base, b->total);
 	if (r != CUDA_SUCCESS) {
 		struct buf m = BUF_INIT;
 		cudadrv_describe(&w->d, r, &m);
@@ -379,6 +382,11 @@ static int start(struct worker *w, const struct rt_msg *hello, int *compiled, st
 	}
 	if ((r = w->d.cuMemAlloc(&w->slots, WK_MAX_SLOTS * WK_SLOT_U64 * 8)) != CUDA_SUCCESS)
 		return wk_cuda_err(w, r, "allocating stats slots", err);
+	{
+		size_t fr = 0, tot = 0;
+		if (w->d.cuMemGetInfo(&fr, &tot) == CUDA_SUCCESS)
+			w->keep_budget = tot / WK_KEEP_SHARE;
+	}
 	if ((r = w->d.cuMemAllocHost((void **)&w->hslots, WK_MAX_SLOTS * WK_SLOT_U64 * 8)) != CUDA_SUCCESS)
 		return wk_cuda_err(w, r, "allocating pinned memory", err);
 	for (w->n_ev = 0; w->n_ev < WK_MAX_EVENTS; w->n_ev++)

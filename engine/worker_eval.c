@@ -323,9 +323,67 @@ static void drop_keeps(struct worker *w, int except)
 			drop_keep(w, k);
 }
 
+static int keep_is_current(const struct worker *w, const struct wk_keep *k)
+{
+	return k->used && w->have_problem && !strcmp(k->dir, w->prob_dir) &&
+	       !strcmp(k->ref_hash, w->ref_hash);
+}
+
+struct wk_keep *wk_keep_find(struct worker *w, unsigned long long seed, int dist)
+{
+	for (int i = 0; i < WK_MAX_KEEP; i++)
+		if (keep_is_current(w, &w->keep[i]) && w->keep[i].seed == seed &&
+		    w->keep[i].dist == dist)
+			return &w->keep[i];
+	return NULL;
+}
+
+/* The least recently used keep of another problem, or -1. */
+static int idle_lru(const struct worker *w, size_t *idle_bytes)
+{
+	int lru = -1;
+	*idle_bytes = 0;
+	for (int k = 0; k < WK_MAX_KEEP; k++)
+		if (w->keep[k].used && !keep_is_current(w, &w->keep[k])) {
+			*idle_bytes += w->keep[k].bytes;
+			if (lru < 0 || w->keep[k].stamp < w->keep[lru].stamp)
+				lru = k;
+		}
+	return lru;
+}
+
+int wk_drop_idle_keep(struct worker *w)
+{
+	size_t idle;
+	int lru = idle_lru(w, &idle);
+	if (lru < 0)
+		return 0;
+	drop_keep(w, lru);
+	return 1;
+}
+
+/* Other problems' keeps go, least recently used first, until they and
+ * `more` bytes fit the budget and the device keeps its headroom: memory
+ * this cache takes must never be what a candidate's launch lacks. */
+static void trim_idle_keeps(struct worker *w, size_t more)
+{
+	for (;;) {
+		size_t idle, fr = 0, tot = 0;
+		int lru = idle_lru(w, &idle);
+		if (lru < 0)
+			return;
+		if (idle + more <= w->keep_budget &&
+		    w->d.cuMemGetInfo(&fr, &tot) == CUDA_SUCCESS && fr >= more &&
+		    fr - more >= tot / WK_KEEP_HEADROOM)
+			return;
+		drop_keep(w, lru);
+	}
+}
+
+/* The problem's buffers and reference module go; its kept reference
+ * outputs stay (keyed by problem) until evicted. */
 static void drop_problem(struct worker *w)
 {
-	drop_keeps(w, -1);
 	wk_module_unload(w, &w->ref);
 	w->ref_hash[0] = '\0';
 	for (int t = 0; t < PROBLEM_MAX_TENSORS; t++) {
@@ -350,6 +408,7 @@ static int ensure_problem(struct worker *w, const json_t *req, const struct buf 
 
 	if (!w->have_problem || strcmp(w->prob_dir, dir)) {
 		drop_problem(w);
+		w->loaded = 1;
 		if (problem_load(&w->p, dir, err) < 0)
 			return -1;
 		w->have_problem = 1;
@@ -361,8 +420,8 @@ static int ensure_problem(struct worker *w, const json_t *req, const struct buf 
 		}
 	}
 	if (strcmp(w->ref_hash, rh)) {
-		drop_keeps(w, -1);
 		wk_module_unload(w, &w->ref);
+		w->ref_hash[0] = '\0';
 		if (rlen > bin->len)
 			return kf_err(err, "reference cubin missing");
 		if (wk_module_load(w, &w->ref, bin->s, rlen, jget_str(req, "ref_plan", ""), err) < 0) {
@@ -374,6 +433,7 @@ static int ensure_problem(struct worker *w, const json_t *req, const struct buf 
 			return -1;
 		}
 		snprintf(w->ref_hash, sizeof(w->ref_hash), "%s", rh);
+		trim_idle_keeps(w, 0);
 	}
 	return 0;
 }
@@ -425,11 +485,16 @@ static struct wk_keep *ensure_ref(struct worker *w, unsigned long long seed, int
 	struct wk_keep *k = NULL;
 	int ki = -1, lru = 0, r;
 
-	for (int i = 0; i < WK_MAX_KEEP; i++)
-		if (w->keep[i].used && w->keep[i].seed == seed && w->keep[i].dist == dist) {
-			w->keep[i].stamp = ++w->stamp;
-			return &w->keep[i];
-		}
+	if ((k = wk_keep_find(w, seed, dist))) {
+		k->stamp = ++w->stamp;
+		return k;
+	}
+	{
+		size_t bytes = 0;
+		for (int o = 0; o < w->p.n_out; o++)
+			bytes += w->out[o].bytes ? w->out[o].bytes : 1;
+		trim_idle_keeps(w, bytes);
+	}
 	for (int i = 0; i < WK_MAX_KEEP && ki < 0; i++)
 		if (!w->keep[i].used)
 			ki = i;
@@ -442,17 +507,18 @@ static struct wk_keep *ensure_ref(struct worker *w, unsigned long long seed, int
 	}
 	k = &w->keep[ki];
 	memset(k, 0, sizeof(*k));
+	w->refs_run++;
 	wk_progress(w, REF_TIMEOUT_S + 30);
 	if (wk_ensure_inputs(w, seed, dist, err) < 0)
-		return NULL;
+		goto fail;
 	/* Checksums of the fresh inputs (slots 0..n_in-1: callers take
 	 * their slots only after ensure_ref). */
 	w->d.cuMemsetD8Async(wk_slot_ptr(w, 0), 0, (size_t)w->p.n_in * WK_SLOT_U64 * 8 + 8, w->st);
 	for (int t = 0; t < w->p.n_in; t++)
 		if (wk_checksum(w, &w->in[t], t, err) < 0)
-			return NULL;
+			goto fail;
 	if (wk_poison_outputs(w, err) < 0)
-		return NULL;
+		goto fail;
 	r = wk_run_plan(w, &w->ref, w->in, w->ev[0], w->ev[1], err);
 	if (r == RUN_OK)
 		r = wk_wait(w, w->ev[1], REF_TIMEOUT_S, err);
@@ -465,7 +531,7 @@ static struct wk_keep *ensure_ref(struct worker *w, unsigned long long seed, int
 		buf_setf(&m, "the reference of %s failed: %s", w->p.id, err->s);
 		kf_err(err, "%s", m.s);
 		buf_release(&m);
-		return NULL;
+		goto fail;
 	}
 	{
 		float ms = 0;
@@ -474,40 +540,47 @@ static struct wk_keep *ensure_ref(struct worker *w, unsigned long long seed, int
 	}
 	for (int o = 0; o < w->p.n_out; o++) {
 		CUresult cr = w->d.cuMemAlloc(&k->out[o], w->out[o].bytes ? w->out[o].bytes : 1);
+		/* Make room: other problems' keeps first, then this one's other
+		 * seeds (all are recomputed on demand). */
+		while (cr == CUDA_ERROR_OUT_OF_MEMORY && wk_drop_idle_keep(w))
+			cr = w->d.cuMemAlloc(&k->out[o], w->out[o].bytes ? w->out[o].bytes : 1);
 		if (cr == CUDA_ERROR_OUT_OF_MEMORY) {
-			/* Make room: drop the other seeds (they are recomputed on demand). */
 			drop_keeps(w, ki);
 			cr = w->d.cuMemAlloc(&k->out[o], w->out[o].bytes ? w->out[o].bytes : 1);
 		}
 		if (cr != CUDA_SUCCESS) {
+			k->out[o] = 0;
 			wk_cuda_err(w, cr, "keeping the reference outputs", err);
-			for (int q = 0; q < o; q++)
-				w->d.cuMemFree(k->out[q]);
-			memset(k, 0, sizeof(*k));
-			return NULL;
+			goto fail;
 		}
+		k->bytes += w->out[o].bytes ? w->out[o].bytes : 1;
 		/* On our stream: a plain cuMemcpyDtoD does not order with it, and the
 		 * scrub below would race the copy. */
 		if ((cr = w->memcpy_dtod_async(k->out[o], w->out[o].data, w->out[o].bytes, w->st)) !=
 		    CUDA_SUCCESS) {
 			wk_cuda_err(w, cr, "copying the reference outputs", err);
-			return NULL;
+			goto fail;
 		}
 	}
 	/* Scrub: nothing of the reference's result stays where a candidate writes. */
 	if (wk_poison_outputs(w, err) < 0)
-		return NULL;
+		goto fail;
 	for (int i = 0; i < w->ref.plan.n_scratch; i++)
 		w->d.cuMemsetD8Async(w->ref.scratch[i].data, 0xFF, w->ref.scratch[i].bytes, w->st);
 	if (wk_read_slots(w, w->p.n_in, 30, err) < 0)
-		return NULL;
+		goto fail;
 	for (int t = 0; t < w->p.n_in; t++)
 		k->in_sum[t] = w->hslots[t * WK_SLOT_U64];
+	snprintf(k->dir, sizeof(k->dir), "%s", w->prob_dir);
+	snprintf(k->ref_hash, sizeof(k->ref_hash), "%s", w->ref_hash);
 	k->seed = seed;
 	k->dist = dist;
 	k->used = 1;
 	k->stamp = ++w->stamp;
 	return k;
+fail:
+	drop_keep(w, ki);        /* frees what was allocated; the slot is free again */
+	return NULL;
 }
 
 /* For wk_sample: the reference outputs of seed (spec distributions). */
@@ -806,6 +879,7 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 	if (!(es.prune_ms > 0 && es.prune_ms < 1e9))
 		es.prune_ms = 0;
 	*resp = NULL;
+	w->refs_run = w->loaded = 0;
 	wk_progress(w, 60);
 	t_ph = now_s();
 	if (ensure_problem(w, req, bin, err) < 0)
@@ -929,6 +1003,16 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 		wk_set_result(res, "correct", NULL, "");
 	else if (!w->fatal)
 		distrust(w, jget_str(res, "failed_check", ""));
+	{
+		/* How many reference runs this evaluation paid for (0: all kept). */
+		json_t *env = json_object_get(res, "env");
+		if (!json_is_object(env)) {
+			env = json_object();
+			json_object_set_new(res, "env", env);
+		}
+		json_object_set_new(env, "refs_run", json_integer(w->refs_run));
+		json_object_set_new(env, "problem_loaded", json_boolean(w->loaded));
+	}
 	json_object_set_new(res, "wall_ms", json_real((now_s() - w->t_req) * 1000.0));
 	json_object_set_new(res, "kernel_ms", json_real(es.kernel_ms));
 	{

@@ -16,7 +16,9 @@
 
 #define WK_GUARD 4096
 #define WK_GUARD_BYTE 0xA5
-#define WK_MAX_KEEP 16             /* reference outputs kept (seeds) */
+#define WK_MAX_KEEP 64             /* reference outputs kept ((problem, seed) pairs) */
+#define WK_KEEP_SHARE 4            /* other problems' keeps: at most 1/4 of device memory, */
+#define WK_KEEP_HEADROOM 8         /* and never leave less than 1/8 of it free */
 #define WK_SLOT_U64 8              /* u64 per stats slot */
 #define WK_MAX_SLOTS 8192
 #define WK_MAX_EVENTS 2048
@@ -27,7 +29,13 @@ struct wk_buf {
 	size_t total;
 };
 
+/* One seed's reference outputs. Kept across problems (a search has several
+ * in flight and the worker serves them in turns); a keep is its problem's
+ * while dir and ref_hash match the current ones. */
 struct wk_keep {
+	char dir[1024];
+	char ref_hash[65];
+	size_t bytes;              /* device bytes of out[] */
 	unsigned long long seed;
 	int dist;                  /* 0 = the spec's distributions */
 	int used;
@@ -82,6 +90,9 @@ struct worker {
 	struct wk_module ref;
 	struct wk_keep keep[WK_MAX_KEEP];
 	unsigned long long stamp;
+	size_t keep_budget;        /* bytes other problems' keeps may hold */
+	int refs_run;              /* reference runs in the current request */
+	int loaded;                /* the current request loaded its problem */
 
 	double t_req;              /* when the current request arrived */
 	int fatal;                 /* the context is unusable: exit after replying */
@@ -114,6 +125,11 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 int wk_sample(struct worker *w, const json_t *req, const struct buf *bin, json_t **res,
 	      struct buf *err);
 int wk_peaks(struct worker *w, json_t **res, struct buf *err);
+/* The current problem's keep for (seed, dist), or NULL. */
+struct wk_keep *wk_keep_find(struct worker *w, unsigned long long seed, int dist);
+/* Frees another problem's least recently used keep (after an out-of-memory
+ * error): 1, or 0 when there is none. */
+int wk_drop_idle_keep(struct worker *w);
 /* For wk_sample: the kept reference outputs of seed (spec distributions). */
 int wk_ensure_ref_values(struct worker *w, const json_t *req, const struct buf *bin,
 			 unsigned long long seed, CUdeviceptr *outs, double *ref_ms, struct buf *err);

@@ -170,11 +170,10 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 	/* Inputs unchanged, guards intact, after all the timed runs. */
 	double t_post = now_s();
 	{
-		struct wk_keep *kin = kA;
+		struct wk_keep *kin = wk_keep_find(w, w->in_seed, w->in_dist);
 		int sb = base_g + w->p.n_in + 1;
-		for (int i = 0; i < WK_MAX_KEEP; i++)
-			if (w->keep[i].used && w->keep[i].seed == w->in_seed && w->keep[i].dist == w->in_dist)
-				kin = &w->keep[i];
+		if (!kin)
+			kin = kA;
 		if (wk_post_checks(es, kin, w->in, base_g - per, 0, err) < 0)
 			r = RUN_ERR;
 		for (int t = 0; two && kB != kA && t < w->p.n_in && r == RUN_OK; t++)
@@ -263,10 +262,9 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 			snprintf(v.check, sizeof(v.check), "timed_output_mismatch");
 			r = 1;
 		} else {
-			struct wk_keep *kin = kA;
-			for (int i = 0; i < WK_MAX_KEEP; i++)
-				if (w->keep[i].used && w->keep[i].seed == w->in_seed && w->keep[i].dist == w->in_dist)
-					kin = &w->keep[i];
+			struct wk_keep *kin = wk_keep_find(w, w->in_seed, w->in_dist);
+			if (!kin)
+				kin = kA;
 			r = wk_judge(es, kin, base_g - per, 0, "after the timed trials", &v);
 			for (int t = 0; !r && two && kB != kA && t < w->p.n_in; t++)
 				if (w->hslots[(size_t)(base_g + w->p.n_in + 1 + t) * WK_SLOT_U64] != kB->in_sum[t]) {

@@ -229,7 +229,8 @@ def main():
         if h:
             harness.append(h)
             refs = (env.get("phases_ms") or {}).get("refs", 0)
-            n_refs += refs >= 1.0
+            # refs_run: the worker's count (kforge after 6e31534); before, the phase's time
+            n_refs += env["refs_run"] > 0 if isinstance(env.get("refs_run"), int) else refs >= 1.0
             no_refs.append(h - refs)
     harness.sort()
     no_refs.sort()
@@ -243,9 +244,8 @@ def main():
                                  100.0 * (kern["ms"] or 0) / 1000.0 / a.search_seconds))
     if harness:
         w("- harness overhead per evaluation (wall minus kernel time): median %.0f ms; "
-          "%d of %d evaluations (re)computed their problem's reference outputs (the worker "
-          "keeps one problem's; concurrent problems take turns on the GPU); without that "
-          "phase: median %.0f ms" % (harness[len(harness) // 2], n_refs, len(harness),
+          "%d of %d evaluations computed reference outputs (the rest found them kept); "
+          "without that phase: median %.0f ms" % (harness[len(harness) // 2], n_refs, len(harness),
                                      no_refs[len(no_refs) // 2]))
     w("")
 

@@ -394,7 +394,9 @@ static void wait_queue(struct supervisor *s, int waiting, int busy)
 	fail_msg("queue never reached %d waiting, %d busy", waiting, busy);
 }
 
-static void test_supervisor_affinity(void **state)
+/* X holds the worker; then Y, X and Z queue in that order. streak: the
+ * KFORGE_AFFINITY_STREAK to set (NULL: unset); want: the order each ran. */
+static void affinity_case(const char *streak, const int want[4])
 {
 	struct supervisor *s = NULL;
 	struct buf err = BUF_INIT, exe = BUF_INIT;
@@ -404,7 +406,6 @@ static void test_supervisor_affinity(void **state)
 	pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 	pthread_t th[4];
 	int seq = 0, fd;
-	/* X holds the worker; then Y, X and Z queue in that order. */
 	struct aff_arg a[4] = {
 		{ NULL, "wait_file", "problems/X", file, &seq, -1, &mu },
 		{ NULL, "ok", "problems/Y", "", &seq, -1, &mu },
@@ -412,7 +413,6 @@ static void test_supervisor_affinity(void **state)
 		{ NULL, "ok", "problems/Z", "", &seq, -1, &mu },
 	};
 
-	(void)state;
 	buf_addf(&exe, "%s/tests/fake_worker", kb ? kb : "build");
 	if (access(exe.s, X_OK) != 0) {
 		buf_release(&exe);
@@ -423,6 +423,10 @@ static void test_supervisor_affinity(void **state)
 	close(fd);
 	unlink(file);
 	setenv("KFORGE_WORKER_TEST_GPUS", "1", 1);
+	if (streak)
+		setenv("KFORGE_AFFINITY_STREAK", streak, 1);
+	else
+		unsetenv("KFORGE_AFFINITY_STREAK");
 	if (supervisor_open(&s, exe.s, 0, &info, &err) < 0)
 		fail_msg("%s", err.s);
 	for (int i = 0; i < 4; i++) {
@@ -436,15 +440,46 @@ static void test_supervisor_affinity(void **state)
 	for (int i = 0; i < 4; i++)
 		pthread_join(th[i], NULL);
 	unlink(file);
-	assert_int_equal(a[0].order, 0);
-	assert_int_equal(a[2].order, 1);   /* X again, ahead of the older Y */
-	assert_int_equal(a[1].order, 2);   /* then first come, first served */
-	assert_int_equal(a[3].order, 3);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(a[i].order, want[i]);
 	supervisor_close(s);
 	json_decref(info);
 	unsetenv("KFORGE_WORKER_TEST_GPUS");
+	unsetenv("KFORGE_AFFINITY_STREAK");
 	buf_release(&err);
 	buf_release(&exe);
+}
+
+static void test_supervisor_affinity(void **state)
+{
+	/* X again, ahead of the older Y; then first come, first served. */
+	static const int affine[4] = { 0, 2, 1, 3 }, fifo[4] = { 0, 1, 2, 3 };
+
+	(void)state;
+	affinity_case(NULL, affine);
+	affinity_case("32", affine);
+	affinity_case("0", fifo);      /* no affinity: strictly first come */
+}
+
+static void test_supervisor_affinity_env(void **state)
+{
+	static const char *const bad[] = { "", "-1", "1001", "3x", "x" };
+	struct buf err = BUF_INIT;
+
+	(void)state;
+	setenv("KFORGE_WORKER_TEST_GPUS", "1", 1);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct supervisor *s = NULL;
+		json_t *info = NULL;
+		buf_reset(&err);
+		setenv("KFORGE_AFFINITY_STREAK", bad[i], 1);
+		assert_int_equal(supervisor_open(&s, "/bin/true", 0, &info, &err), -1);
+		assert_null(s);
+		assert_non_null(strstr(err.s, "KFORGE_AFFINITY_STREAK"));
+	}
+	unsetenv("KFORGE_AFFINITY_STREAK");
+	unsetenv("KFORGE_WORKER_TEST_GPUS");
+	buf_release(&err);
 }
 
 /* ---- engine_eval from several threads (compile only) -------------------- */
@@ -562,6 +597,7 @@ int main(void)
 		cmocka_unit_test(test_harness_compiles),
 		cmocka_unit_test(test_supervisor_watchdog),
 		cmocka_unit_test(test_supervisor_affinity),
+		cmocka_unit_test(test_supervisor_affinity_env),
 		cmocka_unit_test(test_engine_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
