@@ -338,45 +338,62 @@ struct wk_keep *wk_keep_find(struct worker *w, unsigned long long seed, int dist
 	return NULL;
 }
 
-/* The least recently used keep of another problem, or -1. */
-static int idle_lru(const struct worker *w, size_t *idle_bytes)
+/* A keep's worth: the reference time it saves per MiB it holds, aged
+ * (GreedyDual-Size): cheap, large outputs (elementwise ops over GBs) go
+ * before costly, small ones (convolutions, matmuls), and a problem no
+ * longer searched ages out. */
+void wk_keep_touch(struct worker *w, struct wk_keep *k)
 {
-	int lru = -1;
+	k->stamp = ++w->stamp;
+	k->prio = w->keep_age + (k->ref_ms + 1.0) / ((double)k->bytes / 1048576.0 + 1.0);
+}
+
+/* The other problems' keep to evict first, or -1. */
+int wk_keep_victim(const struct worker *w, size_t *idle_bytes)
+{
+	int v = -1;
 	*idle_bytes = 0;
 	for (int k = 0; k < WK_MAX_KEEP; k++)
 		if (w->keep[k].used && !keep_is_current(w, &w->keep[k])) {
 			*idle_bytes += w->keep[k].bytes;
-			if (lru < 0 || w->keep[k].stamp < w->keep[lru].stamp)
-				lru = k;
+			if (v < 0 || w->keep[k].prio < w->keep[v].prio)
+				v = k;
 		}
-	return lru;
+	return v;
+}
+
+static void evict(struct worker *w, int k)
+{
+	if (w->keep[k].prio > w->keep_age)
+		w->keep_age = w->keep[k].prio;
+	drop_keep(w, k);
 }
 
 int wk_drop_idle_keep(struct worker *w)
 {
 	size_t idle;
-	int lru = idle_lru(w, &idle);
-	if (lru < 0)
+	int v = wk_keep_victim(w, &idle);
+	if (v < 0)
 		return 0;
-	drop_keep(w, lru);
+	evict(w, v);
 	return 1;
 }
 
-/* Other problems' keeps go, least recently used first, until they and
- * `more` bytes fit the budget and the device keeps its headroom: memory
- * this cache takes must never be what a candidate's launch lacks. */
+/* Other problems' keeps go (wk_keep_victim's order) until they and `more`
+ * bytes fit the budget and the device keeps its headroom: memory this
+ * cache takes must never be what a candidate's launch lacks. */
 static void trim_idle_keeps(struct worker *w, size_t more)
 {
 	for (;;) {
 		size_t idle, fr = 0, tot = 0;
-		int lru = idle_lru(w, &idle);
-		if (lru < 0)
+		int v = wk_keep_victim(w, &idle);
+		if (v < 0)
 			return;
 		if (idle + more <= w->keep_budget &&
 		    w->d.cuMemGetInfo(&fr, &tot) == CUDA_SUCCESS && fr >= more &&
 		    fr - more >= tot / WK_KEEP_HEADROOM)
 			return;
-		drop_keep(w, lru);
+		evict(w, v);
 	}
 }
 
@@ -486,7 +503,7 @@ static struct wk_keep *ensure_ref(struct worker *w, unsigned long long seed, int
 	int ki = -1, lru = 0, r;
 
 	if ((k = wk_keep_find(w, seed, dist))) {
-		k->stamp = ++w->stamp;
+		wk_keep_touch(w, k);
 		return k;
 	}
 	{
@@ -499,11 +516,17 @@ static struct wk_keep *ensure_ref(struct worker *w, unsigned long long seed, int
 		if (!w->keep[i].used)
 			ki = i;
 	if (ki < 0) {
-		for (int i = 1; i < WK_MAX_KEEP; i++)
-			if (w->keep[i].stamp < w->keep[lru].stamp)
-				lru = i;
-		drop_keep(w, lru);
-		ki = lru;
+		size_t idle;
+		/* No free slot: another problem's, else this one's least recently used. */
+		if ((ki = wk_keep_victim(w, &idle)) >= 0) {
+			evict(w, ki);
+		} else {
+			for (int i = 1; i < WK_MAX_KEEP; i++)
+				if (w->keep[i].stamp < w->keep[lru].stamp)
+					lru = i;
+			drop_keep(w, lru);
+			ki = lru;
+		}
 	}
 	k = &w->keep[ki];
 	memset(k, 0, sizeof(*k));
@@ -576,7 +599,7 @@ static struct wk_keep *ensure_ref(struct worker *w, unsigned long long seed, int
 	k->seed = seed;
 	k->dist = dist;
 	k->used = 1;
-	k->stamp = ++w->stamp;
+	wk_keep_touch(w, k);
 	return k;
 fail:
 	drop_keep(w, ki);        /* frees what was allocated; the slot is free again */

@@ -42,7 +42,8 @@ struct wk_keep {
 	unsigned long long in_sum[PROBLEM_MAX_TENSORS];
 	CUdeviceptr out[PROBLEM_MAX_TENSORS];
 	double ref_ms;
-	unsigned long long stamp;  /* LRU */
+	unsigned long long stamp;  /* LRU among the current problem's */
+	double prio;               /* GreedyDual-Size: eviction order of other problems' */
 };
 
 struct wk_module {
@@ -91,6 +92,7 @@ struct worker {
 	struct wk_keep keep[WK_MAX_KEEP];
 	unsigned long long stamp;
 	size_t keep_budget;        /* bytes other problems' keeps may hold */
+	double keep_age;           /* GreedyDual-Size's L: the last evicted keep's prio */
 	int refs_run;              /* reference runs in the current request */
 	int loaded;                /* the current request loaded its problem */
 
@@ -127,8 +129,13 @@ int wk_sample(struct worker *w, const json_t *req, const struct buf *bin, json_t
 int wk_peaks(struct worker *w, json_t **res, struct buf *err);
 /* The current problem's keep for (seed, dist), or NULL. */
 struct wk_keep *wk_keep_find(struct worker *w, unsigned long long seed, int dist);
-/* Frees another problem's least recently used keep (after an out-of-memory
- * error): 1, or 0 when there is none. */
+/* Stamps k as just used and sets its eviction priority. */
+void wk_keep_touch(struct worker *w, struct wk_keep *k);
+/* The other problems' keep to evict first (lowest prio), or -1; their bytes
+ * in *idle_bytes. */
+int wk_keep_victim(const struct worker *w, size_t *idle_bytes);
+/* Evicts wk_keep_victim's keep (after an out-of-memory error): 1, or 0
+ * when there is none. */
 int wk_drop_idle_keep(struct worker *w);
 /* For wk_sample: the kept reference outputs of seed (spec distributions). */
 int wk_ensure_ref_values(struct worker *w, const json_t *req, const struct buf *bin,

@@ -482,6 +482,51 @@ static void test_supervisor_affinity_env(void **state)
 	buf_release(&err);
 }
 
+/* Kept reference outputs of other problems: the cheapest to recompute per
+ * byte goes first (a 6 GB elementwise output before a 64 MB matmul's),
+ * the current problem's never, and an old keep ages out. */
+static void keep_at(struct worker *w, int i, const char *dir, size_t bytes, double ref_ms)
+{
+	struct wk_keep *k = &w->keep[i];
+	snprintf(k->dir, sizeof(k->dir), "%s", dir);
+	snprintf(k->ref_hash, sizeof(k->ref_hash), "r%s", dir);
+	k->bytes = bytes;
+	k->ref_ms = ref_ms;
+	k->used = 1;
+	wk_keep_touch(w, k);
+}
+
+static void test_keep_eviction_order(void **state)
+{
+	struct worker *w = calloc(1, sizeof(*w));
+	size_t idle = 0;
+
+	(void)state;
+	snprintf(w->prob_dir, sizeof(w->prob_dir), "A");
+	snprintf(w->ref_hash, sizeof(w->ref_hash), "rA");
+	w->have_problem = 1;
+	assert_int_equal(wk_keep_victim(w, &idle), -1);
+	keep_at(w, 0, "A", (size_t)6 << 30, 1.0);      /* current: never a victim */
+	assert_int_equal(wk_keep_victim(w, &idle), -1);
+	assert_int_equal(idle, 0);
+	keep_at(w, 1, "C", (size_t)64 << 20, 400.0);   /* matmul: costly, small */
+	keep_at(w, 2, "B", (size_t)6 << 30, 30.0);     /* elementwise: cheap, large */
+	keep_at(w, 3, "D", (size_t)64 << 20, 300.0);
+	assert_int_equal(wk_keep_victim(w, &idle), 2);
+	assert_int_equal(idle, ((size_t)6 << 30) + ((size_t)128 << 20));
+	/* Same problem, another reference: not the current problem's. */
+	snprintf(w->ref_hash, sizeof(w->ref_hash), "rA2");
+	assert_int_equal(wk_keep_victim(w, &idle), 0);
+	snprintf(w->ref_hash, sizeof(w->ref_hash), "rA");
+	/* Evictions raise the age: a keep touched since outranks an old one. */
+	w->keep[2].used = 0;
+	w->keep_age = w->keep[1].prio;
+	assert_int_equal(wk_keep_victim(w, &idle), 3);
+	wk_keep_touch(w, &w->keep[3]);
+	assert_int_equal(wk_keep_victim(w, &idle), 1);
+	free(w);
+}
+
 /* ---- engine_eval from several threads (compile only) -------------------- */
 
 struct th_arg {
@@ -598,6 +643,7 @@ int main(void)
 		cmocka_unit_test(test_supervisor_watchdog),
 		cmocka_unit_test(test_supervisor_affinity),
 		cmocka_unit_test(test_supervisor_affinity_env),
+		cmocka_unit_test(test_keep_eviction_order),
 		cmocka_unit_test(test_engine_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
