@@ -219,7 +219,7 @@ def main():
     kern = q("SELECT sum(t.time_ms) AS ms, count(*) AS n FROM eval_trials t JOIN evals e ON "
              "e.id = t.eval_id WHERE e.protocol = 'collect-v1' AND e.gpu_name = ?", sgpu)[0]
     ncand = q("SELECT count(*) AS n, sum(status = 'correct') AS ok FROM candidates")[0]
-    harness, no_refs, n_refs = [], [], 0
+    harness, no_refs, n_refs, counted = [], [], 0, False
     for r in ev:
         try:
             env = json.loads(r["env"] or "{}")
@@ -230,6 +230,7 @@ def main():
             harness.append(h)
             refs = (env.get("phases_ms") or {}).get("refs", 0)
             # refs_run: the worker's count (kforge after 6e31534); before, the phase's time
+            counted = counted or isinstance(env.get("refs_run"), int)
             n_refs += env["refs_run"] > 0 if isinstance(env.get("refs_run"), int) else refs >= 1.0
             no_refs.append(h - refs)
     harness.sort()
@@ -237,16 +238,19 @@ def main():
     w("- candidates: %d (%d correct); evaluations on %s under collect-v1: %d" %
       (ncand["n"], ncand["ok"] or 0, sgpu, len(ev)))
     if a.search_seconds > 0:
-        w("- search wall time on the GPU: %.0f s; **%.1f candidates per GPU-minute**" %
-          (a.search_seconds, len(ev) / (a.search_seconds / 60.0)))
+        w("- search wall time on the GPU: %.0f s; **%.1f candidates per GPU-minute** (evaluated "
+          "ones: a candidate that re-renders a kernel its problem already has reuses that "
+          "kernel's evaluation)" % (a.search_seconds, len(ev) / (a.search_seconds / 60.0)))
         w("- GPU busy fraction (kernel time of %d check and timed runs, %.0f s, over the wall "
           "time): **%.1f%%**" % (kern["n"], (kern["ms"] or 0) / 1000.0,
                                  100.0 * (kern["ms"] or 0) / 1000.0 / a.search_seconds))
     if harness:
         w("- harness overhead per evaluation (wall minus kernel time): median %.0f ms; "
-          "%d of %d evaluations computed reference outputs (the rest found them kept); "
-          "without that phase: median %.0f ms" % (harness[len(harness) // 2], n_refs, len(harness),
-                                     no_refs[len(no_refs) // 2]))
+          "%d of %d evaluations computed reference outputs (the rest found them kept%s); "
+          "without that phase: median %.0f ms" %
+          (harness[len(harness) // 2], n_refs, len(harness),
+           "" if counted else "; this kforge kept one problem's at a time, since 5ec8049 "
+           "the worker keeps several problems'", no_refs[len(no_refs) // 2]))
     w("")
 
     if a.notes:
