@@ -30,6 +30,6 @@ elif what == "correct":
 elif what == "once":
     assert all(sum(x[1] for x in v) == v[0][2] for v in per.values())
 PY
-check "the worker switched problems more than once per problem" python3 q.py "$KFORGE_DB" switched
+check "the problems alternated on the worker (over 6 problem loads for 3 problems)" python3 q.py "$KFORGE_DB" switched
 check "every kernel correct against its own problem's references" python3 q.py "$KFORGE_DB" correct
 check "each problem's references computed once per check seed" python3 q.py "$KFORGE_DB" once
