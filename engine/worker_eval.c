@@ -379,9 +379,14 @@ int wk_drop_idle_keep(struct worker *w)
 	return 1;
 }
 
-/* Other problems' keeps go (wk_keep_victim's order) until they and `more`
- * bytes fit the budget and the device keeps its headroom: memory this
- * cache takes must never be what a candidate's launch lacks. */
+int wk_keeps_fit(const struct worker *w, size_t idle, size_t more, size_t free_b, size_t total)
+{
+	return idle <= w->keep_budget && free_b >= more && free_b - more >= total / WK_KEEP_HEADROOM;
+}
+
+/* Other problems' keeps go (wk_keep_victim's order) until they fit the
+ * budget and, once `more` bytes are taken, the device keeps its headroom:
+ * memory this cache takes must never be what a candidate's launch lacks. */
 static void trim_idle_keeps(struct worker *w, size_t more)
 {
 	for (;;) {
@@ -389,9 +394,7 @@ static void trim_idle_keeps(struct worker *w, size_t more)
 		int v = wk_keep_victim(w, &idle);
 		if (v < 0)
 			return;
-		if (idle + more <= w->keep_budget &&
-		    w->d.cuMemGetInfo(&fr, &tot) == CUDA_SUCCESS && fr >= more &&
-		    fr - more >= tot / WK_KEEP_HEADROOM)
+		if (w->d.cuMemGetInfo(&fr, &tot) == CUDA_SUCCESS && wk_keeps_fit(w, idle, more, fr, tot))
 			return;
 		evict(w, v);
 	}

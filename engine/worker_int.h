@@ -134,6 +134,9 @@ void wk_keep_touch(struct worker *w, struct wk_keep *k);
 /* The other problems' keep to evict first (lowest prio), or -1; their bytes
  * in *idle_bytes. */
 int wk_keep_victim(const struct worker *w, size_t *idle_bytes);
+/* Whether other problems' keeps of idle bytes may stay when the current
+ * problem is about to take `more` bytes of free_b free out of total. */
+int wk_keeps_fit(const struct worker *w, size_t idle, size_t more, size_t free_b, size_t total);
 /* Evicts wk_keep_victim's keep (after an out-of-memory error): 1, or 0
  * when there is none. */
 int wk_drop_idle_keep(struct worker *w);

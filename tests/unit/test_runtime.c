@@ -524,6 +524,18 @@ static void test_keep_eviction_order(void **state)
 	assert_int_equal(wk_keep_victim(w, &idle), 3);
 	wk_keep_touch(w, &w->keep[3]);
 	assert_int_equal(wk_keep_victim(w, &idle), 1);
+
+	/* What may stay: other problems' bytes within the budget (the current
+	 * problem's new keep is not theirs), and an eighth of memory free. */
+	{
+		const size_t G = (size_t)1 << 30, tot = 80 * G;
+		w->keep_budget = 20 * G;
+		assert_true(wk_keeps_fit(w, 20 * G, 8 * G, 40 * G, tot));
+		assert_false(wk_keeps_fit(w, 20 * G + 1, 0, 40 * G, tot));
+		assert_true(wk_keeps_fit(w, 0, 30 * G, 40 * G, tot));       /* 10 G left = 1/8 */
+		assert_false(wk_keeps_fit(w, 0, 30 * G + 1, 40 * G, tot));
+		assert_false(wk_keeps_fit(w, 0, 41 * G, 40 * G, tot));       /* no wrap-around */
+	}
 	free(w);
 }
 
