@@ -498,6 +498,12 @@ int wk_ensure_inputs(struct worker *w, unsigned long long seed, int dist, struct
 	return 0;
 }
 
+/* Device bytes a keep takes for output o (at least 1: cuMemAlloc refuses 0). */
+static size_t keep_out_bytes(const struct worker *w, int o)
+{
+	return w->out[o].bytes ? w->out[o].bytes : 1;
+}
+
 /* The reference outputs for (seed, dist): computed once, kept aside. */
 static struct wk_keep *ensure_ref(struct worker *w, unsigned long long seed, int dist,
 				  struct buf *err)
@@ -512,7 +518,7 @@ static struct wk_keep *ensure_ref(struct worker *w, unsigned long long seed, int
 	{
 		size_t bytes = 0;
 		for (int o = 0; o < w->p.n_out; o++)
-			bytes += w->out[o].bytes ? w->out[o].bytes : 1;
+			bytes += keep_out_bytes(w, o);
 		trim_idle_keeps(w, bytes);
 	}
 	for (int i = 0; i < WK_MAX_KEEP && ki < 0; i++)
@@ -565,21 +571,22 @@ static struct wk_keep *ensure_ref(struct worker *w, unsigned long long seed, int
 		k->ref_ms = ms;
 	}
 	for (int o = 0; o < w->p.n_out; o++) {
-		CUresult cr = w->d.cuMemAlloc(&k->out[o], w->out[o].bytes ? w->out[o].bytes : 1);
+		const size_t ob = keep_out_bytes(w, o);
+		CUresult cr = w->d.cuMemAlloc(&k->out[o], ob);
 		/* Make room: other problems' keeps first, then this one's other
 		 * seeds (all are recomputed on demand). */
 		while (cr == CUDA_ERROR_OUT_OF_MEMORY && wk_drop_idle_keep(w))
-			cr = w->d.cuMemAlloc(&k->out[o], w->out[o].bytes ? w->out[o].bytes : 1);
+			cr = w->d.cuMemAlloc(&k->out[o], ob);
 		if (cr == CUDA_ERROR_OUT_OF_MEMORY) {
 			drop_keeps(w, ki);
-			cr = w->d.cuMemAlloc(&k->out[o], w->out[o].bytes ? w->out[o].bytes : 1);
+			cr = w->d.cuMemAlloc(&k->out[o], ob);
 		}
 		if (cr != CUDA_SUCCESS) {
 			k->out[o] = 0;
 			wk_cuda_err(w, cr, "keeping the reference outputs", err);
 			goto fail;
 		}
-		k->bytes += w->out[o].bytes ? w->out[o].bytes : 1;
+		k->bytes += ob;
 		/* On our stream: a plain cuMemcpyDtoD does not order with it, and the
 		 * scrub below would race the copy. */
 		if ((cr = w->memcpy_dtod_async(k->out[o], w->out[o].data, w->out[o].bytes, w->st)) !=
