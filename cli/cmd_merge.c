@@ -11,8 +11,13 @@ const char usage_merge[] =
 	"kforge merge A.db B.db ... -o OUT.db [--force]\n"
 	"  Unions stores made on several machines or GPUs into OUT.db: kernels deduplicated by\n"
 	"  content, runs, evaluations and verifications kept per GPU, baselines per GPU.\n"
-	"  A key present in two stores with different content is a conflict: it is listed and\n"
-	"  the merge fails (exit 4) without writing OUT.db. Idempotent and order-independent.\n";
+	"  Honest differences are settled by rule, whatever the order of the inputs: the same\n"
+	"  kernel measured in two stores keeps one evaluation (a failure over 'correct', then the\n"
+	"  earliest; a status disagreement is listed); the latest verification; the faster\n"
+	"  baseline; the earliest date of a kernel or compile; two executions of one run\n"
+	"  configuration both kept, the later renamed RUN~H with its rows. Anything else that\n"
+	"  differs (a problem's spec, an idea's text) is a conflict: it is listed and the merge\n"
+	"  fails (exit 4) without writing OUT.db. Idempotent and order-independent.\n";
 
 int cmd_merge(int argc, char **argv, struct cli_ctx *ctx)
 {
@@ -23,8 +28,8 @@ int cmd_merge(int argc, char **argv, struct cli_ctx *ctx)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *outp = NULL;
-	struct buf err = BUF_INIT, conf = BUF_INIT, tmp = BUF_INIT;
-	struct merge_stats st = { 0, 0, 0 };
+	struct buf err = BUF_INIT, conf = BUF_INIT, tmp = BUF_INIT, notes = BUF_INIT;
+	struct merge_stats st = { 0, 0, 0, 0, 0, 0 };
 	struct store s;
 	int c, force = 0, ret = EXIT_FAIL, fd;
 
@@ -59,7 +64,7 @@ int cmd_merge(int argc, char **argv, struct cli_ctx *ctx)
 		goto out;
 	}
 	for (int i = optind; i < argc; i++) {
-		int r = store_merge_from(&s, argv[i], &st, &conf, &err);
+		int r = store_merge_from(&s, argv[i], &st, &conf, &notes, &err);
 		if (r == -2) {
 			fprintf(stderr, "kforge merge: conflicts with %s (same key, different content):\n%s", argv[i], conf.s);
 			ret = EXIT_CHECK;
@@ -77,8 +82,13 @@ int cmd_merge(int argc, char **argv, struct cli_ctx *ctx)
 		ret = cli_fail(EXIT_FAIL, "cannot rename %s to %s", tmp.s, outp);
 		goto cleanup;
 	}
-	printf("merged %d store(s) into %s: %lld rows added, %lld identical rows deduplicated\n",
-	       argc - optind, outp, st.rows_added, st.rows_same);
+	printf("merged %d store(s) into %s: %lld rows added, %lld identical rows deduplicated, "
+	       "%lld settled by rule (%lld later execution(s) of a run renamed, %lld evaluation(s) correct "
+	       "in one store only)\n",
+	       argc - optind, outp, st.rows_added, st.rows_same, st.resolved, st.runs_renamed,
+	       st.status_disagree);
+	if (notes.len)
+		fprintf(stderr, "kforge merge: settled by rule (see 'kforge merge --help'):\n%s", notes.s);
 	ret = EXIT_OK;
 	goto out;
 cleanup:
@@ -94,6 +104,7 @@ cleanup:
 out:
 	buf_release(&err);
 	buf_release(&conf);
+	buf_release(&notes);
 	buf_release(&tmp);
 	return ret;
 }
