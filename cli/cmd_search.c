@@ -207,7 +207,7 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 	struct search_result res;
 	struct search_cache *cache = NULL;
 	struct prog g = { 0 };
-	struct buf err = BUF_INIT;
+	struct buf err = BUF_INIT, model = BUF_INIT;
 	json_t *stored = NULL;
 	const char *problems = NULL, *llm_config = NULL;
 	char run_id[64] = "";
@@ -290,6 +290,18 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 			goto out;
 		}
 	}
+#ifdef HAVE_LLM
+	if (problems && !strcmp(cfg.proposer, "llm") && !cfg.model) {
+		/* A new run records its model: resuming or replaying it must not
+		 * depend on the environment of the day. */
+		if (llm_config_model(llm_config, &model, &err) < 0) {
+			rc = cli_fail(EXIT_FAIL, "search: %s", err.s);
+			goto out;
+		}
+		if (model.len)
+			cfg.model = model.s;
+	}
+#endif
 	if (cfg.compile_only && !cfg.arch)
 		cfg.arch = "sm_90";
 	cfg.problems = &pl;
@@ -393,5 +405,6 @@ out:
 	free(g.round_seen);
 	free(g.state_seen);
 	buf_release(&err);
+	buf_release(&model);
 	return rc;
 }

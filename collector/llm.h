@@ -85,6 +85,11 @@ int llm_config_parse(struct llm_config *c, const char *text, size_t len, const c
 void llm_config_copy(struct llm_config *dst, const struct llm_config *src);
 /* Checks that a usable endpoint is configured (URL, model, ranges). */
 int llm_config_check(const struct llm_config *c, struct buf *err);
+/* The model a new LLM run uses (the config file at `path`, then
+ * KFORGE_LLM_MODEL) into out; empty when none is set. The search records
+ * it in the run's configuration, so resuming and replaying use it
+ * whatever the environment says then. */
+int llm_config_model(const char *path, struct buf *out, struct buf *err);
 /* Cost of one call in USD from its token counts and the configured
  * prices; 0 when prices or counts are unknown. */
 double llm_cost_usd(const struct llm_config *c, long long prompt_tokens,

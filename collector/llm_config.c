@@ -335,3 +335,17 @@ double llm_backoff_delay(int attempt, double base, double max, double retry_afte
 		d = max;
 	return d < 0 || isnan(d) ? 0 : d;
 }
+
+int llm_config_model(const char *path, struct buf *out, struct buf *err)
+{
+	struct llm_config c;
+	int r;
+
+	llm_config_init(&c);
+	r = llm_config_load(&c, path, err);
+	buf_reset(out);
+	if (r == 0 && c.model)
+		buf_adds(out, c.model);
+	llm_config_release(&c);
+	return r;
+}

@@ -4,6 +4,7 @@
 #include "core/json.h"
 #include "core/log.h"
 #include "core/sha256.h"
+#include "core/store_llm.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -133,8 +134,16 @@ int sdb_put_call(struct sproblem *P, const char *id, int round, const char *purp
 	set_opt_int(row, "completion_tokens", rec->completion_tokens);
 	set_opt_int(row, "reasoning_tokens", rec->reasoning_tokens);
 	r = store_insert(&P->st, "llm_calls", row, STORE_IGNORE, err);
-	if (r == 0 && retry)
+	if (r == 0 && retry) {
+		/* The failed attempt stays, as ID#N; this one takes the id. */
+		int attempt = store_llm_call_archive(&P->st, id, err);
+		if (attempt < 0) {
+			json_decref(row);
+			return -1;
+		}
+		json_object_set_new(row, "attempt", json_integer(attempt));
 		r = store_insert(&P->st, "llm_calls", row, STORE_REPLACE, err);
+	}
 	json_decref(row);
 	return r;
 }
@@ -157,10 +166,12 @@ int sdb_budget(struct sproblem *P, int round, struct sbudget *b, struct buf *err
 	const struct search_budget *B = &P->S->cfg->per_problem;
 	long long calls, tokens, ideas, impls;
 
-	if (count(P, "SELECT COUNT(*) FROM llm_calls WHERE run_id = ?1 AND problem_id = ?2 AND round < ?3",
-		  round, &calls, err) < 0 ||
+	/* Budgets count calls, not the failed attempts kept beside them. */
+	if (count(P, "SELECT COUNT(*) FROM llm_calls WHERE run_id = ?1 AND problem_id = ?2 AND round < ?3"
+		     " AND retry_of IS NULL", round, &calls, err) < 0 ||
 	    count(P, "SELECT SUM(COALESCE(prompt_tokens,0) + COALESCE(completion_tokens,0)) FROM llm_calls"
-		     " WHERE run_id = ?1 AND problem_id = ?2 AND round < ?3", round, &tokens, err) < 0 ||
+		     " WHERE run_id = ?1 AND problem_id = ?2 AND round < ?3 AND retry_of IS NULL", round,
+		  &tokens, err) < 0 ||
 	    count(P, "SELECT COUNT(*) FROM ideas WHERE run_id = ?1 AND problem_id = ?2 AND round < ?3",
 		  round, &ideas, err) < 0 ||
 	    count(P, "SELECT COUNT(*) FROM candidates WHERE run_id = ?1 AND problem_id = ?2 AND round < ?3",

@@ -44,14 +44,19 @@ static int migrate(struct store *s, struct buf *err)
 
 	if (get_user_version(s, &v, err) < 0)
 		return -1;
+	s->version = v;
 	if (v > STORE_SCHEMA_VERSION)
 		return kf_err(err, "store %s has schema v%d, newer than this kforge (v%d); upgrade kforge",
 			      s->path, v, STORE_SCHEMA_VERSION);
 	if (v == STORE_SCHEMA_VERSION)
 		return 0;
+	/* Read-only, an older store is read as it is: migrations only add,
+	 * and nothing that reads a store needs what they add (merge reads a
+	 * migrated copy). s->version says which it is. */
+	if (s->readonly && v >= 1)
+		return 0;
 	if (s->readonly)
-		return kf_err(err, "store %s has schema v%d and needs migrating; open it writable",
-			      s->path, v);
+		return kf_err(err, "%s is not a kforge store (schema v%d)", s->path, v);
 	for (int i = 0; i < store_n_migrations; i++) {
 		const struct store_migration *m = &store_migrations[i];
 		char pragma[64];

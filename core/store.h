@@ -13,7 +13,7 @@
 #include <jansson.h>
 #include "buf.h"
 
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 
 struct sqlite3;
 
@@ -23,11 +23,12 @@ struct store {
 	int in_tx;
 	int readonly;
 	json_t *colcache;      /* table -> [column names], owned */
+	int version;           /* the schema version found (before any migration) */
 };
 
 enum store_open_flags {
 	STORE_CREATE = 1,      /* create and migrate when missing */
-	STORE_READONLY = 2,
+	STORE_READONLY = 2,    /* an older schema opens as it is (s->version) */
 };
 
 int store_open(struct store *s, const char *path, int flags, struct buf *err);

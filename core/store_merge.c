@@ -3,7 +3,10 @@
 #include "json.h"
 #include "sha256.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Per-table rules (store_merge.h says why each is what it is). In the SQL
  * fragments s is the source's row, m the merged store's; $S and $M stand
@@ -58,7 +61,7 @@ struct run_scoped {
 static const struct run_scoped scoped[] = {
 	{ "runs", { "id", NULL }, { NULL } },
 	{ "rounds", { "run_id", "best_candidate", NULL }, { NULL } },
-	{ "llm_calls", { "id", "run_id", NULL }, { NULL } },
+	{ "llm_calls", { "id", "run_id", "retry_of", NULL }, { NULL } },
 	{ "ideas", { "id", "run_id", "llm_call_id", NULL }, { "parent_ids", NULL } },
 	{ "idea_categories", { "idea_id", NULL }, { NULL } },
 	{ "candidates", { "id", "run_id", "idea_id", "llm_call_id", NULL }, { "parent_ids", NULL } },
@@ -481,23 +484,62 @@ static int plan_runs(struct store *dst, struct merge_stats *st, struct buf *note
 	return 0;
 }
 
+static void unlink_db(const char *path)
+{
+	static const char *const sfx[] = { "", "-wal", "-shm", "-journal" };
+	struct buf p = BUF_INIT;
+	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		buf_reset(&p);
+		buf_addf(&p, "%s%s", path, sfx[i]);
+		unlink(p.s);
+	}
+	buf_release(&p);
+}
+
 int store_merge_from(struct store *dst, const char *src, struct merge_stats *st,
 		     struct buf *conflicts, struct buf *notes, struct buf *err)
 {
 	struct store probe;
+	struct buf copy = BUF_INIT;
 	json_t *prm;
 	long long before_conf = st->conflicts;
 	int ret = -1, have_map = 0;
 
-	/* Opening it first checks it is a store of a schema we know (and
-	 * migrates nothing: read-only). */
+	/* Opening it first checks it is a store of a schema we know. An older
+	 * one is merged from a migrated copy: the source is never written. */
 	if (store_open(&probe, src, STORE_READONLY, err) < 0)
 		return -1;
-	store_close(&probe);
+	if (probe.version < STORE_SCHEMA_VERSION) {
+		struct store mig;
+		int fd;
+		buf_addf(&copy, "%s.src.XXXXXX", dst->path);
+		fd = mkstemp(copy.s);
+		if (fd < 0) {
+			store_close(&probe);
+			ret = kf_err(err, "cannot create %s: %s", copy.s, strerror(errno));
+			buf_reset(&copy);
+			goto out;
+		}
+		close(fd);
+		unlink(copy.s);
+		prm = json_pack("[s]", copy.s);
+		ret = store_query(&probe, "VACUUM INTO ?", prm, NULL, NULL, err);
+		json_decref(prm);
+		store_close(&probe);
+		if (ret < 0 || store_open(&mig, copy.s, 0, err) < 0) {
+			ret = -1;
+			goto out;
+		}
+		store_close(&mig);
+		ret = -1;
+		src = copy.s;
+	} else {
+		store_close(&probe);
+	}
 	prm = json_pack("[s]", src);
 	if (store_query(dst, "ATTACH DATABASE ? AS src", prm, NULL, NULL, err) < 0) {
 		json_decref(prm);
-		return -1;
+		goto out;
 	}
 	json_decref(prm);
 	if (store_begin(dst, err) < 0)
@@ -535,5 +577,9 @@ detach:
 		buf_release(&d);
 	}
 	store_exec(dst, "DETACH DATABASE src", NULL);
+out:
+	if (copy.len)
+		unlink_db(copy.s);
+	buf_release(&copy);
 	return ret;
 }

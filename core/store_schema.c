@@ -151,8 +151,18 @@ static const char schema_v1[] =
 "  LEFT JOIN baselines be ON be.problem_id = e.problem_id AND be.gpu_name = e.gpu_name AND be.variant = 'eager'\n"
 "  LEFT JOIN baselines bc ON bc.problem_id = e.problem_id AND bc.gpu_name = e.gpu_name AND bc.variant = 'compile';\n";
 
+/* v2: every attempt of an LLM call is kept. The call's id holds its latest
+ * attempt (the one ideas and candidates reference); each earlier, failed
+ * attempt is kept as ID#N with attempt = N and retry_of = ID (a resumed
+ * search used to overwrite them). */
+static const char schema_v2[] =
+"ALTER TABLE llm_calls ADD COLUMN attempt INTEGER NOT NULL DEFAULT 1;\n"
+"ALTER TABLE llm_calls ADD COLUMN retry_of TEXT REFERENCES llm_calls(id);\n"
+"CREATE INDEX llm_calls_by_retry ON llm_calls(retry_of);\n";
+
 const struct store_migration store_migrations[] = {
 	{ 1, schema_v1 },
+	{ 2, schema_v2 },
 };
 const int store_n_migrations = (int)(sizeof(store_migrations) / sizeof(store_migrations[0]));
 

@@ -86,8 +86,13 @@ contains "saying how to retry" "$T_TMP/err" "1 proposer calls failed; run kforge
 check "the failed call is recorded with its error" test "$(q f.db "select count(*) from llm_calls where error is not null")" = 1
 check "later rounds went on" test "$(q f.db "select count(*) from candidates where round = 2")" -gt 0
 check "the round of the failed call stays open" test "$(q f.db "select status from rounds where round = 1")" = open
-KFORGE_LLM_CONFIG="$T_TMP/llm.json" expect_exit 0 "resuming retries it and finishes" "$KFORGE" --db f.db search
-check "no failed call is left" test "$(q f.db "select count(*) from llm_calls where error is not null")" = 0
+FAILED_ID=$(q f.db "select id from llm_calls where error is not null")
+check "the run records the model it was started with" test "$(q f.db "select model || ' ' || json_extract(config, '\$.model') from runs")" = "mock-model mock-model"
+# Resumed in another environment: the run's recorded model is used.
+KFORGE_LLM_MODEL=other-model KFORGE_LLM_CONFIG="$T_TMP/llm.json" expect_exit 0 "resuming retries it and finishes" "$KFORGE" --db f.db search
+check "the failed attempt is kept, as ID#1" test "$(q f.db "select id || ' ' || attempt || ' ' || retry_of from llm_calls where error is not null")" = "$FAILED_ID#1 1 $FAILED_ID"
+check "the call's id holds the retry, attempt 2, answered" test "$(q f.db "select attempt || ' ' || http_status || ' ' || coalesce(error, '-') from llm_calls where id = '$FAILED_ID'")" = "2 200 -"
+check "the resumed run asked with its recorded model, not the environment's" test "$(q f.db "select group_concat(distinct model) from llm_calls")" = mock-model
 check "round 1 has its kernels now" test "$(q f.db "select count(*) from candidates where round = 1")" -gt 0
 stop_mock
 
@@ -102,7 +107,8 @@ check "the run can be resumed" test "$(q d.db 'select status from runs')" = fail
 check "the failed calls are recorded" test "$(q d.db 'select count(*) from llm_calls where error is not null')" = 3
 start_mock up
 KFORGE_LLM_CONFIG="$T_TMP/llm.json" expect_exit 0 "resumed with the endpoint back, it finishes" "$KFORGE" --db d.db search
-check "failed calls were retried" test "$(q d.db 'select count(*) from llm_calls where error is not null')" = 0
+check "failed calls were retried" test "$(q d.db 'select count(*) from llm_calls where error is not null and retry_of is null')" = 0
+check "every failed attempt is kept" test "$(q d.db 'select count(*) from llm_calls where error is not null and retry_of is not null')" = 3
 check "all rounds have kernels" test "$(q d.db 'select count(distinct round) from candidates')" = 3
 stop_mock
 

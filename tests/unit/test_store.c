@@ -87,6 +87,47 @@ static void test_newer_schema_refused(void **state)
 	buf_release(&err);
 }
 
+/* A v1 store (the level-1 release's) migrates to v2 when opened writable,
+ * its LLM calls becoming attempt 1; read-only it is read as it is. */
+static void test_migrate_v1(void **state)
+{
+	struct store s;
+	struct buf err = BUF_INIT;
+	char p[256];
+	long long v = -1;
+	json_t *row = NULL;
+	(void)state;
+
+	db_path(p, sizeof(p), "v1.db");
+	assert_int_equal(store_open(&s, p, STORE_CREATE, &err), 0);
+	/* Back to v1's shape: drop what v2 added. */
+	assert_int_equal(store_exec(&s, "DROP INDEX llm_calls_by_retry; ALTER TABLE llm_calls DROP COLUMN retry_of;"
+				    "ALTER TABLE llm_calls DROP COLUMN attempt; PRAGMA user_version = 1", &err), 0);
+	assert_int_equal(store_exec(&s, "INSERT INTO problems(id,level,number,name,spec,spec_sha256) VALUES('p',1,1,'P','{}','0');"
+				    "INSERT INTO runs(id,created_at,status,strategy,proposer,seed,config,kforge_version)"
+				    " VALUES('r','t','finished','branch','llm',1,'{}','v');"
+				    "INSERT INTO llm_calls(id,run_id,purpose,proposer,request,created_at)"
+				    " VALUES('c','r','ideas','llm','{}','t')", &err), 0);
+	store_close(&s);
+	/* Read-only, it is read as it is (nothing written). */
+	assert_int_equal(store_open(&s, p, STORE_READONLY, &err), 0);
+	assert_int_equal(s.version, 1);
+	assert_int_equal(store_query_int(&s, "PRAGMA user_version", NULL, 0, &v, &err), 0);
+	assert_int_equal(v, 1);
+	store_close(&s);
+	assert_int_equal(store_open(&s, p, 0, &err), 0);
+	assert_int_equal(s.version, 1);
+	assert_int_equal(store_query_int(&s, "PRAGMA user_version", NULL, 0, &v, &err), 0);
+	assert_int_equal(v, STORE_SCHEMA_VERSION);
+	assert_int_equal(store_query_one(&s, "SELECT attempt, retry_of FROM llm_calls WHERE id = 'c'", NULL, &row, &err), 0);
+	assert_non_null(row);
+	assert_int_equal(jget_int(row, "attempt", 0), 1);
+	assert_true(json_is_null(json_object_get(row, "retry_of")));
+	json_decref(row);
+	store_close(&s);
+	buf_release(&err);
+}
+
 static void put_problem(struct store *s, const char *id)
 {
 	struct buf err = BUF_INIT;
@@ -296,6 +337,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_create_and_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newer_schema_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_v1, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_insert_modes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_keys_and_update, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rollback, setup, teardown),
