@@ -1,7 +1,7 @@
 /* A stand-in GPU worker for the supervisor's tests (no GPU): speaks the
  * protocol of engine/rt.h on fds 3/4 and misbehaves on request. EVAL's
  * "mode": ok | pid | crash | hang_after_progress | fatal | slow_progress |
- * wait_file (until "file" exists, announcing itself). */
+ * wait_file (until "file" exists, announcing itself) | printf (writes to stdout). */
 #include "core/json.h"
 #include "engine/rt.h"
 
@@ -61,6 +61,13 @@ int main(int argc, char **argv)
 				usleep(10000);
 			}
 			r = json_pack("{s:s}", "status", "correct");
+		} else if (!strcmp(mode, "printf")) {
+			/* What a kernel's device printf does when the driver flushes it. */
+			static const char msg[] = "device printf from the candidate\n";
+			if (write(1, msg, sizeof(msg) - 1) < 0)
+				r = json_pack("{s:s}", "status", "runtime_error");
+			else
+				r = json_pack("{s:s}", "status", "correct");
 		} else if (!strcmp(mode, "fatal")) {
 			r = json_pack("{s:s,s:b}", "status", "runtime_error", "fatal", 1);
 			rt_send(4, RT_RESULT, r, NULL, 0, &err);

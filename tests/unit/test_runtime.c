@@ -355,6 +355,50 @@ static void test_supervisor_watchdog(void **state)
 	buf_release(&exe);
 }
 
+/* What a worker writes to its stdout (a candidate's device printf) never
+ * reaches the supervisor's own stdout, where eval --json prints. */
+static void test_supervisor_worker_stdout(void **state)
+{
+	struct supervisor *s = NULL;
+	struct buf err = BUF_INIT, exe = BUF_INIT, got = BUF_INIT;
+	json_t *info = NULL, *r;
+	const char *kb = getenv("KF_BUILD");
+	char path[] = "/tmp/kf-stdout-XXXXXX";
+	int fd, saved;
+
+	(void)state;
+	buf_addf(&exe, "%s/tests/fake_worker", kb ? kb : "build");
+	if (access(exe.s, X_OK) != 0) {
+		buf_release(&exe);
+		skip();
+	}
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	fflush(stdout);
+	saved = dup(1);
+	assert_true(saved >= 0 && dup2(fd, 1) == 1);
+	setenv("KFORGE_WORKER_TEST_GPUS", "1", 1);
+	if (supervisor_open(&s, exe.s, 0, &info, &err) < 0)
+		fail_msg("%s", err.s);
+	r = request(s, "printf", NULL);
+	assert_string_equal(jget_str(r, "status", ""), "correct");
+	json_decref(r);
+	supervisor_close(s);
+	unsetenv("KFORGE_WORKER_TEST_GPUS");
+	fflush(stdout);
+	assert_true(dup2(saved, 1) == 1);
+	close(saved);
+	assert_int_equal(buf_read_file(&got, path, 1 << 20, &err), 0);
+	if (got.len)
+		fail_msg("the worker's stdout reached ours: '%s'", got.s);
+	close(fd);
+	unlink(path);
+	json_decref(info);
+	buf_release(&err);
+	buf_release(&exe);
+	buf_release(&got);
+}
+
 /* Waiting requests: a freed worker takes the one for the problem it just
  * ran (its reference outputs are still there), then the oldest. */
 struct aff_arg {
@@ -653,6 +697,7 @@ int main(void)
 		cmocka_unit_test(test_time_stats),
 		cmocka_unit_test(test_harness_compiles),
 		cmocka_unit_test(test_supervisor_watchdog),
+		cmocka_unit_test(test_supervisor_worker_stdout),
 		cmocka_unit_test(test_supervisor_affinity),
 		cmocka_unit_test(test_supervisor_affinity_env),
 		cmocka_unit_test(test_keep_eviction_order),
