@@ -239,14 +239,11 @@ long long search_tokens_used(const char *db_path, const char *run_id)
 	struct store st;
 	struct buf err = BUF_INIT;
 	long long n = 0;
-	json_t *pa = json_pack("[s]", run_id);
 
 	if (file_exists(db_path) && store_open(&st, db_path, 0, &err) == 0) {
-		store_query_int(&st, "SELECT SUM(COALESCE(prompt_tokens,0) + COALESCE(completion_tokens,0))"
-				     " FROM llm_calls WHERE run_id = ?", pa, 0, &n, &err);
+		store_search_tokens(&st, run_id, &n, &err);
 		store_close(&st);
 	}
-	json_decref(pa);
 	buf_release(&err);
 	return n;
 }
@@ -281,29 +278,13 @@ int search_cache_lookup(void *ctx, const char *sha, struct buf *out)
 {
 	struct search_cache *c = ctx;
 	struct buf err = BUF_INIT;
-	json_t *row = NULL, *pa;
 	int r;
 
-	pa = c->any_run ? json_pack("[s]", sha) : json_pack("[s,s]", sha, c->run_id);
 	pthread_mutex_lock(&c->lock);
-	r = store_query_one(&c->st,
-			    c->any_run
-				    ? "SELECT response FROM llm_calls WHERE request_sha256 = ?1 AND error IS NULL"
-				      " AND response IS NOT NULL ORDER BY created_at, id LIMIT 1"
-				    : "SELECT response FROM llm_calls WHERE request_sha256 = ?1 AND run_id = ?2"
-				      " AND error IS NULL AND response IS NOT NULL ORDER BY created_at, id LIMIT 1",
-			    pa, &row, &err);
+	r = store_search_cached_response(&c->st, sha, c->any_run ? NULL : c->run_id, out, &err);
 	pthread_mutex_unlock(&c->lock);
-	json_decref(pa);
 	buf_release(&err);
-	if (r < 0)
-		return -1;
-	if (!row)
-		return 0;
-	buf_reset(out);
-	buf_adds(out, jget_str(row, "response", ""));
-	json_decref(row);
-	return 1;
+	return r;
 }
 
 void search_cache_close(struct search_cache *c)

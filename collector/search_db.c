@@ -93,16 +93,7 @@ void sdb_call_id(const struct sproblem *P, int round, const char *purpose, const
 
 int sdb_call_get(struct sproblem *P, const char *id, int *failed, struct buf *err)
 {
-	json_t *row = NULL, *pa = json_pack("[s]", id);
-	int r = store_query_one(&P->st, "SELECT error FROM llm_calls WHERE id = ?", pa, &row, err);
-	json_decref(pa);
-	if (r < 0)
-		return -1;
-	if (!row)
-		return 0;
-	*failed = json_is_string(json_object_get(row, "error"));
-	json_decref(row);
-	return 1;
+	return store_search_call_failed(&P->st, id, failed, err);
 }
 
 static void set_opt_int(json_t *o, const char *k, long long v)
@@ -141,14 +132,6 @@ int sdb_put_call(struct sproblem *P, const char *id, int round, const char *purp
 	return r;
 }
 
-static int count(struct sproblem *P, const char *sql, int round, long long *out, struct buf *err)
-{
-	json_t *pa = json_pack("[s,s,i]", P->S->run_id, P->ref->id, round);
-	int r = store_query_int(&P->st, sql, pa, 0, out, err);
-	json_decref(pa);
-	return r;
-}
-
 static int left(int limit, long long used)
 {
 	return !limit ? INT_MAX : used >= limit ? 0 : (int)(limit - used);
@@ -157,21 +140,14 @@ static int left(int limit, long long used)
 int sdb_budget(struct sproblem *P, int round, struct sbudget *b, struct buf *err)
 {
 	const struct search_budget *B = &P->S->cfg->per_problem;
-	long long calls, tokens, ideas, impls;
+	struct store_search_usage u;
 
-	if (count(P, "SELECT COUNT(*) FROM llm_calls WHERE run_id = ?1 AND problem_id = ?2 AND round < ?3",
-		  round, &calls, err) < 0 ||
-	    count(P, "SELECT SUM(COALESCE(prompt_tokens,0) + COALESCE(completion_tokens,0)) FROM llm_calls"
-		     " WHERE run_id = ?1 AND problem_id = ?2 AND round < ?3", round, &tokens, err) < 0 ||
-	    count(P, "SELECT COUNT(*) FROM ideas WHERE run_id = ?1 AND problem_id = ?2 AND round < ?3",
-		  round, &ideas, err) < 0 ||
-	    count(P, "SELECT COUNT(*) FROM candidates WHERE run_id = ?1 AND problem_id = ?2 AND round < ?3",
-		  round, &impls, err) < 0)
+	if (store_search_usage_before(&P->st, P->S->run_id, P->ref->id, round, &u, err) < 0)
 		return -1;
-	b->calls = left(B->llm_calls, calls);
-	b->ideas = left(B->ideas, ideas);
-	b->impls = left(B->impls, impls);
-	b->tokens_ok = !B->tokens || tokens < B->tokens;
+	b->calls = left(B->llm_calls, u.calls);
+	b->ideas = left(B->ideas, u.ideas);
+	b->impls = left(B->impls, u.impls);
+	b->tokens_ok = !B->tokens || u.tokens < B->tokens;
 	return !b->calls || !b->ideas || !b->impls || !b->tokens_ok ? SP_BUDGET : 0;
 }
 

@@ -132,3 +132,73 @@ json_t *store_search_ideas(struct store *s, const char *run_id, const char *prob
 	buf_release(&sql);
 	return rows;
 }
+
+int store_search_call_failed(struct store *s, const char *call_id, int *failed, struct buf *err)
+{
+	json_t *row = NULL, *pa = json_pack("[s]", call_id);
+	int r = store_query_one(s, "SELECT error FROM llm_calls WHERE id = ?", pa, &row, err);
+	json_decref(pa);
+	if (r < 0)
+		return -1;
+	if (!row)
+		return 0;
+	*failed = json_is_string(json_object_get(row, "error"));
+	json_decref(row);
+	return 1;
+}
+
+static int count(struct store *s, const char *sql, const char *run_id, const char *problem_id,
+		 int round, long long *out, struct buf *err)
+{
+	json_t *pa = json_pack("[s,s,i]", run_id, problem_id, round);
+	int r = store_query_int(s, sql, pa, 0, out, err);
+	json_decref(pa);
+	return r;
+}
+
+int store_search_usage_before(struct store *s, const char *run_id, const char *problem_id,
+			      int round, struct store_search_usage *u, struct buf *err)
+{
+	const char *R = run_id, *P = problem_id;
+
+	return count(s, "SELECT COUNT(*) FROM llm_calls WHERE run_id = ?1 AND problem_id = ?2 AND round < ?3",
+		     R, P, round, &u->calls, err) < 0 ||
+	       count(s, "SELECT SUM(COALESCE(prompt_tokens,0) + COALESCE(completion_tokens,0)) FROM llm_calls"
+			" WHERE run_id = ?1 AND problem_id = ?2 AND round < ?3", R, P, round, &u->tokens, err) < 0 ||
+	       count(s, "SELECT COUNT(*) FROM ideas WHERE run_id = ?1 AND problem_id = ?2 AND round < ?3",
+		     R, P, round, &u->ideas, err) < 0 ||
+	       count(s, "SELECT COUNT(*) FROM candidates WHERE run_id = ?1 AND problem_id = ?2 AND round < ?3",
+		     R, P, round, &u->impls, err) < 0
+		       ? -1 : 0;
+}
+
+int store_search_tokens(struct store *s, const char *run_id, long long *n, struct buf *err)
+{
+	json_t *pa = json_pack("[s]", run_id);
+	int r = store_query_int(s, "SELECT SUM(COALESCE(prompt_tokens,0) + COALESCE(completion_tokens,0))"
+				   " FROM llm_calls WHERE run_id = ?", pa, 0, n, err);
+	json_decref(pa);
+	return r;
+}
+
+int store_search_cached_response(struct store *s, const char *sha, const char *run_id,
+				 struct buf *out, struct buf *err)
+{
+	json_t *row = NULL, *pa = !run_id ? json_pack("[s]", sha) : json_pack("[s,s]", sha, run_id);
+	int r = store_query_one(s,
+				!run_id
+					? "SELECT response FROM llm_calls WHERE request_sha256 = ?1 AND error IS NULL"
+					  " AND response IS NOT NULL ORDER BY created_at, id LIMIT 1"
+					: "SELECT response FROM llm_calls WHERE request_sha256 = ?1 AND run_id = ?2"
+					  " AND error IS NULL AND response IS NOT NULL ORDER BY created_at, id LIMIT 1",
+				pa, &row, err);
+	json_decref(pa);
+	if (r < 0)
+		return -1;
+	if (!row)
+		return 0;
+	buf_reset(out);
+	buf_adds(out, jget_str(row, "response", ""));
+	json_decref(row);
+	return 1;
+}

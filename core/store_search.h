@@ -54,4 +54,26 @@ enum store_ideas_pick {
 json_t *store_search_ideas(struct store *s, const char *run_id, const char *problem_id, int round,
 			   enum store_ideas_pick pick, struct buf *err);
 
+/* ---- LLM calls ---- */
+
+/* Whether the call id is recorded: 1 (*failed set when its error is), 0
+ * when not, -1 on error. */
+int store_search_call_failed(struct store *s, const char *call_id, int *failed, struct buf *err);
+
+/* What a problem of a run used in the rounds before `round`. */
+struct store_search_usage {
+	long long calls, tokens, ideas, impls;  /* LLM calls, their tokens, ideas, candidates */
+};
+int store_search_usage_before(struct store *s, const char *run_id, const char *problem_id,
+			      int round, struct store_search_usage *u, struct buf *err);
+
+/* The prompt + completion tokens of a run's LLM calls into *n. */
+int store_search_tokens(struct store *s, const char *run_id, long long *n, struct buf *err);
+
+/* The response cache: the first (created_at, id) error-free response to
+ * the request with SHA-256 sha, of run_id (NULL: of any run), into out.
+ * 1 found, 0 not, -1 on error. */
+int store_search_cached_response(struct store *s, const char *sha, const char *run_id,
+				 struct buf *out, struct buf *err);
+
 #endif
