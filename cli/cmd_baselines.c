@@ -15,7 +15,7 @@ static int list_baselines(struct cli_ctx *ctx, const char *gpu, int as_json)
 {
 	struct store s;
 	struct buf err = BUF_INIT;
-	json_t *rows, *prm = json_pack("[s?,s?]", gpu, gpu);
+	json_t *rows;
 	int ret = EXIT_OK;
 	size_t i;
 	json_t *r;
@@ -24,11 +24,7 @@ static int list_baselines(struct cli_ctx *ctx, const char *gpu, int as_json)
 		ret = cli_fail(EXIT_FAIL, "%s", err.s);
 		goto out;
 	}
-	rows = store_query_all(&s,
-		"SELECT b.problem_id, b.gpu_name, b.variant, b.mean_ms, b.std_ms, b.median_ms, b.num_trials "
-		"FROM baselines b JOIN problems p ON p.id = b.problem_id "
-		"WHERE (? IS NULL OR b.gpu_name = ?) ORDER BY p.level, p.number, b.gpu_name, b.variant",
-		prm, &err);
+	rows = store_baselines_list(&s, gpu, &err);
 	store_close(&s);
 	if (!rows) {
 		ret = cli_fail(EXIT_FAIL, "%s", err.s);
@@ -49,7 +45,6 @@ static int list_baselines(struct cli_ctx *ctx, const char *gpu, int as_json)
 	}
 	json_decref(rows);
 out:
-	json_decref(prm);
 	buf_release(&err);
 	return ret;
 }

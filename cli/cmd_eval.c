@@ -2,6 +2,7 @@
 #include "core/cudadrv.h"
 #include "core/json.h"
 #include "core/store.h"
+#include "core/store_eval.h"
 #include "engine/candidate.h"
 #include "engine/engine.h"
 
@@ -36,17 +37,13 @@ static json_t *kernel_stats(struct cli_ctx *ctx, const char *compile_id)
 {
 	struct store s;
 	struct buf err = BUF_INIT;
-	json_t *rows = NULL, *prm;
+	json_t *rows = NULL;
 
 	if (!compile_id[0] || store_open(&s, ctx->db_path, STORE_READONLY, &err) < 0) {
 		buf_release(&err);
 		return json_array();
 	}
-	prm = json_pack("[s]", compile_id);
-	rows = store_query_all(&s, "SELECT kernel_name, registers, shared_bytes, spill_store_bytes, "
-			       "spill_load_bytes, stack_bytes, const_bytes FROM compile_kernels "
-			       "WHERE compile_id = ? ORDER BY kernel_name", prm, &err);
-	json_decref(prm);
+	rows = store_compile_kernels(&s, compile_id, &err);
 	store_close(&s);
 	buf_release(&err);
 	return rows ? rows : json_array();

@@ -7,6 +7,7 @@
 #include "core/oracle.h"
 #include "core/problem.h"
 #include "core/store.h"
+#include "core/store_eval.h"
 
 #include <errno.h>
 #include <math.h>
@@ -56,22 +57,15 @@ static int store_peaks(struct cli_ctx *ctx, const char *name, double *gbps, doub
 		       struct buf *gpu, struct buf *err)
 {
 	struct store s;
-	json_t *rows, *prm = json_pack("[s?,s?]", name, name);
+	json_t *rows;
 	int found = 0;
 
-	if (!ctx->db_path || !file_exists(ctx->db_path)) {
-		json_decref(prm);
+	if (!ctx->db_path || !file_exists(ctx->db_path))
 		return 0;
-	}
-	if (store_open(&s, ctx->db_path, STORE_READONLY, err) < 0) {
-		json_decref(prm);
+	if (store_open(&s, ctx->db_path, STORE_READONLY, err) < 0)
 		return -1;
-	}
-	rows = store_query_all(&s, "SELECT name, peak_bw_gbs, peak_fp32_tflops FROM gpus "
-			       "WHERE (? IS NULL OR name = ?) AND peak_bw_gbs > 0 ORDER BY name",
-			       prm, err);
+	rows = store_gpus_measured(&s, name, err);
 	store_close(&s);
-	json_decref(prm);
 	if (!rows)
 		return -1;
 	if (json_array_size(rows) > 1 && !name) {

@@ -1,6 +1,7 @@
 #include "cmds.h"
 #include "core/json.h"
 #include "core/store.h"
+#include "core/store_eval.h"
 #include "core/store_report.h"
 
 #include <string.h>
@@ -89,15 +90,11 @@ static void print_problem(const json_t *r, struct store *store)
 			printf("\nThe problem's reference kernel (no idea).\n");
 		}
 		if (store) {
-			json_t *row = NULL, *pa = json_pack("[s]", jget_str(best, "kernel_hash", ""));
-			struct buf e2 = BUF_INIT;
-			if (store_query_one(store, "SELECT source FROM kernels WHERE hash = ?", pa, &row, &e2) == 0 && row)
-				printf("\n### Source\n\n```cuda\n%s%s```\n", jget_str(row, "source", ""),
-				       strlen(jget_str(row, "source", "")) &&
-						       jget_str(row, "source", "")[strlen(jget_str(row, "source", "")) - 1] == '\n'
-					       ? "" : "\n");
-			json_decref(row);
-			json_decref(pa);
+			struct buf src = BUF_INIT, e2 = BUF_INIT;
+			if (store_kernel_source(store, jget_str(best, "kernel_hash", ""), &src, &e2) == 1)
+				printf("\n### Source\n\n```cuda\n%s%s```\n", src.s,
+				       src.len && src.s[src.len - 1] == '\n' ? "" : "\n");
+			buf_release(&src);
 			buf_release(&e2);
 		}
 	}

@@ -15,23 +15,15 @@ static int store_info(struct cli_ctx *ctx, int as_json)
 {
 	struct store s;
 	struct buf err = BUF_INIT;
-	json_t *out = json_object(), *counts = json_object();
+	json_t *out = json_object(), *counts = NULL;
 	int ret = EXIT_OK;
 
 	if (store_open(&s, ctx->db_path, STORE_READONLY, &err) < 0) {
 		ret = cli_fail(EXIT_FAIL, "%s", err.s);
 		goto out;
 	}
-	for (int i = 0; store_tables[i]; i++) {
-		char sql[96];
-		long long n = 0;
-		snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", store_tables[i]);
-		if (store_query_int(&s, sql, NULL, 0, &n, &err) < 0) {
-			ret = cli_fail(EXIT_FAIL, "%s", err.s);
-			break;
-		}
-		json_object_set_new(counts, store_tables[i], json_integer(n));
-	}
+	if (!(counts = store_row_counts(&s, &err)))
+		ret = cli_fail(EXIT_FAIL, "%s", err.s);
 	store_close(&s);
 	if (ret)
 		goto out;
@@ -60,14 +52,6 @@ out:
 	return ret;
 }
 
-static int fk_cb(void *ctx, json_t *row)
-{
-	int *n = ctx;
-	(*n)++;
-	(void)row;
-	return 0;
-}
-
 static int store_check(struct cli_ctx *ctx)
 {
 	struct store s;
@@ -79,7 +63,7 @@ static int store_check(struct cli_ctx *ctx)
 		goto out;
 	}
 	if (store_integrity_check(&s, &res, &err) < 0 ||
-	    store_query(&s, "PRAGMA foreign_key_check", NULL, fk_cb, &nfk, &err) < 0) {
+	    store_foreign_key_check(&s, &nfk, &err) < 0) {
 		ret = cli_fail(EXIT_FAIL, "%s", err.s);
 		store_close(&s);
 		goto out;

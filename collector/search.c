@@ -6,6 +6,7 @@
 #include "core/log.h"
 #include "core/sha256.h"
 #include "core/store_problems.h"
+#include "core/store_search.h"
 #include "core/version.h"
 
 #include <signal.h>
@@ -160,12 +161,11 @@ void search_run_id(const struct search_config *c, char out[64])
 	buf_release(&b);
 }
 
-/* The newest run matching `where` (SQL over runs, no parameters). */
-static int find_run(const char *db_path, const char *where, char run_id[64], json_t **config,
-		    struct buf *err)
+/* The newest run of the kind `pick`. */
+static int find_run(const char *db_path, enum store_run_pick pick, char run_id[64],
+		    json_t **config, struct buf *err)
 {
 	struct store st;
-	struct buf sql = BUF_INIT;
 	json_t *row = NULL;
 	int r;
 
@@ -174,11 +174,8 @@ static int find_run(const char *db_path, const char *where, char run_id[64], jso
 		return 0;
 	if (store_open(&st, db_path, 0, err) < 0)
 		return -1;
-	buf_addf(&sql, "SELECT id, config FROM runs WHERE %s ORDER BY created_at DESC, rowid DESC LIMIT 1",
-		 where);
-	r = store_query_one(&st, sql.s, NULL, &row, err);
+	r = store_search_find_run(&st, pick, &row, err);
 	store_close(&st);
-	buf_release(&sql);
 	if (r < 0)
 		return -1;
 	if (!row)
@@ -194,10 +191,10 @@ static int find_run(const char *db_path, const char *where, char run_id[64], jso
 int search_find_unfinished(const char *db_path, char run_id[64], json_t **config,
 			   struct buf *err)
 {
-	return find_run(db_path, "status IN ('running','stopped','failed')", run_id, config, err);
+	return find_run(db_path, STORE_RUN_UNFINISHED, run_id, config, err);
 }
 
-static int load_run(const char *db_path, const char *root, const char *where,
+static int load_run(const char *db_path, const char *root, enum store_run_pick pick,
 		    struct search_config *c, struct problem_list *pl, json_t **stored,
 		    char run_id[64], struct buf *err)
 {
@@ -205,7 +202,7 @@ static int load_run(const char *db_path, const char *root, const char *where,
 	char id[64];
 	size_t i;
 	json_t *x;
-	int r = find_run(db_path, where, run_id, stored, err);
+	int r = find_run(db_path, pick, run_id, stored, err);
 
 	if (r <= 0)
 		return r;
@@ -228,15 +225,13 @@ int search_load_unfinished(const char *db_path, const char *root, struct search_
 			   struct problem_list *pl, json_t **stored, char run_id[64],
 			   struct buf *err)
 {
-	return load_run(db_path, root, "status IN ('running','stopped','failed')", c, pl, stored,
-			run_id, err);
+	return load_run(db_path, root, STORE_RUN_UNFINISHED, c, pl, stored, run_id, err);
 }
 
 int search_load_latest(const char *db_path, const char *root, struct search_config *c,
 		       struct problem_list *pl, json_t **stored, char run_id[64], struct buf *err)
 {
-	return load_run(db_path, root, "json_extract(config, '$.replay') = 0", c, pl, stored, run_id,
-			err);
+	return load_run(db_path, root, STORE_RUN_NOT_REPLAY, c, pl, stored, run_id, err);
 }
 
 long long search_tokens_used(const char *db_path, const char *run_id)
@@ -244,14 +239,11 @@ long long search_tokens_used(const char *db_path, const char *run_id)
 	struct store st;
 	struct buf err = BUF_INIT;
 	long long n = 0;
-	json_t *pa = json_pack("[s]", run_id);
 
 	if (file_exists(db_path) && store_open(&st, db_path, 0, &err) == 0) {
-		store_query_int(&st, "SELECT SUM(COALESCE(prompt_tokens,0) + COALESCE(completion_tokens,0))"
-				     " FROM llm_calls WHERE run_id = ?", pa, 0, &n, &err);
+		store_search_tokens(&st, run_id, &n, &err);
 		store_close(&st);
 	}
-	json_decref(pa);
 	buf_release(&err);
 	return n;
 }
@@ -286,29 +278,13 @@ int search_cache_lookup(void *ctx, const char *sha, struct buf *out)
 {
 	struct search_cache *c = ctx;
 	struct buf err = BUF_INIT;
-	json_t *row = NULL, *pa;
 	int r;
 
-	pa = c->any_run ? json_pack("[s]", sha) : json_pack("[s,s]", sha, c->run_id);
 	pthread_mutex_lock(&c->lock);
-	r = store_query_one(&c->st,
-			    c->any_run
-				    ? "SELECT response FROM llm_calls WHERE request_sha256 = ?1 AND error IS NULL"
-				      " AND response IS NOT NULL ORDER BY created_at, id LIMIT 1"
-				    : "SELECT response FROM llm_calls WHERE request_sha256 = ?1 AND run_id = ?2"
-				      " AND error IS NULL AND response IS NOT NULL ORDER BY created_at, id LIMIT 1",
-			    pa, &row, &err);
+	r = store_search_cached_response(&c->st, sha, c->any_run ? NULL : c->run_id, out, &err);
 	pthread_mutex_unlock(&c->lock);
-	json_decref(pa);
 	buf_release(&err);
-	if (r < 0)
-		return -1;
-	if (!row)
-		return 0;
-	buf_reset(out);
-	buf_adds(out, jget_str(row, "response", ""));
-	json_decref(row);
-	return 1;
+	return r;
 }
 
 void search_cache_close(struct search_cache *c)
@@ -478,10 +454,9 @@ static int init_run(struct search *S, struct store *st, struct search_result *re
 		    struct buf *err)
 {
 	const struct search_config *c = S->cfg;
-	json_t *row = NULL, *pa = json_pack("[s]", S->run_id);
-	int r = store_query_one(st, "SELECT status, gpu_name FROM runs WHERE id = ?", pa, &row, err);
+	json_t *row = NULL;
+	int r = store_search_run_get(st, S->run_id, &row, err);
 
-	json_decref(pa);
 	*done = 0;
 	if (r < 0)
 		return -1;
@@ -525,25 +500,9 @@ static int init_run(struct search *S, struct store *st, struct search_result *re
 static int load_stats(struct search *S, struct store *st, struct buf *err)
 {
 	for (int i = 0; i < S->n; i++) {
-		json_t *pa = json_pack("[s,s,s,s]", S->run_id, S->cfg->problems->v[i].id, S->gpu,
-				       S->cfg->protocol);
 		json_t *row = NULL;
-		int r = store_query_one(
-			st,
-			"SELECT COUNT(*) AS n, SUM(c.status = 'correct') AS ok,"
-			" MAX(CASE WHEN c.status = 'correct' THEN s.speedup_eager END) AS sp,"
-			" MIN(CASE WHEN c.status = 'correct' THEN e.time_mean_ms END) AS ms,"
-			" (SELECT COUNT(*) FROM llm_calls l WHERE l.run_id = ?1 AND l.problem_id = ?2"
-			"   AND l.retry_of IS NULL) AS calls,"
-			" (SELECT SUM(COALESCE(prompt_tokens,0) + COALESCE(completion_tokens,0)) FROM llm_calls l"
-			"   WHERE l.run_id = ?1 AND l.problem_id = ?2 AND l.retry_of IS NULL) AS tokens,"
-			" (SELECT COUNT(*) FROM ideas i WHERE i.run_id = ?1 AND i.problem_id = ?2) AS ideas"
-			" FROM candidates c LEFT JOIN evals e ON e.kernel_hash = c.kernel_hash"
-			"  AND e.problem_id = c.problem_id AND e.gpu_name = ?3 AND e.protocol = ?4"
-			" LEFT JOIN eval_speedups s ON s.eval_id = e.id"
-			" WHERE c.run_id = ?1 AND c.problem_id = ?2",
-			pa, &row, err);
-		json_decref(pa);
+		int r = store_search_problem_stats(st, S->run_id, S->cfg->problems->v[i].id, S->gpu,
+						   S->cfg->protocol, &row, err);
 		if (r < 0)
 			return -1;
 		S->p[i].problem_id = S->cfg->problems->v[i].id;

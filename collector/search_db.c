@@ -5,6 +5,8 @@
 #include "core/log.h"
 #include "core/sha256.h"
 #include "core/store_llm.h"
+#include "core/store_eval.h"
+#include "core/store_search.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -92,16 +94,7 @@ void sdb_call_id(const struct sproblem *P, int round, const char *purpose, const
 
 int sdb_call_get(struct sproblem *P, const char *id, int *failed, struct buf *err)
 {
-	json_t *row = NULL, *pa = json_pack("[s]", id);
-	int r = store_query_one(&P->st, "SELECT error FROM llm_calls WHERE id = ?", pa, &row, err);
-	json_decref(pa);
-	if (r < 0)
-		return -1;
-	if (!row)
-		return 0;
-	*failed = json_is_string(json_object_get(row, "error"));
-	json_decref(row);
-	return 1;
+	return store_search_call_failed(&P->st, id, failed, err);
 }
 
 static void set_opt_int(json_t *o, const char *k, long long v)
@@ -148,14 +141,6 @@ int sdb_put_call(struct sproblem *P, const char *id, int round, const char *purp
 	return r;
 }
 
-static int count(struct sproblem *P, const char *sql, int round, long long *out, struct buf *err)
-{
-	json_t *pa = json_pack("[s,s,i]", P->S->run_id, P->ref->id, round);
-	int r = store_query_int(&P->st, sql, pa, 0, out, err);
-	json_decref(pa);
-	return r;
-}
-
 static int left(int limit, long long used)
 {
 	return !limit ? INT_MAX : used >= limit ? 0 : (int)(limit - used);
@@ -164,37 +149,25 @@ static int left(int limit, long long used)
 int sdb_budget(struct sproblem *P, int round, struct sbudget *b, struct buf *err)
 {
 	const struct search_budget *B = &P->S->cfg->per_problem;
-	long long calls, tokens, ideas, impls;
+	struct store_search_usage u;
 
-	/* Budgets count calls, not the failed attempts kept beside them. */
-	if (count(P, "SELECT COUNT(*) FROM llm_calls WHERE run_id = ?1 AND problem_id = ?2 AND round < ?3"
-		     " AND retry_of IS NULL", round, &calls, err) < 0 ||
-	    count(P, "SELECT SUM(COALESCE(prompt_tokens,0) + COALESCE(completion_tokens,0)) FROM llm_calls"
-		     " WHERE run_id = ?1 AND problem_id = ?2 AND round < ?3 AND retry_of IS NULL", round,
-		  &tokens, err) < 0 ||
-	    count(P, "SELECT COUNT(*) FROM ideas WHERE run_id = ?1 AND problem_id = ?2 AND round < ?3",
-		  round, &ideas, err) < 0 ||
-	    count(P, "SELECT COUNT(*) FROM candidates WHERE run_id = ?1 AND problem_id = ?2 AND round < ?3",
-		  round, &impls, err) < 0)
+	if (store_search_usage_before(&P->st, P->S->run_id, P->ref->id, round, &u, err) < 0)
 		return -1;
-	b->calls = left(B->llm_calls, calls);
-	b->ideas = left(B->ideas, ideas);
-	b->impls = left(B->impls, impls);
-	b->tokens_ok = !B->tokens || tokens < B->tokens;
+	b->calls = left(B->llm_calls, u.calls);
+	b->ideas = left(B->ideas, u.ideas);
+	b->impls = left(B->impls, u.impls);
+	b->tokens_ok = !B->tokens || u.tokens < B->tokens;
 	return !b->calls || !b->ideas || !b->impls || !b->tokens_ok ? SP_BUDGET : 0;
 }
 
 int sdb_round_state(struct sproblem *P, int round, struct buf *err)
 {
-	json_t *row = NULL, *pa = json_pack("[s,s,i]", P->S->run_id, P->ref->id, round);
-	int r = store_query_one(&P->st,
-				"SELECT status FROM rounds WHERE run_id = ? AND problem_id = ? AND round = ?",
-				pa, &row, err);
-	json_decref(pa);
-	if (r < 0)
-		return -1;
-	r = !row ? 0 : strcmp(jget_str(row, "status", ""), "done") ? 1 : 2;
-	json_decref(row);
+	struct buf status = BUF_INIT;
+	int r = store_search_round_status(&P->st, P->S->run_id, P->ref->id, round, &status, err);
+
+	if (r > 0)
+		r = strcmp(status.s, "done") ? 1 : 2;
+	buf_release(&status);
 	return r;
 }
 
@@ -243,63 +216,28 @@ int sdb_round_done(struct sproblem *P, int round, struct buf *err)
 
 json_t *sdb_candidates(struct sproblem *P, struct buf *err)
 {
-	json_t *pa = json_pack("[s,s,s,s]", P->S->run_id, P->ref->id, P->S->gpu,
-			       P->S->cfg->protocol);
-	json_t *r = store_query_all(
-		&P->st,
-		"SELECT c.id, c.round, c.idea_id, c.impl_index, c.status, c.kernel_hash, c.template_id,"
-		/* What the proposer sees: the same across runs, so a replay asks the same. */
-		" 'kernel_' || COALESCE(substr(c.kernel_hash, 1, 12), 'none') AS label,"
-		" c.params, c.detail, k.source, e.time_mean_ms, s.speedup_eager"
-		" FROM candidates c LEFT JOIN kernels k ON k.hash = c.kernel_hash"
-		" LEFT JOIN evals e ON e.kernel_hash = c.kernel_hash AND e.problem_id = c.problem_id"
-		"  AND e.gpu_name = ?3 AND e.protocol = ?4"
-		" LEFT JOIN eval_speedups s ON s.eval_id = e.id"
-		" WHERE c.run_id = ?1 AND c.problem_id = ?2 ORDER BY c.round, c.rowid",
-		pa, err);
-	json_decref(pa);
-	return r;
+	return store_search_candidates(&P->st, P->S->run_id, P->ref->id, P->S->gpu,
+				       P->S->cfg->protocol, err);
 }
 
 json_t *sdb_kernels_before(struct sproblem *P, int round, struct buf *err)
 {
-	json_t *pa = json_pack("[s,s,i]", P->S->run_id, P->ref->id, round), *out;
-
-	out = json_column(store_query_all(&P->st,
-					  "SELECT DISTINCT kernel_hash FROM candidates WHERE run_id = ? AND"
-					  " problem_id = ? AND round < ? AND kernel_hash IS NOT NULL"
-					  " ORDER BY kernel_hash", pa, err), "kernel_hash");
-	json_decref(pa);
-	return out;
+	return store_search_kernels_before(&P->st, P->S->run_id, P->ref->id, round, err);
 }
 
 json_t *sdb_candidate_at(struct sproblem *P, int round, const char *idea_id, int impl,
 			 struct buf *err)
 {
-	json_t *row = NULL, *pa = json_pack("[s,s,i,s?,i]", P->S->run_id, P->ref->id, round, idea_id,
-					    impl);
-	store_query_one(&P->st,
-			"SELECT id, status, kernel_hash, detail FROM candidates WHERE run_id = ? AND"
-			" problem_id = ? AND round = ? AND idea_id IS ? AND impl_index = ?",
-			pa, &row, err);
-	json_decref(pa);
-	return row;
+	return store_search_candidate_at(&P->st, P->S->run_id, P->ref->id, round, idea_id, impl,
+					 err);
 }
 
-static json_t *idea_rows(struct sproblem *P, const char *where, int round, struct buf *err)
+static json_t *idea_rows(struct sproblem *P, enum store_ideas_pick pick, int round,
+			 struct buf *err)
 {
-	struct buf sql = BUF_INIT;
-	json_t *pa = json_pack("[s,s,i]", P->S->run_id, P->ref->id, round), *rows, *r;
+	json_t *rows = store_search_ideas(&P->st, P->S->run_id, P->ref->id, round, pick, err), *r;
 	size_t i;
 
-	buf_addf(&sql,
-		 "SELECT i.id, i.round, i.text, i.catalogue_id,"
-		 " (SELECT group_concat(category) FROM idea_categories WHERE idea_id = i.id) AS cats"
-		 " FROM ideas i WHERE i.run_id = ?1 AND i.problem_id = ?2 AND %s ORDER BY i.round, i.rowid",
-		 where);
-	rows = store_query_all(&P->st, sql.s, pa, err);
-	json_decref(pa);
-	buf_release(&sql);
 	if (!rows)
 		return NULL;
 	json_array_foreach(rows, i, r) {
@@ -318,12 +256,12 @@ static json_t *idea_rows(struct sproblem *P, const char *where, int round, struc
 
 json_t *sdb_ideas(struct sproblem *P, int round, struct buf *err)
 {
-	return idea_rows(P, "i.round = ?3", round, err);
+	return idea_rows(P, STORE_IDEAS_OF_ROUND, round, err);
 }
 
 json_t *sdb_history(struct sproblem *P, int round, struct buf *err)
 {
-	json_t *ideas = idea_rows(P, "i.round < ?3", round, err), *cands, *idea, *c;
+	json_t *ideas = idea_rows(P, STORE_IDEAS_BEFORE, round, err), *cands, *idea, *c;
 	size_t i, j;
 
 	if (!ideas)
@@ -453,15 +391,6 @@ out:
 	return r;
 }
 
-static int kernel_exists(struct sproblem *P, const char *hash, struct buf *err)
-{
-	long long n = 0;
-	json_t *pa = json_pack("[s]", hash);
-	int r = store_query_int(&P->st, "SELECT COUNT(*) FROM kernels WHERE hash = ?", pa, 0, &n, err);
-	json_decref(pa);
-	return r < 0 ? -1 : n > 0;
-}
-
 int sdb_eval_put(struct sproblem *P, int round, const char *idea_id, const char *id_part,
 		 int impl, const char *source, const char *format_error, const char *template_id,
 		 const json_t *params, const json_t *parents, const char *call_id,
@@ -495,7 +424,7 @@ int sdb_eval_put(struct sproblem *P, int round, const char *idea_id, const char 
 			buf_reset(&ptext);
 		}
 		if (o.kernel_hash[0]) {
-			int k = kernel_exists(P, o.kernel_hash, err);
+			int k = store_kernel_exists(&P->st, o.kernel_hash, err);
 			if (k < 0)
 				goto out;
 			if (k)

@@ -547,6 +547,47 @@ int store_integrity_check(struct store *s, struct buf *out, struct buf *err)
 	return store_query(s, "PRAGMA integrity_check", NULL, integ_cb, out, err) < 0 ? -1 : 0;
 }
 
+static int count_cb(void *ctx, json_t *row)
+{
+	(*(int *)ctx)++;
+	(void)row;
+	return 0;
+}
+
+int store_foreign_key_check(struct store *s, int *violations, struct buf *err)
+{
+	*violations = 0;
+	return store_query(s, "PRAGMA foreign_key_check", NULL, count_cb, violations, err) < 0 ? -1 : 0;
+}
+
+json_t *store_row_counts(struct store *s, struct buf *err)
+{
+	json_t *counts = json_object();
+
+	for (int i = 0; store_tables[i]; i++) {
+		char sql[96];
+		long long n = 0;
+		/* Table names from the schema's own list, never from outside. */
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", store_tables[i]);
+		if (store_query_int(s, sql, NULL, 0, &n, err) < 0) {
+			json_decref(counts);
+			return NULL;
+		}
+		json_object_set_new(counts, store_tables[i], json_integer(n));
+	}
+	return counts;
+}
+
+int store_read_begin(struct store *s, struct buf *err)
+{
+	return store_exec(s, "BEGIN", err);
+}
+
+void store_read_end(struct store *s)
+{
+	store_exec(s, "COMMIT", NULL);
+}
+
 void store_now(char out[32])
 {
 	time_t t = time(NULL);

@@ -39,6 +39,13 @@ int store_begin(struct store *s, struct buf *err);
 int store_commit(struct store *s, struct buf *err);
 void store_rollback(struct store *s);
 
+/* A read transaction (deferred BEGIN ... COMMIT): the queries between see
+ * one snapshot and take the lock once. */
+int store_read_begin(struct store *s, struct buf *err);
+void store_read_end(struct store *s);
+
+/* Raw SQL, for core/store*.c only: callers elsewhere use the named
+ * functions of the store's modules (tests/t0020-sql-owner.sh checks). */
 int store_exec(struct store *s, const char *sql, struct buf *err);
 
 enum store_conflict {
@@ -61,7 +68,8 @@ int store_update(struct store *s, const char *table, const json_t *set,
 
 /* Runs a query with positional parameters (a JSON array, may be NULL) and
  * calls cb for each row as an object (borrowed; cb may json_incref it).
- * cb returns 0 to go on, non-zero to stop (that value is returned). */
+ * cb returns 0 to go on, non-zero to stop (that value is returned).
+ * Like store_exec, these four are for core/store*.c only. */
 typedef int (*store_row_cb)(void *ctx, json_t *row);
 int store_query(struct store *s, const char *sql, const json_t *params,
 		store_row_cb cb, void *ctx, struct buf *err);
@@ -79,6 +87,10 @@ int store_meta_set(struct store *s, const char *key, const char *value, struct b
 
 /* "ok", or the problems PRAGMA integrity_check reports, in out. */
 int store_integrity_check(struct store *s, struct buf *out, struct buf *err);
+/* The number of rows PRAGMA foreign_key_check reports, in *violations. */
+int store_foreign_key_check(struct store *s, int *violations, struct buf *err);
+/* Rows per table of store_tables: a new object {table: count}, or NULL. */
+json_t *store_row_counts(struct store *s, struct buf *err);
 
 /* Primary-key columns of a table, in order (static strings, NULL-ended). */
 const char *const *store_table_key(const char *table);

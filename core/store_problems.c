@@ -194,3 +194,45 @@ fail:
 	buf_release(&e2);
 	return -1;
 }
+
+int store_baseline_means(struct store *s, const char *problem_id, const char *gpu, double *eager,
+			 double *compile, struct buf *err)
+{
+	json_t *prm = json_pack("[s,s]", problem_id, gpu), *rows;
+	size_t i;
+	json_t *r;
+
+	*eager = *compile = 0;
+	rows = store_query_all(s, "SELECT variant, mean_ms FROM baselines WHERE problem_id = ? AND gpu_name = ?",
+			       prm, err);
+	json_decref(prm);
+	if (!rows)
+		return -1;
+	json_array_foreach(rows, i, r) {
+		const char *v = jget_str(r, "variant", "");
+		if (!strcmp(v, "eager"))
+			*eager = jget_num(r, "mean_ms", 0);
+		else if (!strcmp(v, "compile"))
+			*compile = jget_num(r, "mean_ms", 0);
+	}
+	json_decref(rows);
+	return 0;
+}
+
+json_t *store_baselines_list(struct store *s, const char *gpu, struct buf *err)
+{
+	json_t *prm = json_pack("[s?,s?]", gpu, gpu);
+	json_t *rows = store_query_all(s,
+		"SELECT b.problem_id, b.gpu_name, b.variant, b.mean_ms, b.std_ms, b.median_ms, b.num_trials "
+		"FROM baselines b JOIN problems p ON p.id = b.problem_id "
+		"WHERE (? IS NULL OR b.gpu_name = ?) ORDER BY p.level, p.number, b.gpu_name, b.variant",
+		prm, err);
+	json_decref(prm);
+	return rows;
+}
+
+int store_problems_each(struct store *s, store_row_cb cb, void *ctx, struct buf *err)
+{
+	return store_query(s, "SELECT id, name, torch_text, spec FROM problems ORDER BY id", NULL, cb,
+			   ctx, err);
+}

@@ -20,4 +20,17 @@ int store_import_baselines(struct store *s, const char *root, const char *path,
 			   const char *gpu_name, const char *variant, struct buf *skipped,
 			   struct buf *err);
 
+/* The baseline means of a problem on a GPU (0 where absent). */
+int store_baseline_means(struct store *s, const char *problem_id, const char *gpu, double *eager,
+			 double *compile, struct buf *err);
+
+/* The baselines (only those of `gpu` unless NULL): a new array of
+ * {problem_id, gpu_name, variant, mean_ms, std_ms, median_ms, num_trials}
+ * ordered by problem (level, number), GPU and variant; NULL on error. */
+json_t *store_baselines_list(struct store *s, const char *gpu, struct buf *err);
+
+/* Calls cb with each problems row {id, name, torch_text, spec}, ordered by
+ * id; cb's non-zero return stops (and is returned), -1 on error. */
+int store_problems_each(struct store *s, store_row_cb cb, void *ctx, struct buf *err);
+
 #endif

@@ -587,3 +587,18 @@ json_t *store_site_gpu_names(struct store_site *ss, struct buf *err)
 	return json_column(query(ss, "SELECT gpu_name FROM evals GROUP BY gpu_name"
 				 " ORDER BY COUNT(*) DESC, gpu_name", NULL, err), "gpu_name");
 }
+
+int store_site_generated_at(struct store_site *ss, struct buf *out, struct buf *err)
+{
+	json_t *gen = NULL;
+
+	if (store_query_one(ss->s,
+		"SELECT MAX(x) AS t FROM (SELECT MAX(created_at) AS x FROM candidates"
+		" UNION ALL SELECT MAX(created_at) FROM verifications"
+		" UNION ALL SELECT MAX(created_at) FROM evals)", NULL, &gen, err) < 0)
+		return -1;
+	buf_reset(out);
+	buf_adds(out, jget_str(gen, "t", ""));
+	json_decref(gen);
+	return 0;
+}

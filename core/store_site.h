@@ -96,6 +96,10 @@ json_t *store_site_report(struct store_site *ss, const char *problem_id, struct 
 /* Names of the GPUs with evaluations, most evaluations first. */
 json_t *store_site_gpu_names(struct store_site *ss, struct buf *err);
 
+/* The newest created_at of candidates, verifications and evals into out
+ * ("" in an empty store): the site's "generated at". */
+int store_site_generated_at(struct store_site *ss, struct buf *out, struct buf *err);
+
 /* Valid UTF-8 copy of s[0..len) (invalid bytes and NUL -> U+FFFD). */
 json_t *store_site_text(const char *s, size_t len);
 

@@ -53,3 +53,19 @@ int store_put_verification(struct store *s, const json_t *row, struct buf *err)
 {
 	return store_insert(s, "verifications", row, STORE_REPLACE, err) < 0 ? -1 : 0;
 }
+
+int store_verification_sanitizer(struct store *s, const char *verification_id, struct buf *out,
+				 struct buf *err)
+{
+	json_t *row = NULL, *p = json_pack("[s]", verification_id);
+	int r = store_query_one(s, "SELECT sanitizer FROM verifications WHERE id = ?", p, &row, err);
+	const char *t = r == 0 ? jget_str(row, "sanitizer", NULL) : NULL;
+
+	json_decref(p);
+	if (t) {
+		buf_reset(out);
+		buf_adds(out, t);
+	}
+	json_decref(row);
+	return r < 0 ? -1 : t != NULL;
+}

@@ -25,6 +25,11 @@ json_t *store_verify_candidates(struct store *s, const char *gpu_name, const cha
 /* The env JSON of an evaluation (evals.env), or NULL. */
 json_t *store_eval_env(struct store *s, const char *eval_id, struct buf *err);
 
+/* The sanitizer JSON a verification recorded, into out: 1 when it has
+ * one, 0 when the verification or its sanitizer column is absent, -1. */
+int store_verification_sanitizer(struct store *s, const char *verification_id, struct buf *out,
+				 struct buf *err);
+
 /* Records one verification (replacing an earlier one of the same eval). */
 int store_put_verification(struct store *s, const json_t *row, struct buf *err);
 

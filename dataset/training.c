@@ -3,6 +3,7 @@
 #include "ds_int.h"
 #include "core/json.h"
 #include "core/store_export.h"
+#include "core/store_problems.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -291,8 +292,7 @@ static int ensure_problems(struct ds_stage *st, struct buf *err)
 		st->problems = json_object();
 	if (json_object_size(st->problems))
 		return 0;
-	return store_query(st->s, "SELECT id, name, torch_text, spec FROM problems ORDER BY id", NULL,
-			   load_problems, st, err) < 0 ? -1 : 0;
+	return store_problems_each(st->s, load_problems, st, err) < 0 ? -1 : 0;
 }
 
 int ds_write_sft(struct ds_stage *st, struct buf *err)

@@ -11,6 +11,7 @@
 #include "core/log.h"
 #include "core/proc.h"
 #include "core/sha256.h"
+#include "core/store_eval.h"
 #include "core/store_problems.h"
 
 #include <limits.h>
@@ -314,7 +315,7 @@ int engine_open(struct engine **ep, const struct engine_config *cfg, struct buf 
 		double tf = 0;
 		int r;
 		pthread_mutex_lock(&e->store_mu);
-		r = es_gpu_peaks(&e->store, e->gpu_name, &e->peak_gbs, &tf, err);
+		r = store_gpu_peaks(&e->store, e->gpu_name, &e->peak_gbs, &tf, err);
 		pthread_mutex_unlock(&e->store_mu);
 		e->peak_gflops = tf * 1000.0;
 		if (r < 0)
@@ -396,7 +397,7 @@ static int baselines(struct engine *e, const char *problem_id, const char *gpu, 
 
 	*eager = *comp = 0;
 	pthread_mutex_lock(&e->store_mu);
-	r = es_baselines(&e->store, problem_id, gpu, eager, comp, &err);
+	r = store_baseline_means(&e->store, problem_id, gpu, eager, comp, &err);
 	pthread_mutex_unlock(&e->store_mu);
 	if (r < 0)   /* speedups absent, timing in full: say why */
 		log_warn("%s: could not read its baselines: %s", problem_id, err.s);

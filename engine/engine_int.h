@@ -63,10 +63,6 @@ int es_find_eval(struct store *s, const char *eval_id, struct eval_outcome *o, s
 int es_put_eval(struct store *s, const struct eval_outcome *o, const char *problem_id,
 		const char *protocol_name, const char *protocol_json, const json_t *result,
 		struct buf *err);
-/* Baseline means for (problem, gpu), 0 when absent. */
-int es_baselines(struct store *s, const char *problem_id, const char *gpu, double *eager,
-		 double *compile, struct buf *err);
-int es_gpu_peaks(struct store *s, const char *gpu, double *gbs, double *tflops, struct buf *err);
 int es_put_gpu(struct store *s, const json_t *info, double gbs, double tflops, struct buf *err);
 
 /* ---- engine.c helpers ----------------------------------------------------- */

@@ -1,8 +1,10 @@
 /* The engine's rows: kernels, compiles (+ compile_kernels), evals (+
- * eval_trials), gpus, and the baselines it reads for speedups. Callers
- * hold the engine's store mutex. */
+ * eval_trials) and gpus, built from the engine's structs and written with
+ * store_insert; their SQL is in core/store_eval.c. Callers hold the
+ * engine's store mutex. */
 #include "engine_int.h"
 #include "core/json.h"
+#include "core/store_eval.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -79,10 +81,9 @@ static void copy_str(char *dst, size_t n, const char *src)
 
 int es_find_eval(struct store *s, const char *eval_id, struct eval_outcome *o, struct buf *err)
 {
-	json_t *row = NULL, *prm = json_pack("[s]", eval_id), *env;
-	int r = store_query_one(s, "SELECT * FROM evals WHERE id = ?", prm, &row, err);
+	json_t *row = NULL, *env;
+	int r = store_eval_get(s, eval_id, &row, err);
 
-	json_decref(prm);
 	if (r < 0)
 		return -1;
 	if (!row)
@@ -185,14 +186,9 @@ int es_put_eval(struct store *s, const struct eval_outcome *o, const char *probl
 						 : json_integer(0));
 	if (store_begin(s, err) < 0)
 		goto out;
-	{
-		/* A forced re-evaluation replaces the trials as a whole. */
-		json_t *prm = json_pack("[s]", o->eval_id);
-		int r = store_query(s, "DELETE FROM eval_trials WHERE eval_id = ?", prm, NULL, NULL, err);
-		json_decref(prm);
-		if (r < 0)
-			goto out;
-	}
+	/* A forced re-evaluation replaces the trials as a whole. */
+	if (store_eval_delete_trials(s, o->eval_id, err) < 0)
+		goto out;
 	if (store_insert(s, "evals", row, STORE_REPLACE, err) < 0)
 		goto out;
 	if (result && (put_trials(s, o->eval_id, "check", json_object_get(result, "check"), err) < 0 ||
@@ -206,48 +202,6 @@ out:
 	json_decref(env);
 	buf_release(&envs);
 	return ret;
-}
-
-int es_baselines(struct store *s, const char *problem_id, const char *gpu, double *eager,
-		 double *compile, struct buf *err)
-{
-	json_t *prm = json_pack("[s,s]", problem_id, gpu), *rows;
-	size_t i;
-	json_t *r;
-
-	*eager = *compile = 0;
-	rows = store_query_all(s, "SELECT variant, mean_ms FROM baselines WHERE problem_id = ? AND gpu_name = ?",
-			       prm, err);
-	json_decref(prm);
-	if (!rows)
-		return -1;
-	json_array_foreach(rows, i, r) {
-		const char *v = jget_str(r, "variant", "");
-		if (!strcmp(v, "eager"))
-			*eager = rowd(r, "mean_ms");
-		else if (!strcmp(v, "compile"))
-			*compile = rowd(r, "mean_ms");
-	}
-	json_decref(rows);
-	return 0;
-}
-
-int es_gpu_peaks(struct store *s, const char *gpu, double *gbs, double *tflops, struct buf *err)
-{
-	json_t *prm = json_pack("[s]", gpu), *row = NULL;
-	int r = store_query_one(s, "SELECT peak_bw_gbs, peak_fp32_tflops FROM gpus WHERE name = ?", prm,
-				&row, err);
-
-	json_decref(prm);
-	*gbs = *tflops = 0;
-	if (r < 0)
-		return -1;
-	if (row) {
-		*gbs = rowd(row, "peak_bw_gbs");
-		*tflops = rowd(row, "peak_fp32_tflops");
-		json_decref(row);
-	}
-	return 0;
 }
 
 int es_put_gpu(struct store *s, const json_t *info, double gbs, double tflops, struct buf *err)

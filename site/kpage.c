@@ -212,11 +212,11 @@ static void *kworker_run(void *arg)
 		goto out;
 	ssok = 1;
 	/* One read transaction: one snapshot, no per-query locking. */
-	if (store_exec(&w->store, "BEGIN", &w->err) < 0)
+	if (store_read_begin(&w->store, &w->err) < 0)
 		goto out;
 	w->ret = store_site_each_kernel(&w->ss, w->lo[0] ? w->lo : NULL, w->hi[0] ? w->hi : NULL,
 					one_kernel, w, &w->err) ? -1 : 0;
-	store_exec(&w->store, "COMMIT", NULL);
+	store_read_end(&w->store);
 out:
 	if (ssok)
 		store_site_release(&w->ss);

@@ -268,7 +268,7 @@ static int load_templates(struct site *s, struct buf *err)
 
 static int prepare(struct site *s, struct buf *err)
 {
-	struct buf slug = BUF_INIT;
+	struct buf slug = BUF_INIT, gen = BUF_INIT;
 	json_t *taken = json_object(), *p;
 	size_t i;
 
@@ -292,23 +292,19 @@ static int prepare(struct site *s, struct buf *err)
 		goto fail;
 	if (!(s->gpus = store_site_gpu_names(&s->ss, err)))
 		goto fail;
-	json_t *gen = NULL;
-	if (store_query_one(&s->store,
-		"SELECT MAX(x) AS t FROM (SELECT MAX(created_at) AS x FROM candidates"
-		" UNION ALL SELECT MAX(created_at) FROM verifications"
-		" UNION ALL SELECT MAX(created_at) FROM evals)", NULL, &gen, err) < 0)
+	if (store_site_generated_at(&s->ss, &gen, err) < 0)
 		goto fail;
 	s->common = json_object();
-	json_object_set_new(s->common, "generated_at",
-			    json_string(jget_str(gen, "t", "") ? jget_str(gen, "t", "") : ""));
-	json_decref(gen);
+	json_object_set_new(s->common, "generated_at", json_string(gen.s));
 	json_object_set_new(s->common, "kforge_version", json_string(kforge_version()));
 	json_decref(taken);
 	buf_release(&slug);
+	buf_release(&gen);
 	return 0;
 fail:
 	json_decref(taken);
 	buf_release(&slug);
+	buf_release(&gen);
 	return -1;
 }
 

@@ -2,6 +2,7 @@
 #include "core/json.h"
 #include "core/log.h"
 #include "core/sha256.h"
+#include "core/store_eval.h"
 #include "core/store_verify.h"
 #include "core/version.h"
 
@@ -97,15 +98,13 @@ static int record(struct store *s, const struct eval_outcome *o, const char *pro
 	json_object_set_new(env, "gpu_name", json_string(o->gpu_name));
 	{
 		/* The GPU as the engine saw it: memory, SMs, driver, CUDA version. */
-		json_t *g = NULL, *p = json_pack("[s]", o->gpu_name);
+		json_t *g = NULL;
 		struct buf qerr = BUF_INIT;
-		if (store_query_one(s, "SELECT arch, sm_count, memory_bytes, l2_bytes, driver, "
-				       "cuda_version FROM gpus WHERE name = ?", p, &g, &qerr) == 0 && g)
+		if (store_gpu_details(s, o->gpu_name, &g, &qerr) == 0 && g)
 			json_object_update(env, g);
 		else if (qerr.len)
 			log_warn("verify: the GPU's details are left out of the record: %s", qerr.s);
 		json_decref(g);
-		json_decref(p);
 		buf_release(&qerr);
 		json_object_set_new(env, "protocol", json_string(VERIFY_PROTOCOL));
 		json_object_set_new(env, "kforge_version", json_string(kforge_version()));
@@ -134,15 +133,13 @@ static int record(struct store *s, const struct eval_outcome *o, const char *pro
 static json_t *earlier_sanitizer(struct store *s, const struct eval_outcome *o)
 {
 	char id[65];
-	struct buf key = BUF_INIT, qerr = BUF_INIT;
-	json_t *row = NULL, *p, *san = NULL;
+	struct buf key = BUF_INIT, qerr = BUF_INIT, text = BUF_INIT;
+	json_t *san = NULL;
 
 	buf_addf(&key, "%s|%s", o->eval_id, VERIFY_PROTOCOL);
 	sha256_hex(key.s, key.len, id);
-	p = json_pack("[s]", id);
-	if (store_query_one(s, "SELECT sanitizer FROM verifications WHERE id = ?", p, &row, &qerr) == 0 &&
-	    row && jget_str(row, "sanitizer", NULL))
-		san = json_loads(jget_str(row, "sanitizer", ""), 0, NULL);
+	if (store_verification_sanitizer(s, id, &text, &qerr) == 1)
+		san = json_loads(text.s, 0, NULL);
 	else if (qerr.len)
 		log_warn("verify: an earlier sanitizer result could not be read: %s", qerr.s);
 	{
@@ -155,10 +152,9 @@ static json_t *earlier_sanitizer(struct store *s, const struct eval_outcome *o)
 			san = NULL;
 		}
 	}
-	json_decref(row);
-	json_decref(p);
 	buf_release(&key);
 	buf_release(&qerr);
+	buf_release(&text);
 	return san;
 }
 
