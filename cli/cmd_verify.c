@@ -15,7 +15,7 @@ const char usage_verify[] =
 	"              [--sanitizer-timeout S] [--max-timing S] [--json]\n"
 	"  Re-verifies, on this machine's GPU, each problem's K best correct kernels\n"
 	"  (default 3) and the best kernel of each idea category, under protocol\n"
-	"  verify-v2: 20 seeds over several input distributions (normal, a wide\n"
+	"  verify-v3: 20 fresh, secret seeds over several input distributions (normal, a wide\n"
 	"  uniform draw bounded per operator, edge values), repeated runs must agree,\n"
 	"  500 timed trials, compute-sanitizer memcheck and racecheck on each\n"
 	"  problem's best kernel (skipped, with the reason, where the tool cannot run\n"
@@ -56,7 +56,7 @@ int cmd_verify(int argc, char **argv, struct cli_ctx *ctx)
 	cfg.top_k = 3;
 	cfg.per_category = 1;
 	cfg.sanitizer = 1;
-	cfg.collect_protocol = "collect-v1";
+	cfg.collect_protocol = "collect-%";
 	cfg.db_path = ctx->db_path;
 	while ((c = cli_getopt(argc, argv, "verify", "h", opts)) != -1) {
 		switch (c) {

@@ -17,7 +17,7 @@ const struct cli_cmd cli_commands[] = {
 	{ "baselines", cmd_baselines, "Import and list PyTorch baseline timings per GPU.", usage_baselines, 0 },
 	{ "eval", cmd_eval, "Compile, check and time one candidate kernel.", usage_eval, 0 },
 	{ "search", cmd_search, "Run (or resume) a kernel search over problems.", usage_search, 0 },
-	{ "verify", cmd_verify, "Re-verify the best kernels on this GPU (protocol verify-v2).", usage_verify, 0 },
+	{ "verify", cmd_verify, "Re-verify the best kernels on this GPU (protocol verify-v3).", usage_verify, 0 },
 	{ "merge", cmd_merge, "Merge stores made on several machines or GPUs.", usage_merge, 0 },
 	{ "pack", cmd_pack, "Pack the store into a versioned, reproducible tarball.", usage_pack, 0 },
 	{ "dataset", cmd_dataset, "Verify, fetch and diff dataset tarballs.", usage_dataset, 0 },

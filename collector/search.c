@@ -65,7 +65,7 @@ void search_config_default(struct search_config *c)
 	c->bank = 2;
 	c->reference = 1;
 	c->seed = 1;
-	c->protocol = "collect-v1";
+	c->protocol = "collect-v2";
 	/* A search ranks candidates; the verifier times the best at length. */
 	c->max_timing_s = 1;
 	c->prune_vs_eager = 3;
@@ -137,7 +137,7 @@ int search_config_from_json(struct search_config *c, const json_t *j, struct buf
 	c->replay = jget_bool(j, "replay", 0);
 	c->compile_only = jget_bool(j, "compile_only", 0);
 	c->arch = jget_str(j, "arch", NULL);
-	c->protocol = jget_str(j, "protocol", "collect-v1");
+	c->protocol = jget_str(j, "protocol", "collect-v1");   /* runs before the key existed */
 	c->max_timing_s = jget_num(j, "max_timing_s", 0);
 	c->prune_vs_eager = jget_num(j, "prune_vs_eager", 0);
 	if (strcmp(c->strategy, "branch") && strcmp(c->strategy, "revise"))

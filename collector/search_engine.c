@@ -25,9 +25,9 @@ int search_backend_engine(struct search_backend *be, const char *root, const cha
 	ec.root = root;
 	ec.arch = cfg->arch;
 	ec.compile_only = cfg->compile_only;
-	eval_protocol_default(&ec.protocol);
-	if (cfg->protocol)
-		ec.protocol.name = cfg->protocol;
+	/* A run keeps the protocol it started with (collect-v1 runs resume as such). */
+	if (eval_protocol_by_name(&ec.protocol, cfg->protocol) < 0)
+		return kf_err(err, "unknown evaluation protocol '%s'", cfg->protocol);
 	ec.protocol.max_timing_s = cfg->max_timing_s;
 	ec.protocol.prune_vs_eager = cfg->prune_vs_eager;
 	ec.store_path = db_path;

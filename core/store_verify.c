@@ -11,9 +11,9 @@ json_t *store_verify_candidates(struct store *s, const char *gpu_name, const cha
 		 * the GPUs where it was (the fastest time where several). */
 		"WITH ok AS (\n"
 		"  SELECT e.problem_id, e.kernel_hash, min(e.time_mean_ms) AS time_mean_ms FROM evals e\n"
-		"  WHERE e.protocol = ?2 AND e.status = 'correct' AND e.time_mean_ms IS NOT NULL\n"
+		"  WHERE e.protocol LIKE ?2 AND e.status = 'correct' AND e.time_mean_ms IS NOT NULL\n"
 		"    AND (e.gpu_name = ?1 OR NOT EXISTS (SELECT 1 FROM evals x WHERE\n"
-		"      x.problem_id = e.problem_id AND x.gpu_name = ?1 AND x.protocol = ?2\n"
+		"      x.problem_id = e.problem_id AND x.gpu_name = ?1 AND x.protocol LIKE ?2\n"
 		"      AND x.status = 'correct'))\n"
 		"  GROUP BY e.problem_id, e.kernel_hash),\n"
 		"top AS (\n"

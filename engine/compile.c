@@ -230,6 +230,12 @@ int compile_candidate(const struct compile_opts *o, const char *src, struct comp
 	compile_parse_ptxas(r->log.s, r);
 	if (!r->ok)
 		buf_setf(&r->message, "NVRTC compile failed (see the log)");
+	else if (r->gmem > COMPILE_GMEM_MAX) {
+		r->ok = 0;
+		buf_setf(&r->message, "%lld bytes of static device memory (__device__/__managed__ variables): "
+			 "over the limit of %lld (state that outlives a launch; use declared scratch "
+			 "buffers)", r->gmem, (long long)COMPILE_GMEM_MAX);
+	}
 	ret = 0;
 out:
 	if (!r->ms)
@@ -291,6 +297,7 @@ int compile_parse_ptxas(const char *log, struct compile_result *r)
 	const char *l = log;
 
 	free_kernels(r);
+	r->gmem = 0;
 	while (*l) {
 		const char *e = strchr(l, '\n'), *name;
 		size_t n;
@@ -308,6 +315,8 @@ int compile_parse_ptxas(const char *log, struct compile_result *r)
 			while (n && (name[n - 1] == ' ' || name[n - 1] == '\r' || name[n - 1] == '\''))
 				n--;
 			props = stats_for(r, name, n, 0);
+		} else if (memmem(l, (size_t)(e - l), "bytes gmem", 10)) {
+			r->gmem += num_before(l, e, "bytes gmem");
 		} else if (memmem(l, (size_t)(e - l), "bytes stack frame", 17)) {
 			if (props) {
 				props->stack = num_before(l, e, "bytes stack frame");

@@ -48,10 +48,16 @@ struct compile_result {
 	struct kernel_stats *kernels;
 	int n_kernels;
 	double ms;               /* wall time of the whole compile, child included */
+	long long gmem;          /* static device memory (__device__, __managed__), ptxas's count */
 };
 
 #define COMPILE_LOG_MAX (256 * 1024)
 #define COMPILE_CUBIN_MAX (64u << 20)
+/* Static device memory a candidate may declare. It outlives each launch:
+ * a module holding more could keep whole outputs from one launch to the
+ * next (a cache that returns right answers without the work). Small
+ * outputs kept that way are caught by the speed-of-light floor. */
+#define COMPILE_GMEM_MAX (4ll << 20)
 
 void compile_result_init(struct compile_result *r);
 void compile_result_release(struct compile_result *r);

@@ -20,13 +20,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <errno.h>
+#include <sys/random.h>
 
-void eval_protocol_default(struct eval_protocol *p)
+/* collect-v1 and verify-v2 are the level-1 release's: public seeds, and the
+ * search's inputs drawn from the problem's distribution only. */
+static void protocol_collect_v1(struct eval_protocol *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->name = "collect-v1";
 	p->check_trials = 5;
 	p->seed0 = 1000;
+	p->extra_trials = 2;
 	p->warmup = 3;
 	p->timed_trials = 100;
 	p->repeat_agree = 2;
@@ -34,12 +39,12 @@ void eval_protocol_default(struct eval_protocol *p)
 	p->flush_l2 = 1;
 }
 
-void eval_protocol_verify(struct eval_protocol *p)
+static void protocol_verify_v2(struct eval_protocol *p)
 {
 	/* verify-v1 drew "uniform_large", U[-100, 100) for every operator. */
 	static const char *const dists[] = { "normal", "uniform_wide", "edges", NULL };
 
-	eval_protocol_default(p);
+	protocol_collect_v1(p);
 	p->name = "verify-v2";
 	p->check_trials = 16;   /* + 2 normal + 2 wide-uniform (+ 2 edge-value) draws */
 	p->seed0 = 7000001;
@@ -49,15 +54,56 @@ void eval_protocol_verify(struct eval_protocol *p)
 	p->timeout_s = 20;
 }
 
+void eval_protocol_default(struct eval_protocol *p)
+{
+	/* The search checks other distributions too (a kernel right on U[0,1)
+	 * only fails here, not first in the verifier), with secret seeds. */
+	static const char *const dists[] = { "normal", "uniform_wide", NULL };
+
+	protocol_collect_v1(p);
+	p->name = "collect-v2";
+	p->seed0 = 0;
+	p->dists = dists;
+	p->extra_trials = 1;
+}
+
+void eval_protocol_verify(struct eval_protocol *p)
+{
+	protocol_verify_v2(p);
+	p->name = "verify-v3";
+	p->seed0 = 0;           /* fresh secret seeds for each verification */
+}
+
+int eval_protocol_by_name(struct eval_protocol *p, const char *name)
+{
+	if (!name || !strcmp(name, "collect-v2"))
+		eval_protocol_default(p);
+	else if (!strcmp(name, "collect-v1"))
+		protocol_collect_v1(p);
+	else if (!strcmp(name, "verify-v3"))
+		eval_protocol_verify(p);
+	else if (!strcmp(name, "verify-v2"))
+		protocol_verify_v2(p);
+	else
+		return -1;
+	return 0;
+}
+
 void engine_protocol_json(const struct eval_protocol *p, const char *arch, struct buf *out)
 {
-	json_t *o = json_pack("{s:s,s:i,s:I,s:i,s:i,s:i,s:f,s:f,s:f,s:b,s:s}", "name",
-			      p->name ? p->name : "", "check_trials", p->check_trials, "seed0",
-			      (json_int_t)p->seed0, "warmup", p->warmup, "timed_trials",
+	json_t *o = json_pack("{s:s,s:i,s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:b,s:s}", "name",
+			      p->name ? p->name : "", "check_trials", p->check_trials,
+			      "extra_trials", p->extra_trials, "warmup", p->warmup, "timed_trials",
 			      p->timed_trials, "repeat_agree", p->repeat_agree, "atol", p->atol,
 			      "rtol", p->rtol, "timeout_s", p->timeout_s, "flush_l2", p->flush_l2,
 			      "arch", arch ? arch : "");
 	json_t *d = json_array();
+
+	/* Secret seeds are drawn per engine and never part of the key. */
+	if (p->seed0)
+		json_object_set_new(o, "seed0", json_integer((json_int_t)p->seed0));
+	else
+		json_object_set_new(o, "seeds", json_string("secret"));
 
 	for (int i = 0; p->dists && p->dists[i]; i++)
 		json_array_append_new(d, json_string(p->dists[i]));
@@ -306,6 +352,17 @@ int engine_open(struct engine **ep, const struct engine_config *cfg, struct buf 
 	}
 	e->arch = strdup(cfg->arch && *cfg->arch ? cfg->arch : arch[0] ? arch : "sm_90");
 	engine_protocol_json(&e->proto, e->arch, &e->proto_json);
+	e->seed_base = e->proto.seed0;
+	if (!e->seed_base) {
+		/* Secret seeds: fresh for this engine (a search, a verification),
+		 * below 2^40 so that seed arithmetic never wraps. */
+		unsigned long long r = 0;
+		if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r)) {
+			kf_err(err, "getrandom: %s", strerror(errno));
+			goto fail;
+		}
+		e->seed_base = (r & ((1ull << 40) - 1)) | (1ull << 20);
+	}
 	compile_opts_default(&e->copts);
 	e->copts.arch = e->arch;
 	e->copts.kforge_exe = e->exe;
@@ -405,10 +462,66 @@ static int baselines(struct engine *e, const char *problem_id, const char *gpu, 
 	return r;
 }
 
+/* The speed-of-light floor on this GPU (ms), 0 when unknown: the problem's
+ * minimal bytes at the memory's theoretical peak (bus width x 2 x memory
+ * clock; measured copies reach ~0.9 of it, the fastest level-1 kernels
+ * 0.94) and its FLOPs at the tensor cores' (4096 per SM per clock, Hopper's
+ * dense fp16 rate at the highest clock: more than any fp32-accurate kernel
+ * gets). No kernel that does the work can be faster. */
+double engine_sol_floor_ms(const json_t *g, const struct problem *p, double *bw, double *fl)
+{
+	double mclk = (double)jget_int(g, "mem_clock_khz", 0) * 1e3;
+	double bus = (double)jget_int(g, "mem_bus_bits", 0);
+	double clk = (double)jget_int(g, "clock_khz", 0) * 1e3;
+	double sm = (double)jget_int(g, "sm_count", 0);
+	double tb, tf;
+
+	*bw = 2.0 * mclk * bus / 8.0;
+	*fl = sm * clk * 4096.0;
+	if (*bw <= 0 || *fl <= 0)
+		return 0;
+	tb = p->min_bytes / *bw;
+	tf = p->flops / *fl;
+	return 1e3 * (tb > tf ? tb : tf);
+}
+
+/* A correct result faster than physics allows did not do the work
+ * (results kept from elsewhere, work skipped on inputs it recognised):
+ * rejected, not flagged. Every timed trial must clear the floor. */
+int engine_sol_check(const json_t *gpu_info, const struct problem *p, struct eval_outcome *o,
+		     const json_t *res)
+{
+	double bw, fl, floor_ms = engine_sol_floor_ms(gpu_info, p, &bw, &fl), best = 0;
+	int best_i = -1;
+	size_t i;
+	json_t *t;
+
+	if (floor_ms <= 0 || strcmp(o->status, "correct"))
+		return 0;
+	json_array_foreach(json_object_get(res, "time"), i, t) {
+		double ms = jget_num(t, "time_ms", 0);
+		if (ms > 0 && (best_i < 0 || ms < best)) {
+			best = ms;
+			best_i = (int)jget_int(t, "idx", (json_int_t)i);
+		}
+	}
+	/* 1 us for the events' resolution. */
+	if (best_i < 0 || best + 1e-3 >= floor_ms)
+		return 0;
+	set_status(o, "incorrect", "faster_than_speed_of_light");
+	buf_reset(&o->detail);
+	buf_addf(&o->detail, "timed trial %d took %.4f ms, under the speed-of-light floor of %.4f ms (%.4g bytes "
+		 "at the memory's peak %.0f GB/s, %.4g FLOP at %.0f TFLOP/s): it cannot have done the work",
+		 best_i, best, floor_ms, p->min_bytes, bw / 1e9, p->flops, fl / 1e12);
+	return 1;
+}
+
 /* The derived figures: speedups against this GPU's baselines, roofline. */
 static void derive(struct engine *e, struct eng_problem *ep, struct eval_outcome *o)
 {
-	double eager = 0, comp = 0;
+	double eager = 0, comp = 0, bw, fl;
+
+	o->sol_ms = e->gpu_info ? engine_sol_floor_ms(e->gpu_info, &ep->p, &bw, &fl) : 0;
 
 	if (o->time_mean_ms > 0 && o->gpu_name[0] &&
 	    baselines(e, ep->p.id, o->gpu_name, &eager, &comp) == 0) {
@@ -457,6 +570,7 @@ static int run_on_gpu(struct engine *e, struct eng_problem *ep, const struct lau
 			"plan", plan.s, "ref_cubin_len", (json_int_t)ep->ref_cubin.len,
 			"kernel", "candidate", "cubin_len", (json_int_t)cr->cubin.len, "kernels",
 			names, "protocol", pj ? pj : json_object());
+	json_object_set_new(req, "seed0", json_integer((json_int_t)e->seed_base));
 	if (e->proto.prune_vs_eager > 0) {
 		double eager, comp;
 
@@ -588,6 +702,7 @@ int engine_eval(struct engine *e, const struct eval_request *req, struct eval_ou
 		if (run_on_gpu(e, ep, &lp, &cr, &res, err) < 0)
 			goto out;
 		from_result(res, out);
+		engine_sol_check(e->gpu_info, &ep->p, out, res);
 		if (out->harness_ms <= 0)
 			out->harness_ms = (now_s() - tg) * 1000.0;
 	}

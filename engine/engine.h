@@ -18,9 +18,12 @@ struct engine;
 
 /* Protocol: every parameter is stored with every result. */
 struct eval_protocol {
-	const char *name;          /* "collect-v1" (search), "verify-v2" (verifier) */
+	const char *name;          /* "collect-v2" (search), "verify-v3" (verifier) */
 	int check_trials;          /* correctness trials, each with its own seed (5) */
-	unsigned long long seed0;  /* trial i uses seed0 + i */
+	unsigned long long seed0;  /* trial i uses seed0 + i; 0 = secret: drawn at random by
+				      each engine_open (a search, a verification), sent to the
+				      worker, recorded with each trial, never in the protocol */
+	int extra_trials;          /* trials per extra distribution (dists) */
 	int warmup;                /* 3 */
 	int timed_trials;          /* 100 (verify: 500) */
 	int repeat_agree;          /* runs on identical inputs that must agree (2) */
@@ -33,8 +36,11 @@ struct eval_protocol {
 	double prune_vs_eager;     /* stop them (after 3 trials) once the mean is over this many
 				      times PyTorch eager's on this GPU; 0 = never, or no baseline */
 };
-void eval_protocol_default(struct eval_protocol *p);   /* collect-v1 */
-void eval_protocol_verify(struct eval_protocol *p);    /* verify-v2 */
+void eval_protocol_default(struct eval_protocol *p);   /* collect-v2 */
+void eval_protocol_verify(struct eval_protocol *p);    /* verify-v3 */
+/* A protocol by name (collect-v1/-v2, verify-v2/-v3): 0, or -1 when unknown.
+ * The older ones are kept for runs started under them. */
+int eval_protocol_by_name(struct eval_protocol *p, const char *name);
 
 struct engine_config {
 	const char *root;          /* kforge data root (problems/, templates/) */
@@ -71,6 +77,8 @@ struct eval_outcome {
 	double cupti_mean_ms, cupti_median_ms;
 	double speedup_eager, speedup_compile;  /* 0 when no baseline */
 	double roofline_ms;        /* 0 when the GPU's ceilings are unknown */
+	double sol_ms;             /* speed-of-light floor (the memory's and tensor cores' peaks);
+				      a launch block faster than it is rejected; 0 when unknown */
 	double compile_ms, harness_ms;          /* harness_ms = wall - kernel time */
 	json_t *phases;            /* the worker's wall ms per phase, or NULL (owned) */
 	int cached;                /* 1: the result came from the store */

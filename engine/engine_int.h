@@ -49,6 +49,7 @@ struct engine {
 	char gpu_name[128];
 	json_t *gpu_info;          /* from the first worker's hello (owned) */
 	double peak_gbs, peak_gflops;
+	unsigned long long seed_base; /* the check seeds' base: the protocol's, or secret */
 };
 
 /* ---- engine_store.c (call with store_mu held) ---------------------------- */
@@ -70,6 +71,15 @@ int es_put_gpu(struct store *s, const json_t *info, double gbs, double tflops, s
 struct eng_problem *engine_problem(struct engine *e, const char *query, struct buf *err);
 /* Its reference compiled and planned (once). */
 int engine_problem_reference(struct engine *e, struct eng_problem *ep, struct buf *err);
+/* The speed-of-light floor (ms) of problem p on the GPU of a worker's
+ * hello (gpu_info): its minimal bytes at the memory's theoretical peak,
+ * its FLOPs at the tensor cores' fp16 peak (the peaks in *bw B/s, *fl
+ * FLOP/s); 0 when unknown. */
+double engine_sol_floor_ms(const json_t *gpu_info, const struct problem *p, double *bw, double *fl);
+/* A correct outcome whose fastest timed trial (in the worker's result) is
+ * under that floor becomes incorrect, faster_than_speed_of_light: 1; else 0. */
+int engine_sol_check(const json_t *gpu_info, const struct problem *p, struct eval_outcome *o,
+		     const json_t *res);
 /* engine_peaks.c */
 int engine_measure_peaks(struct engine *e, struct buf *err);
 void engine_protocol_json(const struct eval_protocol *p, const char *arch, struct buf *out);

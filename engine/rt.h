@@ -21,7 +21,7 @@
 #include <jansson.h>
 #include "core/buf.h"
 
-#define RT_PROTOCOL_VERSION 1
+#define RT_PROTOCOL_VERSION 2
 #define RT_MAGIC 0x7472666bu      /* "kfrt" */
 #define RT_JSON_MAX (16u << 20)
 #define RT_BIN_MAX (512u << 20)

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/random.h>
 
 int wk_progress(struct worker *w, double next_s)
 {
@@ -139,6 +140,50 @@ void wk_module_unload(struct worker *w, struct wk_module *m)
 	launch_plan_init(&m->plan);
 }
 
+/* The plan's functions from m->mod, with their dynamic shared memory raised. */
+static int get_functions(struct worker *w, struct wk_module *m, struct buf *err)
+{
+	struct buf name = BUF_INIT;
+	CUresult r;
+
+	for (int i = 0; i < m->plan.n_steps; i++) {
+		const struct launch_step *s = &m->plan.steps[i];
+		int maxt = 0, stat = 0;
+		unsigned threads = s->block[0] * s->block[1] * s->block[2];
+		r = w->d.cuModuleGetFunction(&m->fn[i], m->mod, s->kernel);
+		if (r != CUDA_SUCCESS) {
+			buf_setf(&name, "line %d: kernel '%s' not found in the module", s->line, s->kernel);
+			wk_cuda_err(w, r, name.s, err);
+			buf_release(&name);
+			return -1;
+		}
+		w->d.cuFuncGetAttribute(&maxt, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, m->fn[i]);
+		w->d.cuFuncGetAttribute(&stat, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, m->fn[i]);
+		if (maxt > 0 && threads > (unsigned)maxt) {
+			buf_release(&name);
+			return kf_err(err, "line %d: %s: block of %u threads, but the compiled kernel allows at most %d (registers)",
+				      s->line, s->kernel, threads, maxt);
+		}
+		if (s->smem > 48 * 1024) {
+			int cur = 0;
+			w->d.cuFuncGetAttribute(&cur, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, m->fn[i]);
+			if ((int)s->smem > cur) {
+				r = w->d.cuFuncSetAttribute(m->fn[i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+							    (int)s->smem);
+				if (r != CUDA_SUCCESS) {
+					buf_setf(&name, "line %d: %s: %u bytes of dynamic shared memory (+%d static)",
+						 s->line, s->kernel, s->smem, stat);
+					wk_cuda_err(w, r, name.s, err);
+					buf_release(&name);
+					return -1;
+				}
+			}
+		}
+	}
+	buf_release(&name);
+	return 0;
+}
+
 int wk_module_load(struct worker *w, struct wk_module *m, const void *cubin, size_t len,
 		   const char *plan_json, struct buf *err)
 {
@@ -157,36 +202,10 @@ int wk_module_load(struct worker *w, struct wk_module *m, const void *cubin, siz
 	m->loaded = 1;
 	m->fn = calloc((size_t)m->plan.n_steps + 1, sizeof(*m->fn));
 	m->scratch = calloc((size_t)m->plan.n_scratch + 1, sizeof(*m->scratch));
-	for (int i = 0; i < m->plan.n_steps; i++) {
-		const struct launch_step *s = &m->plan.steps[i];
-		int maxt = 0, stat = 0;
-		unsigned threads = s->block[0] * s->block[1] * s->block[2];
-		r = w->d.cuModuleGetFunction(&m->fn[i], m->mod, s->kernel);
-		if (r != CUDA_SUCCESS) {
-			buf_setf(&name, "line %d: kernel '%s' not found in the module", s->line, s->kernel);
-			return wk_cuda_err(w, r, name.s, err);
-		}
-		w->d.cuFuncGetAttribute(&maxt, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, m->fn[i]);
-		w->d.cuFuncGetAttribute(&stat, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, m->fn[i]);
-		if (maxt > 0 && threads > (unsigned)maxt) {
-			buf_release(&name);
-			return kf_err(err, "line %d: %s: block of %u threads, but the compiled kernel allows at most %d (registers)",
-				      s->line, s->kernel, threads, maxt);
-		}
-		if (s->smem > 48 * 1024) {
-			int cur = 0;
-			w->d.cuFuncGetAttribute(&cur, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, m->fn[i]);
-			if ((int)s->smem > cur) {
-				r = w->d.cuFuncSetAttribute(m->fn[i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-							    (int)s->smem);
-				if (r != CUDA_SUCCESS) {
-					buf_setf(&name, "line %d: %s: %u bytes of dynamic shared memory (+%d static)",
-						 s->line, s->kernel, s->smem, stat);
-					return wk_cuda_err(w, r, name.s, err);
-				}
-			}
-		}
-	}
+	if (!m->fn || !m->scratch)
+		abort();
+	if (get_functions(w, m, err) < 0)
+		return -1;
 	for (int i = 0; i < m->plan.n_scratch; i++) {
 		const struct launch_scratch *sc = &m->plan.scratch[i];
 		if (wk_alloc(w, &m->scratch[i], sc->elem_size * (size_t)sc->count, err) < 0) {
@@ -312,7 +331,7 @@ static int start(struct worker *w, const struct rt_msg *hello, int *compiled, st
 	char name[256] = "";
 	size_t mem = 0;
 	int ver = 0, maj, min;
-	CUresult r;
+	CUresult r, heap_r;
 
 	if (cudadrv_load(&w->d, err) < 0)
 		return -1;
@@ -327,6 +346,11 @@ static int start(struct worker *w, const struct rt_msg *hello, int *compiled, st
 		return wk_cuda_err(w, r, "cuCtxSetCurrent", err);
 	if ((r = w->d.cuStreamCreate(&w->st, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS)
 		return wk_cuda_err(w, r, "cuStreamCreate", err);
+	/* No device heap: memory a kernel malloc()s outlives its launch, a
+	 * place to keep results between launches. */
+	heap_r = w->d.cuCtxSetLimit(CU_LIMIT_MALLOC_HEAP_SIZE, 0);
+	if (getrandom(&w->mask_key, sizeof(w->mask_key), 0) != (ssize_t)sizeof(w->mask_key))
+		return kf_err(err, "getrandom: %s", strerror(errno));
 	w->d.cuDeviceGetName(name, sizeof(name), w->dev);
 	w->d.cuDeviceTotalMem(&mem, w->dev);
 	w->d.cuDriverGetVersion(&ver);
@@ -350,6 +374,13 @@ static int start(struct worker *w, const struct rt_msg *hello, int *compiled, st
 				    dev_attr(w, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN),
 				    "driver", drv, "cuda_version", cu, "clock_khz",
 				    dev_attr(w, CU_DEVICE_ATTRIBUTE_CLOCK_RATE));
+		/* The memory's peak (the speed-of-light floor) and the heap. */
+		json_object_set_new(w->info, "mem_clock_khz",
+				    json_integer(dev_attr(w, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)));
+		json_object_set_new(w->info, "mem_bus_bits",
+				    json_integer(dev_attr(w, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH)));
+		json_object_set_new(w->info, "device_heap",
+				    json_string(heap_r == CUDA_SUCCESS ? "none" : "driver default"));
 	}
 	*compiled = 0;
 	if (hello->bin.len) {
@@ -366,12 +397,21 @@ static int start(struct worker *w, const struct rt_msg *hello, int *compiled, st
 			{ &w->f_compare, "kf_h_compare" }, { &w->f_checksum, "kf_h_checksum" },
 			{ &w->f_count_ne, "kf_h_count_ne" }, { &w->f_fma, "kf_h_fma" },
 			{ &w->f_copy, "kf_h_copy" }, { &w->f_fill, "kf_fill_elementwise" },
-			{ &w->f_fill_softmax, "kf_fill_softmax_rows" },
+			{ &w->f_fill_softmax, "kf_fill_softmax_rows" }, { &w->f_mask_copy, "kf_h_mask_copy" },
+			{ &w->f_scrub, "kf_h_scrub_smem" },
 		};
 		for (size_t i = 0; i < sizeof(fs) / sizeof(fs[0]); i++)
 			if ((r = w->d.cuModuleGetFunction(fs[i].f, w->hmod, fs[i].n)) != CUDA_SUCCESS)
 				return wk_cuda_err(w, r, fs[i].n, err);
 	}
+	/* The scrub kernel takes all the shared memory a block may have. */
+	w->scrub_smem = dev_attr(w, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+	if (w->scrub_smem > 0 &&
+	    ((r = w->d.cuFuncSetAttribute(w->f_scrub, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+					  w->scrub_smem)) != CUDA_SUCCESS ||
+	     (r = w->d.cuFuncSetAttribute(w->f_scrub, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+					  100)) != CUDA_SUCCESS))
+		return wk_cuda_err(w, r, "kf_h_scrub_smem attributes", err);
 	{
 		/* L2 flush buffer: twice the L2, at least 64 MiB. */
 		size_t fb = 2 * w->l2_bytes;

@@ -1,19 +1,20 @@
 /* One evaluation in the GPU worker (DESIGN.md, the evaluation protocol):
  *
  * 1. Reference outputs per (seed, distribution) are computed once with the
- *    problem's reference.cu, copied aside, and the output memory scrubbed.
- * 2. Check trials, each with its own seed: outputs poisoned, scratch
- *    filled (0xFF, or zero when declared zeroed), the launch block run
- *    with a wall timeout, then the whole output compared on the GPU, the
- *    inputs' checksums compared, the guard canaries counted.
+ *    problem's reference.cu, kept aside masked (XOR with a secret key, so a
+ *    kernel that reads memory it was not given finds noise), and the output
+ *    memory scrubbed.
+ * 2. Check trials, each with its own seed (secret unless the protocol
+ *    names them): the candidate launched by wk_launch_candidate (module
+ *    reloaded, shared memory scrubbed, outputs poisoned, scratch filled,
+ *    L2 flushed) with a wall timeout, then the whole output compared on
+ *    the GPU, the inputs' checksums compared, the guard canaries counted.
  * 3. Repeat runs on identical inputs must pass again (races).
- * 4. Timing: warm-ups + timed trials, L2 flushed before each, events
- *    around the launch block, CUPTI kernel durations; inputs alternate
- *    between two seeds and outputs are verified (all of them when small,
- *    every 16th from a random phase otherwise), so caching across launches
- *    fails.
- * A hang past the timeout or a sticky CUDA error ends the worker after
- * its reply (w->fatal). */
+ * 4. Timing (worker_time.c): warm-ups + timed trials launched the same way,
+ *    every one's outputs compared, inputs alternating between two seeds.
+ * Every launch starts from the same state, so nothing tells a checked
+ * launch from a timed one. A hang past the timeout or a sticky CUDA error
+ * ends the worker after its reply (w->fatal). */
 #include "worker_int.h"
 #include "core/inputs.h"
 #include "core/json.h"
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 /* A reference launch block may take this long ($KFORGE_REF_TIMEOUT, s):
  * naive references at KernelBench sizes are slow. */
@@ -233,9 +235,100 @@ int wk_compare(struct worker *w, struct wk_eval_state *es, int o, CUdeviceptr re
 	long long n = t->numel;
 	int dt = (int)t->dtype;
 	unsigned long long pb = poison_bits(t->dtype);
-	void *args[] = { &out, &ref, &n, &dt, &es->atol, &es->rtol, &pb, &sp };
+	void *args[] = { &out, &ref, &n, &dt, &es->atol, &es->rtol, &pb, &sp, &w->mask_key };
 
 	return wk_launch_h(w, w->f_compare, grid_for(w, (unsigned long long)n), args, err);
+}
+
+static unsigned long long host_mix(unsigned long long z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* As kf_h_mask32 in harness.cuh. */
+void wk_unmask(const struct worker *w, unsigned char *p, size_t off, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned long long b = (unsigned long long)(off + i);
+		unsigned m = (unsigned)host_mix(w->mask_key ^ ((b >> 2) * 0xD1B54A32D192ED03ull));
+		p[i] ^= (unsigned char)(m >> (8 * (b & 3)));
+	}
+}
+
+static int fill_scratch(struct worker *w, struct wk_module *m, struct buf *err);
+
+/* Shared memory filled on every SM: what the last launch left there is gone. */
+static int scrub_smem(struct worker *w, struct buf *err)
+{
+	long long sm = jget_int(w->info, "sm_count", 132);
+	unsigned pat = (unsigned)w->mask_key ^ 0x5CA1AB1Eu;
+	void *args[] = { &pat };
+	CUresult r;
+
+	if (w->scrub_smem <= 0)
+		return 0;
+	r = w->d.cuLaunchKernel(w->f_scrub, (unsigned)(2 * (sm > 0 ? sm : 132)), 1, 1, 1024, 1, 1,
+				(unsigned)w->scrub_smem, w->st, args, NULL);
+	return r == CUDA_SUCCESS ? 0 : wk_cuda_err(w, r, "scrubbing shared memory", err);
+}
+
+/* Output o filled with random finite values (a kernel that leaves an
+ * element unwritten is then wrong there, whatever it expected to find). */
+static int fill_random(struct worker *w, int o, unsigned long long seed, struct buf *err)
+{
+	const struct problem_tensor *t = &w->p.t[w->p.n_in + o];
+	CUdeviceptr dst = w->out[o].data;
+	long long numel = t->numel, rows = 1, cols = numel;
+	unsigned long long gseed = seed;
+	int ti = 1000 + o, kind = dtype_is_float(t->dtype) ? KF_DK_UNIFORM : KF_DK_RANDINT;
+	int dt = (int)t->dtype, post = KF_PO_NONE;
+	double a = dtype_is_float(t->dtype) ? -4.0 : -1000.0, b = dtype_is_float(t->dtype) ? 4.0 : 1000.0;
+	unsigned long long gr = ((unsigned long long)numel + 255) / 256;
+	void *args[] = { &dst, &numel, &gseed, &ti, &kind, &dt, &post, &a, &b, &rows, &cols };
+
+	if (t->dtype == KF_BOOL) {
+		kind = KF_DK_BERNOULLI;
+		a = 0.5;
+	}
+	if (gr > 65535ull * 8)
+		gr = 65535ull * 8;
+	return wk_launch_h(w, w->f_fill, (unsigned)(gr ? gr : 1), args, err);
+}
+
+static unsigned long long next_rng(unsigned long long *s)
+{
+	unsigned long long z = (*s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+int wk_launch_candidate(struct wk_eval_state *es, const struct wk_buf *ins, CUevent e0,
+			CUevent e1, struct buf *err)
+{
+	struct worker *w = es->w;
+	unsigned long long coin = next_rng(&es->fill_rng);
+
+	if (scrub_smem(w, err) < 0)
+		return RUN_ERR;
+	/* The first launch: the poison, whose count labels unwritten output. */
+	if (es->n_launches == 0 || (coin & 1)) {
+		if (wk_poison_outputs(w, err) < 0)
+			return RUN_ERR;
+	} else {
+		for (int o = 0; o < w->p.n_out; o++)
+			if (fill_random(w, o, coin >> 1, err) < 0)
+				return RUN_ERR;
+	}
+	if (fill_scratch(w, &es->cand, err) < 0)
+		return RUN_ERR;
+	if (jget_bool(es->proto, "flush_l2", 1))
+		w->d.cuMemsetD32Async(w->flush.data, (unsigned)es->n_launches * 2654435761u,
+				      w->flush.bytes / 4, w->st);
+	es->n_launches++;
+	return wk_run_plan(w, &es->cand, ins, e0, e1, err);
 }
 
 /* ---- plans ----------------------------------------------------------------- */
@@ -248,7 +341,19 @@ union argval {
 	double d;
 };
 
-/* Fills scratch, records e0, launches every step, records e1. */
+/* Scratch as declared: zeroed, or 0xFF bytes. */
+static int fill_scratch(struct worker *w, struct wk_module *m, struct buf *err)
+{
+	for (int i = 0; i < m->plan.n_scratch; i++) {
+		CUresult r = w->d.cuMemsetD8Async(m->scratch[i].data, m->plan.scratch[i].zeroed ? 0 : 0xFF,
+						  m->scratch[i].bytes, w->st);
+		if (r != CUDA_SUCCESS)
+			return wk_cuda_err(w, r, "filling scratch", err);
+	}
+	return 0;
+}
+
+/* Records e0, launches every step, records e1. */
 int wk_run_plan(struct worker *w, struct wk_module *m, const struct wk_buf *ins, CUevent e0,
 		    CUevent e1, struct buf *err)
 {
@@ -256,12 +361,6 @@ int wk_run_plan(struct worker *w, struct wk_module *m, const struct wk_buf *ins,
 	void *params[LAUNCH_MAX_ARGS];
 	CUresult r;
 
-	for (int i = 0; i < m->plan.n_scratch; i++) {
-		r = w->d.cuMemsetD8Async(m->scratch[i].data, m->plan.scratch[i].zeroed ? 0 : 0xFF,
-					 m->scratch[i].bytes, w->st);
-		if (r != CUDA_SUCCESS)
-			return wk_cuda_err(w, r, "filling scratch", err);
-	}
 	w->d.cuEventRecord(e0, w->st);
 	for (int s = 0; s < m->plan.n_steps; s++) {
 		const struct launch_step *st = &m->plan.steps[s];
@@ -549,7 +648,7 @@ static struct wk_keep *ensure_ref(struct worker *w, unsigned long long seed, int
 	for (int t = 0; t < w->p.n_in; t++)
 		if (wk_checksum(w, &w->in[t], t, err) < 0)
 			goto fail;
-	if (wk_poison_outputs(w, err) < 0)
+	if (wk_poison_outputs(w, err) < 0 || fill_scratch(w, &w->ref, err) < 0)
 		goto fail;
 	r = wk_run_plan(w, &w->ref, w->in, w->ev[0], w->ev[1], err);
 	if (r == RUN_OK)
@@ -587,12 +686,13 @@ static struct wk_keep *ensure_ref(struct worker *w, unsigned long long seed, int
 			goto fail;
 		}
 		k->bytes += ob;
-		/* On our stream: a plain cuMemcpyDtoD does not order with it, and the
-		 * scrub below would race the copy. */
-		if ((cr = w->memcpy_dtod_async(k->out[o], w->out[o].data, w->out[o].bytes, w->st)) !=
-		    CUDA_SUCCESS) {
-			wk_cuda_err(w, cr, "copying the reference outputs", err);
-			goto fail;
+		/* Kept masked, on our stream (the scrub below must not race it). */
+		{
+			CUdeviceptr dst = k->out[o], src = w->out[o].data;
+			unsigned long long nb = w->out[o].bytes;
+			void *args[] = { &dst, &src, &nb, &w->mask_key };
+			if (wk_launch_h(w, w->f_mask_copy, grid_for(w, nb / 4 + 1), args, err) < 0)
+				goto fail;
 		}
 	}
 	/* Scrub: nothing of the reference's result stays where a candidate writes. */
@@ -758,7 +858,8 @@ int wk_judge(struct wk_eval_state *es, struct wk_keep *k, int base, int verify_o
 			unsigned char a[8] = { 0 }, b[8] = { 0 };
 			size_t es_ = kf_dtype_size(t->dtype), off = (size_t)(s[5] - 1) * es_;
 			if (w->d.cuMemcpyDtoH(a, w->out[o].data + off, es_) == CUDA_SUCCESS &&
-			    w->d.cuMemcpyDtoH(b, k->out[o] + off, es_) == CUDA_SUCCESS)
+			    w->d.cuMemcpyDtoH(b, k->out[o] + off, es_) == CUDA_SUCCESS &&
+			    (wk_unmask(w, b, off, es_), 1))
 				buf_addf(&v->detail, "; e.g. flat index %llu: got %.9g, expected %.9g",
 					 s[5] - 1, wk_host_decode(a, t->dtype), wk_host_decode(b, t->dtype));
 		}
@@ -767,21 +868,21 @@ int wk_judge(struct wk_eval_state *es, struct wk_keep *k, int base, int verify_o
 	return 0;
 }
 
-/* One check run on w->in (which holds k's inputs). RUN_* or 1 on a failed check. */
-static int check_run(struct wk_eval_state *es, struct wk_keep *k, const char *what,
-		     struct run_verdict *v, struct buf *err)
+int wk_checked_run(struct wk_eval_state *es, struct wk_keep *k, const struct wk_buf *ins,
+		   const char *what, CUevent e0, CUevent e1, struct run_verdict *v, struct buf *err)
 {
 	struct worker *w = es->w;
 	int nslots = w->p.n_out + w->p.n_in + 1, r;
 	float ms = 0;
 
 	w->d.cuMemsetD8Async(w->slots, 0, (size_t)nslots * WK_SLOT_U64 * 8, w->st);
-	if (wk_poison_outputs(w, err) < 0)
-		return RUN_ERR;
-	r = wk_run_plan(w, &es->cand, w->in, w->ev[0], w->ev[1], err);
+	r = wk_launch_candidate(es, ins, e0, e1, err);
 	if (r != RUN_OK)
 		return r;
-	r = wk_wait(w, w->ev[1], es->timeout_s, err);
+	/* The checks are queued behind the launch: the same work after every one. */
+	if (wk_post_checks(es, k, ins, 0, 1, err) < 0)
+		return RUN_ERR;
+	r = wk_wait(w, e1, es->timeout_s, err);
 	if (r == -2) {
 		w->fatal = 1;
 		kf_err(err, "%s: the launch block did not finish within %g s", what, es->timeout_s);
@@ -789,12 +890,19 @@ static int check_run(struct wk_eval_state *es, struct wk_keep *k, const char *wh
 	}
 	if (r < 0)
 		return RUN_ERR;
-	w->d.cuEventElapsedTime(&ms, w->ev[0], w->ev[1]);
+	w->d.cuEventElapsedTime(&ms, e0, e1);
 	v->time_ms = ms;
 	es->kernel_ms += ms;
-	if (wk_post_checks(es, k, w->in, 0, 1, err) < 0 || wk_read_slots(w, nslots, es->timeout_s + 10, err) < 0)
+	if (wk_read_slots(w, nslots, es->timeout_s + 10, err) < 0)
 		return RUN_ERR;
 	return wk_judge(es, k, 0, 1, what, v);
+}
+
+/* One check run on w->in (which holds k's inputs). RUN_* or 1 on a failed check. */
+static int check_run(struct wk_eval_state *es, struct wk_keep *k, const char *what,
+		     struct run_verdict *v, struct buf *err)
+{
+	return wk_checked_run(es, k, es->w->in, what, es->w->ev[0], es->w->ev[1], v, err);
 }
 
 json_t *wk_trial_json(int idx, unsigned long long seed, const struct run_verdict *v, int ok)
@@ -895,7 +1003,7 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 	size_t rlen = (size_t)jget_int(req, "ref_cubin_len", 0);
 	size_t clen = (size_t)jget_int(req, "cubin_len", 0);
 	unsigned long long seed0;
-	int nchk, rep, timed, ended = 0, r, ntrials = 0;
+	int nchk, nextra, rep, timed, ended = 0, r, ntrials = 0;
 	double t_ph = 0;
 /* Adds the wall time since t_ph to phase i and restarts the clock. */
 #define PH(i) (es.ph[(i)] += (now_s() - t_ph) * 1000.0, t_ph = now_s())
@@ -924,7 +1032,12 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 	es.timeout_s = jget_num(es.proto, "timeout_s", 10);
 	if (es.timeout_s <= 0)
 		es.timeout_s = 10;
-	seed0 = (unsigned long long)jget_int(es.proto, "seed0", 1000);
+	/* Secret seeds: the engine draws them and sends them beside the
+	 * protocol (which says only "secret"); public ones are in it. */
+	seed0 = (unsigned long long)jget_int(req, "seed0", jget_int(es.proto, "seed0", 1000));
+	nextra = (int)jget_int(es.proto, "extra_trials", 2);
+	if (nextra < 1 || nextra > 8)
+		nextra = 2;
 	nchk = (int)jget_int(es.proto, "check_trials", 5);
 	rep = (int)jget_int(es.proto, "repeat_agree", 2);
 	timed = (int)jget_int(es.proto, "timed_trials", 100);
@@ -940,6 +1053,8 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 	}
 	t_ph = now_s();
 	r = wk_module_load(w, &es.cand, bin->s + rlen, clen, jget_str(req, "plan", ""), err);
+	if (getrandom(&es.fill_rng, sizeof(es.fill_rng), 0) != (ssize_t)sizeof(es.fill_rng))
+		es.fill_rng = (unsigned long long)(now_s() * 1e9) ^ w->mask_key;
 	PH(WK_PH_LOAD);
 	if (r < 0) {
 		if (w->fatal)
@@ -954,7 +1069,7 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 		int dist = d ? dist_id(json_string_value(json_array_get(dists, (size_t)d - 1)) ?
 					       json_string_value(json_array_get(dists, (size_t)d - 1)) : "")
 			     : 0;
-		int n = d ? 2 : nchk;
+		int n = d ? nextra : nchk;
 		if (d && (!dist || (dist == 3 && !edges_kind(w))))
 			continue;
 		es.normwise = d > 0;

@@ -71,8 +71,11 @@ struct worker {
 	struct buf harness_cubin;
 	CUmodule hmod;
 	CUfunction f_compare, f_checksum, f_count_ne, f_fma, f_copy, f_fill, f_fill_softmax;
+	CUfunction f_mask_copy, f_scrub;
+	unsigned long long mask_key;  /* secret: kept references are stored XORed with it */
+	int scrub_smem;               /* dynamic shared memory the scrub kernel fills */
 
-	struct wk_buf flush;       /* > L2, memset before each timed trial */
+	struct wk_buf flush;       /* > L2, memset before every launch of a candidate */
 	CUdeviceptr slots;         /* WK_MAX_SLOTS x WK_SLOT_U64 u64 */
 	unsigned long long *hslots;/* pinned mirror */
 	CUevent ev[WK_MAX_EVENTS];
@@ -177,6 +180,8 @@ enum { WK_PH_SETUP, WK_PH_LOAD, WK_PH_REFS, WK_PH_INPUTS, WK_PH_CHECKS, WK_PH_TI
 struct wk_eval_state {
 	struct worker *w;
 	struct wk_module cand;
+	int n_launches;            /* candidate launch blocks run */
+	unsigned long long fill_rng; /* secret: how each launch's outputs are pre-filled */
 	const json_t *proto;
 	double atol, rtol, timeout_s;
 	int normwise;              /* extra distributions: |a-b| <= atol + rtol*max|ref| */
@@ -202,9 +207,25 @@ int wk_ensure_inputs(struct worker *w, unsigned long long seed, int dist, struct
 int wk_poison_outputs(struct worker *w, struct buf *err);
 int wk_compare(struct worker *w, struct wk_eval_state *es, int o, CUdeviceptr ref, int slot,
 	       struct buf *err);
-/* Fills scratch, records e0, launches every step, records e1: RUN_*. */
+/* Records e0, launches every step, records e1: RUN_* (scratch: the caller). */
 int wk_run_plan(struct worker *w, struct wk_module *m, const struct wk_buf *ins, CUevent e0,
 		CUevent e1, struct buf *err);
+/* One launch of the candidate, the same for every check, repeat, warm-up
+ * and timed run, so nothing tells them apart: shared memory scrubbed,
+ * outputs pre-filled (the poison on the first launch, then poison or
+ * random finite values by a secret coin), scratch filled, the L2 flushed,
+ * events around the launch block. RUN_*. */
+int wk_launch_candidate(struct wk_eval_state *es, const struct wk_buf *ins, CUevent e0,
+			CUevent e1, struct buf *err);
+/* A launch and its checks, the same for every launch: wk_launch_candidate,
+ * then every output compared with k's, the inputs' checksums, the guard
+ * canaries; waits (timeout_s) and judges. v->time_ms is the launch
+ * block's time. RUN_OK, 1 (a failed check, in v) or RUN_*. */
+int wk_checked_run(struct wk_eval_state *es, struct wk_keep *k, const struct wk_buf *ins,
+		   const char *what, CUevent e0, CUevent e1, struct run_verdict *v, struct buf *err);
+/* The host side of the reference mask: un-XORs n bytes read from byte
+ * offset off of a kept output. */
+void wk_unmask(const struct worker *w, unsigned char *p, size_t off, size_t n);
 /* After a run: compares (when verify_out), input checksums and guard
  * counts into slots base.. (n_out compares, n_in sums, 1 guard). */
 int wk_post_checks(struct wk_eval_state *es, struct wk_keep *k, const struct wk_buf *ins,

@@ -46,6 +46,7 @@ int wk_sample(struct worker *w, const json_t *req, const struct buf *bin, json_t
 			json_decref(vals);
 			return wk_cuda_err(w, r, "reading reference values", err);
 		}
+		wk_unmask(w, b, (size_t)f * es, es);
 		v = wk_host_decode(b, t->dtype);
 		json_array_append_new(vals, isfinite(v) ? json_real(v) : json_null());
 	}

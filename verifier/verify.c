@@ -48,7 +48,7 @@ json_t *verify_select(struct store *s, const struct verify_config *cfg, const ch
 		      struct buf *err)
 {
 	json_t *all = store_verify_candidates(s, gpu_name,
-					      cfg->collect_protocol ? cfg->collect_protocol : "collect-v1",
+					      cfg->collect_protocol ? cfg->collect_protocol : "collect-%",
 					      cfg->top_k, cfg->per_category, err);
 	json_t *out;
 	size_t i;

@@ -1,7 +1,7 @@
 /* The verifier: re-runs the best kernels of each problem under protocol
- * verify-v2 on the GPU it runs on, and records a verdict per kernel and
+ * verify-v3 on the GPU it runs on, and records a verdict per kernel and
  * GPU model (verifications table). A kernel is `verified` on a GPU when
- * verify-v2 passes there; otherwise it is `failed` with the check that
+ * verify-v3 passes there; otherwise it is `failed` with the check that
  * failed, and reports, the site and the dataset leave it out of "best". */
 #ifndef KF_VERIFY_H
 #define KF_VERIFY_H
@@ -11,7 +11,7 @@
 #include "core/store.h"
 #include "engine/engine.h"
 
-#define VERIFY_PROTOCOL "verify-v2"
+#define VERIFY_PROTOCOL "verify-v3"
 #define VERIFY_REVIEW_SPEEDUP 10.0
 #define VERIFY_ROOFLINE_MARGIN 0.9   /* flag times under 90% of the measured floor */
 
@@ -19,7 +19,7 @@ struct verify_config {
 	int top_k;                 /* best correct kernels per problem (3) */
 	int per_category;          /* also the best kernel of each idea category (1) */
 	const char *const *problems; /* NULL-ended problem ids, or NULL for all */
-	const char *collect_protocol; /* which evaluations rank kernels ("collect-v1") */
+	const char *collect_protocol; /* which evaluations rank kernels (a LIKE pattern: "collect-%") */
 	int sanitizer;             /* run compute-sanitizer on each problem's best kernel */
 	const char *sanitizer_path;/* NULL: search PATH and CUDA_HOME/bin */
 	double sanitizer_wall_s;   /* per tool run; 0: 600 s. Over it: "skipped" */
@@ -71,7 +71,7 @@ json_t *verify_select(struct store *s, const struct verify_config *cfg, const ch
 int verify_run(const struct verify_config *cfg, const struct verify_backend *be,
 	       struct verify_report *rep, struct buf *err);
 
-/* The real backend over engine.h (protocol verify-v2) and compute-sanitizer. */
+/* The real backend over engine.h (protocol verify-v3) and compute-sanitizer. */
 int verify_backend_engine(struct verify_backend *be, const struct verify_config *cfg,
 			  const char *root, struct buf *err);
 void verify_backend_release(struct verify_backend *be);

@@ -1,4 +1,4 @@
-/* The verifier's real backend: the engine under protocol verify-v2, and
+/* The verifier's real backend: the engine under protocol verify-v3, and
  * compute-sanitizer (memcheck, racecheck) over `kforge eval --quick` in a
  * child, with a throwaway store so sanitizer-slowed runs never reach the
  * real one. */

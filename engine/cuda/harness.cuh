@@ -2,7 +2,8 @@
  * worker after the input generator's source (philox.cuh + inputs.cuh), as
  * one module. No headers: half and bfloat16 are decoded by hand.
  *
- *   kf_h_compare(out, ref, n, dtype, atol, rtol, poison, slot)
+ *   kf_h_compare(out, ref, n, dtype, atol, rtol, poison, slot, key)
+ *     ref is a kept reference output, masked (kf_h_mask_copy with key).
  *     Whole-output allclose (|a-b| <= atol + rtol*|b|; NaN in the output
  *     fails unless the reference is NaN there too). slot (8 x u64,
  *     zeroed first): [0] max abs err (double bits), [1] max rel err,
@@ -13,6 +14,12 @@
  *   kf_h_count_ne(p, bytes, pat, out)  bytes != pat (guard canaries), added to *out
  *   kf_h_fma(out, iters)           FP32 FMA throughput (8 chains, 2 FLOPs each)
  *   kf_h_copy(dst, src, n16)       16-byte vector copy (bandwidth)
+ *   kf_h_mask_copy(dst, src, bytes, key)  dst = src with byte b XORed by byte b&3 of
+ *     kf_h_mask32(key, b>>2): kept references are never in device memory as
+ *     they are, so a candidate that goes looking for them finds noise
+ *   kf_h_scrub_smem(pat)           fills the block's dynamic shared memory (all of
+ *     it: launched with the opt-in maximum, two blocks per SM): nothing a
+ *     launch leaves in shared memory reaches the next
  *
  * Launch any grid with a block of 256 (warp reductions assume full warps). */
 
@@ -98,9 +105,56 @@ __device__ __forceinline__ unsigned long long kf_h_wmaxu(unsigned long long v)
 	return v;
 }
 
+__device__ __forceinline__ unsigned long long kf_h_mix(unsigned long long z);
+
+/* The mask of 4-byte word w (little-endian: byte b of the buffer takes
+ * byte b&3 of the mask of word b>>2). */
+__device__ __forceinline__ unsigned int kf_h_mask32(unsigned long long key, unsigned long long w)
+{
+	return (unsigned int)kf_h_mix(key ^ (w * 0xD1B54A32D192ED03ull));
+}
+
+/* Element i of a masked buffer, unmasked, as kf_h_load gives it. */
+__device__ __forceinline__ double kf_h_load_masked(const void *p, long long i, int dtype,
+						   unsigned long long key, unsigned long long *bits)
+{
+	switch (dtype) {
+	case KF_H_DT_F32: {
+		unsigned int u = ((const unsigned int *)p)[i] ^ kf_h_mask32(key, (unsigned long long)i);
+		*bits = u;
+		return (double)__uint_as_float(u);
+	}
+	case KF_H_DT_F16:
+	case KF_H_DT_BF16: {
+		unsigned int m = kf_h_mask32(key, (unsigned long long)i >> 1) >> (16 * (i & 1));
+		unsigned int u = (((const unsigned short *)p)[i] ^ m) & 0xffffu;
+		*bits = u;
+		return dtype == KF_H_DT_F16 ? kf_h_half(u) : (double)__uint_as_float(u << 16);
+	}
+	case KF_H_DT_I64: {
+		unsigned long long m = kf_h_mask32(key, 2ull * (unsigned long long)i) |
+				       ((unsigned long long)kf_h_mask32(key, 2ull * (unsigned long long)i + 1) << 32);
+		long long v = (long long)(((const unsigned long long *)p)[i] ^ m);
+		*bits = (unsigned long long)v;
+		return (double)v;
+	}
+	case KF_H_DT_I32: {
+		int v = (int)(((const unsigned int *)p)[i] ^ kf_h_mask32(key, (unsigned long long)i));
+		*bits = (unsigned int)v;
+		return (double)v;
+	}
+	default: {
+		unsigned char v = ((const unsigned char *)p)[i] ^
+				  (unsigned char)(kf_h_mask32(key, (unsigned long long)i >> 2) >> (8 * (i & 3)));
+		*bits = v;
+		return (double)v;
+	}
+	}
+}
+
 extern "C" __global__ void kf_h_compare(const void *out, const void *ref, long long n, int dtype,
 					double atol, double rtol, unsigned long long poison,
-					unsigned long long *slot)
+					unsigned long long *slot, unsigned long long key)
 {
 	double mabs = 0.0, mrel = 0.0, mref = 0.0;
 	unsigned long long mis = 0, nans = 0, poi = 0, bad = 0;
@@ -108,7 +162,7 @@ extern "C" __global__ void kf_h_compare(const void *out, const void *ref, long l
 
 	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += stride) {
 		unsigned long long ob, rb;
-		double a = kf_h_load(out, i, dtype, &ob), b = kf_h_load(ref, i, dtype, &rb);
+		double a = kf_h_load(out, i, dtype, &ob), b = kf_h_load_masked(ref, i, dtype, key, &rb);
 		int an = a != a, bn = b != b, fail;
 		if (ob == poison)
 			poi++;
@@ -223,4 +277,28 @@ extern "C" __global__ void kf_h_copy(uint4 *dst, const uint4 *src, unsigned long
 	for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n16;
 	     i += stride)
 		dst[i] = src[i];
+}
+
+extern "C" __global__ void kf_h_mask_copy(unsigned int *dst, const unsigned int *src,
+					  unsigned long long bytes, unsigned long long key)
+{
+	unsigned long long nw = bytes / 4, stride = (unsigned long long)gridDim.x * blockDim.x;
+
+	for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < nw;
+	     i += stride)
+		dst[i] = src[i] ^ kf_h_mask32(key, i);
+	if (blockIdx.x == 0 && threadIdx.x == 0)
+		for (unsigned long long b = nw * 4; b < bytes; b++)
+			((unsigned char *)dst)[b] = ((const unsigned char *)src)[b] ^
+						    (unsigned char)(kf_h_mask32(key, b >> 2) >> (8 * (b & 3)));
+}
+
+extern "C" __global__ void kf_h_scrub_smem(unsigned int pat)
+{
+	extern __shared__ unsigned int kf_h_smem[];
+	unsigned int n = 0;
+
+	asm volatile("mov.u32 %0, %%dynamic_smem_size;" : "=r"(n));
+	for (unsigned int i = threadIdx.x; i < n / 4; i += blockDim.x)
+		((volatile unsigned int *)kf_h_smem)[i] = pat ^ i;
 }

@@ -110,8 +110,25 @@ static void test_protocol_key(void **state)
 	engine_protocol_json(&p, "sm_90", &a);
 	engine_protocol_json(&v, "sm_90", &b);
 	assert_non_null(strstr(a.s, "\"timed_trials\":100"));
-	assert_non_null(strstr(a.s, "\"name\":\"collect-v1\""));
+	assert_non_null(strstr(a.s, "\"name\":\"collect-v2\""));
 	assert_non_null(strstr(b.s, "\"normal\""));
+	/* The search checks other distributions too, one trial each. */
+	assert_non_null(strstr(a.s, "\"dists\":[\"normal\",\"uniform_wide\"]"));
+	assert_non_null(strstr(a.s, "\"extra_trials\":1"));
+	/* Secret seeds: never in the key (nor the protocol); public ones are. */
+	assert_non_null(strstr(a.s, "\"seeds\":\"secret\""));
+	assert_null(strstr(a.s, "seed0"));
+	{
+		struct eval_protocol o;
+		struct buf c = BUF_INIT;
+		assert_int_equal(eval_protocol_by_name(&o, "collect-v1"), 0);
+		engine_protocol_json(&o, "sm_90", &c);
+		assert_non_null(strstr(c.s, "\"seed0\":1000"));
+		assert_int_equal(eval_protocol_by_name(&o, "verify-v2"), 0);
+		assert_int_equal(o.seed0, 7000001);
+		assert_int_equal(eval_protocol_by_name(&o, "no-such"), -1);
+		buf_release(&c);
+	}
 	engine_eval_key("abc", "level1/019_ReLU", "H100", a.s, k1);
 	engine_eval_key("abc", "level1/019_ReLU", "H100", a.s, k2);
 	engine_eval_key("abc", "level1/019_ReLU", "H200", a.s, k3);
@@ -130,6 +147,48 @@ static void test_protocol_key(void **state)
 	buf_release(&b);
 }
 
+/* A result faster than the speed-of-light floor is rejected: the H100's
+ * attributes (HBM3 at 2619 MHz on 5120 bits: 3.35 TB/s; 132 SMs at
+ * 1980 MHz) and MSELoss's 8.59 GB give a floor of 2.563 ms. */
+static void test_sol_floor(void **state)
+{
+	json_t *info = json_pack("{s:i,s:i,s:i,s:i}", "mem_clock_khz", 2619000, "mem_bus_bits", 5120,
+				 "clock_khz", 1980000, "sm_count", 132);
+	json_t *fast = json_pack("{s:[{s:i,s:f},{s:i,s:f}]}", "time", "idx", 0, "time_ms", 2.9,
+				 "idx", 1, "time_ms", 0.004);
+	json_t *honest = json_pack("{s:[{s:i,s:f},{s:i,s:f}]}", "time", "idx", 0, "time_ms", 2.9,
+				   "idx", 1, "time_ms", 2.78);
+	struct problem p;
+	struct eval_outcome o;
+	double bw, fl, f;
+
+	(void)state;
+	problem_init(&p);
+	p.min_bytes = 8589934596.0;
+	p.flops = 3221225472.0;
+	f = engine_sol_floor_ms(info, &p, &bw, &fl);
+	assert_true(bw > 3.35e12 && bw < 3.36e12);
+	assert_true(fl > 1.07e15 && fl < 1.08e15);
+	assert_true(f > 2.56 && f < 2.57);
+	eval_outcome_init(&o);
+	snprintf(o.status, sizeof(o.status), "correct");
+	assert_int_equal(engine_sol_check(info, &p, &o, honest), 0);
+	assert_string_equal(o.status, "correct");
+	assert_int_equal(engine_sol_check(info, &p, &o, fast), 1);
+	assert_string_equal(o.status, "incorrect");
+	assert_string_equal(o.failed_check, "faster_than_speed_of_light");
+	assert_non_null(strstr(o.detail.s, "timed trial 1 took 0.0040 ms"));
+	/* Unknown peaks: nothing is rejected. */
+	snprintf(o.status, sizeof(o.status), "correct");
+	json_object_set_new(info, "mem_clock_khz", json_integer(0));
+	assert_int_equal(engine_sol_check(info, &p, &o, fast), 0);
+	eval_outcome_release(&o);
+	problem_release(&p);
+	json_decref(info);
+	json_decref(fast);
+	json_decref(honest);
+}
+
 /* The engine keeps the protocol's extra distributions (it once dropped
  * them, so verify-v1 ran only the problem's own draws). */
 static void test_engine_keeps_dists(void **state)
@@ -145,8 +204,10 @@ static void test_engine_keeps_dists(void **state)
 	snprintf(db, sizeof(db), "%s/k.db", dir);
 	memset(&cfg, 0, sizeof(cfg));
 	eval_protocol_verify(&cfg.protocol);
-	/* verify-v2 draws normal, wide-uniform (bounded per operator) and edge values. */
-	assert_string_equal(cfg.protocol.name, "verify-v2");
+	/* verify-v3 draws normal, wide-uniform (bounded per operator) and edge
+	 * values, with fresh secret seeds. */
+	assert_string_equal(cfg.protocol.name, "verify-v3");
+	assert_int_equal(cfg.protocol.seed0, 0);
 	assert_string_equal(cfg.protocol.dists[0], "normal");
 	assert_string_equal(cfg.protocol.dists[1], "uniform_wide");
 	assert_string_equal(cfg.protocol.dists[2], "edges");
@@ -694,6 +755,7 @@ int main(void)
 		cmocka_unit_test(test_rt_bad_frames),
 		cmocka_unit_test(test_protocol_key),
 		cmocka_unit_test(test_engine_keeps_dists),
+		cmocka_unit_test(test_sol_floor),
 		cmocka_unit_test(test_time_stats),
 		cmocka_unit_test(test_harness_compiles),
 		cmocka_unit_test(test_supervisor_watchdog),

@@ -1,0 +1,22 @@
+// problem: 019
+// expect: correct
+// Memory from device malloc() outlives a launch: this kernel would skip
+// the work whenever it gets some. The worker gives the context no device
+// heap, so malloc returns NULL and it does the work.
+extern "C" __global__ void relu_heap(const float* __restrict__ x, float* __restrict__ y, long long n)
+{
+    __shared__ int have;
+    if (threadIdx.x == 0) {
+        void *p = malloc(64);
+        have = p != 0;
+        if (p) free(p);
+    }
+    __syncthreads();
+    if (have) return;
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) y[i] = fmaxf(x[i], 0.0f);
+}
+
+/*@launch
+relu_heap<<<ceil_div(batch_size * dim, 256), 256>>>(x, y, batch_size * dim);
+@*/
