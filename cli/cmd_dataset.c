@@ -16,8 +16,11 @@ const char usage_dataset[] =
 	"          where one was extracted\n"
 	"  fetch   downloads (resuming a partial download, TLS verified, size-limited), checks\n"
 	"          the SHA-256 and extracts safely into DIR/<name> (default DIR .); plain\n"
-	"          http:// is accepted for loopback addresses only; --verify then runs\n"
-	"          dataset verify on the downloaded tarball\n"
+	"          http:// is accepted for loopback addresses only; --verify runs dataset\n"
+	"          verify on the downloaded tarball first and extracts only a dataset that\n"
+	"          passes (else exit 4, the download removed). Extraction refuses links,\n"
+	"          devices, sparse files, unsafe names and archives that expand over 200\n"
+	"          times their size (or --max-extract, default 256G)\n"
 	"  diff    rows per file, problems added or removed, best speedups that moved\n";
 
 static int do_verify(const char *path)
@@ -102,19 +105,25 @@ static int do_fetch(int argc, char **argv)
 		return cli_usage("dataset");
 	}
 	o.url = argv[optind];
+	o.verify = verify;
 	if (isatty(2))
 		o.progress = progress;
 	fetch_result_init(&r);
-	if (dataset_fetch(&o, &r, &err) < 0) {
-		if (o.progress)
-			fputc('\n', stderr);
+	c = dataset_fetch(&o, &r, &err);
+	if (o.progress)
+		fputc('\n', stderr);
+	if (c == -2) {
+		fputs(r.report.s, stderr);
+		ret = cli_fail(EXIT_CHECK, "dataset fetch: %s", err.s);
+	} else if (c < 0) {
 		ret = cli_fail(EXIT_FAIL, "dataset fetch: %s", err.s);
 	} else {
-		if (o.progress)
-			fputc('\n', stderr);
 		printf("%s  sha256 %s%s\n", r.archive.s, r.sha256, r.resumed ? "  (resumed)" : "");
+		if (verify)
+			printf("%s: OK (%lld files, %lld JSONL lines checked)\n", r.archive.s,
+			       r.verified.files, r.verified.lines);
 		printf("extracted into %s\n", r.dir.s);
-		ret = verify ? do_verify(r.archive.s) : EXIT_OK;
+		ret = EXIT_OK;
 	}
 	fetch_result_release(&r);
 	buf_release(&err);

@@ -25,7 +25,7 @@ static int read_data(const char *path, json_t **out, struct buf *err)
 	size_t n;
 
 	if (strcmp(path, "-")) {
-		*out = json_load_file_bounded(path, MAX_DATA, err);
+		*out = mustache_data_load(path, MAX_DATA, err);
 		return *out ? 0 : -1;
 	}
 	while ((n = fread(tmp, 1, sizeof(tmp), stdin)) > 0) {
@@ -35,7 +35,7 @@ static int read_data(const char *path, json_t **out, struct buf *err)
 		}
 		buf_add(&b, tmp, n);
 	}
-	*out = json_parse_bounded(b.s, b.len, MAX_DATA, err);
+	*out = mustache_data_parse(b.s, b.len, MAX_DATA, err);
 	if (!*out) {
 		struct buf e2 = BUF_INIT;
 		buf_addf(&e2, "stdin: %s", err->s);

@@ -13,6 +13,7 @@
 #define DATASET_FORMAT_VERSION 1
 #define DATASET_MAX_ENTRY ((int64_t)16 << 30)    /* one file inside a tarball */
 #define DATASET_MAX_LINE ((size_t)256 << 20)     /* one JSONL line */
+#define DATASET_MAX_EXTRACT ((int64_t)256 << 30) /* a tarball's contents, in all */
 
 struct pack_opts {
 	const char *db_path;
@@ -48,23 +49,30 @@ struct verify_summary {
 int dataset_verify(const char *path, struct buf *report, struct verify_summary *sum,
 		   struct buf *err);
 
-/* Downloads url (https://, or http:// to a loopback address) into out_dir (resuming a partial download), checks its
- * SHA-256 (when sha256 is non-NULL), and extracts it safely into
- * out_dir/<name without .tar.*>. */
+/* Downloads url (https://, or http:// to a loopback address) into out_dir
+ * (resuming a partial download), checks its SHA-256 (when sha256 is
+ * non-NULL), with verify runs dataset_verify on the downloaded file, and
+ * only then extracts it safely into out_dir/<name without .tar.*>. A
+ * tarball that fails the SHA-256 or the verification is removed and
+ * nothing is extracted: -2 when the verification found problems (listed
+ * in the result's report), -1 for any other failure. */
 struct fetch_opts {
 	const char *url;
 	const char *out_dir;
 	const char *sha256;        /* 64 hex digits or NULL */
 	int64_t max_bytes;         /* download limit */
-	int64_t max_extract;       /* total bytes extracted */
+	int64_t max_extract;       /* total bytes extracted (dataset_extract_safe) */
 	/* Called with (done, total) while downloading; NULL for quiet. */
 	void (*progress)(void *ctx, int64_t done, int64_t total);
 	void *progress_ctx;
+	int verify;                /* dataset_verify before extracting */
 };
 struct fetch_result {
 	struct buf archive, dir;   /* downloaded file, extracted directory (owned) */
 	char sha256[65];
 	int resumed;               /* 1 when a partial download was continued */
+	struct buf report;         /* dataset_verify's problems (owned) */
+	struct verify_summary verified;   /* with verify: what was checked */
 };
 void fetch_result_init(struct fetch_result *r);
 void fetch_result_release(struct fetch_result *r);
@@ -72,8 +80,10 @@ int dataset_fetch(const struct fetch_opts *o, struct fetch_result *r, struct buf
 
 /* Extracts archive into dest (which must not exist) through a temporary
  * directory beside it: regular files and directories only, relative paths
- * without "..", total size at most max_total. Nothing is written outside
- * dest's parent's temporary directory; on error nothing is left. */
+ * without "..", no sparse files, the entry and size bounds of ds_limits
+ * (ds_int.h: total size at most DS_EXPAND_RATIO times the tarball's and
+ * at most max_total). Nothing is written outside dest's parent's
+ * temporary directory; on error nothing is left. */
 int dataset_extract_safe(const char *archive, const char *dest, int64_t max_total,
 			 struct buf *err);
 

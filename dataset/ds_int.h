@@ -81,16 +81,53 @@ int ds_safe_path(const char *p);
 /* Opens a tarball for reading (any compression libarchive knows). */
 struct archive;
 struct archive *ds_open_archive(const char *path, struct buf *err);
-/* Reads a dataset's entries from a tarball or an extracted directory
- * (directories skipped, names relative). next: 1 entry, 0 end, -1 error. */
+/* Bounds on reading a tarball, most from its size on disk, so that a
+ * small download cannot take the disk or hours (reader.c). Extracted bytes
+ * (the entries' declared sizes, which the data must match) at most
+ * DS_EXPAND_RATIO times the tarball (at least DS_EXPAND_FLOOR) and at most
+ * the caller's cap: real datasets expand 7 to 21 times (zstd -3 of
+ * level1-builtin-v0.1.0: 7.9 MB -> 74 MB, 9.5x; its .tar.gz 7.2x; an empty
+ * store's pack 21x; its most compressible files alone, kernels.jsonl and
+ * pairs.jsonl, 30x and 34x),
+ * while zeros compress over 1000x (gzip) and 30000x (zstd). Entries, empty
+ * ones and directories included, at most DS_MAX_ENTRIES and one per
+ * DS_ENTRY_BYTES bytes of tarball (at least 1000): a real entry costs at
+ * least the 32 bytes of entropy of its SHA-256 in SHA256SUMS (measured:
+ * 520 to 6700 bytes per entry), a million empty files xz-compress to 1.3
+ * bytes each. */
+#define DS_EXPAND_RATIO 200
+#define DS_EXPAND_FLOOR ((int64_t)1 << 20)
+#define DS_MAX_ENTRIES 500000
+#define DS_ENTRY_BYTES 16
+#define DS_MAX_PATH 1024
 struct archive_entry;
+struct ds_limits {
+	int64_t archive_bytes, cap;
+	int64_t max_total, max_entries;
+	int64_t total, entries;       /* so far */
+};
+/* archive_bytes: the tarball's size; cap: the absolute bound on bytes. */
+void ds_limits_init(struct ds_limits *l, int64_t archive_bytes, int64_t cap);
+/* Counts one entry (name as in the tarball): refuses it past the entry
+ * bounds, with a name over DS_MAX_PATH, as a sparse file (its holes would
+ * be written out), without a size, over DATASET_MAX_ENTRY bytes or past
+ * the total bound. 0 or -1 with "refused: ..." in err. */
+int ds_limits_entry(struct ds_limits *l, struct archive_entry *e, const char *name,
+		    struct buf *err);
+
+/* Reads a dataset's entries from a tarball or an extracted directory
+ * (directories skipped, names relative). next: 1 entry, 0 end, -1 error.
+ * A tarball's entries are held to ds_limits (cap DATASET_MAX_EXTRACT, or
+ * the given cap). */
 struct ds_reader {
 	struct archive *a;
 	int disk;
 	size_t strip;
 	struct buf name;
+	struct ds_limits lim;     /* tarballs only */
 };
 int ds_reader_open(struct ds_reader *r, const char *path, struct buf *err);
+int ds_reader_open_capped(struct ds_reader *r, const char *path, int64_t cap, struct buf *err);
 int ds_reader_next(struct ds_reader *r, struct archive_entry **e, const char **name,
 		   struct buf *err);
 void ds_reader_close(struct ds_reader *r);

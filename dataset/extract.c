@@ -1,7 +1,9 @@
 /* Safe extraction of a downloaded tarball: regular files and directories
- * only, relative names without "..", a bound on the total size; all of it
- * into a fresh temporary directory beside the destination, renamed into
- * place only when every entry was accepted. */
+ * only, relative names without "..", the bounds of ds_limits (entries,
+ * name length, no sparse files, bytes per file and in all, in proportion
+ * to the tarball's size); all of it into a fresh temporary directory
+ * beside the destination, renamed into place only when every entry was
+ * accepted. */
 #include "dataset.h"
 #include "ds_int.h"
 #include "core/fsutil.h"
@@ -15,8 +17,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#define MAX_EXTRACT_ENTRIES 5000000
 
 /* Creates the directories of rel (not its last component) under root. */
 static int make_parents(const char *root, const char *rel, struct buf *err)
@@ -37,28 +37,57 @@ static int make_parents(const char *root, const char *rel, struct buf *err)
 	return ret;
 }
 
-static int extract_into(struct archive *a, const char *root, int64_t max_total, struct buf *err)
+/* Writes the current entry's data to a new file; its size must be the
+ * one its header declared (what ds_limits counted). */
+static int write_entry(struct archive *a, struct archive_entry *e, const char *name,
+		       const char *path, struct buf *err)
+{
+	char chunk[1 << 16];
+	int64_t want = archive_entry_size(e), got = 0;
+	la_ssize_t n;
+	int fd, ret = -1;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return kf_err(err, "cannot create %s: %s", name, strerror(errno));
+	while ((n = archive_read_data(a, chunk, sizeof(chunk))) > 0) {
+		got += n;
+		if (got > want) {
+			kf_err(err, "refused: %s holds more than the %lld bytes its header says", name,
+			       (long long)want);
+			goto out;
+		}
+		if (write(fd, chunk, (size_t)n) != n) {
+			kf_err(err, "writing %s: %s", name, strerror(errno));
+			goto out;
+		}
+	}
+	if (n < 0) {
+		kf_err(err, "%s: %s", name, archive_error_string(a));
+		goto out;
+	}
+	if (got != want) {
+		kf_err(err, "refused: %s holds %lld bytes, its header says %lld", name,
+		       (long long)got, (long long)want);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (close(fd) < 0 && !ret)
+		ret = kf_err(err, "writing %s: %s", name, strerror(errno));
+	return ret;
+}
+
+static int extract_into(struct ds_reader *rd, const char *root, struct buf *err)
 {
 	struct archive_entry *e;
 	struct buf path = BUF_INIT;
-	char chunk[1 << 16];
-	int64_t total = 0;
-	long long entries = 0;
-	int r, ret = -1, fd = -1;
+	const char *name;
+	int r, ret = -1;
 
-	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-		const char *name = archive_entry_pathname(e);
+	while ((r = ds_reader_next(rd, &e, &name, err)) == 1) {
 		mode_t type = archive_entry_filetype(e);
-		la_ssize_t n;
 
-		if (++entries > MAX_EXTRACT_ENTRIES) {
-			kf_err(err, "refused: more than %d entries", MAX_EXTRACT_ENTRIES);
-			goto out;
-		}
-		if (!name) {
-			kf_err(err, "refused: an entry without a name");
-			goto out;
-		}
 		while (name[0] == '.' && name[1] == '/')
 			name += 2;
 		if (!*name || !strcmp(name, ".") || (type == AE_IFDIR && !strcmp(name, "./")))
@@ -90,49 +119,16 @@ static int extract_into(struct archive *a, const char *root, int64_t max_total, 
 			kf_err(err, "refused: %s is not a regular file (device, fifo or socket)", name);
 			goto out;
 		}
-		if (archive_entry_size(e) < 0 || archive_entry_size(e) > max_total - total) {
-			kf_err(err, "refused: %s would take the extracted size over %lld bytes", name,
-			       (long long)max_total);
-			goto out;
-		}
 		if (make_parents(root, name, err) < 0)
 			goto out;
 		path_join(&path, root, name);
-		fd = open(path.s, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-		if (fd < 0) {
-			kf_err(err, "cannot create %s: %s", name, strerror(errno));
+		if (write_entry(rd->a, e, name, path.s, err) < 0)
 			goto out;
-		}
-		while ((n = archive_read_data(a, chunk, sizeof(chunk))) > 0) {
-			total += n;
-			if (total > max_total) {
-				kf_err(err, "refused: the extracted size passes %lld bytes", (long long)max_total);
-				goto out;
-			}
-			if (write(fd, chunk, (size_t)n) != n) {
-				kf_err(err, "writing %s: %s", name, strerror(errno));
-				goto out;
-			}
-		}
-		if (n < 0) {
-			kf_err(err, "%s: %s", name, archive_error_string(a));
-			goto out;
-		}
-		if (close(fd) < 0) {
-			fd = -1;
-			kf_err(err, "writing %s: %s", name, strerror(errno));
-			goto out;
-		}
-		fd = -1;
 	}
-	if (r != ARCHIVE_EOF) {
-		kf_err(err, "reading the tarball: %s", archive_error_string(a));
+	if (r < 0)
 		goto out;
-	}
 	ret = 0;
 out:
-	if (fd >= 0)
-		close(fd);
 	buf_release(&path);
 	return ret;
 }
@@ -142,7 +138,7 @@ int dataset_extract_safe(const char *archive, const char *dest, int64_t max_tota
 {
 	struct buf tmp = BUF_INIT;
 	char *dcopy = strdup(dest);
-	struct archive *a = NULL;
+	struct ds_reader rd = { 0 };
 	int ret = -1;
 
 	if (!dcopy)
@@ -151,13 +147,17 @@ int dataset_extract_safe(const char *archive, const char *dest, int64_t max_tota
 		kf_err(err, "%s exists; remove it or choose another -o", dest);
 		goto out;
 	}
+	if (is_dir(archive)) {
+		kf_err(err, "%s is a directory, not a tarball", archive);
+		goto out;
+	}
 	path_join(&tmp, dirname(dcopy), ".kforge-extract.XXXXXX");
 	if (!mkdtemp(tmp.s)) {
 		kf_err(err, "cannot create %s: %s", tmp.s, strerror(errno));
 		goto out;
 	}
-	a = ds_open_archive(archive, err);
-	if (!a || extract_into(a, tmp.s, max_total, err) < 0) {
+	if (ds_reader_open_capped(&rd, archive, max_total, err) < 0 ||
+	    extract_into(&rd, tmp.s, err) < 0) {
 		ds_rmtree(tmp.s);
 		goto out;
 	}
@@ -168,8 +168,7 @@ int dataset_extract_safe(const char *archive, const char *dest, int64_t max_tota
 	}
 	ret = 0;
 out:
-	if (a)
-		archive_read_free(a);
+	ds_reader_close(&rd);
 	free(dcopy);
 	buf_release(&tmp);
 	return ret;

@@ -1,6 +1,7 @@
 /* kforge dataset fetch: libcurl download with TLS verification, resume of
- * a partial download (Range), a size limit, SHA-256 check, then safe
- * extraction. */
+ * a partial download (Range), a size limit, SHA-256 check, optionally the
+ * dataset's own check (on the downloaded file: nothing is extracted from a
+ * tarball that fails it), then safe extraction. */
 #include "dataset.h"
 #include "ds_int.h"
 #include "core/fsutil.h"
@@ -21,12 +22,14 @@ void fetch_result_init(struct fetch_result *r)
 	memset(r, 0, sizeof(*r));
 	buf_init(&r->archive);
 	buf_init(&r->dir);
+	buf_init(&r->report);
 }
 
 void fetch_result_release(struct fetch_result *r)
 {
 	buf_release(&r->archive);
 	buf_release(&r->dir);
+	buf_release(&r->report);
 }
 
 struct dl {
@@ -237,6 +240,21 @@ static int download(const struct fetch_opts *o, const char *part, int plain_http
 	return r == 1 ? kf_err(err, "the server cannot resume and the restart failed") : r;
 }
 
+/* dataset_verify on the downloaded file, before anything is extracted. */
+static int verify_download(const char *part, struct fetch_result *r, struct buf *err)
+{
+	struct buf e2 = BUF_INIT;
+	int v = dataset_verify(part, &r->report, &r->verified, &e2);
+
+	if (v == -2)
+		kf_err(err, "the dataset check failed; nothing was extracted and the download was removed");
+	else if (v < 0)
+		kf_err(err, "checking the dataset: %s (nothing was extracted, the download was removed)",
+		       e2.s);
+	buf_release(&e2);
+	return v;
+}
+
 int dataset_fetch(const struct fetch_opts *o, struct fetch_result *r, struct buf *err)
 {
 	struct buf part = BUF_INIT, want = BUF_INIT;
@@ -276,6 +294,14 @@ int dataset_fetch(const struct fetch_opts *o, struct fetch_result *r, struct buf
 		kf_err(err, "SHA-256 mismatch: expected %s, got %s (download removed)", want.s, r->sha256);
 		unlink(part.s);
 		goto out;
+	}
+	if (o->verify) {
+		ret = verify_download(part.s, r, err);
+		if (ret < 0) {
+			unlink(part.s);
+			goto out;
+		}
+		ret = -1;
 	}
 	if (rename(part.s, r->archive.s) < 0) {
 		kf_err(err, "cannot rename %s: %s", part.s, strerror(errno));

@@ -39,7 +39,7 @@ void pack_result_release(struct pack_result *r)
 int ds_safe_path(const char *p)
 {
 	const char *c = p;
-	if (!*p || *p == '/' || strlen(p) > 1024)
+	if (!*p || *p == '/' || strlen(p) > DS_MAX_PATH)
 		return 0;
 	for (const char *q = p; *q; q++)
 		if (*q < 0x20 || *q > 0x7e || *q == '\\')

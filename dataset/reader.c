@@ -6,10 +6,77 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <errno.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
+
+void ds_limits_init(struct ds_limits *l, int64_t archive_bytes, int64_t cap)
+{
+	memset(l, 0, sizeof(*l));
+	l->archive_bytes = archive_bytes;
+	l->cap = cap;
+	l->max_total = archive_bytes > (INT64_MAX - 1) / DS_EXPAND_RATIO ? INT64_MAX
+		     : archive_bytes * DS_EXPAND_RATIO;
+	if (l->max_total < DS_EXPAND_FLOOR)
+		l->max_total = DS_EXPAND_FLOOR;
+	if (l->max_total > cap)
+		l->max_total = cap;
+	l->max_entries = archive_bytes / DS_ENTRY_BYTES;
+	if (l->max_entries < 1000)
+		l->max_entries = 1000;
+	if (l->max_entries > DS_MAX_ENTRIES)
+		l->max_entries = DS_MAX_ENTRIES;
+}
+
+int ds_limits_entry(struct ds_limits *l, struct archive_entry *e, const char *name,
+		    struct buf *err)
+{
+	int64_t size = archive_entry_size(e);
+
+	if (!name)
+		return kf_err(err, "refused: an entry without a name");
+	if (++l->entries > l->max_entries) {
+		if (l->max_entries == DS_MAX_ENTRIES)
+			return kf_err(err, "refused: more than %lld entries", (long long)l->max_entries);
+		return kf_err(err, "refused: more than %lld entries for a tarball of %lld bytes "
+			      "(one per %d bytes)", (long long)l->max_entries,
+			      (long long)l->archive_bytes, DS_ENTRY_BYTES);
+	}
+	if (strlen(name) > DS_MAX_PATH)
+		return kf_err(err, "refused: an entry name of %zu bytes (the limit is %d)",
+			      strlen(name), DS_MAX_PATH);
+	if (archive_entry_sparse_count(e) > 0)
+		return kf_err(err, "refused: %s is a sparse file", name);
+	if (!archive_entry_size_is_set(e))
+		size = 0;
+	if (size < 0 || (!archive_entry_size_is_set(e) && archive_entry_filetype(e) == AE_IFREG))
+		return kf_err(err, "refused: %s has no size", name);
+	if (size > DATASET_MAX_ENTRY)
+		return kf_err(err, "refused: %s has %lld bytes (the limit is %lld per file)", name,
+			      (long long)size, (long long)DATASET_MAX_ENTRY);
+	if (size > l->max_total - l->total) {
+		if (l->max_total < l->cap)
+			return kf_err(err, "refused: %s would take the extracted size over %lld bytes "
+				      "(the bound for a tarball of %lld bytes: %d times its size, at "
+				      "least 1 MiB)", name, (long long)l->max_total,
+				      (long long)l->archive_bytes, DS_EXPAND_RATIO);
+		return kf_err(err, "refused: %s would take the extracted size over %lld bytes",
+			      name, (long long)l->max_total);
+	}
+	l->total += size;
+	return 0;
+}
 
 int ds_reader_open(struct ds_reader *r, const char *path, struct buf *err)
 {
+	return ds_reader_open_capped(r, path, DATASET_MAX_EXTRACT, err);
+}
+
+int ds_reader_open_capped(struct ds_reader *r, const char *path, int64_t cap, struct buf *err)
+{
+	struct stat sb;
+
 	memset(r, 0, sizeof(*r));
 	buf_init(&r->name);
 	if (is_dir(path)) {
@@ -28,6 +95,9 @@ int ds_reader_open(struct ds_reader *r, const char *path, struct buf *err)
 			r->strip--;
 		return 0;
 	}
+	if (stat(path, &sb) < 0)
+		return kf_err(err, "%s: %s", path, strerror(errno));
+	ds_limits_init(&r->lim, (int64_t)sb.st_size, cap);
 	r->a = ds_open_archive(path, err);
 	return r->a ? 0 : -1;
 }
@@ -44,6 +114,8 @@ int ds_reader_next(struct ds_reader *r, struct archive_entry **e, const char **n
 			return kf_err(err, "%s", archive_error_string(r->a));
 		p = archive_entry_pathname(*e);
 		if (!r->disk) {
+			if (ds_limits_entry(&r->lim, *e, p, err) < 0)
+				return -1;
 			*name = p;
 			return 1;
 		}

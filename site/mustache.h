@@ -78,7 +78,14 @@ void mustache_partials_release(struct mustache_partials *p);
 /* 1 when name is acceptable for the directory loader. */
 int mustache_partial_name_ok(const char *name);
 
-/* Renders tpl with data (may be NULL: empty context) appending to out.
+/* Data for mustache_render from JSON text or a file of at most max bytes:
+ * any JSON value, not only an object (the spec's root context may be a
+ * string, a number, null or an array: {{.}}, {{#.}}...{{/.}}); duplicate
+ * keys are refused. NULL with err on failure (the file's name in it). */
+json_t *mustache_data_parse(const char *s, size_t len, size_t max, struct buf *err);
+json_t *mustache_data_load(const char *path, size_t max, struct buf *err);
+
+/* Renders tpl with data (any JSON value; NULL: empty context) appending to out.
  * partials may be NULL (every partial is missing). Fails past
  * MUSTACHE_MAX_OUTPUT bytes appended; out then holds a partial result. */
 int mustache_render(const struct mustache_tpl *tpl, const json_t *data,

@@ -1,8 +1,10 @@
 #!/bin/sh
 # kforge dataset fetch from a loopback HTTP server: download, SHA-256,
 # resume of an interrupted download, safe extraction; hostile tarballs
-# (../, absolute path, escaping symlink, hard link, device node, too big)
-# are refused without writing outside the target.
+# (../, absolute path, escaping symlink, hard link, device node, too big,
+# a zip bomb, a flood of empty entries, sparse files, overlong names) are
+# refused without writing outside the target; --verify checks the dataset
+# before anything is extracted.
 . "$KF_ROOT/tests/lib.sh"
 "$KFORGE" store init >/dev/null && python3 "$KF_ROOT/tests/tools/dsfixture.py" "$KFORGE_DB" --kernels 30 --problems 2 ||
 	{ nok "fixture store"; exit 1; }
@@ -31,6 +33,39 @@ make("device.tar.gz", [special("dev", tarfile.CHRTYPE)])
 make("fifo.tar.gz", [special("fifo", tarfile.FIFOTYPE)])
 make("big.tar.gz", [f("README.md"), f("big.bin", b"\0" * (3 << 20))])
 make("ok.tar.gz", [f("README.md"), f("sub/dir/file.txt")])
+make("dirdotdot.tar.gz", [special("a/../../escaped-dir/", tarfile.DIRTYPE)])
+make("absdir.tar.gz", [special("/tmp/kforge-absolute-dir-test/", tarfile.DIRTYPE)])
+make("hardlink2.tar.gz", [f("README.md"), special("hl", tarfile.LNKTYPE, "README.md")])
+# 8 MiB of zeros gzip to 8 KB: over 200 times the tarball's size.
+make("bomb.tar.gz", [f("README.md"), f("bomb.bin", b"\0" * (8 << 20))])
+# 12000 empty files in 75 KB: more than one entry per 16 bytes (and so
+# 12000 empty directories).
+make("empties.tar.gz", [f("e/%05d" % i, b"") for i in range(12000)])
+make("emptydirs.tar.gz", [special("d%05d/" % i, tarfile.DIRTYPE) for i in range(12000)])
+make("longname.tar.gz", [f("README.md"), f("/".join(["d" * 100] * 11))])
+# A sparse file: 64 MiB of holes around one byte, in pax (GNU.sparse 0.1).
+ti = tarfile.TarInfo("sparse.bin"); ti.size = 1
+ti.pax_headers = {"GNU.sparse.size": str(64 << 20), "GNU.sparse.numblocks": "1",
+                  "GNU.sparse.map": "%d,1" % ((64 << 20) - 1)}
+make("sparse.tar.gz", [f("README.md"), (ti, b"x")])
+PY
+# The old GNU sparse type ('S') too, where GNU tar is there to write it.
+if tar --version 2>/dev/null | grep -q GNU; then
+	mkdir sp && truncate -s 64M sp/holes && printf x >>sp/holes &&
+		tar --format=gnu -Scf - -C sp holes | gzip >srv/sparsegnu.tar.gz
+fi
+# A dataset whose checksums no longer hold (a byte of kforge.db changed).
+command -v zstd >/dev/null && python3 - "srv/$TZ" <<'PY'
+import io, subprocess, sys, tarfile
+raw = subprocess.run(["zstd", "-dc", sys.argv[1]], capture_output=True, check=True).stdout
+src = tarfile.open(fileobj=io.BytesIO(raw))
+out = tarfile.open("srv/tampered.tar.gz", "w:gz", format=tarfile.PAX_FORMAT)
+for ti in src.getmembers():
+    data = src.extractfile(ti).read()
+    if ti.name == "kforge.db":
+        data = data[:100] + bytes([data[100] ^ 1]) + data[101:]
+    out.addfile(ti, io.BytesIO(data))
+out.close()
 PY
 
 python3 "$KF_ROOT/tests/tools/rangeserver.py" srv port log --cut 5000 &
@@ -38,6 +73,9 @@ SRV=$!
 trap 'kill $SRV 2>/dev/null; rm -rf "$T_TMP"' EXIT
 for i in $(seq 50); do [ -s port ] && break; sleep 0.1; done
 URL="http://127.0.0.1:$(cat port)"
+# The server cuts the first download of each file at 5000 bytes: a first
+# try leaves the part that the next one resumes.
+prime() { "$KFORGE" dataset fetch "$URL/$1" -o "$2" >/dev/null 2>&1; }
 
 expect_exit 1 "an interrupted download fails" "$KFORGE" dataset fetch "$URL/$TZ" --sha256 "$SUM" -o dl
 contains "... and keeps the partial file to resume" "$T_TMP/err" "partial download kept"
@@ -51,6 +89,19 @@ check "extracted into DIR/<name>" test -s dl/kforge-kernelbench-2.0.0/README.md
 expect_exit 0 "fetch --verify checks the dataset too" "$KFORGE" dataset fetch "$URL/$TZ" --sha256 "$SUM" -o dl2 --verify
 contains "... and says it is OK" "$T_TMP/out" "kforge-kernelbench-2.0.0.tar.zst: OK"
 expect_exit 4 "fetch --verify of a tarball that is not a dataset exits 4" "$KFORGE" dataset fetch "$URL/ok.tar.gz" -o dl3 --verify
+contains "... listing the problems" "$T_TMP/err" "SHA256SUMS is missing"
+check "... and extracts nothing" test ! -e dl3/ok
+check "... and removes the download" test ! -e dl3/ok.tar.gz
+if [ -s srv/tampered.tar.gz ]; then
+	prime tampered.tar.gz dl4
+	expect_exit 4 "fetch --verify of a dataset with a changed file exits 4" "$KFORGE" dataset fetch "$URL/tampered.tar.gz" -o dl4 --verify
+	contains "... naming the file" "$T_TMP/err" "kforge.db: checksum mismatch"
+	check "... and leaves no file at all" sh -c 'test -z "$(ls -A dl4)"'
+	expect_exit 0 "without --verify the same tarball extracts" "$KFORGE" dataset fetch "$URL/tampered.tar.gz" -o dl5
+	check "... as it is" test -s dl5/tampered/kforge.db
+else
+	skip "zstd missing: no tampered dataset"
+fi
 check "the extracted files pass sha256sum -c" sh -c 'cd dl/kforge-kernelbench-2.0.0 && sha256sum --quiet -c SHA256SUMS'
 check "no temporary directory left" sh -c '! ls -A dl | grep -q "^\.kforge"'
 expect_exit 0 "dataset verify accepts the extracted directory" "$KFORGE" dataset verify dl/kforge-kernelbench-2.0.0
@@ -76,11 +127,19 @@ expect_exit 1 "a URL without a tarball name is refused" "$KFORGE" dataset fetch 
 expect_exit 0 "a plain tarball with subdirectories extracts" "$KFORGE" dataset fetch "$URL/ok.tar.gz" -o h
 check "... with its directories" test -s h/ok/sub/dir/file.txt
 
-for t in dotdot dotdot2 absolute symlink hardlink device fifo; do
+SPARSEGNU=""
+[ -s srv/sparsegnu.tar.gz ] && SPARSEGNU=sparsegnu
+for t in dotdot dotdot2 absolute dirdotdot absdir symlink hardlink hardlink2 device fifo \
+	bomb empties emptydirs sparse $SPARSEGNU longname; do
+	[ "$(stat -c %s "srv/$t.tar.gz")" -gt 5000 ] && prime "$t.tar.gz" h
 	expect_exit 1 "refuses a tarball with $t" "$KFORGE" dataset fetch "$URL/$t.tar.gz" -o "h"
 	case $t in
-	dot*|abs*) why="refused: unsafe path" ;;
-	*link) why="refused: .* is a link" ;;
+	dot*|abs*|dirdot*) why="refused: unsafe path" ;;
+	*link|hardlink2) why="refused: .* is a link" ;;
+	bomb) why="refused: bomb.bin would take the extracted size over [0-9]+ bytes \(the bound for a tarball of [0-9]+ bytes: 200 times its size" ;;
+	empt*) why="refused: more than [0-9]+ entries for a tarball of [0-9]+ bytes \(one per 16 bytes\)" ;;
+	sparse*) why="refused: (sparse.bin|holes) is a sparse file" ;;
+	longname) why="refused: an entry name of 1110 bytes \(the limit is 1024\)" ;;
 	*) why="refused: .* is not a regular file" ;;
 	esac
 	contains "... saying why ($t)" "$T_TMP/err" "$why"
@@ -90,5 +149,10 @@ expect_exit 1 "refuses a tarball over --max-extract" "$KFORGE" dataset fetch "$U
 contains "... naming the bound" "$T_TMP/err" "refused: big.bin would take the extracted size over 1048576 bytes"
 check "nothing escaped next to the target" sh -c 'test ! -e escaped && test ! -e h/escaped && test ! -e "$T_TMP/../escaped"'
 check "nothing written at the absolute path" test ! -e /tmp/kforge-absolute-escape-test
+check "no directory made at the absolute path" test ! -e /tmp/kforge-absolute-dir-test
+check "no directory made above the target" sh -c 'test ! -e escaped-dir && test ! -e h/escaped-dir'
+expect_exit 1 "dataset verify reads a bomb no further than the bound" "$KFORGE" dataset verify srv/bomb.tar.gz
+contains "... saying why" "$T_TMP/err" "refused: bomb.bin would take the extracted size over"
+expect_exit 1 "dataset verify refuses a sparse file" "$KFORGE" dataset verify srv/sparse.tar.gz
 check "no temporary directories left" sh -c '! ls -A h | grep -q "^\.kforge"'
 check "the target holds only what was accepted" sh -c 'test "$(ls h | grep -v "\.tar\.gz$")" = ok'

@@ -26,6 +26,20 @@ check "block overrides the parent's default" grep -qx '<main>body of A &amp; B</
 echo '{"items": []}' | "$KFORGE" template render page.mustache - --partials parts >stdin.out 2>&1
 contains "data from stdin; inverted section" stdin.out '^none$'
 
+# The root context may be any JSON value (the Mustache spec's implicit iterator).
+printf '{{.}}|{{#.}}<{{.}}>{{/.}}|{{^.}}none{{/.}}\n' >it.mustache
+for pair in '"w<x>":w&lt;x&gt;|<w&lt;x&gt;>|' '42:42|<42>|' '1.5:1.5|<1.5>|' 'true:true|<true>|' \
+	'null:||none' '[1,2]:|<1><2>|' '[]:||none'; do
+	printf '%s\n' "${pair%%:*}" >root.json
+	expect_exit 0 "data that is ${pair%%:*} renders" "$KFORGE" template render it.mustache root.json
+	check "... as the root context" test "$(cat "$T_TMP/out")" = "${pair#*:}"
+done
+printf '"from stdin"' | "$KFORGE" template render it.mustache - >stdin2.out 2>&1
+contains "a string from stdin is the root context" stdin2.out '^from stdin\|<from stdin>\|$'
+printf '{"a": 1, "a": 2}' >dup.json
+expect_exit 1 "data with a duplicate key is refused" "$KFORGE" template render it.mustache dup.json
+contains "... naming the data file" "$T_TMP/err" "dup.json: invalid JSON.*duplicate"
+
 printf '{{>../secret}}\n' >escape.mustache
 expect_exit 1 "partial name with .. is refused" "$KFORGE" template render escape.mustache data.json --partials parts
 contains "error says refused" "$T_TMP/err" "refused"

@@ -1,11 +1,14 @@
 /* A stand-in GPU worker for the supervisor's tests (no GPU): speaks the
  * protocol of engine/rt.h on fds 3/4 and misbehaves on request. EVAL's
  * "mode": ok | pid | crash | hang_after_progress | fatal | slow_progress |
- * wait_file (until "file" exists, announcing itself) | printf (writes to stdout). */
+ * wait_file (until "file" exists, announcing itself) | printf (writes to
+ * stdout). With "log", each request first appends its "problem_dir" and a
+ * newline to that file. */
 #include "core/json.h"
 #include "engine/rt.h"
 
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -34,6 +37,14 @@ int main(int argc, char **argv)
 			continue;
 		}
 		mode = jget_str(m.json, "mode", "ok");
+		if (*jget_str(m.json, "log", "")) {
+			/* the order requests reach the worker: the supervisor's grants */
+			FILE *f = fopen(jget_str(m.json, "log", ""), "a");
+			if (f) {
+				fprintf(f, "%s\n", jget_str(m.json, "problem_dir", ""));
+				fclose(f);
+			}
+		}
 		if (!strcmp(mode, "crash")) {
 			abort();
 		} else if (!strcmp(mode, "hang_after_progress")) {

@@ -1,9 +1,11 @@
-/* dataset/: the tarball path rule, the export of an empty store, and the
- * refusals of pack's arguments. */
+/* dataset/: the tarball path rule, the bounds on reading a tarball, the
+ * export of an empty store, and the refusals of pack's arguments. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+
+#include <archive_entry.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +30,108 @@ static void test_safe_path(void **state)
 		assert_true(ds_safe_path(good[i]));
 	for (int i = 0; bad[i]; i++)
 		assert_false(ds_safe_path(bad[i]));
+}
+
+static struct archive_entry *entry(const char *name, int64_t size)
+{
+	struct archive_entry *e = archive_entry_new();
+	archive_entry_set_pathname(e, name);
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_size(e, size);
+	return e;
+}
+
+/* One entry through fresh limits: 0 or -1, the message in err. */
+static int one(int64_t archive_bytes, int64_t cap, struct archive_entry *e, struct buf *err)
+{
+	struct ds_limits l;
+	int r;
+	ds_limits_init(&l, archive_bytes, cap);
+	buf_reset(err);
+	r = ds_limits_entry(&l, e, archive_entry_pathname(e), err);
+	archive_entry_free(e);
+	return r;
+}
+
+static void test_limits(void **state)
+{
+	const int64_t cap = DATASET_MAX_EXTRACT;
+	struct buf err = BUF_INIT;
+	struct ds_limits l;
+	struct archive_entry *e;
+	char longname[DS_MAX_PATH + 2];
+
+	(void)state;
+	/* bytes: 200 times the tarball, at least 1 MiB, at most the cap */
+	ds_limits_init(&l, 1000, cap);
+	assert_int_equal(l.max_total, DS_EXPAND_FLOOR);
+	ds_limits_init(&l, 1 << 20, cap);
+	assert_int_equal(l.max_total, (int64_t)DS_EXPAND_RATIO << 20);
+	ds_limits_init(&l, (int64_t)1 << 40, cap);
+	assert_int_equal(l.max_total, cap);
+	ds_limits_init(&l, INT64_MAX / 2, INT64_MAX);
+	assert_int_equal(l.max_total, INT64_MAX);
+	ds_limits_init(&l, 1 << 20, 5000);
+	assert_int_equal(l.max_total, 5000);
+	assert_int_equal(one(1 << 20, cap, entry("a", (int64_t)DS_EXPAND_RATIO << 20), &err), 0);
+	assert_int_equal(one(1 << 20, cap, entry("a", ((int64_t)DS_EXPAND_RATIO << 20) + 1), &err), -1);
+	assert_string_equal(err.s, "refused: a would take the extracted size over 209715200 bytes "
+				   "(the bound for a tarball of 1048576 bytes: 200 times its size, "
+				   "at least 1 MiB)");
+	assert_int_equal(one(1 << 20, 5000, entry("a", 5001), &err), -1);
+	assert_string_equal(err.s, "refused: a would take the extracted size over 5000 bytes");
+	/* the total is over all entries */
+	ds_limits_init(&l, 1000, cap);
+	e = entry("a", DS_EXPAND_FLOOR / 2);
+	assert_int_equal(ds_limits_entry(&l, e, "a", &err), 0);
+	assert_int_equal(ds_limits_entry(&l, e, "b", &err), 0);
+	archive_entry_set_size(e, 1);
+	assert_int_equal(ds_limits_entry(&l, e, "c", &err), -1);
+	archive_entry_free(e);
+	/* one file: DATASET_MAX_ENTRY, whatever the other bounds */
+	assert_int_equal(one((int64_t)1 << 40, INT64_MAX, entry("big", DATASET_MAX_ENTRY), &err), 0);
+	assert_int_equal(one((int64_t)1 << 40, INT64_MAX, entry("big", DATASET_MAX_ENTRY + 1), &err), -1);
+	assert_non_null(strstr(err.s, "refused: big has 17179869185 bytes (the limit is 17179869184 per file)"));
+	/* sparse files, files without a size, negative sizes, long names */
+	e = entry("holes", 1 << 20);
+	archive_entry_sparse_add_entry(e, (1 << 20) - 1, 1);
+	assert_int_equal(one(1 << 20, cap, e, &err), -1);
+	assert_string_equal(err.s, "refused: holes is a sparse file");
+	e = entry("nosize", 0);
+	archive_entry_unset_size(e);
+	assert_int_equal(one(1 << 20, cap, e, &err), -1);
+	assert_string_equal(err.s, "refused: nosize has no size");
+	e = entry("dir", 0);
+	archive_entry_set_filetype(e, AE_IFDIR);
+	archive_entry_unset_size(e);
+	assert_int_equal(one(1 << 20, cap, e, &err), 0);
+	memset(longname, 'a', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = 0;
+	assert_int_equal(one(1 << 20, cap, entry(longname, 0), &err), -1);
+	assert_non_null(strstr(err.s, "an entry name of 1025 bytes"));
+	longname[DS_MAX_PATH] = 0;
+	assert_int_equal(one(1 << 20, cap, entry(longname, 0), &err), 0);
+	/* entries, empty ones included: one per 16 bytes, at least 1000, at most DS_MAX_ENTRIES */
+	ds_limits_init(&l, 100, cap);
+	assert_int_equal(l.max_entries, 1000);
+	ds_limits_init(&l, 160000, cap);
+	assert_int_equal(l.max_entries, 10000);
+	ds_limits_init(&l, (int64_t)1 << 40, INT64_MAX);
+	assert_int_equal(l.max_entries, DS_MAX_ENTRIES);
+	e = entry("empty", 0);
+	for (int i = 0; i < DS_MAX_ENTRIES; i++)
+		if (ds_limits_entry(&l, e, "empty", &err) < 0)
+			fail_msg("entry %d: %s", i, err.s);
+	assert_int_equal(ds_limits_entry(&l, e, "empty", &err), -1);
+	assert_string_equal(err.s, "refused: more than 500000 entries");
+	ds_limits_init(&l, 160000, cap);
+	for (int i = 0; i < 10000; i++)
+		assert_int_equal(ds_limits_entry(&l, e, "empty", &err), 0);
+	assert_int_equal(ds_limits_entry(&l, e, "empty", &err), -1);
+	assert_string_equal(err.s, "refused: more than 10000 entries for a tarball of 160000 bytes "
+				   "(one per 16 bytes)");
+	archive_entry_free(e);
+	buf_release(&err);
 }
 
 /* The spliced trial arrays must read exactly as jansson writes reals. */
@@ -99,6 +203,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_safe_path),
+		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_fmt_real_matches_jansson),
 		cmocka_unit_test(test_pack_empty_and_bad_args),
 	};

@@ -350,6 +350,53 @@ static void test_random_templates(void **state)
 	json_decref(data);
 }
 
+/* mustache_data_parse: any JSON value is a root context, as in the spec
+ * (jansson's default decoder takes only objects and arrays). */
+static const char *render_data(const char *tmpl, const char *data)
+{
+	struct mustache_tpl t;
+	json_t *d;
+	int ret;
+
+	buf_reset(&last_err);
+	buf_reset(&last_out);
+	d = mustache_data_parse(data, strlen(data), 1 << 20, &last_err);
+	if (!d)
+		return NULL;
+	mustache_init(&t);
+	ret = mustache_compile(&t, tmpl, strlen(tmpl), &last_err);
+	if (!ret)
+		ret = mustache_render(&t, d, NULL, &last_out, &last_err);
+	mustache_release(&t);
+	json_decref(d);
+	return ret ? NULL : last_out.s;
+}
+
+static void test_data_any_value(void **state)
+{
+	const char *it = "{{.}}|{{#.}}<{{.}}>{{/.}}|{{^.}}none{{/.}}";
+
+	(void)state;
+	assert_string_equal(render_data("Hello, {{.}}!", "\"world\""), "Hello, world!");
+	assert_string_equal(render_data(it, "\"a&b\""), "a&amp;b|<a&amp;b>|");
+	assert_string_equal(render_data(it, "42"), "42|<42>|");
+	assert_string_equal(render_data(it, "0.5"), "0.5|<0.5>|");
+	assert_string_equal(render_data(it, "true"), "true|<true>|");
+	assert_string_equal(render_data(it, "false"), "false||none");
+	assert_string_equal(render_data(it, "null"), "||none");
+	assert_string_equal(render_data(it, "[1, \"x\", [2]]"), "|<1><x><>|");
+	assert_string_equal(render_data("{{#.}}{{n}},{{/.}}", "[{\"n\": 1}, {\"n\": 2}]"), "1,2,");
+	assert_string_equal(render_data("{{a}}", "{\"a\": \"obj\"}"), "obj");
+	assert_string_equal(render_data("[{{name}}]", "\"no names in a string\""), "[]");
+	/* still JSON, still bounded, duplicates still refused */
+	assert_null(render_data("x", "{\"a\": 1, \"a\": 2}"));
+	assert_non_null(strstr(last_err.s, "duplicate"));
+	assert_null(render_data("x", "\"a\" \"b\""));
+	assert_null(render_data("x", ""));
+	assert_null(mustache_data_parse("[1]", 3, 2, &last_err));
+	assert_non_null(strstr(last_err.s, "over the limit"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -361,6 +408,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_partials_dir, setup_dir, teardown_dir),
 		cmocka_unit_test(test_partials_callback),
 		cmocka_unit_test(test_random_templates),
+		cmocka_unit_test(test_data_any_value),
 	};
 	int ret = cmocka_run_group_tests(tests, NULL, NULL);
 

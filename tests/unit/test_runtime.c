@@ -461,26 +461,24 @@ static void test_supervisor_worker_stdout(void **state)
 }
 
 /* Waiting requests: a freed worker takes the one for the problem it just
- * ran (its reference outputs are still there), then the oldest. */
+ * ran (its reference outputs are still there), then the oldest. The order
+ * is the one the worker saw requests in (its log): the order in which the
+ * threads' requests returned is not it, as a thread returns after its
+ * worker went to the next waiter, whose short request may return first. */
 struct aff_arg {
 	struct supervisor *s;
-	const char *mode, *key, *file;
-	int *seq, order;
-	pthread_mutex_t *mu;
+	const char *mode, *key, *file, *log;
+	int rc;
 };
 
 static void *aff_thread(void *p)
 {
 	struct aff_arg *a = p;
-	json_t *req = json_pack("{s:s,s:s,s:s}", "mode", a->mode, "problem_dir", a->key, "file",
-				a->file), *rep = NULL;
+	json_t *req = json_pack("{s:s,s:s,s:s,s:s}", "mode", a->mode, "problem_dir", a->key, "file",
+				a->file, "log", a->log), *rep = NULL;
 	struct buf err = BUF_INIT;
 
-	if (supervisor_request(a->s, RT_EVAL, req, NULL, 0, &rep, &err) == 0) {
-		pthread_mutex_lock(a->mu);
-		a->order = (*a->seq)++;
-		pthread_mutex_unlock(a->mu);
-	}
+	a->rc = supervisor_request(a->s, RT_EVAL, req, NULL, 0, &rep, &err);
 	json_decref(req);
 	json_decref(rep);
 	buf_release(&err);
@@ -500,22 +498,22 @@ static void wait_queue(struct supervisor *s, int waiting, int busy)
 }
 
 /* X holds the worker; then Y, X and Z queue in that order. streak: the
- * KFORGE_AFFINITY_STREAK to set (NULL: unset); want: the order each ran. */
-static void affinity_case(const char *streak, const int want[4])
+ * KFORGE_AFFINITY_STREAK to set (NULL: unset); want: the problems in the
+ * order the worker ran them. */
+static void affinity_case(const char *streak, const char *want)
 {
 	struct supervisor *s = NULL;
-	struct buf err = BUF_INIT, exe = BUF_INIT;
+	struct buf err = BUF_INIT, exe = BUF_INIT, got = BUF_INIT;
 	json_t *info = NULL;
 	const char *kb = getenv("KF_BUILD");
-	char file[] = "/tmp/kf-aff-XXXXXX";
-	pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	char file[] = "/tmp/kf-aff-XXXXXX", log[] = "/tmp/kf-aff-log-XXXXXX";
 	pthread_t th[4];
-	int seq = 0, fd;
+	int fd;
 	struct aff_arg a[4] = {
-		{ NULL, "wait_file", "problems/X", file, &seq, -1, &mu },
-		{ NULL, "ok", "problems/Y", "", &seq, -1, &mu },
-		{ NULL, "ok", "problems/X", "", &seq, -1, &mu },
-		{ NULL, "ok", "problems/Z", "", &seq, -1, &mu },
+		{ NULL, "wait_file", "problems/X", file, log, -1 },
+		{ NULL, "ok", "problems/Y", "", log, -1 },
+		{ NULL, "ok", "problems/X", "", log, -1 },
+		{ NULL, "ok", "problems/Z", "", log, -1 },
 	};
 
 	buf_addf(&exe, "%s/tests/fake_worker", kb ? kb : "build");
@@ -527,6 +525,9 @@ static void affinity_case(const char *streak, const int want[4])
 	assert_true(fd >= 0);
 	close(fd);
 	unlink(file);
+	fd = mkstemp(log);
+	assert_true(fd >= 0);
+	close(fd);
 	setenv("KFORGE_WORKER_TEST_GPUS", "1", 1);
 	if (streak)
 		setenv("KFORGE_AFFINITY_STREAK", streak, 1);
@@ -546,19 +547,24 @@ static void affinity_case(const char *streak, const int want[4])
 		pthread_join(th[i], NULL);
 	unlink(file);
 	for (int i = 0; i < 4; i++)
-		assert_int_equal(a[i].order, want[i]);
+		assert_int_equal(a[i].rc, 0);
+	assert_int_equal(buf_read_file(&got, log, 4096, &err), 0);
+	unlink(log);
+	assert_string_equal(got.s, want);
 	supervisor_close(s);
 	json_decref(info);
 	unsetenv("KFORGE_WORKER_TEST_GPUS");
 	unsetenv("KFORGE_AFFINITY_STREAK");
 	buf_release(&err);
 	buf_release(&exe);
+	buf_release(&got);
 }
 
 static void test_supervisor_affinity(void **state)
 {
 	/* X again, ahead of the older Y; then first come, first served. */
-	static const int affine[4] = { 0, 2, 1, 3 }, fifo[4] = { 0, 1, 2, 3 };
+	static const char affine[] = "problems/X\nproblems/X\nproblems/Y\nproblems/Z\n",
+			  fifo[] = "problems/X\nproblems/Y\nproblems/X\nproblems/Z\n";
 
 	(void)state;
 	affinity_case(NULL, affine);
