@@ -4,7 +4,9 @@
 #include "core/log.h"
 #include "core/version.h"
 
+#include <errno.h>
 #include <signal.h>
+#include <stdio_ext.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -100,6 +102,24 @@ void cli_setup_log(const struct cli_ctx *ctx)
 	log_setup(l < LOG_ERROR ? LOG_ERROR : l > LOG_DEBUG ? LOG_DEBUG : (enum log_level)l);
 }
 
+/* As coreutils' close_stdout: output lost to a full disk or a closed pipe
+ * is a failure, not exit 0. A command that already failed keeps its code. */
+static int close_stdout(int rc)
+{
+	int prev = ferror(stdout), pending = __fpending(stdout) != 0, fail;
+
+	errno = 0;
+	fail = fclose(stdout) != 0;
+	if (prev || (fail && (pending || errno != EBADF))) {
+		if (fail && errno)
+			fprintf(stderr, "kforge: write error on standard output: %s\n", strerror(errno));
+		else
+			fprintf(stderr, "kforge: write error on standard output\n");
+		return rc == EXIT_OK ? EXIT_FAIL : rc;
+	}
+	return rc;
+}
+
 static int run(int argc, char **argv, struct cli_ctx *ctx, int *hidden)
 {
 	int version = 0, n, rc;
@@ -161,5 +181,8 @@ int main(int argc, char **argv)
 	}
 	ctx.db_path = getenv("KFORGE_DB");
 	rc = run(argc, argv, &ctx, &hidden);
-	return rc;
+	/* The internal commands' stdout is a protocol channel they write and
+	 * check themselves (__compile), or not theirs (__worker: fds 3 and 4);
+	 * their exit codes mean something else. */
+	return hidden ? rc : close_stdout(rc);
 }

@@ -94,3 +94,11 @@ expect_exit 0 "problems list -q --db PATH" "$KFORGE" problems list -q --db "$T_T
 expect_exit 0 "-v after a subcommand" "$KFORGE" store info -v --db "$T_TMP/after.db"
 expect_exit 0 "--db before the command still works" "$KFORGE" --db "$T_TMP/after.db" store info
 
+# A write to stdout that fails is exit 1 with a message, not exit 0.
+expect_exit 1 "problems list >/dev/full exits 1" sh -c '"$KFORGE" problems list >/dev/full'
+contains "saying why" "$T_TMP/err" "^kforge: write error on standard output: No space left on device"
+expect_exit 1 "--help >/dev/full exits 1" sh -c '"$KFORGE" --help >/dev/full'
+expect_exit 1 "a closed stdout exits 1" sh -c '"$KFORGE" problems list >&-'
+{ sleep 0.5; "$KFORGE" problems list 2>"$T_TMP/pipe.err"; echo $? >"$T_TMP/pipe.rc"; } | true
+check "a pipe closed by its reader is exit 1" grep -qx 1 "$T_TMP/pipe.rc"
+contains "saying why" "$T_TMP/pipe.err" "write error on standard output: Broken pipe"
