@@ -2,6 +2,7 @@
 #include "collector/problem_list.h"
 #include "collector/proposers.h"
 #include "collector/search.h"
+#include "core/cudadrv.h"
 #include "core/json.h"
 #include "core/log.h"
 
@@ -119,6 +120,23 @@ static const char *url_for_log(const char *u)
 	else
 		snprintf(out, sizeof(out), "%s", u);
 	return out;
+}
+
+/* The engine opens the CUDA driver and fails without it or a GPU (its
+ * message says which); as for eval, that is exit 3, not a failed run. */
+static int no_gpu(const struct search_config *cfg)
+{
+	struct cudadrv d;
+	struct buf err = BUF_INIT;
+	int r;
+
+	if (cfg->compile_only)
+		return 0;
+	r = cudadrv_load(&d, &err) < 0;
+	if (!r)
+		cudadrv_release(&d);
+	buf_release(&err);
+	return r;
 }
 
 int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
@@ -274,7 +292,7 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 		llm_proposer_set_tokens_used(&prop, search_tokens_used(ctx->db_path, run_id));
 #endif
 	if (search_backend_engine(&be, ctx->root, ctx->db_path, &cfg, &err) < 0) {
-		rc = cli_fail(EXIT_FAIL, "search: %s%s", err.s,
+		rc = cli_fail(no_gpu(&cfg) ? EXIT_NOGPU : EXIT_FAIL, "search: %s%s", err.s,
 			      cfg.compile_only ? "" : " (without a GPU, use --compile-only)");
 		goto out;
 	}

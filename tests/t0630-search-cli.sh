@@ -52,3 +52,10 @@ contains "an integer" "$T_TMP/err" "--rounds wants an integer in 0..10000, not '
 expect_exit 0 "-q after the command" "$KFORGE" search --problems 1 --proposer builtin --compile-only -q
 lacks "makes the search quiet" "$T_TMP/err" "^proposer:"
 
+# No CUDA driver or GPU: exit 3, as kforge eval (not 1, a failed run).
+if "$KFORGE" gpu-info >/dev/null 2>&1; then
+	skip "a GPU is visible; the no-GPU exit does not apply"
+else
+	expect_exit 3 "search without a GPU exits 3" "$KFORGE" search --problems 1 --proposer builtin
+	contains "and says why" "$T_TMP/err" "no CUDA driver found|no GPU visible"
+fi
