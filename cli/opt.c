@@ -255,7 +255,7 @@ static int bad_option(const struct cli_spec *spec, const struct cli_opt *const t
 	snprintf(name, sizeof(name), "%.*s", (int)(len < 64 ? len : 64), opt);
 	print_cmd(spec, stderr);
 	fprintf(stderr, ": unknown option '%s%s'\n", name, len > 64 ? "..." : "");
-	if (name[1] == '-') {
+	if (name[1] == '-' && name[2]) {
 		for (int t = 0; t < 2; t++)
 			for (const struct cli_opt *o = tabs[t]; o && o->name; o++) {
 				int d = cli_edit_distance(name + 2, o->name);
@@ -334,8 +334,8 @@ int cli_parse(const struct cli_spec *spec, int argc, char **argv, struct cli_ctx
 		if (a[1] == '-') {
 			const char *name = a + 2, *eq = strchr(name, '=');
 			size_t len = eq ? (size_t)(eq - name) : strlen(name);
-			int amb;
-			o = find_long(tabs, name, len, &amb);
+			int amb = 0;
+			o = len ? find_long(tabs, name, len, &amb) : NULL;
 			if (!o)
 				return amb ? ambiguous(spec, tabs, name, len)
 					   : bad_option(spec, tabs, a, (size_t)(eq ? eq - a : (long)strlen(a)));

@@ -69,6 +69,8 @@ expect_exit 2 "--json=1 is a usage error for search too" "$KFORGE" search --json
 contains "saying so by name" "$T_TMP/err" "option '--json' takes no value"
 expect_exit 2 "a missing value is a usage error" "$KFORGE" report --run
 contains "saying which option wants it" "$T_TMP/err" "option '--run' needs a value"
+expect_exit 2 "'--=x' is an unknown option" "$KFORGE" store info --=x
+contains "named as given" "$T_TMP/err" "unknown option '--'"
 expect_exit 2 "an ambiguous abbreviation is a usage error" "$KFORGE" search --max-t 3
 contains "listing the candidates" "$T_TMP/err" "--max-timing.*--max-time"
 
