@@ -5,12 +5,6 @@
 
 #include <string.h>
 
-const char usage_baselines[] =
-	"kforge baselines import FILE --gpu NAME --variant eager|compile | list [--gpu NAME] [--json]\n"
-	"  import  load KernelBench-layout baseline JSON ({\"level1\": {\"<file>.py\": {\"mean\": ms, ...}}})\n"
-	"          measured on GPU NAME (e.g. \"NVIDIA H100 80GB HBM3\") into the store\n"
-	"  list    the baselines in the store, per problem and GPU\n";
-
 static int list_baselines(struct cli_ctx *ctx, const char *gpu, int as_json)
 {
 	struct store s;
@@ -49,59 +43,79 @@ out:
 	return ret;
 }
 
-int cmd_baselines(int argc, char **argv, struct cli_ctx *ctx)
-{
-	static const struct option opts[] = {
-		{ "gpu", required_argument, NULL, 'g' },
-		{ "variant", required_argument, NULL, 'V' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *gpu = NULL, *variant = NULL;
-	int c, as_json = 0;
+static const char import_args[] = "FILE --gpu NAME --variant eager|compile";
+static const char list_args[] = "[--gpu NAME] [--json]";
 
-	while ((c = cli_getopt(argc, argv, "baselines", "h", opts)) != -1) {
-		if (c == -2)
-			return EXIT_USAGE;
-		if (c == 'g')
-			gpu = optarg;
-		else if (c == 'V')
-			variant = optarg;
-		else if (c == 'j')
-			as_json = 1;
+static int sub_list(int argc, char **argv, struct cli_ctx *ctx)
+{
+	const char *gpu = NULL;
+	int as_json = 0, n, rc;
+	struct cli_opt opts[] = {
+		OPT_STR("gpu", 0, &gpu, "NAME", "only this GPU's baselines"),
+		OPT_FLAG("json", 0, &as_json, "print them as JSON"),
+		OPT_END,
+	};
+	struct cli_spec spec = { "baselines list", list_args,
+		"Lists the baselines in the store, per problem and GPU.\n", opts, NULL, 0, NULL, NULL };
+
+	if ((rc = cli_parse(&spec, argc, argv, ctx, &n)) != CLI_GO)
+		return rc;
+	if (n != 0)
+		return cli_usage(&spec);
+	return list_baselines(ctx, gpu, as_json);
+}
+
+static int sub_import(int argc, char **argv, struct cli_ctx *ctx)
+{
+	const char *gpu = NULL, *variant = NULL;
+	struct store s;
+	struct buf err = BUF_INIT, skipped = BUF_INIT;
+	int n, c;
+	struct cli_opt opts[] = {
+		OPT_STR("gpu", 0, &gpu, "NAME",
+			"the GPU they were measured on (e.g. \"NVIDIA H100 80GB HBM3\"; required)"),
+		OPT_STR("variant", 0, &variant, "eager|compile", "PyTorch eager or torch.compile (required)"),
+		OPT_END,
+	};
+	struct cli_spec spec = { "baselines import", import_args,
+		"Loads KernelBench-layout baseline JSON\n"
+		"({\"level1\": {\"<file>.py\": {\"mean\": ms, ...}}}) measured on GPU NAME into the\n"
+		"store; a re-import replaces that GPU's and variant's rows.\n", opts, NULL, 0, NULL, NULL };
+
+	if ((c = cli_parse(&spec, argc, argv, ctx, &n)) != CLI_GO)
+		return c;
+	if (n != 1 || !gpu || !variant) {
+		fprintf(stderr, "kforge baselines import: needs FILE, --gpu NAME and --variant eager|compile\n");
+		return cli_usage(&spec);
 	}
-	if (optind >= argc)
-		return cli_usage("baselines");
-	if (!strcmp(argv[optind], "list"))
-		return list_baselines(ctx, gpu, as_json);
-	if (!strcmp(argv[optind], "import")) {
-		struct store s;
-		struct buf err = BUF_INIT, skipped = BUF_INIT;
-		int n;
-		if (optind + 2 != argc || !gpu || !variant) {
-			fprintf(stderr, "kforge baselines import: needs FILE, --gpu NAME and --variant eager|compile\n");
-			return cli_usage("baselines");
-		}
-		if (store_open(&s, ctx->db_path, STORE_CREATE, &err) < 0) {
-			c = cli_fail(EXIT_FAIL, "%s", err.s);
-			buf_release(&err);
-			return c;
-		}
-		n = store_import_baselines(&s, ctx->root, argv[optind + 1], gpu, variant, &skipped, &err);
-		store_close(&s);
-		if (n < 0) {
-			c = cli_fail(EXIT_FAIL, "%s", err.s);
-		} else {
-			printf("imported %d %s baseline(s) for %s\n", n, variant, gpu);
-			if (skipped.len)
-				fprintf(stderr, "kforge: skipped:\n%s", skipped.s);
-			c = EXIT_OK;
-		}
+	if (store_open(&s, ctx->db_path, STORE_CREATE, &err) < 0) {
+		c = cli_fail(EXIT_FAIL, "%s", err.s);
 		buf_release(&err);
-		buf_release(&skipped);
 		return c;
 	}
-	fprintf(stderr, "kforge baselines: unknown subcommand '%s'\n", argv[optind]);
-	return cli_usage("baselines");
+	n = store_import_baselines(&s, ctx->root, argv[1], gpu, variant, &skipped, &err);
+	store_close(&s);
+	if (n < 0) {
+		c = cli_fail(EXIT_FAIL, "%s", err.s);
+	} else {
+		printf("imported %d %s baseline(s) for %s\n", n, variant, gpu);
+		if (skipped.len)
+			fprintf(stderr, "kforge: skipped:\n%s", skipped.s);
+		c = EXIT_OK;
+	}
+	buf_release(&err);
+	buf_release(&skipped);
+	return c;
+}
+
+int cmd_baselines(int argc, char **argv, struct cli_ctx *ctx)
+{
+	static const struct cli_sub subs[] = {
+		{ "import", sub_import, import_args,
+		  "load KernelBench-layout baseline JSON measured on one GPU into the store" },
+		{ "list", sub_list, list_args, "the baselines in the store, per problem and GPU" },
+		{ NULL, NULL, NULL, NULL },
+	};
+	return cli_dispatch("baselines", "Imports and lists PyTorch baseline timings per GPU.\n", subs,
+			    argc, argv, ctx);
 }

@@ -6,30 +6,22 @@
 #include "collector/catalogue.h"
 #include "collector/proposer.h"
 
-const char usage_catalogue[] =
-	"kforge catalogue [--json]\n"
-	"  Lists the built-in proposer's optimization ideas: id, categories, the\n"
-	"  problem families they apply to, and the template that realizes them\n"
-	"  (ideas without one are listed but never proposed).\n";
-
 int cmd_catalogue(int argc, char **argv, struct cli_ctx *ctx)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
+	int json = 0, realized = 0, n, rc;
+	struct cli_opt opts[] = {
+		OPT_FLAG("json", 0, &json, "print the catalogue as JSON"),
+		OPT_END,
 	};
-	int c, json = 0, realized = 0;
+	struct cli_spec spec = { "catalogue", "[--json]",
+		"Lists the built-in proposer's optimization ideas: id, categories, the\n"
+		"problem families they apply to, and the template that realizes them\n"
+		"(ideas without one are listed but never proposed).\n", opts, NULL, 0, NULL, NULL };
 
-	(void)ctx;
-	while ((c = cli_getopt(argc, argv, "catalogue", "h", opts)) != -1) {
-		if (c == -2)
-			return EXIT_USAGE;
-		if (c == 'j')
-			json = 1;
-	}
-	if (optind < argc)
-		return cli_fail(EXIT_USAGE, "catalogue: unexpected argument '%s'", argv[optind]);
+	if ((rc = cli_parse(&spec, argc, argv, ctx, &n)) != CLI_GO)
+		return rc;
+	if (n > 0)
+		return cli_fail(EXIT_USAGE, "catalogue: unexpected argument '%s'", argv[1]);
 	if (json) {
 		json_t *a = catalogue_json();
 		char *s = json_dumps(a, JSON_INDENT(2));

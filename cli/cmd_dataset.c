@@ -6,22 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-const char usage_dataset[] =
-	"kforge dataset verify FILE|DIR\n"
-	"       kforge dataset fetch URL [--sha256 HEX] [-o DIR] [--max-bytes N] [--max-extract N]\n"
-	"                                [--verify]\n"
-	"       kforge dataset diff A B\n"
-	"  verify  checks every checksum in SHA256SUMS, every JSONL line against schema.json\n"
-	"          and the card's counts (exit 4 when a check fails); FILE a tarball, or DIR\n"
-	"          where one was extracted\n"
-	"  fetch   downloads (resuming a partial download, TLS verified, size-limited), checks\n"
-	"          the SHA-256 and extracts safely into DIR/<name> (default DIR .); plain\n"
-	"          http:// is accepted for loopback addresses only; --verify runs dataset\n"
-	"          verify on the downloaded tarball first and extracts only a dataset that\n"
-	"          passes (else exit 4, the download removed). Extraction refuses links,\n"
-	"          devices, sparse files, unsafe names and archives that expand over 200\n"
-	"          times their size (or --max-extract, default 256G)\n"
-	"  diff    rows per file, problems added or removed, best speedups that moved\n";
+static const char verify_args[] = "FILE|DIR";
+static const char fetch_args[] = "URL [--sha256 HEX] [-o DIR] [--verify] [options]";
+static const char diff_args[] = "A B";
 
 static int do_verify(const char *path)
 {
@@ -53,58 +40,51 @@ static void progress(void *ctx, int64_t done, int64_t total)
 		fprintf(stderr, "\r%lld bytes", (long long)done);
 }
 
-static int parse_size(const char *s, int64_t *out)
+static int sub_verify(int argc, char **argv, struct cli_ctx *ctx)
 {
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s || v <= 0)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': v *= 1024; end++; break;
-	case 'm': case 'M': v *= 1024 * 1024; end++; break;
-	case 'g': case 'G': v *= 1024.0 * 1024 * 1024; end++; break;
-	}
-	if (*end || v > 9e18)
-		return -1;
-	*out = (int64_t)v;
-	return 0;
+	int n, rc;
+	struct cli_spec spec = { "dataset verify", verify_args,
+		"Checks every checksum in SHA256SUMS, every JSONL line against schema.json\n"
+		"and the card's counts; FILE a tarball, or DIR where one was extracted.\n", NULL,
+		"Exit status 4 when a check fails.\n", 0, NULL, NULL };
+
+	if ((rc = cli_parse(&spec, argc, argv, ctx, &n)) != CLI_GO)
+		return rc;
+	if (n != 1)
+		return cli_usage(&spec);
+	return do_verify(argv[1]);
 }
 
-static int do_fetch(int argc, char **argv)
+static int sub_fetch(int argc, char **argv, struct cli_ctx *ctx)
 {
-	static const struct option opts[] = {
-		{ "sha256", required_argument, NULL, 's' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "max-bytes", required_argument, NULL, 'm' },
-		{ "max-extract", required_argument, NULL, 'x' },
-		{ "verify", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct fetch_opts o = { NULL, ".", NULL, (int64_t)64 << 30, (int64_t)256 << 30, NULL, NULL };
 	struct fetch_result r;
 	struct buf err = BUF_INIT;
-	int c, ret, verify = 0;
+	int ret, verify = 0, n, c;
+	struct cli_opt opts[] = {
+		OPT_STR("sha256", 0, &o.sha256, "HEX", "the tarball's expected SHA-256"),
+		OPT_STR("output", 'o', &o.out_dir, "DIR", "extract into DIR/<name> (default .)"),
+		OPT_SIZE("max-bytes", 0, &o.max_bytes, "N", 1, 9e18, "download at most N bytes (64G)"),
+		OPT_SIZE("max-extract", 0, &o.max_extract, "N", 1, 9e18, "extract at most N bytes (256G)"),
+		OPT_FLAG("verify", 0, &verify, "verify the downloaded tarball before extracting it"),
+		OPT_END,
+	};
+	struct cli_spec spec = { "dataset fetch", fetch_args,
+		"Downloads (resuming a partial download, TLS verified, size-limited), checks\n"
+		"the SHA-256 and extracts safely into DIR/<name>; plain http:// is accepted\n"
+		"for loopback addresses only. --verify runs dataset verify on the downloaded\n"
+		"tarball first and extracts only a dataset that passes (else exit 4, the\n"
+		"download removed). Extraction refuses links, devices, sparse files, unsafe\n"
+		"names and archives that expand over 200 times their size (or --max-extract).\n",
+		opts, NULL, 0, NULL, NULL };
 
-	optind = 0; /* GNU getopt: start over on the shifted argv */
-	while ((c = cli_getopt(argc, argv, "dataset", "ho:", opts)) != -1) {
-		switch (c) {
-		case -2: return EXIT_USAGE;
-		case 's': o.sha256 = optarg; break;
-		case 'o': o.out_dir = optarg; break;
-		case 'V': verify = 1; break;
-		case 'm':
-		case 'x':
-			if (parse_size(optarg, c == 'm' ? &o.max_bytes : &o.max_extract) < 0)
-				return cli_fail(EXIT_USAGE, "dataset fetch: bad size '%s'", optarg);
-			break;
-		}
-	}
-	if (optind + 1 != argc) {
+	if ((ret = cli_parse(&spec, argc, argv, ctx, &n)) != CLI_GO)
+		return ret;
+	if (n != 1) {
 		fprintf(stderr, "kforge dataset fetch: needs exactly one URL\n");
-		return cli_usage("dataset");
+		return cli_usage(&spec);
 	}
-	o.url = argv[optind];
+	o.url = argv[1];
 	o.verify = verify;
 	if (isatty(2))
 		o.progress = progress;
@@ -145,28 +125,30 @@ static int do_diff(const char *a, const char *b)
 	return ret;
 }
 
+static int sub_diff(int argc, char **argv, struct cli_ctx *ctx)
+{
+	int n, rc;
+	struct cli_spec spec = { "dataset diff", diff_args,
+		"What changed from tarball A to B: rows per file, problems added or removed,\n"
+		"best speedups that moved.\n", NULL, NULL, 0, NULL, NULL };
+
+	if ((rc = cli_parse(&spec, argc, argv, ctx, &n)) != CLI_GO)
+		return rc;
+	if (n != 2)
+		return cli_usage(&spec);
+	return do_diff(argv[1], argv[2]);
+}
+
 int cmd_dataset(int argc, char **argv, struct cli_ctx *ctx)
 {
-	const char *sub;
-
-	(void)ctx;
-	if (argc < 2)
-		return cli_usage("dataset");
-	sub = argv[1];
-	if (!strcmp(sub, "--help") || !strcmp(sub, "-h"))
-		return cli_help("dataset");
-	if (!strcmp(sub, "verify")) {
-		if (argc != 3)
-			return cli_usage("dataset");
-		return do_verify(argv[2]);
-	}
-	if (!strcmp(sub, "fetch"))
-		return do_fetch(argc - 1, argv + 1);
-	if (!strcmp(sub, "diff")) {
-		if (argc != 4)
-			return cli_usage("dataset");
-		return do_diff(argv[2], argv[3]);
-	}
-	fprintf(stderr, "kforge dataset: unknown subcommand '%s' (verify, fetch, diff)\n", sub);
-	return EXIT_USAGE;
+	static const struct cli_sub subs[] = {
+		{ "verify", sub_verify, verify_args,
+		  "checks checksums, JSONL lines against the schema and the card's counts (exit 4 when one fails)" },
+		{ "fetch", sub_fetch, fetch_args,
+		  "downloads, checks the SHA-256 and extracts safely (--verify: then verifies)" },
+		{ "diff", sub_diff, diff_args, "rows per file, problems added or removed, best speedups that moved" },
+		{ NULL, NULL, NULL, NULL },
+	};
+	return cli_dispatch("dataset", "Verifies, fetches and diffs dataset tarballs.\n", subs, argc,
+			    argv, ctx);
 }

@@ -10,28 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char usage_eval[] =
-	"usage: kforge eval PROBLEM FILE [--compile-only] [--arch sm_XX] [--json] [--force] [--quick]\n"
-	"                  [--timeout S] [--max-timing S] [--prune-vs-eager F]\n"
-	"\n"
+static const char eval_doc[] =
 	"Compiles, checks and times one candidate file (docs/formats.md) against\n"
 	"PROBLEM (\"level1/019_ReLU\", \"19\", \"ReLU\") on this machine's GPU, prints\n"
 	"the verdict and stores it. The same candidate on the same GPU under the\n"
-	"same protocol is served from the store unless --force.\n"
-	"\n"
-	"  --compile-only  compile and record only (no GPU needed; status not_run)\n"
-	"  --arch sm_XX    target architecture (default: the GPU's; sm_90 without one)\n"
-	"  --json          print the outcome as JSON\n"
-	"  --force         evaluate again even when the store has the result\n"
-	"  --quick         1 check trial, no timing (for compute-sanitizer runs)\n"
-	"  --timeout S     wall limit of one launch block (default 10 s; recorded)\n"
-	"  --max-timing S  stop the timed trials after S s of kernel time (at least 10)\n"
-	"  --prune-vs-eager F\n"
-	"                  stop them after 3 when the mean is over F times PyTorch eager's\n"
-	"                  time on this GPU (as a search does; both recorded)\n"
-	"\n"
-	"Exit: 0 correct (or not_run); 4 the kernel failed (format, compile, launch,\n"
-	"runtime, timeout, incorrect); 3 no GPU or driver; 1 the engine failed.\n";
+	"same protocol is served from the store unless --force.\n";
 
 static json_t *kernel_stats(struct cli_ctx *ctx, const char *compile_id)
 {
@@ -113,71 +96,56 @@ static void print_human(const struct eval_outcome *o, const char *problem, const
 
 int cmd_eval(int argc, char **argv, struct cli_ctx *ctx)
 {
-	static const struct option opts[] = {
-		{ "compile-only", no_argument, NULL, 'c' },
-		{ "arch", required_argument, NULL, 'a' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "quick", no_argument, NULL, 'q' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "max-timing", required_argument, NULL, 'M' },
-		{ "prune-vs-eager", required_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct engine_config cfg;
 	struct engine *e = NULL;
 	struct eval_request req;
 	struct eval_outcome o;
 	struct buf err = BUF_INIT, text = BUF_INIT;
-	int c, as_json = 0, ret;
+	int as_json = 0, quick = 0, n, ret;
 	const char *arch = NULL;
+	struct cli_opt opts[] = {
+		OPT_FLAG("compile-only", 0, &cfg.compile_only,
+			 "compile and record only (no GPU needed; status not_run)"),
+		OPT_STR("arch", 0, &arch, "sm_XX", "target architecture (default: the GPU's; sm_90 without one)"),
+		OPT_FLAG("json", 0, &as_json, "print the outcome as JSON"),
+		OPT_FLAG("force", 0, &req.force, "evaluate again even when the store has the result"),
+		OPT_FLAG("quick", 0, &quick, "1 check trial, no timing (for compute-sanitizer runs)"),
+		OPT_DOUBLE("timeout", 0, &cfg.protocol.timeout_s, "S", 0.001, 3600,
+			   "wall limit of one launch block (default 10 s; recorded)"),
+		OPT_DOUBLE("max-timing", 0, &cfg.protocol.max_timing_s, "S", 0, 1e6,
+			   "stop the timed trials after S s of kernel time (at least 10)"),
+		OPT_DOUBLE("prune-vs-eager", 0, &cfg.protocol.prune_vs_eager, "F", 0, 1e6,
+			   "stop them after 3 when the mean is over F times PyTorch eager's time "
+			   "on this GPU (as a search does; both recorded)"),
+		OPT_END,
+	};
+	struct cli_spec spec = { "eval", "PROBLEM FILE [options]", eval_doc, opts,
+		"Exit: 0 correct (or not_run); 4 the kernel failed (format, compile, launch,\n"
+		"runtime, timeout, incorrect); 3 no GPU or driver; 1 the engine failed.\n", 0, NULL, NULL };
 
 	memset(&cfg, 0, sizeof(cfg));
 	memset(&req, 0, sizeof(req));
 	eval_protocol_default(&cfg.protocol);
-	while ((c = cli_getopt(argc, argv, "eval", "h", opts)) != -1) {
-		switch (c) {
-		case -2: return EXIT_USAGE;
-		case 'c': cfg.compile_only = 1; break;
-		case 'a': arch = optarg; break;
-		case 'j': as_json = 1; break;
-		case 'f': req.force = 1; break;
-		case 't':
-			cfg.protocol.timeout_s = atof(optarg);
-			if (!(cfg.protocol.timeout_s > 0 && cfg.protocol.timeout_s <= 3600))
-				return cli_fail(EXIT_USAGE, "eval: --timeout wants seconds in (0, 3600]");
-			break;
-		case 'M':
-		case 'P': {
-			char *end = NULL;
-			double v = strtod(optarg, &end);
-			if (end == optarg || *end || !(v >= 0 && v <= 1e6))
-				return cli_fail(EXIT_USAGE, "eval: --%s wants a number in [0, 1e6]",
-						c == 'M' ? "max-timing" : "prune-vs-eager");
-			*(c == 'M' ? &cfg.protocol.max_timing_s : &cfg.protocol.prune_vs_eager) = v;
-			break;
-		}
-		case 'q':
-			cfg.protocol.name = "quick-v1";
-			cfg.protocol.check_trials = 1;
-			cfg.protocol.warmup = 0;
-			cfg.protocol.timed_trials = 0;
-			cfg.protocol.repeat_agree = 1;
-			break;
-		}
+	if ((ret = cli_parse(&spec, argc, argv, ctx, &n)) != CLI_GO)
+		return ret;
+	if (quick) {
+		cfg.protocol.name = "quick-v1";
+		cfg.protocol.check_trials = 1;
+		cfg.protocol.warmup = 0;
+		cfg.protocol.timed_trials = 0;
+		cfg.protocol.repeat_agree = 1;
 	}
-	if (argc - optind != 2)
-		return cli_usage("eval");
+	if (n != 2)
+		return cli_usage(&spec);
 	if (arch && strncmp(arch, "sm_", 3) && strncmp(arch, "compute_", 8))
 		return cli_fail(EXIT_USAGE, "eval: --arch wants sm_XX (e.g. sm_90), not '%s'", arch);
 	/* Bounded read: the format check gives the precise size error. */
-	if (buf_read_file(&text, argv[optind + 1], 4 * CANDIDATE_MAX_BYTES, &err) < 0) {
+	if (buf_read_file(&text, argv[2], 4 * CANDIDATE_MAX_BYTES, &err) < 0) {
 		ret = cli_fail(EXIT_FAIL, "%s", err.s);
 		goto out;
 	}
 	if (memchr(text.s, '\0', text.len)) {
-		ret = cli_fail(EXIT_FAIL, "%s: a candidate is text (found a NUL byte)", argv[optind + 1]);
+		ret = cli_fail(EXIT_FAIL, "%s: a candidate is text (found a NUL byte)", argv[2]);
 		goto out;
 	}
 	if (!cfg.compile_only) {
@@ -195,7 +163,7 @@ int cmd_eval(int argc, char **argv, struct cli_ctx *ctx)
 		ret = cli_fail(EXIT_FAIL, "%s", err.s);
 		goto out;
 	}
-	req.problem_id = argv[optind];
+	req.problem_id = argv[1];
 	req.candidate = text.s;
 	eval_outcome_init(&o);
 	if (engine_eval(e, &req, &o, &err) < 0) {
@@ -203,14 +171,14 @@ int cmd_eval(int argc, char **argv, struct cli_ctx *ctx)
 	} else {
 		json_t *stats = kernel_stats(ctx, o.compile_id);
 		if (as_json) {
-			json_t *j = outcome_json(&o, argv[optind], stats);
+			json_t *j = outcome_json(&o, argv[1], stats);
 			struct buf b = BUF_INIT;
 			json_add_pretty(&b, j);
 			printf("%s\n", b.s);
 			buf_release(&b);
 			json_decref(j);
 		} else {
-			print_human(&o, argv[optind], stats);
+			print_human(&o, argv[1], stats);
 			json_decref(stats);
 		}
 		ret = !strcmp(o.status, "correct") || !strcmp(o.status, "not_run") ? EXIT_OK : EXIT_CHECK;

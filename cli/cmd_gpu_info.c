@@ -4,27 +4,24 @@
 
 #include <string.h>
 
-const char usage_gpu_info[] = "kforge gpu-info [--json]\n";
-
 int cmd_gpu_info(int argc, char **argv, struct cli_ctx *ctx)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct cudadrv d;
 	struct buf err = BUF_INIT;
-	int c, as_json = 0, n = 0, ver = 0;
+	int c, as_json = 0, n = 0, ver = 0, nargs;
 	json_t *arr;
+	struct cli_opt opts[] = {
+		OPT_FLAG("json", 0, &as_json, "print them as JSON"),
+		OPT_END,
+	};
+	struct cli_spec spec = { "gpu-info", "[--json]",
+		"Lists the visible GPUs: name, memory, SMs, architecture, driver.\n", opts,
+		"Exit status 3 when there is no CUDA driver or no GPU.\n", 0, NULL, NULL };
 
-	(void)ctx;
-	while ((c = cli_getopt(argc, argv, "gpu-info", "h", opts)) != -1) {
-		if (c == -2)
-			return EXIT_USAGE;
-		if (c == 'j')
-			as_json = 1;
-	}
+	if ((c = cli_parse(&spec, argc, argv, ctx, &nargs)) != CLI_GO)
+		return c;
+	if (nargs > 0)
+		return cli_fail(EXIT_USAGE, "gpu-info: unexpected argument '%s'", argv[1]);
 	if (cudadrv_load(&d, &err) < 0) {
 		c = cli_fail(EXIT_NOGPU, "%s", err.s);
 		buf_release(&err);

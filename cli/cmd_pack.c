@@ -5,71 +5,58 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char usage_pack[] =
-	"kforge pack --version X.Y.Z [--name NAME] [--only-verified] [--problems LIST] [--gz]\n"
-	"            [--license ID] [-o DIR]\n"
-	"  Packs the store into DIR/kforge-NAME-X.Y.Z.tar.zst (default DIR dist/, NAME\n"
-	"  kernelbench): data/*.jsonl, kernels/<problem>/<hash>.cu, sft.jsonl, pairs.jsonl,\n"
-	"  kforge.db, schema.json, provenance.json, README.md (dataset card), SHA256SUMS.\n"
-	"  The same store and version give the same bytes; entry times come from\n"
-	"  SOURCE_DATE_EPOCH when set, else from the data. Each tarball gets a .sha256\n"
-	"  file beside it. KFORGE_LOG=debug shows the time of each step.\n"
-	"  --problems LIST   comma-separated problem ids (level1/019_ReLU,...)\n"
-	"  --only-verified   only kernels verified on at least one GPU\n"
-	"  --gz              also write a .tar.gz\n";
+static const char pack_doc[] =
+	"Packs the store into DIR/kforge-NAME-X.Y.Z.tar.zst (default DIR dist/, NAME\n"
+	"kernelbench): data/*.jsonl, kernels/<problem>/<hash>.cu, sft.jsonl, pairs.jsonl,\n"
+	"kforge.db, schema.json, provenance.json, README.md (dataset card), SHA256SUMS.\n"
+	"The same store and version give the same bytes; entry times come from\n"
+	"SOURCE_DATE_EPOCH when set, else from the data. Each tarball gets a .sha256\n"
+	"file beside it. KFORGE_LOG=debug shows the time of each step; -v lists the\n"
+	"rows packed per file.\n";
 
 int cmd_pack(int argc, char **argv, struct cli_ctx *ctx)
 {
-	static const struct option opts[] = {
-		{ "version", required_argument, NULL, 'V' },
-		{ "name", required_argument, NULL, 'n' },
-		{ "only-verified", no_argument, NULL, 'v' },
-		{ "problems", required_argument, NULL, 'p' },
-		{ "gz", no_argument, NULL, 'z' },
-		{ "license", required_argument, NULL, 'l' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct pack_opts o = { ctx->db_path, "dist", "kernelbench", NULL, "cc-by-4.0", NULL, 0, 0, -1 };
+	struct pack_opts o = { NULL, "dist", "kernelbench", NULL, "cc-by-4.0", NULL, 0, 0, -1 };
 	struct pack_result r;
 	struct buf err = BUF_INIT;
+	struct cli_list plist = { { NULL }, 0 };
 	json_t *probs = NULL;
-	int c, ret;
+	int ret, n;
+	struct cli_opt opts[] = {
+		OPT_STR("version", 0, &o.version, "X.Y.Z", "the dataset's version (required)"),
+		OPT_STR("name", 0, &o.name, "NAME", "the dataset's name (kernelbench)"),
+		OPT_FLAG("only-verified", 0, &o.only_verified,
+			 "only kernels verified on at least one GPU"),
+		OPT_LIST("problems", 0, &plist, "LIST",
+			 "comma-separated problem ids (level1/019_ReLU,...)"),
+		OPT_FLAG("gz", 0, &o.gz, "also write a .tar.gz"),
+		OPT_STR("license", 0, &o.license, "ID", "the license named in the card (cc-by-4.0)"),
+		OPT_STR("output", 'o', &o.out_dir, "DIR", "where the tarballs go (dist)"),
+		OPT_END,
+	};
+	struct cli_spec spec = { "pack", "--version X.Y.Z [options]", pack_doc, opts, NULL, 0, NULL,
+				 NULL };
 
-	while ((c = cli_getopt(argc, argv, "pack", "ho:", opts)) != -1) {
-		switch (c) {
-		case -2:
-			json_decref(probs);
-			return EXIT_USAGE;
-		case 'V': o.version = optarg; break;
-		case 'n': o.name = optarg; break;
-		case 'v': o.only_verified = 1; break;
-		case 'z': o.gz = 1; break;
-		case 'l': o.license = optarg; break;
-		case 'o': o.out_dir = optarg; break;
-		case 'p': {
-			char *dup = strdup(optarg), *save = NULL;
-			if (!dup)
-				abort();
-			if (!probs)
-				probs = json_array();
-			for (char *t = strtok_r(dup, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
-				json_array_append_new(probs, json_string(t));
-			free(dup);
-			break;
-		}
-		}
-	}
-	if (optind < argc) {
-		json_decref(probs);
-		fprintf(stderr, "kforge pack: unexpected argument '%s'\n", argv[optind]);
-		return cli_usage("pack");
+	if ((ret = cli_parse(&spec, argc, argv, ctx, &n)) != CLI_GO)
+		return ret;
+	if (n > 0) {
+		fprintf(stderr, "kforge pack: unexpected argument '%s'\n", argv[1]);
+		return cli_usage(&spec);
 	}
 	if (!o.version) {
-		json_decref(probs);
 		fprintf(stderr, "kforge pack: --version X.Y.Z is required\n");
-		return cli_usage("pack");
+		return cli_usage(&spec);
+	}
+	o.db_path = ctx->db_path;
+	for (int i = 0; i < plist.n; i++) {
+		char *dup = strdup(plist.v[i]), *save = NULL;
+		if (!dup)
+			abort();
+		if (!probs)
+			probs = json_array();
+		for (char *t = strtok_r(dup, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
+			json_array_append_new(probs, json_string(t));
+		free(dup);
 	}
 	o.problems = probs;
 	pack_result_init(&r);

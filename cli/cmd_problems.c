@@ -15,26 +15,6 @@
 #include <string.h>
 #include <time.h>
 
-const char usage_problems[] =
-	"kforge problems list [--level N] [--json] [--gpu NAME | --gbps X --gflops Y]\n"
-	"       kforge problems show ID [--json] [--flush-mb N]\n"
-	"       kforge problems check [--cpu] [--seed S] [--samples N] [--atol A --rtol R] [ID...]\n"
-	"       kforge problems inputs ID --out DIR [--seed S] [--samples N]\n"
-	"  list    id, name, sizes, GFLOP, minimal MB and the roofline floor in ms from\n"
-	"          a GPU's measured peaks in the store (--gpu NAME, else this machine's\n"
-	"          GPU, else the store's only one)\n"
-	"          or from --gbps and --gflops\n"
-	"  show    the spec, the PyTorch text and the memory plan of one problem\n"
-	"  check   runs each reference on the GPU at full size and compares a sample of\n"
-	"          outputs (every row/channel class, edges) with the double-precision CPU\n"
-	"          oracle, at the spec's tolerance or --atol/--rtol (references round\n"
-	"          double results once: --rtol 1e-6 --atol 1e-9 holds for most);\n"
-	"          --cpu computes the oracle sample only (no GPU)\n"
-	"  inputs  writes the generated inputs as DIR/inputs/NAME.npy, DIR/spec.json and\n"
-	"          the CPU oracle's sample of each output as DIR/oracle/NAME.json\n"
-	"          (for tools/torch_crosscheck.py)\n"
-	"ID: level1/023_Softmax, 23, 023, Softmax, level1/23.\n";
-
 #define DEFAULT_FLUSH_MB 256 /* well over the 50 MB L2 of an H100 */
 
 /* The GPU side of `check` comes from the runtime (engine/):
@@ -561,82 +541,118 @@ out:
 	return rc;
 }
 
-static int parse_num(const char *s, double lo, double hi, double *out)
+static const char list_args[] = "[--level N] [--json] [--gpu NAME | --gbps X --gflops Y]";
+static const char show_args[] = "ID [--json] [--flush-mb N]";
+static const char check_args[] = "[--cpu] [--seed S] [--samples N] [--atol A --rtol R] [ID...]";
+static const char inputs_args[] = "ID --out DIR [--seed S] [--samples N]";
+static const char ids_doc[] = "ID: level1/023_Softmax, 23, 023, Softmax, level1/23.\n";
+
+static int sub_list(int argc, char **argv, struct cli_ctx *ctx)
 {
-	char *end;
-	double v = strtod(s, &end);
-	if (!*s || *end || !(v >= lo && v <= hi))
-		return -1;
-	*out = v;
-	return 0;
+	double gbps = 0, gflops = 0;
+	const char *gpu_name = NULL;
+	int level = 0, as_json = 0, n, rc;
+	struct cli_opt opts[] = {
+		OPT_INT("level", 0, &level, "N", 1, 9, "only this level's problems"),
+		OPT_FLAG("json", 0, &as_json, "print the list as JSON"),
+		OPT_STR("gpu", 0, &gpu_name, "NAME", "the roofline floor from this GPU's measured peaks in the store"),
+		OPT_DOUBLE("gbps", 0, &gbps, "X", 0, 1e7, "the floor from X GB/s of memory bandwidth"),
+		OPT_DOUBLE("gflops", 0, &gflops, "Y", 0, 1e9, "and Y GFLOP/s"),
+		OPT_END,
+	};
+	struct cli_spec spec = { "problems list", list_args,
+		"Lists id, name, sizes, GFLOP, minimal MB and the roofline floor in ms from\n"
+		"a GPU's measured peaks in the store (--gpu NAME, else this machine's GPU,\n"
+		"else the store's only one) or from --gbps and --gflops.\n", opts, NULL, 0, NULL, NULL };
+
+	if ((rc = cli_parse(&spec, argc, argv, ctx, &n)) != CLI_GO)
+		return rc;
+	if (n != 0)
+		return cli_usage(&spec);
+	return do_list(ctx, level, as_json, gbps, gflops, gpu_name);
+}
+
+static int sub_show(int argc, char **argv, struct cli_ctx *ctx)
+{
+	double flush = DEFAULT_FLUSH_MB;
+	int as_json = 0, n, rc;
+	struct cli_opt opts[] = {
+		OPT_FLAG("json", 0, &as_json, "print it as JSON"),
+		OPT_DOUBLE("flush-mb", 0, &flush, "N", 0, 1e6,
+			   "the L2 flush buffer in the memory plan (256 MB)"),
+		OPT_END,
+	};
+	struct cli_spec spec = { "problems show", show_args,
+		"Shows the spec, the PyTorch text and the memory plan of one problem.\n", opts, ids_doc,
+		0, NULL, NULL };
+
+	if ((rc = cli_parse(&spec, argc, argv, ctx, &n)) != CLI_GO)
+		return rc;
+	if (n != 1)
+		return cli_usage(&spec);
+	return do_show(ctx, argv[1], as_json, flush);
+}
+
+static int sub_check(int argc, char **argv, struct cli_ctx *ctx)
+{
+	unsigned long long seed = 1;
+	int cpu = 0, samples = 256, n, rc;
+	struct cli_opt opts[] = {
+		OPT_FLAG("cpu", 0, &cpu, "compute the CPU oracle sample only (no GPU)"),
+		OPT_ULLONG("seed", 0, &seed, "S", 0, 9007199254740992.0, "the inputs' seed (1)"),
+		OPT_INT("samples", 0, &samples, "N", 2, 100000, "output values compared per output (256)"),
+		OPT_DOUBLE("atol", 0, &check_atol, "A", 0, 1e9, "absolute tolerance (default: the spec's)"),
+		OPT_DOUBLE("rtol", 0, &check_rtol, "R", 0, 1e9, "relative tolerance (default: the spec's)"),
+		OPT_END,
+	};
+	struct cli_spec spec = { "problems check", check_args,
+		"Runs each reference (every problem's without ID) on the GPU at full size and\n"
+		"compares a sample of outputs (every row/channel class, edges) with the\n"
+		"double-precision CPU oracle, at the spec's tolerance or --atol/--rtol\n"
+		"(references round double results once: --rtol 1e-6 --atol 1e-9 holds for most).\n",
+		opts, ids_doc, 0, NULL, NULL };
+
+	if ((rc = cli_parse(&spec, argc, argv, ctx, &n)) != CLI_GO)
+		return rc;
+	return do_check(ctx, n, argv + 1, cpu, seed, samples);
+}
+
+static int sub_inputs(int argc, char **argv, struct cli_ctx *ctx)
+{
+	unsigned long long seed = 1;
+	const char *out = NULL;
+	int samples = 256, n, rc;
+	struct cli_opt opts[] = {
+		OPT_STR("out", 0, &out, "DIR", "where the files go (required)"),
+		OPT_ULLONG("seed", 0, &seed, "S", 0, 9007199254740992.0, "the inputs' seed (1)"),
+		OPT_INT("samples", 0, &samples, "N", 2, 100000, "oracle values per output (256)"),
+		OPT_END,
+	};
+	struct cli_spec spec = { "problems inputs", inputs_args,
+		"Writes the generated inputs as DIR/inputs/NAME.npy, DIR/spec.json and the\n"
+		"CPU oracle's sample of each output as DIR/oracle/NAME.json\n"
+		"(for tools/torch_crosscheck.py).\n", opts, ids_doc, 0, NULL, NULL };
+
+	if ((rc = cli_parse(&spec, argc, argv, ctx, &n)) != CLI_GO)
+		return rc;
+	if (n != 1 || !out) {
+		fprintf(stderr, "kforge problems inputs: needs ID and --out DIR\n");
+		return cli_usage(&spec);
+	}
+	return do_inputs(ctx, argv[1], out, seed, samples);
 }
 
 int cmd_problems(int argc, char **argv, struct cli_ctx *ctx)
 {
-	static const struct option opts[] = {
-		{ "level", required_argument, NULL, 'l' }, { "json", no_argument, NULL, 'j' },
-		{ "gbps", required_argument, NULL, 'b' },  { "gflops", required_argument, NULL, 'f' },
-		{ "flush-mb", required_argument, NULL, 'F' }, { "cpu", no_argument, NULL, 'c' },
-		{ "seed", required_argument, NULL, 's' },  { "samples", required_argument, NULL, 'n' },
-		{ "out", required_argument, NULL, 'o' },   { "atol", required_argument, NULL, 'A' },
-		{ "rtol", required_argument, NULL, 'R' },  { "gpu", required_argument, NULL, 'g' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	static const struct cli_sub subs[] = {
+		{ "list", sub_list, list_args, "id, name, sizes, GFLOP, minimal MB and the roofline floor" },
+		{ "show", sub_show, show_args, "the spec, the PyTorch text and the memory plan of one problem" },
+		{ "check", sub_check, check_args,
+		  "runs references on the GPU and compares them with the CPU oracle (--cpu: oracle only)" },
+		{ "inputs", sub_inputs, inputs_args,
+		  "writes the generated inputs and the CPU oracle's sample (for tools/torch_crosscheck.py)" },
+		{ NULL, NULL, NULL, NULL },
 	};
-	double level = 0, gbps = 0, gflops = 0, flush = DEFAULT_FLUSH_MB, seed = 1, samples = 256;
-	const char *out = NULL, *sub, *gpu_name = NULL;
-	int c, as_json = 0, cpu = 0;
-
-	while ((c = cli_getopt(argc, argv, "problems", "h", opts)) != -1) {
-		int bad = 0;
-		switch (c) {
-		case -2: return EXIT_USAGE;
-		case 'l': bad = parse_num(optarg, 1, 9, &level) || level != floor(level); break;
-		case 'j': as_json = 1; break;
-		case 'b': bad = parse_num(optarg, 0, 1e7, &gbps); break;
-		case 'f': bad = parse_num(optarg, 0, 1e9, &gflops); break;
-		case 'F': bad = parse_num(optarg, 0, 1e6, &flush); break;
-		case 'c': cpu = 1; break;
-		case 's': bad = parse_num(optarg, 0, 9007199254740992.0, &seed) || seed != floor(seed); break;
-		case 'n': bad = parse_num(optarg, 2, 100000, &samples); break;
-		case 'o': out = optarg; break;
-		case 'g': gpu_name = optarg; break;
-		case 'A': bad = parse_num(optarg, 0, 1e9, &check_atol); break;
-		case 'R': bad = parse_num(optarg, 0, 1e9, &check_rtol); break;
-		default: break;
-		}
-		if (bad) {
-			const char *name = "?";
-			for (const struct option *o = opts; o->name; o++)
-				if (o->val == c)
-					name = o->name;
-			fprintf(stderr, "kforge problems: bad value '%s' for --%s\n", optarg, name);
-			return cli_usage("problems");
-		}
-	}
-	if (optind >= argc)
-		return cli_usage("problems");
-	sub = argv[optind++];
-	if (!strcmp(sub, "list")) {
-		if (optind != argc)
-			return cli_usage("problems");
-		return do_list(ctx, (int)level, as_json, gbps, gflops, gpu_name);
-	}
-	if (!strcmp(sub, "show")) {
-		if (optind + 1 != argc)
-			return cli_usage("problems");
-		return do_show(ctx, argv[optind], as_json, flush);
-	}
-	if (!strcmp(sub, "check"))
-		return do_check(ctx, argc - optind, argv + optind, cpu, (unsigned long long)seed,
-				(int)samples);
-	if (!strcmp(sub, "inputs")) {
-		if (optind + 1 != argc || !out) {
-			fprintf(stderr, "kforge problems inputs: needs ID and --out DIR\n");
-			return cli_usage("problems");
-		}
-		return do_inputs(ctx, argv[optind], out, (unsigned long long)seed, (int)samples);
-	}
-	fprintf(stderr, "kforge problems: unknown subcommand '%s'\n", sub);
-	return cli_usage("problems");
+	return cli_dispatch("problems", "Lists, shows and checks the problem suite.\n", subs, argc,
+			    argv, ctx);
 }

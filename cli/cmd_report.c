@@ -6,19 +6,6 @@
 
 #include <string.h>
 
-const char usage_report[] =
-	"kforge report [PROBLEM] [--run ID] [--source] [--json]\n"
-	"kforge report --gpus [--json]\n"
-	"\n"
-	"  PROBLEM   one problem's search: header, statistics, one line per round and\n"
-	"            the best kernel with its idea (\"23\", \"Softmax\", \"level1/023_Softmax\")\n"
-	"            Without PROBLEM: a summary of the run, one line per problem.\n"
-	"  --run ID  the run to report (default: the latest)\n"
-	"  --source  also print the best kernel's source\n"
-	"  --gpus    per problem, the best verified kernel's speedup on each GPU\n"
-	"  --json    the same as JSON\n"
-	"Kernels that failed verification are never reported as best.\n";
-
 static void fmt_speed(struct buf *b, const json_t *speedup, const json_t *ms)
 {
 	if (json_is_number(speedup))
@@ -162,34 +149,31 @@ static void print_gpus(const json_t *r)
 
 int cmd_report(int argc, char **argv, struct cli_ctx *ctx)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },   { "gpus", no_argument, NULL, 'g' },
-		{ "json", no_argument, NULL, 'j' },   { "run", required_argument, NULL, 'r' },
-		{ "source", no_argument, NULL, 's' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct store st;
 	struct buf err = BUF_INIT, id = BUF_INIT;
 	const char *run_id = NULL, *problem = NULL;
-	int c, gpus = 0, as_json = 0, rc = EXIT_FAIL, source = 0;
+	int gpus = 0, as_json = 0, rc = EXIT_FAIL, source = 0, n;
 	json_t *r = NULL;
+	struct cli_opt opts[] = {
+		OPT_STR("run", 0, &run_id, "ID", "the run to report (default: the latest)"),
+		OPT_FLAG("source", 0, &source, "also print the best kernel's source"),
+		OPT_FLAG("gpus", 0, &gpus, "per problem, the best verified kernel's speedup on each GPU"),
+		OPT_FLAG("json", 0, &as_json, "the same as JSON"),
+		OPT_END,
+	};
+	struct cli_spec spec = { "report", "[PROBLEM] [--run ID] [--source] [--json]\n--gpus [--json]",
+		"PROBLEM (\"23\", \"Softmax\", \"level1/023_Softmax\"): one problem's search: header,\n"
+		"statistics, one line per round and the best kernel with its idea.\n"
+		"Without PROBLEM: a summary of the run, one line per problem.\n", opts,
+		"Kernels that failed verification are never reported as best.\n", 0, NULL, NULL };
 
-	while ((c = cli_getopt(argc, argv, "report", "h", opts)) != -1) {
-		if (c == -2)
-			return EXIT_USAGE;
-		if (c == 'g')
-			gpus = 1;
-		else if (c == 'j')
-			as_json = 1;
-		else if (c == 'r')
-			run_id = optarg;
-		else if (c == 's')
-			source = 1;
-	}
-	if (optind < argc)
-		problem = argv[optind++];
-	if (optind < argc)
-		return cli_fail(EXIT_USAGE, "report: one problem at a time (got '%s' too)", argv[optind]);
+	if ((rc = cli_parse(&spec, argc, argv, ctx, &n)) != CLI_GO)
+		return rc;
+	rc = EXIT_FAIL;
+	if (n > 1)
+		return cli_fail(EXIT_USAGE, "report: one problem at a time (got '%s' too)", argv[2]);
+	if (n == 1)
+		problem = argv[1];
 	if (gpus && problem)
 		return cli_fail(EXIT_USAGE, "report: --gpus covers every problem; give no PROBLEM");
 	if (store_open(&st, ctx->db_path, STORE_READONLY, &err) < 0)

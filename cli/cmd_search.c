@@ -2,6 +2,7 @@
 #include "collector/problem_list.h"
 #include "collector/proposers.h"
 #include "collector/search.h"
+#include "core/cudadrv.h"
 #include "core/json.h"
 #include "core/log.h"
 
@@ -16,47 +17,14 @@
 #include <string.h>
 #include <time.h>
 
-const char usage_search[] =
-	"kforge search [--problems LIST] [options]\n"
-	"\n"
+static const char search_doc[] =
 	"Runs a kernel search over problems, or resumes the store's unfinished run\n"
 	"when no --problems is given. The same options and seed make the same run:\n"
 	"running it again continues it (nothing lost, nothing done twice).\n"
 	"'kforge search --replay' alone replays the store's latest run as a new run\n"
-	"whose proposer calls are all served from the recorded ones (no network).\n"
-	"\n"
-	"  --problems LIST      level1 | 1,5,23 | 1-10 | level2/3-7 | Softmax | all\n"
-	"  --strategy S         branch (default) or revise\n"
-	"  --rounds N           rounds after round 0 (revise: turns) (3)\n"
-	"  -k, --ideas N        ideas per round (4)\n"
-	"  -m, --impls N        implementations per idea (2)\n"
-	"  --top-k N            best correct kernels of a round that seed the next (3)\n"
-	"  --bank N             good earlier kernels added to the seeds (2)\n"
-	"  --no-reference       do not evaluate the reference kernel as round 0\n"
-	"  --seed N             (1)\n"
-	"  --proposer P         llm or builtin (default: llm when KFORGE_LLM_BASE_URL is set)\n"
-	"  --model NAME         the LLM's model (else KFORGE_LLM_MODEL)\n"
-	"  --llm-config PATH    LLM client configuration file\n"
-	"  --replay             serve every proposer call from the store's recorded calls\n"
-	"  --compile-only       no GPU: compile and record, status not_run\n"
-	"  --arch SM            target with --compile-only (sm_90)\n"
-	"  --jobs N             problems searched at once (4)\n"
-	"  --max-timing SEC     stop a candidate's timed trials after SEC seconds of kernel\n"
-	"                       time (at least 10 trials; 1; 0 = all 100)\n"
-	"  --prune-vs-eager N   stop them after 3 trials when the mean is over N times PyTorch\n"
-	"                       eager's on this GPU (3; 0 = never); the verifier times at length\n"
-	"  --max-ideas N, --max-impls N, --max-calls N, --max-tokens N, --max-time SEC\n"
-	"                       budgets per problem (0 = none)\n"
-	"  --total-ideas N, --total-impls N, --total-calls N, --total-tokens N, --total-time SEC\n"
-	"                       budgets for the whole run\n"
-	"  --json               print the result as JSON\n";
+	"whose proposer calls are all served from the recorded ones (no network).\n";
 
-enum {
-	O_STRATEGY = 256, O_ROUNDS, O_TOPK, O_BANK, O_NOREF, O_SEED, O_PROPOSER, O_MODEL, O_LLMCFG,
-	O_REPLAY, O_CONLY, O_ARCH, O_JOBS, O_JSON, O_PROBLEMS,
-	O_MAX_IDEAS, O_MAX_IMPLS, O_MAX_CALLS, O_MAX_TOKENS, O_MAX_TIME,
-	O_TOT_IDEAS, O_TOT_IMPLS, O_TOT_CALLS, O_TOT_TOKENS, O_TOT_TIME, O_MAX_TIMING, O_PRUNE,
-};
+static const char *const strategies[] = { "branch", "revise", NULL };
 
 static void on_signal(int sig)
 {
@@ -154,51 +122,25 @@ static const char *url_for_log(const char *u)
 	return out;
 }
 
-static int parse_int(const char *s, long long *out)
+/* The engine opens the CUDA driver and fails without it or a GPU (its
+ * message says which); as for eval, that is exit 3, not a failed run. */
+static int no_gpu(const struct search_config *cfg)
 {
-	char *end;
-	double d = strtod(s, &end);
-	if (end == s || *end || d < 0 || d > 9e15)
-		return -1;
-	*out = (long long)d;
-	return 0;
+	struct cudadrv d;
+	struct buf err = BUF_INIT;
+	int r;
+
+	if (cfg->compile_only)
+		return 0;
+	r = cudadrv_load(&d, &err) < 0;
+	if (!r)
+		cudadrv_release(&d);
+	buf_release(&err);
+	return r;
 }
 
 int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "problems", required_argument, NULL, O_PROBLEMS },
-		{ "strategy", required_argument, NULL, O_STRATEGY },
-		{ "rounds", required_argument, NULL, O_ROUNDS },
-		{ "ideas", required_argument, NULL, 'k' },
-		{ "impls", required_argument, NULL, 'm' },
-		{ "top-k", required_argument, NULL, O_TOPK },
-		{ "bank", required_argument, NULL, O_BANK },
-		{ "no-reference", no_argument, NULL, O_NOREF },
-		{ "seed", required_argument, NULL, O_SEED },
-		{ "proposer", required_argument, NULL, O_PROPOSER },
-		{ "model", required_argument, NULL, O_MODEL },
-		{ "llm-config", required_argument, NULL, O_LLMCFG },
-		{ "replay", no_argument, NULL, O_REPLAY },
-		{ "compile-only", no_argument, NULL, O_CONLY },
-		{ "arch", required_argument, NULL, O_ARCH },
-		{ "jobs", required_argument, NULL, O_JOBS },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "max-ideas", required_argument, NULL, O_MAX_IDEAS },
-		{ "max-impls", required_argument, NULL, O_MAX_IMPLS },
-		{ "max-calls", required_argument, NULL, O_MAX_CALLS },
-		{ "max-tokens", required_argument, NULL, O_MAX_TOKENS },
-		{ "max-time", required_argument, NULL, O_MAX_TIME },
-		{ "total-ideas", required_argument, NULL, O_TOT_IDEAS },
-		{ "total-impls", required_argument, NULL, O_TOT_IMPLS },
-		{ "total-calls", required_argument, NULL, O_TOT_CALLS },
-		{ "total-tokens", required_argument, NULL, O_TOT_TOKENS },
-		{ "total-time", required_argument, NULL, O_TOT_TIME },
-		{ "max-timing", required_argument, NULL, O_MAX_TIMING },
-		{ "prune-vs-eager", required_argument, NULL, O_PRUNE },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct search_config cfg;
 	struct problem_list pl;
 	struct proposer prop = { 0 };
@@ -211,57 +153,70 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 	json_t *stored = NULL;
 	const char *problems = NULL, *llm_config = NULL;
 	char run_id[64] = "";
-	int c, jobs = 4, as_json = 0, rc = EXIT_FAIL, have_prop = 0, have_be = 0;
-	long long v = 0;
+	int jobs = 4, as_json = 0, rc = EXIT_FAIL, have_prop = 0, have_be = 0, n;
+	struct cli_opt opts[] = {
+		OPT_STR("problems", 0, &problems, "LIST", "level1 | 1,5,23 | 1-10 | level2/3-7 | Softmax | all"),
+		OPT_CHOICE("strategy", 0, &cfg.strategy, strategies, "branch (default) or revise"),
+		OPT_INT("rounds", 0, &cfg.rounds, "N", 0, 10000, "rounds after round 0 (revise: turns) (3)"),
+		OPT_INT("ideas", 'k', &cfg.k, "N", 1, 1000, "ideas per round (4)"),
+		OPT_INT("impls", 'm', &cfg.m, "N", 1, 1000, "implementations per idea (2)"),
+		OPT_INT("top-k", 0, &cfg.top_k, "N", 0, 1000,
+			"best correct kernels of a round that seed the next (3)"),
+		OPT_INT("bank", 0, &cfg.bank, "N", 0, 1000, "good earlier kernels added to the seeds (2)"),
+		OPT_SET("no-reference", 0, &cfg.reference, 0,
+			"do not evaluate the reference kernel as round 0"),
+		OPT_ULLONG("seed", 0, &cfg.seed, "N", 0, 9007199254740992.0, "(1)"),
+		OPT_STR("proposer", 0, &cfg.proposer, "P",
+			"llm or builtin (default: llm when KFORGE_LLM_BASE_URL is set)"),
+		OPT_STR("model", 0, &cfg.model, "NAME", "the LLM's model (else KFORGE_LLM_MODEL)"),
+		OPT_STR("llm-config", 0, &llm_config, "PATH", "LLM client configuration file"),
+		OPT_FLAG("replay", 0, &cfg.replay,
+			 "serve every proposer call from the store's recorded calls"),
+		OPT_FLAG("compile-only", 0, &cfg.compile_only, "no GPU: compile and record, status not_run"),
+		OPT_STR("arch", 0, &cfg.arch, "SM", "target with --compile-only (sm_90)"),
+		OPT_INT("jobs", 0, &jobs, "N", 1, 1024, "problems searched at once (4)"),
+		OPT_DOUBLE("max-timing", 0, &cfg.max_timing_s, "SEC", 0, 86400,
+			   "stop a candidate's timed trials after SEC seconds of kernel time "
+			   "(at least 10 trials; 1; 0 = all 100)"),
+		OPT_DOUBLE("prune-vs-eager", 0, &cfg.prune_vs_eager, "F", 0, 1e6,
+			   "stop them after 3 trials when the mean is over F times PyTorch eager's "
+			   "on this GPU (3; 0 = never); the verifier times at length"),
+		OPT_INT("max-ideas", 0, &cfg.per_problem.ideas, "N", 0, 1e9, "ideas per problem (0 = no limit)"),
+		OPT_INT("max-impls", 0, &cfg.per_problem.impls, "N", 0, 1e9,
+			"implementations per problem (0 = no limit)"),
+		OPT_INT("max-calls", 0, &cfg.per_problem.llm_calls, "N", 0, 1e9,
+			"proposer calls per problem (0 = no limit)"),
+		OPT_LLONG("max-tokens", 0, &cfg.per_problem.tokens, "N", 0, 1e15,
+			  "tokens per problem (0 = no limit)"),
+		OPT_DOUBLE("max-time", 0, &cfg.per_problem.wall_s, "SEC", 0, 1e9,
+			   "seconds per problem (0 = no limit)"),
+		OPT_INT("total-ideas", 0, &cfg.total.ideas, "N", 0, 1e9, "ideas in the whole run (0 = no limit)"),
+		OPT_INT("total-impls", 0, &cfg.total.impls, "N", 0, 1e9,
+			"implementations in the whole run (0 = no limit)"),
+		OPT_INT("total-calls", 0, &cfg.total.llm_calls, "N", 0, 1e9,
+			"proposer calls in the whole run (0 = no limit)"),
+		OPT_LLONG("total-tokens", 0, &cfg.total.tokens, "N", 0, 1e15,
+			  "tokens in the whole run (0 = no limit)"),
+		OPT_DOUBLE("total-time", 0, &cfg.total.wall_s, "SEC", 0, 1e9,
+			   "seconds for the whole run (0 = no limit)"),
+		OPT_FLAG("json", 0, &as_json, "print the result as JSON"),
+		OPT_END,
+	};
+	struct cli_spec spec = { "search", "[--problems LIST] [options]", search_doc, opts,
+		"Exit: 0 finished; 1 stopped or some problems failed (run it again to resume);\n"
+		"3 no GPU or CUDA driver (use --compile-only).\n", 0, NULL, NULL };
 
 	search_config_default(&cfg);
 	problem_list_init(&pl);
 	search_result_init(&res);
-	while ((c = cli_getopt(argc, argv, "search", "hk:m:", opts)) != -1) {
-		if (c == -2)
-			return EXIT_USAGE;
-		if (optarg && c != O_PROBLEMS && c != O_STRATEGY && c != O_PROPOSER && c != O_MODEL &&
-		    c != O_LLMCFG && c != O_ARCH && parse_int(optarg, &v) < 0)
-			return cli_fail(EXIT_USAGE, "search: '%s' is not a number", optarg);
-		switch (c) {
-		case O_PROBLEMS: problems = optarg; break;
-		case O_STRATEGY: cfg.strategy = optarg; break;
-		case O_ROUNDS: cfg.rounds = (int)v; break;
-		case 'k': cfg.k = (int)v; break;
-		case 'm': cfg.m = (int)v; break;
-		case O_TOPK: cfg.top_k = (int)v; break;
-		case O_BANK: cfg.bank = (int)v; break;
-		case O_NOREF: cfg.reference = 0; break;
-		case O_SEED: cfg.seed = (unsigned long long)v; break;
-		case O_PROPOSER: cfg.proposer = optarg; break;
-		case O_MODEL: cfg.model = optarg; break;
-		case O_LLMCFG: llm_config = optarg; break;
-		case O_REPLAY: cfg.replay = 1; break;
-		case O_CONLY: cfg.compile_only = 1; break;
-		case O_ARCH: cfg.arch = optarg; break;
-		case O_JOBS: jobs = (int)v; break;
-		case O_JSON: as_json = 1; break;
-		case O_MAX_IDEAS: cfg.per_problem.ideas = (int)v; break;
-		case O_MAX_IMPLS: cfg.per_problem.impls = (int)v; break;
-		case O_MAX_CALLS: cfg.per_problem.llm_calls = (int)v; break;
-		case O_MAX_TOKENS: cfg.per_problem.tokens = v; break;
-		case O_MAX_TIME: cfg.per_problem.wall_s = (double)v; break;
-		case O_TOT_IDEAS: cfg.total.ideas = (int)v; break;
-		case O_TOT_IMPLS: cfg.total.impls = (int)v; break;
-		case O_TOT_CALLS: cfg.total.llm_calls = (int)v; break;
-		case O_TOT_TOKENS: cfg.total.tokens = v; break;
-		case O_TOT_TIME: cfg.total.wall_s = (double)v; break;
-		case O_MAX_TIMING: cfg.max_timing_s = (double)v; break;
-		case O_PRUNE: cfg.prune_vs_eager = (double)v; break;
-		}
+	if ((rc = cli_parse(&spec, argc, argv, ctx, &n)) != CLI_GO)
+		goto out;
+	rc = EXIT_FAIL;
+	if (n > 0) {
+		rc = cli_fail(EXIT_USAGE, "search: unexpected argument '%s' (problems go in --problems)",
+			      argv[1]);
+		goto out;
 	}
-	if (optind < argc)
-		return cli_fail(EXIT_USAGE, "search: unexpected argument '%s' (problems go in --problems)",
-				argv[optind]);
-	if (strcmp(cfg.strategy, "branch") && strcmp(cfg.strategy, "revise"))
-		return cli_fail(EXIT_USAGE, "search: unknown strategy '%s' (branch or revise)", cfg.strategy);
-	if (cfg.rounds < 0 || cfg.k < 1 || cfg.m < 1 || cfg.rounds > 10000 || cfg.k > 1000 || cfg.m > 1000)
-		return cli_fail(EXIT_USAGE, "search: --rounds, --ideas and --impls out of range");
 
 	if (!problems) {
 		int replay = cfg.replay;
@@ -349,7 +304,7 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 		llm_proposer_set_tokens_used(&prop, search_tokens_used(ctx->db_path, run_id));
 #endif
 	if (search_backend_engine(&be, ctx->root, ctx->db_path, &cfg, &err) < 0) {
-		rc = cli_fail(EXIT_FAIL, "search: %s%s", err.s,
+		rc = cli_fail(no_gpu(&cfg) ? EXIT_NOGPU : EXIT_FAIL, "search: %s%s", err.s,
 			      cfg.compile_only ? "" : " (without a GPU, use --compile-only)");
 		goto out;
 	}

@@ -9,26 +9,12 @@
 #include "core/fsutil.h"
 #include "site/site.h"
 
-const char usage_site[] =
-	"kforge site [--db FILE] [-o DIR] [--from-dataset DIR] [--dist DIR]\n"
-	"            [--templates DIR] [--no-kernel-pages] [-j N]\n"
-	"\n"
+static const char site_doc[] =
 	"Renders the store into a static website in DIR (default public/): index,\n"
 	"a page per problem, per kernel and per idea category, methodology and\n"
 	"downloads, plus Markdown reports under DIR/reports/. Relative links only:\n"
-	"the site works from file:// and needs no JavaScript.\n"
-	"\n"
-	"  --db FILE            the store (default: --db before the command, KFORGE_DB, kforge.db)\n"
-	"  -o, --output DIR     where the site goes (replaced as a whole; must be empty,\n"
-	"                       missing, or a site kforge made)\n"
-	"  --from-dataset DIR   render an unpacked dataset: its store (DIR/kforge.db,\n"
-	"                       DIR/store.db or the only *.db/*.sqlite in DIR) and its\n"
-	"                       card (DIR/README.md) on downloads.html\n"
-	"  --dist DIR           list the tarballs in DIR on downloads.html (size, SHA-256)\n"
-	"  --templates DIR      templates (default: ROOT/templates/site)\n"
-	"  --no-kernel-pages    skip the page per kernel (quick previews)\n"
-	"  -j, --jobs N         threads for the kernel pages (default: online CPUs, at most 8)\n"
-	"Exit status: 0 built, 1 failed (store, templates, I/O), 2 usage.\n";
+	"the site works from file:// and needs no JavaScript. The store is --db's\n"
+	"(a global option: before or after 'site').\n";
 
 /* The store inside an unpacked dataset. */
 static int dataset_store(const char *dir, struct buf *out, struct buf *err)
@@ -63,49 +49,42 @@ static int dataset_store(const char *dir, struct buf *out, struct buf *err)
 
 int cmd_site(int argc, char **argv, struct cli_ctx *ctx)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "from-dataset", required_argument, NULL, 'D' },
-		{ "dist", required_argument, NULL, 'T' },
-		{ "templates", required_argument, NULL, 't' },
-		{ "no-kernel-pages", no_argument, NULL, 'K' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct site_options o = { ctx->db_path, "public", NULL, NULL, 0, 0 };
+	struct site_options o = { NULL, "public", NULL, NULL, 0, 0, NULL };
 	struct site_stats st;
 	struct buf err = BUF_INIT, tdir = BUF_INIT, dbp = BUF_INIT, card = BUF_INIT;
 	const char *dataset = NULL;
 	struct timespec t0, t1;
-	int c, ret = EXIT_FAIL;
+	int ret = EXIT_FAIL, nargs;
+	struct cli_opt opts[] = {
+		OPT_STR("output", 'o', &o.out_dir, "DIR",
+			"where the site goes (replaced as a whole; must be empty, missing, or a "
+			"site kforge made)"),
+		OPT_STR("from-dataset", 0, &dataset, "DIR",
+			"render an unpacked dataset: its store (DIR/kforge.db, DIR/store.db or the "
+			"only *.db/*.sqlite in DIR) and its card (DIR/README.md) on downloads.html"),
+		OPT_STR("dist", 0, &o.dist_dir, "DIR",
+			"list the tarballs in DIR on downloads.html (size, SHA-256)"),
+		OPT_STR("templates", 0, &o.templates_dir, "DIR", "templates (default: ROOT/templates/site)"),
+		OPT_FLAG("no-kernel-pages", 0, &o.no_kernel_pages,
+			 "skip the page per kernel (quick previews)"),
+		OPT_INT("jobs", 'j', &o.threads, "N", 1, 16,
+			"threads for the kernel pages (default: online CPUs, at most 8)"),
+		OPT_END,
+	};
+	struct cli_spec spec = { "site", "[--db FILE] [-o DIR] [--from-dataset DIR] [--dist DIR] [options]", site_doc, opts,
+		"Exit status: 0 built, 1 failed (store, templates, I/O), 2 usage.\n", 0, NULL, NULL };
 
-	while ((c = cli_getopt(argc, argv, "site", "ho:j:", opts)) != -1) {
-		switch (c) {
-		case -2: return EXIT_USAGE;
-		case 'd': o.db_path = optarg; break;
-		case 'o': o.out_dir = optarg; break;
-		case 'D': dataset = optarg; break;
-		case 'T': o.dist_dir = optarg; break;
-		case 't': o.templates_dir = optarg; break;
-		case 'K': o.no_kernel_pages = 1; break;
-		case 'j':
-			o.threads = atoi(optarg);
-			if (o.threads < 1 || o.threads > 16) {
-				fprintf(stderr, "kforge site: --jobs takes 1 to 16\n");
-				return cli_usage("site");
-			}
-			break;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "kforge site: unexpected argument '%s'\n", argv[optind]);
-		return cli_usage("site");
+	if ((ret = cli_parse(&spec, argc, argv, ctx, &nargs)) != CLI_GO)
+		return ret;
+	ret = EXIT_FAIL;
+	o.db_path = ctx->db_path;
+	if (nargs > 0) {
+		fprintf(stderr, "kforge site: unexpected argument '%s'\n", argv[1]);
+		return cli_usage(&spec);
 	}
 	if (!*o.out_dir) {
 		fprintf(stderr, "kforge site: -o needs a directory\n");
-		return cli_usage("site");
+		return cli_usage(&spec);
 	}
 	if (!o.threads) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);

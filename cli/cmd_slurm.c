@@ -12,43 +12,13 @@
 #include "core/fsutil.h"
 #include "core/problem.h"
 
-const char usage_slurm[] =
-	"kforge slurm submit [options] [-- SEARCH-ARGS...]\n"
-	"  Writes sbatch scripts under --workdir and submits them: a job array whose\n"
-	"  tasks each search one shard of the problems into a store of their own\n"
-	"  (requeueable: a restarted task resumes), then a job that merges the shards,\n"
-	"  verify jobs per GPU partition, and a job that merges, packs and renders.\n"
-	"  --problems LIST       level1, ids (1,5,23), ranges (1-10) (default level1)\n"
-	"  --shards N            array tasks (default 4), balanced by expected cost\n"
-	"  --partition P         search partition      --gres G   (default gpu:1)\n"
-	"  --verify P1[,P2...]   verify on each of these GPU partitions\n"
-	"  --time T  --account A  --cpus-per-task N\n"
-	"  --workdir DIR         shared directory for stores and logs (default ./kforge-slurm)\n"
-	"  --compile-only        search without GPUs (compile and record; status not_run)\n"
-	"  --arch ARCH           with --compile-only (default sm_90)\n"
-	"  --pack-version V      dataset version to pack (default 0.1.0)\n"
-	"  --no-pack  --no-site  skip packing / rendering in the final job\n"
-	"  --dry-run             print the shards and scripts, submit nothing\n"
-	"  --json                print the job ids as JSON\n";
+static const char submit_args[] = "[options] [-- SEARCH-ARGS...]";
 
 struct opts {
 	const char *problems, *partition, *gres, *time_limit, *account, *workdir, *arch;
 	const char *verify, *pack_version;
 	int shards, cpus, compile_only, no_pack, no_site, dry_run, json;
 };
-
-static int parse_int(const char *s, int lo, int hi, int *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
 
 /* Splits "a,b,c" into plan->verify_partitions (pointers into copy). */
 static int split_verify(char *copy, struct slurm_plan *plan)
@@ -217,68 +187,55 @@ out:
 	return rc;
 }
 
-int cmd_slurm(int argc, char **argv, struct cli_ctx *ctx)
+static int sub_submit(int argc, char **argv, struct cli_ctx *ctx)
 {
-	enum { O_PROBLEMS = 256, O_SHARDS, O_PART, O_GRES, O_TIME, O_ACCOUNT, O_CPUS, O_VERIFY,
-	       O_WORKDIR, O_COMPILE_ONLY, O_ARCH, O_PACKV, O_NOPACK, O_NOSITE, O_DRY, O_JSON };
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "problems", required_argument, NULL, O_PROBLEMS },
-		{ "shards", required_argument, NULL, O_SHARDS },
-		{ "partition", required_argument, NULL, O_PART },
-		{ "gres", required_argument, NULL, O_GRES },
-		{ "time", required_argument, NULL, O_TIME },
-		{ "account", required_argument, NULL, O_ACCOUNT },
-		{ "cpus-per-task", required_argument, NULL, O_CPUS },
-		{ "verify", required_argument, NULL, O_VERIFY },
-		{ "workdir", required_argument, NULL, O_WORKDIR },
-		{ "compile-only", no_argument, NULL, O_COMPILE_ONLY },
-		{ "arch", required_argument, NULL, O_ARCH },
-		{ "pack-version", required_argument, NULL, O_PACKV },
-		{ "no-pack", no_argument, NULL, O_NOPACK },
-		{ "no-site", no_argument, NULL, O_NOSITE },
-		{ "dry-run", no_argument, NULL, O_DRY },
-		{ "json", no_argument, NULL, O_JSON },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct opts o = { "level1", NULL, "gpu:1", NULL, NULL, "kforge-slurm", "sm_90",
 			  NULL, "0.1.0", 4, 0, 0, 0, 0, 0, 0 };
-	int c;
+	int n, rc;
+	struct cli_opt opts[] = {
+		OPT_STR("problems", 0, &o.problems, "LIST",
+			"level1, ids (1,5,23), ranges (1-10) (default level1)"),
+		OPT_INT("shards", 0, &o.shards, "N", 1, 10000,
+			"array tasks (default 4), balanced by expected cost"),
+		OPT_STR("partition", 0, &o.partition, "P", "search partition"),
+		OPT_STR("gres", 0, &o.gres, "G", "the search tasks' --gres (default gpu:1; '' for none)"),
+		OPT_STR("verify", 0, &o.verify, "P1[,P2...]", "verify on each of these GPU partitions"),
+		OPT_STR("time", 0, &o.time_limit, "T", "the jobs' time limit (sbatch --time)"),
+		OPT_STR("account", 0, &o.account, "A", "the jobs' account (sbatch --account)"),
+		OPT_INT("cpus-per-task", 0, &o.cpus, "N", 1, 4096, "CPUs per search task"),
+		OPT_STR("workdir", 0, &o.workdir, "DIR",
+			"shared directory for stores and logs (default ./kforge-slurm)"),
+		OPT_FLAG("compile-only", 0, &o.compile_only,
+			 "search without GPUs (compile and record; status not_run)"),
+		OPT_STR("arch", 0, &o.arch, "ARCH", "with --compile-only (default sm_90)"),
+		OPT_STR("pack-version", 0, &o.pack_version, "V", "dataset version to pack (default 0.1.0)"),
+		OPT_FLAG("no-pack", 0, &o.no_pack, "skip packing in the final job"),
+		OPT_FLAG("no-site", 0, &o.no_site, "skip rendering in the final job"),
+		OPT_FLAG("dry-run", 0, &o.dry_run, "print the shards and scripts, submit nothing"),
+		OPT_FLAG("json", 0, &o.json, "print the job ids as JSON"),
+		OPT_END,
+	};
+	struct cli_spec spec = { "slurm submit", submit_args,
+		"Writes sbatch scripts under --workdir and submits them: a job array whose\n"
+		"tasks each search one shard of the problems into a store of their own\n"
+		"(requeueable: a restarted task resumes), then a job that merges the shards,\n"
+		"verify jobs per GPU partition, and a job that merges, packs and renders.\n"
+		"SEARCH-ARGS go to each task's 'kforge search'.\n", opts, NULL, 0, NULL, NULL };
 
-	if (argc < 2 || strcmp(argv[1], "submit")) {
-		if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
-			return cli_help("slurm");
-		return cli_fail(EXIT_USAGE, "slurm: expected 'submit' (see kforge slurm --help)");
-	}
-	argc--;
-	argv++;
-	while ((c = cli_getopt(argc, argv, "slurm", "h", opts)) != -1) {
-		switch (c) {
-		case -2: return EXIT_USAGE;
-		case O_PROBLEMS: o.problems = optarg; break;
-		case O_SHARDS:
-			if (parse_int(optarg, 1, 10000, &o.shards))
-				return cli_fail(EXIT_USAGE, "--shards: 1..10000");
-			break;
-		case O_PART: o.partition = optarg; break;
-		case O_GRES: o.gres = *optarg ? optarg : NULL; break;
-		case O_TIME: o.time_limit = optarg; break;
-		case O_ACCOUNT: o.account = optarg; break;
-		case O_CPUS:
-			if (parse_int(optarg, 1, 4096, &o.cpus))
-				return cli_fail(EXIT_USAGE, "--cpus-per-task: 1..4096");
-			break;
-		case O_VERIFY: o.verify = optarg; break;
-		case O_WORKDIR: o.workdir = optarg; break;
-		case O_COMPILE_ONLY: o.compile_only = 1; break;
-		case O_ARCH: o.arch = optarg; break;
-		case O_PACKV: o.pack_version = optarg; break;
-		case O_NOPACK: o.no_pack = 1; break;
-		case O_NOSITE: o.no_site = 1; break;
-		case O_DRY: o.dry_run = 1; break;
-		case O_JSON: o.json = 1; break;
-		default: return cli_usage("slurm");
-		}
-	}
-	return submit(ctx, &o, argc - optind, argv + optind);
+	if ((rc = cli_parse(&spec, argc, argv, ctx, &n)) != CLI_GO)
+		return rc;
+	if (o.gres && !*o.gres)
+		o.gres = NULL;
+	return submit(ctx, &o, n, argv + 1);
+}
+
+int cmd_slurm(int argc, char **argv, struct cli_ctx *ctx)
+{
+	static const struct cli_sub subs[] = {
+		{ "submit", sub_submit, submit_args,
+		  "shard the search over a job array, then merge, verify per GPU partition, pack, render" },
+		{ NULL, NULL, NULL, NULL },
+	};
+	return cli_dispatch("slurm", "Runs searches and verification as Slurm jobs (docs/cluster.md).\n",
+			    subs, argc, argv, ctx);
 }

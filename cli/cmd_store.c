@@ -5,12 +5,6 @@
 
 #include <string.h>
 
-const char usage_store[] =
-	"kforge store info [--json] | check | init\n"
-	"  init    create the store (schema v1) if it does not exist\n"
-	"  info    rows per table, schema version, path\n"
-	"  check   PRAGMA integrity_check and foreign_key_check (exit 4 when not ok)\n";
-
 static int store_info(struct cli_ctx *ctx, int as_json)
 {
 	struct store s;
@@ -78,40 +72,65 @@ out:
 	return ret;
 }
 
+static int sub_info(int argc, char **argv, struct cli_ctx *ctx)
+{
+	int as_json = 0, n, rc;
+	struct cli_opt opts[] = {
+		OPT_FLAG("json", 0, &as_json, "print it as JSON"),
+		OPT_END,
+	};
+	struct cli_spec spec = { "store info", "[--json]",
+		"Rows per table, schema version, path.\n", opts, NULL, 0, NULL, NULL };
+
+	if ((rc = cli_parse(&spec, argc, argv, ctx, &n)) != CLI_GO)
+		return rc;
+	return n ? cli_usage(&spec) : store_info(ctx, as_json);
+}
+
+static int sub_check(int argc, char **argv, struct cli_ctx *ctx)
+{
+	int n, rc;
+	struct cli_spec spec = { "store check", "",
+		"PRAGMA integrity_check and foreign_key_check (exit 4 when not ok).\n", NULL, NULL, 0,
+		NULL, NULL };
+
+	if ((rc = cli_parse(&spec, argc, argv, ctx, &n)) != CLI_GO)
+		return rc;
+	return n ? cli_usage(&spec) : store_check(ctx);
+}
+
+static int sub_init(int argc, char **argv, struct cli_ctx *ctx)
+{
+	struct store s;
+	struct buf err = BUF_INIT;
+	int n, r;
+	struct cli_spec spec = { "store init", "",
+		"Creates the store (the current schema) if it does not exist.\n", NULL, NULL, 0, NULL,
+		NULL };
+
+	if ((r = cli_parse(&spec, argc, argv, ctx, &n)) != CLI_GO)
+		return r;
+	if (n)
+		return cli_usage(&spec);
+	r = store_open(&s, ctx->db_path, STORE_CREATE, &err);
+	if (r == 0) {
+		store_close(&s);
+		printf("store %s ready (schema v%d)\n", ctx->db_path, STORE_SCHEMA_VERSION);
+	} else {
+		cli_fail(EXIT_FAIL, "%s", err.s);
+	}
+	buf_release(&err);
+	return r ? EXIT_FAIL : EXIT_OK;
+}
+
 int cmd_store(int argc, char **argv, struct cli_ctx *ctx)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	static const struct cli_sub subs[] = {
+		{ "info", sub_info, "[--json]", "rows per table, schema version, path" },
+		{ "check", sub_check, "", "PRAGMA integrity_check and foreign_key_check (exit 4 when not ok)" },
+		{ "init", sub_init, "", "create the store if it does not exist" },
+		{ NULL, NULL, NULL, NULL },
 	};
-	int c, as_json = 0;
-
-	while ((c = cli_getopt(argc, argv, "store", "h", opts)) != -1) {
-		if (c == -2)
-			return EXIT_USAGE;
-		if (c == 'j')
-			as_json = 1;
-	}
-	if (optind >= argc)
-		return cli_usage("store");
-	if (!strcmp(argv[optind], "info"))
-		return store_info(ctx, as_json);
-	if (!strcmp(argv[optind], "check"))
-		return store_check(ctx);
-	if (!strcmp(argv[optind], "init")) {
-		struct store s;
-		struct buf err = BUF_INIT;
-		int r = store_open(&s, ctx->db_path, STORE_CREATE, &err);
-		if (r == 0) {
-			store_close(&s);
-			printf("store %s ready (schema v%d)\n", ctx->db_path, STORE_SCHEMA_VERSION);
-		} else {
-			cli_fail(EXIT_FAIL, "%s", err.s);
-		}
-		buf_release(&err);
-		return r ? EXIT_FAIL : EXIT_OK;
-	}
-	fprintf(stderr, "kforge store: unknown subcommand '%s'\n", argv[optind]);
-	return cli_usage("store");
+	return cli_dispatch("store", "Inspects the store (--db PATH, KFORGE_DB or ./kforge.db).\n",
+			    subs, argc, argv, ctx);
 }

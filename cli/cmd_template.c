@@ -9,14 +9,7 @@
 
 #define MAX_DATA (64u << 20)
 
-const char usage_template[] =
-	"kforge template render TEMPLATE DATA.json [--partials DIR]\n"
-	"\n"
-	"Renders the Mustache TEMPLATE with the JSON value in DATA.json to stdout.\n"
-	"Partials {{>name}} and parents {{<name}} are read from DIR/name.mustache\n"
-	"(default: the template's directory). DATA.json may be '-' for stdin.\n"
-	"Limits: template 4 MiB, data 64 MiB, output 256 MiB.\n"
-	"Exit status: 0 rendered, 1 read, compile or render error, 2 usage.\n";
+static const char render_args[] = "TEMPLATE DATA.json [--partials DIR]";
 
 static int read_data(const char *path, json_t **out, struct buf *err)
 {
@@ -47,36 +40,35 @@ static int read_data(const char *path, json_t **out, struct buf *err)
 	return *out ? 0 : -1;
 }
 
-int cmd_template(int argc, char **argv, struct cli_ctx *ctx)
+static int sub_render(int argc, char **argv, struct cli_ctx *ctx)
 {
-	static const struct option opts[] = {
-		{ "partials", required_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *pdir = NULL, *tpath, *dpath;
 	struct buf text = BUF_INIT, err = BUF_INIT, out = BUF_INIT, dir = BUF_INIT;
 	struct mustache_tpl tpl;
 	struct mustache_partials parts;
 	json_t *data = NULL;
-	int c, ret = EXIT_FAIL;
+	int ret = EXIT_FAIL, n;
+	struct cli_opt opts[] = {
+		OPT_STR("partials", 'p', &pdir, "DIR",
+			"where partials and parents are read (default: the template's directory)"),
+		OPT_END,
+	};
+	struct cli_spec spec = { "template render", render_args,
+		"Renders the Mustache TEMPLATE with the JSON value in DATA.json to stdout.\n"
+		"Partials {{>name}} and parents {{<name}} are read from DIR/name.mustache.\n"
+		"DATA.json may be '-' for stdin.\n"
+		"Limits: template 4 MiB, data 64 MiB, output 256 MiB.\n", opts,
+		"Exit status: 0 rendered, 1 read, compile or render error, 2 usage.\n", 0, NULL, NULL };
 
-	(void)ctx;
-	while ((c = cli_getopt(argc, argv, "template", "hp:", opts)) != -1) {
-		if (c == -2)
-			return EXIT_USAGE;
-		if (c == 'p')
-			pdir = optarg;
+	if ((ret = cli_parse(&spec, argc, argv, ctx, &n)) != CLI_GO)
+		return ret;
+	ret = EXIT_FAIL;
+	if (n != 2) {
+		fprintf(stderr, "kforge template render: needs TEMPLATE and DATA.json\n");
+		return cli_usage(&spec);
 	}
-	if (argc - optind != 3 || strcmp(argv[optind], "render")) {
-		if (argc - optind >= 1 && strcmp(argv[optind], "render"))
-			fprintf(stderr, "kforge template: unknown subcommand '%s'\n", argv[optind]);
-		else
-			fprintf(stderr, "kforge template render: needs TEMPLATE and DATA.json\n");
-		return cli_usage("template");
-	}
-	tpath = argv[optind + 1];
-	dpath = argv[optind + 2];
+	tpath = argv[1];
+	dpath = argv[2];
 	if (pdir && !is_dir(pdir))
 		return cli_fail(EXIT_FAIL, "template: --partials %s: not a directory", pdir);
 	if (!pdir) {
@@ -111,4 +103,14 @@ out:
 	buf_release(&out);
 	buf_release(&dir);
 	return ret;
+}
+
+int cmd_template(int argc, char **argv, struct cli_ctx *ctx)
+{
+	static const struct cli_sub subs[] = {
+		{ "render", sub_render, render_args, "render a Mustache template with JSON data to stdout" },
+		{ NULL, NULL, NULL, NULL },
+	};
+	return cli_dispatch("template", "Renders Mustache templates (the site's engine) with JSON data.\n",
+			    subs, argc, argv, ctx);
 }

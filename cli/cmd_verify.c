@@ -10,36 +10,19 @@
 #include "core/store.h"
 #include "verifier/verify.h"
 
-const char usage_verify[] =
-	"kforge verify [--top K] [--problems LIST] [--no-category] [--no-sanitizer]\n"
-	"              [--sanitizer-timeout S] [--max-timing S] [--json]\n"
-	"  Re-verifies, on this machine's GPU, each problem's K best correct kernels\n"
-	"  (default 3) and the best kernel of each idea category, under protocol\n"
-	"  verify-v3: 20 fresh, secret seeds over several input distributions (normal, a wide\n"
-	"  uniform draw bounded per operator, edge values), repeated runs must agree,\n"
-	"  500 timed trials, compute-sanitizer memcheck and racecheck on each\n"
-	"  problem's best kernel (skipped, with the reason, where the tool cannot run\n"
-	"  or a tool run takes over S seconds, default 600). --max-timing S stops a\n"
-	"  kernel's timed trials after S seconds of kernel time (at least 10 trials).\n"
-	"  Verdicts are stored per GPU model; kernels that fail are left out of\n"
-	"  \"best\" in reports, the site and verified dataset exports.\n"
-	"  Exit status 4 when any kernel failed verification.\n";
+static const char verify_doc[] =
+	"Re-verifies, on this machine's GPU, each problem's K best correct kernels\n"
+	"(default 3) and the best kernel of each idea category, under protocol\n"
+	"verify-v3: 20 fresh, secret seeds over several input distributions (normal, a\n"
+	"wide uniform draw bounded per operator, edge values), repeated runs must agree,\n"
+	"500 timed trials, compute-sanitizer memcheck and racecheck on each\n"
+	"problem's best kernel (skipped, with the reason, where the tool cannot run\n"
+	"or a tool run takes too long). Verdicts are stored per GPU model; kernels\n"
+	"that fail are left out of \"best\" in reports, the site and verified\n"
+	"dataset exports.\n";
 
 int cmd_verify(int argc, char **argv, struct cli_ctx *ctx)
 {
-	enum { O_TOP = 256, O_PROBLEMS, O_NOCAT, O_NOSAN, O_JSON, O_SAN, O_SANT, O_MAXT };
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "top", required_argument, NULL, O_TOP },
-		{ "problems", required_argument, NULL, O_PROBLEMS },
-		{ "no-category", no_argument, NULL, O_NOCAT },
-		{ "no-sanitizer", no_argument, NULL, O_NOSAN },
-		{ "sanitizer", required_argument, NULL, O_SAN },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "sanitizer-timeout", required_argument, NULL, O_SANT },
-		{ "max-timing", required_argument, NULL, O_MAXT },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct verify_config cfg;
 	struct verify_backend be;
 	struct verify_report rep;
@@ -49,7 +32,25 @@ int cmd_verify(int argc, char **argv, struct cli_ctx *ctx)
 	const char **ids = NULL;
 	char exe[PATH_MAX];
 	ssize_t n;
-	int c, json = 0, rc = EXIT_FAIL, i;
+	int json = 0, rc = EXIT_FAIL, i, nargs;
+	struct cli_opt opts[] = {
+		OPT_INT("top", 0, &cfg.top_k, "K", 1, 1000, "best correct kernels per problem (3)"),
+		OPT_STR("problems", 0, &problems, "LIST", "only these problems (as for search)"),
+		OPT_SET("no-category", 0, &cfg.per_category, 0,
+			"not the best kernel of each idea category"),
+		OPT_SET("no-sanitizer", 0, &cfg.sanitizer, 0, "no compute-sanitizer runs"),
+		OPT_STR("sanitizer", 0, &cfg.sanitizer_path, "PATH",
+			"the compute-sanitizer binary (default: from PATH, else CUDA_HOME/bin)"),
+		OPT_DOUBLE("sanitizer-timeout", 0, &cfg.sanitizer_wall_s, "S", 1, 86400,
+			   "skip a sanitizer tool run that takes over S seconds (600)"),
+		OPT_DOUBLE("max-timing", 0, &cfg.max_timing_s, "S", 1, 86400,
+			   "stop a kernel's timed trials after S seconds of kernel time "
+			   "(at least 10 trials)"),
+		OPT_FLAG("json", 0, &json, "print the verdicts as JSON"),
+		OPT_END,
+	};
+	struct cli_spec spec = { "verify", "[--top K] [--problems LIST] [options]", verify_doc, opts,
+		"Exit status 4 when any kernel failed verification; 3 without a GPU.\n", 0, NULL, NULL };
 
 	memset(&cfg, 0, sizeof(cfg));
 	memset(&be, 0, sizeof(be));
@@ -57,35 +58,12 @@ int cmd_verify(int argc, char **argv, struct cli_ctx *ctx)
 	cfg.per_category = 1;
 	cfg.sanitizer = 1;
 	cfg.collect_protocol = "collect-%";
+	if ((rc = cli_parse(&spec, argc, argv, ctx, &nargs)) != CLI_GO)
+		return rc;
+	rc = EXIT_FAIL;
+	if (nargs > 0)
+		return cli_fail(EXIT_USAGE, "verify: unexpected argument '%s'", argv[1]);
 	cfg.db_path = ctx->db_path;
-	while ((c = cli_getopt(argc, argv, "verify", "h", opts)) != -1) {
-		switch (c) {
-		case -2: return EXIT_USAGE;
-		case O_TOP:
-			cfg.top_k = atoi(optarg);
-			if (cfg.top_k < 1 || cfg.top_k > 1000)
-				return cli_fail(EXIT_USAGE, "--top: 1..1000");
-			break;
-		case O_PROBLEMS: problems = optarg; break;
-		case O_NOCAT: cfg.per_category = 0; break;
-		case O_NOSAN: cfg.sanitizer = 0; break;
-		case O_SAN: cfg.sanitizer_path = optarg; break;
-		case O_SANT:
-		case O_MAXT: {
-			char *end;
-			double v = strtod(optarg, &end);
-			if (*end || !(v >= 1 && v <= 86400))
-				return cli_fail(EXIT_USAGE, "--%s: seconds, 1..86400",
-						c == O_SANT ? "sanitizer-timeout" : "max-timing");
-			*(c == O_SANT ? &cfg.sanitizer_wall_s : &cfg.max_timing_s) = v;
-			break;
-		}
-		case O_JSON: json = 1; break;
-		default: return cli_usage("verify");
-		}
-	}
-	if (optind < argc)
-		return cli_fail(EXIT_USAGE, "verify: unexpected argument '%s'", argv[optind]);
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = 0;
 	cfg.kforge_path = exe;

@@ -46,92 +46,10 @@ int cli_fail(int code, const char *fmt, ...)
 	return code;
 }
 
-int cli_bad_option(const char *cmd, const char *opt, const struct option *longopts)
-{
-	const char *best = NULL;
-	int bestd = 99;
-	const char *o = opt;
-
-	while (*o == '-')
-		o++;
-	for (const struct option *lo = longopts; lo && lo->name; lo++) {
-		int d = cli_edit_distance(o, lo->name);
-		if (d < bestd) {
-			bestd = d;
-			best = lo->name;
-		}
-	}
-	fprintf(stderr, "kforge %s: unknown option '%s'\n", cmd, opt);
-	if (best && bestd <= 2 + (int)strlen(o) / 4)
-		fprintf(stderr, "Did you mean '--%s'?\n", best);
-	cli_usage(cmd);
-	return EXIT_USAGE;
-}
-
-static const struct cli_cmd *find_cmd(const char *name)
-{
-	for (const struct cli_cmd *c = cli_commands; c->name; c++)
-		if (!strcmp(c->name, name))
-			return c;
-	return NULL;
-}
-
-int cli_usage(const char *cmd)
-{
-	const struct cli_cmd *c = find_cmd(cmd);
-	if (c && c->usage) {
-		const char *nl = strchr(c->usage, '\n');
-		fprintf(stderr, "usage: %.*s\n", nl ? (int)(nl - c->usage) : (int)strlen(c->usage), c->usage);
-	}
-	fprintf(stderr, "See 'kforge %s --help'.\n", cmd);
-	return EXIT_USAGE;
-}
-
-int cli_help(const char *cmd)
-{
-	const struct cli_cmd *c = find_cmd(cmd);
-	if (!c)
-		return EXIT_USAGE;
-	printf("usage: %s\n", c->usage ? c->usage : c->name);
-	printf("\n%s\n", c->summary);
-	return EXIT_OK;
-}
-
 int cli_not_implemented(const char *cmd)
 {
 	fprintf(stderr, "kforge %s: not yet implemented\n", cmd);
 	return EXIT_USAGE;
-}
-
-int cli_getopt(int argc, char **argv, const char *cmd, const char *shortopts,
-	       const struct option *longopts)
-{
-	char sopts[128];
-	int idx = 0, c;
-
-	snprintf(sopts, sizeof(sopts), ":%s", shortopts);
-	opterr = 0;
-	c = getopt_long(argc, argv, sopts, longopts, &idx);
-	if (c == 'h') {
-		cli_help(cmd);
-		exit(EXIT_OK);
-	}
-	if (c == ':') {
-		fprintf(stderr, "kforge %s: option '%s' needs a value\n", cmd, argv[optind - 1]);
-		cli_usage(cmd);
-		return -2;
-	}
-	if (c == '?') {
-		char tmp[128];
-		if (optopt)
-			snprintf(tmp, sizeof(tmp), "-%c", optopt);
-		else
-			snprintf(tmp, sizeof(tmp), "%.*s", (int)strcspn(argv[optind - 1], "="),
-				 argv[optind - 1]);
-		cli_bad_option(cmd, tmp, longopts);
-		return -2;
-	}
-	return c;
 }
 
 void cli_data_path(struct cli_ctx *ctx, const char *rel, struct buf *out)

@@ -103,7 +103,11 @@ done
 echo "dataset: search: $KFORGE --db $DB search $*"
 "$KFORGE" --db "$DB" search "$@" || {
 	rc=$?
-	echo "dataset: search: failed (exit $rc); run 'make dataset' again to resume" >&2
+	if [ "$rc" -eq 3 ]; then
+		echo "dataset: search: no GPU or CUDA driver here (exit 3); run it on a GPU machine, or with COMPILE_ONLY=1 to compile and record only" >&2
+	else
+		echo "dataset: search: failed (exit $rc); run 'make dataset' again to resume" >&2
+	fi
 	exit "$rc"
 }
 if [ "${COMPILE_ONLY:-0}" = 1 ]; then

@@ -36,3 +36,71 @@ fi
 # The store: created on demand, --db and KFORGE_DB name it.
 expect_exit 1 "store info on a missing store fails" "$KFORGE" --db "$T_TMP/none.db" store info
 contains "and says there is no store" "$T_TMP/err" "no store"
+
+# One option table per command parses and writes the help (issue 22).
+# Every subcommand has its own help, exit 0.
+for s in "problems list" "problems show" "problems check" "problems inputs" \
+	"baselines import" "baselines list" "dataset verify" "dataset fetch" "dataset diff" \
+	"store info" "store check" "store init" "slurm submit" "template render"; do
+	# shellcheck disable=SC2086
+	expect_exit 0 "$s --help exits 0" "$KFORGE" $s --help
+	contains "$s --help shows its own usage" "$T_TMP/out" "^usage: kforge $s"
+done
+# Generated help: never "usage: usage:", every option with its help text.
+for c in problems baselines eval search verify merge pack dataset site report catalogue template \
+	slurm store gpu-info; do
+	"$KFORGE" "$c" --help >"$T_TMP/help.$c" 2>&1
+	cat "$T_TMP/help.$c" >>"$T_TMP/help.all"
+done
+contains "the helps were written" "$T_TMP/help.all" "^usage: kforge gpu-info"
+lacks "no help says 'usage: usage:'" "$T_TMP/help.all" "usage: usage:"
+expect_exit 2 "eval without its arguments is a usage error" "$KFORGE" eval
+lacks "whose usage line says 'usage:' once" "$T_TMP/err" "usage: usage:"
+contains "verify --help documents --sanitizer" "$T_TMP/help.verify" "--sanitizer PATH +the compute-sanitizer"
+contains "search --help documents each budget" "$T_TMP/help.search" "--total-time SEC +seconds for the whole run"
+contains "help lists the global options" "$T_TMP/help.eval" "--db PATH"
+expect_exit 0 "-h is --help" "$KFORGE" report -h
+contains "and shows report's usage" "$T_TMP/out" "^usage: kforge report"
+
+# A flag given a value is a usage error that says so.
+expect_exit 2 "--json=1 is a usage error" "$KFORGE" store info --json=1
+contains "saying --json takes no value" "$T_TMP/err" "option '--json' takes no value"
+expect_exit 2 "--json=1 is a usage error for search too" "$KFORGE" search --json=1
+contains "saying so by name" "$T_TMP/err" "option '--json' takes no value"
+expect_exit 2 "a missing value is a usage error" "$KFORGE" report --run
+contains "saying which option wants it" "$T_TMP/err" "option '--run' needs a value"
+expect_exit 2 "'--=x' is an unknown option" "$KFORGE" store info --=x
+contains "named as given" "$T_TMP/err" "unknown option '--'"
+expect_exit 2 "an ambiguous abbreviation is a usage error" "$KFORGE" search --max-t 3
+contains "listing the candidates" "$T_TMP/err" "--max-timing.*--max-time"
+
+# Numbers: the right type, the range, nothing trailing (site -j and
+# verify --top were read with atoi).
+expect_exit 2 "site -j 2x is a usage error" "$KFORGE" site -j 2x
+contains "saying what -j wants" "$T_TMP/err" "--jobs wants an integer in 1..16, not '2x'"
+expect_exit 2 "verify --top 2x is a usage error" "$KFORGE" verify --top 2x
+expect_exit 2 "verify --top 0 is a usage error" "$KFORGE" verify --top 0
+expect_exit 2 "eval --timeout 5x is a usage error" "$KFORGE" eval 19 x.cu --timeout 5x
+expect_exit 2 "dataset fetch --max-bytes 1Q is a usage error" "$KFORGE" dataset fetch http://127.0.0.1:9/x --max-bytes 1Q
+expect_exit 2 "a subcommand's options go after it" "$KFORGE" problems --json list
+contains "which the message says" "$T_TMP/err" "options go after its name"
+expect_exit 2 "an unknown subcommand is a usage error" "$KFORGE" dataset verfy x
+contains "with the closest one" "$T_TMP/err" "Did you mean 'verify'"
+
+# Global options before or after the command name.
+expect_exit 0 "store init --db PATH after the command" "$KFORGE" store init --db "$T_TMP/after.db"
+check "creates that store" test -f "$T_TMP/after.db"
+expect_exit 0 "store info --db PATH after the command" "$KFORGE" store info --db "$T_TMP/after.db"
+contains "reports that store" "$T_TMP/out" "after.db"
+expect_exit 0 "problems list -q --db PATH" "$KFORGE" problems list -q --db "$T_TMP/none.db"
+expect_exit 0 "-v after a subcommand" "$KFORGE" store info -v --db "$T_TMP/after.db"
+expect_exit 0 "--db before the command still works" "$KFORGE" --db "$T_TMP/after.db" store info
+
+# A write to stdout that fails is exit 1 with a message, not exit 0.
+expect_exit 1 "problems list >/dev/full exits 1" sh -c '"$KFORGE" problems list >/dev/full'
+contains "saying why" "$T_TMP/err" "^kforge: write error on standard output: No space left on device"
+expect_exit 1 "--help >/dev/full exits 1" sh -c '"$KFORGE" --help >/dev/full'
+expect_exit 1 "a closed stdout exits 1" sh -c '"$KFORGE" problems list >&-'
+{ sleep 0.5; "$KFORGE" problems list 2>"$T_TMP/pipe.err"; echo $? >"$T_TMP/pipe.rc"; } | true
+check "a pipe closed by its reader is exit 1" grep -qx 1 "$T_TMP/pipe.rc"
+contains "saying why" "$T_TMP/pipe.err" "write error on standard output: Broken pipe"

@@ -25,6 +25,9 @@ check "evals row not_run for level1/019_ReLU" test "$(q "select count(*) from ev
 check "the problems row exists" test "$(q "select count(*) from problems where id='level1/019_ReLU'")" -eq 1
 t1=$(q "select created_at || duration_ms from compiles")
 
+expect_exit 0 "--db after the command" "$KFORGE" eval 19 "$C/relu_ok.cu" --compile-only --db "$T_TMP/after.db"
+check "stores the eval there" test "$(sqlite3 "$T_TMP/after.db" "select count(*) from evals where status='not_run'")" -eq 1
+
 expect_exit 0 "the second eval exits 0" "$KFORGE" eval level1/019_ReLU "$C/relu_ok.cu" --compile-only --json
 check "the second eval is served from the store" python3 -c "import json,sys; d=json.load(open('$T_TMP/out')); sys.exit(0 if d['cached'] and d['status']=='not_run' and len(d['eval_id'])==64 else 1)"
 check "no second compile happened" test "$(q 'select created_at || duration_ms from compiles')" = "$t1"

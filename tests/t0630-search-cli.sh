@@ -34,3 +34,28 @@ check "--prune-vs-eager 0 --max-timing 0: neither in the run's config" sh -c \
 	"sqlite3 '$KFORGE_DB' \"select count(*) from runs where json_extract(config,'\$.max_timing_s') is null and json_extract(config,'\$.prune_vs_eager') is null\" | grep -qx 1"
 expect_exit 2 "kforge eval: --prune-vs-eager wants a number" "$KFORGE" eval 1 x.cu --prune-vs-eager lots
 contains "says so" "$T_TMP/err" "prune-vs-eager wants a number"
+
+# Option types (issue 22): fractions are kept, not truncated to integers.
+"$KFORGE" search --problems 1 --proposer builtin --compile-only --max-timing 0.5 --prune-vs-eager 2.5 \
+	--max-time 0.5 --total-time 1.5 >/dev/null 2>&1
+check "--max-timing 0.5 --prune-vs-eager 2.5 --max-time 0.5 --total-time 1.5 are recorded as given" sh -c \
+	"sqlite3 '$KFORGE_DB' \"select count(*) from runs where json_extract(config,'\$.max_timing_s')=0.5 and json_extract(config,'\$.prune_vs_eager')=2.5 and json_extract(config,'\$.per_problem.wall_s')=0.5 and json_extract(config,'\$.total.wall_s')=1.5\" | grep -qx 1"
+for bad in "--rounds 2.5" "--seed -1" "--max-tokens 1e3" "--ideas 3x" "--max-timing 0.5x" "--max-timing ''" \
+	"--top-k 1001" "--max-ideas -1" "--strategy Branch"; do
+	# shellcheck disable=SC2086
+	eval "set -- $bad"
+	expect_exit 2 "search $bad is a usage error" "$KFORGE" search --problems 1 --proposer builtin --compile-only "$@"
+done
+contains "it says which option and what it wants" "$T_TMP/err" "unknown strategy 'Branch' \(--strategy takes branch or revise\)"
+expect_exit 2 "search --rounds 2.5 names the type" "$KFORGE" search --problems 1 --compile-only --rounds 2.5
+contains "an integer" "$T_TMP/err" "--rounds wants an integer in 0..10000, not '2.5'"
+expect_exit 0 "-q after the command" "$KFORGE" search --problems 1 --proposer builtin --compile-only -q
+lacks "makes the search quiet" "$T_TMP/err" "^proposer:"
+
+# No CUDA driver or GPU: exit 3, as kforge eval (not 1, a failed run).
+if "$KFORGE" gpu-info >/dev/null 2>&1; then
+	skip "a GPU is visible; the no-GPU exit does not apply"
+else
+	expect_exit 3 "search without a GPU exits 3" "$KFORGE" search --problems 1 --proposer builtin
+	contains "and says why" "$T_TMP/err" "no CUDA driver found|no GPU visible"
+fi

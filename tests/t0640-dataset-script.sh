@@ -8,7 +8,7 @@ cat >stub <<'STUB'
 echo "$*" >>"$STUB_LOG"
 for a in "$@"; do
 	case "$a" in
-	search) [ -n "${STUB_FAIL_SEARCH:-}" ] && exit 1; exit 0 ;;
+	search) [ -n "${STUB_FAIL_SEARCH:-}" ] && exit 1; [ -n "${STUB_NOGPU:-}" ] && exit 3; exit 0 ;;
 	verify) [ -n "${STUB_VERIFY_FAILED:-}" ] && exit 4
 	        echo "kforge $a: not yet implemented" >&2; exit 2 ;;
 	pack) echo "kforge $a: not yet implemented" >&2; exit 2 ;;
@@ -42,6 +42,9 @@ contains "site skipped as a usage error" "$T_TMP/out" "site: SKIPPED: this build
 contains "the pipeline went on to the report" "$T_TMP/out" "dataset: report"
 expect_exit 1 "a failing search stops the pipeline" env STUB_FAIL_SEARCH=1 sh "$KF_ROOT/scripts/dataset.sh" 1
 contains "and says how to resume" "$T_TMP/err" "run 'make dataset' again to resume"
+expect_exit 3 "a search without a GPU stops the pipeline with its exit 3" env STUB_NOGPU=1 sh "$KF_ROOT/scripts/dataset.sh" 1
+contains "and says what to do instead of resuming" "$T_TMP/err" "no GPU or CUDA driver here .*COMPILE_ONLY=1"
+lacks "no pack after it" "$T_TMP/out" "dataset: pack"
 expect_exit 1 "a failing step stops the pipeline" env STUB_FAIL_SITE=1 sh "$KF_ROOT/scripts/dataset.sh" 1
 lacks "no report after the failure" "$T_TMP/out" "dataset: report"
 
