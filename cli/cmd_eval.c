@@ -46,6 +46,7 @@ static json_t *outcome_json(const struct eval_outcome *o, const char *problem, j
 		{ "time_max_ms", o->time_max_ms }, { "cupti_mean_ms", o->cupti_mean_ms },
 		{ "cupti_median_ms", o->cupti_median_ms }, { "speedup_eager", o->speedup_eager },
 		{ "speedup_compile", o->speedup_compile }, { "roofline_ms", o->roofline_ms },
+		{ "sol_ms", o->sol_ms },
 	};
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
 		json_object_set_new(j, nums[i].k, isfinite(nums[i].v) && nums[i].v != 0
@@ -87,6 +88,8 @@ static void print_human(const struct eval_outcome *o, const char *problem, const
 		if (o->roofline_ms > 0)
 			printf("roofline: floor %.4f ms, efficiency %.1f%%\n", o->roofline_ms,
 			       100.0 * o->roofline_ms / o->time_mean_ms);
+		if (o->sol_ms > 0)
+			printf("speed of light: %.4f ms (peaks; a faster trial is rejected)\n", o->sol_ms);
 	}
 	if (o->harness_ms > 0)
 		printf("harness: %.1f ms\n", o->harness_ms);

@@ -91,7 +91,7 @@ static int sub_check(int argc, char **argv, struct cli_ctx *ctx)
 {
 	int n, rc;
 	struct cli_spec spec = { "store check", "",
-		"PRAGMA integrity_check and foreign_key_check (exit 4 when not ok).\n", NULL, NULL, 0,
+		"SQLite's integrity and foreign-key checks (exit 4 when not ok).\n", NULL, NULL, 0,
 		NULL, NULL };
 
 	if ((rc = cli_parse(&spec, argc, argv, ctx, &n)) != CLI_GO)
@@ -127,7 +127,7 @@ int cmd_store(int argc, char **argv, struct cli_ctx *ctx)
 {
 	static const struct cli_sub subs[] = {
 		{ "info", sub_info, "[--json]", "rows per table, schema version, path" },
-		{ "check", sub_check, "", "PRAGMA integrity_check and foreign_key_check (exit 4 when not ok)" },
+		{ "check", sub_check, "", "SQLite's integrity and foreign-key checks (exit 4 when not ok)" },
 		{ "init", sub_init, "", "create the store if it does not exist" },
 		{ NULL, NULL, NULL, NULL },
 	};

@@ -23,9 +23,9 @@ for run in old new; do
 	python3 - "$out/$run.db" "$wall" <<'PY'
 import json, sqlite3, sys
 db = sqlite3.connect(sys.argv[1]); wall = float(sys.argv[2])
-ev = db.execute("select env, status from evals where protocol = 'collect-v1'").fetchall()
+ev = db.execute("select env, status from evals where protocol LIKE 'collect-%'").fetchall()
 kern = db.execute("select coalesce(sum(t.time_ms), 0) from eval_trials t join evals e on e.id = t.eval_id "
-                  "where e.protocol = 'collect-v1'").fetchone()[0] / 1000.0
+                  "where e.protocol LIKE 'collect-%'").fetchone()[0] / 1000.0
 refs = sum((json.loads(e or "{}").get("phases_ms") or {}).get("refs", 0) for e, _ in ev) / 1000.0
 nref = sum((json.loads(e or "{}").get("phases_ms") or {}).get("refs", 0) >= 1.0 for e, _ in ev)
 ok = sum(s == "correct" for _, s in ev)
