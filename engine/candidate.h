@@ -34,8 +34,8 @@ struct candidate {
 void candidate_init(struct candidate *c);
 void candidate_release(struct candidate *c);
 
-/* Canonicalises (CRLF -> LF, NUL bytes and over-size are errors), splits
- * and scans. 0, or -1 with a "LINE:COL: ..." format error in err. On error
+/* Canonicalises (CRLF -> LF; NUL bytes, bytes that are not UTF-8 and
+ * over-size are errors), splits and scans. 0, or -1 with a "LINE:COL: ..." format error in err. On error
  * c->text is still set when the file could be read (for the store). */
 int candidate_parse(struct candidate *c, const char *text, size_t len, struct buf *err);
 

@@ -342,6 +342,13 @@ static void test_candidate(void **state)
 			    "from the disk");
 	assert_int_equal(candidate_parse(&c, "int a;\0x", 8, &err), -1);
 	assert_string_equal(err.s, "1:7: NUL byte in the candidate");
+	/* UTF-8 text: the first bad byte's line and byte column (a valid
+	 * two-byte character before it counts two columns). */
+	assert_int_equal(candidate_parse(&c, "int a;\n// caf\xC3\xA9 \xE9t\xE9\n", 20, &err), -1);
+	assert_string_equal(err.s, "2:10: byte 0xE9 is not valid UTF-8 (a candidate is UTF-8 text)");
+	assert_int_equal(candidate_parse(&c, "int a;\r\n\xED\xA0\x80", 11, &err), -1);
+	assert_string_equal(err.s, "2:1: byte 0xED is not valid UTF-8 (a candidate is UTF-8 text)");
+	assert_int_equal(candidate_parse(&c, "// \xE2\x82\xAC \xCE\xB1\n/*@launch\n@*/\n", 24, &err), 0);
 	{
 		char *big = malloc(CANDIDATE_MAX_BYTES + 2);
 		memset(big, ' ', CANDIDATE_MAX_BYTES + 1);
