@@ -147,10 +147,6 @@ int cmd_eval(int argc, char **argv, struct cli_ctx *ctx)
 		ret = cli_fail(EXIT_FAIL, "%s", err.s);
 		goto out;
 	}
-	if (memchr(text.s, '\0', text.len)) {
-		ret = cli_fail(EXIT_FAIL, "%s: a candidate is text (found a NUL byte)", argv[2]);
-		goto out;
-	}
 	if (!cfg.compile_only) {
 		struct cudadrv d;
 		if (cudadrv_load(&d, &err) < 0) {
@@ -168,6 +164,7 @@ int cmd_eval(int argc, char **argv, struct cli_ctx *ctx)
 	}
 	req.problem_id = argv[1];
 	req.candidate = text.s;
+	req.candidate_len = text.len;     /* NUL bytes are the engine's format errors */
 	eval_outcome_init(&o);
 	if (engine_eval(e, &req, &o, &err) < 0) {
 		ret = cli_fail(EXIT_FAIL, "%s", err.s);

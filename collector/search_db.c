@@ -2,11 +2,11 @@
  * that seed rounds and condition the proposer. */
 #include "search_int.h"
 #include "core/json.h"
-#include "core/log.h"
 #include "core/sha256.h"
 #include "core/store_llm.h"
 #include "core/store_eval.h"
 #include "core/store_search.h"
+#include "core/utf8.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -15,40 +15,17 @@
 #include <string.h>
 
 /* Texts from the model, the compiler or the engine may not be valid UTF-8
- * (jansson's checked constructors would refuse them): keep the bytes. */
-static void set_text(json_t *o, const char *key, const char *s)
+ * (a response cut off or from a careless server, a log cut inside a
+ * character): the store keeps valid UTF-8, with U+FFFD for the rest, so
+ * that the dataset's JSON can carry every row. */
+static void set_textn(json_t *o, const char *key, const char *s, size_t n)
 {
-	json_object_set_new(o, key, s ? json_string_nocheck(s) : json_null());
+	json_object_set_new(o, key, s ? json_utf8(s, n) : json_null());
 }
 
-/* Copies s into out with every byte that is not part of a valid UTF-8
- * sequence replaced by '?'; returns how many were replaced. Candidate
- * files are text: the engine and the dataset expect UTF-8. */
-static int utf8_clean(struct buf *out, const char *s)
+static void set_text(json_t *o, const char *key, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	int bad = 0;
-
-	while (*p) {
-		int n = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3
-			: (*p & 0xF8) == 0xF0 ? 4 : 0;
-		int ok = n > 0 && !(n == 2 && *p < 0xC2) && !(n == 4 && *p > 0xF4);
-		for (int i = 1; ok && i < n; i++)
-			ok = (p[i] & 0xC0) == 0x80;
-		if (ok && n == 3)
-			ok = !(*p == 0xE0 && p[1] < 0xA0) && !(*p == 0xED && p[1] >= 0xA0);
-		if (ok && n == 4)
-			ok = !(*p == 0xF0 && p[1] < 0x90) && !(*p == 0xF4 && p[1] >= 0x90);
-		if (!ok) {
-			buf_addc(out, '?');
-			bad++;
-			p++;
-			continue;
-		}
-		buf_add(out, p, (size_t)n);
-		p += n;
-	}
-	return bad;
+	set_textn(o, key, s, s ? strlen(s) : 0);
 }
 
 void sdb_hash8(char out[9], const char *fmt, ...)
@@ -116,9 +93,10 @@ int sdb_put_call(struct sproblem *P, const char *id, int round, const char *purp
 			"proposer", P->S->prop->name ? P->S->prop->name : "unknown", "request_sha256",
 			hex, "latency_ms", rec->latency_ms, "retries", rec->retries, "cached", rec->cached,
 			"created_at", now);
-	/* Byte-exact: the replay parses the recorded response again. */
-	set_text(row, "request", rec->request.s);
-	set_text(row, "response", rec->response.s);
+	/* Byte-exact where the replay reads it (calls without an error: their
+	 * response parsed as JSON, which is UTF-8). */
+	set_textn(row, "request", rec->request.s, rec->request.len);
+	set_textn(row, "response", rec->response.s, rec->response.len);
 	set_text(row, "model", rec->model.len ? rec->model.s : NULL);
 	json_object_set_new(row, "http_status",
 			    rec->http_status ? json_integer(rec->http_status) : json_null());
@@ -406,15 +384,11 @@ int sdb_eval_put(struct sproblem *P, int round, const char *idea_id, const char 
 
 	eval_outcome_init(&o);
 	if (source) {
-		struct buf clean = BUF_INIT;
-		int bad = utf8_clean(&clean, source);
-		r = P->S->be->eval(P->S->be->ctx, P->ref->id, clean.s, &o, err);
-		buf_release(&clean);
+		/* As written: bytes that are not UTF-8 are the engine's format error. */
+		r = P->S->be->eval(P->S->be->ctx, P->ref->id, source, &o, err);
 		if (r < 0)
 			goto out;
 		r = -1;
-		if (bad)
-			log_debug("%s: %d bytes of a candidate were not UTF-8 (replaced by '?')", P->ref->id, bad);
 		status = o.status[0] ? o.status : "runtime_error";
 		buf_add(&detail, o.detail.s, o.detail.len > SEARCH_DETAIL_MAX ? SEARCH_DETAIL_MAX : o.detail.len);
 		if (o.failed_check[0]) {

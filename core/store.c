@@ -432,6 +432,12 @@ int store_insert(struct store *s, const char *table, const json_t *row,
 	json_t *v;
 	int n = 0, ret = -1, rc;
 
+	/* A row that failed to build (json_pack refuses text that is not
+	 * UTF-8) must not turn into "INSERT INTO t() VALUES()". */
+	if (!json_is_object(row) || !json_object_size(row)) {
+		kf_err(err, "store: no values for a row of %s (a text that is not UTF-8?)", table);
+		goto out;
+	}
 	if (check_columns(s, table, row, err) < 0)
 		goto out;
 	buf_addf(&sql, "INSERT %s INTO %s(",
@@ -473,6 +479,10 @@ int store_update(struct store *s, const char *table, const json_t *set, const js
 	json_t *v;
 	int n = 0, ret = -1;
 
+	if (!json_is_object(set) || !json_object_size(set) || !json_is_object(where)) {
+		kf_err(err, "store: no values for an update of %s (a text that is not UTF-8?)", table);
+		goto out;
+	}
 	if (check_columns(s, table, set, err) < 0 || check_columns(s, table, where, err) < 0)
 		goto out;
 	if (!json_object_size(where)) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/sha256.h"
+#include "core/utf8.h"
 
 void candidate_init(struct candidate *c)
 {
@@ -73,6 +74,19 @@ static int line_blank_or_comment(const char *l, size_t n)
 	return n == 0 || (n >= 2 && l[0] == '/' && l[1] == '/');
 }
 
+/* 1-based line and byte column of offset off. */
+static void text_pos(const char *t, size_t off, int *line, int *col)
+{
+	size_t bol = 0;
+	*line = 1;
+	for (size_t j = 0; j < off; j++)
+		if (t[j] == '\n') {
+			(*line)++;
+			bol = j + 1;
+		}
+	*col = (int)(off - bol) + 1;
+}
+
 int candidate_parse(struct candidate *c, const char *text, size_t len, struct buf *err)
 {
 	struct buf canon = BUF_INIT;
@@ -83,20 +97,21 @@ int candidate_parse(struct candidate *c, const char *text, size_t len, struct bu
 	if (len > CANDIDATE_MAX_BYTES)
 		return kf_err(err, "1:1: candidate is %zu bytes, over the limit of %d", len,
 			      CANDIDATE_MAX_BYTES);
-	for (i = 0; i < len; i++) {
-		if (text[i] == '\0') {
-			int l = 1, col = 1;
-			for (size_t j = 0; j < i; j++, col++)
-				if (text[j] == '\n') {
-					l++;
-					col = 0;
-				}
-			return kf_err(err, "%d:%d: NUL byte in the candidate", l, col);
-		}
-	}
 	candidate_canonical(text, len, &canon);
 	c->len = canon.len;
 	c->text = buf_detach(&canon, NULL);
+	/* Text, UTF-8: the store, the prompts and the dataset carry it as JSON. */
+	i = utf8_first_bad(c->text, c->len);
+	if (i < c->len) {
+		int l, col;
+		text_pos(c->text, i, &l, &col);
+		if (!c->text[i])
+			kf_err(err, "%d:%d: NUL byte in the candidate", l, col);
+		else
+			kf_err(err, "%d:%d: byte 0x%02X is not valid UTF-8 (a candidate is UTF-8 text)",
+			       l, col, (unsigned char)c->text[i]);
+		goto out;
+	}
 
 	for (i = 0; i < c->len; line++) {
 		size_t e = i;

@@ -3,13 +3,16 @@
  *
  * candidate_parse splits the file, bounds its size, and runs the include
  * scan; it is the whole format check that happens before NVRTC sees the
- * code. The include scan is the guarantee that NVRTC reads nothing from
- * the disk on the candidate's behalf: only `#include <NAME>` with NAME on
+ * code. The file is UTF-8 text without NUL bytes. The include scan is the
+ * guarantee that NVRTC reads nothing from the disk on the candidate's
+ * behalf and runs no pragma but unroll: only `#include <NAME>` with NAME on
  * the allow-list passes; quotes, paths, macros as include names,
- * `#include_next`, `#import`, `__has_include`, `#line` file names,
- * `#pragma` other than unroll/once/nv_* diagnostics, `#embed` and
- * `_Pragma` are all format errors. Errors read "LINE:COL: message" with
- * positions in the candidate file (1-based). */
+ * `#include_next`, `#import`, `#embed`, `#line`, `#pragma` other than
+ * unroll/nounroll, names containing `pragma`/`has_include`/`has_embed`
+ * (`_Pragma`, `__has_include`, libcu++'s `_CCCL_PRAGMA`), a `##` that
+ * could paste such a name, unterminated literals and the clock macros are
+ * all format errors (docs/formats.md). Errors read "LINE:COL: message"
+ * with positions in the candidate file (1-based, columns in bytes). */
 #ifndef KF_CANDIDATE_H
 #define KF_CANDIDATE_H
 
@@ -34,8 +37,8 @@ struct candidate {
 void candidate_init(struct candidate *c);
 void candidate_release(struct candidate *c);
 
-/* Canonicalises (CRLF -> LF, NUL bytes and over-size are errors), splits
- * and scans. 0, or -1 with a "LINE:COL: ..." format error in err. On error
+/* Canonicalises (CRLF -> LF; NUL bytes, bytes that are not UTF-8 and
+ * over-size are errors), splits and scans. 0, or -1 with a "LINE:COL: ..." format error in err. On error
  * c->text is still set when the file could be read (for the store). */
 int candidate_parse(struct candidate *c, const char *text, size_t len, struct buf *err);
 

@@ -13,6 +13,7 @@
 #include "core/sha256.h"
 #include "core/store_eval.h"
 #include "core/store_problems.h"
+#include "core/utf8.h"
 
 #include <limits.h>
 #include <math.h>
@@ -604,7 +605,8 @@ int engine_eval(struct engine *e, const struct eval_request *req, struct eval_ou
 	struct buf canon = BUF_INIT, msg = BUF_INIT;
 	struct compile_job *job = NULL;
 	json_t *res = NULL;
-	size_t len = req->candidate ? strlen(req->candidate) : 0;
+	const char *text = req->candidate ? req->candidate : "";
+	size_t len = req->candidate_len ? req->candidate_len : strlen(text);
 	int ret = -1, r, parsed;
 	double t0 = now_s();
 
@@ -616,13 +618,13 @@ int engine_eval(struct engine *e, const struct eval_request *req, struct eval_ou
 	if (!ep)
 		goto out;
 	snprintf(out->gpu_name, sizeof(out->gpu_name), "%s", engine_gpu_name(e));
-	parsed = candidate_parse(&c, req->candidate ? req->candidate : "", len, &msg) == 0;
-	candidate_hash(req->candidate ? req->candidate : "", len, out->kernel_hash);
-	candidate_canonical(req->candidate ? req->candidate : "", len, &canon);
+	parsed = candidate_parse(&c, text, len, &msg) == 0;
+	candidate_hash(text, len, out->kernel_hash);
+	candidate_canonical(text, len, &canon);
 	engine_eval_key(out->kernel_hash, ep->p.id, out->gpu_name, e->proto_json.s, out->eval_id);
 
 	pthread_mutex_lock(&e->store_mu);
-	r = es_put_kernel(&e->store, out->kernel_hash, canon.s, err);
+	r = es_put_kernel(&e->store, out->kernel_hash, canon.s, canon.len, err);
 	if (r == 0 && !req->force) {
 		r = es_find_eval(&e->store, out->eval_id, out, err);
 		if (r == 1) {
@@ -687,6 +689,8 @@ int engine_eval(struct engine *e, const struct eval_request *req, struct eval_ou
 		if (cr.log.len) {
 			/* An excerpt: the first errors are what the author needs. */
 			size_t n = cr.log.len < 4000 ? cr.log.len : 4000;
+			while (n < cr.log.len && n > 3996 && (cr.log.s[n] & 0xC0) == 0x80)
+				n--;   /* not inside a character */
 			buf_adds(&out->detail, "\n");
 			buf_add(&out->detail, cr.log.s, n);
 		}
@@ -708,6 +712,14 @@ int engine_eval(struct engine *e, const struct eval_request *req, struct eval_ou
 	}
 record:
 	(void)t0;
+	if (utf8_first_bad(out->detail.s, out->detail.len) < out->detail.len) {
+		/* A log excerpt cut inside a character, say: callers print it as JSON. */
+		struct buf t = BUF_INIT;
+		utf8_add_clean(&t, out->detail.s, out->detail.len);
+		buf_reset(&out->detail);
+		buf_add(&out->detail, t.s, t.len);
+		buf_release(&t);
+	}
 	pthread_mutex_lock(&e->store_mu);
 	r = es_put_eval(&e->store, out, ep->p.id, e->proto_name, e->proto_json.s, res, err);
 	pthread_mutex_unlock(&e->store_mu);

@@ -53,7 +53,11 @@ struct engine {
 };
 
 /* ---- engine_store.c (call with store_mu held) ---------------------------- */
-int es_put_kernel(struct store *s, const char *hash, const char *canonical, struct buf *err);
+/* Texts are stored as valid UTF-8 (core/utf8.h): a candidate refused for
+ * bytes that are not UTF-8 keeps its hash (of the bytes as given) but its
+ * source has U+FFFD in their place. */
+int es_put_kernel(struct store *s, const char *hash, const char *canonical, size_t len,
+		  struct buf *err);
 int es_put_compile(struct store *s, const char *compile_id, const char *kernel_hash,
 		   const char *arch, const struct compile_result *r, const char *status,
 		   const char *message, struct buf *err);

@@ -5,6 +5,7 @@
 #include "engine_int.h"
 #include "core/json.h"
 #include "core/store_eval.h"
+#include "core/utf8.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -15,15 +16,17 @@ static json_t *num_or_null(double v, int have)
 	return have && isfinite(v) ? json_real(v) : json_null();
 }
 
-int es_put_kernel(struct store *s, const char *hash, const char *canonical, struct buf *err)
+int es_put_kernel(struct store *s, const char *hash, const char *canonical, size_t len,
+		  struct buf *err)
 {
 	char now[32];
-	json_t *row;
+	json_t *row, *src = json_utf8(canonical, len);
 	int r;
 
 	store_now(now);
-	row = json_pack("{s:s,s:s,s:I,s:s}", "hash", hash, "source", canonical, "bytes",
-			(json_int_t)strlen(canonical), "created_at", now);
+	row = json_pack("{s:s,s:O,s:I,s:s}", "hash", hash, "source", src, "bytes",
+			(json_int_t)json_string_length(src), "created_at", now);
+	json_decref(src);
 	r = store_insert(s, "kernels", row, STORE_IGNORE, err);
 	json_decref(row);
 	return r < 0 ? -1 : 0;
@@ -40,12 +43,13 @@ int es_put_compile(struct store *s, const char *compile_id, const char *kernel_h
 	store_now(now);
 	if (store_begin(s, err) < 0)
 		return -1;
-	row = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s}", "id", compile_id,
+	row = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:o,s:s}", "id", compile_id,
 			"kernel_hash", kernel_hash, "arch", arch, "options",
 			r && r->options.len ? r->options.s : "[]", "nvrtc_version",
-			r ? r->nvrtc_version : "", "status", status, "message", message ? message : "",
-			"log", r ? r->log.s : "", "duration_ms", num_or_null(r ? r->ms : 0, r != NULL),
-			"created_at", now);
+			r ? r->nvrtc_version : "", "status", status, "message",
+			json_utf8(message, message ? strlen(message) : 0), "log",
+			r ? json_utf8(r->log.s, r->log.len) : json_string(""), "duration_ms",
+			num_or_null(r ? r->ms : 0, r != NULL), "created_at", now);
 	if (store_insert(s, "compiles", row, STORE_REPLACE, err) < 0)
 		goto out;
 	for (int i = 0; r && i < r->n_kernels; i++) {
@@ -163,12 +167,12 @@ int es_put_eval(struct store *s, const struct eval_outcome *o, const char *probl
 	if (o->phases)
 		json_object_set(env, "phases_ms", o->phases);
 	json_add_compact(&envs, env);
-	row = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s?,s:s,s:s,s:s}", "id", o->eval_id,
+	row = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s?,s:o,s:s,s:s}", "id", o->eval_id,
 			"kernel_hash", o->kernel_hash, "problem_id", problem_id, "gpu_name",
 			o->gpu_name, "protocol", protocol_name, "protocol_params", protocol_json,
 			"status", o->status, "failed_check",
-			o->failed_check[0] ? o->failed_check : NULL, "detail", o->detail.s, "env",
-			envs.s, "created_at", now);
+			o->failed_check[0] ? o->failed_check : NULL, "detail",
+			json_utf8(o->detail.s, o->detail.len), "env", envs.s, "created_at", now);
 	json_object_set_new(row, "max_abs_err", num_or_null(o->max_abs_err, has_err));
 	json_object_set_new(row, "max_rel_err", num_or_null(o->max_rel_err, has_err));
 	json_object_set_new(row, "mismatches",

@@ -1,10 +1,14 @@
 /* The include / preprocessor scan of candidate device code: the guarantee
- * that NVRTC reads nothing from the disk on the candidate's behalf. It
- * follows the preprocessor's own view of the text (line splices, comments,
- * strings, digraph `%:`), and is conservative where that view is hard to
- * follow: raw strings and trigraphs are refused, and a line that starts
- * with `#` is checked for file-reading directives even where the scan
- * believes it is inside a comment. */
+ * that NVRTC reads nothing from the disk on the candidate's behalf and
+ * runs no pragma but unroll. It follows the preprocessor's own view of the
+ * text (line splices, comments, strings, digraph `%:`), and is
+ * conservative where that view is hard to follow: raw strings, trigraphs
+ * and universal character names outside literals are refused, and a line
+ * that starts with `#` is checked for file-reading directives even where
+ * the scan believes it is inside a comment. What macros build cannot be
+ * seen before preprocessing, so names that reach pragmas or file probes
+ * are refused wherever they are spelled, and so is a `##` that could
+ * paste one together (docs/formats.md, "What the scan refuses"). */
 #include "candidate.h"
 
 #include <ctype.h>
@@ -19,21 +23,33 @@ static const char *const allowed_headers[] = {
 	"cuda_awbarrier_primitives.h", NULL,
 };
 
-static const char *const allowed_pragmas[] = {
-	"unroll", "nounroll", "once", "pack", "push_macro", "pop_macro", "nv_diag_suppress",
-	"nv_diag_warning", "nv_diag_error", "nv_diag_default", "nv_diag_once", "diag_suppress",
-	"diag_warning", "diag_error", "diag_default", NULL,
-};
+/* Loop unrolling is the one compiler control a kernel needs; every other
+ * pragma (diagnostics, packing, macro stacks, GCC/clang/omp forms) is
+ * refused rather than judged one by one. */
+static const char *const allowed_pragmas[] = { "unroll", "nounroll", NULL };
 
 static const char *const ok_directives[] = {
 	"define", "undef", "if", "ifdef", "ifndef", "elif", "elifdef", "elifndef", "else",
 	"endif", "error", "warning", "pragma", "include", NULL,
 };
 
-/* Identifiers refused anywhere: they probe or load files, or hide pragmas. */
-static const char *const banned_idents[] = {
-	"__has_include", "__has_include_next", "__has_embed", "_Pragma", "__pragma", NULL,
+/* Identifiers containing these (ASCII case folded) are refused anywhere:
+ * _Pragma, __pragma, __has_include(_next), __has_embed, and the allowed
+ * headers' wrappers of them (libcu++'s _CCCL_PRAGMA(x) and
+ * _CCCL_HAS_INCLUDE(x), which reach a pragma or a file probe the caller
+ * chooses). */
+static const char *const banned_parts[] = { "pragma", "has_include", "has_embed", NULL };
+
+/* The names above whose pragma or probe the caller controls: a `##`
+ * operand that could be part of one of them is refused (lower case). */
+static const char *const paste_targets[] = {
+	"__pragma", "__has_include_next", "__has_embed", "_cccl_pragma", "_cccl_has_include", NULL,
 };
+
+/* The clock: a compile must not depend on when it runs. */
+static const char *const clock_idents[] = { "__DATE__", "__TIME__", "__TIMESTAMP__", NULL };
+
+#define MAX_MACRO_PARAMS 256
 
 static int in_list(const char *const *l, const char *s, size_t n)
 {
@@ -67,6 +83,10 @@ struct sp {
 	int *line, *col;
 	size_t n;
 	struct buf *err;
+	/* The #define whose replacement list the scan is in: its parameters
+	 * (offsets and lengths in c), n_params < 0 outside one. */
+	int n_params;
+	size_t p_off[MAX_MACRO_PARAMS], p_len[MAX_MACRO_PARAMS];
 };
 
 static int sp_build(struct sp *s, const char *src, size_t len, int first_line)
@@ -168,16 +188,19 @@ static size_t skip_blank(const struct sp *s, size_t i)
 }
 
 /* i is at `#` or `%:`. strict: refuse unknown directives too (in code;
- * lines the scan thinks are comments only get the file-reading check). */
-static int check_directive(struct sp *s, size_t i, int strict)
+ * lines the scan thinks are comments only get the file-reading check).
+ * *after (may be NULL): the offset past the directive's name. */
+static int check_directive(struct sp *s, size_t i, int strict, size_t *after)
 {
-	size_t start = i, n0, name;
+	size_t n0, name;
 	i += at(s, i) == '#' ? 1 : 2;
 	i = skip_blank(s, i);
 	name = i;
 	while (is_ident(at(s, i)))
 		i++;
 	n0 = i - name;
+	if (after)
+		*after = i;
 	if (n0 == 0) {
 		if (at(s, i) == '\n' || at(s, i) == 0 || !strict)
 			return 0;
@@ -215,6 +238,8 @@ static int check_directive(struct sp *s, size_t i, int strict)
 					    "cuda/barrier, cuda/pipeline, cuda/std/...)", name_buf, len);
 		}
 		i = skip_blank(s, e + 1);
+		if (after)
+			*after = i;
 		if (at(s, i) == '/' && at(s, i + 1) == '/')
 			return 0;
 		if (at(s, i) != '\n' && at(s, i) != 0)
@@ -230,9 +255,8 @@ static int check_directive(struct sp *s, size_t i, int strict)
 		while (is_ident(at(s, i)))
 			i++;
 		if (i == p || !in_list(allowed_pragmas, s->c + p, i - p))
-			return fail(s, p, "`#pragma %s` is not allowed (allowed: unroll, nounroll, once, "
-				    "pack, push_macro, pop_macro, nv_diag_*)", s->c + p,
-				    i == p ? 0 : i - p);
+			return fail(s, p, "`#pragma %s` is not allowed (only `#pragma unroll` and "
+				    "`#pragma nounroll`)", s->c + p, i == p ? 0 : i - p);
 		return 0;
 	}
 	if (in_list(ok_directives, s->c + name, n0))
@@ -242,15 +266,133 @@ static int check_directive(struct sp *s, size_t i, int strict)
 		if (!in_list(reads, s->c + name, n0))
 			return 0;
 	}
-	(void)start;
 	return fail(s, name, "preprocessor directive `#%s` is not allowed", s->c + name, n0);
+}
+
+/* 1 if the n bytes at p contain part (ASCII case folded). */
+static int has_part(const char *p, size_t n, const char *part)
+{
+	size_t k = strlen(part);
+	for (size_t i = 0; i + k <= n; i++) {
+		size_t j = 0;
+		while (j < k && tolower((unsigned char)p[i + j]) == part[j])
+			j++;
+		if (j == k)
+			return 1;
+	}
+	return 0;
 }
 
 static int check_ident(struct sp *s, size_t i, size_t n)
 {
-	if (in_list(banned_idents, s->c + i, n))
-		return fail(s, i, "`%s` is not allowed in a candidate", s->c + i, n);
+	for (int k = 0; banned_parts[k]; k++)
+		if (has_part(s->c + i, n, banned_parts[k]))
+			return fail(s, i, "`%s` is not allowed in a candidate: names containing `pragma`, "
+				    "`has_include` or `has_embed` reach pragmas or file probes (the "
+				    "pragmas allowed are `#pragma unroll` and `#pragma nounroll`)", s->c + i, n);
+	if (in_list(clock_idents, s->c + i, n))
+		return fail(s, i, "`%s` is not allowed in a candidate: the compile must not depend "
+			    "on the clock", s->c + i, n);
 	return 0;
+}
+
+/* After `#define NAME`: records the parameters of a function-like macro
+ * (`(` right after the name) for the `##` check; the scan goes on from i. */
+static int define_params(struct sp *s, size_t i)
+{
+	s->n_params = 0;
+	i = skip_blank(s, i);
+	while (is_ident(at(s, i)))
+		i++;
+	if (at(s, i) != '(')
+		return 0;
+	i++;
+	for (;;) {
+		size_t st;
+		i = skip_blank(s, i);
+		st = i;
+		while (is_ident(at(s, i)))
+			i++;
+		if (i > st) {
+			if (s->n_params == MAX_MACRO_PARAMS)
+				return fail(s, st, "a macro with over 256 parameters%s", "", 0);
+			s->p_off[s->n_params] = st;
+			s->p_len[s->n_params++] = i - st;
+			i = skip_blank(s, i);
+		}
+		if (at(s, i) == '.' && at(s, i + 1) == '.' && at(s, i + 2) == '.')
+			i = skip_blank(s, i + 3);
+		if (at(s, i) != ',')
+			return 0;     /* `)`, or malformed: NVRTC says so */
+		i++;
+	}
+}
+
+/* A token around `##`: kind 0 none or not an identifier, 1 identifier. */
+struct tok {
+	int ident;
+	size_t off, len;
+};
+
+static int is_param(const struct sp *s, const struct tok *t)
+{
+	if (!t->ident)
+		return 0;
+	if ((t->len == 11 && !memcmp(s->c + t->off, "__VA_ARGS__", 11)) ||
+	    (t->len == 10 && !memcmp(s->c + t->off, "__VA_OPT__", 10)))
+		return 1;
+	for (int k = 0; k < s->n_params; k++)
+		if (s->p_len[k] == t->len && !memcmp(s->c + s->p_off[k], s->c + t->off, t->len))
+			return 1;
+	return 0;
+}
+
+/* `##` at i with operands l and r. Macro parameters stand for any text,
+ * so two of them can paste any name: refused. A fixed identifier operand
+ * is in every name its paste leads to, so it must not be a piece of a
+ * name that reaches a chosen pragma or probe. */
+static int check_paste(struct sp *s, size_t i, const struct tok *l, const struct tok *r)
+{
+	const struct tok *ops[2] = { l, r };
+	if (is_param(s, l) && is_param(s, r))
+		return fail(s, i, "`##` between two macro parameters (`%s ## ...`) is not allowed: "
+			    "the pasted name cannot be checked before preprocessing; paste a fixed "
+			    "part, as in `name##_kernel`", s->c + l->off, l->len);
+	for (int k = 0; k < 2; k++) {
+		char low[64];
+		const struct tok *t = ops[k];
+		if (!t->ident || is_param(s, t))
+			continue;
+		if (t->len >= sizeof(low))
+			continue;     /* longer than every target */
+		for (size_t j = 0; j < t->len; j++)
+			low[j] = (char)tolower((unsigned char)s->c[t->off + j]);
+		low[t->len] = '\0';
+		for (int d = 0; paste_targets[d]; d++)
+			if (strstr(paste_targets[d], low))
+				return fail(s, t->off, "`##` with `%s` is not allowed: it could paste "
+					    "`_Pragma`, `__has_include` or a header macro that reaches "
+					    "them; paste a longer fixed part, as in `name##_kernel`",
+					    s->c + t->off, t->len);
+	}
+	return 0;
+}
+
+/* The token at i (after blanks and block comments) as a `##` operand. */
+static struct tok tok_at(const struct sp *s, size_t i)
+{
+	struct tok t = { 0, i, 0 };
+	if (is_ident(at(s, i)) && !isdigit(at(s, i))) {
+		t.ident = 1;
+		while (is_ident(at(s, i + t.len)))
+			t.len++;
+	}
+	return t;
+}
+
+static int is_hash(const struct sp *s, size_t i)
+{
+	return at(s, i) == '#' || (at(s, i) == '%' && at(s, i + 1) == ':');
 }
 
 /* Pass 2: any line whose first characters are `#` or `%:`, and any `#`
@@ -262,17 +404,15 @@ static int scan_lines(struct sp *s)
 	for (size_t k = 0; k + 1 < s->n; k++)
 		if (s->c[k] == '*' && s->c[k + 1] == '/') {
 			size_t j = skip_blank(s, k + 2);
-			if ((at(s, j) == '#' || (at(s, j) == '%' && at(s, j + 1) == ':')) &&
-			    check_directive(s, j, 0) < 0)
+			if (is_hash(s, j) && check_directive(s, j, 0, NULL) < 0)
 				return -1;
 		}
 	while (i < s->n) {
 		size_t j = i;
 		while (at(s, j) == ' ' || at(s, j) == '\t')
 			j++;
-		if (at(s, j) == '#' || (at(s, j) == '%' && at(s, j + 1) == ':'))
-			if (check_directive(s, j, 0) < 0)
-				return -1;
+		if (is_hash(s, j) && check_directive(s, j, 0, NULL) < 0)
+			return -1;
 		while (i < s->n && s->c[i] != '\n' && s->c[i] != '\r')
 			i++;
 		i++;
@@ -282,79 +422,134 @@ static int scan_lines(struct sp *s)
 
 int candidate_scan_source(const char *src, size_t len, int first_line, struct buf *err)
 {
-	struct sp s = { .err = err };
+	struct sp *s = calloc(1, sizeof(*s));
+	struct tok prev = { 0, 0, 0 };
 	size_t i = 0;
 	int bol = 1, ret = -1;
 
-	sp_build(&s, src, len, first_line);
-	for (size_t k = 0; k + 2 < s.n; k++)
-		if (s.c[k] == '?' && s.c[k + 1] == '?' && strchr("=/'()!<>-", s.c[k + 2])) {
-			fail(&s, k, "trigraph `??%s` is not allowed", s.c + k + 2, 1);
+	if (!s)
+		abort();
+	s->err = err;
+	s->n_params = -1;
+	sp_build(s, src, len, first_line);
+	for (size_t k = 0; k + 2 < s->n; k++)
+		if (s->c[k] == '?' && s->c[k + 1] == '?' && strchr("=/'()!<>-", s->c[k + 2])) {
+			fail(s, k, "trigraph `??%s` is not allowed", s->c + k + 2, 1);
 			goto out;
 		}
-	while (i < s.n) {
-		int ch = at(&s, i);
+	while (i < s->n) {
+		int ch = at(s, i);
 		if (ch == '\n' || ch == '\r') {   /* CR: a line end to some preprocessors */
 			bol = 1;
+			s->n_params = -1;          /* a directive ends with its line */
+			prev.ident = 0;
+			prev.len = 0;
 			i++;
 		} else if (ch == ' ' || ch == '\t' || ch == '\v' || ch == '\f') {
 			i++;
-		} else if (ch == '/' && at(&s, i + 1) == '*') {
+		} else if (ch == '/' && at(s, i + 1) == '*') {
 			/* A comment keeps bol: `/ * * / #include` is still a directive. */
 			i += 2;
-			while (i < s.n && !(at(&s, i) == '*' && at(&s, i + 1) == '/'))
+			while (i < s->n && !(at(s, i) == '*' && at(s, i + 1) == '/'))
 				i++;
-			i = i < s.n ? i + 2 : s.n;
-		} else if (ch == '/' && at(&s, i + 1) == '/') {
-			while (i < s.n && s.c[i] != '\n')
+			i = i < s->n ? i + 2 : s->n;
+		} else if (ch == '/' && at(s, i + 1) == '/') {
+			while (i < s->n && s->c[i] != '\n')
 				i++;
-		} else if (bol && (ch == '#' || (ch == '%' && at(&s, i + 1) == ':'))) {
-			if (check_directive(&s, i, 1) < 0)
+		} else if (bol && is_hash(s, i)) {
+			size_t after;
+			if (check_directive(s, i, 1, &after) < 0)
 				goto out;
-			i += ch == '#' ? 1 : 2;
+			/* The directive's name is no identifier (`pragma`). */
+			if (after - i >= 6 && !memcmp(s->c + after - 6, "define", 6) &&
+			    define_params(s, after) < 0)
+				goto out;
+			/* #error and #warning take a message, not tokens ("don't"). */
+			if ((after - i >= 5 && !memcmp(s->c + after - 5, "error", 5)) ||
+			    (after - i >= 7 && !memcmp(s->c + after - 7, "warning", 7)))
+				while (after < s->n && s->c[after] != '\n' && s->c[after] != '\r')
+					after++;
+			i = after;
 			bol = 0;
+			prev.ident = 0;
+			prev.len = 0;
+		} else if (is_hash(s, i) && is_hash(s, i + (ch == '#' ? 1 : 2))) {
+			/* `##` (or `%:%:`): the paste check. */
+			size_t j = i + (ch == '#' ? 1 : 2);
+			struct tok r;
+			j = skip_blank(s, j + (at(s, j) == '#' ? 1 : 2));
+			r = tok_at(s, j);
+			if (check_paste(s, i, &prev, &r) < 0)
+				goto out;
+			i = j;
+			prev.ident = 0;
+			prev.len = 0;
 		} else if (ch == '"' || ch == '\'') {
-			/* To the closing quote; an unterminated literal ends before the
-			 * line end, which must still start a new line. */
+			/* To the closing quote on the same line. An unterminated one
+			 * is refused: NVRTC goes on lexing after a lone quote, where
+			 * the scan would have seen the rest of the line as text. */
+			size_t st = i++;
+			while (i < s->n && at(s, i) != ch && at(s, i) != '\n' && at(s, i) != '\r')
+				i += at(s, i) == '\\' && at(s, i + 1) != '\n' && at(s, i + 1) != '\r' ? 2 : 1;
+			if (at(s, i) != ch) {
+				fail(s, st, ch == '"' ? "unterminated string literal%s"
+						      : "unterminated character literal%s", "", 0);
+				goto out;
+			}
 			i++;
-			while (i < s.n && at(&s, i) != ch && at(&s, i) != '\n' && at(&s, i) != '\r')
-				i += at(&s, i) == '\\' && at(&s, i + 1) != '\n' && at(&s, i + 1) != '\r' ? 2 : 1;
-			if (at(&s, i) == ch)
-				i++;
 			bol = 0;
-		} else if (isdigit(ch) || (ch == '.' && isdigit(at(&s, i + 1)))) {
+			prev.ident = 0;
+			prev.len = 0;
+		} else if (isdigit(ch) || (ch == '.' && isdigit(at(s, i + 1)))) {
 			/* pp-number, with C++14 digit separators and exponent signs. */
 			i++;
 			for (;;) {
-				int c2 = at(&s, i);
-				if ((c2 == '+' || c2 == '-') && strchr("eEpP", at(&s, i - 1)))
+				int c2 = at(s, i);
+				if ((c2 == '+' || c2 == '-') && strchr("eEpP", at(s, i - 1)))
 					i++;
-				else if (is_ident(c2) || c2 == '.' || (c2 == '\'' && is_ident(at(&s, i + 1))))
+				else if (is_ident(c2) || c2 == '.' || (c2 == '\'' && is_ident(at(s, i + 1))))
 					i++;
 				else
 					break;
 			}
 			bol = 0;
+			prev.ident = 0;
+			prev.len = 0;
 		} else if (is_ident(ch)) {
 			size_t st = i;
-			while (is_ident(at(&s, i)))
+			while (is_ident(at(s, i)))
 				i++;
-			if (at(&s, i) == '"' && s.c[i - 1] == 'R') {
-				fail(&s, st, "raw string literal `%s\"` is not allowed", s.c + st, i - st);
+			if (at(s, i) == '"' && s->c[i - 1] == 'R') {
+				fail(s, st, "raw string literal `%s\"` is not allowed", s->c + st, i - st);
 				goto out;
 			}
-			if (check_ident(&s, st, i - st) < 0)
+			if (at(s, i) == '\\' && (at(s, i + 1) == 'u' || at(s, i + 1) == 'U')) {
+				fail(s, i, "universal character name `%s` outside a literal is not "
+				     "allowed (it can spell names the scan does not see)", s->c + i, 2);
 				goto out;
+			}
+			if (check_ident(s, st, i - st) < 0)
+				goto out;
+			prev.ident = 1;
+			prev.off = st;
+			prev.len = i - st;
 			bol = 0;
+		} else if (ch == '\\' && (at(s, i + 1) == 'u' || at(s, i + 1) == 'U')) {
+			fail(s, i, "universal character name `%s` outside a literal is not allowed "
+			     "(it can spell names the scan does not see)", s->c + i, 2);
+			goto out;
 		} else {
 			i++;
 			bol = 0;
+			prev.ident = 0;
+			prev.len = 0;
 		}
 	}
-	if (scan_lines(&s) < 0)
+	if (scan_lines(s) < 0)
 		goto out;
 	ret = 0;
 out:
-	sp_free(&s);
+	sp_free(s);
+	free(s);
 	return ret;
 }

@@ -67,6 +67,35 @@ expect_exit 4 "a block over the device limit is a format error" "$KFORGE" eval 1
 contains "format_error for the launch block" "$T_TMP/out" "^status: format_error"
 contains "with the launch line" "$T_TMP/out" "^3:"
 
+# Candidates are UTF-8 text: other bytes and NUL bytes are format errors
+# with the position of the first (exit 4), recorded with U+FFFD in their
+# place; never an SQL error.
+printf 'extern "C" __global__ void k(const float* x, float* y, long long n) { /* caf\351 */ }\n/*@launch\nk<<<1, 1>>>(x, y, batch_size * dim);\n@*/\n' >latin1.cu
+expect_exit 4 "a candidate that is not UTF-8 is a format error (exit 4)" "$KFORGE" eval 19 latin1.cu --compile-only
+contains "status format_error" "$T_TMP/out" "^status: format_error"
+contains "at the byte, LINE:COL" "$T_TMP/out" "^1:77: byte 0xE9 is not valid UTF-8"
+lacks "not an SQL error" "$T_TMP/err" "syntax error|prepare"
+check "its source is stored with U+FFFD" test "$(q "select count(*) from kernels where source like '%caf' || char(65533) || ' */%'")" -eq 1
+expect_exit 4 "the same with --json" "$KFORGE" eval 19 latin1.cu --compile-only --json
+check "the JSON says format_error" python3 -c "import json,sys; d=json.load(open('$T_TMP/out')); sys.exit(0 if d['status']=='format_error' and d['detail'].startswith('1:77: ') else 1)"
+printf 'extern "C" __global__ void k(const float* x, float* y, long long n) { }\n\n  int a\0b;\n/*@launch\nk<<<1, 1>>>(x, y, batch_size * dim);\n@*/\n' >nul.cu
+expect_exit 4 "a NUL byte is a format error (exit 4)" "$KFORGE" eval 19 nul.cu --compile-only
+contains "status format_error" "$T_TMP/out" "^status: format_error"
+contains "LINE:COL: NUL byte" "$T_TMP/out" "^3:8: NUL byte"
+check "the NUL candidate is its own kernel (the bytes after NUL count)" test "$(q "select count(*) from kernels where source like '%a' || char(65533) || 'b;%'")" -eq 1
+# A compile log echoes a line of three-byte characters; the detail keeps
+# 4000 bytes of it, cut at a character's start (one of three is cut inside
+# one without that).
+for pad in 0 1 2; do
+	python3 -c "
+import sys
+print('__device__ int f() { return undefined%s; } // %s' % ('x' * $pad, '\u20ac' * 1300))
+print('extern \"C\" __global__ void k(const float* x, float* y, long long n) { }')
+print('/*@launch\nk<<<1, 1>>>(x, y, batch_size * dim);\n@*/')" >euro$pad.cu
+	expect_exit 4 "compile error with multibyte characters in the log ($pad)" "$KFORGE" eval 19 euro$pad.cu --compile-only --json
+	check "its detail is JSON, without U+FFFD ($pad)" python3 -c "import json,sys; d=json.load(open('$T_TMP/out')); sys.exit(0 if d['status']=='compile_error' and '\ufffd' not in d['detail'] and d['detail'].endswith('\u20ac') else 1)"
+done
+
 expect_exit 1 "an unknown problem fails" "$KFORGE" eval 9999 "$C/relu_ok.cu" --compile-only
 expect_exit 2 "a missing FILE is a usage error" "$KFORGE" eval 19
 expect_exit 2 "a bad --arch is a usage error" "$KFORGE" eval 19 "$C/relu_ok.cu" --compile-only --arch 90

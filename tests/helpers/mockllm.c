@@ -9,7 +9,8 @@
  * (connection reset), malformed (invalid JSON), nocode (a reply without a
  * code block), big (a reply of `bytes`), trickle (a valid reply sent one
  * byte every `interval_ms`), unauthorized (401, or `status`, that echoes
- * the bearer token, as careless servers do). Script: {"steps": [{"mode": "429",
+ * the bearer token, as careless servers do), badutf8 (an "ok" reply with
+ * bytes that are not UTF-8 in its content: not valid JSON). Script: {"steps": [{"mode": "429",
  * "retry_after": 1}, {"mode": "ok", "content": "..."}], "default": {...}}.
  *
  * "ok" without content answers by the task named in the prompt: ideas
@@ -259,6 +260,19 @@ static int serve(int fd, const char *method, const char *path, const char *auth,
 			int nc = (int)json_integer_value(json_object_get(req, "n"));
 			json_decref(req);
 			completion(content.s, body, blen, nc > 1 && nc <= 8 ? nc : 1, &out);
+		}
+		if (!strcmp(mode, "badutf8")) {
+			const char *at = strstr(out.s, "\"content\":\"");
+			if (at) {
+				struct buf b = BUF_INIT;
+				size_t off = (size_t)(at - out.s) + 11;
+				buf_add(&b, out.s, off);
+				buf_adds(&b, "caf\xe9 \xff\xfe\xc3 ");
+				buf_add(&b, out.s + off, out.len - off);
+				buf_reset(&out);
+				buf_add(&out, b.s, b.len);
+				buf_release(&b);
+			}
 		}
 		if (!strcmp(mode, "trickle")) {
 			long iv = (long)json_integer_value(json_object_get(step, "interval_ms"));

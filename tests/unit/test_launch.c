@@ -342,6 +342,13 @@ static void test_candidate(void **state)
 			    "from the disk");
 	assert_int_equal(candidate_parse(&c, "int a;\0x", 8, &err), -1);
 	assert_string_equal(err.s, "1:7: NUL byte in the candidate");
+	/* UTF-8 text: the first bad byte's line and byte column (a valid
+	 * two-byte character before it counts two columns). */
+	assert_int_equal(candidate_parse(&c, "int a;\n// caf\xC3\xA9 \xE9t\xE9\n", 20, &err), -1);
+	assert_string_equal(err.s, "2:10: byte 0xE9 is not valid UTF-8 (a candidate is UTF-8 text)");
+	assert_int_equal(candidate_parse(&c, "int a;\r\n\xED\xA0\x80", 11, &err), -1);
+	assert_string_equal(err.s, "2:1: byte 0xED is not valid UTF-8 (a candidate is UTF-8 text)");
+	assert_int_equal(candidate_parse(&c, "// \xE2\x82\xAC \xCE\xB1\n/*@launch\n@*/\n", 24, &err), 0);
 	{
 		char *big = malloc(CANDIDATE_MAX_BYTES + 2);
 		memset(big, ' ', CANDIDATE_MAX_BYTES + 1);
@@ -363,10 +370,18 @@ static void test_include_scan(void **state)
 	struct buf err = BUF_INIT;
 	static const char *const good[] = {
 		"#include <cuda_fp16.h>\n", "  #  include <mma.h> // tensor cores\n",
-		"#include <cuda/std/type_traits>\n", "#pragma unroll 4\n", "#pragma once\n",
+		"#include <cuda/std/type_traits>\n", "#pragma unroll 4\n", "%:pragma nounroll\n",
 		"const char *s = \"#include \\\"/etc/passwd\\\"\";\n", "int a = 1'000'000;\n",
-		"#if 0\n#error no\n#endif\n", "#define CAT(a, b) a##b\n", "#\n",
-		"char c = '\"'; /* \" */\n", NULL,
+		"#if 0\n#error no\n#endif\n", "#\n", "char c = '\"'; /* \" */\n",
+		/* Pastes with a fixed part that no dangerous name holds. */
+		"#define K(name) extern \"C\" __global__ void name##_kernel()\n",
+		"#define F(op, T) op##_f32(T x)\n#define V(n) float##n\n#define G(x) x ## f\n",
+		"#define L(fmt, ...) printf(fmt, ## __VA_ARGS__)\n#define N(a) a##2\n",
+		"#define S(x) #x\nconst char *p = S(unroll);\n",
+		"// _Pragma(\"x\") __has_include(<x>)\n/* #pragma GCC x */\n",
+		"const char *s = \"__has_include _Pragma __DATE__\";\n",
+		"const char *f = __FILE__; int l = __LINE__;\n",
+		"#error don't \"compile\n#warning it's _Pragma\n", NULL,
 	};
 	static const char *const bad[] = {
 		"#include \"x.h\"\n", "#include <stdio.h>\n", "#include </etc/passwd>\n",
@@ -382,7 +397,29 @@ static void test_include_scan(void **state)
 		 * swallow the line end before a comment that hides the directive. */
 		"int a;'//x\n/*\n*/#include \"secret.h\")x\"\n",
 		"#endif\n1'2R\"(*/\n/*\n*/#include_next \"secret.h\"\"\\\"\n",
-		")\"%:\n/*\n*/#import \"secret.h\"\t\n", NULL,
+		")\"%:\n/*\n*/#import \"secret.h\"\t\n",
+		/* Pragmas other than unroll, in every spelling. */
+		"#pragma once\n", "#pragma nv_diag_suppress 177\n", "#pragma pack(1)\n",
+		"#pragma push_macro(\"X\")\n", "%:pragma GCC dependency \"/etc/passwd\"\n",
+		"#pragma\n", "_Pragma(\"unroll\")\n", "#define P(x) _Pragma(#x)\n",
+		"#define P(x) _Pra\\\ngma(#x)\n", "__pragma(unroll)\n",
+		"#define U _CCCL_PRAGMA_UNROLL(4)\n",
+		/* File probes, direct, through libcu++ and pasted. */
+		"#if __has_include_next(<x>)\n#endif\n", "#if __has_embed(</dev/zero>)\n#endif\n",
+		"#include <cuda/std/cstdint>\n#if _CCCL_HAS_INCLUDE(</etc/passwd>)\n#endif\n",
+		"#define CAT(a, b) a##b\n", "#define CAT(a, b) a %:%: b\n",
+		"#define CAT(a, ...) a ## __VA_ARGS__\n",
+		"#define C(a, b) a##b\n#define X(a, b) C(a, b)\n#if X(__has_, include)(</etc/passwd>)\n#endif\n",
+		"#define H(x) x##include\n", "#define H(x) __has_##x\n", "#define P(x) x##agma\n",
+		"#define P(x) _Pr##x\n", "#define P(x) x##_PRAGMA\n", "#define P(x) _CCCL_##x\n",
+		"#define P(x) x ## /* c */ _\n", "#define P(x) x##\\\n_\n",
+		/* Identifiers the scan cannot see, the clock. */
+		"_Pr\\u0061gma(\"message(\\\"x\\\")\")\n", "int \\u0061;\n",
+		"__device__ const char *d = __DATE__;\n", "unsigned t = sizeof(__TIMESTAMP__);\n",
+		/* Found by the differential fuzzer: NVRTC lexes on after a lone
+		 * quote, where the scan saw the rest of the line as a literal. */
+		"\r*8'(?_Pragma(\"message(\\\"x\\\")\")\n", "int a = '\n", "auto s = \"abc\n",
+		NULL,
 	};
 	(void)state;
 	for (int i = 0; good[i]; i++) {

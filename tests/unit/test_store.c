@@ -177,6 +177,17 @@ static void test_insert_modes(void **state)
 	k = json_pack("{s:s}", "a", "b");
 	assert_int_equal(store_insert(&s, "nosuch", k, STORE_INSERT, &err), -1);
 	json_decref(k);
+	/* A row json_pack could not build (text that is not UTF-8): a clear
+	 * error, not the SQL syntax error of an empty column list. */
+	k = json_pack("{s:s,s:s}", "hash", "h2", "source", "caf\xe9");
+	assert_null(k);
+	assert_int_equal(store_insert(&s, "kernels", k, STORE_IGNORE, &err), -1);
+	assert_non_null(strstr(err.s, "no values for a row of kernels"));
+	k = json_object();
+	assert_int_equal(store_insert(&s, "kernels", k, STORE_IGNORE, &err), -1);
+	assert_int_equal(store_update(&s, "kernels", NULL, k, &err), -1);
+	assert_non_null(strstr(err.s, "no values for an update of kernels"));
+	json_decref(k);
 	store_close(&s);
 	buf_release(&err);
 }
