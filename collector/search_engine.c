@@ -6,7 +6,7 @@
 static int eng_eval(void *ctx, const char *problem_id, const char *candidate,
 		    struct eval_outcome *out, struct buf *err)
 {
-	struct eval_request req = { problem_id, candidate, 0 };
+	struct eval_request req = { .problem_id = problem_id, .candidate = candidate };
 	return engine_eval(ctx, &req, out, err);
 }
 

@@ -57,8 +57,8 @@ struct engine_config {
 struct eval_request {
 	const char *problem_id;    /* "level1/023_Softmax" (or number/name prefix) */
 	const char *candidate;     /* full candidate file text (docs/formats.md) */
-	size_t candidate_len;      /* its bytes (NUL bytes are format errors); 0: strlen */
 	int force;                 /* re-evaluate even if this (kernel, gpu, protocol) exists */
+	size_t candidate_len;      /* its bytes (NUL bytes are format errors); 0: strlen */
 };
 
 struct eval_outcome {

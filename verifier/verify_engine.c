@@ -44,7 +44,7 @@ static int veval(void *ctx, const char *problem_id, const char *candidate,
 		 struct eval_outcome *out, struct buf *err)
 {
 	struct vctx *c = ctx;
-	struct eval_request rq = { problem_id, candidate, 0 };
+	struct eval_request rq = { .problem_id = problem_id, .candidate = candidate };
 
 	if (!c->e && vopen(c, err) < 0)
 		return -1;

@@ -86,7 +86,8 @@ int main(int argc, char **argv)
 			continue;
 		}
 		for (int r = 0, stop = 0; r < repeat && !stop; r++) {
-			struct eval_request req = { argv[i], text.s, force || r > 0 };
+			struct eval_request req = { .problem_id = argv[i], .candidate = text.s,
+						   .force = force || r > 0, .candidate_len = text.len };
 			struct eval_outcome o;
 			double t0 = now_s(), wall;
 			json_t *j;

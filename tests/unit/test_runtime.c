@@ -664,7 +664,7 @@ struct th_arg {
 static void *eval_thread(void *p)
 {
 	struct th_arg *a = p;
-	struct eval_request req = { "level1/019_ReLU", a->cand, 0 };
+	struct eval_request req = { .problem_id = "level1/019_ReLU", .candidate = a->cand };
 	struct eval_outcome o;
 	struct buf err = BUF_INIT;
 
