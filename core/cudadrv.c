@@ -45,6 +45,7 @@ int cudadrv_load(struct cudadrv *d, struct buf *err)
 	SYM(cuMemsetD8, "cuMemsetD8_v2");
 	SYM(cuMemsetD32, "cuMemsetD32_v2");
 	SYM(cuMemsetD8Async, "cuMemsetD8Async");
+	SYM(cuMemsetD16Async, "cuMemsetD16Async");
 	SYM(cuMemsetD32Async, "cuMemsetD32Async");
 	SYM(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
 	SYM(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");

@@ -32,6 +32,7 @@ struct cudadrv {
 	CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
 	CUresult (*cuMemsetD32)(CUdeviceptr, unsigned int, size_t);
 	CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
+	CUresult (*cuMemsetD16Async)(CUdeviceptr, unsigned short, size_t, CUstream);
 	CUresult (*cuMemsetD32Async)(CUdeviceptr, unsigned int, size_t, CUstream);
 	CUresult (*cuMemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
 	CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);

@@ -1,15 +1,17 @@
 /* Timing in the GPU worker (DESIGN.md): warm-ups and timed trials, CUDA
  * events around each launch block and CUPTI kernel durations. Every trial
- * is launched as a check trial is (wk_launch_candidate: module reloaded,
- * shared memory scrubbed, outputs poisoned, scratch filled, L2 flushed),
- * one at a time, and every trial's outputs are compared: a kernel cannot
- * tell that it is being timed, and one that skips work on some launches
- * fails. Inputs alternate between two check seeds (a second input set
- * when memory allows, else regenerated). Two runtime budgets end timing
- * early (both recorded): max_timing_s of kernel time (after 10 trials),
- * and prune_ms, a mean so far over the request's limit (after 3 trials;
- * the search sets it to a multiple of PyTorch eager's time, a kernel it
- * will never keep). */
+ * is launched as a check trial is (wk_launch_candidate: shared memory
+ * scrubbed, outputs pre-filled with the poison or a random value by a
+ * secret coin, scratch filled, L2 flushed) and checked as one is (every
+ * output compared, the inputs' checksums, the guards), so a kernel cannot
+ * tell that it is being timed, and one that skips work or goes wrong on
+ * any launch fails. Inputs alternate between two check seeds (a second
+ * input set when memory allows, else regenerated). At most two trials are
+ * in flight, so a hang is seen within the timeout. Two runtime budgets
+ * end timing early (both recorded): max_timing_s of kernel time (after
+ * 10 trials), and prune_ms, a mean so far over the request's limit (after
+ * 3 trials; the search sets it to a multiple of PyTorch eager's time, a
+ * kernel it will never keep). */
 #include "worker_int.h"
 #include "core/json.h"
 #include "core/proc.h"
@@ -47,32 +49,91 @@ static const char *timed_check(const char *check)
 	return check;
 }
 
+struct trial_judge {
+	int failed, j_failed;
+	struct run_verdict v;
+};
+
+/* Reads the slots of trials [j0, j1) (region (j % chunk) * per) and judges
+ * each; the first failure is kept in tj. RUN_OK or RUN_ERR. */
+static int judge_trials(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, int warm,
+			int j0, int j1, int chunk, int per, json_t *times, struct trial_judge *tj,
+			struct buf *err)
+{
+	struct worker *w = es->w;
+	int nread = (j1 - j0 < chunk ? (j1 - 1) % chunk + 1 : chunk) * per;
+
+	if (j1 <= j0)
+		return RUN_OK;
+	if (wk_read_slots(w, nread, es->timeout_s + 10, err) < 0)
+		return RUN_ERR;
+	for (int j = j0; j < j1; j++) {
+		struct wk_keep *k = (j & 1) && kB != kA ? kB : kA;
+		struct run_verdict v;
+		char what[96];
+		float ms = 0;
+		int bad;
+
+		memset(&v, 0, sizeof(v));
+		buf_init(&v.detail);
+		snprintf(what, sizeof(what), "%s trial %d (seed %llu)", j < warm ? "warm-up" : "timed",
+			 j < warm ? j : j - warm, k->seed);
+		bad = wk_judge(es, k, (j % chunk) * per, 1, what, &v);
+		w->d.cuEventElapsedTime(&ms, w->ev[2 * j], w->ev[2 * j + 1]);
+		v.time_ms = ms;
+		es->kernel_ms += ms;
+		if (j >= warm)
+			json_array_append_new(times, wk_trial_json(j - warm, k->seed, &v, !bad));
+		if (bad && !tj->failed) {
+			tj->failed = 1;
+			tj->j_failed = j;
+			snprintf(tj->v.check, sizeof(tj->v.check), "%s", timed_check(v.check));
+			buf_reset(&tj->v.detail);
+			buf_addf(&tj->v.detail, "%s (every timed trial's outputs are compared)", v.detail.s);
+		}
+		buf_release(&v.detail);
+	}
+	return RUN_OK;
+}
+
 int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, json_t *res,
 	      struct buf *err)
 {
 	struct worker *w = es->w;
 	int warm = (int)jget_int(es->proto, "warmup", 3), n = (int)jget_int(es->proto, "timed_trials", 100);
-	int total, two, r = RUN_OK, failed = 0;
+	int total, two, r = RUN_OK, per, chunk, judged = 0;
 	int n_cupti = 0, n_stale = 0, n_renamed = 0;
 	double *cupti = NULL, spent = 0, max_ms, prune_ms = es->prune_ms, timed_ms = 0;
 	json_t *times = json_array(), *env, *t;
-	struct run_verdict v;
+	struct trial_judge tj;
 	size_t ti;
 
-	memset(&v, 0, sizeof(v));
-	buf_init(&v.detail);
+	memset(&tj, 0, sizeof(tj));
+	buf_init(&tj.v.detail);
 	if (warm < 0)
 		warm = 0;
 	total = warm + n;
 	if (2 * total + 4 > WK_MAX_EVENTS - 1)
 		total = (WK_MAX_EVENTS - 5) / 2, n = total - warm;
+	/* Each trial's checks go to its own slots; when all trials' do not
+	 * fit, they are read and judged a chunk at a time. */
+	per = w->p.n_out + w->p.n_in + 1;
+	chunk = WK_MAX_SLOTS / per;
+	if (chunk < 2) {
+		json_decref(times);
+		return kf_err(err, "too many tensors for the stats slots");
+	}
 	max_ms = jget_num(es->proto, "max_timing_s", 0) * 1000.0;
 	two = kB != kA && ensure_in2(w, err);
-	if (wk_ensure_inputs(w, kA->seed, 0, err) < 0)
+	if (wk_ensure_inputs(w, kA->seed, 0, err) < 0) {
+		json_decref(times);
 		return RUN_ERR;
+	}
 	if (kB != kA && two && (w->in2_seed != kB->seed || w->in2_dist != 0)) {
-		if (wk_gen_inputs(w, w->in2, kB->seed, 0, err) < 0)
+		if (wk_gen_inputs(w, w->in2, kB->seed, 0, err) < 0) {
+			json_decref(times);
 			return RUN_ERR;
+		}
 		w->in2_seed = kB->seed;
 		w->in2_dist = 0;
 	}
@@ -80,64 +141,91 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 	json_object_set_new(env, "before", wk_nvml_sample(w));
 	wk_cupti_start(w, &es->cand.plan);
 	wk_progress(w, 3 * es->timeout_s + 30);
-	for (int j = 0; j < total; j++) {
+	/* Two trials in flight at most, so a hang is seen within the timeout.
+	 * Each trial is launched and checked as a check trial is: the kernel
+	 * cannot tell that it is being timed, and every trial's outputs are
+	 * compared (with the inputs' checksums and the guards). */
+	for (int j = 0; j < total && r == RUN_OK; j++) {
 		int useB = (j & 1) && kB != kA;
 		struct wk_keep *k = useB ? kB : kA;
 		const struct wk_buf *ins = useB && two ? w->in2 : w->in;
-		char what[96];
-		int done, spent_out, pruned;
+		int base = (j % chunk) * per;
 
+		if (j >= 2) {
+			float ms = 0;
+			int q = wk_wait(w, w->ev[2 * (j - 2) + 1], es->timeout_s + 1, err), done;
+			int spent_out, pruned;
+			if (q == -2) {
+				w->fatal = 1;
+				kf_err(err, "%s trial %d: the launch block did not finish within %g s",
+				       j - 2 < warm ? "warm-up" : "timed", j - 2 < warm ? j - 2 : j - 2 - warm,
+				       es->timeout_s);
+				r = RUN_TIMEOUT;
+				break;
+			}
+			if (q < 0) {
+				r = RUN_ERR;
+				break;
+			}
+			/* A time budget ends slow kernels' timing early (recorded). */
+			w->d.cuEventElapsedTime(&ms, w->ev[2 * (j - 2)], w->ev[2 * (j - 2) + 1]);
+			spent += ms;
+			if (j - 2 >= warm)
+				timed_ms += ms;
+			done = j - 1 - warm;
+			spent_out = max_ms > 0 && spent > max_ms && j - warm >= 10;
+			pruned = !spent_out && prune_ms > 0 && done >= 3 && timed_ms > prune_ms * done;
+			if (spent_out || pruned) {
+				if (pruned)
+					json_object_set_new(env, "pruned", json_pack("{s:i,s:f,s:f}", "decided_after",
+						done, "mean_ms", timed_ms / done, "limit_ms", prune_ms));
+				total = j;   /* trial j-1, queued, is checked and kept too */
+				break;
+			}
+		}
+		if (j > judged && j % chunk == 0) {
+			/* The slot ring wraps: judge the trials that used it. */
+			if (judge_trials(es, kA, kB, warm, judged, j, chunk, per, times, &tj, err) < 0) {
+				r = RUN_ERR;
+				break;
+			}
+			judged = j;
+		}
 		if (!two && kB != kA && wk_ensure_inputs(w, k->seed, 0, err) < 0) {
 			r = RUN_ERR;
 			break;
 		}
-		snprintf(what, sizeof(what), "%s trial %d (seed %llu)", j < warm ? "warm-up" : "timed",
-			 j < warm ? j : j - warm, k->seed);
-		buf_reset(&v.detail);
-		v.check[0] = '\0';
-		/* Launched and checked as a check trial is: the kernel cannot tell
-		 * that it is being timed, and every trial's outputs are compared. */
-		r = wk_checked_run(es, k, ins, what, w->ev[2 * j], w->ev[2 * j + 1], &v, err);
-		if (r == 1) {
-			if (j >= warm)
-				json_array_append_new(times, wk_trial_json(j - warm, k->seed, &v, 0));
-			snprintf(v.check, sizeof(v.check), "%s", timed_check(v.check));
-			failed = 1;
-			r = RUN_OK;
-			total = j + 1;
-			break;
-		}
+		w->d.cuMemsetD8Async(wk_slot_ptr(w, base), 0, (size_t)per * WK_SLOT_U64 * 8, w->st);
+		r = wk_launch_candidate(es, ins, w->ev[2 * j], w->ev[2 * j + 1], err);
 		if (r != RUN_OK)
 			break;
-		if (j >= warm)
-			json_array_append_new(times, wk_trial_json(j - warm, k->seed, &v, 1));
-		/* A time budget ends slow kernels' timing early (recorded). */
-		spent += v.time_ms;
-		if (j >= warm)
-			timed_ms += v.time_ms;
-		done = j + 1 - warm;   /* timed trials finished */
-		spent_out = max_ms > 0 && spent > max_ms && done >= 10;
-		pruned = !spent_out && prune_ms > 0 && done >= 3 && timed_ms > prune_ms * done;
-		if (spent_out || pruned) {
-			if (pruned)
-				json_object_set_new(env, "pruned", json_pack("{s:i,s:f,s:f}", "decided_after",
-					done, "mean_ms", timed_ms / done, "limit_ms", prune_ms));
-			total = j + 1;
-			break;
-		}
+		if (wk_post_checks(es, k, ins, base, 1, err) < 0)
+			r = RUN_ERR;
 		wk_progress(w, 3 * es->timeout_s + 30);
+	}
+	if (r == RUN_OK && total > 0) {
+		int q = wk_wait(w, w->ev[2 * (total - 1) + 1], 2 * es->timeout_s + 1, err);
+		if (q == -2) {
+			w->fatal = 1;
+			kf_err(err, "timed trials: the launch block did not finish within %g s", es->timeout_s);
+			r = RUN_TIMEOUT;
+		} else if (q < 0) {
+			r = RUN_ERR;
+		}
 	}
 	{
 		double t0 = now_s();
 		cupti = wk_cupti_stop(w, &n_cupti, &n_stale, &n_renamed);
 		es->ph[WK_PH_CUPTI] += (now_s() - t0) * 1000.0;
 	}
+	if (r == RUN_OK && judge_trials(es, kA, kB, warm, judged, total, chunk, per, times, &tj, err) < 0)
+		r = RUN_ERR;
 	json_object_set_new(env, "after", wk_nvml_sample(w));
 	json_object_set_new(res, "env", env);
 	if (r != RUN_OK) {
 		free(cupti);
 		json_decref(times);
-		buf_release(&v.detail);
+		buf_release(&tj.v.detail);
 		return r;
 	}
 	json_object_set_new(res, "time", times);
@@ -174,10 +262,10 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 	}
 	free(cupti);
 	r = 0;
-	if (failed) {
-		wk_run_status(res, 1, &v, NULL, err);
+	if (tj.failed) {
+		wk_run_status(res, 1, &tj.v, NULL, err);
 		r = 1;
 	}
-	buf_release(&v.detail);
+	buf_release(&tj.v.detail);
 	return r;
 }

@@ -1,9 +1,9 @@
 #!/bin/sh
 # The search's timing budgets on the GPU. With an eager baseline far below
-# the kernel's time, a candidate stops its timed trials after 3 (env.pruned
-# says why), is still checked for correctness, and every timed trial's
-# outputs are compared (ReLU's output is 6 GB): a kernel that goes lazy
-# once timed is caught every time. With --prune-vs-eager 0 --max-timing 0 a
+# the kernel's time, a candidate stops its timed trials after 3 (the 4th,
+# already queued, is recorded too; env.pruned says why), is still checked
+# for correctness, and every timed trial's outputs are compared (ReLU's
+# output is 6 GB): a kernel that goes lazy once timed is caught every time. With --prune-vs-eager 0 --max-timing 0 a
 # candidate is timed in full (100 trials, every one compared).
 . "$KF_ROOT/tests/lib.sh"
 export KFORGE_ROOT="$KF_ROOT"
@@ -26,19 +26,19 @@ what = sys.argv[2]
 if what == "pruned":
     p = env.get("pruned") or {}
     print("# pruned:", p)
-    assert st == "correct" and n == 3 and proto.get("prune_vs_eager") == 3 and proto.get("max_timing_s") == 1
+    assert st == "correct" and n == 4 and proto.get("prune_vs_eager") == 3 and proto.get("max_timing_s") == 1
     assert p.get("decided_after") == 3 and p.get("mean_ms") > 3e-4 and abs(p.get("limit_ms") - 3e-4) < 1e-12
 elif what == "last_checked":
     t = db.execute("select idx, ok, max_abs_err from eval_trials where eval_id=? and kind='time' order by idx", (pid,)).fetchall()
     print("# timed trials:", t)
-    assert len(t) == 3 and all(x[1] == 1 and x[2] is not None for x in t)
+    assert len(t) == 4 and all(x[1] == 1 and x[2] is not None for x in t)
 elif what == "full":
     assert st2 == "correct" and n2 == 100 and "pruned" not in env2
     t = db.execute("select count(*) from eval_trials where eval_id=? and kind='time' and ok=1 and max_abs_err is not null", (fid,)).fetchone()[0]
     assert t == 100, t
     assert "prune_vs_eager" not in proto2 and "max_timing_s" not in proto2
 PY
-check "pruned after 3 timed trials, correct" python3 q.py "$KFORGE_DB" pruned
+check "pruned after 3 timed trials (4 recorded), correct" python3 q.py "$KFORGE_DB" pruned
 check "each of those trials had its outputs compared" python3 q.py "$KFORGE_DB" last_checked
 check "without budgets: 100 timed trials, every one compared, nothing pruned" python3 q.py "$KFORGE_DB" full
 for i in 1 2 3; do

@@ -1,15 +1,18 @@
 // problem: 019
 // expect: correct
-// Memory from device malloc() outlives a launch: this kernel would skip
-// the work whenever it gets some. The worker gives the context no device
-// heap, so malloc returns NULL and it does the work.
+// Memory from device malloc() outlives a launch: this kernel's first block
+// would skip its work whenever it gets some. The worker gives the context
+// no device heap, so malloc returns NULL and every block does the work.
 extern "C" __global__ void relu_heap(const float* __restrict__ x, float* __restrict__ y, long long n)
 {
     __shared__ int have;
     if (threadIdx.x == 0) {
-        void *p = malloc(64);
-        have = p != 0;
-        if (p) free(p);
+        have = 0;
+        if (blockIdx.x == 0) {
+            void *p = malloc(64);
+            have = p != 0;
+            if (p) free(p);
+        }
     }
     __syncthreads();
     if (have) return;
