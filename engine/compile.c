@@ -7,6 +7,7 @@
 #include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <elf.h>
 #include <string.h>
 #include "candidate.h"
 #include "compile_int.h"
@@ -230,7 +231,11 @@ int compile_candidate(const struct compile_opts *o, const char *src, struct comp
 	compile_parse_ptxas(r->log.s, r);
 	if (!r->ok)
 		buf_setf(&r->message, "NVRTC compile failed (see the log)");
-	else if (r->gmem > COMPILE_GMEM_MAX) {
+	else if (cubin_calls_heap(r->cubin.s, r->cubin.len)) {
+		r->ok = 0;
+		buf_setf(&r->message, "the kernel calls device malloc/free: heap memory outlives a launch "
+			 "(a place to keep results between launches); use declared scratch buffers");
+	} else if (r->gmem > COMPILE_GMEM_MAX) {
 		r->ok = 0;
 		buf_setf(&r->message, "%lld bytes of static device memory (__device__/__managed__ variables): "
 			 "over the limit of %lld (state that outlives a launch; use declared scratch "
@@ -244,6 +249,42 @@ out:
 	buf_release(&req);
 	buf_release(&desc);
 	return ret;
+}
+
+/* Whether the cubin (ELF64) has an undefined symbol malloc or free: the
+ * device heap, which the driver gives a context whatever its limit says. */
+int cubin_calls_heap(const void *cubin, size_t len)
+{
+	const unsigned char *b = cubin;
+	const Elf64_Ehdr *eh = cubin;
+
+	if (len < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff > len ||
+	    (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > len - eh->e_shoff)
+		return 0;
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		Elf64_Shdr sh, st;
+		memcpy(&sh, b + eh->e_shoff + (size_t)i * sizeof(sh), sizeof(sh));
+		if (sh.sh_type != SHT_SYMTAB || sh.sh_link >= eh->e_shnum || sh.sh_offset > len ||
+		    sh.sh_size > len - sh.sh_offset)
+			continue;
+		memcpy(&st, b + eh->e_shoff + (size_t)sh.sh_link * sizeof(st), sizeof(st));
+		if (st.sh_offset > len || st.sh_size > len - st.sh_offset)
+			continue;
+		for (size_t k = 0; k + sizeof(Elf64_Sym) <= sh.sh_size; k += sizeof(Elf64_Sym)) {
+			Elf64_Sym sym;
+			const char *name;
+			memcpy(&sym, b + sh.sh_offset + k, sizeof(sym));
+			if (sym.st_shndx != SHN_UNDEF || sym.st_name >= st.sh_size)
+				continue;
+			name = (const char *)b + st.sh_offset + sym.st_name;
+			if (!memchr(name, 0, st.sh_size - sym.st_name))
+				continue;
+			if (!strcmp(name, "malloc") || !strcmp(name, "free"))
+				return 1;
+		}
+	}
+	return 0;
 }
 
 static struct kernel_stats *stats_for(struct compile_result *r, const char *name, size_t n,

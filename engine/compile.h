@@ -69,6 +69,10 @@ void compile_result_release(struct compile_result *r);
 int compile_candidate(const struct compile_opts *o, const char *device_source,
 		      struct compile_result *r, struct buf *err);
 
+/* 1 when the cubin calls device malloc/free (an undefined symbol of that
+ * name): refused, as heap memory outlives a launch. */
+int cubin_calls_heap(const void *cubin, size_t len);
+
 /* Parses ptxas -v lines of an NVRTC log into r->kernels (replacing them). */
 int compile_parse_ptxas(const char *log, struct compile_result *r);
 

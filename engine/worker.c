@@ -331,7 +331,7 @@ static int start(struct worker *w, const struct rt_msg *hello, int *compiled, st
 	char name[256] = "";
 	size_t mem = 0;
 	int ver = 0, maj, min;
-	CUresult r, heap_r;
+	CUresult r;
 
 	if (cudadrv_load(&w->d, err) < 0)
 		return -1;
@@ -346,9 +346,6 @@ static int start(struct worker *w, const struct rt_msg *hello, int *compiled, st
 		return wk_cuda_err(w, r, "cuCtxSetCurrent", err);
 	if ((r = w->d.cuStreamCreate(&w->st, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS)
 		return wk_cuda_err(w, r, "cuStreamCreate", err);
-	/* No device heap: memory a kernel malloc()s outlives its launch, a
-	 * place to keep results between launches. */
-	heap_r = w->d.cuCtxSetLimit(CU_LIMIT_MALLOC_HEAP_SIZE, 0);
 	if (getrandom(&w->mask_key, sizeof(w->mask_key), 0) != (ssize_t)sizeof(w->mask_key))
 		return kf_err(err, "getrandom: %s", strerror(errno));
 	w->d.cuDeviceGetName(name, sizeof(name), w->dev);
@@ -374,13 +371,11 @@ static int start(struct worker *w, const struct rt_msg *hello, int *compiled, st
 				    dev_attr(w, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN),
 				    "driver", drv, "cuda_version", cu, "clock_khz",
 				    dev_attr(w, CU_DEVICE_ATTRIBUTE_CLOCK_RATE));
-		/* The memory's peak (the speed-of-light floor) and the heap. */
+		/* The memory's peak (the speed-of-light floor). */
 		json_object_set_new(w->info, "mem_clock_khz",
 				    json_integer(dev_attr(w, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)));
 		json_object_set_new(w->info, "mem_bus_bits",
 				    json_integer(dev_attr(w, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH)));
-		json_object_set_new(w->info, "device_heap",
-				    json_string(heap_r == CUDA_SUCCESS ? "none" : "driver default"));
 	}
 	*compiled = 0;
 	if (hello->bin.len) {

@@ -227,17 +227,24 @@ int wk_poison_outputs(struct worker *w, struct buf *err)
 	return 0;
 }
 
-int wk_compare(struct worker *w, struct wk_eval_state *es, int o, CUdeviceptr ref, int slot,
-		   struct buf *err)
+int wk_compare_sample(struct worker *w, struct wk_eval_state *es, int o, CUdeviceptr ref, int slot,
+		      unsigned long long sample_key, unsigned sample_mask, struct buf *err)
 {
 	const struct problem_tensor *t = &w->p.t[w->p.n_in + o];
 	CUdeviceptr out = w->out[o].data, sp = wk_slot_ptr(w, slot);
 	long long n = t->numel;
 	int dt = (int)t->dtype;
 	unsigned long long pb = poison_bits(t->dtype);
-	void *args[] = { &out, &ref, &n, &dt, &es->atol, &es->rtol, &pb, &sp, &w->mask_key };
+	void *args[] = { &out, &ref, &n, &dt, &es->atol, &es->rtol, &pb, &sp, &w->mask_key,
+			 &sample_key, &sample_mask };
 
 	return wk_launch_h(w, w->f_compare, grid_for(w, (unsigned long long)n), args, err);
+}
+
+int wk_compare(struct worker *w, struct wk_eval_state *es, int o, CUdeviceptr ref, int slot,
+	       struct buf *err)
+{
+	return wk_compare_sample(w, es, o, ref, slot, 0, 0, err);
 }
 
 static unsigned long long host_mix(unsigned long long z)
@@ -831,7 +838,16 @@ int wk_judge(struct wk_eval_state *es, struct wk_keep *k, int base, int verify_o
 			buf_addf(&v->detail, "%s: input %s was modified by the kernel", what, w->p.t[t].name);
 			return 1;
 		}
-	for (int o = 0; verify_out && o < w->p.n_out; o++) {
+	return verify_out ? wk_judge_outputs(es, k, base, what, v) : 0;
+}
+
+int wk_judge_outputs(struct wk_eval_state *es, struct wk_keep *k, int base, const char *what,
+		     struct run_verdict *v)
+{
+	struct worker *w = es->w;
+	const unsigned long long *h = w->hslots;
+
+	for (int o = 0; o < w->p.n_out; o++) {
 		const unsigned long long *s = h + (size_t)(base + o) * WK_SLOT_U64;
 		const struct problem_tensor *t = &w->p.t[w->p.n_in + o];
 		double ma = wk_bits_d(s[0]), mr = wk_bits_d(s[1]);
@@ -1177,7 +1193,6 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 			json_object_set_new(res, "env", env);
 		}
 		json_object_set_new(env, "refs_run", json_integer(w->refs_run));
-		json_object_set(env, "device_heap", json_object_get(w->info, "device_heap"));
 		json_object_set_new(env, "problem_loaded", json_boolean(w->loaded));
 	}
 	json_object_set_new(res, "wall_ms", json_real((now_s() - w->t_req) * 1000.0));

@@ -233,6 +233,13 @@ int wk_post_checks(struct wk_eval_state *es, struct wk_keep *k, const struct wk_
 /* Reads those slots' verdict into v: 0 pass, 1 fail. */
 int wk_judge(struct wk_eval_state *es, struct wk_keep *k, int base, int verify_out,
 	     const char *what, struct run_verdict *v);
+/* The compares' part alone (n_out slots at base). */
+int wk_judge_outputs(struct wk_eval_state *es, struct wk_keep *k, int base, const char *what,
+		     struct run_verdict *v);
+/* wk_compare on a secret sample: the 4096-element chunks c with
+ * (mix(sample_key ^ c) & sample_mask) == 0; mask 0 compares everything. */
+int wk_compare_sample(struct worker *w, struct wk_eval_state *es, int o, CUdeviceptr ref, int slot,
+		      unsigned long long sample_key, unsigned sample_mask, struct buf *err);
 json_t *wk_trial_json(int idx, unsigned long long seed, const struct run_verdict *v, int ok);
 void wk_set_result(json_t *res, const char *status, const char *check, const char *detail);
 /* Maps a run's result to the eval status in res; 1 when the eval ends. */

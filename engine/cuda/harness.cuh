@@ -2,8 +2,10 @@
  * worker after the input generator's source (philox.cuh + inputs.cuh), as
  * one module. No headers: half and bfloat16 are decoded by hand.
  *
- *   kf_h_compare(out, ref, n, dtype, atol, rtol, poison, slot, key)
+ *   kf_h_compare(out, ref, n, dtype, atol, rtol, poison, slot, key, sample_key, sample_mask)
  *     ref is a kept reference output, masked (kf_h_mask_copy with key).
+ *     sample_mask 0: every element; else the 4096-element chunks c with
+ *     (mix(sample_key ^ c) & sample_mask) == 0 (a secret sample).
  *     Whole-output allclose (|a-b| <= atol + rtol*|b|; NaN in the output
  *     fails unless the reference is NaN there too). slot (8 x u64,
  *     zeroed first): [0] max abs err (double bits), [1] max rel err,
@@ -154,7 +156,8 @@ __device__ __forceinline__ double kf_h_load_masked(const void *p, long long i, i
 
 extern "C" __global__ void kf_h_compare(const void *out, const void *ref, long long n, int dtype,
 					double atol, double rtol, unsigned long long poison,
-					unsigned long long *slot, unsigned long long key)
+					unsigned long long *slot, unsigned long long key,
+					unsigned long long sample_key, unsigned int sample_mask)
 {
 	double mabs = 0.0, mrel = 0.0, mref = 0.0;
 	unsigned long long mis = 0, nans = 0, poi = 0, bad = 0;
@@ -162,6 +165,9 @@ extern "C" __global__ void kf_h_compare(const void *out, const void *ref, long l
 
 	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += stride) {
 		unsigned long long ob, rb;
+		/* A sample: chunks of 4096 elements, chosen by a secret key. */
+		if (sample_mask && ((unsigned int)kf_h_mix(sample_key ^ (unsigned long long)(i >> 12)) & sample_mask))
+			continue;
 		double a = kf_h_load(out, i, dtype, &ob), b = kf_h_load_masked(ref, i, dtype, key, &rb);
 		int an = a != a, bn = b != b, fail;
 		if (ob == poison)

@@ -1,8 +1,10 @@
 // problem: 019
-// expect: correct
-// Memory from device malloc() outlives a launch: this kernel's first block
-// would skip its work whenever it gets some. The worker gives the context
-// no device heap, so malloc returns NULL and every block does the work.
+// expect: compile_error
+// Memory from device malloc() outlives a launch (a place to keep results
+// between launches): this kernel's first block skips its work whenever it
+// gets some. The driver gives a context a heap whatever its limit says
+// (a limit of 0 still served it on the H100), so a cubin that calls
+// malloc or free is refused.
 extern "C" __global__ void relu_heap(const float* __restrict__ x, float* __restrict__ y, long long n)
 {
     __shared__ int have;
