@@ -163,11 +163,15 @@ extern "C" __global__ void kf_h_compare(const void *out, const void *ref, long l
 	unsigned long long mis = 0, nans = 0, poi = 0, bad = 0;
 	long long stride = (long long)gridDim.x * blockDim.x;
 
-	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += stride) {
+	/* Chunks of 4096 elements, a block's at a time; a sample takes those
+	 * a secret key chooses (the others are not read at all). */
+	long long nchunks = (n + 4095) >> 12;
+	(void)stride;
+	for (long long c = blockIdx.x; c < nchunks; c += gridDim.x)
+	for (long long i = (c << 12) + threadIdx.x, e = (c + 1) << 12 < n ? (c + 1) << 12 : n;
+	     i < e && !(sample_mask && ((unsigned int)kf_h_mix(sample_key ^ (unsigned long long)c) & sample_mask));
+	     i += blockDim.x) {
 		unsigned long long ob, rb;
-		/* A sample: chunks of 4096 elements, chosen by a secret key. */
-		if (sample_mask && ((unsigned int)kf_h_mix(sample_key ^ (unsigned long long)(i >> 12)) & sample_mask))
-			continue;
 		double a = kf_h_load(out, i, dtype, &ob), b = kf_h_load_masked(ref, i, dtype, key, &rb);
 		int an = a != a, bn = b != b, fail;
 		if (ob == poison)
