@@ -138,6 +138,16 @@ static void dist_override(const struct worker *w, int t, int dist, struct kf_gen
 {
 	const struct problem_tensor *pt = &w->p.t[t];
 
+	/* A parameter PyTorch initialises to a constant (norm weight 1, bias
+	 * 0) is drawn around it on the extra draws: a kernel that assumes the
+	 * constant fails there. */
+	if (dist && pt->role == KF_ROLE_PARAM && dtype_is_float(pt->dtype) && g->kind == KF_DK_CONSTANT) {
+		double c = g->a;
+		g->kind = KF_DK_UNIFORM;
+		g->a = c - 1.0;
+		g->b = c + 1.0;
+		return;
+	}
 	if (!dist || pt->role != KF_ROLE_INPUT || !dtype_is_float(pt->dtype) ||
 	    (g->kind != KF_DK_UNIFORM && g->kind != KF_DK_NORMAL) || g->post != KF_PO_NONE)
 		return;

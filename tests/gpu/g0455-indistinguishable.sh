@@ -59,3 +59,8 @@ s = [set(r[0] for r in sqlite3.connect(p).execute("select seed from eval_trials 
 print("#", sorted(s[0])[:3], sorted(s[1])[:3])
 sys.exit(0 if s[0] and s[1] and not (s[0] & s[1]) else 1)
 PY
+# Parameters PyTorch initialises to constants (LayerNorm's weight 1, bias 0)
+# are drawn at random on the extra draws: a kernel that assumes them fails.
+expect_exit 4 "a LayerNorm that ignores its weight and bias fails collect-v2" \
+	"$KFORGE" eval 40 "$KF_ROOT/tests/candidates/verify/layernorm_no_affine.cu" --json
+contains "on an extra draw" "$T_TMP/out" '"detail": *"check trial [0-9]+ \(seed [0-9]+, (normal|uniform_wide)'
