@@ -335,9 +335,6 @@ static int start(struct worker *w, const struct rt_msg *hello, int *compiled, st
 
 	if (cudadrv_load(&w->d, err) < 0)
 		return -1;
-	*(void **)&w->memcpy_dtod_async = dlsym(w->d.lib, "cuMemcpyDtoDAsync_v2");
-	if (!w->memcpy_dtod_async)
-		return kf_err(err, "CUDA driver lacks cuMemcpyDtoDAsync_v2");
 	if ((r = w->d.cuDeviceGet(&w->dev, w->device)) != CUDA_SUCCESS)
 		return wk_cuda_err(w, r, "cuDeviceGet", err);
 	if ((r = w->d.cuDevicePrimaryCtxRetain(&w->ctx, w->dev)) != CUDA_SUCCESS)

@@ -56,8 +56,6 @@ struct wk_module {
 
 struct worker {
 	struct cudadrv d;
-	/* not in core/cudadrv.h: an ordered device copy on our stream */
-	CUresult (*memcpy_dtod_async)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
 	int device;
 	CUdevice dev;
 	CUcontext ctx;
