@@ -6,7 +6,7 @@
 # and optionally runs kforge's own eval on chosen candidates.
 #
 #   tools/gemm/run_gpu.sh [-b BENCH] [-k KFORGE] [-e "FILE[@ARCH] ..."] [-p "FILE[@ARCH] ..."] [-o OUT] VARIANT...
-# -e: kforge eval of these; -p: an Nsight Compute profile of these (clocks left alone).
+# -e: kforge eval of these ("all": every variant that ran); -p: an Nsight Compute profile of these (clocks left alone).
 # VARIANT is FILE[@ARCH] as gemm_bench takes it. Results land in OUT (default
 # $OUT or ./gemm-out): gpu.txt, bench.txt, small.txt, sass.txt, sass.tar.gz, eval.txt, ncu.txt.
 set -u
@@ -52,6 +52,7 @@ echo "== N = 4096"
 	done
 } 2>&1 | tee "$out/sass.txt"
 tar -czf "$out/sass.tar.gz" -C /tmp $(cd /tmp && ls *.sass) 2>/dev/null
+[ "$evals" = all ] && evals="${ok[*]}"
 if [ -n "$kf" ] && [ -n "$evals" ]; then
 	for v in $evals; do
 		f=${v%@*} a=
@@ -70,7 +71,7 @@ for v in $prof; do
 	k=$(basename "${v%@*}" .cu)
 	echo "== ncu $v" | tee -a "$out/ncu.txt"
 	timeout 120 ncu --clock-control none -k "regex:$k" -c 1 --section SpeedOfLight --section ComputeWorkloadAnalysis \
-		--section WarpStateStats --section MemoryWorkloadAnalysis_Tables --section LaunchStats --section Occupancy \
+		--section WarpStateStats --section SchedulerStats --print-details all \
 		"$bench" --n 4096 --no-check --no-cublas --trials 1 --warmup 0 "$v" >>"$out/ncu.txt" 2>&1
 	echo "exit $?" >>"$out/ncu.txt"
 done

@@ -10,31 +10,25 @@
 // K-contiguous, stored by cp.async straight into the 128-byte-swizzled K-major
 // layout (16-byte chunk c of row r at c ^ (r & 7)).
 // Split: big = trunc_tf32(x), small = x - big (exact). 3xTF32: C += small(a)*big(b) + big(a)*small(b) + big(a)*big(b), tf32 wgmma k8.
-// trunc(x) is written explicitly for both operands.
+// trunc(x) is written back into the A tile too (not needed: see _xreg).
 // Each BK tile's products go to a fresh partial accumulator (scale-d 0) that
 // is added to the running sum with FADD (tensor-core accumulation truncates).
 //
-// CTA: 2 warpgroups, C tile BMC x (64 * NWG); warpgroup w owns C columns
-// 64w..64w+63 against all BMC rows (wgmma m64n128). A STAGES-deep cp.async
-// ring; the split of tile t+1 is made while tile t's wgmmas run.
+// C tile BMC x (64 * NWG); warpgroup w owns C columns 64w..64w+63 against all
+// BMC rows (wgmma m64n128).
 // Bounds: M, N, K arbitrary with N and K multiples of 4.
 #define BMC 128
-#define NWG 2
-#define BNC (64 * NWG)
+#define BNC (64 * 2)
 #define BK 32
 #define STAGES 4
 #define BF 0                           // 1: small products as one bf16 k16 wgmma; 0: two tf32 ones
-#define ACCUM 1                     // 0: one chain; 1: per-tile partial sums; 2: two chains (even/odd tiles)
-#define XB_SMEM 1                 // write trunc(x) back into the A tile (else rely on the hardware)
-#define XB_REG 1                   // pass trunc(x) bits in registers (else x)
-#define NTHR (128 * NWG)
+#define XB_SMEM 1                 // write trunc(x) back into the A tile (the hardware truncates it anyway)
+#define XB_REG 1                   // pass trunc(x) bits in registers (needed: x itself gives wrong results)
 #define NACC (BMC / 2)                    // accumulator registers per thread
 #define BSTR (BNC + 8)                    // B row stride in floats (padded: conflict-free 8-byte loads)
 #define SA_BYTES (BMC * BK * 4)
 #define SB_BYTES (BK * BSTR * 4)
-#define STAGE_BYTES (SA_BYTES + SB_BYTES) // a multiple of 1024 (swizzle atoms stay aligned)
-#define NSMALL (ACCUM == 2 ? 3 : 2)       // split buffers (one more when a tile's wgmmas outlive the next)
-#define LOOK (ACCUM == 2 ? STAGES - 2 : STAGES - 1)   // tiles in flight ahead of the one computed
+#define NUNITS (BF ? BMC * 4 : BMC * 8)   // split work units of a tile
 
 __device__ __forceinline__ unsigned smem_u32(const void* p)
 {
@@ -99,6 +93,142 @@ __device__ __forceinline__ void wgmma_tf32(float (&d)[64], const unsigned (&a)[4
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(scale_d));
 }
 
+// Copies tile kt (A: BMC x BK at (m0, k0), B: BK x BNC at (k0, n0)) into one stage,
+// zero-filling outside the matrices; threads tid, tid + nthr, ...
+__device__ __forceinline__ void load_tile(unsigned sa, unsigned sb, const float* __restrict__ A,
+        const float* __restrict__ B, long long M, long long N, long long K, long long m0, long long n0,
+        int kt, int tid, int nthr)
+{
+    const long long k0 = (long long)kt * BK;
+#pragma unroll 4
+    for (int id = tid; id < BMC * 8; id += nthr) {
+        const int r = id >> 3, c = id & 7;
+        const long long gr = m0 + r, gk = k0 + c * 4;
+        const bool in = gr < M && gk < K;
+        cp16(sa + r * 128 + ((c ^ (r & 7)) << 4), in ? A + gr * K + gk : A, in);
+    }
+#pragma unroll 4
+    for (int id = tid; id < BK * (BNC / 4); id += nthr) {
+        const int r = id / (BNC / 4), c = id % (BNC / 4);
+        const long long gk = k0 + r, gc = n0 + c * 4;
+        const bool in = gk < K && gc < N;
+        cp16(sb + (r * BSTR + c * 4) * 4, in ? B + gk * N + gc : B, in);
+    }
+}
+
+// The split of an A tile (at sa) into ss, in the same swizzled layout; units u0, u0 + step, ... < u1.
+// BF 0: unit = one 16-byte chunk, small = x - trunc(x) in fp32.
+// BF 1: unit = one row's 8-wide k step (2 chunks), written as 16 bf16 slots: slots
+//   0-7 small(x), 8-15 x, both in k order 0,4,1,5,2,6,3,7 (the order in which a
+//   thread's register fragment holds k = t, t + 4).
+__device__ __forceinline__ void split_tile(unsigned sa, unsigned ss, int u0, int u1, int step)
+{
+#pragma unroll 2
+    for (int u = u0; u < u1; u += step) {
+#if BF
+        const int r = u >> 2, kk = u & 3;
+        const unsigned o0 = r * 128 + (((2 * kk) ^ (r & 7)) << 4), o1 = r * 128 + (((2 * kk + 1) ^ (r & 7)) << 4);
+        const float4 v0 = lds128(sa + o0), v1 = lds128(sa + o1);
+        const float4 h0 = make_float4(trunc_tf32(v0.x), trunc_tf32(v0.y), trunc_tf32(v0.z), trunc_tf32(v0.w));
+        const float4 h1 = make_float4(trunc_tf32(v1.x), trunc_tf32(v1.y), trunc_tf32(v1.z), trunc_tf32(v1.w));
+#if XB_SMEM
+        sts128(sa + o0, __float_as_uint(h0.x), __float_as_uint(h0.y), __float_as_uint(h0.z), __float_as_uint(h0.w));
+        sts128(sa + o1, __float_as_uint(h1.x), __float_as_uint(h1.y), __float_as_uint(h1.z), __float_as_uint(h1.w));
+#endif
+        sts128(ss + o0, bf2(v0.x - h0.x, v1.x - h1.x), bf2(v0.y - h0.y, v1.y - h1.y),
+               bf2(v0.z - h0.z, v1.z - h1.z), bf2(v0.w - h0.w, v1.w - h1.w));
+        sts128(ss + o1, bf2(v0.x, v1.x), bf2(v0.y, v1.y), bf2(v0.z, v1.z), bf2(v0.w, v1.w));
+#else
+        const unsigned off = u * 16;
+        const float4 v = lds128(sa + off);
+        const float4 h = make_float4(trunc_tf32(v.x), trunc_tf32(v.y), trunc_tf32(v.z), trunc_tf32(v.w));
+        sts128(ss + off, __float_as_uint(v.x - h.x), __float_as_uint(v.y - h.y), __float_as_uint(v.z - h.z),
+               __float_as_uint(v.w - h.w));
+#if XB_SMEM
+        sts128(sa + off, __float_as_uint(h.x), __float_as_uint(h.y), __float_as_uint(h.z), __float_as_uint(h.w));
+#endif
+#endif
+    }
+}
+
+// A warpgroup's B fragment of one tile (stage's B at sb): rows 16ww+g, 16ww+g+8 of
+// the 64-row operand are C columns 2g, 2g+1 of the warp's 16 (one 8-byte load);
+// nb[kk][0] holds k = 8kk + t, nb[kk][1] k = 8kk + t + 4.
+__device__ __forceinline__ void load_b(float2 (&nb)[4][2], unsigned sb, int t)
+{
+#pragma unroll
+    for (int kk = 0; kk < 4; kk++)
+#pragma unroll
+        for (int hh = 0; hh < 2; hh++) {
+            const unsigned a = sb + (8 * kk + t + 4 * hh) * BSTR * 4;
+            asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(nb[kk][hh].x), "=f"(nb[kk][hh].y) : "r"(a));
+        }
+}
+
+// Register fragments of a tile from nb: bh = trunc(x) (tf32 big), bl = the small
+// term's fragment (BF 0: tf32 small; BF 1: bf16 k16 pairs: (row g, slots 2t,2t+1),
+// (row g+8, ...), (row g, slots 2t+8, 2t+9), (row g+8, ...); slots 2t, 2t+1 are
+// k = t, t + 4 of x, slots 2t+8, 2t+9 those of small(x)).
+__device__ __forceinline__ void frags(const float2 (&nb)[4][2], unsigned (&bh)[4][4], unsigned (&bl)[4][4])
+{
+#pragma unroll
+    for (int kk = 0; kk < 4; kk++) {
+        // fragment order: (row g, k t), (row g+8, k t), (row g, k t+4), (row g+8, k t+4)
+        const float x[4] = { nb[kk][0].x, nb[kk][0].y, nb[kk][1].x, nb[kk][1].y };
+        float s[4];
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            const float h = trunc_tf32(x[e]);
+            s[e] = x[e] - h;
+            bh[kk][e] = XB_REG ? __float_as_uint(h) : __float_as_uint(x[e]);
+        }
+#if BF
+        bl[kk][0] = bf2(x[0], x[2]);
+        bl[kk][1] = bf2(x[1], x[3]);
+        bl[kk][2] = bf2(s[0], s[2]);
+        bl[kk][3] = bf2(s[1], s[3]);
+#else
+#pragma unroll
+        for (int e = 0; e < 4; e++) bl[kk][e] = __float_as_uint(s[e]);
+#endif
+    }
+}
+
+// One 8-wide k step of a tile into d; small products first.
+__device__ __forceinline__ void mma_step(float (&d)[NACC], const unsigned (&bh)[4][4], const unsigned (&bl)[4][4],
+        int kk, unsigned long long d_raw, unsigned long long d_split, int scale_first)
+{
+#if BF
+    wgmma_bf16(d, bl[kk], d_split + 2 * kk, scale_first);
+#else
+    wgmma_tf32(d, bl[kk], d_raw + 2 * kk, scale_first);
+    wgmma_tf32(d, bh[kk], d_split + 2 * kk, 1);
+#endif
+    wgmma_tf32(d, bh[kk], d_raw + 2 * kk, 1);
+}
+
+// C[m0 + j][n0 + ...] from a warpgroup's accumulators: acc[4j + e] is operand row
+// 16ww + g (+8 for e >= 2) = C column n, n + 1, and operand column 8j + 2t (+1 for
+// odd e) = C row.
+__device__ __forceinline__ void store_c(float* __restrict__ C, const float (&acc)[NACC], long long M, long long N,
+        long long m0, long long n)
+{
+    if (n >= N)
+        return;
+#pragma unroll
+    for (int j = 0; j < BMC / 8; j++) {
+        const long long m = m0 + 8 * j;
+        if (m < M) *(float2*)(C + m * N + n) = make_float2(acc[4 * j], acc[4 * j + 2]);
+        if (m + 1 < M) *(float2*)(C + (m + 1) * N + n) = make_float2(acc[4 * j + 1], acc[4 * j + 3]);
+    }
+}
+
+// CTA: every thread loads, splits and computes. A 4-deep cp.async ring; tile t+1 is
+// split while tile t's wgmmas run.
+#define NTHR (128 * 2)
+#define INTERLEAVE 0
+#define STAGE_BYTES (SA_BYTES + SB_BYTES) // a multiple of 1024 (swizzle atoms stay aligned)
+
 extern "C" __global__ void __launch_bounds__(NTHR, 1)
 wgmma_3xtf32_128x128_xbig(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
        long long M, long long N, long long K)
@@ -109,184 +239,71 @@ wgmma_3xtf32_128x128_xbig(const float* __restrict__ A, const float* __restrict__
     const long long m0 = (long long)blockIdx.y * BMC, n0 = (long long)blockIdx.x * BNC;
     const int ktiles = (int)((K + BK - 1) / BK);
     const unsigned sbase = (smem_u32(smem_raw) + 1023u) & ~1023u;
-    const unsigned ssmall = sbase + STAGES * STAGE_BYTES;   // NSMALL split buffers of SA_BYTES
-
-    auto load = [&](int stage, int kt) {
-        const long long k0 = (long long)kt * BK;
-        const unsigned sa = sbase + stage * STAGE_BYTES, sb = sa + SA_BYTES;
-#pragma unroll
-        for (int e = 0; e < BMC * 8 / NTHR; e++) {
-            const int id = tid + e * NTHR, r = id >> 3, c = id & 7;
-            const long long gr = m0 + r, gk = k0 + c * 4;
-            const bool in = gr < M && gk < K;
-            cp16(sa + r * 128 + ((c ^ (r & 7)) << 4), in ? A + gr * K + gk : A, in);
-        }
-#pragma unroll
-        for (int e = 0; e < BK * (BNC / 4) / NTHR; e++) {
-            const int id = tid + e * NTHR, r = id / (BNC / 4), c = id % (BNC / 4);
-            const long long gk = k0 + r, gc = n0 + c * 4;
-            const bool in = gk < K && gc < N;
-            cp16(sb + (r * BSTR + c * 4) * 4, in ? B + gk * N + gc : B, in);
-        }
-    };
-    // The split of an A tile, in the same swizzled layout.
-    // BF 0: small = x - trunc(x) in fp32.
-    // BF 1: per row and 8-wide k step, 16 bf16 slots (32 bytes, the chunks of that
-    //   step): slots 0-7 small(x), 8-15 x, both in k order 0,4,1,5,2,6,3,7 (the
-    //   order in which a thread's register fragment holds k = t, t + 4).
-    auto split_a = [&](int stage, int buf) {
-        const unsigned sa = sbase + stage * STAGE_BYTES, ss = ssmall + buf * SA_BYTES;
-#if BF
-#pragma unroll
-        for (int e = 0; e < BMC * 4 / NTHR; e++) {
-            const int u = tid + e * NTHR, r = u >> 2, kk = u & 3;
-            const unsigned o0 = r * 128 + (((2 * kk) ^ (r & 7)) << 4), o1 = r * 128 + (((2 * kk + 1) ^ (r & 7)) << 4);
-            const float4 v0 = lds128(sa + o0), v1 = lds128(sa + o1);
-            const float4 h0 = make_float4(trunc_tf32(v0.x), trunc_tf32(v0.y), trunc_tf32(v0.z), trunc_tf32(v0.w));
-            const float4 h1 = make_float4(trunc_tf32(v1.x), trunc_tf32(v1.y), trunc_tf32(v1.z), trunc_tf32(v1.w));
-#if XB_SMEM
-            sts128(sa + o0, __float_as_uint(h0.x), __float_as_uint(h0.y), __float_as_uint(h0.z), __float_as_uint(h0.w));
-            sts128(sa + o1, __float_as_uint(h1.x), __float_as_uint(h1.y), __float_as_uint(h1.z), __float_as_uint(h1.w));
-#endif
-            sts128(ss + o0, bf2(v0.x - h0.x, v1.x - h1.x), bf2(v0.y - h0.y, v1.y - h1.y),
-                   bf2(v0.z - h0.z, v1.z - h1.z), bf2(v0.w - h0.w, v1.w - h1.w));
-            sts128(ss + o1, bf2(v0.x, v1.x), bf2(v0.y, v1.y), bf2(v0.z, v1.z), bf2(v0.w, v1.w));
-        }
-#else
-#pragma unroll
-        for (int e = 0; e < BMC * BK / 4 / NTHR; e++) {
-            const unsigned off = (tid + e * NTHR) * 16;
-            const float4 v = lds128(sa + off);
-            const float4 h = make_float4(trunc_tf32(v.x), trunc_tf32(v.y), trunc_tf32(v.z), trunc_tf32(v.w));
-            sts128(ss + off, __float_as_uint(v.x - h.x), __float_as_uint(v.y - h.y), __float_as_uint(v.z - h.z),
-                   __float_as_uint(v.w - h.w));
-#if XB_SMEM
-            sts128(sa + off, __float_as_uint(h.x), __float_as_uint(h.y), __float_as_uint(h.z), __float_as_uint(h.w));
-#endif
-        }
-#endif
-    };
-    // The warpgroup's B fragment of one tile: rows 16ww+g, 16ww+g+8 of the
-    // 64-row operand are C columns 2g, 2g+1 of the warp's 16 (one 8-byte load);
-    // nb[kk][0] holds k = 8kk + t, nb[kk][1] k = 8kk + t + 4.
+    const unsigned ssplit = sbase + STAGES * STAGE_BYTES;   // two split buffers of SA_BYTES
     const unsigned b_col = (64 * wg + 16 * ww + 2 * g) * 4;
+    auto stage_a = [&](int kt) { return sbase + (kt % STAGES) * STAGE_BYTES; };
+
+    float acc[NACC], part[NACC];
+#pragma unroll
+    for (int i = 0; i < NACC; i++) acc[i] = part[i] = 0.0f;
     float2 nb[4][2];
-    auto load_b = [&](int stage) {
-        const unsigned sb = sbase + stage * STAGE_BYTES + SA_BYTES + b_col;
-#pragma unroll
-        for (int kk = 0; kk < 4; kk++)
-#pragma unroll
-            for (int hh = 0; hh < 2; hh++) {
-                const unsigned a = sb + (8 * kk + t + 4 * hh) * BSTR * 4;
-                asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(nb[kk][hh].x), "=f"(nb[kk][hh].y) : "r"(a));
-            }
-    };
-    // Issue tile kt's wgmmas into d (first: the tile starts d afresh).
-    auto mma_tile = [&](int kt, float (&d)[NACC], bool first) {
-        unsigned bh[4][4], bl[4][4];
-#pragma unroll
-        for (int kk = 0; kk < 4; kk++) {
-            // fragment order: (row g, k t), (row g+8, k t), (row g, k t+4), (row g+8, k t+4)
-            const float x[4] = { nb[kk][0].x, nb[kk][0].y, nb[kk][1].x, nb[kk][1].y };
-            float h[4], s[4];
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-                h[e] = trunc_tf32(x[e]);
-                s[e] = x[e] - h[e];
-                bh[kk][e] = XB_REG ? __float_as_uint(h[e]) : __float_as_uint(x[e]);
-            }
-#if BF
-            // bf16 k16 fragment: (row g, slots 2t,2t+1), (row g+8, ...), (row g, slots 2t+8, 2t+9), (row g+8, ...);
-            // slots 2t, 2t+1 are k = t, t + 4 of the x term, 2t+8, 2t+9 those of the small term.
-            bl[kk][0] = bf2(x[0], x[2]);
-            bl[kk][1] = bf2(x[1], x[3]);
-            bl[kk][2] = bf2(s[0], s[2]);
-            bl[kk][3] = bf2(s[1], s[3]);
-#else
-#pragma unroll
-            for (int e = 0; e < 4; e++) bl[kk][e] = __float_as_uint(s[e]);
-#endif
-        }
-        const unsigned long long d_raw = desc_sw128(sbase + (kt % STAGES) * STAGE_BYTES);
-        const unsigned long long d_small = desc_sw128(ssmall + (kt % NSMALL) * SA_BYTES);
-        wg_fence();
-#pragma unroll
-        for (int kk = 0; kk < 4; kk++) {
-            // small products first
-#if BF
-            wgmma_bf16(d, bl[kk], d_small + 2 * kk, (first && kk == 0) ? 0 : 1);
-#else
-            wgmma_tf32(d, bl[kk], d_raw + 2 * kk, (first && kk == 0) ? 0 : 1);
-            wgmma_tf32(d, bh[kk], d_small + 2 * kk, 1);
-#endif
-            wgmma_tf32(d, bh[kk], d_raw + 2 * kk, 1);
-        }
-        wg_commit();
-    };
-    // Tile kt's data landed (all threads), split, published to the async proxy; B fragment read.
-    auto prep = [&](int kt) {
-        cp_wait<LOOK - 1>();
-        __syncthreads();
-        split_a(kt % STAGES, kt % NSMALL);
-        fence_async_smem();
-        load_b(kt % STAGES);
-    };
-
-    float acc[NACC];
-#pragma unroll
-    for (int i = 0; i < NACC; i++) acc[i] = 0.0f;
-#if ACCUM == 1
-    float part[NACC];
-#pragma unroll
-    for (int i = 0; i < NACC; i++) part[i] = 0.0f;
-#elif ACCUM == 2
-    float acc2[NACC];
-#pragma unroll
-    for (int i = 0; i < NACC; i++) acc2[i] = 0.0f;
-#endif
 
 #pragma unroll
-    for (int s = 0; s < LOOK; s++) {
-        if (s < ktiles) load(s, s);
+    for (int s = 0; s < STAGES - 1; s++) {
+        if (s < ktiles) load_tile(stage_a(s), stage_a(s) + SA_BYTES, A, B, M, N, K, m0, n0, s, tid, NTHR);
         cp_commit();
     }
-    if (ktiles > 0) prep(0);
+    cp_wait<STAGES - 2>();
+    __syncthreads();
+    if (ktiles > 0) {
+        split_tile(stage_a(0), ssplit, tid, NUNITS, NTHR);
+        load_b(nb, stage_a(0) + SA_BYTES + b_col, t);
+    }
+    fence_async_smem();
     __syncthreads();
 
-#if ACCUM == 2
-    // Even tiles into acc, odd ones into acc2: each chain waits only for the
-    // tile before last, so the tensor cores always have the next tile queued.
-    auto step = [&](int kt, float (&d)[NACC]) {
-        if (kt + LOOK < ktiles) load((kt + LOOK) % STAGES, kt + LOOK);
-        cp_commit();
-        mma_tile(kt, d, false);
-        if (kt + 1 < ktiles) prep(kt + 1);
-        wg_wait<1>();
-        __syncthreads();
-    };
-    for (int kt = 0; kt < ktiles; kt += 2) {
-        step(kt, acc);
-        if (kt + 1 < ktiles) step(kt + 1, acc2);
-    }
-    wg_wait<0>();
-#pragma unroll
-    for (int i = 0; i < NACC; i++) {
-        keep(acc[i]);
-        keep(acc2[i]);
-        acc[i] += acc2[i];
-    }
-#else
     for (int kt = 0; kt < ktiles; kt++) {
-        if (kt + LOOK < ktiles) load((kt + LOOK) % STAGES, kt + LOOK);
+        const bool more = kt + 1 < ktiles;
+        if (kt + STAGES - 1 < ktiles)
+            load_tile(stage_a(kt + STAGES - 1), stage_a(kt + STAGES - 1) + SA_BYTES, A, B, M, N, K, m0, n0,
+                      kt + STAGES - 1, tid, NTHR);
         cp_commit();
-#if ACCUM == 1
-        mma_tile(kt, part, true);
+        unsigned bh[4][4], bl[4][4];
+        frags(nb, bh, bl);
+        const unsigned long long d_raw = desc_sw128(stage_a(kt)), d_split = desc_sw128(ssplit + (kt & 1) * SA_BYTES);
+        const unsigned snext = ssplit + ((kt + 1) & 1) * SA_BYTES;
+        wg_fence();
+#if INTERLEAVE
+        // The split of tile kt+1 between this tile's k steps, so that the warps
+        // do it while the tensor cores work rather than after issuing them all.
+        mma_step(part, bh, bl, 0, d_raw, d_split, 0);
+        if (more) {
+            cp_wait<STAGES - 2>();
+            __syncthreads();
+        }
+        mma_step(part, bh, bl, 1, d_raw, d_split, 1);
+        if (more) split_tile(stage_a(kt + 1), snext, tid, NUNITS / 2, NTHR);
+        mma_step(part, bh, bl, 2, d_raw, d_split, 1);
+        if (more) {
+            split_tile(stage_a(kt + 1), snext, NUNITS / 2 + tid, NUNITS, NTHR);
+            fence_async_smem();
+        }
+        mma_step(part, bh, bl, 3, d_raw, d_split, 1);
+        wg_commit();
+        if (more) load_b(nb, stage_a(kt + 1) + SA_BYTES + b_col, t);
 #else
-        mma_tile(kt, acc, false);
+#pragma unroll
+        for (int kk = 0; kk < 4; kk++) mma_step(part, bh, bl, kk, d_raw, d_split, kk ? 1 : 0);
+        wg_commit();
+        if (more) {
+            cp_wait<STAGES - 2>();
+            __syncthreads();
+            split_tile(stage_a(kt + 1), snext, tid, NUNITS, NTHR);
+            fence_async_smem();
+            load_b(nb, stage_a(kt + 1) + SA_BYTES + b_col, t);
+        }
 #endif
-        if (kt + 1 < ktiles) prep(kt + 1);
         wg_wait<0>();
-#if ACCUM == 1
         // FADD (round to nearest) of the tile's sum: the tensor core's own
         // accumulation truncates, and over the whole K comes near 1e-4.
 #pragma unroll
@@ -294,25 +311,10 @@ wgmma_3xtf32_128x128_xbig(const float* __restrict__ A, const float* __restrict__
             keep(part[i]);
             acc[i] += part[i];
         }
-#endif
         __syncthreads();
     }
-#pragma unroll
-    for (int i = 0; i < NACC; i++) keep(acc[i]);
-#endif
     cp_wait<0>();
-
-    // acc[4j + e]: operand row 16ww + g (+8 for e >= 2) = C column n, n + 1;
-    // operand column 8j + 2t (+1 for odd e) = C row.
-    const long long n = n0 + 64 * wg + 16 * ww + 2 * g;
-    if (n < N) {
-#pragma unroll
-        for (int j = 0; j < BMC / 8; j++) {
-            const long long m = m0 + 8 * j + 2 * t;
-            if (m < M) *(float2*)(C + m * N + n) = make_float2(acc[4 * j], acc[4 * j + 2]);
-            if (m + 1 < M) *(float2*)(C + (m + 1) * N + n) = make_float2(acc[4 * j + 1], acc[4 * j + 3]);
-        }
-    }
+    store_c(C, acc, M, N, m0 + 2 * t, n0 + 64 * wg + 16 * ww + 2 * g);
 }
 
 /*@launch
