@@ -36,11 +36,11 @@ mkdir -p "$cub"
 echo "== small-size check (N = 520, ragged edges)"
 ok=()
 for v in "$@"; do
-	timeout 60 "$bench" --n 520 --no-time --no-cublas "$v" 2>&1 | tee -a "$out/small.txt"
+	timeout 40 "$bench" --n 520 --no-time --no-cublas "$v" 2>&1 | tee -a "$out/small.txt"
 	if [ "${PIPESTATUS[0]}" = 0 ]; then ok+=("$v"); else echo "!! $v crashed or hung: left out" | tee -a "$out/small.txt"; fi
 done
 echo "== N = 4096"
-"$bench" --n 4096 --trials 30 --cubin-dir "$cub" "${ok[@]}" 2>&1 | tee "$out/bench.txt"
+timeout 200 "$bench" --n 4096 --trials 30 --cubin-dir "$cub" "${ok[@]}" 2>&1 | tee "$out/bench.txt"
 {
 	for f in "$cub"/*.cubin; do
 		b=$(basename "$f" .cubin)
@@ -55,12 +55,13 @@ tar -czf "$out/sass.tar.gz" -C /tmp $(cd /tmp && ls *.sass) 2>/dev/null
 [ "$evals" = all ] && evals="${ok[*]}"
 if [ -n "$kf" ] && [ -n "$evals" ]; then
 	for v in $evals; do
+		case " ${ok[*]} " in *" $v "*) ;; *) echo "== $v: skipped (crashed or hung above)"; continue ;; esac
 		f=${v%@*} a=
 		[ "$v" != "$f" ] && a="--arch ${v#*@}"
 		b=$(basename "$f" .cu)
 		echo "== kforge eval 1 $f $a"
 		# shellcheck disable=SC2086
-		timeout 150 "$kf" --db /tmp/k.db eval 1 "$f" $a --json >"/tmp/eval-$b.json" 2>"/tmp/eval-$b.err"
+		timeout 45 "$kf" --db /tmp/k.db eval 1 "$f" $a --json >"/tmp/eval-$b.json" 2>"/tmp/eval-$b.err"
 		echo "exit $?"
 		{ echo "== $v"; cat "/tmp/eval-$b.json" "/tmp/eval-$b.err"; } >>"$out/eval.txt"
 		grep -E '"status"|"time_median_ms"|"time_mean_ms"|"max_abs_err"|"max_rel_err"|"failed_check"|"detail"' "/tmp/eval-$b.json" | head -20

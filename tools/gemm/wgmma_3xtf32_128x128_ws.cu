@@ -95,37 +95,49 @@ __device__ __forceinline__ void wgmma_tf32(float (&d)[64], const unsigned (&a)[4
 }
 
 // Copies tile kt (A: BMC x BK at (m0, k0), B: BK x BNC at (k0, n0)) into one stage,
-// zero-filling outside the matrices; threads tid, tid + nthr, ...
+// zero-filling outside the matrices; NT threads (compile-time trip counts).
+template <int NT, bool UNROLL = true>
 __device__ __forceinline__ void load_tile(unsigned sa, unsigned sb, const float* __restrict__ A,
         const float* __restrict__ B, long long M, long long N, long long K, long long m0, long long n0,
-        int kt, int tid, int nthr)
+        int kt, int tid)
 {
     const long long k0 = (long long)kt * BK;
-#pragma unroll 4
-    for (int id = tid; id < BMC * 8; id += nthr) {
-        const int r = id >> 3, c = id & 7;
+    auto a = [&](int e) {
+        const int id = tid + e * NT, r = id >> 3, c = id & 7;
         const long long gr = m0 + r, gk = k0 + c * 4;
         const bool in = gr < M && gk < K;
         cp16(sa + r * 128 + ((c ^ (r & 7)) << 4), in ? A + gr * K + gk : A, in);
-    }
-#pragma unroll 4
-    for (int id = tid; id < BK * (BNC / 4); id += nthr) {
-        const int r = id / (BNC / 4), c = id % (BNC / 4);
+    };
+    auto b = [&](int e) {
+        const int id = tid + e * NT, r = id / (BNC / 4), c = id % (BNC / 4);
         const long long gk = k0 + r, gc = n0 + c * 4;
         const bool in = gk < K && gc < N;
         cp16(sb + (r * BSTR + c * 4) * 4, in ? B + gk * N + gc : B, in);
+    };
+    if constexpr (UNROLL) {
+#pragma unroll
+        for (int e = 0; e < BMC * 8 / NT; e++) a(e);
+#pragma unroll
+        for (int e = 0; e < BK * (BNC / 4) / NT; e++) b(e);
+    } else {   // few registers (the warp-specialized producer)
+#pragma unroll 1
+        for (int e = 0; e < BMC * 8 / NT; e++) a(e);
+#pragma unroll 1
+        for (int e = 0; e < BK * (BNC / 4) / NT; e++) b(e);
     }
 }
 
-// The split of an A tile (at sa) into ss, in the same swizzled layout; units u0, u0 + step, ... < u1.
+// The split of an A tile (at sa) into ss, in the same swizzled layout; units
+// LO + tid, LO + tid + NT, ... < HI (compile-time trip counts).
 // BF 0: unit = one 16-byte chunk, small = x - trunc(x) in fp32.
 // BF 1: unit = one row's 8-wide k step (2 chunks), written as 16 bf16 slots: slots
 //   0-7 small(x), 8-15 x, both in k order 0,4,1,5,2,6,3,7 (the order in which a
 //   thread's register fragment holds k = t, t + 4).
-__device__ __forceinline__ void split_tile(unsigned sa, unsigned ss, int u0, int u1, int step)
+template <int NT, int LO, int HI, bool UNROLL = true>
+__device__ __forceinline__ void split_tile(unsigned sa, unsigned ss, int tid)
 {
-#pragma unroll 2
-    for (int u = u0; u < u1; u += step) {
+    auto unit = [&](int e) {
+        const int u = LO + tid + e * NT;
 #if BF
         const int r = u >> 2, kk = u & 3;
         const unsigned o0 = r * 128 + (((2 * kk) ^ (r & 7)) << 4), o1 = r * 128 + (((2 * kk + 1) ^ (r & 7)) << 4);
@@ -149,6 +161,13 @@ __device__ __forceinline__ void split_tile(unsigned sa, unsigned ss, int u0, int
         sts128(sa + off, __float_as_uint(h.x), __float_as_uint(h.y), __float_as_uint(h.z), __float_as_uint(h.w));
 #endif
 #endif
+    };
+    if constexpr (UNROLL) {
+#pragma unroll
+        for (int e = 0; e < (HI - LO) / NT; e++) unit(e);
+    } else {
+#pragma unroll 1
+        for (int e = 0; e < (HI - LO) / NT; e++) unit(e);
     }
 }
 
@@ -229,7 +248,7 @@ __device__ __forceinline__ void store_c(float* __restrict__ C, const float (&acc
 // it signals the stage full on an mbarrier. Warpgroups 1..2 consume: wait full,
 // read their B fragment, issue the tile's wgmmas, wait for them, signal the stage
 // empty, add the tile's partial sums. setmaxnreg moves registers from the producer
-// (64) to the consumers (224).
+// (56) to the consumers (224).
 #define NCWG 2
 #define NTHR (128 * (NCWG + 1))
 #define STAGE_BYTES (2 * SA_BYTES + SB_BYTES) // raw A, split A, B; a multiple of 1024
@@ -273,19 +292,19 @@ wgmma_3xtf32_128x128_ws(const float* __restrict__ A, const float* __restrict__ B
     __syncthreads();
 
     if (wg == 0) {
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 64;\n");
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 56;\n");
         for (int it = 0; it < ktiles + DIST; it++) {
             if (it < ktiles) {
                 // the stage's previous tile (it - STAGES) released by every consumer
                 if (it >= STAGES) mbar_wait(empty + 8 * (it % STAGES), ((it / STAGES) + 1) & 1);
-                load_tile(stage(it), stage(it) + 2 * SA_BYTES, A, B, M, N, K, m0, n0, it, tid, 128);
+                load_tile<128, false>(stage(it), stage(it) + 2 * SA_BYTES, A, B, M, N, K, m0, n0, it, tid);
             }
             cp_commit();
             const int j = it - DIST;
             if (j >= 0) {
                 cp_wait<DIST>();                               // this thread's copies of tile j landed
                 asm volatile("bar.sync 1, 128;\n" ::: "memory");   // ... and every producer's
-                split_tile(stage(j), stage(j) + SA_BYTES, tid, NUNITS, 128);
+                split_tile<128, 0, NUNITS, false>(stage(j), stage(j) + SA_BYTES, tid);
                 fence_async_smem();                            // generic writes -> the wgmmas' async proxy
                 mbar_arrive(full + 8 * (j % STAGES));
             }

@@ -109,37 +109,49 @@ __device__ __forceinline__ void wgmma_bf16(float (&d)[64], const unsigned (&a)[4
 }
 
 // Copies tile kt (A: BMC x BK at (m0, k0), B: BK x BNC at (k0, n0)) into one stage,
-// zero-filling outside the matrices; threads tid, tid + nthr, ...
+// zero-filling outside the matrices; NT threads (compile-time trip counts).
+template <int NT, bool UNROLL = true>
 __device__ __forceinline__ void load_tile(unsigned sa, unsigned sb, const float* __restrict__ A,
         const float* __restrict__ B, long long M, long long N, long long K, long long m0, long long n0,
-        int kt, int tid, int nthr)
+        int kt, int tid)
 {
     const long long k0 = (long long)kt * BK;
-#pragma unroll 4
-    for (int id = tid; id < BMC * 8; id += nthr) {
-        const int r = id >> 3, c = id & 7;
+    auto a = [&](int e) {
+        const int id = tid + e * NT, r = id >> 3, c = id & 7;
         const long long gr = m0 + r, gk = k0 + c * 4;
         const bool in = gr < M && gk < K;
         cp16(sa + r * 128 + ((c ^ (r & 7)) << 4), in ? A + gr * K + gk : A, in);
-    }
-#pragma unroll 4
-    for (int id = tid; id < BK * (BNC / 4); id += nthr) {
-        const int r = id / (BNC / 4), c = id % (BNC / 4);
+    };
+    auto b = [&](int e) {
+        const int id = tid + e * NT, r = id / (BNC / 4), c = id % (BNC / 4);
         const long long gk = k0 + r, gc = n0 + c * 4;
         const bool in = gk < K && gc < N;
         cp16(sb + (r * BSTR + c * 4) * 4, in ? B + gk * N + gc : B, in);
+    };
+    if constexpr (UNROLL) {
+#pragma unroll
+        for (int e = 0; e < BMC * 8 / NT; e++) a(e);
+#pragma unroll
+        for (int e = 0; e < BK * (BNC / 4) / NT; e++) b(e);
+    } else {   // few registers (the warp-specialized producer)
+#pragma unroll 1
+        for (int e = 0; e < BMC * 8 / NT; e++) a(e);
+#pragma unroll 1
+        for (int e = 0; e < BK * (BNC / 4) / NT; e++) b(e);
     }
 }
 
-// The split of an A tile (at sa) into ss, in the same swizzled layout; units u0, u0 + step, ... < u1.
+// The split of an A tile (at sa) into ss, in the same swizzled layout; units
+// LO + tid, LO + tid + NT, ... < HI (compile-time trip counts).
 // BF 0: unit = one 16-byte chunk, small = x - trunc(x) in fp32.
 // BF 1: unit = one row's 8-wide k step (2 chunks), written as 16 bf16 slots: slots
 //   0-7 small(x), 8-15 x, both in k order 0,4,1,5,2,6,3,7 (the order in which a
 //   thread's register fragment holds k = t, t + 4).
-__device__ __forceinline__ void split_tile(unsigned sa, unsigned ss, int u0, int u1, int step)
+template <int NT, int LO, int HI, bool UNROLL = true>
+__device__ __forceinline__ void split_tile(unsigned sa, unsigned ss, int tid)
 {
-#pragma unroll 2
-    for (int u = u0; u < u1; u += step) {
+    auto unit = [&](int e) {
+        const int u = LO + tid + e * NT;
 #if BF
         const int r = u >> 2, kk = u & 3;
         const unsigned o0 = r * 128 + (((2 * kk) ^ (r & 7)) << 4), o1 = r * 128 + (((2 * kk + 1) ^ (r & 7)) << 4);
@@ -163,6 +175,13 @@ __device__ __forceinline__ void split_tile(unsigned sa, unsigned ss, int u0, int
         sts128(sa + off, __float_as_uint(h.x), __float_as_uint(h.y), __float_as_uint(h.z), __float_as_uint(h.w));
 #endif
 #endif
+    };
+    if constexpr (UNROLL) {
+#pragma unroll
+        for (int e = 0; e < (HI - LO) / NT; e++) unit(e);
+    } else {
+#pragma unroll 1
+        for (int e = 0; e < (HI - LO) / NT; e++) unit(e);
     }
 }
 
@@ -265,13 +284,13 @@ wgmma_tf32bf16_128x128_ilv(const float* __restrict__ A, const float* __restrict_
 
 #pragma unroll
     for (int s = 0; s < STAGES - 1; s++) {
-        if (s < ktiles) load_tile(stage_a(s), stage_a(s) + SA_BYTES, A, B, M, N, K, m0, n0, s, tid, NTHR);
+        if (s < ktiles) load_tile<NTHR>(stage_a(s), stage_a(s) + SA_BYTES, A, B, M, N, K, m0, n0, s, tid);
         cp_commit();
     }
     cp_wait<STAGES - 2>();
     __syncthreads();
     if (ktiles > 0) {
-        split_tile(stage_a(0), ssplit, tid, NUNITS, NTHR);
+        split_tile<NTHR, 0, NUNITS>(stage_a(0), ssplit, tid);
         load_b(nb, stage_a(0) + SA_BYTES + b_col, t);
     }
     fence_async_smem();
@@ -280,8 +299,8 @@ wgmma_tf32bf16_128x128_ilv(const float* __restrict__ A, const float* __restrict_
     for (int kt = 0; kt < ktiles; kt++) {
         const bool more = kt + 1 < ktiles;
         if (kt + STAGES - 1 < ktiles)
-            load_tile(stage_a(kt + STAGES - 1), stage_a(kt + STAGES - 1) + SA_BYTES, A, B, M, N, K, m0, n0,
-                      kt + STAGES - 1, tid, NTHR);
+            load_tile<NTHR>(stage_a(kt + STAGES - 1), stage_a(kt + STAGES - 1) + SA_BYTES, A, B, M, N, K, m0, n0,
+                            kt + STAGES - 1, tid);
         cp_commit();
         unsigned bh[4][4], bl[4][4];
         frags(nb, bh, bl);
@@ -297,10 +316,10 @@ wgmma_tf32bf16_128x128_ilv(const float* __restrict__ A, const float* __restrict_
             __syncthreads();
         }
         mma_step(part, bh, bl, 1, d_raw, d_split, 1);
-        if (more) split_tile(stage_a(kt + 1), snext, tid, NUNITS / 2, NTHR);
+        if (more) split_tile<NTHR, 0, NUNITS / 2>(stage_a(kt + 1), snext, tid);
         mma_step(part, bh, bl, 2, d_raw, d_split, 1);
         if (more) {
-            split_tile(stage_a(kt + 1), snext, NUNITS / 2 + tid, NUNITS, NTHR);
+            split_tile<NTHR, NUNITS / 2, NUNITS>(stage_a(kt + 1), snext, tid);
             fence_async_smem();
         }
         mma_step(part, bh, bl, 3, d_raw, d_split, 1);
@@ -313,7 +332,7 @@ wgmma_tf32bf16_128x128_ilv(const float* __restrict__ A, const float* __restrict_
         if (more) {
             cp_wait<STAGES - 2>();
             __syncthreads();
-            split_tile(stage_a(kt + 1), snext, tid, NUNITS, NTHR);
+            split_tile<NTHR, 0, NUNITS>(stage_a(kt + 1), snext, tid);
             fence_async_smem();
             load_b(nb, stage_a(kt + 1) + SA_BYTES + b_col, t);
         }
