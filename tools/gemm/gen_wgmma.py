@@ -275,10 +275,15 @@ extern "C" __global__ void __launch_bounds__(NTHR, 1)
 
     for (int kt = 0; kt < ktiles; kt++) {
         const bool more = kt + 1 < ktiles;
-        if (kt + STAGES - 1 < ktiles)
-            load_tile<NTHR>(stage_a(kt + STAGES - 1), stage_a(kt + STAGES - 1) + SA_BYTES, A, B, M, N, K, m0, n0,
-                            kt + STAGES - 1, tid);
-        cp_commit();
+        auto issue_loads = [&]() {
+            if (kt + STAGES - 1 < ktiles)
+                load_tile<NTHR>(stage_a(kt + STAGES - 1), stage_a(kt + STAGES - 1) + SA_BYTES, A, B, M, N, K, m0, n0,
+                                kt + STAGES - 1, tid);
+            cp_commit();
+        };
+#if INTERLEAVE < 2
+        issue_loads();
+#endif
         unsigned bh[4][4], bl[4][4];
         frags(nb, bh, bl);
         const unsigned long long d_raw = desc_sw128(stage_a(kt)), d_split = desc_sw128(ssplit + (kt & 1) * SA_BYTES);
@@ -288,6 +293,9 @@ extern "C" __global__ void __launch_bounds__(NTHR, 1)
         // The split of tile kt+1 between this tile's k steps, so that the warps
         // do it while the tensor cores work rather than after issuing them all.
         mma_step(part, bh, bl, 0, d_raw, d_split, 0);
+#if INTERLEAVE == 2
+        issue_loads();   // after the first k step is queued, not before
+#endif
         if (more) {
             cp_wait<STAGES - 2>();
             __syncthreads();
@@ -474,6 +482,10 @@ VARIANTS = [
      dict(D, BF=1, XB_SMEM=0, INTERLEAVE=1)),
     ("wgmma_3xtf32_128x128_ws", "3xTF32, warp-specialized: 1 producer + 2 consumer warpgroups, 4 stages.",
      dict(D, XB_SMEM=0, WS=1)),
+    ("wgmma_3xtf32_128x128_ilv2", "As _ilv, and the next tiles' copies issued after the first k step.",
+     dict(D, XB_SMEM=0, INTERLEAVE=2)),
+    ("wgmma_tf32bf16_128x128_ilv2", "As _ilv, and the next tiles' copies issued after the first k step.",
+     dict(D, BF=1, XB_SMEM=0, INTERLEAVE=2)),
     ("wgmma_tf32bf16_128x128_ws", "tf32 big*big + one bf16 wgmma for the small products, warp-specialized.",
      dict(D, BF=1, XB_SMEM=0, WS=1)),
 ]
@@ -523,7 +535,8 @@ def render(name, title, p):
     s = HEAD + body
     for k, v in dict(p, name=name, title=title, NTHR=nthr, BNC=64 * p["NWG"], SMEM=smem, mode_doc=mode_doc,
                      accum_doc=accum_doc, cta_doc=cta_doc, wgmma_fns=fns, PREGS=pregs, CREGS=cregs,
-                     interleave_doc=" (between its k steps)" if p["INTERLEAVE"] else "").items():
+                     interleave_doc={0: "", 1: " (between its k steps)",
+                                     2: " (between its k steps; the copies after the first)"}[p["INTERLEAVE"]]).items():
         s = s.replace("{%s}" % k, str(v))
     return s
 

@@ -283,10 +283,15 @@ wgmma_3xtf32_128x128_xbig(const float* __restrict__ A, const float* __restrict__
 
     for (int kt = 0; kt < ktiles; kt++) {
         const bool more = kt + 1 < ktiles;
-        if (kt + STAGES - 1 < ktiles)
-            load_tile<NTHR>(stage_a(kt + STAGES - 1), stage_a(kt + STAGES - 1) + SA_BYTES, A, B, M, N, K, m0, n0,
-                            kt + STAGES - 1, tid);
-        cp_commit();
+        auto issue_loads = [&]() {
+            if (kt + STAGES - 1 < ktiles)
+                load_tile<NTHR>(stage_a(kt + STAGES - 1), stage_a(kt + STAGES - 1) + SA_BYTES, A, B, M, N, K, m0, n0,
+                                kt + STAGES - 1, tid);
+            cp_commit();
+        };
+#if INTERLEAVE < 2
+        issue_loads();
+#endif
         unsigned bh[4][4], bl[4][4];
         frags(nb, bh, bl);
         const unsigned long long d_raw = desc_sw128(stage_a(kt)), d_split = desc_sw128(ssplit + (kt & 1) * SA_BYTES);
@@ -296,6 +301,9 @@ wgmma_3xtf32_128x128_xbig(const float* __restrict__ A, const float* __restrict__
         // The split of tile kt+1 between this tile's k steps, so that the warps
         // do it while the tensor cores work rather than after issuing them all.
         mma_step(part, bh, bl, 0, d_raw, d_split, 0);
+#if INTERLEAVE == 2
+        issue_loads();   // after the first k step is queued, not before
+#endif
         if (more) {
             cp_wait<STAGES - 2>();
             __syncthreads();
