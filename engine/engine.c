@@ -351,6 +351,12 @@ int engine_open(struct engine **ep, const struct engine_config *cfg, struct buf 
 		e->lim.max_grid[2] = jget_int(e->gpu_info, "max_grid_z", e->lim.max_grid[2]);
 		e->lim.max_smem_optin = jget_int(e->gpu_info, "smem_optin", e->lim.max_smem_optin);
 	}
+	/* On compute capability 9.0 candidates are compiled for sm_90a: the
+	 * Hopper-only instructions (wgmma, setmaxnreg) are what the fastest
+	 * fp32-accurate GEMMs use (tools/gemm: 2.29x cuBLAS SGEMM against
+	 * 1.37x under sm_90), and an sm_90a cubin runs on every such GPU. */
+	if (!strcmp(arch, "sm_90"))
+		snprintf(arch, sizeof(arch), "sm_90a");
 	e->arch = strdup(cfg->arch && *cfg->arch ? cfg->arch : arch[0] ? arch : "sm_90");
 	engine_protocol_json(&e->proto, e->arch, &e->proto_json);
 	e->seed_base = e->proto.seed0;
