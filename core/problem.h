@@ -90,7 +90,8 @@ int problem_scalar(const struct problem *p, const char *name, double *out);
 int problem_tensor_index(const struct problem *p, const char *name);
 
 /* Resolves a user's problem reference ("level1/023_Softmax", "23", "023",
- * "Softmax", "level1/23") under ROOT/problems/ into the directory path. */
+ * "Softmax", "level1/23", "level2/12") under ROOT/problems/ into the
+ * directory path. A bare number names a level-1 problem. */
 int problem_find(const char *root, const char *query, struct buf *dir_out, struct buf *err);
 /* Lists every problem directory under ROOT/problems/levelN (level 0 = all),
  * sorted by level then number. Caller frees each string and the array. */

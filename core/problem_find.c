@@ -129,6 +129,10 @@ int problem_find(const char *root, const char *query, struct buf *dir_out, struc
 		if (*q == '/')
 			q++;
 	}
+	/* A bare number is a level-1 problem, as in PROBLEMS lists (levels share
+	 * numbers); levelN/NUM or a name reaches the others. */
+	if (!level && all_digits(q))
+		level = 1;
 	if (problem_list_dirs(root, level, &dirs, &n, err) < 0)
 		return -1;
 	for (int i = 0; i < n; i++) {

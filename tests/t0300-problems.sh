@@ -47,7 +47,7 @@ fi
 expect_exit 0 "list --gpu picks one of them" "$KFORGE" problems list --gpu "NVIDIA H200"
 contains "H200 floor = 12.88 GB / 4000 GB/s" "$T_TMP/out" "^level1/019_ReLU .* 3\.2212$"
 rm -f "$KFORGE_DB"
-expect_exit 0 "list --level 2 is empty" "$KFORGE" problems list --level 2
+expect_exit 0 "list --level 3 is empty" "$KFORGE" problems list --level 3
 contains "zero problems" "$T_TMP/out" "^0 problem"
 expect_exit 2 "bad --level is a usage error" "$KFORGE" problems list --level x
 

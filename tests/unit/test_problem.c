@@ -275,7 +275,18 @@ static void test_find(void **state)
 	}
 	assert_int_equal(problem_find(root(), "NoSuchThing", &dir, &err), -1);
 	assert_non_null(strstr(err.s, "NoSuchThing"));
-	assert_int_equal(problem_find(root(), "level2/23", &dir, &err), -1);
+	/* level 2 has a problem 23 too: a bare number still means level 1 (as in
+	 * PROBLEMS lists), levelN/ or a name reaches the others */
+	{
+		const char *q2[] = { "level2/23", "level2/023", "Conv3d_GroupNorm_Mean",
+				     "level2/023_Conv3d_GroupNorm_Mean" };
+		for (size_t i = 0; i < sizeof(q2) / sizeof(q2[0]); i++) {
+			if (problem_find(root(), q2[i], &dir, &err) < 0)
+				fail_msg("%s: %s", q2[i], err.s);
+			assert_non_null(strstr(dir.s, "problems/level2/023_Conv3d_GroupNorm_Mean"));
+		}
+	}
+	assert_int_equal(problem_find(root(), "level3/23", &dir, &err), -1);
 	buf_release(&dir);
 	buf_release(&err);
 }
