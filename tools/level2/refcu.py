@@ -469,7 +469,7 @@ class Gen:
                      "                if (v > m || v != v) m = v;   /* NaN propagates, as in PyTorch */\n"
                      "            }\n        }\n    }\n"
                      "    out[idx] = %sm;\n") % (NEG_INF, self.cast(n))
-            what = "MaxPool (padding never wins)"
+            what = "MaxPool%dd (padding never wins)" % n["dims"]
         else:
             if not n["count_include_pad"]:
                 raise CodegenError("avg pool without count_include_pad")
@@ -482,10 +482,10 @@ class Gen:
                      "            for (int iw = max(w0, 0); iw < min(w1, IW); ++iw)\n"
                      "                s += (double)xp[((long long)id * IH + ih) * IW + iw];\n"
                      "    out[idx] = %s(s / divisor);\n") % self.cast(n)
-            what = "AvgPool (count_include_pad)"
+            what = "AvgPool%dd (count_include_pad)" % n["dims"]
         self.kernel("n%d_%spool" % (i, n["kind"]), ["const %s* x" % ct, "%s* out" % ot], body,
                     "ceil_div(%d, %d)" % (numel, EW_BLOCK), EW_BLOCK, [src, ob],
-                    "%s: %s%dd, one thread per output" % (n["out"], what, n["dims"]))
+                    "%s: %s, one thread per output" % (n["out"], what))
 
     def emit_adaptive_avg_pool(self, i, n):
         xs = self.shape[n["in"][0]]

@@ -127,7 +127,7 @@ extern "C" __global__ void n2_norm_apply(const double* x,
     out[i] = y;
 }
 
-/* t3: AvgPool (count_include_pad)3d, one thread per output */
+/* t3: AvgPool3d (count_include_pad), one thread per output */
 extern "C" __global__ void n3_avgpool(const double* x,
     double* out)
 {

@@ -101,7 +101,7 @@ extern "C" __global__ void n1_softmax(const double* x,
         out[base + j * 12600LL] = (exp((double)x[base + j * 12600LL] - m) / s);
 }
 
-/* t2: MaxPool (padding never wins)3d, one thread per output */
+/* t2: MaxPool3d (padding never wins), one thread per output */
 extern "C" __global__ void n2_maxpool(const double* x,
     double* out)
 {
@@ -136,7 +136,7 @@ extern "C" __global__ void n2_maxpool(const double* x,
     out[idx] = m;
 }
 
-/* out: MaxPool (padding never wins)3d, one thread per output */
+/* out: MaxPool3d (padding never wins), one thread per output */
 extern "C" __global__ void n3_maxpool(const double* x,
     float* out)
 {

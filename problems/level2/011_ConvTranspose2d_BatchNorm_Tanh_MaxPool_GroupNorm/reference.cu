@@ -130,7 +130,7 @@ extern "C" __global__ void n2_tanh(const double* x,
     out[i] = (tanh(a));
 }
 
-/* t3: MaxPool (padding never wins)2d, one thread per output */
+/* t3: MaxPool2d (padding never wins), one thread per output */
 extern "C" __global__ void n3_maxpool(const double* x,
     double* out)
 {

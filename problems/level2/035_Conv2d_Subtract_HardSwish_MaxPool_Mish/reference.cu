@@ -75,7 +75,7 @@ extern "C" __global__ void n2_hardswish(const double* x,
     out[i] = (a * r6 / 6.0);
 }
 
-/* t3: MaxPool (padding never wins)2d, one thread per output */
+/* t3: MaxPool2d (padding never wins), one thread per output */
 extern "C" __global__ void n3_maxpool(const double* x,
     double* out)
 {

@@ -42,7 +42,7 @@ static __device__ double block_max(double v, double* sh)
     return r;
 }
 
-/* t0: AvgPool (count_include_pad)3d, one thread per output */
+/* t0: AvgPool3d (count_include_pad), one thread per output */
 extern "C" __global__ void n0_avgpool(const float* x,
     double* out)
 {

@@ -82,7 +82,7 @@ extern "C" __global__ void n0_conv(const float* x,
     out[idx] = acc;
 }
 
-/* t1: MaxPool (padding never wins)3d, one thread per output */
+/* t1: MaxPool3d (padding never wins), one thread per output */
 extern "C" __global__ void n1_maxpool(const double* x,
     double* out)
 {

@@ -82,7 +82,7 @@ extern "C" __global__ void n3_sub(const double* a_in,
     out[i] = (a - 0.2);
 }
 
-/* out: AvgPool (count_include_pad)2d, one thread per output */
+/* out: AvgPool2d (count_include_pad), one thread per output */
 extern "C" __global__ void n4_avgpool(const double* x,
     float* out)
 {

@@ -68,7 +68,7 @@ extern "C" __global__ void n1_mul(const double* a_in,
     out[i] = (a * b);
 }
 
-/* t2: AvgPool (count_include_pad)3d, one thread per output */
+/* t2: AvgPool3d (count_include_pad), one thread per output */
 extern "C" __global__ void n2_avgpool(const double* x,
     double* out)
 {

@@ -41,7 +41,7 @@ extern "C" __global__ void n0_linear(const float* x,
     out[i] = acc;
 }
 
-/* t2: MaxPool (padding never wins)1d, one thread per output */
+/* t2: MaxPool1d (padding never wins), one thread per output */
 extern "C" __global__ void n2_maxpool(const double* x,
     double* out)
 {

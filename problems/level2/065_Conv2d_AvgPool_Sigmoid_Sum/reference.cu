@@ -68,7 +68,7 @@ extern "C" __global__ void n0_conv(const float* x,
     out[idx] = (float)acc;
 }
 
-/* t1: AvgPool (count_include_pad)2d, one thread per output */
+/* t1: AvgPool2d (count_include_pad), one thread per output */
 extern "C" __global__ void n1_avgpool(const float* x,
     double* out)
 {

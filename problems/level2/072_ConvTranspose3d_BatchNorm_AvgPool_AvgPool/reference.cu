@@ -119,7 +119,7 @@ extern "C" __global__ void n1_norm_apply(const double* x,
     out[i] = y;
 }
 
-/* t2: AvgPool (count_include_pad)3d, one thread per output */
+/* t2: AvgPool3d (count_include_pad), one thread per output */
 extern "C" __global__ void n2_avgpool(const double* x,
     double* out)
 {
@@ -147,7 +147,7 @@ extern "C" __global__ void n2_avgpool(const double* x,
     out[idx] = (s / divisor);
 }
 
-/* out: AvgPool (count_include_pad)3d, one thread per output */
+/* out: AvgPool3d (count_include_pad), one thread per output */
 extern "C" __global__ void n3_avgpool(const double* x,
     float* out)
 {

@@ -89,7 +89,7 @@ extern "C" __global__ void n3_leaky_relu(const double* x,
     out[i] = (a > 0.0 ? a : a * 0.2);
 }
 
-/* out: MaxPool (padding never wins)3d, one thread per output */
+/* out: MaxPool3d (padding never wins), one thread per output */
 extern "C" __global__ void n4_maxpool(const double* x,
     float* out)
 {

@@ -70,7 +70,7 @@ extern "C" __global__ void n0_conv_transpose(const float* x,
     out[idx] = acc;
 }
 
-/* t1: MaxPool (padding never wins)3d, one thread per output */
+/* t1: MaxPool3d (padding never wins), one thread per output */
 extern "C" __global__ void n1_maxpool(const double* x,
     double* out)
 {
@@ -105,7 +105,7 @@ extern "C" __global__ void n1_maxpool(const double* x,
     out[idx] = m;
 }
 
-/* t2: MaxPool (padding never wins)3d, one thread per output */
+/* t2: MaxPool3d (padding never wins), one thread per output */
 extern "C" __global__ void n2_maxpool(const double* x,
     double* out)
 {

@@ -85,7 +85,7 @@ extern "C" __global__ void n3_add(const double* a_in,
     out[i] = (a + b);
 }
 
-/* out: MaxPool (padding never wins)2d, one thread per output */
+/* out: MaxPool2d (padding never wins), one thread per output */
 extern "C" __global__ void n4_maxpool(const double* x,
     float* out)
 {

@@ -126,7 +126,7 @@ extern "C" __global__ void n2_mul(const double* a_in,
     out[i] = (a * b);
 }
 
-/* t3: MaxPool (padding never wins)2d, one thread per output */
+/* t3: MaxPool2d (padding never wins), one thread per output */
 extern "C" __global__ void n3_maxpool(const double* x,
     double* out)
 {

@@ -81,7 +81,7 @@ extern "C" __global__ void n1_mul(const double* a_in,
     out[i] = (a * 0.5);
 }
 
-/* t2: MaxPool (padding never wins)3d, one thread per output */
+/* t2: MaxPool3d (padding never wins), one thread per output */
 extern "C" __global__ void n2_maxpool(const double* x,
     double* out)
 {

@@ -43,7 +43,7 @@ extern "C" __global__ void n0_linear(const float* x,
     out[i] = acc;
 }
 
-/* t2: AvgPool (count_include_pad)1d, one thread per output */
+/* t2: AvgPool1d (count_include_pad), one thread per output */
 extern "C" __global__ void n2_avgpool(const double* x,
     double* out)
 {
