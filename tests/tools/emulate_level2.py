@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""Runs the level-2 reference.cu files of a small-size tree (tools/level2/gen.py
+--small DIR) on the host, CUDA emulated as in emulate_refs.py (a block's
+threads are fibers, __syncthreads a barrier), and compares every output
+element with tools/level2/graph_eval.py (pure Python, float64) and, where
+kforge's CPU oracle knows family "graph", with the oracle's values.
+
+usage: emulate_level2.py KFORGE SMALLROOT WORK [-j N] [NUMBER...]
+Prints one line per problem ("ok ..." / "not ok ...") and a summary line
+"oracle: compared N" or "oracle: unavailable (...)"; exit 0 when every
+problem matches."""
+import concurrent.futures
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "level2"))
+import emulate_refs as er  # noqa: E402
+import graph_eval  # noqa: E402
+
+CXX = ["c++", "-std=c++17", "-O1", "-w"]
+PY_TOL = 1e-5      # reference (double, float output) against the Python evaluator
+NO_ORACLE = "no oracle for family"
+
+
+def numel(t, sizes):
+    n = 1
+    for x in t["shape"]:
+        n *= sizes[x] if isinstance(x, str) else x
+    return n
+
+
+def cpp_main(spec, src, idir, odir):
+    """The host program: load inputs, declare scratch, run the launch block."""
+    sizes = spec["sizes"]
+    block = src[src.index("/*@launch") + len("/*@launch"):src.index("@*/")]
+    block = "\n".join(l.split("//")[0] for l in block.splitlines())
+    main, names = ["int main() {"], {}
+    for t in spec["inputs"]:
+        main.append('  void *b_%s = kf_load("%s/%s.npy", %d);' %
+                    (t["name"], idir, t["name"], numel(t, sizes) * er.DSZ[t["dtype"]]))
+        names[t["name"]] = "b_" + t["name"]
+    for t in spec["outputs"]:
+        nb = numel(t, sizes) * er.DSZ[t["dtype"]]
+        main.append("  void *b_%s = malloc(%d); memset(b_%s, 0xEE, %d);" % (t["name"], nb, t["name"], nb))
+        names[t["name"]] = "b_" + t["name"]
+    for stmt in [s.strip() for s in block.split(";") if s.strip()]:
+        m = re.fullmatch(r"scratch\s+(zeroed\s+)?(.+?)\s+(\w+)\s*\[(.+)\]", stmt, re.S)
+        if m:
+            nb = er.ev(m.group(4), sizes) * er.CTYPES[m.group(2).strip()]
+            main.append("  void *s_%s = malloc(%d); memset(s_%s, %s, %d);" %
+                        (m.group(3), nb, m.group(3), "0" if m.group(1) else "0xFF", nb))
+            names[m.group(3)] = "s_" + m.group(3)
+            continue
+        m = re.fullmatch(r"(\w+)\s*<<<(.+?)>>>\s*\((.*)\)", stmt, re.S)
+        if not m:
+            raise ValueError("cannot read launch statement %r" % stmt)
+        cfg = er.split_top(m.group(2))
+        args = []
+        for a in er.split_top(m.group(3)):
+            if a in names:
+                args.append("AnyPtr{%s}" % names[a])
+            elif a in spec.get("scalars", {}):
+                args.append(repr(float(spec["scalars"][a])))
+            else:
+                args.append("(long long)%dLL" % er.ev(a, sizes))
+        main.append("  kf_launch(%s, %s, [&] { %s(%s); });" %
+                    (er.dim(er.ev(cfg[0], sizes)), er.dim(er.ev(cfg[1], sizes)), m.group(1), ", ".join(args)))
+    for t in spec["outputs"]:
+        main.append('  { FILE *f = fopen("%s/%s.bin", "wb"); fwrite(b_%s, 1, %d, f); fclose(f); }' %
+                    (odir, t["name"], t["name"], numel(t, sizes) * er.DSZ[t["dtype"]]))
+    main.append("  return 0;\n}")
+    return "\n".join(main) + "\n"
+
+
+def compare(got, want, idx, tol):
+    bad, mabs, mrel = 0, 0.0, 0.0
+    for i, w in zip(idx, want):
+        d = abs(got[i] - w)
+        if d != d:
+            d = float("inf")
+        mabs = max(mabs, d)
+        if w:
+            mrel = max(mrel, d / abs(w))
+        if not d <= tol + tol * abs(w):
+            bad += 1
+    return bad, mabs, mrel
+
+
+def run_one(kforge, root, work, base):
+    d = os.path.join(root, "problems", "level2", base)
+    spec = json.load(open(os.path.join(d, "spec.json")))
+    src = open(os.path.join(d, "reference.cu")).read()
+    out = os.path.join(work, base)
+    os.makedirs(out, exist_ok=True)
+    env = dict(os.environ, KFORGE_ROOT=root)
+    r = subprocess.run([kforge, "problems", "inputs", "level2/" + base, "--out", out, "--seed", "5",
+                        "--samples", "100000"], env=env, capture_output=True, text=True)
+    oracle = None
+    if r.returncode == 0:
+        oracle = json.load(open(os.path.join(out, "oracle", "out.json")))
+    elif NO_ORACLE not in r.stderr:
+        return False, "kforge problems inputs: " + r.stderr.strip()[-300:], None
+    idir = os.path.join(out, "inputs")
+    cpp = os.path.join(work, base + ".cpp")
+    with open(cpp, "w") as f:
+        f.write(src + "\n" + cpp_main(spec, src, idir, out))
+    exe = os.path.join(work, base + ".exe")
+    c = subprocess.run(CXX + ["-include", os.path.join(work, "kfshim.h"), "-o", exe, cpp],
+                       capture_output=True, text=True)
+    if c.returncode:
+        return False, "c++: " + c.stderr[-600:], None
+    x = subprocess.run([exe], capture_output=True, text=True)
+    if x.returncode:
+        return False, "emulated run failed: %s" % x.stderr[-300:], None
+    t = spec["outputs"][0]
+    n = numel(t, spec["sizes"])
+    got = struct.unpack("<%df" % n, open(os.path.join(out, "out.bin"), "rb").read())
+    want = graph_eval.evaluate(spec, graph_eval.load_inputs(spec, idir)).data
+    bad, mabs, mrel = compare(got, want, range(n), PY_TOL)
+    ok = bad == 0
+    rep = "%d elements, python: %d bad, max abs %.2g, max rel %.2g" % (n, bad, mabs, mrel)
+    if oracle is not None:
+        tol = {"fp32": 1e-4, "fp16": 1e-2, "bf16": 1e-2, "exact": 0.0}[spec["tolerance"]]
+        obad, oabs, orel = compare(got, oracle["value"], oracle["index"], tol)
+        ok = ok and obad == 0 and len(oracle["index"]) == n
+        rep += "; oracle: %d of %d bad, max abs %.2g" % (obad, len(oracle["index"]), oabs)
+    return ok, rep, oracle is not None
+
+
+def one(a):
+    try:
+        return run_one(*a)
+    except Exception as e:  # noqa
+        return False, "%s: %s" % (type(e).__name__, e), None
+
+
+def main():
+    args = sys.argv[1:]
+    jobs = 1
+    if "-j" in args:
+        i = args.index("-j")
+        jobs = int(args[i + 1])
+        del args[i:i + 2]
+    kforge, root, work = (os.path.abspath(a) for a in args[:3])
+    only = set(int(a) for a in args[3:])
+    bases = [b for b in sorted(os.listdir(os.path.join(root, "problems", "level2")))
+             if not only or int(b.split("_")[0]) in only]
+    os.makedirs(work, exist_ok=True)
+    # the shim once, precompiled: every problem includes it
+    shim = os.path.join(work, "kfshim.h")
+    with open(shim, "w") as f:
+        f.write(er.shim())
+    subprocess.run(CXX + ["-x", "c++-header", shim, "-o", shim + ".gch"], check=True)
+    failed, with_oracle = 0, 0
+
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as ex:
+        for b, (ok, rep, orc) in zip(bases, ex.map(one, [(kforge, root, work, b) for b in bases])):
+            failed += not ok
+            with_oracle += bool(orc)
+            print("%s %s %s" % ("ok" if ok else "not ok", b, rep), flush=True)
+    if with_oracle:
+        print("oracle: compared %d" % with_oracle)
+    else:
+        print("oracle: unavailable (kforge has no oracle for family graph)")
+    print("emulated %d problems, %d failed" % (len(bases), failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
