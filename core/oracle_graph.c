@@ -639,18 +639,24 @@ int oracle_graph_sample(const struct problem *p, int out, unsigned long long see
 				flat += (e == d ? vals[d][k] : vals[e][mix(&rs) % (unsigned)nv[e]]) * st[e];
 			idx[n++] = flat;
 		}
-	for (int tries = 0; n < max && tries < 4 * max; tries++) {
-		long long flat = 0;
-		for (int e = 0; e < t->ndim; e++)
-			flat += vals[e][mix(&rs) % (unsigned)nv[e]] * st[e];
-		idx[n++] = flat;
+	/* random grid points until max distinct ones (or the grid is spent) */
+	for (int round = 0; round < 16; round++) {
+		for (int k = n; k < max; k++) {
+			long long flat = 0;
+			for (int e = 0; e < t->ndim; e++)
+				flat += vals[e][mix(&rs) % (unsigned)nv[e]] * st[e];
+			idx[n++] = flat;
+		}
+		qsort(idx, (size_t)n, sizeof(*idx), cmp_ll);
+		m = 0;
+		for (int i = 0; i < n; i++)
+			if (m == 0 || idx[m - 1] != idx[i])
+				idx[m++] = idx[i];
+		n = m;
+		if (n >= max)
+			break;
 	}
 	for (int d = 0; d < t->ndim; d++)
 		free(vals[d]);
-	qsort(idx, (size_t)n, sizeof(*idx), cmp_ll);
-	m = 0;
-	for (int i = 0; i < n; i++)
-		if (m == 0 || idx[m - 1] != idx[i])
-			idx[m++] = idx[i];
 	return m;
 }

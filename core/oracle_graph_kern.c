@@ -1,6 +1,8 @@
 /* Double-precision convolution and GEMM kernels (see oracle_graph_kern.h).
  * Vectors are GCC's (8 doubles); target_clones builds each hot function for
- * AVX-512, AVX2+FMA and the baseline, picked when the program starts. */
+ * x86-64-v4 (AVX-512), v3 (AVX2, FMA) and the baseline, picked when the
+ * program starts (by ISA level: an arch= clone of a CPU model would only
+ * match that model). */
 #include "core/oracle_graph_kern.h"
 
 #include <stdlib.h>
@@ -11,7 +13,7 @@ typedef double v8 __attribute__((vector_size(64)));
 #define JB 8   /* output positions per register block */
 
 #if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && defined(__GNUC__) && !defined(__clang__)
-#define KERN __attribute__((target_clones("arch=skylake-avx512", "arch=haswell", "default")))
+#define KERN __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define KERN
 #endif
@@ -83,6 +85,57 @@ static int lane_taps(const struct gk_conv *c, long long first, long long J, stru
 	return n;
 }
 
+/* Few channels (m <= 2): lanes along the output row instead, 16 positions
+ * j0 .. j0 + 15 of one lane set, m channels from co. */
+#define JW 16
+static inline __attribute__((always_inline)) void
+conv_wvec(const struct gk_conv *c, const double *xn, long long grp, long long cl, int m,
+	  const long long *k0s, const long long *i0s, int n0t, const long long *k1s,
+	  const long long *i1s, int n1t, const struct wtap *wt, int nw, long long j0, double *res)
+{
+	long long K1 = c->k[1], K2 = c->k[2], KK = c->k[0] * K1 * K2, xs4 = c->xst[4];
+	v8 acc[2][JW / 8];
+
+	for (int q = 0; q < 2; q++)
+		for (int u = 0; u < JW / 8; u++)
+			acc[q][u] = (v8){ 0, 0, 0, 0, 0, 0, 0, 0 };
+	for (long long ci_l = 0; ci_l < c->cpg_in; ci_l++) {
+		const double *xc = xn + (grp * c->cpg_in + ci_l - c->xc0) * c->xst[1];
+		const double *wc = c->wpack + (grp * c->cpg_in + ci_l) * KK * c->cob + cl;
+		for (int a = 0; a < n0t; a++)
+			for (int b = 0; b < n1t; b++) {
+				const double *xr = xc + (i0s[a] - c->xlo[0]) * c->xst[2] +
+						   (i1s[b] - c->xlo[1]) * c->xst[3];
+				const double *wr = wc + (k0s[a] * K1 + k1s[b]) * K2 * c->cob;
+				for (int q = 0; q < nw; q++) {
+					const struct wtap *t = &wt[q];
+					const double *xb = xr + (t->base - c->xlo[2]) * xs4;
+					long long step = t->istep * xs4;
+					double w0 = wr[t->k * c->cob], w1 = m > 1 ? wr[t->k * c->cob + 1] : 0;
+					if (t->jlo <= j0 && j0 + JW <= t->jhi && step == 1) {
+						for (int u = 0; u < JW / 8; u++) {
+							v8 xv;
+							memcpy(&xv, xb + j0 + 8 * u, sizeof(xv));
+							acc[0][u] += xv * w0;
+							acc[1][u] += xv * w1;
+						}
+					} else {
+						long long jl = t->jlo > j0 ? t->jlo : j0;
+						long long jh = t->jhi < j0 + JW ? t->jhi : j0 + JW;
+						for (long long j = jl; j < jh; j++) {
+							double xv = xb[j * step];
+							acc[0][(j - j0) / 8][(j - j0) % 8] += xv * w0;
+							acc[1][(j - j0) / 8][(j - j0) % 8] += xv * w1;
+						}
+					}
+				}
+			}
+	}
+	for (int q = 0; q < m; q++)
+		for (int j = 0; j < JW; j++)
+			res[q * JW + j] = acc[q][j / 8][j % 8];
+}
+
 long long gk_conv_items(const struct gk_conv *c)
 {
 	return c->nbn * c->nblk * c->on[0];
@@ -113,7 +166,23 @@ KERN void gk_conv_part(const struct gk_conv *c, long long lo, long long hi)
 				long long first = c->olo[2] + r, ostep = c->transposed ? c->s[2] : 1;
 				long long J = c->transposed ? cdiv(c->on[2] - r, c->s[2]) : c->on[2];
 				int nw = lane_taps(c, first, J, wt);
-				for (long long j0 = 0; j0 < J; j0 += JB) {
+				long long j0 = 0;
+				if (m <= 2)
+					for (; j0 + JW <= J; j0 += JW) {
+						double res[2 * JW];
+						conv_wvec(c, xn, grp, cl, m, k0s, i0s, n0t, k1s, i1s, n1t, wt, nw,
+							  j0, res);
+						for (int q = 0; q < m; q++)
+							for (long long jj = 0; jj < JW; jj++) {
+								long long o = first + ostep * (j0 + jj);
+								long long ob = (((n * c->nco + co + q - c->co0) * c->on[0] +
+										 od_i) * c->on[1] + oh_i) * c->on[2] +
+									       o - c->olo[2];
+								c->out[ob] = res[q * JW + jj] +
+									     (c->bias ? c->bias[co + q] : 0);
+							}
+					}
+				for (; j0 < J; j0 += JB) {
 					v8 acc[JB];
 					long long jn = J - j0 < JB ? J - j0 : JB;
 					for (int jj = 0; jj < JB; jj++)

@@ -20,7 +20,7 @@ static const char *const op_names[] = {
 static const char *const op_keys[][9] = {
 	[GX_LINEAR] = { NULL },
 	[GX_MATMUL] = { NULL },
-	[GX_CONV] = { "dims", "stride", "padding", "dilation", "groups", "transposed",
+	[GX_CONV] = { "dims", "kernel", "stride", "padding", "dilation", "groups", "transposed",
 		      "output_padding", NULL },
 	[GX_POOL] = { "kind", "dims", "kernel", "stride", "padding", "dilation", "ceil_mode",
 		      "count_include_pad", NULL },
@@ -246,6 +246,12 @@ static int parse_conv(const struct pctx *x, json_t *o, struct gx *g, struct gx_t
 	if (in->nd != 2 + t->sd || w->nd != 2 + t->sd)
 		return perr(x, "conv%dd wants x and weight of %d dims (have %d and %d)", t->sd,
 			    2 + t->sd, in->nd, w->nd);
+	/* "kernel", where given, repeats the weight's spatial dims */
+	if (get_axes(x, o, "kernel", t->sd, 1, 0, 0, ks) < 0)
+		return -1;
+	for (int i = 0; json_object_get(o, "kernel") && i < t->sd; i++)
+		if (ks[3 - t->sd + i] != w->shape[2 + i])
+			return perr(x, "\"kernel\" differs from the weight's spatial dims");
 	ci = in->shape[1];
 	if (ci % t->groups)
 		return perr(x, "groups %lld do not divide the %lld input channels", t->groups, ci);

@@ -229,48 +229,75 @@ static void reduce_chunks(struct gx *g, const struct gx_t *t, const struct gx_bo
 	gx_view_free(&cv);
 }
 
+/* Outputs computed together with b's: the other dims (not dim 0) whole, as
+ * far as they stay few and their operand region bounded, when each output
+ * reduces many elements (a plane mean: its neighbours share the input the
+ * producer reads, and a batched evaluation fills the kernels' lanes). */
+static void reduce_expand(const struct gx_t *t, long long count, const struct gx_box *b,
+			  struct gx_box *eb)
+{
+	*eb = *b;
+	if (count < 4096)
+		return;
+	for (int d = 1; d < t->nd; d++) {
+		struct gx_box e2 = *eb;
+		e2.lo[d] = 0;
+		e2.n[d] = t->shape[d];
+		if (gx_box_numel(&e2) > 65536 || gx_box_numel(&e2) * count > 16 * GX_CHUNK)
+			break;
+		*eb = e2;
+	}
+}
+
+static long long out_key(const struct gx_t *t, const struct gx_box *b, long long k)
+{
+	long long key = 0;
+	for (int d = b->nd - 1; d >= 0; d--) {
+		key += (b->lo[d] + k % b->n[d]) * t->st[d];
+		k /= b->n[d];
+	}
+	return key;
+}
+
 void gx_reduce_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct gx_view *v)
 {
 	const struct gx_t *x = &g->t[t->in[0]];
-	long long n = gx_box_numel(b), count = 1, *keys = malloc((size_t)n * sizeof(long long));
-	struct gx_view kv = { NULL, { 0 }, NULL };
+	long long n = gx_box_numel(b), count = 1;
 	int all = 1;
 
-	if (!keys)
-		abort();
 	for (int d = 0; d < x->nd; d++)
 		if (t->rmask >> d & 1)
 			count *= x->shape[d];
-	memcpy(kv.st, t->st, sizeof(kv.st));
 	gx_view_new(v, b);
-	for (long long k = 0; k < n; k++) {
-		const double *c;
-		keys[k] = gx_view_off(&kv, b, k);
-		for (int d = 0; d < b->nd; d++)
-			keys[k] += b->lo[d] * t->st[d];
-		c = map_get(&t->stats, keys[k]);
-		if (c)
-			v->own[k] = c[0];
-		else
-			all = 0;
-	}
+	for (long long k = 0; k < n && all; k++)
+		all = map_get(&t->stats, out_key(t, b, k)) != NULL;
 	if (!all) {
-		struct gx_box ib;
-		struct racc *acc = malloc((size_t)n * sizeof(*acc));
+		struct gx_box ib, eb;
+		long long ne;
+		struct racc *acc;
+		reduce_expand(t, count, b, &eb);
+		ne = gx_box_numel(&eb);
+		acc = malloc((size_t)ne * sizeof(*acc));
 		if (!acc)
 			abort();
-		for (long long k = 0; k < n; k++)
+		for (long long k = 0; k < ne; k++)
 			racc_init(t->fn, &acc[k]);
-		reduce_in_box(g, t, b, &ib);
-		reduce_chunks(g, t, &ib, &ib, acc, n);
-		for (long long k = 0; k < n; k++) {
-			v->own[k] = racc_final(t->fn, &acc[k], (double)count);
-			if (n <= 65536)
-				map_put(&t->stats, keys[k], 1)[0] = v->own[k];
+		reduce_in_box(g, t, &eb, &ib);
+		reduce_chunks(g, t, &ib, &ib, acc, ne);
+		if (ne <= 65536) {
+			for (long long k = 0; k < ne; k++)
+				map_put(&t->stats, out_key(t, &eb, k), 1)[0] =
+					racc_final(t->fn, &acc[k], (double)count);
+		} else { /* too many to keep: b itself (eb == b) */
+			for (long long k = 0; k < n; k++)
+				v->own[k] = racc_final(t->fn, &acc[k], (double)count);
+			free(acc);
+			return;
 		}
 		free(acc);
 	}
-	free(keys);
+	for (long long k = 0; k < n; k++)
+		v->own[k] = map_get(&t->stats, out_key(t, b, k))[0];
 }
 
 /* ---- softmax */

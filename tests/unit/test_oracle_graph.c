@@ -235,22 +235,62 @@ static void run_conv(struct cgeo *q, const char *what)
 		buf_addf(&in, ",{\"name\":\"b\",\"role\":\"param\",\"dtype\":\"float32\","
 			 "\"shape\":[%lld],\"dist\":{\"kind\":\"uniform\",\"low\":-1,\"high\":1}}",
 			 q->Co);
-	buf_addf(&gr, "{\"out\":\"y\",\"op\":\"conv\",\"in\":[\"x\",\"w\"%s],\"shape\":%s,\"dims\":%d",
-		 q->bias ? ",\"b\"" : "", ys.s, q->sd);
-	fmt_list(&gr, "stride", q->s, q->sd);
-	fmt_list(&gr, "padding", q->p, q->sd);
-	fmt_list(&gr, "dilation", q->d, q->sd);
-	if (q->tr) {
-		fmt_list(&gr, "output_padding", q->op, q->sd);
-		buf_adds(&gr, ",\"transposed\":true");
+	/* three graphs: the conv's elements one by one; a softmax along the
+	 * last dim (whole rows of one channel); a batch norm (whole boxes) */
+	for (int form = 0; form < 3; form++) {
+		buf_reset(&gr);
+		buf_addf(&gr, "{\"out\":\"%s\",\"op\":\"conv\",\"in\":[\"x\",\"w\"%s],\"shape\":%s,"
+			 "\"dims\":%d", form ? "c" : "y", q->bias ? ",\"b\"" : "", ys.s, q->sd);
+		fmt_list(&gr, "stride", q->s, q->sd);
+		fmt_list(&gr, "padding", q->p, q->sd);
+		fmt_list(&gr, "dilation", q->d, q->sd);
+		if (q->tr) {
+			fmt_list(&gr, "output_padding", q->op, q->sd);
+			buf_adds(&gr, ",\"transposed\":true");
+		}
+		buf_addf(&gr, ",\"groups\":%lld}", q->G);
+		if (form == 1)
+			buf_addf(&gr, ",{\"out\":\"y\",\"op\":\"softmax\",\"in\":[\"c\"],\"dim\":-1,"
+				 "\"shape\":%s}", ys.s);
+		if (form == 2)
+			buf_addf(&gr, ",{\"out\":\"y\",\"op\":\"norm\",\"kind\":\"batch\",\"in\":[\"c\"],"
+				 "\"eps\":0.01,\"shape\":%s}", ys.s);
+		tg_load(&g, in.s, ys.s, gr.s);
+		want = calloc((size_t)O, sizeof(double));
+		conv_ref(&g, q, want);
+		if (form == 1) { /* rows of the last axis */
+			long long W = q->out[2];
+			for (long long r = 0; r < O / W; r++) {
+				double m = -INFINITY, s = 0;
+				for (long long j = 0; j < W; j++)
+					m = fmax(m, want[r * W + j]);
+				for (long long j = 0; j < W; j++)
+					s += exp(want[r * W + j] - m);
+				for (long long j = 0; j < W; j++)
+					want[r * W + j] = exp(want[r * W + j] - m) / s;
+			}
+		}
+		if (form == 2) { /* per channel over N and space */
+			long long S = q->out[0] * q->out[1] * q->out[2];
+			for (long long co = 0; co < q->Co; co++) {
+				double s = 0, v = 0, m;
+				for (long long n = 0; n < q->N; n++)
+					for (long long j = 0; j < S; j++)
+						s += want[(n * q->Co + co) * S + j];
+				m = s / (double)(q->N * S);
+				for (long long n = 0; n < q->N; n++)
+					for (long long j = 0; j < S; j++)
+						v += pow(want[(n * q->Co + co) * S + j] - m, 2);
+				for (long long n = 0; n < q->N; n++)
+					for (long long j = 0; j < S; j++)
+						want[(n * q->Co + co) * S + j] = (want[(n * q->Co + co) * S + j] - m) /
+										  sqrt(v / (double)(q->N * S) + 0.01);
+			}
+		}
+		expect(&g, want, O, what);
+		free(want);
+		tg_free(&g);
 	}
-	buf_addf(&gr, ",\"groups\":%lld}", q->G);
-	tg_load(&g, in.s, ys.s, gr.s);
-	want = calloc((size_t)O, sizeof(double));
-	conv_ref(&g, q, want);
-	expect(&g, want, O, what);
-	free(want);
-	tg_free(&g);
 	buf_release(&in);
 	buf_release(&gr);
 	buf_release(&xs);
@@ -285,6 +325,16 @@ static void test_conv(void **state)
 	struct cgeo t3 = { 3, 1, 1, 2, 3, 6, 3, { 3, 4, 5 }, { 2, 3, 3 }, { 1, 2, 1 },
 			   { 0, 1, 1 }, { 1, 1, 1 }, { 0, 1, 0 }, { 0 } };
 	run_conv(&t3, "convT3d");
+	/* rows of 40 with 2 channels, and strided rows of one channel per group */
+	struct cgeo c4 = { 2, 0, 1, 1, 2, 2, 1, { 0, 3, 40 }, { 0, 2, 3 }, { 0, 1, 1 },
+			   { 0, 1, 1 }, { 0, 1, 1 }, { 0 }, { 0 } };
+	run_conv(&c4, "conv2d 2 channels");
+	struct cgeo c5 = { 1, 0, 0, 2, 3, 3, 3, { 0, 0, 50 }, { 0, 0, 3 }, { 0, 0, 2 },
+			   { 0, 0, 1 }, { 0, 0, 1 }, { 0 }, { 0 } };
+	run_conv(&c5, "conv1d depthwise strided");
+	struct cgeo t4 = { 2, 1, 1, 1, 2, 1, 1, { 0, 4, 20 }, { 0, 3, 3 }, { 0, 2, 2 },
+			   { 0, 1, 1 }, { 0, 1, 1 }, { 0, 1, 1 }, { 0 } };
+	run_conv(&t4, "convT2d 1 channel");
 }
 
 /* ---- pooling */
