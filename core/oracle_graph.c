@@ -190,21 +190,28 @@ struct leaf_job {
 	double *dst;
 };
 
+/* Elements [lo, hi) of the box (row-major), a row at a time. */
 static void leaf_fill_part(void *j_, long long lo, long long hi)
 {
 	struct leaf_job *j = j_;
 	const struct gx_t *t = &j->g->t[j->t];
+	const struct gx_box *b = j->b;
 	struct inputs_gen gen = j->g->c->gen;
-	struct gx_view tv = { NULL, { 0 }, NULL };
+	long long w = b->nd ? b->n[b->nd - 1] : 1;
 
 	for (int k = 0; k < PROBLEM_MAX_TENSORS; k++)
 		gen.memo_row[k] = -1;
-	memcpy(tv.st, t->st, sizeof(tv.st));
-	for (long long k = lo; k < hi; k++) {
-		long long flat = gx_view_off(&tv, j->b, k);
-		for (int d = 0; d < j->b->nd; d++)
-			flat += j->b->lo[d] * t->st[d];
-		j->dst[k] = inputs_value(&gen, j->t, flat);
+	for (long long k = lo; k < hi;) {
+		long long rem = k / w, flat = 0, j0 = k % w, end = hi - k < w - j0 ? hi - k : w - j0;
+		if (b->nd)
+			flat = b->lo[b->nd - 1] + j0;
+		for (int d = b->nd - 2; d >= 0; d--) {
+			flat += (b->lo[d] + rem % b->n[d]) * t->st[d];
+			rem /= b->n[d];
+		}
+		for (long long e = 0; e < end; e++)
+			j->dst[k + e] = inputs_value(&gen, j->t, flat + e);
+		k += end;
 	}
 }
 
@@ -213,8 +220,8 @@ static void leaf_eval(struct gx *g, int ti, const struct gx_box *b, struct gx_vi
 	struct gx_t *t = &g->t[ti];
 	long long n = gx_box_numel(b), off = 0;
 
-	if (!t->mat && t->numel <= GX_LEAF_MAT_MAX &&
-	    (4 * n >= t->numel || 2 * (t->fetched + n) >= t->numel)) {
+	/* whole once an eighth of it has been asked for: at most 1/8 generated twice */
+	if (!t->mat && t->numel <= GX_LEAF_MAT_MAX && 8 * (t->fetched + n) >= t->numel) {
 		struct gx_box full;
 		struct leaf_job j = { g, ti, &full, NULL };
 		gx_box_full(t, &full);
