@@ -201,7 +201,7 @@ static const struct {
 	{ "norm", oracle_norm },               { "loss", oracle_loss },
 	{ "scan", oracle_scan },               { "attention", oracle_attention },
 	{ "matmul", oracle_matmul },           { "conv", oracle_conv },
-	{ "pool", oracle_pool },
+	{ "pool", oracle_pool },                { "graph", oracle_graph },
 };
 
 int oracle_value(struct oracle_ctx *c, int out, long long flat, double *v, struct buf *err)
@@ -245,6 +245,8 @@ int oracle_sample(const struct problem *p, int out, unsigned long long seed, lon
 
 	if (out < 0 || out >= p->n_out || max <= 0)
 		return 0;
+	if (!strcmp(p->family, "graph"))
+		return oracle_graph_sample(p, out, seed, idx, max);
 	t = &p->t[p->n_in + out];
 	if (t->numel <= max) { /* small: all of it */
 		for (long long i = 0; i < t->numel; i++)

@@ -35,7 +35,8 @@ typedef int (*oracle_fn)(struct oracle_ctx *c, int out, long long flat, double *
 int oracle_value(struct oracle_ctx *c, int out, long long flat, double *v, struct buf *err);
 
 /* A sample of flat indices of output `out` covering first/last elements,
- * every row/channel class, and random interior points; at most max. */
+ * every row/channel class, and random interior points; at most max. For
+ * family graph, the points share few batch indices (oracle_graph.c). */
 int oracle_sample(const struct problem *p, int out, unsigned long long seed, long long *idx,
 		  int max);
 
@@ -49,5 +50,7 @@ int oracle_attention(struct oracle_ctx *c, int out, long long flat, double *v, s
 int oracle_matmul(struct oracle_ctx *c, int out, long long flat, double *v, struct buf *err);
 int oracle_conv(struct oracle_ctx *c, int out, long long flat, double *v, struct buf *err);
 int oracle_pool(struct oracle_ctx *c, int out, long long flat, double *v, struct buf *err);
+/* Level-2/3 operator graphs (docs/graph-ir.md; core/oracle_graph*.c). */
+int oracle_graph(struct oracle_ctx *c, int out, long long flat, double *v, struct buf *err);
 
 #endif

@@ -23,4 +23,8 @@ void oracle_unravel(const struct problem_tensor *t, long long flat, long long *c
 
 int oracle_unknown_op(const struct oracle_ctx *c, struct buf *err);
 
+/* oracle_sample for family graph (core/oracle_graph.c). */
+int oracle_graph_sample(const struct problem *p, int out, unsigned long long seed,
+			long long *idx, int max);
+
 #endif

@@ -1,0 +1,142 @@
+/* The graph oracle's internals (core/oracle_graph*.c), for family "graph"
+ * (docs/graph-ir.md): the parsed operator graph, boxes and views, and the
+ * evaluation of each op.
+ *
+ * Evaluation is lazy and by boxes: a node produces the values of a box of
+ * its output (a range per dimension) from boxes of its operands, so a
+ * sampled element costs what its dependence cone costs, and a whole
+ * statistic (a GroupNorm's (n, g), a BatchNorm channel, a softmax row) is
+ * one batched evaluation of the operand region it covers, split in chunks
+ * of at most GX_CHUNK elements. Statistics, reduction results and packed
+ * weights are kept per node for the life of the oracle context; leaves (the
+ * spec's inputs) are materialised once they are read densely. */
+#ifndef KF_ORACLE_GRAPH_H
+#define KF_ORACLE_GRAPH_H
+
+#include "core/oracle_int.h"
+
+#define GX_MAXD PROBLEM_MAX_DIMS
+#define GX_MAXIN 8                 /* operands of one node (concat) */
+#define GX_MAXNODES 64
+#define GX_MAXT (PROBLEM_MAX_TENSORS + GX_MAXNODES)
+/* Elements per operand evaluation of a statistics pass (1 << 22), and the
+ * largest leaf kept whole (1 << 27: 1 GiB of doubles). Variables so that
+ * tests reach the chunked and on-the-fly paths with small tensors. */
+extern long long gx_chunk, gx_leaf_mat_max;
+#define GX_CHUNK gx_chunk
+#define GX_LEAF_MAT_MAX gx_leaf_mat_max
+
+enum gx_op { GX_LEAF, GX_LINEAR, GX_MATMUL, GX_CONV, GX_POOL, GX_APOOL, GX_ACT, GX_BINARY,
+	     GX_REDUCE, GX_SOFTMAX, GX_NORM, GX_DROPOUT, GX_RESHAPE, GX_PERMUTE, GX_CONCAT };
+
+enum gx_act { A_RELU, A_LEAKY_RELU, A_GELU, A_GELU_TANH, A_SIGMOID, A_TANH, A_SILU, A_MISH,
+	      A_SOFTPLUS, A_HARDSWISH, A_HARDSIGMOID, A_HARDTANH, A_CLAMP, A_ELU, A_SELU, A_EXP,
+	      A_LOG, A_ABS, A_NEG, A_SQRT, A_RSQRT, A_SQUARE, A_IDENTITY };
+enum gx_bin { B_ADD, B_SUB, B_MUL, B_DIV, B_MAX, B_MIN, B_POW };
+enum gx_red { R_SUM, R_MEAN, R_MAX, R_MIN, R_LSE, R_PROD };
+enum gx_normk { N_BATCH, N_GROUP, N_INSTANCE, N_LAYER };
+
+/* lo[d] .. lo[d] + n[d] - 1 along each of nd dims (nd 0: one element). */
+struct gx_box {
+	int nd;
+	long long lo[GX_MAXD], n[GX_MAXD];
+};
+
+/* Values over a box: element (i_0, ..., i_{nd-1}) of the box (relative to
+ * its lo) is p[sum i_d * st[d]]. A stride 0 broadcasts. own: the buffer to
+ * free, or NULL when p points into a cache. */
+struct gx_view {
+	const double *p;
+	long long st[GX_MAXD];
+	double *own;
+};
+
+/* key -> `width` doubles (open addressing). */
+struct gx_map {
+	long long *keys;
+	double *vals;
+	size_t cap, used;
+	int width;
+};
+
+/* A tensor of the graph: a leaf (spec input or param) or a node's output. */
+struct gx_t {
+	enum gx_op op;
+	const char *name;       /* borrowed from the spec */
+	int node;               /* index in attrs.graph, -1 for a leaf */
+	int nd;
+	long long shape[GX_MAXD], st[GX_MAXD], numel;
+	int nin, in[GX_MAXIN];  /* operand tensor ids */
+	int fn;                 /* gx_act, gx_bin, gx_red, gx_normk; pool: 1 = max */
+	double a[2];            /* act parameters (slope, beta/threshold, min/max, alpha); binary const */
+	int has_a[2];
+	int swap, keepdim, log_sm, ceil_mode, cip, transposed, sd;
+	int dim;                /* softmax, concat */
+	unsigned rmask;         /* reduce: reduced dims of the operand */
+	int perm[GX_MAXD];
+	/* conv / pool / adaptive pool: spatial axes right-aligned in 3 */
+	long long k[3], s[3], p[3], d[3], opad[3], groups;
+	double eps, drop_p;
+	long long ngroups;      /* group norm */
+	int nnd;                /* layer norm: normalized_ndim */
+	/* caches, owned */
+	struct gx_map stats;    /* norm (count, mean, M2), softmax (max, sum), reduce (value) */
+	double *mat;            /* leaf: the whole tensor once read densely */
+	long long fetched;      /* leaf: elements generated so far */
+	double *wpack;          /* conv: packed weights */
+	long long cob;
+	double *rows;           /* linear/matmul: cached row block */
+	long long rows_lo, rows_n, dense_reqs;
+};
+
+struct gx {
+	struct oracle_ctx *c;
+	int nt, n_leaf, out;    /* tensors 0..n_leaf-1 are the spec inputs */
+	int threads;
+	struct gx_t t[GX_MAXT];
+};
+
+/* core/oracle_graph_parse.c */
+int gx_parse(struct gx *g, const struct problem *p, struct buf *err);
+void gx_free(void *g);
+
+/* core/oracle_graph.c: boxes, views, threads, dispatch */
+void *gx_alloc(long long n);                     /* doubles; aborts when out of memory */
+long long gx_box_numel(const struct gx_box *b);
+void gx_box_full(const struct gx_t *t, struct gx_box *b);
+void gx_box_strides(const struct gx_box *b, long long *st);  /* row-major strides of the box */
+void gx_view_new(struct gx_view *v, const struct gx_box *b); /* owned, contiguous */
+void gx_view_free(struct gx_view *v);
+long long gx_view_off(const struct gx_view *v, const struct gx_box *b, long long k); /* k-th element */
+/* Copies a view into a contiguous buffer over box b. */
+void gx_view_copy(const struct gx_view *v, const struct gx_box *b, double *dst);
+/* Makes the last dim's stride 1 (copies when it is not). */
+void gx_view_rows(struct gx_view *v, const struct gx_box *b);
+/* The values of t over b, row-major into dst. */
+void gx_eval_copy(struct gx *g, int t, const struct gx_box *b, double *dst);
+void gx_eval(struct gx *g, int t, const struct gx_box *b, struct gx_view *v);
+/* Operand `opnd` of a node of shape nd, broadcast to box b (right-aligned,
+ * size-1 dims stride 0): a view indexed by b's dims. */
+void gx_eval_bcast(struct gx *g, int opnd, const struct gx_box *b, struct gx_view *v);
+/* Runs fn(arg, lo, hi) over [0, n) on the context's threads (one when
+ * work, in multiply-adds or so, is small). */
+void gx_par(struct gx *g, long long n, long long work, void (*fn)(void *, long long, long long),
+	    void *arg);
+int gx_nthreads(const struct gx *g);
+
+/* core/oracle_graph_stats.c */
+void gx_map_free(struct gx_map *m);
+void gx_reduce_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct gx_view *v);
+void gx_softmax_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct gx_view *v);
+void gx_norm_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct gx_view *v);
+
+/* core/oracle_graph_conv.c */
+void gx_conv_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct gx_view *v);
+void gx_pool_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct gx_view *v);
+void gx_apool_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct gx_view *v);
+
+/* core/oracle_graph_mm.c */
+void gx_linear_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct gx_view *v);
+void gx_matmul_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct gx_view *v);
+
+#endif
