@@ -5,7 +5,7 @@
 #   tools/crosscheck_all.sh [--level 1|2] [--json REPORT] [DUMPDIR] [FILTER]
 #   e.g. tools/crosscheck_all.sh /dev/shm/kfx 19,23,33-40
 #        tools/crosscheck_all.sh --level 2 --json out/crosscheck-level2.json /dev/shm/kfx
-# Needs ./kforge (or $KFORGE), python3 with torch and numpy, a GPU.
+# Needs ./kforge (or $KFORGE), python3 (or $PYTHON) with torch and numpy, a GPU.
 # The report: REPORT (default DUMPDIR/crosscheck.json); exit 1 when a problem fails.
 # DRY_RUN=1 lists the problems (kforge ID, dump directory) without torch.
 set -u
@@ -30,6 +30,6 @@ REPORT=${REPORT:-$DUMP/crosscheck.json}
 mkdir -p "$DUMP"
 DRY=
 [ "${DRY_RUN:-0}" = 1 ] && DRY=--dry-run
-exec python3 "$ROOT/tools/torch_crosscheck.py" --root "${KFORGE_ROOT:-$ROOT}" --level "$LEVEL" --dump "$DUMP" \
+exec "${PYTHON:-python3}" "$ROOT/tools/torch_crosscheck.py" --root "${KFORGE_ROOT:-$ROOT}" --level "$LEVEL" --dump "$DUMP" \
 	--kforge "$KFORGE" --seed "${SEED:-1}" ${FILTER:+--problems "$FILTER"} --json "$REPORT" \
 	$DRY
