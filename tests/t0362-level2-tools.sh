@@ -83,3 +83,68 @@ check "one row per problem" test "$(cut -f2 g2/check.tsv | tr '\n' ' ')" = "ok d
 contains "the summary counts them and names the bad ones" "$T_TMP/out" "^check: 3 of 3: differs 1, ok 1, timeout 1; not ok: 002 003 "
 contains "it is written beside the results" g2/summary.txt "^check: 3 of 3"
 contains "the log keeps kforge's words" g2/check.log "1 output\(s\) differ"
+
+# Where a Python with torch exists: the cross-check and the baselines run on
+# the CPU at small sizes (tools/level2/gen.py --small).
+PYT=""
+for p in python3 /usr/bin/python3; do
+	if "$p" -c "import torch, numpy" 2>/dev/null; then PYT=$p; break; fi
+done
+if [ -z "$PYT" ]; then
+	skip "no Python with torch and numpy: level-2 cross-check and baselines not run"
+	exit 0
+fi
+expect_exit 0 "gen.py --small writes the small tree" "$PYT" "$KF_ROOT/tools/level2/gen.py" --small small
+# 11: BatchNorm in training mode; 26: a parameter forward never reads; 28: two
+# inputs; 66, 83: dropout through the mask; 3: a 0-dim parameter
+expect_exit 0 "cross-check of six level-2 problems on the CPU" env KFORGE="$KFORGE" KFORGE_ROOT="$T_TMP/small" \
+	PYTHON="$PYT" DEVICE=cpu sh "$T/crosscheck_all.sh" --level 2 --json xc.json dump 3,11,26,28,66,83
+contains "all agree" "$T_TMP/out" "^6 checked, 0 failed$"
+check "the report has them" "$PYT" -c "import json,sys; r=json.load(open('xc.json')); sys.exit(0 if len(r)==6 and all(x['status']=='ok' for x in r) else 1)"
+check "no dump left" sh -c "! ls dump/0* 2>/dev/null"
+# the check fails: the graph's dropout p differs from the module's
+sed -i 's/"p": 0.2$/"p": 0.25/' small/problems/level2/066_*/spec.json
+expect_exit 1 "a dropout p unlike the module's fails" env KFORGE_ROOT="$T_TMP/small" \
+	"$PYT" "$T/torch_crosscheck.py" --root small --level 2 --dump dump --device cpu --kforge "$KFORGE" --problems 66
+contains "saying why" "$T_TMP/out" "^level2/066_Matmul_Dropout_Softmax +error +RuntimeError: dropout p 0.2, the graph's 0.25"
+# a mask the module's dropout does not use shows in the values
+sed -i 's/"p": 0.25$/"p": 0.2/' small/problems/level2/066_*/spec.json
+expect_exit 1 "an inverted mask fails" env KFORGE_ROOT="$T_TMP/small" \
+	"$PYT" -c "
+import sys, os
+sys.path.insert(0, '$T')
+import kfproblems, torch_crosscheck
+real = kfproblems.MaskedDropout.__init__
+def other_mask(self, spec, tensors):
+    real(self, spec, tensors)
+    self.masks = [(~m, p) for m, p in self.masks]
+kfproblems.MaskedDropout.__init__ = other_mask
+sys.argv = ['x', '--root', 'small', '--level', '2', '--dump', 'dump', '--device', 'cpu', '--kforge', '$KFORGE', '--problems', '66']
+sys.exit(torch_crosscheck.main())"
+contains "the inverted mask fails the check" "$T_TMP/out" "^level2/066_Matmul_Dropout_Softmax +FAIL"
+
+expect_exit 0 "baselines eager and eager_notf32 on the CPU" "$PYT" "$T/torch_baseline.py" --root small --level 2 \
+	--device cpu --variant eager,eager_notf32 --problems 1,66 --trials 2 --warmup 1 --flush-mb 1 --out bl \
+	--record rec.json
+check "both files in KernelBench's layout" "$PYT" -c "
+import json, sys
+e = json.load(open('bl/cpu/baseline_time_torch.json'))['level2']
+n = json.load(open('bl/cpu/baseline_time_torch_notf32.json'))['level2']
+ok = sorted(e) == sorted(n) == ['1_Conv2D_ReLU_BiasAdd.py', '66_Matmul_Dropout_Softmax.py']
+ok = ok and all(v['num_trials'] == 2 and v['mean'] > 0 for v in list(e.values()) + list(n.values()))
+sys.exit(0 if ok else 1)"
+check "the record: four done, finished" "$PYT" -c "
+import json, sys
+r = json.load(open('rec.json'))
+sys.exit(0 if len(r['done']) == 4 and not r['failed'] and not r['not_run'] and r['stopped'] == 'finished' else 1)"
+expect_exit 0 "the notf32 file imports as eager_notf32" "$KFORGE" --db bl.db baselines import \
+	bl/cpu/baseline_time_torch_notf32.json --gpu cpu --variant eager_notf32
+contains "both problems" "$T_TMP/out" "imported 2 eager_notf32"
+expect_exit 0 "a spent time budget stops cleanly" "$PYT" "$T/torch_baseline.py" --root small --level 2 \
+	--device cpu --variant eager --problems 1,2,3 --trials 2 --warmup 1 --flush-mb 1 --out bl2 \
+	--time-budget 0.001 --record rec2.json
+contains "saying so" "$T_TMP/out" "stopped: time budget"
+check "the record lists what was not run" "$PYT" -c "
+import json, sys
+r = json.load(open('rec2.json'))
+sys.exit(0 if not r['done'] and len(r['not_run']) == 3 and r['stopped'].startswith('time budget') else 1)"

@@ -7,7 +7,8 @@
 #        tools/crosscheck_all.sh --level 2 --json out/crosscheck-level2.json /dev/shm/kfx
 # Needs ./kforge (or $KFORGE), python3 (or $PYTHON) with torch and numpy, a GPU.
 # The report: REPORT (default DUMPDIR/crosscheck.json); exit 1 when a problem fails.
-# DRY_RUN=1 lists the problems (kforge ID, dump directory) without torch.
+# DRY_RUN=1 lists the problems (kforge ID, dump directory) without torch;
+# DEVICE=cpu runs PyTorch on the CPU (small trees in tests).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 KFORGE=${KFORGE:-$ROOT/kforge}
@@ -32,4 +33,4 @@ DRY=
 [ "${DRY_RUN:-0}" = 1 ] && DRY=--dry-run
 exec "${PYTHON:-python3}" "$ROOT/tools/torch_crosscheck.py" --root "${KFORGE_ROOT:-$ROOT}" --level "$LEVEL" --dump "$DUMP" \
 	--kforge "$KFORGE" --seed "${SEED:-1}" ${FILTER:+--problems "$FILTER"} --json "$REPORT" \
-	$DRY
+	${DEVICE:+--device "$DEVICE"} $DRY

@@ -22,13 +22,14 @@ do not fit one disk, and one process avoids importing torch 100 times.
 
 The module runs in training mode (KernelBench's: BatchNorm on batch
 statistics). Parameters (role "param") are copied into the module: by their
-torch_param name (state_dict key; level 2), every module parameter covered,
-else in the order of model.parameters() (level 1). A level-2 dropout is made
-the graph's: x * mask / (1 - p) with the problem's mask input
-(docs/graph-ir.md). By default TF32 is off, so PyTorch computes in true
-fp32; --torch-defaults keeps PyTorch's defaults (cuDNN convolutions may then
-use TF32 and differ by more than 1e-4). --dry-run lists what would be
-checked (kforge ID, dump directory) without torch.
+torch_param name (state_dict key; level 2; a module parameter the spec lacks
+is NaN, so that a read of it fails the check), else in the order of
+model.parameters() (level 1). A level-2 dropout is made the graph's:
+x * mask / (1 - p) with the problem's mask input (docs/graph-ir.md). By
+default TF32 is off, so PyTorch computes in true fp32; --torch-defaults keeps
+PyTorch's defaults (cuDNN convolutions may then use TF32 and differ by more
+than 1e-4). --dry-run lists what would be checked (kforge ID, dump
+directory) without torch.
 Exit 0 when every checked problem agrees, 1 otherwise."""
 import argparse
 import json
