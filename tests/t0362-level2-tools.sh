@@ -148,3 +148,19 @@ check "the record lists what was not run" "$PYT" -c "
 import json, sys
 r = json.load(open('rec2.json'))
 sys.exit(0 if not r['done'] and len(r['not_run']) == 3 and r['stopped'].startswith('time budget') else 1)"
+# TF32 settings that cannot be restored stop the run: eager would be timed without TF32
+expect_exit 1 "a failed TF32 restore stops the baselines" "$PYT" -c "
+import sys
+sys.path.insert(0, '$T')
+import kfproblems, torch_baseline
+def bad_exit(self, *exc):
+    raise kfproblems.TF32RestoreError('TF32 settings not restored: test')
+kfproblems.NoTF32.__exit__ = bad_exit
+sys.argv = ['x', '--root', 'small', '--level', '2', '--device', 'cpu', '--variant', 'eager,eager_notf32',
+            '--problems', '1,66', '--trials', '2', '--warmup', '1', '--flush-mb', '1', '--out', 'bl3', '--record', 'rec3.json']
+sys.exit(torch_baseline.main())"
+check "the record: eager of 1 done, its notf32 failed, 66 not run" "$PYT" -c "
+import json, sys
+r = json.load(open('rec3.json'))
+sys.exit(0 if [d['variant'] for d in r['done']] == ['eager'] and len(r['failed']) == 1
+         and [x['id'][7:10] for x in r['not_run']] == ['066'] and r['stopped'].startswith('TF32 settings not restored') else 1)"

@@ -171,6 +171,10 @@ def _has(obj, name):
         return False
 
 
+class TF32RestoreError(RuntimeError):
+    """What follows in this process would run with TF32 off."""
+
+
 class NoTF32:
     """TF32 off for cuBLAS matmuls and cuDNN within `with`, the previous
     settings restored after: torch.backends.cuda.matmul.allow_tf32 and
@@ -196,9 +200,16 @@ class NoTF32:
     def __exit__(self, *exc):
         import torch
         b = torch.backends
-        if self.objs is not None:
-            for o, v in zip(self.objs, self.saved):
-                o.fp32_precision = v
-        else:
-            b.cuda.matmul.allow_tf32, b.cudnn.allow_tf32 = self.saved
+        try:
+            if self.objs is not None:
+                for o, v in zip(self.objs, self.saved):
+                    o.fp32_precision = v
+                now = [o.fp32_precision for o in self.objs]
+            else:
+                b.cuda.matmul.allow_tf32, b.cudnn.allow_tf32 = self.saved
+                now = (b.cuda.matmul.allow_tf32, b.cudnn.allow_tf32)
+        except Exception as e:  # noqa: BLE001
+            raise TF32RestoreError("TF32 settings not restored: %s: %s" % (type(e).__name__, e))
+        if list(now) != list(self.saved):
+            raise TF32RestoreError("TF32 settings not restored: %s, wanted %s" % (now, self.saved))
         return False
