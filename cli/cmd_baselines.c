@@ -43,7 +43,7 @@ out:
 	return ret;
 }
 
-static const char import_args[] = "FILE --gpu NAME --variant eager|compile";
+static const char import_args[] = "FILE --gpu NAME --variant eager|eager_notf32|compile";
 static const char list_args[] = "[--gpu NAME] [--json]";
 
 static int sub_list(int argc, char **argv, struct cli_ctx *ctx)
@@ -74,7 +74,8 @@ static int sub_import(int argc, char **argv, struct cli_ctx *ctx)
 	struct cli_opt opts[] = {
 		OPT_STR("gpu", 0, &gpu, "NAME",
 			"the GPU they were measured on (e.g. \"NVIDIA H100 80GB HBM3\"; required)"),
-		OPT_STR("variant", 0, &variant, "eager|compile", "PyTorch eager or torch.compile (required)"),
+		OPT_STR("variant", 0, &variant, "V",
+			"eager, eager_notf32 (eager with TF32 off) or compile (torch.compile; required)"),
 		OPT_END,
 	};
 	struct cli_spec spec = { "baselines import", import_args,
@@ -85,7 +86,7 @@ static int sub_import(int argc, char **argv, struct cli_ctx *ctx)
 	if ((c = cli_parse(&spec, argc, argv, ctx, &n)) != CLI_GO)
 		return c;
 	if (n != 1 || !gpu || !variant) {
-		fprintf(stderr, "kforge baselines import: needs FILE, --gpu NAME and --variant eager|compile\n");
+		fprintf(stderr, "kforge baselines import: needs FILE, --gpu NAME and --variant eager|eager_notf32|compile\n");
 		return cli_usage(&spec);
 	}
 	if (store_open(&s, ctx->db_path, STORE_CREATE, &err) < 0) {

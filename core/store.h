@@ -13,7 +13,7 @@
 #include <jansson.h>
 #include "buf.h"
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 struct sqlite3;
 

@@ -118,9 +118,9 @@ int store_import_baselines(struct store *s, const char *root, const char *path,
 
 	if (!doc)
 		return -1;
-	if (strcmp(variant, "eager") && strcmp(variant, "compile")) {
+	if (strcmp(variant, "eager") && strcmp(variant, "eager_notf32") && strcmp(variant, "compile")) {
 		json_decref(doc);
-		return kf_err(err, "variant must be eager or compile, not '%s'", variant);
+		return kf_err(err, "variant must be eager, eager_notf32 or compile, not '%s'", variant);
 	}
 	store_now(now);
 	/* Only the file's name: no host paths in the store (it ships in datasets). */

@@ -160,9 +160,36 @@ static const char schema_v2[] =
 "ALTER TABLE llm_calls ADD COLUMN retry_of TEXT REFERENCES llm_calls(id);\n"
 "CREATE INDEX llm_calls_by_retry ON llm_calls(retry_of);\n";
 
+/* v3: baseline variant eager_notf32 (eager with TF32 off for matmul and
+ * cuDNN). SQLite cannot change a CHECK: the table is rebuilt, and the view
+ * that reads it is dropped first (a rename would rewrite it) and made again,
+ * as in v1. */
+static const char schema_v3[] =
+"DROP VIEW IF EXISTS eval_speedups;\n"
+"CREATE TABLE baselines_v3(\n"
+"  problem_id TEXT NOT NULL REFERENCES problems(id), gpu_name TEXT NOT NULL,\n"
+"  variant TEXT NOT NULL CHECK(variant IN ('eager','eager_notf32','compile')),\n"
+"  mean_ms REAL NOT NULL, std_ms REAL, min_ms REAL, max_ms REAL, median_ms REAL,\n"
+"  num_trials INTEGER, hardware TEXT, device TEXT, source TEXT, imported_at TEXT NOT NULL,\n"
+"  PRIMARY KEY(problem_id, gpu_name, variant));\n"
+"INSERT INTO baselines_v3 SELECT problem_id, gpu_name, variant, mean_ms, std_ms, min_ms, max_ms,\n"
+"  median_ms, num_trials, hardware, device, source, imported_at FROM baselines;\n"
+"DROP TABLE baselines;\n"
+"ALTER TABLE baselines_v3 RENAME TO baselines;\n"
+"CREATE VIEW eval_speedups AS\n"
+"  SELECT e.id AS eval_id, e.kernel_hash, e.problem_id, e.gpu_name, e.protocol, e.status,\n"
+"    e.time_mean_ms, e.time_median_ms,\n"
+"    be.mean_ms / e.time_mean_ms AS speedup_eager,\n"
+"    be.median_ms / e.time_median_ms AS speedup_eager_median,\n"
+"    bc.mean_ms / e.time_mean_ms AS speedup_compile\n"
+"  FROM evals e\n"
+"  LEFT JOIN baselines be ON be.problem_id = e.problem_id AND be.gpu_name = e.gpu_name AND be.variant = 'eager'\n"
+"  LEFT JOIN baselines bc ON bc.problem_id = e.problem_id AND bc.gpu_name = e.gpu_name AND bc.variant = 'compile';\n";
+
 const struct store_migration store_migrations[] = {
 	{ 1, schema_v1 },
 	{ 2, schema_v2 },
+	{ 3, schema_v3 },
 };
 const int store_n_migrations = (int)(sizeof(store_migrations) / sizeof(store_migrations[0]));
 

@@ -156,7 +156,7 @@ static const struct field_doc docs[] = {
 	{ "verifications.created_at", "time" },
 	{ "baselines.problem_id", "problem id" },
 	{ "baselines.gpu_name", "GPU model" },
-	{ "baselines.variant", "eager or compile" },
+	{ "baselines.variant", "eager, eager_notf32 (TF32 off) or compile" },
 	{ "baselines.mean_ms", "mean time, ms" },
 	{ "baselines.std_ms", "standard deviation, ms" },
 	{ "baselines.min_ms", "minimum, ms" },

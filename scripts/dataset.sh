@@ -96,7 +96,7 @@ set -- --problems "$PROBLEMS" --strategy "$STRATEGY" --rounds "$ROUNDS" --ideas 
 for f in "${KFORGE_ROOT:-.}"/problems/baselines/*/baseline_time_torch*.json; do
 	[ -f "$f" ] || continue
 	gpu=$(grep -o '"hardware": *"[^"]*"' "$f" | head -n 1 | sed 's/.*: *"//; s/"$//')
-	case "$f" in *compile*) v=compile ;; *) v=eager ;; esac
+	case "$f" in *compile*) v=compile ;; *_notf32.json) v=eager_notf32 ;; *) v=eager ;; esac
 	[ -n "$gpu" ] && step baselines "$KFORGE" --db "$DB" baselines import "$f" --gpu "$gpu" --variant "$v"
 done
 # The search runs attached to the terminal (live progress on a TTY).

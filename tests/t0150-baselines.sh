@@ -28,11 +28,19 @@ sed 's/"mean": 2.5/"mean": 3.5/' eager.json >eager2.json
 expect_exit 0 "re-import replaces" "$KFORGE" baselines import eager2.json --gpu "NVIDIA H100 80GB HBM3" --variant eager
 "$KFORGE" baselines list --json >list.json
 check "the new mean replaced the old" python3 -c "import json,sys; r=json.load(open('list.json')); sys.exit(0 if len(r)==2 and r[0]['mean_ms']==3.5 else 1)"
+# eager with TF32 off (tools/torch_baseline.py --variant eager_notf32) is a variant of its own
+sed 's/"mean": 2.5/"mean": 4.5/' eager.json >notf32.json
+expect_exit 0 "import eager_notf32 baselines" "$KFORGE" baselines import notf32.json --gpu "NVIDIA H100 80GB HBM3" --variant eager_notf32
+contains "reports them as eager_notf32" "$T_TMP/out" "imported 2 eager_notf32"
+"$KFORGE" baselines list --json >list3.json
+check "kept beside eager, not replacing it" python3 -c "import json,sys; r=json.load(open('list3.json')); m={(x['problem_id'],x['variant']):x['mean_ms'] for x in r}; sys.exit(0 if len(r)==4 and m[('level1/019_ReLU','eager')]==3.5 and m[('level1/019_ReLU','eager_notf32')]==4.5 else 1)"
 expect_exit 2 "import without --variant is a usage error" "$KFORGE" baselines import eager.json --gpu X
 expect_exit 1 "a bad variant is refused" "$KFORGE" baselines import eager.json --gpu X --variant fast
 echo '{"level1": ' >bad.json
 expect_exit 1 "malformed JSON fails with the file name" "$KFORGE" baselines import bad.json --gpu X --variant eager
 contains "error names the file" "$T_TMP/err" "bad.json"
+expect_exit 0 "help lists eager_notf32" "$KFORGE" baselines import --help
+contains "among the variants" "$T_TMP/out" "eager_notf32"
 check "no host path stored" sh -c "! sqlite3 '$KFORGE_DB' 'select source from baselines' | grep -q /"
 
 # KernelBench's file names can keep a trailing underscore that the problem's

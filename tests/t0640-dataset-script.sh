@@ -58,3 +58,15 @@ contains "MAX_TIMING reaches the search" "$T_TMP/log" "search .* --max-timing 5"
 contains "VERIFY_ARGS reach verify" "$T_TMP/log" "verify --top 3 --problems 1 --no-category --sanitizer-timeout 60"
 first=$(grep -E 'baselines import| search ' log | head -n 1)
 check "baselines are imported before the search ($first)" sh -c "echo '$first' | grep -q 'baselines import'"
+
+# Each baseline file is imported as its variant (tools/torch_baseline.py's names).
+mkdir -p blroot/problems/baselines/G
+for f in baseline_time_torch.json baseline_time_torch_notf32.json \
+	baseline_time_torch_compile_inductor_default.json; do
+	echo '{"level1": {}, "x": {"hardware": "GPU G"}}' >"blroot/problems/baselines/G/$f"
+done
+: >log
+expect_exit 0 "dataset with three baseline files" env KFORGE_ROOT="$T_TMP/blroot" sh "$KF_ROOT/scripts/dataset.sh" 1
+contains "eager imported as eager" "$T_TMP/log" "baselines import .*/baseline_time_torch.json --gpu GPU G --variant eager$"
+contains "TF32-off imported as eager_notf32" "$T_TMP/log" "baselines import .*/baseline_time_torch_notf32.json --gpu GPU G --variant eager_notf32$"
+contains "compile imported as compile" "$T_TMP/log" "baselines import .*_compile_inductor_default.json --gpu GPU G --variant compile$"

@@ -102,6 +102,13 @@ expect_exit 0 "results page of a store without H200 compile baselines" python3 "
 	nocomp.db --version 9.9 -o res2.md
 sed -n '/against torch.compile, per family/,/^$/p' res2.md >comp.md
 lacks "no H200 column against torch.compile there" comp.md 'H200'
+# eager with TF32 off gets fast_p rows of its own (a store migrated to v3)
+cp fx.db nf.db
+echo '{}' >empty.json
+"$KFORGE" --db nf.db baselines import empty.json --gpu X --variant eager >/dev/null
+sqlite3 nf.db "INSERT INTO baselines(problem_id,gpu_name,variant,mean_ms,imported_at) SELECT problem_id, gpu_name, 'eager_notf32', mean_ms * 2, imported_at FROM baselines WHERE variant = 'eager'"
+expect_exit 0 "results page with eager_notf32 baselines" python3 "$KF_ROOT/tools/results_md.py" nf.db --version 9.9 -o res3.md
+contains "a fast_p row against eager_notf32" res3.md '^\| NVIDIA H100 80GB HBM3 \| search \| eager_notf32 \| [0-9]+% \|'
 
 
 # Replacing: a kforge site is replaced whole; anything else is refused.

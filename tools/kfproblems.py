@@ -61,3 +61,155 @@ def forward_arg_names(model):
     sig = inspect.signature(model.forward)
     return [p.name for p in sig.parameters.values()
             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
+
+
+LEVELS = (1, 2)  # level 3: not yet
+
+
+def check_level(ap, level):
+    """argparse error for a level the tools do not know yet."""
+    if level not in LEVELS:
+        ap.error("--level %d: only levels %s are supported" % (level, ", ".join(map(str, LEVELS))))
+
+
+def kforge_id(level, d):
+    """The ID kforge takes for problem directory d: a bare name is level 1."""
+    base = os.path.basename(d)
+    return base if level == 1 else "level%d/%s" % (level, base)
+
+
+def mask_nodes(spec):
+    """The graph's dropout nodes in order: [(mask input name, p)]."""
+    return [(n["in"][1], float(n["p"])) for n in spec.get("attrs", {}).get("graph", [])
+            if n.get("op") == "dropout"]
+
+
+def copy_params(model, spec, tensors):
+    """Copies the spec's parameters into the module; returns None or an error.
+    With torch_param names (level 2) by state_dict key, module parameters the
+    spec lacks set to NaN; without (level 1) in order of model.parameters()."""
+    import torch
+    params = [t for t in spec["inputs"] if t["role"] == "param"]
+    if not params:
+        return None
+    named = dict(model.named_parameters())
+    if all("torch_param" in t for t in params):
+        sd = model.state_dict()
+        # A parameter the spec lacks must be one forward never reads (26's
+        # bias): NaN, so that a read shows in the output.
+        with torch.no_grad():
+            for name in sorted(set(named) - set(t["torch_param"] for t in params)):
+                named[name].fill_(float("nan"))
+        pairs = []
+        for t in params:
+            if t["torch_param"] not in sd:
+                return "param %s: no %s in the module's state_dict" % (t["name"], t["torch_param"])
+            pairs.append((t, sd[t["torch_param"]]))
+    else:
+        mparams = list(model.parameters())
+        if len(params) != len(mparams):
+            return "%d spec params, %d module params" % (len(params), len(mparams))
+        pairs = list(zip(params, mparams))
+    with torch.no_grad():
+        for t, mp in pairs:
+            src = tensors[t["name"]]
+            if tuple(src.shape) != tuple(mp.shape):
+                # only size-1 dims may differ: 0-dim parameters are shape [1] in the spec
+                if [x for x in src.shape if x != 1] != [x for x in mp.shape if x != 1]:
+                    return "param %s shape %s, module %s" % (t["name"], tuple(src.shape), tuple(mp.shape))
+                src = src.reshape(mp.shape)
+            mp.copy_(src)
+    return None
+
+
+class MaskedDropout:
+    """Within `with`, torch.nn.functional.dropout (what nn.Dropout calls)
+    multiplies by the problem's mask inputs, in the graph's order, as the graph
+    defines it: x * mask / (1 - p). Raises if the module's dropouts and the
+    graph's disagree (count, p or shape)."""
+
+    def __init__(self, spec, tensors):
+        self.masks = [(tensors[name], p) for name, p in mask_nodes(spec)]
+        self.used = 0
+
+    def dropout(self, x, p=0.5, training=True, inplace=False):
+        if not training:
+            return x
+        if self.used >= len(self.masks):
+            raise RuntimeError("the module calls dropout %d times, the graph has %d"
+                               % (self.used + 1, len(self.masks)))
+        mask, gp = self.masks[self.used]
+        self.used += 1
+        if abs(float(p) - gp) > 1e-12:
+            raise RuntimeError("dropout p %g, the graph's %g" % (p, gp))
+        if tuple(mask.shape) != tuple(x.shape):
+            raise RuntimeError("dropout on shape %s, mask %s" % (tuple(x.shape), tuple(mask.shape)))
+        return x * mask.to(device=x.device, dtype=x.dtype) / (1.0 - gp)
+
+    def __enter__(self):
+        import torch.nn.functional as F
+        self.real = F.dropout
+        F.dropout = self.dropout
+        return self
+
+    def __exit__(self, *exc):
+        import torch.nn.functional as F
+        F.dropout = self.real
+        if exc[0] is None and self.used != len(self.masks):
+            raise RuntimeError("the module called dropout %d times, the graph has %d"
+                               % (self.used, len(self.masks)))
+        return False
+
+
+def _has(obj, name):
+    """hasattr for torch.backends, whose modules may raise other than
+    AttributeError (torch 1.13's cuda.matmul: AssertionError)."""
+    try:
+        getattr(obj, name)
+        return True
+    except Exception:  # noqa: BLE001
+        return False
+
+
+class TF32RestoreError(RuntimeError):
+    """What follows in this process would run with TF32 off."""
+
+
+class NoTF32:
+    """TF32 off for cuBLAS matmuls and cuDNN within `with`, the previous
+    settings restored after: torch.backends.cuda.matmul.allow_tf32 and
+    torch.backends.cudnn.allow_tf32 = False, through torch >= 2.9's
+    fp32_precision = "ieee" where it exists (the legacy flags are deprecated
+    there, and a process that mixes the two APIs gets RuntimeErrors)."""
+
+    def __enter__(self):
+        import torch
+        b = torch.backends
+        if _has(b.cuda.matmul, "fp32_precision") and _has(b.cudnn, "conv"):
+            self.objs = [b.cuda.matmul, b.cudnn.conv] + ([b.cudnn.rnn] if _has(b.cudnn, "rnn") else [])
+            self.saved = [o.fp32_precision for o in self.objs]
+            for o in self.objs:
+                o.fp32_precision = "ieee"
+        else:
+            self.objs = None
+            self.saved = (b.cuda.matmul.allow_tf32, b.cudnn.allow_tf32)
+            b.cuda.matmul.allow_tf32 = False
+            b.cudnn.allow_tf32 = False
+        return self
+
+    def __exit__(self, *exc):
+        import torch
+        b = torch.backends
+        try:
+            if self.objs is not None:
+                for o, v in zip(self.objs, self.saved):
+                    o.fp32_precision = v
+                now = [o.fp32_precision for o in self.objs]
+            else:
+                b.cuda.matmul.allow_tf32, b.cudnn.allow_tf32 = self.saved
+                now = (b.cuda.matmul.allow_tf32, b.cudnn.allow_tf32)
+        except Exception as e:  # noqa: BLE001
+            raise TF32RestoreError("TF32 settings not restored: %s: %s" % (type(e).__name__, e))
+        if list(now) != list(self.saved):
+            raise TF32RestoreError("TF32 settings not restored: %s, wanted %s" % (now, self.saved))
+        return False

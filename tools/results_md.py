@@ -148,7 +148,7 @@ def main():
             if not best:
                 continue
             views.append((gpu, label, best))
-            for variant in ("eager", "compile"):
+            for variant in ("eager", "eager_notf32", "compile"):
                 sp = speedups(best, gpu, variant)
                 if not sp:
                     continue

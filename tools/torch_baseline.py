@@ -1,19 +1,32 @@
 #!/usr/bin/env python3
 """Times PyTorch eager and torch.compile (inductor, default mode) on each
-problem with kforge's protocol: inputs from reference.py's get_inputs() on
-the GPU, 3 warm-ups, 100 timed trials, the L2 flushed before each trial
-(writing a buffer well over the L2 size), CUDA events around the call.
+problem with kforge's protocol: the module of reference.py in training mode
+(KernelBench's: BatchNorm on batch statistics, dropout drawn as PyTorch
+draws it), inputs from its get_inputs() on the GPU, 3 warm-ups, 100 timed
+trials, the L2 flushed before each trial (writing a buffer well over the L2
+size), CUDA events around the call.
 
+Variants: eager (PyTorch's defaults: cuDNN may use TF32), eager_notf32
+(TF32 off for matmuls and cuDNN while it is timed, restored after), compile.
 Writes KernelBench's baseline layout, merged into what is there:
-  problems/baselines/<gpu>/baseline_time_torch.json
-  problems/baselines/<gpu>/baseline_time_torch_compile_inductor_default.json
+  problems/baselines/<gpu>/baseline_time_torch.json                   eager
+  problems/baselines/<gpu>/baseline_time_torch_notf32.json            eager_notf32
+  problems/baselines/<gpu>/baseline_time_torch_compile_inductor_default.json  compile
   {"level1": {"<file>.py": {"mean", "std", "min", "max", "median",
                             "num_trials", "hardware", "device"}}}   (milliseconds)
-Load them with `kforge baselines import FILE --gpu NAME --variant eager|compile`.
+Load them with `kforge baselines import FILE --gpu NAME --variant V`.
 
-  tools/torch_baseline.py [--problems 19,23,40-45] [--variant eager|compile|both]
-                          [--gpu NAME] [--trials 100] [--warmup 3] [--flush-mb 256]"""
+  tools/torch_baseline.py [--level 1|2] [--problems 19,23,40-45]
+                          [--variant eager|eager_notf32|compile|both|all|LIST]
+                          [--gpu NAME] [--trials 100] [--warmup 3] [--flush-mb 256]
+                          [--time-budget SEC] [--record FILE] [--dry-run]
+
+--time-budget stops cleanly: no measurement starts past the budget, nor one
+whose variant already took longer than what is left (torch.compile of one
+level-2 problem takes a minute or more); --record FILE says what was done,
+what failed and what was not run, rewritten after each measurement."""
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -25,6 +38,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kfproblems  # noqa: E402
 
 FILES = {"eager": "baseline_time_torch.json",
+         "eager_notf32": "baseline_time_torch_notf32.json",
          "compile": "baseline_time_torch_compile_inductor_default.json"}
 
 
@@ -72,33 +86,111 @@ def merge_write(path, level, key, entry):
     os.replace(path + ".tmp", path)
 
 
+def parse_variants(text):
+    """'eager,compile' / 'both' (eager, compile) / 'all' -> the list, in FILES order."""
+    want = set()
+    for v in text.split(","):
+        v = v.strip()
+        if v == "both":
+            want.update(("eager", "compile"))
+        elif v == "all":
+            want.update(FILES)
+        elif v in FILES:
+            want.add(v)
+        else:
+            raise ValueError("unknown variant '%s' (eager, eager_notf32, compile, both, all)" % v)
+    return [v for v in FILES if v in want]
+
+
+class Record:
+    """What a run did, rewritten after every measurement (--record): a time
+    limit that kills the process still leaves what was done."""
+
+    def __init__(self, path, args, variants, todo):
+        self.path = path
+        self.doc = {"level": args.level, "variants": variants, "time_budget_s": args.time_budget,
+                    "problems": len(todo), "done": [], "failed": [], "not_run": [],
+                    "stopped": "running", "seconds": 0.0}
+        self.t0 = time.time()
+        self.write()
+
+    def add(self, key, item):
+        self.doc[key].append(item)
+        self.write()
+
+    def finish(self, why):
+        self.doc["stopped"] = why
+        self.write()
+
+    def write(self):
+        self.doc["seconds"] = round(time.time() - self.t0, 1)
+        if not self.path:
+            return
+        d = os.path.dirname(os.path.abspath(self.path))
+        os.makedirs(d, exist_ok=True)
+        with open(self.path + ".tmp", "w") as f:
+            json.dump(self.doc, f, indent=2)
+            f.write("\n")
+        os.replace(self.path + ".tmp", self.path)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     ap.add_argument("--problems", default="")
-    ap.add_argument("--level", type=int, default=1)
-    ap.add_argument("--variant", choices=["eager", "compile", "both"], default="eager")
+    ap.add_argument("--level", type=int, default=1, help="1 or 2")
+    ap.add_argument("--variant", default="eager",
+                    help="eager, eager_notf32, compile, a comma list, both (eager,compile) or all")
     ap.add_argument("--gpu", help="directory name under problems/baselines (default: the device name)")
     ap.add_argument("--trials", type=int, default=100)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--flush-mb", type=int, default=256)
     ap.add_argument("--out", help="baselines directory (default ROOT/problems/baselines)")
     ap.add_argument("--device", default="cuda:0", help="cuda:N, or cpu for a smoke test")
+    ap.add_argument("--time-budget", type=float, default=0,
+                    help="seconds: start no measurement past them, nor one likely to overrun them (0: none)")
+    ap.add_argument("--record", help="write what the run did (done, failed, not run, why it stopped) here")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="print the problems and the files they go to; no torch needed (needs --gpu)")
     args = ap.parse_args()
+    kfproblems.check_level(ap, args.level)
+    try:
+        variants = parse_variants(args.variant)
+    except ValueError as e:
+        ap.error(str(e))
+    if args.time_budget < 0 or args.trials < 1 or args.warmup < 0 or args.flush_mb < 1:
+        ap.error("--time-budget >= 0, --trials >= 1, --warmup >= 0 and --flush-mb >= 1")
+    todo = kfproblems.problem_dirs(args.root, args.level, args.problems)
+    if not todo:
+        ap.error("no level-%d problem matches '%s' under %s" % (args.level, args.problems, args.root))
+    base = args.out or os.path.join(args.root, "problems", "baselines")
+    if args.dry_run:
+        if not args.gpu:
+            ap.error("--dry-run needs --gpu")
+        for num, d in todo:
+            spec = kfproblems.load_spec(d)
+            for v in variants:
+                print("%s %s level%d/%s" % (spec["id"], os.path.join(base, args.gpu, FILES[v]), args.level,
+                                            spec["kernelbench_file"]))
+        return 0
     import torch
     dev = torch.device(args.device)
     hw = torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu"
     gpu = args.gpu or re.sub(r"[^A-Za-z0-9._-]+", "_", hw).strip("_")
-    outdir = os.path.join(args.out or os.path.join(args.root, "problems", "baselines"), gpu)
+    outdir = os.path.join(base, gpu)
     flush = torch.empty(args.flush_mb << 18, dtype=torch.float32, device=dev)
-    variants = ["eager", "compile"] if args.variant == "both" else [args.variant]
-    failed = 0
-    for num, d in kfproblems.problem_dirs(args.root, args.level, args.problems):
+    rec = Record(args.record, args, variants, todo)
+    failed, longest, stop = 0, {}, None
+    for num, d in todo:
         spec = kfproblems.load_spec(d)
+        if stop:
+            rec.add("not_run", {"id": spec["id"], "variants": variants})
+            continue
         try:
             ns = kfproblems.load_reference(d)
             torch.manual_seed(num)
             model = kfproblems.build_model(ns, dev)
+            model.train()  # KernelBench's mode (BatchNorm on batch statistics, dropout drawn)
             # Draw on the device: CPU draws of multi-GB inputs take minutes.
             if hasattr(dev, "__enter__"):  # torch >= 2.0
                 with dev:
@@ -106,24 +198,44 @@ def main():
             else:
                 raw = ns["get_inputs"]()
             inputs = [x.to(dev) if isinstance(x, torch.Tensor) else x for x in raw]
-            for v in variants:
-                t0 = time.time()
-                with torch.no_grad():
-                    fn = model if v == "eager" else torch.compile(model, backend="inductor")
+        except Exception as e:  # report, go on with the next problem
+            failed += 1
+            rec.add("failed", {"id": spec["id"], "variant": "setup", "error": "%s: %s" % (type(e).__name__, e)})
+            print("%-52s error   %s: %s" % (spec["id"], type(e).__name__, e), flush=True)
+            continue
+        for v in variants:
+            left = args.time_budget - (time.time() - rec.t0)
+            if args.time_budget and (left <= 0 or left < longest.get(v, 0)):
+                stop = "time budget (%.0f s) spent" % args.time_budget
+                rec.add("not_run", {"id": spec["id"], "variants": variants[variants.index(v):]})
+                break
+            t0 = time.time()
+            try:
+                with torch.no_grad(), (kfproblems.NoTF32() if v == "eager_notf32" else contextlib.nullcontext()):
+                    fn = torch.compile(model, backend="inductor") if v == "compile" else model
                     r = time_fn(fn, inputs, args.trials, args.warmup, flush)
                 r.update(hardware=hw, device=str(dev))
                 merge_write(os.path.join(outdir, FILES[v]), args.level, spec["kernelbench_file"], r)
-                print("%-52s %-7s mean %9.4f ms  median %9.4f  std %8.4f  (%.0fs)" %
+                rec.add("done", {"id": spec["id"], "variant": v, "mean": r["mean"],
+                                 "seconds": round(time.time() - t0, 1)})
+                print("%-52s %-12s mean %9.4f ms  median %9.4f  std %8.4f  (%.0fs)" %
                       (spec["id"], v, r["mean"], r["median"], r["std"], time.time() - t0), flush=True)
-                if v == "compile":
-                    torch._dynamo.reset()
-            del inputs, model
-        except Exception as e:  # report, go on with the next problem
-            failed += 1
-            print("%-52s error   %s: %s" % (spec["id"], type(e).__name__, e), flush=True)
+            except Exception as e:  # report, go on with the next one
+                failed += 1
+                rec.add("failed", {"id": spec["id"], "variant": v, "error": "%s: %s" % (type(e).__name__, e)})
+                print("%-52s %-12s error %s: %s" % (spec["id"], v, type(e).__name__, e), flush=True)
+                if isinstance(e, kfproblems.TF32RestoreError):  # eager would be timed without TF32
+                    stop = str(e)
+                    break
+            longest[v] = max(longest.get(v, 0), time.time() - t0)
+            if v == "compile":
+                torch._dynamo.reset()
+        del inputs, model
         if dev.type == "cuda":
             torch.cuda.empty_cache()
-    print("baselines in %s; %d problem(s) failed" % (outdir, failed))
+    rec.finish(stop or "finished")
+    print("baselines in %s; %d measurement(s) failed; %d done%s" %
+          (outdir, failed, len(rec.doc["done"]), "; stopped: " + stop if stop else ""))
     return 1 if failed else 0
 
 

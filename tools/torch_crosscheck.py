@@ -12,22 +12,30 @@ tolerance (fp32: atol = rtol = 1e-4). `kforge problems check` compares the
 GPU reference with the same oracle, so the two together tie reference.cu
 to PyTorch.
 
-  tools/torch_crosscheck.py --dump DUMP [--problems 19,23,40-45] [--device cuda]
-                            [--torch-defaults] [--json REPORT] [--kforge KFORGE [--seed S]]
+  tools/torch_crosscheck.py --dump DUMP [--level 1|2] [--problems 19,23,40-45]
+                            [--device cuda] [--torch-defaults] [--json REPORT]
+                            [--kforge KFORGE [--seed S] [--inputs-timeout SEC]] [--dry-run]
 
 With --kforge, each problem is dumped just before its check (kforge problems
 inputs) and its dump deleted after it: full-size dumps of all 100 problems
 do not fit one disk, and one process avoids importing torch 100 times.
 
-Parameters (role "param": norm affine weights, conv/linear weights) are
-copied into the module's parameters in order. By default TF32 is off, so
-PyTorch computes in true fp32; --torch-defaults keeps PyTorch's defaults
-(cuDNN convolutions may then use TF32 and differ by more than 1e-4).
+The module runs in training mode (KernelBench's: BatchNorm on batch
+statistics). Parameters (role "param") are copied into the module: by their
+torch_param name (state_dict key; level 2; a module parameter the spec lacks
+is NaN, so that a read of it fails the check), else in the order of
+model.parameters() (level 1). A level-2 dropout is made the graph's:
+x * mask / (1 - p) with the problem's mask input (docs/graph-ir.md). By
+default TF32 is off, so PyTorch computes in true fp32; --torch-defaults keeps
+PyTorch's defaults (cuDNN convolutions may then use TF32 and differ by more
+than 1e-4). --dry-run lists what would be checked (kforge ID, dump
+directory) without torch.
 Exit 0 when every checked problem agrees, 1 otherwise."""
 import argparse
 import json
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kfproblems  # noqa: E402
@@ -56,31 +64,22 @@ def check_one(d, dump, device, args):
     ns = kfproblems.load_reference(d)
     torch.manual_seed(0)
     model = kfproblems.build_model(ns, device)
+    model.train()  # KernelBench's mode: BatchNorm on batch statistics
     tensors = {}
     for t in spec["inputs"]:
         tensors[t["name"]] = load_npy(os.path.join(pdir, "inputs", t["name"] + ".npy"),
                                       t["dtype"]).to(device)
-    params = [t for t in spec["inputs"] if t["role"] == "param"]
-    mparams = list(model.parameters())
-    if params:
-        if len(params) != len(mparams):
-            res.update(status="error", reason="%d spec params, %d module params" %
-                       (len(params), len(mparams)))
-            return res
-        with torch.no_grad():
-            for t, mp in zip(params, mparams):
-                src = tensors[t["name"]]
-                if tuple(src.shape) != tuple(mp.shape):
-                    res.update(status="error", reason="param %s shape %s, module %s" %
-                               (t["name"], tuple(src.shape), tuple(mp.shape)))
-                    return res
-                mp.copy_(src)
-    fwd_inputs = [t["name"] for t in spec["inputs"] if t["role"] == "input"]
+    why = kfproblems.copy_params(model, spec, tensors)
+    if why:
+        res.update(status="error", reason=why)
+        return res
+    masks = set(name for name, _ in kfproblems.mask_nodes(spec))
+    fwd_inputs = [t["name"] for t in spec["inputs"] if t["role"] == "input" and t["name"] not in masks]
     names = kfproblems.forward_arg_names(model)
     fargs = []
     pos = 0
     for n in names:
-        if n in tensors:
+        if n in tensors and n not in masks:
             fargs.append(tensors[n])
         elif n in spec.get("scalars", {}):
             fargs.append(spec["scalars"][n])
@@ -92,7 +91,7 @@ def check_one(d, dump, device, args):
                 return res
             fargs.append(tensors[fwd_inputs[pos]])
             pos += 1
-    with torch.no_grad():
+    with torch.no_grad(), kfproblems.MaskedDropout(spec, tensors):
         out = model(*fargs)
     outs = out if isinstance(out, (tuple, list)) else [out]
     tol = TOL[spec["tolerance"]]
@@ -102,6 +101,14 @@ def check_one(d, dump, device, args):
         path = os.path.join(pdir, "outputs", t["name"] + ".npy")
         opath = os.path.join(pdir, "oracle", t["name"] + ".json")
         entry = {"name": t["name"], "shape": list(o.shape)}
+        want = 1
+        for x in t["shape"]:
+            want *= spec["sizes"][x] if isinstance(x, str) else x
+        if o.numel() != want:  # flat oracle indices would point elsewhere
+            entry.update(status="FAIL", reason="PyTorch gives %d elements, the spec %d" % (o.numel(), want))
+            ok = False
+            res["outputs"].append(entry)
+            continue
         if not os.path.exists(path) and os.path.exists(opath):
             # kforge's CPU oracle at a sample of flat indices
             with open(opath) as f:
@@ -146,39 +153,64 @@ def check_one(d, dump, device, args):
     return res
 
 
+def dump_one(args, d, pdir):
+    """kforge problems inputs for problem d into pdir (bounded in time)."""
+    import subprocess
+    env = dict(os.environ, KFORGE_ROOT=args.root)
+    subprocess.run([args.kforge, "problems", "inputs", kfproblems.kforge_id(args.level, d), "--out", pdir,
+                    "--seed", str(args.seed)], check=True, stdout=subprocess.DEVNULL, env=env,
+                   timeout=args.inputs_timeout)
+
+
+def write_report(path, results):
+    with open(path + ".tmp", "w") as f:
+        json.dump(results, f, indent=2)
+    os.replace(path + ".tmp", path)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     ap.add_argument("--dump", required=True, help="directory of per-problem dumps")
     ap.add_argument("--problems", default="", help="numbers, ranges, name substrings: 19,23,40-45,Softmax")
-    ap.add_argument("--level", type=int, default=1)
+    ap.add_argument("--level", type=int, default=1, help="1 or 2")
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--torch-defaults", action="store_true", help="keep PyTorch's TF32 defaults")
     ap.add_argument("--json", help="write the full report here")
     ap.add_argument("--kforge", help="dump each problem with this kforge first, delete it after")
     ap.add_argument("--seed", type=int, default=1, help="input seed for --kforge dumps")
+    ap.add_argument("--inputs-timeout", type=float, default=900,
+                    help="seconds one --kforge dump may take (900)")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="print each problem's kforge ID and dump directory; no torch needed")
     args = ap.parse_args()
+    kfproblems.check_level(ap, args.level)
+    todo = kfproblems.problem_dirs(args.root, args.level, args.problems)
+    if not todo:
+        ap.error("no level-%d problem matches '%s' under %s" % (args.level, args.problems, args.root))
+    if args.dry_run:
+        for num, d in todo:
+            print("%s %s" % (kfproblems.kforge_id(args.level, d), os.path.join(args.dump, os.path.basename(d))))
+        return 0
+    import shutil
     import torch
-    if not args.torch_defaults:
-        torch.backends.cuda.matmul.allow_tf32 = False
-        torch.backends.cudnn.allow_tf32 = False
+    if not args.torch_defaults:  # for the whole run
+        kfproblems.NoTF32().__enter__()
     results, failed = [], 0
-    for num, d in kfproblems.problem_dirs(args.root, args.level, args.problems):
+    for num, d in todo:
         pdir = os.path.join(args.dump, os.path.basename(d))
+        t0 = time.time()
         try:
             if args.kforge:
-                import shutil
-                import subprocess
                 shutil.rmtree(pdir, ignore_errors=True)
-                subprocess.run([args.kforge, "problems", "inputs", os.path.basename(d), "--out", pdir,
-                                "--seed", str(args.seed)], check=True, stdout=subprocess.DEVNULL)
+                dump_one(args, d, pdir)
             r = check_one(d, args.dump, args.device, args)
         except Exception as e:  # report and go on
             r = {"id": "level%d/%s" % (args.level, os.path.basename(d)), "status": "error",
                  "reason": "%s: %s" % (type(e).__name__, e)}
         if args.kforge:
-            import shutil
             shutil.rmtree(pdir, ignore_errors=True)
+        r["seconds"] = round(time.time() - t0, 1)
         results.append(r)
         if r["status"] in ("FAIL", "error"):
             failed += 1
@@ -189,14 +221,10 @@ def main():
         if args.device.startswith("cuda"):
             torch.cuda.empty_cache()
         if args.json:  # the report so far, should a time limit stop the run
-            with open(args.json + ".tmp", "w") as f:
-                json.dump(results, f, indent=2)
-            os.replace(args.json + ".tmp", args.json)
+            write_report(args.json, results)
     print("%d checked, %d failed" % (len(results), failed))
     if args.json:
-        with open(args.json + ".tmp", "w") as f:
-            json.dump(results, f, indent=2)
-        os.replace(args.json + ".tmp", args.json)
+        write_report(args.json, results)
     return 1 if failed else 0
 
 

@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "core/json.h"
 #include "core/store.h"
 #include "core/store_schema.h"
@@ -126,6 +128,57 @@ static void test_migrate_v1(void **state)
 	json_decref(row);
 	store_close(&s);
 	buf_release(&err);
+}
+
+/* A v2 store (baselines eager|compile) migrates to v3: its baselines and the
+ * speedup view survive the table's rebuild, and eager_notf32 is accepted. */
+static void test_migrate_v2_baselines(void **state)
+{
+	struct store s;
+	struct buf err = BUF_INIT, out = BUF_INIT;
+	char p[256];
+	long long v = -1;
+	json_t *row = NULL;
+	sqlite3 *db;
+	(void)state;
+
+	db_path(p, sizeof(p), "v2.db");
+	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+	for (int i = 0; i < store_n_migrations && store_migrations[i].version <= 2; i++)
+		assert_int_equal(sqlite3_exec(db, store_migrations[i].sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 2;"
+				      "INSERT INTO problems(id,level,number,name,spec,spec_sha256) VALUES('p',1,1,'P','{}','0');"
+				      "INSERT INTO baselines(problem_id,gpu_name,variant,mean_ms,imported_at)"
+				      " VALUES('p','G','eager',2.0,'t'), ('p','G','compile',1.0,'t');"
+				      "INSERT INTO kernels(hash,source,bytes,created_at) VALUES('k','s',1,'t');"
+				      "INSERT INTO evals(id,kernel_hash,problem_id,gpu_name,protocol,protocol_params,status,time_mean_ms,created_at)"
+				      " VALUES('e','k','p','G','v1','{}','correct',0.5,'t')", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+
+	assert_int_equal(store_open(&s, p, 0, &err), 0);
+	assert_int_equal(store_query_int(&s, "PRAGMA user_version", NULL, 0, &v, &err), 0);
+	assert_int_equal(v, STORE_SCHEMA_VERSION);
+	assert_int_equal(store_query_int(&s, "SELECT count(*) FROM baselines", NULL, 0, &v, &err), 0);
+	assert_int_equal(v, 2);
+	assert_int_equal(store_query_one(&s, "SELECT speedup_eager, speedup_compile FROM eval_speedups", NULL, &row,
+					 &err), 0);
+	assert_non_null(row);
+	assert_true(jget_num(row, "speedup_eager", 0) == 4.0);
+	assert_true(jget_num(row, "speedup_compile", 0) == 2.0);
+	json_decref(row);
+	row = json_pack("{s:s,s:s,s:s,s:f,s:s}", "problem_id", "p", "gpu_name", "G", "variant", "eager_notf32",
+			"mean_ms", 3.0, "imported_at", "t");
+	assert_int_equal(store_insert(&s, "baselines", row, STORE_INSERT, &err), 1);
+	json_decref(row);
+	row = json_pack("{s:s,s:s,s:s,s:f,s:s}", "problem_id", "p", "gpu_name", "G", "variant", "fast",
+			"mean_ms", 3.0, "imported_at", "t");
+	assert_true(store_insert(&s, "baselines", row, STORE_INSERT, &err) < 0);
+	json_decref(row);
+	assert_int_equal(store_integrity_check(&s, &out, &err), 0);
+	assert_string_equal(out.s, "ok");
+	store_close(&s);
+	buf_release(&err);
+	buf_release(&out);
 }
 
 static void put_problem(struct store *s, const char *id)
@@ -349,6 +402,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_create_and_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newer_schema_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_v1, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_v2_baselines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_insert_modes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_keys_and_update, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rollback, setup, teardown),
