@@ -245,8 +245,9 @@ int oracle_sample(const struct problem *p, int out, unsigned long long seed, lon
 
 	if (out < 0 || out >= p->n_out || max <= 0)
 		return 0;
-	if (!strcmp(p->family, "graph"))
-		return oracle_graph_sample(p, out, seed, idx, max);
+	if (!strcmp(p->family, "graph") && (n = oracle_graph_sample(p, out, seed, idx, max)) >= 0)
+		return n;
+	n = 0;
 	t = &p->t[p->n_in + out];
 	if (t->numel <= max) { /* small: all of it */
 		for (long long i = 0; i < t->numel; i++)

@@ -607,8 +607,8 @@ int oracle_graph_sample(const struct problem *p, int out, unsigned long long see
 {
 	const struct problem_tensor *t;
 	unsigned long long rs = seed ^ 0x243F6A8885A308D3ull;
-	long long *vals[GX_MAXD], rest = 1, st[GX_MAXD], s = 1;
-	int nv[GX_MAXD], n = 0, m;
+	long long *vals[GX_MAXD] = { NULL }, rest = 1, st[GX_MAXD], s = 1;
+	int nv[GX_MAXD], n = 0, m = 0;
 
 	if (out < 0 || out >= p->n_out || max <= 0)
 		return 0;
@@ -624,8 +624,11 @@ int oracle_graph_sample(const struct problem *p, int out, unsigned long long see
 	}
 	for (int d = 0; d < t->ndim; d++) {
 		vals[d] = calloc((size_t)max + 128, sizeof(long long));
-		if (!vals[d])
-			abort();
+		if (!vals[d]) { /* the caller falls back to the plain sampler */
+			while (d-- > 0)
+				free(vals[d]);
+			return -1;
+		}
 	}
 	for (int d = 1; d < t->ndim; d++) {
 		nv[d] = pick_values(t->shape[d], t->shape[d] <= 128 ? 128 : 16, 3, &rs, vals[d]);

@@ -23,7 +23,7 @@ void oracle_unravel(const struct problem_tensor *t, long long flat, long long *c
 
 int oracle_unknown_op(const struct oracle_ctx *c, struct buf *err);
 
-/* oracle_sample for family graph (core/oracle_graph.c). */
+/* oracle_sample for family graph (core/oracle_graph.c); -1 when out of memory. */
 int oracle_graph_sample(const struct problem *p, int out, unsigned long long seed,
 			long long *idx, int max);
 
