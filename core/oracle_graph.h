@@ -25,6 +25,10 @@
 extern long long gx_chunk, gx_leaf_mat_max;
 #define GX_CHUNK gx_chunk
 #define GX_LEAF_MAT_MAX gx_leaf_mat_max
+/* Sum/mean of a conv's output over all its spatial dims by linearity
+ * (gx_conv_spatial_sum): on unless a test turns it off; hits counts uses. */
+extern int gx_conv_sum_fast;
+extern long long gx_conv_sum_hits;
 
 enum gx_op { GX_LEAF, GX_LINEAR, GX_MATMUL, GX_CONV, GX_POOL, GX_APOOL, GX_ACT, GX_BINARY,
 	     GX_REDUCE, GX_SOFTMAX, GX_NORM, GX_DROPOUT, GX_RESHAPE, GX_PERMUTE, GX_CONCAT };
@@ -134,6 +138,10 @@ void gx_norm_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct g
 void gx_conv_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct gx_view *v);
 void gx_pool_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct gx_view *v);
 void gx_apool_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct gx_view *v);
+/* out[(n - n0) * nc + co - c0]: the sum of conv t's output (n, co) over all
+ * spatial positions, bias included, without evaluating the output. */
+void gx_conv_spatial_sum(struct gx *g, struct gx_t *t, long long n0, long long nn, long long c0,
+			 long long nc, double *out);
 
 /* core/oracle_graph_mm.c */
 void gx_linear_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct gx_view *v);

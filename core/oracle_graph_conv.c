@@ -156,6 +156,160 @@ void gx_conv_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct g
 	free(blk_m);
 }
 
+/* ---- the sum of a conv's output over all spatial positions
+ *
+ * By linearity, sum_o conv(x)[n, co, o] = sum_ci sum_tap W[co, ci, tap] *
+ * S(n, ci, tap) + bias[co] * prod(O), where S is the sum of x[n, ci] over
+ * the input positions whose contribution through the tap lands inside the
+ * output: per axis an arithmetic progression (step s for a forward conv,
+ * whose outputs read every s-th input; 1 for a transposed one). Strided
+ * prefix sums of each (n, ci) plane make each S eight lookups. */
+
+int gx_conv_sum_fast = 1;
+long long gx_conv_sum_hits;
+
+static long long floordiv(long long a, long long b) /* floor, b > 0 */
+{
+	return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+struct csum {
+	double *x;              /* planes of `plane` doubles, prefix-summed in place */
+	long long plane, in[3], step[3], k[3], kk, km;
+	const long long *ta, *tb; /* [axis][km]: per tap along the axis, the inputs a..b (a > b: none) */
+	double *S;              /* [plane][kk] */
+};
+
+static void csum_part(void *c_, long long lo, long long hi)
+{
+	const struct csum *c = c_;
+	long long st[3] = { c->in[1] * c->in[2], c->in[2], 1 };
+
+	for (long long q = lo; q < hi; q++) {
+		double *x = c->x + q * c->plane, *S = c->S + q * c->kk;
+		for (int i = 0; i < 3; i++) { /* x[j] += x[j - step] along axis i */
+			long long len = c->in[i], ss = st[i], h = c->step[i] * ss;
+			for (long long o = 0; o < c->plane; o += len * ss)
+				for (long long j = h; j < len * ss; j++)
+					x[o + j] += x[o + j - h];
+		}
+		for (long long tap = 0; tap < c->kk; tap++) {
+			long long kt[3] = { tap / (c->k[1] * c->k[2]), tap / c->k[2] % c->k[1], tap % c->k[2] };
+			long long hi3[3], lo3[3];
+			double acc = 0;
+			int empty = 0;
+			for (int i = 0; i < 3; i++) {
+				hi3[i] = c->tb[i * c->km + kt[i]];
+				lo3[i] = c->ta[i * c->km + kt[i]] - c->step[i];
+				empty |= hi3[i] < lo3[i] + c->step[i];
+			}
+			if (!empty)
+				for (int m = 0; m < 8; m++) { /* inclusion-exclusion over the corners */
+					long long off = 0;
+					int neg = 0, skip = 0;
+					for (int i = 0; i < 3; i++) {
+						long long j = m >> i & 1 ? lo3[i] : hi3[i];
+						neg ^= m >> i & 1;
+						skip |= j < 0;
+						off += j * st[i];
+					}
+					if (!skip)
+						acc += neg ? -x[off] : x[off];
+				}
+			S[tap] = acc;
+		}
+	}
+}
+
+void gx_conv_spatial_sum(struct gx *g, struct gx_t *t, long long n0, long long nn, long long c0,
+			 long long nc, double *out)
+{
+	const struct gx_t *x = &g->t[t->in[0]];
+	long long cpg_in = x->shape[1] / t->groups, cpg_out = t->shape[1] / t->groups;
+	long long ci0 = c0 / cpg_out * cpg_in, nci = ((c0 + nc - 1) / cpg_out + 1) * cpg_in - ci0;
+	long long km = t->k[0] > t->k[1] ? t->k[0] : t->k[1], ocount = 1, per, kk, *ta, *tb;
+	const double *bias;
+	struct csum c;
+
+	if (!t->wpack)
+		conv_pack(g, t);
+	memset(&c, 0, sizeof(c));
+	km = km > t->k[2] ? km : t->k[2];
+	ta = malloc(sizeof(long long) * (size_t)(3 * km));
+	tb = malloc(sizeof(long long) * (size_t)(3 * km));
+	if (!ta || !tb)
+		abort();
+	c.km = km;
+	for (int i = 0; i < 3; i++) {
+		int ax = 2 + i - (3 - t->sd);
+		long long I = ax >= 2 ? x->shape[ax] : 1, O = ax >= 2 ? t->shape[ax] : 1;
+		long long s = t->s[i], p = t->p[i], d = t->d[i];
+		c.in[i] = I;
+		c.k[i] = t->k[i];
+		c.step[i] = ax >= 2 && !t->transposed ? s : 1;
+		ocount *= O;
+		for (long long k = 0; k < t->k[i]; k++) {
+			long long a, b, off = k * d - p;
+			if (ax < 2) {
+				a = b = 0;
+			} else if (t->transposed) { /* o = i s + off in [0, O) */
+				a = -floordiv(off, s);
+				b = floordiv(O - 1 - off, s);
+				a = a > 0 ? a : 0;
+				b = b < I - 1 ? b : I - 1;
+			} else { /* i = o s + off in [0, I), o in [0, O) */
+				long long olo = -floordiv(off, s), ohi = floordiv(I - 1 - off, s);
+				olo = olo > 0 ? olo : 0;
+				ohi = ohi < O - 1 ? ohi : O - 1;
+				a = olo * s + off;
+				b = olo <= ohi ? ohi * s + off : a - s;
+			}
+			ta[i * km + k] = a;
+			tb[i * km + k] = b;
+		}
+	}
+	kk = c.k[0] * c.k[1] * c.k[2];
+	c.plane = c.in[0] * c.in[1] * c.in[2];
+	c.kk = kk;
+	c.ta = ta;
+	c.tb = tb;
+	c.S = gx_alloc(nn * nci * kk);
+	/* the operand in boxes of whole planes, one n at a time, about GX_CHUNK each */
+	per = GX_CHUNK / c.plane > 1 ? GX_CHUNK / c.plane : 1;
+	c.x = gx_alloc((per < nci ? per : nci) * c.plane);
+	for (long long n = n0; n < n0 + nn; n++)
+		for (long long ci = ci0; ci < ci0 + nci; ci += per) {
+			struct gx_box xb;
+			struct csum cc = c;
+			gx_box_full(x, &xb);
+			xb.lo[0] = n;
+			xb.n[0] = 1;
+			xb.lo[1] = ci;
+			xb.n[1] = ci + per < ci0 + nci ? per : ci0 + nci - ci;
+			gx_eval_copy(g, t->in[0], &xb, c.x);
+			cc.S = c.S + ((n - n0) * nci + ci - ci0) * kk;
+			gx_par(g, xb.n[1], xb.n[1] * c.plane * 4, csum_part, &cc);
+		}
+	bias = t->nin == 3 ? t->wpack + t->groups * cpg_in * kk * t->cob : NULL;
+	for (long long n = n0; n < n0 + nn; n++)
+		for (long long co = c0; co < c0 + nc; co++) {
+			long long gr = co / cpg_out, cg = co % cpg_out;
+			double acc = bias ? bias[co] * (double)ocount : 0;
+			for (long long ci = gr * cpg_in; ci < (gr + 1) * cpg_in; ci++) {
+				const double *w = t->wpack + ci * kk * t->cob + cg;
+				const double *S = c.S + ((n - n0) * nci + ci - ci0) * kk;
+				for (long long k = 0; k < kk; k++)
+					acc += w[k * t->cob] * S[k];
+			}
+			out[(n - n0) * nc + co - c0] = acc;
+		}
+	free(c.S);
+	free(c.x);
+	free(ta);
+	free(tb);
+	__atomic_fetch_add(&gx_conv_sum_hits, 1, __ATOMIC_RELAXED);
+}
+
 /* ---- pooling */
 
 /* The operand box of output box b, spatial ranges from rng(). */

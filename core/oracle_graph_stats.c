@@ -249,6 +249,18 @@ static void reduce_expand(const struct gx_t *t, long long count, const struct gx
 	}
 }
 
+/* A sum or mean over exactly the spatial dims of a conv's own output (no op
+ * between): gx_conv_spatial_sum gives it without the conv output (level-2
+ * 42: a 620 GFLOP transposed convolution for 16 means). */
+static int conv_sum(const struct gx *g, const struct gx_t *t)
+{
+	const struct gx_t *x = &g->t[t->in[0]];
+	if (!gx_conv_sum_fast || (t->fn != R_SUM && t->fn != R_MEAN) || x->op != GX_CONV ||
+	    x->nd != 2 + x->sd)
+		return 0;
+	return t->rmask == (((1u << x->nd) - 1) & ~3u);
+}
+
 static long long out_key(const struct gx_t *t, const struct gx_box *b, long long k)
 {
 	long long key = 0;
@@ -283,7 +295,15 @@ void gx_reduce_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct
 		for (long long k = 0; k < ne; k++)
 			racc_init(t->fn, &acc[k]);
 		reduce_in_box(g, t, &eb, &ib);
-		reduce_chunks(g, t, &ib, &ib, acc, ne);
+		if (conv_sum(g, t)) { /* eb: [n, co] (and ones, keepdim) */
+			double *s = gx_alloc(ne);
+			gx_conv_spatial_sum(g, &g->t[t->in[0]], eb.lo[0], eb.n[0], eb.lo[1], eb.n[1], s);
+			for (long long k = 0; k < ne; k++)
+				acc[k].a = s[k];
+			free(s);
+		} else {
+			reduce_chunks(g, t, &ib, &ib, acc, ne);
+		}
 		if (ne <= 65536) {
 			for (long long k = 0; k < ne; k++)
 				map_put(&t->stats, out_key(t, &eb, k), 1)[0] =

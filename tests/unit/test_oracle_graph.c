@@ -337,6 +337,223 @@ static void test_conv(void **state)
 	run_conv(&t4, "convT2d 1 channel");
 }
 
+/* ---- sum/mean of a conv over all spatial dims: by linearity (fast) when the
+ * reduce reads the conv itself over exactly its spatial dims, else plainly */
+
+struct rsum {
+	const char *fn;   /* sum, mean, max */
+	int keep;
+	unsigned mask;    /* reduced dims of the conv output */
+	int relu;         /* a relu between conv and reduce */
+	int fast;         /* the fast path must be taken */
+};
+
+/* The graph conv (-> relu) -> reduce, its inputs and output shape. */
+static void rsum_spec(struct cgeo *q, const struct rsum *r, struct buf *in, struct buf *gr,
+		      struct buf *ys)
+{
+	struct buf xs = BUF_INIT, ws = BUF_INIT, cs = BUF_INIT;
+	int nd = 2 + q->sd, j = 0;
+	long long full[GX_MAXD];
+
+	for (int i = 0; i < 3 - q->sd; i++) {
+		q->in[i] = q->k[i] = q->s[i] = q->d[i] = 1;
+		q->p[i] = q->op[i] = 0;
+	}
+	cgeo_out(q);
+	fmt_shape(&xs, q->N, q->Ci, q->in, q->sd);
+	fmt_shape(&ws, q->tr ? q->Ci : q->Co, q->tr ? q->Co / q->G : q->Ci / q->G, q->k, q->sd);
+	fmt_shape(&cs, q->N, q->Co, q->out, q->sd);
+	buf_addf(in, "{\"name\":\"x\",\"role\":\"input\",\"dtype\":\"float32\",\"shape\":%s,"
+		 "\"dist\":{\"kind\":\"uniform\",\"low\":-1,\"high\":1}},"
+		 "{\"name\":\"w\",\"role\":\"param\",\"dtype\":\"float32\",\"shape\":%s,"
+		 "\"dist\":{\"kind\":\"uniform\",\"low\":-1,\"high\":1}}", xs.s, ws.s);
+	if (q->bias)
+		buf_addf(in, ",{\"name\":\"b\",\"role\":\"param\",\"dtype\":\"float32\","
+			 "\"shape\":[%lld],\"dist\":{\"kind\":\"uniform\",\"low\":-1,\"high\":1}}",
+			 q->Co);
+	buf_addf(gr, "{\"out\":\"c\",\"op\":\"conv\",\"in\":[\"x\",\"w\"%s],\"shape\":%s,\"dims\":%d",
+		 q->bias ? ",\"b\"" : "", cs.s, q->sd);
+	fmt_list(gr, "kernel", q->k, q->sd);
+	fmt_list(gr, "stride", q->s, q->sd);
+	fmt_list(gr, "padding", q->p, q->sd);
+	fmt_list(gr, "dilation", q->d, q->sd);
+	if (q->tr) {
+		fmt_list(gr, "output_padding", q->op, q->sd);
+		buf_adds(gr, ",\"transposed\":true");
+	}
+	buf_addf(gr, ",\"groups\":%lld}", q->G);
+	if (r->relu)
+		buf_addf(gr, ",{\"out\":\"a\",\"op\":\"act\",\"fn\":\"relu\",\"in\":[\"c\"],\"shape\":%s}",
+			 cs.s);
+	buf_addf(gr, ",{\"out\":\"y\",\"op\":\"reduce\",\"fn\":\"%s\",\"in\":[\"%s\"],\"keepdim\":%s,"
+		 "\"dims\":[", r->fn, r->relu ? "a" : "c", r->keep ? "true" : "false");
+	full[0] = q->N;
+	full[1] = q->Co;
+	for (int d = 2; d < nd; d++)
+		full[d] = q->out[d - 2 + 3 - q->sd];
+	buf_addc(ys, '[');
+	for (int d = 0; d < nd; d++) {
+		if (r->mask >> d & 1) /* spatial dims as negative indices */
+			buf_addf(gr, "%s%d", j++ ? "," : "", d >= 2 ? d - nd : d);
+		if (!(r->mask >> d & 1) || r->keep)
+			buf_addf(ys, "%s%lld", ys->len > 1 ? "," : "", r->mask >> d & 1 ? 1 : full[d]);
+	}
+	buf_addc(ys, ']');
+	buf_addf(gr, "],\"shape\":%s}", ys->s);
+	buf_release(&xs);
+	buf_release(&ws);
+	buf_release(&cs);
+}
+
+/* All outputs of the graph; how many times the fast path ran meanwhile. */
+static long long rsum_eval(struct tg *g, double *v, long long n)
+{
+	long long h0 = gx_conv_sum_hits;
+	for (long long i = 0; i < n; i++)
+		v[i] = Y(g, i);
+	return gx_conv_sum_hits - h0;
+}
+
+static void run_rsum(struct cgeo *q, const struct rsum *r, int ref, const char *what)
+{
+	struct buf in = BUF_INIT, gr = BUF_INIT, ys = BUF_INIT;
+	struct tg g;
+	long long O, S, n, nd = 2 + q->sd, hits;
+	double *conv, *want, *scale, *fast, *slow;
+
+	rsum_spec(q, r, &in, &gr, &ys);
+	S = q->out[0] * q->out[1] * q->out[2];
+	O = q->N * q->Co * S;
+	tg_load(&g, in.s, ys.s, gr.s);
+	n = g.p.t[g.p.n_in].numel;
+	want = calloc((size_t)n, sizeof(double));
+	scale = calloc((size_t)n, sizeof(double));
+	fast = calloc((size_t)n, sizeof(double));
+	slow = calloc((size_t)n, sizeof(double));
+	if (ref) { /* the reduction of the brute-force conv */
+		long long cnt = 1;
+		conv = calloc((size_t)O, sizeof(double));
+		conv_ref(&g, q, conv);
+		for (long long d = 0; d < nd; d++)
+			cnt *= r->mask >> d & 1 ? (d == 0 ? q->N : d == 1 ? q->Co : q->out[d - 2 + 3 - q->sd]) : 1;
+		for (long long k = 0; k < n; k++)
+			want[k] = strcmp(r->fn, "max") ? 0 : -INFINITY;
+		for (long long e = 0; e < O; e++) {
+			long long rem = e, key = 0, st = 1;
+			double y = r->relu && conv[e] < 0 ? 0 : conv[e];
+			for (long long d = nd - 1; d >= 0; d--) { /* key: the kept dims of e */
+				long long ext = d == 0 ? q->N : d == 1 ? q->Co : q->out[d - 2 + 3 - q->sd];
+				if (!(r->mask >> d & 1)) {
+					key += rem % ext * st;
+					st *= ext;
+				}
+				rem /= ext;
+			}
+			if (!strcmp(r->fn, "max"))
+				want[key] = fmax(want[key], y);
+			else
+				want[key] += y;
+			scale[key] += fabs(y);
+		}
+		for (long long k = 0; k < n; k++)
+			if (!strcmp(r->fn, "mean")) {
+				want[k] /= (double)cnt;
+				scale[k] /= (double)cnt;
+			} else if (!strcmp(r->fn, "max")) {
+				scale[k] = fabs(want[k]);
+			}
+		free(conv);
+	}
+	hits = rsum_eval(&g, fast, n);
+	if (r->fast ? hits < 1 : hits != 0)
+		fail_msg("%s: fast path taken %lld times", what, hits);
+	tg_free(&g);
+	gx_conv_sum_fast = 0;
+	tg_load(&g, in.s, ys.s, gr.s);
+	hits = rsum_eval(&g, slow, n);
+	gx_conv_sum_fast = 1;
+	assert_int_equal(hits, 0);
+	for (long long k = 0; k < n; k++) {
+		double sc = ref ? scale[k] : fabs(slow[k]);
+		if (!(fabs(fast[k] - slow[k]) <= 1e-12 * sc + 1e-300))
+			fail_msg("%s: y[%lld] = %.17g, plain evaluation %.17g", what, k, fast[k], slow[k]);
+		if (ref && !(fabs(fast[k] - want[k]) <= 1e-12 * sc + 1e-300))
+			fail_msg("%s: y[%lld] = %.17g, brute force %.17g", what, k, fast[k], want[k]);
+	}
+	tg_free(&g);
+	free(want);
+	free(scale);
+	free(fast);
+	free(slow);
+	buf_release(&in);
+	buf_release(&gr);
+	buf_release(&ys);
+}
+
+static void test_conv_sum(void **state)
+{
+	const unsigned sp[4] = { 0, 0x4, 0xc, 0x1c }; /* the spatial dims, by conv dims */
+	struct cgeo gs[] = {
+		/* 1d: groups, stride, padding, dilation */
+		{ 1, 0, 1, 2, 4, 12, 2, { 0, 0, 19 }, { 0, 0, 3 }, { 0, 0, 2 }, { 0, 0, 1 },
+		  { 0, 0, 2 }, { 0 }, { 0 } },
+		/* 2d: asymmetric stride/pad/dilation */
+		{ 2, 0, 1, 2, 4, 6, 2, { 0, 7, 21 }, { 0, 3, 2 }, { 0, 2, 1 }, { 0, 0, 1 },
+		  { 0, 1, 2 }, { 0 }, { 0 } },
+		/* 2d: stride beyond the kernel (inputs never read), wide padding */
+		{ 2, 0, 0, 1, 3, 5, 1, { 0, 9, 10 }, { 0, 2, 3 }, { 0, 4, 3 }, { 0, 3, 2 },
+		  { 0, 1, 2 }, { 0 }, { 0 } },
+		/* 3d, padding */
+		{ 3, 0, 1, 1, 2, 5, 1, { 4, 5, 6 }, { 2, 3, 2 }, { 1, 1, 2 }, { 1, 0, 1 },
+		  { 1, 1, 1 }, { 0 }, { 0 } },
+		/* transposed 1d: stride 3, padding, dilation, output_padding, groups 2 */
+		{ 1, 1, 1, 2, 4, 6, 2, { 0, 0, 9 }, { 0, 0, 3 }, { 0, 0, 3 }, { 0, 0, 1 },
+		  { 0, 0, 2 }, { 0, 0, 1 }, { 0 } },
+		/* transposed 1d: padding crops whole taps away */
+		{ 1, 1, 1, 1, 2, 3, 1, { 0, 0, 5 }, { 0, 0, 3 }, { 0, 0, 2 }, { 0, 0, 3 },
+		  { 0, 0, 1 }, { 0, 0, 1 }, { 0 } },
+		/* transposed 2d: stride 2, output_padding 1 */
+		{ 2, 1, 0, 1, 3, 10, 1, { 0, 5, 11 }, { 0, 3, 4 }, { 0, 2, 2 }, { 0, 1, 1 },
+		  { 0, 1, 1 }, { 0, 1, 1 }, { 0 } },
+		/* transposed 3d, stride 1 and 2 mixed, groups 3 */
+		{ 3, 1, 1, 2, 3, 6, 3, { 3, 4, 5 }, { 2, 3, 3 }, { 1, 2, 1 }, { 0, 1, 1 },
+		  { 1, 1, 1 }, { 0, 1, 0 }, { 0 } },
+	};
+	long long chunk = gx_chunk, lmax = gx_leaf_mat_max;
+	(void)state;
+	for (size_t i = 0; i < sizeof(gs) / sizeof(gs[0]); i++)
+		for (int v = 0; v < 4; v++) {
+			struct rsum r = { v & 1 ? "mean" : "sum", v >> 1, sp[gs[i].sd], 0, 1 };
+			char what[64];
+			snprintf(what, sizeof(what), "conv sum case %zu, %s, keepdim %d", i, r.fn, r.keep);
+			gx_chunk = v == 3 ? 7 : chunk; /* a plane per operand box */
+			gx_leaf_mat_max = v == 3 ? 16 : lmax;
+			run_rsum(&gs[i], &r, 1, what);
+		}
+	gx_chunk = chunk;
+	gx_leaf_mat_max = lmax;
+	/* not the fast path: an op between, a channel or a single spatial dim
+	 * reduced too / alone, max */
+	{
+		struct rsum no[] = { { "mean", 0, 0xc, 1, 0 }, { "sum", 0, 0xe, 0, 0 },
+				     { "mean", 1, 0x8, 0, 0 }, { "max", 0, 0xc, 0, 0 } };
+		for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+			char what[64];
+			snprintf(what, sizeof(what), "conv sum, not fast %zu", i);
+			run_rsum(&gs[1], &no[i], 1, what);
+			run_rsum(&gs[6], &no[i], 1, what);
+		}
+	}
+	/* large planes: outputs batched across groups, the planes over threads */
+	{
+		struct cgeo big = { 2, 0, 1, 2, 8, 6, 2, { 0, 256, 256 }, { 0, 3, 3 }, { 0, 1, 1 },
+				    { 0, 1, 1 }, { 0, 1, 1 }, { 0 }, { 0 } };
+		struct rsum r = { "mean", 0, 0xc, 0, 1 };
+		run_rsum(&big, &r, 0, "conv mean, large planes");
+	}
+}
+
 /* ---- pooling */
 
 struct pgeo {
@@ -1107,7 +1324,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_linear),        cmocka_unit_test(test_matmul),
-		cmocka_unit_test(test_conv),          cmocka_unit_test(test_pool),
+		cmocka_unit_test(test_conv),          cmocka_unit_test(test_conv_sum),
+		cmocka_unit_test(test_pool),
 		cmocka_unit_test(test_adaptive_pool), cmocka_unit_test(test_act),
 		cmocka_unit_test(test_act_points),    cmocka_unit_test(test_binary),
 		cmocka_unit_test(test_reduce),        cmocka_unit_test(test_softmax),
