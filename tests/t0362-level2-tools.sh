@@ -102,6 +102,11 @@ expect_exit 0 "cross-check of six level-2 problems on the CPU" env KFORGE="$KFOR
 contains "all agree" "$T_TMP/out" "^6 checked, 0 failed$"
 check "the report has them" "$PYT" -c "import json,sys; r=json.load(open('xc.json')); sys.exit(0 if len(r)==6 and all(x['status']=='ok' for x in r) else 1)"
 check "no dump left" sh -c "! ls dump/0* 2>/dev/null"
+# --float64: the module in double agrees with the double references far
+# below the fp32 tolerance (how 014's full-size fp32 mismatch was told apart)
+expect_exit 0 "cross-check in float64" env KFORGE_ROOT="$T_TMP/small" "$PYT" "$T/torch_crosscheck.py" \
+	--root small --level 2 --dump dump64 --device cpu --kforge "$KFORGE" --float64 --json x64.json --problems 14,28
+check "to 1e-9" "$PYT" -c "import json,sys; r=json.load(open('x64.json')); sys.exit(0 if len(r)==2 and all(o['max_abs']<1e-9 for x in r for o in x['outputs']) else 1)"
 # the check fails: the graph's dropout p differs from the module's
 sed -i 's/"p": 0.2$/"p": 0.25/' small/problems/level2/066_*/spec.json
 expect_exit 1 "a dropout p unlike the module's fails" env KFORGE_ROOT="$T_TMP/small" \

@@ -65,10 +65,14 @@ def check_one(d, dump, device, args):
     torch.manual_seed(0)
     model = kfproblems.build_model(ns, device)
     model.train()  # KernelBench's mode: BatchNorm on batch statistics
+    if args.float64:
+        model = model.double()
     tensors = {}
     for t in spec["inputs"]:
         tensors[t["name"]] = load_npy(os.path.join(pdir, "inputs", t["name"] + ".npy"),
                                       t["dtype"]).to(device)
+        if args.float64 and tensors[t["name"]].is_floating_point():
+            tensors[t["name"]] = tensors[t["name"]].double()
     why = kfproblems.copy_params(model, spec, tensors)
     if why:
         res.update(status="error", reason=why)
@@ -176,6 +180,8 @@ def main():
     ap.add_argument("--level", type=int, default=1, help="1 or 2")
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--torch-defaults", action="store_true", help="keep PyTorch's TF32 defaults")
+    ap.add_argument("--float64", action="store_true",
+                    help="run the module in float64 (tells PyTorch's fp32 rounding from a wrong reference)")
     ap.add_argument("--json", help="write the full report here")
     ap.add_argument("--kforge", help="dump each problem with this kforge first, delete it after")
     ap.add_argument("--seed", type=int, default=1, help="input seed for --kforge dumps")
