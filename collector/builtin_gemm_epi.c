@@ -174,10 +174,11 @@ static int configure(struct gemm_cfg *c, const struct gemm_shape *sh, const json
 		c->nthr = 32 * c->WM * c->WN;
 		mt = c->BM / c->WM / 16;
 		nq = c->BN / c->WN / 32;
-		if (c->nthr < 64 || c->nthr > 512 || mt < 1 || nq < 1 || mt * nq > 4 ||
+		/* acc + part: 32 * mt * nq registers; 256 threads at most keep 255 each */
+		if (c->nthr < 64 || c->nthr > 256 || mt < 1 || nq < 1 || mt * nq > 4 ||
 		    c->BM % (16 * c->WM) || c->BN % (32 * c->WN) || (c->BM * 8) % c->nthr ||
 		    (8 * c->BN) % c->nthr)
-			return refuse(err, "mma tiles: warp tile (BM/WM) x (BN/WN) not 16..64 x 32..128");
+			return refuse(err, "mma tiles: 2..8 warps, warp tile (BM/WM) x (BN/WN) 16..64 x 32..128, at most 64 x 32 or 32 x 64");
 		c->vec_a = !sh->a_km && sh->K % 4 == 0;
 		c->vec_b = !sh->b_nk && sh->N % 4 == 0;
 		c->smem = c->stages * (c->BM + c->BN) * 32 * 4;

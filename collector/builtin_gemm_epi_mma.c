@@ -50,7 +50,7 @@ static void emit_loader(struct buf *s, const struct gemm_cfg *c)
 			    "            kfg_cp16(sa + (r * BK + ((q ^ ((r & 1) << 2)) << 2)) * 4, in ? A + gr * K + gk : A, in);\n"
 			    "        }\n");
 	else
-		buf_addf(s, "#pragma unroll\n"
+		buf_addf(s, "#pragma unroll 2\n"   /* fully unrolled, the kernel spills */
 			    "        for (int e = 0; e < BM * BK / NTHR; e++) {\n"
 			    "            const int id = tid + e * NTHR, r = %s, kk = %s;\n"
 			    "            const long long gr = m0 + r, gk = k0 + kk;\n"
@@ -68,7 +68,7 @@ static void emit_loader(struct buf *s, const struct gemm_cfg *c)
 			    "            kfg_cp16(sb + (r * BN + ((q ^ (((r >> 2) & 3) << 1)) << 2)) * 4, in ? B + gk * N + gc : B, in);\n"
 			    "        }\n");
 	else
-		buf_addf(s, "#pragma unroll\n"
+		buf_addf(s, "#pragma unroll 2\n"
 			    "        for (int e = 0; e < BK * BN / NTHR; e++) {\n"
 			    "            const int id = tid + e * NTHR, r = %s, cc = %s;\n"
 			    "            const long long gk = k0 + r, gc = n0 + cc;\n"
