@@ -27,7 +27,7 @@ static int is_ident(const char *s)
 }
 
 /* ", const float* __restrict__ e0, float s" -> ", e0, s"; -1 when a
- * parameter has no trailing name. */
+ * parameter has no type or no name, or is named v, b, m or n. */
 static int param_names(const char *params, struct buf *out)
 {
 	const char *p = params;
@@ -55,6 +55,8 @@ static int param_names(const char *params, struct buf *out)
 			start++;
 		if (start == q)
 			return -1;	/* a name without a type */
+		if (e - q == 1 && strchr("vbmn", *q))
+			return -1;	/* the epilogue's own variables */
 		buf_addf(out, ", %.*s", (int)(e - q), q);
 		p = end;
 	}
@@ -286,7 +288,8 @@ int gemm_epi_emit(struct buf *src, struct buf *launch, const char *name,
 		return kf_err(err, "gemm_epi: epilogue text over %d bytes", MAX_EPI_TEXT);
 	if (param_names(params, &pn) < 0) {
 		buf_release(&pn);
-		return kf_err(err, "gemm_epi: cannot read the parameter names of \"%s\"", params);
+		return kf_err(err, "gemm_epi: cannot read the parameter names of \"%s\" (each: TYPE NAME, "
+			      "NAME not v, b, m or n)", params);
 	}
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.name = name;

@@ -125,6 +125,11 @@ refuse "SPLIT -1" g 1 64 64 64 0 0 0 0 '{"SPLIT":-1}'
 refuse "a string tile" g 1 64 64 64 0 0 0 0 '{"BM":"128"}'
 contains "  the reason is given" "$T_TMP/err" 'gemm_epi: '
 expect_exit 2 "a kernel name that is not an identifier is an error" "$G" 9g 1 64 64 64 0 0 0 0
+expect_exit 2 "an epilogue parameter without a type is an error" "$G" g 1 64 64 64 0 0 0 0 '{}' 'p:, e0'
+expect_exit 2 "an epilogue parameter named n (an index) is an error" "$G" g 1 64 64 64 0 0 0 0 '{}' 'p:, float n'
+contains "  saying why" "$T_TMP/err" 'not v, b, m or n'
+expect_exit 0 "two typed parameters are fine" "$G" g 1 64 64 64 0 0 0 0 '{}' 'p: , const float* __restrict__ x0,float nn'
+contains "  and become the epilogue function's" "$T_TMP/out" 'g_epi\(float v, long long b, long long m, long long n , const float\* __restrict__ x0,float nn\)'
 
 # matmul_tce: exactly the level-1 products but matrix-vector (4) and the
 # diagonal one (12); defaults (wgmma) and the mma core; triangular masks.

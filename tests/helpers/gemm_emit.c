@@ -2,7 +2,8 @@
  *   gemm_emit NAME BATCH M N K A_KM B_NK A_BCAST B_BCAST [TPARAMS-JSON [EPI]]
  * prints the candidate (device code and its launch block) for operands
  * A, B and output C. EPI: none (default), bias (v += bias[n]), full
- * (bias, a float parameter alpha and the indices b, m, n).
+ * (bias, a float parameter alpha and the indices b, m, n), p:PARAMS (those
+ * parameters, no code).
  * Exit 0 emitted, 1 refused (the reason on stderr), 2 error. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,8 @@ int main(int argc, char **argv)
 		e.params = ", const float* __restrict__ bias, float alpha";
 		e.args = ", bias, 0.5f";
 		e.code = "v = fmaxf(v + bias[n], 0.0f) * alpha + (float)((b + m + n) & 1);";
+	} else if (!strncmp(mode, "p:", 2)) {
+		e.params = mode + 2;	/* parameters only: their parsing */
 	} else if (strcmp(mode, "none")) {
 		return 2;
 	}
