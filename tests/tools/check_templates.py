@@ -2,7 +2,8 @@
 """Checks the built-in proposer's kernels without a GPU. For each problem:
 every applicable catalogue idea renders M implementations (builtin_emit
 all); each must pass the launch check at full size and compile with NVRTC
-for sm_90 (kfcompile), and its output, emulated on the host at small sizes,
+for sm_90 (kfcompile; the mm-tce-* ideas' kernels for sm_90a, not emulated: inline
+mma/wgmma PTX), and its output, emulated on the host at small sizes,
 must match kforge's CPU oracle (emulate_refs.py --cand).
 
 usage: check_templates.py BUILD ROOT WORK [--impls M] [--seed S] [--no-nvrtc]
@@ -22,6 +23,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def jobs():
     """How many compiles/emulations run at once: KF_TEST_JOBS, else every core."""
     return max(1, int(os.environ.get("KF_TEST_JOBS") or os.cpu_count() or 1))
+
+
+def is_sm90a(path):
+    """Kernels of the matmul_tce ideas (mm-tce-*): compiled for sm_90a, not emulated."""
+    return os.path.basename(path).split("-", 1)[-1].startswith("mm-tce-")
 
 
 def main():
@@ -71,14 +77,19 @@ def main():
                 open(t, "w").write("// problem: p%03d\n" % num + open(f).read())
                 tagged.append(t)
     verdict = {f: [] for num, files, err in rendered for f in files}
-    if tagged:
-        r = subprocess.run([kfc, "--exe", kforge, "--fixtures", fix, "--pool", str(n_jobs),
-                            "--timeout", "120", "--cpu", "120"] + tagged,
+    res = {}
+    # matmul_tce's wgmma kernels need sm_90a; its inline mma/wgmma PTX has no emulation
+    for arch, group in (("sm_90", [t for t in tagged if not is_sm90a(t)]),
+                        ("sm_90a", [t for t in tagged if is_sm90a(t)])):
+        if not group:
+            continue
+        r = subprocess.run([kfc, "--exe", kforge, "--arch", arch, "--fixtures", fix, "--pool",
+                            str(n_jobs), "--timeout", "120", "--cpu", "120"] + group,
                            capture_output=True, text=True)
-        res = {}
         for line in r.stdout.split("\n"):
             if ": " in line and line.split(": ")[0].endswith(".nvrtc.cu"):
                 res[line.split(": ")[0][:-len(".nvrtc.cu")]] = line.split(": ", 1)[1]
+    if tagged:
         for t in tagged:
             f = t[:-len(".nvrtc.cu")]
             st = res.get(f, "no result")
@@ -87,7 +98,7 @@ def main():
     if "--no-emulate" not in flags:
         every = int(opts["--every"])
         emus = [(num, k, f) for num, files, err in rendered
-                for k, f in enumerate(files) if k % every == 0]
+                for k, f in enumerate(files) if k % every == 0 and not is_sm90a(f)]
 
         def emulate(job):
             num, k, f = job
