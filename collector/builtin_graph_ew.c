@@ -52,6 +52,12 @@ static int bcast_index(const struct gr_plan *p, int k, int o, struct buf *ix, st
 		buf_adds(ix, "0");
 		return 0;
 	}
+	/* as many elements: the same flat index (a broadcast adds none; the
+	 * final reshape's copy reads its operand in order) */
+	if (a->numel == t->numel) {
+		buf_adds(ix, "ei");
+		return 0;
+	}
 	while (lead < a->rank && a->shape[lead] == 1 && a->rank - lead > r)
 		lead++;
 	if (a->rank - lead > r)

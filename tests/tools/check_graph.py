@@ -6,11 +6,12 @@ on the host, CUDA emulated as emulate_level2.py runs the references, and
 every output element must agree with the pure-Python graph evaluator and
 with kforge's CPU oracle at the fp32 tolerance (atol = rtol = 1e-4).
 
-usage: check_graph.py BUILD SMALLROOT WORK [-j N] [--params JSON] [--sed S R]
+usage: check_graph.py BUILD SMALLROOT WORK [-j N] [--params JSON]... [--sed S R]
                       [NUMBER...]
+  --params JSON: the template's parameters; repeated: one kernel each (default {}).
   --sed S R: replace the first S in each rendered kernel by R (a mutation
              the comparison must catch).
-Prints "ok"/"not ok" per problem and "checked N problems, N failed"."""
+Prints "ok"/"not ok" per problem and kernel, and "checked N kernels, N failed"."""
 import concurrent.futures
 import glob
 import json
@@ -26,11 +27,12 @@ import emulate_level2 as el  # noqa: E402
 TOL = 1e-4
 
 
-def run_one(build, root, work, base, params, sed):
+def run_one(build, root, work, base, params, sed, cache):
     d = os.path.join(root, "problems", "level2", base)
     spec_path = os.path.join(d, "spec.json")
     spec = json.load(open(spec_path))
-    out = os.path.join(work, base)
+    tag = "%s-%d" % (base, cache["k"])
+    out = os.path.join(work, tag)
     os.makedirs(out, exist_ok=True)
     r = subprocess.run([os.path.join(build, "tests", "builtin_emit"), "render", spec_path, "graph",
                         params], capture_output=True, text=True)
@@ -51,10 +53,10 @@ def run_one(build, root, work, base, params, sed):
             return False, "kforge problems inputs: " + r.stderr.strip()[-300:]
     oracle = json.load(open(os.path.join(inputs, "oracle", "out.json")))
     idir = os.path.join(inputs, "inputs")
-    cpp = os.path.join(work, base + ".cpp")
+    cpp = os.path.join(work, tag + ".cpp")
     with open(cpp, "w") as f:
         f.write(src + "\n" + el.cpp_main(spec, src, idir, out))
-    exe = os.path.join(work, base + ".exe")
+    exe = os.path.join(work, tag + ".exe")
     c = subprocess.run(el.CXX + ["-include", os.path.join(work, "kfshim.h"), "-o", exe, cpp],
                        capture_output=True, text=True)
     if c.returncode:
@@ -64,7 +66,9 @@ def run_one(build, root, work, base, params, sed):
         return False, "emulated run failed: %s" % x.stderr[-300:]
     n = el.numel(spec["outputs"][0], spec["sizes"])
     got = struct.unpack("<%df" % n, open(os.path.join(out, "out.bin"), "rb").read())
-    want = el.graph_eval.evaluate(spec, el.graph_eval.load_inputs(spec, idir)).data
+    if "want" not in cache:
+        cache["want"] = el.graph_eval.evaluate(spec, el.graph_eval.load_inputs(spec, idir)).data
+    want = cache["want"]
     bad, mabs, _ = el.compare(got, want, range(n), TOL)
     obad, oabs, _ = el.compare(got, oracle["value"], oracle["index"], TOL)
     ok = bad == 0 and obad == 0 and len(oracle["index"]) == n
@@ -73,15 +77,21 @@ def run_one(build, root, work, base, params, sed):
 
 
 def one(a):
-    try:
-        return run_one(*a)
-    except Exception as e:  # noqa
-        return False, "%s: %s" % (type(e).__name__, e)
+    """Every parameter set of one problem (the evaluator's values computed once)."""
+    build, root, work, base, plist, sed = a
+    cache, res = {}, []
+    for k, params in enumerate(plist):
+        cache["k"] = k
+        try:
+            res.append(run_one(build, root, work, base, params, sed, cache))
+        except Exception as e:  # noqa
+            res.append((False, "%s: %s" % (type(e).__name__, e)))
+    return res
 
 
 def main():
     args = sys.argv[1:]
-    jobs, params, sed = 1, "{}", None
+    jobs, plist, sed = 1, [], None
     rest = []
     i = 0
     while i < len(args):
@@ -89,7 +99,7 @@ def main():
             jobs = int(args[i + 1])
             i += 2
         elif args[i] == "--params":
-            params = args[i + 1]
+            plist.append(args[i + 1])
             i += 2
         elif args[i] == "--sed":
             sed = (args[i + 1], args[i + 2])
@@ -107,12 +117,15 @@ def main():
         with open(shim, "w") as f:
             f.write(el.er.shim())
         subprocess.run(el.CXX + ["-x", "c++-header", shim, "-o", shim + ".gch"], check=True)
-    failed = 0
+    plist = plist or ["{}"]
+    failed = total = 0
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as ex:
-        for b, (ok, rep) in zip(bases, ex.map(one, [(build, root, work, b, params, sed) for b in bases])):
-            failed += not ok
-            print("%s %s %s" % ("ok" if ok else "not ok", b, rep), flush=True)
-    print("checked %d problems, %d failed" % (len(bases), failed))
+        for b, res in zip(bases, ex.map(one, [(build, root, work, b, plist, sed) for b in bases])):
+            for params, (ok, rep) in zip(plist, res):
+                total += 1
+                failed += not ok
+                print("%s %s %s %s" % ("ok" if ok else "not ok", b, params, rep), flush=True)
+    print("checked %d kernels, %d failed" % (total, failed))
     return 1 if failed else 0
 
 
