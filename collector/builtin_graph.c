@@ -358,6 +358,8 @@ int gr_plan_emit(struct gr_plan *p, struct buf *err)
 		if (p->t[p->g[gi].out].last < 0 && p->t[p->g[gi].out].buf >= 0)
 			p->buf_busy[p->t[p->g[gi].out].buf] = 0;
 	}
+	if (p->launches > GR_MAX_LAUNCHES)
+		return kf_err(err, "graph: %d launches, over %d", p->launches, GR_MAX_LAUNCHES);
 	for (int b = 0; b < p->nbuf; b++)
 		total += p->buf_cap[b] * (p->buf_dbl[b] ? 8 : 4);
 	if (total > GR_MAX_SCRATCH)

@@ -46,7 +46,7 @@ static int bcast_index(const struct gr_plan *p, int k, int o, struct buf *ix, st
 {
 	const struct gr_tensor *a = &p->t[k], *t = &p->t[o];
 	long long al[GR_MAX_RANK], ost = 1, ist = 1;
-	int r = t->rank, lead = 0, same = 1, terms = 0;
+	int r = t->rank, lead = 0, terms = 0;
 
 	if (a->numel == 1) {
 		buf_adds(ix, "0");
@@ -67,11 +67,6 @@ static int bcast_index(const struct gr_plan *p, int k, int o, struct buf *ix, st
 		al[j] = aj < 0 ? 1 : a->shape[lead + aj];
 		if (al[j] != 1 && al[j] != t->shape[j])
 			return kf_err(err, "graph: '%s' does not broadcast to '%s'", a->name, t->name);
-		same &= al[j] == t->shape[j] || t->shape[j] == 1;
-	}
-	if (same) {
-		buf_adds(ix, "ei");
-		return 0;
 	}
 	for (int j = r - 1; j >= 0; j--) {
 		if (al[j] != 1) {

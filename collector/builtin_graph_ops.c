@@ -7,6 +7,7 @@
 #include "collector/builtin_graph.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "collector/builtin_epi.h"
@@ -17,6 +18,8 @@ int gr_kernel(struct gr_plan *p, const char *name, const char *params, const cha
 {
 	if (p->launches >= GR_MAX_LAUNCHES)
 		return kf_err(err, "graph: over %d launches", GR_MAX_LAUNCHES);
+	if (strchr(grid, '(') == NULL && atoll(grid) >= (1LL << 31))
+		return kf_err(err, "graph: %s: grid of %s blocks", name, grid);
 	buf_addf(&p->src, "extern \"C\" __global__ void %s%s(%s)\n{\n%s}\n\n", p->qual ? p->qual : "",
 		 name, params, body);
 	p->qual = NULL;

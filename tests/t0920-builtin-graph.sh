@@ -25,6 +25,38 @@ check "the graph ideas apply to all 100 problems and render" test ! -s ideas.bad
 head -n 5 ideas.bad | sed 's/^/# /'
 check "400 idea kernels rendered" test "$(ls all | grep -c '\.cu$')" -eq 400
 
+# bounds: parameters and specs from outside are refused, naming the template
+spec12=$(ls "$KF_ROOT"/problems/level2/012_*/spec.json)
+for bad in '{"block": -1}' '{"block": 1000000}' '{"BM": -1}' '{"BM": 1000000, "TM": 1}' '{"TM": 0}'; do
+	expect_exit 1 "graph refuses $bad" "$EMIT" render "$spec12" graph "$bad"
+	contains "naming itself" "$T_TMP/err" "^graph: "
+done
+expect_exit 1 "graph does not apply to a level-1 problem" "$EMIT" render \
+	"$(ls "$KF_ROOT"/problems/level1/019_*/spec.json)" graph
+contains "saying so" "$T_TMP/err" "does not apply"
+mkdir -p badspec
+python3 -c "
+import copy, json, sys
+s = json.load(open(sys.argv[1]))
+g = s['attrs']['graph']
+def put(name, f):
+    t = copy.deepcopy(s)
+    f(t)
+    json.dump(t, open('badspec/%s.json' % name, 'w'))
+put('permute', lambda t: t['attrs']['graph'][1].update(op='permute', perm=[1, 0]))
+put('long', lambda t: t['attrs']['graph'].__setitem__(slice(1, 2), [dict(g[1], out='t1')] +
+    [dict(g[1], out='u%d' % k, **{'in': ['t1' if k == 0 else 'u%d' % (k - 1)]}) for k in range(60)]))
+put('hugedim', lambda t: t['attrs']['graph'][0].update(shape=[1024, 1 << 40]))
+put('wrongweight', lambda t: t['attrs']['graph'][0].update(shape=[1024, 4096]))
+put('unknownin', lambda t: t['attrs']['graph'][1].update(**{'in': ['nosuch']}))
+" "$spec12"
+for b in permute long hugedim unknownin; do
+	expect_exit 1 "graph does not apply to a graph with a bad node ($b)" "$EMIT" render \
+		"badspec/$b.json" graph
+done
+expect_exit 1 "nor to a linear whose weight does not match its output" "$EMIT" render \
+	badspec/wrongweight.json graph
+
 # full size: NVRTC and the launch plan, fused and per node, one engine
 mkdir -p full
 set --
