@@ -721,7 +721,7 @@ static int norm_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 				    p->t[n->out].name, p->t[n->in[a]].numel, pn);
 			goto out;
 		}
-	/* statistics: mean and biased variance, two passes in double */
+	/* statistics: mean and 1 / sqrt(biased variance + eps), two passes in double */
 	make_view(&v, shp, 3, mask);
 	red_loops(&v, "x", &head, &loop, &R, &nstat);
 	bs = pow2(R);
@@ -736,8 +736,9 @@ static int norm_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 		    "    const double mean = block_sum(s, sh) / %lld.0;\n"
 		    "    double q = 0.0;\n%s        q += (a - mean) * (a - mean);\n    }\n"
 		    "    const double var = block_sum(q, sh) / %lld.0;\n"
-		    "    if (threadIdx.x == 0) {\n        stats[2 * o] = mean;\n        stats[2 * o + 1] = var;\n    }\n",
-		 kind, R, bs, head.s, loop.s, R, loop.s, R);
+		    "    if (threadIdx.x == 0) {\n        stats[2 * o] = mean;\n"
+		    "        stats[2 * o + 1] = 1.0 / sqrt(var + %.17g);\n    }\n",
+		 kind, R, bs, head.s, loop.s, R, loop.s, R, eps);
 	buf_addf(&args, "%s, %s", in_name(p, n->in[0], xs, sizeof(xs)), sb);
 	snprintf(name, sizeof(name), "g%d_norm_stats", gi);
 	buf_addf(&grid, "%lld", nstat);
@@ -752,8 +753,8 @@ static int norm_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 	buf_addf(&body, "    const long long ei = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
 		    "    if (ei >= %lldLL) return;\n"
 		    "    const long long st = %s;\n"
-		    "    double z = ((double)x[ei] - stats[2 * st]) / sqrt(stats[2 * st + 1] + %.17g);\n",
-		 x->numel, stat.s, eps);
+		    "    double z = ((double)x[ei] - stats[2 * st]) * stats[2 * st + 1];\n",
+		 x->numel, stat.s);
 	if (n->n_in > 1)
 		buf_addf(&body, "    z *= (double)nw[%s];\n", pidx.s);
 	if (n->n_in > 2)

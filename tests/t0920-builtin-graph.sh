@@ -79,6 +79,15 @@ sys.exit(0 if len(r) == 200 and not bad else print('#', len(r), bad[:5]) or 1)"
 check "the fused kernel of 12 folds bias, scale and LeakyReLU into the GEMM" \
 	test "$(grep -c '<<<' "full/$(basename "$KF_ROOT"/problems/level2/012_*)-1.cu")" -eq 1
 
+check "fusion: no fused kernel launches more than its per-node one, and 30 fewer in all" python3 -c "
+import glob, sys
+n = lambda f: open(f).read().count('<<<')
+pairs = [(n(f), n(f[:-5] + '-0.cu')) for f in sorted(glob.glob('full/*-1.cu'))]
+worse = [p for p in pairs if p[0] > p[1]]
+fused, plain = sum(p[0] for p in pairs), sum(p[1] for p in pairs)
+print('#', fused, 'fused launches,', plain, 'per node')
+sys.exit(1 if worse or len(pairs) != 100 or fused > plain - 30 else 0)"
+
 # small sizes: emulated against the evaluator and the oracle
 expect_exit 0 "gen.py --small writes the small tree" python3 "$KF_ROOT/tools/level2/gen.py" --small small
 python3 "$KF_ROOT/tests/tools/check_graph.py" "$KF_BUILD" small emu -j "$(par_jobs)" \
