@@ -40,6 +40,8 @@ extern const struct tmpl_def tmpl_convt_defs[];
 extern const struct tmpl_def tmpl_mv_defs[];
 /* collector/builtin_mm_tce.c: matmul_tce, the level-1 products through gemm_epi_emit */
 extern const struct tmpl_def tmpl_tce_defs[];
+/* collector/builtin_graph.c: family graph (level 2): the operator graph, fused or per node */
+extern const struct tmpl_def tmpl_graph_defs[];
 /* builtin_mv.c's device helpers (wmma/cp.async includes, cp16/cp4,
  * cp_commit, cp_wait, load_tile; needs NT defined): matmul_tc, conv_tc. */
 void tmpl_tc_helpers(struct buf *s);

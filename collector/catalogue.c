@@ -23,13 +23,14 @@ const struct catalogue_idea catalogue[] = {
 #include "collector/catalogue_scan.inc"
 #include "collector/catalogue_loss.inc"
 #include "collector/catalogue_attention.inc"
+#include "collector/catalogue_graph.inc"
 };
 
 const int catalogue_count = (int)(sizeof(catalogue) / sizeof(catalogue[0]));
 
 static const char *const family_names[FAM_COUNT] = {
 	"elementwise", "rowsoftmax", "reduce", "norm", "loss", "scan", "matmul", "conv", "pool",
-	"attention",
+	"attention", "graph",
 };
 
 const char *family_name(int i)
@@ -47,6 +48,9 @@ unsigned family_of_problem(const json_t *spec)
 		fam = "";
 	if (!name)
 		name = "";
+	/* before the name tests: level-2 names mention softmax, gemm, conv... */
+	if (!strcmp(fam, "graph"))
+		return FAM_GRAPH;
 	/* Matrix-scalar (5) and diagonal scaling (12) are elementwise at heart. */
 	if (num == 5 || strstr(fam, "elementwise") || strstr(fam, "activation"))
 		return FAM_ELEMENTWISE;

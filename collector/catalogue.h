@@ -20,8 +20,9 @@ enum {
 	FAM_CONV = 1 << 7,
 	FAM_POOL = 1 << 8,
 	FAM_ATTENTION = 1 << 9,
+	FAM_GRAPH = 1 << 10,      /* operator graphs (level 2) */
 };
-#define FAM_COUNT 10
+#define FAM_COUNT 11
 const char *family_name(int bit_index);
 /* The family bit of a problem (from spec "family" and its name), 0 if none. */
 unsigned family_of_problem(const json_t *spec);

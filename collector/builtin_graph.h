@@ -1,0 +1,124 @@
+/* The graph template (family "graph", KernelBench level 2; internal to
+ * collector/builtin_graph*.c). A plan reads attrs.graph (docs/graph-ir.md),
+ * groups each producing node with the elementwise chain that follows it
+ * (fuse=1; fuse=0: one group per node), gives every materialized tensor a
+ * `scratch float` buffer (reused once dead; a reshape is a view) and emits
+ * one kernel per group (two for a norm: statistics, then apply). */
+#ifndef KF_BUILTIN_GRAPH_H
+#define KF_BUILTIN_GRAPH_H
+
+#include <jansson.h>
+#include "core/buf.h"
+
+#define GR_MAX_NODES 48
+#define GR_MAX_TENSORS 96
+#define GR_MAX_RANK 6
+#define GR_MAX_IN 3
+#define GR_MAX_BUFS 16
+#define GR_MAX_LAUNCHES 64
+#define GR_MAX_DIM (1LL << 31)
+#define GR_MAX_NUMEL (1LL << 34)
+#define GR_MAX_SCRATCH (8LL << 30)	/* the engine's limit on all scratch */
+
+struct gr_tensor {
+	const char *name;
+	long long shape[GR_MAX_RANK];
+	int rank;
+	long long numel;
+	int is_bool;
+	int root;	/* the tensor whose storage it is (itself unless a reshape view) */
+	int spec;	/* a spec input, mask or parameter */
+	int buf;	/* scratch buffer, -1 none (spec tensor or the output) */
+	int users;	/* roots: nodes reading it (a view's readers count) */
+	int last;	/* roots: the last group reading it */
+};
+
+struct gr_node {
+	const json_t *j;
+	const char *op;
+	int out;
+	int in[GR_MAX_IN];
+	int n_in;
+	int view;	/* a reshape that is only a view (not the last node) */
+};
+
+struct gr_group {
+	int head;
+	int chain[GR_MAX_NODES];	/* elementwise nodes folded into the head's store */
+	int n_chain;
+	int out;			/* the tensor it writes */
+	int alias;			/* an operand whose buffer it writes (in place), -1 */
+};
+
+/* The extra operands of an epilogue: kernel parameters epK and their
+ * launch-block names. */
+struct gr_epi {
+	int tensor[GR_MAX_TENSORS];
+	int n;
+	struct buf params, args, code;
+};
+
+struct gr_plan {
+	const json_t *spec;
+	struct gr_tensor t[GR_MAX_TENSORS];
+	int nt;
+	struct gr_node n[GR_MAX_NODES];
+	int nn;
+	struct gr_group g[GR_MAX_NODES];
+	int ng;
+	long long buf_cap[GR_MAX_BUFS];
+	int buf_dbl[GR_MAX_BUFS], buf_busy[GR_MAX_BUFS], nbuf;
+	int launches;
+	unsigned helpers;	/* GR_H_* emitted so far */
+	int alias;		/* the group being emitted writes over this tensor */
+	const char *qual;	/* the next kernel's qualifiers (__launch_bounds__) */
+	/* parameters */
+	int fuse, tc, block, BM, BN, BK, TM, TN;
+	struct buf src, launch;
+};
+
+enum { GR_H_SUM = 1, GR_H_MAX = 2, GR_H_MIN = 4 };
+
+void gr_plan_init(struct gr_plan *p);
+void gr_plan_release(struct gr_plan *p);
+/* Reads the spec's graph; 0, or negative with err filled. */
+int gr_plan_build(struct gr_plan *p, const json_t *spec, struct buf *err);
+/* Groups, buffers and code (p->src, p->launch). */
+int gr_plan_emit(struct gr_plan *p, struct buf *err);
+
+/* act, binary, dropout, or a reshape that copies (the last node). */
+int gr_is_ew(const struct gr_plan *p, int k);
+/* A free scratch buffer of numel floats (dbl: doubles), grown to fit. */
+int gr_take_buf(struct gr_plan *p, long long numel, int dbl, struct buf *err);
+/* A node's attribute helpers. */
+long long gr_int(const json_t *node, const char *key, int idx, long long dflt);
+double gr_num(const json_t *node, const char *key, double dflt);
+const char *gr_str(const json_t *node, const char *key);
+/* The launch-block name of tensor k's storage, written to tmp (names are
+ * at most 64 bytes). */
+const char *gr_store(const struct gr_plan *p, int k, char *tmp, size_t n);
+/* A float literal ("2.000000000e+00f"); negative if not finite. */
+int gr_lit(struct buf *b, double v, struct buf *err);
+
+/* builtin_graph_ew.c: the epilogue of group g (bias of a linear/conv head,
+ * then the chain) as statements over `float v` and `long long ei` (the flat
+ * index of the head's output); head elementwise nodes too. */
+void gr_epi_init(struct gr_epi *e);
+void gr_epi_release(struct gr_epi *e);
+/* One elementwise node as a step: operands whose root is `running` read v,
+ * others load at their broadcast index from ei. */
+int gr_epi_step(struct gr_plan *p, struct gr_epi *e, int node, int running, struct buf *err);
+/* A parameter tensor read as ep[index expr] (bias: index "ei / S % C"). */
+int gr_epi_add_load(struct gr_plan *p, struct gr_epi *e, int tensor, const char *index,
+		    const char *op, struct buf *err);
+/* The operand parameter name of tensor k in e ("ep3"), adding it. */
+const char *gr_epi_operand(struct gr_plan *p, struct gr_epi *e, int k, char *tmp, size_t n);
+int gr_epi_chain(struct gr_plan *p, struct gr_epi *e, int g, struct buf *err);
+
+/* builtin_graph_ops.c: the head kernel of group g with epilogue e. */
+int gr_emit_head(struct gr_plan *p, int g, struct gr_epi *e, struct buf *err);
+/* Appends a kernel and its launch. */
+int gr_kernel(struct gr_plan *p, const char *name, const char *params, const char *body,
+	      const char *grid, long long block, const char *args, struct buf *err);
+
+#endif

@@ -1,0 +1,110 @@
+#!/bin/sh
+# The built-in graph template (collector/builtin_graph*.c) on all 100
+# level-2 problems: the catalogue's graph ideas apply and render; fused
+# (fuse=1) and per-node (fuse=0) kernels at full size pass the launch-plan
+# check and compile with NVRTC (one engine, kfeval --compile-only); at
+# small sizes (gen.py --small) both, emulated on the host, match the
+# Python graph evaluator and the CPU oracle at the fp32 tolerance; a
+# mutated kernel fails that comparison.
+. "$KF_ROOT/tests/lib.sh"
+export KFORGE_ROOT="$KF_ROOT"
+
+need_emulator
+
+EMIT="$KF_BUILD/tests/builtin_emit"
+# ideas: the four graph ideas apply to every problem, and every one renders
+: >ideas.bad
+mkdir -p all
+for d in "$KF_ROOT"/problems/level2/*/; do
+	b=$(basename "$d")
+	"$EMIT" ideas "$d/spec.json" 20 1 >ideas.out 2>&1 || echo "$b: ideas failed" >>ideas.bad
+	test "$(grep -c '^graph-' ideas.out)" -eq 4 || echo "$b: $(tr '\n' ' ' <ideas.out)" >>ideas.bad
+	"$EMIT" all "$d/spec.json" all 1 1 >all.out 2>&1 || echo "$b: all: $(tail -n 1 all.out)" >>ideas.bad
+done
+check "the graph ideas apply to all 100 problems and render" test ! -s ideas.bad
+head -n 5 ideas.bad | sed 's/^/# /'
+check "400 idea kernels rendered" test "$(ls all | grep -c '\.cu$')" -eq 400
+
+# bounds: parameters and specs from outside are refused, naming the template
+spec12=$(ls "$KF_ROOT"/problems/level2/012_*/spec.json)
+for bad in '{"block": -1}' '{"block": 1000000}' '{"BM": -1}' '{"BM": 1000000, "TM": 1}' '{"TM": 0}'; do
+	expect_exit 1 "graph refuses $bad" "$EMIT" render "$spec12" graph "$bad"
+	contains "naming itself" "$T_TMP/err" "^graph: "
+done
+expect_exit 1 "graph does not apply to a level-1 problem" "$EMIT" render \
+	"$(ls "$KF_ROOT"/problems/level1/019_*/spec.json)" graph
+contains "saying so" "$T_TMP/err" "does not apply"
+mkdir -p badspec
+python3 -c "
+import copy, json, sys
+s = json.load(open(sys.argv[1]))
+g = s['attrs']['graph']
+def put(name, f):
+    t = copy.deepcopy(s)
+    f(t)
+    json.dump(t, open('badspec/%s.json' % name, 'w'))
+put('permute', lambda t: t['attrs']['graph'][1].update(op='permute', perm=[1, 0]))
+put('long', lambda t: t['attrs']['graph'].__setitem__(slice(1, 2), [dict(g[1], out='t1')] +
+    [dict(g[1], out='u%d' % k, **{'in': ['t1' if k == 0 else 'u%d' % (k - 1)]}) for k in range(60)]))
+put('hugedim', lambda t: t['attrs']['graph'][0].update(shape=[1024, 1 << 40]))
+put('wrongweight', lambda t: t['attrs']['graph'][0].update(shape=[1024, 4096]))
+put('unknownin', lambda t: t['attrs']['graph'][1].update(**{'in': ['nosuch']}))
+" "$spec12"
+for b in permute long hugedim unknownin; do
+	expect_exit 1 "graph does not apply to a graph with a bad node ($b)" "$EMIT" render \
+		"badspec/$b.json" graph
+done
+expect_exit 1 "nor to a linear whose weight does not match its output" "$EMIT" render \
+	badspec/wrongweight.json graph
+
+# full size: NVRTC and the launch plan, fused and per node, one engine
+mkdir -p full
+set --
+for d in "$KF_ROOT"/problems/level2/*/; do
+	b=$(basename "$d")
+	for f in 1 0; do
+		"$EMIT" render "$d/spec.json" graph "{\"fuse\": $f}" >"full/$b-$f.cu" 2>>render.err
+		set -- "$@" "level2/$b" "full/$b-$f.cu"
+	done
+done
+check "200 full-size kernels rendered" test ! -s render.err
+# NVRTC runs on one core in the engine: the emulation below goes on meanwhile
+("$KF_BUILD/tests/kfeval" --kforge "$KFORGE" --db "$T_TMP/cc.db" --compile-only "$@" >cc.jsonl 2>cc.err
+ echo $? >cc.rc) &
+cc_pid=$!
+# small sizes: emulated against the evaluator and the oracle
+expect_exit 0 "gen.py --small writes the small tree" python3 "$KF_ROOT/tools/level2/gen.py" --small small
+python3 "$KF_ROOT/tests/tools/check_graph.py" "$KF_BUILD" small emu -j "$(par_jobs)" \
+	--params '{"fuse": 1}' --params '{"fuse": 0}' >emu.out 2>&1
+check "check_graph exits 0" test $? -eq 0
+contains "fused and per-node kernels of all 100 match" emu.out "^checked 200 kernels, 0 failed$"
+grep '^not ok' emu.out | head -n 5 | sed 's/^/# /'
+# other SGEMM tiles on the linear problems
+python3 "$KF_ROOT/tests/tools/check_graph.py" "$KF_BUILD" small emu -j "$(par_jobs)" \
+	--params '{"tc": 0, "BM": 128, "BN": 128, "TM": 8, "TN": 8, "block": 128}' 12 45 84 >tiles.out 2>&1
+contains "128x128 tiles match too" tiles.out "^checked 3 kernels, 0 failed$"
+# the comparison can fail: a wrong negative_slope in 12's epilogue
+python3 "$KF_ROOT/tests/tools/check_graph.py" "$KF_BUILD" small emu \
+	--sed "1.000000000e-01f" "1.100000000e-01f" 12 >mut.out 2>&1
+check "a mutated kernel fails" test $? -eq 1
+contains "and is named" mut.out "^not ok 012_Gemm_Multiply_LeakyReLU .*python: [1-9][0-9]* bad"
+
+wait "$cc_pid"
+check "kfeval compiled them" test "$(cat cc.rc)" -eq 0
+check "every kernel compiles and passes the launch-plan check (not_run)" python3 -c "
+import json, sys
+r = [json.loads(l) for l in open('cc.jsonl')]
+bad = [(x['problem'], x.get('status'), (x.get('detail') or x.get('engine_error') or '')[:200])
+       for x in r if x.get('status') != 'not_run']
+sys.exit(0 if len(r) == 200 and not bad else print('#', len(r), bad[:5]) or 1)"
+check "the fused kernel of 12 folds bias, scale and LeakyReLU into the GEMM" \
+	test "$(grep -c '<<<' "full/$(basename "$KF_ROOT"/problems/level2/012_*)-1.cu")" -eq 1
+
+check "fusion: no fused kernel launches more than its per-node one, and 30 fewer in all" python3 -c "
+import glob, sys
+n = lambda f: open(f).read().count('<<<')
+pairs = [(n(f), n(f[:-5] + '-0.cu')) for f in sorted(glob.glob('full/*-1.cu'))]
+worse = [p for p in pairs if p[0] > p[1]]
+fused, plain = sum(p[0] for p in pairs), sum(p[1] for p in pairs)
+print('#', fused, 'fused launches,', plain, 'per node')
+sys.exit(1 if worse or len(pairs) != 100 or fused > plain - 30 else 0)"
