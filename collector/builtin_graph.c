@@ -4,7 +4,8 @@
  * nodes that only consume its result; fuse=0: one kernel per node) and
  * gives the materialized tensors scratch buffers by liveness.
  * Parameters: fuse, tc (try the tensor-core emitters of builtin_epi.h
- * first), block (threads of elementwise kernels), BM BN BK TM TN (the
+ * first; off by default: those kernels cannot be emulated on the host),
+ * mma (their sm_80 mma.sync core instead of sm_90a wgmma), block (threads of elementwise kernels), BM BN BK TM TN (the
  * fallback SGEMM's tiles). */
 #include "collector/builtin_graph.h"
 
@@ -395,7 +396,8 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 		return kf_err(err, "out of memory");
 	gr_plan_init(p);
 	p->fuse = bt_param(prm, "fuse", 1) != 0;
-	p->tc = bt_param(prm, "tc", 1) != 0;
+	p->tc = bt_param(prm, "tc", 0) != 0;
+	p->mma = bt_param(prm, "mma", 0) != 0;
 	p->block = bt_param(prm, "block", 256);
 	p->BM = bt_param(prm, "BM", 64);
 	p->BN = bt_param(prm, "BN", 64);
@@ -414,8 +416,8 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 	if (!rc)
 		rc = gr_plan_emit(p, err);
 	if (!rc) {
-		buf_addf(s, "// template graph: fuse=%d tc=%d block=%d BM=%d BN=%d BK=%d TM=%d TN=%d; "
-			    "%d kernels\n", p->fuse, p->tc, p->block, p->BM, p->BN, p->BK, p->TM, p->TN,
+		buf_addf(s, "// template graph: fuse=%d tc=%d mma=%d block=%d BM=%d BN=%d BK=%d TM=%d "
+			    "TN=%d; %d kernels\n", p->fuse, p->tc, p->mma, p->block, p->BM, p->BN, p->BK, p->TM, p->TN,
 			 p->launches);
 		buf_adds(s, p->src.s);
 		buf_addf(s, "\n/*@launch\n");
@@ -431,7 +433,7 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 
 const struct tmpl_def tmpl_graph_defs[] = {
 	{ "graph", graph_supports, graph_render,
-	  "{\"fuse\": 1, \"tc\": 1, \"block\": 256, \"BM\": 64, \"BN\": 64, \"BK\": 16, "
+	  "{\"fuse\": 1, \"tc\": 0, \"mma\": 0, \"block\": 256, \"BM\": 64, \"BN\": 64, \"BK\": 16, "
 	  "\"TM\": 4, \"TN\": 4}" },
 	{ NULL, NULL, NULL, NULL },
 };

@@ -73,7 +73,7 @@ struct gr_plan {
 	int alias;		/* the group being emitted writes over this tensor */
 	const char *qual;	/* the next kernel's qualifiers (__launch_bounds__) */
 	/* parameters */
-	int fuse, tc, block, BM, BN, BK, TM, TN;
+	int fuse, tc, mma, block, BM, BN, BK, TM, TN;
 	struct buf src, launch;
 };
 

@@ -141,7 +141,10 @@ static int linear_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *
 		buf_addf(&code, "{\n        const long long ei = m * %lldLL + n;\n%s        }\n", N, e->code.s);
 		ep.code = code.s;
 		snprintf(name, sizeof(name), "g%d_gemm_tc", gi);
-		rc = gemm_epi_emit(&p->src, &p->launch, name, &sh, xs, ws, ys, &ep, NULL, err);
+		json_t *tp = json_pack("{s:s}", "core", p->mma ? "mma" : "wgmma");
+
+		rc = tp ? gemm_epi_emit(&p->src, &p->launch, name, &sh, xs, ws, ys, &ep, tp, err) : kf_err(err, "out of memory");
+		json_decref(tp);
 		buf_release(&code);
 		if (rc <= 0) {
 			count_launches(p, from);
@@ -280,7 +283,10 @@ static int conv_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 			 CO, Sp, e->code.s);
 		ep.code = code.s;
 		snprintf(name, sizeof(name), "g%d_conv_tc", gi);
-		rc = conv_epi_emit(&p->src, &p->launch, name, &sh, xs, ws, ys, &ep, NULL, err);
+		json_t *tp = json_pack("{s:s}", "core", p->mma ? "mma" : "wgmma");
+
+		rc = tp ? conv_epi_emit(&p->src, &p->launch, name, &sh, xs, ws, ys, &ep, tp, err) : kf_err(err, "out of memory");
+		json_decref(tp);
 		buf_release(&code);
 		if (rc <= 0) {
 			count_launches(p, from);
