@@ -121,6 +121,13 @@ static int tile_read(const struct cepi_geo *g, const json_t *p, struct cepi_tile
 	t->bm = pick(p, "BM", t->bm);
 	t->bn = pick(p, "BN", t->bn);
 	t->bk = pick(p, "BK", t->bk);
+	/* warps follow the tile unless given: up to 8, 4 across 128 channels */
+	if (!bt_param(p, "WN", 0))
+		for (t->wn = t->bn >= 128 ? 4 : t->bn >= 32 ? 2 : 1; t->wn > 1 && t->bn % (16 * t->wn);)
+			t->wn /= 2;
+	if (!bt_param(p, "WM", 0))
+		for (t->wm = 8 / t->wn; t->wm > 1 && t->bm % (16 * t->wm);)
+			t->wm /= 2;
 	t->wm = pick(p, "WM", t->wm);
 	t->wn = pick(p, "WN", t->wn);
 	t->cb = pick(p, "CB", t->cb < t->bk ? t->cb : t->bk);

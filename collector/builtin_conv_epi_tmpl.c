@@ -59,7 +59,7 @@ static int tce_read(const json_t *spec, struct tce *t)
 	memset(t, 0, sizeof(*t));
 	for (int i = 0; i < CE_NSZ; i++)
 		buf_init(&t->sz[i]);
-	if (!x || !w || !y || json_is_true(attr(spec, "pointwise")))
+	if (!x || !w || !y || !attr(spec, "kernel") || json_is_true(attr(spec, "pointwise")))
 		return -1;
 	nd = bt_ndim(x) - 2;
 	if (nd < 1 || nd > 3 || bt_ndim(y) != nd + 2 || bt_ndim(w) != nd + 2)

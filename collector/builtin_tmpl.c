@@ -51,6 +51,8 @@ int builtin_requires(const char *name, const json_t *spec)
 	}
 	if (!strcmp(name, "depthwise_separable"))
 		return spec && cg_separable(spec);
+	if (!strcmp(name, "transposed"))
+		return spec && json_is_true(json_object_get(json_object_get(spec, "attrs"), "transposed"));
 	/* The split-K kernel's own test: few output tiles, K long. */
 	if (!strcmp(name, "small_output_long_k"))
 		return builtin_tmpl_supports("matmul_splitk", spec);
