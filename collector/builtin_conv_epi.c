@@ -142,7 +142,7 @@ static int tile_read(const struct cepi_geo *g, const json_t *p, struct cepi_tile
 	fm = t->bm / t->wm / 16;
 	fn = t->bn / t->wn / 16;
 	/* acc and the tile's part take 16 registers a fragment */
-	if (t->nt > 512 || fm * fn > 8)
+	if (t->nt > 256 || fm * fn > 8)
 		return kf_err(err, "conv_tce: %d threads, warp tile of %d fragments", t->nt, fm * fn);
 	t->pxt = t->bm > t->nt ? t->bm / t->nt : 1;
 	t->kst = t->nt > t->bm ? t->nt / t->bm : 1;
