@@ -20,7 +20,7 @@ static const struct tmpl_def templates[] = {
 static const struct tmpl_def *const families[] = {
 	templates, tmpl_norm_defs, tmpl_pool_defs, tmpl_scan_defs, tmpl_loss_defs,
 	tmpl_attention_defs, tmpl_conv_defs, tmpl_convt_defs, tmpl_mv_defs, tmpl_tce_defs,
-	tmpl_graph_defs,
+	tmpl_conv_epi_defs, tmpl_graph_defs,
 };
 
 static const struct tmpl_def *find(const char *id)
@@ -51,6 +51,8 @@ int builtin_requires(const char *name, const json_t *spec)
 	}
 	if (!strcmp(name, "depthwise_separable"))
 		return spec && cg_separable(spec);
+	if (!strcmp(name, "transposed"))
+		return spec && json_is_true(json_object_get(json_object_get(spec, "attrs"), "transposed"));
 	/* The split-K kernel's own test: few output tiles, K long. */
 	if (!strcmp(name, "small_output_long_k"))
 		return builtin_tmpl_supports("matmul_splitk", spec);

@@ -50,5 +50,8 @@ void tmpl_tc_emit_mma(struct buf *s);
 /* collector/builtin_convtc.c: conv_tc, in tmpl_conv_defs[] */
 int tmpl_convtc_supports(const json_t *spec);
 int tmpl_convtc_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err);
+/* collector/builtin_conv_epi_tmpl.c: conv_tce, forward and transposed convolutions on
+ * conv_epi_emit's tensor-core implicit GEMM */
+extern const struct tmpl_def tmpl_conv_epi_defs[];
 
 #endif

@@ -13,7 +13,7 @@ for pair in "019 ew" "023 rowsoftmax" "047 reduce" "001 matmul" "001 matmul_tc" 
 	"006 matmul_splitk" "012 diagmm" "033 norm_stats" "036 norm_rms" "038 norm_row" "041 pool" \
 	"041 pool_tile" "089 scan" "094 loss-mean" "095 loss-rows" "097 attn-flash" "063 conv" \
 	"063 conv_igemm" "082 conv_dw" "057 convt" "081 convt_phase" "057 convt_igemm" "063 conv_tc" \
-	"001 matmul_tce"; do
+	"001 matmul_tce" "063 conv_tce" "081 conv_tce"; do
 	set -- $pair
 	spec=$(ls "$KF_ROOT"/problems/level1/"$1"_*/spec.json)
 	expect_exit 0 "$2 renders $1 with its defaults" "$E" render "$spec" "$2"

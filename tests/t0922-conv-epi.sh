@@ -1,0 +1,187 @@
+#!/bin/sh
+# conv_epi_emit (collector/builtin_conv_epi.c, 3xTF32 wmma implicit GEMM,
+# transposed by phase) and its level-1 template conv_tce: it applies to
+# exactly the level-1 convolutions with 8 or more output channels a group
+# (not depthwise, not the separable pair); every one renders (defaults and
+# the catalogue ideas), passes the launch check at full size and compiles
+# with NVRTC for sm_90 without spills; emulated on the CPU at small sizes
+# (forward: conv_small_root.py, transposed: emulate_convt.py) with the
+# defaults and other tilings, the kernels match the oracle; so do synthetic
+# shapes (conv_epi_synth.py: groups, odd channel counts, strides, dilation,
+# output padding, phases without taps, bias as the epilogue), rendered
+# both by conv_tce and by conv_epi_emit itself (literal sizes,
+# tests/helpers/convepi_emit). Refusals, and kernels broken on purpose.
+. "$KF_ROOT/tests/lib.sh"
+
+TOOLS="$KF_ROOT/tests/tools"
+E="$KF_BUILD/tests/builtin_emit"
+CE="$KF_BUILD/tests/convepi_emit"
+FWD="50 54 55 56 59 60 62 63 66 67 76 80 87"
+TRN="57 58 61 64 65 68 69 70 71 72 73 74 75 77 78 79 81"
+if [ ! -d "$KF_ROOT/problems/level1" ]; then
+	skip "no problems/ in this tree"
+	exit 0
+fi
+need_emulator
+
+spec_of() { ls "$1"/problems/level1/"$(printf %03d "$2")"_*/spec.json; }
+
+got=""
+for n in $(seq 1 100); do
+	"$E" render "$(spec_of "$KF_ROOT" "$n")" conv_tce >/dev/null 2>&1 && got="$got $n"
+done
+want=$(echo $FWD $TRN | tr ' ' '\n' | sort -n | tr '\n' ' ')
+check "conv_tce applies to exactly$got" test "$(echo $got)" = "$(echo $want)"
+for n in 82 83 84 85 86 19; do
+	expect_exit 1 "conv_tce refuses problem $n (depthwise, separable, not a conv)" \
+		"$E" render "$(spec_of "$KF_ROOT" "$n")" conv_tce
+	contains "saying it does not apply" "$T_TMP/err" "does not apply"
+done
+for par in '{"BM": 48}' '{"BK": 12}' '{"CB": 64}' '{"WM": 3}' '{"BN": 24}' \
+	'{"BM": 256, "BN": 256, "WM": 1, "WN": 1}'; do
+	expect_exit 1 "conv_tce refuses parameters $par" "$E" render "$(spec_of "$KF_ROOT" 63)" conv_tce "$par"
+	contains "with a reason" "$T_TMP/err" "conv_tce: "
+done
+
+# conv_epi_emit itself: unsupported shapes are 1 (exit 3), errors -1 (exit 1).
+S='"groups": 1, "N": 2, "C_in": 16, "C_out": 32, "in": [10, 12], "kernel": [3, 3], "x": "x", "w": "w", "y": "y"'
+expect_exit 0 "conv_epi_emit: a plain 2D convolution" "$CE" "{$S, \"out\": [8, 10], \"name\": \"k0\"}"
+expect_exit 3 "conv_epi_emit: output extents that are not the convolution's" \
+	"$CE" "{$S, \"out\": [8, 11], \"name\": \"k0\"}"
+expect_exit 3 "conv_epi_emit: depthwise (1 output channel a group)" \
+	"$CE" '{"groups": 16, "N": 2, "C_in": 16, "C_out": 16, "in": [10], "out": [8], "kernel": [3], "x": "x", "w": "w", "y": "y", "name": "k"}'
+expect_exit 3 "conv_epi_emit: groups that do not divide the channels" \
+	"$CE" '{"groups": 3, "N": 2, "C_in": 16, "C_out": 48, "in": [10], "out": [8], "kernel": [3], "x": "x", "w": "w", "y": "y", "name": "k"}'
+expect_exit 1 "conv_epi_emit: no kernel name" "$CE" "{$S, \"out\": [8, 10], \"name\": \"1k\"}"
+# Two convolutions in one candidate: the shared helpers once, distinct kernels.
+"$CE" "{$S, \"out\": [8, 10], \"name\": \"ka\"}" | sed '/\/\*@launch/,$d' >two.cu
+"$CE" "{$S, \"out\": [8, 10], \"name\": \"kb\", \"code\": \"v = fmaxf(v, 0.0f);\"}" >>two.cu
+check "two conv_epi kernels in one file compile with NVRTC" sh -c \
+	"'$KF_BUILD/tests/kfcompile' --exe '$KFORGE' two.cu | grep -q 'two.cu: ok.*kernel kb '"
+
+ALT1='{"BM": 32, "BN": 16, "BK": 8, "WM": 1, "WN": 1, "CB": 4}'
+ALT2='{"BM": 64, "BN": 32, "BK": 16, "WM": 2, "WN": 2, "CB": 8}'
+ALT3='{"BM": 256, "BN": 32, "BK": 16, "WM": 4, "WN": 1}'
+ALT4='{"BM": 128, "BN": 128, "BK": 32, "WM": 2, "WN": 4}'
+alt() {
+	case $(($1 % 4)) in
+	0) echo "$ALT1" ;;
+	1) echo "$ALT2" ;;
+	2) echo "$ALT3" ;;
+	*) echo "$ALT4" ;;
+	esac
+}
+
+# Full size: defaults, one other tiling, the ideas; launch check + NVRTC.
+mkdir -p full fix ideas
+j=0
+for n in $FWD $TRN; do
+	s=$(spec_of "$KF_ROOT" "$n")
+	p=$(printf p%03d "$n")
+	cp "$s" "fix/$p.json"
+	{ echo "// problem: $p"; "$E" render "$s" conv_tce; } >"full/$p-d.cu" || nok "problem $n renders"
+	{ echo "// problem: $p"; "$E" render "$s" conv_tce "$(alt "$j")"; } >"full/$p-a.cu" ||
+		nok "problem $n renders with $(alt "$j")"
+	j=$((j + 1))
+	# the ideas of every third problem (NVRTC time)
+	[ $((j % 3)) -eq 1 ] || continue
+	rm -f ideas/*
+	"$E" all "$s" ideas 1 1 >/dev/null 2>&1
+	c=0
+	for f in ideas/*-conv-tce-* ideas/*-convt-tce-*; do
+		[ -f "$f" ] || continue
+		{ echo "// problem: $p"; cat "$f"; } >"full/$p-$(basename "$f")"
+		c=$((c + 1))
+	done
+	check "problem $n: the conv_tce ideas render ($c kernels)" test "$c" -ge 2
+done
+"$KF_BUILD/tests/kfcompile" --exe "$KFORGE" --fixtures fix --pool "$(par_jobs)" --timeout 120 --cpu 120 \
+	full/*.cu >nvrtc.out 2>&1
+set -- full/*.cu
+total=$#
+good=$(grep -c '\.cu: ok' nvrtc.out)
+check "$good of $total conv_tce kernels pass the launch check and compile with NVRTC" \
+	test "$good" -eq "$total" -a "$total" -ge 80
+grep '\.cu: ' nvrtc.out | grep -v '\.cu: ok' | head -n 5 | sed 's/^/# /'
+lacks "and none spills registers" nvrtc.out 'spill_st [1-9]'
+
+# Small sizes against the oracle: defaults for every problem, another
+# tiling for every third one.
+# shellcheck disable=SC2086
+python3 "$TOOLS/conv_small_root.py" "$KF_ROOT" small $FWD
+mkdir -p sm
+: >fwd.jobs
+: >trn.jobs
+j=0
+for n in $FWD $TRN; do
+	case " $FWD " in
+	*" $n "*) s=$(spec_of small "$n") ;;
+	*) s=$(spec_of "$KF_ROOT" "$n") ;;
+	esac
+	for par in '{}' "$(alt "$j")"; do
+		k=$n-$(echo "$par" | cksum | cut -c1-6)
+		"$E" render "$s" conv_tce "$par" >"sm/$k.cu"
+		case " $FWD " in
+		*" $n "*) printf '%s\0' "emu/$k" small "$n" "sm/$k.cu" >>fwd.jobs ;;
+		*) printf '%s\0' "emu/$k" "$n" "sm/$k.cu" x >>trn.jobs ;;
+		esac
+		[ $((j % 3)) -ne 0 ] && break
+	done
+	j=$((j + 1))
+done
+emulate_jobs fwd.jobs
+xargs -0 -n 4 -P "$(par_jobs)" sh -c 'mkdir -p "$1" && python3 "$0" "$KFORGE" "$KF_ROOT" "$1" "$3" "$2" 2>&1 |
+	tail -n 1 >"$1.res"' "$TOOLS/emulate_convt.py" <trn.jobs
+
+# Synthetic shapes: conv_tce (defaults, one other tiling) and conv_epi_emit.
+python3 "$TOOLS/conv_epi_synth.py" "$KF_ROOT" syn >syn.list
+: >syn.jobs
+mkdir -p synfix
+j=0
+while read -r name num dir; do
+	s=$(ls "$dir"/problems/level1/*/spec.json)
+	cp "$s" "synfix/$name.json"
+	"$E" render "$s" conv_tce >"sm/$name-t.cu" || nok "$name renders"
+	"$E" render "$s" conv_tce "$(alt "$j")" >"sm/$name-a.cu" || nok "$name renders with $(alt "$j")"
+	"$CE" "$(cat "$dir/shape.json")" >"sm/$name-e.cu" || nok "$name: conv_epi_emit emits"
+	for v in t a e; do
+		# the other tiling for every other shape (emulation time)
+		[ $v = a ] && [ $((j % 2)) -eq 1 ] && continue
+		printf '%s\0' "emu/$name-$v" "$dir" "$num" "sm/$name-$v.cu" >>syn.jobs
+		{ echo "// problem: $name"; cat "sm/$name-$v.cu"; } >"synfix/$name-$v.cu"
+	done
+	j=$((j + 1))
+done <syn.list
+check "9 synthetic shapes" test "$(wc -l <syn.list)" -eq 9
+emulate_jobs syn.jobs
+"$KF_BUILD/tests/kfcompile" --exe "$KFORGE" --fixtures synfix --pool "$(par_jobs)" --timeout 120 --cpu 120 \
+	synfix/*.cu >synnvrtc.out 2>&1
+check "the synthetic kernels pass the launch check and compile ($(grep -c '\.cu: ok' synnvrtc.out) of 23)" \
+	test "$(grep -c '\.cu: ok' synnvrtc.out)" -eq 23
+bad=0 k=0
+for r in emu/*.res; do
+	k=$((k + 1))
+	case $(cat "$r") in
+	ok*) ;;
+	*) bad=$((bad + 1)); echo "# $r: $(cut -c1-200 "$r")" ;;
+	esac
+done
+check "$k emulated conv_epi kernels match the oracle ($bad failed)" test "$bad" -eq 0 -a "$k" -ge 60
+
+# Teeth: plain TF32 (no lo terms), a phase's input offset moved by one, the
+# bias epilogue dropped: each must fail the oracle.
+d=syn/t2_groups_phase
+grep -v 'al\[i\], bh\[j\]\|ah\[i\], bl\[j\]' sm/t2_groups_phase-t.cu >nolo.cu
+check "the broken kernel lost its lo terms" test "$(grep -c mma_sync nolo.cu)" -eq 1
+sed 's|dd = TR ? (fd + PD - kd \* DD) / SD|dd = TR ? (fd + PD - kd * DD) / SD + 1|' sm/t3_cpg5-t.cu >phase.cu
+check "the broken kernel has its phase offset moved" test "$(cmp -s phase.cu sm/t3_cpg5-t.cu; echo $?)" -eq 1
+grep -v 'v += bias\[c\];' sm/f2_groups_cpg3-e.cu >nobias.cu
+check "the broken kernel lost its epilogue" test "$(grep -c 'bias\[c\]' nobias.cu)" -eq 0
+printf '%s\0' emu/nolo "$d" 75 nolo.cu emu/phase syn/t3_cpg5 72 phase.cu \
+	emu/nobias syn/f2_groups_cpg3 50 nobias.cu >teeth.jobs
+emulate_jobs teeth.jobs
+mismatch() { grep -Eq '^not ok .*[0-9]+ elements, [1-9][0-9]* bad' "$1"; }
+for t in nolo phase nobias; do
+	echo "# $t: $(cut -c1-160 emu/$t.res)"
+	check "a kernel broken on purpose ($t) fails the oracle" mismatch emu/$t.res
+done
