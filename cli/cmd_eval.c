@@ -109,7 +109,7 @@ int cmd_eval(int argc, char **argv, struct cli_ctx *ctx)
 	struct cli_opt opts[] = {
 		OPT_FLAG("compile-only", 0, &cfg.compile_only,
 			 "compile and record only (no GPU needed; status not_run)"),
-		OPT_STR("arch", 0, &arch, "sm_XX", "target architecture (default: the GPU's; sm_90 without one)"),
+		OPT_STR("arch", 0, &arch, "sm_XX", "target architecture (default: the GPU's, sm_90a on compute capability 9.0 and without a GPU)"),
 		OPT_FLAG("json", 0, &as_json, "print the outcome as JSON"),
 		OPT_FLAG("force", 0, &req.force, "evaluate again even when the store has the result"),
 		OPT_FLAG("quick", 0, &quick, "1 check trial, no timing (for compute-sanitizer runs)"),
@@ -157,7 +157,7 @@ int cmd_eval(int argc, char **argv, struct cli_ctx *ctx)
 	}
 	cfg.root = ctx->root;
 	cfg.store_path = ctx->db_path;
-	cfg.arch = arch ? arch : cfg.compile_only ? "sm_90" : NULL;
+	cfg.arch = arch ? arch : cfg.compile_only ? "sm_90a" : NULL;
 	if (engine_open(&e, &cfg, &err) < 0) {
 		ret = cli_fail(EXIT_FAIL, "%s", err.s);
 		goto out;

@@ -258,7 +258,7 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 	}
 #endif
 	if (cfg.compile_only && !cfg.arch)
-		cfg.arch = "sm_90";
+		cfg.arch = "sm_90a"; /* what a search on an H100 or H200 compiles for */
 	cfg.problems = &pl;
 	{
 		char id[64];

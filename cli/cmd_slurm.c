@@ -189,7 +189,7 @@ out:
 
 static int sub_submit(int argc, char **argv, struct cli_ctx *ctx)
 {
-	struct opts o = { "level1", NULL, "gpu:1", NULL, NULL, "kforge-slurm", "sm_90",
+	struct opts o = { "level1", NULL, "gpu:1", NULL, NULL, "kforge-slurm", "sm_90a",
 			  NULL, "0.1.0", 4, 0, 0, 0, 0, 0, 0 };
 	int n, rc;
 	struct cli_opt opts[] = {
@@ -207,7 +207,7 @@ static int sub_submit(int argc, char **argv, struct cli_ctx *ctx)
 			"shared directory for stores and logs (default ./kforge-slurm)"),
 		OPT_FLAG("compile-only", 0, &o.compile_only,
 			 "search without GPUs (compile and record; status not_run)"),
-		OPT_STR("arch", 0, &o.arch, "ARCH", "with --compile-only (default sm_90)"),
+		OPT_STR("arch", 0, &o.arch, "ARCH", "with --compile-only (default sm_90a)"),
 		OPT_STR("pack-version", 0, &o.pack_version, "V", "dataset version to pack (default 0.1.0)"),
 		OPT_FLAG("no-pack", 0, &o.no_pack, "skip packing in the final job"),
 		OPT_FLAG("no-site", 0, &o.no_site, "skip rendering in the final job"),

@@ -80,7 +80,7 @@ static void render_search(struct buf *b, const struct slurm_plan *p)
 		    "exec \"$KFORGE\" --db \"shards/shard_$ID.db\" search --problems \"$PROBS\"");
 	if (p->compile_only) {
 		buf_adds(b, " --compile-only --arch ");
-		q(b, p->arch ? p->arch : "sm_90");
+		q(b, p->arch ? p->arch : "sm_90a");
 	}
 	if (p->search_args && *p->search_args)
 		buf_addf(b, " %s", p->search_args);

@@ -357,7 +357,7 @@ int engine_open(struct engine **ep, const struct engine_config *cfg, struct buf 
 	 * 1.37x under sm_90), and an sm_90a cubin runs on every such GPU. */
 	if (!strcmp(arch, "sm_90"))
 		snprintf(arch, sizeof(arch), "sm_90a");
-	e->arch = strdup(cfg->arch && *cfg->arch ? cfg->arch : arch[0] ? arch : "sm_90");
+	e->arch = strdup(cfg->arch && *cfg->arch ? cfg->arch : arch[0] ? arch : "sm_90a");
 	engine_protocol_json(&e->proto, e->arch, &e->proto_json);
 	e->seed_base = e->proto.seed0;
 	if (!e->seed_base) {

@@ -44,7 +44,7 @@ int eval_protocol_by_name(struct eval_protocol *p, const char *name);
 
 struct engine_config {
 	const char *root;          /* kforge data root (problems/, templates/) */
-	const char *arch;          /* NULL: from the GPU; required with compile_only */
+	const char *arch;          /* NULL: from the GPU (sm_90a on CC 9.0); sm_90a with compile_only */
 	int compile_only;          /* no GPU: compile and record, status "not_run" */
 	int n_compile;             /* compile pool size; 0 = online CPUs */
 	int max_gpus;              /* 0 = all visible */

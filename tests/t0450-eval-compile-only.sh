@@ -19,7 +19,7 @@ expect_exit 0 "compile-only eval of an honest kernel exits 0" "$KFORGE" eval 19 
 contains "prints status not_run" "$T_TMP/out" "^status: not_run"
 contains "prints ptxas statistics" "$T_TMP/out" "relu_f32: [0-9]+ registers"
 check "one kernels row" test "$(q 'select count(*) from kernels')" -eq 1
-check "one ok compiles row for sm_90" test "$(q "select count(*) from compiles where status='ok' and arch='sm_90'")" -eq 1
+check "one ok compiles row for sm_90a (what an H100 or H200 runs)" test "$(q "select count(*) from compiles where status='ok' and arch='sm_90a'")" -eq 1
 check "compile_kernels row with registers" test "$(q "select count(*) from compile_kernels where kernel_name='relu_f32' and registers > 0")" -eq 1
 check "evals row not_run for level1/019_ReLU" test "$(q "select count(*) from evals where status='not_run' and problem_id='level1/019_ReLU'")" -eq 1
 check "the problems row exists" test "$(q "select count(*) from problems where id='level1/019_ReLU'")" -eq 1
@@ -43,7 +43,7 @@ check "forced result is not cached" python3 -c "import json,sys; d=json.load(ope
 check "still one evals row after --force" test "$(q 'select count(*) from evals')" -eq 1
 
 expect_exit 0 "another architecture is another evaluation" "$KFORGE" eval 19 "$C/relu_ok.cu" --compile-only --arch sm_80
-check "two evals rows (sm_90, sm_80)" test "$(q 'select count(*) from evals')" -eq 2
+check "two evals rows (sm_90a, sm_80)" test "$(q 'select count(*) from evals')" -eq 2
 
 expect_exit 4 "an #include of /etc/passwd is a format error (exit 4)" "$KFORGE" eval 19 "$C/inc_etc_passwd.cu" --compile-only
 contains "status format_error" "$T_TMP/out" "^status: format_error"

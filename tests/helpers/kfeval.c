@@ -52,7 +52,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--force"))
 			force = 1;
 		else if (!strcmp(argv[i], "--compile-only"))
-			cfg.compile_only = 1, cfg.arch = "sm_90";
+			cfg.compile_only = 1, cfg.arch = "sm_90a";
 		else if (!strcmp(argv[i], "--quick")) {
 			cfg.protocol.name = "quick-v1";
 			cfg.protocol.check_trials = 1;
