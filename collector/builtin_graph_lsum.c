@@ -189,6 +189,7 @@ int gr_lsum_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
 		    "    const long long k = blockIdx.x * 32LL + tx;\n"
 		    "    double s = 0.0;\n"
 		    "    if (k < %lldLL)\n"
+		    "#pragma unroll 4\n"	/* loads in flight: W is read once, from HBM */
 		    "        for (long long j = ty; j < %lldLL; j += 8) {\n%s"
 		    "            s += a * (double)w[j * %lldLL + k];\n        }\n"
 		    "    sh[threadIdx.x] = s;\n    __syncthreads();\n"
