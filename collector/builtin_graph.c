@@ -5,8 +5,10 @@
  * gives the materialized tensors scratch buffers by liveness.
  * Parameters: fuse, tc (try the tensor-core emitters of builtin_epi.h
  * first; off by default: those kernels cannot be emulated on the host),
- * mma (their sm_80 mma.sync core instead of sm_90a wgmma), block (threads of elementwise kernels), BM BN BK TM TN (the
- * fallback SGEMM's tiles). */
+ * mma (their sm_80 mma.sync core instead of sm_90a wgmma), fold (a sum or
+ * mean of a linear's outputs over its features becomes a GEMV with the
+ * weight's column sums, builtin_graph_lsum.c), block (threads of
+ * elementwise kernels), BM BN BK TM TN (the fallback SGEMM's tiles). */
 #include "collector/builtin_graph.h"
 
 #include <math.h>
@@ -232,12 +234,20 @@ static void form_groups(struct gr_plan *p)
 {
 	for (int k = 0; k < p->nn; k++) {
 		struct gr_group *g;
+		int r;
 		if (p->n[k].view)
 			continue;
 		g = &p->g[p->ng++];
 		memset(g, 0, sizeof(*g));
 		g->head = k;
 		g->out = p->n[k].out;
+		if (p->fold && (r = gr_lsum_match(p, k)) > k) {
+			/* the linear, its affine steps and the reduce: one group */
+			while (k < r)
+				g->chain[g->n_chain++] = ++k;
+			g->fold = g->n_chain;
+			g->out = p->n[k].out;
+		}
 		while (p->fuse) {
 			int j = k + 1;
 			while (j < p->nn && p->n[j].view)
@@ -398,6 +408,7 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 	p->fuse = bt_param(prm, "fuse", 1) != 0;
 	p->tc = bt_param(prm, "tc", 0) != 0;
 	p->mma = bt_param(prm, "mma", 0) != 0;
+	p->fold = bt_param(prm, "fold", 1) != 0;
 	p->block = bt_param(prm, "block", 256);
 	p->BM = bt_param(prm, "BM", 64);
 	p->BN = bt_param(prm, "BN", 64);
@@ -433,7 +444,7 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 
 const struct tmpl_def tmpl_graph_defs[] = {
 	{ "graph", graph_supports, graph_render,
-	  "{\"fuse\": 1, \"tc\": 0, \"mma\": 0, \"block\": 256, \"BM\": 64, \"BN\": 64, \"BK\": 16, "
+	  "{\"fuse\": 1, \"tc\": 0, \"mma\": 0, \"fold\": 1, \"block\": 256, \"BM\": 64, \"BN\": 64, \"BK\": 16, "
 	  "\"TM\": 4, \"TN\": 4}" },
 	{ NULL, NULL, NULL, NULL },
 };

@@ -48,6 +48,8 @@ struct gr_group {
 	int n_chain;
 	int out;			/* the tensor it writes */
 	int alias;			/* an operand whose buffer it writes (in place), -1 */
+	int fold;	/* > 0: a linear whose chain[0..fold-1] (affine steps, then a
+			 * sum/mean over its features) folds into a GEMV (lsum) */
 };
 
 /* The extra operands of an epilogue: kernel parameters epK and their
@@ -73,7 +75,7 @@ struct gr_plan {
 	int alias;		/* the group being emitted writes over this tensor */
 	const char *qual;	/* the next kernel's qualifiers (__launch_bounds__) */
 	/* parameters */
-	int fuse, tc, mma, block, BM, BN, BK, TM, TN;
+	int fuse, tc, mma, fold, block, BM, BN, BK, TM, TN;
 	struct buf src, launch;
 };
 
@@ -117,6 +119,17 @@ int gr_epi_chain(struct gr_plan *p, struct gr_epi *e, int g, struct buf *err);
 
 /* builtin_graph_ops.c: the head kernel of group g with epilogue e. */
 int gr_emit_head(struct gr_plan *p, int g, struct gr_epi *e, struct buf *err);
+/* The block_sum / block_max / block_min device helpers (GR_H_* bits), once. */
+void gr_helpers(struct gr_plan *p, unsigned h);
+
+/* builtin_graph_lsum.c: sum_j (x . W_j + b_j) = x . (sum_j W_j) + sum_j b_j.
+ * The node after which linear node k's result, through affine steps with
+ * constants or per-feature tensors, is summed (or averaged) over its
+ * features and nothing else reads it: the reduce node, else -1. */
+int gr_lsum_match(const struct gr_plan *p, int k);
+/* Group g's two kernels: column sums of the weight in double, then a
+ * dot product per row with e (the reduce's chain) in its store. */
+int gr_lsum_head(struct gr_plan *p, int g, struct gr_epi *e, struct buf *err);
 /* Appends a kernel and its launch. */
 int gr_kernel(struct gr_plan *p, const char *name, const char *params, const char *body,
 	      const char *grid, long long block, const char *args, struct buf *err);

@@ -285,7 +285,9 @@ int gr_epi_chain(struct gr_plan *p, struct gr_epi *e, int gi, struct buf *err)
 	int run = p->t[h->out].root;
 	char ix[96];
 
-	if (gr_is_ew(p, g->head)) {
+	if (g->fold) {	/* the reduce's chain only: its result is v */
+		run = p->t[p->n[g->chain[g->fold - 1]].out].root;
+	} else if (gr_is_ew(p, g->head)) {
 		if (gr_epi_step(p, e, g->head, -1, err))
 			return -1;
 	} else if (h->n_in > 2 && (!strcmp(h->op, "linear") || !strcmp(h->op, "conv"))) {
@@ -306,7 +308,7 @@ int gr_epi_chain(struct gr_plan *p, struct gr_epi *e, int gi, struct buf *err)
 		if (gr_epi_add_load(p, e, h->in[2], ix, "+", err))
 			return -1;
 	}
-	for (int c = 0; c < g->n_chain; c++) {
+	for (int c = g->fold; c < g->n_chain; c++) {
 		if (gr_epi_step(p, e, g->chain[c], run, err))
 			return -1;
 		run = p->t[p->n[g->chain[c]].out].root;

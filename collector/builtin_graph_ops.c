@@ -59,7 +59,7 @@ static long long pow2(long long n)
 	return b;
 }
 
-static void helpers(struct gr_plan *p, unsigned h)
+void gr_helpers(struct gr_plan *p, unsigned h)
 {
 	static const char *const fn[] = { "sum", "max", "min" };
 
@@ -549,21 +549,21 @@ static int reduce_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *
 	buf_addf(&body, "    /* %s over %lld values, one block per output */\n"
 		    "    __shared__ double sh[%lld];\n%s", fn, R, bs, head.s);
 	if (!strcmp(fn, "sum") || !strcmp(fn, "mean")) {
-		helpers(p, GR_H_SUM);
+		gr_helpers(p, GR_H_SUM);
 		buf_addf(&body, "    double s = 0.0;\n%s        s += a;\n    }\n    s = block_sum(s, sh);\n"
 			    "    if (threadIdx.x == 0)\n", loop.s);
 		snprintf(val, sizeof(val), fn[0] == 's' ? "(float)s" : "(float)(s / %lld.0)", R);
 		store(&body, "    ", "o", val, e);
 	} else if (!strcmp(fn, "max") || !strcmp(fn, "min")) {
 		int mx = fn[1] == 'a';
-		helpers(p, mx ? GR_H_MAX : GR_H_MIN);
+		gr_helpers(p, mx ? GR_H_MAX : GR_H_MIN);
 		buf_addf(&body, "    double m = (double)__int_as_float(%s);\n%s"
 			    "        if (a %s m || a != a) m = a;\n    }\n    m = block_%s(m, sh);\n"
 			    "    if (threadIdx.x == 0)\n", mx ? "(int)0xff800000" : "0x7f800000", loop.s,
 			 mx ? ">" : "<", fn);
 		store(&body, "    ", "o", "(float)m", e);
 	} else if (!strcmp(fn, "logsumexp")) {
-		helpers(p, GR_H_SUM | GR_H_MAX);
+		gr_helpers(p, GR_H_SUM | GR_H_MAX);
 		buf_addf(&body, "    const double inf = (double)__int_as_float(0x7f800000);\n"
 			    "    double m = -inf;\n%s        if (a > m || a != a) m = a;\n    }\n"
 			    "    m = block_max(m, sh);\n"
@@ -601,7 +601,7 @@ static int softmax_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf 
 	for (int j = (int)dim + 1; j < x->rank; j++)
 		inner *= x->shape[j];
 	bs = pow2(D);
-	helpers(p, GR_H_SUM | GR_H_MAX);
+	gr_helpers(p, GR_H_SUM | GR_H_MAX);
 	buf_addf(&body, "    /* %ssoftmax over %lld values (stride %lld), one block per row */\n"
 		    "    __shared__ double sh[%lld];\n"
 		    "    const long long row = blockIdx.x;\n"
@@ -644,7 +644,7 @@ static int adaptive_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf
 		big *= mb;
 	}
 	bs = pow2(big);
-	helpers(p, GR_H_SUM);
+	gr_helpers(p, GR_H_SUM);
 	buf_addf(&body, "    /* adaptive average pool, bins floor(i * S / O) .. ceil((i + 1) * S / O),"
 		    " one block per output */\n    __shared__ double sh[%lld];\n"
 		    "    const long long o = blockIdx.x;\n    long long u = o;\n", bs);
@@ -736,7 +736,7 @@ static int norm_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 		goto out;
 	}
 	snprintf(sb, sizeof(sb), "buf%d", b);
-	helpers(p, GR_H_SUM);
+	gr_helpers(p, GR_H_SUM);
 	buf_addf(&body, "    /* %s norm statistics of %lld values each, one block per statistic */\n"
 		    "    __shared__ double sh[%lld];\n%s    double s = 0.0;\n%s        s += a;\n    }\n"
 		    "    const double mean = block_sum(s, sh) / %lld.0;\n"
@@ -806,6 +806,8 @@ int gr_emit_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
 
 	if (gr_is_ew(p, p->g[gi].head))
 		return ew_head(p, gi, e, err);
+	if (p->g[gi].fold)
+		return gr_lsum_head(p, gi, e, err);
 	if (!strcmp(op, "linear"))
 		return linear_head(p, gi, e, err);
 	if (!strcmp(op, "conv"))
