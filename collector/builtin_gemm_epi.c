@@ -202,6 +202,7 @@ static int configure(struct gemm_cfg *c, const struct gemm_shape *sh, const json
 void gemm_emit_common(struct buf *s)
 {
 	buf_adds(s, "#ifndef KF_GEMM_EPI_COMMON\n#define KF_GEMM_EPI_COMMON\n"
+		    "#ifdef __CUDACC__ // (on the host: tests/tools/emulate_shim_mma.h)\n"
 		    "__device__ __forceinline__ unsigned kfg_smem(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }\n"
 		    "// cp.async with src-size: 0 bytes read give zeros (the edges)\n"
 		    "__device__ __forceinline__ void kfg_cp16(unsigned d, const float* s, bool in)\n"
@@ -222,6 +223,7 @@ void gemm_emit_common(struct buf *s)
 		    "{\n    unsigned d;\n"
 		    "    asm(\"cvt.rn.bf16x2.f32 %0, %1, %2;\\n\" : \"=r\"(d) : \"f\"(hi), \"f\"(lo));\n"
 		    "    return d;\n}\n"
+		    "#endif\n"
 		    "#endif\n");
 }
 

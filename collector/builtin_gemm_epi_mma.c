@@ -19,6 +19,7 @@ void gemm_emit_mma_helpers(struct buf *s)
 		    "    big = h;\n"
 		    "    small = __float_as_uint(x - __uint_as_float(h));\n"
 		    "}\n"
+		    "#ifdef __CUDACC__ // (on the host: tests/tools/emulate_shim_mma.h)\n"
 		    "__device__ __forceinline__ void kfg_mma_bf16(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1)\n"
 		    "{\n"
 		    "    asm(\"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\\n\"\n"
@@ -31,6 +32,7 @@ void gemm_emit_mma_helpers(struct buf *s)
 		    "        : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3])\n"
 		    "        : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b0), \"r\"(b1));\n"
 		    "}\n"
+		    "#endif\n"
 		    "#endif\n");
 }
 
