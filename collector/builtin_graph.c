@@ -5,7 +5,9 @@
  * gives the materialized tensors scratch buffers by liveness.
  * Parameters: fuse, tc (try the tensor-core emitters of builtin_epi.h
  * first; off by default: those kernels cannot be emulated on the host),
- * mma (their sm_80 mma.sync core instead of sm_90a wgmma), block (threads of elementwise kernels), BM BN BK TM TN (the
+ * mma (their sm_80 mma.sync core instead of sm_90a wgmma; convs take
+ * conv_epi's mma.sync core either way, or its older wmma one with
+ * "conv_wmma": 1), block (threads of elementwise kernels), BM BN BK TM TN (the
  * fallback SGEMM's tiles). */
 #include "collector/builtin_graph.h"
 
@@ -398,6 +400,7 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 	p->fuse = bt_param(prm, "fuse", 1) != 0;
 	p->tc = bt_param(prm, "tc", 0) != 0;
 	p->mma = bt_param(prm, "mma", 0) != 0;
+	p->conv_wmma = bt_param(prm, "conv_wmma", 0) != 0;
 	p->block = bt_param(prm, "block", 256);
 	p->BM = bt_param(prm, "BM", 64);
 	p->BN = bt_param(prm, "BN", 64);
@@ -434,6 +437,6 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 const struct tmpl_def tmpl_graph_defs[] = {
 	{ "graph", graph_supports, graph_render,
 	  "{\"fuse\": 1, \"tc\": 0, \"mma\": 0, \"block\": 256, \"BM\": 64, \"BN\": 64, \"BK\": 16, "
-	  "\"TM\": 4, \"TN\": 4}" },
+	  "\"TM\": 4, \"TN\": 4, \"conv_wmma\": 0}" },
 	{ NULL, NULL, NULL, NULL },
 };
