@@ -1,7 +1,10 @@
 /* conv_epi_emit: forward and transposed convolution (1D/2D/3D, stride,
- * padding, dilation, groups) as an implicit GEMM on tensor cores in 3xTF32
- * (wmma m16n16k8; each K tile's products in a fresh fragment, FADDed into
- * the accumulator: fp32-accurate), with the caller's epilogue at the store.
+ * padding, dilation, groups) as an implicit GEMM on tensor cores, with the
+ * caller's epilogue at the store. tparams "core": "mma" (default, also
+ * "wgmma" and "auto", as the graph passes its GEMM core) goes to
+ * builtin_conv_epi_mma.c; "wmma", this file's kernel: 3xTF32 (wmma
+ * m16n16k8; each K tile's products in a fresh fragment, FADDed into the
+ * accumulator: fp32-accurate). The geometry below is both cores'.
  *   M = batch x output positions (of one phase, below), N = C_out / groups
  *   (grid.y walks groups x channel tiles), K = taps x C_in / groups, ordered
  *   tap-major: a K tile holds TPT taps of CB channels, so a thread's gather
@@ -29,34 +32,6 @@ static int pow2_in(int v, int lo, int hi)
 	return v >= lo && v <= hi && (v & (v - 1)) == 0;
 }
 
-static int taps(const struct cepi_geo *g)
-{
-	return g->k[0] * g->k[1] * g->k[2];
-}
-
-static long long opg_of(const struct cepi_geo *g)
-{
-	return g->val[CE_CO] / g->groups;
-}
-
-static long long cpg_of(const struct cepi_geo *g)
-{
-	return g->val[CE_CI] / g->groups;
-}
-
-/* Output positions of one phase along axis a (all of them when forward). */
-static long long q_of(const struct cepi_geo *g, int a)
-{
-	long long o = g->val[CE_OD + a];
-
-	return g->transposed ? (o + g->st[a] - 1) / g->st[a] : o;
-}
-
-static int phases(const struct cepi_geo *g)
-{
-	return g->transposed ? g->st[0] * g->st[1] * g->st[2] : 1;
-}
-
 int cepi_supported(const struct cepi_geo *g, struct buf *why)
 {
 	long long m = g->val[CE_N];
@@ -65,7 +40,7 @@ int cepi_supported(const struct cepi_geo *g, struct buf *why)
 		if (g->k[a] < 1 || g->st[a] < 1 || g->dil[a] < 1 || g->pad[a] < 0 || g->k[a] > 64 ||
 		    g->st[a] > 64 || g->dil[a] > 64 || g->pad[a] > 4096)
 			return buf_adds(why, "kernel/stride/dilation/padding out of range"), 1;
-		m *= q_of(g, a);
+		m *= cepi_q(g, a);
 	}
 	for (int i = 0; i < CE_NSZ; i++)
 		if (g->val[i] < 1 || g->val[i] > (1LL << 31) - 1)
@@ -73,11 +48,11 @@ int cepi_supported(const struct cepi_geo *g, struct buf *why)
 	if (g->groups < 1 || g->val[CE_CI] % g->groups || g->val[CE_CO] % g->groups)
 		return buf_adds(why, "groups do not divide the channels"), 1;
 	/* a 16-wide wmma channel tile over fewer than 8 channels is mostly waste */
-	if (opg_of(g) < 8)
+	if (cepi_opg(g) < 8)
 		return buf_adds(why, "fewer than 8 output channels per group"), 1;
-	if (taps(g) > 512)
+	if (cepi_taps(g) > 512)
 		return buf_adds(why, "over 512 kernel taps"), 1;
-	if (phases(g) > 4096)
+	if (cepi_phases(g) > 4096)
 		return buf_adds(why, "over 4096 stride phases"), 1;
 	/* int offsets inside an image, 64-bit across the batch */
 	if (g->val[CE_ID] * g->val[CE_IH] * g->val[CE_IW] > (1LL << 30) ||
@@ -90,7 +65,7 @@ int cepi_supported(const struct cepi_geo *g, struct buf *why)
  * block CB the (render-time) C_in / groups. */
 static void tile_defaults(const struct cepi_geo *g, struct cepi_tile *t)
 {
-	long long opg = opg_of(g), cpg = cpg_of(g);
+	long long opg = cepi_opg(g), cpg = cepi_cpg(g);
 
 	t->bm = 128, t->bn = 64, t->bk = 32, t->wm = 4, t->wn = 2;
 	if (opg >= 128)
@@ -209,12 +184,12 @@ static void emit_repack(struct buf *s, const char *name, const struct cepi_geo *
 		    "    const long long gi = i / (cpg * opg * T);\n"
 		    "    wp[i] = TR ? w[((gi * cpg + c) * opg + oc) * T + t] : w[((gi * opg + oc) * cpg + c) * T + t];\n"
 		    "}\n\n",
-		 name, taps(g), g->groups, g->transposed);
+		 name, cepi_taps(g), g->groups, g->transposed);
 }
 
 static void emit_consts(struct buf *s, const struct cepi_geo *g, const struct cepi_tile *t)
 {
-	int tpt = t->bk / t->cb, tt = (taps(g) + tpt - 1) / tpt * tpt;
+	int tpt = t->bk / t->cb, tt = (cepi_taps(g) + tpt - 1) / tpt * tpt;
 
 	buf_addf(s, "    constexpr int BM = %d, BN = %d, BK = %d, WM = %d, WN = %d, NT = %d;\n"
 		    "    constexpr int FM = BM / WM / 16, FN = BN / WN / 16, PXT = %d, KST = %d, KQ = BK / KST;\n"
@@ -226,6 +201,36 @@ static void emit_consts(struct buf *s, const struct cepi_geo *g, const struct ce
 		 t->bm, t->bn, t->bk, t->wm, t->wn, t->nt, t->pxt, t->kst, t->cb, tt,
 		 g->k[0], g->k[1], g->k[2], g->st[0], g->st[1], g->st[2], g->pad[0], g->pad[1],
 		 g->pad[2], g->dil[0], g->dil[1], g->dil[2], g->groups, g->transposed);
+}
+
+/* The phase's tap table (both cores): valid taps first, each with its
+ * weight index and input offset per axis; past them an offset that fails
+ * every bounds test. Needs tid, NT, TT, CB, TPT, the geometry constants,
+ * fd/fh/fw, cpg and tab_*; defines ntv, cch and ntiles (K tiles). */
+void cepi_emit_taps(struct buf *s)
+{
+	buf_adds(s, "    // valid taps per axis: all (forward), or those whose input index is whole\n"
+		    "    int nvd = 0, nvh = 0, nvw = 0;\n"
+		    "    for (int k = 0; k < KD; k++) nvd += !TR || (fd + PD - k * DD) % SD == 0;\n"
+		    "    for (int k = 0; k < KH; k++) nvh += !TR || (fh + PH - k * DH) % SH == 0;\n"
+		    "    for (int k = 0; k < KW; k++) nvw += !TR || (fw + PW - k * DW) % SW == 0;\n"
+		    "    const int ntv = nvd * nvh * nvw;\n"
+		    "    for (int i = tid; i < TT; i += NT) {\n"
+		    "        int t = -1, dd = -0x3fffffff, dh = 0, dw = 0;\n"
+		    "        if (i < ntv) {\n"
+		    "            int jd = i / (nvh * nvw), jh = i / nvw % nvh, jw = i % nvw, kd = 0, kh = 0, kw = 0;\n"
+		    "            for (int k = 0; k < KD; k++) if (!TR || (fd + PD - k * DD) % SD == 0) { if (jd-- == 0) kd = k; }\n"
+		    "            for (int k = 0; k < KH; k++) if (!TR || (fh + PH - k * DH) % SH == 0) { if (jh-- == 0) kh = k; }\n"
+		    "            for (int k = 0; k < KW; k++) if (!TR || (fw + PW - k * DW) % SW == 0) { if (jw-- == 0) kw = k; }\n"
+		    "            t = (kd * KH + kh) * KW + kw;\n"
+		    "            dd = TR ? (fd + PD - kd * DD) / SD : kd * DD - PD;\n"
+		    "            dh = TR ? (fh + PH - kh * DH) / SH : kh * DH - PH;\n"
+		    "            dw = TR ? (fw + PW - kw * DW) / SW : kw * DW - PW;\n"
+		    "        }\n"
+		    "        tab_t[i] = t; tab_d[i] = dd; tab_h[i] = dh; tab_w[i] = dw;\n"
+		    "        tab_o[i] = i < ntv ? (int)(((long long)dd * IH + dh) * IW + dw) : 0;\n"
+		    "    }\n"
+		    "    const int cch = (cpg + CB - 1) / CB, ntiles = (ntv + TPT - 1) / TPT * cch;\n");
 }
 
 /* Block setup: phase, group, channel tile; the tap table (the phase's
@@ -248,30 +253,9 @@ static void emit_setup(struct buf *s)
 		    "    const long long P = OD * OH * OW, IS = ID * IH * IW, M = NB * QD * QH * QW;\n"
 		    "    const int cpg = (int)(CI / G), opg = (int)(CO / G), nbt = (opg + BN - 1) / BN;\n"
 		    "    const int g = blockIdx.y / nbt, co0 = blockIdx.y % nbt * BN;\n"
-		    "    const long long m0 = (long long)blockIdx.x * BM;\n"
-		    "    // valid taps per axis: all (forward), or those whose input index is whole\n"
-		    "    int nvd = 0, nvh = 0, nvw = 0;\n"
-		    "    for (int k = 0; k < KD; k++) nvd += !TR || (fd + PD - k * DD) % SD == 0;\n"
-		    "    for (int k = 0; k < KH; k++) nvh += !TR || (fh + PH - k * DH) % SH == 0;\n"
-		    "    for (int k = 0; k < KW; k++) nvw += !TR || (fw + PW - k * DW) % SW == 0;\n"
-		    "    const int ntv = nvd * nvh * nvw;\n"
-		    "    for (int i = tid; i < TT; i += NT) {\n"
-		    "        int t = -1, dd = -0x3fffffff, dh = 0, dw = 0;\n"
-		    "        if (i < ntv) {\n"
-		    "            int jd = i / (nvh * nvw), jh = i / nvw % nvh, jw = i % nvw, kd = 0, kh = 0, kw = 0;\n"
-		    "            for (int k = 0; k < KD; k++) if (!TR || (fd + PD - k * DD) % SD == 0) { if (jd-- == 0) kd = k; }\n"
-		    "            for (int k = 0; k < KH; k++) if (!TR || (fh + PH - k * DH) % SH == 0) { if (jh-- == 0) kh = k; }\n"
-		    "            for (int k = 0; k < KW; k++) if (!TR || (fw + PW - k * DW) % SW == 0) { if (jw-- == 0) kw = k; }\n"
-		    "            t = (kd * KH + kh) * KW + kw;\n"
-		    "            dd = TR ? (fd + PD - kd * DD) / SD : kd * DD - PD;\n"
-		    "            dh = TR ? (fh + PH - kh * DH) / SH : kh * DH - PH;\n"
-		    "            dw = TR ? (fw + PW - kw * DW) / SW : kw * DW - PW;\n"
-		    "        }\n"
-		    "        tab_t[i] = t; tab_d[i] = dd; tab_h[i] = dh; tab_w[i] = dw;\n"
-		    "        tab_o[i] = i < ntv ? (int)(((long long)dd * IH + dh) * IW + dw) : 0;\n"
-		    "    }\n"
-		    "    const int cch = (cpg + CB - 1) / CB, ntiles = (ntv + TPT - 1) / TPT * cch;\n"
-		    "    // this thread's pixels: input base per axis (forward o * S, transposed j)\n"
+		    "    const long long m0 = (long long)blockIdx.x * BM;\n");
+	cepi_emit_taps(s);
+	buf_adds(s, "    // this thread's pixels: input base per axis (forward o * S, transposed j)\n"
 		    "    const int am = tid % BM, ak = tid / BM;\n"
 		    "    bool aok[PXT];\n"
 		    "    int bd[PXT], bh[PXT], bw[PXT];\n"
@@ -456,13 +440,13 @@ static void q_expr(struct buf *o, const struct cepi_geo *g, int a)
 		buf_addf(o, "(%s)", g->sz[CE_OD + a]);
 }
 
-static void emit_launch(struct buf *l, const char *name, const struct cepi_geo *g,
-			const struct cepi_tile *t, const char *x, const char *w, const char *y,
-			const struct epi *e)
+void cepi_emit_launch(struct buf *l, const char *name, const struct cepi_geo *g, int bm, int bn,
+		      int nt, int smem, const char *x, const char *w, const char *y,
+		      const struct epi *e)
 {
 	struct buf wn = BUF_INIT;
 
-	buf_addf(&wn, "(%s) * ((%s) / %d) * %d", g->sz[CE_CI], g->sz[CE_CO], g->groups, taps(g));
+	buf_addf(&wn, "(%s) * ((%s) / %d) * %d", g->sz[CE_CI], g->sz[CE_CO], g->groups, cepi_taps(g));
 	buf_addf(l, "scratch float %s_wp[%s];\n"
 		    "%s_wrepack<<<ceil_div(%s, 256), 256>>>(%s, %s_wp, %s, %s);\n",
 		 name, wn.s, name, wn.s, w, name, g->sz[CE_CI], g->sz[CE_CO]);
@@ -471,8 +455,8 @@ static void emit_launch(struct buf *l, const char *name, const struct cepi_geo *
 		q_expr(l, g, a);
 		buf_adds(l, a < 2 ? " * " : "");
 	}
-	buf_addf(l, ", %d), %d * ceil_div((%s) / %d, %d), %d), %d, %d>>>(%s, %s_wp, %s", t->bm,
-		 g->groups, g->sz[CE_CO], g->groups, t->bn, phases(g), t->nt, t->smem, x, name, y);
+	buf_addf(l, ", %d), %d * ceil_div((%s) / %d, %d), %d), %d, %d>>>(%s, %s_wp, %s", bm,
+		 g->groups, g->sz[CE_CO], g->groups, bn, cepi_phases(g), nt, smem, x, name, y);
 	buf_addf(l, ", %s, %s, %s, %s, %s, %s, %s, %s, %s%s);\n", g->sz[CE_N], g->sz[CE_CI],
 		 g->sz[CE_CO], g->sz[CE_ID], g->sz[CE_IH], g->sz[CE_IW], g->sz[CE_OD], g->sz[CE_OH],
 		 g->sz[CE_OW], e && e->args ? e->args : "");
@@ -497,6 +481,7 @@ int cepi_emit(struct buf *src, struct buf *launch, const char *name, const struc
 	struct cepi_tile t = { 0 };
 	struct buf why = BUF_INIT;
 	long long mt = g->val[CE_N];
+	const json_t *core = json_object_get(tparams, "core");
 	int rc = cepi_supported(g, &why);
 
 	buf_release(&why);
@@ -504,18 +489,26 @@ int cepi_emit(struct buf *src, struct buf *launch, const char *name, const struc
 		return 1;
 	if (!name_ok(name) || !x || !w || !y)
 		return kf_err(err, "conv_epi: a kernel name and the tensors' names are needed");
+	/* the graph passes its GEMM core ("wgmma" or "mma"): both mean mma.sync here */
+	if (core && (!json_is_string(core) ||
+		     (strcmp(json_string_value(core), "wmma") && strcmp(json_string_value(core), "mma") &&
+		      strcmp(json_string_value(core), "wgmma") && strcmp(json_string_value(core), "auto"))))
+		return kf_err(err, "conv_tce: core must be \"mma\" (default; \"wgmma\" and \"auto\" "
+				   "mean it too) or \"wmma\"");
+	if (!core || strcmp(json_string_value(core), "wmma"))
+		return cepi_emit_mma(src, launch, name, g, x, w, y, e, tparams, err);
 	if (tile_read(g, tparams, &t, err))
 		return -1;
 	for (int a = 0; a < 3; a++)
-		mt *= q_of(g, a);
+		mt *= cepi_q(g, a);
 	/* grid.x < 2^31, grid.y < 65536 */
 	if ((mt + t.bm - 1) / t.bm > (1LL << 31) - 1 ||
-	    g->groups * ((opg_of(g) + t.bn - 1) / t.bn) > 65535)
+	    g->groups * ((cepi_opg(g) + t.bn - 1) / t.bn) > 65535)
 		return 1;
 	emit_helpers(src);
 	emit_repack(src, name, g);
 	emit_kernel(src, name, g, &t, e);
-	emit_launch(launch, name, g, &t, x, w, y, e);
+	cepi_emit_launch(launch, name, g, t.bm, t.bn, t.nt, t.smem, x, w, y, e);
 	return 0;
 }
 

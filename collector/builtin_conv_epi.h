@@ -20,6 +20,34 @@ struct cepi_geo {
 	long long val[CE_NSZ];
 };
 
+static inline int cepi_taps(const struct cepi_geo *g)
+{
+	return g->k[0] * g->k[1] * g->k[2];
+}
+
+static inline long long cepi_opg(const struct cepi_geo *g)
+{
+	return g->val[CE_CO] / g->groups;
+}
+
+static inline long long cepi_cpg(const struct cepi_geo *g)
+{
+	return g->val[CE_CI] / g->groups;
+}
+
+/* Output positions of one phase along axis a (all of them when forward). */
+static inline long long cepi_q(const struct cepi_geo *g, int a)
+{
+	long long o = g->val[CE_OD + a];
+
+	return g->transposed ? (o + g->st[a] - 1) / g->st[a] : o;
+}
+
+static inline int cepi_phases(const struct cepi_geo *g)
+{
+	return g->transposed ? g->st[0] * g->st[1] * g->st[2] : 1;
+}
+
 /* Tile parameters from tparams (BM, BN, BK, WM, WN, CB; missing ones get
  * defaults for the shape), checked. 0, 1 (the shape is not supported) or
  * -1 (bad parameters, err filled). */
@@ -29,5 +57,18 @@ int cepi_supported(const struct cepi_geo *g, struct buf *why);
 int cepi_emit(struct buf *src, struct buf *launch, const char *name, const struct cepi_geo *g,
 	      const char *x, const char *w, const char *y, const struct epi *e,
 	      const json_t *tparams, struct buf *err);
+
+/* Shared by the two cores (builtin_conv_epi.c: wmma; builtin_conv_epi_mma.c:
+ * mma.sync, the default): the tap table text and the launch lines (the
+ * repacked weights' scratch, NAME_wrepack, NAME). */
+void cepi_emit_taps(struct buf *s);
+void cepi_emit_launch(struct buf *l, const char *name, const struct cepi_geo *g, int bm, int bn,
+		      int nt, int smem, const char *x, const char *w, const char *y,
+		      const struct epi *e);
+/* The mma.sync core (tparams "core" "mma", the default): same returns as
+ * cepi_emit; the shape is checked already. */
+int cepi_emit_mma(struct buf *src, struct buf *launch, const char *name, const struct cepi_geo *g,
+		  const char *x, const char *w, const char *y, const struct epi *e,
+		  const json_t *tparams, struct buf *err);
 
 #endif

@@ -1,5 +1,7 @@
 /* conv_tce: the level-1 template over conv_epi's tensor-core implicit GEMM
- * (builtin_conv_epi.c) for forward and transposed convolutions; the bias
+ * (builtin_conv_epi*.c: "core" "mma", the default, or "wmma"; "split" and
+ * "STAGES" for the mma core, BK for the wmma one) for forward and
+ * transposed convolutions; the bias
  * (problem 50) is its epilogue. Sizes go to the kernels as size names, so
  * the harness may shrink them. Refused: what conv_epi refuses (depthwise:
  * under 8 output channels a group) and the depthwise-separable pair (86). */
@@ -124,7 +126,7 @@ static int tce_render(const json_t *spec, const json_t *p, struct buf *s, struct
 	}
 	buf_addf(&args, ", %s", bt_name(bt_input(spec, 2)) ? bt_name(bt_input(spec, 2)) : "");
 	e.args = args.s;
-	buf_adds(s, "// template conv_tce (conv_epi: 3xTF32 wmma implicit GEMM)\n");
+	buf_adds(s, "// template conv_tce (conv_epi: tensor-core implicit GEMM, fp32-accurate)\n");
 	rc = cepi_emit(s, &launch, "conv_tce", &t.g, bt_name(bt_input(spec, 0)),
 		       bt_name(bt_input(spec, 1)), bt_name(bt_output(spec, 0)), t.bias ? &e : NULL, p,
 		       err);
@@ -140,6 +142,7 @@ static int tce_render(const json_t *spec, const json_t *p, struct buf *s, struct
 
 const struct tmpl_def tmpl_conv_epi_defs[] = {
 	{ "conv_tce", tce_supports, tce_render,
-	  "{\"BM\": 0, \"BN\": 0, \"BK\": 32, \"WM\": 0, \"WN\": 0, \"CB\": 0}" },
+	  "{\"core\": \"mma\", \"split\": \"tf32bf16\", \"BM\": 0, \"BN\": 0, \"BK\": 32, \"WM\": 0, "
+	  "\"WN\": 0, \"CB\": 0, \"STAGES\": 0}" },
 	{ NULL, NULL, NULL, NULL },
 };

@@ -48,7 +48,8 @@ int gemm_epi_emit(struct buf *src, struct buf *launch, const char *name,
  * [C_in][C_out/groups][k...] transposed. Output y[n][co][o...] =
  * epi(sum ...), no bias added (the epilogue adds it where the node has
  * one). Epilogue indices: long long n, c (output channel), s (flat spatial
- * index of the output position, 0 .. prod(out_sp)-1). */
+ * index of the output position, 0 .. prod(out_sp)-1). tparams: "core"
+ * "mma" (default; "wgmma", "auto" alike) or "wmma", tiles (docs/search.md). */
 struct conv_shape {
 	int dims;			/* 1, 2 or 3 */
 	int transposed, groups;

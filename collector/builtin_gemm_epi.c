@@ -199,9 +199,10 @@ static int configure(struct gemm_cfg *c, const struct gemm_shape *sh, const json
 }
 
 /* Device helpers of both cores, once per candidate (guarded). */
-static void emit_common(struct buf *s)
+void gemm_emit_common(struct buf *s)
 {
 	buf_adds(s, "#ifndef KF_GEMM_EPI_COMMON\n#define KF_GEMM_EPI_COMMON\n"
+		    "#ifdef __CUDACC__ // (on the host: tests/tools/emulate_shim_mma.h)\n"
 		    "__device__ __forceinline__ unsigned kfg_smem(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }\n"
 		    "// cp.async with src-size: 0 bytes read give zeros (the edges)\n"
 		    "__device__ __forceinline__ void kfg_cp16(unsigned d, const float* s, bool in)\n"
@@ -222,6 +223,7 @@ static void emit_common(struct buf *s)
 		    "{\n    unsigned d;\n"
 		    "    asm(\"cvt.rn.bf16x2.f32 %0, %1, %2;\\n\" : \"=r\"(d) : \"f\"(hi), \"f\"(lo));\n"
 		    "    return d;\n}\n"
+		    "#endif\n"
 		    "#endif\n");
 }
 
@@ -302,7 +304,7 @@ int gemm_epi_emit(struct buf *src, struct buf *launch, const char *name,
 	/* With K slices the GEMM writes scratch and the sum kernel owns the epilogue. */
 	cfg.params = cfg.split > 1 ? "" : params;
 	cfg.pnames = cfg.split > 1 ? "" : pn.s;
-	emit_common(&body);
+	gemm_emit_common(&body);
 	buf_addf(&body, "// gemm_epi %s: %s core, %s split, batch %lld, M %lld, N %lld, K %lld, "
 		       "A %s%s, B %s%s, SPLIT %d\n",
 		 name, cfg.wgmma ? "wgmma (sm_90a)" : "mma.sync", cfg.bf ? "tf32+bf16" : "3xTF32",

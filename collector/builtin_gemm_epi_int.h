@@ -26,6 +26,13 @@ struct gemm_cfg {
 void gemm_emit_wgmma(struct buf *s, const struct gemm_cfg *c);
 void gemm_emit_mma(struct buf *s, const struct gemm_cfg *c);
 
+/* Pieces the conv core (builtin_conv_epi_mma.c) shares: the guarded device
+ * helpers of both cores (kfg_cp16, kfg_cp4, kfg_lds128, kfg_bf2 ...), those
+ * of the mma core (kfg_split, kfg_mma_*), and one K tile's MMAs. */
+void gemm_emit_common(struct buf *s);
+void gemm_emit_mma_helpers(struct buf *s);
+void gemm_emit_mma_ktile(struct buf *s, int bf, const char *a_swz);
+
 /* Both cores: the batch and K-slice prologue (bz, sz, kbeg, kend, ktiles,
  * operand pointers A, B and output Cout). */
 void gemm_emit_prologue(struct buf *s, const struct gemm_cfg *c);

@@ -9,7 +9,7 @@
  * fresh partial accumulator added to the sum with FADD. */
 #include "collector/builtin_gemm_epi_int.h"
 
-static void emit_mma_helpers(struct buf *s)
+void gemm_emit_mma_helpers(struct buf *s)
 {
 	buf_adds(s, "#ifndef KF_GEMM_EPI_MMA\n#define KF_GEMM_EPI_MMA\n"
 		    "// big = tf32(x) (rounded), small = x - big (exact)\n"
@@ -19,6 +19,7 @@ static void emit_mma_helpers(struct buf *s)
 		    "    big = h;\n"
 		    "    small = __float_as_uint(x - __uint_as_float(h));\n"
 		    "}\n"
+		    "#ifdef __CUDACC__ // (on the host: tests/tools/emulate_shim_mma.h)\n"
 		    "__device__ __forceinline__ void kfg_mma_bf16(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1)\n"
 		    "{\n"
 		    "    asm(\"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\\n\"\n"
@@ -31,6 +32,7 @@ static void emit_mma_helpers(struct buf *s)
 		    "        : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3])\n"
 		    "        : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b0), \"r\"(b1));\n"
 		    "}\n"
+		    "#endif\n"
 		    "#endif\n");
 }
 
@@ -187,9 +189,51 @@ static void emit_store(struct buf *s, const struct gemm_cfg *c)
 		    "        }\n");
 }
 
+/* One K tile's MMAs into a fresh partial sum, FADDed into acc[MT][NQ * 4][4].
+ * Expects BK = 32, MT, NQ, BN, g, t, sa, sb (the stage's shared byte
+ * addresses), a_off[MT] (row wm0 + 16i + g), b_off[NQ]; a_swz: the XOR of
+ * the A rows' 16-byte chunks for row g (rows wm0 + 16i + g + 8 alike).
+ * Shared with the conv core (builtin_conv_epi_mma.c). */
+void gemm_emit_mma_ktile(struct buf *s, int bf, const char *a_swz)
+{
+	buf_addf(s, "        float part[MT][NQ * 4][4];\n"
+		    "#pragma unroll\n"
+		    "        for (int i = 0; i < MT; i++)\n"
+		    "#pragma unroll\n"
+		    "            for (int j = 0; j < NQ * 4; j++)\n"
+		    "#pragma unroll\n"
+		    "                for (int e = 0; e < 4; e++) part[i][j][e] = 0.0f;\n"
+		    "#pragma unroll\n"
+		    "        for (int h = 0; h < BK / 16; h++) {\n"
+		    "            float4 ra[MT][2], rb[4][NQ];\n"
+		    "#pragma unroll\n"
+		    "            for (int i = 0; i < MT; i++) {\n"
+		    "                const unsigned col = ((4 * h + t) ^ (%s)) << 4;\n"
+		    "                ra[i][0] = kfg_lds128(sa + a_off[i] + col);\n"
+		    "                ra[i][1] = kfg_lds128(sa + a_off[i] + 8 * BK * 4 + col);\n"
+		    "            }\n"
+		    "#pragma unroll\n"
+		    "            for (int q = 0; q < 4; q++)\n"
+		    "#pragma unroll\n"
+		    "                for (int qq = 0; qq < NQ; qq++) rb[q][qq] = kfg_lds128(sb + b_off[qq] + (16 * h + q) * BN * 4);\n"
+		    "#pragma unroll\n"
+		    "            for (int s = 0; s < 2; s++) {\n",
+		 a_swz);
+	emit_products(s, bf);
+	buf_adds(s, "            }\n"
+		    "        }\n"
+		    "        // the tile's sum added with FADD: tensor-core accumulation truncates\n"
+		    "#pragma unroll\n"
+		    "        for (int i = 0; i < MT; i++)\n"
+		    "#pragma unroll\n"
+		    "            for (int j = 0; j < NQ * 4; j++)\n"
+		    "#pragma unroll\n"
+		    "                for (int e = 0; e < 4; e++) acc[i][j][e] += part[i][j][e];\n");
+}
+
 void gemm_emit_mma(struct buf *s, const struct gemm_cfg *c)
 {
-	emit_mma_helpers(s);
+	gemm_emit_mma_helpers(s);
 	buf_addf(s, "extern \"C\" __global__ void __launch_bounds__(%d, 1)\n"
 		    "%s(const float* __restrict__ kf_a, const float* __restrict__ kf_b, float* __restrict__ kf_c%s,\n"
 		    "   long long kf_M, long long kf_N, long long kf_K)\n{\n"
@@ -228,40 +272,9 @@ void gemm_emit_mma(struct buf *s, const struct gemm_cfg *c)
 		    "        __syncthreads();\n"
 		    "        if (kt + STAGES - 1 < ktiles) load((kt + STAGES - 1) %% STAGES, kt + STAGES - 1);\n"
 		    "        kfg_commit();\n"
-		    "        const unsigned sa = sbase + (kt %% STAGES) * (SA + SB) * 4, sb = sa + SA * 4;\n"
-		    "        float part[MT][NQ * 4][4];\n"
-		    "#pragma unroll\n"
-		    "        for (int i = 0; i < MT; i++)\n"
-		    "#pragma unroll\n"
-		    "            for (int j = 0; j < NQ * 4; j++)\n"
-		    "#pragma unroll\n"
-		    "                for (int e = 0; e < 4; e++) part[i][j][e] = 0.0f;\n"
-		    "#pragma unroll\n"
-		    "        for (int h = 0; h < BK / 16; h++) {\n"
-		    "            float4 ra[MT][2], rb[4][NQ];\n"
-		    "#pragma unroll\n"
-		    "            for (int i = 0; i < MT; i++) {\n"
-		    "                const unsigned col = ((4 * h + t) ^ ((g & 1) << 2)) << 4;\n"
-		    "                ra[i][0] = kfg_lds128(sa + a_off[i] + col);\n"
-		    "                ra[i][1] = kfg_lds128(sa + a_off[i] + 8 * BK * 4 + col);\n"
-		    "            }\n"
-		    "#pragma unroll\n"
-		    "            for (int q = 0; q < 4; q++)\n"
-		    "#pragma unroll\n"
-		    "                for (int qq = 0; qq < NQ; qq++) rb[q][qq] = kfg_lds128(sb + b_off[qq] + (16 * h + q) * BN * 4);\n"
-		    "#pragma unroll\n"
-		    "            for (int s = 0; s < 2; s++) {\n");
-	emit_products(s, c->bf);
-	buf_adds(s, "            }\n"
-		    "        }\n"
-		    "        // the tile's sum added with FADD: tensor-core accumulation truncates\n"
-		    "#pragma unroll\n"
-		    "        for (int i = 0; i < MT; i++)\n"
-		    "#pragma unroll\n"
-		    "            for (int j = 0; j < NQ * 4; j++)\n"
-		    "#pragma unroll\n"
-		    "                for (int e = 0; e < 4; e++) acc[i][j][e] += part[i][j][e];\n"
-		    "    }\n");
+		    "        const unsigned sa = sbase + (kt %% STAGES) * (SA + SB) * 4, sb = sa + SA * 4;\n");
+	gemm_emit_mma_ktile(s, c->bf, "(g & 1) << 2");
+	buf_adds(s, "    }\n");
 	emit_store(s, c);
 	buf_adds(s, "}\n");
 }

@@ -5,10 +5,12 @@
  * gives the materialized tensors scratch buffers by liveness.
  * Parameters: fuse, tc (try the tensor-core emitters of builtin_epi.h
  * first; off by default: those kernels cannot be emulated on the host),
- * mma (their sm_80 mma.sync core instead of sm_90a wgmma), fold (a sum or
- * mean of a linear's outputs over its features becomes a GEMV with the
- * weight's column sums, builtin_graph_lsum.c), block (threads of
- * elementwise kernels), BM BN BK TM TN (the fallback SGEMM's tiles). */
+ * mma (their sm_80 mma.sync core instead of sm_90a wgmma; convs take
+ * conv_epi's mma.sync core either way, or its older wmma one with
+ * "conv_wmma": 1), fold (a sum or mean of a linear's outputs over its
+ * features becomes a GEMV with the weight's column sums,
+ * builtin_graph_lsum.c), block (threads of elementwise kernels), BM BN BK
+ * TM TN (the fallback SGEMM's tiles). */
 #include "collector/builtin_graph.h"
 
 #include <math.h>
@@ -409,6 +411,7 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 	p->tc = bt_param(prm, "tc", 0) != 0;
 	p->mma = bt_param(prm, "mma", 0) != 0;
 	p->fold = bt_param(prm, "fold", 1) != 0;
+	p->conv_wmma = bt_param(prm, "conv_wmma", 0) != 0;
 	p->block = bt_param(prm, "block", 256);
 	p->BM = bt_param(prm, "BM", 64);
 	p->BN = bt_param(prm, "BN", 64);
@@ -445,6 +448,6 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 const struct tmpl_def tmpl_graph_defs[] = {
 	{ "graph", graph_supports, graph_render,
 	  "{\"fuse\": 1, \"tc\": 0, \"mma\": 0, \"fold\": 1, \"block\": 256, \"BM\": 64, \"BN\": 64, \"BK\": 16, "
-	  "\"TM\": 4, \"TN\": 4}" },
+	  "\"TM\": 4, \"TN\": 4, \"conv_wmma\": 0}" },
 	{ NULL, NULL, NULL, NULL },
 };

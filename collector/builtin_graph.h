@@ -76,6 +76,7 @@ struct gr_plan {
 	const char *qual;	/* the next kernel's qualifiers (__launch_bounds__) */
 	/* parameters */
 	int fuse, tc, mma, fold, block, BM, BN, BK, TM, TN;
+	int conv_wmma;		/* convs on conv_epi's older wmma core */
 	struct buf src, launch;
 };
 

@@ -1,16 +1,19 @@
 #!/bin/sh
-# conv_epi_emit (collector/builtin_conv_epi.c, 3xTF32 wmma implicit GEMM,
-# transposed by phase) and its level-1 template conv_tce: it applies to
-# exactly the level-1 convolutions with 8 or more output channels a group
-# (not depthwise, not the separable pair); every one renders (defaults and
-# the catalogue ideas), passes the launch check at full size and compiles
-# with NVRTC for sm_90 without spills; emulated on the CPU at small sizes
-# (forward: conv_small_root.py, transposed: emulate_convt.py) with the
-# defaults and other tilings, the kernels match the oracle; so do synthetic
-# shapes (conv_epi_synth.py: groups, odd channel counts, strides, dilation,
-# output padding, phases without taps, bias as the epilogue), rendered
-# both by conv_tce and by conv_epi_emit itself (literal sizes,
-# tests/helpers/convepi_emit). Refusals, and kernels broken on purpose.
+# conv_epi_emit (collector/builtin_conv_epi*.c: implicit GEMM, transposed by
+# phase; the mma.sync core by default, the 3xTF32 wmma core with "core":
+# "wmma") and its level-1 template conv_tce: it applies to exactly the
+# level-1 convolutions with 8 or more output channels a group (not
+# depthwise, not the separable pair); every one renders (defaults, both
+# cores, the catalogue ideas), passes the launch check at full size and
+# compiles with NVRTC without spills (the mma core for sm_90a and sm_80,
+# and the level-2 graph's convs for sm_80); emulated on the CPU at small
+# sizes (forward: conv_small_root.py, transposed: emulate_convt.py; mma.sync
+# through tests/tools/emulate_shim_tc.h) with both cores and other tilings,
+# the kernels match the oracle; so do synthetic shapes (conv_epi_synth.py:
+# groups, odd channel counts, strides, dilation, output padding, phases
+# without taps, bias as the epilogue), rendered both by conv_tce and by
+# conv_epi_emit itself (literal sizes, tests/helpers/convepi_emit).
+# Refusals, and kernels broken on purpose.
 . "$KF_ROOT/tests/lib.sh"
 
 TOOLS="$KF_ROOT/tests/tools"
@@ -38,7 +41,9 @@ for n in 82 83 84 85 86 19; do
 	contains "saying it does not apply" "$T_TMP/err" "does not apply"
 done
 for par in '{"BM": 48}' '{"BK": 12}' '{"CB": 64}' '{"WM": 3}' '{"BN": 24}' \
-	'{"BM": 256, "BN": 256, "WM": 1, "WN": 1}'; do
+	'{"BM": 256, "BN": 256, "WM": 1, "WN": 1}' '{"core": "wmma", "BM": 48}' \
+	'{"core": "wmma", "BN": 24}' '{"core": "tc"}' '{"core": 1}' '{"split": "tf32"}' \
+	'{"STAGES": 6}' '{"STAGES": 1}' '{"BM": 256, "BN": 128}' '{"BM": 256, "STAGES": 5, "BN": 256}'; do
 	expect_exit 1 "conv_tce refuses parameters $par" "$E" render "$(spec_of "$KF_ROOT" 63)" conv_tce "$par"
 	contains "with a reason" "$T_TMP/err" "conv_tce: "
 done
@@ -59,17 +64,17 @@ expect_exit 1 "conv_epi_emit: no kernel name" "$CE" "{$S, \"out\": [8, 10], \"na
 check "two conv_epi kernels in one file compile with NVRTC" sh -c \
 	"'$KF_BUILD/tests/kfcompile' --exe '$KFORGE' two.cu | grep -q 'two.cu: ok.*kernel kb '"
 
-ALT1='{"BM": 32, "BN": 16, "BK": 8, "WM": 1, "WN": 1, "CB": 4}'
-ALT2='{"BM": 64, "BN": 32, "BK": 16, "WM": 2, "WN": 2, "CB": 8}'
-ALT3='{"BM": 256, "BN": 32, "BK": 16, "WM": 4, "WN": 1}'
-ALT4='{"BM": 128, "BN": 128, "BK": 32, "WM": 2, "WN": 4}'
+W='"core": "wmma"'
+ALT1="{$W, \"BM\": 32, \"BN\": 16, \"BK\": 8, \"WM\": 1, \"WN\": 1, \"CB\": 4}"
+ALT2='{"BM": 64, "BN": 32, "STAGES": 2, "split": "3xtf32"}'
+ALT3="{$W, \"BM\": 64, \"BN\": 32, \"BK\": 16, \"WM\": 2, \"WN\": 2, \"CB\": 8}"
+ALT4='{"BM": 128, "BN": 64, "CB": 4, "STAGES": 3}'
+ALT5="{$W, \"BM\": 256, \"BN\": 32, \"BK\": 16, \"WM\": 4, \"WN\": 1}"
+ALT6='{"BM": 256, "BN": 32, "WM": 8, "WN": 1, "STAGES": 5}'
+ALT7="{$W, \"BM\": 128, \"BN\": 128, \"BK\": 32, \"WM\": 2, \"WN\": 4}"
+ALT8='{"BM": 64, "BN": 128, "WM": 2, "WN": 4, "CB": 8, "split": "3xtf32"}'
 alt() {
-	case $(($1 % 4)) in
-	0) echo "$ALT1" ;;
-	1) echo "$ALT2" ;;
-	2) echo "$ALT3" ;;
-	*) echo "$ALT4" ;;
-	esac
+	eval echo "\"\$ALT$(($1 % 8 + 1))\""
 }
 
 # Full size: defaults, one other tiling, the ideas; launch check + NVRTC.
@@ -80,6 +85,8 @@ for n in $FWD $TRN; do
 	p=$(printf p%03d "$n")
 	cp "$s" "fix/$p.json"
 	{ echo "// problem: $p"; "$E" render "$s" conv_tce; } >"full/$p-d.cu" || nok "problem $n renders"
+	{ echo "// problem: $p"; "$E" render "$s" conv_tce "{$W}"; } >"full/$p-w.cu" ||
+		nok "problem $n renders with the wmma core"
 	{ echo "// problem: $p"; "$E" render "$s" conv_tce "$(alt "$j")"; } >"full/$p-a.cu" ||
 		nok "problem $n renders with $(alt "$j")"
 	j=$((j + 1))
@@ -101,9 +108,35 @@ set -- full/*.cu
 total=$#
 good=$(grep -c '\.cu: ok' nvrtc.out)
 check "$good of $total conv_tce kernels pass the launch check and compile with NVRTC" \
-	test "$good" -eq "$total" -a "$total" -ge 80
+	test "$good" -eq "$total" -a "$total" -ge 110
 grep '\.cu: ' nvrtc.out | grep -v '\.cu: ok' | head -n 5 | sed 's/^/# /'
 lacks "and none spills registers" nvrtc.out 'spill_st [1-9]'
+# the mma.sync core (the default) for sm_80 as well; and the level-2
+# graph's convs ("tc": 1, "mma": 1: both emitters on mma.sync) for sm_80
+check "the defaults use the mma.sync core, and wmma when asked" sh -c \
+	"grep -l 'mma.sync' full/*-d.cu | wc -l | grep -qx 30 && ! grep -q 'wmma::' full/*-d.cu &&
+	 grep -l 'wmma::mma_sync' full/*-w.cu | wc -l | grep -qx 30"
+"$KF_BUILD/tests/kfcompile" --exe "$KFORGE" --arch sm_80 --fixtures fix --pool "$(par_jobs)" --timeout 120 \
+	--cpu 120 full/*-d.cu >nvrtc80.out 2>&1
+check "the 30 default kernels compile for sm_80 ($(grep -c '\.cu: ok' nvrtc80.out) ok)" \
+	test "$(grep -c '\.cu: ok' nvrtc80.out)" -eq 30
+lacks "without spills" nvrtc80.out 'spill_st [1-9]'
+mkdir -p l2 l2fix
+for d in "$KF_ROOT"/problems/level2/*/; do
+	b=$(basename "$d")
+	grep -q '"op": *"conv"' "$d/spec.json" || continue
+	cp "$d/spec.json" "l2fix/$b.json"
+	{ echo "// problem: $b"; "$E" render "$d/spec.json" graph '{"tc": 1, "mma": 1}'; } >"l2/$b.cu" ||
+		nok "level 2 $b renders"
+done
+set -- l2/*.cu
+nl2=$#
+"$KF_BUILD/tests/kfcompile" --exe "$KFORGE" --arch sm_80 --fixtures l2fix --pool "$(par_jobs)" --timeout 120 \
+	--cpu 120 l2/*.cu >nvrtcl2.out 2>&1
+check "the $nl2 level-2 graphs with a conv take the mma conv core and compile for sm_80" sh -c \
+	"test $nl2 -ge 30 && test \$(grep -c '\.cu: ok' nvrtcl2.out) -eq $nl2 &&
+	 test \$(grep -l 'conv_epi (mma.sync' l2/*.cu | wc -l) -eq $nl2"
+grep '\.cu: ' nvrtcl2.out | grep -v '\.cu: ok' | head -n 5 | sed 's/^/# /'
 
 # Small sizes against the oracle: defaults for every problem, another
 # tiling for every third one.
@@ -118,14 +151,14 @@ for n in $FWD $TRN; do
 	*" $n "*) s=$(spec_of small "$n") ;;
 	*) s=$(spec_of "$KF_ROOT" "$n") ;;
 	esac
-	for par in '{}' "$(alt "$j")"; do
+	for par in '{}' "{$W}" "$(alt "$j")"; do
 		k=$n-$(echo "$par" | cksum | cut -c1-6)
 		"$E" render "$s" conv_tce "$par" >"sm/$k.cu"
 		case " $FWD " in
 		*" $n "*) printf '%s\0' "emu/$k" small "$n" "sm/$k.cu" >>fwd.jobs ;;
 		*) printf '%s\0' "emu/$k" "$n" "sm/$k.cu" x >>trn.jobs ;;
 		esac
-		[ $((j % 3)) -ne 0 ] && break
+		[ $((j % 3)) -ne 0 ] && [ "$par" = "{$W}" ] && break
 	done
 	j=$((j + 1))
 done
@@ -142,9 +175,10 @@ while read -r name num dir; do
 	s=$(ls "$dir"/problems/level1/*/spec.json)
 	cp "$s" "synfix/$name.json"
 	"$E" render "$s" conv_tce >"sm/$name-t.cu" || nok "$name renders"
+	"$E" render "$s" conv_tce "{$W}" >"sm/$name-w.cu" || nok "$name renders with the wmma core"
 	"$E" render "$s" conv_tce "$(alt "$j")" >"sm/$name-a.cu" || nok "$name renders with $(alt "$j")"
 	"$CE" "$(cat "$dir/shape.json")" >"sm/$name-e.cu" || nok "$name: conv_epi_emit emits"
-	for v in t a e; do
+	for v in t w a e; do
 		# the other tiling for every other shape (emulation time)
 		[ $v = a ] && [ $((j % 2)) -eq 1 ] && continue
 		printf '%s\0' "emu/$name-$v" "$dir" "$num" "sm/$name-$v.cu" >>syn.jobs
@@ -156,8 +190,8 @@ check "9 synthetic shapes" test "$(wc -l <syn.list)" -eq 9
 emulate_jobs syn.jobs
 "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" --fixtures synfix --pool "$(par_jobs)" --timeout 120 --cpu 120 \
 	synfix/*.cu >synnvrtc.out 2>&1
-check "the synthetic kernels pass the launch check and compile ($(grep -c '\.cu: ok' synnvrtc.out) of 23)" \
-	test "$(grep -c '\.cu: ok' synnvrtc.out)" -eq 23
+check "the synthetic kernels pass the launch check and compile ($(grep -c '\.cu: ok' synnvrtc.out) of 32)" \
+	test "$(grep -c '\.cu: ok' synnvrtc.out)" -eq 32
 bad=0 k=0
 for r in emu/*.res; do
 	k=$((k + 1))
@@ -166,22 +200,29 @@ for r in emu/*.res; do
 	*) bad=$((bad + 1)); echo "# $r: $(cut -c1-200 "$r")" ;;
 	esac
 done
-check "$k emulated conv_epi kernels match the oracle ($bad failed)" test "$bad" -eq 0 -a "$k" -ge 60
+check "$k emulated conv_epi kernels match the oracle ($bad failed)" test "$bad" -eq 0 -a "$k" -ge 100
 
-# Teeth: plain TF32 (no lo terms), a phase's input offset moved by one, the
-# bias epilogue dropped: each must fail the oracle.
+# Teeth: plain TF32 (no lo terms: the wmma core's two small products, the
+# mma core's bf16 one), the mma core's A swizzle written one way and read
+# another, a phase's input offset moved by one, the bias epilogue dropped:
+# each must fail the oracle.
 d=syn/t2_groups_phase
-grep -v 'al\[i\], bh\[j\]\|ah\[i\], bl\[j\]' sm/t2_groups_phase-t.cu >nolo.cu
+grep -v 'al\[i\], bh\[j\]\|ah\[i\], bl\[j\]' sm/t2_groups_phase-w.cu >nolo.cu
 check "the broken kernel lost its lo terms" test "$(grep -c mma_sync nolo.cu)" -eq 1
+grep -v 'kfg_mma_bf16(part' sm/t2_groups_phase-t.cu >nolomma.cu
+check "the broken mma kernel lost its bf16 small products" test "$(grep -c 'kfg_mma_bf16(part' nolomma.cu)" -eq 0 \
+	-a "$(grep -c 'kfg_mma_bf16(part' sm/t2_groups_phase-t.cu)" -eq 1
+sed 's|aswz = ((lane \& 1) << 2) \| ((lane >> 1) \& 3)|aswz = (lane \& 1) << 2|' sm/f3_strided-t.cu >swz.cu
+check "the broken mma kernel has its gather swizzle changed" test "$(cmp -s swz.cu sm/f3_strided-t.cu; echo $?)" -eq 1
 sed 's|dd = TR ? (fd + PD - kd \* DD) / SD|dd = TR ? (fd + PD - kd * DD) / SD + 1|' sm/t3_cpg5-t.cu >phase.cu
 check "the broken kernel has its phase offset moved" test "$(cmp -s phase.cu sm/t3_cpg5-t.cu; echo $?)" -eq 1
 grep -v 'v += bias\[c\];' sm/f2_groups_cpg3-e.cu >nobias.cu
 check "the broken kernel lost its epilogue" test "$(grep -c 'bias\[c\]' nobias.cu)" -eq 0
-printf '%s\0' emu/nolo "$d" 75 nolo.cu emu/phase syn/t3_cpg5 72 phase.cu \
-	emu/nobias syn/f2_groups_cpg3 50 nobias.cu >teeth.jobs
+printf '%s\0' emu/nolo "$d" 75 nolo.cu emu/nolomma "$d" 75 nolomma.cu emu/swz syn/f3_strided 54 swz.cu \
+	emu/phase syn/t3_cpg5 72 phase.cu emu/nobias syn/f2_groups_cpg3 50 nobias.cu >teeth.jobs
 emulate_jobs teeth.jobs
 mismatch() { grep -Eq '^not ok .*[0-9]+ elements, [1-9][0-9]* bad' "$1"; }
-for t in nolo phase nobias; do
+for t in nolo nolomma swz phase nobias; do
 	echo "# $t: $(cut -c1-160 emu/$t.res)"
 	check "a kernel broken on purpose ($t) fails the oracle" mismatch emu/$t.res
 done
