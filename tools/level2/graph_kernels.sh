@@ -2,7 +2,7 @@
 # The graph template's kernels of every level-2 problem, rendered here and
 # evaluated on a GPU through one engine (docs/results/level2-builtin-h200).
 #   tools/level2/graph_kernels.sh render DIR [BUILD]      DIR/<problem>-t.cu (tensor cores), -f.cu (fp32)
-#   tools/level2/graph_kernels.sh eval DIR OUT.jsonl [SECONDS] [BUILD]   needs a GPU
+#   tools/level2/graph_kernels.sh eval DIR OUT.jsonl [SECONDS] [BUILD]   every DIR/*.cu; needs a GPU
 # BUILD: a build or gpu-bundle directory (default build).
 set -u
 cmd=${1:?render or eval}
@@ -21,9 +21,9 @@ eval)
 	limit=${4:-400}
 	b=${5:-build}
 	set --
-	for f in "$dir"/*-t.cu; do
-		n=$(basename "$f" -t.cu)
-		set -- "$@" "level2/$n" "$dir/$n-t.cu" "level2/$n" "$dir/$n-f.cu"
+	for f in "$dir"/*.cu; do
+		n=$(basename "$f" .cu)
+		set -- "$@" "level2/${n%-*}" "$f"
 	done
 	timeout "$limit" "$b/tests/kfeval" --kforge "$b/kforge" --db "${TMPDIR:-/tmp}/graph-kernels.db" \
 		--max-timing-s 0.3 --timeout 60 "$@" >"$out"
