@@ -5,8 +5,9 @@
 # level-1 convolutions with 8 or more output channels a group (not
 # depthwise, not the separable pair); every one renders (defaults, both
 # cores, the catalogue ideas), passes the launch check at full size and
-# compiles with NVRTC without spills (the mma core for sm_90a and sm_80,
-# and the level-2 graph's convs for sm_80); emulated on the CPU at small
+# compiles with NVRTC without spills (defaults for all, the wmma core, other
+# tilings and the ideas for a third each; the mma core for sm_90a and
+# sm_80, and a third of the level-2 graph's convs for sm_80); emulated on the CPU at small
 # sizes (forward: conv_small_root.py, transposed: emulate_convt.py; mma.sync
 # through tests/tools/emulate_shim_tc.h) with both cores and other tilings,
 # the kernels match the oracle; so do synthetic shapes (conv_epi_synth.py:
@@ -85,10 +86,15 @@ for n in $FWD $TRN; do
 	p=$(printf p%03d "$n")
 	cp "$s" "fix/$p.json"
 	{ echo "// problem: $p"; "$E" render "$s" conv_tce; } >"full/$p-d.cu" || nok "problem $n renders"
-	{ echo "// problem: $p"; "$E" render "$s" conv_tce "{$W}"; } >"full/$p-w.cu" ||
-		nok "problem $n renders with the wmma core"
-	{ echo "// problem: $p"; "$E" render "$s" conv_tce "$(alt "$j")"; } >"full/$p-a.cu" ||
-		nok "problem $n renders with $(alt "$j")"
+	# the wmma core and the other tilings at full size for a third of the
+	# problems each (NVRTC time; all of them are emulated below)
+	if [ $((j % 3)) -eq 0 ]; then
+		{ echo "// problem: $p"; "$E" render "$s" conv_tce "{$W}"; } >"full/$p-w.cu" ||
+			nok "problem $n renders with the wmma core"
+	elif [ $((j % 3)) -eq 1 ]; then
+		{ echo "// problem: $p"; "$E" render "$s" conv_tce "$(alt "$j")"; } >"full/$p-a.cu" ||
+			nok "problem $n renders with $(alt "$j")"
+	fi
 	j=$((j + 1))
 	# the ideas of every third problem (NVRTC time)
 	[ $((j % 3)) -eq 1 ] || continue
@@ -108,23 +114,27 @@ set -- full/*.cu
 total=$#
 good=$(grep -c '\.cu: ok' nvrtc.out)
 check "$good of $total conv_tce kernels pass the launch check and compile with NVRTC" \
-	test "$good" -eq "$total" -a "$total" -ge 110
+	test "$good" -eq "$total" -a "$total" -ge 70
 grep '\.cu: ' nvrtc.out | grep -v '\.cu: ok' | head -n 5 | sed 's/^/# /'
 lacks "and none spills registers" nvrtc.out 'spill_st [1-9]'
 # the mma.sync core (the default) for sm_80 as well; and the level-2
 # graph's convs ("tc": 1, "mma": 1: both emitters on mma.sync) for sm_80
 check "the defaults use the mma.sync core, and wmma when asked" sh -c \
 	"grep -l 'mma.sync' full/*-d.cu | wc -l | grep -qx 30 && ! grep -q 'wmma::' full/*-d.cu &&
-	 grep -l 'wmma::mma_sync' full/*-w.cu | wc -l | grep -qx 30"
+	 grep -l 'wmma::mma_sync' full/*-w.cu | wc -l | grep -qx 10"
 "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" --arch sm_80 --fixtures fix --pool "$(par_jobs)" --timeout 120 \
 	--cpu 120 full/*-d.cu >nvrtc80.out 2>&1
 check "the 30 default kernels compile for sm_80 ($(grep -c '\.cu: ok' nvrtc80.out) ok)" \
 	test "$(grep -c '\.cu: ok' nvrtc80.out)" -eq 30
 lacks "without spills" nvrtc80.out 'spill_st [1-9]'
 mkdir -p l2 l2fix
+# every third of them (t0920 compiles all of them for sm_90a)
+k2=0
 for d in "$KF_ROOT"/problems/level2/*/; do
 	b=$(basename "$d")
 	grep -q '"op": *"conv"' "$d/spec.json" || continue
+	k2=$((k2 + 1))
+	[ $((k2 % 3)) -eq 1 ] || continue
 	cp "$d/spec.json" "l2fix/$b.json"
 	{ echo "// problem: $b"; "$E" render "$d/spec.json" graph '{"tc": 1, "mma": 1}'; } >"l2/$b.cu" ||
 		nok "level 2 $b renders"
@@ -134,7 +144,7 @@ nl2=$#
 "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" --arch sm_80 --fixtures l2fix --pool "$(par_jobs)" --timeout 120 \
 	--cpu 120 l2/*.cu >nvrtcl2.out 2>&1
 check "the $nl2 level-2 graphs with a conv take the mma conv core and compile for sm_80" sh -c \
-	"test $nl2 -ge 30 && test \$(grep -c '\.cu: ok' nvrtcl2.out) -eq $nl2 &&
+	"test $nl2 -ge 20 && test \$(grep -c '\.cu: ok' nvrtcl2.out) -eq $nl2 &&
 	 test \$(grep -l 'conv_epi (mma.sync' l2/*.cu | wc -l) -eq $nl2"
 grep '\.cu: ' nvrtcl2.out | grep -v '\.cu: ok' | head -n 5 | sed 's/^/# /'
 
