@@ -441,9 +441,11 @@ int wk_run_plan(struct worker *w, struct wk_module *m, const struct wk_buf *ins,
 
 static void drop_keep(struct worker *w, int k)
 {
-	for (int o = 0; o < PROBLEM_MAX_TENSORS; o++)
+	for (int o = 0; w->keep[k].out && o < w->keep[k].n_out; o++)
 		if (w->keep[k].out[o])
 			w->d.cuMemFree(w->keep[k].out[o]);
+	free(w->keep[k].out);
+	free(w->keep[k].in_sum);
 	memset(&w->keep[k], 0, sizeof(w->keep[k]));
 }
 
@@ -537,11 +539,16 @@ static void drop_problem(struct worker *w)
 {
 	wk_module_unload(w, &w->ref);
 	w->ref_hash[0] = '\0';
-	for (int t = 0; t < PROBLEM_MAX_TENSORS; t++) {
+	for (int t = 0; w->in && t < w->p.n_in; t++) {
 		wk_free(w, &w->in[t]);
 		wk_free(w, &w->in2[t]);
-		wk_free(w, &w->out[t]);
 	}
+	for (int o = 0; w->out && o < w->p.n_out; o++)
+		wk_free(w, &w->out[o]);
+	free(w->in);
+	free(w->in2);
+	free(w->out);
+	w->in = w->in2 = w->out = NULL;
 	w->have_in2 = 0;
 	w->in_seed = w->in2_seed = ~0ull;
 	if (w->have_problem)
@@ -564,6 +571,11 @@ static int ensure_problem(struct worker *w, const json_t *req, const struct buf 
 			return -1;
 		w->have_problem = 1;
 		snprintf(w->prob_dir, sizeof(w->prob_dir), "%s", dir);
+		w->in = calloc((size_t)w->p.n_in + 1, sizeof(*w->in));
+		w->in2 = calloc((size_t)w->p.n_in + 1, sizeof(*w->in2));
+		w->out = calloc((size_t)w->p.n_out + 1, sizeof(*w->out));
+		if (!w->in || !w->in2 || !w->out)
+			abort();
 		for (int t = 0; t < w->p.n_in + w->p.n_out; t++) {
 			struct wk_buf *b = t < w->p.n_in ? &w->in[t] : &w->out[t - w->p.n_in];
 			if (wk_alloc(w, b, w->p.t[t].bytes, err) < 0)
@@ -670,6 +682,11 @@ static struct wk_keep *ensure_ref(struct worker *w, unsigned long long seed, int
 	}
 	k = &w->keep[ki];
 	memset(k, 0, sizeof(*k));
+	k->in_sum = calloc((size_t)w->p.n_in + 1, sizeof(*k->in_sum));
+	k->out = calloc((size_t)w->p.n_out + 1, sizeof(*k->out));
+	if (!k->in_sum || !k->out)
+		abort();
+	k->n_out = w->p.n_out;
 	w->refs_run++;
 	wk_progress(w, REF_TIMEOUT_S + 30);
 	if (wk_ensure_inputs(w, seed, dist, err) < 0)
@@ -750,14 +767,14 @@ fail:
 
 /* For wk_sample: the reference outputs of seed (spec distributions). */
 int wk_ensure_ref_values(struct worker *w, const json_t *req, const struct buf *bin,
-			 unsigned long long seed, CUdeviceptr *outs, double *ref_ms, struct buf *err)
+			 unsigned long long seed, const CUdeviceptr **outs, double *ref_ms,
+			 struct buf *err)
 {
 	struct wk_keep *k;
 
 	if (ensure_problem(w, req, bin, err) < 0 || !(k = ensure_ref(w, seed, 0, err)))
 		return -1;
-	for (int o = 0; o < w->p.n_out; o++)
-		outs[o] = k->out[o];
+	*outs = k->out;
 	*ref_ms = k->ref_ms;
 	return 0;
 }
@@ -1008,13 +1025,12 @@ static void check_order(const struct worker *w, unsigned long long seed0, int nc
 
 static void swap_inputs(struct worker *w)
 {
-	struct wk_buf t[PROBLEM_MAX_TENSORS];
+	struct wk_buf *t = w->in;
 	unsigned long long s = w->in_seed;
 	int d = w->in_dist;
 
-	memcpy(t, w->in, sizeof(t));
-	memcpy(w->in, w->in2, sizeof(t));
-	memcpy(w->in2, t, sizeof(t));
+	w->in = w->in2;
+	w->in2 = t;
 	w->in_seed = w->in2_seed;
 	w->in_dist = w->in2_dist;
 	w->in2_seed = s;
