@@ -385,54 +385,93 @@ static int fill_scratch(struct worker *w, struct wk_module *m, struct buf *err)
 	return 0;
 }
 
-/* Records e0, launches every step, records e1. */
-int wk_run_plan(struct worker *w, struct wk_module *m, const struct wk_buf *ins, CUevent e0,
-		    CUevent e1, struct buf *err)
+struct run_ctx {
+	struct worker *w;
+	struct wk_module *m;
+	const struct wk_buf *ins;
+	struct buf *err;
+};
+
+/* One launch of the block (loop variables applied). */
+static int run_launch(void *ctx, int s, const long long *vars)
 {
+	struct run_ctx *rc = ctx;
+	struct worker *w = rc->w;
+	struct wk_module *m = rc->m;
+	const struct launch_step *st = &m->plan.steps[s];
 	union argval v[LAUNCH_MAX_ARGS];
 	void *params[LAUNCH_MAX_ARGS];
+	struct launch_call c;
 	CUresult r;
 
-	w->d.cuEventRecord(e0, w->st);
-	for (int s = 0; s < m->plan.n_steps; s++) {
-		const struct launch_step *st = &m->plan.steps[s];
-		for (int a = 0; a < st->n_args && a < LAUNCH_MAX_ARGS; a++) {
-			const struct launch_arg *la = &st->args[a];
-			switch (la->kind) {
-			case LARG_TENSOR:
-				v[a].p = la->index < w->p.n_in ? ins[la->index].data
-							       : w->out[la->index - w->p.n_in].data;
-				break;
-			case LARG_SCRATCH:
-				v[a].p = m->scratch[la->index].data;
-				break;
-			case LARG_INT:
-				if (la->size == 4)
-					v[a].i32 = (int)la->ival;
-				else
-					v[a].i64 = la->ival;
-				break;
-			case LARG_FLOAT:
-				if (la->is_double)
-					v[a].d = la->fval;
-				else
-					v[a].f = (float)la->fval;
-				break;
+	if (launch_step_eval(st, vars, &c, rc->err) < 0)
+		return RUN_LAUNCH;
+	for (int a = 0; a < st->n_args && a < LAUNCH_MAX_ARGS; a++) {
+		const struct launch_arg *la = &st->args[a];
+		const struct wk_buf *b;
+		size_t es;
+		switch (la->kind) {
+		case LARG_TENSOR:
+		case LARG_SCRATCH:
+			if (la->kind == LARG_TENSOR) {
+				if (la->index >= w->p.n_in + w->p.n_out)
+					return kf_err(rc->err, "line %d: no tensor %d", st->line, la->index),
+					       RUN_LAUNCH;
+				b = la->index < w->p.n_in ? &rc->ins[la->index]
+							  : &w->out[la->index - w->p.n_in];
+				es = kf_dtype_size(w->p.t[la->index].dtype);
+			} else {
+				b = &m->scratch[la->index];
+				es = m->plan.scratch[la->index].elem_size;
 			}
-			params[a] = &v[a];
+			/* `x + OFFSET`: checked at plan build; again here, the plan came over a pipe */
+			if (c.ival[a] < 0 || (size_t)c.ival[a] * es >= (b->bytes ? b->bytes : 1))
+				return kf_err(rc->err, "line %d: element offset %lld out of range", st->line,
+					      c.ival[a]), RUN_LAUNCH;
+			v[a].p = b->data + (CUdeviceptr)((size_t)c.ival[a] * es);
+			break;
+		case LARG_INT:
+			if (la->size == 4)
+				v[a].i32 = (int)c.ival[a];
+			else
+				v[a].i64 = c.ival[a];
+			break;
+		case LARG_FLOAT:
+			if (la->is_double)
+				v[a].d = c.fval[a];
+			else
+				v[a].f = (float)c.fval[a];
+			break;
 		}
-		r = w->d.cuLaunchKernel(m->fn[s], st->grid[0], st->grid[1], st->grid[2], st->block[0],
-					st->block[1], st->block[2], st->smem, w->st, params, NULL);
-		if (r != CUDA_SUCCESS) {
-			struct buf what = BUF_INIT;
-			buf_setf(&what, "line %d: launching %s<<<(%u,%u,%u), (%u,%u,%u), %u>>>", st->line,
-				 st->kernel, st->grid[0], st->grid[1], st->grid[2], st->block[0],
-				 st->block[1], st->block[2], st->smem);
-			wk_cuda_err(w, r, what.s, err);
-			buf_release(&what);
-			return RUN_LAUNCH;
-		}
+		params[a] = &v[a];
 	}
+	r = w->d.cuLaunchKernel(m->fn[s], c.grid[0], c.grid[1], c.grid[2], c.block[0], c.block[1],
+				c.block[2], c.smem, w->st, params, NULL);
+	if (r != CUDA_SUCCESS) {
+		struct buf what = BUF_INIT, d = BUF_INIT;
+		launch_vars_desc(&m->plan, s, vars, &d);
+		buf_setf(&what, "line %d: launching %s<<<(%u,%u,%u), (%u,%u,%u), %u>>>%s%s%s", st->line,
+			 st->kernel, c.grid[0], c.grid[1], c.grid[2], c.block[0], c.block[1],
+			 c.block[2], c.smem, d.len ? " (at " : "", d.s, d.len ? ")" : "");
+		wk_cuda_err(w, r, what.s, rc->err);
+		buf_release(&what);
+		buf_release(&d);
+		return RUN_LAUNCH;
+	}
+	return 0;
+}
+
+/* Records e0, launches every step (loops expanded), records e1. */
+int wk_run_plan(struct worker *w, struct wk_module *m, const struct wk_buf *ins, CUevent e0,
+		CUevent e1, struct buf *err)
+{
+	struct run_ctx rc = { w, m, ins, err };
+	int r;
+
+	w->d.cuEventRecord(e0, w->st);
+	r = launch_plan_walk(&m->plan, run_launch, &rc, err);
+	if (r != 0)
+		return RUN_LAUNCH;
 	w->d.cuEventRecord(e1, w->st);
 	return RUN_OK;
 }

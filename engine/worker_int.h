@@ -22,6 +22,7 @@
 #define WK_SLOT_U64 8              /* u64 per stats slot */
 #define WK_MAX_SLOTS 16384        /* > 2 x PROBLEM_MAX_TENSORS: timing's post checks */
 #define WK_MAX_EVENTS 2048
+#define WK_CUPTI_MAX_RECORDS (1 << 22)  /* timed launches CUPTI records (16 B each) */
 
 struct wk_buf {
 	CUdeviceptr base, data;
