@@ -7,10 +7,14 @@ memory. Intermediates live in `scratch double` buffers, reused once dead
 (elementwise nodes write over an operand that dies with them); a reshape
 is the same buffer seen with another shape. The last node writes the output
 as float. Python 3.11 stdlib only."""
+import re
+
 from shapes import CONV_BODY, CONV_HEAD, pad3, prod
 
 EW_BLOCK = 256
 MAX_SCRATCH_BYTES = 8 << 30     # the engine's limit on all scratch buffers together
+# the launch block's limits as level 2 was generated (engine/launch.h then)
+LEVEL2_LIMITS = {"steps": 64, "scratch": 16, "arena": False}
 
 
 class CodegenError(Exception):
@@ -203,8 +207,9 @@ POS_INF = "(double)__int_as_float(0x7f800000)"
 
 
 class Gen:
-    def __init__(self, spec, nodes, float_tensors=()):
+    def __init__(self, spec, nodes, float_tensors=(), limits=None):
         self.spec = spec
+        self.limits = limits or LEVEL2_LIMITS
         self.float_tensors = set(float_tensors)   # intermediates kept in float (size)
         self.nodes = nodes
         self.shape = {}
@@ -215,6 +220,7 @@ class Gen:
         for n in nodes:
             self.shape[n["out"]] = n["shape"]
         self.kernels, self.launches = [], []
+        self.seen = {}
         self.helpers = set()
         self.store = {}       # tensor -> buffer (spec name, or scratch bufK)
         self.bufs = []        # [capacity elements]
@@ -272,8 +278,19 @@ class Gen:
     # ---- emission
     def kernel(self, name, params, body, grid, block, args, comment):
         ps = ",\n    ".join(params)
+        if self.limits.get("dedup"):
+            # one function for kernels that differ only in name and integer
+            # constants (level 3): the constants become arguments
+            params, body, extra = lift(params, body)
+            args = list(args) + extra
+            ps = ",\n    ".join(params)
+            key = (ps, body)
+            if key in self.seen:
+                self.launches.append((self.seen[key], grid, block, list(args)))
+                return
+            self.seen[key] = name
         self.kernels.append("/* %s */\nextern \"C\" __global__ void %s(%s)\n{\n%s}\n" % (comment, name, ps, body))
-        self.launches.append("%s<<<%s, %d>>>(%s);" % (name, grid, block, ", ".join(args)))
+        self.launches.append((name, grid, block, list(args)))
 
     def generate(self):
         self.plan()
@@ -649,11 +666,271 @@ class Gen:
                     "%s: (x - mean) / sqrt(var + eps)%s" % (n["out"], " * weight + bias" if len(n["in"]) > 2 else ""))
         self.free.append(sb)
 
+    # ---- level-3 ops: data movement, matmul, cumsum, masked_fill
+
+    def gather(self, i, n, what, index_lines, cond=None, fill="0.0"):
+        """One thread per output element: out[i] = x[src] (or fill where
+        `cond` is false); index_lines define `src` from coordinates c<j>."""
+        src, ct = self.ref(n["in"][0])
+        ob, ot = self.out_decl(n)
+        numel = prod(n["shape"])
+        body = self.ew_head(numel) + index_lines
+        if cond:
+            body += "    out[i] = %s((%s) ? (double)x[src] : %s);\n" % (self.cast(n), cond, fill)
+        else:
+            body += "    out[i] = %s(double)x[src];\n" % self.cast(n)
+        self.kernel("n%d_%s" % (i, n["op"]), ["const %s* x" % ct, "%s* out" % ot], body,
+                    "ceil_div(%d, %d)" % (numel, EW_BLOCK), EW_BLOCK, [src, ob], "%s: %s" % (n["out"], what))
+
+    def emit_permute(self, i, n):
+        xs = self.shape[n["in"][0]]
+        perm = n["perm"]
+        st = strides(xs)
+        lines = decompose("i", n["shape"], "c")
+        lines += "    const long long src = %s;\n" % " + ".join(
+            "c%d * %dLL" % (j, st[p]) for j, p in enumerate(perm) if xs[p] != 1)
+        self.gather(i, n, "permute %s of %s" % (perm, xs), lines)
+
+    def emit_slice(self, i, n):
+        xs = self.shape[n["in"][0]]
+        d, lo = n["dim"], n["start"]
+        outer, inner = prod(xs[:d]), prod(xs[d + 1:])
+        w = n["stop"] - n["start"]
+        lines = ("    const long long o = i / %dLL, r = i %% %dLL;   /* (outer, slice * inner) */\n"
+                 "    const long long src = o * %dLL + %dLL + r;\n" % (w * inner, w * inner, xs[d] * inner, lo * inner))
+        self.gather(i, n, "dim %d [%d:%d) of %s" % (d, lo, n["stop"], xs), lines)
+
+    def emit_pad(self, i, n):
+        xs = self.shape[n["in"][0]]
+        st = strides(xs)
+        lines = decompose("i", n["shape"], "c")
+        conds, terms = [], []
+        for j, (b, a) in enumerate(zip(n["before"], n["after"])):
+            e = "c%d - %d" % (j, b) if b else "c%d" % j
+            if b or a:
+                lines += "    const long long p%d = %s;\n" % (j, e)
+                conds.append("p%d >= 0 && p%d < %dLL" % (j, j, xs[j]))
+                e = "p%d" % j
+            if xs[j] != 1:
+                terms.append("(%s) * %dLL" % (e, st[j]))
+        cond = " && ".join(conds) or "true"
+        lines += "    const bool inside = %s;\n" % cond
+        lines += "    const long long src = inside ? %s : 0;\n" % (" + ".join(terms) or "0")
+        self.gather(i, n, "zero padding %s / %s of %s" % (n["before"], n["after"], xs), lines, "inside")
+
+    def emit_masked_fill(self, i, n):
+        sh = n["shape"]
+        r = len(sh)
+        lines = coord_lines("i", sh, {r - 2, r - 1}, "c")
+        lines += "    const long long src = i;\n"
+        d = n["diagonal"]
+        cmp = ">=" if n["where"] == "upper" else "<="
+        v = n["value"]
+        fill = NEG_INF if v == "-inf" else POS_INF if v == "inf" else lit(v)
+        self.gather(i, n, "fill %s where col - row %s %d" % (v, cmp, d), lines,
+                    "!(c%d - c%d %s %dLL)" % (r - 1, r - 2, cmp, d), fill)
+
+    def emit_cumsum(self, i, n):
+        xs = self.shape[n["in"][0]]
+        d = n["dim"]
+        D, inner = xs[d], prod(xs[d + 1:])
+        lines = prod(xs) // D
+        src, ct = self.ref(n["in"][0])
+        ob, ot = self.out_decl(n)
+        body = self.ew_head(lines)
+        body += "    const long long base = (i / %dLL) * %dLL + i %% %dLL;\n" % (inner, D * inner, inner)
+        body += "    double s = 0.0;\n"
+        body += "    for (long long j = 0; j < %dLL; ++j) {\n" % D
+        body += "        s += (double)x[base + j * %dLL];\n" % inner
+        body += "        out[base + j * %dLL] = %ss;\n    }\n" % (inner, self.cast(n))
+        self.kernel("n%d_cumsum" % i, ["const %s* x" % ct, "%s* out" % ot], body,
+                    "ceil_div(%d, %d)" % (lines, EW_BLOCK), EW_BLOCK, [src, ob],
+                    "%s: cumsum over dim %d of %s, one thread per line, in order" % (n["out"], d, xs))
+
+    def emit_concat(self, i, n):
+        """One copy kernel (per operand type) taking up to 8 operands with
+        their widths along the dim; a concat of more is several launches."""
+        d = n["dim"]
+        sh = n["shape"]
+        ob, ot = self.out_decl(n)
+        outer, inner = prod(sh[:d]), prod(sh[d + 1:])
+        groups, off = [], 0
+        for t in n["in"]:
+            src, ct = self.ref(t)
+            w = self.shape[t][d]
+            if not groups or groups[-1][0] != ct or len(groups[-1][2]) == 8:
+                groups.append((ct, off, []))
+            groups[-1][2].append((src, w))
+            off += w
+        for ct, goff, ops in groups:
+            width = sum(w for _, w in ops)
+            ops = ops + [(ops[0][0], 0)] * (8 - len(ops))
+            body = ("    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+                    "    if (i >= rows * width * inner) return;\n"
+                    "    const long long o = i / (width * inner), r = i %% (width * inner);\n"
+                    "    const long long e = r %% inner, cg = r / inner;\n"
+                    "    long long c = cg;\n"
+                    "    const long long ws[8] = { w0, w1, w2, w3, w4, w5, w6, w7 };\n"
+                    "    const %s* xs[8] = { x0, x1, x2, x3, x4, x5, x6, x7 };\n"
+                    "    int k = 0;\n"
+                    "    while (c >= ws[k]) { c -= ws[k]; ++k; }\n"
+                    "    out[(o * total + off + cg) * inner + e] = %s(double)xs[k][(o * ws[k] + c) * inner + e];\n"
+                    % (ct, "(float)" if ot == "float" else ""))
+            params = ["const %s* x%d" % (ct, k) for k in range(8)] + ["long long w%d" % k for k in range(8)]
+            params += ["%s* out" % ot, "long long rows", "long long inner", "long long total", "long long off",
+                       "long long width"]
+            args = [p for p, _ in ops] + [str(w) for _, w in ops] + [ob, str(outer), str(inner), str(sh[d]),
+                                                                     str(goff), str(width)]
+            self.kernel("concat8_%s_%s" % (ct, ot), params, body,
+                        "ceil_div(%d, %d)" % (outer * width * inner, EW_BLOCK), EW_BLOCK, args,
+                        "concatenation along a dim: up to 8 operands of widths w0.. into out at offset off")
+
+    def emit_matmul(self, i, n):
+        a, b = n["in"]
+        ash, bsh = self.shape[a], self.shape[b]
+        sh = n["shape"]
+        r = len(sh)
+        M, K, N = ash[-2], ash[-1], bsh[-1]
+        asrc, act_ = self.ref(a)
+        bsrc, bct = self.ref(b)
+        ob, ot = self.out_decl(n)
+        numel = prod(sh)
+        body = self.ew_head(numel)
+        body += decompose("i", sh, "c")
+
+        def base(s):
+            al = [1] * (r - len(s)) + list(s)
+            st = strides(al)
+            return " + ".join(["c%d * %dLL" % (j, st[j]) for j in range(r - 2) if al[j] != 1] or ["0"])
+        body += "    const long long abase = %s + c%d * %dLL;\n" % (base(ash), r - 2, K)
+        body += "    const long long bbase = %s + c%d;\n" % (base(bsh), r - 1)
+        body += "    double acc = 0.0;\n"
+        body += "    for (long long k = 0; k < %dLL; ++k)\n" % K
+        body += "        acc += (double)a[abase + k] * (double)b[bbase + k * %dLL];\n" % N
+        body += "    out[i] = %sacc;\n" % self.cast(n)
+        self.kernel("n%d_matmul" % i, ["const %s* a" % act_, "const %s* b" % bct, "%s* out" % ot], body,
+                    "ceil_div(%d, %d)" % (numel, EW_BLOCK), EW_BLOCK, [asrc, bsrc, ob],
+                    "%s = a %s @ b %s, one thread per output" % (n["out"], ash, bsh))
+
+    def emit_rnn(self, i, n):
+        """nn.LSTM/GRU/RNN: per layer and direction, a loop over time in the
+        launch block, one thread per (batch, hidden unit) and step; the step
+        reads the previous step's h from the layer's output sequence (so no
+        thread overwrites what another reads), c from its own slot."""
+        kind, L, H = n["kind"], n["layers"], n["hidden"]
+        D = 2 if n["bidirectional"] else 1
+        bf = n["batch_first"]
+        xs = self.shape[n["in"][0]]
+        T_, B = (xs[1], xs[0]) if bf else (xs[0], xs[1])
+        G = {"lstm": 4, "gru": 3}.get(kind, 1)
+        ins = list(n["in"][1:])
+        h0 = ins.pop(0) if n["h0"] else None
+        c0 = ins.pop(0) if n["c0"] else None
+        per = 4 if n["bias"] else 2
+        DH = D * H
+        seq = [self.take(T_ * B * DH, i) for _ in range(min(L, 2))]
+        cst = self.take(L * D * B * H, i) if kind == "lstm" else None
+        hn = self.take(L * D * B * H, i)
+        launches = []
+        for layer in range(L):
+            y = seq[layer % 2]
+            if layer == 0:
+                src, sct = self.ref(n["in"][0])
+                In = xs[2]
+            else:
+                src, sct = seq[(layer - 1) % 2], "double"
+                In = DH
+            for d in range(D):
+                w = [self.ref(t) for t in ins[(layer * D + d) * per:(layer * D + d + 1) * per]]
+                name = "n%d_%s_step_l%d_d%d" % (i, kind, layer, d)
+                params = ["const %s* x" % sct] + ["const %s* %s" % (ct, nm) for (_, ct), nm in
+                                                  zip(w, ("w_ih", "w_hh", "b_ih", "b_hh"))]
+                args = [src] + [b for b, _ in w]
+                if h0:
+                    hb, hct = self.ref(h0)
+                    params.append("const %s* h0" % hct)
+                    args.append(hb)
+                if c0:
+                    cb, cct = self.ref(c0)
+                    params.append("const %s* c0" % cct)
+                    args.append(cb)
+                params += ["double* y", "double* hn"] + (["double* cst"] if cst else []) + ["int ld", "int t"]
+                args += [y, hn] + ([cst] if cst else []) + [str(layer * D + d), "t"]
+                body = self.rnn_step(kind, T_, B, H, In, DH, d, G, bf and layer == 0, n["bias"], h0, c0)
+                self.kernel(name, params, body, "ceil_div(%d, %d)" % (B * H, EW_BLOCK), EW_BLOCK, args,
+                            "%s: %s layer step, one thread per (batch, unit); x is %s" % (
+                                n["out"], kind, "the input" if layer == 0 else "the previous layer's output"))
+                launches.append(self.launches.pop())
+                self.launches.append(("for", "t", T_, [launches.pop()]))
+        # the node's result from the last layer's sequence, h_n or c_n
+        ob, ot = self.out_decl(n)
+        which = n["output"]
+        numel = prod(n["shape"])
+        body = self.ew_head(numel)
+        if which == "output":
+            if bf:
+                body += "    const long long b = i / %dLL, t = (i / %dLL) %% %dLL, k = i %% %dLL;\n" % (T_ * DH, DH, T_, DH)
+                body += "    out[i] = %s(y[(t * %dLL + b) * %dLL + k]);\n" % (self.cast(n), B, DH)
+            else:
+                body += "    out[i] = %s(y[i]);\n" % self.cast(n)
+            src = seq[(L - 1) % 2]
+        else:
+            body += "    out[i] = %s(y[i]);\n" % self.cast(n)
+            src = hn if which == "h_n" else cst
+        self.kernel("n%d_%s_%s" % (i, kind, which.replace("_", "")), ["const double* y", "%s* out" % ot], body,
+                    "ceil_div(%d, %d)" % (numel, EW_BLOCK), EW_BLOCK, [src, ob],
+                    "%s: the %s's %s" % (n["out"], kind, which))
+        for b in seq + [hn] + ([cst] if cst else []):
+            self.free.append(b)
+
+    def rnn_step(self, kind, T_, B, H, In, DH, d, G, bf, bias, h0, c0):
+        body = ("    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+                "    if (i >= %dLL) return;\n"
+                "    const long long b = i / %dLL, j = i %% %dLL;\n" % (B * H, H, H))
+        body += "    const long long tt = %s;   /* this step's time index */\n" % ("%d - t" % (T_ - 1) if d else "t")
+        body += "    const long long tp = %s;   /* the previous step's */\n" % ("tt + 1" if d else "tt - 1")
+        xi = "(b * %dLL + tt) * %dLL" % (T_, In) if bf else "(tt * %dLL + b) * %dLL" % (B, In)
+        body += "    const long long xb = %s;\n" % xi
+        body += "    const long long hb = (tp * %dLL + b) * %dLL + %d;\n" % (B, DH, d * H)
+        hprev = ("(t == 0 ? %s : y[hb + k])" % ("(double)h0[(ld * %dLL + b) * %dLL + k]" % (B, H) if h0 else "0.0"))
+        body += "    double gx[%d], gh[%d];\n" % (G, G)
+        body += "    for (int g = 0; g < %d; ++g) {\n" % G
+        body += "        const long long r = g * %dLL + j;\n" % H
+        body += "        double ax = %s, ah = %s;\n" % (("(double)b_ih[r]", "(double)b_hh[r]") if bias else ("0.0", "0.0"))
+        body += "        for (long long k = 0; k < %dLL; ++k)\n" % In
+        body += "            ax += (double)w_ih[r * %dLL + k] * (double)x[xb + k];\n" % In
+        body += "        for (long long k = 0; k < %dLL; ++k)\n" % H
+        body += "            ah += (double)w_hh[r * %dLL + k] * %s;\n" % (H, hprev)
+        body += "        gx[g] = ax;\n        gh[g] = ah;\n    }\n"
+        sig = "1.0 / (1.0 + exp(-(%s)))"
+        hj = hprev.replace("k]", "j]").replace("hb + k", "hb + j")
+        if kind == "lstm":   # gates i, f, g, o
+            cprev = "(t == 0 ? %s : cst[ld * %dLL + i])" % (
+                "(double)c0[(ld * %dLL + b) * %dLL + j]" % (B, H) if c0 else "0.0", B * H)
+            body += "    const double ig = %s, fg = %s;\n" % (sig % "gx[0] + gh[0]", sig % "gx[1] + gh[1]")
+            body += "    const double gg = tanh(gx[2] + gh[2]), og = %s;\n" % (sig % "gx[3] + gh[3]")
+            body += "    const double c = fg * %s + ig * gg;\n" % cprev
+            body += "    cst[ld * %dLL + i] = c;\n" % (B * H)
+            body += "    const double h = og * tanh(c);\n"
+        elif kind == "gru":  # gates r, z, n
+            body += "    const double rg = %s, zg = %s;\n" % (sig % "gx[0] + gh[0]", sig % "gx[1] + gh[1]")
+            body += "    const double ng = tanh(gx[2] + rg * gh[2]);\n"
+            body += "    const double h = (1.0 - zg) * ng + zg * %s;\n" % hj
+        else:
+            e = "gx[0] + gh[0]"
+            body += "    const double h = %s;\n" % ("tanh(%s)" % e if kind == "rnn_tanh" else "(%s) < 0.0 ? 0.0 : %s" % (e, e))
+        body += "    y[(tt * %dLL + b) * %dLL + %d + j] = h;\n" % (B, DH, d * H)
+        body += "    if (t == %d) hn[ld * %dLL + i] = h;\n" % (T_ - 1, B * H)
+        return body
+
     def render(self):
-        if len(self.bufs) > 16:
-            raise CodegenError("%d scratch buffers (the launch block allows 16)" % len(self.bufs))
-        if len(self.launches) > 64:
-            raise CodegenError("%d launches (the launch block allows 64)" % len(self.launches))
+        lim = self.limits
+        arena = len(self.bufs) > lim["scratch"] and lim.get("arena")
+        if len(self.bufs) > lim["scratch"] and not arena:
+            raise CodegenError("%d scratch buffers (the launch block allows %d)" % (len(self.bufs), lim["scratch"]))
+        steps = count_steps(self.launches)
+        if steps > lim["steps"]:
+            raise CodegenError("%d launches (the launch block allows %d)" % (steps, lim["steps"]))
         total = sum(c * (8 if t == "double" else 4) for c, t in zip(self.bufs, self.btype))
         if total > MAX_SCRATCH_BYTES:
             raise CodegenError("scratch %d bytes over the engine's 8 GiB" % total)
@@ -662,16 +939,94 @@ class Gen:
             if h in self.helpers:
                 out += HELPERS[h] + "\n"
         out += "\n".join(self.kernels)
-        launch = ["scratch %s buf%d[%d];" % (t, k, c) for k, (c, t) in enumerate(zip(self.bufs, self.btype))]
-        launch += self.launches
+        if arena:
+            # more buffers than the launch block declares: regions of one
+            # scratch array per type, passed as `arena + offset`
+            where, size = {}, {"double": 0, "float": 0}
+            for k, (c, t) in enumerate(zip(self.bufs, self.btype)):
+                where["buf%d" % k] = (t, size[t])
+                size[t] += c
+            aname = {"double": "arena", "float": "arenaf"}
+            launch = ["scratch %s %s[%d];" % (t, aname[t], size[t]) for t in ("double", "float") if size[t]]
+
+            def arg(a):
+                if a not in where:
+                    return a
+                t, off = where[a]
+                return aname[t] + (" + %d" % off if off else "")
+        else:
+            launch = ["scratch %s buf%d[%d];" % (t, k, c) for k, (c, t) in enumerate(zip(self.bufs, self.btype))]
+
+            def arg(a):
+                return a
+        launch += launch_lines(self.launches, arg, "")
         return out, "\n".join(launch), total
+
+
+GEO_LINE = re.compile(r"^(    const int )([A-Z][^;]*);$", re.M)
+LIFT_MAX_ARGS = 60       # the launch block allows 64 arguments
+
+
+def lift(params, body):
+    """(params, body, extra args): the integer constants of a kernel body
+    (geometry `const int NB = 128, ...` lines, `123LL` literals, `/ 123.0`
+    divisors) as parameters, so that kernels differing only in sizes share
+    one function. Unchanged when the arguments would pass the limit."""
+    vals = []
+
+    def geo(m):
+        parts = []
+        for item in m.group(2).split(", "):
+            nm, _, v = item.partition(" = ")
+            if v.isdigit():
+                vals.append(("int", v))
+                parts.append("%s = lc%d" % (nm, len(vals) - 1))
+            else:
+                parts.append(item)
+        return m.group(1) + ", ".join(parts) + ";"
+
+    def ll(m):
+        vals.append(("long long", m.group(1)))
+        return "lc%d" % (len(vals) - 1)
+
+    def dbl(m):
+        vals.append(("double", m.group(1) + ".0"))
+        return "lc%d" % (len(vals) - 1)
+    b = GEO_LINE.sub(geo, body)
+    b = re.sub(r"\b(\d+)LL\b", ll, b)
+    b = re.sub(r"(?<![\w.])(\d{2,})\.0\b", dbl, b)
+    if not vals or len(params) + len(vals) > LIFT_MAX_ARGS:
+        return params, body, []
+    return params + ["%s lc%d" % (t, k) for k, (t, _) in enumerate(vals)], b, [v for _, v in vals]
+
+
+def count_steps(launches):
+    n = 0
+    for l in launches:
+        n += 1 + (count_steps(l[3]) if l[0] == "for" else 0)
+    return n
+
+
+def launch_lines(launches, arg, ind):
+    """The launch block's statements; ("for", var, count, body) is a loop."""
+    out = []
+    for l in launches:
+        if l[0] == "for":
+            _, var, count, body = l
+            out.append("%sfor (int %s = 0; %s < %d; ++%s) {" % (ind, var, var, count, var))
+            out += launch_lines(body, arg, ind + "    ")
+            out.append(ind + "}")
+        else:
+            name, grid, block, args = l
+            out.append("%s%s<<<%s, %d>>>(%s);" % (ind, name, grid, block, ", ".join(arg(a) for a in args)))
+    return out
 
 
 def resolve(shape, sizes):
     return [sizes[d] if isinstance(d, str) else d for d in shape]
 
 
-def generate(spec, nodes, header):
+def generate(spec, nodes, header, limits=None):
     """(reference.cu text, float intermediates). Intermediates are double; when
     they would not fit the engine's scratch limit, the largest are float (as
     PyTorch stores them), largest first, until they fit."""
@@ -680,7 +1035,7 @@ def generate(spec, nodes, header):
     for k in range(len(big) + 1):
         fl = [n["out"] for n in big[:k]]
         try:
-            code, launch, _ = Gen(spec, nodes, fl).generate()
+            code, launch, _ = Gen(spec, nodes, fl, limits).generate()
         except CodegenError as e:
             if "8 GiB" not in str(e):
                 raise
