@@ -104,3 +104,9 @@ sed -i 's/acc += (double)bias\[col\];/acc -= (double)bias[col];/' "$f"
 check "(the edit took)" grep -q 'acc -= (double)bias' "$f"
 expect_exit 1 "a reference with a wrong sign fails" python3 "$KF_ROOT/tests/tools/emulate_level3.py" small emu2 1
 contains "names the problem" "$T_TMP/out" "^not ok 001_MLP .*python: [1-9][0-9]* bad"
+# and a small LSTM whose forget gate reads the input gate's sums
+f=$(ls small/problems/level3/035_*/reference.cu)
+sed -i 's/fg = 1.0 \/ (1.0 + exp(-(gx\[1\] + gh\[1\])))/fg = 1.0 \/ (1.0 + exp(-(gx[0] + gh[0])))/' "$f"
+check "(the edit took)" grep -q 'fg = 1.0 / (1.0 + exp(-(gx\[0\]' "$f"
+expect_exit 1 "a reference with a wrong gate fails" python3 "$KF_ROOT/tests/tools/emulate_level3.py" small emu3 35
+contains "names the problem" "$T_TMP/out" "^not ok 035_LSTM .*python: [1-9][0-9]* bad"

@@ -48,11 +48,6 @@ NOT_YET = {
     30: "Swin V2: as 29, and numpy in __init__ (log-spaced coordinate tables)",
     31: "nn.MultiheadAttention is not modelled yet",
     32: "nn.TransformerEncoderLayer is not modelled yet",
-    33: "recurrent models: not generated yet", 34: "recurrent models: not generated yet",
-    35: "recurrent models: not generated yet", 36: "recurrent models: not generated yet",
-    37: "recurrent models: not generated yet", 38: "recurrent models: not generated yet",
-    39: "recurrent models: not generated yet", 40: "recurrent models: not generated yet",
-    41: "recurrent models: not generated yet", 42: "recurrent models: not generated yet",
     43: "attention: not generated yet", 44: "attention: not generated yet",
     45: "UNet: not generated yet", 46: "NetVLAD: not generated yet", 47: "NetVLAD: not generated yet",
     48: "Mamba2: torch.ones inside forward (segsum's mask) is not modelled yet",
@@ -71,7 +66,13 @@ QUIRKS = {
         "h2o outputs of every step.",
     35: "h0 and c0 are drawn with torch.randn inside forward, fresh each call: here they are the "
         "inputs randn and randn2 (N(0, 1)), drawn by the input generator.",
+    38: "The module's fc layer reads out[:, -1, :] of the bidirectional output (both directions' "
+        "last-step states: the reverse direction's is after one step).",
+    41: "The module's self.h0 (torch.randn in __init__) is never used: forward passes its h0 input.",
 }
+for _n in (36, 37):
+    QUIRKS[_n] = "The module's fc layer is built but forward returns the LSTM's %s: fc is not in the graph." % (
+        "h_n" if _n == 36 else "c_n")
 
 FLOPS_NOTE = gen2.FLOPS_NOTE.replace(
     "min_bytes:", "rnn: 2 per multiply-add of the gate products, 1 per bias add, 1 per gate "
