@@ -434,6 +434,17 @@ def op_concat(n, ins):
     return Tensor(osh, out)
 
 
+def op_expand(n, ins):
+    x = ins[0]
+    osh = tuple(n["shape"])
+    al = (1,) * (len(osh) - len(x.shape)) + tuple(x.shape)
+    st = Tensor(al, x.data).strides()
+    out = []
+    for oc in coords(osh):
+        out.append(x.data[sum(0 if d == 1 else c * s for c, d, s in zip(oc, al, st))])
+    return Tensor(osh, out)
+
+
 def op_slice(n, ins):
     x = ins[0]
     d = n["dim"]
@@ -563,7 +574,7 @@ OPS = {"linear": op_linear, "matmul": op_matmul, "conv": op_conv, "pool": op_poo
        "adaptive_avg_pool": op_adaptive_avg_pool, "act": op_act, "binary": op_binary,
        "reduce": op_reduce, "softmax": op_softmax, "norm": op_norm, "dropout": op_dropout,
        "reshape": op_reshape, "permute": op_permute, "concat": op_concat,
-       "slice": op_slice, "pad": op_pad, "cumsum": op_cumsum, "masked_fill": op_masked_fill,
+       "expand": op_expand, "slice": op_slice, "pad": op_pad, "cumsum": op_cumsum, "masked_fill": op_masked_fill,
        "rnn": op_rnn}
 
 

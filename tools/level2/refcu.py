@@ -691,6 +691,14 @@ class Gen:
             "c%d * %dLL" % (j, st[p]) for j, p in enumerate(perm) if xs[p] != 1)
         self.gather(i, n, "permute %s of %s" % (perm, xs), lines)
 
+    def emit_expand(self, i, n):
+        xs = self.shape[n["in"][0]]
+        idx = bcast_index(n["shape"], xs, "c")
+        used = {int(w[1:]) for w in idx.replace("*", " ").replace("+", " ").split()
+                if w.startswith("c") and w[1:].isdigit()}
+        lines = coord_lines("i", n["shape"], used, "c") + "    const long long src = %s;\n" % idx
+        self.gather(i, n, "broadcast %s to %s" % (xs, n["shape"]), lines)
+
     def emit_slice(self, i, n):
         xs = self.shape[n["in"][0]]
         d, lo = n["dim"], n["start"]

@@ -239,7 +239,7 @@ class Tensor:
         sh = [s if n == -1 else n for s, n in zip((1,) * (len(shape) - len(self.shape)) + tuple(self.shape), shape)]
         if list(sh) == list(self.shape):
             return self
-        return binary("add", self, None, const=0.0, shape=bshape(self.shape, sh))
+        return T.node("expand", [self], bshape(self.shape, sh), self.dtype)
 
     def expand_as(self, o):
         return self.expand(*o.shape)
@@ -252,6 +252,18 @@ class Tensor:
 
     def __getitem__(self, idx):
         return index(self, idx)
+
+    def unfold(self, d, size, step):
+        """Tensor.unfold with step == size (non-overlapping windows): a view
+        [.., n / size, .., size] with the window dim last."""
+        r = len(self.shape)
+        d = ndim(d, r)
+        if step != size or self.shape[d] % size:
+            fail("unfold(%d, %d, %d) of %s: overlapping or ragged windows" % (d, size, step, list(self.shape)))
+        sh = list(self.shape[:d]) + [self.shape[d] // size, size] + list(self.shape[d + 1:])
+        y = self.view(*sh)
+        perm = list(range(d + 1)) + list(range(d + 2, r + 1)) + [d + 1]
+        return y.permute(*perm)
 
     def chunk(self, n, dim=0):
         d = ndim(dim, len(self.shape))
@@ -487,12 +499,10 @@ def scalar_of(v):
     return float(v)
 
 
-def binary(fn, a, b, swap=False, const=None, shape=None):
+def binary(fn, a, b, swap=False):
     if a.dist is not None and not T.forwarding:
         # arithmetic on a drawn tensor in __init__: a scaled distribution
         return scale_dist(a, fn, b, swap)
-    if const is not None:
-        return T.node("binary", [a], shape or a.shape, fn=fn, const=const)
     if not is_t(b):
         c = scalar_of(b)
         if fn == "mul" and c == 1.0 or fn in ("add", "sub") and c == 0.0 and not swap or fn == "div" and c == 1.0 and not swap:
@@ -949,6 +959,7 @@ def make_torch():
     torch.abs = lambda x: act(x, "abs")
     torch.sqrt = lambda x: act(x, "sqrt")
     torch.clamp = clamp
+    torch.pow = lambda x, e: x ** e if is_t(x) else fail("pow of a number by a tensor")
     torch.softmax = lambda x, dim: softmax(x, dim)
     torch.no_grad = fnn.NoGrad
     torch.is_tensor = is_t

@@ -574,6 +574,115 @@ class _RNNBase(Module):
         return out, hn
 
 
+# ------------------------------------------------------------------ attention
+
+class NonDynamicallyQuantizableLinear(Linear):
+    pass
+
+
+class MultiheadAttention(Module):
+    """nn.MultiheadAttention with one packed in_proj (kdim = vdim = embed_dim):
+    in_proj_weight xavier_uniform_, in_proj_bias and out_proj.bias 0."""
+
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
+                 kdim=None, vdim=None, batch_first=False, **k):
+        Module.__init__(self)
+        if add_bias_kv or add_zero_attn or kdim not in (None, embed_dim) or vdim not in (None, embed_dim):
+            fail("MultiheadAttention with bias_kv, zero_attn or other kdim/vdim")
+        if embed_dim % num_heads:
+            fail("embed_dim %d, %d heads" % (embed_dim, num_heads))
+        E = embed_dim
+        self.E, self.H, self.p, self.bf = E, num_heads, float(dropout), batch_first
+        b = math.sqrt(6.0 / (E + 3 * E))
+        self.in_proj_weight = param((3 * E, E), {"kind": "uniform", "low": -b, "high": b},
+                                    "xavier_uniform_: U(-b, b), b = sqrt(6 / (%d + %d))" % (E, 3 * E))
+        self.in_proj_bias = constant((3 * E,), 0.0, "in_proj_bias") if bias else None
+        self.out_proj = NonDynamicallyQuantizableLinear(E, E, bias=bias)
+        if bias:
+            self.out_proj.bias = constant((E,), 0.0, "out_proj.bias")
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
+                average_attn_weights=True, is_causal=False):
+        if key_padding_mask is not None or attn_mask is not None or is_causal:
+            fail("MultiheadAttention masks are not modelled")
+        if self.bf:
+            query, key, value = (t.transpose(0, 1) for t in (query, key, value))
+        L, N, E = query.shape
+        S = key.shape[0]
+        H, hd = self.H, E // self.H
+        if query is key and key is value:
+            q, k, v = f_linear(query, self.in_proj_weight, self.in_proj_bias).chunk(3, -1)
+        else:
+            ws = self.in_proj_weight.chunk(3, 0)
+            bs = self.in_proj_bias.chunk(3, 0) if self.in_proj_bias is not None else (None,) * 3
+            q, k, v = (f_linear(t, w, b) for t, w, b in zip((query, key, value), ws, bs))
+        q = q.reshape(L, N * H, hd).transpose(0, 1)
+        k = k.reshape(S, N * H, hd).transpose(0, 1)
+        v = v.reshape(S, N * H, hd).transpose(0, 1)
+        att = ft.softmax(ft.matmul(q, k.transpose(1, 2)) * (1.0 / math.sqrt(hd)), -1)
+        att = ft.dropout_node(att, self.p) if self.training else att
+        o = ft.matmul(att, v).transpose(0, 1).reshape(L * N, E)
+        o = self.out_proj(o).view(L, N, E)
+        if self.bf:
+            o = o.transpose(0, 1)
+        w = att.view(N, H, L, S).mean(1) if need_weights and average_attn_weights else \
+            att.view(N, H, L, S) if need_weights else None
+        return o, w
+
+
+class TransformerEncoderLayer(Module):
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
+                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True, **k):
+        Module.__init__(self)
+        if activation not in ("relu", "gelu"):
+            fail("TransformerEncoderLayer activation %r" % (activation,))
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout, bias=bias, batch_first=batch_first)
+        self.linear1 = Linear(d_model, dim_feedforward, bias)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, layer_norm_eps, bias=bias)
+        self.norm2 = LayerNorm(d_model, layer_norm_eps, bias=bias)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        self.act = activation
+
+    def sa(self, x):
+        return self.dropout1(self.self_attn(x, x, x, need_weights=False)[0])
+
+    def ff(self, x):
+        return self.dropout2(self.linear2(self.dropout(ft.act(self.linear1(x), self.act))))
+
+    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        if src_mask is not None or src_key_padding_mask is not None:
+            fail("TransformerEncoderLayer masks are not modelled")
+        x = src
+        if self.norm_first:
+            x = x + self.sa(self.norm1(x))
+            return x + self.ff(self.norm2(x))
+        x = self.norm1(x + self.sa(x))
+        return self.norm2(x + self.ff(x))
+
+
+class TransformerEncoder(Module):
+    """num_layers copies of the layer. PyTorch deep-copies one initialised
+    layer, so the copies start with equal parameters; here each copy is
+    drawn on its own (the spec cannot tie tensors; the computation is
+    the same for any values)."""
+
+    def __init__(self, encoder_layer, num_layers, norm=None, **k):
+        Module.__init__(self)
+        import copy
+        self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        self.norm = norm
+
+    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        x = src
+        for m in self.layers:
+            x = m(x, mask, src_key_padding_mask)
+        return self.norm(x) if self.norm is not None else x
+
+
 # ------------------------------------------------------------------ nn namespace
 
 def make_nn(F):
@@ -595,6 +704,8 @@ def make_nn(F):
     nn.Tanh, nn.Sigmoid, nn.SiLU = act_cls("tanh"), act_cls("sigmoid"), act_cls("silu")
     nn.Hardswish, nn.LeakyReLU = act_cls("hardswish"), act_cls("leaky_relu")
     nn.Softmax, nn.Dropout = Softmax, Dropout
+    nn.MultiheadAttention = MultiheadAttention
+    nn.TransformerEncoderLayer, nn.TransformerEncoder = TransformerEncoderLayer, TransformerEncoder
     nn.LSTM = type("LSTM", (_RNNBase,), {"kind": "lstm"})
     nn.GRU = type("GRU", (_RNNBase,), {"kind": "gru"})
     nn.RNN = type("RNN", (_RNNBase,), {"kind": "rnn_tanh"})

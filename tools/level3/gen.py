@@ -42,17 +42,15 @@ LIMITS = {"steps": 4096, "scratch": 16, "arena": True, "dedup": True}
 
 # Models the generator does not express yet, and why.
 NOT_YET = {
-    28: "nn.TransformerEncoderLayer is not modelled yet",
     29: "Swin: window attention with relative-position tables gathered by constant index tensors "
         "(torch.meshgrid / linspace in __init__), torch.roll; not modelled yet",
     30: "Swin V2: as 29, and numpy in __init__ (log-spaced coordinate tables)",
-    31: "nn.MultiheadAttention is not modelled yet",
-    32: "nn.TransformerEncoderLayer is not modelled yet",
-    43: "attention: not generated yet", 44: "attention: not generated yet",
     45: "UNet: not generated yet", 46: "NetVLAD: not generated yet", 47: "NetVLAD: not generated yet",
+    31: "nn.MultiheadAttention over 16384 positions: the reference's attention matrix (2 x 4 x 16384 "
+        "x 16384) is 8.6 GB even in float, over the engine's 8 GiB of scratch; needs a fused or "
+        "chunked attention in reference.cu",
     48: "Mamba2: torch.ones inside forward (segsum's mask) is not modelled yet",
     49: "Mamba2: torch.ones inside forward (segsum's mask) is not modelled yet",
-    50: "attention: not generated yet",
 }
 
 # What one forward call computes where KernelBench's module keeps state or
@@ -69,6 +67,13 @@ QUIRKS = {
     38: "The module's fc layer reads out[:, -1, :] of the bidirectional output (both directions' "
         "last-step states: the reverse direction's is after one step).",
     41: "The module's self.h0 (torch.randn in __init__) is never used: forward passes its h0 input.",
+    28: "nn.TransformerEncoderLayer has batch_first=False but gets (batch, patches + 1, dim): attention "
+        "runs across the 2 images (the sequence) for each patch position (the batch), as PyTorch does "
+        "with this module. nn.TransformerEncoder deep-copies one layer, so PyTorch's 6 layers start "
+        "with equal parameters; here each is drawn on its own (the computation is the same for any "
+        "values).",
+    44: "NewGELU is the tanh form of GELU written out: its elementwise ops are nodes of their own.",
+    50: "ReLU in place of softmax over the causally masked scores (-inf where masked: ReLU gives 0).",
 }
 for _n in (36, 37):
     QUIRKS[_n] = "The module's fc layer is built but forward returns the LSTM's %s: fc is not in the graph." % (
@@ -127,6 +132,15 @@ SMALL = {
     33: {"batch_size": 2, "input_size": 8, "hidden_size": 8, "output_size": 4},
     34: {"batch_size": 2, "input_size": 8, "hidden_size": 8, "output_size": 4, "sequence_length": 5},
 }
+SMALL.update({
+    28: {"image_size": 8, "patch_size": 4, "num_classes": 3, "dim": 8, "depth": 2, "heads": 2, "mlp_dim": 16},
+    31: {"embed_dim": 8, "num_heads": 2, "batch_size": 2, "image_height": 3, "image_width": 4},
+    32: {"batch_size": 2, "image_size": 8, "embed_dim": 8, "num_heads": 2, "num_classes": 3,
+         "re:": [(r"image_size=32\)", "image_size=8)"), (r"num_layers=6", "num_layers=2")]},
+    43: {"batch_size": 2, "max_seqlen": 8, "seq_len": 5, "n_embd": 8, "n_head": 2},
+    44: {"batch_size": 2, "max_seqlen": 8, "seq_len": 5, "n_embd": 8, "n_head": 2},
+    50: {"batch_size": 2, "max_seqlen": 6, "n_embd": 8, "n_head": 2},
+})
 for _n in range(35, 43):
     SMALL[_n] = {"batch_size": 2, "input_size": 3, "hidden_size": 4, "num_layers": 2,
                  "seq_len" if _n >= 39 else "sequence_length": 4}
