@@ -45,7 +45,6 @@ NOT_YET = {
     29: "Swin: window attention with relative-position tables gathered by constant index tensors "
         "(torch.meshgrid / linspace in __init__), torch.roll; not modelled yet",
     30: "Swin V2: as 29, and numpy in __init__ (log-spaced coordinate tables)",
-    45: "UNet: not generated yet", 46: "NetVLAD: not generated yet", 47: "NetVLAD: not generated yet",
     31: "nn.MultiheadAttention over 16384 positions: the reference's attention matrix (2 x 4 x 16384 "
         "x 16384) is 8.6 GB even in float, over the engine's 8 GiB of scratch; needs a fused or "
         "chunked attention in reference.cu",
@@ -140,6 +139,9 @@ SMALL.update({
     43: {"batch_size": 2, "max_seqlen": 8, "seq_len": 5, "n_embd": 8, "n_head": 2},
     44: {"batch_size": 2, "max_seqlen": 8, "seq_len": 5, "n_embd": 8, "n_head": 2},
     50: {"batch_size": 2, "max_seqlen": 6, "n_embd": 8, "n_head": 2},
+    45: {"batch_size": 2, "in_channels": 2, "out_channels": 3, "height": 16, "width": 16, "features": 2},
+    46: {"batch_size": 2, "num_features": 3, "num_clusters": 4, "feature_size": 5, "ghost_clusters": 2},
+    47: {"batch_size": 2, "num_features": 3, "num_clusters": 4, "feature_size": 5, "ghost_clusters": 0},
 })
 for _n in range(35, 43):
     SMALL[_n] = {"batch_size": 2, "input_size": 3, "hidden_size": 4, "num_layers": 2,
