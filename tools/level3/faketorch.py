@@ -721,6 +721,12 @@ def einsum2(sa, a, sb, b, keep):
     sz = lambda cs: prod(dim[c] for c in cs)  # noqa: E731
     A = a.permute(*[sa.index(c) for c in batch + ao + contr]).view(*([dim[c] for c in batch] + [sz(ao), sz(contr)]))
     B = b.permute(*[sb.index(c) for c in batch + contr + bo]).view(*([dim[c] for c in batch] + [sz(contr), sz(bo)]))
+    if not contr:
+        # nothing summed: a broadcast product
+        A = a.permute(*[sa.index(c) for c in batch + ao]).view(*([dim[c] for c in batch + ao] + [1] * len(bo)))
+        B = b.permute(*[sb.index(c) for c in batch + bo]).view(*([dim[c] for c in batch] + [1] * len(ao) +
+                                                                  [dim[c] for c in bo]))
+        return binary("mul", A, B), "".join(batch + ao + bo)
     if not batch:
         A, B = A.view(1, sz(ao), sz(contr)), B.view(1, sz(contr), sz(bo))
     C = matmul(A, B).view(*[dim[c] for c in batch + ao + bo] or [1])
@@ -861,8 +867,8 @@ def t_ones(*shape, **kw):
 
 
 def const_in_forward(t):
-    if T.forwarding:
-        fail("%s inside forward (a constant tensor)" % t.origin)
+    """A constant made in forward may build a mask (tril); as an operand
+    of a node it fails there (no graph name)."""
     return t
 
 

@@ -48,8 +48,6 @@ NOT_YET = {
     31: "nn.MultiheadAttention over 16384 positions: the reference's attention matrix (2 x 4 x 16384 "
         "x 16384) is 8.6 GB even in float, over the engine's 8 GiB of scratch; needs a fused or "
         "chunked attention in reference.cu",
-    48: "Mamba2: torch.ones inside forward (segsum's mask) is not modelled yet",
-    49: "Mamba2: torch.ones inside forward (segsum's mask) is not modelled yet",
 }
 
 # What one forward call computes where KernelBench's module keeps state or
@@ -79,7 +77,7 @@ for _n in (36, 37):
         "h_n" if _n == 36 else "c_n")
 
 FLOPS_NOTE = gen2.FLOPS_NOTE.replace(
-    "min_bytes:", "rnn: 2 per multiply-add of the gate products, 1 per bias add, 1 per gate "
+    "min_bytes:", "matmul 2 per multiply-add; rnn: 2 per multiply-add of the gate products, 1 per bias add, 1 per gate "
     "activation, 2 per hidden element (state update); cumsum and masked_fill 1 per element, slice, pad, "
     "permute and concat 0; min_bytes:")
 
@@ -139,6 +137,8 @@ SMALL.update({
     43: {"batch_size": 2, "max_seqlen": 8, "seq_len": 5, "n_embd": 8, "n_head": 2},
     44: {"batch_size": 2, "max_seqlen": 8, "seq_len": 5, "n_embd": 8, "n_head": 2},
     50: {"batch_size": 2, "max_seqlen": 6, "n_embd": 8, "n_head": 2},
+    48: {"batch_size": 2, "seq_length": 8, "n_heads": 2, "d_head": 3, "d_state": 2, "block_len": 4},
+    49: {"batch_size": 2, "seq_length": 8, "n_heads": 2, "d_head": 3, "d_state": 2, "block_len": 4},
     45: {"batch_size": 2, "in_channels": 2, "out_channels": 3, "height": 16, "width": 16, "features": 2},
     46: {"batch_size": 2, "num_features": 3, "num_clusters": 4, "feature_size": 5, "ghost_clusters": 2},
     47: {"batch_size": 2, "num_features": 3, "num_clusters": 4, "feature_size": 5, "ghost_clusters": 0},
@@ -242,6 +242,8 @@ def node_flops(n, shape_of):
             insz = xs[2] if layer == 0 else D * H
             f += D * T_ * B * (2 * G * (insz + H) + (2 * G if n["bias"] else 0) + G + 2 * H)
         return f
+    if op == "matmul":
+        return 2 * out * shape_of[n["in"][0]][-1]
     if op in ("cumsum", "masked_fill"):
         return out
     if op in ("slice", "pad"):
