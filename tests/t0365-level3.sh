@@ -1,7 +1,8 @@
 #!/bin/sh
 # KernelBench level 3 (tools/level3/gen.py): the committed files are what the
 # generator writes (and level 2's still are), the specs are well formed,
-# faketorch names an unmodelled call and its line, every reference.cu
+# faketorch names an unmodelled call and its line and its decompositions
+# match their definitions, every reference.cu
 # compiles with NVRTC (a third at full size; all at small size on the host),
 # and at small sizes every reference.cu, run on the host (CUDA emulated,
 # launch-block loops included), agrees element by element with the
@@ -52,6 +53,11 @@ try:
 except faketorch.TraceError as e:
     print(e); sys.exit(1)"
 contains "naming the call and its line" "$T_TMP/out" "^line 10: .*torch.fft.* is not modelled"
+
+# faketorch's decompositions (einsum, rearrange, unfold, indexing, the causal
+# mask, F.normalize, nn.MultiheadAttention) against index loops
+expect_exit 0 "decompositions agree with their definitions" python3 "$KF_ROOT/tests/tools/check_faketorch.py"
+contains "all of them" "$T_TMP/out" "^checked [0-9]+ decompositions, 0 failed$"
 
 # NVRTC: every third reference at full size (the small trees below compile
 # them all on the host); KF_L3_FULL=1 compiles every one
