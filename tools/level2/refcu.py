@@ -292,8 +292,86 @@ class Gen:
         self.kernels.append("/* %s */\nextern \"C\" __global__ void %s(%s)\n{\n%s}\n" % (comment, name, ps, body))
         self.launches.append((name, grid, block, list(args)))
 
+    def find_attention(self):
+        """matmul(q, kT) -> * c -> softmax(-1) -> matmul(., v) chains whose
+        score matrix passes limits["fuse_scores"] elements: the last node
+        computes the chain in one kernel (the scores never stored)."""
+        self.fused, self.attn = set(), {}
+        big = self.limits.get("fuse_scores")
+        if not big:
+            return
+        uses = {}
+        for n in self.nodes:
+            for t in n["in"]:
+                uses[t] = uses.get(t, 0) + 1
+        at = {n["out"]: k for k, n in enumerate(self.nodes)}
+        for k, n in enumerate(self.nodes):
+            if n["op"] != "matmul" or n["in"][0] not in at:
+                continue
+            sm = self.nodes[at[n["in"][0]]]
+            if sm["op"] != "softmax" or sm.get("log") or sm["dim"] != len(sm["shape"]) - 1 or sm["in"][0] not in at:
+                continue
+            sc = self.nodes[at[sm["in"][0]]]
+            if sc["op"] != "binary" or sc["fn"] != "mul" or len(sc["in"]) != 1 or sc["in"][0] not in at:
+                continue
+            mm = self.nodes[at[sc["in"][0]]]
+            if mm["op"] != "matmul" or prod(mm["shape"]) <= big:
+                continue
+            a, b, v = mm["in"][0], mm["in"][1], n["in"][1]
+            batch = [self.shape[t][:-2] for t in (a, b, v)] + [n["shape"][:-2]]
+            if any(x != batch[0] for x in batch) or any(uses[t["out"]] != 1 for t in (mm, sc, sm)):
+                continue
+            self.fused |= {at[mm["out"]], at[sc["out"]], at[sm["out"]]}
+            self.attn[k] = (a, b, v, sc["const"])
+        # the chain's operands stay live until the fused node
+        for k, (a, b, v, _) in self.attn.items():
+            for t in (a, b, v):
+                r = self.root(t)
+                self.last[r] = max(self.last.get(r, -1), k)
+
+    def emit_attention(self, i, n):
+        a, b, v, c = self.attn[i]
+        ash, bsh, vsh = self.shape[a], self.shape[b], self.shape[v]
+        L, K, S, D = ash[-2], ash[-1], bsh[-1], vsh[-1]
+        rows = prod(n["shape"]) // D
+        (asrc, act_), (bsrc, bct), (vsrc, vct) = self.ref(a), self.ref(b), self.ref(v)
+        ob, ot = self.out_decl(n)
+        self.helpers |= {"sum", "max"}
+        score = "%s * dot(q, kb + j, %d, %d)" % (lit(c), K, S)
+        body = "    __shared__ double sh[256];\n"
+        body += "    const long long row = blockIdx.x, bt = row / %dLL;\n" % L
+        body += "    const %s* q = a + row * %dLL;\n" % (act_, K)
+        body += "    const %s* kb = b + bt * %dLL;\n" % (bct, K * S)
+        body += "    const %s* vb = v + bt * %dLL;\n" % (vct, S * D)
+        body += "    double m = %s;\n" % NEG_INF
+        body += "    for (long long j = threadIdx.x; j < %dLL; j += blockDim.x)\n" % S
+        body += "        m = max_nan(m, %s);\n" % score
+        body += "    m = block_max(m, sh);\n    double z = 0.0;\n"
+        body += "    for (long long j = threadIdx.x; j < %dLL; j += blockDim.x)\n" % S
+        body += "        z += exp(%s - m);\n" % score
+        body += "    z = block_sum(z, sh);\n"
+        body += "    double acc[%d];\n    for (int d = 0; d < %d; ++d) acc[d] = 0.0;\n" % (D, D)
+        body += "    for (long long j = threadIdx.x; j < %dLL; j += blockDim.x) {\n" % S
+        body += "        const double p = exp(%s - m) / z;\n" % score
+        body += "        for (int d = 0; d < %d; ++d) acc[d] += p * (double)vb[j * %dLL + d];\n    }\n" % (D, D)
+        body += "    for (int d = 0; d < %d; ++d) {\n" % D
+        body += "        const double r = block_sum(acc[d], sh);\n"
+        body += "        if (threadIdx.x == 0) out[row * %dLL + d] = %sr;\n    }\n" % (D, self.cast(n))
+        dot = ("/* q . column j of k^T ([K, S] row-major) */\n"
+               "template <class T, class U> static __device__ double dot(const T* q, const U* kj, int K, long long S)\n"
+               "{\n    double s = 0.0;\n    for (int k = 0; k < K; ++k) s += (double)q[k] * (double)kj[k * S];\n"
+               "    return s;\n}\n")
+        if dot not in self.kernels:
+            self.kernels.insert(0, dot)
+        self.kernel("n%d_attention" % i, ["const %s* a" % act_, "const %s* b" % bct, "const %s* v" % vct,
+                                         "%s* out" % ot], body, str(rows), 256, [asrc, bsrc, vsrc, ob],
+                    "%s: softmax(%s * a @ b, last dim) @ v in one kernel, one block per row: the %s score "
+                    "matrix is never stored (three passes over the keys: max, sum, weighted values)"
+                    % (n["out"], c, "x".join(map(str, list(ash[:-1]) + [S]))))
+
     def generate(self):
         self.plan()
+        self.find_attention()
         for t in self.spec["inputs"]:
             self.store[t["name"]] = t["name"]
         for i, n in enumerate(self.nodes):
@@ -302,6 +380,11 @@ class Gen:
             numel = prod(n["shape"])
             if op == "reshape" and not final:
                 continue
+            if i in self.fused:
+                self.release_after(i)
+                continue
+            if i in self.attn:
+                op = "attention"
             ew = op in ("act", "binary", "dropout", "norm")
             if final:
                 self.store["out"] = "out"
