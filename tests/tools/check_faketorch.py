@@ -133,6 +133,22 @@ def index_split(rng):
 
 
 @case
+def strided_pad(rng):
+    ins = [("x", (2, 5, 6, 3))]
+    text = module(None, "        y = F.pad(x, [0, 0, 2, 1, 1, 2], 'constant', 0)\n"
+                        "        return y[:, 1:-1, 0::2, :] + y[:, 2::3, 1::2, :].mean()", ins)
+    y, v = run(text, rng)
+    x = v["x"]
+
+    def p(b, h, w, c):     # the padded tensor: H by 1 and 2, W by 2 and 1
+        h, w = h - 1, w - 2
+        return at(x, (b, h, w, c)) if 0 <= h < 5 and 0 <= w < 6 else 0.0
+    m = sum(p(b, h, w, c) for b in range(2) for h in (2, 5) for w in (1, 3, 5, 7) for c in range(3)) / 48.0
+    out = [p(b, h, w, c) + m for b in range(2) for h in range(1, 7) for w in range(0, 9, 2) for c in range(3)]
+    return ([2, 6, 5, 3], out), y
+
+
+@case
 def causal_softmax(rng):
     ins = [("x", (2, 4, 4))]
     init = ("        self.register_buffer('bias', torch.tril(torch.ones(6, 6)).view(1, 6, 6))")

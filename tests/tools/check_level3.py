@@ -18,7 +18,7 @@ ATTRS = {
                                "output_padding"],
     "pool": ["kind", "dims", "kernel", "stride", "padding", "ceil_mode"], "adaptive_avg_pool": ["output_size"],
     "reduce": ["fn", "dims", "keepdim"], "softmax": ["dim", "log"], "norm": ["kind", "eps"],
-    "dropout": ["p"], "expand": [], "slice": ["dim", "start", "stop"], "pad": ["before", "after"], "cumsum": ["dim"],
+    "dropout": ["p"], "expand": [], "slice": ["dim", "start", "stop", "step"], "pad": ["before", "after"], "cumsum": ["dim"],
     "masked_fill": ["where", "diagonal", "value"],
     "rnn": ["kind", "layers", "hidden", "bidirectional", "batch_first", "bias", "h0", "c0", "output"],
 }

@@ -453,7 +453,7 @@ def op_slice(n, ins):
     out = []
     for oc in coords(osh):
         ic = list(oc)
-        ic[d] += n["start"]
+        ic[d] = n["start"] + ic[d] * n.get("step", 1)
         out.append(x.data[flat(ic, st)])
     return Tensor(osh, out)
 

@@ -784,12 +784,14 @@ class Gen:
 
     def emit_slice(self, i, n):
         xs = self.shape[n["in"][0]]
-        d, lo = n["dim"], n["start"]
-        outer, inner = prod(xs[:d]), prod(xs[d + 1:])
-        w = n["stop"] - n["start"]
+        d, lo, st = n["dim"], n["start"], n.get("step", 1)
+        inner = prod(xs[d + 1:])
+        w = n["shape"][d]
         lines = ("    const long long o = i / %dLL, r = i %% %dLL;   /* (outer, slice * inner) */\n"
-                 "    const long long src = o * %dLL + %dLL + r;\n" % (w * inner, w * inner, xs[d] * inner, lo * inner))
-        self.gather(i, n, "dim %d [%d:%d) of %s" % (d, lo, n["stop"], xs), lines)
+                 "    const long long k = r / %dLL, e = r %% %dLL;\n"
+                 "    const long long src = o * %dLL + (%dLL + k * %dLL) * %dLL + e;\n"
+                 % (w * inner, w * inner, inner, inner, xs[d] * inner, lo, st, inner))
+        self.gather(i, n, "dim %d [%d:%d:%d] of %s" % (d, lo, n["stop"], st, xs), lines)
 
     def emit_pad(self, i, n):
         xs = self.shape[n["in"][0]]

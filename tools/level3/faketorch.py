@@ -655,22 +655,26 @@ def index(x, idx):
             if not 0 <= k < n:
                 fail("index %d of a dim of %d" % (i, n))
             lo, hi, keep = k, k + 1, False
+            st = 1
         else:
             lo, hi, st = i.indices(n)
-            if st != 1:
+            if st < 1:
                 fail("slice with step %d" % st)
             hi = max(hi, lo)
             keep = True
         starts.append(lo)
-        if (lo, hi) != (0, n):
+        m = len(range(lo, hi, st))
+        if (lo, hi, st) != (0, n, 1):
             if cur.const is not None:
-                pass
+                if st != 1:
+                    fail("a constant sliced with a step")
             else:
                 sh = list(cur.shape)
-                sh[d] = hi - lo
-                cur = T.node("slice", [cur], sh, cur.dtype, dim=d, start=lo, stop=hi)
+                sh[d] = m
+                cur = T.node("slice", [cur], sh, cur.dtype, dim=d, start=lo, stop=lo + (m - 1) * st + 1 if m else lo,
+                             step=st)
         if keep:
-            final.append(hi - lo)
+            final.append(m)
         d += 1
     if cur.const is not None:
         sh = [hi for hi in final]
@@ -890,6 +894,19 @@ def t_triu(x, diagonal=0):
     return Tri(False, diagonal, 1.0 if x.dtype != "bool" else True, 0.0 if x.dtype != "bool" else False).make(x.shape, x.dtype)
 
 
+class Number(float):
+    """An element of a constant made in __init__ (torch.linspace(...)[k].item())."""
+
+    def item(self):
+        return float(self)
+
+
+def t_linspace(a, b, n, **k):
+    if T.forwarding:
+        fail("torch.linspace inside forward")
+    return [Number(a + (b - a) * i / (n - 1) if n > 1 else a) for i in range(n)]
+
+
 def t_flatten(x, start_dim=0, end_dim=-1):
     return x.flatten(start_dim, end_dim)
 
@@ -965,6 +982,7 @@ def make_torch():
     torch.abs = lambda x: act(x, "abs")
     torch.sqrt = lambda x: act(x, "sqrt")
     torch.clamp = clamp
+    torch.linspace = t_linspace
     torch.pow = lambda x, e: x ** e if is_t(x) else fail("pow of a number by a tensor")
     torch.softmax = lambda x, dim: softmax(x, dim)
     torch.no_grad = fnn.NoGrad

@@ -46,9 +46,10 @@ FUSED = {31}
 
 # Models the generator does not express yet, and why.
 NOT_YET = {
-    29: "Swin: window attention with relative-position tables gathered by constant index tensors "
-        "(torch.meshgrid / linspace in __init__), torch.roll; not modelled yet",
-    30: "Swin V2: as 29, and numpy in __init__ (log-spaced coordinate tables)",
+    30: "Swin V2: window attention with a relative-position bias computed in __init__ from numpy and "
+        "torch tables (meshgrid, log-spaced coordinates) and gathered by a constant index tensor, shifted "
+        "windows with torch.roll and an attention mask built by slice assignment: faketorch has no "
+        "constant tensors with values yet",
 }
 
 # What one forward call computes where KernelBench's module keeps state or
@@ -70,6 +71,8 @@ QUIRKS = {
         "with this module. nn.TransformerEncoder deep-copies one layer, so PyTorch's 6 layers start "
         "with equal parameters; here each is drawn on its own (the computation is the same for any "
         "values).",
+    29: "drop_path_rate (0.1) only fills a list the blocks never use (drop_path is nn.Identity); the "
+        "shifted windows are zero-padded (F.pad), not rolled.",
     31: "The attention runs over H * W = 16384 positions: reference.cu computes softmax(q k^T / sqrt(d)) v "
         "one query row per block without storing the 8.6 GB score matrix (the engine's scratch is 8 GiB).",
     44: "NewGELU is the tanh form of GELU written out: its elementwise ops are nodes of their own.",
@@ -142,6 +145,12 @@ SMALL.update({
     50: {"batch_size": 2, "max_seqlen": 6, "n_embd": 8, "n_head": 2},
     48: {"batch_size": 2, "seq_length": 8, "n_heads": 2, "d_head": 3, "d_state": 2, "block_len": 4},
     49: {"batch_size": 2, "seq_length": 8, "n_heads": 2, "d_head": 3, "d_state": 2, "block_len": 4},
+    29: {"batch_size": 2, "image_size": 32,
+         "re:": [(r"def __init__\(self, img_size=224, patch_size=4, in_chans=3, num_classes=1000,",
+                  "def __init__(self, img_size=32, patch_size=4, in_chans=3, num_classes=5,"),
+                 (r"embed_dim=96, depths=\[2, 2, 6, 2\], num_heads=\[3, 6, 12, 24\],",
+                  "embed_dim=4, depths=[2, 2, 1, 1], num_heads=[1, 2, 2, 4],"),
+                 (r"^(\s+)window_size=7, mlp_ratio=4\., drop_rate", r"\1window_size=2, mlp_ratio=4., drop_rate")]},
     45: {"batch_size": 2, "in_channels": 2, "out_channels": 3, "height": 16, "width": 16, "features": 2},
     46: {"batch_size": 2, "num_features": 3, "num_clusters": 4, "feature_size": 5, "ghost_clusters": 2},
     47: {"batch_size": 2, "num_features": 3, "num_clusters": 4, "feature_size": 5, "ghost_clusters": 0},
@@ -269,9 +278,16 @@ def prune(nodes, result):
 
 
 def jsonval(v):
+    """A constructor argument as JSON: classes (norm_layer=nn.LayerNorm) by name."""
     if isinstance(v, (tuple, list)):
         return [jsonval(x) for x in v]
-    return v
+    if isinstance(v, dict):
+        return {str(k): jsonval(x) for k, x in v.items()}
+    if isinstance(v, type):
+        return "nn." + v.__name__
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    return repr(v)
 
 
 def init_args(tr):

@@ -189,19 +189,24 @@ extern "C" __global__ void n8_add(const double* a_in,
     out[i] = (a + b);
 }
 
-/* t10: dim 2 [0:512) of [2, 197, 1536] */
+/* t10: dim 2 [0:512:1] of [2, 197, 1536] */
 extern "C" __global__ void n10_slice(const double* x,
     double* out,
     long long lc0,
     long long lc1,
     long long lc2,
     long long lc3,
-    long long lc4)
+    long long lc4,
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8)
 {
     const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (i >= lc0) return;
     const long long o = i / lc1, r = i % lc2;   /* (outer, slice * inner) */
-    const long long src = o * lc3 + lc4 + r;
+    const long long k = r / lc3, e = r % lc4;
+    const long long src = o * lc5 + (lc6 + k * lc7) * lc8 + e;
     out[i] = (double)x[src];
 }
 
@@ -419,9 +424,9 @@ n6_expand<<<ceil_div(1024, 256), 256>>>(cls_token, buf1, 1024, 512);
 concat8_double_double<<<ceil_div(201728, 256), 256>>>(buf1, buf0, buf1, buf1, buf1, buf1, buf1, buf1, 1, 196, 0, 0, 0, 0, 0, 0, buf2, 2, 512, 197, 0, 197);
 n8_add<<<ceil_div(201728, 256), 256>>>(buf2, pos_embedding, buf2, 201728, 512, 197, 512, 512);
 n5_linear<<<ceil_div(605184, 256), 256>>>(buf2, transformer_layers_0_self_attn_in_proj_weight, transformer_layers_0_self_attn_in_proj_bias, buf0, 605184, 1536, 1536, 512, 512, 512);
-n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf1, 201728, 512, 512, 1536, 0);
-n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf3, 201728, 512, 512, 1536, 512);
-n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf4, 201728, 512, 512, 1536, 1024);
+n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf1, 201728, 512, 512, 1, 1, 1536, 0, 1, 1);
+n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf3, 201728, 512, 512, 1, 1, 1536, 512, 1, 1);
+n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf4, 201728, 512, 512, 1, 1, 1536, 1024, 1, 1);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf1, buf0, 201728, 64, 64, 2, 2, 64, 100864, 1);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf3, buf1, 201728, 64, 64, 2, 2, 64, 100864, 1);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf4, buf3, 201728, 64, 64, 2, 2, 64, 100864, 1);
@@ -442,9 +447,9 @@ n28_add<<<ceil_div(201728, 256), 256>>>(buf2, buf4, buf2, 201728);
 n29_norm_stats<<<394, 256>>>(buf2, buf3, 512, 512, 512, 512.0, 512.0);
 n29_norm_apply<<<ceil_div(201728, 256), 256>>>(buf2, buf3, transformer_layers_0_norm2_weight, transformer_layers_0_norm2_bias, buf2, 201728, 512, 512, 512);
 n5_linear<<<ceil_div(605184, 256), 256>>>(buf2, transformer_layers_1_self_attn_in_proj_weight, transformer_layers_1_self_attn_in_proj_bias, buf0, 605184, 1536, 1536, 512, 512, 512);
-n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf4, 201728, 512, 512, 1536, 0);
-n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf3, 201728, 512, 512, 1536, 512);
-n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf1, 201728, 512, 512, 1536, 1024);
+n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf4, 201728, 512, 512, 1, 1, 1536, 0, 1, 1);
+n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf3, 201728, 512, 512, 1, 1, 1536, 512, 1, 1);
+n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf1, 201728, 512, 512, 1, 1, 1536, 1024, 1, 1);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf4, buf0, 201728, 64, 64, 2, 2, 64, 100864, 1);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf3, buf4, 201728, 64, 64, 2, 2, 64, 100864, 1);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf1, buf3, 201728, 64, 64, 2, 2, 64, 100864, 1);
@@ -465,9 +470,9 @@ n28_add<<<ceil_div(201728, 256), 256>>>(buf2, buf4, buf2, 201728);
 n29_norm_stats<<<394, 256>>>(buf2, buf3, 512, 512, 512, 512.0, 512.0);
 n29_norm_apply<<<ceil_div(201728, 256), 256>>>(buf2, buf3, transformer_layers_1_norm2_weight, transformer_layers_1_norm2_bias, buf2, 201728, 512, 512, 512);
 n5_linear<<<ceil_div(605184, 256), 256>>>(buf2, transformer_layers_2_self_attn_in_proj_weight, transformer_layers_2_self_attn_in_proj_bias, buf0, 605184, 1536, 1536, 512, 512, 512);
-n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf4, 201728, 512, 512, 1536, 0);
-n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf3, 201728, 512, 512, 1536, 512);
-n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf1, 201728, 512, 512, 1536, 1024);
+n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf4, 201728, 512, 512, 1, 1, 1536, 0, 1, 1);
+n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf3, 201728, 512, 512, 1, 1, 1536, 512, 1, 1);
+n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf1, 201728, 512, 512, 1, 1, 1536, 1024, 1, 1);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf4, buf0, 201728, 64, 64, 2, 2, 64, 100864, 1);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf3, buf4, 201728, 64, 64, 2, 2, 64, 100864, 1);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf1, buf3, 201728, 64, 64, 2, 2, 64, 100864, 1);
@@ -488,9 +493,9 @@ n28_add<<<ceil_div(201728, 256), 256>>>(buf2, buf4, buf2, 201728);
 n29_norm_stats<<<394, 256>>>(buf2, buf3, 512, 512, 512, 512.0, 512.0);
 n29_norm_apply<<<ceil_div(201728, 256), 256>>>(buf2, buf3, transformer_layers_2_norm2_weight, transformer_layers_2_norm2_bias, buf2, 201728, 512, 512, 512);
 n5_linear<<<ceil_div(605184, 256), 256>>>(buf2, transformer_layers_3_self_attn_in_proj_weight, transformer_layers_3_self_attn_in_proj_bias, buf0, 605184, 1536, 1536, 512, 512, 512);
-n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf4, 201728, 512, 512, 1536, 0);
-n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf3, 201728, 512, 512, 1536, 512);
-n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf1, 201728, 512, 512, 1536, 1024);
+n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf4, 201728, 512, 512, 1, 1, 1536, 0, 1, 1);
+n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf3, 201728, 512, 512, 1, 1, 1536, 512, 1, 1);
+n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf1, 201728, 512, 512, 1, 1, 1536, 1024, 1, 1);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf4, buf0, 201728, 64, 64, 2, 2, 64, 100864, 1);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf3, buf4, 201728, 64, 64, 2, 2, 64, 100864, 1);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf1, buf3, 201728, 64, 64, 2, 2, 64, 100864, 1);
@@ -511,9 +516,9 @@ n28_add<<<ceil_div(201728, 256), 256>>>(buf2, buf4, buf2, 201728);
 n29_norm_stats<<<394, 256>>>(buf2, buf3, 512, 512, 512, 512.0, 512.0);
 n29_norm_apply<<<ceil_div(201728, 256), 256>>>(buf2, buf3, transformer_layers_3_norm2_weight, transformer_layers_3_norm2_bias, buf2, 201728, 512, 512, 512);
 n5_linear<<<ceil_div(605184, 256), 256>>>(buf2, transformer_layers_4_self_attn_in_proj_weight, transformer_layers_4_self_attn_in_proj_bias, buf0, 605184, 1536, 1536, 512, 512, 512);
-n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf4, 201728, 512, 512, 1536, 0);
-n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf3, 201728, 512, 512, 1536, 512);
-n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf1, 201728, 512, 512, 1536, 1024);
+n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf4, 201728, 512, 512, 1, 1, 1536, 0, 1, 1);
+n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf3, 201728, 512, 512, 1, 1, 1536, 512, 1, 1);
+n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf1, 201728, 512, 512, 1, 1, 1536, 1024, 1, 1);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf4, buf0, 201728, 64, 64, 2, 2, 64, 100864, 1);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf3, buf4, 201728, 64, 64, 2, 2, 64, 100864, 1);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf1, buf3, 201728, 64, 64, 2, 2, 64, 100864, 1);
@@ -534,9 +539,9 @@ n28_add<<<ceil_div(201728, 256), 256>>>(buf2, buf4, buf2, 201728);
 n29_norm_stats<<<394, 256>>>(buf2, buf3, 512, 512, 512, 512.0, 512.0);
 n29_norm_apply<<<ceil_div(201728, 256), 256>>>(buf2, buf3, transformer_layers_4_norm2_weight, transformer_layers_4_norm2_bias, buf2, 201728, 512, 512, 512);
 n5_linear<<<ceil_div(605184, 256), 256>>>(buf2, transformer_layers_5_self_attn_in_proj_weight, transformer_layers_5_self_attn_in_proj_bias, buf0, 605184, 1536, 1536, 512, 512, 512);
-n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf4, 201728, 512, 512, 1536, 0);
-n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf3, 201728, 512, 512, 1536, 512);
-n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf1, 201728, 512, 512, 1536, 1024);
+n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf4, 201728, 512, 512, 1, 1, 1536, 0, 1, 1);
+n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf3, 201728, 512, 512, 1, 1, 1536, 512, 1, 1);
+n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf1, 201728, 512, 512, 1, 1, 1536, 1024, 1, 1);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf4, buf0, 201728, 64, 64, 2, 2, 64, 100864, 1);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf3, buf4, 201728, 64, 64, 2, 2, 64, 100864, 1);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf1, buf3, 201728, 64, 64, 2, 2, 64, 100864, 1);
@@ -556,7 +561,7 @@ n5_linear<<<ceil_div(201728, 256), 256>>>(buf0, transformer_layers_5_linear2_wei
 n28_add<<<ceil_div(201728, 256), 256>>>(buf2, buf4, buf2, 201728);
 n29_norm_stats<<<394, 256>>>(buf2, buf3, 512, 512, 512, 512.0, 512.0);
 n29_norm_apply<<<ceil_div(201728, 256), 256>>>(buf2, buf3, transformer_layers_5_norm2_weight, transformer_layers_5_norm2_bias, buf2, 201728, 512, 512, 512);
-n10_slice<<<ceil_div(1024, 256), 256>>>(buf2, buf4, 1024, 512, 512, 100864, 0);
+n10_slice<<<ceil_div(1024, 256), 256>>>(buf2, buf4, 1024, 512, 512, 512, 512, 100864, 0, 1, 512);
 n5_linear<<<ceil_div(4096, 256), 256>>>(buf4, mlp_head_0_weight, mlp_head_0_bias, buf3, 4096, 2048, 2048, 512, 512, 512);
 n168_gelu<<<ceil_div(4096, 256), 256>>>(buf3, buf3, 4096);
 n169_linear<<<ceil_div(20, 256), 256>>>(buf3, mlp_head_3_weight, mlp_head_3_bias, out, 20, 10, 10, 2048, 2048, 2048);

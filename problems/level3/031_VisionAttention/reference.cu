@@ -87,19 +87,24 @@ extern "C" __global__ void n2_linear(const double* x,
     out[i] = acc;
 }
 
-/* t3: dim 2 [0:128) of [16384, 2, 384] */
+/* t3: dim 2 [0:128:1] of [16384, 2, 384] */
 extern "C" __global__ void n3_slice(const double* x,
     double* out,
     long long lc0,
     long long lc1,
     long long lc2,
     long long lc3,
-    long long lc4)
+    long long lc4,
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8)
 {
     const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (i >= lc0) return;
     const long long o = i / lc1, r = i % lc2;   /* (outer, slice * inner) */
-    const long long src = o * lc3 + lc4 + r;
+    const long long k = r / lc3, e = r % lc4;
+    const long long src = o * lc5 + (lc6 + k * lc7) * lc8 + e;
     out[i] = (double)x[src];
 }
 
@@ -249,9 +254,9 @@ scratch double buf3[4194304];
 scratch double buf4[4194304];
 n1_permute<<<ceil_div(4194304, 256), 256>>>(x, buf0, 4194304, 128, 128, 2, 2, 1, 2097152, 16384);
 n2_linear<<<ceil_div(12582912, 256), 256>>>(buf0, attn_in_proj_weight, attn_in_proj_bias, buf1, 12582912, 384, 384, 128, 128, 128);
-n3_slice<<<ceil_div(4194304, 256), 256>>>(buf1, buf2, 4194304, 128, 128, 384, 0);
-n3_slice<<<ceil_div(4194304, 256), 256>>>(buf1, buf3, 4194304, 128, 128, 384, 128);
-n3_slice<<<ceil_div(4194304, 256), 256>>>(buf1, buf4, 4194304, 128, 128, 384, 256);
+n3_slice<<<ceil_div(4194304, 256), 256>>>(buf1, buf2, 4194304, 128, 128, 1, 1, 384, 0, 1, 1);
+n3_slice<<<ceil_div(4194304, 256), 256>>>(buf1, buf3, 4194304, 128, 128, 1, 1, 384, 128, 1, 1);
+n3_slice<<<ceil_div(4194304, 256), 256>>>(buf1, buf4, 4194304, 128, 128, 1, 1, 384, 256, 1, 1);
 n7_permute<<<ceil_div(4194304, 256), 256>>>(buf2, buf1, 4194304, 32, 32, 16384, 16384, 32, 256, 1);
 n7_permute<<<ceil_div(4194304, 256), 256>>>(buf3, buf2, 4194304, 32, 32, 16384, 16384, 32, 256, 1);
 n7_permute<<<ceil_div(4194304, 256), 256>>>(buf4, buf3, 4194304, 32, 32, 16384, 16384, 32, 256, 1);

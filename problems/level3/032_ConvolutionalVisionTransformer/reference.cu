@@ -193,19 +193,24 @@ extern "C" __global__ void n6_permute(const double* x,
     out[i] = (double)x[src];
 }
 
-/* t9: dim 0 [0:128) of [384, 128] */
+/* t9: dim 0 [0:128:1] of [384, 128] */
 extern "C" __global__ void n9_slice(const float* x,
     double* out,
     long long lc0,
     long long lc1,
     long long lc2,
     long long lc3,
-    long long lc4)
+    long long lc4,
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8)
 {
     const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (i >= lc0) return;
     const long long o = i / lc1, r = i % lc2;   /* (outer, slice * inner) */
-    const long long src = o * lc3 + lc4 + r;
+    const long long k = r / lc3, e = r % lc4;
+    const long long src = o * lc5 + (lc6 + k * lc7) * lc8 + e;
     out[i] = (double)x[src];
 }
 
@@ -377,19 +382,24 @@ extern "C" __global__ void n37_relu(const double* x,
     out[i] = (a < 0.0 ? 0.0 : a);
 }
 
-/* t216: dim 1 [0:1) of [10, 2, 128] */
+/* t216: dim 1 [0:1:1] of [10, 2, 128] */
 extern "C" __global__ void n216_slice(const double* x,
     double* out,
     long long lc0,
     long long lc1,
     long long lc2,
     long long lc3,
-    long long lc4)
+    long long lc4,
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8)
 {
     const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (i >= lc0) return;
     const long long o = i / lc1, r = i % lc2;   /* (outer, slice * inner) */
-    const long long src = o * lc3 + lc4 + r;
+    const long long k = r / lc3, e = r % lc4;
+    const long long src = o * lc5 + (lc6 + k * lc7) * lc8 + e;
     out[i] = (double)x[src];
 }
 
@@ -434,12 +444,12 @@ concat8_double_double<<<ceil_div(2560, 256), 256>>>(buf0, buf1, buf0, buf0, buf0
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf2, buf0, 2560, 128, 128, 10, 10, 128, 256, 1);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf2, buf1, 2560, 128, 128, 10, 10, 128, 256, 1);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf2, buf3, 2560, 128, 128, 10, 10, 128, 256, 1);
-n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_0_self_attn_in_proj_weight, buf4, 16384, 16384, 16384, 49152, 0);
-n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_0_self_attn_in_proj_weight, buf5, 16384, 16384, 16384, 49152, 16384);
-n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_0_self_attn_in_proj_weight, buf6, 16384, 16384, 16384, 49152, 32768);
-n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_0_self_attn_in_proj_bias, buf7, 128, 128, 128, 384, 0);
-n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_0_self_attn_in_proj_bias, buf8, 128, 128, 128, 384, 128);
-n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_0_self_attn_in_proj_bias, buf9, 128, 128, 128, 384, 256);
+n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_0_self_attn_in_proj_weight, buf4, 16384, 16384, 16384, 128, 128, 49152, 0, 1, 128);
+n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_0_self_attn_in_proj_weight, buf5, 16384, 16384, 16384, 128, 128, 49152, 128, 1, 128);
+n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_0_self_attn_in_proj_weight, buf6, 16384, 16384, 16384, 128, 128, 49152, 256, 1, 128);
+n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_0_self_attn_in_proj_bias, buf7, 128, 128, 128, 1, 1, 384, 0, 1, 1);
+n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_0_self_attn_in_proj_bias, buf8, 128, 128, 128, 1, 1, 384, 128, 1, 1);
+n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_0_self_attn_in_proj_bias, buf9, 128, 128, 128, 1, 1, 384, 256, 1, 1);
 n15_linear<<<ceil_div(2560, 256), 256>>>(buf0, buf4, buf7, buf10, 2560, 128, 128, 128, 128, 128);
 n15_linear<<<ceil_div(2560, 256), 256>>>(buf1, buf5, buf8, buf4, 2560, 128, 128, 128, 128, 128);
 n15_linear<<<ceil_div(2560, 256), 256>>>(buf3, buf6, buf9, buf1, 2560, 128, 128, 128, 128, 128);
@@ -466,12 +476,12 @@ n35_norm_apply<<<ceil_div(2560, 256), 256>>>(buf2, buf8, transformer_layers_0_no
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf2, buf3, 2560, 128, 128, 10, 10, 128, 256, 1);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf2, buf1, 2560, 128, 128, 10, 10, 128, 256, 1);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf2, buf10, 2560, 128, 128, 10, 10, 128, 256, 1);
-n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_1_self_attn_in_proj_weight, buf4, 16384, 16384, 16384, 49152, 0);
-n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_1_self_attn_in_proj_weight, buf5, 16384, 16384, 16384, 49152, 16384);
-n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_1_self_attn_in_proj_weight, buf6, 16384, 16384, 16384, 49152, 32768);
-n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_1_self_attn_in_proj_bias, buf9, 128, 128, 128, 384, 0);
-n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_1_self_attn_in_proj_bias, buf7, 128, 128, 128, 384, 128);
-n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_1_self_attn_in_proj_bias, buf8, 128, 128, 128, 384, 256);
+n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_1_self_attn_in_proj_weight, buf4, 16384, 16384, 16384, 128, 128, 49152, 0, 1, 128);
+n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_1_self_attn_in_proj_weight, buf5, 16384, 16384, 16384, 128, 128, 49152, 128, 1, 128);
+n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_1_self_attn_in_proj_weight, buf6, 16384, 16384, 16384, 128, 128, 49152, 256, 1, 128);
+n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_1_self_attn_in_proj_bias, buf9, 128, 128, 128, 1, 1, 384, 0, 1, 1);
+n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_1_self_attn_in_proj_bias, buf7, 128, 128, 128, 1, 1, 384, 128, 1, 1);
+n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_1_self_attn_in_proj_bias, buf8, 128, 128, 128, 1, 1, 384, 256, 1, 1);
 n15_linear<<<ceil_div(2560, 256), 256>>>(buf3, buf4, buf9, buf0, 2560, 128, 128, 128, 128, 128);
 n15_linear<<<ceil_div(2560, 256), 256>>>(buf1, buf5, buf7, buf3, 2560, 128, 128, 128, 128, 128);
 n15_linear<<<ceil_div(2560, 256), 256>>>(buf10, buf6, buf8, buf1, 2560, 128, 128, 128, 128, 128);
@@ -498,12 +508,12 @@ n35_norm_apply<<<ceil_div(2560, 256), 256>>>(buf2, buf7, transformer_layers_1_no
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf2, buf10, 2560, 128, 128, 10, 10, 128, 256, 1);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf2, buf1, 2560, 128, 128, 10, 10, 128, 256, 1);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf2, buf3, 2560, 128, 128, 10, 10, 128, 256, 1);
-n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_2_self_attn_in_proj_weight, buf4, 16384, 16384, 16384, 49152, 0);
-n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_2_self_attn_in_proj_weight, buf5, 16384, 16384, 16384, 49152, 16384);
-n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_2_self_attn_in_proj_weight, buf6, 16384, 16384, 16384, 49152, 32768);
-n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_2_self_attn_in_proj_bias, buf8, 128, 128, 128, 384, 0);
-n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_2_self_attn_in_proj_bias, buf9, 128, 128, 128, 384, 128);
-n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_2_self_attn_in_proj_bias, buf7, 128, 128, 128, 384, 256);
+n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_2_self_attn_in_proj_weight, buf4, 16384, 16384, 16384, 128, 128, 49152, 0, 1, 128);
+n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_2_self_attn_in_proj_weight, buf5, 16384, 16384, 16384, 128, 128, 49152, 128, 1, 128);
+n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_2_self_attn_in_proj_weight, buf6, 16384, 16384, 16384, 128, 128, 49152, 256, 1, 128);
+n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_2_self_attn_in_proj_bias, buf8, 128, 128, 128, 1, 1, 384, 0, 1, 1);
+n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_2_self_attn_in_proj_bias, buf9, 128, 128, 128, 1, 1, 384, 128, 1, 1);
+n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_2_self_attn_in_proj_bias, buf7, 128, 128, 128, 1, 1, 384, 256, 1, 1);
 n15_linear<<<ceil_div(2560, 256), 256>>>(buf10, buf4, buf8, buf0, 2560, 128, 128, 128, 128, 128);
 n15_linear<<<ceil_div(2560, 256), 256>>>(buf1, buf5, buf9, buf10, 2560, 128, 128, 128, 128, 128);
 n15_linear<<<ceil_div(2560, 256), 256>>>(buf3, buf6, buf7, buf1, 2560, 128, 128, 128, 128, 128);
@@ -530,12 +540,12 @@ n35_norm_apply<<<ceil_div(2560, 256), 256>>>(buf2, buf9, transformer_layers_2_no
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf2, buf3, 2560, 128, 128, 10, 10, 128, 256, 1);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf2, buf1, 2560, 128, 128, 10, 10, 128, 256, 1);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf2, buf10, 2560, 128, 128, 10, 10, 128, 256, 1);
-n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_3_self_attn_in_proj_weight, buf4, 16384, 16384, 16384, 49152, 0);
-n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_3_self_attn_in_proj_weight, buf5, 16384, 16384, 16384, 49152, 16384);
-n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_3_self_attn_in_proj_weight, buf6, 16384, 16384, 16384, 49152, 32768);
-n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_3_self_attn_in_proj_bias, buf7, 128, 128, 128, 384, 0);
-n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_3_self_attn_in_proj_bias, buf8, 128, 128, 128, 384, 128);
-n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_3_self_attn_in_proj_bias, buf9, 128, 128, 128, 384, 256);
+n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_3_self_attn_in_proj_weight, buf4, 16384, 16384, 16384, 128, 128, 49152, 0, 1, 128);
+n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_3_self_attn_in_proj_weight, buf5, 16384, 16384, 16384, 128, 128, 49152, 128, 1, 128);
+n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_3_self_attn_in_proj_weight, buf6, 16384, 16384, 16384, 128, 128, 49152, 256, 1, 128);
+n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_3_self_attn_in_proj_bias, buf7, 128, 128, 128, 1, 1, 384, 0, 1, 1);
+n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_3_self_attn_in_proj_bias, buf8, 128, 128, 128, 1, 1, 384, 128, 1, 1);
+n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_3_self_attn_in_proj_bias, buf9, 128, 128, 128, 1, 1, 384, 256, 1, 1);
 n15_linear<<<ceil_div(2560, 256), 256>>>(buf3, buf4, buf7, buf0, 2560, 128, 128, 128, 128, 128);
 n15_linear<<<ceil_div(2560, 256), 256>>>(buf1, buf5, buf8, buf3, 2560, 128, 128, 128, 128, 128);
 n15_linear<<<ceil_div(2560, 256), 256>>>(buf10, buf6, buf9, buf1, 2560, 128, 128, 128, 128, 128);
@@ -562,12 +572,12 @@ n35_norm_apply<<<ceil_div(2560, 256), 256>>>(buf2, buf8, transformer_layers_3_no
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf2, buf10, 2560, 128, 128, 10, 10, 128, 256, 1);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf2, buf1, 2560, 128, 128, 10, 10, 128, 256, 1);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf2, buf3, 2560, 128, 128, 10, 10, 128, 256, 1);
-n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_4_self_attn_in_proj_weight, buf4, 16384, 16384, 16384, 49152, 0);
-n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_4_self_attn_in_proj_weight, buf5, 16384, 16384, 16384, 49152, 16384);
-n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_4_self_attn_in_proj_weight, buf6, 16384, 16384, 16384, 49152, 32768);
-n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_4_self_attn_in_proj_bias, buf9, 128, 128, 128, 384, 0);
-n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_4_self_attn_in_proj_bias, buf7, 128, 128, 128, 384, 128);
-n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_4_self_attn_in_proj_bias, buf8, 128, 128, 128, 384, 256);
+n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_4_self_attn_in_proj_weight, buf4, 16384, 16384, 16384, 128, 128, 49152, 0, 1, 128);
+n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_4_self_attn_in_proj_weight, buf5, 16384, 16384, 16384, 128, 128, 49152, 128, 1, 128);
+n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_4_self_attn_in_proj_weight, buf6, 16384, 16384, 16384, 128, 128, 49152, 256, 1, 128);
+n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_4_self_attn_in_proj_bias, buf9, 128, 128, 128, 1, 1, 384, 0, 1, 1);
+n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_4_self_attn_in_proj_bias, buf7, 128, 128, 128, 1, 1, 384, 128, 1, 1);
+n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_4_self_attn_in_proj_bias, buf8, 128, 128, 128, 1, 1, 384, 256, 1, 1);
 n15_linear<<<ceil_div(2560, 256), 256>>>(buf10, buf4, buf9, buf0, 2560, 128, 128, 128, 128, 128);
 n15_linear<<<ceil_div(2560, 256), 256>>>(buf1, buf5, buf7, buf10, 2560, 128, 128, 128, 128, 128);
 n15_linear<<<ceil_div(2560, 256), 256>>>(buf3, buf6, buf8, buf1, 2560, 128, 128, 128, 128, 128);
@@ -594,12 +604,12 @@ n35_norm_apply<<<ceil_div(2560, 256), 256>>>(buf2, buf7, transformer_layers_4_no
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf2, buf3, 2560, 128, 128, 10, 10, 128, 256, 1);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf2, buf1, 2560, 128, 128, 10, 10, 128, 256, 1);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf2, buf10, 2560, 128, 128, 10, 10, 128, 256, 1);
-n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_5_self_attn_in_proj_weight, buf4, 16384, 16384, 16384, 49152, 0);
-n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_5_self_attn_in_proj_weight, buf5, 16384, 16384, 16384, 49152, 16384);
-n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_5_self_attn_in_proj_weight, buf6, 16384, 16384, 16384, 49152, 32768);
-n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_5_self_attn_in_proj_bias, buf8, 128, 128, 128, 384, 0);
-n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_5_self_attn_in_proj_bias, buf9, 128, 128, 128, 384, 128);
-n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_5_self_attn_in_proj_bias, buf7, 128, 128, 128, 384, 256);
+n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_5_self_attn_in_proj_weight, buf4, 16384, 16384, 16384, 128, 128, 49152, 0, 1, 128);
+n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_5_self_attn_in_proj_weight, buf5, 16384, 16384, 16384, 128, 128, 49152, 128, 1, 128);
+n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_5_self_attn_in_proj_weight, buf6, 16384, 16384, 16384, 128, 128, 49152, 256, 1, 128);
+n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_5_self_attn_in_proj_bias, buf8, 128, 128, 128, 1, 1, 384, 0, 1, 1);
+n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_5_self_attn_in_proj_bias, buf9, 128, 128, 128, 1, 1, 384, 128, 1, 1);
+n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_5_self_attn_in_proj_bias, buf7, 128, 128, 128, 1, 1, 384, 256, 1, 1);
 n15_linear<<<ceil_div(2560, 256), 256>>>(buf3, buf4, buf8, buf0, 2560, 128, 128, 128, 128, 128);
 n15_linear<<<ceil_div(2560, 256), 256>>>(buf1, buf5, buf9, buf3, 2560, 128, 128, 128, 128, 128);
 n15_linear<<<ceil_div(2560, 256), 256>>>(buf10, buf6, buf7, buf1, 2560, 128, 128, 128, 128, 128);
@@ -623,6 +633,6 @@ n2_linear<<<ceil_div(2560, 256), 256>>>(buf6, transformer_layers_5_linear2_weigh
 n34_add<<<ceil_div(2560, 256), 256>>>(buf2, buf3, buf2, 2560);
 n35_norm_stats<<<20, 128>>>(buf2, buf9, 128, 128, 128, 128.0, 128.0);
 n35_norm_apply<<<ceil_div(2560, 256), 256>>>(buf2, buf9, transformer_layers_5_norm2_weight, transformer_layers_5_norm2_bias, buf2, 2560, 128, 128, 128);
-n216_slice<<<ceil_div(1280, 256), 256>>>(buf2, buf10, 1280, 128, 128, 256, 0);
+n216_slice<<<ceil_div(1280, 256), 256>>>(buf2, buf10, 1280, 128, 128, 128, 128, 256, 0, 1, 128);
 n218_linear<<<ceil_div(10000, 256), 256>>>(buf10, fc_out_weight, fc_out_bias, out, 10000, 1000, 1000, 128, 128, 128);
 @*/

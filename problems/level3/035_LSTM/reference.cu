@@ -145,19 +145,24 @@ extern "C" __global__ void n0_lstm_output(const double* y,
     out[i] = (y[(t * lc5 + b) * lc6 + k]);
 }
 
-/* t3: dim 1 [511:512) of [10, 512, 256] */
+/* t3: dim 1 [511:512:1] of [10, 512, 256] */
 extern "C" __global__ void n1_slice(const double* x,
     double* out,
     long long lc0,
     long long lc1,
     long long lc2,
     long long lc3,
-    long long lc4)
+    long long lc4,
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8)
 {
     const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (i >= lc0) return;
     const long long o = i / lc1, r = i % lc2;   /* (outer, slice * inner) */
-    const long long src = o * lc3 + lc4 + r;
+    const long long k = r / lc3, e = r % lc4;
+    const long long src = o * lc5 + (lc6 + k * lc7) * lc8 + e;
     out[i] = (double)x[src];
 }
 
@@ -208,6 +213,6 @@ for (int t = 0; t < 512; ++t) {
     n0_lstm_step_l1_d0<<<ceil_div(2560, 256), 256>>>(buf1, lstm_weight_ih_l5, lstm_weight_hh_l5, lstm_bias_ih_l5, lstm_bias_hh_l5, randn, randn2, buf2, buf4, buf3, 5, t, 2560, 256, 256, 10, 256, 10, 256, 256, 256, 256, 256, 256, 10, 256, 10, 256, 2560, 2560, 10, 256, 2560);
 }
 n0_lstm_output<<<ceil_div(1310720, 256), 256>>>(buf2, buf0, 1310720, 131072, 256, 512, 256, 10, 256);
-n1_slice<<<ceil_div(2560, 256), 256>>>(buf0, buf4, 2560, 256, 256, 131072, 130816);
+n1_slice<<<ceil_div(2560, 256), 256>>>(buf0, buf4, 2560, 256, 256, 256, 256, 131072, 511, 1, 256);
 n3_linear<<<ceil_div(100, 256), 256>>>(buf4, fc_weight, fc_bias, out, 100, 10, 10, 256, 256, 256);
 @*/

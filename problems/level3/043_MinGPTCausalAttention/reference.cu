@@ -57,19 +57,24 @@ extern "C" __global__ void n0_linear(const float* x,
     out[i] = acc;
 }
 
-/* t1: dim 2 [0:768) of [128, 512, 2304] */
+/* t1: dim 2 [0:768:1] of [128, 512, 2304] */
 extern "C" __global__ void n1_slice(const double* x,
     double* out,
     long long lc0,
     long long lc1,
     long long lc2,
     long long lc3,
-    long long lc4)
+    long long lc4,
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8)
 {
     const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (i >= lc0) return;
     const long long o = i / lc1, r = i % lc2;   /* (outer, slice * inner) */
-    const long long src = o * lc3 + lc4 + r;
+    const long long k = r / lc3, e = r % lc4;
+    const long long src = o * lc5 + (lc6 + k * lc7) * lc8 + e;
     out[i] = (double)x[src];
 }
 
@@ -218,9 +223,9 @@ scratch double buf1[50331648];
 scratch double buf2[268435456];
 scratch double buf3[50331648];
 n0_linear<<<ceil_div(150994944, 256), 256>>>(x, c_attn_weight, c_attn_bias, buf0, 150994944, 2304, 2304, 768, 768, 768);
-n1_slice<<<ceil_div(50331648, 256), 256>>>(buf0, buf1, 50331648, 768, 768, 2304, 0);
-n1_slice<<<ceil_div(50331648, 256), 256>>>(buf0, buf2, 50331648, 768, 768, 2304, 768);
-n1_slice<<<ceil_div(50331648, 256), 256>>>(buf0, buf3, 50331648, 768, 768, 2304, 1536);
+n1_slice<<<ceil_div(50331648, 256), 256>>>(buf0, buf1, 50331648, 768, 768, 1, 1, 2304, 0, 1, 1);
+n1_slice<<<ceil_div(50331648, 256), 256>>>(buf0, buf2, 50331648, 768, 768, 1, 1, 2304, 768, 1, 1);
+n1_slice<<<ceil_div(50331648, 256), 256>>>(buf0, buf3, 50331648, 768, 768, 1, 1, 2304, 1536, 1, 1);
 n5_permute<<<ceil_div(50331648, 256), 256>>>(buf2, buf0, 50331648, 96, 96, 512, 512, 8, 8, 393216, 96, 768, 1);
 n5_permute<<<ceil_div(50331648, 256), 256>>>(buf1, buf2, 50331648, 96, 96, 512, 512, 8, 8, 393216, 96, 768, 1);
 n5_permute<<<ceil_div(50331648, 256), 256>>>(buf3, buf1, 50331648, 96, 96, 512, 512, 8, 8, 393216, 96, 768, 1);

@@ -110,19 +110,24 @@ extern "C" __global__ void n1_linear(const double* x,
     out[i] = acc;
 }
 
-/* t2: dim 2 [0:768) of [128, 512, 2304] */
+/* t2: dim 2 [0:768:1] of [128, 512, 2304] */
 extern "C" __global__ void n2_slice(const double* x,
     double* out,
     long long lc0,
     long long lc1,
     long long lc2,
     long long lc3,
-    long long lc4)
+    long long lc4,
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8)
 {
     const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (i >= lc0) return;
     const long long o = i / lc1, r = i % lc2;   /* (outer, slice * inner) */
-    const long long src = o * lc3 + lc4 + r;
+    const long long k = r / lc3, e = r % lc4;
+    const long long src = o * lc5 + (lc6 + k * lc7) * lc8 + e;
     out[i] = (double)x[src];
 }
 
@@ -422,9 +427,9 @@ scratch double buf3[201326592];
 n0_norm_stats<<<65536, 256>>>(x, buf1, 768, 768, 768, 768.0, 768.0);
 n0_norm_apply<<<ceil_div(50331648, 256), 256>>>(x, buf1, ln_1_weight, ln_1_bias, buf0, 50331648, 768, 768, 768);
 n1_linear<<<ceil_div(150994944, 256), 256>>>(buf0, attn_c_attn_weight, attn_c_attn_bias, buf1, 150994944, 2304, 2304, 768, 768, 768);
-n2_slice<<<ceil_div(50331648, 256), 256>>>(buf1, buf0, 50331648, 768, 768, 2304, 0);
-n2_slice<<<ceil_div(50331648, 256), 256>>>(buf1, buf2, 50331648, 768, 768, 2304, 768);
-n2_slice<<<ceil_div(50331648, 256), 256>>>(buf1, buf3, 50331648, 768, 768, 2304, 1536);
+n2_slice<<<ceil_div(50331648, 256), 256>>>(buf1, buf0, 50331648, 768, 768, 1, 1, 2304, 0, 1, 1);
+n2_slice<<<ceil_div(50331648, 256), 256>>>(buf1, buf2, 50331648, 768, 768, 1, 1, 2304, 768, 1, 1);
+n2_slice<<<ceil_div(50331648, 256), 256>>>(buf1, buf3, 50331648, 768, 768, 1, 1, 2304, 1536, 1, 1);
 n6_permute<<<ceil_div(50331648, 256), 256>>>(buf2, buf1, 50331648, 96, 96, 512, 512, 8, 8, 393216, 96, 768, 1);
 n6_permute<<<ceil_div(50331648, 256), 256>>>(buf0, buf2, 50331648, 96, 96, 512, 512, 8, 8, 393216, 96, 768, 1);
 n6_permute<<<ceil_div(50331648, 256), 256>>>(buf3, buf0, 50331648, 96, 96, 512, 512, 8, 8, 393216, 96, 768, 1);

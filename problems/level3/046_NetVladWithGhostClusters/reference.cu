@@ -141,19 +141,24 @@ extern "C" __global__ void n3_softmax(const double* x,
         out[base + j * lc8] = (exp((double)x[base + j * lc9] - m) / s);
 }
 
-/* t4: dim 1 [0:32) of [204800, 48] */
+/* t4: dim 1 [0:32:1] of [204800, 48] */
 extern "C" __global__ void n4_slice(const double* x,
     double* out,
     long long lc0,
     long long lc1,
     long long lc2,
     long long lc3,
-    long long lc4)
+    long long lc4,
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8)
 {
     const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (i >= lc0) return;
     const long long o = i / lc1, r = i % lc2;   /* (outer, slice * inner) */
-    const long long src = o * lc3 + lc4 + r;
+    const long long k = r / lc3, e = r % lc4;
+    const long long src = o * lc5 + (lc6 + k * lc7) * lc8 + e;
     out[i] = (double)x[src];
 }
 
@@ -389,7 +394,7 @@ n1_matmul<<<ceil_div(9830400, 256), 256>>>(x, clusters, buf0, 9830400, 48, 48, 5
 n2_norm_stats<<<48, 256>>>(buf0, buf1, 204800, 48, 204800, 48, 204800.0, 204800.0);
 n2_norm_apply<<<ceil_div(9830400, 256), 256>>>(buf0, buf1, batch_norm_weight, batch_norm_bias, buf0, 9830400, 48);
 n3_softmax<<<204800, 64>>>(buf0, buf1, 1, 48, 1, 48, 1, 48, 1, 48, 1, 1);
-n4_slice<<<ceil_div(6553600, 256), 256>>>(buf1, buf0, 6553600, 32, 32, 48, 0);
+n4_slice<<<ceil_div(6553600, 256), 256>>>(buf1, buf0, 6553600, 32, 32, 1, 1, 48, 0, 1, 1);
 n6_sum<<<65536, 128>>>(buf0, buf1, 32, 32, 3200, 100, 32);
 n7_mul<<<ceil_div(33554432, 256), 256>>>(buf1, clusters2, buf2, 33554432, 16384, 32, 512, 32, 32, 32);
 n8_permute<<<ceil_div(6553600, 256), 256>>>(buf0, buf1, 6553600, 100, 100, 32, 32, 3200, 1, 32);

@@ -223,19 +223,24 @@ extern "C" __global__ void n16_mul(const double* a_in,
     out[i] = (a * b);
 }
 
-/* t23: dim 3 [63:64) of [2048, 8, 2, 64] */
+/* t23: dim 3 [63:64:1] of [2048, 8, 2, 64] */
 extern "C" __global__ void n20_slice(const double* x,
     double* out,
     long long lc0,
     long long lc1,
     long long lc2,
     long long lc3,
-    long long lc4)
+    long long lc4,
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8)
 {
     const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (i >= lc0) return;
     const long long o = i / lc1, r = i % lc2;   /* (outer, slice * inner) */
-    const long long src = o * lc3 + lc4 + r;
+    const long long k = r / lc3, e = r % lc4;
+    const long long src = o * lc5 + (lc6 + k * lc7) * lc8 + e;
     out[i] = (double)x[src];
 }
 
@@ -535,7 +540,7 @@ n16_mul<<<ceil_div(134217728, 256), 256>>>(buf4, buf0, buf4, 134217728);
 n12_permute<<<ceil_div(134217728, 256), 256>>>(X, buf2, 134217728, 64, 64, 64, 64, 8, 8, 2, 2, 65536, 32768, 64, 512, 1);
 n14_matmul<<<ceil_div(134217728, 256), 256>>>(buf4, buf2, buf0, 134217728, 64, 64, 64, 64, 8, 8, 2, 2, 65536, 32768, 4096, 64, 65536, 32768, 4096, 64, 64);
 n15_permute<<<ceil_div(134217728, 256), 256>>>(buf0, buf4, 134217728, 64, 64, 8, 8, 64, 64, 2, 2, 65536, 32768, 64, 4096, 1);
-n20_slice<<<ceil_div(32768, 256), 256>>>(buf1, buf3, 32768, 1, 1, 64, 63);
+n20_slice<<<ceil_div(32768, 256), 256>>>(buf1, buf3, 32768, 1, 1, 1, 1, 64, 63, 1, 1);
 n21_sub<<<ceil_div(2097152, 256), 256>>>(buf3, buf1, buf2, 2097152, 1024, 128, 8, 64, 2, 16, 2);
 n11_exp<<<ceil_div(2097152, 256), 256>>>(buf2, buf2, 2097152);
 n23_permute<<<ceil_div(2097152, 256), 256>>>(buf2, buf3, 2097152, 8, 8, 64, 64, 2, 2, 1024, 64, 1, 128);
@@ -544,10 +549,10 @@ n15_permute<<<ceil_div(33554432, 256), 256>>>(buf0, buf3, 33554432, 64, 64, 16, 
 n12_permute<<<ceil_div(134217728, 256), 256>>>(X, buf2, 134217728, 64, 64, 64, 64, 8, 8, 2, 2, 65536, 32768, 64, 512, 1);
 n14_matmul<<<ceil_div(33554432, 256), 256>>>(buf3, buf2, buf0, 33554432, 64, 64, 16, 16, 8, 8, 2, 2, 16384, 8192, 1024, 64, 65536, 32768, 4096, 64, 64);
 n15_permute<<<ceil_div(33554432, 256), 256>>>(buf0, buf3, 33554432, 16, 16, 64, 64, 8, 8, 2, 2, 16384, 8192, 1024, 1, 64);
-n20_slice<<<ceil_div(16777216, 256), 256>>>(buf3, buf2, 16777216, 8192, 8192, 16384, 0);
+n20_slice<<<ceil_div(16777216, 256), 256>>>(buf3, buf2, 16777216, 8192, 8192, 8192, 8192, 16384, 0, 1, 8192);
 n31_mul<<<ceil_div(16777216, 256), 256>>>(buf2, buf2, 16777216);
 concat8_double_double<<<ceil_div(50331648, 256), 256>>>(buf2, buf3, buf2, buf2, buf2, buf2, buf2, buf2, 1, 2, 0, 0, 0, 0, 0, 0, buf0, 2048, 8192, 3, 0, 3);
-n20_slice<<<ceil_div(32768, 256), 256>>>(buf1, buf3, 32768, 1, 1, 64, 63);
+n20_slice<<<ceil_div(32768, 256), 256>>>(buf1, buf3, 32768, 1, 1, 1, 1, 64, 63, 1, 1);
 n35_pad<<<ceil_div(49152, 256), 256>>>(buf3, buf2, 49152, 3, 3, 8, 8, 2, 16, 2, 1);
 n5_cumsum<<<ceil_div(16384, 256), 256>>>(buf2, buf3, 16384, 1, 3, 1, 3, 1, 1);
 n39_sub<<<ceil_div(147456, 256), 256>>>(buf3, buf3, buf2, 147456, 72, 9, 8, 3, 3, 3, 24, 3, 24, 3);
@@ -556,7 +561,7 @@ n11_exp<<<ceil_div(147456, 256), 256>>>(buf3, buf3, 147456);
 n15_permute<<<ceil_div(50331648, 256), 256>>>(buf0, buf2, 50331648, 16, 16, 64, 64, 3, 3, 8, 8, 24576, 1024, 8192, 16, 1);
 n44_matmul<<<ceil_div(50331648, 256), 256>>>(buf3, buf2, buf0, 50331648, 1024, 1024, 3, 3, 8, 8, 72, 9, 3, 24576, 3072, 3, 1024);
 n15_permute<<<ceil_div(50331648, 256), 256>>>(buf0, buf2, 50331648, 16, 16, 64, 64, 8, 8, 3, 3, 24576, 1024, 3072, 16, 1);
-n20_slice<<<ceil_div(33554432, 256), 256>>>(buf2, buf3, 33554432, 16384, 16384, 24576, 0);
+n20_slice<<<ceil_div(33554432, 256), 256>>>(buf2, buf3, 33554432, 16384, 16384, 8192, 8192, 24576, 0, 1, 8192);
 n11_exp<<<ceil_div(2097152, 256), 256>>>(buf1, buf1, 2097152);
 n12_permute<<<ceil_div(33554432, 256), 256>>>(C, buf0, 33554432, 16, 16, 64, 64, 8, 8, 2, 2, 16384, 8192, 16, 128, 1);
 n15_permute<<<ceil_div(33554432, 256), 256>>>(buf3, buf2, 33554432, 64, 64, 16, 16, 8, 8, 2, 2, 16384, 8192, 1024, 1, 16);

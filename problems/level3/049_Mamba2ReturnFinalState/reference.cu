@@ -51,19 +51,24 @@ extern "C" __global__ void n4_cumsum(const double* x,
     }
 }
 
-/* t23: dim 3 [63:64) of [2048, 8, 2, 64] */
+/* t23: dim 3 [63:64:1] of [2048, 8, 2, 64] */
 extern "C" __global__ void n5_slice(const double* x,
     double* out,
     long long lc0,
     long long lc1,
     long long lc2,
     long long lc3,
-    long long lc4)
+    long long lc4,
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8)
 {
     const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (i >= lc0) return;
     const long long o = i / lc1, r = i % lc2;   /* (outer, slice * inner) */
-    const long long src = o * lc3 + lc4 + r;
+    const long long k = r / lc3, e = r % lc4;
+    const long long src = o * lc5 + (lc6 + k * lc7) * lc8 + e;
     out[i] = (double)x[src];
 }
 
@@ -420,7 +425,7 @@ scratch double buf2[134217728];
 scratch double buf3[50331648];
 n3_permute<<<ceil_div(2097152, 256), 256>>>(A, buf0, 2097152, 64, 64, 2, 2, 8, 8, 1024, 1, 512, 8);
 n4_cumsum<<<ceil_div(32768, 256), 256>>>(buf0, buf1, 32768, 1, 64, 1, 64, 1, 1);
-n5_slice<<<ceil_div(32768, 256), 256>>>(buf1, buf0, 32768, 1, 1, 64, 63);
+n5_slice<<<ceil_div(32768, 256), 256>>>(buf1, buf0, 32768, 1, 1, 1, 1, 64, 63, 1, 1);
 n6_sub<<<ceil_div(2097152, 256), 256>>>(buf0, buf1, buf2, 2097152, 1024, 128, 8, 64, 2, 16, 2);
 n7_exp<<<ceil_div(2097152, 256), 256>>>(buf2, buf2, 2097152);
 n8_permute<<<ceil_div(2097152, 256), 256>>>(buf2, buf0, 2097152, 8, 8, 64, 64, 2, 2, 1024, 64, 1, 128);
@@ -429,10 +434,10 @@ n11_permute<<<ceil_div(33554432, 256), 256>>>(buf2, buf0, 33554432, 64, 64, 16, 
 n12_permute<<<ceil_div(134217728, 256), 256>>>(X, buf2, 134217728, 64, 64, 64, 64, 8, 8, 2, 2, 65536, 32768, 64, 512, 1);
 n13_matmul<<<ceil_div(33554432, 256), 256>>>(buf0, buf2, buf3, 33554432, 64, 64, 16, 16, 8, 8, 2, 2, 16384, 8192, 1024, 64, 65536, 32768, 4096, 64, 64);
 n11_permute<<<ceil_div(33554432, 256), 256>>>(buf3, buf0, 33554432, 16, 16, 64, 64, 8, 8, 2, 2, 16384, 8192, 1024, 1, 64);
-n5_slice<<<ceil_div(16777216, 256), 256>>>(buf0, buf3, 16777216, 8192, 8192, 16384, 0);
+n5_slice<<<ceil_div(16777216, 256), 256>>>(buf0, buf3, 16777216, 8192, 8192, 8192, 8192, 16384, 0, 1, 8192);
 n16_mul<<<ceil_div(16777216, 256), 256>>>(buf3, buf3, 16777216);
 concat8_double_double<<<ceil_div(50331648, 256), 256>>>(buf3, buf0, buf3, buf3, buf3, buf3, buf3, buf3, 1, 2, 0, 0, 0, 0, 0, 0, buf2, 2048, 8192, 3, 0, 3);
-n5_slice<<<ceil_div(32768, 256), 256>>>(buf1, buf0, 32768, 1, 1, 64, 63);
+n5_slice<<<ceil_div(32768, 256), 256>>>(buf1, buf0, 32768, 1, 1, 1, 1, 64, 63, 1, 1);
 n20_pad<<<ceil_div(49152, 256), 256>>>(buf0, buf1, 49152, 3, 3, 8, 8, 2, 16, 2, 1);
 n4_cumsum<<<ceil_div(16384, 256), 256>>>(buf1, buf3, 16384, 1, 3, 1, 3, 1, 1);
 n24_sub<<<ceil_div(147456, 256), 256>>>(buf3, buf3, buf1, 147456, 72, 9, 8, 3, 3, 3, 24, 3, 24, 3);
@@ -441,6 +446,6 @@ n7_exp<<<ceil_div(147456, 256), 256>>>(buf0, buf0, 147456);
 n11_permute<<<ceil_div(50331648, 256), 256>>>(buf2, buf3, 50331648, 16, 16, 64, 64, 3, 3, 8, 8, 24576, 1024, 8192, 16, 1);
 n29_matmul<<<ceil_div(50331648, 256), 256>>>(buf0, buf3, buf2, 50331648, 1024, 1024, 3, 3, 8, 8, 72, 9, 3, 24576, 3072, 3, 1024);
 n11_permute<<<ceil_div(50331648, 256), 256>>>(buf2, buf3, 50331648, 16, 16, 64, 64, 8, 8, 3, 3, 24576, 1024, 3072, 16, 1);
-n5_slice<<<ceil_div(16777216, 256), 256>>>(buf3, buf0, 16777216, 8192, 8192, 24576, 16384);
+n5_slice<<<ceil_div(16777216, 256), 256>>>(buf3, buf0, 16777216, 8192, 8192, 8192, 8192, 24576, 2, 1, 8192);
 n33_copy<<<ceil_div(16777216, 256), 256>>>(buf0, out, 16777216);
 @*/
