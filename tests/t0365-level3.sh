@@ -104,6 +104,12 @@ expect_exit 0 "every small reference.cu agrees with the graph evaluator" \
 	python3 "$KF_ROOT/tests/tools/emulate_level3.py" -j "$(par_jobs)" small emu
 contains "all emulated" "$T_TMP/out" "^emulated $NP problems, 0 failed$"
 grep '^not ok' "$T_TMP/out" | head -n 5 | sed 's/^/# /'
+# intermediates past the declared scratch buffers live in one arena per type
+# (`arena + OFFSET` arguments): forced with 2 buffers on DenseNet and Inception
+expect_exit 0 "gen.py --small --scratch 2" python3 "$GEN" --small arena --scratch 2 7 14
+check "the references use the arena" grep -q "arena + [0-9]" arena/problems/level3/014_*/reference.cu
+expect_exit 0 "and agree with the graph evaluator" python3 "$KF_ROOT/tests/tools/emulate_level3.py" -j "$(par_jobs)" arena emu4
+contains "both" "$T_TMP/out" "^emulated 2 problems, 0 failed$"
 # the comparison can fail: a small MLP whose bias is subtracted
 f=$(ls small/problems/level3/001_*/reference.cu)
 sed -i 's/acc += (double)bias\[col\];/acc -= (double)bias[col];/' "$f"

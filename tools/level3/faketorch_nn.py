@@ -34,8 +34,11 @@ class Module:
     def __setattr__(self, k, v):
         if "_modules" not in self.__dict__:
             fail("assignment to self.%s before super().__init__()" % k)
+        # a name keeps its place when reassigned in kind (state_dict order)
+        kind = self._parameters if isinstance(v, Parameter) else self._modules if isinstance(v, Module) else None
         for d in (self._modules, self._parameters, self._tensors):
-            d.pop(k, None)
+            if d is not kind:
+                d.pop(k, None)
         if isinstance(v, Parameter):
             self._parameters[k] = v
         elif isinstance(v, Module):

@@ -426,8 +426,12 @@ def main():
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--small", default=None)
     ap.add_argument("--list", action="store_true", help="print what each model becomes (or why not)")
+    ap.add_argument("--scratch", type=int, default=None,
+                    help="scratch buffers before the arena (testing the arena path; default 16)")
     ap.add_argument("nums", nargs="*", type=int)
     a = ap.parse_args()
+    if a.scratch is not None:
+        LIMITS["scratch"] = a.scratch
     kb = None if a.committed else (a.kb or default_kb(a.root))
     files = kb_files(a.root, kb)
     if not files:
