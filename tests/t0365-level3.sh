@@ -6,7 +6,8 @@
 # compiles with NVRTC (a third at full size; all at small size on the host),
 # and at small sizes every reference.cu, run on the host (CUDA emulated,
 # launch-block loops included), agrees element by element with the
-# pure-Python graph evaluator (tools/level2/graph_eval.py).
+# pure-Python graph evaluator (tools/level2/graph_eval.py), and, where torch
+# is installed, the graphs agree with KernelBench's modules run in PyTorch.
 . "$KF_ROOT/tests/lib.sh"
 export KFORGE_ROOT="$KF_ROOT"
 GEN="$KF_ROOT/tools/level3/gen.py"
@@ -104,6 +105,25 @@ expect_exit 0 "every small reference.cu agrees with the graph evaluator" \
 	python3 "$KF_ROOT/tests/tools/emulate_level3.py" -j "$(par_jobs)" small emu
 contains "all emulated" "$T_TMP/out" "^emulated $NP problems, 0 failed$"
 grep '^not ok' "$T_TMP/out" | head -n 5 | sed 's/^/# /'
+# where a Python with torch exists (Debian's python3-torch): every small graph
+# against KernelBench's module itself, in float64, training mode
+PYT=""
+for p in python3 /usr/bin/python3; do
+	if "$p" -c "import torch, numpy" 2>/dev/null; then PYT=$p; break; fi
+done
+if [ -z "$PYT" ]; then
+	skip "no Python with torch and numpy: level-3 graphs not checked against PyTorch"
+else
+	expect_exit 0 "every small graph agrees with PyTorch (float64)" "$PYT" "$KF_ROOT/tools/level3/torch_check.py" small
+	contains "all of them" "$T_TMP/out" "^torch-checked $NP problems, 0 mismatching$"
+	grep '^not ok' "$T_TMP/out" | head -n 5 | sed 's/^/# /'
+	# it can fail: a causal mask one diagonal off
+	mkdir -p off/problems/level3 && cp -r small/problems/level3/043_* off/problems/level3/
+	sed -i 's/"diagonal": 1,/"diagonal": 2,/' off/problems/level3/043_*/spec.json
+	expect_exit 1 "a graph with the mask one diagonal off fails" "$PYT" "$KF_ROOT/tools/level3/torch_check.py" off
+	contains "names the problem" "$T_TMP/out" "^not ok 043_MinGPTCausalAttention .*max err"
+fi
+
 # intermediates past the declared scratch buffers live in one arena per type
 # (`arena + OFFSET` arguments): forced with 2 buffers on DenseNet and Inception
 expect_exit 0 "gen.py --small --scratch 2" python3 "$GEN" --small arena --scratch 2 7 14
