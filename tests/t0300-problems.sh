@@ -47,8 +47,9 @@ fi
 expect_exit 0 "list --gpu picks one of them" "$KFORGE" problems list --gpu "NVIDIA H200"
 contains "H200 floor = 12.88 GB / 4000 GB/s" "$T_TMP/out" "^level1/019_ReLU .* 3\.2212$"
 rm -f "$KFORGE_DB"
-expect_exit 0 "list --level 3 is empty" "$KFORGE" problems list --level 3
-contains "zero problems" "$T_TMP/out" "^0 problem"
+expect_exit 0 "list --level 3" "$KFORGE" problems list --level 3
+check "lists every level-3 problem (tools/level3/gen.py)" test "$(grep -c '^level3/' "$T_TMP/out")" -eq \
+	"$(ls -d "$KF_ROOT"/problems/level3/*/ | wc -l)"
 expect_exit 2 "bad --level is a usage error" "$KFORGE" problems list --level x
 
 expect_exit 0 "show by number" "$KFORGE" problems show 33

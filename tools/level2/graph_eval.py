@@ -434,6 +434,137 @@ def op_concat(n, ins):
     return Tensor(osh, out)
 
 
+def op_expand(n, ins):
+    x = ins[0]
+    osh = tuple(n["shape"])
+    al = (1,) * (len(osh) - len(x.shape)) + tuple(x.shape)
+    st = Tensor(al, x.data).strides()
+    out = []
+    for oc in coords(osh):
+        out.append(x.data[sum(0 if d == 1 else c * s for c, d, s in zip(oc, al, st))])
+    return Tensor(osh, out)
+
+
+def op_slice(n, ins):
+    x = ins[0]
+    d = n["dim"]
+    osh = tuple(n["shape"])
+    st = x.strides()
+    out = []
+    for oc in coords(osh):
+        ic = list(oc)
+        ic[d] = n["start"] + ic[d] * n.get("step", 1)
+        out.append(x.data[flat(ic, st)])
+    return Tensor(osh, out)
+
+
+def op_pad(n, ins):
+    x = ins[0]
+    osh = tuple(n["shape"])
+    st = x.strides()
+    out = []
+    for oc in coords(osh):
+        ic = [c - b for c, b in zip(oc, n["before"])]
+        inside = all(0 <= c < s for c, s in zip(ic, x.shape))
+        out.append(x.data[flat(ic, st)] if inside else 0.0)
+    return Tensor(osh, out)
+
+
+def op_cumsum(n, ins):
+    x = ins[0]
+    d = n["dim"]
+    out = list(x.data)
+    st = x.strides()
+    for c in coords(x.shape):
+        if c[d] > 0:
+            prev = c[:d] + (c[d] - 1,) + c[d + 1:]
+            out[flat(c, st)] += out[flat(prev, st)]   # coords in order: prev is done
+    return Tensor(x.shape, out)
+
+
+def op_masked_fill(n, ins):
+    x = ins[0]
+    v = {"-inf": -math.inf, "inf": math.inf}.get(n["value"], n["value"])
+    dg = n["diagonal"]
+    out = []
+    for c, a in zip(coords(x.shape), x.data):
+        i, j = c[-2], c[-1]
+        hit = j - i >= dg if n["where"] == "upper" else j - i <= dg
+        out.append(float(v) if hit else a)
+    return Tensor(x.shape, out)
+
+
+def op_rnn(n, ins):
+    """PyTorch's LSTM (gates i f g o), GRU (r z n) and Elman RNN, layer by
+    layer, each direction over its own time order."""
+    x = ins[0]
+    rest = list(ins[1:])
+    h0 = rest.pop(0) if n["h0"] else None
+    c0 = rest.pop(0) if n["c0"] else None
+    kind, L, H = n["kind"], n["layers"], n["hidden"]
+    D = 2 if n["bidirectional"] else 1
+    if n["batch_first"]:
+        B, T = x.shape[0], x.shape[1]
+        seq = [[x.data[(b * T + t) * x.shape[2]:(b * T + t + 1) * x.shape[2]] for b in range(B)] for t in range(T)]
+    else:
+        T, B = x.shape[0], x.shape[1]
+        seq = [[x.data[(t * B + b) * x.shape[2]:(t * B + b + 1) * x.shape[2]] for b in range(B)] for t in range(T)]
+    per = 4 if n["bias"] else 2
+    sig = lambda v: 1.0 / (1.0 + math.exp(-v))  # noqa: E731
+    hn, cn = [], []
+
+    def mv(w, row, vec):
+        k = len(vec)
+        return math.fsum(w.data[row * k + c] * vec[c] for c in range(k))
+    for layer in range(L):
+        out = [[[0.0] * (D * H) for _ in range(B)] for _ in range(T)]
+        for d in range(D):
+            ws = rest[(layer * D + d) * per:(layer * D + d + 1) * per]
+            w_ih, w_hh = ws[0], ws[1]
+            b_ih = ws[2].data if per == 4 else [0.0] * (4 * H)
+            b_hh = ws[3].data if per == 4 else [0.0] * (4 * H)
+            ld = layer * D + d
+            h = [[h0.data[(ld * B + b) * H + j] if h0 else 0.0 for j in range(H)] for b in range(B)]
+            c = [[c0.data[(ld * B + b) * H + j] if c0 else 0.0 for j in range(H)] for b in range(B)]
+            for t in (range(T - 1, -1, -1) if d else range(T)):
+                for b in range(B):
+                    xv, hv = seq[t][b], h[b]
+                    gx = lambda g, j: b_ih[g * H + j] + mv(w_ih, g * H + j, xv)  # noqa: E731
+                    gh = lambda g, j: b_hh[g * H + j] + mv(w_hh, g * H + j, hv)  # noqa: E731
+                    nh, nc = [], []
+                    for j in range(H):
+                        if kind == "lstm":
+                            i_, f_ = sig(gx(0, j) + gh(0, j)), sig(gx(1, j) + gh(1, j))
+                            g_, o_ = math.tanh(gx(2, j) + gh(2, j)), sig(gx(3, j) + gh(3, j))
+                            cc = f_ * c[b][j] + i_ * g_
+                            nc.append(cc)
+                            nh.append(o_ * math.tanh(cc))
+                        elif kind == "gru":
+                            r_, z_ = sig(gx(0, j) + gh(0, j)), sig(gx(1, j) + gh(1, j))
+                            nn_ = math.tanh(gx(2, j) + r_ * gh(2, j))
+                            nh.append((1.0 - z_) * nn_ + z_ * hv[j])
+                        else:
+                            v = gx(0, j) + gh(0, j)
+                            nh.append(math.tanh(v) if kind == "rnn_tanh" else max(v, 0.0))
+                    h[b] = nh
+                    if kind == "lstm":
+                        c[b] = nc
+                    out[t][b][d * H:(d + 1) * H] = nh
+            hn.append(h)
+            cn.append(c)
+        seq = out
+    which = n["output"]
+    if which == "h_n":
+        data = [v for hh in hn for row in hh for v in row]
+    elif which == "c_n":
+        data = [v for cc in cn for row in cc for v in row]
+    elif n["batch_first"]:
+        data = [v for b in range(B) for t in range(T) for v in seq[t][b]]
+    else:
+        data = [v for t in range(T) for b in range(B) for v in seq[t][b]]
+    return Tensor(n["shape"], data)
+
+
 def op_act(n, ins):
     f = act_fn(n)
     return Tensor(ins[0].shape, [f(v) for v in ins[0].data])
@@ -442,7 +573,9 @@ def op_act(n, ins):
 OPS = {"linear": op_linear, "matmul": op_matmul, "conv": op_conv, "pool": op_pool,
        "adaptive_avg_pool": op_adaptive_avg_pool, "act": op_act, "binary": op_binary,
        "reduce": op_reduce, "softmax": op_softmax, "norm": op_norm, "dropout": op_dropout,
-       "reshape": op_reshape, "permute": op_permute, "concat": op_concat}
+       "reshape": op_reshape, "permute": op_permute, "concat": op_concat,
+       "expand": op_expand, "slice": op_slice, "pad": op_pad, "cumsum": op_cumsum, "masked_fill": op_masked_fill,
+       "rnn": op_rnn}
 
 
 def evaluate(spec, inputs):

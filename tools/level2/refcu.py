@@ -7,10 +7,15 @@ memory. Intermediates live in `scratch double` buffers, reused once dead
 (elementwise nodes write over an operand that dies with them); a reshape
 is the same buffer seen with another shape. The last node writes the output
 as float. Python 3.11 stdlib only."""
+import re
+
+from refcu3 import Level3Ops
 from shapes import CONV_BODY, CONV_HEAD, pad3, prod
 
 EW_BLOCK = 256
 MAX_SCRATCH_BYTES = 8 << 30     # the engine's limit on all scratch buffers together
+# the launch block's limits as level 2 was generated (engine/launch.h then)
+LEVEL2_LIMITS = {"steps": 64, "scratch": 16, "arena": False}
 
 
 class CodegenError(Exception):
@@ -202,9 +207,10 @@ NEG_INF = "(double)__int_as_float((int)0xff800000)"
 POS_INF = "(double)__int_as_float(0x7f800000)"
 
 
-class Gen:
-    def __init__(self, spec, nodes, float_tensors=()):
+class Gen(Level3Ops):
+    def __init__(self, spec, nodes, float_tensors=(), limits=None):
         self.spec = spec
+        self.limits = limits or LEVEL2_LIMITS
         self.float_tensors = set(float_tensors)   # intermediates kept in float (size)
         self.nodes = nodes
         self.shape = {}
@@ -215,6 +221,7 @@ class Gen:
         for n in nodes:
             self.shape[n["out"]] = n["shape"]
         self.kernels, self.launches = [], []
+        self.seen = {}
         self.helpers = set()
         self.store = {}       # tensor -> buffer (spec name, or scratch bufK)
         self.bufs = []        # [capacity elements]
@@ -272,11 +279,23 @@ class Gen:
     # ---- emission
     def kernel(self, name, params, body, grid, block, args, comment):
         ps = ",\n    ".join(params)
+        if self.limits.get("dedup"):
+            # one function for kernels that differ only in name and integer
+            # constants (level 3): the constants become arguments
+            params, body, extra = lift(params, body)
+            args = list(args) + extra
+            ps = ",\n    ".join(params)
+            key = (ps, body)
+            if key in self.seen:
+                self.launches.append((self.seen[key], grid, block, list(args)))
+                return
+            self.seen[key] = name
         self.kernels.append("/* %s */\nextern \"C\" __global__ void %s(%s)\n{\n%s}\n" % (comment, name, ps, body))
-        self.launches.append("%s<<<%s, %d>>>(%s);" % (name, grid, block, ", ".join(args)))
+        self.launches.append((name, grid, block, list(args)))
 
     def generate(self):
         self.plan()
+        self.find_attention()
         for t in self.spec["inputs"]:
             self.store[t["name"]] = t["name"]
         for i, n in enumerate(self.nodes):
@@ -285,6 +304,11 @@ class Gen:
             numel = prod(n["shape"])
             if op == "reshape" and not final:
                 continue
+            if i in self.fused:
+                self.release_after(i)
+                continue
+            if i in self.attn:
+                op = "attention"
             ew = op in ("act", "binary", "dropout", "norm")
             if final:
                 self.store["out"] = "out"
@@ -650,10 +674,13 @@ class Gen:
         self.free.append(sb)
 
     def render(self):
-        if len(self.bufs) > 16:
-            raise CodegenError("%d scratch buffers (the launch block allows 16)" % len(self.bufs))
-        if len(self.launches) > 64:
-            raise CodegenError("%d launches (the launch block allows 64)" % len(self.launches))
+        lim = self.limits
+        arena = len(self.bufs) > lim["scratch"] and lim.get("arena")
+        if len(self.bufs) > lim["scratch"] and not arena:
+            raise CodegenError("%d scratch buffers (the launch block allows %d)" % (len(self.bufs), lim["scratch"]))
+        steps = count_steps(self.launches)
+        if steps > lim["steps"]:
+            raise CodegenError("%d launches (the launch block allows %d)" % (steps, lim["steps"]))
         total = sum(c * (8 if t == "double" else 4) for c, t in zip(self.bufs, self.btype))
         if total > MAX_SCRATCH_BYTES:
             raise CodegenError("scratch %d bytes over the engine's 8 GiB" % total)
@@ -662,16 +689,94 @@ class Gen:
             if h in self.helpers:
                 out += HELPERS[h] + "\n"
         out += "\n".join(self.kernels)
-        launch = ["scratch %s buf%d[%d];" % (t, k, c) for k, (c, t) in enumerate(zip(self.bufs, self.btype))]
-        launch += self.launches
+        if arena:
+            # more buffers than the launch block declares: regions of one
+            # scratch array per type, passed as `arena + offset`
+            where, size = {}, {"double": 0, "float": 0}
+            for k, (c, t) in enumerate(zip(self.bufs, self.btype)):
+                where["buf%d" % k] = (t, size[t])
+                size[t] += c
+            aname = {"double": "arena", "float": "arenaf"}
+            launch = ["scratch %s %s[%d];" % (t, aname[t], size[t]) for t in ("double", "float") if size[t]]
+
+            def arg(a):
+                if a not in where:
+                    return a
+                t, off = where[a]
+                return aname[t] + (" + %d" % off if off else "")
+        else:
+            launch = ["scratch %s buf%d[%d];" % (t, k, c) for k, (c, t) in enumerate(zip(self.bufs, self.btype))]
+
+            def arg(a):
+                return a
+        launch += launch_lines(self.launches, arg, "")
         return out, "\n".join(launch), total
+
+
+GEO_LINE = re.compile(r"^(    const int )([A-Z][^;]*);$", re.M)
+LIFT_MAX_ARGS = 60       # the launch block allows 64 arguments
+
+
+def lift(params, body):
+    """(params, body, extra args): the integer constants of a kernel body
+    (geometry `const int NB = 128, ...` lines, `123LL` literals, `/ 123.0`
+    divisors) as parameters, so that kernels differing only in sizes share
+    one function. Unchanged when the arguments would pass the limit."""
+    vals = []
+
+    def geo(m):
+        parts = []
+        for item in m.group(2).split(", "):
+            nm, _, v = item.partition(" = ")
+            if v.isdigit():
+                vals.append(("int", v))
+                parts.append("%s = lc%d" % (nm, len(vals) - 1))
+            else:
+                parts.append(item)
+        return m.group(1) + ", ".join(parts) + ";"
+
+    def ll(m):
+        vals.append(("long long", m.group(1)))
+        return "lc%d" % (len(vals) - 1)
+
+    def dbl(m):
+        vals.append(("double", m.group(1) + ".0"))
+        return "lc%d" % (len(vals) - 1)
+    b = GEO_LINE.sub(geo, body)
+    b = re.sub(r"\b(\d+)LL\b", ll, b)
+    b = re.sub(r"(?<![\w.])(\d{2,})\.0\b", dbl, b)
+    if not vals or len(params) + len(vals) > LIFT_MAX_ARGS:
+        return params, body, []
+    return params + ["%s lc%d" % (t, k) for k, (t, _) in enumerate(vals)], b, [v for _, v in vals]
+
+
+def count_steps(launches):
+    n = 0
+    for l in launches:
+        n += 1 + (count_steps(l[3]) if l[0] == "for" else 0)
+    return n
+
+
+def launch_lines(launches, arg, ind):
+    """The launch block's statements; ("for", var, count, body) is a loop."""
+    out = []
+    for l in launches:
+        if l[0] == "for":
+            _, var, count, body = l
+            out.append("%sfor (int %s = 0; %s < %d; ++%s) {" % (ind, var, var, count, var))
+            out += launch_lines(body, arg, ind + "    ")
+            out.append(ind + "}")
+        else:
+            name, grid, block, args = l
+            out.append("%s%s<<<%s, %d>>>(%s);" % (ind, name, grid, block, ", ".join(arg(a) for a in args)))
+    return out
 
 
 def resolve(shape, sizes):
     return [sizes[d] if isinstance(d, str) else d for d in shape]
 
 
-def generate(spec, nodes, header):
+def generate(spec, nodes, header, limits=None):
     """(reference.cu text, float intermediates). Intermediates are double; when
     they would not fit the engine's scratch limit, the largest are float (as
     PyTorch stores them), largest first, until they fit."""
@@ -680,7 +785,7 @@ def generate(spec, nodes, header):
     for k in range(len(big) + 1):
         fl = [n["out"] for n in big[:k]]
         try:
-            code, launch, _ = Gen(spec, nodes, fl).generate()
+            code, launch, _ = Gen(spec, nodes, fl, limits).generate()
         except CodegenError as e:
             if "8 GiB" not in str(e):
                 raise

@@ -1,0 +1,144 @@
+#!/bin/sh
+# KernelBench level 3 (tools/level3/gen.py): the committed files are what the
+# generator writes (and level 2's still are), the specs are well formed,
+# faketorch names an unmodelled call and its line and its decompositions
+# match their definitions, every reference.cu
+# compiles with NVRTC (a third at full size; all at small size on the host),
+# and at small sizes every reference.cu, run on the host (CUDA emulated,
+# launch-block loops included), agrees element by element with the
+# pure-Python graph evaluator (tools/level2/graph_eval.py), and, where torch
+# is installed, the graphs agree with KernelBench's modules run in PyTorch.
+. "$KF_ROOT/tests/lib.sh"
+export KFORGE_ROOT="$KF_ROOT"
+GEN="$KF_ROOT/tools/level3/gen.py"
+
+if ! command -v python3 >/dev/null 2>&1; then
+	skip "python3 missing: level-3 generator checks"
+	exit 0
+fi
+check "generated files are current (gen.py --check)" python3 "$GEN" --check
+check "and from the committed reference.py files (--committed)" python3 "$GEN" --check --committed
+check "level 2's files are unchanged by the shared code" python3 "$KF_ROOT/tools/level2/gen.py" --check
+expect_exit 0 "the specs are well formed" python3 "$KF_ROOT/tests/tools/check_level3.py" "$KF_ROOT"
+contains "all of them" "$T_TMP/out" "^checked [1-9][0-9]* specs, 0 problems$"
+NP=$(ls -d "$KF_ROOT"/problems/level3/*/ | wc -l)
+# every KernelBench level-3 model is generated or listed as not yet expressible
+check "problems + NOT_YET = 50" python3 -c "
+import sys; sys.path.insert(0, '$KF_ROOT/tools/level3'); import gen
+sys.exit(0 if $NP + len(gen.NOT_YET) == 50 else print('#', $NP, sorted(gen.NOT_YET)) or 1)"
+
+# faketorch: an unmodelled call fails naming the call and the module's line
+cat >bad.py <<'EOF'
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return torch.fft.fft(self.fc(x))
+
+def get_inputs():
+    return [torch.rand(2, 4)]
+
+def get_init_inputs():
+    return []
+EOF
+expect_exit 1 "an unmodelled call fails" python3 -c "
+import sys; sys.path.insert(0, '$KF_ROOT/tools/level3'); sys.path.insert(0, '$KF_ROOT/tools/level2')
+import faketorch
+try:
+    faketorch.trace(open('bad.py').read())
+except faketorch.TraceError as e:
+    print(e); sys.exit(1)"
+contains "naming the call and its line" "$T_TMP/out" "^line 10: .*torch.fft.* is not modelled"
+
+# faketorch's decompositions (einsum, rearrange, unfold, indexing, the causal
+# mask, F.normalize, nn.MultiheadAttention) against index loops
+expect_exit 0 "decompositions agree with their definitions" python3 "$KF_ROOT/tests/tools/check_faketorch.py"
+contains "all of them" "$T_TMP/out" "^checked [0-9]+ decompositions, 0 failed$"
+
+# NVRTC: every third reference at full size (the small trees below compile
+# them all on the host); KF_L3_FULL=1 compiles every one
+if ! "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" "$KF_ROOT/tests/candidates/relu_ok.cu" >probe 2>&1 ||
+	grep -q "NVRTC not found" probe; then
+	skip "NVRTC not available: level-3 references not compiled"
+else
+	set --
+	k=0
+	for d in "$KF_ROOT"/problems/level3/*/; do
+		if [ -n "${KF_L3_FULL:-}" ] || [ $((k % 3)) -eq 0 ]; then set -- "$@" "$d/reference.cu"; fi
+		k=$((k + 1))
+	done
+	"$KF_BUILD/tests/kfcompile" --exe "$KFORGE" --pool "$(par_jobs)" "$@" >cc.txt 2>&1
+	check "kfcompile ran" test $? -eq 0
+	check "every one compiles" test "$(grep -c ': ok ' cc.txt)" -eq $#
+	grep -v ': ok ' cc.txt | head -n 5 | cut -c1-300 | sed 's/^/# /'
+fi
+# the launch plans need the engine's level-3 limits (4096 tensors, loops)
+if "$KFORGE" problems show level3/035_LSTM >/dev/null 2>&1; then
+	set --
+	for d in "$KF_ROOT"/problems/level3/*/; do
+		set -- "$@" "level3/$(basename "$d")" "$d/reference.cu"
+	done
+	"$KF_BUILD/tests/kfeval" --kforge "$KFORGE" --db "$T_TMP/cc.db" --compile-only "$@" >ev.jsonl 2>ev.err
+	check "every launch plan passes the check (not_run)" python3 -c "
+import json, sys
+r = [json.loads(l) for l in open('ev.jsonl')]
+bad = [(x['problem'], x.get('status'), x.get('detail', x.get('engine_error', ''))[:200])
+       for x in r if x.get('status') != 'not_run']
+sys.exit(0 if len(r) == $NP and not bad else print('#', len(r), bad) or 1)"
+else
+	skip "kforge does not load level-3 specs yet (tensor and launch limits): launch plans not checked"
+fi
+
+# small sizes: emulated references against the graph evaluator
+if ! command -v c++ >/dev/null 2>&1; then
+	skip "c++ missing: no host emulation"
+	exit 0
+fi
+expect_exit 0 "gen.py --small writes the small tree" python3 "$GEN" --small small
+check "one small problem per problem" test "$(ls -d small/problems/level3/*/ | wc -l)" -eq "$NP"
+expect_exit 0 "every small reference.cu agrees with the graph evaluator" \
+	python3 "$KF_ROOT/tests/tools/emulate_level3.py" -j "$(par_jobs)" small emu
+contains "all emulated" "$T_TMP/out" "^emulated $NP problems, 0 failed$"
+grep '^not ok' "$T_TMP/out" | head -n 5 | sed 's/^/# /'
+# where a Python with torch exists (Debian's python3-torch): every small graph
+# against KernelBench's module itself, in float64, training mode
+PYT=""
+for p in python3 /usr/bin/python3; do
+	if "$p" -c "import torch, numpy" 2>/dev/null; then PYT=$p; break; fi
+done
+if [ -z "$PYT" ]; then
+	skip "no Python with torch and numpy: level-3 graphs not checked against PyTorch"
+else
+	expect_exit 0 "every small graph agrees with PyTorch (float64)" "$PYT" "$KF_ROOT/tools/level3/torch_check.py" small
+	contains "all of them" "$T_TMP/out" "^torch-checked $NP problems, 0 mismatching$"
+	grep '^not ok' "$T_TMP/out" | head -n 5 | sed 's/^/# /'
+	# it can fail: a causal mask one diagonal off
+	mkdir -p off/problems/level3 && cp -r small/problems/level3/043_* off/problems/level3/
+	sed -i 's/"diagonal": 1,/"diagonal": 2,/' off/problems/level3/043_*/spec.json
+	expect_exit 1 "a graph with the mask one diagonal off fails" "$PYT" "$KF_ROOT/tools/level3/torch_check.py" off
+	contains "names the problem" "$T_TMP/out" "^not ok 043_MinGPTCausalAttention .*max err"
+fi
+
+# intermediates past the declared scratch buffers live in one arena per type
+# (`arena + OFFSET` arguments): forced with 2 buffers on DenseNet and Inception
+expect_exit 0 "gen.py --small --scratch 2" python3 "$GEN" --small arena --scratch 2 7 14
+check "the references use the arena" grep -q "arena + [0-9]" arena/problems/level3/014_*/reference.cu
+expect_exit 0 "and agree with the graph evaluator" python3 "$KF_ROOT/tests/tools/emulate_level3.py" -j "$(par_jobs)" arena emu4
+contains "both" "$T_TMP/out" "^emulated 2 problems, 0 failed$"
+# the comparison can fail: a small MLP whose bias is subtracted
+f=$(ls small/problems/level3/001_*/reference.cu)
+sed -i 's/acc += (double)bias\[col\];/acc -= (double)bias[col];/' "$f"
+check "(the edit took)" grep -q 'acc -= (double)bias' "$f"
+expect_exit 1 "a reference with a wrong sign fails" python3 "$KF_ROOT/tests/tools/emulate_level3.py" small emu2 1
+contains "names the problem" "$T_TMP/out" "^not ok 001_MLP .*python: [1-9][0-9]* bad"
+# and a small LSTM whose forget gate reads the input gate's sums
+f=$(ls small/problems/level3/035_*/reference.cu)
+sed -i 's/fg = 1.0 \/ (1.0 + exp(-(gx\[1\] + gh\[1\])))/fg = 1.0 \/ (1.0 + exp(-(gx[0] + gh[0])))/' "$f"
+check "(the edit took)" grep -q 'fg = 1.0 / (1.0 + exp(-(gx\[0\]' "$f"
+expect_exit 1 "a reference with a wrong gate fails" python3 "$KF_ROOT/tests/tools/emulate_level3.py" small emu3 35
+contains "names the problem" "$T_TMP/out" "^not ok 035_LSTM .*python: [1-9][0-9]* bad"
