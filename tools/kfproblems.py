@@ -148,15 +148,16 @@ class MaskedDropout:
     """Within `with`, torch.nn.functional.dropout (what nn.Dropout calls)
     multiplies by the problem's mask inputs, in the graph's order, as the graph
     defines it: x * mask / (1 - p). Raises if the module's dropouts and the
-    graph's disagree (count, p or shape)."""
+    graph's disagree (count, p or shape). Dropout with p = 0 is the identity
+    and has no mask (level 3's models)."""
 
     def __init__(self, spec, tensors):
         self.masks = [(tensors[name], p) for name, p in mask_nodes(spec)]
         self.used = 0
 
     def dropout(self, x, p=0.5, training=True, inplace=False):
-        if not training:
-            return x
+        if not training or float(p) == 0.0:
+            return x  # p = 0 is the identity: the graph has no node (level 3)
         if self.used >= len(self.masks):
             raise RuntimeError("the module calls dropout %d times, the graph has %d"
                                % (self.used + 1, len(self.masks)))
