@@ -1,6 +1,7 @@
 # kforge — hand-written Makefile. See README.md for the two user commands.
 #   make                 build ./kforge
 #   make test            CPU test suite (installs missing Debian packages first)
+#   make test-long       every case the sampled tests pick from (slower)
 #   make test-gpu        GPU tests (skips clearly without a GPU)
 #   make dataset PROBLEMS=level1   search -> verify -> pack -> site
 #   make DEVELOPER=1     warnings are errors;  make SANITIZE=address,undefined
@@ -54,7 +55,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TEST_HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
 TEST_HELPER_BIN := $(TEST_HELPER_SRC:tests/helpers/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps deps-test test test-gpu check-cuda install uninstall clean dataset dataset-slurm site bench valgrind FORCE
+.PHONY: all deps deps-test test test-long test-gpu check-cuda install uninstall clean dataset dataset-slurm site bench valgrind FORCE
 .DEFAULT_GOAL := all
 
 all: kforge
@@ -115,6 +116,11 @@ test: deps-test
 
 .PHONY: test-build
 test-build: kforge $(UNIT_BIN) $(TEST_HELPER_BIN)
+
+# every case the sampling tests pick from (tests/lib.sh every_nth): ~2x make test's time
+test-long: deps-test
+	$(Q)$(MAKE) --no-print-directory DEVELOPER=$(or $(DEVELOPER),1) SANITIZE=$(SANITIZE) test-build
+	$(Q)KF_TEST_LONG=1 BUILD=$(BUILD) tests/run-tests.sh
 
 test-gpu: deps
 	$(Q)$(MAKE) --no-print-directory SANITIZE=$(SANITIZE) test-build

@@ -40,22 +40,38 @@ void inputs_desc(const struct problem *p, int t, unsigned long long seed, struct
 		d->rows = 1;
 }
 
+static void memo_clear(struct inputs_gen *g)
+{
+	for (int i = 0; i < INPUTS_MEMO; i++)
+		g->memo[i].t = -1;
+}
+
 void inputs_gen_init(struct inputs_gen *g, const struct problem *p, unsigned long long seed)
 {
 	memset(g, 0, sizeof(*g));
 	g->p = p;
 	g->seed = seed;
-	for (int t = 0; t < p->n_in && t < PROBLEM_MAX_TENSORS; t++)
+	g->desc = calloc((size_t)p->n_in + 1, sizeof(*g->desc));
+	if (!g->desc)
+		abort();
+	for (int t = 0; t < p->n_in; t++)
 		inputs_desc(p, t, seed, &g->desc[t]);
-	for (int t = 0; t < PROBLEM_MAX_TENSORS; t++)
-		g->memo_row[t] = -1;
+	memo_clear(g);
+}
+
+void inputs_gen_fork(struct inputs_gen *dst, const struct inputs_gen *src)
+{
+	*dst = *src;
+	dst->fork = 1;
+	memo_clear(dst);
 }
 
 void inputs_gen_release(struct inputs_gen *g)
 {
+	if (!g->fork)
+		free(g->desc);
 	memset(g, 0, sizeof(*g));
-	for (int t = 0; t < PROBLEM_MAX_TENSORS; t++)
-		g->memo_row[t] = -1;
+	memo_clear(g);
 }
 
 /* Row max and canonical sum (philox.cuh, KF_SOFTMAX_LANES) of a row. */
@@ -91,11 +107,13 @@ unsigned long long inputs_bits(struct inputs_gen *g, int t, long long i)
 	if (!kf_post_is_rowwise(d->post))
 		return kf_encode(x, d->dtype);
 	long long row = i / d->cols;
-	if (g->memo_row[t] != row) {
-		softmax_row(d, row, &g->memo_max[t], &g->memo_sum[t]);
-		g->memo_row[t] = row;
+	struct inputs_memo *m = &g->memo[t % INPUTS_MEMO];
+	if (m->t != t || m->row != row) {
+		softmax_row(d, row, &m->max, &m->sum);
+		m->t = t;
+		m->row = row;
 	}
-	return kf_softmax_bits(d, x, g->memo_max[t], g->memo_sum[t]);
+	return kf_softmax_bits(d, x, m->max, m->sum);
 }
 
 double inputs_value(struct inputs_gen *g, int t, long long i)
@@ -160,9 +178,7 @@ int inputs_fill_mt(struct inputs_gen *g, int t, long long start, long long count
 		abort();
 	for (long k = 0; k < nt; k++) {
 		long long lo = count * k / nt, hi = count * (k + 1) / nt;
-		jobs[k].g = *g;
-		for (int m = 0; m < PROBLEM_MAX_TENSORS; m++)
-			jobs[k].g.memo_row[m] = -1;
+		inputs_gen_fork(&jobs[k].g, g);
 		jobs[k].t = t;
 		jobs[k].start = start + lo;
 		jobs[k].count = hi - lo;
@@ -174,8 +190,10 @@ int inputs_fill_mt(struct inputs_gen *g, int t, long long start, long long count
 	for (long k = 1; k < nt; k++)
 		if (th[k])
 			pthread_join(th[k], NULL);
-	for (long k = 0; k < nt; k++)
+	for (long k = 0; k < nt; k++) {
 		rc |= jobs[k].rc;
+		inputs_gen_release(&jobs[k].g);
+	}
 	free(jobs);
 	free(th);
 	return rc ? kf_err(err, "inputs: fill of %s failed", g->p->t[t].name) : 0;

@@ -171,9 +171,7 @@ void oracle_par_acc(struct oracle_ctx *c, long long n, oracle_acc_fn fn, const v
 	if (!jobs || !th)
 		abort();
 	for (long t = 0; t < nt; t++) {
-		jobs[t].gen = c->gen;
-		for (int k = 0; k < PROBLEM_MAX_TENSORS; k++)
-			jobs[t].gen.memo_row[k] = -1;
+		inputs_gen_fork(&jobs[t].gen, &c->gen);
 		jobs[t].lo = n * t / nt;
 		jobs[t].hi = n * (t + 1) / nt;
 		jobs[t].fn = fn;
@@ -186,9 +184,11 @@ void oracle_par_acc(struct oracle_ctx *c, long long n, oracle_acc_fn fn, const v
 	for (long t = 1; t < nt; t++)
 		if (th[t])
 			pthread_join(th[t], NULL);
-	for (long t = 0; t < nt; t++)
+	for (long t = 0; t < nt; t++) {
 		for (int k = 0; k < nacc && k < 8; k++)
 			acc[k] += jobs[t].acc[k];
+		inputs_gen_release(&jobs[t].gen);
+	}
 	free(jobs);
 	free(th);
 }

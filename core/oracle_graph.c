@@ -196,11 +196,10 @@ static void leaf_fill_part(void *j_, long long lo, long long hi)
 	struct leaf_job *j = j_;
 	const struct gx_t *t = &j->g->t[j->t];
 	const struct gx_box *b = j->b;
-	struct inputs_gen gen = j->g->c->gen;
+	struct inputs_gen gen;
 	long long w = b->nd ? b->n[b->nd - 1] : 1;
 
-	for (int k = 0; k < PROBLEM_MAX_TENSORS; k++)
-		gen.memo_row[k] = -1;
+	inputs_gen_fork(&gen, &j->g->c->gen);
 	for (long long k = lo; k < hi;) {
 		long long rem = k / w, flat = 0, j0 = k % w, end = hi - k < w - j0 ? hi - k : w - j0;
 		if (b->nd)
@@ -213,6 +212,7 @@ static void leaf_fill_part(void *j_, long long lo, long long hi)
 			j->dst[k + e] = inputs_value(&gen, j->t, flat + e);
 		k += end;
 	}
+	inputs_gen_release(&gen);
 }
 
 static void leaf_eval(struct gx *g, int ti, const struct gx_box *b, struct gx_view *v)

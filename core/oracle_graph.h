@@ -18,7 +18,6 @@
 #define GX_MAXD PROBLEM_MAX_DIMS
 #define GX_MAXIN 8                 /* operands of one node (concat) */
 #define GX_MAXNODES 64
-#define GX_MAXT (PROBLEM_MAX_TENSORS + GX_MAXNODES)
 /* Elements per operand evaluation of a statistics pass (1 << 22), and the
  * largest leaf kept whole (1 << 27: 1 GiB of doubles). Variables so that
  * tests reach the chunked and on-the-fly paths with small tensors. */
@@ -97,7 +96,7 @@ struct gx {
 	struct oracle_ctx *c;
 	int nt, n_leaf, out;    /* tensors 0..n_leaf-1 are the spec inputs */
 	int threads;
-	struct gx_t t[GX_MAXT];
+	struct gx_t *t;         /* n_leaf + the graph's nodes, owned */
 };
 
 /* core/oracle_graph_parse.c */

@@ -761,6 +761,9 @@ int gx_parse(struct gx *g, const struct problem *p, struct buf *err)
 			      GX_MAXNODES);
 	if (p->n_out != 1)
 		return kf_err(err, "%s: a graph problem has one output (has %d)", p->id, p->n_out);
+	g->t = calloc((size_t)p->n_in + json_array_size(graph), sizeof(*g->t));
+	if (!g->t)
+		abort();
 	for (int k = 0; k < p->n_in; k++) {
 		struct gx_t *t = &g->t[k];
 		t->op = GX_LEAF;
@@ -804,5 +807,6 @@ void gx_free(void *g_)
 		free(g->t[i].wpack);
 		free(g->t[i].rows);
 	}
+	free(g->t);
 	free(g);
 }

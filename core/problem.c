@@ -51,8 +51,9 @@ void problem_release(struct problem *p)
 		free(p->size_names[i]);
 	for (int i = 0; i < p->n_scalars; i++)
 		free(p->scalar_names[i]);
-	for (int i = 0; i < p->n_in + p->n_out; i++)
+	for (int i = 0; p->t && i < p->n_in + p->n_out; i++)
 		free(p->t[i].name);
+	free(p->t);
 	free(p->torch_text);
 	free(p->reference_src);
 	json_decref(p->spec);
@@ -355,8 +356,12 @@ static int parse_tensors(struct problem *p, const char *file, struct buf *err)
 		return kf_err(err, "%s: field \"%s\": at least one tensor is needed", file,
 			      json_array_size(in) ? "outputs" : "inputs");
 	if (json_array_size(in) + json_array_size(out) > PROBLEM_MAX_TENSORS)
-		return kf_err(err, "%s: field \"inputs\": more than %d tensors in all", file,
+		return kf_err(err, "%s: fields \"inputs\" and \"outputs\": %zu tensors, more than "
+			      "%d in all", file, json_array_size(in) + json_array_size(out),
 			      PROBLEM_MAX_TENSORS);
+	p->t = calloc(json_array_size(in) + json_array_size(out), sizeof(*p->t));
+	if (!p->t)
+		abort();
 	json_array_foreach(in, i, v)
 		if (parse_tensor(p, v, 0, (int)i, file, err) < 0)
 			return -1;

@@ -13,9 +13,9 @@
 #include "core/buf.h"
 
 #define PROBLEM_MAX_DIMS 8
-#define PROBLEM_MAX_TENSORS 16
-#define PROBLEM_MAX_SIZES 64
-#define PROBLEM_SPEC_MAX (1 << 20)      /* bytes of spec.json */
+#define PROBLEM_MAX_TENSORS 4096        /* inputs, params and outputs (level 3: ~600 params) */
+#define PROBLEM_MAX_SIZES 256           /* named sizes; shapes may also use integer dims */
+#define PROBLEM_SPEC_MAX (8 << 20)      /* bytes of spec.json (a level-3 graph) */
 #define PROBLEM_TEXT_MAX (1 << 20)      /* bytes of reference.py / reference.cu */
 #define PROBLEM_GUARD_BYTES 65536       /* canary bytes each side of each buffer (memory plan) */
 
@@ -66,7 +66,7 @@ struct problem {
 	char *scalar_names[PROBLEM_MAX_SIZES];
 	double scalar_vals[PROBLEM_MAX_SIZES];
 	int n_in, n_out;                       /* n_in counts inputs and params */
-	struct problem_tensor t[PROBLEM_MAX_TENSORS];
+	struct problem_tensor *t;              /* n_in + n_out, owned */
 	enum kf_tol tol;
 	double atol, rtol;
 	double flops, min_bytes;

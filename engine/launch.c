@@ -3,6 +3,7 @@
 #include "launch_int.h"
 
 #include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "candidate.h"
@@ -25,16 +26,31 @@ void launch_plan_init(struct launch_plan *lp)
 	memset(lp, 0, sizeof(*lp));
 }
 
+static void step_release(struct launch_step *st)
+{
+	free(st->kernel);
+	for (int a = 0; st->args && a < st->n_args; a++)
+		launch_expr_release(&st->args[a].expr);
+	free(st->args);
+	for (int d = 0; d < 7; d++)
+		launch_expr_release(&st->dims[d]);
+}
+
 void launch_plan_release(struct launch_plan *lp)
 {
-	for (int i = 0; i < lp->n_steps; i++) {
-		free(lp->steps[i].kernel);
-		free(lp->steps[i].args);
-	}
+	for (int i = 0; i < lp->n_steps; i++)
+		step_release(&lp->steps[i]);
 	for (int i = 0; i < lp->n_scratch; i++)
 		free(lp->scratch[i].name);
+	for (int i = 0; i < lp->n_loops; i++) {
+		free(lp->loops[i].var);
+		launch_expr_release(&lp->loops[i].init);
+		launch_expr_release(&lp->loops[i].bound);
+		launch_expr_release(&lp->loops[i].step);
+	}
 	free(lp->steps);
 	free(lp->scratch);
+	free(lp->loops);
 	launch_plan_init(lp);
 }
 
@@ -59,7 +75,37 @@ struct bstate {
 	const struct kernel_sigs *sigs;
 	const struct launch_limits *lim;
 	long long scratch_bytes;
+	int open[LAUNCH_MAX_LOOP_DEPTH];   /* loops not yet closed (indices into lp->loops) */
+	int n_open;
+	int cur_step;              /* at plan check: the launch and the loop values */
+	const long long *cur_vars; /* checked (NULL while parsing), for messages */
 };
+
+/* " (at t = 3)" after an error found checking a launch in a loop. */
+static void iter_suffix(struct bstate *b)
+{
+	struct buf d = BUF_INIT;
+	if (!b->cur_vars)
+		return;
+	launch_vars_desc(b->lp, b->cur_step, b->cur_vars, &d);
+	if (d.len)
+		buf_addf(b->ps.err, " (at %s)", d.s);
+	buf_release(&d);
+}
+
+/* "LINE:COL: message", with the iteration when checking a loop's launches. */
+static int bfail(struct bstate *b, int line, int col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int bfail(struct bstate *b, int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+	buf_setf(b->ps.err, "%d:%d: ", line, col);
+	va_start(ap, fmt);
+	buf_vaddf(b->ps.err, fmt, ap);
+	va_end(ap);
+	iter_suffix(b);
+	return -1;
+}
 
 static int name_taken(struct bstate *b, const char *name)
 {
@@ -68,6 +114,9 @@ static int name_taken(struct bstate *b, const char *name)
 	if (problem_size(b->ps.p, name, &v) == 0 || problem_scalar(b->ps.p, name, &d) == 0 ||
 	    problem_tensor_index(b->ps.p, name) >= 0)
 		return 1;
+	for (int i = 0; i < b->ps.n_vars; i++)
+		if (!strcmp(b->ps.vars[i], name))
+			return 1;
 	for (int i = 0; i < b->lp->n_scratch; i++)
 		if (!strcmp(b->lp->scratch[i].name, name))
 			return 1;
@@ -84,6 +133,8 @@ static int parse_scratch(struct bstate *b)
 	long long count, bytes;
 	int zeroed = 0;
 
+	if (b->n_open)
+		return lp_fail(ps, start, "scratch buffers are declared outside loops");
 	ps->pos++;
 	if (lp_is(ps, 0, "zeroed")) {
 		zeroed = 1;
@@ -148,16 +199,15 @@ static int parse_scratch(struct bstate *b)
 	return 0;
 }
 
-/* dim3(a[, b[, c]]) or an integer expression. */
-static int parse_dims(struct bstate *b, long long d[3], const struct ltok **at)
+/* dim3(a[, b[, c]]) or an integer expression, into e[0..2]. */
+static int parse_dims(struct bstate *b, struct launch_expr e[3], const struct ltok **at)
 {
 	struct lparser *ps = &b->ps;
 	*at = lp_peek(ps, 0);
-	d[0] = d[1] = d[2] = 1;
 	if (lp_is(ps, 0, "dim3") && lp_is(ps, 1, "(")) {
 		ps->pos += 2;
 		for (int i = 0; i < 3; i++) {
-			if (lp_expr(ps, &d[i]) < 0)
+			if (lp_expr_c(ps, &e[i]) < 0)
 				return -1;
 			if (!lp_is(ps, 0, ",") || i == 2)
 				break;
@@ -165,30 +215,52 @@ static int parse_dims(struct bstate *b, long long d[3], const struct ltok **at)
 		}
 		return lp_expect(ps, ")", "to close dim3(...) (at most 3 dimensions)");
 	}
-	return lp_expr(ps, &d[0]);
+	return lp_expr_c(ps, &e[0]);
 }
 
-static int check_dims(struct bstate *b, const char *what, const long long d[3],
-		      const struct ltok *at, unsigned out[3])
+static int check_dims(struct bstate *b, const char *what, const long long d[3], const int *pos,
+		      unsigned out[3])
 {
 	static const char xyz[] = "xyz";
 	long long total = 1;
 	for (int i = 0; i < 3; i++) {
 		long long lim = what[0] == 'g' ? b->lim->max_grid[i] : b->lim->max_block[i];
 		if (d[i] < 0)
-			return lp_fail(&b->ps, at, "%s.%c = %lld is negative", what, xyz[i], d[i]);
+			return bfail(b, pos[0], pos[1], "%s.%c = %lld is negative", what, xyz[i], d[i]);
 		if (d[i] == 0)
-			return lp_fail(&b->ps, at, "%s.%c is 0: a launch needs at least one %s", what,
-				       xyz[i], what[0] == 'g' ? "block" : "thread");
+			return bfail(b, pos[0], pos[1], "%s.%c is 0: a launch needs at least one %s",
+				     what, xyz[i], what[0] == 'g' ? "block" : "thread");
 		if (d[i] > lim)
-			return lp_fail(&b->ps, at, "%s.%c = %lld is over the device limit %lld", what,
-				       xyz[i], d[i], lim);
+			return bfail(b, pos[0], pos[1], "%s.%c = %lld is over the device limit %lld",
+				     what, xyz[i], d[i], lim);
 		out[i] = (unsigned)d[i];
 		total *= d[i];
 	}
 	if (what[0] == 'b' && total > b->lim->max_threads_per_block)
-		return lp_fail(&b->ps, at, "block of %lld threads is over the device limit of %d "
-			       "threads per block", total, b->lim->max_threads_per_block);
+		return bfail(b, pos[0], pos[1], "block of %lld threads is over the device limit of %d "
+			     "threads per block", total, b->lim->max_threads_per_block);
+	return 0;
+}
+
+/* Grid, block and smem of one launch (every iteration's, in a loop). */
+static int check_config(struct bstate *b, const struct kernel_sig *k, struct launch_step *st,
+			const long long v[7], unsigned grid[3], unsigned block[3], unsigned *smem)
+{
+	long long threads = v[3] * v[4] * v[5];
+
+	if (check_dims(b, "grid", v, st->pos[0], grid) < 0 ||
+	    check_dims(b, "block", v + 3, st->pos[1], block) < 0)
+		return -1;
+	if (k->launch_bounds && threads > k->launch_bounds)
+		return bfail(b, st->pos[1][0], st->pos[1][1], "block of %lld threads is over the "
+			     "kernel's __launch_bounds__(%d)", threads, k->launch_bounds);
+	if (v[6] < 0)
+		return bfail(b, st->pos[2][0], st->pos[2][1], "shared memory size %lld is negative",
+			     v[6]);
+	if (v[6] > b->lim->max_smem_optin)
+		return bfail(b, st->pos[2][0], st->pos[2][1], "%lld bytes of dynamic shared memory is "
+			     "over the device limit of %lld", v[6], b->lim->max_smem_optin);
+	*smem = (unsigned)v[6];
 	return 0;
 }
 
@@ -246,22 +318,75 @@ static const char *pname(const struct sig_param *sp)
 	return sp->name && *sp->name ? sp->name : "(unnamed)";
 }
 
+/* Elements of argument a's buffer (a tensor or a scratch). */
+static long long arg_numel(const struct bstate *b, const struct launch_arg *a, const char **name)
+{
+	if (a->kind == LARG_TENSOR) {
+		*name = b->ps.p->t[a->index].name;
+		return b->ps.p->t[a->index].numel;
+	}
+	*name = b->lp->scratch[a->index].name;
+	return b->lp->scratch[a->index].count;
+}
+
+/* A value of argument a (constant, or one iteration's), checked. */
+static int check_arg_value(struct bstate *b, const struct sig_param *sp, const char *kname,
+			   const struct launch_arg *a, long long v)
+{
+	long long lo, hi;
+	int size;
+	const char *name;
+
+	if (a->kind == LARG_TENSOR || a->kind == LARG_SCRATCH) {
+		long long n = arg_numel(b, a, &name);
+		if (v < 0 || v >= n)
+			return bfail(b, a->line, a->col, "element offset %lld is outside `%s` (%lld "
+				     "elements)", v, name, n);
+		return 0;
+	}
+	if (a->kind == LARG_INT && int_range(sp->base, &lo, &hi, &size) && (v < lo || v > hi))
+		return bfail(b, a->line, a->col, "value %lld does not fit parameter `%s` of `%s` (`%s`)",
+			     v, pname(sp), kname, sp->type_text);
+	return 0;
+}
+
+/* EXPR into a's value: a constant is checked now, else kept for every iteration. */
+static int arg_expr(struct bstate *b, const struct kernel_sig *k, const struct sig_param *sp,
+		    struct launch_arg *a, long long *v)
+{
+	struct launch_expr e;
+
+	if (lp_expr_c(&b->ps, &e) < 0)
+		return -1;
+	if (lx_const(&e, v)) {
+		launch_expr_release(&e);
+		return check_arg_value(b, sp, k->name, a, *v);
+	}
+	a->expr = e;
+	*v = 0;
+	return 0;
+}
+
 static int parse_arg(struct bstate *b, const struct kernel_sig *k, int idx, struct launch_arg *a)
 {
 	struct lparser *ps = &b->ps;
 	const struct ltok *t = lp_peek(ps, 0);
 	const struct sig_param *sp = idx < k->n_params ? &k->params[idx] : NULL;
 	int ends = lp_is(ps, 1, ",") || lp_is(ps, 1, ")");
+	int plus = t->kind == L_IDENT && lp_is(ps, 1, "+");
 	double d;
 
 	memset(a, 0, sizeof(*a));
+	a->line = t->line;
+	a->col = t->col;
 	if (!sp)
 		return lp_fail(ps, t, "too many arguments: kernel `%s` takes %d parameter%s", k->name,
 			       k->n_params, k->n_params == 1 ? "" : "s");
 	if (sp->is_ref)
 		return lp_fail(ps, t, "parameter %d (`%s`) of `%s` is a reference (%s); kforge passes "
 			       "pointers and scalars only", idx + 1, pname(sp), k->name, sp->type_text);
-	if (t->kind == L_IDENT && ends && (a->index = problem_tensor_index(ps->p, t->text)) >= 0) {
+	if (t->kind == L_IDENT && (ends || plus) &&
+	    (a->index = problem_tensor_index(ps->p, t->text)) >= 0) {
 		enum kf_dtype dt = ps->p->t[a->index].dtype;
 		a->kind = LARG_TENSOR;
 		a->size = 8;
@@ -275,9 +400,15 @@ static int parse_arg(struct bstate *b, const struct kernel_sig *k, int idx, stru
 				       k->name, sp->type_text, dtype_ctype(dt));
 		/* An output to a const parameter is fine: a later step may read it. */
 		ps->pos++;
+		if (plus) {          /* `x + EXPR`: a pointer to element EXPR */
+			ps->pos++;
+			a->line = lp_peek(ps, 0)->line;
+			a->col = lp_peek(ps, 0)->col;
+			return arg_expr(b, k, sp, a, &a->ival);
+		}
 		return 0;
 	}
-	if (t->kind == L_IDENT && ends) {
+	if (t->kind == L_IDENT && (ends || plus)) {
 		for (int i = 0; i < b->lp->n_scratch; i++) {
 			if (strcmp(b->lp->scratch[i].name, t->text))
 				continue;
@@ -293,13 +424,19 @@ static int parse_arg(struct bstate *b, const struct kernel_sig *k, int idx, stru
 					       "parameter `%s` of `%s` (`%s`)", t->text, pname(sp),
 					       k->name, sp->type_text);
 			ps->pos++;
+			if (plus) {
+				ps->pos++;
+				a->line = lp_peek(ps, 0)->line;
+				a->col = lp_peek(ps, 0)->col;
+				return arg_expr(b, k, sp, a, &a->ival);
+			}
 			return 0;
 		}
 	}
 	if (sp->is_pointer)
 		return lp_fail(ps, t, "parameter `%s` of `%s` is the pointer `%s`: pass an input, "
-			       "output or scratch buffer by name, found `%s`", pname(sp), k->name,
-			       sp->type_text, t->kind == L_EOF ? "nothing" : t->text);
+			       "output or scratch buffer by name, found `%s`",
+			       pname(sp), k->name, sp->type_text, t->kind == L_EOF ? "nothing" : t->text);
 	/* Scalars. */
 	if (sp->base == SIG_FLOAT || sp->base == SIG_DOUBLE) {
 		a->kind = LARG_FLOAT;
@@ -324,14 +461,14 @@ static int parse_arg(struct bstate *b, const struct kernel_sig *k, int idx, stru
 		}
 		if (sp->vec == 1) {
 			long long v;
-			if (lp_expr(ps, &v) < 0)
+			if (arg_expr(b, k, sp, a, &v) < 0)
 				return -1;
 			a->fval = (double)v;
 			return 0;
 		}
 	}
 	{
-		long long lo, hi, v;
+		long long lo, hi;
 		if (sp->vec != 1 || !int_range(sp->base, &lo, &hi, &a->size))
 			return lp_fail(ps, t, "parameter `%s` of `%s` has the type `%s`, which kforge "
 				       "cannot pass (use a pointer, int, unsigned, long long, size_t, "
@@ -342,14 +479,8 @@ static int parse_arg(struct bstate *b, const struct kernel_sig *k, int idx, stru
 		if (t->kind == L_IDENT && ends && problem_scalar(ps->p, t->text, &d) == 0)
 			return lp_fail(ps, t, "`%s` is a float scalar, but parameter `%s` of `%s` is "
 				       "`%s`", t->text, pname(sp), k->name, sp->type_text);
-		if (lp_expr(ps, &v) < 0)
-			return -1;
-		if (v < lo || v > hi)
-			return lp_fail(ps, t, "value %lld does not fit parameter `%s` of `%s` (`%s`)", v,
-				       pname(sp), k->name, sp->type_text);
 		a->kind = LARG_INT;
-		a->ival = v;
-		return 0;
+		return arg_expr(b, k, sp, a, &a->ival);
 	}
 }
 
@@ -369,8 +500,8 @@ static int parse_launch(struct bstate *b)
 	const struct ltok *kt = lp_peek(ps, 0), *gat, *bat, *sat;
 	const struct kernel_sig *k = kernel_sigs_find(b->sigs, kt->text);
 	struct launch_step st;
-	long long g[3], bl[3], smem = 0;
-	int n = 0;
+	long long v[7];
+	int n = 0, dyn = 0;
 
 	if (!k || !k->extern_c) {
 		struct buf names = BUF_INIT;
@@ -389,71 +520,259 @@ static int parse_launch(struct bstate *b)
 		return lp_fail(ps, kt, "kernel names beginning with `kf_` are the harness's; rename `%s`",
 			       kt->text);
 	if (b->lp->n_steps >= LAUNCH_MAX_STEPS)
-		return lp_fail(ps, kt, "too many launches (at most %d)", LAUNCH_MAX_STEPS);
-	ps->pos++;
-	if (lp_expect(ps, "<<<", "after the kernel name") < 0 || parse_dims(b, g, &gat) < 0 ||
-	    lp_expect(ps, ",", "between grid and block (`<<<grid, block>>>`)") < 0 ||
-	    parse_dims(b, bl, &bat) < 0)
-		return -1;
-	sat = lp_peek(ps, 0);
-	if (lp_is(ps, 0, ",")) {
-		ps->pos++;
-		sat = lp_peek(ps, 0);
-		if (lp_expr(ps, &smem) < 0)
-			return -1;
-		if (lp_is(ps, 0, ","))
-			return lp_fail(ps, NULL, "a stream argument is not allowed: kforge launches "
-				       "everything in order on its own stream");
-	}
-	if (lp_expect(ps, ">>>", "to close the launch configuration") < 0)
-		return -1;
-	if (check_dims(b, "grid", g, gat, st.grid) < 0 || check_dims(b, "block", bl, bat, st.block) < 0)
-		return -1;
-	if (k->launch_bounds && bl[0] * bl[1] * bl[2] > k->launch_bounds)
-		return lp_fail(ps, bat, "block of %lld threads is over the kernel's "
-			       "__launch_bounds__(%d)", bl[0] * bl[1] * bl[2], k->launch_bounds);
-	if (smem < 0)
-		return lp_fail(ps, sat, "shared memory size %lld is negative", smem);
-	if (smem > b->lim->max_smem_optin)
-		return lp_fail(ps, sat, "%lld bytes of dynamic shared memory is over the device limit "
-			       "of %lld", smem, b->lim->max_smem_optin);
-	st.smem = (unsigned)smem;
-	st.line = kt->line;
-	if (lp_expect(ps, "(", "to open the argument list") < 0)
-		return -1;
-	st.args = calloc(LAUNCH_MAX_ARGS, sizeof(*st.args));
-	if (!st.args)
-		abort();
-	if (!lp_is(ps, 0, ")")) {
-		for (;;) {
-			if (n >= LAUNCH_MAX_ARGS || parse_arg(b, k, n, &st.args[n]) < 0) {
-				if (n >= LAUNCH_MAX_ARGS)
-					lp_fail(ps, NULL, "too many arguments");
-				free(st.args);
-				return -1;
-			}
-			n++;
-			if (!lp_is(ps, 0, ","))
-				break;
-			ps->pos++;
-		}
-	}
-	if (lp_expect(ps, ")", "to close the argument list") < 0 ||
-	    lp_expect(ps, ";", "after the launch") < 0) {
-		free(st.args);
-		return -1;
-	}
-	if (n != k->n_params) {
-		free(st.args);
-		return lp_fail(ps, kt, "kernel `%s` takes %d parameter%s, the launch passes %d",
-			       k->name, k->n_params, k->n_params == 1 ? "" : "s", n);
-	}
-	st.n_args = n;
-	st.kernel = strdup(k->name);
+		return lp_fail(ps, kt, "too many launch statements (at most %d)", LAUNCH_MAX_STEPS);
+	/* The step goes into the plan at once: the plan's release frees it on error. */
 	b->lp->steps = realloc(b->lp->steps, (size_t)(b->lp->n_steps + 1) * sizeof(st));
 	if (!b->lp->steps)
 		abort();
+	memset(&st, 0, sizeof(st));
+	st.kernel = strdup(k->name);
+	st.line = kt->line;
+	st.col = kt->col;
+	st.depth = b->n_open;
+	st.args = calloc(LAUNCH_MAX_ARGS, sizeof(*st.args));
+	if (!st.args)
+		abort();
 	b->lp->steps[b->lp->n_steps++] = st;
+	{
+		struct launch_step *sp = &b->lp->steps[b->lp->n_steps - 1];
+		ps->pos++;
+		if (lp_expect(ps, "<<<", "after the kernel name") < 0 || parse_dims(b, sp->dims, &gat) < 0 ||
+		    lp_expect(ps, ",", "between grid and block (`<<<grid, block>>>`)") < 0 ||
+		    parse_dims(b, sp->dims + 3, &bat) < 0)
+			return -1;
+		sat = lp_peek(ps, 0);
+		if (lp_is(ps, 0, ",")) {
+			ps->pos++;
+			sat = lp_peek(ps, 0);
+			if (lp_expr_c(ps, &sp->dims[6]) < 0)
+				return -1;
+			if (lp_is(ps, 0, ","))
+				return lp_fail(ps, NULL, "a stream argument is not allowed: kforge launches "
+					       "everything in order on its own stream");
+		}
+		if (lp_expect(ps, ">>>", "to close the launch configuration") < 0)
+			return -1;
+		sp->pos[0][0] = gat->line, sp->pos[0][1] = gat->col;
+		sp->pos[1][0] = bat->line, sp->pos[1][1] = bat->col;
+		sp->pos[2][0] = sat->line, sp->pos[2][1] = sat->col;
+		for (int d = 0; d < 7; d++) {
+			if (!sp->dims[d].n)
+				v[d] = d == 6 ? 0 : 1;      /* absent: 1 (dim3's default), smem 0 */
+			else if (!lx_const(&sp->dims[d], &v[d]))
+				dyn = 1;
+		}
+		if (dyn) {
+			/* checked for every iteration once the block is read; absent parts made constant */
+			for (int d = 0; d < 7; d++)
+				if (!sp->dims[d].n) {
+					sp->dims[d].op = calloc(1, sizeof(struct lx_op));
+					if (!sp->dims[d].op)
+						abort();
+					sp->dims[d].op->op = LX_CONST;
+					sp->dims[d].op->v = v[d];
+					sp->dims[d].n = 1;
+				}
+			sp->dyn = 1;
+		} else {
+			if (check_config(b, k, sp, v, sp->grid, sp->block, &sp->smem) < 0)
+				return -1;
+			for (int d = 0; d < 7; d++)
+				launch_expr_release(&sp->dims[d]);
+		}
+		if (lp_expect(ps, "(", "to open the argument list") < 0)
+			return -1;
+		if (!lp_is(ps, 0, ")")) {
+			for (;;) {
+				if (n >= LAUNCH_MAX_ARGS)
+					return lp_fail(ps, NULL, "too many arguments");
+				sp->n_args = n + 1;
+				if (parse_arg(b, k, n, &sp->args[n]) < 0)
+					return -1;
+				n++;
+				if (!lp_is(ps, 0, ","))
+					break;
+				ps->pos++;
+			}
+		}
+		if (lp_expect(ps, ")", "to close the argument list") < 0 ||
+		    lp_expect(ps, ";", "after the launch") < 0)
+			return -1;
+		if (n != k->n_params)
+			return lp_fail(ps, kt, "kernel `%s` takes %d parameter%s, the launch passes %d",
+				       k->name, k->n_params, k->n_params == 1 ? "" : "s", n);
+		sp->n_args = n;
+	}
+	return 0;
+}
+
+static int loop_name(struct bstate *b, const struct ltok *t)
+{
+	if (t->kind != L_IDENT)
+		return lp_fail(&b->ps, t, "expected the loop variable's name, found `%s`",
+			       t->kind == L_EOF ? "the end" : t->text);
+	return 0;
+}
+
+/* for (int VAR = INIT; VAR CMP BOUND; ++VAR | VAR++ | --VAR | VAR-- | VAR += E | VAR -= E) { */
+static int parse_for(struct bstate *b)
+{
+	struct lparser *ps = &b->ps;
+	const struct ltok *ft = lp_peek(ps, 0), *vt, *t;
+	struct launch_plan *lp = b->lp;
+	struct launch_loop *L;
+	static const char *const cmps[] = { "<", "<=", ">", ">=" };
+	int neg = 0;
+
+	if (b->n_open >= LAUNCH_MAX_LOOP_DEPTH)
+		return lp_fail(ps, ft, "loops nested too deeply (at most %d)", LAUNCH_MAX_LOOP_DEPTH);
+	lp->loops = realloc(lp->loops, (size_t)(lp->n_loops + 1) * sizeof(*lp->loops));
+	if (!lp->loops)
+		abort();
+	L = &lp->loops[lp->n_loops++];
+	memset(L, 0, sizeof(*L));
+	L->depth = b->n_open;
+	L->first = lp->n_steps;
+	L->line = ft->line;
+	L->col = ft->col;
+	ps->pos++;
+	if (lp_expect(ps, "(", "after `for`") < 0)
+		return -1;
+	if (!lp_is(ps, 0, "int"))
+		return lp_fail(ps, NULL, "the loop variable is declared `int` (`for (int t = 0; t < N; "
+			       "++t)`), found `%s`", lp_peek(ps, 0)->kind == L_EOF ? "the end"
+			       : lp_peek(ps, 0)->text);
+	ps->pos++;
+	vt = lp_peek(ps, 0);
+	if (loop_name(b, vt) < 0)
+		return -1;
+	if (name_taken(b, vt->text))
+		return lp_fail(ps, vt, "`%s` is already a name of the problem, a scratch buffer or an "
+			       "outer loop", vt->text);
+	L->var = strdup(vt->text);
+	ps->pos++;
+	if (lp_expect(ps, "=", "after the loop variable (it needs a start value)") < 0 ||
+	    lp_expr_c(ps, &L->init) < 0 || lp_expect(ps, ";", "after the start value") < 0)
+		return -1;
+	ps->vars[ps->n_vars++] = L->var;    /* in scope from the condition on */
+	b->open[b->n_open++] = lp->n_loops - 1;
+	t = lp_peek(ps, 0);
+	if (t->kind != L_IDENT || strcmp(t->text, L->var))
+		return lp_fail(ps, t, "the loop condition must test `%s` (`%s < BOUND`)", L->var,
+			       L->var);
+	ps->pos++;
+	for (L->cmp = 0; L->cmp < 4 && !lp_is(ps, 0, cmps[L->cmp]); L->cmp++)
+		;
+	if (L->cmp == 4)
+		return lp_fail(ps, NULL, "expected <, <=, > or >= in the loop condition, found `%s`",
+			       lp_peek(ps, 0)->kind == L_EOF ? "the end" : lp_peek(ps, 0)->text);
+	ps->pos++;
+	if (lp_expr_c(ps, &L->bound) < 0 || lp_expect(ps, ";", "after the loop condition") < 0)
+		return -1;
+	/* the increment */
+	t = lp_peek(ps, 0);
+	if ((lp_is(ps, 0, "++") || lp_is(ps, 0, "--")) && lp_peek(ps, 1)->kind == L_IDENT &&
+	    !strcmp(lp_peek(ps, 1)->text, L->var)) {
+		neg = t->text[0] == '-';
+		ps->pos += 2;
+	} else if (t->kind == L_IDENT && !strcmp(t->text, L->var) &&
+		   (lp_is(ps, 1, "++") || lp_is(ps, 1, "--"))) {
+		neg = lp_peek(ps, 1)->text[0] == '-';
+		ps->pos += 2;
+	} else if (t->kind == L_IDENT && !strcmp(t->text, L->var) &&
+		   (lp_is(ps, 1, "+=") || lp_is(ps, 1, "-="))) {
+		const struct ltok *op = lp_peek(ps, 1);
+		ps->pos += 2;
+		if (lp_expr_c(ps, &L->step) < 0)
+			return -1;
+		if (op->text[0] == '-') {
+			long long v;
+			L->step.op = realloc(L->step.op, (size_t)(L->step.n + 1) * sizeof(*L->step.op));
+			if (!L->step.op)
+				abort();
+			if (lx_const(&L->step, &v) && v != LLONG_MIN) {
+				L->step.op[0].v = -v;
+			} else {
+				L->step.op[L->step.n] = (struct lx_op){ LX_NEG, 0, op->line, op->col };
+				L->step.n++;
+			}
+		}
+	} else {
+		return lp_fail(ps, t, "expected the loop increment (`++%s`, `%s++`, `%s += STEP`, "
+			       "`--%s`, `%s--` or `%s -= STEP`)", L->var, L->var, L->var, L->var,
+			       L->var, L->var);
+	}
+	if (!L->step.n) {
+		L->step.op = calloc(1, sizeof(*L->step.op));
+		if (!L->step.op)
+			abort();
+		L->step.op->op = LX_CONST;
+		L->step.op->v = neg ? -1 : 1;
+		L->step.n = 1;
+	}
+	if (lp_expect(ps, ")", "to close the loop header") < 0 ||
+	    lp_expect(ps, "{", "to open the loop body (braces are required)") < 0)
+		return -1;
+	return 0;
+}
+
+static int close_loop(struct bstate *b)
+{
+	struct lparser *ps = &b->ps;
+	struct launch_loop *L;
+
+	if (!b->n_open)
+		return lp_fail(ps, NULL, "`}` without a loop to close");
+	L = &b->lp->loops[b->open[--b->n_open]];
+	ps->n_vars--;
+	ps->pos++;
+	L->end = b->lp->n_steps;
+	L->skip = b->lp->n_loops;
+	if (L->end == L->first)
+		return bfail(b, L->line, L->col, "the loop over `%s` launches nothing", L->var);
+	return 0;
+}
+
+/* Plan check, for each launch in a loop: the configuration and arguments of
+ * this iteration; the step keeps the largest block and smem. */
+static int check_launch(void *ctx, int s, const long long *vars)
+{
+	struct bstate *b = ctx;
+	struct launch_step *st = &b->lp->steps[s];
+	const struct kernel_sig *k;
+	long long v[7];
+	unsigned grid[3], block[3], smem;
+	int first = !st->block[0];   /* a step in a loop has its config set here */
+
+	b->lp->n_launches++;
+	if (!st->depth)
+		return 0;
+	k = kernel_sigs_find(b->sigs, st->kernel);
+	b->cur_step = s;
+	b->cur_vars = vars;
+	if (st->dyn) {
+		for (int d = 0; d < 7; d++)
+			if (launch_expr_eval(&st->dims[d], vars, &v[d], b->ps.err) < 0)
+				return iter_suffix(b), -1;
+		if (check_config(b, k, st, v, grid, block, &smem) < 0)
+			return -1;
+		if (first || v[3] * v[4] * v[5] > (long long)st->block[0] * st->block[1] * st->block[2])
+			memcpy(st->block, block, sizeof(block));
+		if (first)
+			memcpy(st->grid, grid, sizeof(grid));
+		if (smem > st->smem)
+			st->smem = smem;
+	}
+	for (int a = 0; a < st->n_args; a++) {
+		const struct launch_arg *la = &st->args[a];
+		long long x;
+		if (!la->expr.n)
+			continue;
+		if (launch_expr_eval(&la->expr, vars, &x, b->ps.err) < 0)
+			return iter_suffix(b), -1;
+		if (check_arg_value(b, &k->params[a], k->name, la, x) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -492,21 +811,37 @@ int launch_plan_build(struct launch_plan *lp, const struct problem *p, const cha
 		} else if (t->kind == L_IDENT && lp_is(&b.ps, 1, "<<<")) {
 			if (parse_launch(&b) < 0)
 				goto out;
+		} else if (lp_is(&b.ps, 0, "for") && lp_is(&b.ps, 1, "(")) {
+			if (parse_for(&b) < 0)
+				goto out;
+		} else if (lp_is(&b.ps, 0, "}")) {
+			if (close_loop(&b) < 0)
+				goto out;
 		} else {
-			lp_fail(&b.ps, t, "expected a launch `KERNEL<<<grid, block[, smem]>>>(args);` or "
-				"`scratch [zeroed] TYPE NAME[COUNT];`, found `%s`",
-				t->kind == L_EOF ? "the end" : t->text);
+			lp_fail(&b.ps, t, "expected a launch `KERNEL<<<grid, block[, smem]>>>(args);`, "
+				"`scratch [zeroed] TYPE NAME[COUNT];` or a loop `for (int t = 0; t < N; "
+				"++t) { ... }`, found `%s`", t->kind == L_EOF ? "the end" : t->text);
 			goto out;
 		}
+	}
+	if (b.n_open) {
+		const struct launch_loop *L = &lp->loops[b.open[b.n_open - 1]];
+		bfail(&b, L->line, L->col, "the loop over `%s` has no closing `}`", L->var);
+		goto out;
 	}
 	if (lp->n_steps == 0) {
 		lp_fail(&b.ps, NULL, "the launch block launches no kernel");
 		goto out;
 	}
+	/* Every launch of every iteration checked; counts the launches. */
+	lp->n_launches = 0;
+	if (launch_plan_walk(lp, check_launch, &b, err) != 0)
+		goto out;
 	ret = 0;
 out:
 	if (ret < 0)
 		launch_plan_release(lp);
+	free(b.ps.code);
 	free(b.ps.t);
 	kernel_sigs_release(&sigs);
 	candidate_release(&c);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LAUNCH_MAX_TOKENS 8192
+#define LAUNCH_MAX_TOKENS (1 << 18)      /* about CANDIDATE_MAX_BYTES: 4096 launch statements */
 
 static void add_tok(struct ltok **t, int *n, int *alloc, const struct ltok *k)
 {
@@ -122,7 +122,11 @@ int launch_lex(const char *s, int first_line, struct ltok **out, int *n_out, str
 			   (c == '>' && s[i + 1] == '>' && s[i + 2] == '>')) {
 			i += 3;
 			k.kind = L_PUNCT;
-		} else if (strchr("()[],;+-*/%", c)) {
+		} else if (((c == '<' || c == '>') && s[i + 1] == '=') ||
+			   ((c == '+' || c == '-') && (s[i + 1] == c || s[i + 1] == '='))) {
+			i += 2;      /* <= >= ++ -- += -= (loops) */
+			k.kind = L_PUNCT;
+		} else if (strchr("()[],;+-*/%{}=<>", c)) {
 			i++;
 			k.kind = L_PUNCT;
 		} else {
@@ -189,7 +193,7 @@ int lp_expect(struct lparser *ps, const char *punct, const char *what)
 	return 0;
 }
 
-static int expr_add(struct lparser *ps, long long *v);
+static int cexpr(struct lparser *ps);
 
 static void list_sizes(const struct problem *p, struct buf *b)
 {
@@ -199,17 +203,61 @@ static void list_sizes(const struct problem *p, struct buf *b)
 		buf_adds(b, "none");
 }
 
-static int primary(struct lparser *ps, long long *v)
+static int emit(struct lparser *ps, int op, long long v, const struct ltok *at)
+{
+	struct lx_op *o;
+
+	if (ps->n_code >= LAUNCH_MAX_EXPR)
+		return lp_fail(ps, at, "expression too long (over %d operations)", LAUNCH_MAX_EXPR);
+	if (ps->n_code == ps->alloc_code) {
+		ps->alloc_code = ps->alloc_code ? 2 * ps->alloc_code : 16;
+		ps->code = realloc(ps->code, (size_t)ps->alloc_code * sizeof(*ps->code));
+		if (!ps->code)
+			abort();
+	}
+	o = &ps->code[ps->n_code++];
+	o->op = op;
+	o->v = v;
+	o->line = at ? at->line : 0;
+	o->col = at ? at->col : 0;
+	return 0;
+}
+
+static int is_const_at(const struct lparser *ps, int i)
+{
+	return ps->code[i].op == LX_CONST;
+}
+
+/* Operator op over the operands compiled from a (and b, when binary):
+ * folded when they are constants (errors at once, at `at`), else emitted. */
+static int combine(struct lparser *ps, int op, const struct ltok *at, int a, int b)
+{
+	char why[96];
+	long long r;
+
+	if (op == LX_NEG ? ps->n_code == a + 1 && is_const_at(ps, a)
+			 : b == a + 1 && ps->n_code == b + 1 && is_const_at(ps, a) && is_const_at(ps, b)) {
+		if (lx_apply(op, ps->code[a].v, op == LX_NEG ? 0 : ps->code[b].v, &r, why,
+			     sizeof(why)) < 0)
+			return lp_fail(ps, at, "%s", why);
+		ps->code[a].v = r;
+		ps->n_code = a + 1;
+		return 0;
+	}
+	return emit(ps, op, 0, at);
+}
+
+static int primary(struct lparser *ps)
 {
 	const struct ltok *k = lp_peek(ps, 0);
+	long long v;
 	if (k->kind == L_INT) {
-		*v = k->ival;
 		ps->pos++;
-		return 0;
+		return emit(ps, LX_CONST, k->ival, k);
 	}
 	if (lp_is(ps, 0, "(")) {
 		ps->pos++;
-		if (lp_expr(ps, v) < 0)
+		if (cexpr(ps) < 0)
 			return -1;
 		return lp_expect(ps, ")", "to close the parenthesis");
 	}
@@ -219,29 +267,27 @@ static int primary(struct lparser *ps, long long *v)
 		return lp_fail(ps, k, "expected an integer expression, found `%s`", tok_desc(k));
 	if (lp_is(ps, 1, "(") && (!strcmp(k->text, "ceil_div") || !strcmp(k->text, "min") ||
 				  !strcmp(k->text, "max"))) {
-		long long a, b;
+		int a = ps->n_code, b;
 		ps->pos += 2;
-		if (lp_expr(ps, &a) < 0 || lp_expect(ps, ",", "between the two arguments") < 0 ||
-		    lp_expr(ps, &b) < 0 || lp_expect(ps, ")", "after the two arguments") < 0)
+		if (cexpr(ps) < 0 || lp_expect(ps, ",", "between the two arguments") < 0)
 			return -1;
-		if (k->text[0] == 'm') {
-			*v = k->text[1] == 'i' ? (a < b ? a : b) : (a > b ? a : b);
-			return 0;
-		}
-		if (b <= 0)
-			return lp_fail(ps, k, "ceil_div(%lld, %lld): the divisor must be positive", a, b);
-		if (a < 0)
-			return lp_fail(ps, k, "ceil_div(%lld, %lld): the dividend must not be negative",
-				       a, b);
-		*v = a / b + (a % b != 0);
-		return 0;
+		b = ps->n_code;
+		if (cexpr(ps) < 0 || lp_expect(ps, ")", "after the two arguments") < 0)
+			return -1;
+		return combine(ps, k->text[0] == 'c' ? LX_CEIL_DIV : k->text[1] == 'i' ? LX_MIN : LX_MAX,
+			       k, a, b);
 	}
 	if (lp_is(ps, 1, "("))
 		return lp_fail(ps, k, "unknown function `%s` (expressions may use ceil_div, min, max)",
 			       k->text);
-	if (problem_size(ps->p, k->text, v) == 0) {
+	for (int d = ps->n_vars - 1; d >= 0; d--)
+		if (!strcmp(ps->vars[d], k->text)) {
+			ps->pos++;
+			return emit(ps, LX_VAR, d, k);
+		}
+	if (problem_size(ps->p, k->text, &v) == 0) {
 		ps->pos++;
-		return 0;
+		return emit(ps, LX_CONST, v, k);
 	}
 	{
 		struct buf names = BUF_INIT;
@@ -259,80 +305,100 @@ static int primary(struct lparser *ps, long long *v)
 	}
 }
 
-static int unary(struct lparser *ps, long long *v)
+static int unary(struct lparser *ps)
 {
 	const struct ltok *k = lp_peek(ps, 0);
 	if (lp_is(ps, 0, "-") || lp_is(ps, 0, "+")) {
-		int r;
+		int r, a;
 		ps->pos++;
 		if (++ps->depth > LAUNCH_MAX_DEPTH)
 			return lp_fail(ps, k, "expression nested too deeply (over %d levels)",
 				       LAUNCH_MAX_DEPTH);
-		r = unary(ps, v);
+		a = ps->n_code;
+		r = unary(ps);
 		ps->depth--;
 		if (r < 0)
 			return -1;
-		if (k->text[0] == '-') {
-			if (*v == LLONG_MIN)
-				return lp_fail(ps, k, "integer overflow in negation");
-			*v = -*v;
-		}
-		return 0;
+		return k->text[0] == '-' ? combine(ps, LX_NEG, k, a, -1) : 0;
 	}
-	return primary(ps, v);
+	return primary(ps);
 }
 
-static int expr_mul(struct lparser *ps, long long *v)
+static int expr_mul(struct lparser *ps)
 {
-	if (unary(ps, v) < 0)
+	int a = ps->n_code;
+	if (unary(ps) < 0)
 		return -1;
 	while (lp_is(ps, 0, "*") || lp_is(ps, 0, "/") || lp_is(ps, 0, "%")) {
 		const struct ltok *op = lp_peek(ps, 0);
-		long long b;
+		int b = ps->n_code;
 		ps->pos++;
-		if (unary(ps, &b) < 0)
+		if (unary(ps) < 0 ||
+		    combine(ps, op->text[0] == '*' ? LX_MUL : op->text[0] == '/' ? LX_DIV : LX_MOD, op,
+			    a, b) < 0)
 			return -1;
-		if (op->text[0] == '*') {
-			if (__builtin_mul_overflow(*v, b, v))
-				return lp_fail(ps, op, "integer overflow: the product does not fit in "
-					       "64 bits");
-		} else {
-			if (b == 0)
-				return lp_fail(ps, op, "division by zero");
-			if (*v == LLONG_MIN && b == -1)
-				return lp_fail(ps, op, "integer overflow in division");
-			*v = op->text[0] == '/' ? *v / b : *v % b;
-		}
 	}
 	return 0;
 }
 
-static int expr_add(struct lparser *ps, long long *v)
+static int expr_add(struct lparser *ps)
 {
-	if (expr_mul(ps, v) < 0)
+	int a = ps->n_code;
+	if (expr_mul(ps) < 0)
 		return -1;
 	while (lp_is(ps, 0, "+") || lp_is(ps, 0, "-")) {
 		const struct ltok *op = lp_peek(ps, 0);
-		long long b;
-		int o;
+		int b = ps->n_code;
 		ps->pos++;
-		if (expr_mul(ps, &b) < 0)
+		if (expr_mul(ps) < 0 || combine(ps, op->text[0] == '+' ? LX_ADD : LX_SUB, op, a, b) < 0)
 			return -1;
-		o = op->text[0] == '+' ? __builtin_add_overflow(*v, b, v)
-				       : __builtin_sub_overflow(*v, b, v);
-		if (o)
-			return lp_fail(ps, op, "integer overflow: the result does not fit in 64 bits");
 	}
 	return 0;
 }
 
-int lp_expr(struct lparser *ps, long long *v)
+static int cexpr(struct lparser *ps)
 {
 	int r;
 	if (++ps->depth > LAUNCH_MAX_DEPTH)
 		return lp_fail(ps, NULL, "expression nested too deeply (over %d levels)",
 			       LAUNCH_MAX_DEPTH);
-	r = expr_add(ps, v);
+	r = expr_add(ps);
 	ps->depth--;
+	return r;
+}
+
+int lp_expr_c(struct lparser *ps, struct launch_expr *e)
+{
+	e->op = NULL;
+	e->n = 0;
+	ps->n_code = 0;
+	if (cexpr(ps) < 0)
+		return -1;
+	e->op = malloc((size_t)ps->n_code * sizeof(*e->op));
+	if (!e->op)
+		abort();
+	memcpy(e->op, ps->code, (size_t)ps->n_code * sizeof(*e->op));
+	e->n = ps->n_code;
+	return 0;
+}
+
+int lx_const(const struct launch_expr *e, long long *v)
+{
+	if (e->n != 1 || e->op[0].op != LX_CONST)
+		return 0;
+	*v = e->op[0].v;
+	return 1;
+}
+
+int lp_expr(struct lparser *ps, long long *v)
+{
+	const struct ltok *at = lp_peek(ps, 0);
+	struct launch_expr e;
+	int r;
+
+	if (lp_expr_c(ps, &e) < 0)
+		return -1;
+	r = lx_const(&e, v) ? 0 : lp_fail(ps, at, "a loop variable cannot appear here");
+	launch_expr_release(&e);
 	return r;
 }

@@ -21,7 +21,6 @@
 #include <string.h>
 
 #define CUPTI_BUF (8u << 20)
-#define MAX_STEPS LAUNCH_MAX_STEPS
 #define MAX_UNMATCHED 4
 
 struct rec {
@@ -31,6 +30,7 @@ struct rec {
 struct cfg {
 	const char *name;          /* the step's kernel (owned by the plan) */
 	int grid[3], block[3], smem;
+	int dyn;                   /* in a loop with a varying configuration: matched by name */
 };
 
 static struct {
@@ -46,7 +46,7 @@ static struct {
 	uint64_t t_start;          /* records that started earlier are stale */
 	int stale;
 	int on;
-	struct cfg steps[MAX_STEPS];
+	struct cfg *steps;         /* LAUNCH_MAX_STEPS */
 	int n_steps;
 	struct rec *recs;
 	int n, alloc;
@@ -70,6 +70,11 @@ static int step_of(const CUpti_ActivityKernel10 *k)
 {
 	for (int i = 0; i < C.n_steps; i++) {
 		const struct cfg *c = &C.steps[i];
+		if (c->dyn) {
+			if (k->name && !strcmp(k->name, c->name))
+				return i;
+			continue;
+		}
 		if (k->gridX == c->grid[0] && k->gridY == c->grid[1] && k->gridZ == c->grid[2] &&
 		    k->blockX == c->block[0] && k->blockY == c->block[1] && k->blockZ == c->block[2] &&
 		    k->dynamicSharedMemory == c->smem)
@@ -210,10 +215,13 @@ int wk_cupti_start(struct worker *w, const struct launch_plan *plan)
 	C.flush(1);   /* drop what came before */
 	pthread_mutex_lock(&C.mu);
 	C.n_steps = 0;
-	for (int i = 0; i < plan->n_steps && i < MAX_STEPS; i++) {
+	if (!C.steps && !(C.steps = calloc(LAUNCH_MAX_STEPS, sizeof(*C.steps))))
+		abort();
+	for (int i = 0; i < plan->n_steps && i < LAUNCH_MAX_STEPS; i++) {
 		const struct launch_step *st = &plan->steps[i];
 		struct cfg *c = &C.steps[C.n_steps++];
 		c->name = st->kernel;
+		c->dyn = st->dyn;
 		for (int d = 0; d < 3; d++) {
 			c->grid[d] = (int)st->grid[d];
 			c->block[d] = (int)st->block[d];
@@ -285,6 +293,8 @@ void wk_cupti_close(struct worker *w)
 	C.disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
 	pthread_mutex_lock(&C.mu);
 	C.n_steps = 0;
+	free(C.steps);
+	C.steps = NULL;
 	clear_unmatched();
 	free(C.recs);
 	C.recs = NULL;

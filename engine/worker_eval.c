@@ -385,54 +385,93 @@ static int fill_scratch(struct worker *w, struct wk_module *m, struct buf *err)
 	return 0;
 }
 
-/* Records e0, launches every step, records e1. */
-int wk_run_plan(struct worker *w, struct wk_module *m, const struct wk_buf *ins, CUevent e0,
-		    CUevent e1, struct buf *err)
+struct run_ctx {
+	struct worker *w;
+	struct wk_module *m;
+	const struct wk_buf *ins;
+	struct buf *err;
+};
+
+/* One launch of the block (loop variables applied). */
+static int run_launch(void *ctx, int s, const long long *vars)
 {
+	struct run_ctx *rc = ctx;
+	struct worker *w = rc->w;
+	struct wk_module *m = rc->m;
+	const struct launch_step *st = &m->plan.steps[s];
 	union argval v[LAUNCH_MAX_ARGS];
 	void *params[LAUNCH_MAX_ARGS];
+	struct launch_call c;
 	CUresult r;
 
-	w->d.cuEventRecord(e0, w->st);
-	for (int s = 0; s < m->plan.n_steps; s++) {
-		const struct launch_step *st = &m->plan.steps[s];
-		for (int a = 0; a < st->n_args && a < LAUNCH_MAX_ARGS; a++) {
-			const struct launch_arg *la = &st->args[a];
-			switch (la->kind) {
-			case LARG_TENSOR:
-				v[a].p = la->index < w->p.n_in ? ins[la->index].data
-							       : w->out[la->index - w->p.n_in].data;
-				break;
-			case LARG_SCRATCH:
-				v[a].p = m->scratch[la->index].data;
-				break;
-			case LARG_INT:
-				if (la->size == 4)
-					v[a].i32 = (int)la->ival;
-				else
-					v[a].i64 = la->ival;
-				break;
-			case LARG_FLOAT:
-				if (la->is_double)
-					v[a].d = la->fval;
-				else
-					v[a].f = (float)la->fval;
-				break;
+	if (launch_step_eval(st, vars, &c, rc->err) < 0)
+		return RUN_LAUNCH;
+	for (int a = 0; a < st->n_args && a < LAUNCH_MAX_ARGS; a++) {
+		const struct launch_arg *la = &st->args[a];
+		const struct wk_buf *b;
+		size_t es;
+		switch (la->kind) {
+		case LARG_TENSOR:
+		case LARG_SCRATCH:
+			if (la->kind == LARG_TENSOR) {
+				if (la->index >= w->p.n_in + w->p.n_out)
+					return kf_err(rc->err, "line %d: no tensor %d", st->line, la->index),
+					       RUN_LAUNCH;
+				b = la->index < w->p.n_in ? &rc->ins[la->index]
+							  : &w->out[la->index - w->p.n_in];
+				es = kf_dtype_size(w->p.t[la->index].dtype);
+			} else {
+				b = &m->scratch[la->index];
+				es = m->plan.scratch[la->index].elem_size;
 			}
-			params[a] = &v[a];
+			/* `x + OFFSET`: checked at plan build; again here, the plan came over a pipe */
+			if (c.ival[a] < 0 || (size_t)c.ival[a] * es >= (b->bytes ? b->bytes : 1))
+				return kf_err(rc->err, "line %d: element offset %lld out of range", st->line,
+					      c.ival[a]), RUN_LAUNCH;
+			v[a].p = b->data + (CUdeviceptr)((size_t)c.ival[a] * es);
+			break;
+		case LARG_INT:
+			if (la->size == 4)
+				v[a].i32 = (int)c.ival[a];
+			else
+				v[a].i64 = c.ival[a];
+			break;
+		case LARG_FLOAT:
+			if (la->is_double)
+				v[a].d = c.fval[a];
+			else
+				v[a].f = (float)c.fval[a];
+			break;
 		}
-		r = w->d.cuLaunchKernel(m->fn[s], st->grid[0], st->grid[1], st->grid[2], st->block[0],
-					st->block[1], st->block[2], st->smem, w->st, params, NULL);
-		if (r != CUDA_SUCCESS) {
-			struct buf what = BUF_INIT;
-			buf_setf(&what, "line %d: launching %s<<<(%u,%u,%u), (%u,%u,%u), %u>>>", st->line,
-				 st->kernel, st->grid[0], st->grid[1], st->grid[2], st->block[0],
-				 st->block[1], st->block[2], st->smem);
-			wk_cuda_err(w, r, what.s, err);
-			buf_release(&what);
-			return RUN_LAUNCH;
-		}
+		params[a] = &v[a];
 	}
+	r = w->d.cuLaunchKernel(m->fn[s], c.grid[0], c.grid[1], c.grid[2], c.block[0], c.block[1],
+				c.block[2], c.smem, w->st, params, NULL);
+	if (r != CUDA_SUCCESS) {
+		struct buf what = BUF_INIT, d = BUF_INIT;
+		launch_vars_desc(&m->plan, s, vars, &d);
+		buf_setf(&what, "line %d: launching %s<<<(%u,%u,%u), (%u,%u,%u), %u>>>%s%s%s", st->line,
+			 st->kernel, c.grid[0], c.grid[1], c.grid[2], c.block[0], c.block[1],
+			 c.block[2], c.smem, d.len ? " (at " : "", d.s, d.len ? ")" : "");
+		wk_cuda_err(w, r, what.s, rc->err);
+		buf_release(&what);
+		buf_release(&d);
+		return RUN_LAUNCH;
+	}
+	return 0;
+}
+
+/* Records e0, launches every step (loops expanded), records e1. */
+int wk_run_plan(struct worker *w, struct wk_module *m, const struct wk_buf *ins, CUevent e0,
+		CUevent e1, struct buf *err)
+{
+	struct run_ctx rc = { w, m, ins, err };
+	int r;
+
+	w->d.cuEventRecord(e0, w->st);
+	r = launch_plan_walk(&m->plan, run_launch, &rc, err);
+	if (r != 0)
+		return RUN_LAUNCH;
 	w->d.cuEventRecord(e1, w->st);
 	return RUN_OK;
 }
@@ -441,9 +480,11 @@ int wk_run_plan(struct worker *w, struct wk_module *m, const struct wk_buf *ins,
 
 static void drop_keep(struct worker *w, int k)
 {
-	for (int o = 0; o < PROBLEM_MAX_TENSORS; o++)
+	for (int o = 0; w->keep[k].out && o < w->keep[k].n_out; o++)
 		if (w->keep[k].out[o])
 			w->d.cuMemFree(w->keep[k].out[o]);
+	free(w->keep[k].out);
+	free(w->keep[k].in_sum);
 	memset(&w->keep[k], 0, sizeof(w->keep[k]));
 }
 
@@ -537,11 +578,16 @@ static void drop_problem(struct worker *w)
 {
 	wk_module_unload(w, &w->ref);
 	w->ref_hash[0] = '\0';
-	for (int t = 0; t < PROBLEM_MAX_TENSORS; t++) {
+	for (int t = 0; w->in && t < w->p.n_in; t++) {
 		wk_free(w, &w->in[t]);
 		wk_free(w, &w->in2[t]);
-		wk_free(w, &w->out[t]);
 	}
+	for (int o = 0; w->out && o < w->p.n_out; o++)
+		wk_free(w, &w->out[o]);
+	free(w->in);
+	free(w->in2);
+	free(w->out);
+	w->in = w->in2 = w->out = NULL;
 	w->have_in2 = 0;
 	w->in_seed = w->in2_seed = ~0ull;
 	if (w->have_problem)
@@ -564,6 +610,11 @@ static int ensure_problem(struct worker *w, const json_t *req, const struct buf 
 			return -1;
 		w->have_problem = 1;
 		snprintf(w->prob_dir, sizeof(w->prob_dir), "%s", dir);
+		w->in = calloc((size_t)w->p.n_in + 1, sizeof(*w->in));
+		w->in2 = calloc((size_t)w->p.n_in + 1, sizeof(*w->in2));
+		w->out = calloc((size_t)w->p.n_out + 1, sizeof(*w->out));
+		if (!w->in || !w->in2 || !w->out)
+			abort();
 		for (int t = 0; t < w->p.n_in + w->p.n_out; t++) {
 			struct wk_buf *b = t < w->p.n_in ? &w->in[t] : &w->out[t - w->p.n_in];
 			if (wk_alloc(w, b, w->p.t[t].bytes, err) < 0)
@@ -670,6 +721,11 @@ static struct wk_keep *ensure_ref(struct worker *w, unsigned long long seed, int
 	}
 	k = &w->keep[ki];
 	memset(k, 0, sizeof(*k));
+	k->in_sum = calloc((size_t)w->p.n_in + 1, sizeof(*k->in_sum));
+	k->out = calloc((size_t)w->p.n_out + 1, sizeof(*k->out));
+	if (!k->in_sum || !k->out)
+		abort();
+	k->n_out = w->p.n_out;
 	w->refs_run++;
 	wk_progress(w, REF_TIMEOUT_S + 30);
 	if (wk_ensure_inputs(w, seed, dist, err) < 0)
@@ -750,14 +806,14 @@ fail:
 
 /* For wk_sample: the reference outputs of seed (spec distributions). */
 int wk_ensure_ref_values(struct worker *w, const json_t *req, const struct buf *bin,
-			 unsigned long long seed, CUdeviceptr *outs, double *ref_ms, struct buf *err)
+			 unsigned long long seed, const CUdeviceptr **outs, double *ref_ms,
+			 struct buf *err)
 {
 	struct wk_keep *k;
 
 	if (ensure_problem(w, req, bin, err) < 0 || !(k = ensure_ref(w, seed, 0, err)))
 		return -1;
-	for (int o = 0; o < w->p.n_out; o++)
-		outs[o] = k->out[o];
+	*outs = k->out;
 	*ref_ms = k->ref_ms;
 	return 0;
 }
@@ -1008,13 +1064,12 @@ static void check_order(const struct worker *w, unsigned long long seed0, int nc
 
 static void swap_inputs(struct worker *w)
 {
-	struct wk_buf t[PROBLEM_MAX_TENSORS];
+	struct wk_buf *t = w->in;
 	unsigned long long s = w->in_seed;
 	int d = w->in_dist;
 
-	memcpy(t, w->in, sizeof(t));
-	memcpy(w->in, w->in2, sizeof(t));
-	memcpy(w->in2, t, sizeof(t));
+	w->in = w->in2;
+	w->in2 = t;
 	w->in_seed = w->in2_seed;
 	w->in_dist = w->in2_dist;
 	w->in2_seed = s;

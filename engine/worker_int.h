@@ -20,8 +20,9 @@
 #define WK_KEEP_SHARE 4            /* other problems' keeps: at most 1/4 of device memory, */
 #define WK_KEEP_HEADROOM 8         /* and never leave less than 1/8 of it free */
 #define WK_SLOT_U64 8              /* u64 per stats slot */
-#define WK_MAX_SLOTS 8192
+#define WK_MAX_SLOTS 16384        /* > 2 x PROBLEM_MAX_TENSORS: timing's post checks */
 #define WK_MAX_EVENTS 2048
+#define WK_CUPTI_MAX_RECORDS (1 << 22)  /* timed launches CUPTI records (16 B each) */
 
 struct wk_buf {
 	CUdeviceptr base, data;
@@ -39,8 +40,9 @@ struct wk_keep {
 	unsigned long long seed;
 	int dist;                  /* 0 = the spec's distributions */
 	int used;
-	unsigned long long in_sum[PROBLEM_MAX_TENSORS];
-	CUdeviceptr out[PROBLEM_MAX_TENSORS];
+	unsigned long long *in_sum;  /* n_in checksums of the inputs, owned */
+	CUdeviceptr *out;          /* n_out kept outputs, owned */
+	int n_out;
 	double ref_ms;
 	unsigned long long stamp;  /* LRU among the current problem's */
 	double prio;               /* GreedyDual-Size: eviction order of other problems' */
@@ -83,8 +85,8 @@ struct worker {
 	char prob_dir[1024];
 	struct problem p;
 	int have_problem;
-	struct wk_buf in[PROBLEM_MAX_TENSORS], out[PROBLEM_MAX_TENSORS];
-	struct wk_buf in2[PROBLEM_MAX_TENSORS];   /* second input set for timing (may be absent) */
+	struct wk_buf *in, *out;   /* p.n_in, p.n_out; owned while have_problem */
+	struct wk_buf *in2;        /* second input set for timing (may be absent), p.n_in */
 	int have_in2;
 	unsigned long long in_seed, in2_seed;     /* what in/in2 hold; ~0 = nothing */
 	int in_dist, in2_dist;
@@ -141,9 +143,11 @@ int wk_keeps_fit(const struct worker *w, size_t idle, size_t more, size_t free_b
 /* Evicts wk_keep_victim's keep (after an out-of-memory error): 1, or 0
  * when there is none. */
 int wk_drop_idle_keep(struct worker *w);
-/* For wk_sample: the kept reference outputs of seed (spec distributions). */
+/* For wk_sample: the kept reference outputs of seed (spec distributions),
+ * p.n_out of them, borrowed until the next request. */
 int wk_ensure_ref_values(struct worker *w, const json_t *req, const struct buf *bin,
-			 unsigned long long seed, CUdeviceptr *outs, double *ref_ms, struct buf *err);
+			 unsigned long long seed, const CUdeviceptr **outs, double *ref_ms,
+			 struct buf *err);
 double wk_host_decode(const unsigned char *p, enum kf_dtype t);
 
 /* worker_cupti.c: durations of the candidate's kernels, in launch order */

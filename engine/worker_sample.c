@@ -14,7 +14,7 @@
 int wk_sample(struct worker *w, const json_t *req, const struct buf *bin, json_t **res,
 	      struct buf *err)
 {
-	CUdeviceptr outs[PROBLEM_MAX_TENSORS];
+	const CUdeviceptr *outs = NULL;
 	double ms = 0;
 	int o = (int)jget_int(req, "out", 0);
 	const json_t *idx = json_object_get(req, "idx");
@@ -24,7 +24,7 @@ int wk_sample(struct worker *w, const json_t *req, const struct buf *bin, json_t
 	*res = NULL;
 	if (n > SAMPLE_MAX)
 		return kf_err(err, "too many sample indices (%zu > %d)", n, SAMPLE_MAX);
-	if (wk_ensure_ref_values(w, req, bin, (unsigned long long)jget_int(req, "seed", 0), outs, &ms,
+	if (wk_ensure_ref_values(w, req, bin, (unsigned long long)jget_int(req, "seed", 0), &outs, &ms,
 				 err) < 0)
 		return -1;
 	if (o < 0 || o >= w->p.n_out)

@@ -104,7 +104,8 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 	struct worker *w = es->w;
 	int warm = (int)jget_int(es->proto, "warmup", 3), n = (int)jget_int(es->proto, "timed_trials", 100);
 	int total, two, r = RUN_OK, per, chunk, judged = 0;
-	int n_cupti = 0, n_stale = 0, n_renamed = 0;
+	int n_cupti = 0, n_stale = 0, n_renamed = 0, use_cupti;
+	long long per_block;
 	double *cupti = NULL, spent = 0, max_ms, prune_ms = es->prune_ms, timed_ms = 0;
 	json_t *times = json_array(), *env, *t;
 	struct trial_judge tj;
@@ -142,7 +143,11 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 	}
 	env = json_object();
 	json_object_set_new(env, "before", wk_nvml_sample(w));
-	wk_cupti_start(w, &es->cand.plan);
+	/* CUPTI keeps a record per launch: a looped block of many launches is timed by events only */
+	per_block = es->cand.plan.n_launches > 0 ? es->cand.plan.n_launches : es->cand.plan.n_steps;
+	use_cupti = (long long)total * per_block <= WK_CUPTI_MAX_RECORDS;
+	if (use_cupti)
+		wk_cupti_start(w, &es->cand.plan);
 	wk_progress(w, 3 * es->timeout_s + 30);
 	/* Two trials in flight at most, so a hang is seen within the timeout.
 	 * Each trial is launched and checked as a check trial is: the kernel
@@ -272,9 +277,16 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 		return r;
 	}
 	json_object_set_new(res, "time", times);
-	if (n_cupti > total * es->cand.plan.n_steps) {
+	if (!use_cupti) {
+		free(cupti);
+		cupti = NULL;
+		n_cupti = 0;
+		json_object_set_new(env, "cupti_note", json_sprintf("CUPTI off: %lld launches per block",
+								    per_block));
+	}
+	if (cupti && n_cupti > total * per_block) {
 		/* Extra records can only be older launches: keep the last ones. */
-		int extra = n_cupti - total * es->cand.plan.n_steps;
+		int extra = n_cupti - (int)(total * per_block);
 		memmove(cupti, cupti + extra, sizeof(*cupti) * (size_t)(n_cupti - extra));
 		json_object_set_new(env, "cupti_note", json_sprintf("%d extra records dropped", extra));
 		n_cupti -= extra;
@@ -283,13 +295,13 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 		json_object_set_new(env, "cupti_stale", json_integer(n_stale));
 	if (n_renamed)   /* CUPTI named them after an unloaded module's kernel (kept) */
 		json_object_set_new(env, "cupti_renamed", json_integer(n_renamed));
-	if (n_cupti != total * es->cand.plan.n_steps) {
+	if (use_cupti && n_cupti != total * per_block) {
 		/* Records lost or CUPTI off: events only. */
 		free(cupti);
 		cupti = NULL;
 		json_object_set_new(env, "cupti_note",
-				    w->cupti ? json_sprintf("%d kernel records for %d launches", n_cupti,
-							    total * es->cand.plan.n_steps)
+				    w->cupti ? json_sprintf("%d kernel records for %lld launches", n_cupti,
+							    total * per_block)
 					     : json_string("CUPTI off"));
 		if (w->cupti)
 			json_object_set_new(env, "cupti_diag", wk_cupti_diag());
@@ -299,8 +311,8 @@ int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, 
 		double c = 0;
 		if (!cupti)
 			break;
-		for (int q = 0; q < es->cand.plan.n_steps; q++)
-			c += cupti[j * es->cand.plan.n_steps + q];
+		for (long long q = 0; q < per_block; q++)
+			c += cupti[j * per_block + q];
 		json_object_set_new(t, "cupti_ms", json_real(c));
 	}
 	free(cupti);

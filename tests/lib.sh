@@ -43,6 +43,17 @@ need_emulator() {
 # par_jobs: how many compiles or emulations a test runs at once
 # (KF_TEST_JOBS, else every online core).
 par_jobs() { echo "${KF_TEST_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}"; }
+# every_nth I SHORT LONG: true for every SHORT-th index I (I % SHORT == 0) in
+# `make test`, for every LONG-th under `make test-long` (KF_TEST_LONG=1): the
+# short tier samples the same cases the long one runs whole.
+long_tier() { [ "${KF_TEST_LONG:-0}" = 1 ]; }
+every_nth() {
+	if [ "${KF_TEST_LONG:-0}" = 1 ]; then
+		[ $(($1 % $3)) -eq 0 ]
+	else
+		[ $(($1 % $2)) -eq 0 ]
+	fi
+}
 # emulate_jobs LIST: LIST holds NUL-separated records DIR ROOT NUMBER FILE;
 # each runs emulate_refs.py --cand FILE NUMBER over ROOT with work dir DIR
 # (one per job: the emulator names its files after the problem), par_jobs

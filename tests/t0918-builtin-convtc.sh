@@ -58,8 +58,12 @@ for n in $NUMS; do
 		{ echo "// problem: $p"; "$E" render "$s" conv_tc "$par"; } >"full/$p-$i.cu" ||
 			nok "problem $n renders with $par"
 		i=$((i + 1))
+		# make test: the defaults, one tiling for every other problem
+		if ! long_tier && { [ "$i" -eq 2 ] || [ $((j % 2)) -eq 1 ]; }; then break; fi
 	done
 	j=$((j + 1))
+	# the ideas of every other problem (make test-long: all)
+	every_nth "$j" 2 1 || continue
 	rm -f ideas/*
 	"$E" all "$s" ideas 2 1 >/dev/null 2>&1
 	c=0
@@ -76,7 +80,7 @@ set -- full/*.cu
 total=$#
 good=$(grep -c '\.cu: ok' nvrtc.out)
 check "$good of $total conv_tc kernels pass the launch check and compile with NVRTC" \
-	test "$good" -eq "$total" -a "$total" -ge 78
+	test "$good" -eq "$total" -a "$total" -ge 40
 grep '\.cu: ' nvrtc.out | grep -v '\.cu: ok' | head -n 5 | sed 's/^/# /'
 lacks "and none spills registers" nvrtc.out 'spill_st [1-9][0-9]{2,}'
 

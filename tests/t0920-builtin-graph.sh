@@ -66,30 +66,36 @@ for d in "$KF_ROOT"/problems/level2/*/; do
 	h=$((h + 1))
 	for f in 1 0; do
 		"$EMIT" render "$d/spec.json" graph "{\"fuse\": $f}" >"full/$b-$f.cu" 2>>render.err
-		# NVRTC: every fused kernel, the per-node ones of every other problem
-		[ "$f" = 0 ] && [ $((h % 2)) -eq 0 ] && continue
+		# NVRTC: the fused kernels of every other problem, the per-node ones of
+		# every fourth (make test-long: every fused one, every other per-node)
+		[ "$f" = 1 ] && ! every_nth "$h" 2 1 && continue
+		[ "$f" = 0 ] && ! every_nth $((h + 1)) 4 2 && continue
 		set -- "$@" "level2/$b" "full/$b-$f.cu"
 	done
 done
 check "200 full-size kernels rendered" test ! -s render.err
 # and with the tensor-core emitters where a linear or conv leads: wgmma for
-# all, the mma.sync GEMM for every third problem (NVRTC time; t0921 and t0922
-# compile the mma.sync cores at full size)
+# every other problem, the mma.sync GEMM for every sixth (make test-long: all,
+# every third; NVRTC time; t0921 and t0922 compile the mma.sync cores at full
+# size)
 ntc=0 k=0
 for d in "$KF_ROOT"/problems/level2/*/; do
 	b=$(basename "$d")
 	k=$((k + 1))
-	ms=0
-	[ $((k % 3)) -eq 0 ] && ms="0 1"
-	for m in $ms; do
+	for m in 0 1; do
 		"$EMIT" render "$d/spec.json" graph "{\"tc\": 1, \"mma\": $m}" >"full/$b-tc$m.cu" 2>>render.err
-		set -- "$@" "level2/$b" "full/$b-tc$m.cu"
 		ntc=$((ntc + 1))
+		if [ "$m" = 0 ]; then every_nth $((k + 1)) 2 1 || continue
+		else every_nth "$k" 6 3 || continue; fi
+		set -- "$@" "level2/$b" "full/$b-tc$m.cu"
 	done
 done
-check "$ntc tensor-core kernels rendered" test ! -s render.err -a "$ntc" -eq 133
+check "$ntc tensor-core kernels rendered" test ! -s render.err -a "$ntc" -eq 200
 check "the GEMM of 12 and the conv of 1 take the emitters" sh -c \
 	"grep -q 'wgmma' full/012_*-tc0.cu && grep -q 'mma.sync' full/012_*-tc1.cu && grep -q 'conv_tc' full/001_*-tc0.cu"
+ncc=$(($# / 2))
+long_tier && want_cc=283 || want_cc=141
+check "$ncc kernels go to NVRTC" test "$ncc" -eq "$want_cc"
 # NVRTC runs on one core in the engine: the emulation below goes on meanwhile
 ("$KF_BUILD/tests/kfeval" --kforge "$KFORGE" --db "$T_TMP/cc.db" --compile-only "$@" >cc.jsonl 2>cc.err
  echo $? >cc.rc) &
@@ -118,7 +124,7 @@ import json, sys
 r = [json.loads(l) for l in open('cc.jsonl')]
 bad = [(x['problem'], x.get('status'), (x.get('detail') or x.get('engine_error') or '')[:200])
        for x in r if x.get('status') != 'not_run']
-sys.exit(0 if len(r) == 283 and not bad else print('#', len(r), bad[:5]) or 1)"
+sys.exit(0 if len(r) == int(sys.argv[1]) and not bad else print('#', len(r), bad[:5]) or 1)" "$ncc"
 check "the fused kernel of 12 folds bias, scale and LeakyReLU into the GEMM" \
 	test "$(grep -c '<<<' "full/$(basename "$KF_ROOT"/problems/level2/012_*)-1.cu")" -eq 1
 

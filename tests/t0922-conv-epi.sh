@@ -86,18 +86,19 @@ for n in $FWD $TRN; do
 	p=$(printf p%03d "$n")
 	cp "$s" "fix/$p.json"
 	{ echo "// problem: $p"; "$E" render "$s" conv_tce; } >"full/$p-d.cu" || nok "problem $n renders"
-	# the wmma core and the other tilings at full size for a third of the
-	# problems each (NVRTC time; all of them are emulated below)
-	if [ $((j % 3)) -eq 0 ]; then
+	# the wmma core and the other tilings at full size for a sixth of the
+	# problems each (a third under make test-long; NVRTC time; all of them are
+	# emulated below)
+	if every_nth "$j" 6 3; then
 		{ echo "// problem: $p"; "$E" render "$s" conv_tce "{$W}"; } >"full/$p-w.cu" ||
 			nok "problem $n renders with the wmma core"
-	elif [ $((j % 3)) -eq 1 ]; then
+	elif every_nth $((j + 2)) 6 3; then
 		{ echo "// problem: $p"; "$E" render "$s" conv_tce "$(alt "$j")"; } >"full/$p-a.cu" ||
 			nok "problem $n renders with $(alt "$j")"
 	fi
+	# the ideas of every sixth problem (third; NVRTC time)
+	every_nth "$j" 6 3 || { j=$((j + 1)); continue; }
 	j=$((j + 1))
-	# the ideas of every third problem (NVRTC time)
-	[ $((j % 3)) -eq 1 ] || continue
 	rm -f ideas/*
 	"$E" all "$s" ideas 1 1 >/dev/null 2>&1
 	c=0
@@ -114,27 +115,37 @@ set -- full/*.cu
 total=$#
 good=$(grep -c '\.cu: ok' nvrtc.out)
 check "$good of $total conv_tce kernels pass the launch check and compile with NVRTC" \
-	test "$good" -eq "$total" -a "$total" -ge 70
+	test "$good" -eq "$total" -a "$total" -ge 50
 grep '\.cu: ' nvrtc.out | grep -v '\.cu: ok' | head -n 5 | sed 's/^/# /'
 lacks "and none spills registers" nvrtc.out 'spill_st [1-9]'
 # the mma.sync core (the default) for sm_80 as well; and the level-2
 # graph's convs ("tc": 1, "mma": 1: both emitters on mma.sync) for sm_80
-check "the defaults use the mma.sync core, and wmma when asked" sh -c \
+set -- full/*-w.cu
+nw=$#
+check "the defaults use the mma.sync core, and wmma when asked ($nw)" sh -c \
 	"grep -l 'mma.sync' full/*-d.cu | wc -l | grep -qx 30 && ! grep -q 'wmma::' full/*-d.cu &&
-	 grep -l 'wmma::mma_sync' full/*-w.cu | wc -l | grep -qx 10"
+	 grep -l 'wmma::mma_sync' full/*-w.cu | wc -l | grep -qx $nw && test $nw -ge 5"
+# for sm_80: a third of the defaults (all under make test-long)
+set --
+j=0
+for f in full/*-d.cu; do
+	every_nth "$j" 3 1 && set -- "$@" "$f"
+	j=$((j + 1))
+done
+n80=$#
 "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" --arch sm_80 --fixtures fix --pool "$(par_jobs)" --timeout 120 \
-	--cpu 120 full/*-d.cu >nvrtc80.out 2>&1
-check "the 30 default kernels compile for sm_80 ($(grep -c '\.cu: ok' nvrtc80.out) ok)" \
-	test "$(grep -c '\.cu: ok' nvrtc80.out)" -eq 30
+	--cpu 120 "$@" >nvrtc80.out 2>&1
+check "$n80 default kernels compile for sm_80 ($(grep -c '\.cu: ok' nvrtc80.out) ok)" \
+	test "$(grep -c '\.cu: ok' nvrtc80.out)" -eq "$n80" -a "$n80" -ge 10
 lacks "without spills" nvrtc80.out 'spill_st [1-9]'
 mkdir -p l2 l2fix
-# every third of them (t0920 compiles all of them for sm_90a)
+# every sixth of them (third; t0920 compiles them for sm_90a)
 k2=0
 for d in "$KF_ROOT"/problems/level2/*/; do
 	b=$(basename "$d")
 	grep -q '"op": *"conv"' "$d/spec.json" || continue
 	k2=$((k2 + 1))
-	[ $((k2 % 3)) -eq 1 ] || continue
+	every_nth $((k2 - 1)) 6 3 || continue
 	cp "$d/spec.json" "l2fix/$b.json"
 	{ echo "// problem: $b"; "$E" render "$d/spec.json" graph '{"tc": 1, "mma": 1}'; } >"l2/$b.cu" ||
 		nok "level 2 $b renders"
@@ -144,12 +155,13 @@ nl2=$#
 "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" --arch sm_80 --fixtures l2fix --pool "$(par_jobs)" --timeout 120 \
 	--cpu 120 l2/*.cu >nvrtcl2.out 2>&1
 check "the $nl2 level-2 graphs with a conv take the mma conv core and compile for sm_80" sh -c \
-	"test $nl2 -ge 20 && test \$(grep -c '\.cu: ok' nvrtcl2.out) -eq $nl2 &&
+	"test $nl2 -ge 10 && test \$(grep -c '\.cu: ok' nvrtcl2.out) -eq $nl2 &&
 	 test \$(grep -l 'conv_epi (mma.sync' l2/*.cu | wc -l) -eq $nl2"
 grep '\.cu: ' nvrtcl2.out | grep -v '\.cu: ok' | head -n 5 | sed 's/^/# /'
 
-# Small sizes against the oracle: defaults for every problem, another
-# tiling for every third one.
+# Small sizes against the oracle: defaults for every problem, the wmma core
+# and another tiling for every third one (make test-long: the wmma core for
+# all).
 # shellcheck disable=SC2086
 python3 "$TOOLS/conv_small_root.py" "$KF_ROOT" small $FWD
 mkdir -p sm
@@ -169,6 +181,7 @@ for n in $FWD $TRN; do
 		*) printf '%s\0' "emu/$k" "$n" "sm/$k.cu" x >>trn.jobs ;;
 		esac
 		[ $((j % 3)) -ne 0 ] && [ "$par" = "{$W}" ] && break
+		[ $((j % 3)) -ne 0 ] && ! long_tier && break
 	done
 	j=$((j + 1))
 done
@@ -210,7 +223,7 @@ for r in emu/*.res; do
 	*) bad=$((bad + 1)); echo "# $r: $(cut -c1-200 "$r")" ;;
 	esac
 done
-check "$k emulated conv_epi kernels match the oracle ($bad failed)" test "$bad" -eq 0 -a "$k" -ge 100
+check "$k emulated conv_epi kernels match the oracle ($bad failed)" test "$bad" -eq 0 -a "$k" -ge 80
 
 # Teeth: plain TF32 (no lo terms: the wmma core's two small products, the
 # mma core's bf16 one), the mma core's A swizzle written one way and read

@@ -51,7 +51,7 @@ static int check_launch(const char *fixtures, const char *dir, const char *text,
 	} else {
 		q += 12;
 		buf_setf(&path, "%s/%.*s.json", fixtures, (int)strcspn(q, "\n"), q);
-		if (buf_read_file(&spec, path.s, 1 << 20, err) < 0 ||
+		if (buf_read_file(&spec, path.s, PROBLEM_SPEC_MAX, err) < 0 ||
 		    problem_load_json(&p, spec.s, path.s, err) < 0) {
 			ret = -2;
 			goto out;

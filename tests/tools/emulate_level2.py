@@ -49,28 +49,8 @@ def cpp_main(spec, src, idir, odir):
         nb = numel(t, sizes) * er.DSZ[t["dtype"]]
         main.append("  void *b_%s = malloc(%d); memset(b_%s, 0xEE, %d);" % (t["name"], nb, t["name"], nb))
         names[t["name"]] = "b_" + t["name"]
-    for stmt in [s.strip() for s in block.split(";") if s.strip()]:
-        m = re.fullmatch(r"scratch\s+(zeroed\s+)?(.+?)\s+(\w+)\s*\[(.+)\]", stmt, re.S)
-        if m:
-            nb = er.ev(m.group(4), sizes) * er.CTYPES[m.group(2).strip()]
-            main.append("  void *s_%s = malloc(%d); memset(s_%s, %s, %d);" %
-                        (m.group(3), nb, m.group(3), "0" if m.group(1) else "0xFF", nb))
-            names[m.group(3)] = "s_" + m.group(3)
-            continue
-        m = re.fullmatch(r"(\w+)\s*<<<(.+?)>>>\s*\((.*)\)", stmt, re.S)
-        if not m:
-            raise ValueError("cannot read launch statement %r" % stmt)
-        cfg = er.split_top(m.group(2))
-        args = []
-        for a in er.split_top(m.group(3)):
-            if a in names:
-                args.append("AnyPtr{%s}" % names[a])
-            elif a in spec.get("scalars", {}):
-                args.append(repr(float(spec["scalars"][a])))
-            else:
-                args.append("(long long)%dLL" % er.ev(a, sizes))
-        main.append("  kf_launch(%s, %s, [&] { %s(%s); });" %
-                    (er.dim(er.ev(cfg[0], sizes)), er.dim(er.ev(cfg[1], sizes)), m.group(1), ", ".join(args)))
+    esize = {t["name"]: er.DSZ[t["dtype"]] for t in spec["inputs"] + spec["outputs"]}
+    main += er.launch_cpp(block, spec, sizes, names, esize, float_args=False)
     for t in spec["outputs"]:
         main.append('  { FILE *f = fopen("%s/%s.bin", "wb"); fwrite(b_%s, 1, %d, f); fclose(f); }' %
                     (odir, t["name"], t["name"], numel(t, sizes) * er.DSZ[t["dtype"]]))

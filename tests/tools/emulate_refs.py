@@ -64,6 +64,132 @@ def dim(v):
     return "kf_dim3{%du, %du, %du}" % v
 
 
+def block_statements(block):
+    """The launch block (comments removed) as ("stmt", text), ("for", var, init, cmp,
+    bound, step) and ("end",) items, in order (docs/formats.md, loops)."""
+    out, i, n = [], 0, len(block)
+    while True:
+        while i < n and block[i].isspace():
+            i += 1
+        if i >= n:
+            return out
+        if block[i] == "}":
+            out.append(("end",))
+            i += 1
+            continue
+        m = re.match(r"for\s*\(", block[i:])
+        if m:
+            j, depth = i + m.end(), 1
+            while depth:
+                depth += {"(": 1, ")": -1}.get(block[j], 0)
+                j += 1
+            head = split_top(block[i + m.end():j - 1].replace(";", ","))
+            mi = re.fullmatch(r"int\s+(\w+)\s*=\s*(.+)", head[0], re.S)
+            mc = re.fullmatch(r"(\w+)\s*(<=|>=|<|>)\s*(.+)", head[1], re.S)
+            v = mi.group(1)
+            inc = head[2].replace(" ", "")
+            if inc in ("++" + v, v + "++"):
+                step = "1"
+            elif inc in ("--" + v, v + "--"):
+                step = "-1"
+            else:
+                ms = re.fullmatch(re.escape(v) + r"([+-])=(.+)", inc, re.S)
+                step = ("-(%s)" if ms.group(1) == "-" else "(%s)") % ms.group(2)
+            k = block.index("{", j)
+            out.append(("for", v, mi.group(2), mc.group(2), mc.group(3), step))
+            i = k + 1
+            continue
+        j, depth = i, 0
+        while j < n and (block[j] != ";" or depth):
+            depth += {"(": 1, ")": -1}.get(block[j], 0)
+            j += 1
+        out.append(("stmt", block[i:j].strip()))
+        i = j + 1
+
+
+def cexpr(expr, sizes, loop_vars):
+    """An integer expression as C++ (sizes as constants, loop variables as they are)."""
+    def name(m):
+        w = m.group(0)
+        if w in loop_vars:
+            return w
+        if w in ("ceil_div", "min", "max"):
+            return "kf_e_" + w
+        if w in sizes:
+            return "(%dLL)" % sizes[w]
+        raise ValueError("unknown name %r in %r" % (w, expr))
+    return "(" + re.sub(r"\b[A-Za-z_]\w*\b", name, expr) + ")"
+
+
+def uses(expr, loop_vars):
+    return any(re.search(r"\b%s\b" % re.escape(v), expr) for v in loop_vars)
+
+
+def launch_cpp(block, spec, sizes, names, esize, float_args=True):
+    """C++ lines of main() that run a launch block on the emulator: scratch
+    buffers allocated (names and esize get them), launches in order, loops as C++
+    loops. names: tensor -> C variable; esize: name -> element bytes."""
+    lines, loops = [], []
+    for item in block_statements(block):
+        ind = "  " * (len(loops) + 1)
+        if item[0] == "for":
+            _, v, init, cmp, bound, step = item
+            lines.append("%sfor (long long %s = %s; %s %s %s; %s += %s) {" % (
+                ind, v, cexpr(init, sizes, loops), v, cmp, cexpr(bound, sizes, loops + [v]),
+                v, cexpr(step, sizes, loops + [v])))
+            loops.append(v)
+            continue
+        if item[0] == "end":
+            loops.pop()
+            lines.append("  " * (len(loops) + 1) + "}")
+            continue
+        stmt = item[1]
+        m = re.fullmatch(r"scratch\s+(zeroed\s+)?(.+?)\s+(\w+)\s*\[(.+)\]", stmt, re.S)
+        if m:
+            nb = ev(m.group(4), sizes) * CTYPES[m.group(2).strip()]
+            lines.append("%svoid *s_%s = malloc(%d); memset(s_%s, %s, %d);" %
+                         (ind, m.group(3), nb, m.group(3), "0" if m.group(1) else "0xFF", nb))
+            names[m.group(3)] = "s_" + m.group(3)
+            esize[m.group(3)] = CTYPES[m.group(2).strip()]
+            continue
+        m = re.fullmatch(r"(\w+)\s*<<<(.+?)>>>\s*\((.*)\)", stmt, re.S)
+        if not m:
+            raise ValueError("cannot read launch statement %r" % stmt)
+        cfg = split_top(m.group(2))
+        if len(cfg) > 2 and not uses(cfg[2], loops):
+            assert ev(cfg[2], sizes) <= 1 << 20
+        args = []
+        for a in split_top(m.group(3)):
+            mo = re.fullmatch(r"(\w+)\s*\+\s*(.+)", a, re.S)
+            if a in names:
+                args.append("AnyPtr{%s}" % names[a])
+            elif mo and mo.group(1) in names:
+                args.append("AnyPtr{(char *)%s + %s * %d}" % (names[mo.group(1)],
+                            cexpr(mo.group(2), sizes, loops), esize[mo.group(1)]))
+            elif a in spec.get("scalars", {}):
+                args.append(repr(float(spec["scalars"][a])))
+            elif float_args and re.fullmatch(r"[0-9.]+([eE][-+]?[0-9]+)?f?", a) and re.search(r"[.eE]", a):
+                args.append(a.rstrip("f"))
+            elif uses(a, loops):
+                args.append("(long long)%s" % cexpr(a, sizes, loops))
+            else:
+                args.append("(long long)%dLL" % ev(a, sizes))
+        cfgs = []
+        for c in cfg[:2]:
+            if not uses(c, loops):
+                cfgs.append(dim(ev(c, sizes)))
+                continue
+            md = re.fullmatch(r"dim3\s*\((.*)\)", c.strip(), re.S)
+            parts = [cexpr(x, sizes, loops) for x in (split_top(md.group(1)) if md else [c])]
+            parts += ["1"] * (3 - len(parts))
+            cfgs.append("kf_dim3{(unsigned)%s, (unsigned)%s, (unsigned)%s}" % tuple(parts))
+        lines.append("%skf_launch(%s, %s, [&] { %s(%s); });" % (ind, cfgs[0], cfgs[1], m.group(1),
+                                                              ", ".join(args)))
+    if loops:
+        raise ValueError("unterminated loop over %s" % loops[-1])
+    return lines
+
+
 def emulate(kforge, root, work, d, cand=None):
     spec = json.load(open(os.path.join(d, "spec.json")))
     base = os.path.basename(d)
@@ -112,32 +238,8 @@ def emulate(kforge, root, work, d, cand=None):
         nb = numel(t) * DSZ[t["dtype"]]
         main.append("  void *b_%s = malloc(%d); memset(b_%s, 0xEE, %d);" % (t["name"], nb, t["name"], nb))
         names[t["name"]] = "b_" + t["name"]
-    for stmt in [s.strip() for s in block.split(";") if s.strip()]:
-        m = re.fullmatch(r"scratch\s+(zeroed\s+)?(.+?)\s+(\w+)\s*\[(.+)\]", stmt, re.S)
-        if m:
-            nb = ev(m.group(4), sizes) * CTYPES[m.group(2).strip()]
-            main.append("  void *s_%s = malloc(%d); memset(s_%s, %s, %d);" %
-                        (m.group(3), nb, m.group(3), "0" if m.group(1) else "0xFF", nb))
-            names[m.group(3)] = "s_" + m.group(3)
-            continue
-        m = re.fullmatch(r"(\w+)\s*<<<(.+?)>>>\s*\((.*)\)", stmt, re.S)
-        if not m:
-            raise ValueError("%s: cannot read launch statement %r" % (base, stmt))
-        cfg = split_top(m.group(2))
-        smem = ev(cfg[2], sizes) if len(cfg) > 2 else 0
-        assert smem <= 1 << 20
-        args = []
-        for a in split_top(m.group(3)):
-            if a in names:
-                args.append("AnyPtr{%s}" % names[a])
-            elif a in spec.get("scalars", {}):
-                args.append(repr(float(spec["scalars"][a])))
-            elif re.fullmatch(r"[0-9.]+([eE][-+]?[0-9]+)?f?", a) and re.search(r"[.eE]", a):
-                args.append(a.rstrip("f"))
-            else:
-                args.append("(long long)%dLL" % ev(a, sizes))
-        main.append("  kf_launch(%s, %s, [&] { %s(%s); });" %
-                    (dim(ev(cfg[0], sizes)), dim(ev(cfg[1], sizes)), m.group(1), ", ".join(args)))
+    esize = {t["name"]: DSZ[t["dtype"]] for t in spec["inputs"] + spec["outputs"]}
+    main += launch_cpp(block, spec, sizes, names, esize)
     for t in spec["outputs"]:
         main.append('  { FILE *f = fopen("%s/%s.bin", "wb"); fwrite(b_%s, 1, %d, f); fclose(f); }' %
                     (out, t["name"], t["name"], numel(t) * DSZ[t["dtype"]]))

@@ -35,6 +35,10 @@ static inline void __syncthreads()
 static inline long long min(long long a, long long b) { return a < b ? a : b; }
 static inline long long max(long long a, long long b) { return a > b ? a : b; }
 struct AnyPtr { void *p; template <class T> operator T *() const { return (T *)p; } };
+// launch-block expressions over loop variables (C's 64-bit arithmetic)
+static inline long long kf_e_ceil_div(long long a, long long b) { return a / b + (a % b != 0); }
+static inline long long kf_e_min(long long a, long long b) { return a < b ? a : b; }
+static inline long long kf_e_max(long long a, long long b) { return a > b ? a : b; }
 static void kf_entry()
 {
     (*kf_fn)();

@@ -466,13 +466,207 @@ static void test_ptxas(void **state)
 	compile_result_release(&r);
 }
 
+/* Every launch of a plan, resolved, one line each (the executor's view). */
+static int trace_one(void *ctx, int s, const long long *vars)
+{
+	void **c = ctx;
+	const struct launch_plan *lp = c[0];
+	struct buf *out = c[1], e = BUF_INIT;
+	const struct launch_step *st = &lp->steps[s];
+	struct launch_call call;
+
+	assert_int_equal(launch_step_eval(st, vars, &call, &e), 0);
+	buf_addf(out, "%s<<<%u,%u,%u|%u,%u,%u|%u>>>(", st->kernel, call.grid[0], call.grid[1],
+		 call.grid[2], call.block[0], call.block[1], call.block[2], call.smem);
+	for (int a = 0; a < st->n_args; a++) {
+		const struct launch_arg *la = &st->args[a];
+		if (la->kind == LARG_TENSOR || la->kind == LARG_SCRATCH)
+			buf_addf(out, "%c%d+%lld ", la->kind == LARG_TENSOR ? 't' : 's', la->index,
+				 call.ival[a]);
+		else if (la->kind == LARG_INT)
+			buf_addf(out, "%lld ", call.ival[a]);
+		else
+			buf_addf(out, "%g ", call.fval[a]);
+	}
+	buf_adds(out, ")\n");
+	buf_release(&e);
+	return 0;
+}
+
+static void trace(const struct launch_plan *lp, struct buf *out)
+{
+	const void *c[2] = { lp, out };
+	struct buf e = BUF_INIT;
+	buf_reset(out);
+	assert_int_equal(launch_plan_walk(lp, trace_one, (void *)c, &e), 0);
+	buf_release(&e);
+}
+
+/* Loops in the launch block: expansion, checks per iteration, JSON. */
+static void test_loops(void **state)
+{
+	struct launch_plan lp, un, back;
+	struct buf err = BUF_INIT, t1 = BUF_INIT, t2 = BUF_INIT, j1 = BUF_INIT, j2 = BUF_INIT;
+	const char *looped =
+		"scratch float tmp[m * 8];\n"
+		"for (int t = 0; t < m; ++t) {   // m = 3\n"
+		"  k<<<ceil_div(n, 256) - t, dim3(32 * (t + 1), 2), t * 1024>>>(x + t * 7, y, t);\n"
+		"  for (int j = t; j < 2 * t; j += 1) {\n"
+		"    k<<<1, 1>>>(x, tmp + j * 4 + t, -j);\n"
+		"  }\n"
+		"  for (int r = t; r >= 0; r--) { k2<<<r + 1, 64>>>(idx, h, tmp, r, t, n - r, t, 0.5); }\n"
+		"}\n"
+		"k<<<1, 1>>>(x, y, 0);";
+	const char *unrolled =
+		"scratch float tmp[m * 8];\n"
+		"k<<<4, dim3(32, 2), 0>>>(x, y, 0);\n"
+		"k2<<<1, 64>>>(idx, h, tmp, 0, 0, n, 0, 0.5);\n"
+		"k<<<3, dim3(64, 2), 1024>>>(x + 7, y, 1);\n"
+		"k<<<1, 1>>>(x, tmp + 5, -1);\n"
+		"k2<<<2, 64>>>(idx, h, tmp, 1, 1, n - 1, 1, 0.5);\n"
+		"k2<<<1, 64>>>(idx, h, tmp, 0, 1, n, 1, 0.5);\n"
+		"k<<<2, dim3(96, 2), 2048>>>(x + 14, y, 2);\n"
+		"k<<<1, 1>>>(x, tmp + 10, -2);\n"
+		"k<<<1, 1>>>(x, tmp + 14, -3);\n"
+		"k2<<<3, 64>>>(idx, h, tmp, 2, 2, n - 2, 2, 0.5);\n"
+		"k2<<<2, 64>>>(idx, h, tmp, 1, 2, n - 1, 2, 0.5);\n"
+		"k2<<<1, 64>>>(idx, h, tmp, 0, 2, n, 2, 0.5);\n"
+		"k<<<1, 1>>>(x, y, 0);";
+	(void)state;
+	launch_plan_init(&lp);
+	launch_plan_init(&un);
+	launch_plan_init(&back);
+	if (build(looped, &lp, &err) < 0)
+		fail_msg("%s", err.s);
+	if (build(unrolled, &un, &err) < 0)
+		fail_msg("%s", err.s);
+	assert_int_equal(lp.n_steps, 4);
+	assert_int_equal(lp.n_loops, 3);
+	assert_int_equal(lp.n_launches, 13);
+	assert_int_equal(un.n_launches, 13);
+	/* the kernel must allow the largest block and smem of all iterations */
+	assert_int_equal(lp.steps[0].block[0] * lp.steps[0].block[1], 192);
+	assert_int_equal(lp.steps[0].smem, 2048);
+	trace(&lp, &t1);
+	trace(&un, &t2);
+	assert_string_equal(t1.s, t2.s);
+
+	/* JSON keeps the loops (not 13 expanded steps) and gives the same launches */
+	launch_plan_to_json(&lp, &j1);
+	assert_non_null(strstr(j1.s, "\"loops\""));
+	assert_int_equal(launch_plan_from_json(&back, j1.s, &err), 0);
+	launch_plan_to_json(&back, &j2);
+	assert_string_equal(j1.s, j2.s);
+	assert_int_equal(back.n_launches, 13);
+	assert_int_equal(back.n_steps, 4);
+	trace(&back, &t2);
+	assert_string_equal(t1.s, t2.s);
+	/* a plan without loops keeps its old JSON */
+	launch_plan_to_json(&un, &j2);
+	assert_null(strstr(j2.s, "loops"));
+	assert_null(strstr(j2.s, "dyn"));
+	/* from JSON: nesting, variables and postfix are checked */
+	{
+		static const char *const bad[] = {
+			"{\"scratch\":[],\"steps\":[{\"kernel\":\"k\",\"grid\":[1,1,1],\"block\":[1,1,1],\"smem\":0,\"args\":[]}],"
+			"\"loops\":[{\"var\":\"t\",\"depth\":0,\"first\":0,\"end\":2,\"cmp\":\"<\",\"init\":[0],\"bound\":[3],\"step\":[1]}]}",
+			"{\"scratch\":[],\"steps\":[{\"kernel\":\"k\",\"grid\":[1,1,1],\"block\":[1,1,1],\"smem\":0,\"args\":[]}],"
+			"\"loops\":[{\"var\":\"t\",\"depth\":1,\"first\":0,\"end\":1,\"cmp\":\"<\",\"init\":[0],\"bound\":[3],\"step\":[1]}]}",
+			"{\"scratch\":[],\"steps\":[{\"kernel\":\"k\",\"grid\":[1,1,1],\"block\":[1,1,1],\"smem\":0,\"args\":[]}],"
+			"\"loops\":[{\"var\":\"t\",\"depth\":0,\"first\":0,\"end\":1,\"cmp\":\"<\",\"init\":[\"$0\"],\"bound\":[3],\"step\":[1]}]}",
+			"{\"scratch\":[],\"steps\":[{\"kernel\":\"k\",\"grid\":[1,1,1],\"block\":[1,1,1],\"smem\":0,\"args\":[]}],"
+			"\"loops\":[{\"var\":\"t\",\"depth\":0,\"first\":0,\"end\":1,\"cmp\":\"<\",\"init\":[0],\"bound\":[3,\"+\"],\"step\":[1]}]}",
+			"{\"scratch\":[],\"steps\":[{\"kernel\":\"k\",\"grid\":[1,1,1],\"block\":[1,1,1],\"smem\":0,\"args\":[]}],"
+			"\"loops\":[{\"var\":\"t\",\"depth\":0,\"first\":0,\"end\":1,\"cmp\":\"<\",\"init\":[0],\"bound\":[3],\"step\":[0]}]}",
+			"{\"scratch\":[],\"steps\":[{\"kernel\":\"k\",\"grid\":[1,1,1],\"block\":[1,1,1],\"smem\":0,\"args\":[],"
+			"\"dyn\":{\"grid\":[[1],[1],[1]],\"block\":[[1],[1],[1]],\"smem\":[0]}}]}",
+		};
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+			if (launch_plan_from_json(&back, bad[i], &err) == 0)
+				fail_msg("bad plan %zu accepted", i);
+	}
+
+	/* errors name LINE:COL and the iteration */
+	assert_int_equal(build("for (int t = 0; t < 100; ++t) {\n k<<<40 - t, 1>>>(x, y, 1);\n}", &lp, &err), -1);
+	assert_string_equal(err.s, "12:6: grid.x is 0: a launch needs at least one block (at t = 40)");
+	assert_int_equal(build("for (int i = 0; i < 2; i++) { for (int t = 0; t < n; t += 250) {\n"
+			       " k<<<1, 1>>>(x, y + t * (i + 1), 1); } }", &lp, &err), -1);
+	assert_string_equal(err.s, "12:21: element offset 1000 is outside `y` (1000 elements) (at i = 1, t = 500)");
+	assert_int_equal(build("for (int t = 0; t < 3; ++t) { k2<<<1, 1>>>(idx, h, y, 1, t - 1, 1, 1.0, 1.0); }",
+			       &lp, &err), -1);
+	assert_string_equal(err.s, "11:58: value -1 does not fit parameter `u` of `k2` (`unsigned u`) (at t = 0)");
+	assert_int_equal(build("for (int t = 0; t < 3; ++t) { k<<<1, 1>>>(x, y, n / (t - 2)); }", &lp, &err), -1);
+	assert_string_equal(err.s, "11:51: division by zero (at t = 2)");
+	assert_int_equal(build("for (int t = 0; t < 3; ++t) { k2<<<1, 128 * (t + 1)>>>(idx, h, y, 1, 1, 1, 1.0, 1.0); }",
+			       &lp, &err), -1);
+	assert_non_null(strstr(err.s, "block of 384 threads is over the kernel's __launch_bounds__(256) (at t = 2)"));
+	/* parse errors */
+	assert_int_equal(build("for (int t = 0; t < m; ++t) {\n k<<<1, 1>>>(x, y, t);", &lp, &err), -1);
+	assert_string_equal(err.s, "11:1: the loop over `t` has no closing `}`");
+	assert_int_equal(build("for (int t = 0; t < alpha; ++t) { k<<<1, 1>>>(x, y, t); }", &lp, &err), -1);
+	assert_non_null(strstr(err.s, "11:21: `alpha` is a float scalar, not an integer size"));
+	assert_int_equal(build("for (int t = 0; t < nope; ++t) { k<<<1, 1>>>(x, y, t); }", &lp, &err), -1);
+	assert_non_null(strstr(err.s, "unknown name `nope`"));
+	assert_int_equal(build("for (int t = 0; t < m; t += 0.5) { k<<<1, 1>>>(x, y, t); }", &lp, &err), -1);
+	assert_non_null(strstr(err.s, "11:29: expected an integer expression, found the float `0.5`"));
+	assert_int_equal(build("for (float t = 0; t < m; ++t) { k<<<1, 1>>>(x, y, t); }", &lp, &err), -1);
+	assert_non_null(strstr(err.s, "declared `int`"));
+	assert_int_equal(build("for (int t = 0; t < m; t -= 1) { k<<<1, 1>>>(x, y, t); }", &lp, &err), -1);
+	assert_string_equal(err.s, "11:1: loop `t`: the step -1 does not move it towards its bound");
+	assert_int_equal(build("for (int n = 0; n < m; ++n) { k<<<1, 1>>>(x, y, n); }", &lp, &err), -1);
+	assert_non_null(strstr(err.s, "`n` is already a name"));
+	assert_int_equal(build("for (int t = 0; t < m; ++t) { }", &lp, &err), -1);
+	assert_non_null(strstr(err.s, "launches nothing"));
+	assert_int_equal(build("k<<<1, 1>>>(x, y, 1); }", &lp, &err), -1);
+	assert_non_null(strstr(err.s, "without a loop"));
+	assert_int_equal(build("for (int t = 0; t < m; ++t) { scratch float q[4]; k<<<1, 1>>>(x, y, t); }", &lp, &err), -1);
+	assert_non_null(strstr(err.s, "outside loops"));
+	assert_int_equal(build("k<<<1, 1>>>(x, y, t);", &lp, &err), -1);
+	assert_non_null(strstr(err.s, "unknown name `t`"));
+	{
+		/* depth 4 is fine, 5 is refused */
+		struct buf d = BUF_INIT;
+		for (int i = 0; i < 4; i++)
+			buf_addf(&d, "for (int v%d = 0; v%d < 2; ++v%d) { ", i, i, i);
+		buf_adds(&d, "k<<<1, 1>>>(x, y, v0 + v1 + v2 + v3); } } } }");
+		assert_int_equal(build(d.s, &lp, &err), 0);
+		assert_int_equal(lp.n_launches, 16);
+		buf_reset(&d);
+		for (int i = 0; i < 5; i++)
+			buf_addf(&d, "for (int v%d = 0; v%d < 2; ++v%d) { ", i, i, i);
+		buf_adds(&d, "k<<<1, 1>>>(x, y, 1); } } } } }");
+		assert_int_equal(build(d.s, &lp, &err), -1);
+		assert_string_equal(err.s, "11:133: loops nested too deeply (at most 4)");
+		buf_release(&d);
+	}
+	/* launches: 1 << 20 are fine, one more is refused */
+	assert_int_equal(build("for (int i = 0; i < 1024; ++i) { for (int j = 0; j < 1024; ++j) {\n"
+			       " k<<<1, 1>>>(x, y, j); } }", &lp, &err), 0);
+	assert_int_equal(lp.n_launches, 1 << 20);
+	assert_int_equal(build("for (int i = 0; i < 1024; ++i) { for (int j = 0; j < 1024; ++j) {\n"
+			       " k<<<1, 1>>>(x, y, j); } }\nk<<<1, 1>>>(x, y, 0);", &lp, &err), -1);
+	assert_non_null(strstr(err.s, "over 1048576 launches"));
+	assert_int_equal(build("for (int i = 0; i < 4; ++i) { for (int j = 0; j < n * n; ++j) {\n"
+			       " k<<<1, 1>>>(x, y, j); } }", &lp, &err), -1);
+	assert_string_equal(err.s, "12:2: the launch block makes over 1048576 launches with its loops "
+				   "(at i = 1, j = 48576)");
+	launch_plan_release(&lp);
+	launch_plan_release(&un);
+	launch_plan_release(&back);
+	buf_release(&err);
+	buf_release(&t1);
+	buf_release(&t2);
+	buf_release(&j1);
+	buf_release(&j2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_expressions), cmocka_unit_test(test_args),
 		cmocka_unit_test(test_limits),      cmocka_unit_test(test_signatures),
 		cmocka_unit_test(test_candidate),   cmocka_unit_test(test_include_scan),
-		cmocka_unit_test(test_ptxas),
+		cmocka_unit_test(test_ptxas),       cmocka_unit_test(test_loops),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/fsutil.h"
+#include "core/inputs.h"
 #include "core/problem.h"
 
 static const char *root(void)
@@ -291,6 +292,96 @@ static void test_find(void **state)
 	buf_release(&err);
 }
 
+/* A spec of `total` tensors: x, total - 2 params of 4 floats, y; `pad`
+ * bytes of notes. The params of index % 16 == 1 are softmax rows. */
+static char *many_spec(int total, size_t pad)
+{
+	struct buf b = BUF_INIT;
+	buf_adds(&b, "{\"id\":\"level3/901_M\",\"level\":3,\"number\":901,\"name\":\"M\","
+		 "\"kernelbench_file\":\"901_M.py\",\"family\":\"elementwise\",\"operation\":\"relu\","
+		 "\"sizes\":{\"n\":4},\"inputs\":[{\"name\":\"x\",\"role\":\"input\","
+		 "\"dtype\":\"float32\",\"shape\":[\"n\"],\"dist\":{\"kind\":\"uniform\",\"low\":0,"
+		 "\"high\":1}}");
+	for (int i = 1; i < total - 1; i++)
+		buf_addf(&b, ",{\"name\":\"p%d\",\"role\":\"param\",\"dtype\":\"float32\","
+			 "\"shape\":[2,4],\"dist\":{\"kind\":\"normal\",\"mean\":0,\"std\":1%s}}", i,
+			 i % 16 == 1 ? ",\"post\":\"softmax_lastdim\"" : "");
+	buf_adds(&b, "],\"outputs\":[{\"name\":\"y\",\"dtype\":\"float32\",\"shape\":[\"n\"]}],"
+		 "\"tolerance\":\"fp32\",\"flops\":4,\"min_bytes\":32,\"attrs\":{\"op\":\"relu\"},"
+		 "\"notes\":\"");
+	for (size_t i = 0; i < pad; i++)
+		buf_addc(&b, 'n');
+	buf_adds(&b, "\"}");
+	return buf_detach(&b, NULL);
+}
+
+/* Level-3 models carry hundreds of params: up to PROBLEM_MAX_TENSORS
+ * load, one more is refused by name; specs up to PROBLEM_SPEC_MAX. */
+static void test_many_tensors(void **state)
+{
+	struct problem p;
+	struct buf err = BUF_INIT;
+	char *s;
+	(void)state;
+
+	problem_init(&p);
+	s = many_spec(PROBLEM_MAX_TENSORS, 0);
+	if (problem_load_json(&p, s, "many.json", &err) < 0)
+		fail_msg("%s", err.s);
+	free(s);
+	assert_int_equal(p.n_in + p.n_out, 4096);
+	assert_string_equal(p.t[4094].name, "p4094");
+	assert_string_equal(p.t[4095].name, "y");
+	assert_int_equal(problem_tensor_index(&p, "p4000"), 4000);
+	{
+		/* every param its own values; softmax rows (memo shared by tensor
+		 * index mod INPUTS_MEMO) right when read interleaved */
+		struct inputs_gen g, f;
+		double a[2][8], r;
+		inputs_gen_init(&g, &p, 77);
+		for (int k = 0; k < 8; k++) {
+			a[0][k] = inputs_value(&g, 1, k);
+			a[1][k] = inputs_value(&g, 17, k);
+			assert_true(a[0][k] != a[1][k]);
+		}
+		for (int t = 1; t < 4095; t += 1000)
+			assert_true(inputs_value(&g, t, 3) != inputs_value(&g, t + 1, 3));
+		inputs_gen_fork(&f, &g);
+		for (int k = 7; k >= 0; k--) {
+			assert_true(inputs_value(&f, 17, k) == a[1][k]);
+			assert_true(inputs_value(&f, 1, k) == a[0][k]);
+		}
+		inputs_gen_release(&f);
+		for (int row = 0; row < 2; row++) {
+			r = 0;
+			for (int k = 0; k < 4; k++)
+				r += a[0][4 * row + k];
+			assert_true(r > 0.999 && r < 1.001);
+		}
+		inputs_gen_release(&g);
+	}
+	problem_release(&p);
+
+	s = many_spec(PROBLEM_MAX_TENSORS + 1, 0);
+	assert_int_equal(problem_load_json(&p, s, "many.json", &err), -1);
+	free(s);
+	assert_non_null(strstr(err.s, "many.json: fields \"inputs\" and \"outputs\": 4097 tensors, "
+				      "more than 4096 in all"));
+
+	/* a level-3 graph's spec is several MiB: 7 MiB loads, 9 MiB is refused */
+	s = many_spec(700, 7u << 20);
+	if (problem_load_json(&p, s, "big.json", &err) < 0)
+		fail_msg("%s", err.s);
+	free(s);
+	assert_int_equal(p.n_in, 699);
+	problem_release(&p);
+	s = many_spec(3, 9u << 20);
+	assert_int_equal(problem_load_json(&p, s, "big.json", &err), -1);
+	free(s);
+	assert_non_null(strstr(err.s, "big.json"));
+	buf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_missing_fields), cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_bad_sizes),      cmocka_unit_test(test_shape_mismatch),
 		cmocka_unit_test(test_unreadable),     cmocka_unit_test(test_find),
+		cmocka_unit_test(test_many_tensors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
