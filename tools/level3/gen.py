@@ -46,10 +46,6 @@ FUSED = {31}
 
 # Models the generator does not express yet, and why.
 NOT_YET = {
-    30: "Swin V2: window attention with a relative-position bias computed in __init__ from numpy and "
-        "torch tables (meshgrid, log-spaced coordinates) and gathered by a constant index tensor, shifted "
-        "windows with torch.roll and an attention mask built by slice assignment: faketorch has no "
-        "constant tensors with values yet",
 }
 
 # What one forward call computes where KernelBench's module keeps state or
@@ -73,6 +69,10 @@ QUIRKS = {
         "values).",
     29: "drop_path_rate (0.1) only fills a list the blocks never use (drop_path is nn.Identity); the "
         "shifted windows are zero-padded (F.pad), not rolled.",
+    30: "The relative-position tables, index and shifted-window masks the module computes in __init__ "
+        "(float32, as PyTorch does) are const nodes or, past 4096 values, the graph operations that "
+        "build them from smaller constants (the masks: region labels, differences, comparisons); "
+        "drop_path_rate (0.1) only fills a list the blocks never use.",
     31: "The attention runs over H * W = 16384 positions: reference.cu computes softmax(q k^T / sqrt(d)) v "
         "one query row per block without storing the 8.6 GB score matrix (the engine's scratch is 8 GiB).",
     44: "NewGELU is the tanh form of GELU written out: its elementwise ops are nodes of their own.",
@@ -84,8 +84,8 @@ for _n in (36, 37):
 
 FLOPS_NOTE = gen2.FLOPS_NOTE.replace(
     "min_bytes:", "matmul 2 per multiply-add; rnn: 2 per multiply-add of the gate products, 1 per bias add, 1 per gate "
-    "activation, 2 per hidden element (state update); cumsum and masked_fill 1 per element, slice, pad, "
-    "permute and concat 0; min_bytes:")
+    "activation, 2 per hidden element (state update); cumsum, masked_fill and compare 1 per element, slice, pad, "
+    "permute, concat, const, take and roll 0; min_bytes:")
 
 # ---------------------------------------------------------------- small sizes
 
@@ -151,6 +151,12 @@ SMALL.update({
                  (r"embed_dim=96, depths=\[2, 2, 6, 2\], num_heads=\[3, 6, 12, 24\],",
                   "embed_dim=4, depths=[2, 2, 1, 1], num_heads=[1, 2, 2, 4],"),
                  (r"^(\s+)window_size=7, mlp_ratio=4\., drop_rate", r"\1window_size=2, mlp_ratio=4., drop_rate")]},
+    30: {"batch_size": 2, "image_size": 64,
+         "re:": [(r"def __init__\(self, img_size=224, patch_size=4, in_chans=3, num_classes=1000,",
+                  "def __init__(self, img_size=64, patch_size=4, in_chans=3, num_classes=5,"),
+                 (r"embed_dim=96, depths=\[2, 2, 6, 2\], num_heads=\[3, 6, 12, 24\],",
+                  "embed_dim=4, depths=[2, 2, 1, 1], num_heads=[1, 2, 2, 4],"),
+                 (r"^(\s+)window_size=7, mlp_ratio=4\., qkv_bias=True,", r"\1window_size=2, mlp_ratio=4., qkv_bias=True,")]},
     45: {"batch_size": 2, "in_channels": 2, "out_channels": 3, "height": 16, "width": 16, "features": 2},
     46: {"batch_size": 2, "num_features": 3, "num_clusters": 4, "feature_size": 5, "ghost_clusters": 2},
     47: {"batch_size": 2, "num_features": 3, "num_clusters": 4, "feature_size": 5, "ghost_clusters": 0},
@@ -256,7 +262,7 @@ def node_flops(n, shape_of):
         return f
     if op == "matmul":
         return 2 * out * shape_of[n["in"][0]][-1]
-    if op in ("cumsum", "masked_fill"):
+    if op in ("cumsum", "masked_fill", "compare"):
         return out
     if op in ("slice", "pad"):
         return 0
