@@ -101,6 +101,9 @@ sys.exit(0 if abs(b - (a * 6 - 1) / 5) < 1e-9 else 1)" "$a0" "$b0"
 contains "the caption says so" degen/index.html '<caption>NVIDIA H100[^<]* \(without 1 degenerate problem\)</caption>'
 contains "the leaderboard marks it" degen/index.html "data-problem=\"$dp\".*badge\" title=\"constant output\">degenerate<"
 lacks "no mark without the flag" public/index.html '>degenerate</span>'
+sqlite3 degen.db "UPDATE problems SET spec = json_set(spec, '\$.ill_conditioned', 'fp32 rounding') WHERE id = '$dp'"
+expect_exit 0 "site with an ill-conditioned problem" "$KFORGE" --db degen.db site -o ill
+contains "the leaderboard marks it too" ill/index.html "data-problem=\"$dp\".*badge\" title=\"fp32 rounding\">ill-conditioned<"
 
 # The release page (tools/results_md.py): its figures come from the store.
 printf '## What this run shows\n\nA note from a file.\n' >notes.md
