@@ -1,5 +1,6 @@
 #!/bin/sh
-# The graph template's kernels of every level-2 problem (LEVEL=3: level 3),
+# The graph template's kernels of every level-2 problem (LEVEL=3: level 3;
+# eval takes LEVEL=1 for level-1 kernels, e.g. matmul_tce's),
 # rendered here and evaluated on a GPU through one engine
 # (docs/results/level2-builtin-h200).
 #   tools/level2/graph_kernels.sh render DIR [BUILD]      DIR/<problem>-t.cu (tensor cores), -f.cu (fp32)
@@ -7,7 +8,7 @@
 # BUILD: a build or gpu-bundle directory (default build).
 set -u
 LEVEL=${LEVEL:-2}
-case $LEVEL in 2 | 3) ;; *) echo "graph_kernels.sh: LEVEL is 2 or 3" >&2; exit 2 ;; esac
+case $LEVEL in 1 | 2 | 3) ;; *) echo "graph_kernels.sh: LEVEL is 1, 2 or 3" >&2; exit 2 ;; esac
 cmd=${1:?render or eval}
 dir=${2:?directory}
 case $cmd in
