@@ -495,6 +495,10 @@ void gx_eval(struct gx *g, int ti, const struct gx_box *b, struct gx_view *v)
 {
 	struct gx_t *t = &g->t[ti];
 
+	if (t->dense) {
+		gx_dense_view(t, t->dense, b, v);
+		return;
+	}
 	switch (t->op) {
 	case GX_LEAF: leaf_eval(g, ti, b, v); return;
 	case GX_LINEAR: gx_linear_eval(g, t, b, v); return;
@@ -511,6 +515,12 @@ void gx_eval(struct gx *g, int ti, const struct gx_box *b, struct gx_view *v)
 	case GX_RESHAPE: reshape_eval(g, t, b, v); return;
 	case GX_PERMUTE: permute_eval(g, t, b, v); return;
 	case GX_CONCAT: concat_eval(g, t, b, v); return;
+	case GX_EXPAND:
+	case GX_SLICE:
+	case GX_PAD:
+	case GX_CUMSUM:
+	case GX_MFILL:
+	case GX_RNN: gx_l3_eval(g, t, b, v); return;
 	}
 	abort();
 }
@@ -535,6 +545,10 @@ int oracle_graph(struct oracle_ctx *c, int out, long long flat, double *v, struc
 		g->threads = nt < 1 ? 1 : nt > 64 ? 64 : (int)nt;
 		c->cache = g;
 		c->cache_free = gx_free;
+		if (gx_dense == 1 || (gx_dense < 0 && g->nt - g->n_leaf > GX_DENSE_NODES)) {
+			g->dense = 1;
+			gx_dense_run(g);
+		}
 	}
 	if (out != 0 || flat < 0 || flat >= g->t[g->out].numel)
 		return kf_err(err, "%s: output %d element %lld out of range", c->p->id, out, flat);
