@@ -545,7 +545,7 @@ int oracle_graph(struct oracle_ctx *c, int out, long long flat, double *v, struc
 		g->threads = nt < 1 ? 1 : nt > 64 ? 64 : (int)nt;
 		c->cache = g;
 		c->cache_free = gx_free;
-		if (gx_dense == 1 || (gx_dense < 0 && g->nt - g->n_leaf > GX_DENSE_NODES)) {
+		if (gx_dense_wanted(g)) {
 			g->dense = 1;
 			gx_dense_run(g);
 		}

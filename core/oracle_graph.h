@@ -11,8 +11,9 @@
  * weights are kept per node for the life of the oracle context; leaves (the
  * spec's inputs) are materialised once they are read densely.
  *
- * Deep graphs (level 3: more than GX_DENSE_NODES nodes) are evaluated
- * densely instead (core/oracle_graph_dense.c): each node's whole output is
+ * Deep graphs (level 3: more than GX_DENSE_NODES nodes with conv, pool,
+ * recurrence or batch-norm cones, or nodes reached by many paths:
+ * gx_dense_wanted) are evaluated densely instead (core/oracle_graph_dense.c): each node's whole output is
  * computed once, in node order, by the same box evaluators over slabs of
  * its first dim, its operands served from their own dense outputs; a dense
  * output is freed once its last consumer is done. */
@@ -24,7 +25,7 @@
 #define GX_MAXD PROBLEM_MAX_DIMS
 #define GX_MAXIN 1024              /* operands of one node (concat, rnn weights) */
 #define GX_MAXNODES 4096           /* level-3 34 unrolls 1793 nodes */
-#define GX_DENSE_NODES 16          /* deeper graphs are evaluated densely */
+#define GX_DENSE_NODES 16          /* deeper graphs may be evaluated densely */
 /* Elements per operand evaluation of a statistics pass (1 << 22), and the
  * largest leaf kept whole (1 << 27: 1 GiB of doubles). Variables so that
  * tests reach the chunked and on-the-fly paths with small tensors. */
@@ -35,7 +36,7 @@ extern long long gx_chunk, gx_leaf_mat_max;
  * (gx_conv_spatial_sum): on unless a test turns it off; hits counts uses. */
 extern int gx_conv_sum_fast;
 extern long long gx_conv_sum_hits;
-/* Dense evaluation: -1 by depth (GX_DENSE_NODES), 0 never, 1 always (tests). */
+/* Dense evaluation: -1 as gx_dense_wanted says, 0 never, 1 always (tests). */
 extern int gx_dense;
 
 enum gx_op { GX_LEAF, GX_LINEAR, GX_MATMUL, GX_CONV, GX_POOL, GX_APOOL, GX_ACT, GX_BINARY,
@@ -168,6 +169,7 @@ void gx_conv_spatial_sum(struct gx *g, struct gx_t *t, long long n0, long long n
 void gx_l3_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct gx_view *v);
 
 /* core/oracle_graph_dense.c: every node's output, in order (dense mode) */
+int gx_dense_wanted(const struct gx *g);
 void gx_dense_run(struct gx *g);
 /* A view of a tensor's whole-output cache over box b. */
 void gx_dense_view(const struct gx_t *t, const double *p, const struct gx_box *b,

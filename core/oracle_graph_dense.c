@@ -47,6 +47,36 @@ static void dense_node(struct gx *g, int ti)
 	t->dense = p;
 }
 
+/* Whether to evaluate densely: a graph of more than GX_DENSE_NODES nodes
+ * whose lazy cones are the whole input and uncached (a conv, pool or
+ * recurrence chain; a batch norm's statistics) or evaluated again and again
+ * (a node reached by more than 16 paths: residual and dense blocks). Deep
+ * chains of rows (MLPs, attention) stay lazy: a sample costs its rows. */
+int gx_dense_wanted(const struct gx *g)
+{
+	double *paths;
+	int heavy = 0, many = 0;
+
+	if (gx_dense >= 0)
+		return gx_dense;
+	if (g->nt - g->n_leaf <= GX_DENSE_NODES)
+		return 0;
+	paths = calloc((size_t)g->nt, sizeof(*paths));
+	if (!paths)
+		abort();
+	paths[g->out] = 1;
+	for (int i = g->nt - 1; i >= g->n_leaf; i--) {
+		const struct gx_t *t = &g->t[i];
+		heavy |= t->op == GX_CONV || t->op == GX_POOL || t->op == GX_APOOL || t->op == GX_RNN ||
+			 (t->op == GX_NORM && t->fn == N_BATCH);
+		many |= paths[i] > 16;
+		for (int k = 0; k < t->nin; k++)
+			paths[t->in[k]] += paths[i];
+	}
+	free(paths);
+	return heavy || many;
+}
+
 void gx_dense_run(struct gx *g)
 {
 	for (int i = g->n_leaf; i < g->nt; i++)

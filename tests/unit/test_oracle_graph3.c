@@ -364,13 +364,33 @@ static void test_dense(void **state)
 		tg_free(&g);
 	}
 	gx_dense = -1;
-	/* by default a graph of more than GX_DENSE_NODES nodes is dense */
+	/* by default a chain of rows stays lazy, even past GX_DENSE_NODES nodes */
 	{
 		struct tg g;
 		tg_load(&g, IN("x", "[2,3,4]") "," IN("w", "[4,4]") "," IN("b", "[4]"), "[2,3,4]", gr.s);
 		(void)Y(&g, 0);
+		assert_int_equal(((struct gx *)g.c.cache)->dense, 0);
+		tg_free(&g);
+	}
+	/* and a graph whose nodes are reached by many paths is dense:
+	 * n_i = n_{i-1} + n_{i-1}, 18 times (2^17 paths to n0), y = 2^18 x */
+	{
+		struct buf g2 = BUF_INIT;
+		struct tg g;
+		buf_adds(&g2, "{\"out\":\"n0\",\"op\":\"binary\",\"fn\":\"add\",\"in\":[\"x\",\"x\"],"
+			 "\"shape\":[2,3]}");
+		for (int i = 1; i < 18; i++) {
+			char out[16];
+			snprintf(out, sizeof(out), i == 17 ? "y" : "n%d", i);
+			buf_addf(&g2, ",{\"out\":\"%s\",\"op\":\"binary\",\"fn\":\"add\","
+				 "\"in\":[\"n%d\",\"n%d\"],\"shape\":[2,3]}", out, i - 1, i - 1);
+		}
+		tg_load(&g, IN("x", "[2,3]"), "[2,3]", g2.s);
+		for (int i = 0; i < 6; i++)
+			assert_true(Y(&g, i) == 262144.0 * X(&g, "x", i));
 		assert_int_equal(((struct gx *)g.c.cache)->dense, 1);
 		tg_free(&g);
+		buf_release(&g2);
 	}
 	buf_release(&gr);
 }
