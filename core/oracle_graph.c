@@ -473,15 +473,18 @@ static void concat_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, st
 			ib.lo[dim] = lo - base;
 			ib.n[dim] = hi - lo;
 			gx_eval(g, t->in[k], &ib, &iv);
-			long long m = gx_box_numel(&ib);
-			for (long long e = 0; e < m; e++) {
+			/* a row (the last dim) at a time */
+			long long m = gx_box_numel(&ib), w = ib.n[b->nd - 1], sw = iv.st[b->nd - 1];
+			for (long long e = 0; e < m; e += w) {
 				long long rem = e, off = 0;
+				const double *s = iv.p + gx_view_off(&iv, &ib, e);
 				for (int d = b->nd - 1; d >= 0; d--) {
 					long long i = rem % ib.n[d];
 					rem /= ib.n[d];
 					off += (d == dim ? i + lo - b->lo[dim] : i) * ost[d];
 				}
-				v->own[off] = iv.p[gx_view_off(&iv, &ib, e)];
+				for (long long j = 0; j < w; j++)
+					v->own[off + j * ost[b->nd - 1]] = s[j * sw];
 			}
 			gx_view_free(&iv);
 		}
