@@ -498,7 +498,7 @@ void gx_eval(struct gx *g, int ti, const struct gx_box *b, struct gx_view *v)
 {
 	struct gx_t *t = &g->t[ti];
 
-	if (t->dense) {
+	if (t->dense || (g->memo && gx_memo(g, ti, b))) {
 		gx_dense_view(t, t->dense, b, v);
 		return;
 	}
@@ -551,6 +551,8 @@ int oracle_graph(struct oracle_ctx *c, int out, long long flat, double *v, struc
 		if (gx_dense_wanted(g)) {
 			g->dense = 1;
 			gx_dense_run(g);
+		} else {
+			g->memo = gx_memo_on >= 0 ? gx_memo_on : g->nt - g->n_leaf > GX_DENSE_NODES;
 		}
 	}
 	if (out != 0 || flat < 0 || flat >= g->t[g->out].numel)

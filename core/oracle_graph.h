@@ -36,8 +36,9 @@ extern long long gx_chunk, gx_leaf_mat_max;
  * (gx_conv_spatial_sum): on unless a test turns it off; hits counts uses. */
 extern int gx_conv_sum_fast;
 extern long long gx_conv_sum_hits;
-/* Dense evaluation: -1 as gx_dense_wanted says, 0 never, 1 always (tests). */
-extern int gx_dense;
+/* Dense evaluation: -1 as gx_dense_wanted says, 0 never, 1 always (tests);
+ * gx_memo_on likewise for gx_memo (-1: deep lazy graphs). */
+extern int gx_dense, gx_memo_on;
 
 enum gx_op { GX_LEAF, GX_LINEAR, GX_MATMUL, GX_CONV, GX_POOL, GX_APOOL, GX_ACT, GX_BINARY,
 	     GX_REDUCE, GX_SOFTMAX, GX_NORM, GX_DROPOUT, GX_RESHAPE, GX_PERMUTE, GX_CONCAT,
@@ -104,10 +105,11 @@ struct gx_t {
 	} rnn;
 	double *dense;          /* the whole output (dense mode, rnn), row-major */
 	int uses_left;          /* dense mode: consumers not yet evaluated */
+	int busy;               /* memo: being materialised */
 	/* caches, owned */
 	struct gx_map stats;    /* norm (count, mean, M2), softmax (max, sum), reduce (value) */
 	double *mat;            /* leaf: the whole tensor once read densely */
-	long long fetched;      /* leaf: elements generated so far */
+	long long fetched;      /* leaf: elements generated so far; node: asked for (memo) */
 	double *wpack;          /* conv: packed weights */
 	long long cob;
 	double *rows;           /* linear/matmul: cached row block */
@@ -119,6 +121,8 @@ struct gx {
 	int nt, n_leaf, out;    /* tensors 0..n_leaf-1 are the spec inputs */
 	int threads;
 	int dense;              /* evaluated densely (gx_dense_run done) */
+	int memo;               /* deep but lazy: re-read nodes are kept whole (gx_memo) */
+	long long memo_used;    /* doubles kept so */
 	struct gx_t *t;         /* n_leaf + the graph's nodes, owned */
 };
 
@@ -171,6 +175,11 @@ void gx_l3_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct gx_
 /* core/oracle_graph_dense.c: every node's output, in order (dense mode) */
 int gx_dense_wanted(const struct gx *g);
 void gx_dense_run(struct gx *g);
+/* A deep graph evaluated lazily (attention, MLP chains) keeps a node whole
+ * once more than its size has been asked of it (a key projection read by
+ * every query row), up to GX_LEAF_MAT_MAX per node and 2 GX_LEAF_MAT_MAX
+ * in all; returns 1 when t->dense now holds it. */
+int gx_memo(struct gx *g, int ti, const struct gx_box *b);
 /* A view of a tensor's whole-output cache over box b. */
 void gx_dense_view(const struct gx_t *t, const double *p, const struct gx_box *b,
 		   struct gx_view *v);

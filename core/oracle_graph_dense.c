@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int gx_dense = -1;
+int gx_dense = -1, gx_memo_on = -1;
 
 void gx_dense_view(const struct gx_t *t, const double *p, const struct gx_box *b,
 		   struct gx_view *v)
@@ -92,4 +92,21 @@ void gx_dense_run(struct gx *g)
 			}
 		}
 	}
+}
+
+int gx_memo(struct gx *g, int ti, const struct gx_box *b)
+{
+	struct gx_t *t = &g->t[ti];
+
+	if (t->busy || t->op == GX_LEAF || t->numel > GX_LEAF_MAT_MAX ||
+	    g->memo_used + t->numel > 2 * GX_LEAF_MAT_MAX)
+		return 0;
+	t->fetched += gx_box_numel(b);
+	if (t->fetched <= t->numel)
+		return 0;
+	t->busy = 1;
+	dense_node(g, ti);
+	t->busy = 0;
+	g->memo_used += t->numel;
+	return t->dense != NULL;
 }

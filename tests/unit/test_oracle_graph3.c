@@ -339,30 +339,36 @@ static void test_dense(void **state)
 			buf_addf(&gr, ",{\"out\":\"%s\",\"op\":\"act\",\"fn\":\"tanh\",\"in\":[\"%s\"],"
 				 "\"shape\":[2,3,4]}", names[i], prev);
 	}
-	for (int mode = 0; mode < 2; mode++) {
+	/* mode 0: lazy, 1: lazy keeping re-read nodes whole (memo), 2: dense */
+	for (int mode = 0; mode < 3; mode++) {
 		struct tg g;
 		struct gx *x;
 		int live = 0;
-		gx_dense = mode;
+		gx_dense = mode == 2;
+		gx_memo_on = mode == 1;
 		tg_load(&g, IN("x", "[2,3,4]") "," IN("w", "[4,4]") "," IN("b", "[4]"), "[2,3,4]", gr.s);
 		for (int i = 0; i < 24; i++) {
 			double v = Y(&g, i);
 			if (!mode)
 				lazy[i] = v;
 			else if (!close_to(v, lazy[i]))
-				fail_msg("dense y[%d] = %.17g, lazy %.17g", i, v, lazy[i]);
+				fail_msg("mode %d: y[%d] = %.17g, lazy %.17g", mode, i, v, lazy[i]);
 		}
 		x = g.c.cache;
 		assert_non_null(x);
-		assert_int_equal(x->dense, mode);
+		assert_int_equal(x->dense, mode == 2);
 		for (int i = x->n_leaf; i < x->nt; i++)
 			live += x->t[i].dense != NULL;
-		/* dense: only the output is kept; lazy: nothing is */
-		assert_int_equal(live, mode);
-		if (mode)
+		/* lazy: nothing is kept; memo: the nodes read again; dense: the output alone */
+		if (mode == 1)
+			assert_true(live > 0 && x->memo_used > 0);
+		else
+			assert_int_equal(live, mode == 2);
+		if (mode == 2)
 			assert_non_null(x->t[x->out].dense);
 		tg_free(&g);
 	}
+	gx_memo_on = -1;
 	gx_dense = -1;
 	/* by default a chain of rows stays lazy, even past GX_DENSE_NODES nodes */
 	{
