@@ -473,15 +473,18 @@ static void concat_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, st
 			ib.lo[dim] = lo - base;
 			ib.n[dim] = hi - lo;
 			gx_eval(g, t->in[k], &ib, &iv);
-			long long m = gx_box_numel(&ib);
-			for (long long e = 0; e < m; e++) {
+			/* a row (the last dim) at a time */
+			long long m = gx_box_numel(&ib), w = ib.n[b->nd - 1], sw = iv.st[b->nd - 1];
+			for (long long e = 0; e < m; e += w) {
 				long long rem = e, off = 0;
+				const double *s = iv.p + gx_view_off(&iv, &ib, e);
 				for (int d = b->nd - 1; d >= 0; d--) {
 					long long i = rem % ib.n[d];
 					rem /= ib.n[d];
 					off += (d == dim ? i + lo - b->lo[dim] : i) * ost[d];
 				}
-				v->own[off] = iv.p[gx_view_off(&iv, &ib, e)];
+				for (long long j = 0; j < w; j++)
+					v->own[off + j * ost[b->nd - 1]] = s[j * sw];
 			}
 			gx_view_free(&iv);
 		}
@@ -495,6 +498,10 @@ void gx_eval(struct gx *g, int ti, const struct gx_box *b, struct gx_view *v)
 {
 	struct gx_t *t = &g->t[ti];
 
+	if (t->dense || (g->memo && gx_memo(g, ti, b))) {
+		gx_dense_view(t, t->dense, b, v);
+		return;
+	}
 	switch (t->op) {
 	case GX_LEAF: leaf_eval(g, ti, b, v); return;
 	case GX_LINEAR: gx_linear_eval(g, t, b, v); return;
@@ -511,6 +518,12 @@ void gx_eval(struct gx *g, int ti, const struct gx_box *b, struct gx_view *v)
 	case GX_RESHAPE: reshape_eval(g, t, b, v); return;
 	case GX_PERMUTE: permute_eval(g, t, b, v); return;
 	case GX_CONCAT: concat_eval(g, t, b, v); return;
+	case GX_EXPAND:
+	case GX_SLICE:
+	case GX_PAD:
+	case GX_CUMSUM:
+	case GX_MFILL:
+	case GX_RNN: gx_l3_eval(g, t, b, v); return;
 	}
 	abort();
 }
@@ -535,6 +548,12 @@ int oracle_graph(struct oracle_ctx *c, int out, long long flat, double *v, struc
 		g->threads = nt < 1 ? 1 : nt > 64 ? 64 : (int)nt;
 		c->cache = g;
 		c->cache_free = gx_free;
+		if (gx_dense_wanted(g)) {
+			g->dense = 1;
+			gx_dense_run(g);
+		} else {
+			g->memo = gx_memo_on >= 0 ? gx_memo_on : g->nt - g->n_leaf > GX_DENSE_NODES;
+		}
 	}
 	if (out != 0 || flat < 0 || flat >= g->t[g->out].numel)
 		return kf_err(err, "%s: output %d element %lld out of range", c->p->id, out, flat);

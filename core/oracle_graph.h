@@ -9,15 +9,23 @@
  * one batched evaluation of the operand region it covers, split in chunks
  * of at most GX_CHUNK elements. Statistics, reduction results and packed
  * weights are kept per node for the life of the oracle context; leaves (the
- * spec's inputs) are materialised once they are read densely. */
+ * spec's inputs) are materialised once they are read densely.
+ *
+ * Deep graphs (level 3: more than GX_DENSE_NODES nodes with conv, pool,
+ * recurrence or batch-norm cones, or nodes reached by many paths:
+ * gx_dense_wanted) are evaluated densely instead (core/oracle_graph_dense.c): each node's whole output is
+ * computed once, in node order, by the same box evaluators over slabs of
+ * its first dim, its operands served from their own dense outputs; a dense
+ * output is freed once its last consumer is done. */
 #ifndef KF_ORACLE_GRAPH_H
 #define KF_ORACLE_GRAPH_H
 
 #include "core/oracle_int.h"
 
 #define GX_MAXD PROBLEM_MAX_DIMS
-#define GX_MAXIN 8                 /* operands of one node (concat) */
-#define GX_MAXNODES 64
+#define GX_MAXIN 1024              /* operands of one node (concat, rnn weights) */
+#define GX_MAXNODES 4096           /* level-3 34 unrolls 1793 nodes */
+#define GX_DENSE_NODES 16          /* deeper graphs may be evaluated densely */
 /* Elements per operand evaluation of a statistics pass (1 << 22), and the
  * largest leaf kept whole (1 << 27: 1 GiB of doubles). Variables so that
  * tests reach the chunked and on-the-fly paths with small tensors. */
@@ -28,9 +36,13 @@ extern long long gx_chunk, gx_leaf_mat_max;
  * (gx_conv_spatial_sum): on unless a test turns it off; hits counts uses. */
 extern int gx_conv_sum_fast;
 extern long long gx_conv_sum_hits;
+/* Dense evaluation: -1 as gx_dense_wanted says, 0 never, 1 always (tests);
+ * gx_memo_on likewise for gx_memo (-1: deep lazy graphs). */
+extern int gx_dense, gx_memo_on;
 
 enum gx_op { GX_LEAF, GX_LINEAR, GX_MATMUL, GX_CONV, GX_POOL, GX_APOOL, GX_ACT, GX_BINARY,
-	     GX_REDUCE, GX_SOFTMAX, GX_NORM, GX_DROPOUT, GX_RESHAPE, GX_PERMUTE, GX_CONCAT };
+	     GX_REDUCE, GX_SOFTMAX, GX_NORM, GX_DROPOUT, GX_RESHAPE, GX_PERMUTE, GX_CONCAT,
+	     GX_EXPAND, GX_SLICE, GX_PAD, GX_CUMSUM, GX_MFILL, GX_RNN };
 
 enum gx_act { A_RELU, A_LEAKY_RELU, A_GELU, A_GELU_TANH, A_SIGMOID, A_TANH, A_SILU, A_MISH,
 	      A_SOFTPLUS, A_HARDSWISH, A_HARDSIGMOID, A_HARDTANH, A_CLAMP, A_ELU, A_SELU, A_EXP,
@@ -38,6 +50,8 @@ enum gx_act { A_RELU, A_LEAKY_RELU, A_GELU, A_GELU_TANH, A_SIGMOID, A_TANH, A_SI
 enum gx_bin { B_ADD, B_SUB, B_MUL, B_DIV, B_MAX, B_MIN, B_POW };
 enum gx_red { R_SUM, R_MEAN, R_MAX, R_MIN, R_LSE, R_PROD };
 enum gx_normk { N_BATCH, N_GROUP, N_INSTANCE, N_LAYER };
+enum gx_rnnk { RN_LSTM, RN_GRU, RN_TANH, RN_RELU };
+enum gx_rnno { RO_OUTPUT, RO_HN, RO_CN };
 
 /* lo[d] .. lo[d] + n[d] - 1 along each of nd dims (nd 0: one element). */
 struct gx_box {
@@ -69,7 +83,7 @@ struct gx_t {
 	int node;               /* index in attrs.graph, -1 for a leaf */
 	int nd;
 	long long shape[GX_MAXD], st[GX_MAXD], numel;
-	int nin, in[GX_MAXIN];  /* operand tensor ids */
+	int nin, *in;           /* operand tensor ids, owned */
 	int fn;                 /* gx_act, gx_bin, gx_red, gx_normk; pool: 1 = max */
 	double a[2];            /* act parameters (slope, beta/threshold, min/max, alpha); binary const */
 	int has_a[2];
@@ -82,10 +96,20 @@ struct gx_t {
 	double eps, drop_p;
 	long long ngroups;      /* group norm */
 	int nnd;                /* layer norm: normalized_ndim */
+	long long start, step;  /* slice (dim) */
+	long long before[GX_MAXD]; /* pad */
+	long long diag;         /* masked_fill (fn 1: upper; value a[0]) */
+	struct {
+		int kind, layers, dirs, bf, bias, h0, c0, which;
+		long long hidden;
+	} rnn;
+	double *dense;          /* the whole output (dense mode, rnn), row-major */
+	int uses_left;          /* dense mode: consumers not yet evaluated */
+	int busy;               /* memo: being materialised */
 	/* caches, owned */
 	struct gx_map stats;    /* norm (count, mean, M2), softmax (max, sum), reduce (value) */
 	double *mat;            /* leaf: the whole tensor once read densely */
-	long long fetched;      /* leaf: elements generated so far */
+	long long fetched;      /* leaf: elements generated so far; node: asked for (memo) */
 	double *wpack;          /* conv: packed weights */
 	long long cob;
 	double *rows;           /* linear/matmul: cached row block */
@@ -96,6 +120,9 @@ struct gx {
 	struct oracle_ctx *c;
 	int nt, n_leaf, out;    /* tensors 0..n_leaf-1 are the spec inputs */
 	int threads;
+	int dense;              /* evaluated densely (gx_dense_run done) */
+	int memo;               /* deep but lazy: re-read nodes are kept whole (gx_memo) */
+	long long memo_used;    /* doubles kept so */
 	struct gx_t *t;         /* n_leaf + the graph's nodes, owned */
 };
 
@@ -142,7 +169,25 @@ void gx_apool_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct 
 void gx_conv_spatial_sum(struct gx *g, struct gx_t *t, long long n0, long long nn, long long c0,
 			 long long nc, double *out);
 
+/* core/oracle_graph_l3.c: expand, slice, pad, cumsum, masked_fill, rnn */
+void gx_l3_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct gx_view *v);
+
+/* core/oracle_graph_dense.c: every node's output, in order (dense mode) */
+int gx_dense_wanted(const struct gx *g);
+void gx_dense_run(struct gx *g);
+/* A deep graph evaluated lazily (attention, MLP chains) keeps a node whole
+ * once more than its size has been asked of it (a key projection read by
+ * every query row), up to GX_LEAF_MAT_MAX per node and 2 GX_LEAF_MAT_MAX
+ * in all; returns 1 when t->dense now holds it. */
+int gx_memo(struct gx *g, int ti, const struct gx_box *b);
+/* A view of a tensor's whole-output cache over box b. */
+void gx_dense_view(const struct gx_t *t, const double *p, const struct gx_box *b,
+		   struct gx_view *v);
+
 /* core/oracle_graph_mm.c */
+/* out[i][j] (ldo apart) = a_i . b_j for m rows a and n rows b of K. */
+void gx_gemm(struct gx *g, const double *const *a, long long m, const double *const *b,
+	     long long n, long long K, double *out, long long ldo);
 void gx_linear_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct gx_view *v);
 void gx_matmul_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct gx_view *v);
 

@@ -25,8 +25,8 @@ static void gemm_part(void *j_, long long lo, long long hi)
 
 /* out[i][j] (ldo apart) = a_i . b_j for the rows of views a (m rows) and b
  * (n rows), K each; threaded over b's rows. */
-static void gemm(struct gx *g, const double *const *a, long long m, const double *const *b,
-		 long long n, long long K, double *out, long long ldo)
+void gx_gemm(struct gx *g, const double *const *a, long long m, const double *const *b,
+	     long long n, long long K, double *out, long long ldo)
 {
 	struct gemm_job j = { a, b, m, K, ldo, out };
 	for (long long i = 0; i < m; i++)
@@ -93,7 +93,7 @@ static void linear_rows(struct gx *g, struct gx_t *t, long long r0, long long nr
 		p = row_ptrs(&wv, &wbx, &cnt);
 		memcpy(bp, p, sizeof(*bp) * (size_t)cnt);
 		free(p);
-		gemm(g, ap, nr, bp, nn, K, out + n0, N);
+		gx_gemm(g, ap, nr, bp, nn, K, out + n0, N);
 		gx_view_free(&wv);
 	}
 	if (t->nin == 3) {
@@ -169,7 +169,7 @@ void gx_linear_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct
 	gx_view_rows(&wv, &wb);
 	ap = row_ptrs(&xv, &xb, &nrows);
 	bp = row_ptrs(&wv, &wb, &nw);
-	gemm(g, ap, nrows, bp, nw, K, v->own, nw);
+	gx_gemm(g, ap, nrows, bp, nw, K, v->own, nw);
 	if (t->nin == 3) {
 		struct gx_box bb = { 1, { b->lo[last] }, { b->n[last] } };
 		double *bias = gx_alloc(b->n[last]);
@@ -238,7 +238,7 @@ void gx_matmul_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct
 		}
 		for (long long m = 0; m < b->n[nd - 2]; m++)
 			ap[m] = av.p + m * av.st[A->nd - 2];
-		gemm(g, ap, b->n[nd - 2], bp, b->n[nd - 1], K, v->own + q * mn, b->n[nd - 1]);
+		gx_gemm(g, ap, b->n[nd - 2], bp, b->n[nd - 1], K, v->own + q * mn, b->n[nd - 1]);
 		gx_view_free(&av);
 		gx_view_free(&bv);
 	}

@@ -13,11 +13,12 @@ static const char *const op_names[] = {
 	[GX_APOOL] = "adaptive_avg_pool", [GX_ACT] = "act", [GX_BINARY] = "binary",
 	[GX_REDUCE] = "reduce", [GX_SOFTMAX] = "softmax", [GX_NORM] = "norm",
 	[GX_DROPOUT] = "dropout", [GX_RESHAPE] = "reshape", [GX_PERMUTE] = "permute",
-	[GX_CONCAT] = "concat",
+	[GX_CONCAT] = "concat", [GX_EXPAND] = "expand", [GX_SLICE] = "slice", [GX_PAD] = "pad",
+	[GX_CUMSUM] = "cumsum", [GX_MFILL] = "masked_fill", [GX_RNN] = "rnn",
 };
 
 /* Attributes each op accepts besides out, op, in, shape. */
-static const char *const op_keys[][9] = {
+static const char *const op_keys[][10] = {
 	[GX_LINEAR] = { NULL },
 	[GX_MATMUL] = { NULL },
 	[GX_CONV] = { "dims", "kernel", "stride", "padding", "dilation", "groups", "transposed",
@@ -35,6 +36,13 @@ static const char *const op_keys[][9] = {
 	[GX_RESHAPE] = { NULL },
 	[GX_PERMUTE] = { "perm", NULL },
 	[GX_CONCAT] = { "dim", NULL },
+	[GX_EXPAND] = { NULL },
+	[GX_SLICE] = { "dim", "start", "stop", "step", NULL },
+	[GX_PAD] = { "before", "after", NULL },
+	[GX_CUMSUM] = { "dim", NULL },
+	[GX_MFILL] = { "where", "diagonal", "value", NULL },
+	[GX_RNN] = { "kind", "layers", "hidden", "bidirectional", "batch_first", "bias", "h0", "c0",
+		     "output" },
 };
 
 static const char *const act_names[] = {
@@ -635,6 +643,172 @@ static int parse_rest(const struct pctx *x, json_t *o, struct gx *g, struct gx_t
 	}
 }
 
+/* expand, slice, pad, cumsum, masked_fill (level 3) */
+static int parse_l3(const struct pctx *x, json_t *o, struct gx *g, struct gx_t *t,
+		    const long long *want, int want_nd)
+{
+	const struct gx_t *in = &g->t[t->in[0]];
+	long long d = 0, stop = 0;
+	int has;
+
+	if (want_nin(x, t->nin, 1, 1) < 0)
+		return -1;
+	t->nd = in->nd;
+	memcpy(t->shape, in->shape, sizeof(t->shape));
+	switch (t->op) {
+	case GX_EXPAND:
+		if (want_nd < in->nd)
+			return perr(x, "expand to %d dims of a tensor of %d", want_nd, in->nd);
+		for (int i = 0; i < in->nd; i++) {
+			long long a = in->shape[i], w = want[want_nd - in->nd + i];
+			if (a != 1 && a != w)
+				return perr(x, "dim %d of size %lld does not expand to %lld", i, a, w);
+		}
+		t->nd = want_nd;
+		memcpy(t->shape, want, sizeof(long long) * (size_t)want_nd);
+		return 0;
+	case GX_SLICE:
+		t->step = 1;
+		if (get_int(x, o, "dim", -8, 7, &d, &has) < 0 || !has ||
+		    norm_dim(x, d, in->nd, "slice dim", &t->dim) < 0)
+			return has ? -1 : perr(x, "\"dim\" is missing");
+		if (get_int(x, o, "start", 0, 1LL << 40, &t->start, &has) < 0 || !has ||
+		    get_int(x, o, "stop", 1, 1LL << 40, &stop, &has) < 0 || !has ||
+		    get_int(x, o, "step", 1, 1LL << 40, &t->step, &has) < 0)
+			return perr(x, "slice wants \"start\" >= 0 and \"stop\" > 0 (\"step\" >= 1)");
+		if (stop > in->shape[t->dim])
+			stop = in->shape[t->dim];
+		if (t->start >= stop)
+			return perr(x, "empty slice [%lld:%lld]", t->start, stop);
+		t->shape[t->dim] = (stop - t->start + t->step - 1) / t->step;
+		return 0;
+	case GX_PAD: {
+		for (int side = 0; side < 2; side++) {
+			json_t *v = json_object_get(o, side ? "after" : "before");
+			if (!json_is_array(v) || (int)json_array_size(v) != in->nd)
+				return perr(x, "\"%s\" must list %d integers", side ? "after" : "before",
+					    in->nd);
+			for (int i = 0; i < in->nd; i++) {
+				json_t *e = json_array_get(v, (size_t)i);
+				if (!json_is_integer(e) || json_integer_value(e) < 0 ||
+				    json_integer_value(e) > (1 << 20))
+					return perr(x, "padding must be integers in [0, 2^20]");
+				if (side)
+					t->shape[i] += json_integer_value(e);
+				else
+					t->shape[i] += t->before[i] = json_integer_value(e);
+			}
+		}
+		return 0;
+	}
+	case GX_CUMSUM:
+		if (get_int(x, o, "dim", -8, 7, &d, &has) < 0 || !has ||
+		    norm_dim(x, d, in->nd, "cumsum dim", &t->dim) < 0)
+			return has ? -1 : perr(x, "\"dim\" is missing");
+		return 0;
+	case GX_MFILL: {
+		const char *wh = json_string_value(json_object_get(o, "where"));
+		json_t *v = json_object_get(o, "value");
+		if (in->nd < 2)
+			return perr(x, "masked_fill wants at least 2 dims");
+		if (!wh || (strcmp(wh, "upper") && strcmp(wh, "lower")))
+			return perr(x, "\"where\" must be \"upper\" or \"lower\"");
+		t->fn = wh[0] == 'u';
+		if (get_int(x, o, "diagonal", -(1LL << 40), 1LL << 40, &t->diag, &has) < 0 || !has)
+			return has ? -1 : perr(x, "\"diagonal\" is missing");
+		if (json_is_string(v) && !strcmp(json_string_value(v), "-inf"))
+			t->a[0] = -INFINITY;
+		else if (json_is_string(v) && !strcmp(json_string_value(v), "inf"))
+			t->a[0] = INFINITY;
+		else if (get_num(x, o, "value", &t->a[0], &has) < 0 || !has)
+			return perr(x, "\"value\" must be a number, \"-inf\" or \"inf\"");
+		return 0;
+	}
+	default:
+		return perr(x, "internal: op %d", (int)t->op);
+	}
+}
+
+static int want_shape(const struct pctx *x, const struct gx_t *w, int nd, long long s0,
+		      long long s1, long long s2)
+{
+	long long s[3] = { s0, s1, s2 };
+	int ok = w->nd == nd;
+	for (int i = 0; ok && i < nd; i++)
+		ok = w->shape[i] == s[i];
+	if (!ok) {
+		struct buf a = BUF_INIT;
+		fmt_shape(&a, nd, s);
+		perr(x, "operand \"%s\" must have shape %s", w->name, a.s);
+		buf_release(&a);
+		return -1;
+	}
+	return 0;
+}
+
+/* nn.LSTM / GRU / RNN (docs/graph-ir.md, "Recurrent layers") */
+static int parse_rnn(const struct pctx *x, json_t *o, struct gx *g, struct gx_t *t)
+{
+	static const char *const kinds[] = { "lstm", "gru", "rnn_tanh", "rnn_relu", NULL };
+	static const char *const outs[] = { "output", "h_n", "c_n", NULL };
+	const struct gx_t *in = &g->t[t->in[0]];
+	long long L, H, T, B, G, per;
+	int bd = 0, k;
+
+	t->rnn.kind = lookup(kinds, json_string_value(json_object_get(o, "kind")));
+	t->rnn.which = lookup(outs, json_string_value(json_object_get(o, "output")));
+	if (t->rnn.kind < 0 || t->rnn.which < 0)
+		return perr(x, "\"kind\" (lstm, gru, rnn_tanh, rnn_relu) and \"output\" (output, h_n, "
+			    "c_n) are required");
+	if (get_int(x, o, "layers", 1, 64, &L, &k) < 0 || !k ||
+	    get_int(x, o, "hidden", 1, 1 << 20, &H, &k) < 0 || !k)
+		return perr(x, "\"layers\" (1 to 64) and \"hidden\" are required");
+	if (get_bool(x, o, "bidirectional", 0, &bd) < 0 ||
+	    get_bool(x, o, "batch_first", 0, &t->rnn.bf) < 0 ||
+	    get_bool(x, o, "bias", 1, &t->rnn.bias) < 0 || get_bool(x, o, "h0", 0, &t->rnn.h0) < 0 ||
+	    get_bool(x, o, "c0", 0, &t->rnn.c0) < 0)
+		return -1;
+	if (t->rnn.kind != RN_LSTM && (t->rnn.c0 || t->rnn.which == RO_CN))
+		return perr(x, "only an lstm has a cell state");
+	t->rnn.layers = (int)L;
+	t->rnn.dirs = bd ? 2 : 1;
+	t->rnn.hidden = H;
+	G = t->rnn.kind == RN_LSTM ? 4 : t->rnn.kind == RN_GRU ? 3 : 1;
+	per = t->rnn.bias ? 4 : 2;
+	if (want_nin(x, t->nin, 1 + t->rnn.h0 + t->rnn.c0 + (int)(L * t->rnn.dirs * per),
+		     1 + t->rnn.h0 + t->rnn.c0 + (int)(L * t->rnn.dirs * per)) < 0)
+		return -1;
+	if (in->nd != 3)
+		return perr(x, "rnn wants x of 3 dims, has %d", in->nd);
+	T = in->shape[t->rnn.bf ? 1 : 0];
+	B = in->shape[t->rnn.bf ? 0 : 1];
+	k = 1;
+	for (int s = 0; s < t->rnn.h0 + t->rnn.c0; s++)
+		if (want_shape(x, &g->t[t->in[k++]], 3, L * t->rnn.dirs, B, H) < 0)
+			return -1;
+	for (long long l = 0; l < L; l++)
+		for (int d = 0; d < t->rnn.dirs; d++) {
+			long long I = l ? t->rnn.dirs * H : in->shape[2];
+			if (want_shape(x, &g->t[t->in[k++]], 2, G * H, I, 0) < 0 ||
+			    want_shape(x, &g->t[t->in[k++]], 2, G * H, H, 0) < 0)
+				return -1;
+			for (int bb = 0; t->rnn.bias && bb < 2; bb++)
+				if (want_shape(x, &g->t[t->in[k++]], 1, G * H, 0, 0) < 0)
+					return -1;
+		}
+	t->nd = 3;
+	if (t->rnn.which == RO_OUTPUT) {
+		t->shape[0] = t->rnn.bf ? B : T;
+		t->shape[1] = t->rnn.bf ? T : B;
+		t->shape[2] = t->rnn.dirs * H;
+	} else {
+		t->shape[0] = L * t->rnn.dirs;
+		t->shape[1] = B;
+		t->shape[2] = H;
+	}
+	return 0;
+}
+
 static int find_tensor(const struct gx *g, const char *name)
 {
 	for (int i = 0; i < g->nt; i++)
@@ -665,7 +839,7 @@ static int parse_node(struct gx *g, const struct problem *p, json_t *o, int i, s
 		return perr(&x, "\"op\" is missing");
 	memset(t, 0, sizeof(*t));
 	t->op = GX_LEAF;
-	for (int k2 = GX_LINEAR; k2 <= GX_CONCAT; k2++)
+	for (int k2 = GX_LINEAR; k2 <= GX_RNN; k2++)
 		if (!strcmp(op_names[k2], x.op))
 			t->op = (enum gx_op)k2;
 	if (t->op == GX_LEAF)
@@ -673,7 +847,7 @@ static int parse_node(struct gx *g, const struct problem *p, json_t *o, int i, s
 	json_object_foreach(o, key, v) {
 		int ok = !strcmp(key, "out") || !strcmp(key, "op") || !strcmp(key, "in") ||
 			 !strcmp(key, "shape");
-		for (int j = 0; !ok && j < 9 && op_keys[t->op][j]; j++)
+		for (int j = 0; !ok && j < 10 && op_keys[t->op][j]; j++)
 			ok = !strcmp(op_keys[t->op][j], key);
 		if (!ok)
 			return perr(&x, "unknown attribute \"%s\"", key);
@@ -683,6 +857,9 @@ static int parse_node(struct gx *g, const struct problem *p, json_t *o, int i, s
 	v = json_object_get(o, "in");
 	if (!json_is_array(v) || json_array_size(v) < 1 || json_array_size(v) > GX_MAXIN)
 		return perr(&x, "\"in\" must list 1 to %d operands", GX_MAXIN);
+	t->in = calloc(json_array_size(v), sizeof(*t->in));
+	if (!t->in)
+		abort();
 	json_array_foreach(v, k, e) {
 		const char *nm = json_string_value(e);
 		int ti = nm ? find_tensor(g, nm) : -1;
@@ -734,6 +911,18 @@ static int parse_node(struct gx *g, const struct problem *p, json_t *o, int i, s
 		if (parse_norm(&x, o, g, t) < 0)
 			return -1;
 		break;
+	case GX_EXPAND:
+	case GX_SLICE:
+	case GX_PAD:
+	case GX_CUMSUM:
+	case GX_MFILL:
+		if (parse_l3(&x, o, g, t, want, want_nd) < 0)
+			return -1;
+		break;
+	case GX_RNN:
+		if (parse_rnn(&x, o, g, t) < 0)
+			return -1;
+		break;
 	default:
 		if (parse_rest(&x, o, g, t, want, want_nd) < 0)
 			return -1;
@@ -775,8 +964,11 @@ int gx_parse(struct gx *g, const struct problem *p, struct buf *err)
 	}
 	g->nt = g->n_leaf = p->n_in;
 	json_array_foreach(graph, i, o) {
-		if (parse_node(g, p, o, (int)i, err) < 0)
+		if (parse_node(g, p, o, (int)i, err) < 0) {
+			free(g->t[g->nt].in);
+			g->t[g->nt].in = NULL;
 			return -1;
+		}
 		if (i + 1 < json_array_size(graph) && !strcmp(g->t[g->nt - 1].name, p->t[p->n_in].name)) {
 			struct pctx x = { p, (int)i, op_names[g->t[g->nt - 1].op], g->t[g->nt - 1].name,
 					  err };
@@ -806,6 +998,8 @@ void gx_free(void *g_)
 		free(g->t[i].mat);
 		free(g->t[i].wpack);
 		free(g->t[i].rows);
+		free(g->t[i].dense);
+		free(g->t[i].in);
 	}
 	free(g->t);
 	free(g);

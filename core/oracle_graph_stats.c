@@ -251,11 +251,12 @@ static void reduce_expand(const struct gx_t *t, long long count, const struct gx
 
 /* A sum or mean over exactly the spatial dims of a conv's own output (no op
  * between): gx_conv_spatial_sum gives it without the conv output (level-2
- * 42: a 620 GFLOP transposed convolution for 16 means). */
+ * 42: a 620 GFLOP transposed convolution for 16 means). Not in dense mode,
+ * where the conv's output is at hand and its input may be freed already. */
 static int conv_sum(const struct gx *g, const struct gx_t *t)
 {
 	const struct gx_t *x = &g->t[t->in[0]];
-	if (!gx_conv_sum_fast || (t->fn != R_SUM && t->fn != R_MEAN) || x->op != GX_CONV ||
+	if (!gx_conv_sum_fast || g->dense || (t->fn != R_SUM && t->fn != R_MEAN) || x->op != GX_CONV ||
 	    x->nd != 2 + x->sd)
 		return 0;
 	return t->rmask == (((1u << x->nd) - 1) & ~3u);
