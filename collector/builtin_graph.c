@@ -64,7 +64,16 @@ const char *gr_store(const struct gr_plan *p, int k, char *tmp, size_t n)
 	if (t->buf < 0)
 		snprintf(tmp, n, "%s", t->name);
 	else
-		snprintf(tmp, n, "buf%d", t->buf);
+		gr_buf_name(p, t->buf, tmp, n);
+	return tmp;
+}
+
+const char *gr_buf_name(const struct gr_plan *p, int b, char *tmp, size_t n)
+{
+	if (p->off)
+		snprintf(tmp, n, "%s + %lld", p->buf_dbl[b] ? "arenad" : "arena", p->off[b]);
+	else
+		snprintf(tmp, n, "buf%d", b);
 	return tmp;
 }
 
@@ -132,7 +141,8 @@ static int new_tensor(struct gr_plan *p, const char *name, struct buf *err)
 }
 
 static const char *const ops[] = { "linear", "conv", "pool", "adaptive_avg_pool", "act", "binary",
-				   "reduce", "softmax", "norm", "dropout", "reshape", NULL };
+				   "reduce", "softmax", "norm", "dropout", "reshape", "matmul", "permute",
+				   "concat", "expand", "slice", "pad", "cumsum", "masked_fill", "rnn", NULL };
 
 int gr_plan_build(struct gr_plan *p, const json_t *spec, struct buf *err)
 {
@@ -158,15 +168,18 @@ int gr_plan_build(struct gr_plan *p, const json_t *spec, struct buf *err)
 	json_array_foreach(graph, i, x) {
 		struct gr_node *n = &p->n[p->nn++];
 		const json_t *ins = json_object_get(x, "in"), *in;
-		int known = 0;
+		int known = 0, many;
 		n->j = x;
 		n->op = gr_str(x, "op");
 		for (j = 0; ops[j]; j++)
 			known |= !strcmp(ops[j], n->op);
 		if (!known)
 			return kf_err(err, "graph: node %zu: op '%s' not supported", i, n->op);
-		if (!json_is_array(ins) || !json_array_size(ins) || json_array_size(ins) > GR_MAX_IN)
-			return kf_err(err, "graph: node %zu: 1..%d operands expected", i, GR_MAX_IN);
+		many = !strcmp(n->op, "concat") || !strcmp(n->op, "rnn");
+		if (!json_is_array(ins) || !json_array_size(ins) ||
+		    json_array_size(ins) > (many ? GR_MAX_CAT : GR_MAX_IN))
+			return kf_err(err, "graph: node %zu: 1..%d operands expected", i,
+				      many ? GR_MAX_CAT : GR_MAX_IN);
 		json_array_foreach(ins, j, in) {
 			int t = find_tensor(p, json_string_value(in) ? json_string_value(in) : "");
 			if (t < 0)
@@ -181,6 +194,8 @@ int gr_plan_build(struct gr_plan *p, const json_t *spec, struct buf *err)
 		if (p->t[n->in[0]].is_bool || (strcmp(n->op, "dropout") && n->n_in > 1 &&
 					       p->t[n->in[1]].is_bool))
 			return kf_err(err, "graph: node %zu: a bool operand outside dropout", i);
+		if ((rc = gr_check3(p, p->nn - 1, err)))
+			return rc;
 	}
 	if (strcmp(p->t[p->n[p->nn - 1].out].name,
 		   bt_name(bt_output(spec, 0)) ? bt_name(bt_output(spec, 0)) : ""))
@@ -243,18 +258,25 @@ static void form_groups(struct gr_plan *p)
 		memset(g, 0, sizeof(*g));
 		g->head = k;
 		g->out = p->n[k].out;
-		if (p->fold && (r = gr_lsum_match(p, k)) > k) {
+		if (!strcmp(p->n[k].op, "matmul") && (r = gr_attn_match(p, k)) > k) {
+			/* scale, mask, softmax and the second matmul: one kernel */
+			while (k < r)
+				g->chain[g->n_chain++] = ++k;
+			g->fold = g->n_chain;
+			g->attn = 1;
+			g->out = p->n[k].out;
+		} else if (p->fold && (r = gr_lsum_match(p, k)) > k && r - k < GR_MAX_CHAIN / 2) {
 			/* the linear, its affine steps and the reduce: one group */
 			while (k < r)
 				g->chain[g->n_chain++] = ++k;
 			g->fold = g->n_chain;
 			g->out = p->n[k].out;
 		}
-		while (p->fuse) {
+		while (p->fuse && strcmp(p->n[g->head].op, "rnn")) {
 			int j = k + 1;
 			while (j < p->nn && p->n[j].view)
 				j++;
-			if (j >= p->nn || !chains(p, j, g->out))
+			if (j >= p->nn || g->n_chain >= GR_MAX_CHAIN || !chains(p, j, g->out))
 				break;
 			g->chain[g->n_chain++] = j;
 			g->out = p->n[j].out;
@@ -399,14 +421,14 @@ static int graph_supports(const json_t *spec)
 	return ok;
 }
 
-static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, struct buf *err)
+/* One rendering; off: the arenas' offsets of the buffers (a second pass
+ * where the first needed over GR_NAMED_BUFS buffers), NULL: named ones. */
+static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
+		       const long long *off, struct buf *err)
 {
-	struct gr_plan *p = malloc(sizeof(*p));
 	int rc, nt;
 
-	if (!p)
-		return kf_err(err, "out of memory");
-	gr_plan_init(p);
+	p->off = off;
 	p->fuse = bt_param(prm, "fuse", 1) != 0;
 	p->tc = bt_param(prm, "tc", 0) != 0;
 	p->mma = bt_param(prm, "mma", 0) != 0;
@@ -429,15 +451,46 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 		rc = gr_plan_build(p, spec, err);
 	if (!rc)
 		rc = gr_plan_emit(p, err);
+	return rc;
+}
+
+static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, struct buf *err)
+{
+	struct gr_plan *p = malloc(sizeof(*p));
+	long long off[GR_MAX_BUFS], cap[GR_MAX_BUFS], tot[2] = { 0, 0 };
+	int rc, nbuf = 0;
+
+	if (!p)
+		return kf_err(err, "out of memory");
+	gr_plan_init(p);
+	rc = render_pass(p, spec, prm, NULL, err);
+	if (!rc && p->nbuf > GR_NAMED_BUFS) {
+		nbuf = p->nbuf;
+		for (int b = 0; b < nbuf; b++) {
+			off[b] = tot[p->buf_dbl[b]];
+			tot[p->buf_dbl[b]] += p->buf_cap[b];
+			cap[b] = p->buf_cap[b];
+		}
+		gr_plan_release(p);
+		gr_plan_init(p);
+		rc = render_pass(p, spec, prm, off, err);
+		for (int b = 0; !rc && b < p->nbuf; b++)
+			if (p->nbuf != nbuf || p->buf_cap[b] != cap[b])
+				rc = kf_err(err, "graph: the arena pass placed buffers differently");
+	}
 	if (!rc) {
 		buf_addf(s, "// template graph: fuse=%d tc=%d mma=%d block=%d BM=%d BN=%d BK=%d TM=%d "
 			    "TN=%d; %d kernels\n", p->fuse, p->tc, p->mma, p->block, p->BM, p->BN, p->BK, p->TM, p->TN,
 			 p->launches);
 		buf_adds(s, p->src.s);
 		buf_addf(s, "\n/*@launch\n");
-		for (int b = 0; b < p->nbuf; b++)
+		for (int b = 0; !p->off && b < p->nbuf; b++)
 			buf_addf(s, "scratch %s buf%d[%lld];\n", p->buf_dbl[b] ? "double" : "float", b,
 				 p->buf_cap[b]);
+		if (p->off && tot[0])
+			buf_addf(s, "scratch float arena[%lld];\n", tot[0]);
+		if (p->off && tot[1])
+			buf_addf(s, "scratch double arenad[%lld];\n", tot[1]);
 		buf_addf(s, "%s@*/\n", p->launch.s);
 	}
 	gr_plan_release(p);

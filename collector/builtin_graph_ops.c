@@ -50,6 +50,23 @@ static void arguments(struct buf *b, const struct gr_plan *p, const struct gr_gr
 	buf_addf(b, "%s%s%s", in_args, gr_store(p, g->out, st, sizeof(st)), e->args.s);
 }
 
+void gr_store_elem(struct buf *b, const char *ind, const char *idx, const char *val,
+		   const struct gr_epi *e)
+{
+	store(b, ind, idx, val, e);
+}
+
+void gr_sig(struct buf *b, const struct gr_plan *p, const char *in_params, const struct gr_epi *e)
+{
+	signature(b, p, in_params, e);
+}
+
+void gr_args(struct buf *b, const struct gr_plan *p, int gi, const char *in_args,
+	     const struct gr_epi *e)
+{
+	arguments(b, p, &p->g[gi], in_args, e);
+}
+
 static long long pow2(long long n)
 {
 	long long b = 32;
@@ -735,7 +752,7 @@ static int norm_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 		rc = b;
 		goto out;
 	}
-	snprintf(sb, sizeof(sb), "buf%d", b);
+	gr_buf_name(p, b, sb, sizeof(sb));
 	gr_helpers(p, GR_H_SUM);
 	buf_addf(&body, "    /* %s norm statistics of %lld values each, one block per statistic */\n"
 		    "    __shared__ double sh[%lld];\n%s    double s = 0.0;\n%s        s += a;\n    }\n"
@@ -806,6 +823,8 @@ int gr_emit_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
 
 	if (gr_is_ew(p, p->g[gi].head))
 		return ew_head(p, gi, e, err);
+	if (p->g[gi].attn)
+		return gr_attn_head(p, gi, e, err);
 	if (p->g[gi].fold)
 		return gr_lsum_head(p, gi, e, err);
 	if (!strcmp(op, "linear"))
@@ -822,5 +841,5 @@ int gr_emit_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
 		return softmax_head(p, gi, e, err);
 	if (!strcmp(op, "norm"))
 		return norm_head(p, gi, e, err);
-	return kf_err(err, "graph: op '%s' has no kernel", op);
+	return gr_head3(p, gi, e, err);
 }
