@@ -10,7 +10,10 @@
  * "conv_wmma": 1), fold (a sum or mean of a linear's outputs over its
  * features becomes a GEMV with the weight's column sums,
  * builtin_graph_lsum.c), block (threads of elementwise kernels), BM BN BK
- * TM TN (the fallback SGEMM's tiles). */
+ * TM TN (the fallback SGEMM's tiles), dacc (the direct conv sums in double;
+ * on by default for level 3, whose deep nets with batch norms over few
+ * values amplify fp32 rounding at small sizes). Level 3 adds the ops of
+ * builtin_graph3.c and, past 16 scratch buffers, one arena per type. */
 #include "collector/builtin_graph.h"
 
 #include <math.h>
@@ -434,6 +437,7 @@ static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
 	p->mma = bt_param(prm, "mma", 0) != 0;
 	p->fold = bt_param(prm, "fold", 1) != 0;
 	p->conv_wmma = bt_param(prm, "conv_wmma", 0) != 0;
+	p->dacc = bt_param(prm, "dacc", json_integer_value(json_object_get(spec, "level")) == 3) != 0;
 	p->block = bt_param(prm, "block", 256);
 	p->BM = bt_param(prm, "BM", 64);
 	p->BN = bt_param(prm, "BN", 64);

@@ -83,6 +83,7 @@ struct gr_plan {
 	/* parameters */
 	int fuse, tc, mma, fold, block, BM, BN, BK, TM, TN;
 	int conv_wmma;		/* convs on conv_epi's older wmma core */
+	int dacc;		/* the direct conv sums in double (level-3 default) */
 	struct buf src, launch;
 };
 

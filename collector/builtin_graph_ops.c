@@ -329,10 +329,11 @@ static int conv_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 		    "    const int co = (int)(t %% CO);\n"
 		    "    const long long n = t / CO;\n"
 		    "    const int cpg = CI / GROUPS, opg = CO / GROUPS, g = co / opg, oc = co %% opg;\n"
-		    "    float acc = 0.0f;\n"
+		    "    %s;\n"
 		    "    for (int cj = 0; cj < cpg; ++cj) {\n"
 		    "        const int ci = g * cpg + cj;\n"
-		    "        const float* xp = x + (n * CI + ci) * ((long long)ID * IH * IW);\n");
+		    "        const float* xp = x + (n * CI + ci) * ((long long)ID * IH * IW);\n",
+		 p->dacc ? "double acc = 0.0" : "float acc = 0.0f");
 	if (!tr)
 		buf_adds(&body, "        const float* wp = w + (long long)(co * cpg + cj) * (KD * KH * KW);\n"
 			    "        for (int kd = 0; kd < KD; ++kd) {\n"
@@ -358,10 +359,14 @@ static int conv_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 			    "                    const int nw = ow + PW - kw * DILW;\n"
 			    "                    if (nw < 0 || nw % SW != 0 || nw / SW >= IW) continue;\n"
 			    "                    const int iw = nw / SW;\n");
-	buf_adds(&body, "                    acc = fmaf(xp[((long long)id * IH + ih) * IW + iw],\n"
-		    "                               wp[(kd * KH + kh) * KW + kw], acc);\n"
-		    "                }\n            }\n        }\n    }\n");
-	store(&body, "    ", "idx", "acc", e);
+	if (p->dacc)	/* level 3: deep nets amplify fp32 rounding (batch norm of few values) */
+		buf_adds(&body, "                    acc = fma((double)xp[((long long)id * IH + ih) * IW + iw],\n"
+			    "                              (double)wp[(kd * KH + kh) * KW + kw], acc);\n");
+	else
+		buf_adds(&body, "                    acc = fmaf(xp[((long long)id * IH + ih) * IW + iw],\n"
+			    "                               wp[(kd * KH + kh) * KW + kw], acc);\n");
+	buf_adds(&body, "                }\n            }\n        }\n    }\n");
+	store(&body, "    ", "idx", p->dacc ? "(float)acc" : "acc", e);
 	signature(&sig, p, "const float* __restrict__ x, const float* __restrict__ w, ", e);
 	buf_addf(&args, "%s, %s, ", xs, ws);
 	arguments(&args, p, g, "", e);
