@@ -437,7 +437,10 @@ static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
 	p->mma = bt_param(prm, "mma", 0) != 0;
 	p->fold = bt_param(prm, "fold", 1) != 0;
 	p->conv_wmma = bt_param(prm, "conv_wmma", 0) != 0;
-	p->dacc = bt_param(prm, "dacc", json_integer_value(json_object_get(spec, "level")) == 3) != 0;
+	p->attn = bt_param(prm, "attn", 1) != 0;
+	p->dacc = bt_param(prm, "dacc", -1);
+	if (p->dacc < 0)
+		p->dacc = json_integer_value(json_object_get(spec, "level")) == 3;
 	p->block = bt_param(prm, "block", 256);
 	p->BM = bt_param(prm, "BM", 64);
 	p->BN = bt_param(prm, "BN", 64);
@@ -505,6 +508,6 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 const struct tmpl_def tmpl_graph_defs[] = {
 	{ "graph", graph_supports, graph_render,
 	  "{\"fuse\": 1, \"tc\": 0, \"mma\": 0, \"fold\": 1, \"block\": 256, \"BM\": 64, \"BN\": 64, \"BK\": 16, "
-	  "\"TM\": 4, \"TN\": 4, \"conv_wmma\": 0}" },
+	  "\"TM\": 4, \"TN\": 4, \"conv_wmma\": 0, \"attn\": 1, \"dacc\": -1}" },
 	{ NULL, NULL, NULL, NULL },
 };

@@ -83,6 +83,8 @@ struct gr_plan {
 	/* parameters */
 	int fuse, tc, mma, fold, block, BM, BN, BK, TM, TN;
 	int conv_wmma;		/* convs on conv_epi's older wmma core */
+	int attn;		/* attention chains in one kernel (else only where the scores
+				 * would need over 2^29 floats) */
 	int dacc;		/* the direct conv sums in double (level-3 default) */
 	struct buf src, launch;
 };

@@ -555,17 +555,133 @@ int gr_head3(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
 	return kf_err(err, "graph: op '%s' has no kernel", op);
 }
 
-int gr_attn_match(const struct gr_plan *p, int k)
+/* Whether node k reads only the running result r (and maybe constants). */
+static int only_reads(const struct gr_plan *p, int k, int r)
 {
-	(void)p;
-	(void)k;
-	return -1;
+	const struct gr_tensor *t = &p->t[r];
+
+	return p->n[k].n_in >= 1 && p->n[k].in[0] == r && !t->spec && t->users == 1 && t->root == r;
 }
 
+int gr_attn_match(const struct gr_plan *p, int k)
+{
+	const struct gr_tensor *q = &p->t[p->n[k].in[0]], *kt = &p->t[p->n[k].in[1]];
+	const struct gr_tensor *s = &p->t[p->n[k].out], *v, *o;
+	int r = s->rank, j = k + 1;
+
+	if (r < 2 || q->rank != r || kt->rank != r || s->numel / s->shape[r - 1] / s->shape[r - 2] >= (1LL << 31))
+		return -1;
+	for (int d = 0; d < r - 2; d++)
+		if (q->shape[d] != s->shape[d] || kt->shape[d] != s->shape[d])
+			return -1;
+	if (q->shape[r - 1] > 256)
+		return -1;
+	if (j < p->nn && !strcmp(p->n[j].op, "binary") && p->n[j].n_in == 1 &&
+	    only_reads(p, j, p->n[j - 1].out) && !json_is_true(json_object_get(p->n[j].j, "swap")) &&
+	    (!strcmp(gr_str(p->n[j].j, "fn"), "mul") || !strcmp(gr_str(p->n[j].j, "fn"), "div")) &&
+	    json_is_number(json_object_get(p->n[j].j, "const")))
+		j++;
+	if (j < p->nn && !strcmp(p->n[j].op, "masked_fill") && only_reads(p, j, p->n[j - 1].out))
+		j++;
+	if (j + 1 >= p->nn || strcmp(p->n[j].op, "softmax") || !only_reads(p, j, p->n[j - 1].out) ||
+	    json_is_true(json_object_get(p->n[j].j, "log")) ||
+	    (gr_int(p->n[j].j, "dim", 0, 0) != r - 1 && gr_int(p->n[j].j, "dim", 0, 0) != -1))
+		return -1;
+	j++;
+	if (strcmp(p->n[j].op, "matmul") || !only_reads(p, j, p->n[j - 1].out))
+		return -1;
+	v = &p->t[p->n[j].in[1]];
+	o = &p->t[p->n[j].out];
+	if (v->rank != r || o->rank != r || v->shape[r - 2] != s->shape[r - 1] || v->shape[r - 1] > 256)
+		return -1;
+	for (int d = 0; d < r - 2; d++)
+		if (v->shape[d] != s->shape[d])
+			return -1;
+	/* a stored score matrix is fine where small (attn=0 keeps it) */
+	if (!p->attn && s->numel <= (1LL << 29))
+		return -1;
+	return j;
+}
+
+/* One block per query row: scores against every key (online softmax per
+ * thread), then block-wide max, sum and weighted values; the scores are
+ * never stored. */
 int gr_attn_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
 {
-	(void)p;
-	(void)gi;
-	(void)e;
-	return kf_err(err, "graph: attention not done");
+	const struct gr_group *g = &p->g[gi];
+	const struct gr_node *h = &p->n[g->head], *mm2 = &p->n[g->chain[g->fold - 1]];
+	const struct gr_tensor *s = &p->t[h->out], *o = &p->t[mm2->out];
+	int r = s->rank, rc;
+	long long M = s->shape[r - 2], S = s->shape[r - 1], D = p->t[h->in[0]].shape[r - 1],
+		  DV = o->shape[r - 1], rows = s->numel / S;
+	struct buf body = BUF_INIT, sig = BUF_INIT, args = BUF_INIT, grid = BUF_INIT, st = BUF_INIT;
+	char qn[80], kn[80], vn[80], name[48];
+
+	buf_addf(&body, "    __shared__ float qs[%lld];\n    __shared__ double sh[128];\n"
+		    "    const long long row = blockIdx.x, z = row / %lldLL, i = row %% %lldLL;\n"
+		    "    const float* kp = kt + z * %lldLL;\n    const float* vp = v + z * %lldLL;\n"
+		    "    for (int d = threadIdx.x; d < %lld; d += 128) qs[d] = q[row * %lldLL + d];\n"
+		    "    __syncthreads();\n    (void)i;\n"
+		    "    float m = __int_as_float(-8388608), acc[%lld];\n    double l = 0.0;\n"
+		    "#pragma unroll\n    for (int c = 0; c < %lld; c++) acc[c] = 0.0f;\n"
+		    "    for (long long j = threadIdx.x; j < %lldLL; j += 128) {\n"
+		    "        float sc = 0.0f;\n"
+		    "        for (int d = 0; d < %lld; d++) sc += qs[d] * kp[d * %lldLL + j];\n",
+		 D, M, M, D * S, S * DV, D, D, DV, DV, S, D, S);
+	for (int c = 0; c < g->fold - 1; c++) {
+		const struct gr_node *n = &p->n[g->chain[c]];
+		if (!strcmp(n->op, "binary")) {
+			buf_addf(&body, "        sc = sc %s ", strcmp(gr_str(n->j, "fn"), "mul") ? "/" : "*");
+			if ((rc = gr_lit(&body, gr_num(n->j, "const", 1.0), err)))
+				goto out;
+			buf_adds(&body, ";\n");
+		} else if (!strcmp(n->op, "masked_fill")) {
+			const json_t *fv = json_object_get(n->j, "value");
+			buf_addf(&body, "        if (j - i %s %lldLL) sc = ",
+				 strcmp(gr_str(n->j, "where"), "upper") ? "<=" : ">=", gr_int(n->j, "diagonal", 0, 0));
+			if (json_is_string(fv) && !strcmp(json_string_value(fv), "-inf"))
+				buf_adds(&body, "__int_as_float(-8388608)");
+			else if (json_is_string(fv) && !strcmp(json_string_value(fv), "inf"))
+				buf_adds(&body, "__int_as_float(2139095040)");
+			else if (!json_is_number(fv) || gr_lit(&body, json_number_value(fv), err)) {
+				rc = kf_err(err, "graph: masked_fill: bad value");
+				goto out;
+			}
+			buf_adds(&body, ";\n");
+		}
+	}
+	buf_addf(&body, "        if (sc == __int_as_float(-8388608)) continue;\n"
+		    "        if (sc > m) {\n"
+		    "            const float f = expf(m - sc);\n            l *= f;\n"
+		    "#pragma unroll\n            for (int c = 0; c < %lld; c++) acc[c] *= f;\n"
+		    "            m = sc;\n        }\n"
+		    "        const float pr = expf(sc - m);\n        l += pr;\n"
+		    "#pragma unroll\n        for (int c = 0; c < %lld; c++) acc[c] += pr * vp[j * %lldLL + c];\n"
+		    "    }\n"
+		    "    const double mx = block_max((double)m, sh);\n"
+		    "    const float f = m == __int_as_float(-8388608) ? 0.0f : expf((float)((double)m - mx));\n"
+		    "    const double tot = block_sum(l * f, sh);\n"
+		    "#pragma unroll\n    for (int c = 0; c < %lld; c++) {\n"
+		    "        const double a = block_sum((double)(acc[c] * f), sh);\n"
+		    "        if (threadIdx.x == 0) {\n",
+		 DV, DV, DV, DV);
+	gr_store_elem(&body, "            ", "row * (long long)DV_ + c", "(float)(a / tot)", e);
+	buf_adds(&body, "        }\n    }\n");
+	gr_helpers(p, GR_H_SUM | GR_H_MAX);
+	gr_sig(&sig, p, "const float* __restrict__ q, const float* __restrict__ kt, const float* __restrict__ v, ", e);
+	buf_addf(&args, "%s, %s, %s, ", gr_store(p, h->in[0], qn, sizeof(qn)), gr_store(p, h->in[1], kn, sizeof(kn)),
+		 gr_store(p, mm2->in[1], vn, sizeof(vn)));
+	gr_args(&args, p, gi, "", e);
+	buf_addf(&grid, "%lld", rows);
+	snprintf(name, sizeof(name), "g%d_attn", gi);
+	buf_addf(&p->src, "#define DV_ %lldLL\n", DV);
+	rc = gr_kernel(p, name, sig.s, body.s, grid.s, 128, args.s, err);
+	buf_adds(&p->src, "#undef DV_\n");
+out:
+	buf_release(&body);
+	buf_release(&sig);
+	buf_release(&args);
+	buf_release(&grid);
+	buf_release(&st);
+	return rc;
 }
