@@ -23,6 +23,7 @@
 
 #include "collector/builtin_tmpl.h"
 #include "collector/builtin_util.h"
+#include "engine/candidate.h"
 
 void gr_plan_init(struct gr_plan *p)
 {
@@ -499,6 +500,10 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 		if (p->off && tot[1])
 			buf_addf(s, "scratch double arenad[%lld];\n", tot[1]);
 		buf_addf(s, "%s@*/\n", p->launch.s);
+		/* the engine would refuse it (kernels are not deduplicated yet) */
+		if (s->len > CANDIDATE_MAX_BYTES)
+			rc = kf_err(err, "graph: %zu bytes of source, over the engine's %d", s->len,
+				    CANDIDATE_MAX_BYTES);
 	}
 	gr_plan_release(p);
 	free(p);
