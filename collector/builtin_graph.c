@@ -462,7 +462,9 @@ static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
 	return rc;
 }
 
-static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, struct buf *err)
+/* room: the tc_room of this try (level 3). */
+static int render_room(const json_t *spec, const json_t *prm, long long room, struct buf *s,
+		       struct buf *err)
 {
 	struct gr_plan *p = malloc(sizeof(*p));
 	long long off[GR_MAX_BUFS], cap[GR_MAX_BUFS], tot[2] = { 0, 0 };
@@ -471,6 +473,7 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 	if (!p)
 		return kf_err(err, "out of memory");
 	gr_plan_init(p);
+	p->tc_room = room;
 	rc = render_pass(p, spec, prm, NULL, err);
 	if (!rc && p->nbuf > GR_NAMED_BUFS) {
 		nbuf = p->nbuf;
@@ -481,6 +484,7 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 		}
 		gr_plan_release(p);
 		gr_plan_init(p);
+		p->tc_room = room;
 		rc = render_pass(p, spec, prm, off, err);
 		for (int b = 0; !rc && b < p->nbuf; b++)
 			if (p->nbuf != nbuf || p->buf_cap[b] != cap[b])
@@ -507,6 +511,26 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 	}
 	gr_plan_release(p);
 	free(p);
+	return rc;
+}
+
+static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, struct buf *err)
+{
+	/* level 3 with tc: fewer tensor-core kernels until the source fits */
+	static const long long room[] = { GR_TC_ROOM, 100LL << 10, 50LL << 10, -1 };
+	int l3 = json_integer_value(json_object_get(spec, "level")) == 3, rc = 0;
+	struct buf t = BUF_INIT;
+
+	for (int i = 0; i < (l3 && bt_param(prm, "tc", 0) ? 4 : 1); i++) {
+		buf_reset(&t);
+		buf_reset(err);
+		rc = render_room(spec, prm, l3 ? room[i] : 0, &t, err);
+		if (!rc || !strstr(err->s ? err->s : "", "bytes of source"))
+			break;
+	}
+	if (!rc)
+		buf_adds(s, t.s);
+	buf_release(&t);
 	return rc;
 }
 

@@ -21,6 +21,7 @@
 #define GR_MAX_LAUNCHES 4096
 #define GR_MAX_DIM (1LL << 31)
 #define GR_MAX_NUMEL (1LL << 34)
+#define GR_TC_ROOM (150LL << 10)
 #define GR_MAX_SCRATCH (8LL << 30)	/* the engine's limit on all scratch */
 
 struct gr_tensor {
@@ -85,7 +86,9 @@ struct gr_plan {
 	int conv_wmma;		/* convs on conv_epi's older wmma core */
 	int attn;		/* attention chains in one kernel (else only where the scores
 				 * would need over 2^29 floats) */
-	int dacc;		/* the direct conv sums in double (level-3 default) */
+	int dacc;
+	long long tc_room;	/* level 3: tc only while the source is under this (0: always,
+				 * -1: never) */		/* the direct conv sums in double (level-3 default) */
 	struct buf src, launch;
 };
 
@@ -150,6 +153,7 @@ int gr_kernel(struct gr_plan *p, const char *name, const char *params, const cha
  * head's signature (inputs, y, epilogue operands) and launch arguments. */
 void gr_store_elem(struct buf *b, const char *ind, const char *idx, const char *val,
 		   const struct gr_epi *e);
+int gr_tc_fits(const struct gr_plan *p);
 void gr_sig(struct buf *b, const struct gr_plan *p, const char *in_params, const struct gr_epi *e);
 void gr_args(struct buf *b, const struct gr_plan *p, int gi, const char *in_args,
 	     const struct gr_epi *e);

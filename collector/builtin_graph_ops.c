@@ -67,6 +67,15 @@ void gr_args(struct buf *b, const struct gr_plan *p, int gi, const char *in_args
 	arguments(b, p, &p->g[gi], in_args, e);
 }
 
+/* The tensor-core emitters take plain buffer names (not arena offsets) and
+ * write about 10 KB a kernel: on level 3 they stop where the source would
+ * outgrow the engine's limit (GR_TC_ROOM). */
+int gr_tc_fits(const struct gr_plan *p)
+{
+	return p->tc && !p->off && p->tc_room >= 0 &&
+	       (!p->tc_room || p->src.len < (size_t)p->tc_room);
+}
+
 static long long pow2(long long n)
 {
 	long long b = 32;
@@ -150,7 +159,7 @@ static int linear_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *
 	in_name(p, n->in[0], xs, sizeof(xs));
 	in_name(p, n->in[1], ws, sizeof(ws));
 	gr_store(p, g->out, ys, sizeof(ys));
-	if (p->tc) {
+	if (gr_tc_fits(p)) {
 		struct gemm_shape sh = { 1, M, N, K, 0, 1, 0, 0 };
 		struct epi ep = { e->params.s, e->args.s, NULL };
 		size_t from = p->launch.len;
@@ -275,7 +284,7 @@ static int conv_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 	in_name(p, n->in[0], xs, sizeof(xs));
 	in_name(p, n->in[1], ws, sizeof(ws));
 	gr_store(p, g->out, ys, sizeof(ys));
-	if (p->tc) {
+	if (gr_tc_fits(p)) {
 		struct conv_shape sh;
 		struct epi ep = { e->params.s, e->args.s, NULL };
 		size_t from = p->launch.len;
