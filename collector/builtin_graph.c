@@ -146,7 +146,8 @@ static int new_tensor(struct gr_plan *p, const char *name, struct buf *err)
 
 static const char *const ops[] = { "linear", "conv", "pool", "adaptive_avg_pool", "act", "binary",
 				   "reduce", "softmax", "norm", "dropout", "reshape", "matmul", "permute",
-				   "concat", "expand", "slice", "pad", "cumsum", "masked_fill", "rnn", NULL };
+				   "concat", "expand", "slice", "pad", "cumsum", "masked_fill", "rnn", "const",
+				   "take", "roll", "compare", NULL };
 
 int gr_plan_build(struct gr_plan *p, const json_t *spec, struct buf *err)
 {
@@ -180,7 +181,7 @@ int gr_plan_build(struct gr_plan *p, const json_t *spec, struct buf *err)
 		if (!known)
 			return kf_err(err, "graph: node %zu: op '%s' not supported", i, n->op);
 		many = !strcmp(n->op, "concat") || !strcmp(n->op, "rnn");
-		if (!json_is_array(ins) || !json_array_size(ins) ||
+		if (!json_is_array(ins) || (!json_array_size(ins) && strcmp(n->op, "const")) ||
 		    json_array_size(ins) > (many ? GR_MAX_CAT : GR_MAX_IN))
 			return kf_err(err, "graph: node %zu: 1..%d operands expected", i,
 				      many ? GR_MAX_CAT : GR_MAX_IN);
@@ -195,7 +196,7 @@ int gr_plan_build(struct gr_plan *p, const json_t *spec, struct buf *err)
 		if ((rc = set_shape(&p->t[k], json_object_get(x, "shape"), sizes, err)))
 			return rc;
 		n->out = k;
-		if (p->t[n->in[0]].is_bool || (strcmp(n->op, "dropout") && n->n_in > 1 &&
+		if ((n->n_in && p->t[n->in[0]].is_bool) || (strcmp(n->op, "dropout") && n->n_in > 1 &&
 					       p->t[n->in[1]].is_bool))
 			return kf_err(err, "graph: node %zu: a bool operand outside dropout", i);
 		if ((rc = gr_check3(p, p->nn - 1, err)))

@@ -99,7 +99,54 @@ int gr_check3(const struct gr_plan *p, int k, struct buf *err)
 	for (int a = 0; a < n->n_in; a++)
 		if (p->t[n->in[a]].is_bool && strcmp(op, "dropout"))
 			return kf_err(err, "graph: node %d: a bool operand outside dropout", k);
-	if (!strcmp(op, "permute")) {
+	if (!strcmp(op, "const")) {
+		const json_t *v = json_object_get(n->j, "values");
+		if (n->n_in || !json_is_array(v) || (long long)json_array_size(v) != o->numel || o->numel > 4096)
+			return kf_err(err, "graph: const '%s': bad values", o->name);
+		for (size_t i = 0; i < json_array_size(v); i++)
+			if (!json_is_number(json_array_get(v, i)))
+				return kf_err(err, "graph: const '%s': bad values", o->name);
+		return 0;
+	}
+	if (!n->n_in)
+		return kf_err(err, "graph: node %d has no operand", k);
+	if (!strcmp(op, "take")) {
+		const json_t *ix = json_object_get(n->j, "index");
+		if (!json_is_array(ix) || o->rank != x->rank || (long long)json_array_size(ix) != o->shape[0] ||
+		    json_array_size(ix) > 65536)
+			return kf_err(err, "graph: take '%s': bad index", o->name);
+		for (d = 1; d < x->rank; d++)
+			if (o->shape[d] != x->shape[d])
+				return kf_err(err, "graph: take '%s': bad shape", o->name);
+		for (size_t i = 0; i < json_array_size(ix); i++) {
+			const json_t *e = json_array_get(ix, i);
+			if (!json_is_integer(e) || json_integer_value(e) < 0 || json_integer_value(e) >= x->shape[0])
+				return kf_err(err, "graph: take '%s': index out of range", o->name);
+		}
+	} else if (!strcmp(op, "roll")) {
+		const json_t *sh = json_object_get(n->j, "shifts"), *dm = json_object_get(n->j, "dims");
+		if (!same_shape(x, o) || !json_is_array(sh) || !json_is_array(dm) ||
+		    json_array_size(sh) != json_array_size(dm) || json_array_size(dm) > GR_MAX_RANK)
+			return kf_err(err, "graph: roll '%s': bad shifts", o->name);
+		for (size_t i = 0; i < json_array_size(dm); i++) {
+			long long q = gr_int(n->j, "dims", (int)i, -99), sv = gr_int(n->j, "shifts", (int)i, -1);
+			if (q < 0)
+				q += x->rank;
+			if (q < 0 || q >= x->rank || sv < 0 || sv >= x->shape[q])
+				return kf_err(err, "graph: roll '%s': bad shifts", o->name);
+		}
+	} else if (!strcmp(op, "compare")) {
+		if (!same_shape(x, o) || n->n_in != 1 || !json_is_number(json_object_get(n->j, "const")) ||
+		    (strcmp(gr_str(n->j, "fn"), "ne") && strcmp(gr_str(n->j, "fn"), "eq")))
+			return kf_err(err, "graph: compare '%s': bad node", o->name);
+	} else if (!strcmp(op, "masked_fill") && n->n_in == 2) {
+		const struct gr_tensor *m = &p->t[n->in[1]];
+		if (!same_shape(x, o) || m->rank > o->rank)
+			return kf_err(err, "graph: masked_fill '%s': bad mask", o->name);
+		for (d = 0; d < m->rank; d++)
+			if (m->shape[d] != 1 && m->shape[d] != o->shape[o->rank - m->rank + d])
+				return kf_err(err, "graph: masked_fill '%s': bad mask", o->name);
+	} else if (!strcmp(op, "permute")) {
 		const json_t *perm = json_object_get(n->j, "perm");
 		unsigned seen = 0;
 		if (!json_is_array(perm) || (int)json_array_size(perm) != x->rank || o->rank != x->rank)
@@ -137,7 +184,7 @@ int gr_check3(const struct gr_plan *p, int k, struct buf *err)
 		}
 	} else if (!strcmp(op, "cumsum") || !strcmp(op, "masked_fill")) {
 		d = dim_of(p, k, "dim");
-		if (!same_shape(x, o) || (!strcmp(op, "cumsum") && (d < 0 || d >= x->rank)) ||
+		if (!same_shape(x, o) || n->n_in != 1 || (!strcmp(op, "cumsum") && (d < 0 || d >= x->rank)) ||
 		    (!strcmp(op, "masked_fill") && (x->rank < 2 || (strcmp(gr_str(n->j, "where"), "upper") &&
 								    strcmp(gr_str(n->j, "where"), "lower")))))
 			return kf_err(err, "graph: %s '%s': bad shape", op, o->name);
@@ -211,11 +258,42 @@ static int map_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err
 	int rc, lead = o->rank - x->rank, sd = dim_of(p, p->g[gi].head, "dim");
 
 	strides(x, xs);
-	buf_adds(&body, "    long long r = i, s = 0, c;\n    bool in = true;\n");
+	if (!strcmp(op, "take")) {
+		const json_t *ix = json_object_get(n->j, "index");
+		buf_addf(&p->src, "__device__ const int take%d[%zu] = {", gi, json_array_size(ix));
+		for (size_t q = 0; q < json_array_size(ix); q++)
+			buf_addf(&p->src, "%s%lld", q ? (q % 16 ? ", " : ",\n") : "",
+				 (long long)json_integer_value(json_array_get(ix, q)));
+		buf_adds(&p->src, "};\n");
+	}
+	buf_adds(&body, "    long long r = i, s = 0, c, ms = 0;\n    bool in = true;\n");
 	for (int d = o->rank - 1; d >= 0; d--) {
 		buf_addf(&body, "    c = r %% %lldLL; r /= %lldLL;\n", o->shape[d], o->shape[d]);
 		if (!strcmp(op, "permute")) {
 			buf_addf(&body, "    s += c * %lldLL;\n", xs[gr_int(n->j, "perm", d, 0)]);
+		} else if (!strcmp(op, "take")) {
+			if (!d)
+				buf_addf(&body, "    c = take%d[c];\n", gi);
+			buf_addf(&body, "    s += c * %lldLL;\n", xs[d]);
+		} else if (!strcmp(op, "roll")) {
+			for (size_t q = 0; q < json_array_size(json_object_get(n->j, "dims")); q++) {
+				long long dq = gr_int(n->j, "dims", (int)q, 0);
+				if ((dq < 0 ? dq + o->rank : dq) == d)
+					buf_addf(&body, "    c = (c + %lldLL) %% %lldLL;\n",
+						 o->shape[d] - gr_int(n->j, "shifts", (int)q, 0), o->shape[d]);
+			}
+			buf_addf(&body, "    s += c * %lldLL;\n", xs[d]);
+		} else if (!strcmp(op, "compare")) {
+			/* elementwise: s = i below */
+		} else if (!strcmp(op, "masked_fill") && n->n_in == 2) {
+			const struct gr_tensor *m = &p->t[n->in[1]];
+			int dm = d - (o->rank - m->rank);
+			if (dm >= 0 && m->shape[dm] != 1) {
+				long long mst = 1;
+				for (int q = dm + 1; q < m->rank; q++)
+					mst *= m->shape[q];
+				buf_addf(&body, "    ms += c * %lldLL;\n", mst);
+			}
 		} else if (!strcmp(op, "slice")) {
 			if (d == sd)
 				buf_addf(&body, "    c = %lldLL + c * %lldLL;\n", gr_int(n->j, "start", 0, 0),
@@ -236,6 +314,27 @@ static int map_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err
 	}
 	if (!strcmp(op, "pad")) {
 		val = "in ? x[s] : 0.0f";
+	} else if (!strcmp(op, "compare")) {
+		buf_adds(&body, "    s = i;\n    const float cv = ");
+		if (gr_lit(&body, gr_num(n->j, "const", 0), err)) {
+			buf_release(&body);
+			return -1;
+		}
+		buf_adds(&body, ";\n");
+		val = strcmp(gr_str(n->j, "fn"), "ne") ? "x[s] == cv ? 1.0f : 0.0f" : "x[s] != cv ? 1.0f : 0.0f";
+	} else if (!strcmp(op, "masked_fill") && n->n_in == 2) {
+		const json_t *v = json_object_get(n->j, "value");
+		buf_adds(&body, "    const bool m = mk[ms] != 0.0f;\n    float fill = ");
+		if (json_is_string(v) && !strcmp(json_string_value(v), "-inf"))
+			buf_adds(&body, "__int_as_float(-8388608)");
+		else if (json_is_string(v) && !strcmp(json_string_value(v), "inf"))
+			buf_adds(&body, "__int_as_float(2139095040)");
+		else if (!json_is_number(v) || gr_lit(&body, json_number_value(v), err)) {
+			buf_release(&body);
+			return kf_err(err, "graph: masked_fill '%s': bad value", o->name);
+		}
+		buf_adds(&body, ";\n    s = i;\n");
+		val = "m ? fill : x[s]";
 	} else if (!strcmp(op, "masked_fill")) {
 		const json_t *v = json_object_get(n->j, "value");
 		buf_addf(&body, "    const bool m = mj - mi %s %lldLL;\n    float fill = ",
@@ -251,10 +350,13 @@ static int map_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err
 		buf_adds(&body, ";\n    s = i;\n");
 		val = "m ? fill : x[s]";
 	}
-	buf_adds(&body, "    (void)in;\n");
+	buf_adds(&body, "    (void)in;\n    (void)ms;\n");
 	gr_store_elem(&body, "    ", "i", val, e);
 	buf_addf(&a, "%s, ", gr_store(p, n->in[0], xn, sizeof(xn)));
-	rc = map_kernel(p, gi, op, "const float* __restrict__ x, ", a.s, body.s, o->numel, e, err);
+	if (n->n_in == 2)
+		buf_addf(&a, "%s, ", gr_store(p, n->in[1], xn, sizeof(xn)));
+	rc = map_kernel(p, gi, op, n->n_in == 2 ? "const float* __restrict__ x, const float* __restrict__ mk, " :
+			"const float* __restrict__ x, ", a.s, body.s, o->numel, e, err);
 	buf_release(&body);
 	buf_release(&a);
 	return rc;
@@ -534,9 +636,36 @@ next:
 	return rc;
 }
 
+/* const: the values in the source (at most 4096, checked at build). */
+static int const_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
+{
+	const struct gr_node *n = &p->n[p->g[gi].head];
+	const json_t *v = json_object_get(n->j, "values");
+	struct buf body = BUF_INIT;
+	int rc;
+
+	buf_addf(&p->src, "__device__ const float cst%d[%zu] = {", gi, json_array_size(v));
+	for (size_t q = 0; q < json_array_size(v); q++) {
+		buf_adds(&p->src, q ? (q % 8 ? ", " : ",\n") : "");
+		if (gr_lit(&p->src, json_number_value(json_array_get(v, q)), err))
+			return -1;
+	}
+	buf_adds(&p->src, "};\n");
+	buf_addf(&body, "    const float c = cst%d[i];\n", gi);
+	gr_store_elem(&body, "    ", "i", "c", e);
+	rc = map_kernel(p, gi, "const", "", "", body.s, p->t[n->out].numel, e, err);
+	buf_release(&body);
+	return rc;
+}
+
 int gr_head3(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
 {
 	const char *op = p->n[p->g[gi].head].op;
+
+	if (!strcmp(op, "const"))
+		return const_head(p, gi, e, err);
+	if (!strcmp(op, "take") || !strcmp(op, "roll") || !strcmp(op, "compare"))
+		return map_head(p, gi, e, err);
 
 	if (!strcmp(op, "permute") || !strcmp(op, "slice") || !strcmp(op, "expand") ||
 	    !strcmp(op, "pad") || !strcmp(op, "masked_fill"))
