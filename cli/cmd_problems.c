@@ -449,10 +449,12 @@ out:
 	return ret;
 }
 
-/* DIR/oracle/NAME.json: {"index": [...], "value": [...]} of every output
- * at a sample of indices, from the CPU oracle (double precision). */
+/* DIR/oracle/NAME.json: {"index": [...], "value": [...], "source"} of every
+ * output at a sample of indices, from the CPU oracle (double precision), or
+ * with gpu from the GPU reference (reference.cu at full size: where the
+ * oracle would take too long, level 3's deep models). */
 static int write_oracle(const struct problem *p, const char *out, unsigned long long seed,
-			int samples, struct buf *err)
+			int samples, int gpu, struct buf *err)
 {
 	struct oracle_ctx c;
 	struct buf path = BUF_INIT, text = BUF_INIT;
@@ -471,14 +473,21 @@ static int write_oracle(const struct problem *p, const char *out, unsigned long 
 	for (int o = 0; o < p->n_out && !ret; o++) {
 		int n = oracle_sample(p, o, seed, idx, samples);
 		json_t *ji = json_array(), *jv = json_array(), *doc;
+		double *vals = calloc((size_t)n + 1, sizeof(double));
+		if (!vals)
+			abort();
+		if (gpu && gpu_reference_sample(p, seed, o, idx, n, vals, err) < 0)
+			ret = -1;
 		for (int i = 0; i < n && !ret; i++) {
-			double v;
-			if (oracle_value(&c, o, idx[i], &v, err) < 0)
+			if (!gpu && oracle_value(&c, o, idx[i], &vals[i], err) < 0)
 				ret = -1;
 			json_array_append_new(ji, json_integer(idx[i]));
-			json_array_append_new(jv, json_real(v));
+			/* NaN or inf (JSON has neither) is null: a mismatch downstream */
+			json_array_append_new(jv, isfinite(vals[i]) ? json_real(vals[i]) : json_null());
 		}
-		doc = json_pack("{s:o,s:o,s:I}", "index", ji, "value", jv, "seed", (json_int_t)seed);
+		free(vals);
+		doc = json_pack("{s:o,s:o,s:I,s:s}", "index", ji, "value", jv, "seed", (json_int_t)seed,
+				"source", gpu ? "gpu reference" : "cpu oracle");
 		buf_reset(&text);
 		json_add_compact(&text, doc);
 		buf_addc(&text, '\n');
@@ -496,7 +505,7 @@ static int write_oracle(const struct problem *p, const char *out, unsigned long 
 }
 
 static int do_inputs(struct cli_ctx *ctx, const char *query, const char *out,
-		     unsigned long long seed, int samples)
+		     unsigned long long seed, int samples, int gpu)
 {
 	struct problem p;
 	struct inputs_gen g;
@@ -527,11 +536,11 @@ static int do_inputs(struct cli_ctx *ctx, const char *query, const char *out,
 		json_decref(s);
 		path_join(&path, out, "spec.json");
 		if (write_file_atomic(path.s, spec.s, spec.len, &err) < 0 ||
-		    write_oracle(&p, out, seed, samples, &err) < 0)
+		    write_oracle(&p, out, seed, samples, gpu, &err) < 0)
 			rc = cli_fail(EXIT_FAIL, "%s", err.s);
 		else
-			printf("wrote %d input(s) and the oracle sample of %s (seed %llu) to %s\n",
-			       p.n_in, p.id, seed, out);
+			printf("wrote %d input(s) and the %s sample of %s (seed %llu) to %s\n",
+			       p.n_in, gpu ? "GPU reference" : "oracle", p.id, seed, out);
 	}
 out:
 	problem_release(&p);
@@ -544,7 +553,7 @@ out:
 static const char list_args[] = "[--level N] [--json] [--gpu NAME | --gbps X --gflops Y]";
 static const char show_args[] = "ID [--json] [--flush-mb N]";
 static const char check_args[] = "[--cpu] [--seed S] [--samples N] [--atol A --rtol R] [ID...]";
-static const char inputs_args[] = "ID --out DIR [--seed S] [--samples N]";
+static const char inputs_args[] = "ID --out DIR [--seed S] [--samples N] [--gpu-reference]";
 static const char ids_doc[] = "ID: level1/023_Softmax, 23, 023, Softmax, level1/23.\n";
 
 static int sub_list(int argc, char **argv, struct cli_ctx *ctx)
@@ -621,9 +630,11 @@ static int sub_inputs(int argc, char **argv, struct cli_ctx *ctx)
 {
 	unsigned long long seed = 1;
 	const char *out = NULL;
-	int samples = 256, n, rc;
+	int samples = 256, gpu = 0, n, rc;
 	struct cli_opt opts[] = {
 		OPT_STR("out", 0, &out, "DIR", "where the files go (required)"),
+		OPT_FLAG("gpu-reference", 0, &gpu,
+			 "sample the GPU reference (reference.cu) instead of the CPU oracle"),
 		OPT_ULLONG("seed", 0, &seed, "S", 0, 9007199254740992.0, "the inputs' seed (1)"),
 		OPT_INT("samples", 0, &samples, "N", 2, 100000, "oracle values per output (256)"),
 		OPT_END,
@@ -639,7 +650,10 @@ static int sub_inputs(int argc, char **argv, struct cli_ctx *ctx)
 		fprintf(stderr, "kforge problems inputs: needs ID and --out DIR\n");
 		return cli_usage(&spec);
 	}
-	return do_inputs(ctx, argv[1], out, seed, samples);
+	if (gpu && !gpu_reference_sample)
+		return cli_fail(EXIT_USAGE, "problems inputs --gpu-reference needs the engine "
+				"(this kforge was built without it)");
+	return do_inputs(ctx, argv[1], out, seed, samples, gpu);
 }
 
 int cmd_problems(int argc, char **argv, struct cli_ctx *ctx)

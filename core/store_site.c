@@ -355,7 +355,8 @@ json_t *store_site_problems(struct store_site *ss, struct buf *err)
 {
 	return query(ss,
 		"SELECT p.id, p.level, p.number, p.name, p.kernelbench_file, p.family, p.op,"
-		" p.flops, p.min_bytes,"
+		" p.flops, p.min_bytes, json_extract(p.spec, '$.degenerate') AS degenerate,"
+		" json_extract(p.spec, '$.ill_conditioned') AS ill_conditioned,"
 		" (SELECT COUNT(*) FROM candidates c WHERE c.problem_id = p.id) AS candidates,"
 		" (SELECT COUNT(*) FROM candidates c WHERE c.problem_id = p.id AND " COMPILED ") AS compiled,"
 		" (SELECT COUNT(*) FROM candidates c WHERE c.problem_id = p.id AND c.status = 'correct') AS correct,"

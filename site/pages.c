@@ -51,11 +51,29 @@ static void rates(json_t *o)
 	jset_pct(o, "correct_pct", n > 0 ? jnum(o, "correct") / n : NAN);
 }
 
+/* A degenerate problem (its output does not depend on its inputs, or a
+ * constant passes: docs/graph-ir.md) is reported apart from fast_p. */
+static int degenerate(struct site *s, const char *pid)
+{
+	size_t i;
+	json_t *p;
+
+	json_array_foreach(s->problems, i, p)
+		if (!strcmp(jget_str(p, "id", ""), pid))
+			return json_is_string(json_object_get(p, "degenerate"));
+	return 0;
+}
+
 static json_t *fastp_tables(struct site *s)
 {
-	json_t *arr = json_array(), *gname;
-	size_t gi;
-	double np = (double)json_array_size(s->problems);
+	json_t *arr = json_array(), *gname, *pr;
+	size_t gi, pi;
+	int napart = 0;
+	double np;
+
+	json_array_foreach(s->problems, pi, pr)
+		napart += json_is_string(json_object_get(pr, "degenerate"));
+	np = (double)json_array_size(s->problems) - napart;
 
 	json_array_foreach(s->gpus, gi, gname) {
 		const char *g = json_string_value(gname);
@@ -65,7 +83,8 @@ static json_t *fastp_tables(struct site *s)
 		json_t *b, *t = json_object(), *rows = json_array();
 
 		json_array_foreach(s->best, i, b) {
-			if (strcmp(jget_str(b, "gpu_name", ""), g))
+			if (strcmp(jget_str(b, "gpu_name", ""), g) ||
+			    degenerate(s, jget_str(b, "problem_id", "")))
 				continue;
 			double se = jnum(b, "speedup_eager"), sc = jnum(b, "speedup_compile");
 			nbest++;
@@ -102,6 +121,9 @@ static json_t *fastp_tables(struct site *s)
 		json_object_set_new(t, "gpu", json_string(g));
 		json_object_set_new(t, "rows", rows);
 		json_object_set_new(t, "solved", json_integer(nbest));
+		if (napart)
+			json_object_set_new(t, "apart_s", json_sprintf("%d degenerate problem%s", napart,
+								       napart > 1 ? "s" : ""));
 		if (nle) {
 			json_object_set_new(t, "geo_eager_v", json_real(exp(le / nle)));
 			jset_num(t, "geo_eager_s", exp(le / nle));

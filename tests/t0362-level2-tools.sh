@@ -7,7 +7,9 @@
 T="$KF_ROOT/tools"
 command -v python3 >/dev/null 2>&1 || { skip "no python3"; exit 0; }
 
-# torch_crosscheck.py: level-2 IDs as kforge takes them; level 3 not yet
+# torch_crosscheck.py: level-2 and level-3 IDs as kforge takes them
+printf '#!/bin/sh\necho "$*"\n' >"$T_TMP/argv.sh"
+chmod +x "$T_TMP/argv.sh"
 expect_exit 0 "crosscheck --level 2 --dry-run" python3 "$T/torch_crosscheck.py" --level 2 --dump d --dry-run
 check "lists the 100 level-2 problems" test "$(grep -c '^level2/[0-9][0-9][0-9]_[^ ]* d/[0-9][0-9][0-9]_' "$T_TMP/out")" -eq 100
 expect_exit 0 "a filter" python3 "$T/torch_crosscheck.py" --level 2 --dump d --dry-run --problems 66,Dropout
@@ -15,8 +17,14 @@ check "66 and 83 (name) only" test "$(cut -d' ' -f1 "$T_TMP/out" | tr '\n' ' ')"
 	"level2/066_Matmul_Dropout_Softmax level2/083_Conv3d_GroupNorm_Min_Clamp_Dropout "
 expect_exit 0 "level 1 keeps bare names" python3 "$T/torch_crosscheck.py" --dump d --dry-run --problems 19
 contains "019_ReLU" "$T_TMP/out" "^019_ReLU d/019_ReLU$"
-expect_exit 2 "level 3 is refused" python3 "$T/torch_crosscheck.py" --level 3 --dump d --dry-run
-contains "saying so" "$T_TMP/err" "only levels 1, 2"
+expect_exit 0 "level 3 lists its problems" python3 "$T/torch_crosscheck.py" --level 3 --dump d --dry-run
+check "all of problems/level3" test "$(grep -c '^level3/[0-9][0-9][0-9]_[^ ]* d/[0-9][0-9][0-9]_' "$T_TMP/out")" -eq \
+	"$(ls -d "$KF_ROOT"/problems/level3/*/ | wc -l)"
+expect_exit 2 "level 4 is refused" python3 "$T/torch_crosscheck.py" --level 4 --dump d --dry-run
+contains "saying so" "$T_TMP/err" "only levels 1, 2, 3"
+expect_exit 0 "crosscheck_all.sh GPU_REF=1 passes --gpu-reference on" env DRY_RUN=1 GPU_REF=1 \
+	PYTHON="$T_TMP/argv.sh" sh "$T/crosscheck_all.sh" --level 3 /tmp/kfx 35
+contains "to torch_crosscheck.py" "$T_TMP/out" "--level 3 .*--gpu-reference"
 expect_exit 2 "a filter matching nothing is an error" python3 "$T/torch_crosscheck.py" --level 2 --dump d --dry-run --problems 999
 expect_exit 0 "crosscheck_all.sh --level 2 (DRY_RUN)" env DRY_RUN=1 sh "$T/crosscheck_all.sh" --level 2 /tmp/kfx 12
 contains "passes level and filter on" "$T_TMP/out" "^level2/012_Gemm_Multiply_LeakyReLU /tmp/kfx/012_"
@@ -169,3 +177,14 @@ import json, sys
 r = json.load(open('rec3.json'))
 sys.exit(0 if [d['variant'] for d in r['done']] == ['eager'] and len(r['failed']) == 1
          and [x['id'][7:10] for x in r['not_run']] == ['066'] and r['stopped'].startswith('TF32 settings not restored') else 1)"
+
+# kforge problems inputs: the sample's source; --gpu-reference needs a GPU
+# (where there is none it says so and writes no sample)
+expect_exit 0 "problems inputs writes the oracle sample" "$KFORGE" problems inputs level2/012 --out inp --samples 16
+check "marked as the CPU oracle's" grep -q '"source":"cpu oracle"' inp/oracle/out.json
+if ! "$KFORGE" gpu-info >/dev/null 2>&1; then
+	expect_exit 1 "--gpu-reference without a GPU fails" "$KFORGE" problems inputs level2/012 --out inp2 \
+		--gpu-reference --samples 16
+	contains "saying why" "$T_TMP/err" "no CUDA driver|no GPU"
+	check "and writes no sample" test ! -e inp2/oracle/out.json
+fi

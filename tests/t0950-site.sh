@@ -85,6 +85,26 @@ contains "its fast_0.5 row shows a dash against compile" h200.html 'fast_0.5</th
 contains "and so does fast_0" h200.html 'fast_0</th><td[^>]*>[^<]*</td><td[^>]*>—</td>'
 contains "the other GPU keeps its compile figures" h100.html 'fast_0.5</th><td[^>]*>[^<]*</td><td[^>]*>[0-9.]+%</td>'
 
+# A degenerate problem (spec "degenerate") is left out of fast_p and marked.
+cp fx.db degen.db
+dp=$(sqlite3 fx.db "SELECT problem_id FROM evals WHERE status = 'correct' AND gpu_name LIKE '%H100%' ORDER BY problem_id LIMIT 1")
+sqlite3 degen.db "UPDATE problems SET spec = json_set(spec, '\$.degenerate', 'constant output') WHERE id = '$dp'"
+expect_exit 0 "site with a degenerate problem" "$KFORGE" --db degen.db site -o degen
+fast0() { # HTML GPU: the eager fast_0 value of that GPU's table
+	sed -n "/data-gpu=\"$2/,/<\/table>/p" "$1" | sed -n 's/.*data-p="0"><th scope="row">fast_0<\/th><td class="num" data-v="\([^"]*\)".*/\1/p'
+}
+a0=$(fast0 public/index.html "NVIDIA H100")
+b0=$(fast0 degen/index.html "NVIDIA H100")
+check "fast_0 on the H100 leaves it out: $a0 of 6 -> $b0 of 5" python3 -c "
+import sys; a, b = float(sys.argv[1]), float(sys.argv[2])
+sys.exit(0 if abs(b - (a * 6 - 1) / 5) < 1e-9 else 1)" "$a0" "$b0"
+contains "the caption says so" degen/index.html '<caption>NVIDIA H100[^<]* \(without 1 degenerate problem\)</caption>'
+contains "the leaderboard marks it" degen/index.html "data-problem=\"$dp\".*badge\" title=\"constant output\">degenerate<"
+lacks "no mark without the flag" public/index.html '>degenerate</span>'
+sqlite3 degen.db "UPDATE problems SET spec = json_set(spec, '\$.ill_conditioned', 'fp32 rounding') WHERE id = '$dp'"
+expect_exit 0 "site with an ill-conditioned problem" "$KFORGE" --db degen.db site -o ill
+contains "the leaderboard marks it too" ill/index.html "data-problem=\"$dp\".*badge\" title=\"fp32 rounding\">ill-conditioned<"
+
 # The release page (tools/results_md.py): its figures come from the store.
 printf '## What this run shows\n\nA note from a file.\n' >notes.md
 "$KFORGE" --db fx.db report --gpus >cross.md 2>/dev/null

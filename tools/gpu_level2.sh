@@ -1,8 +1,10 @@
 #!/bin/sh
-# Level 2 on a GPU machine, in one go, within a time limit:
-#   t0361        PyTorch agrees with every level-2 graph (small sizes, CPU)
+# Level 2 (or 3: LEVEL=3) on a GPU machine, in one go, within a time limit:
+#   t0361        PyTorch agrees with every level-2 graph (small sizes, CPU;
+#                level 3: t0365)
 #   crosscheck   full-size cross-check of each problem against PyTorch
-#                (tools/crosscheck_all.sh --level 2; the oracle's sample)
+#                (tools/crosscheck_all.sh --level 2; the oracle's sample;
+#                level 3: the GPU reference's sample, --gpu-reference)
 #   check        kforge problems check: each GPU reference against the oracle
 #   eager        baselines eager and eager_notf32 (tools/torch_baseline.py)
 #   compile      baseline torch.compile with what is left of the time
@@ -51,6 +53,8 @@ fi
 export BUILD
 [ -d "$ROOT/$BUILD/lib" ] && export LD_LIBRARY_PATH="$ROOT/$BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 PYTHON=${PYTHON:-python3}
+LEVEL=${LEVEL:-2}
+case "$LEVEL" in 2 | 3) ;; *) echo "gpu_level2.sh: LEVEL must be 2 or 3" >&2; exit 2 ;; esac
 PROBLEMS=${PROBLEMS:-}
 if [ -z "${DUMP:-}" ]; then # a problem's dump is up to 4 GiB (55, 56, 59)
 	DUMP=${TMPDIR:-/tmp}/kforge-l2x
@@ -90,13 +94,13 @@ rc_word() {
 	case "$1" in 0) echo ok ;; 124 | 137) echo "stopped by its time limit" ;; *) echo "exit $1" ;; esac
 }
 
-say "gpu_level2: $(date -u +%FT%TZ), limit ${LIMIT}s, steps: $STEPS"
+say "gpu_level2: level $LEVEL, $(date -u +%FT%TZ), limit ${LIMIT}s, steps: $STEPS"
 say "  kforge: $KFORGE ($("$KFORGE" --version 2>/dev/null | head -n 1))"
 say "  GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)"
 say "  torch: $("$PYTHON" -c 'import torch; print(torch.__version__, torch.version.cuda)' 2>&1 | tail -n 1)"
 
 # The level-2 problems, as kforge IDs (no torch needed).
-"$PYTHON" "$ROOT/tools/torch_crosscheck.py" --root "$ROOT" --level 2 --dump "$DUMP" --dry-run \
+"$PYTHON" "$ROOT/tools/torch_crosscheck.py" --root "$ROOT" --level "$LEVEL" --dump "$DUMP" --dry-run \
 	${PROBLEMS:+--problems "$PROBLEMS"} >"$OUTDIR/problems.txt" || { say "no problems match '$PROBLEMS'"; exit 1; }
 NPROB=$(wc -l <"$OUTDIR/problems.txt")
 
@@ -112,14 +116,17 @@ for step in $STEPS; do
 	fi
 	case "$step" in
 	t0361)
-		run "$b" "$OUTDIR/t0361.log" "$ROOT/tests/run-tests.sh" t0361
+		tt=t0361
+		[ "$LEVEL" = 3 ] && tt=t0365
+		run "$b" "$OUTDIR/$tt.log" "$ROOT/tests/run-tests.sh" "$tt"
 		rc=$?
-		cp "$ROOT/$BUILD/test-logs/t0361-level2-torch.sh.log" "$OUTDIR/" 2>/dev/null
-		say "t0361: $(rc_word $rc): $(grep -E 'passed, .* failed' "$OUTDIR/t0361.log" | tail -n 1) ($(($(now) - t0))s)"
+		cp "$ROOT/$BUILD/test-logs/$tt"-*.log "$OUTDIR/" 2>/dev/null
+		say "$tt: $(rc_word $rc): $(grep -E 'passed, .* failed' "$OUTDIR/t0361.log" | tail -n 1) ($(($(now) - t0))s)"
 		;;
 	crosscheck)
-		run "$b" "$OUTDIR/crosscheck.log" sh "$ROOT/tools/crosscheck_all.sh" --level 2 \
-			--json "$OUTDIR/crosscheck-level2.json" "$DUMP" "$PROBLEMS"
+		[ "$LEVEL" = 3 ] && export GPU_REF=1
+		run "$b" "$OUTDIR/crosscheck.log" sh "$ROOT/tools/crosscheck_all.sh" --level "$LEVEL" \
+			--json "$OUTDIR/crosscheck-level$LEVEL.json" "$DUMP" "$PROBLEMS"
 		rc=$?
 		rm -rf "$DUMP" # what a stopped run left
 		sum=$("$PYTHON" -c '
@@ -128,7 +135,7 @@ r = json.load(open(sys.argv[1]))
 c = collections.Counter(x["status"] for x in r)
 bad = [x["id"].split("/")[-1][:3] for x in r if x["status"] != "ok"]
 print("%d of %s checked: %s%s" % (len(r), sys.argv[2], ", ".join("%s %d" % kv for kv in sorted(c.items())),
-      ("; not ok: " + " ".join(bad)) if bad else ""))' "$OUTDIR/crosscheck-level2.json" "$NPROB" 2>/dev/null)
+      ("; not ok: " + " ".join(bad)) if bad else ""))' "$OUTDIR/crosscheck-level$LEVEL.json" "$NPROB" 2>/dev/null)
 		say "crosscheck: $(rc_word $rc): ${sum:-no report: $(tail -n 1 "$OUTDIR/crosscheck.log")} ($(($(now) - t0))s)"
 		;;
 	check)
@@ -158,7 +165,7 @@ print("%d of %s checked: %s%s" % (len(r), sys.argv[2], ", ".join("%s %d" % kv fo
 		[ "$step" = compile ] && v=compile
 		# The script's own budget ends before the time limit: it stops cleanly.
 		run "$b" "$OUTDIR/baselines-$step.log" "$PYTHON" "$ROOT/tools/torch_baseline.py" --root "$ROOT" \
-			--level 2 --variant "$v" --out "$OUTDIR/baselines" --record "$OUTDIR/baselines-$step.json" \
+			--level "$LEVEL" --variant "$v" --out "$OUTDIR/baselines" --record "$OUTDIR/baselines-$step.json" \
 			--time-budget $((b > 60 ? b - 30 : b / 2)) ${PROBLEMS:+--problems "$PROBLEMS"}
 		rc=$?
 		sum=$("$PYTHON" -c '

@@ -63,7 +63,21 @@ def forward_arg_names(model):
             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
 
 
-LEVELS = (1, 2)  # level 3: not yet
+LEVELS = (1, 2, 3)
+
+
+def ensure_einops():
+    """Level 3's Mamba2 (48, 49) imports einops; where it is missing, the
+    small shim of tools/level3/torch_check.py (rearrange only) stands in."""
+    import sys
+    if "einops" in sys.modules:
+        return
+    try:
+        import einops  # noqa: F401
+    except ImportError:
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "level3"))
+        from torch_check import einops_shim
+        sys.modules["einops"] = einops_shim()
 
 
 def check_level(ap, level):
@@ -90,6 +104,14 @@ def copy_params(model, spec, tensors):
     spec lacks set to NaN; without (level 1) in order of model.parameters()."""
     import torch
     params = [t for t in spec["inputs"] if t["role"] == "param"]
+    # level 3: a plain tensor attribute forward reads (self.h0 = torch.randn(...))
+    for t in [t for t in params if "torch_attr" in t]:
+        cur = getattr(model, t["torch_attr"], None)
+        if not isinstance(cur, torch.Tensor):
+            return "param %s: the module has no tensor attribute %s" % (t["name"], t["torch_attr"])
+        src = tensors[t["name"]]
+        setattr(model, t["torch_attr"], src.reshape(cur.shape).to(cur.dtype).clone())
+    params = [t for t in params if "torch_attr" not in t]
     if not params:
         return None
     named = dict(model.named_parameters())
@@ -126,15 +148,16 @@ class MaskedDropout:
     """Within `with`, torch.nn.functional.dropout (what nn.Dropout calls)
     multiplies by the problem's mask inputs, in the graph's order, as the graph
     defines it: x * mask / (1 - p). Raises if the module's dropouts and the
-    graph's disagree (count, p or shape)."""
+    graph's disagree (count, p or shape). Dropout with p = 0 is the identity
+    and has no mask (level 3's models)."""
 
     def __init__(self, spec, tensors):
         self.masks = [(tensors[name], p) for name, p in mask_nodes(spec)]
         self.used = 0
 
     def dropout(self, x, p=0.5, training=True, inplace=False):
-        if not training:
-            return x
+        if not training or float(p) == 0.0:
+            return x  # p = 0 is the identity: the graph has no node (level 3)
         if self.used >= len(self.masks):
             raise RuntimeError("the module calls dropout %d times, the graph has %d"
                                % (self.used + 1, len(self.masks)))

@@ -16,7 +16,7 @@ Writes KernelBench's baseline layout, merged into what is there:
                             "num_trials", "hardware", "device"}}}   (milliseconds)
 Load them with `kforge baselines import FILE --gpu NAME --variant V`.
 
-  tools/torch_baseline.py [--level 1|2] [--problems 19,23,40-45]
+  tools/torch_baseline.py [--level 1|2|3] [--problems 19,23,40-45]
                           [--variant eager|eager_notf32|compile|both|all|LIST]
                           [--gpu NAME] [--trials 100] [--warmup 3] [--flush-mb 256]
                           [--time-budget SEC] [--record FILE] [--dry-run]
@@ -138,7 +138,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     ap.add_argument("--problems", default="")
-    ap.add_argument("--level", type=int, default=1, help="1 or 2")
+    ap.add_argument("--level", type=int, default=1, help="1, 2 or 3")
     ap.add_argument("--variant", default="eager",
                     help="eager, eager_notf32, compile, a comma list, both (eager,compile) or all")
     ap.add_argument("--gpu", help="directory name under problems/baselines (default: the device name)")
@@ -154,6 +154,8 @@ def main():
                     help="print the problems and the files they go to; no torch needed (needs --gpu)")
     args = ap.parse_args()
     kfproblems.check_level(ap, args.level)
+    if args.level == 3 and not args.dry_run:
+        kfproblems.ensure_einops()
     try:
         variants = parse_variants(args.variant)
     except ValueError as e:

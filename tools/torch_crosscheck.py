@@ -12,13 +12,20 @@ tolerance (fp32: atol = rtol = 1e-4). `kforge problems check` compares the
 GPU reference with the same oracle, so the two together tie reference.cu
 to PyTorch.
 
-  tools/torch_crosscheck.py --dump DUMP [--level 1|2] [--problems 19,23,40-45]
+  tools/torch_crosscheck.py --dump DUMP [--level 1|2|3] [--problems 19,23,40-45]
                             [--device cuda] [--torch-defaults] [--json REPORT]
-                            [--kforge KFORGE [--seed S] [--inputs-timeout SEC]] [--dry-run]
+                            [--kforge KFORGE [--seed S] [--inputs-timeout SEC]
+                             [--gpu-reference [--samples N]]] [--dry-run]
 
 With --kforge, each problem is dumped just before its check (kforge problems
 inputs) and its dump deleted after it: full-size dumps of all 100 problems
 do not fit one disk, and one process avoids importing torch 100 times.
+--gpu-reference samples reference.cu (kforge problems inputs --gpu-reference)
+instead of the CPU oracle: level 3's deep models, where the oracle at full
+size costs minutes per problem; `kforge problems check` ties the two where
+the oracle is affordable. Level 3: params by torch_param (state_dict) or
+torch_attr (a plain tensor attribute), forward's tensors in spec order,
+torch.randn inside forward returns the `randn` inputs.
 
 The module runs in training mode (KernelBench's: BatchNorm on batch
 statistics). Parameters (role "param") are copied into the module: by their
@@ -82,6 +89,13 @@ def check_one(d, dump, device, args):
     names = kfproblems.forward_arg_names(model)
     fargs = []
     pos = 0
+    drawn = []
+    if args.level == 3:
+        # forward's tensors in spec order (arguments with defaults too: 33's
+        # initial_hidden); torch.randn inside forward returns the `randn` inputs
+        drawn = [tensors[n] for n in fwd_inputs if n.startswith("randn")]
+        fargs = [tensors[n] for n in fwd_inputs if not n.startswith("randn")]
+        names = []
     for n in names:
         if n in tensors and n not in masks:
             fargs.append(tensors[n])
@@ -95,8 +109,14 @@ def check_one(d, dump, device, args):
                 return res
             fargs.append(tensors[fwd_inputs[pos]])
             pos += 1
-    with torch.no_grad(), kfproblems.MaskedDropout(spec, tensors):
-        out = model(*fargs)
+    real_randn = torch.randn
+    if drawn:
+        torch.randn = lambda *a, **k: drawn.pop(0)
+    try:
+        with torch.no_grad(), kfproblems.MaskedDropout(spec, tensors):
+            out = model(*fargs)
+    finally:
+        torch.randn = real_randn
     outs = out if isinstance(out, (tuple, list)) else [out]
     tol = TOL[spec["tolerance"]]
     res.update(status="ran", outputs=[])
@@ -114,15 +134,17 @@ def check_one(d, dump, device, args):
             res["outputs"].append(entry)
             continue
         if not os.path.exists(path) and os.path.exists(opath):
-            # kforge's CPU oracle at a sample of flat indices
+            # kforge's CPU oracle (or GPU reference) at a sample of flat indices
             with open(opath) as f:
                 smp = json.load(f)
             idx = torch.tensor(smp["index"], dtype=torch.long, device=o.device)
             b = o.reshape(-1)[idx].double()
-            a = torch.tensor(smp["value"], dtype=torch.float64, device=o.device)
+            # a null value (NaN or inf in kforge) never matches
+            a = torch.tensor([float("nan") if v is None else v for v in smp["value"]],
+                             dtype=torch.float64, device=o.device)
             diff = (a - b).abs()
             bad = ~(diff <= tol + tol * b.abs())
-            entry.update(source="oracle sample", samples=len(smp["index"]),
+            entry.update(source=smp.get("source", "cpu oracle") + " sample", samples=len(smp["index"]),
                          max_abs=float(diff.max()), mismatches=int(bad.sum()),
                          status="ok" if not bool(bad.any()) else "FAIL")
             if bad.any():
@@ -161,8 +183,9 @@ def dump_one(args, d, pdir):
     """kforge problems inputs for problem d into pdir (bounded in time)."""
     import subprocess
     env = dict(os.environ, KFORGE_ROOT=args.root)
+    extra = ["--gpu-reference", "--samples", str(args.samples)] if args.gpu_reference else []
     subprocess.run([args.kforge, "problems", "inputs", kfproblems.kforge_id(args.level, d), "--out", pdir,
-                    "--seed", str(args.seed)], check=True, stdout=subprocess.DEVNULL, env=env,
+                    "--seed", str(args.seed)] + extra, check=True, stdout=subprocess.DEVNULL, env=env,
                    timeout=args.inputs_timeout)
 
 
@@ -177,7 +200,7 @@ def main():
     ap.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     ap.add_argument("--dump", required=True, help="directory of per-problem dumps")
     ap.add_argument("--problems", default="", help="numbers, ranges, name substrings: 19,23,40-45,Softmax")
-    ap.add_argument("--level", type=int, default=1, help="1 or 2")
+    ap.add_argument("--level", type=int, default=1, help="1, 2 or 3")
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--torch-defaults", action="store_true", help="keep PyTorch's TF32 defaults")
     ap.add_argument("--float64", action="store_true",
@@ -185,12 +208,18 @@ def main():
     ap.add_argument("--json", help="write the full report here")
     ap.add_argument("--kforge", help="dump each problem with this kforge first, delete it after")
     ap.add_argument("--seed", type=int, default=1, help="input seed for --kforge dumps")
+    ap.add_argument("--gpu-reference", action="store_true",
+                    help="--kforge dumps sample the GPU reference instead of the CPU oracle "
+                         "(kforge problems inputs --gpu-reference; level 3's deep models)")
+    ap.add_argument("--samples", type=int, default=4096, help="values per output with --gpu-reference")
     ap.add_argument("--inputs-timeout", type=float, default=900,
                     help="seconds one --kforge dump may take (900)")
     ap.add_argument("--dry-run", action="store_true",
                     help="print each problem's kforge ID and dump directory; no torch needed")
     args = ap.parse_args()
     kfproblems.check_level(ap, args.level)
+    if args.level == 3 and not args.dry_run:
+        kfproblems.ensure_einops()
     todo = kfproblems.problem_dirs(args.root, args.level, args.problems)
     if not todo:
         ap.error("no level-%d problem matches '%s' under %s" % (args.level, args.problems, args.root))

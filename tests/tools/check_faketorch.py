@@ -149,6 +149,41 @@ def strided_pad(rng):
 
 
 @case
+def constants_roll_take(rng):
+    """Swin V2's pattern: an index table from arange/meshgrid, rows taken
+    by it, a roll, and a mask built from region labels by slice assignment."""
+    ins = [("x", (2, 4, 4, 3)), ("t", (9, 3))]
+    init = ("        c = torch.stack(torch.meshgrid([torch.arange(2), torch.arange(2)]))\n"
+            "        f = torch.flatten(c, 1)\n"
+            "        r = (f[:, :, None] - f[:, None, :]).permute(1, 2, 0).contiguous()\n"
+            "        r[:, :, 0] += 1\n        r[:, :, 1] += 1\n        r[:, :, 0] *= 3\n"
+            "        self.register_buffer('idx', r.sum(-1))\n"
+            "        m = torch.zeros((1, 4, 4, 1))\n        m[:, 2:, :, :] = 1\n        m[:, :, 3:, :] += 2\n"
+            "        d = m.view(1, 16) - m.view(16, 1)\n"
+            "        self.register_buffer('mask', d.masked_fill(d != 0, -100.0).masked_fill(d == 0, 0.0))")
+    text = module(init, "        y = torch.roll(x, shifts=(-1, 1), dims=(1, 2)).view(2, 16, 3)\n"
+                        "        b = t[self.idx.view(-1)].view(4, 4, 3).sum(-1)\n"
+                        "        return y @ y.transpose(1, 2) + self.mask + b.sum()", ins)
+    y, v = run(text, rng)
+    x, t = v["x"], v["t"]
+    pos = [(h, w) for h in range(4) for w in range(4)]
+    lab = [(1 if h >= 2 else 0) + (2 if w >= 3 else 0) for h, w in pos]
+    rolled = [[at(x, (b, (h + 1) % 4, (w - 1) % 4, c)) for (h, w) in pos for c in range(3)] for b in range(2)]
+    bs = 0.0
+    for i in range(4):
+        for j in range(4):
+            k = ((i // 2 - j // 2) + 1) * 3 + (i % 2 - j % 2) + 1
+            bs += sum(t.data[k * 3 + c] for c in range(3))
+    out = []
+    for b in range(2):
+        for p in range(16):
+            for q in range(16):
+                dot = sum(rolled[b][p * 3 + c] * rolled[b][q * 3 + c] for c in range(3))
+                out.append(dot + (0.0 if lab[p] == lab[q] else -100.0) + bs)
+    return ([2, 16, 16], out), y
+
+
+@case
 def causal_softmax(rng):
     ins = [("x", (2, 4, 4))]
     init = ("        self.register_buffer('bias', torch.tril(torch.ones(6, 6)).view(1, 6, 6))")

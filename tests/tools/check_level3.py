@@ -19,7 +19,8 @@ ATTRS = {
     "pool": ["kind", "dims", "kernel", "stride", "padding", "ceil_mode"], "adaptive_avg_pool": ["output_size"],
     "reduce": ["fn", "dims", "keepdim"], "softmax": ["dim", "log"], "norm": ["kind", "eps"],
     "dropout": ["p"], "expand": [], "slice": ["dim", "start", "stop", "step"], "pad": ["before", "after"], "cumsum": ["dim"],
-    "masked_fill": ["where", "diagonal", "value"],
+    "masked_fill": ["value"], "const": ["values"], "take": ["index"], "roll": ["shifts", "dims"],
+    "compare": ["fn", "const"],
     "rnn": ["kind", "layers", "hidden", "bidirectional", "batch_first", "bias", "h0", "c0", "output"],
 }
 
@@ -46,7 +47,8 @@ def check(spec):
         if op not in ATTRS:
             bad.append("%s: op %s" % (n["out"], op))
             continue
-        for a in ATTRS[op]:
+        need = ATTRS[op] + (["where", "diagonal"] if op == "masked_fill" and len(n["in"]) == 1 else [])
+        for a in need:
             if a not in n:
                 bad.append("%s: %s without %s" % (n["out"], op, a))
         for t in n["in"]:

@@ -482,9 +482,42 @@ def op_cumsum(n, ins):
     return Tensor(x.shape, out)
 
 
+def op_const(n, ins):
+    return Tensor(n["shape"], [float(v) for v in n["values"]])
+
+
+def op_take(n, ins):
+    x = ins[0]
+    inner = numel(x.shape[1:])
+    out = []
+    for r in n["index"]:
+        out += x.data[r * inner:(r + 1) * inner]
+    return Tensor(n["shape"], out)
+
+
+def op_roll(n, ins):
+    x = ins[0]
+    st = x.strides()
+    sh = dict(zip(n["dims"], n["shifts"]))
+    out = []
+    for oc in coords(x.shape):
+        ic = [(c - sh.get(j, 0)) % x.shape[j] for j, c in enumerate(oc)]
+        out.append(x.data[flat(ic, st)])
+    return Tensor(x.shape, out)
+
+
+def op_compare(n, ins):
+    c = n["const"]
+    f = {"ne": lambda a: a != c, "eq": lambda a: a == c}[n["fn"]]
+    return Tensor(ins[0].shape, [1.0 if f(a) else 0.0 for a in ins[0].data])
+
+
 def op_masked_fill(n, ins):
     x = ins[0]
     v = {"-inf": -math.inf, "inf": math.inf}.get(n["value"], n["value"])
+    if len(ins) == 2:
+        m = elementwise([ins[1], Tensor(x.shape, [0.0] * len(x.data))], lambda a, b: a)
+        return Tensor(x.shape, [float(v) if k != 0 else a for a, k in zip(x.data, m.data)])
     dg = n["diagonal"]
     out = []
     for c, a in zip(coords(x.shape), x.data):
@@ -575,7 +608,7 @@ OPS = {"linear": op_linear, "matmul": op_matmul, "conv": op_conv, "pool": op_poo
        "reduce": op_reduce, "softmax": op_softmax, "norm": op_norm, "dropout": op_dropout,
        "reshape": op_reshape, "permute": op_permute, "concat": op_concat,
        "expand": op_expand, "slice": op_slice, "pad": op_pad, "cumsum": op_cumsum, "masked_fill": op_masked_fill,
-       "rnn": op_rnn}
+       "rnn": op_rnn, "const": op_const, "take": op_take, "roll": op_roll, "compare": op_compare}
 
 
 def evaluate(spec, inputs):

@@ -70,7 +70,64 @@ class Level3Ops:
         lines += "    const long long src = inside ? %s : 0;\n" % (" + ".join(terms) or "0")
         self.gather(i, n, "zero padding %s / %s of %s" % (n["before"], n["after"], xs), lines, "inside")
 
+    def array(self, ctype, vals, what):
+        """A file-scope constant array of vals (one per content), its name."""
+        if not hasattr(self, "arrays"):
+            self.arrays = {}
+        key = (ctype, tuple(vals))
+        if key not in self.arrays:
+            name = "const_%s%d" % (ctype[0], len(self.arrays))
+            fmt = R.lit if ctype == "double" else str
+            rows = [", ".join(fmt(v) for v in vals[k:k + 8]) for k in range(0, len(vals), 8)]
+            self.kernels.append("/* %s */\n__device__ const %s %s[%d] = {\n    %s\n};\n" % (
+                what, ctype, name, len(vals), ",\n    ".join(rows)))
+            self.arrays[key] = name
+        return self.arrays[key]
+
+    def emit_const(self, i, n):
+        ob, ot = self.out_decl(n)
+        numel = prod(n["shape"])
+        arr = self.array("double", n["values"], "constant values (a table the module computes in __init__)")
+        body = self.ew_head(numel) + "    out[i] = %s%s[i];\n" % (self.cast(n), arr)
+        self.kernel("n%d_const" % i, ["%s* out" % ot], body, "ceil_div(%d, %d)" % (numel, R.EW_BLOCK), R.EW_BLOCK,
+                    [ob], "%s: a constant %s" % (n["out"], n["shape"]))
+
+    def emit_take(self, i, n):
+        xs = self.shape[n["in"][0]]
+        inner = prod(xs[1:])
+        arr = self.array("int", n["index"], "row indices (a constant index tensor of the module)")
+        lines = "    const long long src = (long long)%s[i / %dLL] * %dLL + i %% %dLL;\n" % (arr, inner, inner, inner)
+        self.gather(i, n, "rows of %s by a constant index" % xs, lines)
+
+    def emit_roll(self, i, n):
+        xs = self.shape[n["in"][0]]
+        st = R.strides(xs)
+        lines = R.decompose("i", n["shape"], "c")
+        sh = dict(zip(n["dims"], n["shifts"]))
+        terms = []
+        for j, d in enumerate(xs):
+            e = "c%d" % j
+            if j in sh:
+                e = "((c%d + %dLL) %% %dLL)" % (j, d - sh[j], d)
+            if d != 1:
+                terms.append("%s * %dLL" % (e, st[j]))
+        lines += "    const long long src = %s;\n" % (" + ".join(terms) or "0")
+        self.gather(i, n, "roll by %s over dims %s" % (n["shifts"], n["dims"]), lines)
+
+    def emit_compare(self, i, n):
+        src, ct = self.ref(n["in"][0])
+        ob, ot = self.out_decl(n)
+        numel = prod(n["shape"])
+        op = {"ne": "!=", "eq": "=="}[n["fn"]]
+        body = self.ew_head(numel) + "    out[i] = %s((double)x[i] %s %s ? 1.0 : 0.0);\n" % (
+            self.cast(n), op, R.lit(n["const"]))
+        self.kernel("n%d_compare" % i, ["const %s* x" % ct, "%s* out" % ot], body,
+                    "ceil_div(%d, %d)" % (numel, R.EW_BLOCK), R.EW_BLOCK, [src, ob],
+                    "%s: x %s %s as 1 / 0" % (n["out"], op, n["const"]))
+
     def emit_masked_fill(self, i, n):
+        if len(n["in"]) == 2:
+            return self.masked_fill_by(i, n)
         sh = n["shape"]
         r = len(sh)
         lines = R.coord_lines("i", sh, {r - 2, r - 1}, "c")
@@ -352,3 +409,21 @@ class Level3Ops:
                     "matrix is never stored (three passes over the keys: max, sum, weighted values)"
                     % (n["out"], c, "x".join(map(str, list(ash[:-1]) + [S]))))
 
+
+    def masked_fill_by(self, i, n):
+        """x where the mask operand (broadcast) is 0, value where it is not."""
+        src, ct = self.ref(n["in"][0])
+        msrc, mct = self.ref(n["in"][1])
+        ob, ot = self.out_decl(n)
+        sh = n["shape"]
+        numel = prod(sh)
+        idx = R.bcast_index(sh, self.shape[n["in"][1]], "c")
+        used = {int(w[1:]) for w in idx.replace("*", " ").replace("+", " ").split()
+                if w.startswith("c") and w[1:].isdigit()}
+        v = n["value"]
+        fill = R.NEG_INF if v == "-inf" else R.POS_INF if v == "inf" else R.lit(v)
+        body = self.ew_head(numel) + R.coord_lines("i", sh, used, "c")
+        body += "    out[i] = %s((double)mask[%s] != 0.0 ? %s : (double)x[i]);\n" % (self.cast(n), idx, fill)
+        self.kernel("n%d_masked_fill" % i, ["const %s* x" % ct, "const %s* mask" % mct, "%s* out" % ot], body,
+                    "ceil_div(%d, %d)" % (numel, R.EW_BLOCK), R.EW_BLOCK, [src, msrc, ob],
+                    "%s: fill %s where the mask is set" % (n["out"], v))

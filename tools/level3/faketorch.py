@@ -88,6 +88,7 @@ class Trace:
     def node(self, op, ins, shape, dtype="float32", **attrs):
         if not self.forwarding:
             fail("%s outside forward (a computed constant tensor)" % op)
+        ins = [fc.materialize(t) if t.vals is not None else t for t in ins]
         for t in ins:
             if t.name is None:
                 fail("%s on a tensor without a graph name (%s)" % (op, t.origin))
@@ -117,6 +118,8 @@ class Tensor:
         self.origin = origin
         self.device = "cuda"
         self.requires_grad = False
+        self.vals = None        # a constant's values (faketorch_const)
+        self.recipe = None
 
     # ---- metadata
     def size(self, d=None):
@@ -176,6 +179,8 @@ class Tensor:
             fail("view %s of %s" % (shape, list(self.shape)))
         if tuple(shape) == tuple(self.shape):
             return self
+        if self.vals is not None:
+            return fc.view(self, shape)
         if self.const is not None:
             return self.const.view(self, shape)
         return T.node("reshape", [self], shape, self.dtype)
@@ -217,6 +222,8 @@ class Tensor:
             fail("permute %s of a %d-D tensor" % (perm, len(self.shape)))
         if perm == list(range(len(perm))):
             return self
+        if self.vals is not None:
+            return fc.permute(self, perm)
         sh = [self.shape[p] for p in perm]
         # moving only size-1 dims is a reshape
         if [p for p in perm if self.shape[p] != 1] == [p for p in range(len(perm)) if self.shape[p] != 1]:
@@ -251,7 +258,16 @@ class Tensor:
         fail("repeat %s" % (reps,))
 
     def __getitem__(self, idx):
+        if self.vals is not None:
+            return fc.getitem(self, idx)
+        if is_t(idx) and idx.vals is not None:
+            return fc.take(self, idx)
         return index(self, idx)
+
+    def __setitem__(self, idx, v):
+        if self.name is not None or T.forwarding:
+            fail("assignment into a tensor (only constants made in __init__)")
+        fc.setitem(self, idx, v)
 
     def unfold(self, d, size, step):
         """Tensor.unfold with step == size (non-overlapping windows): a view
@@ -335,6 +351,7 @@ class Tensor:
         if r.shape != self.shape:
             fail("in-place result %s into %s" % (list(r.shape), list(self.shape)))
         self.name, self.const, self.dist = r.name, r.const, r.dist
+        self.vals, self.recipe, self.dtype = r.vals, r.recipe, r.dtype
         return self
 
     def __iadd__(self, o):
@@ -359,9 +376,16 @@ class Tensor:
         return self._inplace(o)
 
     def __eq__(self, o):
+        if self.vals is not None and isinstance(o, (int, float)):
+            return fc.compare("eq", self, o)
         if self.const is not None and isinstance(o, (int, float)):
             return self.const.compare(self, o)
         fail("== on a tensor")
+
+    def __ne__(self, o):
+        if self.vals is not None and isinstance(o, (int, float)):
+            return fc.compare("ne", self, o)
+        fail("!= on a tensor")
 
     __hash__ = object.__hash__
 
@@ -411,6 +435,8 @@ class Tensor:
         return clamp(self, v, None)
 
     def sum(self, dim=None, keepdim=False):
+        if self.vals is not None:
+            return fc.reduce_sum(self, dims_of(dim, len(self.shape)), keepdim)
         return reduce(self, "sum", dim, keepdim)
 
     def mean(self, dim=None, keepdim=False):
@@ -494,12 +520,17 @@ class Tri:
 # ------------------------------------------------------------------ functions
 
 def scalar_of(v):
+    if is_t(v) and v.vals is not None and len(v.vals) == 1:
+        return float(v.vals[0])
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         fail("expected a number, got %r" % (v,))
     return float(v)
 
 
 def binary(fn, a, b, swap=False):
+    if a.vals is not None and (not is_t(b) or b.vals is not None or b.dist is not None) or \
+            is_t(b) and b.vals is not None and a.dist is not None and not T.forwarding:
+        return fc.binary(fn, a, b, swap)
     if a.dist is not None and not T.forwarding:
         # arithmetic on a drawn tensor in __init__: a scaled distribution
         return scale_dist(a, fn, b, swap)
@@ -579,6 +610,12 @@ def cumsum(x, dim):
 
 
 def masked_fill(x, mask, value):
+    if x.vals is not None and is_t(mask) and mask.vals is not None:
+        return fc.masked_fill(x, mask, value)
+    if is_t(mask) and mask.vals is not None:
+        v = float(value)
+        val = v if math.isfinite(v) else ("-inf" if v < 0 else "inf")
+        return T.node("masked_fill", [x, mask], x.shape, value=val)
     if not is_t(mask) or mask.const is None or not isinstance(mask.const, Tri):
         fail("masked_fill with a mask that is not a constant triangle")
     if list(mask.shape[-2:]) != list(x.shape[-2:]):
@@ -618,6 +655,8 @@ def concat(ts, dim=0):
 
 def stack(ts, dim=0):
     ts = list(ts)
+    if all(t.vals is not None for t in ts):
+        return fc.stack(ts, dim)
     r = len(ts[0].shape) + 1
     d = dim + r if dim < 0 else dim
     return concat([t.unsqueeze(d) for t in ts], d)
@@ -789,6 +828,36 @@ def t_linspace(a, b, n, **k):
     return [Number(a + (b - a) * i / (n - 1) if n > 1 else a) for i in range(n)]
 
 
+def unary_fn(fn):
+    """torch.exp, log, abs, sign, log2: an act node in forward, values on
+    constants made in __init__."""
+    def f(x):
+        if x.vals is not None or x.dist is not None and not T.forwarding:
+            if x.dist is not None and x.vals is None and x.dist.get("kind") != "constant":
+                fail("torch.%s of a drawn tensor in __init__" % fn)
+            return fc.unary(fn, x)
+        if fn in ("sign", "log2"):
+            fail("torch.%s in forward is not modelled" % fn)
+        return act(x, fn)
+    return f
+
+
+def t_tensor(v, **k):
+    if isinstance(v, (list, tuple)):
+        fail("torch.tensor of a list")
+    return fc.make((), [float(v)])
+
+
+def roll(x, shifts, dims):
+    shifts, dims = tup(shifts, 1), tup(dims, 1)
+    r = len(x.shape)
+    ds = [ndim(d, r) for d in dims]
+    sh = [s % x.shape[d] for s, d in zip(shifts, ds)]
+    if not any(sh):
+        return x
+    return T.node("roll", [x], x.shape, shifts=sh, dims=ds)
+
+
 def t_flatten(x, start_dim=0, end_dim=-1):
     return x.flatten(start_dim, end_dim)
 
@@ -858,13 +927,19 @@ def make_torch():
     torch.cumsum = cumsum
     torch.max, torch.sum, torch.mean = t_max, t_sum, t_mean
     torch.relu = lambda x: act(x, "relu")
-    torch.exp = lambda x: act(x, "exp")
-    torch.log = lambda x: act(x, "log")
+    torch.exp = unary_fn("exp")
+    torch.log = unary_fn("log")
+    torch.sign = unary_fn("sign")
+    torch.log2 = unary_fn("log2")
     torch.tanh = lambda x: act(x, "tanh")
     torch.sigmoid = lambda x: act(x, "sigmoid")
-    torch.abs = lambda x: act(x, "abs")
+    torch.abs = unary_fn("abs")
+    torch.arange = fc.arange
+    torch.meshgrid = fc.meshgrid
+    torch.tensor = t_tensor
+    torch.roll = roll
     torch.sqrt = lambda x: act(x, "sqrt")
-    torch.clamp = clamp
+    torch.clamp = lambda x, min=None, max=None: clamp(x, min, max)
     torch.linspace = t_linspace
     torch.pow = lambda x, e: x ** e if is_t(x) else fail("pow of a number by a tensor")
     torch.softmax = lambda x, dim: softmax(x, dim)
@@ -890,9 +965,11 @@ def make_torch():
     F.dropout = lambda x, p=0.5, training=True, inplace=False: dropout_node(x, p) if training else x
     nn.functional = F
     torch.nn.functional = F
+    numpy = Mod("numpy")
+    numpy.log2, numpy.sqrt, numpy.pi = math.log2, math.sqrt, math.pi
     einops = Mod("einops")
     einops.rearrange = fshape.rearrange
-    return {"torch": torch, "torch.nn": nn, "torch.nn.functional": F, "einops": einops}
+    return {"torch": torch, "torch.nn": nn, "torch.nn.functional": F, "einops": einops, "numpy": numpy}
 
 
 # ------------------------------------------------------------------ driver
@@ -951,3 +1028,6 @@ def trace(text):
             else:
                 sys.modules[k] = v
 
+
+
+import faketorch_const as fc  # noqa: E402  (it reads this module's names at call time)

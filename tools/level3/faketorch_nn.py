@@ -121,6 +121,8 @@ class Parameter(Tensor):
         return Tensor.__new__(cls)
 
     def __init__(self, data=None, requires_grad=True):
+        if isinstance(data, Tensor) and data.vals is not None and len(set(data.vals)) == 1:
+            data = Tensor(data.shape, dist={"kind": "constant", "value": data.vals[0]}, origin="constant")
         if not isinstance(data, Tensor) or data.dist is None:
             fail("nn.Parameter of a tensor the trace cannot draw (%s)" % (getattr(data, "origin", data),))
         Tensor.__init__(self, data.shape, data.dtype, dist=dict(data.dist), origin=data.origin)
@@ -139,7 +141,7 @@ def name_params(model, taken):
                 if t is None or id(t) in seen or t.name is not None:
                     continue
                 if t.dist is None:
-                    if t.const is not None:
+                    if t.const is not None or t.vals is not None:
                         continue      # a constant pattern: folded into the nodes that use it
                     fail("%s.%s: a tensor the trace cannot draw" % (p, k))
                 seen.add(id(t))
@@ -272,7 +274,8 @@ class Linear(Module):
         return f_linear(x, self.weight, self.bias)
 
 
-def f_linear(x, w, b=None):
+def f_linear(input, weight, bias=None):
+    x, w, b = input, weight, bias
     if x.shape[-1] != w.shape[1] or len(w.shape) != 2:
         fail("linear: x %s, weight %s" % (list(x.shape), list(w.shape)))
     ins = [x, w] + ([b] if b is not None else [])
