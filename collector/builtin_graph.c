@@ -13,7 +13,8 @@
  * TM TN (the fallback SGEMM's tiles), dacc (the direct conv sums in double;
  * on by default for level 3, whose deep nets with batch norms over few
  * values amplify fp32 rounding at small sizes). Level 3 adds the ops of
- * builtin_graph3.c and, past 16 scratch buffers, one arena per type. */
+ * builtin_graph3.c and, past 16 scratch buffers, one arena per type;
+ * src_limit 0 renders past the engine's source limit (host emulation). */
 #include "collector/builtin_graph.h"
 
 #include <math.h>
@@ -506,7 +507,7 @@ static int render_room(const json_t *spec, const json_t *prm, long long room, st
 			buf_addf(s, "scratch double arenad[%lld];\n", tot[1]);
 		buf_addf(s, "%s@*/\n", p->launch.s);
 		/* the engine would refuse it (kernels are not deduplicated yet) */
-		if (s->len > CANDIDATE_MAX_BYTES)
+		if (s->len > CANDIDATE_MAX_BYTES && bt_param(prm, "src_limit", 1))
 			rc = kf_err(err, "graph: %zu bytes of source, over the engine's %d", s->len,
 				    CANDIDATE_MAX_BYTES);
 	}
@@ -538,6 +539,6 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 const struct tmpl_def tmpl_graph_defs[] = {
 	{ "graph", graph_supports, graph_render,
 	  "{\"fuse\": 1, \"tc\": 0, \"mma\": 0, \"fold\": 1, \"block\": 256, \"BM\": 64, \"BN\": 64, \"BK\": 16, "
-	  "\"TM\": 4, \"TN\": 4, \"conv_wmma\": 0, \"attn\": 1, \"dacc\": -1}" },
+	  "\"TM\": 4, \"TN\": 4, \"conv_wmma\": 0, \"attn\": 1, \"dacc\": -1, \"src_limit\": 1}" },
 	{ NULL, NULL, NULL, NULL },
 };
