@@ -64,8 +64,8 @@ check "check_graph3 exits 0" test $? -eq 0
 contains "the kernels of all $n match the evaluator" emu.out "^checked $n kernels, 0 failed$"
 grep '^not ok' emu.out | head -n 5 | cut -c1-300 | sed 's/^/# /'
 python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emu -j "$(par_jobs)" \
-	--params '{"attn": 0}' --params '{"fuse": 0}' 31 43 35 41 >emu2.out 2>&1
-contains "stored scores and per-node kernels match too" emu2.out "^checked 8 kernels, 0 failed$"
+	--params '{"attn": 0}' --params '{"fuse": 0}' 31 43 >emu2.out 2>&1
+contains "stored scores and per-node kernels match too" emu2.out "^checked 4 kernels, 0 failed$"
 # the comparison can fail: the LSTM's forget gate reads the cell gate
 python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emu \
 	--sed "expf(-(gx[1] + gh[1]))" "expf(-(gx[2] + gh[1]))" 35 >mut.out 2>&1
