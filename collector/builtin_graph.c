@@ -10,7 +10,11 @@
  * "conv_wmma": 1), fold (a sum or mean of a linear's outputs over its
  * features becomes a GEMV with the weight's column sums,
  * builtin_graph_lsum.c), block (threads of elementwise kernels), BM BN BK
- * TM TN (the fallback SGEMM's tiles). */
+ * TM TN (the fallback SGEMM's tiles), dacc (the direct conv sums in double;
+ * on by default for level 3, whose deep nets with batch norms over few
+ * values amplify fp32 rounding at small sizes). Level 3 adds the ops of
+ * builtin_graph3.c and, past 16 scratch buffers, one arena per type;
+ * src_limit 0 renders past the engine's source limit (host emulation). */
 #include "collector/builtin_graph.h"
 
 #include <math.h>
@@ -20,6 +24,7 @@
 
 #include "collector/builtin_tmpl.h"
 #include "collector/builtin_util.h"
+#include "engine/candidate.h"
 
 void gr_plan_init(struct gr_plan *p)
 {
@@ -64,7 +69,16 @@ const char *gr_store(const struct gr_plan *p, int k, char *tmp, size_t n)
 	if (t->buf < 0)
 		snprintf(tmp, n, "%s", t->name);
 	else
-		snprintf(tmp, n, "buf%d", t->buf);
+		gr_buf_name(p, t->buf, tmp, n);
+	return tmp;
+}
+
+const char *gr_buf_name(const struct gr_plan *p, int b, char *tmp, size_t n)
+{
+	if (p->off)
+		snprintf(tmp, n, "%s + %lld", p->buf_dbl[b] ? "arenad" : "arena", p->off[b]);
+	else
+		snprintf(tmp, n, "buf%d", b);
 	return tmp;
 }
 
@@ -132,7 +146,9 @@ static int new_tensor(struct gr_plan *p, const char *name, struct buf *err)
 }
 
 static const char *const ops[] = { "linear", "conv", "pool", "adaptive_avg_pool", "act", "binary",
-				   "reduce", "softmax", "norm", "dropout", "reshape", NULL };
+				   "reduce", "softmax", "norm", "dropout", "reshape", "matmul", "permute",
+				   "concat", "expand", "slice", "pad", "cumsum", "masked_fill", "rnn", "const",
+				   "take", "roll", "compare", NULL };
 
 int gr_plan_build(struct gr_plan *p, const json_t *spec, struct buf *err)
 {
@@ -158,15 +174,18 @@ int gr_plan_build(struct gr_plan *p, const json_t *spec, struct buf *err)
 	json_array_foreach(graph, i, x) {
 		struct gr_node *n = &p->n[p->nn++];
 		const json_t *ins = json_object_get(x, "in"), *in;
-		int known = 0;
+		int known = 0, many;
 		n->j = x;
 		n->op = gr_str(x, "op");
 		for (j = 0; ops[j]; j++)
 			known |= !strcmp(ops[j], n->op);
 		if (!known)
 			return kf_err(err, "graph: node %zu: op '%s' not supported", i, n->op);
-		if (!json_is_array(ins) || !json_array_size(ins) || json_array_size(ins) > GR_MAX_IN)
-			return kf_err(err, "graph: node %zu: 1..%d operands expected", i, GR_MAX_IN);
+		many = !strcmp(n->op, "concat") || !strcmp(n->op, "rnn");
+		if (!json_is_array(ins) || (!json_array_size(ins) && strcmp(n->op, "const")) ||
+		    json_array_size(ins) > (many ? GR_MAX_CAT : GR_MAX_IN))
+			return kf_err(err, "graph: node %zu: 1..%d operands expected", i,
+				      many ? GR_MAX_CAT : GR_MAX_IN);
 		json_array_foreach(ins, j, in) {
 			int t = find_tensor(p, json_string_value(in) ? json_string_value(in) : "");
 			if (t < 0)
@@ -178,9 +197,11 @@ int gr_plan_build(struct gr_plan *p, const json_t *spec, struct buf *err)
 		if ((rc = set_shape(&p->t[k], json_object_get(x, "shape"), sizes, err)))
 			return rc;
 		n->out = k;
-		if (p->t[n->in[0]].is_bool || (strcmp(n->op, "dropout") && n->n_in > 1 &&
+		if ((n->n_in && p->t[n->in[0]].is_bool) || (strcmp(n->op, "dropout") && n->n_in > 1 &&
 					       p->t[n->in[1]].is_bool))
 			return kf_err(err, "graph: node %zu: a bool operand outside dropout", i);
+		if ((rc = gr_check3(p, p->nn - 1, err)))
+			return rc;
 	}
 	if (strcmp(p->t[p->n[p->nn - 1].out].name,
 		   bt_name(bt_output(spec, 0)) ? bt_name(bt_output(spec, 0)) : ""))
@@ -243,18 +264,25 @@ static void form_groups(struct gr_plan *p)
 		memset(g, 0, sizeof(*g));
 		g->head = k;
 		g->out = p->n[k].out;
-		if (p->fold && (r = gr_lsum_match(p, k)) > k) {
+		if (!strcmp(p->n[k].op, "matmul") && (r = gr_attn_match(p, k)) > k) {
+			/* scale, mask, softmax and the second matmul: one kernel */
+			while (k < r)
+				g->chain[g->n_chain++] = ++k;
+			g->fold = g->n_chain;
+			g->attn = 1;
+			g->out = p->n[k].out;
+		} else if (p->fold && (r = gr_lsum_match(p, k)) > k && r - k < GR_MAX_CHAIN / 2) {
 			/* the linear, its affine steps and the reduce: one group */
 			while (k < r)
 				g->chain[g->n_chain++] = ++k;
 			g->fold = g->n_chain;
 			g->out = p->n[k].out;
 		}
-		while (p->fuse) {
+		while (p->fuse && strcmp(p->n[g->head].op, "rnn")) {
 			int j = k + 1;
 			while (j < p->nn && p->n[j].view)
 				j++;
-			if (j >= p->nn || !chains(p, j, g->out))
+			if (j >= p->nn || g->n_chain >= GR_MAX_CHAIN || !chains(p, j, g->out))
 				break;
 			g->chain[g->n_chain++] = j;
 			g->out = p->n[j].out;
@@ -399,19 +427,23 @@ static int graph_supports(const json_t *spec)
 	return ok;
 }
 
-static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, struct buf *err)
+/* One rendering; off: the arenas' offsets of the buffers (a second pass
+ * where the first needed over GR_NAMED_BUFS buffers), NULL: named ones. */
+static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
+		       const long long *off, struct buf *err)
 {
-	struct gr_plan *p = malloc(sizeof(*p));
 	int rc, nt;
 
-	if (!p)
-		return kf_err(err, "out of memory");
-	gr_plan_init(p);
+	p->off = off;
 	p->fuse = bt_param(prm, "fuse", 1) != 0;
 	p->tc = bt_param(prm, "tc", 0) != 0;
 	p->mma = bt_param(prm, "mma", 0) != 0;
 	p->fold = bt_param(prm, "fold", 1) != 0;
 	p->conv_wmma = bt_param(prm, "conv_wmma", 0) != 0;
+	p->attn = bt_param(prm, "attn", 1) != 0;
+	p->dacc = bt_param(prm, "dacc", -1);
+	if (p->dacc < 0)
+		p->dacc = json_integer_value(json_object_get(spec, "level")) == 3;
 	p->block = bt_param(prm, "block", 256);
 	p->BM = bt_param(prm, "BM", 64);
 	p->BN = bt_param(prm, "BN", 64);
@@ -429,25 +461,84 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 		rc = gr_plan_build(p, spec, err);
 	if (!rc)
 		rc = gr_plan_emit(p, err);
+	return rc;
+}
+
+/* room: the tc_room of this try (level 3). */
+static int render_room(const json_t *spec, const json_t *prm, long long room, struct buf *s,
+		       struct buf *err)
+{
+	struct gr_plan *p = malloc(sizeof(*p));
+	long long off[GR_MAX_BUFS], cap[GR_MAX_BUFS], tot[2] = { 0, 0 };
+	int rc, nbuf = 0;
+
+	if (!p)
+		return kf_err(err, "out of memory");
+	gr_plan_init(p);
+	p->tc_room = room;
+	rc = render_pass(p, spec, prm, NULL, err);
+	if (!rc && p->nbuf > GR_NAMED_BUFS) {
+		nbuf = p->nbuf;
+		for (int b = 0; b < nbuf; b++) {
+			off[b] = tot[p->buf_dbl[b]];
+			tot[p->buf_dbl[b]] += p->buf_cap[b];
+			cap[b] = p->buf_cap[b];
+		}
+		gr_plan_release(p);
+		gr_plan_init(p);
+		p->tc_room = room;
+		rc = render_pass(p, spec, prm, off, err);
+		for (int b = 0; !rc && b < p->nbuf; b++)
+			if (p->nbuf != nbuf || p->buf_cap[b] != cap[b])
+				rc = kf_err(err, "graph: the arena pass placed buffers differently");
+	}
 	if (!rc) {
 		buf_addf(s, "// template graph: fuse=%d tc=%d mma=%d block=%d BM=%d BN=%d BK=%d TM=%d "
 			    "TN=%d; %d kernels\n", p->fuse, p->tc, p->mma, p->block, p->BM, p->BN, p->BK, p->TM, p->TN,
 			 p->launches);
 		buf_adds(s, p->src.s);
 		buf_addf(s, "\n/*@launch\n");
-		for (int b = 0; b < p->nbuf; b++)
+		for (int b = 0; !p->off && b < p->nbuf; b++)
 			buf_addf(s, "scratch %s buf%d[%lld];\n", p->buf_dbl[b] ? "double" : "float", b,
 				 p->buf_cap[b]);
+		if (p->off && tot[0])
+			buf_addf(s, "scratch float arena[%lld];\n", tot[0]);
+		if (p->off && tot[1])
+			buf_addf(s, "scratch double arenad[%lld];\n", tot[1]);
 		buf_addf(s, "%s@*/\n", p->launch.s);
+		/* the engine would refuse it (kernels are not deduplicated yet) */
+		if (s->len > CANDIDATE_MAX_BYTES && bt_param(prm, "src_limit", 1))
+			rc = kf_err(err, "graph: %zu bytes of source, over the engine's %d", s->len,
+				    CANDIDATE_MAX_BYTES);
 	}
 	gr_plan_release(p);
 	free(p);
 	return rc;
 }
 
+static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, struct buf *err)
+{
+	/* level 3 with tc: fewer tensor-core kernels until the source fits */
+	static const long long room[] = { GR_TC_ROOM, 100LL << 10, 50LL << 10, -1 };
+	int l3 = json_integer_value(json_object_get(spec, "level")) == 3, rc = 0;
+	struct buf t = BUF_INIT;
+
+	for (int i = 0; i < (l3 && bt_param(prm, "tc", 0) ? 4 : 1); i++) {
+		buf_reset(&t);
+		buf_reset(err);
+		rc = render_room(spec, prm, l3 ? room[i] : 0, &t, err);
+		if (!rc || !strstr(err->s ? err->s : "", "bytes of source"))
+			break;
+	}
+	if (!rc)
+		buf_adds(s, t.s);
+	buf_release(&t);
+	return rc;
+}
+
 const struct tmpl_def tmpl_graph_defs[] = {
 	{ "graph", graph_supports, graph_render,
 	  "{\"fuse\": 1, \"tc\": 0, \"mma\": 0, \"fold\": 1, \"block\": 256, \"BM\": 64, \"BN\": 64, \"BK\": 16, "
-	  "\"TM\": 4, \"TN\": 4, \"conv_wmma\": 0}" },
+	  "\"TM\": 4, \"TN\": 4, \"conv_wmma\": 0, \"attn\": 1, \"dacc\": -1, \"src_limit\": 1}" },
 	{ NULL, NULL, NULL, NULL },
 };

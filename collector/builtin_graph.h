@@ -10,14 +10,18 @@
 #include <jansson.h>
 #include "core/buf.h"
 
-#define GR_MAX_NODES 48
-#define GR_MAX_TENSORS 96
+#define GR_MAX_NODES 4096
+#define GR_MAX_TENSORS 4096
 #define GR_MAX_RANK 6
-#define GR_MAX_IN 3
-#define GR_MAX_BUFS 16
-#define GR_MAX_LAUNCHES 64
+#define GR_MAX_IN 3		/* operands of level-2 ops */
+#define GR_MAX_CAT 512		/* operands of concat and rnn */
+#define GR_MAX_CHAIN 64
+#define GR_MAX_BUFS 1024	/* over 16: one arena (offsets) */
+#define GR_NAMED_BUFS 16	/* the launch block's scratch declarations */
+#define GR_MAX_LAUNCHES 4096
 #define GR_MAX_DIM (1LL << 31)
 #define GR_MAX_NUMEL (1LL << 34)
+#define GR_TC_ROOM (150LL << 10)
 #define GR_MAX_SCRATCH (8LL << 30)	/* the engine's limit on all scratch */
 
 struct gr_tensor {
@@ -37,19 +41,21 @@ struct gr_node {
 	const json_t *j;
 	const char *op;
 	int out;
-	int in[GR_MAX_IN];
+	int in[GR_MAX_CAT];
 	int n_in;
 	int view;	/* a reshape that is only a view (not the last node) */
 };
 
 struct gr_group {
 	int head;
-	int chain[GR_MAX_NODES];	/* elementwise nodes folded into the head's store */
+	int chain[GR_MAX_CHAIN];	/* elementwise nodes folded into the head's store */
 	int n_chain;
 	int out;			/* the tensor it writes */
 	int alias;			/* an operand whose buffer it writes (in place), -1 */
 	int fold;	/* > 0: a linear whose chain[0..fold-1] (affine steps, then a
-			 * sum/mean over its features) folds into a GEMV (lsum) */
+			 * sum/mean over its features) folds into a GEMV (lsum),
+			 * or an attention's nodes (attn) */
+	int attn;	/* matmul, scale, mask, softmax, matmul: one kernel */
 };
 
 /* The extra operands of an epilogue: kernel parameters epK and their
@@ -70,6 +76,7 @@ struct gr_plan {
 	int ng;
 	long long buf_cap[GR_MAX_BUFS];
 	int buf_dbl[GR_MAX_BUFS], buf_busy[GR_MAX_BUFS], nbuf;
+	const long long *off;	/* buffer offsets in the arenas, NULL: named buffers */
 	int launches;
 	unsigned helpers;	/* GR_H_* emitted so far */
 	int alias;		/* the group being emitted writes over this tensor */
@@ -77,6 +84,11 @@ struct gr_plan {
 	/* parameters */
 	int fuse, tc, mma, fold, block, BM, BN, BK, TM, TN;
 	int conv_wmma;		/* convs on conv_epi's older wmma core */
+	int attn;		/* attention chains in one kernel (else only where the scores
+				 * would need over 2^29 floats) */
+	int dacc;
+	long long tc_room;	/* level 3: tc only while the source is under this (0: always,
+				 * -1: never) */		/* the direct conv sums in double (level-3 default) */
 	struct buf src, launch;
 };
 
@@ -100,6 +112,8 @@ const char *gr_str(const json_t *node, const char *key);
 /* The launch-block name of tensor k's storage, written to tmp (names are
  * at most 64 bytes). */
 const char *gr_store(const struct gr_plan *p, int k, char *tmp, size_t n);
+/* The launch-block name of scratch buffer b ("buf3", "arena + 1024"). */
+const char *gr_buf_name(const struct gr_plan *p, int b, char *tmp, size_t n);
 /* A float literal ("2.000000000e+00f"); negative if not finite. */
 int gr_lit(struct buf *b, double v, struct buf *err);
 
@@ -134,5 +148,22 @@ int gr_lsum_head(struct gr_plan *p, int g, struct gr_epi *e, struct buf *err);
 /* Appends a kernel and its launch. */
 int gr_kernel(struct gr_plan *p, const char *name, const char *params, const char *body,
 	      const char *grid, long long block, const char *args, struct buf *err);
+
+/* The store of one element (ei = idx, v = val, the epilogue, y[ei] = v), the
+ * head's signature (inputs, y, epilogue operands) and launch arguments. */
+void gr_store_elem(struct buf *b, const char *ind, const char *idx, const char *val,
+		   const struct gr_epi *e);
+int gr_tc_fits(const struct gr_plan *p);
+void gr_sig(struct buf *b, const struct gr_plan *p, const char *in_params, const struct gr_epi *e);
+void gr_args(struct buf *b, const struct gr_plan *p, int gi, const char *in_args,
+	     const struct gr_epi *e);
+
+/* builtin_graph3.c: level-3 ops (matmul, permute, concat, expand, slice,
+ * pad, cumsum, masked_fill, rnn). Shape checks of node k at build time. */
+int gr_check3(const struct gr_plan *p, int k, struct buf *err);
+int gr_head3(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err);
+/* The last node of an attention chain from matmul node k, else -1. */
+int gr_attn_match(const struct gr_plan *p, int k);
+int gr_attn_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err);
 
 #endif

@@ -169,7 +169,7 @@ int gr_lsum_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
 	long long N = o->shape[o->rank - 1], K = x->shape[x->rank - 1], M = x->numel / K, bs;
 	struct gr_epi a;
 	struct buf aff = BUF_INIT, body = BUF_INIT, sig = BUF_INIT, args = BUF_INIT, grid = BUF_INIT;
-	char ws[32], xs[80], ys[80], name[48];
+	char ws[80], xs[80], ys[80], name[48];
 	int rc, b;
 
 	gr_epi_init(&a);
@@ -177,7 +177,7 @@ int gr_lsum_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
 		rc = b;
 		goto out;
 	}
-	snprintf(ws, sizeof(ws), "buf%d", b);
+	gr_buf_name(p, b, ws, sizeof(ws));
 	if ((rc = affine_code(p, gi, &a, &aff, err)))
 		goto out;
 	gr_helpers(p, GR_H_SUM);

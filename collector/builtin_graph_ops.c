@@ -50,6 +50,32 @@ static void arguments(struct buf *b, const struct gr_plan *p, const struct gr_gr
 	buf_addf(b, "%s%s%s", in_args, gr_store(p, g->out, st, sizeof(st)), e->args.s);
 }
 
+void gr_store_elem(struct buf *b, const char *ind, const char *idx, const char *val,
+		   const struct gr_epi *e)
+{
+	store(b, ind, idx, val, e);
+}
+
+void gr_sig(struct buf *b, const struct gr_plan *p, const char *in_params, const struct gr_epi *e)
+{
+	signature(b, p, in_params, e);
+}
+
+void gr_args(struct buf *b, const struct gr_plan *p, int gi, const char *in_args,
+	     const struct gr_epi *e)
+{
+	arguments(b, p, &p->g[gi], in_args, e);
+}
+
+/* The tensor-core emitters take plain buffer names (not arena offsets) and
+ * write about 10 KB a kernel: on level 3 they stop where the source would
+ * outgrow the engine's limit (GR_TC_ROOM). */
+int gr_tc_fits(const struct gr_plan *p)
+{
+	return p->tc && !p->off && p->tc_room >= 0 &&
+	       (!p->tc_room || p->src.len < (size_t)p->tc_room);
+}
+
 static long long pow2(long long n)
 {
 	long long b = 32;
@@ -133,7 +159,7 @@ static int linear_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *
 	in_name(p, n->in[0], xs, sizeof(xs));
 	in_name(p, n->in[1], ws, sizeof(ws));
 	gr_store(p, g->out, ys, sizeof(ys));
-	if (p->tc) {
+	if (gr_tc_fits(p)) {
 		struct gemm_shape sh = { 1, M, N, K, 0, 1, 0, 0 };
 		struct epi ep = { e->params.s, e->args.s, NULL };
 		size_t from = p->launch.len;
@@ -258,7 +284,7 @@ static int conv_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 	in_name(p, n->in[0], xs, sizeof(xs));
 	in_name(p, n->in[1], ws, sizeof(ws));
 	gr_store(p, g->out, ys, sizeof(ys));
-	if (p->tc) {
+	if (gr_tc_fits(p)) {
 		struct conv_shape sh;
 		struct epi ep = { e->params.s, e->args.s, NULL };
 		size_t from = p->launch.len;
@@ -312,10 +338,11 @@ static int conv_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 		    "    const int co = (int)(t %% CO);\n"
 		    "    const long long n = t / CO;\n"
 		    "    const int cpg = CI / GROUPS, opg = CO / GROUPS, g = co / opg, oc = co %% opg;\n"
-		    "    float acc = 0.0f;\n"
+		    "    %s;\n"
 		    "    for (int cj = 0; cj < cpg; ++cj) {\n"
 		    "        const int ci = g * cpg + cj;\n"
-		    "        const float* xp = x + (n * CI + ci) * ((long long)ID * IH * IW);\n");
+		    "        const float* xp = x + (n * CI + ci) * ((long long)ID * IH * IW);\n",
+		 p->dacc ? "double acc = 0.0" : "float acc = 0.0f");
 	if (!tr)
 		buf_adds(&body, "        const float* wp = w + (long long)(co * cpg + cj) * (KD * KH * KW);\n"
 			    "        for (int kd = 0; kd < KD; ++kd) {\n"
@@ -341,10 +368,14 @@ static int conv_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 			    "                    const int nw = ow + PW - kw * DILW;\n"
 			    "                    if (nw < 0 || nw % SW != 0 || nw / SW >= IW) continue;\n"
 			    "                    const int iw = nw / SW;\n");
-	buf_adds(&body, "                    acc = fmaf(xp[((long long)id * IH + ih) * IW + iw],\n"
-		    "                               wp[(kd * KH + kh) * KW + kw], acc);\n"
-		    "                }\n            }\n        }\n    }\n");
-	store(&body, "    ", "idx", "acc", e);
+	if (p->dacc)	/* level 3: deep nets amplify fp32 rounding (batch norm of few values) */
+		buf_adds(&body, "                    acc = fma((double)xp[((long long)id * IH + ih) * IW + iw],\n"
+			    "                              (double)wp[(kd * KH + kh) * KW + kw], acc);\n");
+	else
+		buf_adds(&body, "                    acc = fmaf(xp[((long long)id * IH + ih) * IW + iw],\n"
+			    "                               wp[(kd * KH + kh) * KW + kw], acc);\n");
+	buf_adds(&body, "                }\n            }\n        }\n    }\n");
+	store(&body, "    ", "idx", p->dacc ? "(float)acc" : "acc", e);
 	signature(&sig, p, "const float* __restrict__ x, const float* __restrict__ w, ", e);
 	buf_addf(&args, "%s, %s, ", xs, ws);
 	arguments(&args, p, g, "", e);
@@ -735,7 +766,7 @@ static int norm_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 		rc = b;
 		goto out;
 	}
-	snprintf(sb, sizeof(sb), "buf%d", b);
+	gr_buf_name(p, b, sb, sizeof(sb));
 	gr_helpers(p, GR_H_SUM);
 	buf_addf(&body, "    /* %s norm statistics of %lld values each, one block per statistic */\n"
 		    "    __shared__ double sh[%lld];\n%s    double s = 0.0;\n%s        s += a;\n    }\n"
@@ -806,6 +837,8 @@ int gr_emit_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
 
 	if (gr_is_ew(p, p->g[gi].head))
 		return ew_head(p, gi, e, err);
+	if (p->g[gi].attn)
+		return gr_attn_head(p, gi, e, err);
 	if (p->g[gi].fold)
 		return gr_lsum_head(p, gi, e, err);
 	if (!strcmp(op, "linear"))
@@ -822,5 +855,5 @@ int gr_emit_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
 		return softmax_head(p, gi, e, err);
 	if (!strcmp(op, "norm"))
 		return norm_head(p, gi, e, err);
-	return kf_err(err, "graph: op '%s' has no kernel", op);
+	return gr_head3(p, gi, e, err);
 }

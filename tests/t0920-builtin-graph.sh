@@ -45,7 +45,7 @@ def put(name, f):
     json.dump(t, open('badspec/%s.json' % name, 'w'))
 put('permute', lambda t: t['attrs']['graph'][1].update(op='permute', perm=[1, 0]))
 put('long', lambda t: t['attrs']['graph'].__setitem__(slice(1, 2), [dict(g[1], out='t1')] +
-    [dict(g[1], out='u%d' % k, **{'in': ['t1' if k == 0 else 'u%d' % (k - 1)]}) for k in range(60)]))
+    [dict(g[1], out='u%d' % k, **{'in': ['t1' if k == 0 else 'u%d' % (k - 1)]}) for k in range(4100)]))
 put('hugedim', lambda t: t['attrs']['graph'][0].update(shape=[1024, 1 << 40]))
 put('wrongweight', lambda t: t['attrs']['graph'][0].update(shape=[1024, 4096]))
 put('unknownin', lambda t: t['attrs']['graph'][1].update(**{'in': ['nosuch']}))
