@@ -523,7 +523,11 @@ void gx_eval(struct gx *g, int ti, const struct gx_box *b, struct gx_view *v)
 	case GX_PAD:
 	case GX_CUMSUM:
 	case GX_MFILL:
-	case GX_RNN: gx_l3_eval(g, t, b, v); return;
+	case GX_RNN:
+	case GX_CONST:
+	case GX_TAKE:
+	case GX_ROLL:
+	case GX_COMPARE: gx_l3_eval(g, t, b, v); return;
 	}
 	abort();
 }

@@ -42,7 +42,8 @@ extern int gx_dense, gx_memo_on;
 
 enum gx_op { GX_LEAF, GX_LINEAR, GX_MATMUL, GX_CONV, GX_POOL, GX_APOOL, GX_ACT, GX_BINARY,
 	     GX_REDUCE, GX_SOFTMAX, GX_NORM, GX_DROPOUT, GX_RESHAPE, GX_PERMUTE, GX_CONCAT,
-	     GX_EXPAND, GX_SLICE, GX_PAD, GX_CUMSUM, GX_MFILL, GX_RNN };
+	     GX_EXPAND, GX_SLICE, GX_PAD, GX_CUMSUM, GX_MFILL, GX_RNN, GX_CONST, GX_TAKE, GX_ROLL,
+	     GX_COMPARE };
 
 enum gx_act { A_RELU, A_LEAKY_RELU, A_GELU, A_GELU_TANH, A_SIGMOID, A_TANH, A_SILU, A_MISH,
 	      A_SOFTPLUS, A_HARDSWISH, A_HARDSIGMOID, A_HARDTANH, A_CLAMP, A_ELU, A_SELU, A_EXP,
@@ -98,7 +99,11 @@ struct gx_t {
 	int nnd;                /* layer norm: normalized_ndim */
 	long long start, step;  /* slice (dim) */
 	long long before[GX_MAXD]; /* pad */
-	long long diag;         /* masked_fill (fn 1: upper; value a[0]) */
+	long long diag;         /* masked_fill (fn 1: upper, 0: lower, 2: mask operand; value a[0]) */
+	double *cvals;          /* const: the values, owned */
+	long long *idx;         /* take: the index (nidx rows of the operand), owned */
+	long long nidx;
+	long long shift[GX_MAXD]; /* roll: per dim, in [0, size) (0: not rolled); compare: fn 1 = eq */
 	struct {
 		int kind, layers, dirs, bf, bias, h0, c0, which;
 		long long hidden;

@@ -1,6 +1,7 @@
 /* The level-3 ops of the graph oracle (docs/graph-ir.md): expand, slice,
- * pad, cumsum and masked_fill by boxes like the level-2 ops; rnn whole (a
- * recurrence has no smaller cone), kept in the node's dense output. */
+ * pad, cumsum, masked_fill, take, roll, compare by boxes like the level-2
+ * ops; const from its values; rnn whole (a recurrence has no smaller cone),
+ * kept in the node's dense output. */
 #include "core/oracle_graph.h"
 
 #include <math.h>
@@ -89,17 +90,117 @@ static void cumsum_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, st
 	memcpy(v->st, st, sizeof(st));
 }
 
+/* out[k] of box b (row-major) from its coordinates: the flat offset of
+ * element k in a view with strides st over the same box. */
+static long long box_off(const struct gx_box *b, const long long *st, long long k)
+{
+	long long off = 0;
+	for (int d = b->nd - 1; d >= 0; d--) {
+		off += (k % b->n[d]) * st[d];
+		k /= b->n[d];
+	}
+	return off;
+}
+
 static void mfill_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct gx_view *v)
 {
-	long long n = gx_box_numel(b), ni = b->n[b->nd - 2], nj = b->n[b->nd - 1];
+	long long n = gx_box_numel(b), ni, nj;
 	double *p = gx_alloc(n);
 
 	gx_eval_copy(g, t->in[0], b, p);
+	if (t->fn == 2) {  /* the mask operand, broadcast: set where non-zero */
+		struct gx_view mv;
+		gx_eval_bcast(g, t->in[1], b, &mv);
+		for (long long k = 0; k < n; k++)
+			if (mv.p[box_off(b, mv.st, k)] != 0)
+				p[k] = t->a[0];
+		gx_view_free(&mv);
+		own_dense(v, b, p);
+		return;
+	}
+	ni = b->n[b->nd - 2];
+	nj = b->n[b->nd - 1];
 	for (long long k = 0; k < n; k++) {
 		long long i = b->lo[b->nd - 2] + k / nj % ni, j = b->lo[b->nd - 1] + k % nj;
 		if (t->fn ? j - i >= t->diag : j - i <= t->diag)
 			p[k] = t->a[0];
 	}
+	own_dense(v, b, p);
+}
+
+/* x[index[i], ...]: each row of the box from its own row of x */
+static void take_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct gx_view *v)
+{
+	long long n = gx_box_numel(b), row = n / b->n[0];
+	double *p = gx_alloc(n);
+	struct gx_box ib = *b;
+
+	for (long long i = 0; i < b->n[0]; i++) {
+		ib.lo[0] = t->idx[b->lo[0] + i];
+		ib.n[0] = 1;
+		gx_eval_copy(g, t->in[0], &ib, p + i * row);
+	}
+	own_dense(v, b, p);
+}
+
+/* torch.roll: out[.., i, ..] = x[.., (i - shift) mod size, ..]. Along each
+ * rolled dim the box's source is one or two runs (it may wrap); every
+ * combination of runs is one operand box, copied to its place. */
+static void roll_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct gx_view *v)
+{
+	const struct gx_t *x = &g->t[t->in[0]];
+	long long n = gx_box_numel(b), ost[GX_MAXD];
+	long long src[GX_MAXD][2], dst[GX_MAXD][2], len[GX_MAXD][2];
+	int nrun[GX_MAXD], combos = 1;
+	double *p = gx_alloc(n);
+
+	gx_box_strides(b, ost);
+	for (int d = 0; d < b->nd; d++) {
+		long long S = x->shape[d], s0 = ((b->lo[d] - t->shift[d]) % S + S) % S;
+		long long first = S - s0 < b->n[d] ? S - s0 : b->n[d];
+		src[d][0] = s0;
+		dst[d][0] = 0;
+		len[d][0] = first;
+		nrun[d] = 1;
+		if (first < b->n[d]) {
+			src[d][1] = 0;
+			dst[d][1] = first;
+			len[d][1] = b->n[d] - first;
+			nrun[d] = 2;
+		}
+		combos *= nrun[d];
+	}
+	for (int c = 0; c < combos; c++) {
+		struct gx_box ib;
+		long long base = 0, m;
+		int r = c;
+		double *tmp;
+		ib.nd = b->nd;
+		for (int d = b->nd - 1; d >= 0; d--) {
+			int k = r % nrun[d];
+			r /= nrun[d];
+			ib.lo[d] = src[d][k];
+			ib.n[d] = len[d][k];
+			base += dst[d][k] * ost[d];
+		}
+		m = gx_box_numel(&ib);
+		tmp = gx_alloc(m);
+		gx_eval_copy(g, t->in[0], &ib, tmp);
+		for (long long k = 0; k < m; k++)
+			p[base + box_off(&ib, ost, k)] = tmp[k];
+		free(tmp);
+	}
+	own_dense(v, b, p);
+}
+
+static void compare_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct gx_view *v)
+{
+	long long n = gx_box_numel(b);
+	double *p = gx_alloc(n);
+
+	gx_eval_copy(g, t->in[0], b, p);
+	for (long long k = 0; k < n; k++)
+		p[k] = (p[k] == t->a[0]) == (t->fn == 1) ? 1.0 : 0.0;
 	own_dense(v, b, p);
 }
 
@@ -265,6 +366,10 @@ void gx_l3_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct gx_
 	case GX_PAD: pad_eval(g, t, b, v); return;
 	case GX_CUMSUM: cumsum_eval(g, t, b, v); return;
 	case GX_MFILL: mfill_eval(g, t, b, v); return;
+	case GX_TAKE: take_eval(g, t, b, v); return;
+	case GX_ROLL: roll_eval(g, t, b, v); return;
+	case GX_COMPARE: compare_eval(g, t, b, v); return;
+	case GX_CONST: gx_dense_view(t, t->cvals, b, v); return;
 	case GX_RNN:
 		if (!t->dense)
 			rnn_run(g, t);

@@ -14,7 +14,8 @@ static const char *const op_names[] = {
 	[GX_REDUCE] = "reduce", [GX_SOFTMAX] = "softmax", [GX_NORM] = "norm",
 	[GX_DROPOUT] = "dropout", [GX_RESHAPE] = "reshape", [GX_PERMUTE] = "permute",
 	[GX_CONCAT] = "concat", [GX_EXPAND] = "expand", [GX_SLICE] = "slice", [GX_PAD] = "pad",
-	[GX_CUMSUM] = "cumsum", [GX_MFILL] = "masked_fill", [GX_RNN] = "rnn",
+	[GX_CUMSUM] = "cumsum", [GX_MFILL] = "masked_fill", [GX_RNN] = "rnn", [GX_CONST] = "const",
+	[GX_TAKE] = "take", [GX_ROLL] = "roll", [GX_COMPARE] = "compare",
 };
 
 /* Attributes each op accepts besides out, op, in, shape. */
@@ -43,6 +44,10 @@ static const char *const op_keys[][10] = {
 	[GX_MFILL] = { "where", "diagonal", "value", NULL },
 	[GX_RNN] = { "kind", "layers", "hidden", "bidirectional", "batch_first", "bias", "h0", "c0",
 		     "output" },
+	[GX_CONST] = { "values", NULL },
+	[GX_TAKE] = { "index", NULL },
+	[GX_ROLL] = { "shifts", "dims", NULL },
+	[GX_COMPARE] = { "fn", "const", NULL },
 };
 
 static const char *const act_names[] = {
@@ -651,7 +656,7 @@ static int parse_l3(const struct pctx *x, json_t *o, struct gx *g, struct gx_t *
 	long long d = 0, stop = 0;
 	int has;
 
-	if (want_nin(x, t->nin, 1, 1) < 0)
+	if (want_nin(x, t->nin, 1, t->op == GX_MFILL ? 2 : 1) < 0)
 		return -1;
 	t->nd = in->nd;
 	memcpy(t->shape, in->shape, sizeof(t->shape));
@@ -709,19 +714,117 @@ static int parse_l3(const struct pctx *x, json_t *o, struct gx *g, struct gx_t *
 	case GX_MFILL: {
 		const char *wh = json_string_value(json_object_get(o, "where"));
 		json_t *v = json_object_get(o, "value");
-		if (in->nd < 2)
-			return perr(x, "masked_fill wants at least 2 dims");
-		if (!wh || (strcmp(wh, "upper") && strcmp(wh, "lower")))
-			return perr(x, "\"where\" must be \"upper\" or \"lower\"");
-		t->fn = wh[0] == 'u';
-		if (get_int(x, o, "diagonal", -(1LL << 40), 1LL << 40, &t->diag, &has) < 0 || !has)
-			return has ? -1 : perr(x, "\"diagonal\" is missing");
+		if (t->nin == 2) {  /* the mask operand, broadcast to x */
+			const struct gx_t *m = &g->t[t->in[1]];
+			if (wh || json_object_get(o, "diagonal"))
+				return perr(x, "a masked_fill with a mask operand takes no \"where\" "
+					    "or \"diagonal\"");
+			if (m->nd > in->nd)
+				return perr(x, "the mask has more dims than x");
+			for (int i = 0; i < m->nd; i++)
+				if (m->shape[i] != 1 && m->shape[i] != in->shape[in->nd - m->nd + i])
+					return perr(x, "the mask does not broadcast to x");
+			t->fn = 2;
+		} else {
+			if (in->nd < 2)
+				return perr(x, "masked_fill wants at least 2 dims");
+			if (!wh || (strcmp(wh, "upper") && strcmp(wh, "lower")))
+				return perr(x, "\"where\" must be \"upper\" or \"lower\"");
+			t->fn = wh[0] == 'u';
+			if (get_int(x, o, "diagonal", -(1LL << 40), 1LL << 40, &t->diag, &has) < 0 ||
+			    !has)
+				return has ? -1 : perr(x, "\"diagonal\" is missing");
+		}
 		if (json_is_string(v) && !strcmp(json_string_value(v), "-inf"))
 			t->a[0] = -INFINITY;
 		else if (json_is_string(v) && !strcmp(json_string_value(v), "inf"))
 			t->a[0] = INFINITY;
 		else if (get_num(x, o, "value", &t->a[0], &has) < 0 || !has)
 			return perr(x, "\"value\" must be a number, \"-inf\" or \"inf\"");
+		return 0;
+	}
+	default:
+		return perr(x, "internal: op %d", (int)t->op);
+	}
+}
+
+/* const, take, roll, compare (level 3: SwinV2's constants) */
+static int parse_l3b(const struct pctx *x, json_t *o, struct gx *g, struct gx_t *t,
+		     const long long *want, int want_nd)
+{
+	json_t *v, *e;
+	size_t k;
+	int has;
+
+	if (t->op == GX_CONST) {
+		long long n = 1;
+		if (t->nin != 0)
+			return perr(x, "a const has no operands");
+		t->nd = want_nd;
+		memcpy(t->shape, want, sizeof(long long) * (size_t)want_nd);
+		for (int i = 0; i < want_nd; i++)
+			n *= want[i];
+		v = json_object_get(o, "values");
+		if (!json_is_array(v) || (long long)json_array_size(v) != n || n > 4096)
+			return perr(x, "\"values\" must list the %lld values of the shape (at most 4096)",
+				    n);
+		t->cvals = gx_alloc(n);
+		json_array_foreach(v, k, e) {
+			if (!json_is_number(e) || !isfinite(json_number_value(e)))
+				return perr(x, "\"values\" must be finite numbers");
+			t->cvals[k] = json_number_value(e);
+		}
+		return 0;
+	}
+	if (want_nin(x, t->nin, 1, 1) < 0)
+		return -1;
+	const struct gx_t *in = &g->t[t->in[0]];
+	t->nd = in->nd;
+	memcpy(t->shape, in->shape, sizeof(t->shape));
+	switch (t->op) {
+	case GX_TAKE:
+		v = json_object_get(o, "index");
+		if (!json_is_array(v) || json_array_size(v) < 1 || json_array_size(v) > (1u << 24) ||
+		    in->nd < 1)
+			return perr(x, "\"index\" must list 1 to 2^24 rows of an operand with dims");
+		t->nidx = (long long)json_array_size(v);
+		t->idx = calloc((size_t)t->nidx, sizeof(*t->idx));
+		if (!t->idx)
+			abort();
+		json_array_foreach(v, k, e) {
+			if (!json_is_integer(e) || json_integer_value(e) < 0 ||
+			    json_integer_value(e) >= in->shape[0])
+				return perr(x, "index %zu is not a row of the operand (0..%lld)", k,
+					    in->shape[0] - 1);
+			t->idx[k] = json_integer_value(e);
+		}
+		t->shape[0] = t->nidx;
+		return 0;
+	case GX_ROLL: {
+		json_t *sh = json_object_get(o, "shifts"), *dm = json_object_get(o, "dims");
+		if (!json_is_array(sh) || !json_is_array(dm) || json_array_size(sh) != json_array_size(dm) ||
+		    json_array_size(sh) < 1 || json_array_size(sh) > (size_t)in->nd)
+			return perr(x, "\"shifts\" and \"dims\" must be lists of the same length");
+		for (k = 0; k < json_array_size(sh); k++) {
+			json_t *s = json_array_get(sh, k), *d = json_array_get(dm, k);
+			long long dd = json_is_integer(d) ? json_integer_value(d) : -99;
+			if (dd < 0)
+				dd += in->nd;
+			if (dd < 0 || dd >= in->nd || !json_is_integer(s) || json_integer_value(s) < 0 ||
+			    json_integer_value(s) >= in->shape[dd] || t->shift[dd])
+				return perr(x, "roll %zu: a dim of the operand, once, and a shift in "
+					    "[0, its size)", k);
+			t->shift[dd] = json_integer_value(s);
+		}
+		return 0;
+	}
+	case GX_COMPARE: {
+		const char *fn = json_string_value(json_object_get(o, "fn"));
+		if (!fn || (strcmp(fn, "ne") && strcmp(fn, "eq")))
+			return perr(x, "\"fn\" must be \"ne\" or \"eq\"");
+		t->fn = !strcmp(fn, "eq");
+		if (get_num(x, o, "const", &t->a[0], &has) < 0 || !has)
+			return perr(x, "\"const\" must be a number");
 		return 0;
 	}
 	default:
@@ -839,7 +942,7 @@ static int parse_node(struct gx *g, const struct problem *p, json_t *o, int i, s
 		return perr(&x, "\"op\" is missing");
 	memset(t, 0, sizeof(*t));
 	t->op = GX_LEAF;
-	for (int k2 = GX_LINEAR; k2 <= GX_RNN; k2++)
+	for (int k2 = GX_LINEAR; k2 <= GX_COMPARE; k2++)
 		if (!strcmp(op_names[k2], x.op))
 			t->op = (enum gx_op)k2;
 	if (t->op == GX_LEAF)
@@ -855,9 +958,10 @@ static int parse_node(struct gx *g, const struct problem *p, json_t *o, int i, s
 	t->name = x.out;
 	t->node = i;
 	v = json_object_get(o, "in");
-	if (!json_is_array(v) || json_array_size(v) < 1 || json_array_size(v) > GX_MAXIN)
+	if (!json_is_array(v) || json_array_size(v) < (t->op == GX_CONST ? 0 : 1) ||
+	    json_array_size(v) > GX_MAXIN)
 		return perr(&x, "\"in\" must list 1 to %d operands", GX_MAXIN);
-	t->in = calloc(json_array_size(v), sizeof(*t->in));
+	t->in = calloc(json_array_size(v) + 1, sizeof(*t->in));
 	if (!t->in)
 		abort();
 	json_array_foreach(v, k, e) {
@@ -921,6 +1025,13 @@ static int parse_node(struct gx *g, const struct problem *p, json_t *o, int i, s
 		break;
 	case GX_RNN:
 		if (parse_rnn(&x, o, g, t) < 0)
+			return -1;
+		break;
+	case GX_CONST:
+	case GX_TAKE:
+	case GX_ROLL:
+	case GX_COMPARE:
+		if (parse_l3b(&x, o, g, t, want, want_nd) < 0)
 			return -1;
 		break;
 	default:
@@ -1000,6 +1111,8 @@ void gx_free(void *g_)
 		free(g->t[i].rows);
 		free(g->t[i].dense);
 		free(g->t[i].in);
+		free(g->t[i].cvals);
+		free(g->t[i].idx);
 	}
 	free(g->t);
 	free(g);

@@ -24,6 +24,7 @@ grep '^not ok' "$T_TMP/out" | head -n 5 | sed 's/^/# /'
 cp "$T_TMP/out" all.txt
 contains "deep graphs (dense mode) among them: ResNet101" all.txt "^ok 010_ResNet101: "
 contains "and the 1793-node RNN" all.txt "^ok 034_VanillaRNNHidden: "
+contains "and SwinV2 (const, take, roll, compare, a mask operand)" all.txt "^ok 030_SwinTransformerV2: "
 
 # mutations of the evaluator must make the comparison fail
 mkdir -p mut1 mut2
