@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/oracle_geom.h"
+#include "core/oracle_graph_pctx.h"
 
 static const char *const op_names[] = {
 	[GX_LINEAR] = "linear", [GX_MATMUL] = "matmul", [GX_CONV] = "conv", [GX_POOL] = "pool",
@@ -72,14 +73,8 @@ static const struct {
 };
 
 /* Error context: the problem, the node. */
-struct pctx {
-	const struct problem *p;
-	int i;
-	const char *op, *out;
-	struct buf *err;
-};
 
-__attribute__((format(printf, 2, 3))) static int perr(const struct pctx *x, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) int gxp_perr(const struct pctx *x, const char *fmt, ...)
 {
 	struct buf m = BUF_INIT;
 	va_list ap;
@@ -93,7 +88,7 @@ __attribute__((format(printf, 2, 3))) static int perr(const struct pctx *x, cons
 	return -1;
 }
 
-static int lookup(const char *const *names, const char *s)
+int gxp_lookup(const char *const *names, const char *s)
 {
 	for (int i = 0; s && names[i]; i++)
 		if (!strcmp(names[i], s))
@@ -101,7 +96,7 @@ static int lookup(const char *const *names, const char *s)
 	return -1;
 }
 
-static int get_bool(const struct pctx *x, json_t *o, const char *key, int def, int *out)
+int gxp_get_bool(const struct pctx *x, json_t *o, const char *key, int def, int *out)
 {
 	json_t *v = json_object_get(o, key);
 	if (!v) {
@@ -109,24 +104,24 @@ static int get_bool(const struct pctx *x, json_t *o, const char *key, int def, i
 		return 0;
 	}
 	if (!json_is_boolean(v))
-		return perr(x, "\"%s\" must be true or false", key);
+		return gxp_perr(x, "\"%s\" must be true or false", key);
 	*out = json_is_true(v);
 	return 0;
 }
 
-static int get_num(const struct pctx *x, json_t *o, const char *key, double *out, int *has)
+int gxp_get_num(const struct pctx *x, json_t *o, const char *key, double *out, int *has)
 {
 	json_t *v = json_object_get(o, key);
 	*has = v != NULL;
 	if (!v)
 		return 0;
 	if (!json_is_number(v) || !isfinite(json_number_value(v)))
-		return perr(x, "\"%s\" must be a finite number", key);
+		return gxp_perr(x, "\"%s\" must be a finite number", key);
 	*out = json_number_value(v);
 	return 0;
 }
 
-static int get_int(const struct pctx *x, json_t *o, const char *key, long long lo, long long hi,
+int gxp_get_int(const struct pctx *x, json_t *o, const char *key, long long lo, long long hi,
 		   long long *out, int *has)
 {
 	json_t *v = json_object_get(o, key);
@@ -134,7 +129,7 @@ static int get_int(const struct pctx *x, json_t *o, const char *key, long long l
 	if (!v)
 		return 0;
 	if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
-		return perr(x, "\"%s\" must be an integer in [%lld, %lld]", key, lo, hi);
+		return gxp_perr(x, "\"%s\" must be an integer in [%lld, %lld]", key, lo, hi);
 	*out = json_integer_value(v);
 	return 0;
 }
@@ -148,16 +143,16 @@ static int get_axes(const struct pctx *x, json_t *o, const char *key, int n, lon
 		out[i] = def;
 	if (!v) {
 		if (required)
-			return perr(x, "\"%s\" is missing", key);
+			return gxp_perr(x, "\"%s\" is missing", key);
 		return 0;
 	}
 	if (!json_is_array(v) || (int)json_array_size(v) != n)
-		return perr(x, "\"%s\" must be a list of %d integers", key, n);
+		return gxp_perr(x, "\"%s\" must be a list of %d integers", key, n);
 	for (int i = 0; i < n; i++) {
 		json_t *e = json_array_get(v, (size_t)i);
 		if (!json_is_integer(e) || json_integer_value(e) < lo ||
 		    json_integer_value(e) > (1 << 20))
-			return perr(x, "\"%s[%d]\" must be an integer in [%lld, 2^20]", key, i, lo);
+			return gxp_perr(x, "\"%s[%d]\" must be an integer in [%lld, 2^20]", key, i, lo);
 		out[3 - n + i] = json_integer_value(e);
 	}
 	return 0;
@@ -173,15 +168,15 @@ static void set_strides(struct gx_t *t)
 	t->numel = s;
 }
 
-static int norm_dim(const struct pctx *x, long long d, int nd, const char *what, int *out)
+int gxp_norm_dim(const struct pctx *x, long long d, int nd, const char *what, int *out)
 {
 	if (d < -nd || d >= (nd ? nd : 1))
-		return perr(x, "%s %lld is out of range for %d dims", what, d, nd);
+		return gxp_perr(x, "%s %lld is out of range for %d dims", what, d, nd);
 	*out = (int)(d < 0 ? d + nd : d);
 	return 0;
 }
 
-static void fmt_shape(struct buf *b, int nd, const long long *s)
+void gxp_fmt_shape(struct buf *b, int nd, const long long *s)
 {
 	buf_addc(b, '[');
 	for (int i = 0; i < nd; i++)
@@ -198,9 +193,9 @@ static int check_shape(const struct pctx *x, const struct gx_t *t, int nd, const
 		same = want[i] == t->shape[i];
 	if (same)
 		return 0;
-	fmt_shape(&a, t->nd, t->shape);
-	fmt_shape(&b, nd, want);
-	perr(x, "\"shape\" is %s, but the operands give %s", b.s, a.s);
+	gxp_fmt_shape(&a, t->nd, t->shape);
+	gxp_fmt_shape(&b, nd, want);
+	gxp_perr(x, "\"shape\" is %s, but the operands give %s", b.s, a.s);
 	buf_release(&a);
 	buf_release(&b);
 	return -1;
@@ -214,19 +209,19 @@ static int bcast(const struct pctx *x, const struct gx_t *a, const struct gx_t *
 		int ia = i - (t->nd - a->nd), ib = i - (t->nd - b->nd);
 		long long sa = ia >= 0 ? a->shape[ia] : 1, sb = ib >= 0 ? b->shape[ib] : 1;
 		if (sa != sb && sa != 1 && sb != 1)
-			return perr(x, "operands \"%s\" and \"%s\" do not broadcast (dim %d: %lld vs %lld)",
+			return gxp_perr(x, "operands \"%s\" and \"%s\" do not broadcast (dim %d: %lld vs %lld)",
 				    a->name, b->name, i, sa, sb);
 		t->shape[i] = sa == 1 ? sb : sa;
 	}
 	return 0;
 }
 
-static int want_nin(const struct pctx *x, int nin, int lo, int hi)
+int gxp_want_nin(const struct pctx *x, int nin, int lo, int hi)
 {
 	if (nin < lo || nin > hi) {
 		if (lo == hi)
-			return perr(x, "takes %d operand%s, has %d", lo, lo == 1 ? "" : "s", nin);
-		return perr(x, "takes %d to %d operands, has %d", lo, hi, nin);
+			return gxp_perr(x, "takes %d operand%s, has %d", lo, lo == 1 ? "" : "s", nin);
+		return gxp_perr(x, "takes %d to %d operands, has %d", lo, hi, nin);
 	}
 	return 0;
 }
@@ -242,45 +237,45 @@ static int parse_conv(const struct pctx *x, json_t *o, struct gx *g, struct gx_t
 	long long dims, ci, co, ks[3];
 	int has;
 
-	if (want_nin(x, t->nin, 2, 3) < 0 || get_int(x, o, "dims", 1, 3, &dims, &has) < 0)
+	if (gxp_want_nin(x, t->nin, 2, 3) < 0 || gxp_get_int(x, o, "dims", 1, 3, &dims, &has) < 0)
 		return -1;
 	if (!has)
-		return perr(x, "\"dims\" is missing");
+		return gxp_perr(x, "\"dims\" is missing");
 	t->sd = (int)dims;
-	if (get_bool(x, o, "transposed", 0, &t->transposed) < 0 ||
+	if (gxp_get_bool(x, o, "transposed", 0, &t->transposed) < 0 ||
 	    get_axes(x, o, "stride", t->sd, 1, 1, 0, t->s) < 0 ||
 	    get_axes(x, o, "padding", t->sd, 0, 0, 0, t->p) < 0 ||
 	    get_axes(x, o, "dilation", t->sd, 1, 1, 0, t->d) < 0 ||
 	    get_axes(x, o, "output_padding", t->sd, 0, 0, 0, t->opad) < 0 ||
-	    get_int(x, o, "groups", 1, 1 << 20, &t->groups, &has) < 0)
+	    gxp_get_int(x, o, "groups", 1, 1 << 20, &t->groups, &has) < 0)
 		return -1;
 	if (!has)
 		t->groups = 1;
 	if (in->nd != 2 + t->sd || w->nd != 2 + t->sd)
-		return perr(x, "conv%dd wants x and weight of %d dims (have %d and %d)", t->sd,
+		return gxp_perr(x, "conv%dd wants x and weight of %d dims (have %d and %d)", t->sd,
 			    2 + t->sd, in->nd, w->nd);
 	/* "kernel", where given, repeats the weight's spatial dims */
 	if (get_axes(x, o, "kernel", t->sd, 1, 0, 0, ks) < 0)
 		return -1;
 	for (int i = 0; json_object_get(o, "kernel") && i < t->sd; i++)
 		if (ks[3 - t->sd + i] != w->shape[2 + i])
-			return perr(x, "\"kernel\" differs from the weight's spatial dims");
+			return gxp_perr(x, "\"kernel\" differs from the weight's spatial dims");
 	ci = in->shape[1];
 	if (ci % t->groups)
-		return perr(x, "groups %lld do not divide the %lld input channels", t->groups, ci);
+		return gxp_perr(x, "groups %lld do not divide the %lld input channels", t->groups, ci);
 	if (t->transposed) {
 		if (w->shape[0] != ci)
-			return perr(x, "transposed weight wants %lld input channels first, has %lld", ci,
+			return gxp_perr(x, "transposed weight wants %lld input channels first, has %lld", ci,
 				    w->shape[0]);
 		co = w->shape[1] * t->groups;
 	} else {
 		co = w->shape[0];
 		if (co % t->groups || w->shape[1] != ci / t->groups)
-			return perr(x, "weight [%lld, %lld, ...] does not match %lld input channels in "
+			return gxp_perr(x, "weight [%lld, %lld, ...] does not match %lld input channels in "
 				    "%lld groups", w->shape[0], w->shape[1], ci, t->groups);
 	}
 	if (t->nin == 3 && !is_vec(&g->t[t->in[2]], co))
-		return perr(x, "bias \"%s\" must have shape [%lld]", g->t[t->in[2]].name, co);
+		return gxp_perr(x, "bias \"%s\" must have shape [%lld]", g->t[t->in[2]].name, co);
 	t->nd = in->nd;
 	t->shape[0] = in->shape[0];
 	t->shape[1] = co;
@@ -289,14 +284,14 @@ static int parse_conv(const struct pctx *x, json_t *o, struct gx *g, struct gx_t
 		long long n = ax >= 0 ? in->shape[2 + ax] : 1, o2;
 		t->k[i] = ks[i] = ax >= 0 ? w->shape[2 + ax] : 1;
 		if (!t->transposed && t->opad[i])
-			return perr(x, "\"output_padding\" goes with a transposed conv");
+			return gxp_perr(x, "\"output_padding\" goes with a transposed conv");
 		if (t->transposed && t->opad[i] >= t->s[i] && t->opad[i] >= t->d[i])
-			return perr(x, "output_padding %lld must be smaller than the stride or the dilation",
+			return gxp_perr(x, "output_padding %lld must be smaller than the stride or the dilation",
 				    t->opad[i]);
 		o2 = t->transposed ? geom_convt_out(n, ks[i], t->s[i], t->p[i], t->d[i], t->opad[i])
 				   : geom_conv_out(n, ks[i], t->s[i], t->p[i], t->d[i]);
 		if (o2 < 1)
-			return perr(x, "empty output along spatial axis %d", ax);
+			return gxp_perr(x, "empty output along spatial axis %d", ax);
 		if (ax >= 0)
 			t->shape[2 + ax] = o2;
 	}
@@ -310,23 +305,23 @@ static int parse_pool(const struct pctx *x, json_t *o, struct gx *g, struct gx_t
 	long long dims;
 	int has;
 
-	if (want_nin(x, t->nin, 1, 1) < 0 || get_int(x, o, "dims", 1, 3, &dims, &has) < 0)
+	if (gxp_want_nin(x, t->nin, 1, 1) < 0 || gxp_get_int(x, o, "dims", 1, 3, &dims, &has) < 0)
 		return -1;
 	if (!has)
-		return perr(x, "\"dims\" is missing");
+		return gxp_perr(x, "\"dims\" is missing");
 	t->sd = (int)dims;
 	if (!kind || (strcmp(kind, "max") && strcmp(kind, "avg")))
-		return perr(x, "\"kind\" must be \"max\" or \"avg\"");
+		return gxp_perr(x, "\"kind\" must be \"max\" or \"avg\"");
 	t->fn = kind[0] == 'm';
 	if (!t->fn && json_object_get(o, "dilation"))
-		return perr(x, "avg pooling has no \"dilation\"");
+		return gxp_perr(x, "avg pooling has no \"dilation\"");
 	if (t->fn && json_object_get(o, "count_include_pad"))
-		return perr(x, "max pooling has no \"count_include_pad\"");
+		return gxp_perr(x, "max pooling has no \"count_include_pad\"");
 	if (get_axes(x, o, "kernel", t->sd, 1, 1, 1, t->k) < 0 ||
 	    get_axes(x, o, "padding", t->sd, 0, 0, 0, t->p) < 0 ||
 	    get_axes(x, o, "dilation", t->sd, 1, 1, 0, t->d) < 0 ||
-	    get_bool(x, o, "ceil_mode", 0, &t->ceil_mode) < 0 ||
-	    get_bool(x, o, "count_include_pad", 1, &t->cip) < 0)
+	    gxp_get_bool(x, o, "ceil_mode", 0, &t->ceil_mode) < 0 ||
+	    gxp_get_bool(x, o, "count_include_pad", 1, &t->cip) < 0)
 		return -1;
 	if (json_object_get(o, "stride")) {
 		if (get_axes(x, o, "stride", t->sd, 1, 1, 1, t->s) < 0)
@@ -335,17 +330,17 @@ static int parse_pool(const struct pctx *x, json_t *o, struct gx *g, struct gx_t
 		memcpy(t->s, t->k, sizeof(t->s)); /* PyTorch: stride defaults to the kernel */
 	}
 	if (in->nd != 2 + t->sd)
-		return perr(x, "pool%dd wants x of %d dims, has %d", t->sd, 2 + t->sd, in->nd);
+		return gxp_perr(x, "pool%dd wants x of %d dims, has %d", t->sd, 2 + t->sd, in->nd);
 	t->nd = in->nd;
 	t->shape[0] = in->shape[0];
 	t->shape[1] = in->shape[1];
 	for (int i = 3 - t->sd; i < 3; i++) {
 		long long n = in->shape[2 + i - (3 - t->sd)], o2;
 		if (2 * t->p[i] > t->k[i])
-			return perr(x, "padding %lld is more than half the kernel %lld", t->p[i], t->k[i]);
+			return gxp_perr(x, "padding %lld is more than half the kernel %lld", t->p[i], t->k[i]);
 		o2 = geom_pool_out(n, t->k[i], t->s[i], t->p[i], t->d[i], t->ceil_mode);
 		if (o2 < 1)
-			return perr(x, "empty output along spatial axis %d", i - (3 - t->sd));
+			return gxp_perr(x, "empty output along spatial axis %d", i - (3 - t->sd));
 		t->shape[2 + i - (3 - t->sd)] = o2;
 	}
 	return 0;
@@ -356,15 +351,15 @@ static int parse_apool(const struct pctx *x, json_t *o, struct gx *g, struct gx_
 	const struct gx_t *in = &g->t[t->in[0]];
 	json_t *v = json_object_get(o, "output_size");
 
-	if (want_nin(x, t->nin, 1, 1) < 0)
+	if (gxp_want_nin(x, t->nin, 1, 1) < 0)
 		return -1;
 	if (!json_is_array(v) || json_array_size(v) < 1 || json_array_size(v) > 3)
-		return perr(x, "\"output_size\" must be a list of 1 to 3 integers");
+		return gxp_perr(x, "\"output_size\" must be a list of 1 to 3 integers");
 	t->sd = (int)json_array_size(v);
 	if (get_axes(x, o, "output_size", t->sd, 1, 1, 1, t->k) < 0)
 		return -1;
 	if (in->nd != 2 + t->sd)
-		return perr(x, "adaptive pool over %d dims wants x of %d dims, has %d", t->sd,
+		return gxp_perr(x, "adaptive pool over %d dims wants x of %d dims, has %d", t->sd,
 			    2 + t->sd, in->nd);
 	t->nd = in->nd;
 	t->shape[0] = in->shape[0];
@@ -380,29 +375,29 @@ static int parse_act(const struct pctx *x, json_t *o, struct gx *g, struct gx_t 
 	const char *const keys[] = { "negative_slope", "beta", "threshold", "min_val", "max_val",
 				     "min", "max", "alpha" };
 
-	if (want_nin(x, t->nin, 1, 1) < 0)
+	if (gxp_want_nin(x, t->nin, 1, 1) < 0)
 		return -1;
-	t->fn = lookup(act_names, fn);
+	t->fn = gxp_lookup(act_names, fn);
 	if (t->fn < 0)
-		return perr(x, "unknown act fn \"%s\"", fn ? fn : "(none)");
+		return gxp_perr(x, "unknown act fn \"%s\"", fn ? fn : "(none)");
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		int mine = t->fn < (int)(sizeof(act_params) / sizeof(act_params[0])) &&
 			   ((act_params[t->fn].k0 && !strcmp(act_params[t->fn].k0, keys[i])) ||
 			    (act_params[t->fn].k1 && !strcmp(act_params[t->fn].k1, keys[i])));
 		if (!mine && json_object_get(o, keys[i]))
-			return perr(x, "act %s has no parameter \"%s\"", fn, keys[i]);
+			return gxp_perr(x, "act %s has no parameter \"%s\"", fn, keys[i]);
 	}
 	if (t->fn < (int)(sizeof(act_params) / sizeof(act_params[0])) && act_params[t->fn].k0) {
 		t->a[0] = act_params[t->fn].d0;
 		t->a[1] = act_params[t->fn].d1;
-		if (get_num(x, o, act_params[t->fn].k0, &t->a[0], &t->has_a[0]) < 0)
+		if (gxp_get_num(x, o, act_params[t->fn].k0, &t->a[0], &t->has_a[0]) < 0)
 			return -1;
 		if (act_params[t->fn].k1 &&
-		    get_num(x, o, act_params[t->fn].k1, &t->a[1], &t->has_a[1]) < 0)
+		    gxp_get_num(x, o, act_params[t->fn].k1, &t->a[1], &t->has_a[1]) < 0)
 			return -1;
 	}
 	if (t->fn == A_CLAMP && !t->has_a[0] && !t->has_a[1])
-		return perr(x, "clamp needs \"min\" or \"max\"");
+		return gxp_perr(x, "clamp needs \"min\" or \"max\"");
 	t->nd = g->t[t->in[0]].nd;
 	memcpy(t->shape, g->t[t->in[0]].shape, sizeof(t->shape));
 	return 0;
@@ -412,20 +407,20 @@ static int parse_binary(const struct pctx *x, json_t *o, struct gx *g, struct gx
 {
 	const char *fn = json_string_value(json_object_get(o, "fn"));
 
-	if (want_nin(x, t->nin, 1, 2) < 0)
+	if (gxp_want_nin(x, t->nin, 1, 2) < 0)
 		return -1;
-	t->fn = lookup(bin_names, fn);
+	t->fn = gxp_lookup(bin_names, fn);
 	if (t->fn < 0)
-		return perr(x, "unknown binary fn \"%s\"", fn ? fn : "(none)");
-	if (get_num(x, o, "const", &t->a[0], &t->has_a[0]) < 0 ||
-	    get_bool(x, o, "swap", 0, &t->swap) < 0)
+		return gxp_perr(x, "unknown binary fn \"%s\"", fn ? fn : "(none)");
+	if (gxp_get_num(x, o, "const", &t->a[0], &t->has_a[0]) < 0 ||
+	    gxp_get_bool(x, o, "swap", 0, &t->swap) < 0)
 		return -1;
 	if (t->nin == 2 && t->has_a[0])
-		return perr(x, "has both a second operand and \"const\"");
+		return gxp_perr(x, "has both a second operand and \"const\"");
 	if (t->nin == 1 && !t->has_a[0])
-		return perr(x, "needs a second operand or \"const\"");
+		return gxp_perr(x, "needs a second operand or \"const\"");
 	if (t->swap && !t->has_a[0])
-		return perr(x, "\"swap\" goes with \"const\"");
+		return gxp_perr(x, "\"swap\" goes with \"const\"");
 	if (t->nin == 2)
 		return bcast(x, &g->t[t->in[0]], &g->t[t->in[1]], t);
 	t->nd = g->t[t->in[0]].nd;
@@ -440,24 +435,24 @@ static int parse_reduce(const struct pctx *x, json_t *o, struct gx *g, struct gx
 	json_t *dims = json_object_get(o, "dims"), *e;
 	size_t i;
 
-	if (want_nin(x, t->nin, 1, 1) < 0)
+	if (gxp_want_nin(x, t->nin, 1, 1) < 0)
 		return -1;
-	t->fn = lookup(red_names, fn);
+	t->fn = gxp_lookup(red_names, fn);
 	if (t->fn < 0)
-		return perr(x, "unknown reduce fn \"%s\"", fn ? fn : "(none)");
+		return gxp_perr(x, "unknown reduce fn \"%s\"", fn ? fn : "(none)");
 	if (!json_is_array(dims) || json_array_size(dims) < 1)
-		return perr(x, "\"dims\" must be a non-empty list of integers");
+		return gxp_perr(x, "\"dims\" must be a non-empty list of integers");
 	json_array_foreach(dims, i, e) {
 		int d = 0;
 		if (!json_is_integer(e))
-			return perr(x, "\"dims[%zu]\" must be an integer", i);
-		if (norm_dim(x, json_integer_value(e), in->nd, "reduce dim", &d) < 0)
+			return gxp_perr(x, "\"dims[%zu]\" must be an integer", i);
+		if (gxp_norm_dim(x, json_integer_value(e), in->nd, "reduce dim", &d) < 0)
 			return -1;
 		if (in->nd == 0 || (t->rmask >> d & 1))
-			return perr(x, "reduce dim %d is %s", d, in->nd ? "listed twice" : "out of range");
+			return gxp_perr(x, "reduce dim %d is %s", d, in->nd ? "listed twice" : "out of range");
 		t->rmask |= 1u << d;
 	}
-	if (get_bool(x, o, "keepdim", 0, &t->keepdim) < 0)
+	if (gxp_get_bool(x, o, "keepdim", 0, &t->keepdim) < 0)
 		return -1;
 	t->nd = 0;
 	for (int d = 0; d < in->nd; d++)
@@ -474,13 +469,13 @@ static int parse_softmax(const struct pctx *x, json_t *o, struct gx *g, struct g
 	long long d;
 	int has;
 
-	if (want_nin(x, t->nin, 1, 1) < 0 || get_int(x, o, "dim", -8, 7, &d, &has) < 0 ||
-	    get_bool(x, o, "log", 0, &t->log_sm) < 0)
+	if (gxp_want_nin(x, t->nin, 1, 1) < 0 || gxp_get_int(x, o, "dim", -8, 7, &d, &has) < 0 ||
+	    gxp_get_bool(x, o, "log", 0, &t->log_sm) < 0)
 		return -1;
 	if (!has)
-		return perr(x, "\"dim\" is missing");
-	if (in->nd == 0 || norm_dim(x, d, in->nd, "softmax dim", &t->dim) < 0)
-		return in->nd ? -1 : perr(x, "softmax of a 0-d tensor");
+		return gxp_perr(x, "\"dim\" is missing");
+	if (in->nd == 0 || gxp_norm_dim(x, d, in->nd, "softmax dim", &t->dim) < 0)
+		return in->nd ? -1 : gxp_perr(x, "softmax of a 0-d tensor");
 	t->nd = in->nd;
 	memcpy(t->shape, in->shape, sizeof(t->shape));
 	return 0;
@@ -493,32 +488,32 @@ static int parse_norm(const struct pctx *x, json_t *o, struct gx *g, struct gx_t
 	long long nnd = 0;
 	int has_eps, has_g, has_n;
 
-	if (want_nin(x, t->nin, 1, 3) < 0)
+	if (gxp_want_nin(x, t->nin, 1, 3) < 0)
 		return -1;
-	t->fn = lookup(norm_names, kind);
+	t->fn = gxp_lookup(norm_names, kind);
 	if (t->fn < 0)
-		return perr(x, "unknown norm kind \"%s\"", kind ? kind : "(none)");
+		return gxp_perr(x, "unknown norm kind \"%s\"", kind ? kind : "(none)");
 	t->eps = 1e-5;
-	if (get_num(x, o, "eps", &t->eps, &has_eps) < 0 ||
-	    get_int(x, o, "groups", 1, 1 << 20, &t->ngroups, &has_g) < 0 ||
-	    get_int(x, o, "normalized_ndim", 1, GX_MAXD, &nnd, &has_n) < 0)
+	if (gxp_get_num(x, o, "eps", &t->eps, &has_eps) < 0 ||
+	    gxp_get_int(x, o, "groups", 1, 1 << 20, &t->ngroups, &has_g) < 0 ||
+	    gxp_get_int(x, o, "normalized_ndim", 1, GX_MAXD, &nnd, &has_n) < 0)
 		return -1;
 	if (!(t->eps >= 0))
-		return perr(x, "\"eps\" must be >= 0");
+		return gxp_perr(x, "\"eps\" must be >= 0");
 	if (has_g != (t->fn == N_GROUP))
-		return perr(x, "\"groups\" goes with (and only with) a group norm");
+		return gxp_perr(x, "\"groups\" goes with (and only with) a group norm");
 	if (has_n != (t->fn == N_LAYER))
-		return perr(x, "\"normalized_ndim\" goes with (and only with) a layer norm");
+		return gxp_perr(x, "\"normalized_ndim\" goes with (and only with) a layer norm");
 	t->nnd = (int)nnd;
 	if (t->fn == N_LAYER) {
 		if (t->nnd > in->nd)
-			return perr(x, "normalized_ndim %d is more than the %d dims of x", t->nnd, in->nd);
+			return gxp_perr(x, "normalized_ndim %d is more than the %d dims of x", t->nnd, in->nd);
 	} else if (in->nd < (t->fn == N_INSTANCE ? 3 : 2)) {
-		return perr(x, "%s norm wants x [N, C%s], has %d dims", norm_names[t->fn],
+		return gxp_perr(x, "%s norm wants x [N, C%s], has %d dims", norm_names[t->fn],
 			    t->fn == N_INSTANCE ? ", spatial..." : ", ...", in->nd);
 	}
 	if (t->fn == N_GROUP && in->shape[1] % t->ngroups)
-		return perr(x, "groups %lld do not divide the %lld channels", t->ngroups, in->shape[1]);
+		return gxp_perr(x, "groups %lld do not divide the %lld channels", t->ngroups, in->shape[1]);
 	for (int k = 1; k < t->nin; k++) {
 		const struct gx_t *w = &g->t[t->in[k]];
 		int ok;
@@ -530,7 +525,7 @@ static int parse_norm(const struct pctx *x, json_t *o, struct gx *g, struct gx_t
 			ok = is_vec(w, in->shape[1]);
 		}
 		if (!ok)
-			return perr(x, "%s \"%s\" must have the shape of the %s", k == 1 ? "weight" : "bias",
+			return gxp_perr(x, "%s \"%s\" must have the shape of the %s", k == 1 ? "weight" : "bias",
 				    w->name, t->fn == N_LAYER ? "normalized dims" : "channel dim");
 	}
 	t->nd = in->nd;
@@ -548,12 +543,12 @@ static int parse_rest(const struct pctx *x, json_t *o, struct gx *g, struct gx_t
 	switch (t->op) {
 	case GX_LINEAR: {
 		const struct gx_t *w = &g->t[t->in[1 < t->nin ? 1 : 0]];
-		if (want_nin(x, t->nin, 2, 3) < 0)
+		if (gxp_want_nin(x, t->nin, 2, 3) < 0)
 			return -1;
 		if (in->nd < 1 || w->nd != 2 || w->shape[1] != in->shape[in->nd - 1])
-			return perr(x, "linear wants x [..., K] and weight [N, K]");
+			return gxp_perr(x, "linear wants x [..., K] and weight [N, K]");
 		if (t->nin == 3 && !is_vec(&g->t[t->in[2]], w->shape[0]))
-			return perr(x, "bias \"%s\" must have shape [%lld]", g->t[t->in[2]].name,
+			return gxp_perr(x, "bias \"%s\" must have shape [%lld]", g->t[t->in[2]].name,
 				    w->shape[0]);
 		t->nd = in->nd;
 		memcpy(t->shape, in->shape, sizeof(t->shape));
@@ -563,10 +558,10 @@ static int parse_rest(const struct pctx *x, json_t *o, struct gx *g, struct gx_t
 	case GX_MATMUL: {
 		const struct gx_t *b = &g->t[t->in[1 < t->nin ? 1 : 0]];
 		struct gx_t ba = *in, bb = *b;
-		if (want_nin(x, t->nin, 2, 2) < 0)
+		if (gxp_want_nin(x, t->nin, 2, 2) < 0)
 			return -1;
 		if (in->nd < 2 || b->nd < 2 || in->shape[in->nd - 1] != b->shape[b->nd - 2])
-			return perr(x, "matmul wants a [..., M, K] and b [..., K, N]");
+			return gxp_perr(x, "matmul wants a [..., M, K] and b [..., K, N]");
 		ba.nd -= 2;
 		bb.nd -= 2;
 		if (bcast(x, &ba, &bb, t) < 0)
@@ -578,25 +573,25 @@ static int parse_rest(const struct pctx *x, json_t *o, struct gx *g, struct gx_t
 	case GX_DROPOUT: {
 		const struct gx_t *m;
 		int has_p;
-		if (want_nin(x, t->nin, 2, 2) < 0 || get_num(x, o, "p", &t->drop_p, &has_p) < 0)
+		if (gxp_want_nin(x, t->nin, 2, 2) < 0 || gxp_get_num(x, o, "p", &t->drop_p, &has_p) < 0)
 			return -1;
 		m = &g->t[t->in[1]];
 		if (!has_p || !(t->drop_p >= 0 && t->drop_p < 1))
-			return perr(x, "\"p\" must be a number in [0, 1)");
+			return gxp_perr(x, "\"p\" must be a number in [0, 1)");
 		if (m->nd != in->nd || memcmp(m->shape, in->shape, sizeof(long long) * (size_t)in->nd))
-			return perr(x, "mask \"%s\" must have the shape of x", m->name);
+			return gxp_perr(x, "mask \"%s\" must have the shape of x", m->name);
 		t->nd = in->nd;
 		memcpy(t->shape, in->shape, sizeof(t->shape));
 		return 0;
 	}
 	case GX_RESHAPE: {
 		long long n = 1;
-		if (want_nin(x, t->nin, 1, 1) < 0)
+		if (gxp_want_nin(x, t->nin, 1, 1) < 0)
 			return -1;
 		for (int i = 0; i < want_nd; i++)
 			n *= want[i];
 		if (n != in->numel)
-			return perr(x, "reshape of %lld elements into %lld", in->numel, n);
+			return gxp_perr(x, "reshape of %lld elements into %lld", in->numel, n);
 		t->nd = want_nd;
 		memcpy(t->shape, want, sizeof(long long) * (size_t)want_nd);
 		return 0;
@@ -604,18 +599,18 @@ static int parse_rest(const struct pctx *x, json_t *o, struct gx *g, struct gx_t
 	case GX_PERMUTE: {
 		json_t *pv = json_object_get(o, "perm");
 		unsigned seen = 0;
-		if (want_nin(x, t->nin, 1, 1) < 0)
+		if (gxp_want_nin(x, t->nin, 1, 1) < 0)
 			return -1;
 		if (!json_is_array(pv) || (int)json_array_size(pv) != in->nd)
-			return perr(x, "\"perm\" must list the %d dims of x", in->nd);
+			return gxp_perr(x, "\"perm\" must list the %d dims of x", in->nd);
 		for (int i = 0; i < in->nd; i++) {
 			json_t *e = json_array_get(pv, (size_t)i);
 			int dd = 0;
 			if (!json_is_integer(e) ||
-			    norm_dim(x, json_integer_value(e), in->nd, "perm entry", &dd) < 0)
-				return json_is_integer(e) ? -1 : perr(x, "\"perm[%d]\" must be an integer", i);
+			    gxp_norm_dim(x, json_integer_value(e), in->nd, "perm entry", &dd) < 0)
+				return json_is_integer(e) ? -1 : gxp_perr(x, "\"perm[%d]\" must be an integer", i);
 			if (seen >> dd & 1)
-				return perr(x, "\"perm\" lists dim %d twice", dd);
+				return gxp_perr(x, "\"perm\" lists dim %d twice", dd);
 			seen |= 1u << dd;
 			t->perm[i] = dd;
 			t->shape[i] = in->shape[dd];
@@ -624,12 +619,12 @@ static int parse_rest(const struct pctx *x, json_t *o, struct gx *g, struct gx_t
 		return 0;
 	}
 	case GX_CONCAT:
-		if (want_nin(x, t->nin, 1, GX_MAXIN) < 0 || get_int(x, o, "dim", -8, 7, &d, &has) < 0)
+		if (gxp_want_nin(x, t->nin, 1, GX_MAXIN) < 0 || gxp_get_int(x, o, "dim", -8, 7, &d, &has) < 0)
 			return -1;
 		if (!has)
-			return perr(x, "\"dim\" is missing");
-		if (in->nd == 0 || norm_dim(x, d, in->nd, "concat dim", &t->dim) < 0)
-			return in->nd ? -1 : perr(x, "concat of 0-d tensors");
+			return gxp_perr(x, "\"dim\" is missing");
+		if (in->nd == 0 || gxp_norm_dim(x, d, in->nd, "concat dim", &t->dim) < 0)
+			return in->nd ? -1 : gxp_perr(x, "concat of 0-d tensors");
 		t->nd = in->nd;
 		memcpy(t->shape, in->shape, sizeof(t->shape));
 		for (int k = 1; k < t->nin; k++) {
@@ -638,278 +633,14 @@ static int parse_rest(const struct pctx *x, json_t *o, struct gx *g, struct gx_t
 			for (int i = 0; ok && i < in->nd; i++)
 				ok = i == t->dim || b->shape[i] == in->shape[i];
 			if (!ok)
-				return perr(x, "operand \"%s\" differs from \"%s\" outside dim %d", b->name,
+				return gxp_perr(x, "operand \"%s\" differs from \"%s\" outside dim %d", b->name,
 					    in->name, t->dim);
 			t->shape[t->dim] += b->shape[t->dim];
 		}
 		return 0;
 	default:
-		return perr(x, "internal: op %d", (int)t->op);
+		return gxp_perr(x, "internal: op %d", (int)t->op);
 	}
-}
-
-/* expand, slice, pad, cumsum, masked_fill (level 3) */
-static int parse_l3(const struct pctx *x, json_t *o, struct gx *g, struct gx_t *t,
-		    const long long *want, int want_nd)
-{
-	const struct gx_t *in = &g->t[t->in[0]];
-	long long d = 0, stop = 0;
-	int has;
-
-	if (want_nin(x, t->nin, 1, t->op == GX_MFILL ? 2 : 1) < 0)
-		return -1;
-	t->nd = in->nd;
-	memcpy(t->shape, in->shape, sizeof(t->shape));
-	switch (t->op) {
-	case GX_EXPAND:
-		if (want_nd < in->nd)
-			return perr(x, "expand to %d dims of a tensor of %d", want_nd, in->nd);
-		for (int i = 0; i < in->nd; i++) {
-			long long a = in->shape[i], w = want[want_nd - in->nd + i];
-			if (a != 1 && a != w)
-				return perr(x, "dim %d of size %lld does not expand to %lld", i, a, w);
-		}
-		t->nd = want_nd;
-		memcpy(t->shape, want, sizeof(long long) * (size_t)want_nd);
-		return 0;
-	case GX_SLICE:
-		t->step = 1;
-		if (get_int(x, o, "dim", -8, 7, &d, &has) < 0 || !has ||
-		    norm_dim(x, d, in->nd, "slice dim", &t->dim) < 0)
-			return has ? -1 : perr(x, "\"dim\" is missing");
-		if (get_int(x, o, "start", 0, 1LL << 40, &t->start, &has) < 0 || !has ||
-		    get_int(x, o, "stop", 1, 1LL << 40, &stop, &has) < 0 || !has ||
-		    get_int(x, o, "step", 1, 1LL << 40, &t->step, &has) < 0)
-			return perr(x, "slice wants \"start\" >= 0 and \"stop\" > 0 (\"step\" >= 1)");
-		if (stop > in->shape[t->dim])
-			stop = in->shape[t->dim];
-		if (t->start >= stop)
-			return perr(x, "empty slice [%lld:%lld]", t->start, stop);
-		t->shape[t->dim] = (stop - t->start + t->step - 1) / t->step;
-		return 0;
-	case GX_PAD: {
-		for (int side = 0; side < 2; side++) {
-			json_t *v = json_object_get(o, side ? "after" : "before");
-			if (!json_is_array(v) || (int)json_array_size(v) != in->nd)
-				return perr(x, "\"%s\" must list %d integers", side ? "after" : "before",
-					    in->nd);
-			for (int i = 0; i < in->nd; i++) {
-				json_t *e = json_array_get(v, (size_t)i);
-				if (!json_is_integer(e) || json_integer_value(e) < 0 ||
-				    json_integer_value(e) > (1 << 20))
-					return perr(x, "padding must be integers in [0, 2^20]");
-				if (side)
-					t->shape[i] += json_integer_value(e);
-				else
-					t->shape[i] += t->before[i] = json_integer_value(e);
-			}
-		}
-		return 0;
-	}
-	case GX_CUMSUM:
-		if (get_int(x, o, "dim", -8, 7, &d, &has) < 0 || !has ||
-		    norm_dim(x, d, in->nd, "cumsum dim", &t->dim) < 0)
-			return has ? -1 : perr(x, "\"dim\" is missing");
-		return 0;
-	case GX_MFILL: {
-		const char *wh = json_string_value(json_object_get(o, "where"));
-		json_t *v = json_object_get(o, "value");
-		if (t->nin == 2) {  /* the mask operand, broadcast to x */
-			const struct gx_t *m = &g->t[t->in[1]];
-			if (wh || json_object_get(o, "diagonal"))
-				return perr(x, "a masked_fill with a mask operand takes no \"where\" "
-					    "or \"diagonal\"");
-			if (m->nd > in->nd)
-				return perr(x, "the mask has more dims than x");
-			for (int i = 0; i < m->nd; i++)
-				if (m->shape[i] != 1 && m->shape[i] != in->shape[in->nd - m->nd + i])
-					return perr(x, "the mask does not broadcast to x");
-			t->fn = 2;
-		} else {
-			if (in->nd < 2)
-				return perr(x, "masked_fill wants at least 2 dims");
-			if (!wh || (strcmp(wh, "upper") && strcmp(wh, "lower")))
-				return perr(x, "\"where\" must be \"upper\" or \"lower\"");
-			t->fn = wh[0] == 'u';
-			if (get_int(x, o, "diagonal", -(1LL << 40), 1LL << 40, &t->diag, &has) < 0 ||
-			    !has)
-				return has ? -1 : perr(x, "\"diagonal\" is missing");
-		}
-		if (json_is_string(v) && !strcmp(json_string_value(v), "-inf"))
-			t->a[0] = -INFINITY;
-		else if (json_is_string(v) && !strcmp(json_string_value(v), "inf"))
-			t->a[0] = INFINITY;
-		else if (get_num(x, o, "value", &t->a[0], &has) < 0 || !has)
-			return perr(x, "\"value\" must be a number, \"-inf\" or \"inf\"");
-		return 0;
-	}
-	default:
-		return perr(x, "internal: op %d", (int)t->op);
-	}
-}
-
-/* const, take, roll, compare (level 3: SwinV2's constants) */
-static int parse_l3b(const struct pctx *x, json_t *o, struct gx *g, struct gx_t *t,
-		     const long long *want, int want_nd)
-{
-	json_t *v, *e;
-	size_t k;
-	int has;
-
-	if (t->op == GX_CONST) {
-		long long n = 1;
-		if (t->nin != 0)
-			return perr(x, "a const has no operands");
-		t->nd = want_nd;
-		memcpy(t->shape, want, sizeof(long long) * (size_t)want_nd);
-		for (int i = 0; i < want_nd; i++)
-			n *= want[i];
-		v = json_object_get(o, "values");
-		if (!json_is_array(v) || (long long)json_array_size(v) != n || n > 4096)
-			return perr(x, "\"values\" must list the %lld values of the shape (at most 4096)",
-				    n);
-		t->cvals = gx_alloc(n);
-		json_array_foreach(v, k, e) {
-			if (!json_is_number(e) || !isfinite(json_number_value(e)))
-				return perr(x, "\"values\" must be finite numbers");
-			t->cvals[k] = json_number_value(e);
-		}
-		return 0;
-	}
-	if (want_nin(x, t->nin, 1, 1) < 0)
-		return -1;
-	const struct gx_t *in = &g->t[t->in[0]];
-	t->nd = in->nd;
-	memcpy(t->shape, in->shape, sizeof(t->shape));
-	switch (t->op) {
-	case GX_TAKE:
-		v = json_object_get(o, "index");
-		if (!json_is_array(v) || json_array_size(v) < 1 || json_array_size(v) > (1u << 24) ||
-		    in->nd < 1)
-			return perr(x, "\"index\" must list 1 to 2^24 rows of an operand with dims");
-		t->nidx = (long long)json_array_size(v);
-		t->idx = calloc((size_t)t->nidx, sizeof(*t->idx));
-		if (!t->idx)
-			abort();
-		json_array_foreach(v, k, e) {
-			if (!json_is_integer(e) || json_integer_value(e) < 0 ||
-			    json_integer_value(e) >= in->shape[0])
-				return perr(x, "index %zu is not a row of the operand (0..%lld)", k,
-					    in->shape[0] - 1);
-			t->idx[k] = json_integer_value(e);
-		}
-		t->shape[0] = t->nidx;
-		return 0;
-	case GX_ROLL: {
-		json_t *sh = json_object_get(o, "shifts"), *dm = json_object_get(o, "dims");
-		if (!json_is_array(sh) || !json_is_array(dm) || json_array_size(sh) != json_array_size(dm) ||
-		    json_array_size(sh) < 1 || json_array_size(sh) > (size_t)in->nd)
-			return perr(x, "\"shifts\" and \"dims\" must be lists of the same length");
-		for (k = 0; k < json_array_size(sh); k++) {
-			json_t *s = json_array_get(sh, k), *d = json_array_get(dm, k);
-			long long dd = json_is_integer(d) ? json_integer_value(d) : -99;
-			if (dd < 0)
-				dd += in->nd;
-			if (dd < 0 || dd >= in->nd || !json_is_integer(s) || json_integer_value(s) < 0 ||
-			    json_integer_value(s) >= in->shape[dd] || t->shift[dd])
-				return perr(x, "roll %zu: a dim of the operand, once, and a shift in "
-					    "[0, its size)", k);
-			t->shift[dd] = json_integer_value(s);
-		}
-		return 0;
-	}
-	case GX_COMPARE: {
-		const char *fn = json_string_value(json_object_get(o, "fn"));
-		if (!fn || (strcmp(fn, "ne") && strcmp(fn, "eq")))
-			return perr(x, "\"fn\" must be \"ne\" or \"eq\"");
-		t->fn = !strcmp(fn, "eq");
-		if (get_num(x, o, "const", &t->a[0], &has) < 0 || !has)
-			return perr(x, "\"const\" must be a number");
-		return 0;
-	}
-	default:
-		return perr(x, "internal: op %d", (int)t->op);
-	}
-}
-
-static int want_shape(const struct pctx *x, const struct gx_t *w, int nd, long long s0,
-		      long long s1, long long s2)
-{
-	long long s[3] = { s0, s1, s2 };
-	int ok = w->nd == nd;
-	for (int i = 0; ok && i < nd; i++)
-		ok = w->shape[i] == s[i];
-	if (!ok) {
-		struct buf a = BUF_INIT;
-		fmt_shape(&a, nd, s);
-		perr(x, "operand \"%s\" must have shape %s", w->name, a.s);
-		buf_release(&a);
-		return -1;
-	}
-	return 0;
-}
-
-/* nn.LSTM / GRU / RNN (docs/graph-ir.md, "Recurrent layers") */
-static int parse_rnn(const struct pctx *x, json_t *o, struct gx *g, struct gx_t *t)
-{
-	static const char *const kinds[] = { "lstm", "gru", "rnn_tanh", "rnn_relu", NULL };
-	static const char *const outs[] = { "output", "h_n", "c_n", NULL };
-	const struct gx_t *in = &g->t[t->in[0]];
-	long long L, H, T, B, G, per;
-	int bd = 0, k;
-
-	t->rnn.kind = lookup(kinds, json_string_value(json_object_get(o, "kind")));
-	t->rnn.which = lookup(outs, json_string_value(json_object_get(o, "output")));
-	if (t->rnn.kind < 0 || t->rnn.which < 0)
-		return perr(x, "\"kind\" (lstm, gru, rnn_tanh, rnn_relu) and \"output\" (output, h_n, "
-			    "c_n) are required");
-	if (get_int(x, o, "layers", 1, 64, &L, &k) < 0 || !k ||
-	    get_int(x, o, "hidden", 1, 1 << 20, &H, &k) < 0 || !k)
-		return perr(x, "\"layers\" (1 to 64) and \"hidden\" are required");
-	if (get_bool(x, o, "bidirectional", 0, &bd) < 0 ||
-	    get_bool(x, o, "batch_first", 0, &t->rnn.bf) < 0 ||
-	    get_bool(x, o, "bias", 1, &t->rnn.bias) < 0 || get_bool(x, o, "h0", 0, &t->rnn.h0) < 0 ||
-	    get_bool(x, o, "c0", 0, &t->rnn.c0) < 0)
-		return -1;
-	if (t->rnn.kind != RN_LSTM && (t->rnn.c0 || t->rnn.which == RO_CN))
-		return perr(x, "only an lstm has a cell state");
-	t->rnn.layers = (int)L;
-	t->rnn.dirs = bd ? 2 : 1;
-	t->rnn.hidden = H;
-	G = t->rnn.kind == RN_LSTM ? 4 : t->rnn.kind == RN_GRU ? 3 : 1;
-	per = t->rnn.bias ? 4 : 2;
-	if (want_nin(x, t->nin, 1 + t->rnn.h0 + t->rnn.c0 + (int)(L * t->rnn.dirs * per),
-		     1 + t->rnn.h0 + t->rnn.c0 + (int)(L * t->rnn.dirs * per)) < 0)
-		return -1;
-	if (in->nd != 3)
-		return perr(x, "rnn wants x of 3 dims, has %d", in->nd);
-	T = in->shape[t->rnn.bf ? 1 : 0];
-	B = in->shape[t->rnn.bf ? 0 : 1];
-	k = 1;
-	for (int s = 0; s < t->rnn.h0 + t->rnn.c0; s++)
-		if (want_shape(x, &g->t[t->in[k++]], 3, L * t->rnn.dirs, B, H) < 0)
-			return -1;
-	for (long long l = 0; l < L; l++)
-		for (int d = 0; d < t->rnn.dirs; d++) {
-			long long I = l ? t->rnn.dirs * H : in->shape[2];
-			if (want_shape(x, &g->t[t->in[k++]], 2, G * H, I, 0) < 0 ||
-			    want_shape(x, &g->t[t->in[k++]], 2, G * H, H, 0) < 0)
-				return -1;
-			for (int bb = 0; t->rnn.bias && bb < 2; bb++)
-				if (want_shape(x, &g->t[t->in[k++]], 1, G * H, 0, 0) < 0)
-					return -1;
-		}
-	t->nd = 3;
-	if (t->rnn.which == RO_OUTPUT) {
-		t->shape[0] = t->rnn.bf ? B : T;
-		t->shape[1] = t->rnn.bf ? T : B;
-		t->shape[2] = t->rnn.dirs * H;
-	} else {
-		t->shape[0] = L * t->rnn.dirs;
-		t->shape[1] = B;
-		t->shape[2] = H;
-	}
-	return 0;
 }
 
 static int find_tensor(const struct gx *g, const char *name)
@@ -931,36 +662,36 @@ static int parse_node(struct gx *g, const struct problem *p, json_t *o, int i, s
 	size_t k;
 
 	if (!json_is_object(o))
-		return perr(&x, "a node must be an object");
+		return gxp_perr(&x, "a node must be an object");
 	x.out = json_string_value(json_object_get(o, "out"));
 	x.op = json_string_value(json_object_get(o, "op"));
 	if (!x.out || !*x.out)
-		return perr(&x, "\"out\" must be a name");
+		return gxp_perr(&x, "\"out\" must be a name");
 	if (find_tensor(g, x.out) >= 0)
-		return perr(&x, "\"out\" \"%s\" is already a tensor", x.out);
+		return gxp_perr(&x, "\"out\" \"%s\" is already a tensor", x.out);
 	if (!x.op)
-		return perr(&x, "\"op\" is missing");
+		return gxp_perr(&x, "\"op\" is missing");
 	memset(t, 0, sizeof(*t));
 	t->op = GX_LEAF;
 	for (int k2 = GX_LINEAR; k2 <= GX_COMPARE; k2++)
 		if (!strcmp(op_names[k2], x.op))
 			t->op = (enum gx_op)k2;
 	if (t->op == GX_LEAF)
-		return perr(&x, "unknown op");
+		return gxp_perr(&x, "unknown op");
 	json_object_foreach(o, key, v) {
 		int ok = !strcmp(key, "out") || !strcmp(key, "op") || !strcmp(key, "in") ||
 			 !strcmp(key, "shape");
 		for (int j = 0; !ok && j < 10 && op_keys[t->op][j]; j++)
 			ok = !strcmp(op_keys[t->op][j], key);
 		if (!ok)
-			return perr(&x, "unknown attribute \"%s\"", key);
+			return gxp_perr(&x, "unknown attribute \"%s\"", key);
 	}
 	t->name = x.out;
 	t->node = i;
 	v = json_object_get(o, "in");
 	if (!json_is_array(v) || json_array_size(v) < (t->op == GX_CONST ? 0 : 1) ||
 	    json_array_size(v) > GX_MAXIN)
-		return perr(&x, "\"in\" must list 1 to %d operands", GX_MAXIN);
+		return gxp_perr(&x, "\"in\" must list 1 to %d operands", GX_MAXIN);
 	t->in = calloc(json_array_size(v) + 1, sizeof(*t->in));
 	if (!t->in)
 		abort();
@@ -968,23 +699,23 @@ static int parse_node(struct gx *g, const struct problem *p, json_t *o, int i, s
 		const char *nm = json_string_value(e);
 		int ti = nm ? find_tensor(g, nm) : -1;
 		if (ti < 0)
-			return perr(&x, "operand %zu (%s%s%s) is neither an input nor an earlier node", k,
+			return gxp_perr(&x, "operand %zu (%s%s%s) is neither an input nor an earlier node", k,
 				    nm ? "\"" : "", nm ? nm : "not a string", nm ? "\"" : "");
 		t->in[t->nin++] = ti;
 	}
 	v = json_object_get(o, "shape");
 	if (!json_is_array(v) || json_array_size(v) > GX_MAXD)
-		return perr(&x, "\"shape\" must be a list of at most %d integers", GX_MAXD);
+		return gxp_perr(&x, "\"shape\" must be a list of at most %d integers", GX_MAXD);
 	want_nd = (int)json_array_size(v);
 	json_array_foreach(v, k, e) {
 		if (!json_is_integer(e) || json_integer_value(e) < 1 ||
 		    json_integer_value(e) > (1LL << 40))
-			return perr(&x, "\"shape[%zu]\" must be a positive integer", k);
+			return gxp_perr(&x, "\"shape[%zu]\" must be a positive integer", k);
 		want[k] = json_integer_value(e);
 	}
 	switch (t->op) {
 	case GX_CONV:
-		if (want_nin(&x, t->nin, 2, 3) < 0 || parse_conv(&x, o, g, t) < 0)
+		if (gxp_want_nin(&x, t->nin, 2, 3) < 0 || parse_conv(&x, o, g, t) < 0)
 			return -1;
 		break;
 	case GX_POOL:
@@ -1020,18 +751,18 @@ static int parse_node(struct gx *g, const struct problem *p, json_t *o, int i, s
 	case GX_PAD:
 	case GX_CUMSUM:
 	case GX_MFILL:
-		if (parse_l3(&x, o, g, t, want, want_nd) < 0)
+		if (gxp_parse_l3(&x, o, g, t, want, want_nd) < 0)
 			return -1;
 		break;
 	case GX_RNN:
-		if (parse_rnn(&x, o, g, t) < 0)
+		if (gxp_parse_rnn(&x, o, g, t) < 0)
 			return -1;
 		break;
 	case GX_CONST:
 	case GX_TAKE:
 	case GX_ROLL:
 	case GX_COMPARE:
-		if (parse_l3b(&x, o, g, t, want, want_nd) < 0)
+		if (gxp_parse_l3b(&x, o, g, t, want, want_nd) < 0)
 			return -1;
 		break;
 	default:
@@ -1042,7 +773,7 @@ static int parse_node(struct gx *g, const struct problem *p, json_t *o, int i, s
 		return -1;
 	set_strides(t);
 	if (t->numel > (1LL << 40))
-		return perr(&x, "more than 2^40 elements");
+		return gxp_perr(&x, "more than 2^40 elements");
 	g->nt++;
 	return 0;
 }
@@ -1083,7 +814,7 @@ int gx_parse(struct gx *g, const struct problem *p, struct buf *err)
 		if (i + 1 < json_array_size(graph) && !strcmp(g->t[g->nt - 1].name, p->t[p->n_in].name)) {
 			struct pctx x = { p, (int)i, op_names[g->t[g->nt - 1].op], g->t[g->nt - 1].name,
 					  err };
-			return perr(&x, "only the last node may write the output \"%s\"",
+			return gxp_perr(&x, "only the last node may write the output \"%s\"",
 				    p->t[p->n_in].name);
 		}
 	}
