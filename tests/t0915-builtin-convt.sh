@@ -10,7 +10,7 @@ NUMS="57 58 61 64 65 68 69 70 71 72 73 74 75 77 78 79 81"
 need_emulator
 # shellcheck disable=SC2086
 python3 "$KF_ROOT/tests/tools/check_convt.py" "$KF_BUILD" "$KF_ROOT" "$T_TMP/ct" --impls 1 \
-	--every "$(long_tier && echo 8 || echo 12)" --nvrtc-every "$(long_tier && echo 8 || echo 12)" $NUMS >out 2>err
+	--every "$(long_tier && echo 8 || echo 16)" --nvrtc-every "$(long_tier && echo 8 || echo 16)" $NUMS >out 2>err
 check "check_convt.py exits 0" test $? -eq 0
 contains "no kernel failed" out "^[0-9]+ kernels, 0 failed$"
 grep '^not ok' out | head -n 10 | sed 's/^/# /'

@@ -66,16 +66,16 @@ for d in "$KF_ROOT"/problems/level2/*/; do
 	h=$((h + 1))
 	for f in 1 0; do
 		"$EMIT" render "$d/spec.json" graph "{\"fuse\": $f}" >"full/$b-$f.cu" 2>>render.err
-		# NVRTC: the fused kernels of every other problem, the per-node ones of
-		# every fourth (make test-long: every fused one, every other per-node)
-		[ "$f" = 1 ] && ! every_nth "$h" 2 1 && continue
-		[ "$f" = 0 ] && ! every_nth $((h + 1)) 4 2 && continue
+		# NVRTC: the fused kernels of every fourth problem, the per-node ones of
+		# every eighth (make test-long: every fused one, every other per-node)
+		[ "$f" = 1 ] && ! every_nth "$h" 4 1 && continue
+		[ "$f" = 0 ] && ! every_nth $((h + 1)) 8 2 && continue
 		set -- "$@" "level2/$b" "full/$b-$f.cu"
 	done
 done
 check "200 full-size kernels rendered" test ! -s render.err
 # and with the tensor-core emitters where a linear or conv leads: wgmma for
-# every other problem, the mma.sync GEMM for every sixth (make test-long: all,
+# every third problem, the mma.sync GEMM for every twelfth (make test-long: all,
 # every third; NVRTC time; t0921 and t0922 compile the mma.sync cores at full
 # size)
 ntc=0 k=0
@@ -85,8 +85,8 @@ for d in "$KF_ROOT"/problems/level2/*/; do
 	for m in 0 1; do
 		"$EMIT" render "$d/spec.json" graph "{\"tc\": 1, \"mma\": $m}" >"full/$b-tc$m.cu" 2>>render.err
 		ntc=$((ntc + 1))
-		if [ "$m" = 0 ]; then every_nth $((k + 1)) 2 1 || continue
-		else every_nth "$k" 6 3 || continue; fi
+		if [ "$m" = 0 ]; then every_nth $((k + 1)) 3 1 || continue
+		else every_nth "$k" 12 3 || continue; fi
 		set -- "$@" "level2/$b" "full/$b-tc$m.cu"
 	done
 done
@@ -94,7 +94,7 @@ check "$ntc tensor-core kernels rendered" test ! -s render.err -a "$ntc" -eq 200
 check "the GEMM of 12 and the conv of 1 take the emitters" sh -c \
 	"grep -q 'wgmma' full/012_*-tc0.cu && grep -q 'mma.sync' full/012_*-tc1.cu && grep -q 'conv_tc' full/001_*-tc0.cu"
 ncc=$(($# / 2))
-long_tier && want_cc=283 || want_cc=141
+long_tier && want_cc=283 || want_cc=78
 check "$ncc kernels go to NVRTC" test "$ncc" -eq "$want_cc"
 # NVRTC runs on one core in the engine: the emulation below goes on meanwhile
 ("$KF_BUILD/tests/kfeval" --kforge "$KFORGE" --db "$T_TMP/cc.db" --compile-only "$@" >cc.jsonl 2>cc.err
