@@ -171,7 +171,10 @@ j=0
 for n in $FWD $TRN; do
 	case " $FWD " in
 	*" $n "*) s=$(spec_of small "$n") ;;
-	*) s=$(spec_of "$KF_ROOT" "$n") ;;
+	*) # make test: every other transposed problem (their emulation is the
+		# slow part; make test-long: all)
+		if ! long_tier && [ $((j % 2)) -eq 1 ]; then j=$((j + 1)); continue; fi
+		s=$(spec_of "$KF_ROOT" "$n") ;;
 	esac
 	for par in '{}' "{$W}" "$(alt "$j")"; do
 		k=$n-$(echo "$par" | cksum | cut -c1-6)
@@ -223,7 +226,7 @@ for r in emu/*.res; do
 	*) bad=$((bad + 1)); echo "# $r: $(cut -c1-200 "$r")" ;;
 	esac
 done
-check "$k emulated conv_epi kernels match the oracle ($bad failed)" test "$bad" -eq 0 -a "$k" -ge 60
+check "$k emulated conv_epi kernels match the oracle ($bad failed)" test "$bad" -eq 0 -a "$k" -ge 50
 
 # Teeth: plain TF32 (no lo terms: the wmma core's two small products, the
 # mma core's bf16 one), the mma core's A swizzle written one way and read
