@@ -101,8 +101,9 @@ def small_sizes(num, env_names):
 
 # ---------------------------------------------------------------- sources
 
-def kb_files(root, kb):
-    """{number: (file name, text)} from the KernelBench dir or the committed copies."""
+def kb_files(root, kb, level=LEVEL):
+    """{number: (file name, text)} from the KernelBench dir or the committed copies
+    (tools/level3/gen.py uses it with level 3)."""
     out = {}
     if kb:
         for f in glob.glob(os.path.join(kb, "*.py")):
@@ -110,7 +111,7 @@ def kb_files(root, kb):
             if b.split("_")[0].isdigit():
                 out[int(b.split("_")[0])] = (b, open(f).read())
         return out
-    for d in glob.glob(os.path.join(root, "problems", "level2", "*")):
+    for d in glob.glob(os.path.join(root, "problems", "level%d" % level, "*")):
         sp, rp = os.path.join(d, "spec.json"), os.path.join(d, "reference.py")
         if os.path.exists(sp) and os.path.exists(rp):
             spec = json.load(open(sp))
@@ -118,10 +119,11 @@ def kb_files(root, kb):
     return out
 
 
-def default_kb(root):
-    for c in (os.path.join(root, "..", "..", "shared", "kernelbench", "level2"),
-              os.path.join(root, "..", "shared", "kernelbench", "level2"),
-              "/work/shared/kernelbench/level2"):
+def default_kb(root, level=LEVEL):
+    sub = "level%d" % level
+    for c in (os.path.join(root, "..", "..", "shared", "kernelbench", sub),
+              os.path.join(root, "..", "shared", "kernelbench", sub),
+              "/work/shared/kernelbench/" + sub):
         if os.path.isdir(c):
             return os.path.normpath(c)
     return None

@@ -238,28 +238,11 @@ def small_text(num, text):
 # ---------------------------------------------------------------- sources
 
 def kb_files(root, kb):
-    out = {}
-    if kb:
-        for f in glob.glob(os.path.join(kb, "*.py")):
-            b = os.path.basename(f)
-            if b.split("_")[0].isdigit():
-                out[int(b.split("_")[0])] = (b, open(f).read())
-        return out
-    for d in glob.glob(os.path.join(root, "problems", "level3", "*")):
-        sp, rp = os.path.join(d, "spec.json"), os.path.join(d, "reference.py")
-        if os.path.exists(sp) and os.path.exists(rp):
-            spec = json.load(open(sp))
-            out[spec["number"]] = (spec["kernelbench_file"], open(rp).read())
-    return out
+    return gen2.kb_files(root, kb, LEVEL)
 
 
 def default_kb(root):
-    for c in (os.path.join(root, "..", "..", "shared", "kernelbench", "level3"),
-              os.path.join(root, "..", "shared", "kernelbench", "level3"),
-              "/work/shared/kernelbench/level3"):
-        if os.path.isdir(c):
-            return os.path.normpath(c)
-    return None
+    return gen2.default_kb(root, LEVEL)
 
 
 # ---------------------------------------------------------------- spec
