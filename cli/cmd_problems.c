@@ -505,7 +505,7 @@ static int write_oracle(const struct problem *p, const char *out, unsigned long 
 }
 
 static int do_inputs(struct cli_ctx *ctx, const char *query, const char *out,
-		     unsigned long long seed, int samples, int gpu)
+		     unsigned long long seed, int samples, int gpu, int no_oracle)
 {
 	struct problem p;
 	struct inputs_gen g;
@@ -536,8 +536,10 @@ static int do_inputs(struct cli_ctx *ctx, const char *query, const char *out,
 		json_decref(s);
 		path_join(&path, out, "spec.json");
 		if (write_file_atomic(path.s, spec.s, spec.len, &err) < 0 ||
-		    write_oracle(&p, out, seed, samples, gpu, &err) < 0)
+		    (!no_oracle && write_oracle(&p, out, seed, samples, gpu, &err) < 0))
 			rc = cli_fail(EXIT_FAIL, "%s", err.s);
+		else if (no_oracle)
+			printf("wrote %d input(s) of %s (seed %llu) to %s\n", p.n_in, p.id, seed, out);
 		else
 			printf("wrote %d input(s) and the %s sample of %s (seed %llu) to %s\n",
 			       p.n_in, gpu ? "GPU reference" : "oracle", p.id, seed, out);
@@ -553,7 +555,7 @@ out:
 static const char list_args[] = "[--level N] [--json] [--gpu NAME | --gbps X --gflops Y]";
 static const char show_args[] = "ID [--json] [--flush-mb N]";
 static const char check_args[] = "[--cpu] [--seed S] [--samples N] [--atol A --rtol R] [ID...]";
-static const char inputs_args[] = "ID --out DIR [--seed S] [--samples N] [--gpu-reference]";
+static const char inputs_args[] = "ID --out DIR [--seed S] [--samples N] [--gpu-reference | --inputs-only]";
 static const char ids_doc[] = "ID: level1/023_Softmax, 23, 023, Softmax, level1/23.\n";
 
 static int sub_list(int argc, char **argv, struct cli_ctx *ctx)
@@ -630,9 +632,11 @@ static int sub_inputs(int argc, char **argv, struct cli_ctx *ctx)
 {
 	unsigned long long seed = 1;
 	const char *out = NULL;
-	int samples = 256, gpu = 0, n, rc;
+	int samples = 256, gpu = 0, no_oracle = 0, n, rc;
 	struct cli_opt opts[] = {
 		OPT_STR("out", 0, &out, "DIR", "where the files go (required)"),
+		OPT_FLAG("inputs-only", 0, &no_oracle,
+			 "only the inputs and spec.json, no output sample (torch_crosscheck.py --draw)"),
 		OPT_FLAG("gpu-reference", 0, &gpu,
 			 "sample the GPU reference (reference.cu) instead of the CPU oracle"),
 		OPT_ULLONG("seed", 0, &seed, "S", 0, 9007199254740992.0, "the inputs' seed (1)"),
@@ -650,10 +654,12 @@ static int sub_inputs(int argc, char **argv, struct cli_ctx *ctx)
 		fprintf(stderr, "kforge problems inputs: needs ID and --out DIR\n");
 		return cli_usage(&spec);
 	}
+	if (gpu && no_oracle)
+		return cli_fail(EXIT_USAGE, "problems inputs: --gpu-reference and --inputs-only exclude each other");
 	if (gpu && !gpu_reference_sample)
 		return cli_fail(EXIT_USAGE, "problems inputs --gpu-reference needs the engine "
 				"(this kforge was built without it)");
-	return do_inputs(ctx, argv[1], out, seed, samples, gpu);
+	return do_inputs(ctx, argv[1], out, seed, samples, gpu, no_oracle);
 }
 
 int cmd_problems(int argc, char **argv, struct cli_ctx *ctx)

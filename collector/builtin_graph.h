@@ -84,6 +84,7 @@ struct gr_plan {
 	/* parameters */
 	int fuse, tc, mma, fold, block, BM, BN, BK, TM, TN;
 	int conv_wmma;		/* convs on conv_epi's older wmma core */
+	int split3;		/* tensor cores with the 3xTF32 split (deep nets: more bits) */
 	int attn;		/* attention chains in one kernel (else only where the scores
 				 * would need over 2^29 floats) */
 	int dacc;

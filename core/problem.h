@@ -70,6 +70,7 @@ struct problem {
 	enum kf_tol tol;
 	double atol, rtol;
 	double flops, min_bytes;
+	double wide_bound;         /* spec "wide_bound": r of the U[-r, r) extra draw; 0: none set */
 	char *torch_text;      /* reference.py */
 	char *reference_src;   /* reference.cu */
 	json_t *spec;          /* the parsed spec.json (owned reference) */

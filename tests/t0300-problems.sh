@@ -119,6 +119,10 @@ check "same seed, same bytes" cmp -s first.npy dump/inputs/x.npy
 "$KFORGE" problems inputs 19 --out dump --seed 8 >/dev/null
 check_fail "another seed, other bytes" cmp -s first.npy dump/inputs/x.npy
 expect_exit 2 "inputs without --out is a usage error" "$KFORGE" problems inputs 19
+expect_exit 0 "inputs --inputs-only" "$KFORGE" problems inputs 19 --out only --seed 7 --inputs-only
+check "--inputs-only: the same inputs" cmp -s first.npy only/inputs/x.npy
+check "--inputs-only: spec.json, no oracle sample" sh -c 'test -s only/spec.json && test ! -e only/oracle'
+expect_exit 2 "--inputs-only with --gpu-reference is a usage error" "$KFORGE" problems inputs 19 --out only --inputs-only --gpu-reference
 
 # NVRTC (the CUDA toolkit, no GPU): the GPU fill kernels and every reference compile
 if [ -e /usr/local/cuda/lib64/libnvrtc.so ] || ldconfig -p 2>/dev/null | grep -q libnvrtc; then

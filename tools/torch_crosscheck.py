@@ -59,38 +59,27 @@ def load_npy(path, dtype):
     return torch.from_numpy(a)
 
 
-def check_one(d, dump, device, args):
+def run_forward(d, spec, tensors, device, float64, level):
+    """KernelBench's module of problem d on `tensors` (name -> tensor on
+    device): (outputs, None), or (None, why)."""
     import torch
-    spec = kfproblems.load_spec(d)
-    base = os.path.basename(d)
-    pdir = os.path.join(dump, base)
-    res = {"id": spec["id"], "status": "skipped"}
-    if not os.path.isdir(os.path.join(pdir, "inputs")):
-        res["reason"] = "no inputs in %s" % pdir
-        return res
     ns = kfproblems.load_reference(d)
     torch.manual_seed(0)
     model = kfproblems.build_model(ns, device)
     model.train()  # KernelBench's mode: BatchNorm on batch statistics
-    if args.float64:
+    if float64:
         model = model.double()
-    tensors = {}
-    for t in spec["inputs"]:
-        tensors[t["name"]] = load_npy(os.path.join(pdir, "inputs", t["name"] + ".npy"),
-                                      t["dtype"]).to(device)
-        if args.float64 and tensors[t["name"]].is_floating_point():
-            tensors[t["name"]] = tensors[t["name"]].double()
+        tensors = {k: (v.double() if v.is_floating_point() else v) for k, v in tensors.items()}
     why = kfproblems.copy_params(model, spec, tensors)
     if why:
-        res.update(status="error", reason=why)
-        return res
+        return None, why
     masks = set(name for name, _ in kfproblems.mask_nodes(spec))
     fwd_inputs = [t["name"] for t in spec["inputs"] if t["role"] == "input" and t["name"] not in masks]
     names = kfproblems.forward_arg_names(model)
     fargs = []
     pos = 0
     drawn = []
-    if args.level == 3:
+    if level == 3:
         # forward's tensors in spec order (arguments with defaults too: 33's
         # initial_hidden); torch.randn inside forward returns the `randn` inputs
         drawn = [tensors[n] for n in fwd_inputs if n.startswith("randn")]
@@ -105,8 +94,7 @@ def check_one(d, dump, device, args):
             while pos < len(fwd_inputs) and fwd_inputs[pos] in names:
                 pos += 1
             if pos >= len(fwd_inputs):
-                res.update(status="error", reason="forward argument %s has no input" % n)
-                return res
+                return None, "forward argument %s has no input" % n
             fargs.append(tensors[fwd_inputs[pos]])
             pos += 1
     real_randn = torch.randn
@@ -117,7 +105,111 @@ def check_one(d, dump, device, args):
             out = model(*fargs)
     finally:
         torch.randn = real_randn
-    outs = out if isinstance(out, (tuple, list)) else [out]
+    return list(out) if isinstance(out, (tuple, list)) else [out], None
+
+
+def load_inputs(spec, pdir, device):
+    return {t["name"]: load_npy(os.path.join(pdir, "inputs", t["name"] + ".npy"), t["dtype"]).to(device)
+            for t in spec["inputs"]}
+
+
+def redraw(spec, tensors, bound, seed):
+    """The engine's extra draw (engine/worker_eval.c dist_override): float
+    inputs drawn uniform or normal without a post op become U[-r, r) (bound
+    r) or N(0, 1) (bound None); parameters PyTorch sets to a constant c
+    become U[c-1, c+1)."""
+    import torch
+    g = torch.Generator(device="cpu").manual_seed(seed)
+    out = dict(tensors)
+    for t in spec["inputs"]:
+        x = tensors[t["name"]]
+        dist = t.get("dist", {})
+        if not x.is_floating_point() or dist.get("post"):
+            continue
+        if t["role"] == "input" and dist.get("kind") in ("uniform", "normal"):
+            lo, hi = (-bound, bound) if bound is not None else (0.0, 0.0)
+        elif t["role"] == "param" and dist.get("kind") == "constant":
+            c = float(dist.get("value", 0.0))
+            lo, hi = c - 1.0, c + 1.0
+        else:
+            continue
+        if bound is None and t["role"] == "input":
+            v = torch.randn(x.shape, generator=g, dtype=torch.float64)
+        else:
+            v = lo + (hi - lo) * torch.rand(x.shape, generator=g, dtype=torch.float64)
+        out[t["name"]] = v.to(x.dtype).to(x.device)
+    return out
+
+
+def judge(a, b, tol):
+    """The engine's verdict on fp32 output a against exact b on an extra draw:
+    every element within atol + rtol*|b|, or (no NaN) the largest error
+    within atol + rtol*max|b| (worker_eval.c, normwise)."""
+    a, b = a.double(), b.double()
+    diff = (a - b).abs()
+    bad = ~(diff <= tol + tol * b.abs())
+    nan = bool(torch_isnan_any(a))
+    maxabs = float(diff.max()) if diff.numel() else 0.0
+    scale = float(b.abs().max()) if b.numel() else 0.0
+    ok = not bool(bad.any()) or (not nan and maxabs <= tol + tol * scale)
+    return {"ok": ok, "max_abs": maxabs, "max_ref": scale, "mismatches": int(bad.sum()), "nan": nan}
+
+
+def torch_isnan_any(a):
+    import torch
+    return torch.isnan(a).any()
+
+
+def condition_one(d, dump, device, args):
+    """PyTorch's own fp32 forward (TF32 off) against its float64 forward on
+    the extra draw, at each bound of --bounds (descending) until one passes:
+    where fp32 itself misses at r = 100, no kernel can pass that draw."""
+    import torch
+    spec = kfproblems.load_spec(d)
+    pdir = os.path.join(dump, os.path.basename(d))
+    res = {"id": spec["id"], "status": "skipped", "draw": args.draw, "bounds": []}
+    if not os.path.isdir(os.path.join(pdir, "inputs")):
+        res["reason"] = "no inputs in %s" % pdir
+        return res
+    base = load_inputs(spec, pdir, device)
+    tol = TOL[spec["tolerance"]]
+    bounds = [float(x) for x in args.bounds.split(",")] if args.draw == "wide" else [None]
+    for r in bounds:
+        tensors = redraw(spec, base, r, args.seed)
+        got, why = run_forward(d, spec, tensors, device, False, args.level)
+        if why:
+            res.update(status="error", reason=why)
+            return res
+        exact, why = run_forward(d, spec, tensors, device, True, args.level)
+        if why:
+            res.update(status="error", reason=why)
+            return res
+        outs = [dict(judge(a, b, tol), name=t["name"]) for t, a, b in zip(spec["outputs"], got, exact)]
+        del got, exact
+        ok = all(o["ok"] for o in outs)
+        res["bounds"].append({"bound": r, "ok": ok, "outputs": outs})
+        if ok:
+            res.update(status="ok", largest_passing=r)
+            break
+    else:
+        res["status"] = "FAIL"
+    return res
+
+
+def check_one(d, dump, device, args):
+    import torch
+    spec = kfproblems.load_spec(d)
+    base = os.path.basename(d)
+    pdir = os.path.join(dump, base)
+    res = {"id": spec["id"], "status": "skipped"}
+    if not os.path.isdir(os.path.join(pdir, "inputs")):
+        res["reason"] = "no inputs in %s" % pdir
+        return res
+    tensors = load_inputs(spec, pdir, device)
+    outs, why = run_forward(d, spec, tensors, device, args.float64, args.level)
+    if why:
+        res.update(status="error", reason=why)
+        return res
     tol = TOL[spec["tolerance"]]
     res.update(status="ran", outputs=[])
     ok = True
@@ -184,6 +276,8 @@ def dump_one(args, d, pdir):
     import subprocess
     env = dict(os.environ, KFORGE_ROOT=args.root)
     extra = ["--gpu-reference", "--samples", str(args.samples)] if args.gpu_reference else []
+    if args.draw:
+        extra = ["--inputs-only"]
     subprocess.run([args.kforge, "problems", "inputs", kfproblems.kforge_id(args.level, d), "--out", pdir,
                     "--seed", str(args.seed)] + extra, check=True, stdout=subprocess.DEVNULL, env=env,
                    timeout=args.inputs_timeout)
@@ -214,6 +308,11 @@ def main():
     ap.add_argument("--samples", type=int, default=4096, help="values per output with --gpu-reference")
     ap.add_argument("--inputs-timeout", type=float, default=900,
                     help="seconds one --kforge dump may take (900)")
+    ap.add_argument("--draw", choices=["wide", "normal"],
+                    help="no kforge output: PyTorch fp32 against PyTorch float64 on the engine's extra "
+                         "draw (is the problem fp32-conditioned there?)")
+    ap.add_argument("--bounds", default="100,10,4,2,1",
+                    help="--draw wide: the bounds r of U[-r, r) to try, largest first (100,10,4,2,1)")
     ap.add_argument("--dry-run", action="store_true",
                     help="print each problem's kforge ID and dump directory; no torch needed")
     args = ap.parse_args()
@@ -239,7 +338,7 @@ def main():
             if args.kforge:
                 shutil.rmtree(pdir, ignore_errors=True)
                 dump_one(args, d, pdir)
-            r = check_one(d, args.dump, args.device, args)
+            r = (condition_one if args.draw else check_one)(d, args.dump, args.device, args)
         except Exception as e:  # report and go on
             r = {"id": "level%d/%s" % (args.level, os.path.basename(d)), "status": "error",
                  "reason": "%s: %s" % (type(e).__name__, e)}
@@ -249,7 +348,13 @@ def main():
         results.append(r)
         if r["status"] in ("FAIL", "error"):
             failed += 1
-        detail = "; ".join("%s max_abs %.3g mismatches %s %s" % (o["name"], o.get("max_abs", float("nan")),
+        if args.draw:
+            detail = " ".join("r=%s:%s(max_abs %.3g of max %.3g, %d bad)" % (
+                b["bound"], "ok" if b["ok"] else "FAIL", max(o["max_abs"] for o in b["outputs"]),
+                max(o["max_ref"] for o in b["outputs"]), sum(o["mismatches"] for o in b["outputs"]))
+                for b in r.get("bounds", []))
+        else:
+            detail = "; ".join("%s max_abs %.3g mismatches %s %s" % (o["name"], o.get("max_abs", float("nan")),
                                                                    o.get("mismatches", "-"), o["status"])
                            for o in r.get("outputs", []))
         print("%-52s %-7s %s" % (r["id"], r["status"], detail or r.get("reason", "")), flush=True)

@@ -187,6 +187,33 @@ static void test_bad_values(void **state)
 	expect_bad("\"tolerance\":\"fp32\"", "\"tolerance\":\"loose\"", "tolerance", "loose");
 	expect_bad("\"role\":\"input\"", "\"role\":\"weight\"", "inputs[0].role", "weight");
 	expect_bad("\"level\":1", "\"level\":\"one\"", "level", "integer");
+	expect_bad("\"min_bytes\":96,", "\"min_bytes\":96,\"wide_bound\":0,", "wide_bound", "[0.01, 100]");
+	expect_bad("\"min_bytes\":96,", "\"min_bytes\":96,\"wide_bound\":1000,", "wide_bound", "[0.01, 100]");
+	expect_bad("\"min_bytes\":96,", "\"min_bytes\":96,\"wide_bound\":\"4\",", "wide_bound", "number");
+}
+
+/* The extra draw's bound: the spec's where set, 0 (the operator's rule) otherwise. */
+static void test_wide_bound(void **state)
+{
+	char *spec = mutate("\"min_bytes\":96,", "\"min_bytes\":96,\"wide_bound\":4.5,"), dir[64];
+	struct buf err = BUF_INIT;
+	struct problem p;
+	(void)state;
+
+	assert_int_equal(load_dir(spec, NULL, dir, &err), 0);
+	problem_init(&p);
+	assert_int_equal(problem_load(&p, dir, &err), 0);
+	assert_true(p.wide_bound == 4.5);
+	problem_release(&p);
+	cleanup(dir);
+	assert_int_equal(load_dir(good, NULL, dir, &err), 0);
+	problem_init(&p);
+	assert_int_equal(problem_load(&p, dir, &err), 0);
+	assert_true(p.wide_bound == 0);
+	problem_release(&p);
+	cleanup(dir);
+	free(spec);
+	buf_release(&err);
 }
 
 static void test_bad_sizes(void **state)
@@ -387,6 +414,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_all_specs_load), cmocka_unit_test(test_good),
 		cmocka_unit_test(test_missing_fields), cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_wide_bound),
 		cmocka_unit_test(test_bad_sizes),      cmocka_unit_test(test_shape_mismatch),
 		cmocka_unit_test(test_unreadable),     cmocka_unit_test(test_find),
 		cmocka_unit_test(test_many_tensors),
