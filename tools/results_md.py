@@ -236,9 +236,9 @@ def render(a, db):
           (r["id"], r["proposer"], r["seed"], r["gpu_name"] or "none (compile only)",
            budget or "default budget", cfg.get("protocol", "collect-v1"), r["kforge_version"],
            r["status"]))
-    w("- problems: %d (%s); GPUs in the store: %s\n" %
+    w("- problems: %d%s; GPUs in the store: %s\n" %
       (sum(len(v) for v in scope.values()),
-       ", ".join("level %d: %d" % (lv, len(scope[lv])) for lv in levels),
+       " (%s)" % ", ".join("level %d: %d" % (lv, len(scope[lv])) for lv in levels) if levels else "",
        ", ".join(gpus) or "none"))
 
     def best_times(gpu, only_verified):
@@ -308,7 +308,7 @@ def level_section(w, lv, pids, probs, views, speedups, q, sev, failed, baseline,
       "(%s: 100 timed trials, fewer where the run's max_timing_s or prune_vs_eager cut them); "
       "verified: kernels whose latest verification on that GPU passed (%s), timed there (500 "
       "trials, or max_timing_s). KernelBench H100: its published H100_Modal times%s.\n" %
-      (len(counted), lv, " not degenerate" if degen else "", ", ".join(sprotos) or "collect-v2",
+      (len(counted), lv, " (degenerate ones left out)" if degen else "", ", ".join(sprotos) or "collect-v2",
        ", ".join(vprotos) or "none", " (%s)" % os.path.basename(os.path.normpath(kbdir))
        if kbdir else ", not available here"))
     rows = []
