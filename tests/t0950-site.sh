@@ -153,6 +153,7 @@ contains "level-2 against KernelBench's H100 numbers" lv2.md \
 contains "the degenerate problem is listed apart with its speedup" lv2.md '^\| level2/023_Conv_Mean \| constant: .* \| correct, 10\.000x \|$'
 contains "level-2 categories: memory" lv2.md '^\| memory \| NVIDIA H100 80GB HBM3 \| 3 \| 3 \| 3 \| 1 \| 2 \| 1\.118 \(2\) \|$'
 lacks "no level-3 problem in level 2" lv2.md 'level3/'
+lacks "no per-family table (level 1's families) in level 2" lv2.md 'per family'
 contains "level-3 fast_p: the latest collect protocol decides" lv3.md \
 	'^\| NVIDIA H100 80GB HBM3 \| search \| eager \| 67% \| 33% \| 33% \| 33% \| 1\.549 \| 2 \|$'
 contains "the ill-conditioned problem is marked" lv3.md '^\| level3/002_Deep \| fp32 rounding over 100 layers \| correct, 0\.800x \|$'

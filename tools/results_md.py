@@ -360,8 +360,9 @@ def level_section(w, lv, pids, probs, views, speedups, q, sev, failed, baseline,
     marks("Ill-conditioned problems", ill, "ill",
           "PyTorch's own fp32 forward misses the exact result here; they are counted in fast_p.")
 
-    fams = [f for f in FAMILIES if any(probs[p]["family"] == f for p in counted)]
-    if len(fams) > 1:
+    # Families are level 1's (collector/catalogue.c); levels 2 and 3 are all "graph".
+    fams = [f for f in FAMILIES if any(probs[p]["family"] == f for p in counted)] if lv == 1 else []
+    if fams:
         def family_table(title, views, variant):
             w("### Geometric-mean speedup against %s, per family, level %d\n" % (title, lv))
             head(w, ["family", "problems"] + ["%s %s" % (g.replace("NVIDIA ", ""), l)

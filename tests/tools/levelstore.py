@@ -5,7 +5,8 @@ against them). Per problem: baselines (ms) and the search's kernels (ms, status)
 
     levelstore.py STORE KBDIR   (KBDIR gets KernelBench-layout H100_Modal_*.json)
 
-Level 2: 001 2.5x eager, 002 0.5x, 023 degenerate 10x, 004 incorrect only.
+Level 2: 001 2.5x eager, 002 0.5x, 023 degenerate 10x, 005 incorrect only
+(002 and 005 would be level-1 families: rowsoftmax by name, elementwise by number).
 Level 3: 001 3x, 002 ill-conditioned 0.8x, 003 correct under collect-v1 but
 incorrect under collect-v2 (the latest protocol decides: not correct)."""
 import hashlib
@@ -27,11 +28,11 @@ PROBLEMS = [
     ("level2/001_Conv_ReLU", "1_Conv_ReLU.py", {},
      {"eager": 4.0, "eager_notf32": 8.0, "compile": 2.0}, 8.0,
      [(0, "correct", 3.2, [], "collect-v2"), (1, "correct", 1.6, ["memory"], "collect-v2")]),
-    ("level2/002_Gemm_Add", "2_Gemm_Add.py", {}, {"eager": 1.0}, 1.0,
+    ("level2/002_Gemm_Softmax", "2_Gemm_Softmax.py", {}, {"eager": 1.0}, 1.0,
      [(1, "correct", 2.0, ["memory", "compute"], "collect-v2")]),
     ("level2/023_Conv_Mean", "23_Conv_Mean.py", {"degenerate": "constant: the mean of normalized values is 0"},
      {"eager": 5.0}, 5.0, [(1, "correct", 0.5, ["memory"], "collect-v2")]),
-    ("level2/004_Fails", "4_Fails.py", {}, {"eager": 1.0}, 1.0,
+    ("level2/005_Fails", "5_Fails.py", {}, {"eager": 1.0}, 1.0,
      [(1, "incorrect", None, ["compute"], "collect-v2")]),
     ("level3/001_MLP", "1_MLP.py", {}, {"eager": 3.0}, 6.0,
      [(1, "correct", 1.0, ["parallelism"], "collect-v2")]),
