@@ -1,9 +1,16 @@
 #include "cmds.h"
+#include "collector/problem_list.h"
 #include "core/json.h"
 #include "core/store.h"
 #include "core/store_problems.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+static int cmp_id(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
 
 static int list_baselines(struct cli_ctx *ctx, const char *gpu, int as_json)
 {
@@ -67,7 +74,9 @@ static int sub_list(int argc, char **argv, struct cli_ctx *ctx)
 
 static int sub_import(int argc, char **argv, struct cli_ctx *ctx)
 {
-	const char *gpu = NULL, *variant = NULL;
+	const char *gpu = NULL, *variant = NULL, *problems = NULL;
+	const char **only = NULL;
+	struct problem_list pl;
 	struct store s;
 	struct buf err = BUF_INIT, skipped = BUF_INIT;
 	int n, c;
@@ -76,12 +85,15 @@ static int sub_import(int argc, char **argv, struct cli_ctx *ctx)
 			"the GPU they were measured on (e.g. \"NVIDIA H100 80GB HBM3\"; required)"),
 		OPT_STR("variant", 0, &variant, "V",
 			"eager, eager_notf32 (eager with TF32 off) or compile (torch.compile; required)"),
+		OPT_STR("problems", 0, &problems, "LIST",
+			"only these problems (the PROBLEMS syntax of kforge search: level2, 1-10, all)"),
 		OPT_END,
 	};
 	struct cli_spec spec = { "baselines import", import_args,
 		"Loads KernelBench-layout baseline JSON\n"
 		"({\"level1\": {\"<file>.py\": {\"mean\": ms, ...}}}) measured on GPU NAME into the\n"
-		"store; a re-import replaces that GPU's and variant's rows.\n", opts, NULL, 0, NULL, NULL };
+		"store; a re-import replaces that GPU's and variant's rows. With --problems,\n"
+		"only those problems' (and their problems rows): make dataset passes PROBLEMS.\n", opts, NULL, 0, NULL, NULL };
 
 	if ((c = cli_parse(&spec, argc, argv, ctx, &n)) != CLI_GO)
 		return c;
@@ -89,12 +101,27 @@ static int sub_import(int argc, char **argv, struct cli_ctx *ctx)
 		fprintf(stderr, "kforge baselines import: needs FILE, --gpu NAME and --variant eager|eager_notf32|compile\n");
 		return cli_usage(&spec);
 	}
+	problem_list_init(&pl);
+	if (problems) {
+		if (problem_list_resolve(&pl, ctx->root, problems, &err) < 0) {
+			c = cli_fail(EXIT_USAGE, "%s", err.s);
+			goto out;
+		}
+		only = calloc((size_t)pl.n + 1, sizeof(*only));
+		if (!only) {
+			c = cli_fail(EXIT_FAIL, "out of memory");
+			goto out;
+		}
+		for (int i = 0; i < pl.n; i++)
+			only[i] = pl.v[i].id;
+		qsort(only, (size_t)pl.n, sizeof(*only), cmp_id);
+	}
 	if (store_open(&s, ctx->db_path, STORE_CREATE, &err) < 0) {
 		c = cli_fail(EXIT_FAIL, "%s", err.s);
-		buf_release(&err);
-		return c;
+		goto out;
 	}
-	n = store_import_baselines(&s, ctx->root, argv[1], gpu, variant, &skipped, &err);
+	n = store_import_baselines(&s, ctx->root, argv[1], gpu, variant, only, (size_t)pl.n,
+				   &skipped, &err);
 	store_close(&s);
 	if (n < 0) {
 		c = cli_fail(EXIT_FAIL, "%s", err.s);
@@ -104,6 +131,9 @@ static int sub_import(int argc, char **argv, struct cli_ctx *ctx)
 			fprintf(stderr, "kforge: skipped:\n%s", skipped.s);
 		c = EXIT_OK;
 	}
+out:
+	free(only);
+	problem_list_release(&pl);
 	buf_release(&err);
 	buf_release(&skipped);
 	return c;

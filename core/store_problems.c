@@ -104,9 +104,14 @@ out:
 	return ret;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 int store_import_baselines(struct store *s, const char *root, const char *path,
-			   const char *gpu_name, const char *variant, struct buf *skipped,
-			   struct buf *err)
+			   const char *gpu_name, const char *variant, const char *const *only,
+			   size_t n_only, struct buf *skipped, struct buf *err)
 {
 	json_t *doc = json_load_file_bounded(path, BASELINE_MAX, err);
 	const char *lvkey;
@@ -142,6 +147,13 @@ int store_import_baselines(struct store *s, const char *root, const char *path,
 			if (mean <= 0 || problem_dir_for_file(root, level, file, &dir, &e2) < 0) {
 				buf_addf(skipped, "%s/%s (%s)\n", lvkey, file, mean <= 0 ? "no mean" : e2.s);
 				continue;
+			}
+			if (only) {
+				const char *slash = strrchr(dir.s, '/');
+				buf_reset(&e2);
+				buf_addf(&e2, "level%d/%s", level, slash ? slash + 1 : dir.s);
+				if (!bsearch(&e2.s, only, n_only, sizeof(*only), cmp_str))
+					continue;
 			}
 			if (store_put_problem_dir(s, dir.s, err) < 0)
 				goto fail;

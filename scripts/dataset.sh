@@ -1,7 +1,8 @@
 #!/bin/sh
-# make dataset PROBLEMS=level1: search -> verify -> pack -> site, with
-# sensible defaults. Overrides (environment or make variables):
-#   PROBLEMS=level1   which problems (a level, ids 1,5,23, a range 1-10, names)
+# make dataset PROBLEMS=level1: search -> verify -> pack -> site -> release
+# page (OUT/results.md), with sensible defaults. Overrides (environment or make variables):
+#   PROBLEMS=level1   which problems (a level: level1, level2, level3; all: every
+#                     level; ids 1,5,23 or level2/12; a range 1-10; names)
 #   STRATEGY=branch   branch or revise
 #   ROUNDS=3 K=4 M=2  rounds; ideas per round; implementations per idea
 #   SEED=1 JOBS=4     seed; problems searched at once
@@ -97,7 +98,9 @@ for f in "${KFORGE_ROOT:-.}"/problems/baselines/*/baseline_time_torch*.json; do
 	[ -f "$f" ] || continue
 	gpu=$(grep -o '"hardware": *"[^"]*"' "$f" | head -n 1 | sed 's/.*: *"//; s/"$//')
 	case "$f" in *compile*) v=compile ;; *_notf32.json) v=eager_notf32 ;; *) v=eager ;; esac
-	[ -n "$gpu" ] && step baselines "$KFORGE" --db "$DB" baselines import "$f" --gpu "$gpu" --variant "$v"
+	# Only PROBLEMS': another level's rows would join the site's fast_p and the dataset.
+	[ -n "$gpu" ] && step baselines "$KFORGE" --db "$DB" baselines import "$f" --gpu "$gpu" --variant "$v" \
+		--problems "$PROBLEMS"
 done
 # The search runs attached to the terminal (live progress on a TTY).
 echo "dataset: search: $KFORGE --db $DB search $*"
@@ -119,6 +122,21 @@ fi
 mkdir -p "$OUT"
 # The store holds exactly what was searched: pack all of it.
 step pack "$KFORGE" --db "$DB" pack --version "$VERSION" -o "$OUT"
-step site "$KFORGE" --db "$DB" site -o "$OUT/site"
+step site "$KFORGE" --db "$DB" site -o "$OUT/site" --dist "$OUT"
+# The release page (Markdown, a section per level) from the store and the tarball.
+if ! command -v python3 >/dev/null 2>&1; then
+	echo "dataset: results: SKIPPED: no python3 here (tools/results_md.py writes $OUT/results.md)"
+elif [ ! -f "$DB" ]; then
+	echo "dataset: results: SKIPPED: no store at $DB"
+else
+	tarball="$OUT/kforge-kernelbench-$VERSION.tar.zst"
+	set -- "$DB" --version "$VERSION" -o "$OUT/results.md"
+	[ -f "$tarball" ] && set -- "$@" --tarball "$tarball"
+	echo "dataset: results: python3 tools/results_md.py $*"
+	python3 "${KFORGE_ROOT:-.}/tools/results_md.py" "$@" || {
+		echo "dataset: results: failed; run 'make dataset' again to resume" >&2
+		exit 1
+	}
+fi
 step report "$KFORGE" --db "$DB" report
 echo "dataset: done: store $DB, outputs in $OUT/"

@@ -58,3 +58,14 @@ cat >under.json <<'JSON'
 JSON
 expect_exit 0 "import a file name with a trailing underscore" "$KFORGE" baselines import under.json --gpu "NVIDIA H100 80GB HBM3" --variant eager
 contains "it is imported" "$T_TMP/out" "imported 1 eager"
+
+# --problems (make dataset passes PROBLEMS): the others' baselines and problems rows stay out.
+export KFORGE_DB="$T_TMP/only.db"
+expect_exit 0 "import only the listed problems" "$KFORGE" baselines import eager.json --gpu G --variant eager --problems Softmax
+contains "reports one imported" "$T_TMP/out" "imported 1 eager"
+check "only that problem's row" test "$(sqlite3 "$KFORGE_DB" 'SELECT group_concat(problem_id) FROM baselines')" = level1/023_Softmax
+check "and no problems row of the others" test "$(sqlite3 "$KFORGE_DB" 'SELECT group_concat(id) FROM problems')" = level1/023_Softmax
+expect_exit 0 "a level takes its problems" "$KFORGE" baselines import eager.json --gpu G --variant eager --problems level1
+contains "both imported" "$T_TMP/out" "imported 2 eager"
+expect_exit 2 "an unknown problem is a usage error" "$KFORGE" baselines import eager.json --gpu G --variant eager --problems level1/77
+contains "it says which" "$T_TMP/err" "77"

@@ -3,6 +3,7 @@
 # overrides reach the search, steps this build lacks are reported as
 # skipped, a failing step stops it. A stub stands in for kforge.
 . "$KF_ROOT/tests/lib.sh"
+REAL_KFORGE=$KFORGE
 cat >stub <<'STUB'
 #!/bin/sh
 echo "$*" >>"$STUB_LOG"
@@ -27,7 +28,8 @@ check "first line: no endpoint, built-in proposer" sh -c "head -n 1 '$T_TMP/out'
 contains "verify reported as skipped" "$T_TMP/out" "verify: SKIPPED: 'kforge verify' is not implemented"
 contains "pack reported as skipped" "$T_TMP/out" "pack: SKIPPED"
 contains "search got the defaults" "$T_TMP/log" "search --problems level1 --strategy branch --rounds 3 --ideas 4 --impls 2 --seed 1 --jobs 4 --proposer builtin"
-contains "site ran" "$T_TMP/log" "site -o $T_TMP/dist/site"
+contains "site ran, listing the tarballs" "$T_TMP/log" "site -o $T_TMP/dist/site --dist $T_TMP/dist$"
+contains "no store, no release page" "$T_TMP/out" "results: SKIPPED: no store"
 
 : >log
 expect_exit 0 "overrides" env ROUNDS=5 K=2 M=3 STRATEGY=revise BUDGET_TOKENS=1000 COMPILE_ONLY=1 \
@@ -67,6 +69,17 @@ for f in baseline_time_torch.json baseline_time_torch_notf32.json \
 done
 : >log
 expect_exit 0 "dataset with three baseline files" env KFORGE_ROOT="$T_TMP/blroot" sh "$KF_ROOT/scripts/dataset.sh" 1
-contains "eager imported as eager" "$T_TMP/log" "baselines import .*/baseline_time_torch.json --gpu GPU G --variant eager$"
-contains "TF32-off imported as eager_notf32" "$T_TMP/log" "baselines import .*/baseline_time_torch_notf32.json --gpu GPU G --variant eager_notf32$"
-contains "compile imported as compile" "$T_TMP/log" "baselines import .*_compile_inductor_default.json --gpu GPU G --variant compile$"
+contains "eager imported as eager" "$T_TMP/log" "baselines import .*/baseline_time_torch.json --gpu GPU G --variant eager --problems 1$"
+contains "TF32-off imported as eager_notf32" "$T_TMP/log" "baselines import .*/baseline_time_torch_notf32.json --gpu GPU G --variant eager_notf32 --problems 1$"
+contains "compile imported as compile" "$T_TMP/log" "baselines import .*_compile_inductor_default.json --gpu GPU G --variant compile --problems 1$"
+
+# The release page: tools/results_md.py on the store, a section per level.
+"$REAL_KFORGE" --db lv.db store init >/dev/null
+python3 "$KF_ROOT/tests/tools/levelstore.py" lv.db kb
+: >log
+expect_exit 0 "dataset with a store writes the release page" env DB="$T_TMP/lv.db" KFORGE_ROOT="$KF_ROOT" \
+	VERSION=1.2.3 sh "$KF_ROOT/scripts/dataset.sh" all
+contains "the search got PROBLEMS=all" "$T_TMP/log" "search --problems all "
+check "OUT/results.md written" test -s dist/results.md
+contains "it is the release page of that version" dist/results.md '^# kforge levels 1-3 dataset v1\.2\.3: built-in proposer$'
+contains "with a section per level" dist/results.md '^## Level 3$'

@@ -115,7 +115,7 @@ ncand=$(sqlite3 fx.db "SELECT count(*) FROM candidates")
 contains "it counts the store's candidates" res.md "^- candidates: $ncand \("
 contains "the run's line gives its budget" res.md '^- run `run[-_][0-9a-z-]+`: .*rounds [0-9]+, ideas [0-9]+, impls [0-9]+'
 contains "a fast_p row per GPU against eager" res.md '^\| NVIDIA H100 80GB HBM3 \| search \| eager \| [0-9]+% \|'
-contains "a per-family table against torch.compile" res.md '^## Geometric-mean speedup against torch.compile, per family'
+contains "a per-family table against torch.compile" res.md '^### Geometric-mean speedup against torch.compile, per family, level 1'
 contains "the notes file is included" res.md '^A note from a file\.$'
 contains "the cross-GPU table is included" res.md '^\| Problem \| '
 expect_exit 0 "results page of a store without H200 compile baselines" python3 "$KF_ROOT/tools/results_md.py" \
@@ -129,6 +129,41 @@ echo '{}' >empty.json
 sqlite3 nf.db "INSERT INTO baselines(problem_id,gpu_name,variant,mean_ms,imported_at) SELECT problem_id, gpu_name, 'eager_notf32', mean_ms * 2, imported_at FROM baselines WHERE variant = 'eager'"
 expect_exit 0 "results page with eager_notf32 baselines" python3 "$KF_ROOT/tools/results_md.py" nf.db --version 9.9 -o res3.md
 contains "a fast_p row against eager_notf32" res3.md '^\| NVIDIA H100 80GB HBM3 \| search \| eager_notf32 \| [0-9]+% \|'
+
+# Levels 2 and 3 (tests/tools/levelstore.py: figures known by construction), H100 search.
+# Level 2: 2.5x, 0.5x and an incorrect-only problem count; the degenerate 10x does not:
+# fast_0 2/3, fast_1..2 1/3, geomean sqrt(2.5 * 0.5) = 1.118 (with it: 3/4, 2/4, 2.321).
+# Against KernelBench's H100 eager (8 and 1 ms): 5x, 0.5x, geomean 1.581.
+# Level 3: 3x, 0.8x (ill-conditioned: counted, marked), a kernel correct under collect-v1 but
+# incorrect under collect-v2 (not correct): fast_0 2/3, geomean sqrt(3 * 0.8) = 1.549.
+"$KFORGE" --db lv.db store init >/dev/null
+python3 "$T/levelstore.py" lv.db kb
+expect_exit 0 "results page of a level 1-3 store" python3 "$KF_ROOT/tools/results_md.py" lv.db \
+	--version 9.9.0 --kernelbench kb -o lv.md
+contains "its title names the levels" lv.md '^# kforge levels 1-3 dataset v9\.9\.0: built-in proposer$'
+sed -n '/^## Level 2$/,/^## Level 3$/p' lv.md >lv2.md
+sed -n '/^## Level 3$/,/^## Search throughput$/p' lv.md >lv3.md
+contains "a level-2 section counts its problems" lv2.md '^- problems: 4 \(1 degenerate, .*\); with a correct kernel in the search: 3$'
+contains "level-2 fast_p leaves the degenerate problem out" lv2.md \
+	'^\| NVIDIA H100 80GB HBM3 \| search \| eager \| 67% \| 33% \| 33% \| 33% \| 1\.118 \| 2 \|$'
+contains "level-2 fast_p against eager with TF32 off" lv2.md '^\| NVIDIA H100 80GB HBM3 \| search \| eager_notf32 \| 67% \| 33% \| 33% \| 33% \| 5\.000 \| 1 \|$'
+contains "level-2 fast_p against torch.compile" lv2.md '^\| NVIDIA H100 80GB HBM3 \| search \| compile \| 67% \| 33% \| 0% \| 0% \| 1\.250 \| 1 \|$'
+contains "level-2 against KernelBench's H100 numbers" lv2.md \
+	'^\| NVIDIA H100 80GB HBM3 \| search \| KernelBench H100 eager \| 67% \| 33% \| 33% \| 33% \| 1\.581 \| 2 \|$'
+contains "the degenerate problem is listed apart with its speedup" lv2.md '^\| level2/023_Conv_Mean \| constant: .* \| correct, 10\.000x \|$'
+contains "level-2 categories: memory" lv2.md '^\| memory \| NVIDIA H100 80GB HBM3 \| 3 \| 3 \| 3 \| 1 \| 2 \| 1\.118 \(2\) \|$'
+lacks "no level-3 problem in level 2" lv2.md 'level3/'
+lacks "no per-family table (level 1's families) in level 2" lv2.md 'per family'
+contains "level-3 fast_p: the latest collect protocol decides" lv3.md \
+	'^\| NVIDIA H100 80GB HBM3 \| search \| eager \| 67% \| 33% \| 33% \| 33% \| 1\.549 \| 2 \|$'
+contains "the ill-conditioned problem is marked" lv3.md '^\| level3/002_Deep \| fp32 rounding over 100 layers \| correct, 0\.800x \|$'
+lacks "no degenerate table without one" lv3.md 'Degenerate problems'
+contains "level 1 keeps its own section" lv.md '^\| NVIDIA H100 80GB HBM3 \| search \| eager \| 100% \| 50% \| 50% \| 0% \| 1\.000 \| 2 \|$'
+# The same page from the packed dataset (its kforge.db).
+expect_exit 0 "pack the level 1-3 store" "$KFORGE" --db lv.db pack --version 9.9.0 -o lvdist
+expect_exit 0 "results page from the tarball" python3 "$KF_ROOT/tools/results_md.py" \
+	lvdist/kforge-kernelbench-9.9.0.tar.zst --version 9.9.0 --kernelbench kb -o lvt.md
+check "it gives the same page" cmp lv.md lvt.md
 
 
 # Replacing: a kforge site is replaced whole; anything else is refused.
