@@ -109,7 +109,7 @@ struct launch_plan {
 #define LAUNCH_MAX_LAUNCHES (1 << 20)  /* launches of the block with its loops expanded */
 #define LAUNCH_MAX_LOOP_DEPTH 4
 #define LAUNCH_MAX_EXPR 512            /* operations of one expression after folding */
-#define LAUNCH_MAX_SCRATCH 16
+#define LAUNCH_MAX_SCRATCH 64
 #define LAUNCH_MAX_ARGS 64
 #define LAUNCH_MAX_SCRATCH_BYTES (8LL << 30)   /* all scratch buffers together */
 #define LAUNCH_JSON_MAX (16u << 20)    /* bytes of a plan's JSON */

@@ -270,6 +270,20 @@ static void test_limits(void **state)
 					   "/*@launch\nkf_h_compare<<<1, 1>>>(y);\n@*/\n", &lim, &err), -1);
 	assert_string_equal(err.s, "3:1: kernel names beginning with `kf_` are the harness's; rename "
 				   "`kf_h_compare`");
+	/* LAUNCH_MAX_SCRATCH scratch buffers, and one more */
+	for (int extra = 0; extra < 2; extra++) {
+		struct buf b = BUF_INIT;
+		buf_adds(&b, "extern \"C\" __global__ void k(float* y) {}\n/*@launch\n");
+		for (int i = 0; i < LAUNCH_MAX_SCRATCH + extra; i++)
+			buf_addf(&b, "scratch float s%d[16];\n", i);
+		buf_adds(&b, "k<<<1, 1>>>(y);\n@*/\n");
+		assert_int_equal(launch_plan_build(&lp, &prob, b.s, &lim, &err), extra ? -1 : 0);
+		if (extra)
+			assert_non_null(strstr(err.s, "too many scratch buffers (at most 64)"));
+		else
+			assert_int_equal(lp.n_scratch, 64);
+		buf_release(&b);
+	}
 	launch_plan_release(&lp);
 	buf_release(&err);
 }
