@@ -79,6 +79,8 @@ contains "stored scores and per-node kernels match too" emu2.out "^checked 4 ker
 python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emu -j "$(par_jobs)" \
 	--params '{"dedup": 3, "src_limit": 0}' 9 10 15 16 30 34 35 >emu3.out 2>&1
 contains "kernels with sizes as arguments match too" emu3.out "^checked 7 kernels, 0 failed$"
+check "(where dedup 3 lifts sizes at small sizes too)" sh -c \
+	"'$EMIT' render small/problems/level3/016_*/spec.json graph '{\"dedup\": 3}' | grep -q 'long long lc0'"
 grep '^not ok' emu3.out | head -n 5 | cut -c1-300 | sed 's/^/# /'
 # the comparison can fail: the LSTM's forget gate reads the cell gate
 python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emu \
