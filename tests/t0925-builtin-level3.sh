@@ -47,6 +47,7 @@ check "ResNet101's blocks share their kernels" test \
 	"$(grep -c '__global__' full/010_*.cu)" -lt "$(grep -c '<<<' full/010_*.cu)"
 check "DenseNet201's layers pass their sizes as arguments" grep -q 'long long lc0' full/016_*.cu
 check "a source under the limit keeps its literal sizes" sh -c "! grep -q ' lc0' full/009_*.cu"
+expect_exit 1 "dedup past 3 is refused" "$EMIT" render "$KF_ROOT/problems/level3/009_ResNet18/spec.json" graph '{"dedup": 4}'
 
 # NVRTC: a sample (attention, LSTM, GRU, Mamba, tc GEMM and conv, kernels
 # with lifted sizes); the
