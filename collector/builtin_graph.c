@@ -15,7 +15,9 @@
  * on by default for level 3, whose deep nets with batch norms over few
  * values amplify fp32 rounding at small sizes). Level 3 adds the ops of
  * builtin_graph3.c and, past 16 scratch buffers, one arena per type;
- * src_limit 0 renders past the engine's source limit (host emulation). */
+ * dedup (builtin_graph_dedup.c: 0 off, 1 identical kernels once, 2 also
+ * sizes as arguments while over the source limit, 3 always); src_limit 0
+ * renders past the engine's source limit (host emulation). */
 #include "collector/builtin_graph.h"
 
 #include <math.h>
@@ -36,6 +38,7 @@ void gr_plan_init(struct gr_plan *p)
 
 void gr_plan_release(struct gr_plan *p)
 {
+	gr_dedup_release(p);
 	buf_release(&p->src);
 	buf_release(&p->launch);
 }
@@ -402,6 +405,8 @@ int gr_plan_emit(struct gr_plan *p, struct buf *err)
 	}
 	if (p->launches > GR_MAX_LAUNCHES)
 		return kf_err(err, "graph: %d launches, over %d", p->launches, GR_MAX_LAUNCHES);
+	if ((rc = gr_dedup_finish(p, err)))
+		return rc;
 	for (int b = 0; b < p->nbuf; b++)
 		total += p->buf_cap[b] * (p->buf_dbl[b] ? 8 : 4);
 	if (total > GR_MAX_SCRATCH)
@@ -444,6 +449,9 @@ static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
 	p->split3 = bt_param(prm, "split3", 0) != 0;
 	p->attn = bt_param(prm, "attn", 1) != 0;
 	p->dacc = bt_param(prm, "dacc", -1);
+	p->dedup = bt_param(prm, "dedup", 2);
+	/* room for the header and the scratch declarations */
+	p->src_budget = CANDIDATE_MAX_BYTES - 2048;
 	if (p->dacc < 0)
 		p->dacc = json_integer_value(json_object_get(spec, "level")) == 3;
 	p->block = bt_param(prm, "block", 256);
@@ -453,7 +461,9 @@ static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
 	p->TM = bt_param(prm, "TM", 4);
 	p->TN = bt_param(prm, "TN", 4);
 	nt = p->TM > 0 && p->TN > 0 ? (p->BM / p->TM) * (p->BN / p->TN) : 0;
-	if (p->block < 32 || p->block > 1024 || p->block % 32)
+	if (p->dedup < 0 || p->dedup > 3)
+		rc = kf_err(err, "graph: dedup must be 0..3");
+	else if (p->block < 32 || p->block > 1024 || p->block % 32)
 		rc = kf_err(err, "graph: block must be a multiple of 32 in 32..1024");
 	else if (p->TM < 1 || p->TN < 1 || p->BM % p->TM || p->BN % p->TN || p->BM < 16 ||
 		 p->BN < 16 || p->BM > 256 || p->BN > 256 || p->BK < 4 || p->BK > 64 || nt < 32 ||
@@ -508,7 +518,7 @@ static int render_room(const json_t *spec, const json_t *prm, long long room, st
 		if (p->off && tot[1])
 			buf_addf(s, "scratch double arenad[%lld];\n", tot[1]);
 		buf_addf(s, "%s@*/\n", p->launch.s);
-		/* the engine would refuse it (kernels are not deduplicated yet) */
+		/* the engine would refuse it (even with kernels deduplicated) */
 		if (s->len > CANDIDATE_MAX_BYTES && bt_param(prm, "src_limit", 1))
 			rc = kf_err(err, "graph: %zu bytes of source, over the engine's %d", s->len,
 				    CANDIDATE_MAX_BYTES);
@@ -541,6 +551,6 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 const struct tmpl_def tmpl_graph_defs[] = {
 	{ "graph", graph_supports, graph_render,
 	  "{\"fuse\": 1, \"tc\": 0, \"mma\": 0, \"fold\": 1, \"block\": 256, \"BM\": 64, \"BN\": 64, \"BK\": 16, "
-	  "\"TM\": 4, \"TN\": 4, \"conv_wmma\": 0, \"split3\": 0, \"attn\": 1, \"dacc\": -1, \"src_limit\": 1}" },
+	  "\"TM\": 4, \"TN\": 4, \"conv_wmma\": 0, \"split3\": 0, \"attn\": 1, \"dacc\": -1, \"dedup\": 2, \"src_limit\": 1}" },
 	{ NULL, NULL, NULL, NULL },
 };

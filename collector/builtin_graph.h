@@ -66,6 +66,12 @@ struct gr_epi {
 	struct buf params, args, code;
 };
 
+struct gr_krec;
+struct gr_array {		/* a __device__ const array of the source */
+	char *text;		/* type, size and values */
+	char name[32];
+};
+
 struct gr_plan {
 	const json_t *spec;
 	struct gr_tensor t[GR_MAX_TENSORS];
@@ -81,6 +87,15 @@ struct gr_plan {
 	unsigned helpers;	/* GR_H_* emitted so far */
 	int alias;		/* the group being emitted writes over this tensor */
 	const char *qual;	/* the next kernel's qualifiers (__launch_bounds__) */
+	const char *pre, *post;	/* text around the next kernel (#define, #undef) */
+	struct gr_krec *kr;	/* the kernels (builtin_graph_dedup.c) */
+	int nkr, kcap;
+	struct gr_array *arr;	/* written once per content (dedup >= 1) */
+	int narr, acap;
+	size_t kbytes;		/* of distinct kernel text so far */
+	int dedup;		/* 0 none, 1 identical kernels once, 2 also lift
+				 * constants while over src_budget, 3 always */
+	long long src_budget;
 	/* parameters */
 	int fuse, tc, mma, fold, block, BM, BN, BK, TM, TN;
 	int conv_wmma;		/* convs on conv_epi's older wmma core */
@@ -146,9 +161,17 @@ int gr_lsum_match(const struct gr_plan *p, int k);
 /* Group g's two kernels: column sums of the weight in double, then a
  * dot product per row with e (the reduce's chain) in its store. */
 int gr_lsum_head(struct gr_plan *p, int g, struct gr_epi *e, struct buf *err);
-/* Appends a kernel and its launch. */
+/* builtin_graph_dedup.c: records a kernel (p->qual, p->pre, p->post
+ * around it) and its launch; gr_dedup_finish writes them out. */
 int gr_kernel(struct gr_plan *p, const char *name, const char *params, const char *body,
 	      const char *grid, long long block, const char *args, struct buf *err);
+
+int gr_dedup_finish(struct gr_plan *p, struct buf *err);
+/* Writes `__device__ const TYPE PREFIX<gi>[n] = {vals};`, or finds an
+ * earlier array of the same content: its name in name. */
+int gr_array(struct gr_plan *p, const char *type, const char *prefix, int gi, size_t n,
+	     const char *vals, char *name, size_t nn, struct buf *err);
+void gr_dedup_release(struct gr_plan *p);
 
 /* The store of one element (ei = idx, v = val, the epilogue, y[ei] = v), the
  * head's signature (inputs, y, epilogue operands) and launch arguments. */

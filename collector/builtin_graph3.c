@@ -254,17 +254,21 @@ static int map_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err
 	long long xs[GR_MAX_RANK];
 	struct buf body = BUF_INIT, a = BUF_INIT;
 	const char *op = n->op, *val = "x[s]";
-	char xn[80];
+	char xn[80], tk[32];
 	int rc, lead = o->rank - x->rank, sd = dim_of(p, p->g[gi].head, "dim");
 
 	strides(x, xs);
 	if (!strcmp(op, "take")) {
 		const json_t *ix = json_object_get(n->j, "index");
-		buf_addf(&p->src, "__device__ const int take%d[%zu] = {", gi, json_array_size(ix));
 		for (size_t q = 0; q < json_array_size(ix); q++)
-			buf_addf(&p->src, "%s%lld", q ? (q % 16 ? ", " : ",\n") : "",
+			buf_addf(&a, "%s%lld", q ? (q % 16 ? ", " : ",\n") : "",
 				 (long long)json_integer_value(json_array_get(ix, q)));
-		buf_adds(&p->src, "};\n");
+		rc = gr_array(p, "int", "take", gi, json_array_size(ix), a.s, tk, sizeof(tk), err);
+		buf_reset(&a);
+		if (rc) {
+			buf_release(&a);
+			return rc;
+		}
 	}
 	buf_adds(&body, "    long long r = i, s = 0, c, ms = 0;\n    bool in = true;\n");
 	for (int d = o->rank - 1; d >= 0; d--) {
@@ -273,7 +277,7 @@ static int map_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err
 			buf_addf(&body, "    s += c * %lldLL;\n", xs[gr_int(n->j, "perm", d, 0)]);
 		} else if (!strcmp(op, "take")) {
 			if (!d)
-				buf_addf(&body, "    c = take%d[c];\n", gi);
+				buf_addf(&body, "    c = %s[c];\n", tk);
 			buf_addf(&body, "    s += c * %lldLL;\n", xs[d]);
 		} else if (!strcmp(op, "roll")) {
 			for (size_t q = 0; q < json_array_size(json_object_get(n->j, "dims")); q++) {
@@ -450,7 +454,7 @@ static int matmul_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *
 	long long M = o->shape[o->rank - 2], N = o->shape[o->rank - 1], K = x->shape[x->rank - 1];
 	long long Z = o->numel / (M * N), as[GR_MAX_RANK], bs[GR_MAX_RANK];
 	struct buf body = BUF_INIT, offs = BUF_INIT, st = BUF_INIT, sig = BUF_INIT, args = BUF_INIT,
-		   grid = BUF_INIT;
+		   grid = BUF_INIT, pre = BUF_INIT;
 	char an[80], bn[80], name[48];
 	int rc, r = o->rank;
 
@@ -475,9 +479,11 @@ static int matmul_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *
 	gr_args(&args, p, gi, "", e);
 	buf_addf(&grid, "dim3(%lld, %lld, %lld)", (N + 15) / 16, (M + 15) / 16, Z);
 	snprintf(name, sizeof(name), "g%d_matmul", gi);
-	buf_addf(&p->src, "#define M_ %lldLL\n#define N_ %lldLL\n", M, N);
+	buf_addf(&pre, "#define M_ %lldLL\n#define N_ %lldLL\n", M, N);
+	p->pre = pre.s;
+	p->post = "#undef M_\n#undef N_\n";
 	rc = gr_kernel(p, name, sig.s, body.s, grid.s, 256, args.s, err);
-	buf_adds(&p->src, "#undef M_\n#undef N_\n");
+	buf_release(&pre);
 	buf_release(&body);
 	buf_release(&offs);
 	buf_release(&st);
@@ -538,7 +544,7 @@ static int rnn_head(struct gr_plan *p, int gi, struct buf *err)
 			gr_buf_name(p, prev, xn, sizeof(xn));
 		for (int d = 0; d < D && !rc; d++) {
 			const int *w = &n->in[a0 + (l * D + d) * per];
-			struct buf body = BUF_INIT, st = BUF_INIT, args = BUF_INIT, grid = BUF_INIT;
+			struct buf body = BUF_INIT, st = BUF_INIT, args = BUF_INIT, grid = BUF_INIT, pre = BUF_INIT;
 			char name[64];
 			for (int q = 0; q < 4; q++)
 				snprintf(wn[q], sizeof(wn[q]), "%s", gn);
@@ -604,8 +610,10 @@ static int rnn_head(struct gr_plan *p, int gi, struct buf *err)
 			if (!out_mode)
 				buf_addf(&body, "    if (s == T_ - 1) y[H0OFF + b * H_ + j] = %s;\n",
 					 cn_mode ? "cc" : "h");
-			buf_addf(&p->src, "#define T_ %lldLL\n#define B_ %lldLL\n#define H_ %lldLL\n#define H0OFF %lldLL\n",
+			buf_addf(&pre, "#define T_ %lldLL\n#define B_ %lldLL\n#define H_ %lldLL\n#define H0OFF %lldLL\n",
 				 T, B, H, (l * D + d) * B * H);
+			p->pre = pre.s;
+			p->post = "#undef T_\n#undef B_\n#undef H_\n#undef H0OFF\n\n";
 			snprintf(name, sizeof(name), "g%d_rnn_step_l%lld_d%d", gi, l, d);
 			buf_addf(&args, "%s, %s, %s, %s, %s, %s, %s, %s, %s, s", gn, wn[1], wn[2], wn[3], hn, cn,
 				 cs, on, yn);
@@ -617,8 +625,8 @@ static int rnn_head(struct gr_plan *p, int gi, struct buf *err)
 				       "float* __restrict__ c, float* out, float* y, int s",
 				       body.s, grid.s, 128, args.s, err);
 			buf_adds(&p->launch, "}\n");
-			buf_adds(&p->src, "#undef T_\n#undef B_\n#undef H_\n#undef H0OFF\n\n");
 next:
+			buf_release(&pre);
 			buf_release(&body);
 			buf_release(&st);
 			buf_release(&args);
@@ -642,16 +650,23 @@ static int const_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *e
 	const struct gr_node *n = &p->n[p->g[gi].head];
 	const json_t *v = json_object_get(n->j, "values");
 	struct buf body = BUF_INIT;
+	char cn[32];
 	int rc;
 
-	buf_addf(&p->src, "__device__ const float cst%d[%zu] = {", gi, json_array_size(v));
 	for (size_t q = 0; q < json_array_size(v); q++) {
-		buf_adds(&p->src, q ? (q % 8 ? ", " : ",\n") : "");
-		if (gr_lit(&p->src, json_number_value(json_array_get(v, q)), err))
+		buf_adds(&body, q ? (q % 8 ? ", " : ",\n") : "");
+		if (gr_lit(&body, json_number_value(json_array_get(v, q)), err)) {
+			buf_release(&body);
 			return -1;
+		}
 	}
-	buf_adds(&p->src, "};\n");
-	buf_addf(&body, "    const float c = cst%d[i];\n", gi);
+	rc = gr_array(p, "float", "cst", gi, json_array_size(v), body.s ? body.s : "", cn, sizeof(cn), err);
+	buf_reset(&body);
+	if (rc) {
+		buf_release(&body);
+		return rc;
+	}
+	buf_addf(&body, "    const float c = %s[i];\n", cn);
 	gr_store_elem(&body, "    ", "i", "c", e);
 	rc = map_kernel(p, gi, "const", "", "", body.s, p->t[n->out].numel, e, err);
 	buf_release(&body);
@@ -743,7 +758,7 @@ int gr_attn_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
 	int r = s->rank, rc;
 	long long M = s->shape[r - 2], S = s->shape[r - 1], D = p->t[h->in[0]].shape[r - 1],
 		  DV = o->shape[r - 1], rows = s->numel / S;
-	struct buf body = BUF_INIT, sig = BUF_INIT, args = BUF_INIT, grid = BUF_INIT, st = BUF_INIT;
+	struct buf body = BUF_INIT, sig = BUF_INIT, args = BUF_INIT, grid = BUF_INIT, st = BUF_INIT, pre = BUF_INIT;
 	char qn[80], kn[80], vn[80], name[48];
 
 	buf_addf(&body, "    __shared__ float qs[%lld];\n    __shared__ double sh[128];\n"
@@ -803,9 +818,11 @@ int gr_attn_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
 	gr_args(&args, p, gi, "", e);
 	buf_addf(&grid, "%lld", rows);
 	snprintf(name, sizeof(name), "g%d_attn", gi);
-	buf_addf(&p->src, "#define DV_ %lldLL\n", DV);
+	buf_addf(&pre, "#define DV_ %lldLL\n", DV);
+	p->pre = pre.s;
+	p->post = "#undef DV_\n";
 	rc = gr_kernel(p, name, sig.s, body.s, grid.s, 128, args.s, err);
-	buf_adds(&p->src, "#undef DV_\n");
+	buf_release(&pre);
 out:
 	buf_release(&body);
 	buf_release(&sig);

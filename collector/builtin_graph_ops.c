@@ -13,21 +13,6 @@
 #include "collector/builtin_epi.h"
 #include "collector/builtin_util.h"
 
-int gr_kernel(struct gr_plan *p, const char *name, const char *params, const char *body,
-	      const char *grid, long long block, const char *args, struct buf *err)
-{
-	if (p->launches >= GR_MAX_LAUNCHES)
-		return kf_err(err, "graph: over %d launches", GR_MAX_LAUNCHES);
-	if (strchr(grid, '(') == NULL && atoll(grid) >= (1LL << 31))
-		return kf_err(err, "graph: %s: grid of %s blocks", name, grid);
-	buf_addf(&p->src, "extern \"C\" __global__ void %s%s(%s)\n{\n%s}\n\n", p->qual ? p->qual : "",
-		 name, params, body);
-	p->qual = NULL;
-	buf_addf(&p->launch, "%s<<<%s, %lld>>>(%s);\n", name, grid, block, args);
-	p->launches++;
-	return 0;
-}
-
 /* The store of one output element: ei and v, the epilogue, y[ei] = v. */
 static void store(struct buf *b, const char *ind, const char *idx, const char *val,
 		  const struct gr_epi *e)
@@ -73,7 +58,7 @@ void gr_args(struct buf *b, const struct gr_plan *p, int gi, const char *in_args
 int gr_tc_fits(const struct gr_plan *p)
 {
 	return p->tc && !p->off && p->tc_room >= 0 &&
-	       (!p->tc_room || p->src.len < (size_t)p->tc_room);
+	       (!p->tc_room || p->src.len + p->kbytes < (size_t)p->tc_room);
 }
 
 static long long pow2(long long n)
@@ -152,6 +137,7 @@ static int linear_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *
 	long long K = x->shape[x->rank - 1], N = o->shape[o->rank - 1], M = x->numel / K;
 	char xs[80], ws[80], ys[80];
 	struct buf body = BUF_INIT, sig = BUF_INIT, args = BUF_INIT, grid = BUF_INIT, code = BUF_INIT;
+	struct buf pre = BUF_INIT;
 	int rc = 0, nt = (p->BM / p->TM) * (p->BN / p->TN);
 
 	if (w->rank != 2 || w->shape[0] != N || w->shape[1] != K || o->numel != M * N)
@@ -210,7 +196,7 @@ static int linear_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *
 		    "            if (cc >= N) break;\n");
 	store(&body, "            ", "r * N + cc", "acc[ti][tj]", e);
 	buf_adds(&body, "        }\n    }\n");
-	buf_addf(&p->src, "#define BM %d\n#define BN %d\n#define BK %d\n#define TM %d\n#define TN %d\n"
+	buf_addf(&pre, "#define BM %d\n#define BN %d\n#define BK %d\n#define TM %d\n#define TN %d\n"
 		    "#define NT %d\n", p->BM, p->BN, p->BK, p->TM, p->TN, nt);
 	signature(&sig, p, "const float* __restrict__ x, const float* __restrict__ w, ", e);
 	buf_addf(&args, "%s, %s, ", xs, ws);
@@ -220,9 +206,11 @@ static int linear_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *
 		char name[32];
 		snprintf(name, sizeof(name), "g%d_sgemm", gi);
 		p->qual = "__launch_bounds__(NT)\n";
+		p->pre = pre.s;
+		p->post = "#undef BM\n#undef BN\n#undef BK\n#undef TM\n#undef TN\n#undef NT\n\n";
 		rc = gr_kernel(p, name, sig.s, body.s, grid.s, nt, args.s, err);
 	}
-	buf_adds(&p->src, "#undef BM\n#undef BN\n#undef BK\n#undef TM\n#undef TN\n#undef NT\n\n");
+	buf_release(&pre);
 	buf_release(&body);
 	buf_release(&sig);
 	buf_release(&args);

@@ -1,8 +1,8 @@
 #!/bin/sh
 # The built-in graph template (collector/builtin_graph*.c) on the level-3
-# problems: at full size each renders (or is refused only for the engine's
-# source limit) and its launch plan passes the engine's check (kfcompile
-# --launch-only), with and without the tensor-core emitters; a sample
+# problems: at full size each renders under the engine's source limit
+# (kernels deduplicated) and its launch plan passes the engine's check
+# (kfcompile --launch-only), with and without the tensor-core emitters; a sample
 # compiles with NVRTC; at small sizes (tools/level3/gen.py --small) every
 # kernel, emulated on the host, matches the Python graph evaluator at the
 # fp32 tolerance; a mutated kernel fails.
@@ -33,7 +33,7 @@ check "every problem renders or is refused only for the source limit" test ! -s 
 head -n 5 render.bad | sed 's/^/# /'
 nfull=$(ls full | grep -c '\.cu$')
 ntc=$(ls tc | grep -c '\.cu$')
-check "at least 45 render at full size ($nfull), as many with tc ($ntc)" test "$nfull" -ge 45 -a "$ntc" -eq "$nfull"
+check "all $n render at full size ($nfull), as many with tc ($ntc)" test "$nfull" -eq "$n" -a "$ntc" -eq "$nfull"
 echo "# refused at full size: $(ls full/*.err | while read f; do [ -s "$f" ] && basename "$f" .err; done | tr '\n' ' ')"
 "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" --fixtures fx --launch-only full/*.cu tc/*.cu >lo.txt 2>&1
 check "every launch plan passes the engine's check" test "$(grep -c ': launch_ok$' lo.txt)" -eq $((nfull + ntc))
@@ -41,11 +41,20 @@ grep -v ': launch_ok$' lo.txt | head -n 5 | cut -c1-300 | sed 's/^/# /'
 check "the scores of 31 are never stored (one attention kernel)" grep -q '_attn<<<' full/031_*.cu
 check "rnn steps loop in the launch block" grep -q '^for (int s = 0; s < 512; ++s) {$' full/035_*.cu
 check "tc: linears take wgmma, convs conv_tc" sh -c "grep -q wgmma tc/001_*.cu && grep -q conv_tc tc/008_*.cu"
+# kernels of equal text are written once; sizes become arguments only where
+# the source would be over the limit (builtin_graph_dedup.c)
+check "ResNet101's blocks share their kernels" test \
+	"$(grep -c '__global__' full/010_*.cu)" -lt "$(grep -c '<<<' full/010_*.cu)"
+check "DenseNet201's layers pass their sizes as arguments" grep -q 'long long lc0' full/016_*.cu
+check "a source under the limit keeps its literal sizes" sh -c "! grep -q ' lc0' full/009_*.cu"
+expect_exit 1 "dedup past 3 is refused" "$EMIT" render "$KF_ROOT/problems/level3/009_ResNet18/spec.json" graph '{"dedup": 4}'
 
-# NVRTC: a sample (attention, LSTM, GRU, Mamba, tc GEMM and conv); the
+# NVRTC: a sample (attention, LSTM, GRU, Mamba, tc GEMM and conv, kernels
+# with lifted sizes); the
 # emulation below goes on meanwhile
 # (make test-long: every other one)
-set -- full/031_*.cu full/038_*.cu full/042_*.cu full/049_*.cu tc/002_*.cu tc/013_*.cu
+set -- full/031_*.cu full/038_*.cu full/042_*.cu full/049_*.cu tc/002_*.cu tc/013_*.cu \
+	full/016_*.cu full/030_*.cu full/034_*.cu
 k=0
 for f in full/*.cu tc/*.cu; do
 	k=$((k + 1))
@@ -66,6 +75,14 @@ grep '^not ok' emu.out | head -n 5 | cut -c1-300 | sed 's/^/# /'
 python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emu -j "$(par_jobs)" \
 	--params '{"attn": 0}' --params '{"fuse": 0}' 31 43 >emu2.out 2>&1
 contains "stored scores and per-node kernels match too" emu2.out "^checked 4 kernels, 0 failed$"
+# every family of kernels that differ only in sizes as one kernel with
+# arguments (dedup 3; at full size only where over the limit)
+python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emu -j "$(par_jobs)" \
+	--params '{"dedup": 3, "src_limit": 0}' 9 10 15 16 30 34 35 >emu3.out 2>&1
+contains "kernels with sizes as arguments match too" emu3.out "^checked 7 kernels, 0 failed$"
+check "(where dedup 3 lifts sizes at small sizes too)" sh -c \
+	"'$EMIT' render small/problems/level3/016_*/spec.json graph '{\"dedup\": 3}' | grep -q 'long long lc0'"
+grep '^not ok' emu3.out | head -n 5 | cut -c1-300 | sed 's/^/# /'
 # the comparison can fail: the LSTM's forget gate reads the cell gate
 python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emu \
 	--sed "expf(-(gx[1] + gh[1]))" "expf(-(gx[2] + gh[1]))" 35 >mut.out 2>&1
