@@ -41,6 +41,10 @@ grep -v ': launch_ok$' lo.txt | head -n 5 | cut -c1-300 | sed 's/^/# /'
 check "the scores of 31 are never stored (one attention kernel)" grep -q '_attn<<<' full/031_*.cu
 check "rnn steps loop in the launch block" grep -q '^for (int s = 0; s < 512; ++s) {$' full/035_*.cu
 check "tc: linears take wgmma, convs conv_tc" sh -c "grep -q wgmma tc/001_*.cu && grep -q conv_tc tc/008_*.cu"
+# level 3 takes the 3xTF32 split by default (split3 -1); level 2 keeps tf32+bf16
+check "tc: level 3's tensor cores split 3xTF32" sh -c "grep -q 3xTF32 tc/001_*.cu && ! grep -q tf32+bf16 tc/001_*.cu tc/008_*.cu"
+"$EMIT" render "$KF_ROOT/problems/level2/012_Gemm_Multiply_LeakyReLU/spec.json" graph '{"tc": 1}' >l2tc.cu 2>&1
+check "tc: level 2's take tf32+bf16" sh -c "grep -q tf32+bf16 l2tc.cu && ! grep -q 3xTF32 l2tc.cu"
 # kernels of equal text are written once; sizes become arguments only where
 # the source would be over the limit (builtin_graph_dedup.c)
 check "ResNet101's blocks share their kernels" test \
