@@ -8,9 +8,9 @@
  * mma (their sm_80 mma.sync core instead of sm_90a wgmma; convs take
  * conv_epi's mma.sync core either way, or its older wmma one with
  * "conv_wmma": 1), split3 (their 3xTF32 split instead of tf32+bf16: three
- * tf32 products, more bits; -1, the default: on for level 3), fold (a sum or mean of a linear's outputs over its
- * features becomes a GEMV with the weight's column sums,
- * builtin_graph_lsum.c), block (threads of elementwise kernels), BM BN BK
+ * tf32 products, more bits; -1, the default: on for level 3), fold (a
+ * sum or mean of a linear's outputs over its features becomes a GEMV with
+ * the weight's column sums, builtin_graph_lsum.c), block (threads of elementwise kernels), BM BN BK
  * TM TN (the fallback SGEMM's tiles), dacc (the direct conv sums in double;
  * on by default for level 3, whose deep nets with batch norms over few
  * values amplify fp32 rounding at small sizes). Level 3 adds the ops of
