@@ -115,6 +115,13 @@ else
 		done
 	fi
 	par=${KF_TEST_PAR:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
+	# NVRTC results shared by the tests of this run (tests/helpers/kfcompile.c:
+	# a kernel the same in two tests compiles once)
+	if [ -z "${KF_COMPILE_CACHE:-}" ]; then
+		KF_COMPILE_CACHE=$(mktemp -d "${TMPDIR:-/tmp}/kforge-cc.XXXXXX") || exit 1
+		export KF_COMPILE_CACHE
+		trap 'rm -rf "$KF_COMPILE_CACHE"' EXIT
+	fi
 	for t in $list; do
 		rm -f "$LOGS/$(basename "$t").log.res"
 	done
@@ -136,6 +143,10 @@ else
 		report "$t" "$rc" "$secs" "$cpu"
 	done
 	wait "$xpid"
+	if [ -f "$KF_COMPILE_CACHE/stats" ]; then
+		awk '{ c += $2; r += $4 + $6 } END { printf "# kfcompile: %d NVRTC compiles, %d results reused\n", c, r }' \
+			"$KF_COMPILE_CACHE/stats"
+	fi
 fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
