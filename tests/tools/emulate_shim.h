@@ -17,13 +17,13 @@ static kf_dim3 threadIdx, blockIdx, blockDim, gridDim;
 // the millions of switches a kernel makes; the fibers need only the
 // callee-saved registers and the FP control words (System V x86-64).
 extern "C" void kf_switch(void **save_sp, void *to_sp);
-asm(".text\n.globl kf_switch\n.type kf_switch,@function\nkf_switch:\n"
+asm(".pushsection .text\n.globl kf_switch\n.type kf_switch,@function\nkf_switch:\n"
     "pushq %rbp\npushq %rbx\npushq %r12\npushq %r13\npushq %r14\npushq %r15\n"
     "subq $8, %rsp\nstmxcsr (%rsp)\nfnstcw 4(%rsp)\n"
     "movq %rsp, (%rdi)\nmovq %rsi, %rsp\n"
     "ldmxcsr (%rsp)\nfldcw 4(%rsp)\naddq $8, %rsp\n"
     "popq %r15\npopq %r14\npopq %r13\npopq %r12\npopq %rbx\npopq %rbp\nret\n"
-    ".size kf_switch, .-kf_switch\n");
+    ".size kf_switch, .-kf_switch\n.popsection\n");
 static void *kf_main_sp, *kf_sp[KF_MAXT];
 #define KF_TO_MAIN(t) kf_switch(&kf_sp[t], kf_main_sp)
 #define KF_TO_FIBER(t) kf_switch(&kf_main_sp, kf_sp[t])
