@@ -6,8 +6,8 @@
 # Each file's output goes to $BUILD/test-logs/; failures are printed.
 # The CPU tests run KF_TEST_PAR files at a time (default: every online core;
 # the busiest files use both cores only part of their time), the highest
-# numbered end-to-end scripts (the long ones) first; results are printed in
-# the usual order.
+# numbered end-to-end scripts (the long ones) first; each file's line is
+# printed when it ends.
 set -u
 BUILD=${BUILD:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -129,18 +129,25 @@ else
 	printf '%s\n' $list | sort -r | tr '\n' '\0' |
 		xargs -0 -n 1 -P "$par" sh "$ROOT/tests/run-tests.sh" --exec-one &
 	xpid=$!
-	for t in $list; do
-		res="$LOGS/$(basename "$t").log.res"
-		while [ ! -f "$res" ] && kill -0 "$xpid" 2>/dev/null; do
-			sleep 0.2
+	# each file's line as it ends
+	pending=$list
+	while [ -n "$pending" ]; do
+		left="" done=0
+		kill -0 "$xpid" 2>/dev/null || done=1
+		for t in $pending; do
+			res="$LOGS/${t##*/}.log.res"
+			if [ -f "$res" ]; then
+				read -r rc secs cpu <"$res"
+				report "$t" "$rc" "$secs" "$cpu"
+			elif [ "$done" = 1 ]; then
+				echo "not ok - the runner lost $t" >>"$LOGS/${t##*/}.log"
+				report "$t" 125 0 -
+			else
+				left="$left $t"
+			fi
 		done
-		if [ -f "$res" ]; then
-			read -r rc secs cpu <"$res"
-		else
-			rc=125 secs=0 cpu=-
-			echo "not ok - the runner lost $t" >>"$LOGS/$(basename "$t").log"
-		fi
-		report "$t" "$rc" "$secs" "$cpu"
+		pending=$left
+		[ -n "$pending" ] && sleep 0.2
 	done
 	wait "$xpid"
 	if [ -f "$KF_COMPILE_CACHE/stats" ]; then
