@@ -101,6 +101,15 @@ if [ "$HAVE_NVRTC" = 1 ]; then
 		"grep -q '^b.cu: ok .*sm_80' reuse3.out && test \"\$(sed -n 3p '$CC/stats')\" = 'compiled 1 reused 0 same 0'"
 	KF_COMPILE_CACHE="$CC" KFORGE_NVRTC=/nonexistent/libnvrtc.so "$KFC" --exe "$KFORGE" b.cu >reuse4.out 2>&1
 	contains "reuse: not for another NVRTC" reuse4.out "^b.cu: sandbox_error: .*NVRTC not found"
+	# a kernel under two problems' lines compiles once; another comment is
+	# another source
+	{ echo "// problem: pa"; cat "$C/relu_ok.cu"; } >pa.cu
+	{ echo "// problem: pb"; cat "$C/relu_ok.cu"; } >pb.cu
+	{ echo "// problems: pa"; cat "$C/relu_ok.cu"; } >pc.cu
+	mkdir -p cc2
+	KF_COMPILE_CACHE="$T_TMP/cc2" "$KFC" --exe "$KFORGE" pa.cu pb.cu pc.cu >reuse6.out 2>&1
+	check "reuse: one kernel under two problem lines compiles once" sh -c \
+		"test \"\$(grep -c '^p[abc].cu: ok ' reuse6.out)\" -eq 3 && test \"\$(cat cc2/stats)\" = 'compiled 2 reused 0 same 1'"
 	KF_COMPILE_CACHE="$CC" "$KFC" --exe "$KFORGE" "$C/compile_error.cu" >/dev/null 2>&1
 	KF_COMPILE_CACHE="$CC" "$KFC" --exe "$KFORGE" "$C/compile_error.cu" >reuse5.out 2>&1
 	check "reuse: a compile error is compiled again, not kept" sh -c \
