@@ -40,6 +40,10 @@ need_emulator() {
 	fi
 }
 
+# The emulators' precompiled shim (tests/tools/emulate_refs.py shim_header):
+# built once per build tree, not once per emulation.
+if [ -n "${KF_BUILD:-}" ]; then export KF_EMU_CACHE="${KF_EMU_CACHE:-$KF_BUILD/tests/emu-cache}"; fi
+
 # par_jobs: how many compiles or emulations a test runs at once
 # (KF_TEST_JOBS, else every online core).
 par_jobs() { echo "${KF_TEST_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}"; }

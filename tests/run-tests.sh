@@ -4,6 +4,10 @@
 #   end-to-end  : tests/tNNNN-*.sh (TAP lines from tests/lib.sh)
 #   GPU (--gpu) : tests/gpu/gNNNN-*.sh, skipped clearly when no GPU is visible
 # Each file's output goes to $BUILD/test-logs/; failures are printed.
+# The CPU tests run KF_TEST_PAR files at a time (default: every online core;
+# the busiest files use both cores only part of their time), the highest
+# numbered end-to-end scripts (the long ones) first; each file's line is
+# printed when it ends.
 set -u
 BUILD=${BUILD:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,6 +27,30 @@ LOGS="$ROOT/$BUILD/test-logs"
 mkdir -p "$LOGS"
 pass=0; fail=0; skip=0
 
+# exec_one FILE: runs one test file into its log, then writes "RC SECONDS"
+# to its .res file (renamed into place: the reporter waits for it).
+exec_one() {
+	log="$LOGS/$(basename "$1").log"
+	t0=$(date +%s)
+	case "$1" in
+	*.sh) sh "$1" >"$log" 2>&1 ;;
+	*) if [ "${KF_VALGRIND:-0}" = 1 ]; then
+		valgrind -q --error-exitcode=9 --leak-check=full "$1" >"$log" 2>&1
+	else
+		"$1" >"$log" 2>&1
+	fi ;;
+	esac
+	rc=$?
+	# its CPU seconds (user + system): this shell ran nothing else
+	times >"$log.times"
+	cpu=$(awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); n += a[1] * 60 + a[2] } printf "%d", n + 0.5 }' "$log.times"); rm -f "$log.times"
+	echo "$rc $(($(date +%s) - t0)) ${cpu:--}" >"$log.res.tmp" && mv "$log.res.tmp" "$log.res"
+}
+if [ "${1:-}" = --exec-one ]; then
+	exec_one "$2"
+	exit 0
+fi
+
 run_one() { # name, command...
 	name=$1; shift
 	log="$LOGS/$(basename "$name").log"
@@ -30,6 +58,14 @@ run_one() { # name, command...
 	"$@" >"$log" 2>&1
 	rc=$?
 	t1=$(date +%s)
+	report "$name" "$rc" $((t1 - t0)) -
+}
+
+# report NAME RC SECONDS CPU: counts the TAP lines of NAME's log, prints its
+# line (wall and CPU seconds)
+report() {
+	name=$1 rc=$2
+	log="$LOGS/$(basename "$name").log"
 	# cmocka prints skipped tests as "not ok N # SKIP": a skip, not a failure.
 	s=$(grep -c '^\(not \)\{0,1\}ok .*# *[Ss][Kk][Ii][Pp]' "$log")
 	sp=$(grep -c '^ok .*# *[Ss][Kk][Ii][Pp]' "$log")
@@ -42,7 +78,7 @@ run_one() { # name, command...
 	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
 	status=ok
 	[ "$f" -gt 0 ] && status=FAIL
-	printf '%-48s %4d passed %3d failed %3d skipped  %3ds  %s\n' "$(basename "$name")" "$p" "$f" "$s" $((t1 - t0)) "$status"
+	printf '%-48s %4d passed %3d failed %3d skipped  %3ds %4s cpu  %s\n' "$(basename "$name")" "$p" "$f" "$s" "$3" "$4" "$status"
 	if [ "$f" -gt 0 ]; then
 		echo "----- $log (last 40 lines)"
 		tail -n 40 "$log"
@@ -69,20 +105,54 @@ if [ "$MODE" = gpu ]; then
 		selected "$t" && run_one "$t" sh "$t"
 	done
 else
+	list=""
 	for t in "$BUILD"/tests/test_*; do
-		[ -x "$t" ] || continue
-		selected "$t" || continue
-		if [ "${KF_VALGRIND:-0}" = 1 ]; then
-			run_one "$t" valgrind -q --error-exitcode=9 --leak-check=full "$t"
-		else
-			run_one "$t" "$t"
-		fi
+		[ -x "$t" ] && selected "$t" && list="$list $t"
 	done
 	if [ "$MODE" = cpu ]; then
 		for t in tests/t[0-9]*.sh; do
-			[ -f "$t" ] || continue
-			selected "$t" && run_one "$t" sh "$t"
+			[ -f "$t" ] && selected "$t" && list="$list $t"
 		done
+	fi
+	par=${KF_TEST_PAR:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
+	# NVRTC results shared by the tests of this run (tests/helpers/kfcompile.c:
+	# a kernel the same in two tests compiles once)
+	if [ -z "${KF_COMPILE_CACHE:-}" ]; then
+		KF_COMPILE_CACHE=$(mktemp -d "${TMPDIR:-/tmp}/kforge-cc.XXXXXX") || exit 1
+		export KF_COMPILE_CACHE
+		trap 'rm -rf "$KF_COMPILE_CACHE"' EXIT
+	fi
+	for t in $list; do
+		rm -f "$LOGS/$(basename "$t").log.res"
+	done
+	# shellcheck disable=SC2086
+	printf '%s\n' $list | sort -r | tr '\n' '\0' |
+		xargs -0 -n 1 -P "$par" sh "$ROOT/tests/run-tests.sh" --exec-one &
+	xpid=$!
+	# each file's line as it ends
+	pending=$list
+	while [ -n "$pending" ]; do
+		left="" done=0
+		kill -0 "$xpid" 2>/dev/null || done=1
+		for t in $pending; do
+			res="$LOGS/${t##*/}.log.res"
+			if [ -f "$res" ]; then
+				read -r rc secs cpu <"$res"
+				report "$t" "$rc" "$secs" "$cpu"
+			elif [ "$done" = 1 ]; then
+				echo "not ok - the runner lost $t" >>"$LOGS/${t##*/}.log"
+				report "$t" 125 0 -
+			else
+				left="$left $t"
+			fi
+		done
+		pending=$left
+		[ -n "$pending" ] && sleep 0.2
+	done
+	wait "$xpid"
+	if [ -f "$KF_COMPILE_CACHE/stats" ]; then
+		awk '{ c += $2; r += $4 + $6 } END { printf "# kfcompile: %d NVRTC compiles, %d results reused\n", c, r }' \
+			"$KF_COMPILE_CACHE/stats"
 	fi
 fi
 echo "$pass passed, $fail failed, $skip skipped"

@@ -80,6 +80,42 @@ if [ "$HAVE_NVRTC" = 1 ]; then
 	contains "pool: format errors are reported without a compile" "$T_TMP/out" "launch_two.cu: format_error: 13:1"
 fi
 
+# Reuse: one device source compiles once per call; with KF_COMPILE_CACHE an
+# ok result is kept for later calls with the same options and NVRTC (only
+# an ok one). A private cache here, not the runner's.
+if [ "$HAVE_NVRTC" = 1 ]; then
+	C="$KF_ROOT/tests/candidates"
+	cp "$C/relu_ok.cu" a.cu && cp "$C/relu_ok.cu" b.cu
+	CC="$T_TMP/cc"
+	mkdir -p "$CC"
+	KF_COMPILE_CACHE="$CC" "$KFC" --exe "$KFORGE" a.cu b.cu >reuse1.out 2>&1
+	check "reuse: both files of one source get a result, the same" sh -c \
+		"test \"\$(sed -n 's/^a.cu: ok //p' reuse1.out)\" = \"\$(sed -n 's/^b.cu: ok //p' reuse1.out)\" &&
+		 grep -q '^a.cu: ok .*kernel relu_f32' reuse1.out"
+	check "reuse: from one compile" test "$(sed -n 1p "$CC/stats")" = "compiled 1 reused 0 same 1"
+	KF_COMPILE_CACHE="$CC" "$KFC" --exe "$KFORGE" b.cu >reuse2.out 2>&1
+	check "reuse: a later call takes the kept result" sh -c \
+		"grep -q '^b.cu: ok .*kernel relu_f32' reuse2.out && test \"\$(sed -n 2p '$CC/stats')\" = 'compiled 0 reused 1 same 0'"
+	KF_COMPILE_CACHE="$CC" "$KFC" --exe "$KFORGE" --arch sm_80 b.cu >reuse3.out 2>&1
+	check "reuse: not for another architecture" sh -c \
+		"grep -q '^b.cu: ok .*sm_80' reuse3.out && test \"\$(sed -n 3p '$CC/stats')\" = 'compiled 1 reused 0 same 0'"
+	KF_COMPILE_CACHE="$CC" KFORGE_NVRTC=/nonexistent/libnvrtc.so "$KFC" --exe "$KFORGE" b.cu >reuse4.out 2>&1
+	contains "reuse: not for another NVRTC" reuse4.out "^b.cu: sandbox_error: .*NVRTC not found"
+	# a kernel under two problems' lines compiles once; another comment is
+	# another source
+	{ echo "// problem: pa"; cat "$C/relu_ok.cu"; } >pa.cu
+	{ echo "// problem: pb"; cat "$C/relu_ok.cu"; } >pb.cu
+	{ echo "// problems: pa"; cat "$C/relu_ok.cu"; } >pc.cu
+	mkdir -p cc2
+	KF_COMPILE_CACHE="$T_TMP/cc2" "$KFC" --exe "$KFORGE" pa.cu pb.cu pc.cu >reuse6.out 2>&1
+	check "reuse: one kernel under two problem lines compiles once" sh -c \
+		"test \"\$(grep -c '^p[abc].cu: ok ' reuse6.out)\" -eq 3 && test \"\$(cat cc2/stats)\" = 'compiled 2 reused 0 same 1'"
+	KF_COMPILE_CACHE="$CC" "$KFC" --exe "$KFORGE" "$C/compile_error.cu" >/dev/null 2>&1
+	KF_COMPILE_CACHE="$CC" "$KFC" --exe "$KFORGE" "$C/compile_error.cu" >reuse5.out 2>&1
+	check "reuse: a compile error is compiled again, not kept" sh -c \
+		"grep -q ': compile_error: ' reuse5.out && test \"\$(sed -n 6p '$CC/stats')\" = 'compiled 1 reused 0 same 0'"
+fi
+
 # The CPU-time limit (the wall limit is the loop's 4 s above).
 if [ "$HAVE_NVRTC" = 1 ]; then
 	"$KFC" --exe "$KFORGE" --timeout 60 --cpu 3 "$KF_ROOT/tests/candidates/compile_forever.cu" >"$T_TMP/out" 2>&1

@@ -13,12 +13,18 @@
  * with --log the compile log follows, indented. --repeat N compiles each
  * file N times through a pool and ends with "median MS ms over N compiles".
  * --pool N runs up to N compiles at once, across files and repeats.
+ * Without --repeat or --log, files whose device source is the same compile
+ * once; with KF_COMPILE_CACHE=DIR (tests/run-tests.sh: one per run) their
+ * ok results are kept there, keyed by the source and every compile option,
+ * for later runs of kfcompile.
  * Exit 0 when every file was processed (whatever its status), 1 when the
  * sandbox failed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/buf.h"
+#include "core/fsutil.h"
+#include "core/sha256.h"
 #include "engine/candidate.h"
 #include "engine/compile.h"
 #include "engine/compile_pool.h"
@@ -79,6 +85,78 @@ static int cmp_d(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static const char *env_or(const char *name)
+{
+	const char *v = getenv(name);
+	return v ? v : "(unset)";
+}
+
+/* The cache key of a compile: every input of its result (options, the
+ * variables that pick NVRTC, the source; the same kforge within a test run).
+ * A first line `// problem: NAME` is a comment to NVRTC, the same line count
+ * whatever NAME: one kernel checked against several problems compiles once. */
+static void compile_key(const struct compile_opts *o, const char *src, char hex[65])
+{
+	struct sha256 h;
+	struct buf b = BUF_INIT;
+
+	if (!strncmp(src, "// problem: ", 12) && strchr(src, '\n'))
+		src = strchr(src, '\n');
+	buf_setf(&b, "kfcompile 1\n%s\n%s\n%d %d %d %zu\n%s\n%s\n%s\n",
+		 o->kforge_exe ? o->kforge_exe : "", o->arch ? o->arch : "", o->fast_math, o->timeout_s,
+		 o->cpu_s, o->as_bytes, env_or("KFORGE_NVRTC"), env_or("CUDA_HOME"),
+		 env_or("LD_LIBRARY_PATH"));
+	sha256_init(&h);
+	sha256_update(&h, b.s, b.len);
+	sha256_update(&h, src, strlen(src));
+	sha256_final_hex(&h, hex);
+	buf_release(&b);
+}
+
+/* Appends "compiled N reused M same K" (compiles, results from the cache,
+ * files of a source seen earlier in this call) to DIR/stats, in one write:
+ * O_APPEND keeps the lines of parallel calls whole. */
+static void cache_stats(const char *dir, int compiled, int reused, int same)
+{
+	struct buf path = BUF_INIT, line = BUF_INIT;
+	FILE *f;
+
+	path_join(&path, dir, "stats");
+	buf_setf(&line, "compiled %d reused %d same %d\n", compiled, reused, same);
+	f = fopen(path.s, "a");
+	if (f) {
+		fwrite(line.s, 1, line.len, f);
+		fclose(f);
+	}
+	buf_release(&path);
+	buf_release(&line);
+}
+
+/* 1 when file K need not compile: an earlier file has its key (*same: that
+ * one), or CACHE holds an ok result for it (read into *res). */
+static int reuse_result(char (*key)[65], int k, const char *cache, int *same, struct buf *res)
+{
+	struct buf path = BUF_INIT, err = BUF_INIT;
+	int found = 0;
+
+	for (int j = 0; j < k; j++)
+		if (key[j][0] && !strcmp(key[j], key[k])) {
+			*same = j;
+			return 1;
+		}
+	if (!cache)
+		return 0;
+	path_join(&path, cache, key[k]);
+	if (file_exists(path.s) && buf_read_file(res, path.s, 1u << 20, &err) == 0 &&
+	    !strncmp(res->s, "ok ", 3))
+		found = 1;
+	else
+		buf_reset(res);
+	buf_release(&path);
+	buf_release(&err);
+	return found;
+}
+
 int main(int argc, char **argv)
 {
 	struct compile_opts o;
@@ -132,17 +210,28 @@ int main(int argc, char **argv)
 	times = calloc((size_t)(argc * repeat + 1), sizeof(double));
 	/* Every file's compiles are queued before any is waited for, so --pool N
 	 * runs N at once across files; output still comes in file order. */
-	int first = i, n_files = argc - i;
+	int first = i, n_files = argc - i, reuse = repeat == 1 && !show_log;
+	int compiled = 0, reused = 0, n_same = 0;
+	const char *cache = reuse ? getenv("KF_COMPILE_CACHE") : NULL;
 	struct buf *pre = calloc((size_t)n_files + 1, sizeof(*pre));
 	struct compile_job ***jobs = calloc((size_t)n_files + 1, sizeof(*jobs));
-	if (!times || !pre || !jobs)
+	/* per file: its key, the earlier file of the same source (-1: none), its
+	 * result after "FILE: " */
+	char (*key)[65] = calloc((size_t)n_files + 1, sizeof(*key));
+	int *same = calloc((size_t)n_files + 1, sizeof(*same));
+	struct buf *res = calloc((size_t)n_files + 1, sizeof(*res));
+	if (!times || !pre || !jobs || !key || !same || !res)
 		abort();
+	if (cache && !*cache)
+		cache = NULL;
 	for (; i < argc; i++) {
 		struct buf text = BUF_INIT, file = BUF_INIT;
 		struct buf *out = &pre[i - first];
 		struct candidate c;
 
 		buf_init(out);
+		buf_init(&res[i - first]);
+		same[i - first] = -1;
 		candidate_init(&c);
 		buf_setf(&file, refs ? "%s/reference.cu" : "%s", argv[i]);
 		if (buf_read_file(&text, file.s, 4u << 20, &err) < 0) {
@@ -160,42 +249,64 @@ int main(int argc, char **argv)
 		} else if (launch_only) {
 			buf_addf(out, "%s: launch_ok\n", argv[i]);
 		} else {
-			jobs[i - first] = calloc((size_t)repeat, sizeof(**jobs));
-			if (!jobs[i - first])
-				abort();
-			for (int k = 0; k < repeat; k++)
-				jobs[i - first][k] = compile_pool_submit(pool, c.device_src);
+			if (reuse)
+				compile_key(&o, c.device_src, key[i - first]);
+			if (reuse && reuse_result(key, i - first, cache, &same[i - first], &res[i - first])) {
+				if (same[i - first] >= 0)
+					n_same++;
+				else
+					reused++;
+			} else {
+				compiled++;
+				jobs[i - first] = calloc((size_t)repeat, sizeof(**jobs));
+				if (!jobs[i - first])
+					abort();
+				for (int k = 0; k < repeat; k++)
+					jobs[i - first][k] = compile_pool_submit(pool, c.device_src);
+			}
 		}
 		candidate_release(&c);
 		buf_release(&text);
 		buf_release(&file);
 	}
 	for (i = first; i < argc; i++) {
+		struct buf *rs = &res[i - first];
+
 		fputs(pre[i - first].s, stdout);
 		buf_release(&pre[i - first]);
 		for (int k = 0; jobs[i - first] && k < repeat; k++) {
 			struct compile_result r;
 			compile_result_init(&r);
 			if (compile_pool_wait(pool, jobs[i - first][k], &r, &err) < 0) {
+				if (k == 0)
+					buf_setf(rs, "sandbox_error: %s\n", err.s);
 				printf("%s: sandbox_error: %s\n", argv[i], err.s);
 				ret = 1;
 			} else if (k == 0) {
 				times[n_times++] = r.ms;
 				if (r.timed_out)
-					printf("%s: compile_timeout: %s\n", argv[i], r.message.s);
+					buf_setf(rs, "compile_timeout: %s\n", r.message.s);
 				else if (!r.ok)
-					printf("%s: compile_error: %s\n", argv[i], r.message.s);
+					buf_setf(rs, "compile_error: %s\n", r.message.s);
 				else {
-					printf("%s: ok %.1f ms nvrtc %s options %s", argv[i], r.ms,
-					       r.nvrtc_version, r.options.s);
+					buf_setf(rs, "ok %.1f ms nvrtc %s options %s", r.ms, r.nvrtc_version,
+						 r.options.s);
 					for (int j = 0; j < r.n_kernels; j++)
-						printf(" [kernel %s regs %d smem %d stack %d spill_st %d "
-						       "spill_ld %d cmem %d]", r.kernels[j].name,
-						       r.kernels[j].registers, r.kernels[j].smem_static,
-						       r.kernels[j].stack, r.kernels[j].spill_stores,
-						       r.kernels[j].spill_loads, r.kernels[j].cmem);
-					printf(" cubin %zu bytes\n", r.cubin.len);
+						buf_addf(rs, " [kernel %s regs %d smem %d stack %d spill_st %d "
+							 "spill_ld %d cmem %d]", r.kernels[j].name,
+							 r.kernels[j].registers, r.kernels[j].smem_static,
+							 r.kernels[j].stack, r.kernels[j].spill_stores,
+							 r.kernels[j].spill_loads, r.kernels[j].cmem);
+					buf_addf(rs, " cubin %zu bytes\n", r.cubin.len);
+					if (cache) {
+						struct buf path = BUF_INIT, werr = BUF_INIT;
+						path_join(&path, cache, key[i - first]);
+						write_file_atomic(path.s, rs->s, rs->len, &werr); /* best effort */
+						buf_release(&path);
+						buf_release(&werr);
+					}
 				}
+				printf("%s: %s", argv[i], rs->s);
 				if (show_log && r.log.len) {
 					const char *l = r.log.s;
 					while (*l) {
@@ -210,8 +321,19 @@ int main(int argc, char **argv)
 			}
 			compile_result_release(&r);
 		}
+		if (!jobs[i - first] && same[i - first] >= 0)
+			buf_add(rs, res[same[i - first]].s, res[same[i - first]].len);
+		if (!jobs[i - first] && rs->len)
+			printf("%s: %s", argv[i], rs->s);
 		free(jobs[i - first]);
 	}
+	if (cache)
+		cache_stats(cache, compiled, reused, n_same);
+	for (i = 0; i < n_files; i++)
+		buf_release(&res[i]);
+	free(res);
+	free(same);
+	free(key);
 	free(pre);
 	free(jobs);
 	if (repeat > 1 && n_times) {

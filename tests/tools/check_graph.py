@@ -57,7 +57,7 @@ def run_one(build, root, work, base, params, sed, cache):
     with open(cpp, "w") as f:
         f.write(src + "\n" + el.cpp_main(spec, src, idir, out))
     exe = os.path.join(work, tag + ".exe")
-    c = subprocess.run(el.CXX + ["-include", os.path.join(work, "kfshim.h"), "-o", exe, cpp],
+    c = subprocess.run(el.CXX + ["-include", el.er.shim_header(work), "-o", exe, cpp],
                        capture_output=True, text=True)
     if c.returncode:
         return False, "c++: " + c.stderr[-600:]
@@ -112,11 +112,7 @@ def main():
     bases = [os.path.basename(b) for b in sorted(glob.glob(os.path.join(root, "problems", "level2", "*")))
              if not only or int(os.path.basename(b).split("_")[0]) in only]
     os.makedirs(work, exist_ok=True)
-    shim = os.path.join(work, "kfshim.h")
-    if not os.path.exists(shim + ".gch"):
-        with open(shim, "w") as f:
-            f.write(el.er.shim())
-        subprocess.run(el.CXX + ["-x", "c++-header", shim, "-o", shim + ".gch"], check=True)
+    el.er.shim_header(work)  # built once, before the jobs
     plist = plist or ["{}"]
     failed = total = 0
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as ex:

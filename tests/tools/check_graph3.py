@@ -52,7 +52,7 @@ def run_one(build, root, work, base, k, params, sed, cache):
     with open(cpp, "w") as f:
         f.write(src + "\n" + e3.cpp_main(spec, src, idir, out))
     exe = os.path.join(work, tag + ".exe")
-    c = subprocess.run(e3.CXX + ["-include", os.path.join(work, "kfshim.h"), "-o", exe, cpp],
+    c = subprocess.run(e3.CXX + ["-include", e3.er.shim_header(work), "-o", exe, cpp],
                        capture_output=True, text=True)
     if c.returncode:
         return False, "c++: " + c.stderr[-600:]
@@ -102,11 +102,7 @@ def main():
     bases = [b for b in sorted(os.listdir(os.path.join(root, "problems", "level3")))
              if not only or int(b.split("_")[0]) in only]
     os.makedirs(work, exist_ok=True)
-    shim = os.path.join(work, "kfshim.h")
-    if not os.path.exists(shim + ".gch"):
-        with open(shim, "w") as f:
-            f.write(e3.er.shim())
-        subprocess.run(e3.CXX + ["-x", "c++-header", shim, "-o", shim + ".gch"], check=True)
+    e3.er.shim_header(work)  # built once, before the jobs
     plist = plist or ["{}"]
     failed = total = 0
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as ex:

@@ -71,7 +71,7 @@ def run(build, work, spec_path, spec, idir, params, want, tag):
     cpp, exe = os.path.join(work, tag + ".cpp"), os.path.join(work, tag + ".exe")
     with open(cpp, "w") as f:
         f.write(r.stdout + "\n" + el.cpp_main(spec, r.stdout, idir, out))
-    c = subprocess.run(el.CXX + ["-include", os.path.join(work, "kfshim.h"), "-o", exe, cpp],
+    c = subprocess.run(el.CXX + ["-include", el.er.shim_header(work), "-o", exe, cpp],
                        capture_output=True, text=True)
     if c.returncode:
         return False, "c++: " + c.stderr[-600:]
@@ -94,9 +94,7 @@ def main():
     spec_path = os.path.join(d, "spec.json")
     spec = json.load(open(spec_path))
     os.makedirs(work, exist_ok=True)
-    shim = os.path.join(work, "kfshim.h")
-    with open(shim, "w") as f:
-        f.write(el.er.shim())
+    el.er.shim_header(work)  # built once, before the jobs
     idir = os.path.join(work, "inputs")
     make_inputs(spec, idir)
     want = el.graph_eval.evaluate(spec, el.graph_eval.load_inputs(spec, idir)).data

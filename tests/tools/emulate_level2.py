@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "level2"))
 import emulate_refs as er  # noqa: E402
 import graph_eval  # noqa: E402
 
-CXX = ["c++", "-std=c++17", "-O1", "-w"]
+CXX = er.CXX
 PY_TOL = 1e-5      # reference (double, float output) against the Python evaluator
 NO_ORACLE = "no oracle for family"
 
@@ -91,7 +91,7 @@ def run_one(kforge, root, work, base):
     with open(cpp, "w") as f:
         f.write(src + "\n" + cpp_main(spec, src, idir, out))
     exe = os.path.join(work, base + ".exe")
-    c = subprocess.run(CXX + ["-include", os.path.join(work, "kfshim.h"), "-o", exe, cpp],
+    c = subprocess.run(CXX + ["-include", er.shim_header(work), "-o", exe, cpp],
                        capture_output=True, text=True)
     if c.returncode:
         return False, "c++: " + c.stderr[-600:], None
@@ -133,10 +133,7 @@ def main():
              if not only or int(b.split("_")[0]) in only]
     os.makedirs(work, exist_ok=True)
     # the shim once, precompiled: every problem includes it
-    shim = os.path.join(work, "kfshim.h")
-    with open(shim, "w") as f:
-        f.write(er.shim())
-    subprocess.run(CXX + ["-x", "c++-header", shim, "-o", shim + ".gch"], check=True)
+    er.shim_header(work)  # built once, before the jobs
     failed, with_oracle = 0, 0
 
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as ex:

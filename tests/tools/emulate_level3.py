@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "level2"))
 import emulate_refs as er  # noqa: E402
 import graph_eval  # noqa: E402
 
-CXX = ["c++", "-std=c++17", "-O1", "-w"]
+CXX = er.CXX
 PY_TOL = 1e-5      # reference (double, float output) against the Python evaluator
 CSIZE = {"float": 4, "double": 8, "bool": 1}
 
@@ -146,7 +146,7 @@ def run_one(root, work, base):
     with open(cpp, "w") as f:
         f.write(src + "\n" + cpp_main(spec, src, idir, out))
     exe = os.path.join(work, base + ".exe")
-    c = subprocess.run(CXX + ["-include", os.path.join(work, "kfshim.h"), "-o", exe, cpp],
+    c = subprocess.run(CXX + ["-include", er.shim_header(work), "-o", exe, cpp],
                        capture_output=True, text=True)
     if c.returncode:
         return False, "c++: " + c.stderr[-600:]
@@ -184,10 +184,7 @@ def main():
     bases = [b for b in sorted(os.listdir(os.path.join(root, "problems", "level3")))
              if not only or int(b.split("_")[0]) in only]
     os.makedirs(work, exist_ok=True)
-    shim = os.path.join(work, "kfshim.h")
-    with open(shim, "w") as f:
-        f.write(er.shim())
-    subprocess.run(CXX + ["-x", "c++-header", shim, "-o", shim + ".gch"], check=True)
+    er.shim_header(work)  # built once, before the jobs
     failed = 0
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as ex:
         for b, (ok, rep) in zip(bases, ex.map(one, [(root, work, b) for b in bases])):

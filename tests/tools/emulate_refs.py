@@ -7,6 +7,7 @@ warp shuffles go through shared memory. It checks the references' indexing and l
 usage: emulate_refs.py KFORGE ROOT WORKDIR [--cand FILE NUMBER | NUMBER...]
   --cand FILE: emulate that candidate file (same format) instead of reference.cu
 Exit 0 when every emulated problem matches at the spec's tolerance."""
+import hashlib
 import json
 import os
 import re
@@ -29,6 +30,33 @@ def shim():
         if f.startswith("emulate_shim_") and f.endswith(".h"):
             parts.append(open(os.path.join(HERE, f)).read())
     return "\n".join(parts)
+
+CXX = ["c++", "-std=c++17", "-O1", "-w"]
+
+
+def shim_header(work):
+    """The shim as a header with its precompiled form beside it (pass it to
+    -include), built once: in KF_EMU_CACHE (tests/lib.sh: one per build
+    tree) when set, else in WORK. Named after a hash of the shim and CXX, so
+    an edited shim gets a fresh one; c++ ignores a .gch of another compiler
+    and reads the header. Written under temporary names and renamed, so
+    parallel jobs never see a partial file."""
+    text = shim()
+    key = hashlib.sha256(("\0".join(CXX) + "\0" + text).encode()).hexdigest()[:16]
+    d = os.environ.get("KF_EMU_CACHE") or work
+    os.makedirs(d, exist_ok=True)
+    h = os.path.join(d, "kfshim-%s.h" % key)
+    if os.path.exists(h + ".gch"):
+        return h
+    tmp = "%s.%d.tmp" % (h, os.getpid())
+    if not os.path.exists(h):
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, h)
+    subprocess.run(CXX + ["-x", "c++-header", h, "-o", tmp], check=True)
+    os.replace(tmp, h + ".gch")
+    return h
+
 
 DSZ = {"float32": 4, "float16": 2, "bfloat16": 2, "int64": 8, "int32": 4, "bool": 1}
 CTYPES = {"float": 4, "double": 8, "int": 4, "unsigned": 4, "long long": 8,
@@ -245,9 +273,9 @@ def emulate(kforge, root, work, d, cand=None):
                     (out, t["name"], t["name"], numel(t) * DSZ[t["dtype"]]))
     main.append("  return 0;\n}")
     cpp = os.path.join(work, base + ".cpp")
-    open(cpp, "w").write(shim() + code + "\n" + "\n".join(main) + "\n")
+    open(cpp, "w").write(code + "\n" + "\n".join(main) + "\n")
     exe = os.path.join(work, base + ".exe")
-    subprocess.run(["c++", "-std=c++17", "-O1", "-w", "-o", exe, cpp], check=True)
+    subprocess.run(CXX + ["-include", shim_header(work), "-o", exe, cpp], check=True)
     subprocess.run([exe], check=True)
     tol = {"fp32": 1e-4, "fp16": 1e-2, "bf16": 1e-2, "exact": 0.0}[spec["tolerance"]]
     import struct

@@ -12,7 +12,26 @@ struct kf_dim3 { unsigned x, y, z; };
 static kf_dim3 threadIdx, blockIdx, blockDim, gridDim;
 #define KF_MAXT 1024
 #define KF_STACK (128 * 1024)
+#if defined(__x86_64__) && !defined(KF_EMU_UCONTEXT)
+// swapcontext saves and restores the signal mask, a system call at each of
+// the millions of switches a kernel makes; the fibers need only the
+// callee-saved registers and the FP control words (System V x86-64).
+extern "C" void kf_switch(void **save_sp, void *to_sp);
+asm(".pushsection .text\n.globl kf_switch\n.type kf_switch,@function\nkf_switch:\n"
+    "pushq %rbp\npushq %rbx\npushq %r12\npushq %r13\npushq %r14\npushq %r15\n"
+    "subq $8, %rsp\nstmxcsr (%rsp)\nfnstcw 4(%rsp)\n"
+    "movq %rsp, (%rdi)\nmovq %rsi, %rsp\n"
+    "ldmxcsr (%rsp)\nfldcw 4(%rsp)\naddq $8, %rsp\n"
+    "popq %r15\npopq %r14\npopq %r13\npopq %r12\npopq %rbx\npopq %rbp\nret\n"
+    ".size kf_switch, .-kf_switch\n.popsection\n");
+static void *kf_main_sp, *kf_sp[KF_MAXT];
+#define KF_TO_MAIN(t) kf_switch(&kf_sp[t], kf_main_sp)
+#define KF_TO_FIBER(t) kf_switch(&kf_main_sp, kf_sp[t])
+#else
 static ucontext_t kf_main_ctx, kf_ctx[KF_MAXT];
+#define KF_TO_MAIN(t) swapcontext(&kf_ctx[t], &kf_main_ctx)
+#define KF_TO_FIBER(t) swapcontext(&kf_main_ctx, &kf_ctx[t])
+#endif
 static char *kf_stacks;
 static int kf_cur, kf_done[KF_MAXT], kf_at_bar[KF_MAXT];
 static unsigned long kf_bar_gen;
@@ -24,7 +43,7 @@ static unsigned char kf_dyn_smem[1 << 20];
 #define __forceinline__ inline
 #define __restrict__
 #define __shared__ static
-static void kf_yield() { swapcontext(&kf_ctx[kf_cur], &kf_main_ctx); }
+static void kf_yield() { KF_TO_MAIN(kf_cur); }
 static inline void __syncthreads()
 {
     unsigned long g = kf_bar_gen;
@@ -43,7 +62,30 @@ static void kf_entry()
 {
     (*kf_fn)();
     kf_done[kf_cur] = 1;
-    swapcontext(&kf_ctx[kf_cur], &kf_main_ctx);
+    KF_TO_MAIN(kf_cur); // never resumed
+    abort();
+}
+// A fresh fiber on stack t: kf_entry runs at its first switch.
+static void kf_fiber_init(int t)
+{
+#if defined(__x86_64__) && !defined(KF_EMU_UCONTEXT)
+    // the frame kf_switch pops: control words, six registers, the return
+    // address (16-byte aligned, as after a call)
+    unsigned long *sp = (unsigned long *)(kf_stacks + (size_t)(t + 1) * KF_STACK) - 2;
+    *sp = (unsigned long)(void *)kf_entry;
+    sp -= 7;
+    for (int i = 1; i < 7; i++) sp[i] = 0;
+    unsigned cw[2];
+    asm volatile("stmxcsr %0\n\tfnstcw %1" : "=m"(cw[0]), "=m"(cw[1]));
+    memcpy(sp, cw, 8);
+    kf_sp[t] = sp;
+#else
+    getcontext(&kf_ctx[t]);
+    kf_ctx[t].uc_stack.ss_sp = kf_stacks + (size_t)t * KF_STACK;
+    kf_ctx[t].uc_stack.ss_size = KF_STACK;
+    kf_ctx[t].uc_link = nullptr;
+    makecontext(&kf_ctx[t], kf_entry, 0);
+#endif
 }
 static void kf_launch(kf_dim3 g, kf_dim3 b, const std::function<void()> &fn)
 {
@@ -57,11 +99,7 @@ static void kf_launch(kf_dim3 g, kf_dim3 b, const std::function<void()> &fn)
             for (unsigned bx = 0; bx < g.x; bx++) {
                 blockIdx = { bx, by, bz };
                 for (int t = 0; t < nt; t++) {
-                    getcontext(&kf_ctx[t]);
-                    kf_ctx[t].uc_stack.ss_sp = kf_stacks + (size_t)t * KF_STACK;
-                    kf_ctx[t].uc_stack.ss_size = KF_STACK;
-                    kf_ctx[t].uc_link = nullptr;
-                    makecontext(&kf_ctx[t], kf_entry, 0);
+                    kf_fiber_init(t);
                     kf_done[t] = kf_at_bar[t] = 0;
                 }
                 for (;;) {
@@ -70,7 +108,7 @@ static void kf_launch(kf_dim3 g, kf_dim3 b, const std::function<void()> &fn)
                         if (kf_done[t]) continue;
                         kf_cur = t;
                         threadIdx = { t % b.x, t / b.x % b.y, t / (b.x * b.y) };
-                        swapcontext(&kf_main_ctx, &kf_ctx[t]);
+                        KF_TO_FIBER(t);
                         if (!kf_done[t]) { live++; waiting += kf_at_bar[t]; }
                     }
                     if (!live) break;
