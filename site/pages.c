@@ -64,81 +64,117 @@ static int degenerate(struct site *s, const char *pid)
 	return 0;
 }
 
+/* The level of a problem id ("level2/009_..."), 0 if none. */
+static int level_of(const char *pid)
+{
+	return !strncmp(pid, "level", 5) && pid[5] >= '1' && pid[5] <= '9' && pid[6] == '/' ? pid[5] - '0' : 0;
+}
+
+/* GPU g's table over the problems of level lv (0: every level); np
+ * problems count, apart more are degenerate. NULL when g has no best
+ * kernel there and skip_empty. */
+static json_t *fastp_table(struct site *s, const char *g, int lv, double np, int apart, int skip_empty)
+{
+	int ne[N_PS] = { 0 }, nc[N_PS] = { 0 }, nbest = 0, nle = 0, nlc = 0;
+	double le = 0, lc = 0;
+	size_t i;
+	json_t *b, *t, *rows;
+
+	json_array_foreach(s->best, i, b) {
+		if (strcmp(jget_str(b, "gpu_name", ""), g) || degenerate(s, jget_str(b, "problem_id", "")) ||
+		    (lv && level_of(jget_str(b, "problem_id", "")) != lv))
+			continue;
+		double se = jnum(b, "speedup_eager"), sc = jnum(b, "speedup_compile");
+		nbest++;
+		for (size_t p = 0; p < N_PS; p++) {
+			/* fast_0 is the correct fraction (KernelBench). */
+			ne[p] += fast_ps[p] == 0 || (isfinite(se) && se > fast_ps[p]);
+			nc[p] += fast_ps[p] == 0 || (isfinite(sc) && sc > fast_ps[p]);
+		}
+		if (isfinite(se) && se > 0) {
+			le += log(se);
+			nle++;
+		}
+		if (isfinite(sc) && sc > 0) {
+			lc += log(sc);
+			nlc++;
+		}
+	}
+	if (!nbest && skip_empty)
+		return NULL;
+	t = json_object();
+	rows = json_array();
+	for (size_t p = 0; p < N_PS; p++) {
+		json_t *r = json_object();
+		json_object_set_new(r, "p", json_real(fast_ps[p]));
+		json_object_set_new(r, "p_s", json_sprintf("fast_%g", fast_ps[p]));
+		json_object_set_new(r, "eager_v", json_real(np > 0 ? ne[p] / np : 0));
+		json_object_set_new(r, "compile_v", json_real(np > 0 ? nc[p] / np : 0));
+		/* No baseline of a kind on this GPU: "—", not 0% (nor 100% at p = 0). */
+		jset_pct(r, "eager_s", np > 0 && nle ? ne[p] / np : NAN);
+		jset_pct(r, "compile_s", np > 0 && nlc ? nc[p] / np : NAN);
+		json_array_append_new(rows, r);
+	}
+	json_object_set_new(t, "gpu", json_string(g));
+	if (lv) {
+		json_object_set_new(t, "level", json_integer(lv));
+		json_object_set_new(t, "level_s", json_sprintf("level %d", lv));
+		json_object_set_new(t, "label", json_sprintf("%s, level %d", g, lv));
+	} else {
+		json_object_set_new(t, "label", json_string(g));
+	}
+	json_object_set_new(t, "rows", rows);
+	json_object_set_new(t, "solved", json_integer(nbest));
+	if (apart)
+		json_object_set_new(t, "apart_s", json_sprintf("%d degenerate problem%s", apart, apart > 1 ? "s" : ""));
+	if (nle) {
+		json_object_set_new(t, "geo_eager_v", json_real(exp(le / nle)));
+		jset_num(t, "geo_eager_s", exp(le / nle));
+	}
+	if (nlc) {
+		json_object_set_new(t, "geo_compile_v", json_real(exp(lc / nlc)));
+		jset_num(t, "geo_compile_s", exp(lc / nlc));
+	}
+	json_object_set_new(t, "geo_n", json_integer(nle));
+	return t;
+}
+
+/* One table per GPU; per GPU and level where the store holds several
+ * levels (fast_p over a mix of levels says little about any). */
 static json_t *fastp_tables(struct site *s)
 {
 	json_t *arr = json_array(), *gname, *pr;
 	size_t gi, pi;
-	int napart = 0;
-	double np;
+	int nlev[10] = { 0 }, napart[10] = { 0 }, nlevels = 0, all = 0, all_apart = 0;
 
-	json_array_foreach(s->problems, pi, pr)
-		napart += json_is_string(json_object_get(pr, "degenerate"));
-	np = (double)json_array_size(s->problems) - napart;
-
+	json_array_foreach(s->problems, pi, pr) {
+		int l = level_of(jget_str(pr, "id", ""));
+		nlev[l]++;
+		napart[l] += json_is_string(json_object_get(pr, "degenerate"));
+	}
+	for (int l = 0; l < 10; l++) {
+		nlevels += nlev[l] > 0;
+		all += nlev[l];
+		all_apart += napart[l];
+	}
 	json_array_foreach(s->gpus, gi, gname) {
 		const char *g = json_string_value(gname);
-		int ne[N_PS] = { 0 }, nc[N_PS] = { 0 }, nbest = 0, nle = 0, nlc = 0;
-		double le = 0, lc = 0;
-		size_t i;
-		json_t *b, *t = json_object(), *rows = json_array();
-
-		json_array_foreach(s->best, i, b) {
-			if (strcmp(jget_str(b, "gpu_name", ""), g) ||
-			    degenerate(s, jget_str(b, "problem_id", "")))
-				continue;
-			double se = jnum(b, "speedup_eager"), sc = jnum(b, "speedup_compile");
-			nbest++;
-			for (size_t p = 0; p < N_PS; p++) {
-				/* fast_0 is the correct fraction (KernelBench). */
-				ne[p] += fast_ps[p] == 0 || (isfinite(se) && se > fast_ps[p]);
-				nc[p] += fast_ps[p] == 0 || (isfinite(sc) && sc > fast_ps[p]);
-			}
-			if (isfinite(se) && se > 0) {
-				le += log(se);
-				nle++;
-			}
-			if (isfinite(sc) && sc > 0) {
-				lc += log(sc);
-				nlc++;
-			}
-		}
-		if (!nbest && gi > 0) {
-			json_decref(t);
-			json_decref(rows);
+		json_t *t;
+		if (nlevels <= 1) {
+			/* the first GPU's table even when empty: the page has one */
+			if ((t = fastp_table(s, g, 0, all - all_apart, all_apart, gi > 0)))
+				json_array_append_new(arr, t);
 			continue;
 		}
-		for (size_t p = 0; p < N_PS; p++) {
-			json_t *r = json_object();
-			json_object_set_new(r, "p", json_real(fast_ps[p]));
-			json_object_set_new(r, "p_s", json_sprintf("fast_%g", fast_ps[p]));
-			json_object_set_new(r, "eager_v", json_real(np > 0 ? ne[p] / np : 0));
-			json_object_set_new(r, "compile_v", json_real(np > 0 ? nc[p] / np : 0));
-			/* No baseline of a kind on this GPU: "—", not 0% (nor 100% at p = 0). */
-			jset_pct(r, "eager_s", np > 0 && nle ? ne[p] / np : NAN);
-			jset_pct(r, "compile_s", np > 0 && nlc ? nc[p] / np : NAN);
-			json_array_append_new(rows, r);
-		}
-		json_object_set_new(t, "gpu", json_string(g));
-		json_object_set_new(t, "rows", rows);
-		json_object_set_new(t, "solved", json_integer(nbest));
-		if (napart)
-			json_object_set_new(t, "apart_s", json_sprintf("%d degenerate problem%s", napart,
-								       napart > 1 ? "s" : ""));
-		if (nle) {
-			json_object_set_new(t, "geo_eager_v", json_real(exp(le / nle)));
-			jset_num(t, "geo_eager_s", exp(le / nle));
-		}
-		if (nlc) {
-			json_object_set_new(t, "geo_compile_v", json_real(exp(lc / nlc)));
-			jset_num(t, "geo_compile_s", exp(lc / nlc));
-		}
-		json_object_set_new(t, "geo_n", json_integer(nle));
-		json_array_append_new(arr, t);
+		for (int l = 1; l < 10; l++)
+			if (nlev[l] && (t = fastp_table(s, g, l, nlev[l] - napart[l], napart[l],
+							json_array_size(arr) > 0)))
+				json_array_append_new(arr, t);
 	}
 	return arr;
 }
 
-/* fast_p against eager as p grows, one line per GPU. */
+/* fast_p against eager as p grows, one line per table (GPU, or GPU and level). */
 static void fastp_chart(json_t *d, const json_t *fp)
 {
 	double xs[8][N_PS], ys[8][N_PS];
@@ -156,7 +192,7 @@ static void fastp_chart(json_t *d, const json_t *fp)
 			xs[ns][p] = fast_ps[p];
 			ys[ns][p] = jnum(json_array_get(rows, p), "eager_v") * 100.0;
 		}
-		se[ns] = (struct svg_series){ jget_str(t, "gpu", ""), xs[ns], ys[ns], (int)N_PS, 0, 1,
+		se[ns] = (struct svg_series){ jget_str(t, "label", ""), xs[ns], ys[ns], (int)N_PS, 0, 1,
 					      ns, NULL };
 		ns++;
 	}

@@ -159,6 +159,18 @@ contains "level-3 fast_p: the latest collect protocol decides" lv3.md \
 contains "the ill-conditioned problem is marked" lv3.md '^\| level3/002_Deep \| fp32 rounding over 100 layers \| correct, 0\.800x \|$'
 lacks "no degenerate table without one" lv3.md 'Degenerate problems'
 contains "level 1 keeps its own section" lv.md '^\| NVIDIA H100 80GB HBM3 \| search \| eager \| 100% \| 50% \| 50% \| 0% \| 1\.000 \| 2 \|$'
+# The site of that store: a fast_p table per GPU and level, level 2's without its
+# degenerate problem (fast_0 2/3, geomean 1.118 as above), none over all levels.
+expect_exit 0 "site of a level 1-3 store" "$KFORGE" --db lv.db site -o lvsite --no-kernel-pages
+contains "a fast_p table per level" lvsite/index.html \
+	'<caption>NVIDIA H100 80GB HBM3, level 2 \(without 1 degenerate problem\)</caption>'
+contains "level 3's too" lvsite/index.html '<caption>NVIDIA H100 80GB HBM3, level 3</caption>'
+sed -n '/data-gpu="NVIDIA H100 80GB HBM3" data-level="2"/,/<\/table>/p' lvsite/index.html >lv2.html
+contains "level 2's fast_0 leaves the degenerate problem out" lv2.html \
+	'data-p="0"><th scope="row">fast_0</th><td class="num" data-v="0\.666666'
+contains "level 2's geomean" lv2.html 'class="num geo-eager" data-v="1\.118'
+lacks "no table over every level" lvsite/index.html 'data-gpu="NVIDIA H100 80GB HBM3">'
+contains "the chart names the level" lvsite/index.html 'NVIDIA H100 80GB HBM3, level 2'
 # The same page from the packed dataset (its kforge.db).
 expect_exit 0 "pack the level 1-3 store" "$KFORGE" --db lv.db pack --version 9.9.0 -o lvdist
 expect_exit 0 "results page from the tarball" python3 "$KF_ROOT/tools/results_md.py" \
