@@ -13,7 +13,7 @@ usage: check_graph.py BUILD SMALLROOT WORK [-j N] [--params JSON]... [--sed S R]
              the comparison must catch).
 Prints "ok"/"not ok" per problem and kernel, and "checked N kernels, N failed"."""
 import concurrent.futures
-import glob
+import functools
 import json
 import os
 import struct
@@ -27,6 +27,21 @@ import emulate_level2 as el  # noqa: E402
 TOL = 1e-4
 
 
+def render(build, spec_path, params, sed):
+    """The template's kernel (builtin_emit render) with the mutation sed
+    applied: (source, None) or (None, what failed)."""
+    r = subprocess.run([os.path.join(build, "tests", "builtin_emit"), "render", spec_path, "graph",
+                        params], capture_output=True, text=True)
+    if r.returncode:
+        return None, "render: " + r.stderr.strip()[-300:]
+    src = r.stdout
+    if sed:
+        if sed[0] not in src:
+            return None, "mutation %r: not in the kernel" % sed[0]
+        src = src.replace(sed[0], sed[1], 1)
+    return src, None
+
+
 def run_one(build, root, work, base, params, sed, cache):
     d = os.path.join(root, "problems", "level2", base)
     spec_path = os.path.join(d, "spec.json")
@@ -34,15 +49,9 @@ def run_one(build, root, work, base, params, sed, cache):
     tag = "%s-%d" % (base, cache["k"])
     out = os.path.join(work, tag)
     os.makedirs(out, exist_ok=True)
-    r = subprocess.run([os.path.join(build, "tests", "builtin_emit"), "render", spec_path, "graph",
-                        params], capture_output=True, text=True)
-    if r.returncode:
-        return False, "render: " + r.stderr.strip()[-300:]
-    src = r.stdout
-    if sed:
-        if sed[0] not in src:
-            return False, "mutation %r: not in the kernel" % sed[0]
-        src = src.replace(sed[0], sed[1], 1)
+    src, why = render(build, spec_path, params, sed)
+    if why:
+        return False, why
     inputs = os.path.join(work, "inputs", base)
     if not os.path.exists(os.path.join(inputs, "oracle", "out.json")):
         env = dict(os.environ, KFORGE_ROOT=root)
@@ -53,17 +62,9 @@ def run_one(build, root, work, base, params, sed, cache):
             return False, "kforge problems inputs: " + r.stderr.strip()[-300:]
     oracle = json.load(open(os.path.join(inputs, "oracle", "out.json")))
     idir = os.path.join(inputs, "inputs")
-    cpp = os.path.join(work, tag + ".cpp")
-    with open(cpp, "w") as f:
-        f.write(src + "\n" + el.cpp_main(spec, src, idir, out))
-    exe = os.path.join(work, tag + ".exe")
-    c = subprocess.run(el.CXX + ["-include", el.er.shim_header(work), "-o", exe, cpp],
-                       capture_output=True, text=True)
-    if c.returncode:
-        return False, "c++: " + c.stderr[-600:]
-    x = subprocess.run([exe], capture_output=True, text=True)
-    if x.returncode:
-        return False, "emulated run failed: %s" % x.stderr[-300:]
+    why = el.er.build_run(work, tag, src + "\n" + el.cpp_main(spec, src, idir, out))
+    if why:
+        return False, why
     n = el.numel(spec["outputs"][0], spec["sizes"])
     got = struct.unpack("<%df" % n, open(os.path.join(out, "out.bin"), "rb").read())
     if "want" not in cache:
@@ -76,24 +77,24 @@ def run_one(build, root, work, base, params, sed, cache):
         n, bad, mabs, obad, oabs)
 
 
-def one(a):
+def one(run, a):
     """Every parameter set of one problem (the evaluator's values computed once)."""
     build, root, work, base, plist, sed = a
     cache, res = {}, []
     for k, params in enumerate(plist):
         cache["k"] = k
         try:
-            res.append(run_one(build, root, work, base, params, sed, cache))
+            res.append(run(build, root, work, base, params, sed, cache))
         except Exception as e:  # noqa
             res.append((False, "%s: %s" % (type(e).__name__, e)))
     return res
 
 
-def main():
-    args = sys.argv[1:]
-    jobs, plist, sed = 1, [], None
-    rest = []
-    i = 0
+def drive(args, level, run, doc):
+    """The command line of check_graph.py (level 2) and check_graph3.py
+    (level 3): run(build, root, work, base, params, sed, cache) per problem
+    and parameter set."""
+    jobs, plist, sed, rest, i = 1, [], None, [], 0
     while i < len(args):
         if args[i] == "-j":
             jobs = int(args[i + 1])
@@ -107,16 +108,17 @@ def main():
         else:
             rest.append(args[i])
             i += 1
+    if len(rest) < 3:
+        sys.exit(doc)
     build, root, work = (os.path.abspath(a) for a in rest[:3])
-    only = set(int(a) for a in rest[3:])
-    bases = [os.path.basename(b) for b in sorted(glob.glob(os.path.join(root, "problems", "level2", "*")))
-             if not only or int(os.path.basename(b).split("_")[0]) in only]
+    bases = el.er.problem_bases(root, level, set(int(a) for a in rest[3:]))
     os.makedirs(work, exist_ok=True)
     el.er.shim_header(work)  # built once, before the jobs
     plist = plist or ["{}"]
     failed = total = 0
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as ex:
-        for b, res in zip(bases, ex.map(one, [(build, root, work, b, plist, sed) for b in bases])):
+        jobs_args = [(build, root, work, b, plist, sed) for b in bases]
+        for b, res in zip(bases, ex.map(functools.partial(one, run), jobs_args)):
             for params, (ok, rep) in zip(plist, res):
                 total += 1
                 failed += not ok
@@ -126,4 +128,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(drive(sys.argv[1:], 2, run_one, __doc__))

@@ -68,16 +68,9 @@ def run(build, work, spec_path, spec, idir, params, want, tag):
         return False, "render: " + r.stderr.strip()[-300:]
     out = os.path.join(work, tag)
     os.makedirs(out, exist_ok=True)
-    cpp, exe = os.path.join(work, tag + ".cpp"), os.path.join(work, tag + ".exe")
-    with open(cpp, "w") as f:
-        f.write(r.stdout + "\n" + el.cpp_main(spec, r.stdout, idir, out))
-    c = subprocess.run(el.CXX + ["-include", el.er.shim_header(work), "-o", exe, cpp],
-                       capture_output=True, text=True)
-    if c.returncode:
-        return False, "c++: " + c.stderr[-600:]
-    x = subprocess.run([exe], capture_output=True, text=True)
-    if x.returncode:
-        return False, "emulated run failed: %s" % x.stderr[-300:]
+    why = el.er.build_run(work, tag, r.stdout + "\n" + el.cpp_main(spec, r.stdout, idir, out))
+    if why:
+        return False, why
     n = len(want)
     got = struct.unpack("<%df" % n, open(os.path.join(out, "out.bin"), "rb").read())
     bad, mabs, _ = el.compare(got, want, range(n), TOL)

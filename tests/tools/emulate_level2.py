@@ -23,7 +23,6 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "level2"))
 import emulate_refs as er  # noqa: E402
 import graph_eval  # noqa: E402
 
-CXX = er.CXX
 PY_TOL = 1e-5      # reference (double, float output) against the Python evaluator
 NO_ORACLE = "no oracle for family"
 
@@ -87,17 +86,9 @@ def run_one(kforge, root, work, base):
     elif NO_ORACLE not in r.stderr:
         return False, "kforge problems inputs: " + r.stderr.strip()[-300:], None
     idir = os.path.join(out, "inputs")
-    cpp = os.path.join(work, base + ".cpp")
-    with open(cpp, "w") as f:
-        f.write(src + "\n" + cpp_main(spec, src, idir, out))
-    exe = os.path.join(work, base + ".exe")
-    c = subprocess.run(CXX + ["-include", er.shim_header(work), "-o", exe, cpp],
-                       capture_output=True, text=True)
-    if c.returncode:
-        return False, "c++: " + c.stderr[-600:], None
-    x = subprocess.run([exe], capture_output=True, text=True)
-    if x.returncode:
-        return False, "emulated run failed: %s" % x.stderr[-300:], None
+    why = er.build_run(work, base, src + "\n" + cpp_main(spec, src, idir, out))
+    if why:
+        return False, why, None
     t = spec["outputs"][0]
     n = numel(t, spec["sizes"])
     got = struct.unpack("<%df" % n, open(os.path.join(out, "out.bin"), "rb").read())
@@ -129,8 +120,7 @@ def main():
         del args[i:i + 2]
     kforge, root, work = (os.path.abspath(a) for a in args[:3])
     only = set(int(a) for a in args[3:])
-    bases = [b for b in sorted(os.listdir(os.path.join(root, "problems", "level2")))
-             if not only or int(b.split("_")[0]) in only]
+    bases = er.problem_bases(root, 2, only)
     os.makedirs(work, exist_ok=True)
     # the shim once, precompiled: every problem includes it
     er.shim_header(work)  # built once, before the jobs

@@ -15,7 +15,6 @@ import os
 import random
 import re
 import struct
-import subprocess
 import sys
 import time
 
@@ -25,7 +24,6 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "level2"))
 import emulate_refs as er  # noqa: E402
 import graph_eval  # noqa: E402
 
-CXX = er.CXX
 PY_TOL = 1e-5      # reference (double, float output) against the Python evaluator
 CSIZE = {"float": 4, "double": 8, "bool": 1}
 
@@ -142,17 +140,9 @@ def run_one(root, work, base):
     for t in spec["inputs"]:
         sh = [spec["sizes"][x] if isinstance(x, str) else x for x in t["shape"]]
         write_npy(os.path.join(idir, t["name"] + ".npy"), sh, t["dtype"], draw(t["dist"], numel(sh, {}), rng))
-    cpp = os.path.join(work, base + ".cpp")
-    with open(cpp, "w") as f:
-        f.write(src + "\n" + cpp_main(spec, src, idir, out))
-    exe = os.path.join(work, base + ".exe")
-    c = subprocess.run(CXX + ["-include", er.shim_header(work), "-o", exe, cpp],
-                       capture_output=True, text=True)
-    if c.returncode:
-        return False, "c++: " + c.stderr[-600:]
-    x = subprocess.run([exe], capture_output=True, text=True)
-    if x.returncode:
-        return False, "emulated run failed: %s" % x.stderr[-300:]
+    why = er.build_run(work, base, src + "\n" + cpp_main(spec, src, idir, out))
+    if why:
+        return False, why
     n = numel(spec["outputs"][0]["shape"], spec["sizes"])
     got = struct.unpack("<%df" % n, open(os.path.join(out, "out.bin"), "rb").read())
     t0 = time.time()
@@ -181,8 +171,7 @@ def main():
         sys.exit(__doc__)
     root, work = (os.path.abspath(a) for a in args[:2])
     only = set(int(a) for a in args[2:])
-    bases = [b for b in sorted(os.listdir(os.path.join(root, "problems", "level3")))
-             if not only or int(b.split("_")[0]) in only]
+    bases = er.problem_bases(root, 3, only)
     os.makedirs(work, exist_ok=True)
     er.shim_header(work)  # built once, before the jobs
     failed = 0

@@ -58,6 +58,28 @@ def shim_header(work):
     return h
 
 
+def build_run(work, tag, text):
+    """Compiles WORK/TAG.cpp (text, with the shim) and runs it: None, or
+    what failed ("c++: ..." or "emulated run failed: ...")."""
+    cpp, exe = os.path.join(work, tag + ".cpp"), os.path.join(work, tag + ".exe")
+    with open(cpp, "w") as f:
+        f.write(text)
+    c = subprocess.run(CXX + ["-include", shim_header(work), "-o", exe, cpp], capture_output=True, text=True)
+    if c.returncode:
+        return "c++: " + c.stderr[-600:]
+    x = subprocess.run([exe], capture_output=True, text=True)
+    if x.returncode:
+        return "emulated run failed: %s" % x.stderr[-300:]
+    return None
+
+
+def problem_bases(root, level, only):
+    """The problem directories' names of ROOT/problems/levelN, those numbered
+    in only (all when empty)."""
+    return [b for b in sorted(os.listdir(os.path.join(root, "problems", "level%d" % level)))
+            if not only or int(b.split("_")[0]) in only]
+
+
 DSZ = {"float32": 4, "float16": 2, "bfloat16": 2, "int64": 8, "int32": 4, "bool": 1}
 CTYPES = {"float": 4, "double": 8, "int": 4, "unsigned": 4, "long long": 8,
           "unsigned long long": 8, "half": 2, "char": 1, "unsigned char": 1}

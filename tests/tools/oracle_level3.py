@@ -18,6 +18,8 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import emulate_refs as er  # noqa: E402
 graph_eval = None
 
 
@@ -76,8 +78,7 @@ def main():
         sys.exit(__doc__)
     kforge, root, work = (os.path.abspath(a) for a in args[:3])
     only = set(int(a) for a in args[3:])
-    bases = [b for b in sorted(os.listdir(os.path.join(root, "problems", "level3")))
-             if not only or int(b.split("_")[0]) in only]
+    bases = er.problem_bases(root, 3, only)
     os.makedirs(work, exist_ok=True)
     failed = 0
     with concurrent.futures.ThreadPoolExecutor(jobs) as ex:
