@@ -326,23 +326,14 @@ static int map_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err
 		}
 		buf_adds(&body, ";\n");
 		val = strcmp(gr_str(n->j, "fn"), "ne") ? "x[s] == cv ? 1.0f : 0.0f" : "x[s] != cv ? 1.0f : 0.0f";
-	} else if (!strcmp(op, "masked_fill") && n->n_in == 2) {
-		const json_t *v = json_object_get(n->j, "value");
-		buf_adds(&body, "    const bool m = mk[ms] != 0.0f;\n    float fill = ");
-		if (json_is_string(v) && !strcmp(json_string_value(v), "-inf"))
-			buf_adds(&body, "__int_as_float(-8388608)");
-		else if (json_is_string(v) && !strcmp(json_string_value(v), "inf"))
-			buf_adds(&body, "__int_as_float(2139095040)");
-		else if (!json_is_number(v) || gr_lit(&body, json_number_value(v), err)) {
-			buf_release(&body);
-			return kf_err(err, "graph: masked_fill '%s': bad value", o->name);
-		}
-		buf_adds(&body, ";\n    s = i;\n");
-		val = "m ? fill : x[s]";
 	} else if (!strcmp(op, "masked_fill")) {
+		/* the mask an operand, or a triangle of the last two dims */
 		const json_t *v = json_object_get(n->j, "value");
-		buf_addf(&body, "    const bool m = mj - mi %s %lldLL;\n    float fill = ",
-			 strcmp(gr_str(n->j, "where"), "upper") ? "<=" : ">=", gr_int(n->j, "diagonal", 0, 0));
+		if (n->n_in == 2)
+			buf_adds(&body, "    const bool m = mk[ms] != 0.0f;\n    float fill = ");
+		else
+			buf_addf(&body, "    const bool m = mj - mi %s %lldLL;\n    float fill = ",
+				 strcmp(gr_str(n->j, "where"), "upper") ? "<=" : ">=", gr_int(n->j, "diagonal", 0, 0));
 		if (json_is_string(v) && !strcmp(json_string_value(v), "-inf"))
 			buf_adds(&body, "__int_as_float(-8388608)");
 		else if (json_is_string(v) && !strcmp(json_string_value(v), "inf"))
