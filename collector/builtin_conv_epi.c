@@ -1,10 +1,10 @@
 /* conv_epi_emit: forward and transposed convolution (1D/2D/3D, stride,
  * padding, dilation, groups) as an implicit GEMM on tensor cores, with the
- * caller's epilogue at the store. tparams "core": "mma" (default, also
- * "wgmma" and "auto", as the graph passes its GEMM core) goes to
- * builtin_conv_epi_mma.c; "wmma", this file's kernel: 3xTF32 (wmma
+ * caller's epilogue at the store. tparams "core": "mma" (the default) goes
+ * to builtin_conv_epi_mma.c, "wgmma" and "auto" (sm_90a; what the graph
+ * passes) to builtin_conv_epi_wg.c; "wmma", this file's kernel: 3xTF32 (wmma
  * m16n16k8; each K tile's products in a fresh fragment, FADDed into the
- * accumulator: fp32-accurate). The geometry below is both cores'.
+ * accumulator: fp32-accurate). The geometry below is every core's.
  *   M = batch x output positions (of one phase, below), N = C_out / groups
  *   (grid.y walks groups x channel tiles), K = taps x C_in / groups, ordered
  *   tap-major: a K tile holds TPT taps of CB channels, so a thread's gather
@@ -489,12 +489,17 @@ int cepi_emit(struct buf *src, struct buf *launch, const char *name, const struc
 		return 1;
 	if (!name_ok(name) || !x || !w || !y)
 		return kf_err(err, "conv_epi: a kernel name and the tensors' names are needed");
-	/* the graph passes its GEMM core ("wgmma" or "mma"): both mean mma.sync here */
+	/* the graph passes "wgmma" (sm_90a) or "mma" (sm_80; its conv_mma) */
 	if (core && (!json_is_string(core) ||
 		     (strcmp(json_string_value(core), "wmma") && strcmp(json_string_value(core), "mma") &&
 		      strcmp(json_string_value(core), "wgmma") && strcmp(json_string_value(core), "auto"))))
-		return kf_err(err, "conv_tce: core must be \"mma\" (default; \"wgmma\" and \"auto\" "
-				   "mean it too) or \"wmma\"");
+		return kf_err(err, "conv_tce: core must be \"mma\" (default), \"wgmma\" (\"auto\" "
+				   "means it too) or \"wmma\"");
+	if (core && (!strcmp(json_string_value(core), "wgmma") || !strcmp(json_string_value(core), "auto"))) {
+		rc = cepi_emit_wg(src, launch, name, g, x, w, y, e, tparams, err);
+		if (rc != 1)
+			return rc;
+	}
 	if (!core || strcmp(json_string_value(core), "wmma"))
 		return cepi_emit_mma(src, launch, name, g, x, w, y, e, tparams, err);
 	if (tile_read(g, tparams, &t, err))

@@ -65,10 +65,28 @@ void cepi_emit_taps(struct buf *s);
 void cepi_emit_launch(struct buf *l, const char *name, const struct cepi_geo *g, int bm, int bn,
 		      int nt, int smem, const char *x, const char *w, const char *y,
 		      const struct epi *e);
-/* The mma.sync core (tparams "core" "mma", the default): same returns as
- * cepi_emit; the shape is checked already. */
+/* The mma.sync core (tparams "core" "mma"): same returns as cepi_emit; the
+ * shape is checked already. */
 int cepi_emit_mma(struct buf *src, struct buf *launch, const char *name, const struct cepi_geo *g,
 		  const char *x, const char *w, const char *y, const struct epi *e,
 		  const json_t *tparams, struct buf *err);
+
+/* The wgmma core (sm_90a; "core" "wgmma", the graph's default): same
+ * returns, 1 also where its tiles do not fit the shape. */
+int cepi_emit_wg(struct buf *src, struct buf *launch, const char *name, const struct cepi_geo *g,
+		 const char *x, const char *w, const char *y, const struct epi *e,
+		 const json_t *tparams, struct buf *err);
+
+/* Pieces of the mma core (builtin_conv_epi_mma.c) the wgmma core shares:
+ * the weights' repack to [G][tap][C_in/G][C_out/G]; the geometry constants
+ * (needs BM, BK); the block setup (phase, group, channel tile, tap
+ * table, the store's pixel table pix_n/pix_s, which the caller fills); the
+ * B part of a tile load (needs vb, tg, c0, sb; b_vec, b_one: the word
+ * offset of row r's channels 4q.. or cc); the store of Cs[n][m]. */
+void cepi_emit_repack(struct buf *s, const char *name, const struct cepi_geo *g);
+void cepi_emit_geo_consts(struct buf *s, const struct cepi_geo *g, int cb);
+void cepi_emit_block(struct buf *s);
+void cepi_emit_load_b(struct buf *s, const char *b_vec, const char *b_one);
+void cepi_emit_store(struct buf *s, const struct epi *e);
 
 #endif

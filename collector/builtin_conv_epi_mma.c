@@ -77,7 +77,7 @@ static int tile_read(const struct cepi_geo *g, const json_t *p, struct cmma_tile
 }
 
 /* Weights to [G][tap][C_in/G][C_out/G]: a B tile row is C_out contiguous. */
-static void emit_repack(struct buf *s, const char *name, const struct cepi_geo *g)
+void cepi_emit_repack(struct buf *s, const char *name, const struct cepi_geo *g)
 {
 	buf_addf(s, "// weights to [G][tap][C_in/G][C_out/G]\n"
 		    "extern \"C\" __global__ void %s_wrepack(const float* __restrict__ w, float* __restrict__ wp,\n"
@@ -96,8 +96,6 @@ static void emit_repack(struct buf *s, const char *name, const struct cepi_geo *
 static void emit_head(struct buf *s, const char *name, const struct cepi_geo *g,
 		      const struct cmma_tile *t, const struct epi *e)
 {
-	int tpt = 32 / t->cb, tt = (cepi_taps(g) + tpt - 1) / tpt * tpt;
-
 	buf_addf(s, "// conv_epi (mma.sync %s implicit GEMM%s): BM=%d BN=%d WM=%d WN=%d CB=%d STAGES=%d\n"
 		    "extern \"C\" __global__ void __launch_bounds__(%d, 1)\n"
 		    "%s(const float* __restrict__ x, const float* __restrict__ wp, float* __restrict__ y,\n"
@@ -107,19 +105,27 @@ static void emit_head(struct buf *s, const char *name, const struct cepi_geo *g,
 		 t->bn, t->wm, t->wn, t->cb, t->stages, t->nt, name, e && e->params ? e->params : "");
 	buf_addf(s, "    constexpr int BM = %d, BN = %d, BK = 32, WM = %d, WN = %d, STAGES = %d, NT = %d;\n"
 		    "    constexpr int MT = BM / WM / 16, NQ = BN / WN / 32, SA = BM * BK, SB = BK * BN;\n"
-		    "    constexpr int NW = NT / 32, PX = BM / (8 * NW), CS = BM + 1;\n"
+		    "    constexpr int NW = NT / 32, PX = BM / (8 * NW);\n",
+		 t->bm, t->bn, t->wm, t->wn, t->stages, t->nt);
+	cepi_emit_geo_consts(s, g, t->cb);
+}
+
+void cepi_emit_geo_consts(struct buf *s, const struct cepi_geo *g, int cb)
+{
+	int tpt = 32 / cb, tt = (cepi_taps(g) + tpt - 1) / tpt * tpt;
+
+	buf_addf(s, "    constexpr int CS = BM + 1;\n"
 		    "    constexpr int CB = %d, TPT = BK / CB, TT = %d;\n"
 		    "    constexpr int KD = %d, KH = %d, KW = %d, SD = %d, SH = %d, SW = %d;\n"
 		    "    constexpr int PD = %d, PH = %d, PW = %d, DD = %d, DH = %d, DW = %d;\n"
 		    "    constexpr int G = %d, TR = %d, T = KD * KH * KW;\n"
 		    "    constexpr int FD = TR ? SD : 1, FH = TR ? SH : 1, FW = TR ? SW : 1;\n",
-		 t->bm, t->bn, t->wm, t->wn, t->stages, t->nt, t->cb, tt, g->k[0], g->k[1], g->k[2],
-		 g->st[0], g->st[1], g->st[2], g->pad[0], g->pad[1], g->pad[2], g->dil[0], g->dil[1],
-		 g->dil[2], g->groups, g->transposed);
+		 cb, tt, g->k[0], g->k[1], g->k[2], g->st[0], g->st[1], g->st[2], g->pad[0],
+		 g->pad[1], g->pad[2], g->dil[0], g->dil[1], g->dil[2], g->groups, g->transposed);
 }
 
-/* Phase, group, channel tile, the tap table, this thread's gather rows. */
-static void emit_setup(struct buf *s)
+/* Phase, group, channel tile, the tap table, the store's pixel table. */
+void cepi_emit_block(struct buf *s)
 {
 	buf_adds(s, "#ifdef __CUDACC__\n"
 		    "    extern __shared__ __align__(128) float smem[];\n"
@@ -138,6 +144,12 @@ static void emit_setup(struct buf *s)
 		    "    const int grp = blockIdx.y / nbt, co0 = blockIdx.y % nbt * BN;\n"
 		    "    const long long m0 = (long long)blockIdx.x * BM;\n");
 	cepi_emit_taps(s);
+}
+
+/* The block, then this thread's gather rows. */
+static void emit_setup(struct buf *s)
+{
+	cepi_emit_block(s);
 	buf_adds(s, "    // gather rows r = (lane & 7) + 8 (warp + NW p), k = 4 j + kq: per copy a warp\n"
 		    "    // writes 8 rows x 4 k; r & 7 = lane & 7 gives the row's A swizzle\n"
 		    "    const int kq = lane >> 3, aswz = ((lane & 1) << 2) | ((lane >> 1) & 3);\n"
@@ -163,6 +175,31 @@ static void emit_setup(struct buf *s)
 		    "    __syncthreads();\n");
 }
 
+/* The B tile from the repacked weights (16-byte rows when C_out/G % 4 == 0):
+ * b_vec, b_one: the word offset of row r's channels 4q.. or cc in the core's layout. */
+void cepi_emit_load_b(struct buf *s, const char *b_vec, const char *b_one)
+{
+	buf_addf(s, "        if (vb) {\n"
+		    "#pragma unroll\n"
+		    "            for (int e = 0; e < BK * (BN / 4) / NT; e++) {\n"
+		    "                const int bi = tid + e * NT, r = bi / (BN / 4), q = bi %% (BN / 4);\n"
+		    "                const int tp = tab_t[tg * TPT + r / CB], c = c0 + r %% CB, oc = co0 + q * 4;\n"
+		    "                const bool in = tp >= 0 && c < cpg && oc < opg;\n"
+		    "                kfg_cp16(sb + (%s) * 4,\n"
+		    "                         in ? wp + (((long long)grp * T + tp) * cpg + c) * opg + oc : wp, in);\n"
+		    "            }\n"
+		    "        } else {\n"
+		    "#pragma unroll 2\n"
+		    "            for (int e = 0; e < BK * BN / NT; e++) {\n"
+		    "                const int bi = tid + e * NT, r = bi / BN, cc = bi %% BN;\n"
+		    "                const int tp = tab_t[tg * TPT + r / CB], c = c0 + r %% CB, oc = co0 + cc;\n"
+		    "                const bool in = tp >= 0 && c < cpg && oc < opg;\n"
+		    "                kfg_cp4(sb + (%s) * 4,\n"
+		    "                        in ? wp + (((long long)grp * T + tp) * cpg + c) * opg + oc : wp, in);\n"
+		    "            }\n"
+		    "        }\n", b_vec, b_one);
+}
+
 /* load(stage, tile): A gathered (zero off the image, past the channels, for
  * the padding taps), B from the repacked weights; gemm_epi's layouts. */
 static void emit_loader(struct buf *s)
@@ -183,27 +220,10 @@ static void emit_loader(struct buf *s)
 		    "                const bool in = aok[p] && c < cpg && id >= 0 && id < ID && ih >= 0 && ih < IH && iw >= 0 && iw < IW;\n"
 		    "                kfg_cp4(sa + arow[p] + col, in ? x + xo[p] + off : x, in);\n"
 		    "            }\n"
-		    "        }\n"
-		    "        if (vb) {\n"
-		    "#pragma unroll\n"
-		    "            for (int e = 0; e < BK * (BN / 4) / NT; e++) {\n"
-		    "                const int bi = tid + e * NT, r = bi / (BN / 4), q = bi % (BN / 4);\n"
-		    "                const int tp = tab_t[tg * TPT + r / CB], c = c0 + r % CB, oc = co0 + q * 4;\n"
-		    "                const bool in = tp >= 0 && c < cpg && oc < opg;\n"
-		    "                kfg_cp16(sb + (r * BN + ((q ^ (((r >> 2) & 3) << 1)) << 2)) * 4,\n"
-		    "                         in ? wp + (((long long)grp * T + tp) * cpg + c) * opg + oc : wp, in);\n"
-		    "            }\n"
-		    "        } else {\n"
-		    "#pragma unroll 2\n"
-		    "            for (int e = 0; e < BK * BN / NT; e++) {\n"
-		    "                const int bi = tid + e * NT, r = bi / BN, cc = bi % BN;\n"
-		    "                const int tp = tab_t[tg * TPT + r / CB], c = c0 + r % CB, oc = co0 + cc;\n"
-		    "                const bool in = tp >= 0 && c < cpg && oc < opg;\n"
-		    "                kfg_cp4(sb + (r * BN + (((cc >> 2) ^ (((r >> 2) & 3) << 1)) << 2) + (cc & 3)) * 4,\n"
-		    "                        in ? wp + (((long long)grp * T + tp) * cpg + c) * opg + oc : wp, in);\n"
-		    "            }\n"
-		    "        }\n"
-		    "    };\n");
+		    "        }\n");
+	cepi_emit_load_b(s, "r * BN + ((q ^ (((r >> 2) & 3) << 1)) << 2)",
+			 "r * BN + (((cc >> 2) ^ (((r >> 2) & 3) << 1)) << 2) + (cc & 3)");
+	buf_adds(s, "    };\n");
 }
 
 /* The ring (gemm_epi_mma's), then acc staged as Cs[n][m]; the fragment
@@ -262,7 +282,8 @@ static void emit_main(struct buf *s, const struct cmma_tile *t)
 		    "    __syncthreads();\n");
 }
 
-static void emit_store(struct buf *s, const struct epi *e)
+/* Cs[n][m] (smem, stride CS) to y, the epilogue applied. */
+void cepi_emit_store(struct buf *s, const struct epi *e)
 {
 	buf_addf(s, "    for (int q = tid; q < BM * BN; q += NT) {\n"
 		    "        const int jj = q / BM, ii = q %% BM, oc = co0 + jj;\n"
@@ -293,11 +314,11 @@ int cepi_emit_mma(struct buf *src, struct buf *launch, const char *name, const s
 		return 1;
 	gemm_emit_common(src);
 	gemm_emit_mma_helpers(src);
-	emit_repack(src, name, g);
+	cepi_emit_repack(src, name, g);
 	emit_head(src, name, g, &t, e);
 	emit_setup(src);
 	emit_main(src, &t);
-	emit_store(src, e);
+	cepi_emit_store(src, e);
 	cepi_emit_launch(launch, name, g, t.bm, t.bn, t.nt, t.smem, x, w, y, e);
 	return 0;
 }

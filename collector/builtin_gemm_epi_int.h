@@ -32,6 +32,9 @@ void gemm_emit_mma(struct buf *s, const struct gemm_cfg *c);
 void gemm_emit_common(struct buf *s);
 void gemm_emit_mma_helpers(struct buf *s);
 void gemm_emit_mma_ktile(struct buf *s, int bf, const char *a_swz);
+/* The wgmma core's device helpers (guarded) and its K loop (see the .c). */
+void gemm_emit_wg_helpers(struct buf *s);
+void gemm_emit_wg_loop(struct buf *s, const char *a_wo, int late);
 
 /* Both cores: the batch and K-slice prologue (bz, sz, kbeg, kend, ktiles,
  * operand pointers A, B and output Cout). */

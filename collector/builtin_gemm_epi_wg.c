@@ -23,19 +23,52 @@ static void emit_wgmma_fn(struct buf *s, const char *fn, const char *shape, cons
 	buf_adds(s, "\n                 : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(desc), \"r\"(scale_d));\n}\n");
 }
 
-static void emit_wg_helpers(struct buf *s)
+/* A warpgroup's B fragment loads (ld.shared). */
+static void emit_load_b(struct buf *s)
+{
+	buf_adds(s, "// A warpgroup's B fragment of a tile: operand rows 16ww+g, 16ww+g+8 are C\n"
+		    "// columns 2g, 2g+1 of the warp's 16; nb[kk][0] holds k = 8kk + t, nb[kk][1]\n"
+		    "// k = 8kk + t + 4. Tile [k][BSTR] (sb at the thread's column) or [n][BKS]\n"
+		    "// (sb at the thread's row).\n"
+		    "template <int BSTR> __device__ __forceinline__ void kfg_load_b_kn(float2 (&nb)[4][2], unsigned sb, int t)\n"
+		    "{\n"
+		    "#pragma unroll\n"
+		    "    for (int kk = 0; kk < 4; kk++)\n"
+		    "#pragma unroll\n"
+		    "        for (int hh = 0; hh < 2; hh++) {\n"
+		    "            const unsigned a = sb + (8 * kk + t + 4 * hh) * BSTR * 4;\n"
+		    "            asm volatile(\"ld.shared.v2.f32 {%0, %1}, [%2];\\n\" : \"=f\"(nb[kk][hh].x), \"=f\"(nb[kk][hh].y) : \"r\"(a));\n"
+		    "        }\n"
+		    "}\n"
+		    "template <int BKS> __device__ __forceinline__ void kfg_load_b_nk(float2 (&nb)[4][2], unsigned sb, int t)\n"
+		    "{\n"
+		    "#pragma unroll\n"
+		    "    for (int kk = 0; kk < 4; kk++)\n"
+		    "#pragma unroll\n"
+		    "        for (int hh = 0; hh < 2; hh++) {\n"
+		    "            const unsigned a = sb + (8 * kk + t + 4 * hh) * 4;\n"
+		    "            asm volatile(\"ld.shared.f32 %0, [%1];\\n\" : \"=f\"(nb[kk][hh].x) : \"r\"(a));\n"
+		    "            asm volatile(\"ld.shared.f32 %0, [%1];\\n\" : \"=f\"(nb[kk][hh].y) : \"r\"(a + BKS * 4));\n"
+		    "        }\n"
+		    "}\n");
+}
+
+void gemm_emit_wg_helpers(struct buf *s)
 {
 	buf_adds(s, "#ifndef KF_GEMM_EPI_WG\n#define KF_GEMM_EPI_WG\n"
+		    "#ifdef __CUDACC__ // (on the host: tests/tools/emulate_shim_tc.h)\n"
 		    "__device__ __forceinline__ void kfg_fence_async() { asm volatile(\"fence.proxy.async.shared::cta;\\n\" ::: \"memory\"); }\n"
 		    "__device__ __forceinline__ void kfg_wg_fence() { asm volatile(\"wgmma.fence.sync.aligned;\\n\" ::: \"memory\"); }\n"
 		    "__device__ __forceinline__ void kfg_wg_commit() { asm volatile(\"wgmma.commit_group.sync.aligned;\\n\" ::: \"memory\"); }\n"
 		    "template <int N> __device__ __forceinline__ void kfg_wg_wait() { asm volatile(\"wgmma.wait_group.sync.aligned %0;\\n\" :: \"n\"(N) : \"memory\"); }\n"
-		    "__device__ __forceinline__ void kfg_keep(float& x) { asm volatile(\"\" : \"+f\"(x) :: \"memory\"); }\n"
+		    "__device__ __forceinline__ void kfg_keep(float& x) { asm volatile(\"\" : \"+f\"(x) :: \"memory\"); }\n");
+	emit_wgmma_fn(s, "kfg_wgmma_tf32", "m64n128k8.f32.tf32.tf32", "");
+	emit_wgmma_fn(s, "kfg_wgmma_bf16", "m64n128k16.f32.bf16.bf16", ", 0");
+	emit_load_b(s);
+	buf_adds(s, "#endif\n"
 		    "// K-major operand, 128-byte swizzle: LBO 1 (unused), SBO 1024 bytes (8 rows of 128 B)\n"
 		    "__device__ __forceinline__ unsigned long long kfg_desc(unsigned addr)\n"
 		    "{ return (unsigned long long)((addr & 0x3FFFF) >> 4) | (1ull << 16) | (64ull << 32) | (1ull << 62); }\n");
-	emit_wgmma_fn(s, "kfg_wgmma_tf32", "m64n128k8.f32.tf32.tf32", "");
-	emit_wgmma_fn(s, "kfg_wgmma_bf16", "m64n128k16.f32.bf16.bf16", ", 0");
 	buf_adds(s, "// The split of an A tile (sa) into ss, same swizzled layout. BF 1: unit u = one\n"
 		    "// row's 8-wide k step, 16 bf16 slots: 0-7 small(x), 8-15 x, in k order\n"
 		    "// 0,4,1,5,2,6,3,7 (the register fragment's k = t, t + 4). BF 0: one 16-byte\n"
@@ -64,31 +97,6 @@ static void emit_wg_helpers(struct buf *s)
 		    "{\n"
 		    "#pragma unroll\n"
 		    "    for (int e = 0; e < (HI - LO) / 256; e++) kfg_split_unit<BF>(sa, ss, LO + tid + e * 256);\n"
-		    "}\n"
-		    "// A warpgroup's B fragment of a tile: operand rows 16ww+g, 16ww+g+8 are C\n"
-		    "// columns 2g, 2g+1 of the warp's 16; nb[kk][0] holds k = 8kk + t, nb[kk][1]\n"
-		    "// k = 8kk + t + 4. Tile [k][BSTR] (sb at the thread's column) or [n][BKS]\n"
-		    "// (sb at the thread's row).\n"
-		    "template <int BSTR> __device__ __forceinline__ void kfg_load_b_kn(float2 (&nb)[4][2], unsigned sb, int t)\n"
-		    "{\n"
-		    "#pragma unroll\n"
-		    "    for (int kk = 0; kk < 4; kk++)\n"
-		    "#pragma unroll\n"
-		    "        for (int hh = 0; hh < 2; hh++) {\n"
-		    "            const unsigned a = sb + (8 * kk + t + 4 * hh) * BSTR * 4;\n"
-		    "            asm volatile(\"ld.shared.v2.f32 {%0, %1}, [%2];\\n\" : \"=f\"(nb[kk][hh].x), \"=f\"(nb[kk][hh].y) : \"r\"(a));\n"
-		    "        }\n"
-		    "}\n"
-		    "template <int BKS> __device__ __forceinline__ void kfg_load_b_nk(float2 (&nb)[4][2], unsigned sb, int t)\n"
-		    "{\n"
-		    "#pragma unroll\n"
-		    "    for (int kk = 0; kk < 4; kk++)\n"
-		    "#pragma unroll\n"
-		    "        for (int hh = 0; hh < 2; hh++) {\n"
-		    "            const unsigned a = sb + (8 * kk + t + 4 * hh) * 4;\n"
-		    "            asm volatile(\"ld.shared.f32 %0, [%1];\\n\" : \"=f\"(nb[kk][hh].x) : \"r\"(a));\n"
-		    "            asm volatile(\"ld.shared.f32 %0, [%1];\\n\" : \"=f\"(nb[kk][hh].y) : \"r\"(a + BKS * 4));\n"
-		    "        }\n"
 		    "}\n"
 		    "// Register fragments: bh = trunc(x) (a register operand must hold tf32 bits);\n"
 		    "// bl: BF 0 small(x) in tf32; BF 1 bf16 k16 pairs, slots 2t, 2t+1 = k t, t+4 of x,\n"
@@ -213,31 +221,17 @@ static void emit_store(struct buf *s, const struct gemm_cfg *c)
 		    "        }\n");
 }
 
-void gemm_emit_wgmma(struct buf *s, const struct gemm_cfg *c)
+/* The K loop into acc[64] (needs STAGES, BF, SA_BYTES, NUNITS, tid, t,
+ * ktiles, stage_a, ssplit, load_tile(kt) and load_b(nb, kt)); a_wo: ""
+ * or " + OFFSET", this warpgroup's A rows in a tile; late: the next tile's
+ * copies issued after the first k step (tensor cores busy meanwhile), for
+ * a costly load (the conv's gather). Shared with the conv core. */
+void gemm_emit_wg_loop(struct buf *s, const char *a_wo, int late)
 {
-	emit_wg_helpers(s);
-	buf_addf(s, "extern \"C\" __global__ void __launch_bounds__(256, 1)\n"
-		    "%s(const float* __restrict__ kf_a, const float* __restrict__ kf_b, float* __restrict__ kf_c%s,\n"
-		    "   long long kf_M, long long kf_N, long long kf_K)\n{\n"
-		    "    extern __shared__ __align__(1024) float kf_smem[];\n",
-		 c->name, c->params);
-	gemm_emit_prologue(s, c);
-	buf_addf(s, "    constexpr int STAGES = %d, BF = %d, %s;\n"
-		    "    constexpr unsigned SA_BYTES = 16384, STAGE_BYTES = %d;   // multiples of 1024\n"
-		    "    constexpr int NUNITS = BF ? 512 : 1024;   // split units of a tile\n"
-		    "    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;\n"
-		    "    const int wg = warp >> 2, ww = warp & 3, g = lane >> 2, t = lane & 3;\n"
-		    "    const long long m0 = (long long)blockIdx.y * 128, n0 = (long long)blockIdx.x * 128;\n"
-		    "    const unsigned sbase = (kfg_smem(kf_smem) + 1023u) & ~1023u;\n"
-		    "    const unsigned ssplit = sbase + STAGES * STAGE_BYTES;   // two split buffers\n"
-		    "    const unsigned b_off = %s;\n"
-		    "    auto stage_a = [&](int kt) { return sbase + (kt %% STAGES) * STAGE_BYTES; };\n",
-		 c->stages, c->bf, c->bt_k ? "BKS = 36" : "BSTR = 136", c->bt_k ? 16384 + 18432 : 16384 + 17408,
-		 c->bt_k ? "(64 * wg + 16 * ww + 2 * g) * BKS * 4" : "(64 * wg + 16 * ww + 2 * g) * 4");
-	emit_loader(s, c);
-	buf_addf(s, "    auto load_b = [&](float2 (&nb)[4][2], int kt) { kfg_load_b_%s<%s>(nb, stage_a(kt) + SA_BYTES + b_off, t); };\n",
-		 c->bt_k ? "nk" : "kn", c->bt_k ? "BKS" : "BSTR");
-	buf_adds(s, "    float acc[64], part[64];\n"
+	const char *load = "        if (kt + STAGES - 1 < ktiles) load_tile(kt + STAGES - 1);\n"
+			   "        kfg_commit();\n";
+
+	buf_addf(s, "    float acc[64], part[64];\n"
 		    "#pragma unroll\n"
 		    "    for (int i = 0; i < 64; i++) acc[i] = part[i] = 0.0f;\n"
 		    "    float2 nb[4][2];\n"
@@ -256,15 +250,15 @@ void gemm_emit_wgmma(struct buf *s, const struct gemm_cfg *c)
 		    "    __syncthreads();\n"
 		    "    for (int kt = 0; kt < ktiles; kt++) {\n"
 		    "        const bool more = kt + 1 < ktiles;\n"
-		    "        if (kt + STAGES - 1 < ktiles) load_tile(kt + STAGES - 1);\n"
-		    "        kfg_commit();\n"
+		    "%s"
 		    "        unsigned bh[4][4], bl[4][4];\n"
 		    "        kfg_frags<BF>(nb, bh, bl);\n"
-		    "        const unsigned long long d_raw = kfg_desc(stage_a(kt)), d_split = kfg_desc(ssplit + (kt & 1) * SA_BYTES);\n"
+		    "        const unsigned long long d_raw = kfg_desc(stage_a(kt)%s), d_split = kfg_desc(ssplit + (kt & 1) * SA_BYTES%s);\n"
 		    "        const unsigned snext = ssplit + ((kt + 1) & 1) * SA_BYTES;\n"
 		    "        kfg_wg_fence();\n"
 		    "        // the split of tile kt+1 between this tile's k steps (tensor cores busy meanwhile)\n"
 		    "        kfg_mma_step<BF>(part, bh, bl, 0, d_raw, d_split, 0);\n"
+		    "%s"
 		    "        if (more) {\n"
 		    "            kfg_wait<STAGES - 2>();\n"
 		    "            __syncthreads();\n"
@@ -287,7 +281,34 @@ void gemm_emit_wgmma(struct buf *s, const struct gemm_cfg *c)
 		    "            acc[i] += part[i];\n"
 		    "        }\n"
 		    "        __syncthreads();\n"
-		    "    }\n");
+		    "    }\n", late ? "" : load, a_wo, a_wo, late ? load : "");
+}
+
+void gemm_emit_wgmma(struct buf *s, const struct gemm_cfg *c)
+{
+	gemm_emit_wg_helpers(s);
+	buf_addf(s, "extern \"C\" __global__ void __launch_bounds__(256, 1)\n"
+		    "%s(const float* __restrict__ kf_a, const float* __restrict__ kf_b, float* __restrict__ kf_c%s,\n"
+		    "   long long kf_M, long long kf_N, long long kf_K)\n{\n"
+		    "    extern __shared__ __align__(1024) float kf_smem[];\n",
+		 c->name, c->params);
+	gemm_emit_prologue(s, c);
+	buf_addf(s, "    constexpr int STAGES = %d, BF = %d, %s;\n"
+		    "    constexpr unsigned SA_BYTES = 16384, STAGE_BYTES = %d;   // multiples of 1024\n"
+		    "    constexpr int NUNITS = BF ? 512 : 1024;   // split units of a tile\n"
+		    "    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;\n"
+		    "    const int wg = warp >> 2, ww = warp & 3, g = lane >> 2, t = lane & 3;\n"
+		    "    const long long m0 = (long long)blockIdx.y * 128, n0 = (long long)blockIdx.x * 128;\n"
+		    "    const unsigned sbase = (kfg_smem(kf_smem) + 1023u) & ~1023u;\n"
+		    "    const unsigned ssplit = sbase + STAGES * STAGE_BYTES;   // two split buffers\n"
+		    "    const unsigned b_off = %s;\n"
+		    "    auto stage_a = [&](int kt) { return sbase + (kt %% STAGES) * STAGE_BYTES; };\n",
+		 c->stages, c->bf, c->bt_k ? "BKS = 36" : "BSTR = 136", c->bt_k ? 16384 + 18432 : 16384 + 17408,
+		 c->bt_k ? "(64 * wg + 16 * ww + 2 * g) * BKS * 4" : "(64 * wg + 16 * ww + 2 * g) * 4");
+	emit_loader(s, c);
+	buf_addf(s, "    auto load_b = [&](float2 (&nb)[4][2], int kt) { kfg_load_b_%s<%s>(nb, stage_a(kt) + SA_BYTES + b_off, t); };\n",
+		 c->bt_k ? "nk" : "kn", c->bt_k ? "BKS" : "BSTR");
+	gemm_emit_wg_loop(s, "", 0);
 	emit_store(s, c);
 	buf_adds(s, "}\n");
 }

@@ -5,10 +5,12 @@
  * gives the materialized tensors scratch buffers by liveness.
  * Parameters: fuse, tc (try the tensor-core emitters of builtin_epi.h
  * first; off by default: those kernels cannot be emulated on the host),
- * mma (their sm_80 mma.sync core instead of sm_90a wgmma; convs take
- * conv_epi's mma.sync core either way, or its older wmma one with
- * "conv_wmma": 1), split3 (their 3xTF32 split instead of tf32+bf16: three
- * tf32 products, more bits; -1, the default: on for level 3), fold (a
+ * mma (their sm_80 mma.sync core instead of sm_90a wgmma, convs included),
+ * conv_mma (convs alone on the mma.sync core; -1, the default: on for level
+ * 3), conv_wmma (convs on conv_epi's older wmma core), split3
+ * (their 3xTF32 split instead of tf32+bf16: three tf32 products, more
+ * bits; -1, the default: on for level 3, and for the convolutions of the
+ * wgmma core on every level), fold (a
  * sum or mean of a linear's outputs over its features becomes a GEMV with
  * the weight's column sums, builtin_graph_lsum.c), block (threads of elementwise kernels), BM BN BK
  * TM TN (the fallback SGEMM's tiles), dacc (the direct conv sums in double;
@@ -446,6 +448,15 @@ static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
 	p->mma = bt_param(prm, "mma", 0) != 0;
 	p->fold = bt_param(prm, "fold", 1) != 0;
 	p->conv_wmma = bt_param(prm, "conv_wmma", 0) != 0;
+	/* -1: convs on the mma.sync core on level 3 only. On level 2 the wgmma
+	 * core was 1.3x the mma one (geomean, H100); on level 3 even overall,
+	 * but 2x slower on VGG16/19 and GoogLeNet (small images, deep K, few
+	 * blocks) and 1.3-1.8x faster on AlexNet and DenseNet: the search
+	 * tries both (catalogue graph-tensor-core). */
+	p->conv_mma = bt_param(prm, "conv_mma", -1);
+	if (p->conv_mma < 0)
+		p->conv_mma = json_integer_value(json_object_get(spec, "level")) == 3;
+	p->conv_mma = p->conv_mma || p->mma;
 	p->split3 = bt_param(prm, "split3", -1);
 	p->attn = bt_param(prm, "attn", 1) != 0;
 	p->dacc = bt_param(prm, "dacc", -1);
@@ -456,6 +467,11 @@ static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
 		p->dacc = json_integer_value(json_object_get(spec, "level")) == 3;
 	/* Level 3's deep nets: the tf32+bf16 split (~18 bits) missed 1e-4 on
 	 * ResNet101 and MobileNetV2 on an H100; 3xTF32 held it. */
+	/* Convolutions on the wgmma core take 3xTF32 on every level: that core
+	 * is not bound by its tensor cores, and tf32+bf16 missed 1e-4 on two
+	 * level-2 problems' U[-100, 100) draw (docs/results/conv-wgmma-h100). */
+	p->conv_split3 = p->split3 < 0 ? !p->conv_mma || json_integer_value(json_object_get(spec, "level")) == 3
+				       : p->split3;
 	if (p->split3 < 0)
 		p->split3 = json_integer_value(json_object_get(spec, "level")) == 3;
 	p->block = bt_param(prm, "block", 256);
@@ -555,6 +571,6 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 const struct tmpl_def tmpl_graph_defs[] = {
 	{ "graph", graph_supports, graph_render,
 	  "{\"fuse\": 1, \"tc\": 0, \"mma\": 0, \"fold\": 1, \"block\": 256, \"BM\": 64, \"BN\": 64, \"BK\": 16, "
-	  "\"TM\": 4, \"TN\": 4, \"conv_wmma\": 0, \"split3\": -1, \"attn\": 1, \"dacc\": -1, \"dedup\": 2, \"src_limit\": 1}" },
+	  "\"TM\": 4, \"TN\": 4, \"conv_wmma\": 0, \"conv_mma\": -1, \"split3\": -1, \"attn\": 1, \"dacc\": -1, \"dedup\": 2, \"src_limit\": 1}" },
 	{ NULL, NULL, NULL, NULL },
 };

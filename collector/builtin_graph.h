@@ -100,6 +100,8 @@ struct gr_plan {
 	int fuse, tc, mma, fold, block, BM, BN, BK, TM, TN;
 	int conv_wmma;		/* convs on conv_epi's older wmma core */
 	int split3;		/* tensor cores with the 3xTF32 split (deep nets: more bits) */
+	int conv_split3;	/* the same for convolutions */
+	int conv_mma;		/* convolutions on conv_epi's mma.sync core (else wgmma) */
 	int attn;		/* attention chains in one kernel (else only where the scores
 				 * would need over 2^29 floats) */
 	int dacc;

@@ -298,8 +298,8 @@ static int conv_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 			 CO, Sp, e->code.s);
 		ep.code = code.s;
 		snprintf(name, sizeof(name), "g%d_conv_tc", gi);
-		json_t *tp = json_pack("{s:s,s:s}", "core", p->conv_wmma ? "wmma" : p->mma ? "mma" : "wgmma",
-				       "split", p->split3 ? "3xtf32" : "tf32bf16");
+		json_t *tp = json_pack("{s:s,s:s}", "core", p->conv_wmma ? "wmma" : p->conv_mma ? "mma" : "wgmma",
+				       "split", p->conv_split3 ? "3xtf32" : "tf32bf16");
 
 		rc = tp ? conv_epi_emit(&p->src, &p->launch, name, &sh, xs, ws, ys, &ep, tp, err) : kf_err(err, "out of memory");
 		json_decref(tp);

@@ -7,7 +7,10 @@
 # share one candidate; K slices move the epilogue to the sum kernel; what is
 # not supported is refused (exit 1) and bad arguments are errors (exit 2).
 # The template matmul_tce applies to exactly the level-1 products it should
-# and its kernels compile. Runs on the CPU; tests/gpu/g0510 runs them.
+# and its kernels compile; emulated on the host at 130 x 197 x 300 (wgmma and
+# mma.sync through tests/tools/emulate_shim_tc.h) with both cores and splits
+# they match the oracle, and kernels broken on purpose do not. Runs on the
+# CPU; tests/gpu/g0510 runs them.
 . "$KF_ROOT/tests/lib.sh"
 
 G="$KF_BUILD/tests/gemm_emit"
@@ -155,3 +158,53 @@ contains "the upper-triangular product masks its lower half" tce/p014-wg.cu 'if 
 contains "the lower-triangular product its upper half" tce/p015-mma.cu 'if \(m < n\) v = 0.0f;'
 contains "the large-K product (6) slices K" tce/p006-wg.cu '^mm_tce_sum<<<'
 expect_exit 1 "matmul_tce refuses the matrix-vector product" "$E" render "$(spec_of 4)" matmul_tce
+
+# Host emulation at sizes with edges in every dimension and several tiles.
+SZ='{"M": 130, "N": 197, "K": 300, "m": 130, "n": 197, "k": 300, "batch_size": 2}'
+python3 - "$KF_ROOT" small "$SZ" 1 2 3 13 14 16 17 18 <<'PY'
+import glob, json, os, shutil, sys
+root, out, sizes = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+for n in sys.argv[4:]:
+    d = glob.glob("%s/problems/level1/%03d_*" % (root, int(n)))[0]
+    o = os.path.join(out, "problems", "level1", os.path.basename(d))
+    os.makedirs(o)
+    s = json.load(open(d + "/spec.json"))
+    s["sizes"] = {k: sizes.get(k, v) for k, v in s["sizes"].items()}
+    json.dump(s, open(o + "/spec.json", "w"))
+    shutil.copy(d + "/reference.cu", o)
+PY
+mkdir -p sm
+: >emu.jobs
+for n in 1 2 3 13 14 16 17 18; do
+	s=$(ls small/problems/level1/"$(printf %03d "$n")"_*/spec.json)
+	for v in wg:'{}' wg3:'{"split":"3xtf32"}' mma:'{"core":"mma"}'; do
+		"$E" render "$s" matmul_tce "${v#*:}" >"sm/$n-${v%%:*}.cu" || nok "$n renders (${v%%:*}) at small sizes"
+		printf '%s\0' "emu/$n-${v%%:*}" small "$n" "sm/$n-${v%%:*}.cu" >>emu.jobs
+	done
+done
+# teeth: the A tile written unswizzled (read swizzled), the wgmma descriptor's
+# 8-row stride halved
+sed 's|kfg_cp16(sa + r \* 128 + ((q ^ (r \& 7)) << 4)|kfg_cp16(sa + r * 128 + (q << 4)|' sm/2-wg.cu >sm/swz.cu
+check "the broken kernel writes A unswizzled" test "$(cmp -s sm/swz.cu sm/2-wg.cu; echo $?)" -eq 1
+sed 's/(64ull << 32)/(32ull << 32)/' sm/2-wg.cu >sm/sbo.cu
+check "the broken kernel's descriptor has another 8-row stride" test "$(cmp -s sm/sbo.cu sm/2-wg.cu; echo $?)" -eq 1
+printf '%s\0' emu/swz small 2 sm/swz.cu emu/sbo small 2 sm/sbo.cu >>emu.jobs
+export KF_EMU_SIZES="$SZ"
+emulate_jobs emu.jobs
+bad=0 k=0
+for n in 1 2 3 13 14 16 17 18; do
+	for v in wg wg3 mma; do
+		k=$((k + 1))
+		case $(cat "emu/$n-$v.res") in
+		ok*) ;;
+		*) bad=$((bad + 1)); echo "# $n-$v: $(cut -c1-200 "emu/$n-$v.res")" ;;
+		esac
+	done
+done
+check "$k emulated matmul_tce kernels (wgmma, wgmma 3xTF32, mma.sync) match the oracle ($bad failed)" \
+	test "$bad" -eq 0 -a "$k" -eq 24
+mismatch() { grep -Eq '^not ok .*[0-9]+ elements, [1-9][0-9]* bad' "$1"; }
+for t in swz sbo; do
+	echo "# $t: $(cut -c1-160 emu/$t.res)"
+	check "a kernel broken on purpose ($t) fails the oracle" mismatch emu/$t.res
+done

@@ -1,15 +1,17 @@
 #!/bin/sh
 # conv_epi_emit (collector/builtin_conv_epi*.c: implicit GEMM, transposed by
-# phase; the mma.sync core by default, the 3xTF32 wmma core with "core":
-# "wmma") and its level-1 template conv_tce: it applies to exactly the
+# phase; the mma.sync core by default, the sm_90a wgmma core with "core":
+# "wgmma", the 3xTF32 wmma core with "core": "wmma") and its level-1
+# template conv_tce: it applies to exactly the
 # level-1 convolutions with 8 or more output channels a group (not
 # depthwise, not the separable pair); every one renders (defaults, both
 # cores, the catalogue ideas), passes the launch check at full size and
 # compiles with NVRTC without spills (defaults for all, the wmma core, other
-# tilings and the ideas for a third each; the mma core for sm_90a and
+# tilings and the ideas for a third each, the wgmma core for a sixth; the mma core for sm_90a and
 # sm_80, and a third of the level-2 graph's convs for sm_80); emulated on the CPU at small
 # sizes (forward: conv_small_root.py, transposed: emulate_convt.py; mma.sync
-# through tests/tools/emulate_shim_tc.h) with both cores and other tilings,
+# and wgmma through tests/tools/emulate_shim_tc.h) with the three cores and
+# other tilings,
 # the kernels match the oracle; so do synthetic shapes (conv_epi_synth.py:
 # groups, odd channel counts, strides, dilation, output padding, phases
 # without taps, bias as the epilogue), rendered both by conv_tce and by
@@ -44,7 +46,9 @@ done
 for par in '{"BM": 48}' '{"BK": 12}' '{"CB": 64}' '{"WM": 3}' '{"BN": 24}' \
 	'{"BM": 256, "BN": 256, "WM": 1, "WN": 1}' '{"core": "wmma", "BM": 48}' \
 	'{"core": "wmma", "BN": 24}' '{"core": "tc"}' '{"core": 1}' '{"split": "tf32"}' \
-	'{"STAGES": 6}' '{"STAGES": 1}' '{"BM": 256, "BN": 128}' '{"BM": 256, "STAGES": 5, "BN": 256}'; do
+	'{"STAGES": 6}' '{"STAGES": 1}' '{"BM": 256, "BN": 128}' '{"BM": 256, "STAGES": 5, "BN": 256}' \
+	'{"core": "wgmma", "MW": 3}' '{"core": "wgmma", "STAGES": 6}' '{"core": "wgmma", "CB": 2}' \
+	'{"core": "wgmma", "MW": 2, "STAGES": 5}'; do
 	expect_exit 1 "conv_tce refuses parameters $par" "$E" render "$(spec_of "$KF_ROOT" 63)" conv_tce "$par"
 	contains "with a reason" "$T_TMP/err" "conv_tce: "
 done
@@ -92,6 +96,9 @@ for n in $FWD $TRN; do
 	if every_nth "$j" 6 3; then
 		{ echo "// problem: $p"; "$E" render "$s" conv_tce "{$W}"; } >"full/$p-w.cu" ||
 			nok "problem $n renders with the wmma core"
+	elif every_nth $((j + 1)) 6 3; then
+		{ echo "// problem: $p"; "$E" render "$s" conv_tce '{"core": "wgmma"}'; } >"full/$p-g.cu" ||
+			nok "problem $n renders with the wgmma core"
 	elif every_nth $((j + 2)) 6 3; then
 		{ echo "// problem: $p"; "$E" render "$s" conv_tce "$(alt "$j")"; } >"full/$p-a.cu" ||
 			nok "problem $n renders with $(alt "$j")"
@@ -109,7 +116,7 @@ for n in $FWD $TRN; do
 	done
 	check "problem $n: the conv_tce ideas render ($c kernels)" test "$c" -ge 2
 done
-"$KF_BUILD/tests/kfcompile" --exe "$KFORGE" --fixtures fix --pool "$(par_jobs)" --timeout 120 --cpu 120 \
+"$KF_BUILD/tests/kfcompile" --exe "$KFORGE" --arch sm_90a --fixtures fix --pool "$(par_jobs)" --timeout 120 --cpu 120 \
 	full/*.cu >nvrtc.out 2>&1
 set -- full/*.cu
 total=$#
@@ -122,9 +129,12 @@ lacks "and none spills registers" nvrtc.out 'spill_st [1-9]'
 # graph's convs ("tc": 1, "mma": 1: both emitters on mma.sync) for sm_80
 set -- full/*-w.cu
 nw=$#
-check "the defaults use the mma.sync core, and wmma when asked ($nw)" sh -c \
-	"grep -l 'mma.sync' full/*-d.cu | wc -l | grep -qx 30 && ! grep -q 'wmma::' full/*-d.cu &&
-	 grep -l 'wmma::mma_sync' full/*-w.cu | wc -l | grep -qx $nw && test $nw -ge 5"
+set -- full/*-g.cu
+ng=$#
+check "the defaults use the mma.sync core, wmma and wgmma when asked ($nw, $ng)" sh -c \
+	"grep -l 'mma.sync' full/*-d.cu | wc -l | grep -qx 30 && ! grep -q 'wmma::\|wgmma' full/*-d.cu &&
+	 grep -l 'wmma::mma_sync' full/*-w.cu | wc -l | grep -qx $nw && test $nw -ge 5 &&
+	 grep -l 'wgmma.mma_async' full/*-g.cu | wc -l | grep -qx $ng && test $ng -ge 5"
 # for sm_80: a third of the defaults (all under make test-long)
 set --
 j=0
@@ -176,13 +186,15 @@ for n in $FWD $TRN; do
 		if ! long_tier && [ $((j % 2)) -eq 1 ]; then j=$((j + 1)); continue; fi
 		s=$(spec_of "$KF_ROOT" "$n") ;;
 	esac
-	for par in '{}' "{$W}" "$(alt "$j")"; do
+	for par in '{}' '{"core": "wgmma"}' "{$W}" "$(alt "$j")"; do
 		k=$n-$(echo "$par" | cksum | cut -c1-6)
 		"$E" render "$s" conv_tce "$par" >"sm/$k.cu"
 		case " $FWD " in
 		*" $n "*) printf '%s\0' "emu/$k" small "$n" "sm/$k.cu" >>fwd.jobs ;;
 		*) printf '%s\0' "emu/$k" "$n" "sm/$k.cu" x >>trn.jobs ;;
 		esac
+		# the wgmma core for every problem as well
+		[ "$par" = '{}' ] && continue
 		[ $((j % 3)) -ne 0 ] && [ "$par" = "{$W}" ] && break
 		{ ! long_tier && [ $((j % 6)) -ne 0 ]; } && break
 	done
@@ -202,9 +214,10 @@ while read -r name num dir; do
 	cp "$s" "synfix/$name.json"
 	"$E" render "$s" conv_tce >"sm/$name-t.cu" || nok "$name renders"
 	"$E" render "$s" conv_tce "{$W}" >"sm/$name-w.cu" || nok "$name renders with the wmma core"
+	"$E" render "$s" conv_tce '{"core": "wgmma"}' >"sm/$name-g.cu" || nok "$name renders with the wgmma core"
 	"$E" render "$s" conv_tce "$(alt "$j")" >"sm/$name-a.cu" || nok "$name renders with $(alt "$j")"
 	"$CE" "$(cat "$dir/shape.json")" >"sm/$name-e.cu" || nok "$name: conv_epi_emit emits"
-	for v in t w a e; do
+	for v in t w g a e; do
 		# the other tiling for every other shape (emulation time)
 		[ $v = a ] && [ $((j % 2)) -eq 1 ] && continue
 		printf '%s\0' "emu/$name-$v" "$dir" "$num" "sm/$name-$v.cu" >>syn.jobs
@@ -214,10 +227,10 @@ while read -r name num dir; do
 done <syn.list
 check "9 synthetic shapes" test "$(wc -l <syn.list)" -eq 9
 emulate_jobs syn.jobs
-"$KF_BUILD/tests/kfcompile" --exe "$KFORGE" --fixtures synfix --pool "$(par_jobs)" --timeout 120 --cpu 120 \
+"$KF_BUILD/tests/kfcompile" --exe "$KFORGE" --arch sm_90a --fixtures synfix --pool "$(par_jobs)" --timeout 120 --cpu 120 \
 	synfix/*.cu >synnvrtc.out 2>&1
-check "the synthetic kernels pass the launch check and compile ($(grep -c '\.cu: ok' synnvrtc.out) of 32)" \
-	test "$(grep -c '\.cu: ok' synnvrtc.out)" -eq 32
+check "the synthetic kernels pass the launch check and compile ($(grep -c '\.cu: ok' synnvrtc.out) of 41)" \
+	test "$(grep -c '\.cu: ok' synnvrtc.out)" -eq 41
 bad=0 k=0
 for r in emu/*.res; do
 	k=$((k + 1))
@@ -230,8 +243,10 @@ check "$k emulated conv_epi kernels match the oracle ($bad failed)" test "$bad" 
 
 # Teeth: plain TF32 (no lo terms: the wmma core's two small products, the
 # mma core's bf16 one), the mma core's A swizzle written one way and read
-# another, a phase's input offset moved by one, the bias epilogue dropped:
-# each must fail the oracle.
+# another, a phase's input offset moved by one, the bias epilogue dropped,
+# the wgmma core's gather unswizzled, its channels-last copy reading the
+# padded channel count as the real one (groups of 3 channels), the odd
+# channel of its accumulator pairs dropped: each must fail the oracle.
 d=syn/t2_groups_phase
 grep -v 'al\[i\], bh\[j\]\|ah\[i\], bl\[j\]' sm/t2_groups_phase-w.cu >nolo.cu
 check "the broken kernel lost its lo terms" test "$(grep -c mma_sync nolo.cu)" -eq 1
@@ -244,11 +259,20 @@ sed 's|dd = TR ? (fd + PD - kd \* DD) / SD|dd = TR ? (fd + PD - kd * DD) / SD + 
 check "the broken kernel has its phase offset moved" test "$(cmp -s phase.cu sm/t3_cpg5-t.cu; echo $?)" -eq 1
 grep -v 'v += bias\[c\];' sm/f2_groups_cpg3-e.cu >nobias.cu
 check "the broken kernel lost its epilogue" test "$(grep -c 'bias\[c\]' nobias.cu)" -eq 0
+sed 's|(unsigned)((qc ^ (ar \& 7)) << 4)|(unsigned)(qc << 4)|' sm/f3_strided-g.cu >wgswz.cu
+check "the broken wgmma kernel has its gather unswizzled" test "$(cmp -s wgswz.cu sm/f3_strided-g.cu; echo $?)" -eq 1
+sed 's|(long long)(ch / cpg4) \* cpg + c|(long long)(ch / cpg4) * cpg4 + c|' sm/f2_groups_cpg3-g.cu >wgpad.cu
+check "the broken wgmma kernel reads x past its group's channels" \
+	test "$(cmp -s wgpad.cu sm/f2_groups_cpg3-g.cu; echo $?)" -eq 1
+sed 's|Cs\[(nn + 1) \* CS + m\] = acc\[4 \* j + 2 + h\];||' sm/t2_groups_phase-g.cu >wgacc.cu
+check "the broken wgmma kernel drops a column" test "$(cmp -s wgacc.cu sm/t2_groups_phase-g.cu; echo $?)" -eq 1
 printf '%s\0' emu/nolo "$d" 75 nolo.cu emu/nolomma "$d" 75 nolomma.cu emu/swz syn/f3_strided 54 swz.cu \
-	emu/phase syn/t3_cpg5 72 phase.cu emu/nobias syn/f2_groups_cpg3 50 nobias.cu >teeth.jobs
+	emu/phase syn/t3_cpg5 72 phase.cu emu/nobias syn/f2_groups_cpg3 50 nobias.cu \
+	emu/wgswz syn/f3_strided 54 wgswz.cu emu/wgpad syn/f2_groups_cpg3 50 wgpad.cu \
+	emu/wgacc "$d" 75 wgacc.cu >teeth.jobs
 emulate_jobs teeth.jobs
 mismatch() { grep -Eq '^not ok .*[0-9]+ elements, [1-9][0-9]* bad' "$1"; }
-for t in nolo nolomma swz phase nobias; do
+for t in nolo nolomma swz phase nobias wgswz wgpad wgacc; do
 	echo "# $t: $(cut -c1-160 emu/$t.res)"
 	check "a kernel broken on purpose ($t) fails the oracle" mismatch emu/$t.res
 done

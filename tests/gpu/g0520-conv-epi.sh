@@ -1,10 +1,11 @@
 #!/bin/sh
-# conv_epi on the GPU, each core (CONV_EPI_CORES, default "mma wmma": the
-# mma.sync core, the default, and the older 3xTF32 wmma one): the level-1
-# template conv_tce (collector/builtin_conv_epi*.c) rendered with the core's
-# defaults for every convolution it supports, and the level-2 graph
-# template with tensor cores ({"tc": 1}, conv_wmma for the wmma core) on
-# the conv-led problems, each evaluated by `kforge eval` (collect
+# conv_epi on the GPU, each core (CONV_EPI_CORES, default "wgmma mma wmma":
+# the sm_90a wgmma core, the graph's; the mma.sync core, conv_tce's default;
+# the older 3xTF32 wmma one): the level-1 template conv_tce
+# (collector/builtin_conv_epi*.c) rendered with the core's defaults for
+# every convolution it supports, and the level-2 graph template with tensor
+# cores ({"tc": 1}; "mma": 1 for the mma core, conv_wmma for the wmma one)
+# on the conv-led problems, each evaluated by `kforge eval` (collect
 # protocol: checks at fp32 tolerance, timed with the L2 flushed): every one
 # must be correct. Prints each kernel's mean ms and, where this GPU has a
 # committed eager baseline (problems/baselines/), the speedup, and their
@@ -19,7 +20,7 @@ fi
 E="$KF_BUILD/tests/builtin_emit"
 NUMS=${CONV_EPI_PROBLEMS-"50 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 87"}
 L2=${CONV_EPI_L2-"1 4 11 13 17 32 43 47 100"}
-CORES=${CONV_EPI_CORES:-"mma wmma"}
+CORES=${CONV_EPI_CORES:-"wgmma mma wmma"}
 gpu=$("$KFORGE" gpu-info --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["name"])')
 echo "# GPU: $gpu"
 : >times
@@ -46,11 +47,13 @@ for core in $CORES; do
 		one level1 "$(ls -d "$KF_ROOT"/problems/level1/"$(printf %03d "$n")"_*)" "$core" conv_tce \
 			"{\"core\": \"$core\"}"
 	done
-	w=0
-	[ "$core" = wmma ] && w=1
+	case $core in
+	wgmma) gp='"tc": 1' ;;
+	mma) gp='"tc": 1, "mma": 1' ;;
+	*) gp='"tc": 1, "conv_wmma": 1' ;;
+	esac
 	for n in $L2; do
-		one level2 "$(ls -d "$KF_ROOT"/problems/level2/"$(printf %03d "$n")"_*)" "$core" graph \
-			"{\"tc\": 1, \"conv_wmma\": $w}"
+		one level2 "$(ls -d "$KF_ROOT"/problems/level2/"$(printf %03d "$n")"_*)" "$core" graph "{$gp}"
 	done
 done
 # Speedups against the committed eager baselines of this GPU, if any.

@@ -26,8 +26,10 @@ def jobs():
 
 
 def is_sm90a(path):
-    """Kernels of the matmul_tce ideas (mm-tce-*): compiled for sm_90a, not emulated."""
-    return os.path.basename(path).split("-", 1)[-1].startswith("mm-tce-")
+    """Kernels with wgmma (the mm-tce-* and conv-tce-wgmma ideas): compiled for
+    sm_90a, not emulated."""
+    with open(path) as f:
+        return "wgmma.mma_async" in f.read()
 
 
 def main():

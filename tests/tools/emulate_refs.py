@@ -243,12 +243,14 @@ def launch_cpp(block, spec, sizes, names, esize, float_args=True):
 def emulate(kforge, root, work, d, cand=None):
     spec = json.load(open(os.path.join(d, "spec.json")))
     base = os.path.basename(d)
-    sizes = {k: SMALL.get(k, v) for k, v in spec["sizes"].items()}
+    # KF_EMU_SIZES='{"N": 130}': sizes in place of SMALL's (whole tiles and edges)
+    small = dict(SMALL, **json.loads(os.environ.get("KF_EMU_SIZES", "{}")))
+    sizes = {k: small.get(k, v) for k, v in spec["sizes"].items()}
     # KF_EMU_CAP=N: every other size capped at N too (for families whose sizes are
     # independent: matmul, elementwise, reductions).
     cap = int(os.environ.get("KF_EMU_CAP", "0"))
     if cap > 0:
-        sizes = {k: (v if k in SMALL else min(v, cap)) for k, v in sizes.items()}
+        sizes = {k: (v if k in small else min(v, cap)) for k, v in sizes.items()}
     if spec["number"] == 100:  # targets (batch_size,) broadcast along dim: keep them equal
         sizes["batch_size"] = sizes["dim"] = 40
     spec["sizes"] = sizes
@@ -275,7 +277,7 @@ def emulate(kforge, root, work, d, cand=None):
             n *= sizes[x] if isinstance(x, str) else x
         return n
 
-    code = re.sub(r"extern __shared__ (\w+) (\w+)\[\];", r"\1 *\2 = (\1 *)kf_dyn_smem;", src)
+    code = re.sub(r"extern __shared__ (?:__align__\(\d+\) )?(\w+) (\w+)\[\];", r"\1 *\2 = (\1 *)kf_dyn_smem;", src)
     block = src[src.index("/*@launch") + len("/*@launch"):src.index("@*/")]
     block = "\n".join(l.split("//")[0] for l in block.splitlines())
     main = ["int main() {"]

@@ -66,3 +66,85 @@ static inline void kfg_mma_bf16(float (&d)[4], const unsigned (&a)[4], unsigned 
         return s;
     });
 }
+// gemm_epi's wgmma helpers (builtin_gemm_epi_wg.c; conv_epi's wgmma core too).
+// wgmma is warpgroup-collective: every thread of the 128 posts its register
+// fragment (the A operand, 64 rows x k), yields, computes its 64 outputs, yields.
+// The B operand is read from shared memory through the descriptor: K-major,
+// 128-byte swizzle (kf_wg_smem; the 16-byte chunk index XORed with address
+// bits 7-9). Synchronous: fences,
+// commits and waits are no-ops. Operands as the hardware takes them (tf32
+// truncated); products summed in double.
+static inline void kfg_fence_async() {}
+static inline void kfg_wg_fence() {}
+static inline void kfg_wg_commit() {}
+template <int N> static inline void kfg_wg_wait() {}
+static inline void kfg_keep(float &) {}
+static unsigned kf_wg_a[KF_MAXT][4];
+// Byte offset of element (n, kbyte) of the operand: 8-row groups SBO apart,
+// rows of a group 128 bytes apart (the 128-byte swizzle mode, the only one the
+// emitters use).
+static inline unsigned kf_wg_smem(unsigned long long desc, int n, int kbyte)
+{
+    if (desc >> 62 != 1) { fprintf(stderr, "wgmma emulation: not the 128-byte swizzle\n"); abort(); }
+    const unsigned sbo = (unsigned)((desc >> 32) & 0x3FFFull) << 4;
+    unsigned a = (unsigned)((desc & 0x3FFFull) << 4) + (unsigned)(n / 8) * sbo + (unsigned)(n % 8) * 128u + (unsigned)kbyte;
+    return a ^ (((a >> 7) & 7u) << 4);
+}
+template <class F> static inline void kf_wgmma(float (&d)[64], const unsigned (&a)[4], int scale_d, F dot)
+{
+    unsigned t = kf_cur, base = t - t % 128, lane = t % 32, w = t % 128 / 32;
+    for (int i = 0; i < 4; i++) kf_wg_a[t][i] = a[i];
+    kf_yield();
+    float r[64];
+    for (int j = 0; j < 16; j++)
+        for (int i = 0; i < 4; i++) {
+            const int row = (int)(16 * w + lane / 4 + 8 * (i >> 1)), col = (int)(8 * j + lane % 4 * 2 + (i & 1));
+            r[4 * j + i] = (float)((scale_d ? (double)d[4 * j + i] : 0.0) + dot(base, row, col));
+        }
+    kf_yield();
+    for (int i = 0; i < 64; i++) d[i] = r[i];
+}
+// m64n128k8 tf32: the register rows as mma.sync's m16n8k8 A, warp w rows 16w..16w+15.
+static inline void kfg_wgmma_tf32(float (&d)[64], const unsigned (&a)[4], unsigned long long desc, int scale_d)
+{
+    kf_wgmma(d, a, scale_d, [desc](unsigned base, int row, int col) {
+        double s = 0;
+        for (int k = 0; k < 8; k++) {
+            const unsigned th = base + (unsigned)(row / 16 * 32 + row % 8 * 4 + k % 4);
+            const unsigned av = kf_wg_a[th][(row % 16 >= 8) + 2 * (k >= 4)];
+            unsigned bv;
+            memcpy(&bv, kf_dyn_smem + kf_wg_smem(desc, col, 4 * k), 4);
+            s += (double)__uint_as_float(av & 0xffffe000u) * __uint_as_float(bv & 0xffffe000u);
+        }
+        return s;
+    });
+}
+// m64n128k16 bf16: register k 2t, 2t+1 (a0, a1) and 2t+8, 2t+9 (a2, a3), the lower k in the low half.
+static inline void kfg_wgmma_bf16(float (&d)[64], const unsigned (&a)[4], unsigned long long desc, int scale_d)
+{
+    kf_wgmma(d, a, scale_d, [desc](unsigned base, int row, int col) {
+        double s = 0;
+        for (int k = 0; k < 16; k++) {
+            const unsigned th = base + (unsigned)(row / 16 * 32 + row % 8 * 4 + k % 8 / 2);
+            const unsigned av = kf_wg_a[th][(row % 16 >= 8) + 2 * (k >= 8)];
+            unsigned short bh;
+            memcpy(&bh, kf_dyn_smem + kf_wg_smem(desc, col, 2 * k), 2);
+            s += kf_bf16_val(av, k & 1) * (double)__uint_as_float((unsigned)bh << 16);
+        }
+        return s;
+    });
+}
+template <int BSTR> static inline void kfg_load_b_kn(float2 (&nb)[4][2], unsigned sb, int t)
+{
+    for (int kk = 0; kk < 4; kk++)
+        for (int hh = 0; hh < 2; hh++) memcpy(&nb[kk][hh], kf_dyn_smem + sb + (8 * kk + t + 4 * hh) * BSTR * 4, 8);
+}
+template <int BKS> static inline void kfg_load_b_nk(float2 (&nb)[4][2], unsigned sb, int t)
+{
+    for (int kk = 0; kk < 4; kk++)
+        for (int hh = 0; hh < 2; hh++) {
+            const unsigned a = sb + (8 * kk + t + 4 * hh) * 4;
+            memcpy(&nb[kk][hh].x, kf_dyn_smem + a, 4);
+            memcpy(&nb[kk][hh].y, kf_dyn_smem + a + BKS * 4, 4);
+        }
+}

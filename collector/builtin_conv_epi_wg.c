@@ -1,0 +1,267 @@
+/* conv_epi's wgmma core (sm_90a; "core" "wgmma", what the graph passes by
+ * default): the implicit GEMM of the mma core (same phases, tap table,
+ * gather and repacked weights: builtin_conv_epi_mma.c) on gemm_epi's wgmma
+ * K loop (builtin_gemm_epi_wg.c: the product runs transposed, the A tile of
+ * output positions is the shared-memory operand, 128-byte swizzled, split
+ * once per tile for all warpgroups; the weights are the register operand,
+ * split in registers; tf32+bf16 or 3xTF32, each tile's products FADDed:
+ * fp32-accurate). Two warpgroups: MW 1 puts them side by side on channels
+ * (128 positions x 128 channels), MW 2 on positions (256 x 64), so that
+ * 64 channels or fewer do not leave half the tensor-core tile empty. */
+#include "collector/builtin_conv_epi.h"
+
+#include <string.h>
+
+#include "collector/builtin_gemm_epi_int.h"
+#include "collector/builtin_util.h"
+
+struct cwg_tile {
+	int mw, bm, bn, cb, stages, bf, smem;
+	int sa_bytes, stage_bytes;
+};
+
+static int tile_read(const struct cepi_geo *g, const json_t *p, struct cwg_tile *t,
+		     struct buf *err)
+{
+	long long cpg = cepi_cpg(g);
+	const json_t *sp = json_object_get(p, "split");
+	int cs;
+
+	if (sp && (!json_is_string(sp) || (strcmp(json_string_value(sp), "tf32bf16") &&
+					    strcmp(json_string_value(sp), "3xtf32"))))
+		return kf_err(err, "conv_tce: split must be \"tf32bf16\" or \"3xtf32\"");
+	/* 3xTF32 by default: this core is not bound by the tensor cores (3xTF32
+	 * cost 2% on the H100), and the tf32+bf16 split's bf16-rounded terms
+	 * missed 1e-4 on U[-100, 100) inputs (level 2's 002 and 090) */
+	t->bf = sp && !strcmp(json_string_value(sp), "tf32bf16");
+	t->mw = bt_param(p, "MW", 0) ? bt_param(p, "MW", 0) : cepi_opg(g) > 64 ? 1 : 2;
+	for (t->cb = 4; t->cb < 32 && t->cb < cpg;)
+		t->cb <<= 1;
+	t->cb = bt_param(p, "CB", 0) ? bt_param(p, "CB", 0) : t->cb;
+	t->stages = bt_param(p, "STAGES", 0) ? bt_param(p, "STAGES", 0) : t->mw == 1 ? 4 : 3;
+	if ((t->mw != 1 && t->mw != 2) || t->cb < 4 || t->cb > 32 || (t->cb & (t->cb - 1)) ||
+	    t->stages < 2 || t->stages > 5)
+		return kf_err(err, "conv_tce: bad parameters for the wgmma core (MW 1 or 2, CB 4..32 "
+				   "a power of 2, STAGES 2..5)");
+	t->bm = 128 * t->mw;
+	t->bn = 128 / t->mw;
+	t->sa_bytes = t->bm * 128;
+	/* B rows padded by 8 words: the fragment loads hit distinct banks */
+	t->stage_bytes = t->sa_bytes + 32 * (t->bn + 8) * 4;
+	/* stages and split buffers start on 1024-byte boundaries (the swizzle's) */
+	t->stage_bytes = (t->stage_bytes + 1023) / 1024 * 1024;
+	t->smem = t->stages * t->stage_bytes + 2 * t->sa_bytes + 1024;
+	cs = t->bn * (t->bm + 1) * 4;
+	if (cs > t->smem)
+		t->smem = cs;
+	if (t->smem > 227 * 1024)
+		return kf_err(err, "conv_tce: %d bytes of shared memory", t->smem);
+	return 0;
+}
+
+static void emit_head(struct buf *s, const char *name, const struct cepi_geo *g,
+		      const struct cwg_tile *t, const struct epi *e)
+{
+	buf_addf(s, "// conv_epi (wgmma %s implicit GEMM%s): BM=%d BN=%d MW=%d CB=%d STAGES=%d\n"
+		    "extern \"C\" __global__ void __launch_bounds__(256, 1)\n"
+		    "%s(const float* __restrict__ x, const float* __restrict__ wp, float* __restrict__ y,\n"
+		    "    long long NB, long long CI, long long CO, long long ID, long long IH, long long IW,\n"
+		    "    long long OD, long long OH, long long OW%s)\n{\n",
+		 t->bf ? "tf32+bf16" : "3xTF32", g->transposed ? ", transposed, by phase" : "", t->bm,
+		 t->bn, t->mw, t->cb, t->stages, name, e && e->params ? e->params : "");
+	buf_addf(s, "    constexpr int BM = %d, BN = %d, BK = 32, NT = 256, STAGES = %d, BF = %d, MW = %d;\n"
+		    "    constexpr int BSTR = BN + 8, NUNITS = (BF ? 512 : 1024) * MW;   // split units of a tile\n"
+		    "    constexpr unsigned SA_BYTES = %d, STAGE_BYTES = %d;   // multiples of 1024\n",
+		 t->bm, t->bn, t->stages, t->bf, t->mw, t->sa_bytes, t->stage_bytes);
+	cepi_emit_geo_consts(s, g, t->cb);
+}
+
+/* x (NCHW) to channels-last, each group's channels padded to a multiple of
+ * 4 with zeros: [N][D][H][W][G][C_in/G rounded up] (CX channels a
+ * position), so that the gather copies 16 bytes (4 channels of one tap) at
+ * a time. Reads run along positions. Up to 8 channels a position, a thread
+ * writes one position's float4 (a 32 x 32 tile would leave 3 in 4 threads
+ * idle: 0.8 ms more on level 1's 050, H100); more, a 32 x 32 tile is
+ * transposed through shared memory so writes run along channels. */
+static int xform_small(const struct cepi_geo *g)
+{
+	return g->groups * ((cepi_cpg(g) + 3) / 4 * 4) <= 8;
+}
+
+static void emit_xform(struct buf *s, const char *name, const struct cepi_geo *g)
+{
+	buf_addf(s, "// x to [N][D][H][W][G][C_in/G padded to 4]\n"
+		    "extern \"C\" __global__ void %s_xform(const float* __restrict__ x, float* __restrict__ xt,\n"
+		    "    long long NB, long long CI, long long ID, long long IH, long long IW)\n{\n"
+		    "    constexpr int G = %d;\n"
+		    "    const long long IS = ID * IH * IW;\n"
+		    "    const int cpg = (int)(CI / G), cpg4 = (cpg + 3) & ~3, CX = G * cpg4;\n",
+		 name, g->groups);
+	if (xform_small(g)) {
+		buf_adds(s, "    // block 256: a thread per (image, position, float4 of channels), positions fastest\n"
+			    "    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+			    "    if (i >= NB * IS * (CX / 4)) return;\n"
+			    "    const long long sp = i % IS, q = i / IS, nb = q / (CX / 4);\n"
+			    "    const int ch = (int)(q % (CX / 4)) * 4, c = ch % cpg4;\n"
+			    "    const float* p = x + (nb * CI + (long long)(ch / cpg4) * cpg + c) * IS + sp;\n"
+			    "    *(float4*)(xt + (nb * IS + sp) * CX + ch) = make_float4(p[0], c + 1 < cpg ? p[IS] : 0.0f,\n"
+			    "        c + 2 < cpg ? p[2 * IS] : 0.0f, c + 3 < cpg ? p[3 * IS] : 0.0f);\n"
+			    "}\n\n");
+		return;
+	}
+	buf_adds(s, "    // block (32, 8), grid (positions / 32, CX / 32, N)\n"
+		    "    __shared__ float tile[32][33];\n"
+		    "    const long long s0 = (long long)blockIdx.x * 32, nb = blockIdx.z;\n"
+		    "    const int ch0 = blockIdx.y * 32, tx = threadIdx.x, ty = threadIdx.y;\n"
+		    "#pragma unroll\n"
+		    "    for (int i = 0; i < 4; i++) {\n"
+		    "        const int ch = ch0 + ty + 8 * i, c = ch % cpg4;\n"
+		    "        const long long sp = s0 + tx;\n"
+		    "        float v = 0.0f;\n"
+		    "        if (ch < CX && c < cpg && sp < IS) v = x[(nb * CI + (long long)(ch / cpg4) * cpg + c) * IS + sp];\n"
+		    "        tile[ty + 8 * i][tx] = v;\n"
+		    "    }\n"
+		    "    __syncthreads();\n"
+		    "#pragma unroll\n"
+		    "    for (int i = 0; i < 4; i++) {\n"
+		    "        const long long sp = s0 + ty + 8 * i;\n"
+		    "        if (sp < IS && ch0 + tx < CX) xt[(nb * IS + sp) * CX + ch0 + tx] = tile[tx][ty + 8 * i];\n"
+		    "    }\n"
+		    "}\n\n");
+}
+
+/* This thread's gather rows (LPR threads to a 128-byte A row, CPR chunks
+ * each) and the store's pixel table. A row off the output gets a depth
+ * every bounds test fails. */
+static void emit_rows(struct buf *s)
+{
+	buf_adds(s, "    constexpr int CPR = BM / 128, LPR = 8 / CPR, RPP = NT / LPR, RX = BM / RPP;\n"
+		    "    const int cpg4 = (cpg + 3) & ~3, aq = tid % LPR, ar = tid / LPR;\n"
+		    "    const long long CX = (long long)G * cpg4;   // floats per input position\n"
+		    "    (void)IS;   // the NCHW extent: the mma core's gather\n"
+		    "    int bd[RX], bh[RX], bw[RX];\n"
+		    "    long long xo[RX];\n"
+		    "#pragma unroll\n"
+		    "    for (int e = 0; e < RX; e++) {\n"
+		    "        const int r = ar + RPP * e;\n"
+		    "        const long long q = m0 + r;\n"
+		    "        const long long jw = q % QW, q1 = q / QW, jh = q1 % QH, q2 = q1 / QH, jd = q2 % QD, nb = q2 / QD;\n"
+		    "        const long long od = fd + jd * FD, oh = fh + jh * FH, ow = fw + jw * FW;\n"
+		    "        const bool ok = q < M && od < OD && oh < OH && ow < OW;\n"
+		    "        bd[e] = ok ? (int)(TR ? jd : od * SD) : -0x3fffffff;\n"
+		    "        bh[e] = (int)(TR ? jh : oh * SH); bw[e] = (int)(TR ? jw : ow * SW);\n"
+		    "        xo[e] = ok ? (((nb * ID + bd[e]) * IH + bh[e]) * IW + bw[e]) * CX + (long long)grp * cpg4 : 0;\n"
+		    "        if (aq == 0) {\n"
+		    "            pix_n[r] = ok ? (int)nb : -1;\n"
+		    "            pix_s[r] = (od * OH + oh) * OW + ow;\n"
+		    "        }\n"
+		    "    }\n"
+		    "    __syncthreads();\n");
+}
+
+/* load(stage, tile): A from the channels-last x, 16-byte copies (zeros off
+ * the image, past the channels, for the padding taps: tab_d fails them),
+ * swizzled K-major; B into [k][BSTR]. */
+static void emit_loader(struct buf *s)
+{
+	buf_adds(s, "    const bool vb = (opg & 3) == 0; // 16-byte weight rows\n"
+		    "    auto load = [&](int stage, int tile) {\n"
+		    "        const int tg = tile / cch, c0 = (tile - tg * cch) * CB;\n"
+		    "        const unsigned sa = sbase + stage * STAGE_BYTES, sb = sa + SA_BYTES;\n"
+		    "#pragma unroll\n"
+		    "        for (int u = 0; u < CPR; u++) {\n"
+		    "            const int qc = aq + LPR * u, ti = tg * TPT + 4 * qc / CB, c = c0 + 4 * qc % CB;\n"
+		    "            const int dd = tab_d[ti], dh = tab_h[ti], dw = tab_w[ti];\n"
+		    "            const long long off = (long long)tab_o[ti] * CX + c;\n"
+		    "            const unsigned col = (unsigned)((qc ^ (ar & 7)) << 4);\n"
+		    "#pragma unroll\n"
+		    "            for (int e = 0; e < RX; e++) {\n"
+		    "                const bool in = c < cpg4 && (unsigned)(bd[e] + dd) < (unsigned)ID &&\n"
+		    "                                (unsigned)(bh[e] + dh) < (unsigned)IH && (unsigned)(bw[e] + dw) < (unsigned)IW;\n"
+		    "                kfg_cp16(sa + (ar + RPP * e) * 128 + col, in ? x + xo[e] + off : x, in);\n"
+		    "            }\n"
+		    "        }\n");
+	cepi_emit_load_b(s, "r * BSTR + q * 4", "r * BSTR + cc");
+	buf_adds(s, "    };\n");
+}
+
+/* The K loop, then acc staged as Cs[n][m] for the shared store. */
+static void emit_main(struct buf *s, const struct cwg_tile *t)
+{
+	buf_adds(s, "    const unsigned sbase = (kfg_smem(smem) + 1023u) & ~1023u;\n"
+		    "    const unsigned ssplit = sbase + STAGES * STAGE_BYTES;   // two split buffers\n"
+		    "    auto stage_a = [&](int kt) { return sbase + (kt % STAGES) * STAGE_BYTES; };\n");
+	emit_loader(s);
+	/* the fragment indices end with the block so the epilogue sees n, c, s, v */
+	buf_adds(s, "    auto load_tile = [&](int kt) { load(kt % STAGES, kt); };\n"
+		    "    {\n"
+		    "    const int ktiles = ntiles, wg = warp >> 2, ww = warp & 3, g = lane >> 2, t = lane & 3;\n"
+		    "    // this warpgroup's weight rows: operand rows 16ww+g, 16ww+g+8 are channels 2g, 2g+1\n"
+		    "    const int nn = (MW == 1 ? 64 * wg : 0) + 16 * ww + 2 * g, mb = MW == 2 ? 128 * wg : 0;\n"
+		    "    auto load_b = [&](float2 (&nb)[4][2], int kt) { kfg_load_b_kn<BSTR>(nb, stage_a(kt) + SA_BYTES + nn * 4, t); };\n");
+	/* the next tile's gather issued behind the first k step */
+	gemm_emit_wg_loop(s, t->mw == 2 ? " + wg * 16384" : "", 1);
+	buf_adds(s, "    kfg_wait<0>();\n"
+		    "    __syncthreads();\n"
+		    "    // acc[4j + h]: position mb + 2t + 8j + h, channel nn; acc[4j + 2 + h]: channel nn + 1\n"
+		    "    float* Cs = smem;\n"
+		    "#pragma unroll\n"
+		    "    for (int j = 0; j < 16; j++)\n"
+		    "#pragma unroll\n"
+		    "        for (int h = 0; h < 2; h++) {\n"
+		    "            const int m = mb + 2 * t + 8 * j + h;\n"
+		    "            Cs[nn * CS + m] = acc[4 * j + h];\n"
+		    "            Cs[(nn + 1) * CS + m] = acc[4 * j + 2 + h];\n"
+		    "        }\n"
+		    "    }\n"
+		    "    __syncthreads();\n");
+}
+
+int cepi_emit_wg(struct buf *src, struct buf *launch, const char *name, const struct cepi_geo *g,
+		 const char *x, const char *w, const char *y, const struct epi *e,
+		 const json_t *tparams, struct buf *err)
+{
+	struct cwg_tile t = { 0 };
+	struct buf xs = BUF_INIT, xc = BUF_INIT, xn = BUF_INIT;
+	long long mt = g->val[CE_N], xt = g->val[CE_N] * g->groups * ((cepi_cpg(g) + 3) / 4 * 4);
+
+	if (tile_read(g, tparams, &t, err))
+		return -1;
+	for (int a = 0; a < 3; a++) {
+		mt *= cepi_q(g, a);
+		xt *= g->val[CE_ID + a];
+	}
+	/* grid.x < 2^31, grid.y < 65536; the channels-last copy of x at most
+	 * 2 GiB (a graph holds one per convolution) */
+	if ((mt + t.bm - 1) / t.bm > (1LL << 31) - 1 ||
+	    g->groups * ((cepi_opg(g) + t.bn - 1) / t.bn) > 65535 || xt > (1LL << 29) ||
+	    g->val[CE_N] > 65535)
+		return 1;
+	gemm_emit_common(src);
+	gemm_emit_wg_helpers(src);
+	cepi_emit_repack(src, name, g);
+	emit_xform(src, name, g);
+	emit_head(src, name, g, &t, e);
+	cepi_emit_block(src);
+	emit_rows(src);
+	emit_main(src, &t);
+	cepi_emit_store(src, e);
+	buf_addf(&xs, "(%s) * (%s) * (%s)", g->sz[CE_ID], g->sz[CE_IH], g->sz[CE_IW]);
+	buf_addf(&xc, "%d * ceil_div((%s) / %d, 4) * 4", g->groups, g->sz[CE_CI], g->groups);
+	buf_addf(&xn, "%s_xt", name);
+	buf_addf(launch, "scratch float %s[(%s) * %s * %s];\n", xn.s, g->sz[CE_N], xs.s, xc.s);
+	if (xform_small(g))
+		buf_addf(launch, "%s_xform<<<ceil_div((%s) * %s * (%s) / 4, 256), 256>>>", name, g->sz[CE_N],
+			 xs.s, xc.s);
+	else
+		buf_addf(launch, "%s_xform<<<dim3(ceil_div(%s, 32), ceil_div(%s, 32), %s), dim3(32, 8)>>>",
+			 name, xs.s, xc.s, g->sz[CE_N]);
+	buf_addf(launch, "(%s, %s, %s, %s, %s, %s, %s);\n", x, xn.s, g->sz[CE_N], g->sz[CE_CI],
+		 g->sz[CE_ID], g->sz[CE_IH], g->sz[CE_IW]);
+	/* the GEMM kernel reads the channels-last copy as its x */
+	cepi_emit_launch(launch, name, g, t.bm, t.bn, 256, t.smem, xn.s, w, y, e);
+	buf_release(&xs);
+	buf_release(&xc);
+	buf_release(&xn);
+	return 0;
+}
