@@ -18,6 +18,9 @@
 #   TOP=3             kernels per problem to verify
 #   VERIFY_ARGS=      more `kforge verify` options (--no-category, --sanitizer-timeout S)
 #   VERSION=          dataset version (default 0.1.0)
+#   NAME=             dataset name, in the tarball's name kforge-NAME-VERSION
+#                     (default kernelbench for level1, kernelbench-level2,
+#                     kernelbench-level3, kernelbench-all, else kernelbench-custom)
 #   DB=kforge.db OUT=dist
 # Running it again resumes the search where it stopped.
 set -u
@@ -26,6 +29,13 @@ KFORGE=${KFORGE:-./kforge}
 DB=${DB:-kforge.db}
 OUT=${OUT:-dist}
 VERSION=${VERSION:-0.1.0}
+# Two levels packed into one OUT would otherwise write the same tarball.
+case $PROBLEMS in
+level1) dflt_name=kernelbench ;;
+level2 | level3 | all) dflt_name=kernelbench-$PROBLEMS ;;
+*) dflt_name=kernelbench-custom ;;
+esac
+NAME=${NAME:-$dflt_name}
 STRATEGY=${STRATEGY:-branch}
 ROUNDS=${ROUNDS:-3}
 K=${K:-4}
@@ -121,7 +131,7 @@ else
 fi
 mkdir -p "$OUT"
 # The store holds exactly what was searched: pack all of it.
-step pack "$KFORGE" --db "$DB" pack --version "$VERSION" -o "$OUT"
+step pack "$KFORGE" --db "$DB" pack --name "$NAME" --version "$VERSION" -o "$OUT"
 step site "$KFORGE" --db "$DB" site -o "$OUT/site" --dist "$OUT"
 # The release page (Markdown, a section per level) from the store and the tarball.
 if ! command -v python3 >/dev/null 2>&1; then
@@ -129,7 +139,7 @@ if ! command -v python3 >/dev/null 2>&1; then
 elif [ ! -f "$DB" ]; then
 	echo "dataset: results: SKIPPED: no store at $DB"
 else
-	tarball="$OUT/kforge-kernelbench-$VERSION.tar.zst"
+	tarball="$OUT/kforge-$NAME-$VERSION.tar.zst"
 	set -- "$DB" --version "$VERSION" -o "$OUT/results.md"
 	[ -f "$tarball" ] && set -- "$@" --tarball "$tarball"
 	echo "dataset: results: python3 tools/results_md.py $*"

@@ -27,6 +27,7 @@ expect_exit 0 "dataset with every step" sh "$KF_ROOT/scripts/dataset.sh" level1
 check "first line: no endpoint, built-in proposer" sh -c "head -n 1 '$T_TMP/out' | grep -q 'no LLM endpoint configured.*built-in proposer'"
 contains "verify reported as skipped" "$T_TMP/out" "verify: SKIPPED: 'kforge verify' is not implemented"
 contains "pack reported as skipped" "$T_TMP/out" "pack: SKIPPED"
+contains "level 1's dataset is kernelbench" "$T_TMP/log" "pack --name kernelbench --version 0.1.0 -o $T_TMP/dist$"
 contains "search got the defaults" "$T_TMP/log" "search --problems level1 --strategy branch --rounds 3 --ideas 4 --impls 2 --seed 1 --jobs 4 --proposer builtin"
 contains "site ran, listing the tarballs" "$T_TMP/log" "site -o $T_TMP/dist/site --dist $T_TMP/dist$"
 contains "no store, no release page" "$T_TMP/out" "results: SKIPPED: no store"
@@ -38,6 +39,10 @@ check "first line names the LLM and model" sh -c "head -n 1 '$T_TMP/out' | grep 
 contains "overrides reach the search" "$T_TMP/log" "search --problems 1-10 --strategy revise --rounds 5 --ideas 2 --impls 3 .* --proposer llm --model m1 --max-tokens 1000 --compile-only"
 contains "compile-only skips verification, saying why" "$T_TMP/out" "verify: SKIPPED: COMPILE_ONLY=1"
 lacks "verify not called" "$T_TMP/log" " verify "
+contains "a list of problems packs kernelbench-custom" "$T_TMP/log" "pack --name kernelbench-custom "
+: >log
+expect_exit 0 "NAME names the dataset" env NAME=mine COMPILE_ONLY=1 sh "$KF_ROOT/scripts/dataset.sh" level2
+contains "  in the pack" "$T_TMP/log" "pack --name mine --version 0.1.0 "
 
 expect_exit 0 "a step refusing the options is skipped, saying so" env STUB_SITE_USAGE=1 sh "$KF_ROOT/scripts/dataset.sh" 1
 contains "site skipped as a usage error" "$T_TMP/out" "site: SKIPPED: this build's 'kforge site' refused the options"
@@ -80,6 +85,7 @@ python3 "$KF_ROOT/tests/tools/levelstore.py" lv.db kb
 expect_exit 0 "dataset with a store writes the release page" env DB="$T_TMP/lv.db" KFORGE_ROOT="$KF_ROOT" \
 	VERSION=1.2.3 sh "$KF_ROOT/scripts/dataset.sh" all
 contains "the search got PROBLEMS=all" "$T_TMP/log" "search --problems all "
+contains "and packed kernelbench-all" "$T_TMP/log" "pack --name kernelbench-all --version 1.2.3 "
 check "OUT/results.md written" test -s dist/results.md
 contains "it is the release page of that version" dist/results.md '^# kforge levels 1-3 dataset v1\.2\.3: built-in proposer$'
 contains "with a section per level" dist/results.md '^## Level 3$'
