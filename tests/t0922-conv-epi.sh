@@ -2,17 +2,16 @@
 # conv_epi_emit (collector/builtin_conv_epi*.c: implicit GEMM, transposed by
 # phase; the mma.sync core by default, the sm_90a wgmma core with "core":
 # "wgmma", the 3xTF32 wmma core with "core": "wmma") and its level-1
-# template conv_tce: it applies to exactly the
-# level-1 convolutions with 8 or more output channels a group (not
-# depthwise, not the separable pair); every one renders (defaults, both
-# cores, the catalogue ideas), passes the launch check at full size and
-# compiles with NVRTC without spills (defaults for all, the wmma core, other
-# tilings and the ideas for a third each, the wgmma core for a sixth; the mma core for sm_90a and
-# sm_80, and a third of the level-2 graph's convs for sm_80); emulated on the CPU at small
-# sizes (forward: conv_small_root.py, transposed: emulate_convt.py; mma.sync
-# and wgmma through tests/tools/emulate_shim_tc.h) with the three cores and
-# other tilings,
-# the kernels match the oracle; so do synthetic shapes (conv_epi_synth.py:
+# template conv_tce: it applies to exactly the level-1 convolutions with 8
+# or more output channels a group (not depthwise, not the separable pair);
+# every one renders (defaults, the three cores, the catalogue ideas), passes
+# the launch check at full size and compiles with NVRTC for sm_90a without
+# spills (defaults for all; the wmma core, the wgmma core, other tilings and
+# the ideas for a sixth to a third each; the mma core and a third of the
+# level-2 graph's convs also for sm_80); emulated on the CPU at small sizes
+# (forward: conv_small_root.py, transposed: emulate_convt.py; mma.sync and
+# wgmma through tests/tools/emulate_shim_tc.h) with the three cores and
+# other tilings, the kernels match the oracle; so do synthetic shapes (conv_epi_synth.py:
 # groups, odd channel counts, strides, dilation, output padding, phases
 # without taps, bias as the epilogue), rendered both by conv_tce and by
 # conv_epi_emit itself (literal sizes, tests/helpers/convepi_emit).
