@@ -450,8 +450,8 @@ static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
 	p->conv_wmma = bt_param(prm, "conv_wmma", 0) != 0;
 	/* -1: convs on the mma.sync core on level 3 only. On level 2 the wgmma
 	 * core was 1.3x the mma one (geomean, H100); on level 3 even overall,
-	 * but 2x slower on VGG16/19 and GoogLeNet (small images, deep K, few
-	 * blocks) and 1.3-1.8x faster on AlexNet and DenseNet: the search
+	 * but 1.5-2.7x slower on VGG16/19 and GoogLeNet (small images, deep K,
+	 * few blocks) and 1.3-1.8x faster on AlexNet and DenseNet: the search
 	 * tries both (catalogue graph-tensor-core). */
 	p->conv_mma = bt_param(prm, "conv_mma", -1);
 	if (p->conv_mma < 0)
@@ -465,13 +465,13 @@ static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
 	p->src_budget = CANDIDATE_MAX_BYTES - 2048;
 	if (p->dacc < 0)
 		p->dacc = json_integer_value(json_object_get(spec, "level")) == 3;
-	/* Level 3's deep nets: the tf32+bf16 split (~18 bits) missed 1e-4 on
-	 * ResNet101 and MobileNetV2 on an H100; 3xTF32 held it. */
 	/* Convolutions on the wgmma core take 3xTF32 on every level: that core
 	 * is not bound by its tensor cores, and tf32+bf16 missed 1e-4 on two
 	 * level-2 problems' U[-100, 100) draw (docs/results/conv-wgmma-h100). */
 	p->conv_split3 = p->split3 < 0 ? !p->conv_mma || json_integer_value(json_object_get(spec, "level")) == 3
 				       : p->split3;
+	/* Level 3's deep nets: the tf32+bf16 split (~18 bits) missed 1e-4 on
+	 * ResNet101 and MobileNetV2 on an H100; 3xTF32 held it. */
 	if (p->split3 < 0)
 		p->split3 = json_integer_value(json_object_get(spec, "level")) == 3;
 	p->block = bt_param(prm, "block", 256);
