@@ -374,12 +374,10 @@ static void emit_kernel(struct buf *s, const char *name, const struct cepi_geo *
 			const struct cepi_tile *t, const struct epi *e)
 {
 	buf_addf(s, "// conv_epi (3xTF32 wmma implicit GEMM%s): BM=%d BN=%d BK=%d WM=%d WN=%d CB=%d\n"
-		    "extern \"C\" __global__ void __launch_bounds__(%d)\n"
-		    "%s(const float* __restrict__ x, const float* __restrict__ wp, float* __restrict__ y,\n"
-		    "    long long NB, long long CI, long long CO, long long ID, long long IH, long long IW,\n"
-		    "    long long OD, long long OH, long long OW%s)\n{\n",
+		    "extern \"C\" __global__ void __launch_bounds__(%d)\n",
 		 g->transposed ? ", transposed, by phase" : "", t->bm, t->bn, t->bk, t->wm, t->wn,
-		 t->cb, t->nt, name, e && e->params ? e->params : "");
+		 t->cb, t->nt);
+	cepi_emit_sig(s, name, e);
 	emit_consts(s, g, t);
 	emit_setup(s);
 	emit_loaders(s);
@@ -429,6 +427,16 @@ static void emit_kernel(struct buf *s, const char *name, const struct cepi_geo *
 		    "        y[(n * CO + c) * P + s] = v;\n"
 		    "    }\n}\n\n",
 		 e && e->code ? e->code : "", e && e->code && *e->code ? "\n" : "");
+}
+
+/* Every core's GEMM kernel signature, from its name on: the arguments
+ * cepi_emit_launch passes. */
+void cepi_emit_sig(struct buf *s, const char *name, const struct epi *e)
+{
+	buf_addf(s, "%s(const float* __restrict__ x, const float* __restrict__ wp, float* __restrict__ y,\n"
+		    "    long long NB, long long CI, long long CO, long long ID, long long IH, long long IW,\n"
+		    "    long long OD, long long OH, long long OW%s)\n{\n",
+		 name, e && e->params ? e->params : "");
 }
 
 /* Launch expressions. */

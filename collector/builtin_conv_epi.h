@@ -65,6 +65,9 @@ void cepi_emit_taps(struct buf *s);
 void cepi_emit_launch(struct buf *l, const char *name, const struct cepi_geo *g, int bm, int bn,
 		      int nt, int smem, const char *x, const char *w, const char *y,
 		      const struct epi *e);
+/* The GEMM kernel's name, parameters (those cepi_emit_launch passes) and
+ * opening brace, shared by the cores. */
+void cepi_emit_sig(struct buf *s, const char *name, const struct epi *e);
 /* The mma.sync core (tparams "core" "mma"): same returns as cepi_emit; the
  * shape is checked already. */
 int cepi_emit_mma(struct buf *src, struct buf *launch, const char *name, const struct cepi_geo *g,

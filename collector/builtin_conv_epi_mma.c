@@ -97,12 +97,10 @@ static void emit_head(struct buf *s, const char *name, const struct cepi_geo *g,
 		      const struct cmma_tile *t, const struct epi *e)
 {
 	buf_addf(s, "// conv_epi (mma.sync %s implicit GEMM%s): BM=%d BN=%d WM=%d WN=%d CB=%d STAGES=%d\n"
-		    "extern \"C\" __global__ void __launch_bounds__(%d, 1)\n"
-		    "%s(const float* __restrict__ x, const float* __restrict__ wp, float* __restrict__ y,\n"
-		    "    long long NB, long long CI, long long CO, long long ID, long long IH, long long IW,\n"
-		    "    long long OD, long long OH, long long OW%s)\n{\n",
+		    "extern \"C\" __global__ void __launch_bounds__(%d, 1)\n",
 		 t->bf ? "tf32+bf16" : "3xTF32", g->transposed ? ", transposed, by phase" : "", t->bm,
-		 t->bn, t->wm, t->wn, t->cb, t->stages, t->nt, name, e && e->params ? e->params : "");
+		 t->bn, t->wm, t->wn, t->cb, t->stages, t->nt);
+	cepi_emit_sig(s, name, e);
 	buf_addf(s, "    constexpr int BM = %d, BN = %d, BK = 32, WM = %d, WN = %d, STAGES = %d, NT = %d;\n"
 		    "    constexpr int MT = BM / WM / 16, NQ = BN / WN / 32, SA = BM * BK, SB = BK * BN;\n"
 		    "    constexpr int NW = NT / 32, PX = BM / (8 * NW);\n",

@@ -63,12 +63,10 @@ static void emit_head(struct buf *s, const char *name, const struct cepi_geo *g,
 		      const struct cwg_tile *t, const struct epi *e)
 {
 	buf_addf(s, "// conv_epi (wgmma %s implicit GEMM%s): BM=%d BN=%d MW=%d CB=%d STAGES=%d\n"
-		    "extern \"C\" __global__ void __launch_bounds__(256, 1)\n"
-		    "%s(const float* __restrict__ x, const float* __restrict__ wp, float* __restrict__ y,\n"
-		    "    long long NB, long long CI, long long CO, long long ID, long long IH, long long IW,\n"
-		    "    long long OD, long long OH, long long OW%s)\n{\n",
+		    "extern \"C\" __global__ void __launch_bounds__(256, 1)\n",
 		 t->bf ? "tf32+bf16" : "3xTF32", g->transposed ? ", transposed, by phase" : "", t->bm,
-		 t->bn, t->mw, t->cb, t->stages, name, e && e->params ? e->params : "");
+		 t->bn, t->mw, t->cb, t->stages);
+	cepi_emit_sig(s, name, e);
 	buf_addf(s, "    constexpr int BM = %d, BN = %d, BK = 32, NT = 256, STAGES = %d, BF = %d, MW = %d;\n"
 		    "    constexpr int BSTR = BN + 8, NUNITS = (BF ? 512 : 1024) * MW;   // split units of a tile\n"
 		    "    constexpr unsigned SA_BYTES = %d, STAGE_BYTES = %d;   // multiples of 1024\n",
