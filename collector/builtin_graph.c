@@ -15,7 +15,9 @@
  * the weight's column sums, builtin_graph_lsum.c), block (threads of elementwise kernels), BM BN BK
  * TM TN (the fallback SGEMM's tiles), dacc (the direct conv sums in double;
  * on by default for level 3, whose deep nets with batch norms over few
- * values amplify fp32 rounding at small sizes). Level 3 adds the ops of
+ * values amplify fp32 rounding at small sizes), red (reduction kernels,
+ * builtin_graph_red.c: -1 by size, 0 a block per output, 1 a thread per
+ * output and split statistics wherever they apply). Level 3 adds the ops of
  * builtin_graph3.c and, past 16 scratch buffers, one arena per type;
  * dedup (builtin_graph_dedup.c: 0 off, 1 identical kernels once, 2 also
  * sizes as arguments while over the source limit, 3 always); src_limit 0
@@ -460,6 +462,7 @@ static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
 	p->split3 = bt_param(prm, "split3", -1);
 	p->attn = bt_param(prm, "attn", 1) != 0;
 	p->dacc = bt_param(prm, "dacc", -1);
+	p->red = bt_param(prm, "red", -1);
 	p->dedup = bt_param(prm, "dedup", 2);
 	/* room for the header and the scratch declarations */
 	p->src_budget = CANDIDATE_MAX_BYTES - 2048;
@@ -483,6 +486,8 @@ static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
 	nt = p->TM > 0 && p->TN > 0 ? (p->BM / p->TM) * (p->BN / p->TN) : 0;
 	if (p->dedup < 0 || p->dedup > 3)
 		rc = kf_err(err, "graph: dedup must be 0..3");
+	else if (p->red < -1 || p->red > 1)
+		rc = kf_err(err, "graph: red must be -1, 0 or 1");
 	else if (p->block < 32 || p->block > 1024 || p->block % 32)
 		rc = kf_err(err, "graph: block must be a multiple of 32 in 32..1024");
 	else if (p->TM < 1 || p->TN < 1 || p->BM % p->TM || p->BN % p->TN || p->BM < 16 ||
@@ -571,6 +576,6 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 const struct tmpl_def tmpl_graph_defs[] = {
 	{ "graph", graph_supports, graph_render,
 	  "{\"fuse\": 1, \"tc\": 0, \"mma\": 0, \"fold\": 1, \"block\": 256, \"BM\": 64, \"BN\": 64, \"BK\": 16, "
-	  "\"TM\": 4, \"TN\": 4, \"conv_wmma\": 0, \"conv_mma\": -1, \"split3\": -1, \"attn\": 1, \"dacc\": -1, \"dedup\": 2, \"src_limit\": 1}" },
+	  "\"TM\": 4, \"TN\": 4, \"conv_wmma\": 0, \"conv_mma\": -1, \"split3\": -1, \"attn\": 1, \"dacc\": -1, \"red\": -1, \"dedup\": 2, \"src_limit\": 1}" },
 	{ NULL, NULL, NULL, NULL },
 };

@@ -105,6 +105,9 @@ struct gr_plan {
 	int attn;		/* attention chains in one kernel (else only where the scores
 				 * would need over 2^29 floats) */
 	int dacc;
+	int red;		/* reduction kernels: -1 by size, 0 a block per output, 1
+				 * a thread per output and split statistics wherever they
+				 * apply (builtin_graph_red.c) */
 	long long tc_room;	/* level 3: tc only while the source is under this (0: always,
 				 * -1: never) */		/* the direct conv sums in double (level-3 default) */
 	struct buf src, launch;
@@ -183,6 +186,36 @@ int gr_tc_fits(const struct gr_plan *p);
 void gr_sig(struct buf *b, const struct gr_plan *p, const char *in_params, const struct gr_epi *e);
 void gr_args(struct buf *b, const struct gr_plan *p, int gi, const char *in_args,
 	     const struct gr_epi *e);
+
+/* builtin_graph_red.c: a contiguous tensor as merged (size, stride,
+ * reduced) dims, size-1 dims dropped. */
+struct gr_rview {
+	int n;
+	long long size[GR_MAX_RANK], stride[GR_MAX_RANK];
+	int red[GR_MAX_RANK];
+};
+void gr_make_view(struct gr_rview *v, const long long *shape, int rank, unsigned redmask);
+/* R: values a reduction reads per output; outs: outputs. */
+void gr_view_counts(const struct gr_rview *v, long long *R, long long *outs);
+/* 1: a thread per output (the innermost dim kept, by p->red and size). */
+int gr_red_thread(const struct gr_plan *p, const struct gr_rview *v);
+/* The threads of a block per output of R values (32..256, a power of 2). */
+long long gr_red_block(long long R);
+/* Output o's base offset (head: `o`, `base`; thread: returns past the
+ * last output) and the loop over its values reading `const double a` from
+ * src (loop: the caller closes its brace); R and outs. */
+void gr_red_loops(const struct gr_rview *v, int thread, const char *src, struct buf *head,
+		  struct buf *loop, long long *R, long long *outs);
+/* The kernels writing stats[2 * o] = mean, stats[2 * o + 1] = 1 / sqrt(var +
+ * eps) for each output o of view v over x (launch names xs, sb): two passes
+ * in double, split over blocks where there are few statistics. */
+int gr_norm_stats(struct gr_plan *p, int gi, const char *kind, const struct gr_rview *v,
+		  const char *xs, const char *sb, double eps, struct buf *err);
+/* A sum, mean, max or min of view v over x (launch name xs) split over
+ * blocks where there are few outputs: 0, 1 where it does not split (the
+ * caller emits a block per output), negative on error. */
+int gr_reduce_split(struct gr_plan *p, int gi, const char *fn, const struct gr_rview *v,
+		    const char *xs, const struct gr_epi *e, struct buf *err);
 
 /* builtin_graph3.c: level-3 ops (matmul, permute, concat, expand, slice,
  * pad, cumsum, masked_fill, rnn). Shape checks of node k at build time. */

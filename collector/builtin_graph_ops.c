@@ -61,15 +61,6 @@ int gr_tc_fits(const struct gr_plan *p)
 	       (!p->tc_room || p->src.len + p->kbytes < (size_t)p->tc_room);
 }
 
-static long long pow2(long long n)
-{
-	long long b = 32;
-
-	while (b < n && b < 256)
-		b *= 2;
-	return b;
-}
-
 void gr_helpers(struct gr_plan *p, unsigned h)
 {
 	static const char *const fn[] = { "sum", "max", "min" };
@@ -456,69 +447,6 @@ static int pool_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 	return rc;
 }
 
-/* A reduction view of a contiguous tensor: merged (size, stride, reduced)
- * dims, size-1 dims dropped. */
-struct rview {
-	int n;
-	long long size[GR_MAX_RANK], stride[GR_MAX_RANK];
-	int red[GR_MAX_RANK];
-};
-
-static void make_view(struct rview *v, const long long *shape, int rank, unsigned redmask)
-{
-	long long st[GR_MAX_RANK], acc = 1;
-
-	for (int j = rank - 1; j >= 0; j--) {
-		st[j] = acc;
-		acc *= shape[j];
-	}
-	v->n = 0;
-	for (int j = 0; j < rank; j++) {
-		int r = (redmask >> j) & 1, k = v->n - 1;
-		if (shape[j] == 1)
-			continue;
-		if (k >= 0 && v->red[k] == r && v->stride[k] == shape[j] * st[j]) {
-			v->size[k] *= shape[j];
-			v->stride[k] = st[j];
-		} else {
-			v->size[v->n] = shape[j];
-			v->stride[v->n] = st[j];
-			v->red[v->n++] = r;
-		}
-	}
-}
-
-/* Code for one block per output over view v: base (from blockIdx.x) in
- * head, the strided loop header reading `const double a` in loop; R and
- * the output count. */
-static void red_loops(const struct rview *v, const char *src, struct buf *head, struct buf *loop,
-		      long long *R, long long *outs)
-{
-	int nk = 0, nr = 0;
-	long long ks[GR_MAX_RANK], kst[GR_MAX_RANK], rs[GR_MAX_RANK], rst[GR_MAX_RANK];
-
-	*R = *outs = 1;
-	for (int j = 0; j < v->n; j++) {
-		if (v->red[j]) {
-			rs[nr] = v->size[j];
-			rst[nr++] = v->stride[j];
-			*R *= v->size[j];
-		} else {
-			ks[nk] = v->size[j];
-			kst[nk++] = v->stride[j];
-			*outs *= v->size[j];
-		}
-	}
-	buf_adds(head, "    const long long o = blockIdx.x;\n    long long base = 0, u = o;\n");
-	for (int j = nk - 1; j >= 0; j--)
-		buf_addf(head, "    base += (u %% %lldLL) * %lldLL; u /= %lldLL;\n", ks[j], kst[j], ks[j]);
-	buf_addf(loop, "    for (long long r = threadIdx.x; r < %lldLL; r += blockDim.x) {\n"
-		    "        long long rq = r, off = base;\n", *R);
-	for (int j = nr - 1; j >= 0; j--)
-		buf_addf(loop, "        off += (rq %% %lldLL) * %lldLL; rq /= %lldLL;\n", rs[j], rst[j], rs[j]);
-	buf_addf(loop, "        const double a = (double)%s[off];\n", src);
-}
-
 static int block_kernel(struct gr_plan *p, int gi, const char *what, struct buf *body, long long grid,
 			long long bs, int xin, const struct gr_epi *e, struct buf *err)
 {
@@ -547,11 +475,12 @@ static int reduce_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *
 	const char *fn = gr_str(n->j, "fn");
 	unsigned mask = 0;
 	size_t i;
-	struct rview v;
+	struct gr_rview v;
 	struct buf head = BUF_INIT, loop = BUF_INIT, body = BUF_INIT;
 	long long R, outs, bs;
-	char val[64];
-	int rc;
+	char val[64], xs[80];
+	int rc, th;
+	const char *one;
 
 	json_array_foreach(dims, i, d) {
 		long long k = json_integer_value(d);
@@ -561,42 +490,56 @@ static int reduce_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *
 	}
 	if (!mask)
 		return kf_err(err, "graph: reduce '%s': no dims", o->name);
-	make_view(&v, x->shape, x->rank, mask);
-	red_loops(&v, "x", &head, &loop, &R, &outs);
+	gr_make_view(&v, x->shape, x->rank, mask);
+	gr_view_counts(&v, &R, &outs);
 	if (outs != o->numel)
 		return kf_err(err, "graph: reduce '%s': %lld outputs for %lld elements", o->name, outs,
 			      o->numel);
-	bs = pow2(R);
-	buf_addf(&body, "    /* %s over %lld values, one block per output */\n"
-		    "    __shared__ double sh[%lld];\n%s", fn, R, bs, head.s);
+	th = gr_red_thread(p, &v);
+	if (!th && (rc = gr_reduce_split(p, gi, fn, &v, in_name(p, n->in[0], xs, sizeof(xs)), e, err)) <= 0)
+		return rc;
+	gr_red_loops(&v, th, "x", &head, &loop, &R, &outs);
+	/* a block per output: the block's tree, then its first thread stores */
+	one = th ? "" : "    if (threadIdx.x == 0)\n";
+	bs = th ? 256 : gr_red_block(R);
+	if (th)
+		buf_addf(&body, "    /* %s over %lld values, one thread per output */\n%s", fn, R, head.s);
+	else
+		buf_addf(&body, "    /* %s over %lld values, one block per output */\n"
+			    "    __shared__ double sh[%lld];\n%s", fn, R, bs, head.s);
 	if (!strcmp(fn, "sum") || !strcmp(fn, "mean")) {
-		gr_helpers(p, GR_H_SUM);
-		buf_addf(&body, "    double s = 0.0;\n%s        s += a;\n    }\n    s = block_sum(s, sh);\n"
-			    "    if (threadIdx.x == 0)\n", loop.s);
+		if (!th)
+			gr_helpers(p, GR_H_SUM);
+		buf_addf(&body, "    double s = 0.0;\n%s        s += a;\n    }\n%s%s", loop.s,
+			 th ? "" : "    s = block_sum(s, sh);\n", one);
 		snprintf(val, sizeof(val), fn[0] == 's' ? "(float)s" : "(float)(s / %lld.0)", R);
 		store(&body, "    ", "o", val, e);
 	} else if (!strcmp(fn, "max") || !strcmp(fn, "min")) {
 		int mx = fn[1] == 'a';
-		gr_helpers(p, mx ? GR_H_MAX : GR_H_MIN);
+		if (!th)
+			gr_helpers(p, mx ? GR_H_MAX : GR_H_MIN);
 		buf_addf(&body, "    double m = (double)__int_as_float(%s);\n%s"
-			    "        if (a %s m || a != a) m = a;\n    }\n    m = block_%s(m, sh);\n"
-			    "    if (threadIdx.x == 0)\n", mx ? "(int)0xff800000" : "0x7f800000", loop.s,
-			 mx ? ">" : "<", fn);
+			    "        if (a %s m || a != a) m = a;\n    }\n",
+			 mx ? "(int)0xff800000" : "0x7f800000", loop.s, mx ? ">" : "<");
+		if (!th)
+			buf_addf(&body, "    m = block_%s(m, sh);\n", fn);
+		buf_adds(&body, one);
 		store(&body, "    ", "o", "(float)m", e);
 	} else if (!strcmp(fn, "logsumexp")) {
-		gr_helpers(p, GR_H_SUM | GR_H_MAX);
+		if (!th)
+			gr_helpers(p, GR_H_SUM | GR_H_MAX);
 		buf_addf(&body, "    const double inf = (double)__int_as_float(0x7f800000);\n"
-			    "    double m = -inf;\n%s        if (a > m || a != a) m = a;\n    }\n"
-			    "    m = block_max(m, sh);\n"
+			    "    double m = -inf;\n%s        if (a > m || a != a) m = a;\n    }\n%s"
 			    "    const double shift = (m == inf || m == -inf) ? 0.0 : m;   /* as PyTorch */\n"
-			    "    double s = 0.0;\n%s        s += exp(a - shift);\n    }\n"
-			    "    s = block_sum(s, sh);\n    if (threadIdx.x == 0)\n", loop.s, loop.s);
+			    "    double s = 0.0;\n%s        s += exp(a - shift);\n    }\n%s%s",
+			 loop.s, th ? "" : "    m = block_max(m, sh);\n", loop.s,
+			 th ? "" : "    s = block_sum(s, sh);\n", one);
 		store(&body, "    ", "o", "(float)(log(s) + shift)", e);
 	} else {
 		rc = kf_err(err, "graph: reduce '%s' not supported", fn);
 		goto out;
 	}
-	rc = block_kernel(p, gi, fn, &body, outs, bs, n->in[0], e, err);
+	rc = block_kernel(p, gi, fn, &body, th ? (outs + bs - 1) / bs : outs, bs, n->in[0], e, err);
 out:
 	buf_release(&head);
 	buf_release(&loop);
@@ -608,10 +551,13 @@ static int softmax_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf 
 {
 	const struct gr_node *n = &p->n[p->g[gi].head];
 	const struct gr_tensor *x = &p->t[n->in[0]];
-	long long dim = gr_int(n->j, "dim", 0, -1), D, inner = 1, bs;
-	int lg = json_is_true(json_object_get(n->j, "log"));
+	long long dim = gr_int(n->j, "dim", 0, -1), D, inner = 1, bs, rows;
+	int lg = json_is_true(json_object_get(n->j, "log")), th;
 	char ix[64];
+	const char *j0, *jstep;
 	struct buf body = BUF_INIT;
+	struct gr_rview v;
+	long long shp[3];
 	int rc;
 
 	if (dim < 0)
@@ -621,26 +567,39 @@ static int softmax_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf 
 	D = x->shape[dim];
 	for (int j = (int)dim + 1; j < x->rank; j++)
 		inner *= x->shape[j];
-	bs = pow2(D);
-	gr_helpers(p, GR_H_SUM | GR_H_MAX);
-	buf_addf(&body, "    /* %ssoftmax over %lld values (stride %lld), one block per row */\n"
-		    "    __shared__ double sh[%lld];\n"
-		    "    const long long row = blockIdx.x;\n"
-		    "    const long long base = (row / %lldLL) * %lldLL + row %% %lldLL;\n"
+	rows = x->numel / D;
+	shp[0] = rows / inner, shp[1] = D, shp[2] = inner;
+	gr_make_view(&v, shp, 3, 2);
+	/* a thread per row over a strided dim (channels), else a block */
+	th = gr_red_thread(p, &v);
+	bs = th ? 256 : gr_red_block(D);
+	j0 = th ? "0" : "threadIdx.x";
+	jstep = th ? "j++" : "j += blockDim.x";
+	if (!th)
+		gr_helpers(p, GR_H_SUM | GR_H_MAX);
+	buf_addf(&body, "    /* %ssoftmax over %lld values (stride %lld), one %s per row */\n", lg ? "log_" : "",
+		 D, inner, th ? "thread" : "block");
+	if (th)
+		buf_addf(&body, "    const long long row = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+			    "    if (row >= %lldLL) return;\n", rows);
+	else
+		buf_addf(&body, "    __shared__ double sh[%lld];\n    const long long row = blockIdx.x;\n", bs);
+	buf_addf(&body, "    const long long base = (row / %lldLL) * %lldLL + row %% %lldLL;\n"
 		    "    double m = -(double)__int_as_float(0x7f800000);\n"
-		    "    for (long long j = threadIdx.x; j < %lldLL; j += blockDim.x) {\n"
+		    "    for (long long j = %s; j < %lldLL; %s) {\n"
 		    "        const double a = (double)x[base + j * %lldLL];\n"
 		    "        if (a > m || a != a) m = a;\n    }\n"
-		    "    m = block_max(m, sh);\n    double s = 0.0;\n"
-		    "    for (long long j = threadIdx.x; j < %lldLL; j += blockDim.x)\n"
+		    "%s    double s = 0.0;\n"
+		    "    for (long long j = %s; j < %lldLL; %s)\n"
 		    "        s += exp((double)x[base + j * %lldLL] - m);\n"
-		    "    s = block_sum(s, sh);\n"
-		    "    for (long long j = threadIdx.x; j < %lldLL; j += blockDim.x)\n",
-		 lg ? "log_" : "", D, inner, bs, inner, D * inner, inner, D, inner, D, inner, D);
+		    "%s    for (long long j = %s; j < %lldLL; %s)\n",
+		 inner, D * inner, inner, j0, D, jstep, inner, th ? "" : "    m = block_max(m, sh);\n", j0,
+		 D, jstep, inner, th ? "" : "    s = block_sum(s, sh);\n", j0, D, jstep);
 	snprintf(ix, sizeof(ix), "base + j * %lldLL", inner);
 	store(&body, "    ", ix, lg ? "(float)((double)x[ei] - m - log(s))" :
 	      "(float)(exp((double)x[ei] - m) / s)", e);
-	rc = block_kernel(p, gi, lg ? "log_softmax" : "softmax", &body, x->numel / D, bs, n->in[0], e, err);
+	rc = block_kernel(p, gi, lg ? "log_softmax" : "softmax", &body, th ? (rows + bs - 1) / bs : rows,
+			  bs, n->in[0], e, err);
 	buf_release(&body);
 	return rc;
 }
@@ -664,7 +623,7 @@ static int adaptive_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf
 		}
 		big *= mb;
 	}
-	bs = pow2(big);
+	bs = gr_red_block(big);
 	gr_helpers(p, GR_H_SUM);
 	buf_addf(&body, "    /* adaptive average pool, bins floor(i * S / O) .. ceil((i + 1) * S / O),"
 		    " one block per output */\n    __shared__ double sh[%lld];\n"
@@ -702,11 +661,11 @@ static int norm_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 	const struct gr_tensor *x = &p->t[n->in[0]];
 	const char *kind = gr_str(n->j, "kind");
 	long long N = x->shape[0], C = x->rank > 1 ? x->shape[1] : 1, S = x->numel / N / C;
-	long long shp[3], R, nstat, bs, G = 1, inner = 1, pn;
+	long long shp[3], R, nstat, G = 1, inner = 1, pn;
 	unsigned mask;
 	double eps = gr_num(n->j, "eps", 1e-5);
-	struct rview v;
-	struct buf head = BUF_INIT, loop = BUF_INIT, body = BUF_INIT, sig = BUF_INIT, args = BUF_INIT;
+	struct gr_rview v;
+	struct buf body = BUF_INIT, sig = BUF_INIT, args = BUF_INIT;
 	struct buf stat = BUF_INIT, pidx = BUF_INIT, grid = BUF_INIT;
 	char xs[80], name[48], sb[32];
 	int rc = -1, b;
@@ -749,28 +708,15 @@ static int norm_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 			goto out;
 		}
 	/* statistics: mean and 1 / sqrt(biased variance + eps), two passes in double */
-	make_view(&v, shp, 3, mask);
-	red_loops(&v, "x", &head, &loop, &R, &nstat);
-	bs = pow2(R);
+	gr_make_view(&v, shp, 3, mask);
+	gr_view_counts(&v, &R, &nstat);
 	if ((b = gr_take_buf(p, 2 * nstat, 1, err)) < 0) {
 		rc = b;
 		goto out;
 	}
 	gr_buf_name(p, b, sb, sizeof(sb));
-	gr_helpers(p, GR_H_SUM);
-	buf_addf(&body, "    /* %s norm statistics of %lld values each, one block per statistic */\n"
-		    "    __shared__ double sh[%lld];\n%s    double s = 0.0;\n%s        s += a;\n    }\n"
-		    "    const double mean = block_sum(s, sh) / %lld.0;\n"
-		    "    double q = 0.0;\n%s        q += (a - mean) * (a - mean);\n    }\n"
-		    "    const double var = block_sum(q, sh) / %lld.0;\n"
-		    "    if (threadIdx.x == 0) {\n        stats[2 * o] = mean;\n"
-		    "        stats[2 * o + 1] = 1.0 / sqrt(var + %.17g);\n    }\n",
-		 kind, R, bs, head.s, loop.s, R, loop.s, R, eps);
-	buf_addf(&args, "%s, %s", in_name(p, n->in[0], xs, sizeof(xs)), sb);
-	snprintf(name, sizeof(name), "g%d_norm_stats", gi);
-	buf_addf(&grid, "%lld", nstat);
-	rc = gr_kernel(p, name, "const float* __restrict__ x, double* __restrict__ stats", body.s, grid.s,
-		       bs, args.s, err);
+	in_name(p, n->in[0], xs, sizeof(xs));
+	rc = gr_norm_stats(p, gi, kind, &v, xs, sb, eps, err);
 	if (rc)
 		goto out;
 	/* apply, then the epilogue */
@@ -810,8 +756,6 @@ static int norm_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 	rc = gr_kernel(p, name, sig.s, body.s, grid.s, p->block, args.s, err);
 	p->buf_busy[b] = 0;
 out:
-	buf_release(&head);
-	buf_release(&loop);
 	buf_release(&body);
 	buf_release(&sig);
 	buf_release(&args);

@@ -422,6 +422,17 @@ static int parse_spec(struct problem *p, const char *file, struct buf *err)
 	if (!(p->flops >= 0 && p->flops < 1e21) || !(p->min_bytes > 0 && p->min_bytes < 1e18))
 		return kf_err(err, "%s: field \"%s\" is out of range", file,
 			      p->flops >= 0 && p->flops < 1e21 ? "min_bytes" : "flops");
+	/* Fewer FLOPs than the problem's own graph where a correct kernel can
+	 * fold it (a linear summed over its features is a matrix-vector
+	 * product): the floor must not reject that kernel (docs/formats.md). */
+	p->floor_flops = 0;
+	if ((v = json_object_get(p->spec, "floor_flops"))) {
+		if (!json_is_number(v) || !(json_number_value(v) > 0 && json_number_value(v) <= p->flops) ||
+		    !json_is_string(json_object_get(p->spec, "floor_flops_why")))
+			return kf_err(err, "%s: field \"floor_flops\" must be a number in (0, flops], with "
+				      "\"floor_flops_why\"", file);
+		p->floor_flops = json_number_value(v);
+	}
 	/* Where PyTorch's own fp32 forward misses the exact result on the
 	 * U[-100, 100) draw, the spec names a smaller bound (docs/problems.md). */
 	p->wide_bound = 0;
@@ -575,6 +586,6 @@ size_t problem_memory_plan(const struct problem *p, size_t l2_flush_bytes, struc
 double problem_roofline_ms(const struct problem *p, double gbps, double gflops)
 {
 	double tb = gbps > 0 ? p->min_bytes / (gbps * 1e9) : 0;
-	double tf = gflops > 0 ? p->flops / (gflops * 1e9) : 0;
+	double tf = gflops > 0 ? (p->floor_flops > 0 ? p->floor_flops : p->flops) / (gflops * 1e9) : 0;
 	return 1e3 * (tb > tf ? tb : tf);
 }

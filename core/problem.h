@@ -70,6 +70,8 @@ struct problem {
 	enum kf_tol tol;
 	double atol, rtol;
 	double flops, min_bytes;
+	double floor_flops;        /* spec "floor_flops": FLOPs that an algebraically cheaper
+				    * correct algorithm needs, for the speed-of-light floor; 0: flops */
 	double wide_bound;         /* spec "wide_bound": r of the U[-r, r) extra draw; 0: none set */
 	char *torch_text;      /* reference.py */
 	char *reference_src;   /* reference.cu */

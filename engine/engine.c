@@ -474,7 +474,8 @@ static int baselines(struct engine *e, const char *problem_id, const char *gpu, 
  * clock; measured copies reach ~0.9 of it, the fastest level-1 kernels
  * 0.94) and its FLOPs at the tensor cores' (4096 per SM per clock, Hopper's
  * dense fp16 rate at the highest clock: more than any fp32-accurate kernel
- * gets). No kernel that does the work can be faster. */
+ * gets; a spec's floor_flops where the graph folds to less work). No
+ * kernel that does the work can be faster. */
 double engine_sol_floor_ms(const json_t *g, const struct problem *p, double *bw, double *fl)
 {
 	double mclk = (double)jget_int(g, "mem_clock_khz", 0) * 1e3;
@@ -488,7 +489,7 @@ double engine_sol_floor_ms(const json_t *g, const struct problem *p, double *bw,
 	if (*bw <= 0 || *fl <= 0)
 		return 0;
 	tb = p->min_bytes / *bw;
-	tf = p->flops / *fl;
+	tf = (p->floor_flops > 0 ? p->floor_flops : p->flops) / *fl;
 	return 1e3 * (tb > tf ? tb : tf);
 }
 
@@ -519,7 +520,8 @@ int engine_sol_check(const json_t *gpu_info, const struct problem *p, struct eva
 	buf_reset(&o->detail);
 	buf_addf(&o->detail, "timed trial %d took %.4f ms, under the speed-of-light floor of %.4f ms (%.4g bytes "
 		 "at the memory's peak %.0f GB/s, %.4g FLOP at %.0f TFLOP/s): it cannot have done the work",
-		 best_i, best, floor_ms, p->min_bytes, bw / 1e9, p->flops, fl / 1e12);
+		 best_i, best, floor_ms, p->min_bytes, bw / 1e9, p->floor_flops > 0 ? p->floor_flops : p->flops,
+		 fl / 1e12);
 	return 1;
 }
 

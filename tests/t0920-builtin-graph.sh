@@ -111,6 +111,46 @@ grep '^not ok' emu.out | head -n 5 | sed 's/^/# /'
 python3 "$KF_ROOT/tests/tools/check_graph.py" "$KF_BUILD" small emu -j "$(par_jobs)" \
 	--params '{"tc": 0, "BM": 128, "BN": 128, "TM": 8, "TN": 8, "block": 128}' 12 45 84 >tiles.out 2>&1
 contains "128x128 tiles match too" tiles.out "^checked 3 kernels, 0 failed$"
+# reductions (builtin_graph_red.c): a thread per output and split norm
+# statistics wherever they apply (red=1), emulated the same way
+python3 "$KF_ROOT/tests/tools/check_graph.py" "$KF_BUILD" small emured -j "$(par_jobs)" \
+	--params '{"fuse": 1, "red": 1}' >red.out 2>&1
+contains "red=1: all 100 match" red.out "^checked 100 kernels, 0 failed$"
+grep '^not ok' red.out | head -n 5 | sed 's/^/# /'
+check "red=1 took the other shapes (thread per output and per row, split statistics)" sh -c \
+	'test "$(grep -l "one thread per output" emured/*.cpp | wc -l)" -ge 20 &&
+	 test "$(grep -l "one thread per row" emured/*.cpp | wc -l)" -ge 4 &&
+	 test "$(grep -l "_norm_sums" emured/*.cpp | wc -l)" -ge 15 &&
+	 test "$(grep -l "_part(" emured/*.cpp | wc -l)" -ge 5'
+# and the comparison can fail: chunk sums read at a wrong index (part[o + k]
+# for part[o * P + k]: only channel 0 right), variances about the sum, a
+# thread's reduction or a softmax's sum over every other value
+for m in 073:'t += part[o * :t += part[o + ' 052:'q += (a - mean) * (a - mean):q += (a - t) * (a - t)' \
+	 024:'r++) {:r += 2) {' 023:'const double a = part[o * :const double a = part[o + ' 006:'j++)
+        s += exp:j += 2)
+        s += exp'; do
+	num=${m%%:*} rest=${m#*:}
+	python3 "$KF_ROOT/tests/tools/check_graph.py" "$KF_BUILD" small emumut --params '{"red": 1}' \
+		--sed "${rest%%:*}" "${rest#*:}" "$num" >redmut.out 2>&1
+	check "a reduction mutated in $num fails" test $? -eq 1
+	contains "and is named" redmut.out "^not ok ${num}_.*python: [1-9][0-9]* bad"
+done
+# full size, by size (red=-1): 072's batch norm of 16 statistics over 2^24
+# values splits, 024's min over depth takes a thread per output
+check "at full size the batch norm of 072 splits and 024's min is a thread's" sh -c \
+	"grep -q 'g1_norm_sums<<<1024, 256>>>' full/072_*-1.cu && grep -q 'min over 22 values, one thread per output' full/024_*-1.cu"
+
+# the problems whose linear the template folds into a matrix-vector product
+# are those whose spec lowers the speed-of-light floor (floor_flops): else
+# the engine rejects the fold as too fast to have done the work
+check "the template folds exactly the problems with floor_flops" python3 -c "
+import glob, json, os, sys
+folded = {os.path.basename(f)[:3] for f in glob.glob('full/*-1.cu') if '_lsum_dot' in open(f).read()}
+floor = {os.path.basename(os.path.dirname(f))[:3] for f in glob.glob(sys.argv[1] + '/problems/level2/*/spec.json')
+         if 'floor_flops' in json.load(open(f))}
+print('# folded', sorted(folded), 'floor_flops', sorted(floor))
+sys.exit(0 if folded == floor and len(folded) >= 3 else 1)" "$KF_ROOT"
+
 # the comparison can fail: a wrong negative_slope in 12's epilogue
 python3 "$KF_ROOT/tests/tools/check_graph.py" "$KF_BUILD" small emu \
 	--sed "1.000000000e-01f" "1.100000000e-01f" 12 >mut.out 2>&1

@@ -190,6 +190,33 @@ static void test_bad_values(void **state)
 	expect_bad("\"min_bytes\":96,", "\"min_bytes\":96,\"wide_bound\":0,", "wide_bound", "[0.01, 100]");
 	expect_bad("\"min_bytes\":96,", "\"min_bytes\":96,\"wide_bound\":1000,", "wide_bound", "[0.01, 100]");
 	expect_bad("\"min_bytes\":96,", "\"min_bytes\":96,\"wide_bound\":\"4\",", "wide_bound", "number");
+	expect_bad("\"min_bytes\":96,", "\"min_bytes\":96,\"floor_flops\":13,\"floor_flops_why\":\"w\",",
+		   "floor_flops", "(0, flops]");
+	expect_bad("\"min_bytes\":96,", "\"min_bytes\":96,\"floor_flops\":0,\"floor_flops_why\":\"w\",",
+		   "floor_flops", "(0, flops]");
+	expect_bad("\"min_bytes\":96,", "\"min_bytes\":96,\"floor_flops\":6,", "floor_flops",
+		   "floor_flops_why");
+}
+
+/* A fold's fewer FLOPs: the roofline (and the engine's floor) count them. */
+static void test_floor_flops(void **state)
+{
+	char *spec = mutate("\"min_bytes\":96,", "\"min_bytes\":96,\"floor_flops\":3,\"floor_flops_why\":\"a fold\","),
+	     dir[64];
+	struct buf err = BUF_INIT;
+	struct problem p;
+	(void)state;
+
+	assert_int_equal(load_dir(spec, NULL, dir, &err), 0);
+	problem_init(&p);
+	assert_int_equal(problem_load(&p, dir, &err), 0);
+	assert_true(p.floor_flops == 3 && p.flops == 12);
+	/* 3 flops at 1 GFLOP/s = 3 ns (12 without the fold); bytes free */
+	assert_true(problem_roofline_ms(&p, 1e9, 1) > 0.0000029 && problem_roofline_ms(&p, 1e9, 1) < 0.0000031);
+	problem_release(&p);
+	cleanup(dir);
+	free(spec);
+	buf_release(&err);
 }
 
 /* The extra draw's bound: the spec's where set, 0 (the operator's rule) otherwise. */
@@ -415,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_all_specs_load), cmocka_unit_test(test_good),
 		cmocka_unit_test(test_missing_fields), cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_wide_bound),
+		cmocka_unit_test(test_floor_flops),
 		cmocka_unit_test(test_bad_sizes),      cmocka_unit_test(test_shape_mismatch),
 		cmocka_unit_test(test_unreadable),     cmocka_unit_test(test_find),
 		cmocka_unit_test(test_many_tensors),

@@ -178,6 +178,19 @@ static void test_sol_floor(void **state)
 	assert_string_equal(o.status, "incorrect");
 	assert_string_equal(o.failed_check, "faster_than_speed_of_light");
 	assert_non_null(strstr(o.detail.s, "timed trial 1 took 0.0040 ms"));
+	/* A spec's floor_flops (a fold to less work) sets the FLOP term: with
+	 * 1e13 FLOPs the floor is 9.25 ms and 2.9 ms is rejected; with 3.2e9
+	 * FLOPs left it is the bytes' 2.563 ms again. */
+	p.flops = 1e13;
+	snprintf(o.status, sizeof(o.status), "correct");
+	assert_true(engine_sol_floor_ms(info, &p, &bw, &fl) > 9.2);
+	assert_int_equal(engine_sol_check(info, &p, &o, honest), 1);
+	p.floor_flops = 3221225472.0;
+	snprintf(o.status, sizeof(o.status), "correct");
+	f = engine_sol_floor_ms(info, &p, &bw, &fl);
+	assert_true(f > 2.56 && f < 2.57);
+	assert_int_equal(engine_sol_check(info, &p, &o, honest), 0);
+	assert_string_equal(o.status, "correct");
 	/* Unknown peaks: nothing is rejected. */
 	snprintf(o.status, sizeof(o.status), "correct");
 	json_object_set_new(info, "mem_clock_khz", json_integer(0));
