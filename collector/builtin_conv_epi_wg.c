@@ -7,7 +7,9 @@
  * split in registers; tf32+bf16 or 3xTF32, each tile's products FADDed:
  * fp32-accurate). Two warpgroups: MW 1 puts them side by side on channels
  * (128 positions x 128 channels), MW 2 on positions (256 x 64), so that
- * 64 channels or fewer do not leave half the tensor-core tile empty. */
+ * 64 channels or fewer do not leave half the tensor-core tile empty. WG 1:
+ * one warpgroup (128 x 64) in a block small enough for two an SM, so that
+ * one block's waits, prologue and epilogue overlap the other's products. */
 #include "collector/builtin_conv_epi.h"
 
 #include <string.h>
@@ -16,7 +18,7 @@
 #include "collector/builtin_util.h"
 
 struct cwg_tile {
-	int mw, bm, bn, cb, stages, bf, smem;
+	int mw, bm, bn, cb, stages, bf, smem, nt;
 	int sa_bytes, stage_bytes;
 };
 
@@ -25,7 +27,7 @@ static int tile_read(const struct cepi_geo *g, const json_t *p, struct cwg_tile 
 {
 	long long cpg = cepi_cpg(g);
 	const json_t *sp = json_object_get(p, "split");
-	int cs;
+	int cs, wg;
 
 	if (sp && (!json_is_string(sp) || (strcmp(json_string_value(sp), "tf32bf16") &&
 					    strcmp(json_string_value(sp), "3xtf32"))))
@@ -34,17 +36,20 @@ static int tile_read(const struct cepi_geo *g, const json_t *p, struct cwg_tile 
 	 * cost 2% on the H100), and the tf32+bf16 split's bf16-rounded terms
 	 * missed 1e-4 on U[-100, 100) inputs (level 2's 002 and 090) */
 	t->bf = sp && !strcmp(json_string_value(sp), "tf32bf16");
-	t->mw = bt_param(p, "MW", 0) ? bt_param(p, "MW", 0) : cepi_opg(g) > 64 ? 1 : 2;
+	wg = bt_param(p, "WG", 2);
+	/* MW 0 stands for one warpgroup (WG 1): 128 x 64, two blocks an SM */
+	t->mw = wg == 1 ? 0 : bt_param(p, "MW", 0) ? bt_param(p, "MW", 0) : cepi_opg(g) > 64 ? 1 : 2;
 	for (t->cb = 4; t->cb < 32 && t->cb < cpg;)
 		t->cb <<= 1;
 	t->cb = bt_param(p, "CB", 0) ? bt_param(p, "CB", 0) : t->cb;
 	t->stages = bt_param(p, "STAGES", 0) ? bt_param(p, "STAGES", 0) : t->mw == 1 ? 4 : 3;
-	if ((t->mw != 1 && t->mw != 2) || t->cb < 4 || t->cb > 32 || (t->cb & (t->cb - 1)) ||
-	    t->stages < 2 || t->stages > 5)
-		return kf_err(err, "conv_tce: bad parameters for the wgmma core (MW 1 or 2, CB 4..32 "
-				   "a power of 2, STAGES 2..5)");
-	t->bm = 128 * t->mw;
-	t->bn = 128 / t->mw;
+	if ((wg != 1 && wg != 2) || (wg == 1 && bt_param(p, "MW", 0)) || (wg == 2 && t->mw != 1 && t->mw != 2) ||
+	    t->cb < 4 || t->cb > 32 || (t->cb & (t->cb - 1)) || t->stages < 2 || t->stages > 5)
+		return kf_err(err, "conv_tce: bad parameters for the wgmma core (WG 1 or 2, MW 1 or 2 "
+				   "with WG 2, CB 4..32 a power of 2, STAGES 2..5)");
+	t->nt = wg * 128;
+	t->bm = t->mw ? 128 * t->mw : 128;
+	t->bn = t->mw ? 128 / t->mw : 64;
 	t->sa_bytes = t->bm * 128;
 	/* B rows padded by 8 words: the fragment loads hit distinct banks */
 	t->stage_bytes = t->sa_bytes + 32 * (t->bn + 8) * 4;
@@ -62,15 +67,16 @@ static int tile_read(const struct cepi_geo *g, const json_t *p, struct cwg_tile 
 static void emit_head(struct buf *s, const char *name, const struct cepi_geo *g,
 		      const struct cwg_tile *t, const struct epi *e)
 {
-	buf_addf(s, "// conv_epi (wgmma %s implicit GEMM%s): BM=%d BN=%d MW=%d CB=%d STAGES=%d\n"
-		    "extern \"C\" __global__ void __launch_bounds__(256, 1)\n",
+	buf_addf(s, "// conv_epi (wgmma %s implicit GEMM%s): BM=%d BN=%d WG=%d MW=%d CB=%d STAGES=%d\n"
+		    "extern \"C\" __global__ void __launch_bounds__(%d, %d)\n",
 		 t->bf ? "tf32+bf16" : "3xTF32", g->transposed ? ", transposed, by phase" : "", t->bm,
-		 t->bn, t->mw, t->cb, t->stages);
+		 t->bn, t->nt / 128, t->mw, t->cb, t->stages, t->nt, t->nt == 128 ? 2 : 1);
 	cepi_emit_sig(s, name, e);
-	buf_addf(s, "    constexpr int BM = %d, BN = %d, BK = 32, NT = 256, STAGES = %d, BF = %d, MW = %d;\n"
-		    "    constexpr int BSTR = BN + 8, NUNITS = (BF ? 512 : 1024) * MW;   // split units of a tile\n"
+	/* MW 0: one warpgroup */
+	buf_addf(s, "    constexpr int BM = %d, BN = %d, BK = 32, NT = %d, STAGES = %d, BF = %d, MW = %d;\n"
+		    "    constexpr int BSTR = BN + 8, NUNITS = (BF ? 512 : 1024) * (MW == 2 ? 2 : 1);   // split units of a tile\n"
 		    "    constexpr unsigned SA_BYTES = %d, STAGE_BYTES = %d;   // multiples of 1024\n",
-		 t->bm, t->bn, t->stages, t->bf, t->mw, t->sa_bytes, t->stage_bytes);
+		 t->bm, t->bn, t->nt, t->stages, t->bf, t->mw, t->sa_bytes, t->stage_bytes);
 	cepi_emit_geo_consts(s, g, t->cb);
 }
 
@@ -257,7 +263,7 @@ int cepi_emit_wg(struct buf *src, struct buf *launch, const char *name, const st
 	buf_addf(launch, "(%s, %s, %s, %s, %s, %s, %s);\n", x, xn.s, g->sz[CE_N], g->sz[CE_CI],
 		 g->sz[CE_ID], g->sz[CE_IH], g->sz[CE_IW]);
 	/* the GEMM kernel reads the channels-last copy as its x */
-	cepi_emit_launch(launch, name, g, t.bm, t.bn, 256, t.smem, xn.s, w, y, e);
+	cepi_emit_launch(launch, name, g, t.bm, t.bn, t.nt, t.smem, xn.s, w, y, e);
 	buf_release(&xs);
 	buf_release(&xc);
 	buf_release(&xn);

@@ -93,10 +93,10 @@ void gemm_emit_wg_helpers(struct buf *s)
 		    "                   __float_as_uint(v.w - h.w));\n"
 		    "    }\n"
 		    "}\n"
-		    "template <int BF, int LO, int HI> __device__ __forceinline__ void kfg_split_tile(unsigned sa, unsigned ss, int tid)\n"
+		    "template <int BF, int LO, int HI, int NTH> __device__ __forceinline__ void kfg_split_tile(unsigned sa, unsigned ss, int tid)\n"
 		    "{\n"
 		    "#pragma unroll\n"
-		    "    for (int e = 0; e < (HI - LO) / 256; e++) kfg_split_unit<BF>(sa, ss, LO + tid + e * 256);\n"
+		    "    for (int e = 0; e < (HI - LO) / NTH; e++) kfg_split_unit<BF>(sa, ss, LO + tid + e * NTH);\n"
 		    "}\n"
 		    "// Register fragments: bh = trunc(x) (a register operand must hold tf32 bits);\n"
 		    "// bl: BF 0 small(x) in tf32; BF 1 bf16 k16 pairs, slots 2t, 2t+1 = k t, t+4 of x,\n"
@@ -221,7 +221,7 @@ static void emit_store(struct buf *s, const struct gemm_cfg *c)
 		    "        }\n");
 }
 
-/* The K loop into acc[64] (needs STAGES, BF, SA_BYTES, NUNITS, tid, t,
+/* The K loop into acc[64] (needs STAGES, BF, NT, SA_BYTES, NUNITS, tid, t,
  * ktiles, stage_a, ssplit, load_tile(kt) and load_b(nb, kt)); a_wo: ""
  * or " + OFFSET", this warpgroup's A rows in a tile; late: the next tile's
  * copies issued after the first k step (tensor cores busy meanwhile), for
@@ -243,7 +243,7 @@ void gemm_emit_wg_loop(struct buf *s, const char *a_wo, int late)
 		    "    kfg_wait<STAGES - 2>();\n"
 		    "    __syncthreads();\n"
 		    "    if (ktiles > 0) {\n"
-		    "        kfg_split_tile<BF, 0, NUNITS>(stage_a(0), ssplit, tid);\n"
+		    "        kfg_split_tile<BF, 0, NUNITS, NT>(stage_a(0), ssplit, tid);\n"
 		    "        load_b(nb, 0);\n"
 		    "    }\n"
 		    "    kfg_fence_async();\n"
@@ -264,10 +264,10 @@ void gemm_emit_wg_loop(struct buf *s, const char *a_wo, int late)
 		    "            __syncthreads();\n"
 		    "        }\n"
 		    "        kfg_mma_step<BF>(part, bh, bl, 1, d_raw, d_split, 1);\n"
-		    "        if (more) kfg_split_tile<BF, 0, NUNITS / 2>(stage_a(kt + 1), snext, tid);\n"
+		    "        if (more) kfg_split_tile<BF, 0, NUNITS / 2, NT>(stage_a(kt + 1), snext, tid);\n"
 		    "        kfg_mma_step<BF>(part, bh, bl, 2, d_raw, d_split, 1);\n"
 		    "        if (more) {\n"
-		    "            kfg_split_tile<BF, NUNITS / 2, NUNITS>(stage_a(kt + 1), snext, tid);\n"
+		    "            kfg_split_tile<BF, NUNITS / 2, NUNITS, NT>(stage_a(kt + 1), snext, tid);\n"
 		    "            kfg_fence_async();\n"
 		    "        }\n"
 		    "        kfg_mma_step<BF>(part, bh, bl, 3, d_raw, d_split, 1);\n"
@@ -293,7 +293,7 @@ void gemm_emit_wgmma(struct buf *s, const struct gemm_cfg *c)
 		    "    extern __shared__ __align__(1024) float kf_smem[];\n",
 		 c->name, c->params);
 	gemm_emit_prologue(s, c);
-	buf_addf(s, "    constexpr int STAGES = %d, BF = %d, %s;\n"
+	buf_addf(s, "    constexpr int STAGES = %d, BF = %d, NT = 256, %s;\n"
 		    "    constexpr unsigned SA_BYTES = 16384, STAGE_BYTES = %d;   // multiples of 1024\n"
 		    "    constexpr int NUNITS = BF ? 512 : 1024;   // split units of a tile\n"
 		    "    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;\n"

@@ -102,6 +102,7 @@ struct gr_plan {
 	int split3;		/* tensor cores with the 3xTF32 split (deep nets: more bits) */
 	int conv_split3;	/* the same for convolutions */
 	int conv_mma;		/* convolutions on conv_epi's mma.sync core (else wgmma) */
+	int conv_wg;		/* warpgroups a block of the wgmma conv core (1: two blocks an SM) */
 	int attn;		/* attention chains in one kernel (else only where the scores
 				 * would need over 2^29 floats) */
 	int dacc;

@@ -21,6 +21,26 @@ static void store(struct buf *b, const char *ind, const char *idx, const char *v
 		 ind, ind, idx, ind, val, e->code.s, ind, ind);
 }
 
+/* Every from in b replaced by to. */
+static void subst(struct buf *b, const char *from, const char *to)
+{
+	struct buf o = BUF_INIT;
+	const char *s = b->s, *h;
+	size_t n = strlen(from);
+
+	if (!s || !n || !strstr(s, from))
+		return;
+	while ((h = strstr(s, from))) {
+		buf_add(&o, s, (size_t)(h - s));
+		buf_adds(&o, to);
+		s = h + n;
+	}
+	buf_adds(&o, s);
+	buf_reset(b);
+	buf_add(b, o.s, o.len);
+	buf_release(&o);
+}
+
 static void signature(struct buf *b, const struct gr_plan *p, const char *in_params,
 		      const struct gr_epi *e)
 {
@@ -268,7 +288,7 @@ static int conv_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 		struct conv_shape sh;
 		struct epi ep = { e->params.s, e->args.s, NULL };
 		size_t from = p->launch.len;
-		char name[32];
+		char name[32], pat[96];
 		memset(&sh, 0, sizeof(sh));
 		sh.dims = nd;
 		sh.transposed = tr;
@@ -287,10 +307,16 @@ static int conv_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 		}
 		buf_addf(&code, "{\n        const long long ei = (n * %lldLL + c) * %lldLL + s;\n%s        }\n",
 			 CO, Sp, e->code.s);
+		/* per-channel operands (bias, a (C, 1, 1) tensor): the store has its
+		 * channel c, ei / S % C in 64-bit divisions per element otherwise */
+		snprintf(pat, sizeof(pat), "(ei / %lldLL) %% %lldLL", Sp, CO);
+		subst(&code, pat, "c");
+		snprintf(pat, sizeof(pat), "(ei / %lldLL %% %lldLL)", Sp, CO);
+		subst(&code, pat, "c");
 		ep.code = code.s;
 		snprintf(name, sizeof(name), "g%d_conv_tc", gi);
-		json_t *tp = json_pack("{s:s,s:s}", "core", p->conv_wmma ? "wmma" : p->conv_mma ? "mma" : "wgmma",
-				       "split", p->conv_split3 ? "3xtf32" : "tf32bf16");
+		json_t *tp = json_pack("{s:s,s:s,s:i}", "core", p->conv_wmma ? "wmma" : p->conv_mma ? "mma" : "wgmma",
+				       "split", p->conv_split3 ? "3xtf32" : "tf32bf16", "WG", p->conv_wg);
 
 		rc = tp ? conv_epi_emit(&p->src, &p->launch, name, &sh, xs, ws, ys, &ep, tp, err) : kf_err(err, "out of memory");
 		json_decref(tp);

@@ -91,6 +91,11 @@ for d in "$KF_ROOT"/problems/level2/*/; do
 	done
 done
 check "$ntc tensor-core kernels rendered" test ! -s render.err -a "$ntc" -eq 200
+# the conv emitters' epilogue reads per-channel operands (the bias, a
+# (C, 1, 1) tensor) at the store's channel c, not ei / S % C
+check "tensor-core conv epilogues index per-channel operands by c (1, 21)" sh -c \
+	"grep -q 'v = v + ep0\[c\];' full/001_*-tc0.cu && grep -q 'const float xb = ep2\[c\];' full/021_*-tc0.cu &&
+	 ! grep -q 'ep[0-9]*\[(ei / [0-9]*LL) % [0-9]*LL\]' full/001_*-tc0.cu full/021_*-tc0.cu"
 check "the GEMM of 12 and the conv of 1 take the emitters" sh -c \
 	"grep -q 'wgmma' full/012_*-tc0.cu && grep -q 'mma.sync' full/012_*-tc1.cu && grep -q 'conv_tc' full/001_*-tc0.cu"
 ncc=$(($# / 2))

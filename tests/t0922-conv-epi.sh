@@ -10,7 +10,8 @@
 # the ideas for a sixth to a third each; the mma core and a third of the
 # level-2 graph's convs also for sm_80); emulated on the CPU at small sizes
 # (forward: conv_small_root.py, transposed: emulate_convt.py; mma.sync and
-# wgmma through tests/tools/emulate_shim_tc.h) with the three cores and
+# wgmma through tests/tools/emulate_shim_tc.h) with the three cores (the
+# wgmma one also with one warpgroup a block on the synthetic shapes) and
 # other tilings, the kernels match the oracle; so do synthetic shapes (conv_epi_synth.py:
 # groups, odd channel counts, strides, dilation, output padding, phases
 # without taps, bias as the epilogue), rendered both by conv_tce and by
@@ -47,7 +48,7 @@ for par in '{"BM": 48}' '{"BK": 12}' '{"CB": 64}' '{"WM": 3}' '{"BN": 24}' \
 	'{"core": "wmma", "BN": 24}' '{"core": "tc"}' '{"core": 1}' '{"split": "tf32"}' \
 	'{"STAGES": 6}' '{"STAGES": 1}' '{"BM": 256, "BN": 128}' '{"BM": 256, "STAGES": 5, "BN": 256}' \
 	'{"core": "wgmma", "MW": 3}' '{"core": "wgmma", "STAGES": 6}' '{"core": "wgmma", "CB": 2}' \
-	'{"core": "wgmma", "MW": 2, "STAGES": 5}'; do
+	'{"core": "wgmma", "MW": 2, "STAGES": 5}' '{"core": "wgmma", "WG": 3}' '{"core": "wgmma", "WG": 1, "MW": 2}'; do
 	expect_exit 1 "conv_tce refuses parameters $par" "$E" render "$(spec_of "$KF_ROOT" 63)" conv_tce "$par"
 	contains "with a reason" "$T_TMP/err" "conv_tce: "
 done
@@ -214,9 +215,11 @@ while read -r name num dir; do
 	"$E" render "$s" conv_tce >"sm/$name-t.cu" || nok "$name renders"
 	"$E" render "$s" conv_tce "{$W}" >"sm/$name-w.cu" || nok "$name renders with the wmma core"
 	"$E" render "$s" conv_tce '{"core": "wgmma"}' >"sm/$name-g.cu" || nok "$name renders with the wgmma core"
+	"$E" render "$s" conv_tce '{"core": "wgmma", "WG": 1}' >"sm/$name-h.cu" ||
+		nok "$name renders with the wgmma core, one warpgroup a block"
 	"$E" render "$s" conv_tce "$(alt "$j")" >"sm/$name-a.cu" || nok "$name renders with $(alt "$j")"
 	"$CE" "$(cat "$dir/shape.json")" >"sm/$name-e.cu" || nok "$name: conv_epi_emit emits"
-	for v in t w g a e; do
+	for v in t w g h a e; do
 		# the other tiling for every other shape (emulation time)
 		[ $v = a ] && [ $((j % 2)) -eq 1 ] && continue
 		printf '%s\0' "emu/$name-$v" "$dir" "$num" "sm/$name-$v.cu" >>syn.jobs
@@ -228,8 +231,8 @@ check "9 synthetic shapes" test "$(wc -l <syn.list)" -eq 9
 emulate_jobs syn.jobs
 "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" --arch sm_90a --fixtures synfix --pool "$(par_jobs)" --timeout 120 --cpu 120 \
 	synfix/*.cu >synnvrtc.out 2>&1
-check "the synthetic kernels pass the launch check and compile ($(grep -c '\.cu: ok' synnvrtc.out) of 41)" \
-	test "$(grep -c '\.cu: ok' synnvrtc.out)" -eq 41
+check "the synthetic kernels pass the launch check and compile ($(grep -c '\.cu: ok' synnvrtc.out) of 50)" \
+	test "$(grep -c '\.cu: ok' synnvrtc.out)" -eq 50
 bad=0 k=0
 for r in emu/*.res; do
 	k=$((k + 1))
@@ -245,7 +248,8 @@ check "$k emulated conv_epi kernels match the oracle ($bad failed)" test "$bad" 
 # another, a phase's input offset moved by one, the bias epilogue dropped,
 # the wgmma core's gather unswizzled, its channels-last copy reading the
 # padded channel count as the real one (groups of 3 channels), the odd
-# channel of its accumulator pairs dropped: each must fail the oracle.
+# channel of its accumulator pairs dropped, its one-warpgroup block
+# splitting half of each A tile: each must fail the oracle.
 d=syn/t2_groups_phase
 grep -v 'al\[i\], bh\[j\]\|ah\[i\], bl\[j\]' sm/t2_groups_phase-w.cu >nolo.cu
 check "the broken kernel lost its lo terms" test "$(grep -c mma_sync nolo.cu)" -eq 1
@@ -265,13 +269,16 @@ check "the broken wgmma kernel reads x past its group's channels" \
 	test "$(cmp -s wgpad.cu sm/f2_groups_cpg3-g.cu; echo $?)" -eq 1
 sed 's|Cs\[(nn + 1) \* CS + m\] = acc\[4 \* j + 2 + h\];||' sm/t2_groups_phase-g.cu >wgacc.cu
 check "the broken wgmma kernel drops a column" test "$(cmp -s wgacc.cu sm/t2_groups_phase-g.cu; echo $?)" -eq 1
+# one warpgroup a block: its 128 threads split the A tile as 256 would (half of it)
+sed 's|kfg_split_tile<BF, \(.*\), NT>|kfg_split_tile<BF, \1, 256>|' sm/f3_strided-h.cu >wg1split.cu
+check "the broken one-warpgroup kernel splits half its tile" test "$(grep -c 'NUNITS, 256>' wg1split.cu)" -ge 2
 printf '%s\0' emu/nolo "$d" 75 nolo.cu emu/nolomma "$d" 75 nolomma.cu emu/swz syn/f3_strided 54 swz.cu \
 	emu/phase syn/t3_cpg5 72 phase.cu emu/nobias syn/f2_groups_cpg3 50 nobias.cu \
 	emu/wgswz syn/f3_strided 54 wgswz.cu emu/wgpad syn/f2_groups_cpg3 50 wgpad.cu \
-	emu/wgacc "$d" 75 wgacc.cu >teeth.jobs
+	emu/wgacc "$d" 75 wgacc.cu emu/wg1split syn/f3_strided 54 wg1split.cu >teeth.jobs
 emulate_jobs teeth.jobs
 mismatch() { grep -Eq '^not ok .*[0-9]+ elements, [1-9][0-9]* bad' "$1"; }
-for t in nolo nolomma swz phase nobias wgswz wgpad wgacc; do
+for t in nolo nolomma swz phase nobias wgswz wgpad wgacc wg1split; do
 	echo "# $t: $(cut -c1-160 emu/$t.res)"
 	check "a kernel broken on purpose ($t) fails the oracle" mismatch emu/$t.res
 done
