@@ -4,7 +4,7 @@
  * nodes that only consume its result; fuse=0: one kernel per node) and
  * gives the materialized tensors scratch buffers by liveness.
  * Parameters: fuse, tc (try the tensor-core emitters of builtin_epi.h
- * first; off by default: those kernels cannot be emulated on the host),
+ * first; off by default, the idea graph-tensor-core turns it on),
  * mma (their sm_80 mma.sync core instead of sm_90a wgmma, convs included),
  * conv_mma (convs alone on the mma.sync core; -1, the default: on for level
  * 3), conv_wg (warpgroups a block of the wgmma conv core: 2, or 1 for two

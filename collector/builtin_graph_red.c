@@ -7,8 +7,9 @@
  *   innermost dimension is kept (a reduction over channels): a warp's
  *   loads are then consecutive. A block per output of 32 threads there
  *   read 22 values 900 floats apart, a sector each;
- * - statistics split over P blocks each (a batch norm has one statistic per
- *   channel: 16 blocks for 2^28 values on level 2's 072), partial sums
+ * - norm statistics, and sums, means, maxima and minima with few outputs,
+ *   split over P blocks each (a batch norm has one statistic per channel:
+ *   16 blocks for 2^28 values on level 2's 072), the partial results
  *   combined in order by a last kernel.
  * Parameter red: -1 (default) picks by size, 0 a block per output always,
  * 1 the other shapes wherever they apply (tests at small sizes). */

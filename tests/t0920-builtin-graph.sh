@@ -4,8 +4,10 @@
 # (fuse=1) and per-node (fuse=0) kernels at full size pass the launch-plan
 # check and compile with NVRTC (one engine, kfeval --compile-only); at
 # small sizes (gen.py --small) both, emulated on the host, match the
-# Python graph evaluator and the CPU oracle at the fp32 tolerance; a
-# mutated kernel fails that comparison.
+# Python graph evaluator and the CPU oracle at the fp32 tolerance, also
+# with every reduction in the thread-per-output and split shapes (red=1);
+# mutated kernels fail that comparison. The problems whose linear folds are
+# those whose spec lowers the speed-of-light floor (floor_flops).
 . "$KF_ROOT/tests/lib.sh"
 export KFORGE_ROOT="$KF_ROOT"
 

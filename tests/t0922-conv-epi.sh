@@ -11,7 +11,7 @@
 # level-2 graph's convs also for sm_80); emulated on the CPU at small sizes
 # (forward: conv_small_root.py, transposed: emulate_convt.py; mma.sync and
 # wgmma through tests/tools/emulate_shim_tc.h) with the three cores (the
-# wgmma one also with one warpgroup a block on the synthetic shapes) and
+# wgmma one also with one warpgroup a block on half the synthetic shapes) and
 # other tilings, the kernels match the oracle; so do synthetic shapes (conv_epi_synth.py:
 # groups, odd channel counts, strides, dilation, output padding, phases
 # without taps, bias as the epilogue), rendered both by conv_tce and by
@@ -220,8 +220,10 @@ while read -r name num dir; do
 	"$E" render "$s" conv_tce "$(alt "$j")" >"sm/$name-a.cu" || nok "$name renders with $(alt "$j")"
 	"$CE" "$(cat "$dir/shape.json")" >"sm/$name-e.cu" || nok "$name: conv_epi_emit emits"
 	for v in t w g h a e; do
-		# the other tiling for every other shape (emulation time)
+		# the other tiling for every other shape, one warpgroup a block for
+		# the others (emulation time)
 		[ $v = a ] && [ $((j % 2)) -eq 1 ] && continue
+		[ $v = h ] && [ $((j % 2)) -eq 0 ] && continue
 		printf '%s\0' "emu/$name-$v" "$dir" "$num" "sm/$name-$v.cu" >>syn.jobs
 		{ echo "// problem: $name"; cat "sm/$name-$v.cu"; } >"synfix/$name-$v.cu"
 	done
@@ -231,8 +233,8 @@ check "9 synthetic shapes" test "$(wc -l <syn.list)" -eq 9
 emulate_jobs syn.jobs
 "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" --arch sm_90a --fixtures synfix --pool "$(par_jobs)" --timeout 120 --cpu 120 \
 	synfix/*.cu >synnvrtc.out 2>&1
-check "the synthetic kernels pass the launch check and compile ($(grep -c '\.cu: ok' synnvrtc.out) of 50)" \
-	test "$(grep -c '\.cu: ok' synnvrtc.out)" -eq 50
+check "the synthetic kernels pass the launch check and compile ($(grep -c '\.cu: ok' synnvrtc.out) of 45)" \
+	test "$(grep -c '\.cu: ok' synnvrtc.out)" -eq 45
 bad=0 k=0
 for r in emu/*.res; do
 	k=$((k + 1))
