@@ -5,7 +5,8 @@
 # check and compile with NVRTC (one engine, kfeval --compile-only); at
 # small sizes (gen.py --small) both, emulated on the host, match the
 # Python graph evaluator and the CPU oracle at the fp32 tolerance, also
-# with every reduction in the thread-per-output and split shapes (red=1);
+# with every reduction in the thread-per-output and split shapes (red=1),
+# and on the tensor-core emitters with 8 and 16 channels (tc=1);
 # mutated kernels fail that comparison. The problems whose linear folds are
 # those whose spec lowers the speed-of-light floor (floor_flops).
 . "$KF_ROOT/tests/lib.sh"
@@ -142,6 +143,31 @@ for m in 073:'t += part[o * :t += part[o + ' 052:'q += (a - mean) * (a - mean):q
 	check "a reduction mutated in $num fails" test $? -eq 1
 	contains "and is named" redmut.out "^not ok ${num}_.*python: [1-9][0-9]* bad"
 done
+# tensor cores at small sizes: with 8 input and 16 output channels (the
+# conv emitters take 8 or more output channels a group) the GEMMs and convs
+# run on the wgmma cores, emulated (tests/tools/emulate_shim_tc.h) with
+# their epilogues; every other problem (make test-long: all)
+expect_exit 0 "gen.py --small-channels 8,16 writes the small tree" python3 \
+	"$KF_ROOT/tools/level2/gen.py" --small smallc --small-channels 8,16
+tcnums="" k=0
+for d in smallc/problems/level2/*/; do
+	k=$((k + 1))
+	every_nth $((k + 1)) 2 1 && tcnums="$tcnums $(basename "$d" | cut -c1-3)"
+done
+nsc=$(echo $tcnums | wc -w)
+# shellcheck disable=SC2086
+python3 "$KF_ROOT/tests/tools/check_graph.py" "$KF_BUILD" smallc emutc -j "$(par_jobs)" \
+	--params '{"fuse": 1, "tc": 1}' $tcnums >tc.out 2>&1
+contains "tc=1: the $nsc kernels match" tc.out "^checked $nsc kernels, 0 failed$"
+grep '^not ok' tc.out | head -n 5 | sed 's/^/# /'
+check "they run on the wgmma cores (GEMM and conv; 1 and 9 among them)" sh -c \
+	"test \$(grep -l 'kfg_wgmma_tf32(' emutc/*.cpp | wc -l) -ge $((nsc * 9 / 10)) &&
+	 grep -q 'g0_conv_tc' emutc/001_*.cpp && grep -q 'kfg_wgmma_tf32(' emutc/009_*.cpp"
+# the comparison can fail: the conv epilogue's bias read at channel 0
+python3 "$KF_ROOT/tests/tools/check_graph.py" "$KF_BUILD" smallc emutcmut --params '{"fuse": 1, "tc": 1}' \
+	--sed 'v = v + ep0[c];' 'v = v + ep0[0];' 1 >tcmut.out 2>&1
+check "a conv epilogue reading the wrong bias fails" test $? -eq 1
+contains "and is named" tcmut.out "^not ok 001_.*python: [1-9][0-9]* bad"
 # full size, by size (red=-1): 072's batch norm of 16 statistics over 2^24
 # values splits, 024's min over depth takes a thread per output
 check "at full size the batch norm of 072 splits and 024's min is a thread's" sh -c \

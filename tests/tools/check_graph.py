@@ -62,7 +62,7 @@ def run_one(build, root, work, base, params, sed, cache):
             return False, "kforge problems inputs: " + r.stderr.strip()[-300:]
     oracle = json.load(open(os.path.join(inputs, "oracle", "out.json")))
     idir = os.path.join(inputs, "inputs")
-    why = el.er.build_run(work, tag, src + "\n" + el.cpp_main(spec, src, idir, out))
+    why = el.er.build_run(work, tag, el.er.host_smem(src) + "\n" + el.cpp_main(spec, src, idir, out))
     if why:
         return False, why
     n = el.numel(spec["outputs"][0], spec["sizes"])

@@ -58,6 +58,12 @@ def shim_header(work):
     return h
 
 
+def host_smem(src):
+    """src with each kernel's dynamic shared memory (extern __shared__ T
+    name[]) the shim's per-block buffer."""
+    return re.sub(r"extern __shared__ (?:__align__\(\d+\) )?(\w+) (\w+)\[\];", r"\1 *\2 = (\1 *)kf_dyn_smem;", src)
+
+
 def build_run(work, tag, text):
     """Compiles WORK/TAG.cpp (text, with the shim) and runs it: None, or
     what failed ("c++: ..." or "emulated run failed: ...")."""
@@ -277,7 +283,7 @@ def emulate(kforge, root, work, d, cand=None):
             n *= sizes[x] if isinstance(x, str) else x
         return n
 
-    code = re.sub(r"extern __shared__ (?:__align__\(\d+\) )?(\w+) (\w+)\[\];", r"\1 *\2 = (\1 *)kf_dyn_smem;", src)
+    code = host_smem(src)
     block = src[src.index("/*@launch") + len("/*@launch"):src.index("@*/")]
     block = "\n".join(l.split("//")[0] for l in block.splitlines())
     main = ["int main() {"]

@@ -4,14 +4,17 @@ KernelBench module files: spec.json (family "graph", attrs.graph the operator
 graph of docs/graph-ir.md), reference.py (KernelBench's text, verbatim) and
 reference.cu (plain double-precision kernels generated from the graph).
 
-    python3 tools/level2/gen.py [--root .] [--kb DIR | --committed] [--check] [--small DIR] [NUM...]
+    python3 tools/level2/gen.py [--root .] [--kb DIR | --committed] [--check] [--small DIR
+        [--small-channels IN,OUT]] [NUM...]
 
 --kb: the KernelBench level2 directory (default ../shared/kernelbench/level2
 next to the repository or /work/shared/kernelbench/level2); --committed, or
 when there is none, the committed reference.py files are the source. --check regenerates into memory
 and fails when a committed file differs. --small DIR writes every problem at
 small sizes (same structure: groups divide channels, output sizes follow) to
-DIR/problems/level2/ for host emulation, reference.py's size lines rewritten.
+DIR/problems/level2/ for host emulation, reference.py's size lines rewritten;
+--small-channels IN,OUT sets their channel counts (default 3,6: under the 8
+output channels a group the tensor-core conv emitters take).
 Python 3.11 stdlib only."""
 import argparse
 import ast
@@ -85,17 +88,20 @@ SMALL = {"batch_size": 3, "in_channels": 3, "out_channels": 6, "groups": 2, "num
          "in_features": 20, "input_size": 20, "out_features": 320, "hidden_size": 320,
          "output_size": 320, "depth": 4, "D": 4, "height": 7, "H": 7, "width": 8, "W": 8}
 SPATIAL = ("depth", "D", "height", "H", "width", "W")
-SMALL_FIX = {
-    3: {"width": 3},      # LayerNorm(out_channels) on the last dim: its output width (2W) = 6
-    34: {"W": 3},         # the same: (W - 1) * 2 - 2 + 4 = 6
+SMALL_FIX = {   # a value may be a function of the small out_channels
+    3: {"width": lambda oc: oc // 2},   # LayerNorm(out_channels) on the last dim: output width 2W
+    34: {"W": lambda oc: oc // 2},      # the same: (W - 1) * 2 - 2 + 4 = 2W
     27: {"out_channels": 8},   # GroupNorm's default 4 groups
     45: {"hidden_size": 40, "output_size": 300},
 }
 
 
-def small_sizes(num, env_names):
-    s = {k: v for k, v in SMALL.items() if k in env_names}
-    s.update(SMALL_FIX.get(num, {}))
+def small_sizes(num, env_names, channels=None):
+    small = dict(SMALL)
+    if channels:   # --small-channels: enough for the tensor-core conv emitters
+        small["in_channels"], small["out_channels"] = channels
+    s = {k: v for k, v in small.items() if k in env_names}
+    s.update({k: v(small["out_channels"]) if callable(v) else v for k, v in SMALL_FIX.get(num, {}).items()})
     return s
 
 
@@ -384,13 +390,13 @@ def small_reference_py(text, m):
     return "\n".join(lines)
 
 
-def build_small(num, file, text):
+def build_small(num, file, text, channels=None):
     env_names = set()
     for st in ast.parse(text).body:
         if isinstance(st, ast.Assign):
             for t in st.targets:
                 env_names |= {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}
-    s = small_sizes(num, env_names)
+    s = small_sizes(num, env_names, channels)
     last = None
     for bump in range(12):
         t = dict(s)
@@ -436,8 +442,19 @@ def main():
     ap.add_argument("--committed", action="store_true", help="read the committed reference.py files")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--small", default=None)
+    ap.add_argument("--small-channels", default=None,
+                    help="IN,OUT: in_channels and out_channels at small sizes (default 3,6)")
     ap.add_argument("nums", nargs="*", type=int)
     a = ap.parse_args()
+    chans = None
+    if a.small_channels:
+        try:
+            chans = tuple(int(v) for v in a.small_channels.split(","))
+        except ValueError:
+            chans = ()
+        if len(chans) != 2 or not all(1 <= v <= 64 for v in chans):
+            print("--small-channels: IN,OUT, each 1..64", file=sys.stderr)
+            return 2
     kb = None if a.committed else (a.kb or default_kb(a.root))
     files = kb_files(a.root, kb)
     if not files:
@@ -453,7 +470,7 @@ def main():
         file, text = files[num]
         try:
             if a.small:
-                spec, cu, m, py = build_small(num, file, text)
+                spec, cu, m, py = build_small(num, file, text, chans)
                 root = a.small
             else:
                 spec, cu, m = build(num, file, text)
