@@ -125,10 +125,8 @@ static int tile_read(const struct cepi_geo *g, const json_t *p, struct cepi_tile
 	if (t->bk % t->kst || la < 1 || la > 32)
 		return kf_err(err, "conv_tce: %d gathered values per thread (1 to 32)", la);
 	st = t->bk * (t->bm + 8) + t->bn * (t->bk + 4);
-	t->smem = 2 * st > t->bn * (t->bm + 4) ? 2 * st : t->bn * (t->bm + 4);
-	t->smem *= 4;
-	if (t->smem > 200 * 1024)
-		return kf_err(err, "conv_tce: %d bytes of shared memory", t->smem);
+	if (cepi_smem_fit(2LL * st * 4, t->bn, t->bm + 4, 200, &t->smem, err))
+		return -1;
 	return 0;
 }
 
@@ -201,6 +199,16 @@ static void emit_consts(struct buf *s, const struct cepi_geo *g, const struct ce
 		 t->bm, t->bn, t->bk, t->wm, t->wn, t->nt, t->pxt, t->kst, t->cb, tt,
 		 g->k[0], g->k[1], g->k[2], g->st[0], g->st[1], g->st[2], g->pad[0], g->pad[1],
 		 g->pad[2], g->dil[0], g->dil[1], g->dil[2], g->groups, g->transposed);
+}
+
+int cepi_smem_fit(long long pipe, int bn, int pitch, int limit_kb, int *smem, struct buf *err)
+{
+	long long cs = (long long)bn * pitch * 4, b = pipe > cs ? pipe : cs;
+
+	if (b > limit_kb * 1024LL)
+		return kf_err(err, "conv_tce: %lld bytes of shared memory", b);
+	*smem = (int)b;
+	return 0;
 }
 
 /* The phase's tap table (both cores): valid taps first, each with its

@@ -35,6 +35,11 @@ static inline long long cepi_cpg(const struct cepi_geo *g)
 	return g->val[CE_CI] / g->groups;
 }
 
+/* A core's dynamic shared memory in *smem: its pipeline's pipe bytes, or
+ * the C tile staged as BN rows of pitch floats where that is more; an
+ * error past limit_kb KiB. */
+int cepi_smem_fit(long long pipe, int bn, int pitch, int limit_kb, int *smem, struct buf *err);
+
 /* Output positions of one phase along axis a (all of them when forward). */
 static inline long long cepi_q(const struct cepi_geo *g, int a)
 {

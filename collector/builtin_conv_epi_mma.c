@@ -33,7 +33,7 @@ static int tile_read(const struct cepi_geo *g, const json_t *p, struct cmma_tile
 {
 	long long opg = cepi_opg(g), cpg = cepi_cpg(g);
 	const json_t *sp = json_object_get(p, "split");
-	int bk = bt_param(p, "BK", 0), mt, nq, cs;
+	int bk = bt_param(p, "BK", 0), mt, nq;
 
 	if (sp && (!json_is_string(sp) || (strcmp(json_string_value(sp), "tf32bf16") &&
 					    strcmp(json_string_value(sp), "3xtf32"))))
@@ -67,13 +67,8 @@ static int tile_read(const struct cepi_geo *g, const json_t *p, struct cmma_tile
 	    t->bn % (32 * t->wn) || t->bm % (8 * t->nt / 32) || (8 * t->bn) % t->nt)
 		return kf_err(err, "conv_tce: mma tiles: 2..8 warps, warp tile (BM/WM) x (BN/WN) "
 				   "16..64 x 32..128, at most 64 x 32 or 32 x 64");
-	t->smem = t->stages * (t->bm + t->bn) * 32 * 4;
-	cs = t->bn * (t->bm + 1) * 4;
-	if (cs > t->smem)
-		t->smem = cs;
-	if (t->smem > 200 * 1024)
-		return kf_err(err, "conv_tce: %d bytes of shared memory", t->smem);
-	return 0;
+	return cepi_smem_fit((long long)t->stages * (t->bm + t->bn) * 32 * 4, t->bn, t->bm + 1, 200, &t->smem,
+			     err);
 }
 
 /* Weights to [G][tap][C_in/G][C_out/G]: a B tile row is C_out contiguous. */

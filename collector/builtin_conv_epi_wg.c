@@ -28,7 +28,7 @@ static int tile_read(const struct cepi_geo *g, const json_t *p, struct cwg_tile 
 {
 	long long cpg = cepi_cpg(g);
 	const json_t *sp = json_object_get(p, "split");
-	int cs, wg;
+	int wg;
 
 	if (sp && (!json_is_string(sp) || (strcmp(json_string_value(sp), "tf32bf16") &&
 					    strcmp(json_string_value(sp), "3xtf32"))))
@@ -56,13 +56,8 @@ static int tile_read(const struct cepi_geo *g, const json_t *p, struct cwg_tile 
 	t->stage_bytes = t->sa_bytes + 32 * (t->bn + 8) * 4;
 	/* stages and split buffers start on 1024-byte boundaries (the swizzle's) */
 	t->stage_bytes = (t->stage_bytes + 1023) / 1024 * 1024;
-	t->smem = t->stages * t->stage_bytes + 2 * t->sa_bytes + 1024;
-	cs = t->bn * (t->bm + 1) * 4;
-	if (cs > t->smem)
-		t->smem = cs;
-	if (t->smem > 227 * 1024)
-		return kf_err(err, "conv_tce: %d bytes of shared memory", t->smem);
-	return 0;
+	return cepi_smem_fit((long long)t->stages * t->stage_bytes + 2 * t->sa_bytes + 1024, t->bn, t->bm + 1,
+			     227, &t->smem, err);
 }
 
 static void emit_head(struct buf *s, const char *name, const struct cepi_geo *g,

@@ -177,6 +177,47 @@ static int one_kernel(struct gr_plan *p, const char *kind, const struct gr_rview
 	return rc;
 }
 
+/* A split's loops: output o = blockIdx.x / P reads chunk k = blockIdx.x % P
+ * of its R values, [k ch, min(R, (k + 1) ch)). */
+static void split_loops(const struct gr_rview *v, long long P, struct buf *head, struct buf *loop)
+{
+	long long R, outs, ch;
+	char o[64], r0[64], r1[96];
+
+	gr_view_counts(v, &R, &outs);
+	ch = (R + P - 1) / P;
+	snprintf(o, sizeof(o), "blockIdx.x / %lldLL", P);
+	snprintf(r0, sizeof(r0), "(blockIdx.x %% %lldLL) * %lldLL", P, ch);
+	snprintf(r1, sizeof(r1), "min(%lldLL, (blockIdx.x %% %lldLL + 1) * %lldLL)", R, P, ch);
+	loops(v, o, r0, r1, 0, "x", head, loop);
+}
+
+/* A split's first kernel: each block's partial result over its chunk
+ * (from init, step per value a, block_<comb> across the block) to
+ * part[blockIdx.x]; what names it in a comment. */
+static int part_kernel(struct gr_plan *p, const char *name, const char *what, const struct gr_rview *v,
+		       long long P, const char *xs, const char *pb, const char *init, const char *step,
+		       const char *comb, const struct buf *head, const struct buf *loop, struct buf *err)
+{
+	struct buf body = BUF_INIT, args = BUF_INIT, grid = BUF_INIT;
+	long long R, outs;
+	int rc;
+
+	gr_view_counts(v, &R, &outs);
+	buf_addf(&body, "    /* %s over %lld values in %lld blocks of %lld: partial results */\n"
+		    "    __shared__ double sh[256];\n%s    double s = %s;\n%s        %s\n    }\n"
+		    "    s = block_%s(s, sh);\n    if (threadIdx.x == 0) part[blockIdx.x] = s;\n",
+		 what, R, P, (R + P - 1) / P, head->s, init, loop->s, step, comb);
+	buf_addf(&args, "%s, %s", xs, pb);
+	buf_addf(&grid, "%lld", outs * P);
+	rc = gr_kernel(p, name, "const float* __restrict__ x, double* __restrict__ part", body.s, grid.s,
+		       256, args.s, err);
+	buf_release(&body);
+	buf_release(&args);
+	buf_release(&grid);
+	return rc;
+}
+
 /* Split: part[o * P + k] the sum of chunk k, part[nstat * P + o * P + k]
  * its squares about the mean (every block adds the P sums in the same
  * order), then a thread per statistic. */
@@ -184,31 +225,22 @@ static int split_kernels(struct gr_plan *p, int gi, const char *kind, const stru
 			 const char *xs, const char *sb, double eps, long long P, struct buf *err)
 {
 	struct buf head = BUF_INIT, loop = BUF_INIT, body = BUF_INIT, args = BUF_INIT, grid = BUF_INIT;
-	long long R, nstat, ch;
-	char o[64], r0[64], r1[96], name[48], pb[32];
+	long long R, nstat;
+	char name[48], pb[32], what[64];
 	int rc, b;
 
 	gr_view_counts(v, &R, &nstat);
-	ch = (R + P - 1) / P;
 	if ((b = gr_take_buf(p, 2 * nstat * P, 1, err)) < 0)
 		return b;
 	gr_buf_name(p, b, pb, sizeof(pb));
-	snprintf(o, sizeof(o), "blockIdx.x / %lldLL", P);
-	snprintf(r0, sizeof(r0), "(blockIdx.x %% %lldLL) * %lldLL", P, ch);
-	snprintf(r1, sizeof(r1), "min(%lldLL, (blockIdx.x %% %lldLL + 1) * %lldLL)", R, P, ch);
-	loops(v, o, r0, r1, 0, "x", &head, &loop);
-	buf_addf(&body, "    /* %s norm statistics of %lld values each in %lld blocks of %lld: sums */\n"
-		    "    __shared__ double sh[256];\n%s    double s = 0.0;\n%s        s += a;\n    }\n"
-		    "    s = block_sum(s, sh);\n    if (threadIdx.x == 0) part[blockIdx.x] = s;\n",
-		 kind, R, P, ch, head.s, loop.s);
-	buf_addf(&args, "%s, %s", xs, pb);
-	buf_addf(&grid, "%lld", nstat * P);
+	split_loops(v, P, &head, &loop);
 	snprintf(name, sizeof(name), "g%d_norm_sums", gi);
-	rc = gr_kernel(p, name, "const float* __restrict__ x, double* __restrict__ part", body.s, grid.s,
-		       256, args.s, err);
+	snprintf(what, sizeof(what), "%s norm statistics, sums", kind);
+	rc = part_kernel(p, name, what, v, P, xs, pb, "0.0", "s += a;", "sum", &head, &loop, err);
 	if (rc)
 		goto out;
-	buf_reset(&body);
+	buf_addf(&args, "%s, %s", xs, pb);
+	buf_addf(&grid, "%lld", nstat * P);
 	buf_addf(&body, "    /* squares about the mean, the same blocks */\n"
 		    "    __shared__ double sh[256];\n%s    double t = 0.0;\n"
 		    "    for (int k = 0; k < %lld; k++) t += part[o * %lldLL + k];\n"
@@ -271,9 +303,9 @@ int gr_reduce_split(struct gr_plan *p, int gi, const char *fn, const struct gr_r
 {
 	struct buf head = BUF_INIT, loop = BUF_INIT, body = BUF_INIT, args = BUF_INIT, grid = BUF_INIT;
 	struct buf sig = BUF_INIT;
-	long long R, outs, P, ch;
+	long long R, outs, P;
 	int sum = !strcmp(fn, "sum") || !strcmp(fn, "mean"), mx = !strcmp(fn, "max"), rc, b;
-	char o[64], r0[64], r1[96], name[48], pb[32], val[64];
+	char name[48], pb[32], val[64];
 	const char *init = sum ? "0.0" : mx ? "(double)__int_as_float((int)0xff800000)" :
 				   "(double)__int_as_float(0x7f800000)";
 	const char *step = sum ? "s += a;" : mx ? "if (a > s || a != a) s = a;" : "if (a < s || a != a) s = a;";
@@ -283,29 +315,15 @@ int gr_reduce_split(struct gr_plan *p, int gi, const char *fn, const struct gr_r
 	gr_view_counts(v, &R, &outs);
 	if ((P = split_parts(p, R, outs)) < 2)
 		return 1;
-	ch = (R + P - 1) / P;
 	gr_helpers(p, sum ? GR_H_SUM : mx ? GR_H_MAX : GR_H_MIN);
 	if ((b = gr_take_buf(p, outs * P, 1, err)) < 0)
 		return b;
 	gr_buf_name(p, b, pb, sizeof(pb));
-	snprintf(o, sizeof(o), "blockIdx.x / %lldLL", P);
-	snprintf(r0, sizeof(r0), "(blockIdx.x %% %lldLL) * %lldLL", P, ch);
-	snprintf(r1, sizeof(r1), "min(%lldLL, (blockIdx.x %% %lldLL + 1) * %lldLL)", R, P, ch);
-	loops(v, o, r0, r1, 0, "x", &head, &loop);
-	buf_addf(&body, "    /* %s over %lld values in %lld blocks of %lld: partial results */\n"
-		    "    __shared__ double sh[256];\n%s    double s = %s;\n%s        %s\n    }\n"
-		    "    s = block_%s(s, sh);\n    if (threadIdx.x == 0) part[blockIdx.x] = s;\n",
-		 fn, R, P, ch, head.s, init, loop.s, step, sum ? "sum" : fn);
-	buf_addf(&args, "%s, %s", xs, pb);
-	buf_addf(&grid, "%lld", outs * P);
+	split_loops(v, P, &head, &loop);
 	snprintf(name, sizeof(name), "g%d_%s_part", gi, fn);
-	rc = gr_kernel(p, name, "const float* __restrict__ x, double* __restrict__ part", body.s, grid.s,
-		       256, args.s, err);
+	rc = part_kernel(p, name, fn, v, P, xs, pb, init, step, sum ? "sum" : fn, &head, &loop, err);
 	if (rc)
 		goto out;
-	buf_reset(&body);
-	buf_reset(&args);
-	buf_reset(&grid);
 	buf_addf(&body, "    /* the %lld partial results of each output, in order */\n"
 		    "    const long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
 		    "    if (o >= %lldLL) return;\n"

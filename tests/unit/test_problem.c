@@ -116,6 +116,23 @@ static void cleanup(const char *dir)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* The good spec with fields added after min_bytes ("" none), loaded into
+ * p from a fresh directory (dir, for cleanup). */
+static void load_with(const char *fields, struct problem *p, char *dir)
+{
+	char add[256];
+	char *spec;
+	struct buf err = BUF_INIT;
+
+	snprintf(add, sizeof(add), "\"min_bytes\":96,%s", fields);
+	spec = mutate("\"min_bytes\":96,", add);
+	assert_int_equal(load_dir(spec, NULL, dir, &err), 0);
+	problem_init(p);
+	assert_int_equal(problem_load(p, dir, &err), 0);
+	free(spec);
+	buf_release(&err);
+}
+
 static void expect_bad(const char *from, const char *to, const char *field, const char *what)
 {
 	char *spec = mutate(from, to), dir[64];
@@ -201,46 +218,33 @@ static void test_bad_values(void **state)
 /* A fold's fewer FLOPs: the roofline (and the engine's floor) count them. */
 static void test_floor_flops(void **state)
 {
-	char *spec = mutate("\"min_bytes\":96,", "\"min_bytes\":96,\"floor_flops\":3,\"floor_flops_why\":\"a fold\","),
-	     dir[64];
-	struct buf err = BUF_INIT;
+	char dir[64];
 	struct problem p;
 	(void)state;
 
-	assert_int_equal(load_dir(spec, NULL, dir, &err), 0);
-	problem_init(&p);
-	assert_int_equal(problem_load(&p, dir, &err), 0);
+	load_with("\"floor_flops\":3,\"floor_flops_why\":\"a fold\",", &p, dir);
 	assert_true(p.floor_flops == 3 && p.flops == 12);
 	/* 3 flops at 1 GFLOP/s = 3 ns (12 without the fold); bytes free */
 	assert_true(problem_roofline_ms(&p, 1e9, 1) > 0.0000029 && problem_roofline_ms(&p, 1e9, 1) < 0.0000031);
 	problem_release(&p);
 	cleanup(dir);
-	free(spec);
-	buf_release(&err);
 }
 
 /* The extra draw's bound: the spec's where set, 0 (the operator's rule) otherwise. */
 static void test_wide_bound(void **state)
 {
-	char *spec = mutate("\"min_bytes\":96,", "\"min_bytes\":96,\"wide_bound\":4.5,"), dir[64];
-	struct buf err = BUF_INIT;
+	char dir[64];
 	struct problem p;
 	(void)state;
 
-	assert_int_equal(load_dir(spec, NULL, dir, &err), 0);
-	problem_init(&p);
-	assert_int_equal(problem_load(&p, dir, &err), 0);
+	load_with("\"wide_bound\":4.5,", &p, dir);
 	assert_true(p.wide_bound == 4.5);
 	problem_release(&p);
 	cleanup(dir);
-	assert_int_equal(load_dir(good, NULL, dir, &err), 0);
-	problem_init(&p);
-	assert_int_equal(problem_load(&p, dir, &err), 0);
+	load_with("", &p, dir);
 	assert_true(p.wide_bound == 0);
 	problem_release(&p);
 	cleanup(dir);
-	free(spec);
-	buf_release(&err);
 }
 
 static void test_bad_sizes(void **state)
