@@ -94,7 +94,7 @@ int cepi_emit_wg(struct buf *src, struct buf *launch, const char *name, const st
 void cepi_emit_repack(struct buf *s, const char *name, const struct cepi_geo *g);
 void cepi_emit_geo_consts(struct buf *s, const struct cepi_geo *g, int cb);
 void cepi_emit_block(struct buf *s);
-void cepi_emit_load_b(struct buf *s, const char *b_vec, const char *b_one);
-void cepi_emit_store(struct buf *s, const struct epi *e);
+void cepi_emit_load_b(struct buf *s, const struct cepi_geo *g, const char *b_vec, const char *b_one);
+void cepi_emit_store(struct buf *s, const struct epi *e, int pos_fixed);
 
 #endif

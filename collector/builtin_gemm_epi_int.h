@@ -34,7 +34,7 @@ void gemm_emit_mma_helpers(struct buf *s);
 void gemm_emit_mma_ktile(struct buf *s, int bf, const char *a_swz);
 /* The wgmma core's device helpers (guarded) and its K loop (see the .c). */
 void gemm_emit_wg_helpers(struct buf *s);
-void gemm_emit_wg_loop(struct buf *s, const char *a_wo, int late);
+void gemm_emit_wg_loop(struct buf *s, const char *a_wo, int late, int presplit);
 
 /* Both cores: the batch and K-slice prologue (bz, sz, kbeg, kend, ktiles,
  * operand pointers A, B and output Cout). */

@@ -221,12 +221,16 @@ static void emit_store(struct buf *s, const struct gemm_cfg *c)
 		    "        }\n");
 }
 
-/* The K loop into acc[64] (needs STAGES, BF, NT, SA_BYTES, NUNITS, tid, t,
- * ktiles, stage_a, ssplit, load_tile(kt) and load_b(nb, kt)); a_wo: ""
- * or " + OFFSET", this warpgroup's A rows in a tile; late: the next tile's
- * copies issued after the first k step (tensor cores busy meanwhile), for
- * a costly load (the conv's gather). Shared with the conv core. */
-void gemm_emit_wg_loop(struct buf *s, const char *a_wo, int late)
+/* The K loop into acc[64] (needs STAGES, BF, NT, SA_BYTES, tid, t, ktiles,
+ * stage_a, load_tile(kt) and load_b(nb, kt); NUNITS and ssplit unless
+ * presplit); a_wo: "" or " + OFFSET", this warpgroup's A rows in a tile;
+ * late: the next tile's copies issued after the first k step (tensor cores
+ * busy meanwhile), for a costly load (the conv's gather); presplit: each
+ * stage holds the A tile's small part right after it (SA_BYTES on), copied
+ * in from global memory with the tile, so that no thread splits A in the
+ * loop (the conv core, whose channels-last copy of x is split once).
+ * Shared with the conv core. */
+void gemm_emit_wg_loop(struct buf *s, const char *a_wo, int late, int presplit)
 {
 	const char *load = "        if (kt + STAGES - 1 < ktiles) load_tile(kt + STAGES - 1);\n"
 			   "        kfg_commit();\n";
@@ -240,40 +244,69 @@ void gemm_emit_wg_loop(struct buf *s, const char *a_wo, int late)
 		    "        if (st < ktiles) load_tile(st);\n"
 		    "        kfg_commit();\n"
 		    "    }\n"
-		    "    kfg_wait<STAGES - 2>();\n"
-		    "    __syncthreads();\n"
-		    "    if (ktiles > 0) {\n"
-		    "        kfg_split_tile<BF, 0, NUNITS, NT>(stage_a(0), ssplit, tid);\n"
-		    "        load_b(nb, 0);\n"
-		    "    }\n"
-		    "    kfg_fence_async();\n"
-		    "    __syncthreads();\n"
-		    "    for (int kt = 0; kt < ktiles; kt++) {\n"
-		    "        const bool more = kt + 1 < ktiles;\n"
-		    "%s"
-		    "        unsigned bh[4][4], bl[4][4];\n"
-		    "        kfg_frags<BF>(nb, bh, bl);\n"
-		    "        const unsigned long long d_raw = kfg_desc(stage_a(kt)%s), d_split = kfg_desc(ssplit + (kt & 1) * SA_BYTES%s);\n"
-		    "        const unsigned snext = ssplit + ((kt + 1) & 1) * SA_BYTES;\n"
-		    "        kfg_wg_fence();\n"
-		    "        // the split of tile kt+1 between this tile's k steps (tensor cores busy meanwhile)\n"
-		    "        kfg_mma_step<BF>(part, bh, bl, 0, d_raw, d_split, 0);\n"
-		    "%s"
-		    "        if (more) {\n"
-		    "            kfg_wait<STAGES - 2>();\n"
-		    "            __syncthreads();\n"
-		    "        }\n"
-		    "        kfg_mma_step<BF>(part, bh, bl, 1, d_raw, d_split, 1);\n"
-		    "        if (more) kfg_split_tile<BF, 0, NUNITS / 2, NT>(stage_a(kt + 1), snext, tid);\n"
-		    "        kfg_mma_step<BF>(part, bh, bl, 2, d_raw, d_split, 1);\n"
-		    "        if (more) {\n"
-		    "            kfg_split_tile<BF, NUNITS / 2, NUNITS, NT>(stage_a(kt + 1), snext, tid);\n"
-		    "            kfg_fence_async();\n"
-		    "        }\n"
-		    "        kfg_mma_step<BF>(part, bh, bl, 3, d_raw, d_split, 1);\n"
-		    "        kfg_wg_commit();\n"
-		    "        if (more) load_b(nb, kt + 1);\n"
-		    "        kfg_wg_wait<0>();\n"
+		    "    kfg_wait<STAGES - 2>();\n");
+	if (presplit) {
+		/* cp.async writes through the generic proxy; wgmma reads
+		 * through the async one */
+		buf_addf(s, "    kfg_fence_async();\n"
+			    "    __syncthreads();\n"
+			    "    if (ktiles > 0) load_b(nb, 0);\n"
+			    "    for (int kt = 0; kt < ktiles; kt++) {\n"
+			    "        const bool more = kt + 1 < ktiles;\n"
+			    "%s"
+			    "        unsigned bh[4][4], bl[4][4];\n"
+			    "        kfg_frags<BF>(nb, bh, bl);\n"
+			    "        const unsigned long long d_raw = kfg_desc(stage_a(kt)%s), d_split = kfg_desc(stage_a(kt) + SA_BYTES%s);\n"
+			    "        kfg_wg_fence();\n"
+			    "        kfg_mma_step<BF>(part, bh, bl, 0, d_raw, d_split, 0);\n"
+			    "%s"
+			    "        kfg_mma_step<BF>(part, bh, bl, 1, d_raw, d_split, 1);\n"
+			    "        kfg_mma_step<BF>(part, bh, bl, 2, d_raw, d_split, 1);\n"
+			    "        kfg_mma_step<BF>(part, bh, bl, 3, d_raw, d_split, 1);\n"
+			    "        kfg_wg_commit();\n"
+			    "        if (more) {\n"
+			    "            kfg_wait<STAGES - 2>();\n"
+			    "            kfg_fence_async();\n"
+			    "            __syncthreads();\n"
+			    "            load_b(nb, kt + 1);\n"
+			    "        }\n",
+			 late ? "" : load, a_wo, a_wo, late ? load : "");
+	} else {
+		buf_addf(s, "    __syncthreads();\n"
+			    "    if (ktiles > 0) {\n"
+			    "        kfg_split_tile<BF, 0, NUNITS, NT>(stage_a(0), ssplit, tid);\n"
+			    "        load_b(nb, 0);\n"
+			    "    }\n"
+			    "    kfg_fence_async();\n"
+			    "    __syncthreads();\n"
+			    "    for (int kt = 0; kt < ktiles; kt++) {\n"
+			    "        const bool more = kt + 1 < ktiles;\n"
+			    "%s"
+			    "        unsigned bh[4][4], bl[4][4];\n"
+			    "        kfg_frags<BF>(nb, bh, bl);\n"
+			    "        const unsigned long long d_raw = kfg_desc(stage_a(kt)%s), d_split = kfg_desc(ssplit + (kt & 1) * SA_BYTES%s);\n"
+			    "        const unsigned snext = ssplit + ((kt + 1) & 1) * SA_BYTES;\n"
+			    "        kfg_wg_fence();\n"
+			    "        // the split of tile kt+1 between this tile's k steps (tensor cores busy meanwhile)\n"
+			    "        kfg_mma_step<BF>(part, bh, bl, 0, d_raw, d_split, 0);\n"
+			    "%s"
+			    "        if (more) {\n"
+			    "            kfg_wait<STAGES - 2>();\n"
+			    "            __syncthreads();\n"
+			    "        }\n"
+			    "        kfg_mma_step<BF>(part, bh, bl, 1, d_raw, d_split, 1);\n"
+			    "        if (more) kfg_split_tile<BF, 0, NUNITS / 2, NT>(stage_a(kt + 1), snext, tid);\n"
+			    "        kfg_mma_step<BF>(part, bh, bl, 2, d_raw, d_split, 1);\n"
+			    "        if (more) {\n"
+			    "            kfg_split_tile<BF, NUNITS / 2, NUNITS, NT>(stage_a(kt + 1), snext, tid);\n"
+			    "            kfg_fence_async();\n"
+			    "        }\n"
+			    "        kfg_mma_step<BF>(part, bh, bl, 3, d_raw, d_split, 1);\n"
+			    "        kfg_wg_commit();\n"
+			    "        if (more) load_b(nb, kt + 1);\n",
+			 late ? "" : load, a_wo, a_wo, late ? load : "");
+	}
+	buf_adds(s, "        kfg_wg_wait<0>();\n"
 		    "        // the tile's sum added with FADD: tensor-core accumulation truncates\n"
 		    "#pragma unroll\n"
 		    "        for (int i = 0; i < 64; i++) {\n"
@@ -281,7 +314,7 @@ void gemm_emit_wg_loop(struct buf *s, const char *a_wo, int late)
 		    "            acc[i] += part[i];\n"
 		    "        }\n"
 		    "        __syncthreads();\n"
-		    "    }\n", late ? "" : load, a_wo, a_wo, late ? load : "");
+		    "    }\n");
 }
 
 void gemm_emit_wgmma(struct buf *s, const struct gemm_cfg *c)
@@ -308,7 +341,7 @@ void gemm_emit_wgmma(struct buf *s, const struct gemm_cfg *c)
 	emit_loader(s, c);
 	buf_addf(s, "    auto load_b = [&](float2 (&nb)[4][2], int kt) { kfg_load_b_%s<%s>(nb, stage_a(kt) + SA_BYTES + b_off, t); };\n",
 		 c->bt_k ? "nk" : "kn", c->bt_k ? "BKS" : "BSTR");
-	gemm_emit_wg_loop(s, "", 0);
+	gemm_emit_wg_loop(s, "", 0, 0);
 	emit_store(s, c);
 	buf_adds(s, "}\n");
 }

@@ -139,7 +139,10 @@ static int act_code(struct buf *c, const json_t *j, struct buf *err)
 		{ "sigmoid", "1.0f / (1.0f + expf(-xa))" },
 		{ "tanh", "tanhf(xa)" },
 		{ "silu", "xa / (1.0f + expf(-xa))" },
-		{ "mish", "xa * tanhf(xa > 20.0f ? xa : log1pf(expf(xa)))" },
+		/* mish: tanh(log1p(e)) = n / (n + 2), n = e (e + 2): one expf and a
+		 * division, not expf, log1pf and tanhf (fused into the store of
+		 * an issue-bound conv, each instruction counts) */
+		{ "mish", "xa > 20.0f ? xa : xa * (expf(xa) * (expf(xa) + 2.0f)) / (expf(xa) * (expf(xa) + 2.0f) + 2.0f)" },
 		{ "selu", "1.05070098735548049f * (xa > 0.0f ? xa : 1.67326324235437728f * expm1f(xa))" },
 		{ "exp", "expf(xa)" }, { "log", "logf(xa)" }, { "abs", "fabsf(xa)" }, { "neg", "-xa" },
 		{ "sqrt", "sqrtf(xa)" }, { "rsqrt", "1.0f / sqrtf(xa)" }, { "square", "xa * xa" },

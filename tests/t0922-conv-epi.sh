@@ -48,7 +48,7 @@ for par in '{"BM": 48}' '{"BK": 12}' '{"CB": 64}' '{"WM": 3}' '{"BN": 24}' \
 	'{"core": "wmma", "BN": 24}' '{"core": "tc"}' '{"core": 1}' '{"split": "tf32"}' \
 	'{"STAGES": 6}' '{"STAGES": 1}' '{"BM": 256, "BN": 128}' '{"BM": 256, "STAGES": 5, "BN": 256}' \
 	'{"core": "wgmma", "MW": 3}' '{"core": "wgmma", "STAGES": 6}' '{"core": "wgmma", "CB": 2}' \
-	'{"core": "wgmma", "MW": 2, "STAGES": 5}' '{"core": "wgmma", "WG": 3}' '{"core": "wgmma", "WG": 1, "MW": 2}'; do
+	'{"core": "wgmma", "MW": 2, "STAGES": 5}' '{"core": "wgmma", "WG": 3}' '{"core": "wgmma", "WG": 1, "MW": 2}' '{"core": "wgmma", "PS": 2}'; do
 	expect_exit 1 "conv_tce refuses parameters $par" "$E" render "$(spec_of "$KF_ROOT" 63)" conv_tce "$par"
 	contains "with a reason" "$T_TMP/err" "conv_tce: "
 done
@@ -218,8 +218,12 @@ while read -r name num dir; do
 	"$E" render "$s" conv_tce '{"core": "wgmma", "WG": 1}' >"sm/$name-h.cu" ||
 		nok "$name renders with the wgmma core, one warpgroup a block"
 	"$E" render "$s" conv_tce "$(alt "$j")" >"sm/$name-a.cu" || nok "$name renders with $(alt "$j")"
+	# 3xTF32 on the wgmma core: x's small parts split once by its copy (PS)
+	ps='{"core": "wgmma", "split": "3xtf32"}'
+	"$E" render "$s" conv_tce "$ps" >"sm/$name-p.cu" || nok "$name renders with $ps"
+	grep -q 'PS=1' "sm/$name-p.cu" || nok "$name takes PS with $ps"
 	"$CE" "$(cat "$dir/shape.json")" >"sm/$name-e.cu" || nok "$name: conv_epi_emit emits"
-	for v in t w g h a e; do
+	for v in t w g h a p e; do
 		# the other tiling for every other shape, one warpgroup a block for
 		# the others (emulation time)
 		[ $v = a ] && [ $((j % 2)) -eq 1 ] && continue
@@ -233,8 +237,8 @@ check "9 synthetic shapes" test "$(wc -l <syn.list)" -eq 9
 emulate_jobs syn.jobs
 "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" --arch sm_90a --fixtures synfix --pool "$(par_jobs)" --timeout 120 --cpu 120 \
 	synfix/*.cu >synnvrtc.out 2>&1
-check "the synthetic kernels pass the launch check and compile ($(grep -c '\.cu: ok' synnvrtc.out) of 45)" \
-	test "$(grep -c '\.cu: ok' synnvrtc.out)" -eq 45
+check "the synthetic kernels pass the launch check and compile ($(grep -c '\.cu: ok' synnvrtc.out) of 54)" \
+	test "$(grep -c '\.cu: ok' synnvrtc.out)" -eq 54
 bad=0 k=0
 for r in emu/*.res; do
 	k=$((k + 1))
@@ -251,7 +255,8 @@ check "$k emulated conv_epi kernels match the oracle ($bad failed)" test "$bad" 
 # the wgmma core's gather unswizzled, its channels-last copy reading the
 # padded channel count as the real one (groups of 3 channels), the odd
 # channel of its accumulator pairs dropped, its one-warpgroup block
-# splitting half of each A tile: each must fail the oracle.
+# splitting half of each A tile, its pre-split copy's small parts gathered
+# from the wrong position or dropped: each must fail the oracle.
 d=syn/t2_groups_phase
 grep -v 'al\[i\], bh\[j\]\|ah\[i\], bl\[j\]' sm/t2_groups_phase-w.cu >nolo.cu
 check "the broken kernel lost its lo terms" test "$(grep -c mma_sync nolo.cu)" -eq 1
@@ -274,13 +279,21 @@ check "the broken wgmma kernel drops a column" test "$(cmp -s wgacc.cu sm/t2_gro
 # one warpgroup a block: its 128 threads split the A tile as 256 would (half of it)
 sed 's|kfg_split_tile<BF, \(.*\), NT>|kfg_split_tile<BF, \1, 256>|' sm/f3_strided-h.cu >wg1split.cu
 check "the broken one-warpgroup kernel splits half its tile" test "$(grep -c 'NUNITS, 256>' wg1split.cu)" -ge 2
+# the pre-split copy (PS): its small parts gathered from the wrong position;
+# the copy writing zeros for them (x's low bits lost)
+sed 's|in ? xsm + xo\[e\] + off : x|in ? xsm + off : x|' sm/f3_strided-p.cu >wgps.cu
+check "the broken wgmma kernel gathers small parts from the wrong position" test "$(grep -c 'xsm + off :' wgps.cu)" -eq 1
+sed 's/v\.\([xyzw]\) - kfg_trunc(v\.[xyzw])/0.0f/g; s/= v - kfg_trunc(v);/= 0.0f;/' sm/t2_groups_phase-p.cu >wgps0.cu
+check "the broken wgmma kernel's copy drops x's small parts" test "$(grep -c 'v\.x - kfg_trunc(v\.x)\|= v - kfg_trunc(v);' wgps0.cu)" -eq 0 \
+	-a "$(grep -c 'v\.x - kfg_trunc(v\.x)\|= v - kfg_trunc(v);' sm/t2_groups_phase-p.cu)" -eq 1
 printf '%s\0' emu/nolo "$d" 75 nolo.cu emu/nolomma "$d" 75 nolomma.cu emu/swz syn/f3_strided 54 swz.cu \
 	emu/phase syn/t3_cpg5 72 phase.cu emu/nobias syn/f2_groups_cpg3 50 nobias.cu \
 	emu/wgswz syn/f3_strided 54 wgswz.cu emu/wgpad syn/f2_groups_cpg3 50 wgpad.cu \
-	emu/wgacc "$d" 75 wgacc.cu emu/wg1split syn/f3_strided 54 wg1split.cu >teeth.jobs
+	emu/wgacc "$d" 75 wgacc.cu emu/wg1split syn/f3_strided 54 wg1split.cu \
+	emu/wgps syn/f3_strided 54 wgps.cu emu/wgps0 "$d" 75 wgps0.cu >teeth.jobs
 emulate_jobs teeth.jobs
 mismatch() { grep -Eq '^not ok .*[0-9]+ elements, [1-9][0-9]* bad' "$1"; }
-for t in nolo nolomma swz phase nobias wgswz wgpad wgacc wg1split; do
+for t in nolo nolomma swz phase nobias wgswz wgpad wgacc wg1split wgps wgps0; do
 	echo "# $t: $(cut -c1-160 emu/$t.res)"
 	check "a kernel broken on purpose ($t) fails the oracle" mismatch emu/$t.res
 done
