@@ -1,9 +1,9 @@
 /* conv_tce: the level-1 template over conv_epi's tensor-core implicit GEMM
  * (builtin_conv_epi*.c: "core" "mma", the default, "wgmma" (sm_90a) or
  * "wmma"; "split" and "STAGES" for the mma and wgmma cores, MW for the
- * wgmma one (and WG: 1 one warpgroup a block, two blocks an SM), BK for
- * the wmma one) for forward and
- * transposed convolutions; the bias
+ * wgmma one (and WG: 1 one warpgroup a block, two blocks an SM; PS: x's
+ * small parts split once, by its copy; PW: a 1x1 conv as a batched GEMM),
+ * BK for the wmma one) for forward and transposed convolutions; the bias
  * (problem 50) is its epilogue. Sizes go to the kernels as size names, so
  * the harness may shrink them. Refused: what conv_epi refuses (depthwise:
  * under 8 output channels a group) and the depthwise-separable pair (86). */
@@ -145,6 +145,6 @@ static int tce_render(const json_t *spec, const json_t *p, struct buf *s, struct
 const struct tmpl_def tmpl_conv_epi_defs[] = {
 	{ "conv_tce", tce_supports, tce_render,
 	  "{\"core\": \"mma\", \"split\": \"tf32bf16\", \"BM\": 0, \"BN\": 0, \"BK\": 32, \"WM\": 0, "
-	  "\"WN\": 0, \"CB\": 0, \"STAGES\": 0, \"MW\": 0, \"WG\": 2, \"PS\": 1}" },
+	  "\"WN\": 0, \"CB\": 0, \"STAGES\": 0, \"MW\": 0, \"WG\": 2, \"PS\": 1, \"PW\": 1}" },
 	{ NULL, NULL, NULL, NULL },
 };

@@ -221,7 +221,7 @@ while read -r name num dir; do
 	# 3xTF32 on the wgmma core: x's small parts split once by its copy (PS)
 	ps='{"core": "wgmma", "split": "3xtf32"}'
 	"$E" render "$s" conv_tce "$ps" >"sm/$name-p.cu" || nok "$name renders with $ps"
-	grep -q 'PS=1' "sm/$name-p.cu" || nok "$name takes PS with $ps"
+	grep -q 'PS=1\|kf_pb' "sm/$name-p.cu" || nok "$name takes PS (or the pointwise GEMM) with $ps"
 	"$CE" "$(cat "$dir/shape.json")" >"sm/$name-e.cu" || nok "$name: conv_epi_emit emits"
 	for v in t w g h a p e; do
 		# the other tiling for every other shape, one warpgroup a block for
@@ -233,12 +233,16 @@ while read -r name num dir; do
 	done
 	j=$((j + 1))
 done <syn.list
-check "9 synthetic shapes" test "$(wc -l <syn.list)" -eq 9
+check "10 synthetic shapes" test "$(wc -l <syn.list)" -eq 10
+s=$(ls syn/f2_pointwise/problems/level1/*/spec.json)
+check "a 1x1 convolution on the wgmma core is a batched GEMM" grep -q 'kf_pb = b' sm/f2_pointwise-g.cu
+"$E" render "$s" conv_tce '{"core": "wgmma", "PW": 0}' >pw0.cu
+check "PW 0 keeps it on the conv core" sh -c "grep -q 'conv_epi (wgmma' pw0.cu && ! grep -q kf_pb pw0.cu"
 emulate_jobs syn.jobs
 "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" --arch sm_90a --fixtures synfix --pool "$(par_jobs)" --timeout 120 --cpu 120 \
 	synfix/*.cu >synnvrtc.out 2>&1
-check "the synthetic kernels pass the launch check and compile ($(grep -c '\.cu: ok' synnvrtc.out) of 54)" \
-	test "$(grep -c '\.cu: ok' synnvrtc.out)" -eq 54
+check "the synthetic kernels pass the launch check and compile ($(grep -c '\.cu: ok' synnvrtc.out) of 60)" \
+	test "$(grep -c '\.cu: ok' synnvrtc.out)" -eq 60
 bad=0 k=0
 for r in emu/*.res; do
 	k=$((k + 1))
@@ -256,7 +260,8 @@ check "$k emulated conv_epi kernels match the oracle ($bad failed)" test "$bad" 
 # padded channel count as the real one (groups of 3 channels), the odd
 # channel of its accumulator pairs dropped, its one-warpgroup block
 # splitting half of each A tile, its pre-split copy's small parts gathered
-# from the wrong position or dropped: each must fail the oracle.
+# from the wrong position or dropped, the pointwise GEMM's channel and
+# position swapped: each must fail the oracle.
 d=syn/t2_groups_phase
 grep -v 'al\[i\], bh\[j\]\|ah\[i\], bl\[j\]' sm/t2_groups_phase-w.cu >nolo.cu
 check "the broken kernel lost its lo terms" test "$(grep -c mma_sync nolo.cu)" -eq 1
@@ -286,14 +291,17 @@ check "the broken wgmma kernel gathers small parts from the wrong position" test
 sed 's/v\.\([xyzw]\) - kfg_trunc(v\.[xyzw])/0.0f/g; s/= v - kfg_trunc(v);/= 0.0f;/' sm/t2_groups_phase-p.cu >wgps0.cu
 check "the broken wgmma kernel's copy drops x's small parts" test "$(grep -c 'v\.x - kfg_trunc(v\.x)\|= v - kfg_trunc(v);' wgps0.cu)" -eq 0 \
 	-a "$(grep -c 'v\.x - kfg_trunc(v\.x)\|= v - kfg_trunc(v);' sm/t2_groups_phase-p.cu)" -eq 1
+# the pointwise GEMM's indices renamed the wrong way (bias by position)
+sed 's/c = kf_pm, s = kf_pn;/c = kf_pn, s = kf_pm;/' sm/f2_pointwise-p.cu >pwidx.cu
+check "the broken pointwise kernel swaps its channel and position" test "$(grep -c 'c = kf_pn, s = kf_pm' pwidx.cu)" -eq 1
 printf '%s\0' emu/nolo "$d" 75 nolo.cu emu/nolomma "$d" 75 nolomma.cu emu/swz syn/f3_strided 54 swz.cu \
 	emu/phase syn/t3_cpg5 72 phase.cu emu/nobias syn/f2_groups_cpg3 50 nobias.cu \
 	emu/wgswz syn/f3_strided 54 wgswz.cu emu/wgpad syn/f2_groups_cpg3 50 wgpad.cu \
 	emu/wgacc "$d" 75 wgacc.cu emu/wg1split syn/f3_strided 54 wg1split.cu \
-	emu/wgps syn/f3_strided 54 wgps.cu emu/wgps0 "$d" 75 wgps0.cu >teeth.jobs
+	emu/wgps syn/f3_strided 54 wgps.cu emu/wgps0 "$d" 75 wgps0.cu emu/pwidx syn/f2_pointwise 50 pwidx.cu >teeth.jobs
 emulate_jobs teeth.jobs
 mismatch() { grep -Eq '^not ok .*[0-9]+ elements, [1-9][0-9]* bad' "$1"; }
-for t in nolo nolomma swz phase nobias wgswz wgpad wgacc wg1split wgps wgps0; do
+for t in nolo nolomma swz phase nobias wgswz wgpad wgacc wg1split wgps wgps0 pwidx; do
 	echo "# $t: $(cut -c1-160 emu/$t.res)"
 	check "a kernel broken on purpose ($t) fails the oracle" mismatch emu/$t.res
 done

@@ -27,6 +27,8 @@ CASES = [
     ("t3_cpg5", 72, True, 10, 16, 2, [3, 4, 5], [3, 2, 3], [2, 2, 1], [0, 1, 1], [1, 1, 2], [1, 0, 0], True),
     ("t2_stride_over_k", 81, True, 8, 8, 1, [4, 5], [2, 2], [4, 3], [0, 0], [1, 1], [0, 0], False),
     ("t2_wide", 57, True, 40, 136, 1, [4, 5], [3, 3], [1, 1], [1, 0], [1, 1], [0, 0], False),
+    # 1x1: the wgmma core's request runs it as a batched GEMM (cepi_emit_pw)
+    ("f2_pointwise", 50, False, 12, 72, 1, [6, 9], [1, 1], [1, 1], [0, 0], [1, 1], [0, 0], True),
 ]
 AX = {1: ["width"], 2: ["height", "width"], 3: ["depth", "height", "width"]}
 BATCH = 3  # emulate_refs.SMALL["batch_size"]
