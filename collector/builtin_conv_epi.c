@@ -512,15 +512,19 @@ int cepi_emit(struct buf *src, struct buf *launch, const char *name, const struc
 		return kf_err(err, "conv_tce: core must be \"mma\" (default), \"wgmma\" (\"auto\" "
 				   "means it too) or \"wmma\"");
 	if (core && (!strcmp(json_string_value(core), "wgmma") || !strcmp(json_string_value(core), "auto"))) {
-		rc = cepi_emit_pw(src, launch, name, g, x, w, y, e, tparams, err);
+		rc = cepi_emit_pw(src, launch, name, g, x, w, y, e, tparams, "wgmma", err);
 		if (rc != 1)
 			return rc;
 		rc = cepi_emit_wg(src, launch, name, g, x, w, y, e, tparams, err);
 		if (rc != 1)
 			return rc;
 	}
-	if (!core || strcmp(json_string_value(core), "wmma"))
+	if (!core || strcmp(json_string_value(core), "wmma")) {
+		rc = cepi_emit_pw(src, launch, name, g, x, w, y, e, tparams, "mma", err);
+		if (rc != 1)
+			return rc;
 		return cepi_emit_mma(src, launch, name, g, x, w, y, e, tparams, err);
+	}
 	if (tile_read(g, tparams, &t, err))
 		return -1;
 	for (int a = 0; a < 3; a++)

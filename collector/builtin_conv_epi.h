@@ -86,11 +86,12 @@ int cepi_emit_wg(struct buf *src, struct buf *launch, const char *name, const st
 		 const json_t *tparams, struct buf *err);
 
 /* A 1x1 convolution (stride 1, no padding, one group, forward) as a
- * batched GEMM through gemm_epi_emit (builtin_conv_epi_pw.c; "PW" 0 turns
- * it off): same returns, 1 where the shape is not pointwise. */
+ * batched GEMM through gemm_epi_emit on core "wgmma" or "mma"
+ * (builtin_conv_epi_pw.c; "PW" 0 turns it off): same returns, 1 where the
+ * shape is not pointwise. */
 int cepi_emit_pw(struct buf *src, struct buf *launch, const char *name, const struct cepi_geo *g,
 		 const char *x, const char *w, const char *y, const struct epi *e,
-		 const json_t *tparams, struct buf *err);
+		 const json_t *tparams, const char *core, struct buf *err);
 
 /* Pieces of the mma core (builtin_conv_epi_mma.c) the wgmma core shares:
  * the weights' repack to [G][tap][C_in/G][C_out/G]; the geometry constants

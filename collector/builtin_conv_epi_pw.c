@@ -1,10 +1,13 @@
 /* conv_epi's pointwise path: a 1x1 convolution (stride 1, no padding,
  * one group, forward) is a GEMM per image, y[n] = W x[n] with W
  * [C_out][C_in] shared by the batch and x[n] [C_in][positions] read in
- * place, so gemm_epi_emit's wgmma GEMM runs it: no channels-last copy of x
- * (level 1's 087, whose 4 GiB input is past the wgmma conv core's 2 GiB
- * copy, ran on the mma core at 0.36x eager). The conv epilogue's indices
- * (n image, c channel, s position) are the GEMM's (b, m, n). */
+ * place, so gemm_epi_emit's GEMM runs it, on the core the conv asked for
+ * (wgmma or mma.sync): no gather, no channels-last copy of x (level 1's
+ * 087, whose 4 GiB input is past the wgmma conv core's 2 GiB copy, ran on
+ * the mma conv core at 0.36x eager), and a shorter kernel text, which
+ * leaves deep level-3 nets room for more tensor-core convs. The conv
+ * epilogue's indices (n image, c channel, s position) are the GEMM's
+ * (b, m, n). */
 #include "collector/builtin_conv_epi.h"
 
 #include <stdio.h>
@@ -56,7 +59,7 @@ static int relaunch(struct buf *out, const char *line, const char *name, const s
 
 int cepi_emit_pw(struct buf *src, struct buf *launch, const char *name, const struct cepi_geo *g,
 		 const char *x, const char *w, const char *y, const struct epi *e,
-		 const json_t *tparams, struct buf *err)
+		 const json_t *tparams, const char *core, struct buf *err)
 {
 	const json_t *sp = json_object_get(tparams, "split");
 	struct gemm_shape sh = { 0 };
@@ -87,7 +90,7 @@ int cepi_emit_pw(struct buf *src, struct buf *launch, const char *name, const st
 	ge.code = code.s;
 	/* 3xTF32 unless the caller asks for tf32+bf16, as the wgmma conv core;
 	 * no K slices: one launch, no scratch sized by the literal shape */
-	tp = json_pack("{s:s,s:s,s:i}", "core", "wgmma", "split",
+	tp = json_pack("{s:s,s:s,s:i}", "core", core, "split",
 		       json_is_string(sp) ? json_string_value(sp) : "3xtf32", "SPLIT", 1);
 	rc = tp ? gemm_epi_emit(&body, &line, name, &sh, w, x, y, &ge, tp, err)
 		: kf_err(err, "out of memory");

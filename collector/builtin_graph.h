@@ -104,6 +104,7 @@ struct gr_plan {
 	int conv_mma;		/* convolutions on conv_epi's mma.sync core (else wgmma) */
 	int conv_wg;		/* warpgroups a block of the wgmma conv core (1: two blocks an SM) */
 	int conv_ps;		/* that core's PS: x's small parts split once, by its copy */
+	int conv_pw;		/* PW: 1x1 convs as batched GEMMs (builtin_conv_epi_pw.c) */
 	int attn;		/* attention chains in one kernel (else only where the scores
 				 * would need over 2^29 floats) */
 	int dacc;
