@@ -9,10 +9,11 @@
  * conv_mma (convs alone on the mma.sync core; -1, the default: on for level
  * 3), conv_wg (warpgroups a block of the wgmma conv core: 2, or 1 for two
  * blocks an SM), conv_ps (that core's PS: x's small parts split once, by
- * its channels-last copy), conv_pw (1x1 convs as batched GEMMs), conv_wmma (convs on conv_epi's older wmma core), split3
- * (their 3xTF32 split instead of tf32+bf16: three tf32 products, more
- * bits; -1, the default: on for level 3, and for the convolutions of the
- * wgmma core on every level), fold (a
+ * its channels-last copy), conv_pw (1x1 convs as batched GEMMs),
+ * conv_wmma (convs on conv_epi's older wmma core), split3 (their 3xTF32
+ * split instead of tf32+bf16: three tf32 products, more bits; -1, the
+ * default: on for level 3, and for the convolutions of the wgmma core on
+ * every level), fold (a
  * sum or mean of a linear's outputs over its features becomes a GEMV with
  * the weight's column sums, builtin_graph_lsum.c), block (threads of elementwise kernels), BM BN BK
  * TM TN (the fallback SGEMM's tiles), dacc (the direct conv sums in double;
