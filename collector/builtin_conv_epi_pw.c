@@ -10,8 +10,6 @@
  * (b, m, n). */
 #include "collector/builtin_conv_epi.h"
 
-#include <stdio.h>
-#include <string.h>
 
 #include "collector/builtin_epi.h"
 #include "collector/builtin_util.h"
@@ -27,36 +25,6 @@ static int pointwise(const struct cepi_geo *g)
 	return 1;
 }
 
-/* gemm_epi_emit's launch line with literal sizes, rewritten with the
- * conv's size expressions (the harness's small runs change the batch);
- * 1 where it is not the one-line form this expects. */
-static int relaunch(struct buf *out, const char *line, const char *name, const struct cepi_geo *g,
-		    const struct gemm_shape *sh, const char *a, const char *b, const char *c)
-{
-	char head[192], tail[96], abc[224];
-	const char *p, *q, *args, *end;
-	size_t n = strlen(line);
-
-	snprintf(head, sizeof(head), "%s<<<dim3(%lld, %lld, %lld), 256, ", name, (sh->N + 127) / 128,
-		 (sh->M + 127) / 128, sh->batch);
-	snprintf(tail, sizeof(tail), ", %lld, %lld, %lld);\n", sh->M, sh->N, sh->K);
-	snprintf(abc, sizeof(abc), ">>>(%s, %s, %s", a, b, c);
-	if (strncmp(line, head, strlen(head)) || n < strlen(head) + strlen(tail) ||
-	    strcmp(line + n - strlen(tail), tail) || strchr(line, '\n') != line + n - 1)
-		return 1;
-	p = line + strlen(head);		/* smem>>>(a, b, c<args> */
-	q = strstr(p, ">>>(");
-	end = line + n - strlen(tail);
-	if (!q || strncmp(q, abc, strlen(abc)) || q + strlen(abc) > end)
-		return 1;
-	args = q + strlen(abc);
-	buf_addf(out, "%s<<<dim3(ceil_div((%s) * (%s) * (%s), 128), ceil_div(%s, 128), %s), 256, %.*s%s%.*s, "
-		      "%s, (%s) * (%s) * (%s), %s);\n",
-		 name, g->sz[CE_OD], g->sz[CE_OH], g->sz[CE_OW], g->sz[CE_CO], g->sz[CE_N], (int)(q - p), p, abc,
-		 (int)(end - args), args, g->sz[CE_CO], g->sz[CE_OD], g->sz[CE_OH], g->sz[CE_OW], g->sz[CE_CI]);
-	return 0;
-}
-
 int cepi_emit_pw(struct buf *src, struct buf *launch, const char *name, const struct cepi_geo *g,
 		 const char *x, const char *w, const char *y, const struct epi *e,
 		 const json_t *tparams, const char *core, struct buf *err)
@@ -64,7 +32,7 @@ int cepi_emit_pw(struct buf *src, struct buf *launch, const char *name, const st
 	const json_t *sp = json_object_get(tparams, "split");
 	struct gemm_shape sh = { 0 };
 	struct epi ge = { 0 };
-	struct buf code = BUF_INIT, body = BUF_INIT, line = BUF_INIT;
+	struct buf code = BUF_INIT, pos = BUF_INIT;
 	json_t *tp;
 	int rc;
 
@@ -75,6 +43,13 @@ int cepi_emit_pw(struct buf *src, struct buf *launch, const char *name, const st
 	sh.N = g->val[CE_OD] * g->val[CE_OH] * g->val[CE_OW];
 	sh.K = g->val[CE_CI];
 	sh.a_bcast = 1;
+	/* the launch in the conv's size names (the emulator's small runs
+	 * change the batch) */
+	buf_addf(&pos, "(%s) * (%s) * (%s)", g->sz[CE_OD], g->sz[CE_OH], g->sz[CE_OW]);
+	sh.expr[0] = g->sz[CE_N];
+	sh.expr[1] = g->sz[CE_CO];
+	sh.expr[2] = pos.s;
+	sh.expr[3] = g->sz[CE_CI];
 	/* the GEMM's (b, m, n) renamed to the conv's (n, c, s), one scope in */
 	buf_addf(&code, "        {\n"
 			"        const long long kf_pb = b, kf_pm = m, kf_pn = n;\n"
@@ -92,21 +67,10 @@ int cepi_emit_pw(struct buf *src, struct buf *launch, const char *name, const st
 	 * no K slices: one launch, no scratch sized by the literal shape */
 	tp = json_pack("{s:s,s:s,s:i}", "core", core, "split",
 		       json_is_string(sp) ? json_string_value(sp) : "3xtf32", "SPLIT", 1);
-	rc = tp ? gemm_epi_emit(&body, &line, name, &sh, w, x, y, &ge, tp, err)
+	rc = tp ? gemm_epi_emit(src, launch, name, &sh, w, x, y, &ge, tp, err)
 		: kf_err(err, "out of memory");
 	json_decref(tp);
-	if (!rc) {
-		struct buf l2 = BUF_INIT;
-
-		rc = relaunch(&l2, line.s, name, g, &sh, w, x, y);
-		if (!rc) {
-			buf_adds(src, body.s);
-			buf_adds(launch, l2.s);
-		}
-		buf_release(&l2);
-	}
 	buf_release(&code);
-	buf_release(&body);
-	buf_release(&line);
+	buf_release(&pos);
 	return rc;
 }

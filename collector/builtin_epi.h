@@ -35,6 +35,10 @@ struct epi {
 struct gemm_shape {
 	long long batch, M, N, K;
 	int a_km, b_nk, a_bcast, b_bcast;
+	/* launch-block expressions for batch, M, N, K (NULL: the values): the
+	 * launch then names the sizes, so a harness that changes them runs
+	 * the same kernel; it takes one K slice (1, not supported, else) */
+	const char *expr[4];
 };
 /* name: the kernel's name (unique in the candidate); a, b, c: launch-block
  * names of the operands (tensors or scratch); tparams: template parameters

@@ -190,6 +190,9 @@ static int configure(struct gemm_cfg *c, const struct gemm_shape *sh, const json
 	if (cdiv(sh->M, c->BM) > 65535)
 		return refuse(err, "M too large for grid.y");
 	c->split = choose_split(c, forced);
+	if ((sh->expr[0] || sh->expr[1] || sh->expr[2] || sh->expr[3]) &&
+	    (!sh->expr[0] || !sh->expr[1] || !sh->expr[2] || !sh->expr[3] || c->split != 1))
+		return refuse(err, "size expressions need all four and one K slice");
 	if (c->split * sh->batch > 65535 ||
 	    (c->split > 1 && c->split * sh->batch * sh->M * sh->N > (1LL << 28)))
 		return refuse(err, "SPLIT x batch too large");
@@ -330,9 +333,14 @@ int gemm_epi_emit(struct buf *src, struct buf *launch, const char *name,
 	} else {
 		buf_adds(&cname, c);
 	}
-	buf_addf(&lines, "%s<<<dim3(%lld, %lld, %lld), %d, %d>>>(%s, %s, %s%s, %lld, %lld, %lld);\n",
-		 name, cdiv(sh->N, cfg.BN), cdiv(sh->M, cfg.BM), sh->batch * cfg.split, cfg.nthr,
-		 cfg.smem, a, b, cname.s, cfg.split > 1 ? "" : args, sh->M, sh->N, sh->K);
+	if (sh->expr[0])	/* one K slice (configure) */
+		buf_addf(&lines, "%s<<<dim3(ceil_div(%s, %d), ceil_div(%s, %d), %s), %d, %d>>>(%s, %s, %s%s, %s, %s, %s);\n",
+			 name, sh->expr[2], cfg.BN, sh->expr[1], cfg.BM, sh->expr[0], cfg.nthr, cfg.smem, a, b,
+			 cname.s, args, sh->expr[1], sh->expr[2], sh->expr[3]);
+	else
+		buf_addf(&lines, "%s<<<dim3(%lld, %lld, %lld), %d, %d>>>(%s, %s, %s%s, %lld, %lld, %lld);\n",
+			 name, cdiv(sh->N, cfg.BN), cdiv(sh->M, cfg.BM), sh->batch * cfg.split, cfg.nthr,
+			 cfg.smem, a, b, cname.s, cfg.split > 1 ? "" : args, sh->M, sh->N, sh->K);
 	if (cfg.split > 1)
 		buf_addf(&lines, "%s_sum<<<%lld, 256>>>(%s, %s%s, %lld, %lld, %lld);\n", name,
 			 cdiv(total, 256), cname.s, c, args, sh->M * sh->N, sh->N, total);

@@ -34,7 +34,7 @@ static int tce_shape(const json_t *spec, struct gemm_shape *sh)
 
 static int tce_supports(const json_t *spec)
 {
-	struct gemm_shape sh;
+	struct gemm_shape sh = { 0 };
 
 	return tce_shape(spec, &sh) == 0;
 }
@@ -42,7 +42,7 @@ static int tce_supports(const json_t *spec)
 static int tce_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err)
 {
 	const struct bt_mm_kind *k = bt_mm_kind_of(spec);
-	struct gemm_shape sh;
+	struct gemm_shape sh = { 0 };
 	struct epi e = { NULL, NULL, NULL };
 	struct buf src = BUF_INIT, launch = BUF_INIT, why = BUF_INIT;
 	char *ps;

@@ -13,7 +13,7 @@
 
 int main(int argc, char **argv)
 {
-	struct gemm_shape sh;
+	struct gemm_shape sh = { 0 };
 	struct epi e = { NULL, NULL, NULL };
 	struct buf src = BUF_INIT, launch = BUF_INIT, err = BUF_INIT;
 	json_t *tp = NULL;
