@@ -42,6 +42,25 @@ check "two files, in eager, eager_notf32 order" test "$(awk '{print $2}' "$T_TMP
 expect_exit 2 "an unknown variant" python3 "$T/torch_baseline.py" --variant fast --gpu G --dry-run
 contains "names it" "$T_TMP/err" "unknown variant 'fast'"
 expect_exit 2 "a negative time budget" python3 "$T/torch_baseline.py" --time-budget -1 --gpu G --dry-run
+# --warm-jobs: the problems dealt into N compile-only, untimed child runs, each once
+expect_exit 0 "a warm pass of 3 jobs" python3 "$T/torch_baseline.py" --level 2 --variant eager,compile \
+	--gpu G --problems 1-7,66 --warm-jobs 3 --dry-run
+check "three children, every problem in exactly one" python3 -c "
+import re, sys
+lines = [l for l in open('$T_TMP/out') if l.startswith('warm: ')]
+shares = [re.search(r'--problems (\\S+)', l).group(1).split(',') for l in lines]
+flat = sorted(int(x) for s in shares for x in s)
+ok = len(lines) == 3 and flat == [1, 2, 3, 4, 5, 6, 7, 66]
+ok = ok and all(' --variant compile --trials 1 ' in l and ' --level 2 ' in l for l in lines)
+sys.exit(0 if ok else 1)"
+expect_exit 0 "more jobs than problems" python3 "$T/torch_baseline.py" --level 2 --variant compile \
+	--gpu G --problems 12,66 --warm-jobs 8 --dry-run
+check "one child a problem" test "$(grep -c '^warm: ' "$T_TMP/out")" = 2
+expect_exit 0 "no warm pass without compile" python3 "$T/torch_baseline.py" --level 2 --variant eager \
+	--gpu G --problems 1-7 --warm-jobs 3 --dry-run
+check "no child" test "$(grep -c '^warm: ' "$T_TMP/out")" = 0
+expect_exit 2 "too many warm jobs" python3 "$T/torch_baseline.py" --warm-jobs 65 --gpu G --dry-run
+expect_exit 2 "a zero warm timeout" python3 "$T/torch_baseline.py" --warm-jobs 2 --warm-timeout 0 --gpu G --dry-run
 
 # compare_baselines.py: ratios measured / KernelBench and their geomeans
 mkdir meas kb
