@@ -23,8 +23,10 @@
  * output and split statistics wherever they apply). Level 3 adds the ops of
  * builtin_graph3.c and, past 16 scratch buffers, one arena per type;
  * dedup (builtin_graph_dedup.c: 0 off, 1 identical kernels once, 2 also
- * sizes as arguments while over the source limit, 3 always); src_limit 0
- * renders past the engine's source limit (host emulation). */
+ * sizes as arguments while over the source limit, 3 always); once (the
+ * tensor-core emitters' guarded helper blocks written once, gr_once: 1, the
+ * default, or 0 as each kernel brings them); src_limit 0 renders past the
+ * engine's source limit (host emulation). */
 #include "collector/builtin_graph.h"
 
 #include <math.h>
@@ -39,6 +41,7 @@
 void gr_plan_init(struct gr_plan *p)
 {
 	memset(p, 0, sizeof(*p));
+	buf_init(&p->guards);
 	buf_init(&p->src);
 	buf_init(&p->launch);
 }
@@ -46,6 +49,7 @@ void gr_plan_init(struct gr_plan *p)
 void gr_plan_release(struct gr_plan *p)
 {
 	gr_dedup_release(p);
+	buf_release(&p->guards);
 	buf_release(&p->src);
 	buf_release(&p->launch);
 }
@@ -470,6 +474,7 @@ static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
 	p->dacc = bt_param(prm, "dacc", -1);
 	p->red = bt_param(prm, "red", -1);
 	p->dedup = bt_param(prm, "dedup", 2);
+	p->once = bt_param(prm, "once", 1);
 	/* room for the header and the scratch declarations */
 	p->src_budget = CANDIDATE_MAX_BYTES - 2048;
 	if (p->dacc < 0)
@@ -492,6 +497,8 @@ static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
 	nt = p->TM > 0 && p->TN > 0 ? (p->BM / p->TM) * (p->BN / p->TN) : 0;
 	if (p->dedup < 0 || p->dedup > 3)
 		rc = kf_err(err, "graph: dedup must be 0..3");
+	else if (p->once != 0 && p->once != 1)
+		rc = kf_err(err, "graph: once must be 0 or 1");
 	else if (p->conv_wg != 1 && p->conv_wg != 2)
 		rc = kf_err(err, "graph: conv_wg must be 1 or 2");
 	else if ((p->conv_ps != 0 && p->conv_ps != 1) || (p->conv_pw != 0 && p->conv_pw != 1))
@@ -586,6 +593,6 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 const struct tmpl_def tmpl_graph_defs[] = {
 	{ "graph", graph_supports, graph_render,
 	  "{\"fuse\": 1, \"tc\": 0, \"mma\": 0, \"fold\": 1, \"block\": 256, \"BM\": 64, \"BN\": 64, \"BK\": 16, "
-	  "\"TM\": 4, \"TN\": 4, \"conv_wmma\": 0, \"conv_mma\": -1, \"conv_wg\": 2, \"conv_ps\": 1, \"conv_pw\": 1, \"split3\": -1, \"attn\": 1, \"dacc\": -1, \"red\": -1, \"dedup\": 2, \"src_limit\": 1}" },
+	  "\"TM\": 4, \"TN\": 4, \"conv_wmma\": 0, \"conv_mma\": -1, \"conv_wg\": 2, \"conv_ps\": 1, \"conv_pw\": 1, \"split3\": -1, \"attn\": 1, \"dacc\": -1, \"red\": -1, \"dedup\": 2, \"once\": 1, \"src_limit\": 1}" },
 	{ NULL, NULL, NULL, NULL },
 };

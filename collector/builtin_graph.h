@@ -96,6 +96,7 @@ struct gr_plan {
 	int dedup;		/* 0 none, 1 identical kernels once, 2 also lift
 				 * constants while over src_budget, 3 always */
 	long long src_budget;
+	int once;		/* gr_once drops repeated helper blocks */
 	/* parameters */
 	int fuse, tc, mma, fold, block, BM, BN, BK, TM, TN;
 	int conv_wmma;		/* convs on conv_epi's older wmma core */
@@ -107,12 +108,13 @@ struct gr_plan {
 	int conv_pw;		/* PW: 1x1 convs as batched GEMMs (builtin_conv_epi_pw.c) */
 	int attn;		/* attention chains in one kernel (else only where the scores
 				 * would need over 2^29 floats) */
-	int dacc;
+	int dacc;		/* the direct conv sums in double (level-3 default) */
 	int red;		/* reduction kernels: -1 by size, 0 a block per output, 1
 				 * a thread per output and split statistics wherever they
 				 * apply (builtin_graph_red.c) */
 	long long tc_room;	/* level 3: tc only while the source is under this (0: always,
-				 * -1: never) */		/* the direct conv sums in double (level-3 default) */
+				 * -1: never) */
+	struct buf guards;	/* "\nKF_X\n" for each helper block in src (gr_once) */
 	struct buf src, launch;
 };
 
@@ -186,6 +188,10 @@ void gr_dedup_release(struct gr_plan *p);
 void gr_store_elem(struct buf *b, const char *ind, const char *idx, const char *val,
 		   const struct gr_epi *e);
 int gr_tc_fits(const struct gr_plan *p);
+/* Drops from src[from..] each guarded helper block (#ifndef KF_X, #define
+ * KF_X, ... #endif at the top level) whose guard src already defines: the
+ * preprocessor would skip it, but it would count against the source budget. */
+void gr_once(struct gr_plan *p, size_t from);
 void gr_sig(struct buf *b, const struct gr_plan *p, const char *in_params, const struct gr_epi *e);
 void gr_args(struct buf *b, const struct gr_plan *p, int gi, const char *in_args,
 	     const struct gr_epi *e);

@@ -81,6 +81,54 @@ int gr_tc_fits(const struct gr_plan *p)
 	       (!p->tc_room || p->src.len + p->kbytes < (size_t)p->tc_room);
 }
 
+/* The length of the line at s (with its newline). */
+static size_t line_len(const char *s)
+{
+	const char *e = strchr(s, '\n');
+
+	return e ? (size_t)(e - s) + 1 : strlen(s);
+}
+
+void gr_once(struct gr_plan *p, size_t from)
+{
+	size_t i = from;
+
+	while (p->once && i < p->src.len) {
+		char *s = p->src.s + i, name[64], key[72];
+		size_t n = line_len(s), end = i + n;
+		int depth = 1;
+
+		if (sscanf(s, "#ifndef %63[A-Za-z0-9_]", name) != 1 || strncmp(name, "KF_", 3) ||
+		    strlen(name) + 9 != n || strncmp(s + n, "#define ", 8) ||
+		    strncmp(s + n + 8, name, strlen(name)) || s[n + 8 + strlen(name)] != '\n') {
+			/* not a guard: skip the line, or a whole conditional */
+			if (!strncmp(s, "#if", 3)) {
+				while (end < p->src.len && depth) {
+					const char *t = p->src.s + end;
+					depth += !strncmp(t, "#if", 3) - !strncmp(t, "#endif", 6);
+					end += line_len(t);
+				}
+			}
+			i = end;
+			continue;
+		}
+		while (end < p->src.len && depth) {	/* its #endif */
+			const char *t = p->src.s + end;
+			depth += !strncmp(t, "#if", 3) - !strncmp(t, "#endif", 6);
+			end += line_len(t);
+		}
+		snprintf(key, sizeof(key), "\n%s\n", name);
+		if (depth || !strstr(p->guards.s, key)) {	/* the first (or unclosed): kept */
+			if (!depth)
+				buf_addf(&p->guards, "\n%s\n", name);
+			i = end;
+			continue;
+		}
+		memmove(s, p->src.s + end, p->src.len - end + 1);
+		p->src.len -= end - i;
+	}
+}
+
 void gr_helpers(struct gr_plan *p, unsigned h)
 {
 	static const char *const fn[] = { "sum", "max", "min" };
@@ -159,7 +207,7 @@ static int linear_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *
 	if (gr_tc_fits(p)) {
 		struct gemm_shape sh = { 1, M, N, K, 0, 1, 0, 0 };
 		struct epi ep = { e->params.s, e->args.s, NULL };
-		size_t from = p->launch.len;
+		size_t from = p->launch.len, src0 = p->src.len;
 		char name[32];
 		buf_addf(&code, "{\n        const long long ei = m * %lldLL + n;\n%s        }\n", N, e->code.s);
 		ep.code = code.s;
@@ -170,6 +218,7 @@ static int linear_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *
 		rc = tp ? gemm_epi_emit(&p->src, &p->launch, name, &sh, xs, ws, ys, &ep, tp, err) : kf_err(err, "out of memory");
 		json_decref(tp);
 		buf_release(&code);
+		gr_once(p, src0);
 		if (rc <= 0) {
 			count_launches(p, from);
 			return rc;
@@ -287,7 +336,7 @@ static int conv_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 	if (gr_tc_fits(p)) {
 		struct conv_shape sh;
 		struct epi ep = { e->params.s, e->args.s, NULL };
-		size_t from = p->launch.len;
+		size_t from = p->launch.len, src0 = p->src.len;
 		char name[32], pat[96];
 		memset(&sh, 0, sizeof(sh));
 		sh.dims = nd;
@@ -323,6 +372,7 @@ static int conv_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 		rc = tp ? conv_epi_emit(&p->src, &p->launch, name, &sh, xs, ws, ys, &ep, tp, err) : kf_err(err, "out of memory");
 		json_decref(tp);
 		buf_release(&code);
+		gr_once(p, src0);
 		if (rc <= 0) {
 			count_launches(p, from);
 			return rc;

@@ -41,7 +41,7 @@ def run_one(build, root, work, base, params, sed, cache):
             sh = [spec["sizes"][x] if isinstance(x, str) else x for x in t["shape"]]
             e3.write_npy(os.path.join(idir, t["name"] + ".npy"), sh, t["dtype"],
                          e3.draw(t["dist"], e3.numel(sh, {}), rng))
-    why = e3.er.build_run(work, tag, src + "\n" + e3.cpp_main(spec, src, idir, out))
+    why = e3.er.build_run(work, tag, e3.er.host_smem(src) + "\n" + e3.cpp_main(spec, src, idir, out))
     if why:
         return False, why
     n = e3.numel(spec["outputs"][0]["shape"], spec["sizes"])
