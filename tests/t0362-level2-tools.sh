@@ -110,6 +110,14 @@ check "one row per problem" test "$(cut -f2 g2/check.tsv | tr '\n' ' ')" = "ok d
 contains "the summary counts them and names the bad ones" "$T_TMP/out" "^check: 3 of 3: differs 1, ok 1, timeout 1; not ok: 002 003 "
 contains "it is written beside the results" g2/summary.txt "^check: 3 of 3"
 contains "the log keeps kforge's words" g2/check.log "1 output\(s\) differ"
+# the compile step warms inductor's caches in WARM_JOBS processes (default 4); eager does not
+expect_exit 0 "gpu_level2.sh compile step" env KFORGE="$T_TMP/stub" PYTHON="$T_TMP/argv.sh" \
+	sh "$T/gpu_level2.sh" g3 120 compile
+contains "with four warm jobs" g3/baselines-compile.log "torch_baseline.py .*--variant compile .*--warm-jobs 4$"
+expect_exit 0 "WARM_JOBS=2, compile and eager steps" env KFORGE="$T_TMP/stub" PYTHON="$T_TMP/argv.sh" \
+	WARM_JOBS=2 sh "$T/gpu_level2.sh" g4 120 eager,compile
+contains "two for compile" g4/baselines-compile.log "--warm-jobs 2$"
+check "none for eager" sh -c "grep -q -- '--variant eager,eager_notf32' g4/baselines-eager.log && ! grep -q warm g4/baselines-eager.log"
 
 # Where a Python with torch exists: the cross-check and the baselines run on
 # the CPU at small sizes (tools/level2/gen.py --small).

@@ -19,7 +19,8 @@
 # BUILD/kforge), PROBLEMS (a filter: 1-100, 12,66,83-90), DUMP (full-size
 # dumps, one problem at a time, up to 4 GiB; default /dev/shm/kforge-l2x
 # where it has 8 GiB free, else /tmp), PYTHON (python3 with torch and numpy),
-# CHECK_TIMEOUT (seconds per problems check, 300).
+# CHECK_TIMEOUT (seconds per problems check, 300), WARM_JOBS (processes that
+# compile for torch.compile's caches before its timed pass, 4; 0: none).
 # Time: each step gets a share of what is left (weights t0361 1, crosscheck 4,
 # check 2, eager 2, compile 3; what a step leaves goes to the next). Under a
 # 10-minute limit per command, split the steps over calls, e.g.
@@ -161,12 +162,13 @@ print("%d of %s checked: %s%s" % (len(r), sys.argv[2], ", ".join("%s %d" % kv fo
 		say "check: $(wc -l <"$OUTDIR/check.tsv") of $NPROB: $sum${bad:+; not ok:$bad} ($(($(now) - t0))s)"
 		;;
 	eager | compile)
-		v=eager,eager_notf32
-		[ "$step" = compile ] && v=compile
+		v=eager,eager_notf32 warm=""
+		# compile: WARM_JOBS (default 4) untimed processes fill inductor's caches first
+		[ "$step" = compile ] && v=compile warm="--warm-jobs ${WARM_JOBS:-4}"
 		# The script's own budget ends before the time limit: it stops cleanly.
 		run "$b" "$OUTDIR/baselines-$step.log" "$PYTHON" "$ROOT/tools/torch_baseline.py" --root "$ROOT" \
 			--level "$LEVEL" --variant "$v" --out "$OUTDIR/baselines" --record "$OUTDIR/baselines-$step.json" \
-			--time-budget $((b > 60 ? b - 30 : b / 2)) ${PROBLEMS:+--problems "$PROBLEMS"}
+			--time-budget $((b > 60 ? b - 30 : b / 2)) ${PROBLEMS:+--problems "$PROBLEMS"} $warm
 		rc=$?
 		sum=$("$PYTHON" -c '
 import json, sys
