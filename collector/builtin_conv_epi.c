@@ -471,8 +471,12 @@ void cepi_emit_launch(struct buf *l, const char *name, const struct cepi_geo *g,
 		q_expr(l, g, a);
 		buf_adds(l, a < 2 ? " * " : "");
 	}
-	buf_addf(l, ", %d), %d * ceil_div((%s) / %d, %d), %d), %d, %d>>>(%s, %s_wp, %s", bm,
-		 g->groups, g->sz[CE_CO], g->groups, bn, cepi_phases(g), nt, smem, x, name, y);
+	if (g->po)	/* the phases in grid.x, fastest (cepi_emit_block) */
+		buf_addf(l, ", %d) * %d, %d * ceil_div((%s) / %d, %d), 1), %d, %d>>>(%s, %s_wp, %s", bm,
+			 cepi_phases(g), g->groups, g->sz[CE_CO], g->groups, bn, nt, smem, x, name, y);
+	else
+		buf_addf(l, ", %d), %d * ceil_div((%s) / %d, %d), %d), %d, %d>>>(%s, %s_wp, %s", bm,
+			 g->groups, g->sz[CE_CO], g->groups, bn, cepi_phases(g), nt, smem, x, name, y);
 	buf_addf(l, ", %s, %s, %s, %s, %s, %s, %s, %s, %s%s);\n", g->sz[CE_N], g->sz[CE_CI],
 		 g->sz[CE_CO], g->sz[CE_ID], g->sz[CE_IH], g->sz[CE_IW], g->sz[CE_OD], g->sz[CE_OH],
 		 g->sz[CE_OW], e && e->args ? e->args : "");
@@ -498,11 +502,15 @@ int cepi_emit(struct buf *src, struct buf *launch, const char *name, const struc
 	struct buf why = BUF_INIT;
 	long long mt = g->val[CE_N];
 	const json_t *core = json_object_get(tparams, "core");
-	int rc = cepi_supported(g, &why);
+	int rc = cepi_supported(g, &why), po = bt_param(tparams, "PO", 0);
+	struct cepi_geo gp = *g;
 
 	buf_release(&why);
 	if (rc)
 		return 1;
+	if (po != 0 && po != 1)
+		return kf_err(err, "conv_tce: PO must be 0 or 1");
+	gp.po = po && cepi_phases(g) > 1;	/* the mma and wgmma cores */
 	if (!name_ok(name) || !x || !w || !y)
 		return kf_err(err, "conv_epi: a kernel name and the tensors' names are needed");
 	/* the graph passes "wgmma" (sm_90a) or "mma" (sm_80; its conv_mma) */
@@ -515,7 +523,7 @@ int cepi_emit(struct buf *src, struct buf *launch, const char *name, const struc
 		rc = cepi_emit_pw(src, launch, name, g, x, w, y, e, tparams, "wgmma", err);
 		if (rc != 1)
 			return rc;
-		rc = cepi_emit_wg(src, launch, name, g, x, w, y, e, tparams, err);
+		rc = cepi_emit_wg(src, launch, name, &gp, x, w, y, e, tparams, err);
 		if (rc != 1)
 			return rc;
 	}
@@ -523,7 +531,7 @@ int cepi_emit(struct buf *src, struct buf *launch, const char *name, const struc
 		rc = cepi_emit_pw(src, launch, name, g, x, w, y, e, tparams, "mma", err);
 		if (rc != 1)
 			return rc;
-		return cepi_emit_mma(src, launch, name, g, x, w, y, e, tparams, err);
+		return cepi_emit_mma(src, launch, name, &gp, x, w, y, e, tparams, err);
 	}
 	if (tile_read(g, tparams, &t, err))
 		return -1;

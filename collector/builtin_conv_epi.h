@@ -15,6 +15,9 @@
 enum { CE_N, CE_CI, CE_CO, CE_ID, CE_IH, CE_IW, CE_OD, CE_OH, CE_OW, CE_NSZ };
 struct cepi_geo {
 	int transposed, groups;
+	int po;			/* PO 1: a transposed conv's phases vary fastest in grid.x (the
+				 * mma and wgmma cores), so the phases of one output region,
+				 * which interleave in memory, are stored close in time */
 	int k[3], st[3], pad[3], dil[3];
 	const char *sz[CE_NSZ];
 	long long val[CE_NSZ];
@@ -51,6 +54,12 @@ static inline long long cepi_q(const struct cepi_geo *g, int a)
 static inline int cepi_phases(const struct cepi_geo *g)
 {
 	return g->transposed ? g->st[0] * g->st[1] * g->st[2] : 1;
+}
+
+/* grid.x: the output-row tiles of a phase, times the phases with PO. */
+static inline long long cepi_grid_x(const struct cepi_geo *g, long long tiles)
+{
+	return g->po ? tiles * cepi_phases(g) : tiles;
 }
 
 /* Tile parameters from tparams (BM, BN, BK, WM, WN, CB; missing ones get
@@ -101,7 +110,7 @@ int cepi_emit_pw(struct buf *src, struct buf *launch, const char *name, const st
  * offset of row r's channels 4q.. or cc); the store of Cs[n][m]. */
 void cepi_emit_repack(struct buf *s, const char *name, const struct cepi_geo *g);
 void cepi_emit_geo_consts(struct buf *s, const struct cepi_geo *g, int cb);
-void cepi_emit_block(struct buf *s);
+void cepi_emit_block(struct buf *s, const struct cepi_geo *g);
 void cepi_emit_load_b(struct buf *s, const struct cepi_geo *g, const char *b_vec, const char *b_one);
 void cepi_emit_store(struct buf *s, const struct epi *e, int pos_fixed);
 

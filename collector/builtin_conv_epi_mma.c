@@ -118,7 +118,7 @@ void cepi_emit_geo_consts(struct buf *s, const struct cepi_geo *g, int cb)
 }
 
 /* Phase, group, channel tile, the tap table, the store's pixel table. */
-void cepi_emit_block(struct buf *s)
+void cepi_emit_block(struct buf *s, const struct cepi_geo *g)
 {
 	buf_adds(s, "#ifdef __CUDACC__\n"
 		    "    extern __shared__ __align__(128) float smem[];\n"
@@ -128,21 +128,23 @@ void cepi_emit_block(struct buf *s)
 		    "    __shared__ int tab_t[TT], tab_d[TT], tab_h[TT], tab_w[TT], tab_o[TT];\n"
 		    "    __shared__ long long pix_s[BM];\n"
 		    "    __shared__ int pix_n[BM];\n"
-		    "    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;\n"
-		    "    const int ph = blockIdx.z;\n"
-		    "    const int fw = TR ? ph % SW : 0, fh = TR ? ph / SW % SH : 0, fd = TR ? ph / (SW * SH) : 0;\n"
+		    "    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;\n");
+	/* PO: grid.x is (tile, phase) with the phase fastest */
+	buf_adds(s, g->po ? "    const int ph = (int)(blockIdx.x % (FD * FH * FW));\n" : "    const int ph = blockIdx.z;\n");
+	buf_adds(s, "    const int fw = TR ? ph % SW : 0, fh = TR ? ph / SW % SH : 0, fd = TR ? ph / (SW * SH) : 0;\n"
 		    "    const long long QD = (OD + FD - 1) / FD, QH = (OH + FH - 1) / FH, QW = (OW + FW - 1) / FW;\n"
 		    "    const long long P = OD * OH * OW, IS = ID * IH * IW, M = NB * QD * QH * QW;\n"
 		    "    const int cpg = (int)(CI / G), opg = (int)(CO / G), nbt = (opg + BN - 1) / BN;\n"
-		    "    const int grp = blockIdx.y / nbt, co0 = blockIdx.y % nbt * BN;\n"
-		    "    const long long m0 = (long long)blockIdx.x * BM;\n");
+		    "    const int grp = blockIdx.y / nbt, co0 = blockIdx.y % nbt * BN;\n");
+	buf_addf(s, "    const long long m0 = (long long)%s * BM;\n",
+		 g->po ? "(blockIdx.x / (FD * FH * FW))" : "blockIdx.x");
 	cepi_emit_taps(s);
 }
 
 /* The block, then this thread's gather rows. */
-static void emit_setup(struct buf *s)
+static void emit_setup(struct buf *s, const struct cepi_geo *g)
 {
-	cepi_emit_block(s);
+	cepi_emit_block(s, g);
 	buf_adds(s, "    // gather rows r = (lane & 7) + 8 (warp + NW p), k = 4 j + kq: per copy a warp\n"
 		    "    // writes 8 rows x 4 k; r & 7 = lane & 7 gives the row's A swizzle\n"
 		    "    const int kq = lane >> 3, aswz = ((lane & 1) << 2) | ((lane >> 1) & 3);\n"
@@ -330,14 +332,14 @@ int cepi_emit_mma(struct buf *src, struct buf *launch, const char *name, const s
 	for (int a = 0; a < 3; a++)
 		mt *= cepi_q(g, a);
 	/* grid.x < 2^31, grid.y < 65536 */
-	if ((mt + t.bm - 1) / t.bm > (1LL << 31) - 1 ||
+	if (cepi_grid_x(g, (mt + t.bm - 1) / t.bm) > (1LL << 31) - 1 ||
 	    g->groups * ((cepi_opg(g) + t.bn - 1) / t.bn) > 65535)
 		return 1;
 	gemm_emit_common(src);
 	gemm_emit_mma_helpers(src);
 	cepi_emit_repack(src, name, g);
 	emit_head(src, name, g, &t, e);
-	emit_setup(src);
+	emit_setup(src, g);
 	emit_main(src, g, &t);
 	/* the flat store: level 3's deep nets are near the source limit, past
 	 * which the graph falls back to direct convs (a longer store made

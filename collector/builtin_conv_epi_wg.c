@@ -259,7 +259,7 @@ int cepi_emit_wg(struct buf *src, struct buf *launch, const char *name, const st
 	 * PS, of its small parts) at most 2 GiB (a graph holds one per
 	 * convolution; level 2's largest graph then declares 6.5 GiB of
 	 * scratch, under the engine's 8) */
-	if ((mt + t.bm - 1) / t.bm > (1LL << 31) - 1 ||
+	if (cepi_grid_x(g, (mt + t.bm - 1) / t.bm) > (1LL << 31) - 1 ||
 	    g->groups * ((cepi_opg(g) + t.bn - 1) / t.bn) > 65535 || xt > (1LL << 29) ||
 	    g->val[CE_N] > 65535)
 		return 1;
@@ -268,7 +268,7 @@ int cepi_emit_wg(struct buf *src, struct buf *launch, const char *name, const st
 	cepi_emit_repack(src, name, g);
 	emit_xform(src, name, g, t.ps);
 	emit_head(src, name, g, &t, e);
-	cepi_emit_block(src);
+	cepi_emit_block(src, g);
 	emit_rows(src);
 	emit_main(src, g, &t);
 	cepi_emit_store(src, e, t.nt % t.bm == 0);

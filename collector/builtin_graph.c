@@ -9,7 +9,8 @@
  * conv_mma (convs alone on the mma.sync core; -1, the default: on for level
  * 3), conv_wg (warpgroups a block of the wgmma conv core: 2, or 1 for two
  * blocks an SM), conv_ps (that core's PS: x's small parts split once, by
- * its channels-last copy), conv_pw (1x1 convs as batched GEMMs),
+ * its channels-last copy), conv_pw (1x1 convs as batched GEMMs), conv_po
+ * (PO: a transposed conv's phases fastest in the grid; 0, the default),
  * conv_wmma (convs on conv_epi's older wmma core), split3 (their 3xTF32
  * split instead of tf32+bf16: three tf32 products, more bits; -1, the
  * default: on for level 3, and for the convolutions of the wgmma core on
@@ -469,6 +470,7 @@ static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
 	p->conv_wg = bt_param(prm, "conv_wg", 2);
 	p->conv_ps = bt_param(prm, "conv_ps", 1);
 	p->conv_pw = bt_param(prm, "conv_pw", 1);
+	p->conv_po = bt_param(prm, "conv_po", 0);
 	p->split3 = bt_param(prm, "split3", -1);
 	p->attn = bt_param(prm, "attn", 1) != 0;
 	p->dacc = bt_param(prm, "dacc", -1);
@@ -501,8 +503,9 @@ static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
 		rc = kf_err(err, "graph: once must be 0 or 1");
 	else if (p->conv_wg != 1 && p->conv_wg != 2)
 		rc = kf_err(err, "graph: conv_wg must be 1 or 2");
-	else if ((p->conv_ps != 0 && p->conv_ps != 1) || (p->conv_pw != 0 && p->conv_pw != 1))
-		rc = kf_err(err, "graph: conv_ps and conv_pw must be 0 or 1");
+	else if ((p->conv_ps != 0 && p->conv_ps != 1) || (p->conv_pw != 0 && p->conv_pw != 1) ||
+		 (p->conv_po != 0 && p->conv_po != 1))
+		rc = kf_err(err, "graph: conv_ps, conv_pw and conv_po must be 0 or 1");
 	else if (p->red < -1 || p->red > 1)
 		rc = kf_err(err, "graph: red must be -1, 0 or 1");
 	else if (p->block < 32 || p->block > 1024 || p->block % 32)
@@ -593,6 +596,6 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 const struct tmpl_def tmpl_graph_defs[] = {
 	{ "graph", graph_supports, graph_render,
 	  "{\"fuse\": 1, \"tc\": 0, \"mma\": 0, \"fold\": 1, \"block\": 256, \"BM\": 64, \"BN\": 64, \"BK\": 16, "
-	  "\"TM\": 4, \"TN\": 4, \"conv_wmma\": 0, \"conv_mma\": -1, \"conv_wg\": 2, \"conv_ps\": 1, \"conv_pw\": 1, \"split3\": -1, \"attn\": 1, \"dacc\": -1, \"red\": -1, \"dedup\": 2, \"once\": 1, \"src_limit\": 1}" },
+	  "\"TM\": 4, \"TN\": 4, \"conv_wmma\": 0, \"conv_mma\": -1, \"conv_wg\": 2, \"conv_ps\": 1, \"conv_pw\": 1, \"conv_po\": 0, \"split3\": -1, \"attn\": 1, \"dacc\": -1, \"red\": -1, \"dedup\": 2, \"once\": 1, \"src_limit\": 1}" },
 	{ NULL, NULL, NULL, NULL },
 };

@@ -106,6 +106,7 @@ struct gr_plan {
 	int conv_wg;		/* warpgroups a block of the wgmma conv core (1: two blocks an SM) */
 	int conv_ps;		/* that core's PS: x's small parts split once, by its copy */
 	int conv_pw;		/* PW: 1x1 convs as batched GEMMs (builtin_conv_epi_pw.c) */
+	int conv_po;		/* PO: a transposed conv's phases fastest in grid.x */
 	int attn;		/* attention chains in one kernel (else only where the scores
 				 * would need over 2^29 floats) */
 	int dacc;		/* the direct conv sums in double (level-3 default) */

@@ -364,10 +364,10 @@ static int conv_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 		subst(&code, pat, "c");
 		ep.code = code.s;
 		snprintf(name, sizeof(name), "g%d_conv_tc", gi);
-		json_t *tp = json_pack("{s:s,s:s,s:i,s:i,s:i}", "core",
+		json_t *tp = json_pack("{s:s,s:s,s:i,s:i,s:i,s:i}", "core",
 				       p->conv_wmma ? "wmma" : p->conv_mma ? "mma" : "wgmma", "split",
 				       p->conv_split3 ? "3xtf32" : "tf32bf16", "WG", p->conv_wg, "PS", p->conv_ps,
-				       "PW", p->conv_pw);
+				       "PW", p->conv_pw, "PO", p->conv_po);
 
 		rc = tp ? conv_epi_emit(&p->src, &p->launch, name, &sh, xs, ws, ys, &ep, tp, err) : kf_err(err, "out of memory");
 		json_decref(tp);

@@ -15,7 +15,8 @@
 # other tilings, the kernels match the oracle; so do synthetic shapes (conv_epi_synth.py:
 # groups, odd channel counts, strides, dilation, output padding, phases
 # without taps, bias as the epilogue), rendered both by conv_tce and by
-# conv_epi_emit itself (literal sizes, tests/helpers/convepi_emit).
+# conv_epi_emit itself (literal sizes, tests/helpers/convepi_emit), and the
+# strided transposed ones with their phases fastest in grid.x (PO 1).
 # Refusals, and kernels broken on purpose.
 . "$KF_ROOT/tests/lib.sh"
 
@@ -238,6 +239,29 @@ s=$(ls syn/f2_pointwise/problems/level1/*/spec.json)
 check "a 1x1 convolution on the wgmma core is a batched GEMM" grep -q 'kf_pb = b' sm/f2_pointwise-g.cu
 "$E" render "$s" conv_tce '{"core": "wgmma", "PW": 0}' >pw0.cu
 check "PW 0 keeps it on the conv core" sh -c "grep -q 'conv_epi (wgmma' pw0.cu && ! grep -q kf_pb pw0.cu"
+# PO 1: a transposed conv's phases fastest in grid.x, on the wgmma and mma
+# cores, for the four strided transposed shapes (emulated, not compiled here)
+npo=0
+for name in t1_stride3_op t2_groups_phase t3_cpg5 t2_stride_over_k; do
+	read -r _ num dir <<EOS
+$(grep "^$name " syn.list)
+EOS
+	s=$(ls "$dir"/problems/level1/*/spec.json)
+	"$E" render "$s" conv_tce '{"core": "wgmma", "split": "3xtf32", "PO": 1}' >"sm/$name-o.cu" || nok "$name renders with PO 1"
+	"$E" render "$s" conv_tce '{"core": "mma", "PO": 1}' >"sm/$name-q.cu" || nok "$name renders with PO 1 (mma)"
+	for v in o q; do
+		grep -q 'const int ph = (int)(blockIdx.x % (FD \* FH \* FW));' "sm/$name-$v.cu" &&
+			grep -q '^conv_tce<<<dim3(ceil_div(.*) \* [0-9]*, .*, 1), ' "sm/$name-$v.cu" && npo=$((npo + 1))
+		printf '%s\0' "emu/$name-$v" "$dir" "$num" "sm/$name-$v.cu" >>syn.jobs
+	done
+done
+check "PO 1 puts the phases in grid.x (8 renderings)" test "$npo" -eq 8
+expect_exit 1 "PO 2 is refused" "$E" render "$s" conv_tce '{"PO": 2}'
+"$E" render "$KF_ROOT/problems/level2/002_ConvTranspose2d_BiasAdd_Clamp_Scaling_Clamp_Divide/spec.json" graph \
+	'{"tc": 1, "conv_po": 1}' >l2po.cu
+check "the graph passes conv_po to its transposed convs" grep -q 'blockIdx.x % (FD \* FH \* FW)' l2po.cu
+expect_exit 1 "conv_po 2 is refused" "$E" render \
+	"$KF_ROOT/problems/level2/002_ConvTranspose2d_BiasAdd_Clamp_Scaling_Clamp_Divide/spec.json" graph '{"conv_po": 2}'
 emulate_jobs syn.jobs
 "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" --arch sm_90a --fixtures synfix --pool "$(par_jobs)" --timeout 120 --cpu 120 \
 	synfix/*.cu >synnvrtc.out 2>&1
@@ -291,6 +315,9 @@ check "the broken wgmma kernel gathers small parts from the wrong position" test
 sed 's/v\.\([xyzw]\) - kfg_trunc(v\.[xyzw])/0.0f/g; s/= v - kfg_trunc(v);/= 0.0f;/' sm/t2_groups_phase-p.cu >wgps0.cu
 check "the broken wgmma kernel's copy drops x's small parts" test "$(grep -c 'v\.x - kfg_trunc(v\.x)\|= v - kfg_trunc(v);' wgps0.cu)" -eq 0 \
 	-a "$(grep -c 'v\.x - kfg_trunc(v\.x)\|= v - kfg_trunc(v);' sm/t2_groups_phase-p.cu)" -eq 1
+# PO 1 launched without the phases in grid.x: only the first tiles' phases
+sed '/^conv_tce<<</s/, \([0-9]*\)) \* [0-9]*, /, \1), /' sm/t2_groups_phase-o.cu >ponoph.cu
+check "the broken PO launch lost its phases" test "$(grep -c '^conv_tce<<<dim3(ceil_div(.*) \* [0-9]*, ' ponoph.cu)" -eq 0
 # the pointwise GEMM's indices renamed the wrong way (bias by position)
 sed 's/c = kf_pm, s = kf_pn;/c = kf_pn, s = kf_pm;/' sm/f2_pointwise-p.cu >pwidx.cu
 check "the broken pointwise kernel swaps its channel and position" test "$(grep -c 'c = kf_pn, s = kf_pm' pwidx.cu)" -eq 1
@@ -298,10 +325,11 @@ printf '%s\0' emu/nolo "$d" 75 nolo.cu emu/nolomma "$d" 75 nolomma.cu emu/swz sy
 	emu/phase syn/t3_cpg5 72 phase.cu emu/nobias syn/f2_groups_cpg3 50 nobias.cu \
 	emu/wgswz syn/f3_strided 54 wgswz.cu emu/wgpad syn/f2_groups_cpg3 50 wgpad.cu \
 	emu/wgacc "$d" 75 wgacc.cu emu/wg1split syn/f3_strided 54 wg1split.cu \
-	emu/wgps syn/f3_strided 54 wgps.cu emu/wgps0 "$d" 75 wgps0.cu emu/pwidx syn/f2_pointwise 50 pwidx.cu >teeth.jobs
+	emu/wgps syn/f3_strided 54 wgps.cu emu/wgps0 "$d" 75 wgps0.cu emu/pwidx syn/f2_pointwise 50 pwidx.cu \
+	emu/ponoph "$d" 75 ponoph.cu >teeth.jobs
 emulate_jobs teeth.jobs
 mismatch() { grep -Eq '^not ok .*[0-9]+ elements, [1-9][0-9]* bad' "$1"; }
-for t in nolo nolomma swz phase nobias wgswz wgpad wgacc wg1split wgps wgps0 pwidx; do
+for t in nolo nolomma swz phase nobias wgswz wgpad wgacc wg1split wgps wgps0 pwidx ponoph; do
 	echo "# $t: $(cut -c1-160 emu/$t.res)"
 	check "a kernel broken on purpose ($t) fails the oracle" mismatch emu/$t.res
 done
