@@ -130,7 +130,8 @@ void cepi_emit_block(struct buf *s, const struct cepi_geo *g)
 		    "    __shared__ int pix_n[BM];\n"
 		    "    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;\n");
 	/* PO: grid.x is (tile, phase) with the phase fastest */
-	buf_adds(s, g->po ? "    const int ph = (int)(blockIdx.x % (FD * FH * FW));\n" : "    const int ph = blockIdx.z;\n");
+	buf_adds(s, g->po ? "    const int ph = (int)(blockIdx.x % (FD * FH * FW));\n"
+			  : "    const int ph = blockIdx.z;\n");
 	buf_adds(s, "    const int fw = TR ? ph % SW : 0, fh = TR ? ph / SW % SH : 0, fd = TR ? ph / (SW * SH) : 0;\n"
 		    "    const long long QD = (OD + FD - 1) / FD, QH = (OH + FH - 1) / FH, QW = (OW + FW - 1) / FW;\n"
 		    "    const long long P = OD * OH * OW, IS = ID * IH * IW, M = NB * QD * QH * QW;\n"
