@@ -61,6 +61,13 @@ expect_exit 0 "no warm pass without compile" python3 "$T/torch_baseline.py" --le
 check "no child" test "$(grep -c '^warm: ' "$T_TMP/out")" = 0
 expect_exit 2 "too many warm jobs" python3 "$T/torch_baseline.py" --warm-jobs 65 --gpu G --dry-run
 expect_exit 2 "a zero warm timeout" python3 "$T/torch_baseline.py" --warm-jobs 2 --warm-timeout 0 --gpu G --dry-run
+# a child that dies says so: here python3 lacks torch, so both children crash at its import
+if ! python3 -c "import torch" 2>/dev/null; then
+	expect_exit 1 "warm children without torch" python3 "$T/torch_baseline.py" --level 2 --problems 1,2,3 \
+		--variant compile --warm-jobs 2 --out wj
+	contains "the warm pass counts them" "$T_TMP/out" "^warm: 2 jobs, .* 0 compiled, 0 failed, 0 killed at the time limit, 2 crashed$"
+	contains "and names each one's last words" "$T_TMP/out" "^warm: job 1 exit 1: ModuleNotFoundError: No module named 'torch'$"
+fi
 
 # compare_baselines.py: ratios measured / KernelBench and their geomeans
 mkdir meas kb

@@ -118,40 +118,50 @@ def warm_shares(nums, jobs):
 
 
 def warm_commands(args, nums):
-    """One child command line per share: compile, one untimed run, results thrown away."""
+    """One child command line per share: compile, one untimed run, results
+    thrown away; each child's --record says what it did."""
     out = os.path.join(tempfile.gettempdir(), "kf-warm-%d" % os.getpid())
     return [[sys.executable, os.path.abspath(__file__), "--root", args.root, "--level", str(args.level),
              "--problems", share, "--variant", "compile", "--trials", "1", "--warmup", "1",
-             "--flush-mb", "1", "--device", args.device, "--gpu", "warm", "--out", out]
-            for share in warm_shares(nums, args.warm_jobs)], out
+             "--flush-mb", "1", "--device", args.device, "--gpu", "warm", "--out", out,
+             "--record", os.path.join(out, "rec%d.json" % i)]
+            for i, share in enumerate(warm_shares(nums, args.warm_jobs))], out
 
 
 def warm(args, nums, timeout):
-    """Runs the warm pass; {"jobs", "seconds", "compiled", "failed", "killed"}."""
+    """Runs the warm pass; {"jobs", "seconds", "compiled", "failed", "killed",
+    "crashed"} from the children's records (crashed: ended with no record, or
+    with an error the record does not show; its last output line kept)."""
     cmds, out = warm_commands(args, nums)
+    os.makedirs(out, exist_ok=True)
     env = dict(os.environ, TORCHINDUCTOR_COMPILE_THREADS=str(max(1, (os.cpu_count() or 1) // len(cmds))))
-    t0, procs, logs = time.time(), [], []
-    for c in cmds:
-        logs.append(tempfile.TemporaryFile(mode="w+"))
-        procs.append(subprocess.Popen(c, stdout=logs[-1], stderr=subprocess.STDOUT, env=env))
-    killed = 0
-    for p in procs:
+    t0, procs = time.time(), []
+    for i, c in enumerate(cmds):
+        with open(os.path.join(out, "log%d.txt" % i), "w") as log:
+            procs.append(subprocess.Popen(c, stdout=log, stderr=subprocess.STDOUT, env=env))
+    res = {"jobs": len(cmds), "seconds": 0.0, "compiled": 0, "failed": 0, "killed": 0, "crashed": []}
+    for i, p in enumerate(procs):
         try:
             p.wait(timeout=max(1.0, timeout - (time.time() - t0)) if timeout else None)
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
-            killed += 1
-    compiled = failed = 0
-    for f in logs:
-        f.seek(0)
-        for line in f:
-            compiled += bool(re.search(r" compile +mean ", line))
-            failed += bool(re.search(r" (compile|setup) +error ", line) or re.search(r"\s+error\s{3}", line))
-        f.close()
+            res["killed"] += 1
+        try:
+            with open(os.path.join(out, "rec%d.json" % i)) as f:
+                rec = json.load(f)
+            res["compiled"] += len(rec["done"])
+            res["failed"] += len(rec["failed"])
+            ok = p.returncode in (0, -9) or rec["failed"]  # killed, or its errors recorded
+        except (OSError, ValueError, KeyError):
+            ok = p.returncode == -9
+        if not ok:
+            with open(os.path.join(out, "log%d.txt" % i)) as f:
+                last = ([l.strip() for l in f if l.strip()] or ["no output"])[-1]
+            res["crashed"].append("job %d exit %d: %s" % (i, p.returncode, last[:200]))
     shutil.rmtree(out, ignore_errors=True)
-    return {"jobs": len(cmds), "seconds": round(time.time() - t0, 1), "compiled": compiled,
-            "failed": failed, "killed": killed}
+    res["seconds"] = round(time.time() - t0, 1)
+    return res
 
 
 class Record:
@@ -244,8 +254,11 @@ def main():
     if args.warm_jobs and "compile" in variants:
         limit = args.warm_timeout or (args.time_budget / 2 if args.time_budget else None)
         warmed = warm(args, [n for n, _ in todo], limit)
-        print("warm: %(jobs)d jobs, %(seconds).0f s, %(compiled)d compiled, %(failed)d failed, "
-              "%(killed)d killed at the time limit" % warmed, flush=True)
+        print("warm: %d jobs, %.0f s, %d compiled, %d failed, %d killed at the time limit, %d crashed" %
+              (warmed["jobs"], warmed["seconds"], warmed["compiled"], warmed["failed"], warmed["killed"],
+               len(warmed["crashed"])), flush=True)
+        for c in warmed["crashed"]:
+            print("warm: " + c, flush=True)
     import torch
     dev = torch.device(args.device)
     hw = torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu"
