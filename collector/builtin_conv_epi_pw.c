@@ -10,7 +10,6 @@
  * (b, m, n). */
 #include "collector/builtin_conv_epi.h"
 
-
 #include "collector/builtin_epi.h"
 #include "collector/builtin_util.h"
 

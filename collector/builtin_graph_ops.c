@@ -89,6 +89,21 @@ static size_t line_len(const char *s)
 	return e ? (size_t)(e - s) + 1 : strlen(s);
 }
 
+/* The end of the conditional whose first line ends at src[end] (after its
+ * #endif); *open: 1 where the source ends first. */
+static size_t cond_end(const struct buf *src, size_t end, int *open)
+{
+	int depth = 1;
+
+	while (end < src->len && depth) {
+		const char *t = src->s + end;
+		depth += !strncmp(t, "#if", 3) - !strncmp(t, "#endif", 6);
+		end += line_len(t);
+	}
+	*open = depth != 0;
+	return end;
+}
+
 void gr_once(struct gr_plan *p, size_t from)
 {
 	size_t i = from;
@@ -96,30 +111,19 @@ void gr_once(struct gr_plan *p, size_t from)
 	while (p->once && i < p->src.len) {
 		char *s = p->src.s + i, name[64], key[72];
 		size_t n = line_len(s), end = i + n;
-		int depth = 1;
+		int open = 0;
 
 		if (sscanf(s, "#ifndef %63[A-Za-z0-9_]", name) != 1 || strncmp(name, "KF_", 3) ||
 		    strlen(name) + 9 != n || strncmp(s + n, "#define ", 8) ||
 		    strncmp(s + n + 8, name, strlen(name)) || s[n + 8 + strlen(name)] != '\n') {
 			/* not a guard: skip the line, or a whole conditional */
-			if (!strncmp(s, "#if", 3)) {
-				while (end < p->src.len && depth) {
-					const char *t = p->src.s + end;
-					depth += !strncmp(t, "#if", 3) - !strncmp(t, "#endif", 6);
-					end += line_len(t);
-				}
-			}
-			i = end;
+			i = strncmp(s, "#if", 3) ? end : cond_end(&p->src, end, &open);
 			continue;
 		}
-		while (end < p->src.len && depth) {	/* its #endif */
-			const char *t = p->src.s + end;
-			depth += !strncmp(t, "#if", 3) - !strncmp(t, "#endif", 6);
-			end += line_len(t);
-		}
+		end = cond_end(&p->src, end, &open);
 		snprintf(key, sizeof(key), "\n%s\n", name);
-		if (depth || !strstr(p->guards.s, key)) {	/* the first (or unclosed): kept */
-			if (!depth)
+		if (open || !strstr(p->guards.s, key)) {	/* the first (or unclosed): kept */
+			if (!open)
 				buf_addf(&p->guards, "\n%s\n", name);
 			i = end;
 			continue;
