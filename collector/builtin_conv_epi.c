@@ -502,7 +502,7 @@ int cepi_emit(struct buf *src, struct buf *launch, const char *name, const struc
 	struct buf why = BUF_INIT;
 	long long mt = g->val[CE_N];
 	const json_t *core = json_object_get(tparams, "core");
-	int rc = cepi_supported(g, &why), po = bt_param(tparams, "PO", 0);
+	int rc = cepi_supported(g, &why), po = bt_param(tparams, "PO", 1);
 	struct cepi_geo gp = *g;
 
 	buf_release(&why);

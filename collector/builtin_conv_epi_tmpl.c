@@ -145,6 +145,6 @@ static int tce_render(const json_t *spec, const json_t *p, struct buf *s, struct
 const struct tmpl_def tmpl_conv_epi_defs[] = {
 	{ "conv_tce", tce_supports, tce_render,
 	  "{\"core\": \"mma\", \"split\": \"tf32bf16\", \"BM\": 0, \"BN\": 0, \"BK\": 32, \"WM\": 0, "
-	  "\"WN\": 0, \"CB\": 0, \"STAGES\": 0, \"MW\": 0, \"WG\": 2, \"PS\": 1, \"PW\": 1, \"PO\": 0}" },
+	  "\"WN\": 0, \"CB\": 0, \"STAGES\": 0, \"MW\": 0, \"WG\": 2, \"PS\": 1, \"PW\": 1, \"PO\": 1}" },
 	{ NULL, NULL, NULL, NULL },
 };

@@ -10,13 +10,15 @@
  * 3), conv_wg (warpgroups a block of the wgmma conv core: 2, or 1 for two
  * blocks an SM), conv_ps (that core's PS: x's small parts split once, by
  * its channels-last copy), conv_pw (1x1 convs as batched GEMMs), conv_po
- * (PO: a transposed conv's phases fastest in the grid; 0, the default),
+ * (PO: a transposed conv's phases fastest in the grid; 1, the default),
  * conv_wmma (convs on conv_epi's older wmma core), split3 (their 3xTF32
  * split instead of tf32+bf16: three tf32 products, more bits; -1, the
  * default: on for level 3, and for the convolutions of the wgmma core on
  * every level), fold (a
  * sum or mean of a linear's outputs over its features becomes a GEMV with
- * the weight's column sums, builtin_graph_lsum.c), block (threads of elementwise kernels), BM BN BK
+ * the weight's column sums, builtin_graph_lsum.c; a conv's sum or mean over
+ * all positions, through steps by constants, x's sums by class of positions
+ * times the weights of the taps reaching them, builtin_graph_csum.c), block (threads of elementwise kernels), BM BN BK
  * TM TN (the fallback SGEMM's tiles), dacc (the direct conv sums in double;
  * on by default for level 3, whose deep nets with batch norms over few
  * values amplify fp32 rounding at small sizes), red (reduction kernels,
@@ -293,6 +295,13 @@ static void form_groups(struct gr_plan *p)
 				g->chain[g->n_chain++] = ++k;
 			g->fold = g->n_chain;
 			g->out = p->n[k].out;
+		} else if (p->fold && (r = gr_csum_match(p, k)) > k && r - k < GR_MAX_CHAIN / 2) {
+			/* the conv, its steps by constants and its spatial sum: one group */
+			while (k < r)
+				g->chain[g->n_chain++] = ++k;
+			g->fold = g->n_chain;
+			g->csum = 1;
+			g->out = p->n[k].out;
 		}
 		while (p->fuse && strcmp(p->n[g->head].op, "rnn")) {
 			int j = k + 1;
@@ -470,7 +479,7 @@ static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
 	p->conv_wg = bt_param(prm, "conv_wg", 2);
 	p->conv_ps = bt_param(prm, "conv_ps", 1);
 	p->conv_pw = bt_param(prm, "conv_pw", 1);
-	p->conv_po = bt_param(prm, "conv_po", 0);
+	p->conv_po = bt_param(prm, "conv_po", 1);
 	p->split3 = bt_param(prm, "split3", -1);
 	p->attn = bt_param(prm, "attn", 1) != 0;
 	p->dacc = bt_param(prm, "dacc", -1);
@@ -596,6 +605,6 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 const struct tmpl_def tmpl_graph_defs[] = {
 	{ "graph", graph_supports, graph_render,
 	  "{\"fuse\": 1, \"tc\": 0, \"mma\": 0, \"fold\": 1, \"block\": 256, \"BM\": 64, \"BN\": 64, \"BK\": 16, "
-	  "\"TM\": 4, \"TN\": 4, \"conv_wmma\": 0, \"conv_mma\": -1, \"conv_wg\": 2, \"conv_ps\": 1, \"conv_pw\": 1, \"conv_po\": 0, \"split3\": -1, \"attn\": 1, \"dacc\": -1, \"red\": -1, \"dedup\": 2, \"once\": 1, \"src_limit\": 1}" },
+	  "\"TM\": 4, \"TN\": 4, \"conv_wmma\": 0, \"conv_mma\": -1, \"conv_wg\": 2, \"conv_ps\": 1, \"conv_pw\": 1, \"conv_po\": 1, \"split3\": -1, \"attn\": 1, \"dacc\": -1, \"red\": -1, \"dedup\": 2, \"once\": 1, \"src_limit\": 1}" },
 	{ NULL, NULL, NULL, NULL },
 };

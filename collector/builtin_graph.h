@@ -56,6 +56,7 @@ struct gr_group {
 			 * sum/mean over its features) folds into a GEMV (lsum),
 			 * or an attention's nodes (attn) */
 	int attn;	/* matmul, scale, mask, softmax, matmul: one kernel */
+	int csum;	/* with fold: a conv's spatial sum (builtin_graph_csum.c) */
 };
 
 /* The extra operands of an epilogue: kernel parameters epK and their
@@ -172,6 +173,13 @@ int gr_lsum_match(const struct gr_plan *p, int k);
 /* Group g's two kernels: column sums of the weight in double, then a
  * dot product per row with e (the reduce's chain) in its store. */
 int gr_lsum_head(struct gr_plan *p, int g, struct gr_epi *e, struct buf *err);
+/* builtin_graph_csum.c: a conv whose result reaches a sum or mean over all
+ * its spatial dims only through steps by constants (nodes k+1..): that
+ * reduce node, else -1. Group g's two kernels: x's sums per channel and
+ * class of positions (the taps reaching them), then per output channel each
+ * tap's weight times the sums it reaches; both in double. */
+int gr_csum_match(const struct gr_plan *p, int k);
+int gr_csum_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err);
 /* builtin_graph_dedup.c: records a kernel (p->qual, p->pre, p->post
  * around it) and its launch; gr_dedup_finish writes them out. */
 int gr_kernel(struct gr_plan *p, const char *name, const char *params, const char *body,

@@ -856,7 +856,7 @@ int gr_emit_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
 	if (p->g[gi].attn)
 		return gr_attn_head(p, gi, e, err);
 	if (p->g[gi].fold)
-		return gr_lsum_head(p, gi, e, err);
+		return p->g[gi].csum ? gr_csum_head(p, gi, e, err) : gr_lsum_head(p, gi, e, err);
 	if (!strcmp(op, "linear"))
 		return linear_head(p, gi, e, err);
 	if (!strcmp(op, "conv"))

@@ -174,16 +174,18 @@ contains "and is named" tcmut.out "^not ok 001_.*python: [1-9][0-9]* bad"
 check "at full size the batch norm of 072 splits and 024's min is a thread's" sh -c \
 	"grep -q 'g1_norm_sums<<<1024, 256>>>' full/072_*-1.cu && grep -q 'min over 22 values, one thread per output' full/024_*-1.cu"
 
-# the problems whose linear the template folds into a matrix-vector product
-# are those whose spec lowers the speed-of-light floor (floor_flops): else
-# the engine rejects the fold as too fast to have done the work
+# the problems whose linear the template folds into a matrix-vector product,
+# or whose conv's spatial sum it folds (builtin_graph_csum.c), are those whose
+# spec lowers the speed-of-light floor (floor_flops): else the engine rejects
+# the fold as too fast to have done the work
 check "the template folds exactly the problems with floor_flops" python3 -c "
 import glob, json, os, sys
-folded = {os.path.basename(f)[:3] for f in glob.glob('full/*-1.cu') if '_lsum_dot' in open(f).read()}
+folded = {os.path.basename(f)[:3] for f in glob.glob('full/*-1.cu')
+          if '_lsum_dot' in open(f).read() or '_csum_dot' in open(f).read()}
 floor = {os.path.basename(os.path.dirname(f))[:3] for f in glob.glob(sys.argv[1] + '/problems/level2/*/spec.json')
          if 'floor_flops' in json.load(open(f))}
 print('# folded', sorted(folded), 'floor_flops', sorted(floor))
-sys.exit(0 if folded == floor and len(folded) >= 3 else 1)" "$KF_ROOT"
+sys.exit(0 if folded == floor and len(folded) >= 5 else 1)" "$KF_ROOT"
 
 # the comparison can fail: a wrong negative_slope in 12's epilogue
 python3 "$KF_ROOT/tests/tools/check_graph.py" "$KF_BUILD" small emu \

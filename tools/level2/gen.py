@@ -189,12 +189,14 @@ def fold_flops(nodes, shape_of, flops):
     matrix-vector product it folds to: the weight's column sums (N K) and
     a dot product per row (2 M K). sum_j (a_j (x . W_j) + c_j) =
     x . (sum_j a_j W_j) + sum_j c_j; collector/builtin_graph_lsum.c does
-    it. None where nothing folds."""
+    it. Likewise a conv summed over all its positions through steps by
+    constants (builtin_graph_csum.c). (FLOPs, why), or None where nothing
+    folds."""
     users = {}
     for n in nodes:
         for t in n["in"]:
             users.setdefault(t, []).append(n)
-    saved = 0
+    saved, why = 0, []
     for n in nodes:
         if n["op"] != "linear":
             continue
@@ -215,12 +217,39 @@ def fold_flops(nodes, shape_of, flops):
                   [d % len(n["shape"]) for d in u["dims"]] == [len(n["shape"]) - 1]):
                 chain.append(u)
                 saved += sum(node_flops(c, shape_of) for c in chain) - (N * K + 2 * M * K)
+                why.append("a linear summed over its features folds to a matrix-vector product "
+                           "(the weight's column sums, then a dot product per row)")
                 break
             else:
                 break
             chain.append(u)
             run = u["out"]
-    return flops - saved if saved > 0 else None
+    for i, n in enumerate(nodes):
+        # a conv summed over all its positions, through steps by constants
+        # (collector/builtin_graph_csum.c): x's sums per channel and class of
+        # positions (N CI I), then per output channel each tap's weight times
+        # the sums it reaches (N CO CIg T 2)
+        if n["op"] != "conv":
+            continue
+        x, run, chain = shape_of[n["in"][0]], n["out"], [n]
+        while len(users.get(run, [])) == 1:
+            u = users[run][0]
+            if (u["op"] == "act" and u.get("fn") in ("neg", "identity") and u["in"] == [run]) or \
+                    (u["op"] == "binary" and u["in"] == [run] and "const" in u and
+                     u.get("fn") in ("add", "sub", "mul", "div") and not (u["fn"] == "div" and u.get("swap"))):
+                chain.append(u)
+                run = u["out"]
+                continue
+            if (u["op"] == "reduce" and u.get("fn") in ("sum", "mean") and u["in"] == [run] and
+                    sorted(d % len(x) for d in u["dims"]) == list(range(2, len(x)))):
+                chain.append(u)
+                N, CI, CO = x[0], x[1], n["shape"][1]
+                saved += (sum(node_flops(c, shape_of) for c in chain) -
+                          (N * CI * prod(x[2:]) + N * CO * CI // n.get("groups", 1) * prod(n["kernel"]) * 2))
+                why.append("a conv summed over all its positions folds to x's sums per channel and "
+                           "class of positions times the weights of the taps that reach them")
+            break
+    return (flops - saved, "; ".join(dict.fromkeys(why))) if saved > 0 else None
 
 
 def param_init(m, tname):
@@ -342,10 +371,8 @@ def build(num, file, text, small=None):
     ff = fold_flops(m.nodes, shape_of, flops)
     if ff is not None:   # beside flops and min_bytes
         attrs = spec.pop("attrs")
-        spec["floor_flops"] = ff
-        spec["floor_flops_why"] = ("a linear summed over its features folds to a matrix-vector "
-                                   "product (the weight's column sums, then a dot product per row): "
-                                   "the speed-of-light floor counts that")
+        spec["floor_flops"] = ff[0]
+        spec["floor_flops_why"] = ff[1] + ": the speed-of-light floor counts that"
         spec["attrs"] = attrs
     if num in DEGENERATE:
         spec["degenerate"] = DEGENERATE[num]
