@@ -29,6 +29,12 @@ for f in fuse1 fuse0 tc1; do
 	check "the fold is chosen for 42 and 44 alone ($f)" test "$(cat folds-$f)" = "042 044 "
 done
 check "and for none with fold=0" test ! -s folds-fold0
+# level 3's specs carry no floor_flops: none of its nets may fold (the engine
+# would reject the folded kernel as faster than its floor)
+for d in "$KF_ROOT"/problems/level3/*/; do
+	"$EMIT" render "$d/spec.json" graph '{"tc": 1}' 2>>render3.err | grep -q csum_dot && basename "$d"
+done >folds3
+check "no level-3 net folds (50 rendered)" test ! -s folds3 -a ! -s render3.err
 d=$(ls -d "$KF_ROOT"/problems/level2/042_*)
 check "42's floor_flops counts the folded work" python3 -c "
 import json, sys
