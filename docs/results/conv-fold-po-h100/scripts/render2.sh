@@ -14,7 +14,7 @@ while read -r pid t pp; do
 	054* | 059* | 070* | 071* | 074* | 075* | 076* | 079* | 081* | 08[2-6]*) r "$d" "$t" "$pp" v gpuwork/c2 ;;
 	esac
 	r "$d" conv_tce '{"core":"wgmma","split":"3xtf32"}' w gpuwork/c2
-done <gpuwork/v01best.txt
+done <"$(dirname "$0")/v01best.txt"
 for p in 072 073 075 077 079 081; do
 	r "$(ls -d problems/level1/${p}_*)" convt_phase '{"cot":8,"block":256}' o2 gpuwork/c2
 done
