@@ -165,6 +165,11 @@ int gr_emit_head(struct gr_plan *p, int g, struct gr_epi *e, struct buf *err);
 /* The block_sum / block_max / block_min device helpers (GR_H_* bits), once. */
 void gr_helpers(struct gr_plan *p, unsigned h);
 
+/* Step codes: t + X, t - X, X - t, t * X, t / X, -t, t. */
+enum { ST_NO, ST_ADD, ST_SUB, ST_RSUB, ST_MUL, ST_DIV, ST_NEG, ST_ID };
+/* builtin_graph_lsum.c: node k as an affine step of the running tensor run,
+ * its code, and in *other the operand (-1: the node's constant). */
+int gr_affine_step(const struct gr_plan *p, int k, int run, int *other);
 /* builtin_graph_lsum.c: sum_j (x . W_j + b_j) = x . (sum_j W_j) + sum_j b_j.
  * The node after which linear node k's result, through affine steps with
  * constants or per-feature tensors, is summed (or averaged) over its

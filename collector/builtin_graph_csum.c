@@ -103,43 +103,28 @@ static int geometry(const struct gr_plan *p, int k, struct cs_geo *c)
 	return x->numel / (c->N * c->CI) < (1LL << 31) ? 0 : -1;
 }
 
-/* Steps t -> a t + c by constants: t + v, t - v, v - t, t * v, t / v, -t. */
+/* Node k as a step t -> a t + c by a constant (gr_affine_step's steps
+ * without a tensor operand), applied to a, c; -1 if it is not one. */
 static int const_step(const struct gr_plan *p, int k, int run, double *a, double *c)
 {
-	const struct gr_node *n = &p->n[k];
-	const char *fn = gr_str(n->j, "fn");
-	double v = gr_num(n->j, "const", 0.0);
-	int swap;
+	int other, st = gr_affine_step(p, k, run, &other);
+	double v = gr_num(p->n[k].j, "const", 0.0);
 
-	if (n->n_in != 1 || p->t[n->in[0]].root != run || !fn)
+	if (st == ST_NO || other >= 0)
 		return -1;
-	if (!strcmp(n->op, "act") && (!strcmp(fn, "neg") || !strcmp(fn, "identity"))) {
-		if (!strcmp(fn, "neg")) {
-			*a = -*a;
-			*c = -*c;
-		}
-		return 0;
-	}
-	if (strcmp(n->op, "binary") || !json_is_number(json_object_get(n->j, "const")) || !isfinite(v))
-		return -1;
-	swap = json_is_true(json_object_get(n->j, "swap"));
-	if (!strcmp(fn, "add")) {
-		*c += v;
-	} else if (!strcmp(fn, "mul")) {
-		*a *= v;
-		*c *= v;
-	} else if (!strcmp(fn, "sub")) {
-		if (swap) {
-			*a = -*a;
-			*c = v - *c;
-		} else {
-			*c -= v;
-		}
-	} else if (!strcmp(fn, "div") && !swap && v != 0.0) {
+	switch (st) {
+	case ST_ADD: *c += v; break;
+	case ST_SUB: *c -= v; break;
+	case ST_RSUB: *a = -*a; *c = v - *c; break;
+	case ST_MUL: *a *= v; *c *= v; break;
+	case ST_DIV:
+		if (v == 0.0)
+			return -1;
 		*a /= v;
 		*c /= v;
-	} else {
-		return -1;
+		break;
+	case ST_NEG: *a = -*a; *c = -*c; break;
+	default: break;
 	}
 	return 0;
 }

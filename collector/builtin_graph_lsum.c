@@ -12,12 +12,7 @@
 #include <math.h>
 #include <string.h>
 
-/* Step codes: t + X, t - X, X - t, t * X, t / X, -t, t. */
-enum { ST_NO, ST_ADD, ST_SUB, ST_RSUB, ST_MUL, ST_DIV, ST_NEG, ST_ID };
-
-/* Node k as an affine step of the running tensor run (of shape o's):
- * its code, and in *other the operand (-1: the constant). */
-static int affine_step(const struct gr_plan *p, int k, int run, int *other)
+int gr_affine_step(const struct gr_plan *p, int k, int run, int *other)
 {
 	const struct gr_node *n = &p->n[k];
 	const char *fn = gr_str(n->j, "fn");
@@ -106,7 +101,7 @@ int gr_lsum_match(const struct gr_plan *p, int k)
 				d += o->rank;
 			return d == o->rank - 1 && p->t[m->out].numel == o->numel / N ? j : -1;
 		}
-		if (affine_step(p, j, run, &other) == ST_NO || !same_shape(&p->t[m->out], o) ||
+		if (gr_affine_step(p, j, run, &other) == ST_NO || !same_shape(&p->t[m->out], o) ||
 		    (other >= 0 && !feature_index(p, other, o)))
 			return -1;
 		run = m->out;
@@ -131,7 +126,7 @@ static int affine_code(struct gr_plan *p, int gi, struct gr_epi *a, struct buf *
 		buf_adds(code, "0.0;");
 	buf_adds(code, "   /* t_j = a (x . w_j) + c */\n");
 	for (int s = 0; s < g->fold - 1; s++) {
-		int k = g->chain[s], st = affine_step(p, k, run, &other);
+		int k = g->chain[s], st = gr_affine_step(p, k, run, &other);
 		struct buf x = BUF_INIT;
 		if (other >= 0) {
 			buf_addf(&x, "(double)%s[%s]", gr_epi_operand(p, a, other, nm, sizeof(nm)),

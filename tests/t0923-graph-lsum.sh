@@ -48,23 +48,19 @@ sys.exit(0 if len(r) == 3 and not bad else print('#', len(r), bad) or 1)"
 expect_exit 0 "gen.py --small writes 14, 18 and 51" python3 "$KF_ROOT/tools/level2/gen.py" \
 	--small small 14 18 51
 python3 - small <<'EOF'
-import copy, glob, json, os, shutil, sys
+import copy, glob, json, os, sys
+sys.path.insert(0, os.path.join(os.environ["KF_ROOT"], "tests", "tools"))
+import synth_problem
 src = glob.glob(os.path.join(sys.argv[1], "problems/level2/014_*"))[0]
 base = json.load(open(os.path.join(src, "spec.json")))
 M, N = base["sizes"]["batch_size"], base["sizes"]["hidden_size"]
 
 def mk(num, name, extra, graph):
     s = copy.deepcopy(base)
-    s.update(id="level2/%03d_%s" % (num, name), number=num, name=name)
     s["inputs"] += [dict(name=n, role="param", dtype="float32", shape=sh,
                          dist=dict(kind="uniform", low=-1.0, high=1.0)) for n, sh in extra]
     s["attrs"]["graph"] = graph
-    s["outputs"][0]["shape"] = graph[-1]["shape"]
-    d = os.path.join(os.path.dirname(src), "%03d_%s" % (num, name))
-    os.makedirs(d, exist_ok=True)
-    json.dump(s, open(os.path.join(d, "spec.json"), "w"))
-    for f in ("reference.py", "reference.cu"):
-        shutil.copy(os.path.join(src, f), d)
+    synth_problem.write(src, num, name, s)
 
 def nd(out, op, ins, shape, **a):
     return dict(out=out, op=op, shape=shape, **{"in": ins}, **a)

@@ -50,13 +50,14 @@ contains "it compiles with NVRTC and passes the launch-plan check" cc.jsonl '"st
 
 expect_exit 0 "gen.py --small writes 42 and 44" python3 "$KF_ROOT/tools/level2/gen.py" --small small 42 44
 python3 - small <<'PY'
-import copy, glob, json, os, shutil, sys
+import copy, glob, json, os, sys
+sys.path.insert(0, os.path.join(os.environ["KF_ROOT"], "tests", "tools"))
+import synth_problem
 src = glob.glob(os.path.join(sys.argv[1], "problems/level2/042_*"))[0]
 base = json.load(open(os.path.join(src, "spec.json")))
 
 def mk(num, name, xshape, wshape, bias, graph):
     s = copy.deepcopy(base)
-    s.update(id="level2/%03d_%s" % (num, name), number=num, name=name)
     s.pop("floor_flops", None)
     s.pop("floor_flops_why", None)
     ins = [i for i in s["inputs"] if i["name"] in ("x", "conv_transpose_weight") or
@@ -66,12 +67,7 @@ def mk(num, name, xshape, wshape, bias, graph):
     ins[1]["shape"] = wshape
     s["inputs"] = ins
     s["attrs"]["graph"] = graph
-    s["outputs"][0]["shape"] = graph[-1]["shape"]
-    d = os.path.join(os.path.dirname(src), "%03d_%s" % (num, name))
-    os.makedirs(d, exist_ok=True)
-    json.dump(s, open(os.path.join(d, "spec.json"), "w"))
-    for f in ("reference.py", "reference.cu"):
-        shutil.copy(os.path.join(src, f), d)
+    synth_problem.write(src, num, name, s)
 
 def conv(shape, ci, k, st, dl, pad, op, g, bias):
     ins = ["x", "conv_transpose_weight"] + (["conv_transpose_bias"] if bias else [])

@@ -182,6 +182,21 @@ def node_flops(n, shape_of):
     return 0
 
 
+def affine_step(u, run, shape_of, N):
+    """Is node u a step t -> a t + c of the running tensor run (neg,
+    identity; add, sub, mul, div by a constant, or with N, by a one-element
+    or an N-feature tensor)? The folds' steps (builtin_graph_lsum.c's
+    gr_affine_step)."""
+    others = [t for t in u["in"] if t != run]
+    if u["op"] == "act":
+        return u.get("fn") in ("neg", "identity") and u["in"] == [run]
+    return (u["op"] == "binary" and u.get("fn") in ("add", "sub", "mul", "div") and
+            u["in"].count(run) == 1 and len(others) <= (1 if N else 0) and
+            (bool(others) or "const" in u) and
+            not (u["fn"] == "div" and (u["in"][0] != run or u.get("swap"))) and
+            all(prod(shape_of[t]) in (1, N) and shape_of[t][-1] in (1, N) for t in others))
+
+
 def fold_flops(nodes, shape_of, flops):
     """FLOPs with every linear whose result reaches a sum or mean over its
     features only through affine steps (add, sub, mul, div by a constant,
@@ -205,13 +220,7 @@ def fold_flops(nodes, shape_of, flops):
         run, chain = n["out"], [n]
         while len(users.get(run, [])) == 1:
             u = users[run][0]
-            others = [t for t in u["in"] if t != run]
-            if u["op"] == "act" and u.get("fn") in ("neg", "identity") and len(u["in"]) == 1:
-                pass
-            elif (u["op"] == "binary" and u.get("fn") in ("add", "sub", "mul", "div") and
-                  u["in"].count(run) == 1 and len(others) <= 1 and
-                  not (u["fn"] == "div" and (u["in"][0] != run or u.get("swap"))) and
-                  all(prod(shape_of[t]) in (1, N) and shape_of[t][-1] in (1, N) for t in others)):
+            if affine_step(u, run, shape_of, N):
                 pass
             elif (u["op"] == "reduce" and u.get("fn") in ("sum", "mean") and
                   [d % len(n["shape"]) for d in u["dims"]] == [len(n["shape"]) - 1]):
@@ -234,9 +243,7 @@ def fold_flops(nodes, shape_of, flops):
         x, run, chain = shape_of[n["in"][0]], n["out"], [n]
         while len(users.get(run, [])) == 1:
             u = users[run][0]
-            if (u["op"] == "act" and u.get("fn") in ("neg", "identity") and u["in"] == [run]) or \
-                    (u["op"] == "binary" and u["in"] == [run] and "const" in u and
-                     u.get("fn") in ("add", "sub", "mul", "div") and not (u["fn"] == "div" and u.get("swap"))):
+            if affine_step(u, run, shape_of, None):
                 chain.append(u)
                 run = u["out"]
                 continue
