@@ -9,6 +9,7 @@
 static const char verify_args[] = "FILE|DIR";
 static const char fetch_args[] = "URL [--sha256 HEX] [-o DIR] [--verify] [options]";
 static const char diff_args[] = "A B";
+static const char cat_args[] = "FILE|DIR MEMBER";
 
 static int do_verify(const char *path)
 {
@@ -139,6 +140,28 @@ static int sub_diff(int argc, char **argv, struct cli_ctx *ctx)
 	return do_diff(argv[1], argv[2]);
 }
 
+static int sub_cat(int argc, char **argv, struct cli_ctx *ctx)
+{
+	struct buf err = BUF_INIT;
+	int n, rc;
+	struct cli_spec spec = { "dataset cat", cat_args,
+		"Writes one file of a dataset tarball (or of the directory it was extracted\n"
+		"into) to standard output, e.g. provenance.json or kforge.db, through the\n"
+		"same bounded reader as verify (no zstd(1) needed).\n", NULL,
+		"Exit status 1 when MEMBER is not in it or it cannot be read.\n", 0, NULL, NULL };
+
+	if ((rc = cli_parse(&spec, argc, argv, ctx, &n)) != CLI_GO)
+		return rc;
+	if (n != 2)
+		return cli_usage(&spec);
+	if (isatty(1) && strcmp(argv[2], "kforge.db") == 0)
+		return cli_fail(EXIT_USAGE, "dataset cat: kforge.db is binary: redirect it to a file");
+	rc = dataset_cat(argv[1], argv[2], 1, &err) < 0
+		     ? cli_fail(EXIT_FAIL, "dataset cat: %s", err.s) : EXIT_OK;
+	buf_release(&err);
+	return rc;
+}
+
 int cmd_dataset(int argc, char **argv, struct cli_ctx *ctx)
 {
 	static const struct cli_sub subs[] = {
@@ -147,8 +170,9 @@ int cmd_dataset(int argc, char **argv, struct cli_ctx *ctx)
 		{ "fetch", sub_fetch, fetch_args,
 		  "downloads, checks the SHA-256 and extracts safely (--verify: then verifies)" },
 		{ "diff", sub_diff, diff_args, "rows per file, problems added or removed, best speedups that moved" },
+		{ "cat", sub_cat, cat_args, "writes one file of a dataset to standard output" },
 		{ NULL, NULL, NULL, NULL },
 	};
-	return cli_dispatch("dataset", "Verifies, fetches and diffs dataset tarballs.\n", subs, argc,
+	return cli_dispatch("dataset", "Verifies, fetches, diffs and reads dataset tarballs.\n", subs, argc,
 			    argv, ctx);
 }

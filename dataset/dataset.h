@@ -49,6 +49,12 @@ struct verify_summary {
 int dataset_verify(const char *path, struct buf *report, struct verify_summary *sum,
 		   struct buf *err);
 
+/* Writes the entry named member (as inside the tarball: "provenance.json",
+ * "kforge.db") of a tarball or extracted directory to fd, read within the
+ * same bounds as dataset_verify. 0; -2 when there is no such entry; -1 on
+ * any other failure (a truncated entry included). */
+int dataset_cat(const char *path, const char *member, int fd, struct buf *err);
+
 /* Downloads url (https://, or http:// to a loopback address) into out_dir
  * (resuming a partial download), checks its SHA-256 (when sha256 is
  * non-NULL), with verify runs dataset_verify on the downloaded file, and

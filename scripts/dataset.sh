@@ -140,7 +140,8 @@ elif [ ! -f "$DB" ]; then
 	echo "dataset: results: SKIPPED: no store at $DB"
 else
 	tarball="$OUT/kforge-$NAME-$VERSION.tar.zst"
-	set -- "$DB" --version "$VERSION" -o "$OUT/results.md"
+	# kforge reads the tarball (libarchive): GNU tar would need zstd(1) here.
+	set -- "$DB" --version "$VERSION" -o "$OUT/results.md" --kforge "$KFORGE"
 	[ -f "$tarball" ] && set -- "$@" --tarball "$tarball"
 	echo "dataset: results: python3 tools/results_md.py $*"
 	python3 "${KFORGE_ROOT:-.}/tools/results_md.py" "$@" || {

@@ -87,5 +87,6 @@ expect_exit 0 "dataset with a store writes the release page" env DB="$T_TMP/lv.d
 contains "the search got PROBLEMS=all" "$T_TMP/log" "search --problems all "
 contains "and packed kernelbench-all" "$T_TMP/log" "pack --name kernelbench-all --version 1.2.3 "
 check "OUT/results.md written" test -s dist/results.md
+contains "the release page reads the tarball with this kforge, not zstd(1)" "$T_TMP/out" "results_md.py .* --kforge $T_TMP/stub"
 contains "it is the release page of that version" dist/results.md '^# kforge levels 1-3 dataset v1\.2\.3: built-in proposer$'
 contains "with a section per level" dist/results.md '^## Level 3$'

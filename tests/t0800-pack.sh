@@ -172,6 +172,37 @@ head -c 1000 "$TZ" >trunc.tar.zst
 expect_exit 1 "verify of a truncated tarball fails to read" "$KFORGE" dataset verify trunc.tar.zst
 expect_exit 1 "verify of a missing file fails" "$KFORGE" dataset verify nothere.tar.zst
 
+# dataset cat: one file of a tarball or an extracted directory, through libarchive
+expect_exit 0 "dataset cat provenance.json" "$KFORGE" dataset cat "$TZ" provenance.json
+check "... the same bytes GNU tar extracts" sh -c "tar --zstd -xOf '$TZ' provenance.json | cmp -s - '$T_TMP/out'"
+"$KFORGE" dataset cat "$TZ" kforge.db >cat.db 2>/dev/null
+check "dataset cat of the binary store, byte for byte" sh -c "tar --zstd -xOf '$TZ' kforge.db | cmp -s - cat.db"
+"$KFORGE" dataset cat f data/runs.jsonl >cat.runs 2>/dev/null
+check "dataset cat of an extracted directory" cmp -s cat.runs f/data/runs.jsonl
+expect_exit 1 "dataset cat of a file not in it fails" "$KFORGE" dataset cat "$TZ" nothere.json
+contains "... saying so" "$T_TMP/err" "no nothere.json in it"
+expect_exit 1 "dataset cat of a directory entry fails" "$KFORGE" dataset cat plain.tar data
+python3 - <<'PY'
+import tarfile
+t = tarfile.open("plain.tar")
+m = t.getmember("kforge.db")
+open("short.tar", "wb").write(open("plain.tar", "rb").read()[:m.offset_data + m.size // 2])
+PY
+expect_exit 1 "dataset cat of a truncated entry fails" "$KFORGE" dataset cat short.tar kforge.db
+expect_exit 2 "dataset cat needs FILE and MEMBER" "$KFORGE" dataset cat "$TZ"
+# The release page names the packing kforge without zstd(1): tools/results_md.py
+# reads provenance.json through `kforge dataset cat` (a zstd that fails stands in for none).
+mkdir nozstd && printf '#!/bin/sh\nexit 1\n' >nozstd/zstd && chmod +x nozstd/zstd
+env PATH="$T_TMP/nozstd:$PATH" python3 "$KF_ROOT/tools/results_md.py" "$KFORGE_DB" --version 1.0.0 \
+	--tarball "$TZ" --kforge "$KFORGE" --kernelbench none -o rk.md 2>rk.err
+contains "results page: packed by, read with kforge" rk.md "^- packed by kforge \`"
+env PATH="$T_TMP/nozstd:$PATH" python3 "$KF_ROOT/tools/results_md.py" "$TZ" --version 1.0.0 --tarball "$TZ" \
+	--kforge "$KFORGE" --kernelbench none -o rs.md 2>rs.err
+check "results page of a tarball's store (read with kforge) is the store's" cmp -s rk.md rs.md
+env PATH="$T_TMP/nozstd:$PATH" python3 "$KF_ROOT/tools/results_md.py" "$KFORGE_DB" --version 1.0.0 \
+	--tarball "$TZ" --kernelbench none -o rt.md 2>rt.err
+lacks "... where GNU tar could not read it, none" rt.md "packed by kforge"
+
 # dataset diff
 expect_exit 0 "dataset diff A B" "$KFORGE" dataset diff "$TZ" dist/kforge-kernelbench-1.1.0.tar.zst
 contains "diff: rows per file" "$T_TMP/out" "data/problems.jsonl +3 -> 2 +\\(-1\\)"

@@ -3,7 +3,8 @@
 
   tools/results_md.py STORE --version 0.1.0 --tarball DIST/kforge-kernelbench-0.1.0.tar.zst
                       [--search-seconds S] [--kernelbench DIR|none] [--screens DIR]
-                      [--commands FILE] [--notes FILE.md] [--cross-gpu REPORT.md] [-o OUT.md]
+                      [--commands FILE] [--notes FILE.md] [--cross-gpu REPORT.md] [--kforge PATH]
+                      [-o OUT.md]
 
 STORE is a store file, an unpacked dataset (its kforge.db) or a dataset tarball.
 Every figure comes from the store (python3's sqlite3, read-only), a section per level
@@ -101,14 +102,26 @@ def levels_label(levels):
     return "levels " + ", ".join(str(x) for x in levels)
 
 
-def open_store(path, tmp):
+def tar_member(tarball, member, kforge, out=None):
+    """One file of a dataset tarball: its bytes, or written to the file object out.
+    `kforge dataset cat` (libarchive, so no zstd(1) is needed) when a kforge is given,
+    else GNU tar."""
+    if kforge:
+        cmd = [kforge, "dataset", "cat", tarball, member]
+    else:
+        cmd = ["tar", "--zstd" if tarball.endswith(".zst") else "-z", "-xOf", tarball, member]
+    r = subprocess.run(cmd, check=True, stdout=out or subprocess.PIPE, stderr=subprocess.PIPE)
+    return r.stdout
+
+
+def open_store(path, tmp, kforge=None):
     """The store file of STORE: itself, DIR/kforge.db, or a tarball's kforge.db."""
     if os.path.isdir(path):
         path = os.path.join(path, "kforge.db")
     elif path.endswith((".tar.zst", ".tar.gz", ".tgz")):
-        subprocess.run(["tar", "--zstd" if path.endswith(".zst") else "-z", "-xf", path,
-                        "-C", tmp, "kforge.db"], check=True, capture_output=True)
-        path = os.path.join(tmp, "kforge.db")
+        tarball, path = path, os.path.join(tmp, "kforge.db")
+        with open(path, "wb") as f:
+            tar_member(tarball, "kforge.db", kforge, f)
     if not os.path.isfile(path):
         raise OSError("%s: no store there" % path)
     db = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
@@ -130,11 +143,13 @@ def main():
     ap.add_argument("--commands", help="a file with the commands that reproduce the run")
     ap.add_argument("--notes", help="a Markdown file: what the run shows and does not")
     ap.add_argument("--cross-gpu", help="the output of `kforge report --gpus` on the store")
+    ap.add_argument("--kforge", help="the kforge that reads the tarball (`kforge dataset cat`); "
+                    "default: GNU tar, which needs zstd(1) for a .tar.zst")
     ap.add_argument("-o", "--out")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="results_md.")
     try:
-        db = open_store(a.store, tmp)
+        db = open_store(a.store, tmp, a.kforge)
         text = render(a, db)
         db.close()
     except (OSError, sqlite3.Error, subprocess.CalledProcessError, ValueError) as e:
@@ -390,7 +405,7 @@ def categories(w, lv, inscope, counted, q, sev, failed, baseline):
     w("### Per idea category, level %d\n" % lv)
     w("A kernel belongs to every category of its idea; each GPU the search measured on has its "
       "rows. *beat reference*: faster than its problem's round-0 kernel (the reference as a "
-      "candidate); *beat eager*: faster than PyTorch eager. Geomean: over the problems (not "
+      "candidate; the fastest, where several runs made one); *beat eager*: faster than PyTorch eager. Geomean: over the problems (not "
       "degenerate), the best kernel of the category against eager.\n")
     rows = [r for r in q("SELECT DISTINCT c.problem_id, c.kernel_hash, c.status, ic.category FROM "
                          "candidates c JOIN idea_categories ic ON ic.idea_id = c.idea_id")
@@ -405,8 +420,10 @@ def categories(w, lv, inscope, counted, q, sev, failed, baseline):
         ref_t = {}
         for r in refs:
             e = sev.get((r["kernel_hash"], r["problem_id"], gpu))
+            # Several runs, several round-0 kernels: the fastest, whatever the row order.
             if e and e["status"] == "correct" and e["time_mean_ms"]:
-                ref_t[r["problem_id"]] = e["time_mean_ms"]
+                p = r["problem_id"]
+                ref_t[p] = min(ref_t.get(p, e["time_mean_ms"]), e["time_mean_ms"])
         for cat in CATS:
             rs = [r for r in rows if r["category"] == cat]
             comp = sum(1 for r in rs if r["kernel_hash"] and
@@ -490,9 +507,7 @@ def tail(w, a):
         # The tarball names the kforge that packed it (provenance.json), so the same bytes
         # come from that kforge only.
         try:
-            prov = json.loads(subprocess.run(["tar", "--zstd" if a.tarball.endswith(".zst") else "-z",
-                                              "-xOf", a.tarball, "provenance.json"],
-                                             capture_output=True, check=True).stdout)
+            prov = json.loads(tar_member(a.tarball, "provenance.json", a.kforge))
             by = prov.get("packed_by", "").split()[-1]
         except (subprocess.CalledProcessError, ValueError, IndexError, OSError) as e:
             print("results_md: no packing kforge from %s's provenance.json: %s" % (a.tarball, e),
