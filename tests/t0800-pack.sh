@@ -196,6 +196,11 @@ mkdir nozstd && printf '#!/bin/sh\nexit 1\n' >nozstd/zstd && chmod +x nozstd/zst
 env PATH="$T_TMP/nozstd:$PATH" python3 "$KF_ROOT/tools/results_md.py" "$KFORGE_DB" --version 1.0.0 \
 	--tarball "$TZ" --kforge "$KFORGE" --kernelbench none -o rk.md 2>rk.err
 contains "results page: packed by, read with kforge" rk.md "^- packed by kforge \`"
+contains "... with the command that packs the same bytes" rk.md "pack --version 1\.0\.0 -o dist"
+"$KFORGE" pack --name custom-x --version 1.0.0 -o named >/dev/null 2>&1
+python3 "$KF_ROOT/tools/results_md.py" "$KFORGE_DB" --version 1.0.0 --tarball named/kforge-custom-x-1.0.0.tar.zst \
+	--kforge "$KFORGE" --kernelbench none -o rn.md 2>rn.err
+contains "... naming a pack's --name" rn.md "pack --name custom-x --version 1\.0\.0 -o dist"
 env PATH="$T_TMP/nozstd:$PATH" python3 "$KF_ROOT/tools/results_md.py" "$TZ" --version 1.0.0 --tarball "$TZ" \
 	--kforge "$KFORGE" --kernelbench none -o rs.md 2>rs.err
 check "results page of a tarball's store (read with kforge) is the store's" cmp -s rk.md rs.md

@@ -114,6 +114,12 @@ def tar_member(tarball, member, kforge, out=None):
     return r.stdout
 
 
+def pack_name_opt(tarball, version):
+    """pack's --name for a tarball kforge-NAME-VERSION.tar.*, "" for the default name."""
+    m = re.match(r"kforge-(.+)-%s\.tar\.(zst|gz)$" % re.escape(version), os.path.basename(tarball))
+    return " --name %s" % m.group(1) if m and m.group(1) != "kernelbench" else ""
+
+
 def open_store(path, tmp, kforge=None):
     """The store file of STORE: itself, DIR/kforge.db, or a tarball's kforge.db."""
     if os.path.isdir(path):
@@ -516,8 +522,8 @@ def tail(w, a):
         if by:
             w("- packed by kforge `%s` (`provenance.json` records it, so only that kforge gives "
               "these bytes): `git worktree add /tmp/kf %s && make -C /tmp/kf kforge && "
-              "/tmp/kf/build/kforge --db merged.db pack --version %s -o dist`"
-              % (by, by.replace("-dirty", ""), a.version))
+              "/tmp/kf/build/kforge --db merged.db pack%s --version %s -o dist`"
+              % (by, by.replace("-dirty", ""), pack_name_opt(a.tarball, a.version), a.version))
         w("")
     if a.screens:
         w("## Site\n")
