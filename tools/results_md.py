@@ -411,8 +411,9 @@ def categories(w, lv, inscope, counted, q, sev, failed, baseline):
     w("### Per idea category, level %d\n" % lv)
     w("A kernel belongs to every category of its idea; each GPU the search measured on has its "
       "rows. *beat reference*: faster than its problem's round-0 kernel (the reference as a "
-      "candidate; the fastest, where several runs made one); *beat eager*: faster than PyTorch eager. Geomean: over the problems (not "
-      "degenerate), the best kernel of the category against eager.\n")
+      "candidate; the fastest, where several runs made one); *beat eager*: faster than "
+      "PyTorch eager. Geomean: over the problems (not degenerate), the best kernel of the "
+      "category against eager.\n")
     rows = [r for r in q("SELECT DISTINCT c.problem_id, c.kernel_hash, c.status, ic.category FROM "
                          "candidates c JOIN idea_categories ic ON ic.idea_id = c.idea_id")
             if r["problem_id"] in inscope]
