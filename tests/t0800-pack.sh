@@ -204,6 +204,12 @@ contains "... naming a pack's --name" rn.md "pack --name custom-x --version 1\.0
 env PATH="$T_TMP/nozstd:$PATH" python3 "$KF_ROOT/tools/results_md.py" "$TZ" --version 1.0.0 --tarball "$TZ" \
 	--kforge "$KFORGE" --kernelbench none -o rs.md 2>rs.err
 check "results page of a tarball's store (read with kforge) is the store's" cmp -s rk.md rs.md
+# The site and report of the packed store are the live store's (no row-order dependence).
+"$KFORGE" dataset cat "$TZ" kforge.db >packed.db 2>/dev/null
+"$KFORGE" site -o site-live >/dev/null 2>&1 && "$KFORGE" --db packed.db site -o site-packed >/dev/null 2>&1
+check "the site of the tarball's store is the store's" diff -r -q site-live site-packed
+"$KFORGE" report >rep-live.md 2>/dev/null && "$KFORGE" --db packed.db report >rep-packed.md 2>/dev/null
+check "... and so is the report" cmp -s rep-live.md rep-packed.md
 env PATH="$T_TMP/nozstd:$PATH" python3 "$KF_ROOT/tools/results_md.py" "$KFORGE_DB" --version 1.0.0 \
 	--tarball "$TZ" --kernelbench none -o rt.md 2>rt.err
 lacks "... where GNU tar could not read it, none" rt.md "packed by kforge"
