@@ -181,7 +181,9 @@ check "dataset cat of the binary store, byte for byte" sh -c "tar --zstd -xOf '$
 check "dataset cat of an extracted directory" cmp -s cat.runs f/data/runs.jsonl
 expect_exit 1 "dataset cat of a file not in it fails" "$KFORGE" dataset cat "$TZ" nothere.json
 contains "... saying so" "$T_TMP/err" "no nothere.json in it"
-expect_exit 1 "dataset cat of a directory entry fails" "$KFORGE" dataset cat plain.tar data
+tar -cf dir.tar -C f data
+expect_exit 1 "dataset cat of a directory entry fails" "$KFORGE" dataset cat dir.tar data/
+contains "... saying it is not a file" "$T_TMP/err" "data/ is not a regular file"
 python3 - <<'PY'
 import tarfile
 t = tarfile.open("plain.tar")
