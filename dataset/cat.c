@@ -6,46 +6,7 @@
 
 #include <archive.h>
 #include <archive_entry.h>
-#include <errno.h>
 #include <string.h>
-#include <unistd.h>
-
-static int write_all(int fd, const char *p, size_t n, struct buf *err)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return kf_err(err, "write: %s", strerror(errno));
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* Copies the current entry's data; a short entry (data less than its
- * declared size, a truncated tarball) is an error. */
-static int copy_entry(struct archive *a, struct archive_entry *e, const char *name, int fd,
-		      struct buf *err)
-{
-	char block[1 << 16];
-	int64_t want = archive_entry_size_is_set(e) ? archive_entry_size(e) : -1, got = 0;
-
-	for (;;) {
-		la_ssize_t n = archive_read_data(a, block, sizeof(block));
-		if (n < 0)
-			return kf_err(err, "%s: %s", name, archive_error_string(a));
-		if (n == 0)
-			break;
-		if (write_all(fd, block, (size_t)n, err) < 0)
-			return -1;
-		got += n;
-	}
-	if (want >= 0 && got != want)
-		return kf_err(err, "%s: %lld of its %lld bytes", name, (long long)got, (long long)want);
-	return 0;
-}
 
 int dataset_cat(const char *path, const char *member, int fd, struct buf *err)
 {
@@ -65,7 +26,7 @@ int dataset_cat(const char *path, const char *member, int fd, struct buf *err)
 			rc = kf_err(err, "%s: %s is not a regular file", path, member);
 			break;
 		}
-		rc = copy_entry(r.a, e, member, fd, err);
+		rc = ds_copy_entry(r.a, e, member, fd, err);
 		found = rc == 0;
 		break;
 	}

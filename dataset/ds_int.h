@@ -131,6 +131,11 @@ int ds_reader_open_capped(struct ds_reader *r, const char *path, int64_t cap, st
 int ds_reader_next(struct ds_reader *r, struct archive_entry **e, const char **name,
 		   struct buf *err);
 void ds_reader_close(struct ds_reader *r);
+/* Writes the current entry's data to fd; its size must be the one its
+ * header declared (what ds_limits counted): more is refused as soon as it
+ * shows, less (a truncated entry) at the end. 0 or -1. */
+int ds_copy_entry(struct archive *a, struct archive_entry *e, const char *name, int fd,
+		  struct buf *err);
 /* Splits an entry's bytes into JSONL lines as they are read. Each '\n'
  * counts a line (n); a line that fits DATASET_MAX_LINE goes to line(), one
  * that does not to over() once, when it first exceeds the limit (its bytes

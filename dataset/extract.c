@@ -37,42 +37,15 @@ static int make_parents(const char *root, const char *rel, struct buf *err)
 	return ret;
 }
 
-/* Writes the current entry's data to a new file; its size must be the
- * one its header declared (what ds_limits counted). */
+/* Writes the current entry's data to a new file (ds_copy_entry). */
 static int write_entry(struct archive *a, struct archive_entry *e, const char *name,
 		       const char *path, struct buf *err)
 {
-	char chunk[1 << 16];
-	int64_t want = archive_entry_size(e), got = 0;
-	la_ssize_t n;
-	int fd, ret = -1;
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644), ret;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return kf_err(err, "cannot create %s: %s", name, strerror(errno));
-	while ((n = archive_read_data(a, chunk, sizeof(chunk))) > 0) {
-		got += n;
-		if (got > want) {
-			kf_err(err, "refused: %s holds more than the %lld bytes its header says", name,
-			       (long long)want);
-			goto out;
-		}
-		if (write(fd, chunk, (size_t)n) != n) {
-			kf_err(err, "writing %s: %s", name, strerror(errno));
-			goto out;
-		}
-	}
-	if (n < 0) {
-		kf_err(err, "%s: %s", name, archive_error_string(a));
-		goto out;
-	}
-	if (got != want) {
-		kf_err(err, "refused: %s holds %lld bytes, its header says %lld", name,
-		       (long long)got, (long long)want);
-		goto out;
-	}
-	ret = 0;
-out:
+	ret = ds_copy_entry(a, e, name, fd, err);
 	if (close(fd) < 0 && !ret)
 		ret = kf_err(err, "writing %s: %s", name, strerror(errno));
 	return ret;

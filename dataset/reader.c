@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 void ds_limits_init(struct ds_limits *l, int64_t archive_bytes, int64_t cap)
 {
@@ -130,6 +131,36 @@ int ds_reader_next(struct ds_reader *r, struct archive_entry **e, const char **n
 		*name = r->name.s;
 		return 1;
 	}
+}
+
+int ds_copy_entry(struct archive *a, struct archive_entry *e, const char *name, int fd,
+		  struct buf *err)
+{
+	char chunk[1 << 16];
+	int64_t want = archive_entry_size(e), got = 0;
+	la_ssize_t n;
+
+	while ((n = archive_read_data(a, chunk, sizeof(chunk))) > 0) {
+		got += n;
+		if (got > want)
+			return kf_err(err, "refused: %s holds more than the %lld bytes its header says",
+				      name, (long long)want);
+		for (const char *p = chunk; n > 0;) {
+			ssize_t w = write(fd, p, (size_t)n);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				return kf_err(err, "writing %s: %s", name, strerror(errno));
+			p += w;
+			n -= w;
+		}
+	}
+	if (n < 0)
+		return kf_err(err, "%s: %s", name, archive_error_string(a));
+	if (got != want)
+		return kf_err(err, "refused: %s holds %lld bytes, its header says %lld", name,
+			      (long long)got, (long long)want);
+	return 0;
 }
 
 void ds_reader_close(struct ds_reader *r)

@@ -58,6 +58,21 @@ every_nth() {
 		[ $(($1 % $2)) -eq 0 ]
 	fi
 }
+# folded_by MARKER PARAMS...: for each set of graph-template parameters, the
+# level-2 problems whose rendering holds MARKER (a fold's kernel name), as
+# "042 044 " in folds-<the set's letters and digits>; a problem that does not
+# render is listed in render.err.
+folded_by() {
+	_m=$1; shift
+	: >render.err
+	for _p in "$@"; do
+		for _d in "$KF_ROOT"/problems/level2/*/; do
+			"$KF_BUILD/tests/builtin_emit" render "$_d/spec.json" graph "$_p" >k.cu 2>>render.err ||
+				echo "$_d: $_p" >>render.err
+			grep -q "$_m" k.cu && basename "$_d" | cut -c1-3
+		done | tr '\n' ' ' >"folds-$(echo "$_p" | tr -dc 'a-z0-9')"
+	done
+}
 # emulate_jobs LIST: LIST holds NUL-separated records DIR ROOT NUMBER FILE;
 # each runs emulate_refs.py --cand FILE NUMBER over ROOT with work dir DIR
 # (one per job: the emulator names its files after the problem), par_jobs

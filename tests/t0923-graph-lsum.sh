@@ -15,13 +15,7 @@ need_emulator
 
 EMIT="$KF_BUILD/tests/builtin_emit"
 # full size: the problems it folds, with each idea's parameters
-: >render.err
-for p in '{"fuse": 1}' '{"fuse": 0}' '{"tc": 1}' '{"tc": 1, "mma": 1}' '{"fold": 0}'; do
-	for d in "$KF_ROOT"/problems/level2/*/; do
-		"$EMIT" render "$d/spec.json" graph "$p" >k.cu 2>>render.err || echo "$d: $p" >>render.err
-		grep -q lsum_dot k.cu && basename "$d" | cut -c1-3
-	done | tr '\n' ' ' >"folds-$(echo "$p" | tr -dc 'a-z0-9')"
-done
+folded_by lsum_dot '{"fuse": 1}' '{"fuse": 0}' '{"tc": 1}' '{"tc": 1, "mma": 1}' '{"fold": 0}'
 check "every problem renders" test ! -s render.err
 for f in fuse1 fuse0 tc1 tc1mma1; do
 	check "the fold is chosen for 14, 18 and 51 alone ($f)" test "$(cat folds-$f)" = "014 018 051 "
