@@ -12,8 +12,8 @@ ROUNDS=1 K=1 M=1 TOP=1 JOBS=8 VERIFY_ARGS="--no-sanitizer --max-timing 1" DB=l3.
 	timeout "${LIMIT:-470}" sh scripts/dataset.sh level3 >"$OUT/dataset.log" 2>&1
 echo "dataset rc $? $(($(date +%s) - t0))s"
 grep -E "finished|verified,|tar.zst|site:" "$OUT/dataset.log"
-# timeout's SIGTERM ends the script at once; kforge search stops after its candidates in
-# flight: wait for it, then take the store with its write-ahead log
+# timeout's SIGTERM ends the script at once while kforge search winds down (it
+# may still write): wait for it, then take the store with its write-ahead log
 for i in $(seq 120); do pgrep -x kforge >/dev/null || break; sleep 1; done
 tar -cJf "$OUT/l3.db.tar.xz" l3.db l3.db-wal 2>/dev/null || tar -cJf "$OUT/l3.db.tar.xz" l3.db
 ls -la "$OUT"
