@@ -8,10 +8,28 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+int write_all_fd(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t w = write(fd, c, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w == 0)
+				errno = 0;
+			return -1;
+		}
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len, struct buf *err)
 {
 	struct buf tmp = BUF_INIT;
-	const char *p = data;
 	int fd, ret = -1;
 
 	buf_addf(&tmp, "%s.tmp.XXXXXX", path);
@@ -20,18 +38,11 @@ int write_file_atomic(const char *path, const void *data, size_t len, struct buf
 		kf_err(err, "%s: cannot create temporary file: %s", path, strerror(errno));
 		goto out;
 	}
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			kf_err(err, "%s: write failed: %s", path, strerror(errno));
-			close(fd);
-			unlink(tmp.s);
-			goto out;
-		}
-		p += n;
-		len -= (size_t)n;
+	if (write_all_fd(fd, data, len) < 0) {
+		kf_err(err, "%s: write failed: %s", path, strerror(errno));
+		close(fd);
+		unlink(tmp.s);
+		goto out;
 	}
 	if (fchmod(fd, 0644) < 0 || fsync(fd) < 0 || close(fd) < 0) {
 		kf_err(err, "%s: %s", path, strerror(errno));

@@ -10,7 +10,6 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 void ds_limits_init(struct ds_limits *l, int64_t archive_bytes, int64_t cap)
 {
@@ -145,15 +144,8 @@ int ds_copy_entry(struct archive *a, struct archive_entry *e, const char *name, 
 		if (got > want)
 			return kf_err(err, "refused: %s holds more than the %lld bytes its header says",
 				      name, (long long)want);
-		for (const char *p = chunk; n > 0;) {
-			ssize_t w = write(fd, p, (size_t)n);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				return kf_err(err, "writing %s: %s", name, strerror(errno));
-			p += w;
-			n -= w;
-		}
+		if (write_all_fd(fd, chunk, (size_t)n) < 0)
+			return kf_err(err, "writing %s: %s", name, strerror(errno));
 	}
 	if (n < 0)
 		return kf_err(err, "%s: %s", name, archive_error_string(a));

@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 #include "candidate.h"
+#include "core/fsutil.h"
 #include "compile_int.h"
 #include "nvrtc.h"
 
@@ -32,20 +33,6 @@ static int read_all(int fd, struct buf *b, size_t max)
 			return -1;
 		buf_add(b, tmp, (size_t)n);
 	}
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
 }
 
 static int die(int code, const char *msg, const char *detail)
@@ -173,8 +160,8 @@ int compile_child_main(int in_fd, int out_fd)
 		buf_adds(&log, "\nNVRTC produced no CUBIN\n");
 	buf_setf(&head, "KFR1 %d %d %d %zu %zu\n", ok && cubin.len ? 1 : 0, nv.major, nv.minor,
 		 log.len, cubin.len);
-	if (write_all(out_fd, head.s, head.len) < 0 || write_all(out_fd, log.s, log.len) < 0 ||
-	    write_all(out_fd, cubin.s, cubin.len) < 0) {
+	if (write_all_fd(out_fd, head.s, head.len) < 0 || write_all_fd(out_fd, log.s, log.len) < 0 ||
+	    write_all_fd(out_fd, cubin.s, cubin.len) < 0) {
 		ret = die(CHILD_EXIT_SANDBOX, "compile child: cannot write the reply", NULL);
 		goto out;
 	}

@@ -1,4 +1,5 @@
 #include "rt.h"
+#include "core/fsutil.h"
 #include "core/json.h"
 #include "core/proc.h"
 
@@ -24,17 +25,8 @@ void rt_msg_release(struct rt_msg *m)
 
 static int write_all(int fd, const void *p, size_t n, struct buf *err)
 {
-	const char *c = p;
-
-	while (n) {
-		ssize_t w = write(fd, c, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return kf_err(err, "worker pipe: %s", w < 0 ? strerror(errno) : "closed");
-		c += w;
-		n -= (size_t)w;
-	}
+	if (write_all_fd(fd, p, n) < 0)
+		return kf_err(err, "worker pipe: %s", errno ? strerror(errno) : "closed");
 	return 0;
 }
 

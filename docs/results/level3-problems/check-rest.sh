@@ -4,9 +4,8 @@
 # Several at once: the CPU oracle is the long part (cpu-times.txt: this 2-core
 # machine's times for its sample). Needs build-gpu/bundle.tar.xz.
 set -u
-tar -xJf build-gpu/bundle.tar.xz
-export LD_LIBRARY_PATH=$PWD/gpu-bundle/lib KFORGE_ROOT=$PWD
-K=$PWD/gpu-bundle/kforge
+. scripts/gpu-env.sh
+K=$KFORGE
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 # Longest oracle first; 044's (over 400 s at 256 samples here, 164 s at 16) with 32 samples.
 L="044 005 002 018 043 033 012 011 014 025 026 031 016 041 029 027 046 047 036 037 040 007 020 028 019 022 023 024 017 032 049"

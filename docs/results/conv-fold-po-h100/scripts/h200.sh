@@ -9,8 +9,7 @@
 set -u
 g=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader); echo "$g"
 case $g in *H200*) ;; *) echo "not an H200: nothing run"; exit 0 ;; esac
-tar -xJf build-gpu/bundle.tar.xz
-export LD_LIBRARY_PATH=$PWD/gpu-bundle/lib BUILD=gpu-bundle KFORGE_ROOT=$PWD KFORGE=$PWD/gpu-bundle/kforge
+. scripts/gpu-env.sh
 t0=$(date +%s)
 python3 tools/torch_baseline.py --level 3 --problems 30 --variant eager,eager_notf32 \
 	--out "$OUT/bl" --record "$OUT/bl-record.json" 2>&1 | tail -n 3
