@@ -123,6 +123,19 @@ contains "... naming the limit" "$T_TMP/err" "over the limit of 1000 bytes"
 expect_exit 1 "a 404 fails" "$KFORGE" dataset fetch "$URL/none.tar.zst" -o nf
 expect_exit 1 "plain http to a non-loopback host is refused" "$KFORGE" dataset fetch "http://example.com/x.tar.zst" -o x
 contains "... before any network use" "$T_TMP/err" "only https://"
+# The scheme rule holds for every hop: a redirect to plain http on a host
+# that is not loopback is refused before it is contacted (.invalid never
+# resolves: without the check, the error would be a failed lookup).
+enc() { python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
+expect_exit 1 "a redirect to plain http on another host is refused" "$KFORGE" dataset fetch "$URL/r/ok.tar.gz?to=$(enc http://example.invalid/ok.tar.gz)" -o rd1
+contains "... by the scheme rule" "$T_TMP/err" "redirect refused: http://example.invalid/ok.tar.gz: only https://"
+check "... and nothing is extracted" test ! -e rd1/ok
+expect_exit 1 "a redirect to another scheme is refused" "$KFORGE" dataset fetch "$URL/r/ok.tar.gz?to=$(enc ftp://127.0.0.1/ok.tar.gz)" -o rd2
+contains "... by the scheme rule" "$T_TMP/err" "redirect refused: ftp://127.0.0.1/ok.tar.gz"
+expect_exit 0 "a redirect to plain http on a loopback host is followed" "$KFORGE" dataset fetch "$URL/r/ok.tar.gz?to=$(enc "$URL/ok.tar.gz")" -o rd3
+check "... to the file, not the redirect's body" cmp -s srv/ok.tar.gz rd3/ok.tar.gz
+expect_exit 1 "a redirect loop ends" "$KFORGE" dataset fetch "$URL/r/ok.tar.gz?to=$(enc "$URL/r/ok.tar.gz?to=$(enc "$URL/r/ok.tar.gz?to=$(enc "$URL/r/ok.tar.gz?to=$(enc "$URL/r/ok.tar.gz?to=$(enc "$URL/r/ok.tar.gz?to=$(enc "$URL/ok.tar.gz")")")")")")" -o rd4
+contains "... after 5 redirects" "$T_TMP/err" "more than 5 redirects"
 expect_exit 1 "a URL without a tarball name is refused" "$KFORGE" dataset fetch "$URL/" -o x
 expect_exit 0 "a plain tarball with subdirectories extracts" "$KFORGE" dataset fetch "$URL/ok.tar.gz" -o h
 check "... with its directories" test -s h/ok/sub/dir/file.txt
