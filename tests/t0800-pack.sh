@@ -169,7 +169,8 @@ expect_exit 4 "verify catches a field not in schema.json" "$KFORGE" dataset veri
 expect_exit 4 "verify catches a last line with no newline" "$KFORGE" dataset verify nonl.tar
 contains "... naming the file" "$T_TMP/err" "data/gpus.jsonl: the last line has no newline"
 head -c 1000 "$TZ" >trunc.tar.zst
-expect_exit 1 "verify of a truncated tarball fails to read" "$KFORGE" dataset verify trunc.tar.zst
+expect_exit 4 "verify of a truncated tarball fails the check" "$KFORGE" dataset verify trunc.tar.zst
+contains "... listing why" "$T_TMP/err" "trunc.tar.zst FAILED"
 expect_exit 1 "verify of a missing file fails" "$KFORGE" dataset verify nothere.tar.zst
 
 # dataset cat: one file of a tarball or an extracted directory, through libarchive

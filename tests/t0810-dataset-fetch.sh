@@ -33,6 +33,7 @@ make("device.tar.gz", [special("dev", tarfile.CHRTYPE)])
 make("fifo.tar.gz", [special("fifo", tarfile.FIFOTYPE)])
 make("big.tar.gz", [f("README.md"), f("big.bin", b"\0" * (3 << 20))])
 make("ok.tar.gz", [f("README.md"), f("sub/dir/file.txt")])
+make("dotslash.tar.gz", [f("README.md"), f("./data/x")])
 make("dirdotdot.tar.gz", [special("a/../../escaped-dir/", tarfile.DIRTYPE)])
 make("absdir.tar.gz", [special("/tmp/kforge-absolute-dir-test/", tarfile.DIRTYPE)])
 make("hardlink2.tar.gz", [f("README.md"), special("hl", tarfile.LNKTYPE, "README.md")])
@@ -164,8 +165,17 @@ check "nothing escaped next to the target" sh -c 'test ! -e escaped && test ! -e
 check "nothing written at the absolute path" test ! -e /tmp/kforge-absolute-escape-test
 check "no directory made at the absolute path" test ! -e /tmp/kforge-absolute-dir-test
 check "no directory made above the target" sh -c 'test ! -e escaped-dir && test ! -e h/escaped-dir'
-expect_exit 1 "dataset verify reads a bomb no further than the bound" "$KFORGE" dataset verify srv/bomb.tar.gz
+expect_exit 4 "dataset verify reads a bomb no further than the bound, a failed check" "$KFORGE" dataset verify srv/bomb.tar.gz
 contains "... saying why" "$T_TMP/err" "refused: bomb.bin would take the extracted size over"
-expect_exit 1 "dataset verify refuses a sparse file" "$KFORGE" dataset verify srv/sparse.tar.gz
+expect_exit 4 "dataset verify refuses a sparse file, a failed check" "$KFORGE" dataset verify srv/sparse.tar.gz
+head -c 3000 srv/big.tar.gz >trunc.tar.gz
+expect_exit 4 "dataset verify of a truncated archive: a failed check" "$KFORGE" dataset verify trunc.tar.gz
+expect_exit 1 "dataset verify of no file exits 1" "$KFORGE" dataset verify srv/nothere.tar.gz
+# One rule for entry names in verify and in extraction: "./data/x" is unsafe in both.
+expect_exit 4 "dataset verify flags a ./ entry" "$KFORGE" dataset verify srv/dotslash.tar.gz
+contains "... as unsafe" "$T_TMP/err" "unsafe entry name './data/x'"
+expect_exit 1 "dataset fetch without --verify refuses it too" "$KFORGE" dataset fetch "$URL/dotslash.tar.gz" -o ds
+contains "... as an unsafe path" "$T_TMP/err" "refused: unsafe path './data/x'"
+check "... and extracts nothing" test ! -e ds/dotslash
 check "no temporary directories left" sh -c '! ls -A h | grep -q "^\.kforge"'
 check "the target holds only what was accepted" sh -c 'test "$(ls h | grep -v "\.tar\.gz$")" = ok'
