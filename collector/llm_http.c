@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include "core/log.h"
+#include "core/utf8.h"
 
 struct http_req {
 	const char *body;
@@ -285,7 +286,8 @@ static void note_attempt(struct http_req *r, const char *cls, long status, doubl
 	json_t *a = json_pack("{s:i, s:s, s:f, s:f}", "n", r->attempt, "class", cls, "start_ms",
 			      (r->att_t0 - r->t0) * 1000, "ms", (t - r->att_t0) * 1000);
 	json_object_set_new(a, "http_status", status ? json_integer(status) : json_null());
-	json_object_set_new(a, "error", strcmp(cls, "ok") ? json_string_nocheck(r->res->error.s)
+	/* the error may quote the server's bytes: kept valid UTF-8 */
+	json_object_set_new(a, "error", strcmp(cls, "ok") ? json_utf8(r->res->error.s, r->res->error.len)
 							   : json_null());
 	json_array_append_new(r->res->attempts, a);
 }
