@@ -103,7 +103,21 @@ static json_t *summary_json(const struct problem *p, double gbps, double gflops)
 	return o;
 }
 
-static int load_all(struct cli_ctx *ctx, int level, struct problem **ps, int *n, int *bad)
+/* The id of a problem directory: its last two components (levelN/NNN_Name). */
+static json_t *dir_id(const char *dir)
+{
+	const char *e = dir + strlen(dir), *s;
+	int slashes = 0;
+	for (s = e; s > dir; s--)
+		if (s[-1] == '/' && ++slashes == 2)
+			break;
+	return json_string_nocheck(s);
+}
+
+/* Loads every problem; one that does not load goes into `broken` (when not
+ * NULL) as {id, error, at: its place among the loaded ones}, and the rest go on. */
+static int load_all(struct cli_ctx *ctx, int level, struct problem **ps, int *n, int *bad,
+		    json_t *broken)
 {
 	struct buf err = BUF_INIT;
 	char **dirs;
@@ -124,6 +138,10 @@ static int load_all(struct cli_ctx *ctx, int level, struct problem **ps, int *n,
 		if (problem_load(&(*ps)[*n], dirs[i], &err) < 0) {
 			fprintf(stderr, "kforge: %s\n", err.s);
 			(*bad)++;
+			if (broken)
+				json_array_append_new(broken, json_pack("{s:o, s:s, s:i}", "id",
+									dir_id(dirs[i]), "error", err.s,
+									"at", *n));
 		} else {
 			(*n)++;
 		}
@@ -146,6 +164,7 @@ static int do_list(struct cli_ctx *ctx, int level, int as_json, double gbps, dou
 {
 	struct problem *ps;
 	struct buf gpu = BUF_INIT, err = BUF_INIT;
+	json_t *broken;
 	int n, bad, several = 0;
 
 	if (gbps <= 0 && gflops <= 0) {
@@ -167,22 +186,43 @@ static int do_list(struct cli_ctx *ctx, int level, int as_json, double gbps, dou
 	}
 	buf_release(&err);
 
-	if (load_all(ctx, level, &ps, &n, &bad) < 0)
+	broken = json_array();
+	if (load_all(ctx, level, &ps, &n, &bad, broken) < 0) {
+		json_decref(broken);
 		return EXIT_FAIL;
+	}
 	if (as_json) {
 		json_t *arr = json_array();
 		struct buf b = BUF_INIT;
-		for (int i = 0; i < n; i++)
-			json_array_append_new(arr, summary_json(&ps[i], gbps, gflops));
+		size_t k = 0;
+		for (int i = 0; i <= n; i++) {
+			json_t *x;
+			for (; (x = json_array_get(broken, k)) && jget_int(x, "at", 0) == i; k++)
+				json_array_append_new(arr, json_pack("{s:O, s:s, s:O}", "id",
+								     json_object_get(x, "id"), "status",
+								     "broken", "error",
+								     json_object_get(x, "error")));
+			if (i == n)
+				break;
+			x = summary_json(&ps[i], gbps, gflops);
+			json_object_set_new(x, "status", json_string("ok"));
+			json_array_append_new(arr, x);
+		}
 		json_add_pretty(&b, arr);
 		printf("%s\n", b.s);
 		buf_release(&b);
 		json_decref(arr);
 	} else {
 		struct buf sz = BUF_INIT;
+		size_t k = 0;
 		printf("%-48s %-40s %10s %10s %9s\n", "id", "sizes", "GFLOP", "min MB",
 		       "floor ms");
-		for (int i = 0; i < n; i++) {
+		for (int i = 0; i <= n; i++) {
+			json_t *x;
+			for (; (x = json_array_get(broken, k)) && jget_int(x, "at", 0) == i; k++)
+				printf("%-48s BROKEN (see the error above)\n", jget_str(x, "id", ""));
+			if (i == n)
+				break;
 			buf_reset(&sz);
 			sizes_text(&ps[i], &sz);
 			if (sz.len > 40)
@@ -207,8 +247,10 @@ static int do_list(struct cli_ctx *ctx, int level, int as_json, double gbps, dou
 	}
 	free_all(ps, n);
 	buf_release(&gpu);
+	json_decref(broken);
+	/* Everything else was listed; the broken ones fail the check. */
 	if (bad)
-		return cli_fail(EXIT_FAIL, "%d problem spec(s) did not load", bad);
+		return cli_fail(EXIT_CHECK, "%d problem spec(s) are broken (listed as BROKEN)", bad);
 	return EXIT_OK;
 }
 
@@ -356,7 +398,7 @@ static int do_check(struct cli_ctx *ctx, int argc, char **argv, int cpu_only,
 				"(engine_reference_sample), which is not built in yet; "
 				"--cpu computes the CPU oracle side only");
 	if (argc == 0) {
-		if (load_all(ctx, 0, &ps, &n, &bad) < 0)
+		if (load_all(ctx, 0, &ps, &n, &bad, NULL) < 0)
 			return EXIT_FAIL;
 	} else {
 		ps = calloc((size_t)argc, sizeof(*ps));

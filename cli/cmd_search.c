@@ -29,6 +29,7 @@ static const char *const strategies[] = { "branch", "revise", NULL };
 static void on_signal(int sig)
 {
 	search_request_stop();
+	llm_cancel(); /* calls in flight end now, recorded as cancelled */
 	signal(sig, SIG_DFL); /* a second one ends the process */
 }
 

@@ -110,6 +110,9 @@ static int call(struct llm *l, const struct buf *user, int n, unsigned long long
 		rec->http_status = res.http_status;
 		rec->retries = res.retries;
 		rec->latency_ms = res.latency_ms;
+		buf_reset(&rec->attempts);
+		if (json_array_size(res.attempts))
+			json_add_compact(&rec->attempts, res.attempts);
 		if (rc < 0) {
 			buf_setf(&rec->error, "%s", res.error.s);
 			kf_err(err, "LLM request failed: %s", res.error.s);

@@ -136,6 +136,8 @@ struct llm_http_result {
 	int retries;              /* attempts made minus one */
 	double latency_ms;        /* first attempt start to the end */
 	struct buf error;         /* empty on success (2xx) */
+	json_t *attempts;         /* every attempt: [{n, http_status, class, error,
+				     start_ms, ms}]; see llm_http.c */
 };
 void llm_http_result_init(struct llm_http_result *r);
 void llm_http_result_release(struct llm_http_result *r);
@@ -148,6 +150,14 @@ int llm_http_start(struct llm_http **h, const struct llm_config *cfg, struct buf
  * otherwise (res->error says why; res holds the last status and body). */
 int llm_http_post(struct llm_http *h, const char *body, size_t len, struct llm_http_result *res);
 void llm_http_stop(struct llm_http *h);
+/* Cancels every call, now and later, in every client of the process:
+ * transfers in flight end within a second, back-off waits end, and new
+ * calls fail at once, each with the error LLM_CANCELLED. Async-signal-safe
+ * (a SIGTERM handler calls it). */
+void llm_cancel(void);
+int llm_cancel_requested(void);
+#define LLM_CANCELLED "cancelled"
+
 /* Replaces every occurrence of key (4 bytes or more) in b with "[REDACTED]". */
 void llm_redact(struct buf *b, const char *key);
 

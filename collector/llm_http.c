@@ -6,12 +6,15 @@
 #include "llm.h"
 
 #include <curl/curl.h>
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "core/log.h"
+#include "core/utf8.h"
 
 struct http_req {
 	const char *body;
@@ -24,7 +27,9 @@ struct http_req {
 	int attempt;            /* attempts started */
 	int overflow;
 	int too_slow;
+	int cancelled;
 	size_t cap;
+	double t0, att_t0;      /* monotonic seconds: call start, attempt start */
 	double window_at;       /* slow-trickle check: window start (0: no body yet) */
 	size_t window_len;      /* body bytes at window start */
 	int done;
@@ -50,6 +55,18 @@ struct llm_http {
 	int active;
 };
 
+static volatile sig_atomic_t cancel_flag;
+
+void llm_cancel(void)
+{
+	cancel_flag = 1;
+}
+
+int llm_cancel_requested(void)
+{
+	return cancel_flag != 0;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -68,12 +85,15 @@ void llm_http_result_init(struct llm_http_result *r)
 	memset(r, 0, sizeof(*r));
 	buf_init(&r->body);
 	buf_init(&r->error);
+	r->attempts = json_array();
 }
 
 void llm_http_result_release(struct llm_http_result *r)
 {
 	buf_release(&r->body);
 	buf_release(&r->error);
+	json_decref(r->attempts);
+	r->attempts = NULL;
 }
 
 void llm_redact(struct buf *b, const char *key)
@@ -119,6 +139,10 @@ static int on_progress(void *ud, curl_off_t dlt, curl_off_t dln, curl_off_t ult,
 	const struct llm_config *c = r->cfg;
 	double t;
 	(void)dlt, (void)dln, (void)ult, (void)uln;
+	if (cancel_flag) {
+		r->cancelled = 1;
+		return 1;
+	}
 	if (!r->window_at || c->low_speed_bytes <= 0)
 		return 0;
 	t = now_s();
@@ -144,6 +168,7 @@ static int start_attempt(struct llm_http *h, struct http_req *r)
 	r->overflow = 0;
 	r->too_slow = 0;
 	r->window_at = 0;
+	r->att_t0 = now_s();
 	r->errbuf[0] = '\0';
 	buf_reset(&r->resp);
 	curl_easy_setopt(e, CURLOPT_URL, h->url);
@@ -225,17 +250,60 @@ static double jitter(struct llm_http *h)
 	return (double)((h->rng * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
 }
 
+/* What ended an attempt, for its record: ok, http (a non-2xx status),
+ * timeout, too_slow, too_large, connect, reset (TCP RST), closed (the
+ * server closed without a reply), network (other transport errors),
+ * cancelled. */
+static const char *attempt_class(const struct http_req *r, CURLcode cc, long status,
+				 long os_errno)
+{
+	if (r->cancelled)
+		return "cancelled";
+	if (r->overflow || cc == CURLE_FILESIZE_EXCEEDED)
+		return "too_large";
+	if (r->too_slow)
+		return "too_slow";
+	if (os_errno == ECONNRESET)
+		return "reset";
+	switch (cc) {
+	case CURLE_OK:
+		return status >= 200 && status < 300 ? "ok" : "http";
+	case CURLE_OPERATION_TIMEDOUT:
+		return "timeout";
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_COULDNT_RESOLVE_HOST:
+		return "connect";
+	case CURLE_GOT_NOTHING:
+		return "closed";
+	default:
+		return "network";
+	}
+}
+
+/* Appends one attempt to the call's record; t: when it ended. */
+static void note_attempt(struct http_req *r, const char *cls, long status, double t)
+{
+	json_t *a = json_pack("{s:i, s:s, s:f, s:f}", "n", r->attempt, "class", cls, "start_ms",
+			      (r->att_t0 - r->t0) * 1000, "ms", (t - r->att_t0) * 1000);
+	json_object_set_new(a, "http_status", status ? json_integer(status) : json_null());
+	/* the error may quote the server's bytes: kept valid UTF-8 */
+	json_object_set_new(a, "error", strcmp(cls, "ok") ? json_utf8(r->res->error.s, r->res->error.len)
+							   : json_null());
+	json_array_append_new(r->res->attempts, a);
+}
+
 /* An attempt ended: success, retry later, or give up. */
 static void attempt_done(struct llm_http *h, struct http_req *r, CURLcode cc)
 {
 	const struct llm_config *c = h->cfg;
-	long status = 0;
+	long status = 0, os_errno = 0;
 	curl_off_t ra = -1;
 	int retry = 0;
 	struct llm_http_result *res = r->res;
 
 	curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
 	curl_easy_getinfo(r->easy, CURLINFO_RETRY_AFTER, &ra);
+	curl_easy_getinfo(r->easy, CURLINFO_OS_ERRNO, &os_errno);
 	curl_multi_remove_handle(h->multi, r->easy);
 	curl_easy_cleanup(r->easy);
 	r->easy = NULL;
@@ -249,7 +317,9 @@ static void attempt_done(struct llm_http *h, struct http_req *r, CURLcode cc)
 	buf_reset(&res->error);
 	/* a server may echo what it was sent: the key goes no further */
 	llm_redact(&r->resp, c->api_key);
-	if (r->overflow || cc == CURLE_FILESIZE_EXCEEDED) {
+	if (r->cancelled) {
+		buf_setf(&res->error, LLM_CANCELLED);
+	} else if (r->overflow || cc == CURLE_FILESIZE_EXCEEDED) {
 		buf_setf(&res->error, "response larger than max_response_bytes (%zu)", r->cap);
 	} else if (r->too_slow) {
 		buf_setf(&res->error, "response too slow: under %ld bytes/s for %ld s", c->low_speed_bytes,
@@ -261,6 +331,7 @@ static void attempt_done(struct llm_http *h, struct http_req *r, CURLcode cc)
 		llm_redact(&res->error, c->api_key);
 		retry = retryable_curl(cc);
 	} else if (status >= 200 && status < 300) {
+		note_attempt(r, "ok", status, now_s());
 		finish(h, r);
 		return;
 	} else {
@@ -268,6 +339,7 @@ static void attempt_done(struct llm_http *h, struct http_req *r, CURLcode cc)
 		buf_setf(&res->error, "HTTP %ld: %.*s", status, (int)n, r->resp.s);
 		retry = status == 429 || status == 408 || status >= 500;
 	}
+	note_attempt(r, attempt_class(r, cc, status, os_errno), status, now_s());
 	if (retry && r->attempt <= c->retries) {
 		double d = llm_backoff_delay(r->attempt, c->backoff_base_s, c->backoff_max_s,
 					     ra >= 0 ? (double)ra : -1, jitter(h));
@@ -315,6 +387,30 @@ static long next_due_ms(struct llm_http *h)
 	return next <= t ? 0 : (long)((next - t) * 1000) + 1;
 }
 
+/* Ends every request in flight or waiting with error `why`. */
+static void end_all(struct llm_http *h, const char *why)
+{
+	double t = now_s();
+	while (h->waiting) {
+		struct http_req *r = h->waiting;
+		h->waiting = r->next;
+		buf_setf(&r->res->error, "%s", why);
+		finish(h, r);
+	}
+	h->waiting_tail = NULL;
+	while (h->live) {
+		struct http_req *r = h->live;
+		h->live = r->next_live;
+		curl_multi_remove_handle(h->multi, r->easy);
+		curl_easy_cleanup(r->easy);
+		r->easy = NULL;
+		h->active--;
+		buf_setf(&r->res->error, "%s", why);
+		note_attempt(r, "cancelled", 0, t);
+		finish(h, r);
+	}
+}
+
 static void *run(void *arg)
 {
 	struct llm_http *h = arg;
@@ -337,6 +433,8 @@ static void *run(void *arg)
 		}
 		if (stop)
 			break;
+		if (cancel_flag)
+			end_all(h, LLM_CANCELLED);
 		start_due(h);
 		curl_multi_perform(h->multi, &running);
 		while ((m = curl_multi_info_read(h->multi, &left))) {
@@ -355,21 +453,7 @@ static void *run(void *arg)
 		curl_multi_poll(h->multi, NULL, 0, (int)wait_ms, NULL);
 	}
 	/* stopping: everything in flight or waiting fails */
-	while (h->waiting) {
-		struct http_req *r = h->waiting;
-		h->waiting = r->next;
-		buf_setf(&r->res->error, "LLM client stopped");
-		finish(h, r);
-	}
-	while (h->live) {
-		struct http_req *r = h->live;
-		h->live = r->next_live;
-		curl_multi_remove_handle(h->multi, r->easy);
-		curl_easy_cleanup(r->easy);
-		r->easy = NULL;
-		buf_setf(&r->res->error, "LLM client stopped");
-		finish(h, r);
-	}
+	end_all(h, "LLM client stopped");
 	return NULL;
 }
 
@@ -435,10 +519,18 @@ int llm_http_post(struct llm_http *h, const char *body, size_t len, struct llm_h
 	r.cap = h->cfg->max_response_bytes;
 	r.cfg = h->cfg;
 	r.next_at = t0;
+	r.t0 = t0;
 	res->http_status = 0;
 	res->retries = 0;
 	buf_reset(&res->body);
 	buf_reset(&res->error);
+	if (!res->attempts)
+		res->attempts = json_array();
+	json_array_clear(res->attempts);
+	if (cancel_flag) {
+		buf_setf(&res->error, LLM_CANCELLED);
+		return -1;
+	}
 	pthread_mutex_lock(&h->mu);
 	if (h->stop) {
 		pthread_mutex_unlock(&h->mu);

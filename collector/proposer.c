@@ -40,6 +40,7 @@ void proposer_record_init(struct proposer_record *r)
 	buf_init(&r->request);
 	buf_init(&r->response);
 	buf_init(&r->error);
+	buf_init(&r->attempts);
 	r->prompt_tokens = r->completion_tokens = r->reasoning_tokens = -1;
 }
 
@@ -49,6 +50,7 @@ void proposer_record_release(struct proposer_record *r)
 	buf_release(&r->request);
 	buf_release(&r->response);
 	buf_release(&r->error);
+	buf_release(&r->attempts);
 }
 
 void proposal_list_init(struct proposal_list *l)

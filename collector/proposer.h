@@ -121,6 +121,7 @@ struct proposer_record {
 	int http_status;           /* 0 for the built-in proposer */
 	int cached;                /* served from the response cache */
 	struct buf error;          /* empty on success */
+	struct buf attempts;       /* JSON array: every HTTP attempt (empty: none) */
 };
 
 void proposer_record_init(struct proposer_record *r);

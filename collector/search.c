@@ -4,6 +4,7 @@
 #include "core/fsutil.h"
 #include "core/json.h"
 #include "core/log.h"
+#include "core/problem.h"
 #include "core/sha256.h"
 #include "core/store_problems.h"
 #include "core/store_search.h"
@@ -352,15 +353,13 @@ static int load_texts(struct sproblem *P, struct buf *err)
 	struct buf path = BUF_INIT, e2 = BUF_INIT;
 	int r = -1;
 
-	path_join(&path, P->ref->dir, "spec.json");
-	P->spec = json_load_file_bounded(path.s, 1 << 20, err);
-	if (!P->spec)
+	if (problem_read_spec(P->ref->dir, NULL, &P->spec, err) < 0)
 		goto out;
 	path_join(&path, P->ref->dir, "reference.py");
-	if (file_exists(path.s) && buf_read_file(&P->torch, path.s, 1 << 20, err) < 0)
+	if (file_exists(path.s) && buf_read_file(&P->torch, path.s, PROBLEM_TEXT_MAX, err) < 0)
 		goto out;
 	path_join(&path, P->ref->dir, "reference.cu");
-	if (file_exists(path.s) && buf_read_file(&P->refsrc, path.s, 1 << 20, err) < 0)
+	if (file_exists(path.s) && buf_read_file(&P->refsrc, path.s, PROBLEM_TEXT_MAX, err) < 0)
 		goto out;
 	P->pp.id = P->ref->id;
 	P->pp.spec = P->spec;

@@ -101,6 +101,7 @@ int sdb_put_call(struct sproblem *P, const char *id, int round, const char *purp
 	json_object_set_new(row, "http_status",
 			    rec->http_status ? json_integer(rec->http_status) : json_null());
 	set_text(row, "error", rec->error.len ? rec->error.s : NULL);
+	set_text(row, "attempts", rec->attempts.len ? rec->attempts.s : NULL);
 	set_opt_int(row, "prompt_tokens", rec->prompt_tokens);
 	set_opt_int(row, "completion_tokens", rec->completion_tokens);
 	set_opt_int(row, "reasoning_tokens", rec->reasoning_tokens);

@@ -514,6 +514,30 @@ out:
 	return ret;
 }
 
+int problem_read_spec(const char *dir, struct buf *text, json_t **js, struct buf *err)
+{
+	struct buf path = BUF_INIT, t = BUF_INIT, e2 = BUF_INIT;
+	struct buf *b = text ? text : &t;
+	int ret = -1;
+
+	if (js)
+		*js = NULL;
+	path_join(&path, dir, "spec.json");
+	buf_reset(b);
+	if (buf_read_file(b, path.s, PROBLEM_SPEC_MAX, err) < 0)
+		goto out;
+	if (js && !(*js = json_parse_bounded(b->s, b->len, PROBLEM_SPEC_MAX, &e2))) {
+		kf_err(err, "%s: %s", path.s, e2.s);
+		goto out;
+	}
+	ret = 0;
+out:
+	buf_release(&path);
+	buf_release(&t);
+	buf_release(&e2);
+	return ret;
+}
+
 int problem_load(struct problem *p, const char *dir, struct buf *err)
 {
 	struct buf path = BUF_INIT, text = BUF_INIT, tpath = BUF_INIT;
@@ -521,7 +545,7 @@ int problem_load(struct problem *p, const char *dir, struct buf *err)
 
 	problem_release(p);
 	path_join(&path, dir, "spec.json");
-	if (buf_read_file(&text, path.s, PROBLEM_SPEC_MAX, err) < 0)
+	if (problem_read_spec(dir, &text, NULL, err) < 0)
 		goto out;
 	if (load(p, text.s, text.len, path.s, err) < 0)
 		goto out;

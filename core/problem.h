@@ -83,6 +83,10 @@ void problem_release(struct problem *p);
 /* Loads DIR/spec.json, DIR/reference.py, DIR/reference.cu. Every error names
  * the file and the field. */
 int problem_load(struct problem *p, const char *dir, struct buf *err);
+/* The one reader of spec files (problem_load, the store, the search): DIR/spec.json
+ * of at most PROBLEM_SPEC_MAX bytes, into text and/or parsed into *js (a new
+ * reference), either may be NULL. 0, or -1 with err naming the file. */
+int problem_read_spec(const char *dir, struct buf *text, json_t **js, struct buf *err);
 /* Same from an in-memory spec (texts may be NULL); for tests and fixtures. */
 int problem_load_json(struct problem *p, const char *spec_text, const char *origin,
 		      struct buf *err);

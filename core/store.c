@@ -553,8 +553,21 @@ static int integ_cb(void *ctx, json_t *row)
 
 int store_integrity_check(struct store *s, struct buf *out, struct buf *err)
 {
+	struct buf e = BUF_INIT;
+	int code, ret = 0;
+
 	buf_reset(out);
-	return store_query(s, "PRAGMA integrity_check", NULL, integ_cb, out, err) < 0 ? -1 : 0;
+	if (store_query(s, "PRAGMA integrity_check", NULL, integ_cb, out, &e) < 0) {
+		code = sqlite3_errcode(s->db) & 0xff;
+		/* The check stops at a page it cannot read: that is its verdict
+		 * (the rows so far and why it stopped), not a failure to check. */
+		if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
+			buf_addf(out, "%s%s", out->len ? "\n" : "", e.s);
+		else
+			ret = kf_err(err, "%s", e.s);
+	}
+	buf_release(&e);
+	return ret;
 }
 
 static int count_cb(void *ctx, json_t *row)

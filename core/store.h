@@ -13,7 +13,7 @@
 #include <jansson.h>
 #include "buf.h"
 
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 
 struct sqlite3;
 

@@ -99,6 +99,29 @@ static int run_bound(sqlite3 *db, const char *sql, const char *problems, int ov,
 	return 0;
 }
 
+/* The source's columns in the copy's order, NULL for one the source lacks:
+ * a store of an older schema, read as it is (read-only, not migrated),
+ * packs like a migrated one (migrations only add columns). */
+static int copy_columns(sqlite3 *db, const char *table, struct buf *cols, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	buf_reset(cols);
+	if (sqlite3_prepare_v2(db, "SELECT m.name, s.name IS NOT NULL FROM pragma_table_info(?1, 'main') m"
+			       " LEFT JOIN pragma_table_info(?1, 'src') s ON s.name = m.name ORDER BY m.cid",
+			       -1, &st, NULL) != SQLITE_OK)
+		return xerr(db, err, "columns");
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		buf_addf(cols, "%s%s", cols->len ? ", " : "",
+			 sqlite3_column_int(st, 1) ? (const char *)sqlite3_column_text(st, 0) : "NULL");
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE || !cols->len)
+		return kf_err(err, "export: no columns for %s: %s", table, sqlite3_errmsg(db));
+	return 0;
+}
+
 int store_export_copy(const char *src, const char *dst, const struct export_filter *f,
 		      struct buf *err)
 {
@@ -108,6 +131,7 @@ int store_export_copy(const char *src, const char *dst, const struct export_filt
 	const char *pj = NULL;
 	int ret = -1;
 	char pragma[64];
+	struct buf cols = BUF_INIT;
 
 	if (access(dst, F_OK) == 0)
 		return kf_err(err, "export: %s exists", dst);
@@ -151,8 +175,11 @@ int store_export_copy(const char *src, const char *dst, const struct export_filt
 	for (size_t i = 0; i < sizeof(copy_plan) / sizeof(copy_plan[0]); i++) {
 		/* Rows go in primary-key order: stores with the same rows (a merge
 		 * of A and B, or of B and A) give the same bytes. */
-		buf_setf(&sql, "INSERT INTO main.%s SELECT * FROM src.%s WHERE %s ORDER BY %s",
-			 copy_plan[i].table, copy_plan[i].table, copy_plan[i].where, copy_plan[i].key);
+		if (copy_columns(db, copy_plan[i].table, &cols, err) < 0)
+			goto out;
+		buf_setf(&sql, "INSERT INTO main.%s SELECT %s FROM src.%s WHERE %s ORDER BY %s",
+			 copy_plan[i].table, cols.s, copy_plan[i].table, copy_plan[i].where,
+			 copy_plan[i].key);
 		if (run_bound(db, sql.s, pj, f ? f->only_verified : 0, err) < 0) {
 			kf_err(err, "export: copying %s: %s", copy_plan[i].table, sqlite3_errmsg(db));
 			goto out;
@@ -172,6 +199,7 @@ out:
 		unlink(dst);
 	buf_release(&sql);
 	buf_release(&probs);
+	buf_release(&cols);
 	return ret;
 }
 

@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SPEC_MAX (1u << 20)
-#define TORCH_MAX (1u << 20)
 #define BASELINE_MAX (16u << 20)
 
 int store_put_problem_dir(struct store *s, const char *problem_dir, struct buf *err)
@@ -19,16 +17,10 @@ int store_put_problem_dir(struct store *s, const char *problem_dir, struct buf *
 	char hex[65], now[32];
 	int ret = -1;
 
-	path_join(&p, problem_dir, "spec.json");
-	if (buf_read_file(&spec, p.s, SPEC_MAX, err) < 0)
+	if (problem_read_spec(problem_dir, &spec, &js, err) < 0)
 		goto out;
-	js = json_parse_bounded(spec.s, spec.len, SPEC_MAX, &e2);
-	if (!js) {
-		kf_err(err, "%s: %s", p.s, e2.s);
-		goto out;
-	}
 	path_join(&p, problem_dir, "reference.py");
-	if (file_exists(p.s) && buf_read_file(&torch, p.s, TORCH_MAX, err) < 0)
+	if (file_exists(p.s) && buf_read_file(&torch, p.s, PROBLEM_TEXT_MAX, err) < 0)
 		goto out;
 	{
 		const char *id;

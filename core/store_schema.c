@@ -186,10 +186,17 @@ static const char schema_v3[] =
 "  LEFT JOIN baselines be ON be.problem_id = e.problem_id AND be.gpu_name = e.gpu_name AND be.variant = 'eager'\n"
 "  LEFT JOIN baselines bc ON bc.problem_id = e.problem_id AND bc.gpu_name = e.gpu_name AND bc.variant = 'compile';\n";
 
+/* v4: every HTTP attempt of an LLM call, not only the last: a JSON array
+ * [{n, http_status, class, error, start_ms, ms}] (NULL: no HTTP, as for
+ * cached calls and the built-in proposer). */
+static const char schema_v4[] =
+"ALTER TABLE llm_calls ADD COLUMN attempts TEXT;\n";
+
 const struct store_migration store_migrations[] = {
 	{ 1, schema_v1 },
 	{ 2, schema_v2 },
 	{ 3, schema_v3 },
+	{ 4, schema_v4 },
 };
 const int store_n_migrations = (int)(sizeof(store_migrations) / sizeof(store_migrations[0]));
 

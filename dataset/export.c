@@ -29,7 +29,7 @@ int ds_json_column(const char *table, const char *column)
 	static const char *const cols[] = {
 		"problems.spec", "runs.config", "ideas.parent_ids", "candidates.parent_ids",
 		"candidates.params", "evals.protocol_params", "evals.env", "verifications.review_flags",
-		"verifications.env", NULL,
+		"verifications.env", "llm_calls.attempts", NULL,
 	};
 	size_t tl = strlen(table);
 	for (int i = 0; cols[i]; i++)

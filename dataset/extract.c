@@ -61,10 +61,8 @@ static int extract_into(struct ds_reader *rd, const char *root, struct buf *err)
 	while ((r = ds_reader_next(rd, &e, &name, err)) == 1) {
 		mode_t type = archive_entry_filetype(e);
 
-		while (name[0] == '.' && name[1] == '/')
-			name += 2;
-		if (!*name || !strcmp(name, ".") || (type == AE_IFDIR && !strcmp(name, "./")))
-			continue;
+		/* Names pass ds_safe_path as they are, as in dataset verify: a
+		 * leading "./" is refused, not stripped. */
 		if (type == AE_IFDIR) {
 			buf_reset(&path);
 			buf_adds(&path, name);

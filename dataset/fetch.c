@@ -8,6 +8,7 @@
 #include "core/sha256.h"
 #include "core/version.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <curl/curl.h>
 #include <errno.h>
@@ -16,6 +17,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#define FETCH_MAX_REDIRECTS 5
 
 void fetch_result_init(struct fetch_result *r)
 {
@@ -37,6 +40,7 @@ struct dl {
 	int64_t offset;        /* bytes already in the .part file */
 	int64_t written, max;
 	int over, checked, restart;
+	int redirect;          /* a 3xx answer: its body is not the file */
 	CURL *c;
 	const struct fetch_opts *o;
 };
@@ -50,6 +54,7 @@ static size_t on_data(char *p, size_t sz, size_t n, void *ctx)
 		long code = 0;
 		d->checked = 1;
 		curl_easy_getinfo(d->c, CURLINFO_RESPONSE_CODE, &code);
+		d->redirect = code >= 300 && code < 400;
 		/* A 200 to a Range request: the server sends it all again. */
 		if (d->offset > 0 && code == 200) {
 			if (ftruncate(fileno(d->f), 0) < 0 || fseek(d->f, 0, SEEK_SET) < 0)
@@ -58,6 +63,8 @@ static size_t on_data(char *p, size_t sz, size_t n, void *ctx)
 			d->restart = 1;
 		}
 	}
+	if (d->redirect)
+		return len;
 	if (d->offset + d->written + (int64_t)len > d->max) {
 		d->over = 1;
 		return 0;
@@ -79,29 +86,59 @@ static int on_progress(void *ctx, curl_off_t total, curl_off_t now, curl_off_t u
 	return 0;
 }
 
+/* 127.0.0.0/8, ::1 or localhost (as written in the URL). */
 static int loopback(const char *host)
 {
-	return !strcmp(host, "127.0.0.1") || !strcmp(host, "localhost") || !strcmp(host, "[::1]") ||
-	       !strcmp(host, "::1");
+	struct in_addr a4;
+	struct in6_addr a6;
+	char h[64];
+	size_t n = strlen(host);
+
+	if (!strcmp(host, "localhost"))
+		return 1;
+	if (n >= 2 && n < sizeof(h) + 2 && host[0] == '[' && host[n - 1] == ']') {
+		memcpy(h, host + 1, n - 2);
+		h[n - 2] = 0;
+		host = h;
+	}
+	if (inet_pton(AF_INET, host, &a4) == 1)
+		return (ntohl(a4.s_addr) >> 24) == 127;
+	return inet_pton(AF_INET6, host, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
+}
+
+/* The scheme rule, for the URL given and for every redirect: https, or
+ * http to a loopback host. Fills *plain_http. 0 or -1 with err. */
+static int url_allowed(CURLU *u, const char *url, int *plain_http, struct buf *err)
+{
+	char *scheme = NULL, *host = NULL;
+	int r = 0;
+
+	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
+		r = kf_err(err, "not a valid URL: %s", url);
+	} else {
+		*plain_http = !strcmp(scheme, "http");
+		if (strcmp(scheme, "https") && !(*plain_http && loopback(host)))
+			r = kf_err(err, "%s: only https:// (or http:// to a loopback address) is accepted",
+				   url);
+	}
+	curl_free(scheme);
+	curl_free(host);
+	return r;
 }
 
 /* Checks the URL and returns its file name (new string) or NULL. */
 static char *url_name(const char *url, int *plain_http, struct buf *err)
 {
 	CURLU *u = curl_url();
-	char *scheme = NULL, *host = NULL, *path = NULL, *name = NULL;
+	char *path = NULL, *name = NULL;
 	const char *base;
 
-	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_PATH, &path, 0) != CURLUE_OK) {
-		kf_err(err, "not a valid URL: %s", url);
+	if (url_allowed(u, url, plain_http, err) < 0)
 		goto out;
-	}
-	*plain_http = !strcmp(scheme, "http");
-	if (strcmp(scheme, "https") && !(*plain_http && loopback(host))) {
-		kf_err(err, "%s: only https:// (or http:// to a loopback address) is accepted", url);
+	if (curl_url_get(u, CURLUPART_PATH, &path, 0) != CURLUE_OK) {
+		kf_err(err, "not a valid URL: %s", url);
 		goto out;
 	}
 	base = strrchr(path, '/');
@@ -113,8 +150,6 @@ static char *url_name(const char *url, int *plain_http, struct buf *err)
 	}
 	name = strdup(base);
 out:
-	curl_free(scheme);
-	curl_free(host);
 	curl_free(path);
 	curl_url_cleanup(u);
 	return name;
@@ -143,35 +178,44 @@ static int download_once(const struct fetch_opts *o, const char *part, int plain
 	CURLcode rc;
 	int ret = -1;
 	long code = 0;
+	char *url = strdup(o->url);
+	CURLU *cu = curl_url();
 
+	if (!url || !cu)
+		abort();
 	memset(&d, 0, sizeof(d));
 	d.o = o;
 	d.max = o->max_bytes;
 	d.f = fopen(part, "ab");
-	if (!d.f)
+	if (!d.f) {
+		free(url);
+		curl_url_cleanup(cu);
 		return kf_err(err, "cannot open %s: %s", part, strerror(errno));
+	}
 	if (fstat(fileno(d.f), &sb) == 0)
 		d.offset = (int64_t)sb.st_size;
 	if (d.offset > d.max) {
 		fclose(d.f);
 		unlink(part);
+		free(url);
+		curl_url_cleanup(cu);
 		return kf_err(err, "a partial download over the limit was removed; run again");
 	}
 	d.c = curl_easy_init();
 	if (!d.c) {
 		fclose(d.f);
+		free(url);
+		curl_url_cleanup(cu);
 		return kf_err(err, "curl_easy_init failed");
 	}
 	buf_addf(&ua, "kforge/%s", kforge_version());
-	curl_easy_setopt(d.c, CURLOPT_URL, o->url);
 	curl_easy_setopt(d.c, CURLOPT_ERRORBUFFER, ebuf);
 	curl_easy_setopt(d.c, CURLOPT_WRITEFUNCTION, on_data);
 	curl_easy_setopt(d.c, CURLOPT_WRITEDATA, &d);
 	curl_easy_setopt(d.c, CURLOPT_FAILONERROR, 1L);
-	curl_easy_setopt(d.c, CURLOPT_FOLLOWLOCATION, 1L);
-	curl_easy_setopt(d.c, CURLOPT_MAXREDIRS, 5L);
-	curl_easy_setopt(d.c, CURLOPT_PROTOCOLS_STR, plain_http ? "http" : "https");
-	curl_easy_setopt(d.c, CURLOPT_REDIR_PROTOCOLS_STR, plain_http ? "http" : "https");
+	/* Redirects are followed here, not by libcurl: each hop must pass
+	 * the scheme rule before anything connects to it. */
+	curl_easy_setopt(d.c, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(d.c, CURLOPT_SSL_VERIFYPEER, 1L);
 	curl_easy_setopt(d.c, CURLOPT_SSL_VERIFYHOST, 2L);
 	curl_easy_setopt(d.c, CURLOPT_USERAGENT, ua.s);
@@ -187,8 +231,33 @@ static int download_once(const struct fetch_opts *o, const char *part, int plain
 	}
 	if (d.offset > 0)
 		curl_easy_setopt(d.c, CURLOPT_RESUME_FROM_LARGE, (curl_off_t)d.offset);
-	rc = curl_easy_perform(d.c);
-	curl_easy_getinfo(d.c, CURLINFO_RESPONSE_CODE, &code);
+	for (int hops = 0;; hops++) {
+		char *next = NULL;
+		curl_easy_setopt(d.c, CURLOPT_URL, url);
+		curl_easy_setopt(d.c, CURLOPT_PROTOCOLS_STR, plain_http ? "http" : "https");
+		d.checked = d.redirect = 0;
+		rc = curl_easy_perform(d.c);
+		curl_easy_getinfo(d.c, CURLINFO_RESPONSE_CODE, &code);
+		if (rc != CURLE_OK || code < 300 || code >= 400)
+			break;
+		if (curl_easy_getinfo(d.c, CURLINFO_REDIRECT_URL, &next) != CURLE_OK || !next) {
+			kf_err(err, "%s: HTTP %ld without a Location", url, code);
+			goto out;
+		}
+		if (hops >= FETCH_MAX_REDIRECTS) {
+			kf_err(err, "%s: more than %d redirects", o->url, FETCH_MAX_REDIRECTS);
+			goto out;
+		}
+		free(url);
+		url = strdup(next);
+		if (!url)
+			abort();
+		if (url_allowed(cu, url, &plain_http, err) < 0) {
+			kf_err(err, "redirect refused: %s: only https:// (or http:// to a loopback "
+			       "address) is accepted", url);
+			goto out;
+		}
+	}
 	if (fflush(d.f) != 0 || fsync(fileno(d.f)) < 0) {
 		kf_err(err, "writing %s: %s", part, strerror(errno));
 		goto out;
@@ -228,6 +297,8 @@ out:
 		fclose(d.f);
 	curl_easy_cleanup(d.c);
 	buf_release(&ua);
+	free(url);
+	curl_url_cleanup(cu);
 	return ret;
 }
 

@@ -69,6 +69,7 @@ static const struct field_doc docs[] = {
 	{ "llm_calls.cached", "1 when replayed from the response cache" },
 	{ "llm_calls.created_at", "time of the call" },
 	{ "llm_calls.attempt", "attempt number (1, or more when a resumed search retried a failed call)" },
+	{ "llm_calls.attempts", "every HTTP attempt of the call: [{n, http_status, class (ok, http, timeout, too_slow, too_large, connect, reset, closed, network, cancelled), error, start_ms, ms}]; null without HTTP" },
 	{ "llm_calls.retry_of", "for an earlier, failed attempt kept as ID#N: the call id ID (its latest attempt)" },
 	{ "ideas.id", "idea id" },
 	{ "ideas.run_id", "run id" },

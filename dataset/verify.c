@@ -8,8 +8,11 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_META ((int64_t)64 << 20)
 #define MAX_PROBLEMS 50
@@ -23,6 +26,7 @@ struct vstate {
 	json_t *schema;     /* schema.json "files" */
 	json_t *lines;      /* path -> lines counted */
 	struct buf card;
+	int opened;         /* the file could be read: archive errors are a verdict */
 };
 
 static void problem(struct vstate *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -94,6 +98,17 @@ static int parse_sums(struct vstate *v, const struct buf *b)
 	return 0;
 }
 
+/* A regular file we may read: what libarchive then fails on is its content. */
+static int readable_file(const char *path)
+{
+	struct stat sb;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ok = fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode);
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
 static int pass1(const char *path, struct vstate *v, struct buf *err)
 {
 	struct ds_reader rd;
@@ -104,8 +119,11 @@ static int pass1(const char *path, struct vstate *v, struct buf *err)
 	int r, ret = -1;
 	long long n = 0;
 
-	if (ds_reader_open(&rd, path, err) < 0)
+	if (ds_reader_open(&rd, path, err) < 0) {
+		v->opened = readable_file(path);
 		return -1;
+	}
+	v->opened = 1;
 	a = rd.a;
 	while ((r = ds_reader_next(&rd, &e, &name, err)) == 1) {
 		if (++n > MAX_ENTRIES) {
@@ -312,7 +330,7 @@ static void check_card(struct vstate *v)
 int dataset_verify(const char *path, struct buf *report, struct verify_summary *sum,
 		   struct buf *err)
 {
-	struct vstate v = { report, 0, json_object(), json_object(), NULL, json_object(), BUF_INIT };
+	struct vstate v = { report, 0, json_object(), json_object(), NULL, json_object(), BUF_INIT, 0 };
 	const char *need[] = { "SHA256SUMS", "schema.json", "README.md", "provenance.json",
 			       "kforge.db", "sft.jsonl", "pairs.jsonl", NULL };
 	const char *k;
@@ -321,7 +339,7 @@ int dataset_verify(const char *path, struct buf *report, struct verify_summary *
 
 	memset(sum, 0, sizeof(*sum));
 	if (pass1(path, &v, err) < 0)
-		goto out;
+		goto unread;
 	for (int i = 0; need[i]; i++)
 		if (!json_object_get(v.names, need[i]))
 			problem(&v, "%s is missing", need[i]);
@@ -329,12 +347,21 @@ int dataset_verify(const char *path, struct buf *report, struct verify_summary *
 		if (!json_object_get(v.names, k))
 			problem(&v, "%s is listed in SHA256SUMS but missing", k);
 	if (pass2(path, &v, sum, err) < 0)
-		goto out;
+		goto unread;
 	if (v.card.len)
 		check_card(&v);
 	if (v.problems > MAX_PROBLEMS)
 		buf_addf(report, "... and %d more problems\n", v.problems - MAX_PROBLEMS);
 	ret = v.problems ? -2 : 0;
+	goto out;
+unread:
+	/* It opened but could not be read through within the bounds (a bomb,
+	 * a truncated or damaged archive): that is a failed check too. */
+	if (v.opened) {
+		problem(&v, "%s", err->s);
+		buf_reset(err);
+		ret = -2;
+	}
 out:
 	json_decref(v.names);
 	json_decref(v.sums);

@@ -89,7 +89,7 @@ sed -i -e 's/^batch_size = 4096/batch_size = 2/' -e 's/^dim = 393216/dim = 3/' r
 cp "$KF_ROOT"/problems/level1/005_Matrix_scalar_multiplication/* root/problems/level1/005_Matrix_scalar_multiplication/
 sed -i 's/"dtype": "float32"/"dtype": "float33"/' root/problems/level1/005_Matrix_scalar_multiplication/spec.json
 export KFORGE_ROOT="$T_TMP/root"
-expect_exit 1 "list with a broken spec fails" "$KFORGE" problems list
+expect_exit 4 "list with a broken spec lists it as BROKEN and exits 4" "$KFORGE" problems list
 contains "the good problem is still listed" "$T_TMP/out" "^level1/019_ReLU"
 contains "the error names file and field" "$T_TMP/err" "005_Matrix_scalar_multiplication/spec.json: field \"inputs\[0\]\.dtype\": unknown dtype \"float33\""
 

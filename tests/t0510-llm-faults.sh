@@ -26,6 +26,8 @@ check "500: fails" test "$rc" -eq 1
 check "500: status recorded" test "$(field r500 .record.http_status)" -eq 500
 check "500: retries recorded" test "$(field r500 .record.retries)" -eq 2
 check "500: 1 + 2 requests" test "$(requests m500)" -eq 3
+check "500: every attempt kept with its status, class and timing" test "$(field r500 '[.record.attempts[] | select(.http_status == 500 and .class == "http" and .ms >= 0 and (.error | startswith("HTTP 500")))] | length')" -eq 3
+check "500: attempts numbered in order, later ones start later" test "$(field r500 '[.record.attempts[].n] == [1,2,3] and .record.attempts[2].start_ms > .record.attempts[1].start_ms')" = true
 check "500: error recorded" test "$(field r500 '.record.error | startswith("HTTP 500")')" = true
 check "500: server's response recorded" test "$(field r500 '.record.response_bytes')" -gt 0
 
@@ -34,6 +36,7 @@ start_mock mto --mode timeout
 llm rto --m 2 implement
 check "timeout: succeeds on the retry" test "$rc" -eq 0
 check "timeout: one retry" test "$(field rto .record.retries)" -eq 1
+check "timeout: the first attempt recorded as a timeout of about 1 s" test "$(field rto '.record.attempts[0] | .class == "timeout" and .ms >= 900')" = true
 contains "timeout: logged as a timeout" "$T_TMP/rto.err" 'Timeout was reached.*retry 1'
 
 # connection reset, then a reply
@@ -41,6 +44,9 @@ start_mock mrst --mode reset
 llm rrst repair
 check "reset: succeeds on the retry" test "$rc" -eq 0
 check "reset: one retry" test "$(field rrst .record.retries)" -eq 1
+check "reset: both attempts kept" test "$(field rrst '.record.attempts | length')" -eq 2
+check "reset: the first attempt ended by a TCP reset" test "$(field rrst '.record.attempts[0].class')" = reset
+check "reset: the second attempt answered" test "$(field rrst '[.record.attempts[1].class, .record.attempts[1].http_status] | join(" ")')" = "ok 200"
 
 # malformed JSON: not retried, recorded with the raw body
 start_mock mbad --mode malformed

@@ -9,7 +9,7 @@
 export KFORGE_ROOT="$KF_ROOT"
 DUMP="python3 $KF_ROOT/tests/tools/dbdump.py"
 EXCL="--exclude runs.created_at --exclude runs.finished_at --exclude rounds.started_at
- --exclude rounds.finished_at --exclude llm_calls.created_at --exclude llm_calls.latency_ms
+ --exclude rounds.finished_at --exclude llm_calls.created_at --exclude llm_calls.latency_ms --exclude llm_calls.attempts
  --exclude ideas.created_at --exclude candidates.created_at --exclude kernels.created_at
  --exclude compiles.created_at --exclude compiles.duration_ms --exclude compiles.log
  --exclude evals.created_at --exclude evals.env"

@@ -28,6 +28,12 @@ check "... before writing anything" test ! -e bad
 mkdir -p elsewhere/deeper && cp "$KFORGE_DB" elsewhere/deeper/other-name.db
 expect_exit 0 "pack a copy of the store at another path" "$KFORGE" --db elsewhere/deeper/other-name.db pack --version 1.0.0 -o moved
 check "same bytes: the store's path leaves no trace" cmp -s "$TZ" moved/kforge-kernelbench-1.0.0.tar.zst
+# A store of schema v3 (before llm_calls.attempts), packed as it is
+# (read-only, not migrated): the same dataset, attempts null.
+cp "$KFORGE_DB" v3.db && sqlite3 v3.db "ALTER TABLE llm_calls DROP COLUMN attempts; PRAGMA user_version = 3"
+expect_exit 0 "pack a store of an older schema" "$KFORGE" --db v3.db pack --version 1.0.0 -o v3
+check "... not migrated by packing" test "$(sqlite3 v3.db 'PRAGMA user_version')" = 3
+check "... the same bytes (no attempts were recorded)" cmp -s "$TZ" v3/kforge-kernelbench-1.0.0.tar.zst
 # A writer holds the store open with a committed row still in the WAL.
 cp "$KFORGE_DB" wal.db
 python3 - <<'PY' &
@@ -169,7 +175,8 @@ expect_exit 4 "verify catches a field not in schema.json" "$KFORGE" dataset veri
 expect_exit 4 "verify catches a last line with no newline" "$KFORGE" dataset verify nonl.tar
 contains "... naming the file" "$T_TMP/err" "data/gpus.jsonl: the last line has no newline"
 head -c 1000 "$TZ" >trunc.tar.zst
-expect_exit 1 "verify of a truncated tarball fails to read" "$KFORGE" dataset verify trunc.tar.zst
+expect_exit 4 "verify of a truncated tarball fails the check" "$KFORGE" dataset verify trunc.tar.zst
+contains "... listing why" "$T_TMP/err" "trunc.tar.zst FAILED"
 expect_exit 1 "verify of a missing file fails" "$KFORGE" dataset verify nothere.tar.zst
 
 # dataset cat: one file of a tarball or an extracted directory, through libarchive

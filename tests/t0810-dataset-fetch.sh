@@ -33,6 +33,7 @@ make("device.tar.gz", [special("dev", tarfile.CHRTYPE)])
 make("fifo.tar.gz", [special("fifo", tarfile.FIFOTYPE)])
 make("big.tar.gz", [f("README.md"), f("big.bin", b"\0" * (3 << 20))])
 make("ok.tar.gz", [f("README.md"), f("sub/dir/file.txt")])
+make("dotslash.tar.gz", [f("README.md"), f("./data/x")])
 make("dirdotdot.tar.gz", [special("a/../../escaped-dir/", tarfile.DIRTYPE)])
 make("absdir.tar.gz", [special("/tmp/kforge-absolute-dir-test/", tarfile.DIRTYPE)])
 make("hardlink2.tar.gz", [f("README.md"), special("hl", tarfile.LNKTYPE, "README.md")])
@@ -123,6 +124,19 @@ contains "... naming the limit" "$T_TMP/err" "over the limit of 1000 bytes"
 expect_exit 1 "a 404 fails" "$KFORGE" dataset fetch "$URL/none.tar.zst" -o nf
 expect_exit 1 "plain http to a non-loopback host is refused" "$KFORGE" dataset fetch "http://example.com/x.tar.zst" -o x
 contains "... before any network use" "$T_TMP/err" "only https://"
+# The scheme rule holds for every hop: a redirect to plain http on a host
+# that is not loopback is refused before it is contacted (.invalid never
+# resolves: without the check, the error would be a failed lookup).
+enc() { python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
+expect_exit 1 "a redirect to plain http on another host is refused" "$KFORGE" dataset fetch "$URL/r/ok.tar.gz?to=$(enc http://example.invalid/ok.tar.gz)" -o rd1
+contains "... by the scheme rule" "$T_TMP/err" "redirect refused: http://example.invalid/ok.tar.gz: only https://"
+check "... and nothing is extracted" test ! -e rd1/ok
+expect_exit 1 "a redirect to another scheme is refused" "$KFORGE" dataset fetch "$URL/r/ok.tar.gz?to=$(enc ftp://127.0.0.1/ok.tar.gz)" -o rd2
+contains "... by the scheme rule" "$T_TMP/err" "redirect refused: ftp://127.0.0.1/ok.tar.gz"
+expect_exit 0 "a redirect to plain http on a loopback host is followed" "$KFORGE" dataset fetch "$URL/r/ok.tar.gz?to=$(enc "$URL/ok.tar.gz")" -o rd3
+check "... to the file, not the redirect's body" cmp -s srv/ok.tar.gz rd3/ok.tar.gz
+expect_exit 1 "a redirect loop ends" "$KFORGE" dataset fetch "$URL/r/ok.tar.gz?to=$(enc "$URL/r/ok.tar.gz?to=$(enc "$URL/r/ok.tar.gz?to=$(enc "$URL/r/ok.tar.gz?to=$(enc "$URL/r/ok.tar.gz?to=$(enc "$URL/r/ok.tar.gz?to=$(enc "$URL/ok.tar.gz")")")")")")" -o rd4
+contains "... after 5 redirects" "$T_TMP/err" "more than 5 redirects"
 expect_exit 1 "a URL without a tarball name is refused" "$KFORGE" dataset fetch "$URL/" -o x
 expect_exit 0 "a plain tarball with subdirectories extracts" "$KFORGE" dataset fetch "$URL/ok.tar.gz" -o h
 check "... with its directories" test -s h/ok/sub/dir/file.txt
@@ -151,8 +165,17 @@ check "nothing escaped next to the target" sh -c 'test ! -e escaped && test ! -e
 check "nothing written at the absolute path" test ! -e /tmp/kforge-absolute-escape-test
 check "no directory made at the absolute path" test ! -e /tmp/kforge-absolute-dir-test
 check "no directory made above the target" sh -c 'test ! -e escaped-dir && test ! -e h/escaped-dir'
-expect_exit 1 "dataset verify reads a bomb no further than the bound" "$KFORGE" dataset verify srv/bomb.tar.gz
+expect_exit 4 "dataset verify reads a bomb no further than the bound, a failed check" "$KFORGE" dataset verify srv/bomb.tar.gz
 contains "... saying why" "$T_TMP/err" "refused: bomb.bin would take the extracted size over"
-expect_exit 1 "dataset verify refuses a sparse file" "$KFORGE" dataset verify srv/sparse.tar.gz
+expect_exit 4 "dataset verify refuses a sparse file, a failed check" "$KFORGE" dataset verify srv/sparse.tar.gz
+head -c 3000 srv/big.tar.gz >trunc.tar.gz
+expect_exit 4 "dataset verify of a truncated archive: a failed check" "$KFORGE" dataset verify trunc.tar.gz
+expect_exit 1 "dataset verify of no file exits 1" "$KFORGE" dataset verify srv/nothere.tar.gz
+# One rule for entry names in verify and in extraction: "./data/x" is unsafe in both.
+expect_exit 4 "dataset verify flags a ./ entry" "$KFORGE" dataset verify srv/dotslash.tar.gz
+contains "... as unsafe" "$T_TMP/err" "unsafe entry name './data/x'"
+expect_exit 1 "dataset fetch without --verify refuses it too" "$KFORGE" dataset fetch "$URL/dotslash.tar.gz" -o ds
+contains "... as an unsafe path" "$T_TMP/err" "refused: unsafe path './data/x'"
+check "... and extracts nothing" test ! -e ds/dotslash
 check "no temporary directories left" sh -c '! ls -A h | grep -q "^\.kforge"'
 check "the target holds only what was accepted" sh -c 'test "$(ls h | grep -v "\.tar\.gz$")" = ok'

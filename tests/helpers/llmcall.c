@@ -131,6 +131,8 @@ static void one_call(int idx)
 			  rec.error.s, "response_bytes", (json_int_t)rec.response.len, "request",
 			  rec.request.s, rec.request.len, "response", rec.response.s,
 			  rec.response.len));
+	json_object_set_new(json_object_get(out, "record"), "attempts",
+			    rec.attempts.len ? json_loads(rec.attempts.s, 0, NULL) : json_null());
 	pthread_mutex_lock(&mu);
 	json_array_append_new(results, out);
 	if (rc == LLM_RC_BUDGET)

@@ -4,6 +4,7 @@
   rangeserver.py DIR PORTFILE LOG [--cut N]
 
 Files named norange-* ignore Range (answer 200 with the whole file).
+GET /any/NAME?to=URL (URL percent-encoded) answers 302 to URL, with a body.
 Serves DIR on 127.0.0.1 at a free port, written to PORTFILE. Each request
 is logged to LOG as "GET PATH RANGE". With --cut N, the first full GET of
 each file sends only N bytes of it and drops the connection (an interrupted
@@ -12,6 +13,7 @@ import http.server
 import os
 import re
 import sys
+import urllib.parse
 
 root, portfile, logfile = sys.argv[1], sys.argv[2], sys.argv[3]
 cut = int(sys.argv[5]) if len(sys.argv) > 5 and sys.argv[4] == "--cut" else None
@@ -28,6 +30,15 @@ class H(http.server.BaseHTTPRequestHandler):
         rng = self.headers.get("Range")
         with open(logfile, "a") as f:
             f.write("GET %s %s\n" % (self.path, rng or "-"))
+        q = urllib.parse.urlsplit(self.path).query
+        if q.startswith("to="):
+            body = b"moved"
+            self.send_response(302)
+            self.send_header("Location", urllib.parse.unquote(q[3:]))
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
         name = os.path.basename(self.path)
         p = os.path.join(root, name)
         if not name or not os.path.isfile(p):

@@ -102,9 +102,10 @@ static void test_migrate_v1(void **state)
 
 	db_path(p, sizeof(p), "v1.db");
 	assert_int_equal(store_open(&s, p, STORE_CREATE, &err), 0);
-	/* Back to v1's shape: drop what v2 added. */
+	/* Back to v1's shape: drop what v2 and v4 added. */
 	assert_int_equal(store_exec(&s, "DROP INDEX llm_calls_by_retry; ALTER TABLE llm_calls DROP COLUMN retry_of;"
-				    "ALTER TABLE llm_calls DROP COLUMN attempt; PRAGMA user_version = 1", &err), 0);
+				    "ALTER TABLE llm_calls DROP COLUMN attempt; ALTER TABLE llm_calls DROP COLUMN attempts;"
+				    " PRAGMA user_version = 1", &err), 0);
 	assert_int_equal(store_exec(&s, "INSERT INTO problems(id,level,number,name,spec,spec_sha256) VALUES('p',1,1,'P','{}','0');"
 				    "INSERT INTO runs(id,created_at,status,strategy,proposer,seed,config,kforge_version)"
 				    " VALUES('r','t','finished','branch','llm',1,'{}','v');"
@@ -121,10 +122,13 @@ static void test_migrate_v1(void **state)
 	assert_int_equal(s.version, 1);
 	assert_int_equal(store_query_int(&s, "PRAGMA user_version", NULL, 0, &v, &err), 0);
 	assert_int_equal(v, STORE_SCHEMA_VERSION);
-	assert_int_equal(store_query_one(&s, "SELECT attempt, retry_of FROM llm_calls WHERE id = 'c'", NULL, &row, &err), 0);
+	assert_int_equal(store_query_one(&s, "SELECT attempt, retry_of, attempts FROM llm_calls WHERE id = 'c'", NULL, &row, &err), 0);
 	assert_non_null(row);
 	assert_int_equal(jget_int(row, "attempt", 0), 1);
 	assert_true(json_is_null(json_object_get(row, "retry_of")));
+	/* v4: the call's HTTP attempts, unknown for a call recorded before */
+	assert_non_null(json_object_get(row, "attempts"));
+	assert_true(json_is_null(json_object_get(row, "attempts")));
 	json_decref(row);
 	store_close(&s);
 	buf_release(&err);
