@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <jansson.h>
 #include "core/buf.h"
 
 /* Exit codes (documented in README.md and `kforge --help`). */
@@ -143,6 +144,12 @@ int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 
 /* Damerau-free Levenshtein distance, for "did you mean". */
 int cli_edit_distance(const char *a, const char *b);
+
+/* pack's and site's --problems: the PROBLEMS syntax of kforge search
+ * resolved against ROOT/problems into a new array of ids; full ids
+ * ("level1/019_ReLU") the suite here lacks (a store from elsewhere) are
+ * kept as they are. NULL with err on a bad item. */
+json_t *cli_problem_ids(struct cli_ctx *ctx, const struct cli_list *pl, struct buf *err);
 
 /* Path under the kforge data root (problems/, templates/). */
 void cli_data_path(struct cli_ctx *ctx, const char *rel, struct buf *out);

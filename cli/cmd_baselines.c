@@ -79,7 +79,7 @@ static int sub_import(int argc, char **argv, struct cli_ctx *ctx)
 	struct problem_list pl;
 	struct store s;
 	struct buf err = BUF_INIT, skipped = BUF_INIT;
-	int n, c;
+	int n, c, changed = 0;
 	struct cli_opt opts[] = {
 		OPT_STR("gpu", 0, &gpu, "NAME",
 			"the GPU they were measured on (e.g. \"NVIDIA H100 80GB HBM3\"; required)"),
@@ -92,7 +92,8 @@ static int sub_import(int argc, char **argv, struct cli_ctx *ctx)
 	struct cli_spec spec = { "baselines import", import_args,
 		"Loads KernelBench-layout baseline JSON\n"
 		"({\"level1\": {\"<file>.py\": {\"mean\": ms, ...}}}) measured on GPU NAME into the\n"
-		"store; a re-import replaces that GPU's and variant's rows. With --problems,\n"
+		"store; a re-import replaces that GPU's and variant's rows (a row the store\n"
+		"holds already, all but its import time, is left as it is). With --problems,\n"
 		"only those problems' (and their problems rows): make dataset passes PROBLEMS.\n", opts, NULL, 0, NULL, NULL };
 
 	if ((c = cli_parse(&spec, argc, argv, ctx, &n)) != CLI_GO)
@@ -121,12 +122,13 @@ static int sub_import(int argc, char **argv, struct cli_ctx *ctx)
 		goto out;
 	}
 	n = store_import_baselines(&s, ctx->root, argv[1], gpu, variant, only, (size_t)pl.n,
-				   &skipped, &err);
+				   &changed, &skipped, &err);
 	store_close(&s);
 	if (n < 0) {
 		c = cli_fail(EXIT_FAIL, "%s", err.s);
 	} else {
-		printf("imported %d %s baseline(s) for %s\n", n, variant, gpu);
+		printf("imported %d %s baseline(s) for %s (%d new or changed, %d already in the store)\n",
+		       n, variant, gpu, changed, n - changed);
 		if (skipped.len)
 			fprintf(stderr, "kforge: skipped:\n%s", skipped.s);
 		c = EXIT_OK;

@@ -1,5 +1,6 @@
 #include "cmds.h"
 #include "core/json.h"
+#include "core/store.h"
 #include "dataset/dataset.h"
 
 #include <stdlib.h>
@@ -18,7 +19,7 @@ int cmd_pack(int argc, char **argv, struct cli_ctx *ctx)
 {
 	struct pack_opts o = { NULL, "dist", "kernelbench", NULL, "cc-by-4.0", NULL, 0, 0, -1 };
 	struct pack_result r;
-	struct buf err = BUF_INIT;
+	struct buf err = BUF_INIT, copy = BUF_INIT;
 	struct cli_list plist = { { NULL }, 0 };
 	json_t *probs = NULL;
 	int ret, n;
@@ -28,7 +29,8 @@ int cmd_pack(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_FLAG("only-verified", 0, &o.only_verified,
 			 "only kernels verified on at least one GPU"),
 		OPT_LIST("problems", 0, &plist, "LIST",
-			 "comma-separated problem ids (level1/019_ReLU,...)"),
+			 "only these problems: the PROBLEMS of kforge search (level2, 1-10, "
+			 "level2/12, Softmax, level1/019_ReLU; make dataset passes its PROBLEMS)"),
 		OPT_FLAG("gz", 0, &o.gz, "also write a .tar.gz"),
 		OPT_STR("license", 0, &o.license, "ID", "the license named in the card (cc-by-4.0)"),
 		OPT_STR("output", 'o', &o.out_dir, "DIR", "where the tarballs go (dist)"),
@@ -48,18 +50,20 @@ int cmd_pack(int argc, char **argv, struct cli_ctx *ctx)
 		return cli_usage(&spec);
 	}
 	o.db_path = ctx->db_path;
-	for (int i = 0; i < plist.n; i++) {
-		char *dup = strdup(plist.v[i]), *save = NULL;
-		if (!dup)
-			abort();
-		if (!probs)
-			probs = json_array();
-		for (char *t = strtok_r(dup, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
-			json_array_append_new(probs, json_string(t));
-		free(dup);
+	if (plist.n && !(probs = cli_problem_ids(ctx, &plist, &err))) {
+		ret = cli_fail(EXIT_USAGE, "pack: %s", err.s);
+		buf_release(&err);
+		return ret;
 	}
 	o.problems = probs;
 	pack_result_init(&r);
+	/* An older store is read through a migrated copy (store.h). */
+	if (store_current_copy(ctx->db_path, NULL, &copy, &err) < 0) {
+		ret = cli_fail(EXIT_FAIL, "pack: %s", err.s);
+		goto out;
+	}
+	if (copy.len)
+		o.db_path = copy.s;
 	if (dataset_pack(&o, &r, &err) < 0) {
 		ret = cli_fail(EXIT_FAIL, "pack: %s", err.s);
 	} else {
@@ -74,7 +78,10 @@ int cmd_pack(int argc, char **argv, struct cli_ctx *ctx)
 		}
 		ret = EXIT_OK;
 	}
+out:
 	pack_result_release(&r);
+	store_copy_remove(copy.s);
+	buf_release(&copy);
 	json_decref(probs);
 	buf_release(&err);
 	return ret;

@@ -150,7 +150,7 @@ static void print_gpus(const json_t *r)
 int cmd_report(int argc, char **argv, struct cli_ctx *ctx)
 {
 	struct store st;
-	struct buf err = BUF_INIT, id = BUF_INIT;
+	struct buf err = BUF_INIT, id = BUF_INIT, copy = BUF_INIT;
 	const char *run_id = NULL, *problem = NULL;
 	int gpus = 0, as_json = 0, rc = EXIT_FAIL, source = 0, n;
 	json_t *r = NULL;
@@ -176,8 +176,15 @@ int cmd_report(int argc, char **argv, struct cli_ctx *ctx)
 		problem = argv[1];
 	if (gpus && problem)
 		return cli_fail(EXIT_USAGE, "report: --gpus covers every problem; give no PROBLEM");
-	if (store_open(&st, ctx->db_path, STORE_READONLY, &err) < 0)
-		return cli_fail(EXIT_FAIL, "%s", err.s);
+	/* An older store is read through a migrated copy (store.h). */
+	if (store_current_copy(ctx->db_path, NULL, &copy, &err) < 0 ||
+	    store_open(&st, copy.len ? copy.s : ctx->db_path, STORE_READONLY, &err) < 0) {
+		rc = cli_fail(EXIT_FAIL, "%s", err.s);
+		store_copy_remove(copy.s);
+		buf_release(&copy);
+		buf_release(&err);
+		return rc;
+	}
 	if (gpus) {
 		r = store_report_gpus(&st, &err);
 	} else if (problem) {
@@ -206,6 +213,8 @@ int cmd_report(int argc, char **argv, struct cli_ctx *ctx)
 out:
 	json_decref(r);
 	store_close(&st);
+	store_copy_remove(copy.s);
+	buf_release(&copy);
 	buf_release(&err);
 	buf_release(&id);
 	return rc;

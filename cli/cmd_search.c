@@ -154,7 +154,7 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 	json_t *stored = NULL;
 	const char *problems = NULL, *llm_config = NULL;
 	char run_id[64] = "";
-	int jobs = 4, as_json = 0, rc = EXIT_FAIL, have_prop = 0, have_be = 0, n;
+	int jobs = 4, as_json = 0, rc = EXIT_FAIL, have_prop = 0, have_be = 0, n, check = 0;
 	struct cli_opt opts[] = {
 		OPT_STR("problems", 0, &problems, "LIST", "level1 | 1,5,23 | 1-10 | level2/3-7 | Softmax | all"),
 		OPT_CHOICE("strategy", 0, &cfg.strategy, strategies, "branch (default) or revise"),
@@ -201,6 +201,8 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_DOUBLE("total-time", 0, &cfg.total.wall_s, "SEC", 0, 1e9,
 			   "seconds for the whole run (0 = no limit)"),
 		OPT_FLAG("json", 0, &as_json, "print the result as JSON"),
+		OPT_FLAG("check", 0, &check, "check the options, PROBLEMS and (without --compile-only) "
+			 "the GPU, then exit writing nothing (make dataset runs it first)"),
 		OPT_END,
 	};
 	struct cli_spec spec = { "search", "[--problems LIST] [options]", search_doc, opts,
@@ -258,6 +260,20 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 			cfg.model = model.s;
 	}
 #endif
+	if (check) {
+		struct cudadrv d;
+		if (!cfg.compile_only && cudadrv_load(&d, &err) < 0) {
+			rc = cli_fail(EXIT_NOGPU, "search: %s (without a GPU, use --compile-only)", err.s);
+			goto out;
+		}
+		if (!cfg.compile_only)
+			cudadrv_release(&d);
+		printf("search: ok: %d problem(s), proposer %s, %s\n", pl.n,
+		       cfg.proposer ? cfg.proposer : "(default)",
+		       cfg.compile_only ? "compile only" : "GPU found");
+		rc = EXIT_OK;
+		goto out;
+	}
 	if (cfg.compile_only && !cfg.arch)
 		cfg.arch = "sm_90a"; /* what a search on an H100 or H200 compiles for */
 	cfg.problems = &pl;

@@ -7,6 +7,8 @@
 #include <time.h>
 
 #include "core/fsutil.h"
+#include "core/store.h"
+#include "core/store_export.h"
 #include "site/site.h"
 
 static const char site_doc[] =
@@ -52,6 +54,9 @@ int cmd_site(int argc, char **argv, struct cli_ctx *ctx)
 	struct site_options o = { NULL, "public", NULL, NULL, 0, 0, NULL };
 	struct site_stats st;
 	struct buf err = BUF_INIT, tdir = BUF_INIT, dbp = BUF_INIT, card = BUF_INIT;
+	struct buf copy = BUF_INIT, sel = BUF_INIT;
+	struct cli_list plist = { { NULL }, 0 };
+	json_t *probs = NULL;
 	const char *dataset = NULL;
 	struct timespec t0, t1;
 	int ret = EXIT_FAIL, nargs;
@@ -65,6 +70,9 @@ int cmd_site(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STR("dist", 0, &o.dist_dir, "DIR",
 			"list the tarballs in DIR on downloads.html (size, SHA-256)"),
 		OPT_STR("templates", 0, &o.templates_dir, "DIR", "templates (default: ROOT/templates/site)"),
+		OPT_LIST("problems", 0, &plist, "LIST",
+			 "only these problems, as pack --problems keeps them (the PROBLEMS of "
+			 "kforge search; make dataset passes its PROBLEMS)"),
 		OPT_FLAG("no-kernel-pages", 0, &o.no_kernel_pages,
 			 "skip the page per kernel (quick previews)"),
 		OPT_INT("jobs", 'j', &o.threads, "N", 1, 16,
@@ -105,6 +113,34 @@ int cmd_site(int argc, char **argv, struct cli_ctx *ctx)
 		kf_err(&err, "--dist %s: not a directory", o.dist_dir);
 		goto out;
 	}
+	if (plist.n && !(probs = cli_problem_ids(ctx, &plist, &err))) {
+		ret = cli_fail(EXIT_USAGE, "site: %s", err.s);
+		goto done;
+	}
+	/* An older store is read through a migrated copy (store.h); --problems
+	 * renders pack's filtered copy of it. */
+	if (store_current_copy(o.db_path, NULL, &copy, &err) < 0)
+		goto out;
+	if (copy.len)
+		o.db_path = copy.s;
+	if (probs) {
+		struct export_filter f = { probs, 0 };
+		const char *t = getenv("TMPDIR");
+		int fd;
+		buf_addf(&sel, "%s/kforge-site.XXXXXX", t && *t ? t : "/tmp");
+		if ((fd = mkstemp(sel.s)) < 0) {
+			kf_err(&err, "cannot create %s", sel.s);
+			buf_reset(&sel);
+			goto out;
+		}
+		close(fd);
+		unlink(sel.s);
+		if (store_export_copy(o.db_path, sel.s, &f, &err) < 0) {
+			buf_reset(&sel);
+			goto out;
+		}
+		o.db_path = sel.s;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (site_build(&o, &st, &err) < 0)
 		goto out;
@@ -116,6 +152,12 @@ int cmd_site(int argc, char **argv, struct cli_ctx *ctx)
 out:
 	if (ret != EXIT_OK)
 		cli_fail(EXIT_FAIL, "site: %s", err.s);
+done:
+	store_copy_remove(copy.s);
+	store_copy_remove(sel.s);
+	buf_release(&copy);
+	buf_release(&sel);
+	json_decref(probs);
 	buf_release(&err);
 	buf_release(&tdir);
 	buf_release(&dbp);

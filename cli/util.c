@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "collector/problem_list.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -56,4 +57,40 @@ void cli_data_path(struct cli_ctx *ctx, const char *rel, struct buf *out)
 {
 	buf_reset(out);
 	buf_addf(out, "%s/%s", ctx->root, rel);
+}
+
+json_t *cli_problem_ids(struct cli_ctx *ctx, const struct cli_list *pl, struct buf *err)
+{
+	struct problem_list l;
+	struct buf all = BUF_INIT, e2 = BUF_INIT;
+	json_t *probs = json_array();
+	int ids_only = 1;
+
+	for (int i = 0; i < pl->n; i++) {
+		char *dup = strdup(pl->v[i]), *save = NULL;
+		if (!dup)
+			abort();
+		for (char *t = strtok_r(dup, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+			const char *sl = strchr(t, '/');
+			buf_addf(&all, "%s%s", all.len ? "," : "", t);
+			json_array_append_new(probs, json_string(t));
+			if (!sl || !strchr(sl, '_'))
+				ids_only = 0;
+		}
+		free(dup);
+	}
+	problem_list_init(&l);
+	if (problem_list_resolve(&l, ctx->root, all.s, &e2) == 0) {
+		json_array_clear(probs);
+		for (int i = 0; i < l.n; i++)
+			json_array_append_new(probs, json_string(l.v[i].id));
+	} else if (!ids_only) {
+		kf_err(err, "%s", e2.s);
+		json_decref(probs);
+		probs = NULL;
+	}
+	problem_list_release(&l);
+	buf_release(&all);
+	buf_release(&e2);
+	return probs;
 }

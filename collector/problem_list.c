@@ -241,6 +241,22 @@ static int match_item(const struct problem_list *all, struct problem_list *out, 
 	return 0;
 }
 
+/* The valid forms, on the same line as the error: one line says it all. */
+static void add_forms(const struct problem_list *all, struct buf *err)
+{
+	char seen[101] = { 0 };
+	int n = 0;
+
+	for (int i = 0; i < all->n; i++)
+		seen[all->v[i].level] = 1; /* scan_all keeps levels 0-100 */
+	buf_adds(err, " (PROBLEMS takes a level: ");
+	for (int lv = 0; lv <= 100; lv++)
+		if (seen[lv])
+			buf_addf(err, "%slevel%d", n++ ? ", " : "", lv);
+	buf_adds(err, "; all; ids 1,5,23 or level2/12; ranges 1-10 or level2/3-7; names Softmax "
+		      "or level1/023_Softmax)");
+}
+
 int problem_list_resolve(struct problem_list *l, const char *root, const char *spec,
 			 struct buf *err)
 {
@@ -260,6 +276,7 @@ int problem_list_resolve(struct problem_list *l, const char *root, const char *s
 	for (tok = strtok_r(copy, ", \t\n", &save); tok; tok = strtok_r(NULL, ", \t\n", &save))
 		if (match_item(&all, &got, tok, err) < 0) {
 			free(copy);
+			add_forms(&all, err);
 			goto out;
 		}
 	free(copy);

@@ -1,6 +1,7 @@
 #include "store.h"
 #include "store_schema.h"
 #include "json.h"
+#include "log.h"
 
 #include <errno.h>
 #include <math.h>
@@ -72,6 +73,8 @@ static int migrate(struct store *s, struct buf *err)
 		if (store_commit(s, err) < 0)
 			return -1;
 	}
+	if (v >= 1 && !s->quiet)
+		log_info("migrated store %s from schema v%d to v%d", s->path, v, STORE_SCHEMA_VERSION);
 	return 0;
 }
 
@@ -83,6 +86,7 @@ int store_open(struct store *s, const char *path, int flags, struct buf *err)
 	memset(s, 0, sizeof(*s));
 	s->path = strdup(path);
 	s->readonly = !!(flags & STORE_READONLY);
+	s->quiet = !!(flags & STORE_QUIET);
 	if (!s->path)
 		abort();
 	if (!(flags & STORE_CREATE) && access(path, F_OK) != 0) {

@@ -24,15 +24,28 @@ struct store {
 	int readonly;
 	json_t *colcache;      /* table -> [column names], owned */
 	int version;           /* the schema version found (before any migration) */
+	int quiet;             /* STORE_QUIET */
 };
 
 enum store_open_flags {
 	STORE_CREATE = 1,      /* create and migrate when missing */
 	STORE_READONLY = 2,    /* an older schema opens as it is (s->version) */
+	STORE_QUIET = 4,       /* migrate an older store without the note on stderr */
 };
 
+/* Opened for writing, an older store is migrated in place, saying so on
+ * stderr ("migrated store X from schema v1 to v3") unless STORE_QUIET. */
 int store_open(struct store *s, const char *path, int flags, struct buf *err);
 void store_close(struct store *s);
+
+/* For commands that only read a store: when `path` has an older schema,
+ * writes a copy migrated to this kforge's schema to `copy` (a new file
+ * PREFIX.XXXXXX; PREFIX NULL: in $TMPDIR or /tmp) and says so on stderr;
+ * the file at `path` is never written. Returns the schema version found
+ * (copy is left empty when it is the current one), or -1. The caller
+ * removes the copy with store_copy_remove. */
+int store_current_copy(const char *path, const char *prefix, struct buf *copy, struct buf *err);
+void store_copy_remove(const char *path);
 
 /* BEGIN IMMEDIATE / COMMIT / ROLLBACK. rollback is safe without a tx. */
 int store_begin(struct store *s, struct buf *err);

@@ -484,58 +484,26 @@ static int plan_runs(struct store *dst, struct merge_stats *st, struct buf *note
 	return 0;
 }
 
-static void unlink_db(const char *path)
-{
-	static const char *const sfx[] = { "", "-wal", "-shm", "-journal" };
-	struct buf p = BUF_INIT;
-	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
-		buf_reset(&p);
-		buf_addf(&p, "%s%s", path, sfx[i]);
-		unlink(p.s);
-	}
-	buf_release(&p);
-}
-
 int store_merge_from(struct store *dst, const char *src, struct merge_stats *st,
 		     struct buf *conflicts, struct buf *notes, struct buf *err)
 {
-	struct store probe;
 	struct buf copy = BUF_INIT;
 	json_t *prm;
 	long long before_conf = st->conflicts;
 	int ret = -1, have_map = 0;
 
-	/* Opening it first checks it is a store of a schema we know. An older
-	 * one is merged from a migrated copy: the source is never written. */
-	if (store_open(&probe, src, STORE_READONLY, err) < 0)
-		return -1;
-	if (probe.version < STORE_SCHEMA_VERSION) {
-		struct store mig;
-		int fd;
-		buf_addf(&copy, "%s.src.XXXXXX", dst->path);
-		fd = mkstemp(copy.s);
-		if (fd < 0) {
-			store_close(&probe);
-			ret = kf_err(err, "cannot create %s: %s", copy.s, strerror(errno));
-			buf_reset(&copy);
+	/* An older store is merged from a migrated copy: the source is never written. */
+	{
+		struct buf pre = BUF_INIT;
+		int v;
+		buf_addf(&pre, "%s.src", dst->path);
+		v = store_current_copy(src, pre.s, &copy, err);
+		buf_release(&pre);
+		if (v < 0)
 			goto out;
-		}
-		close(fd);
-		unlink(copy.s);
-		prm = json_pack("[s]", copy.s);
-		ret = store_query(&probe, "VACUUM INTO ?", prm, NULL, NULL, err);
-		json_decref(prm);
-		store_close(&probe);
-		if (ret < 0 || store_open(&mig, copy.s, 0, err) < 0) {
-			ret = -1;
-			goto out;
-		}
-		store_close(&mig);
-		ret = -1;
-		src = copy.s;
-	} else {
-		store_close(&probe);
 	}
+	if (copy.len)
+		src = copy.s;
 	prm = json_pack("[s]", src);
 	if (store_query(dst, "ATTACH DATABASE ? AS src", prm, NULL, NULL, err) < 0) {
 		json_decref(prm);
@@ -579,7 +547,7 @@ detach:
 	store_exec(dst, "DETACH DATABASE src", NULL);
 out:
 	if (copy.len)
-		unlink_db(copy.s);
+		store_copy_remove(copy.s);
 	buf_release(&copy);
 	return ret;
 }

@@ -44,6 +44,21 @@ int store_put_problem_dir(struct store *s, const char *problem_dir, struct buf *
 	if (store_insert(s, "problems", row, STORE_IGNORE, err) < 0)
 		goto out;
 	{
+		/* An unchanged row is not rewritten: a store with nothing new stays
+		 * byte-identical (make dataset run twice packs the same tarball). */
+		json_t *prm = json_pack("[O,s,s]", json_object_get(row, "id"), hex, torch.s);
+		long long same = 0;
+		int r = store_query_int(s, "SELECT count(*) FROM problems WHERE id = ? AND spec_sha256 = ? "
+				       "AND torch_text IS ?", prm, 0, &same, err);
+		json_decref(prm);
+		if (r < 0)
+			goto out;
+		if (same) {
+			ret = 0;
+			goto out;
+		}
+	}
+	{
 		/* A changed spec replaces the row's content (same key). */
 		json_t *set = json_deep_copy(row), *where = json_pack("{s:O}", "id", json_object_get(row, "id"));
 		json_object_del(set, "id");
@@ -101,9 +116,45 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* Whether the store holds `row` already (its key, with the same values in
+ * every column but imported_at): then the import leaves it alone. */
+static int baseline_same(struct store *s, const json_t *row, int *same, struct buf *err)
+{
+	static const char *const cols[] = { "mean_ms", "std_ms", "min_ms", "max_ms", "median_ms",
+					    "num_trials", "hardware", "device", "source" };
+	json_t *prm = json_pack("[O,O,O]", json_object_get(row, "problem_id"),
+				json_object_get(row, "gpu_name"), json_object_get(row, "variant"));
+	json_t *old = NULL;
+	int r = store_query_one(s, "SELECT * FROM baselines WHERE problem_id = ? AND gpu_name = ? "
+				"AND variant = ?", prm, &old, err);
+
+	json_decref(prm);
+	*same = 0;
+	if (r < 0)
+		return -1;
+	if (!old)
+		return 0;
+	*same = 1;
+	for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]) && *same; k++) {
+		json_t *a = json_object_get(row, cols[k]), *b = json_object_get(old, cols[k]);
+		if (json_is_null(a))
+			a = NULL;
+		if (json_is_null(b))
+			b = NULL;
+		if (!a || !b)
+			*same = !a && !b;
+		else if (json_is_number(a) && json_is_number(b))
+			*same = json_number_value(a) == json_number_value(b);
+		else
+			*same = json_equal(a, b);
+	}
+	json_decref(old);
+	return 0;
+}
+
 int store_import_baselines(struct store *s, const char *root, const char *path,
 			   const char *gpu_name, const char *variant, const char *const *only,
-			   size_t n_only, struct buf *skipped, struct buf *err)
+			   size_t n_only, int *changed, struct buf *skipped, struct buf *err)
 {
 	json_t *doc = json_load_file_bounded(path, BASELINE_MAX, err);
 	const char *lvkey;
@@ -119,6 +170,7 @@ int store_import_baselines(struct store *s, const char *root, const char *path,
 		json_decref(doc);
 		return kf_err(err, "variant must be eager, eager_notf32 or compile, not '%s'", variant);
 	}
+	*changed = 0;
 	store_now(now);
 	/* Only the file's name: no host paths in the store (it ships in datasets). */
 	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
@@ -135,6 +187,7 @@ int store_import_baselines(struct store *s, const char *root, const char *path,
 		}
 		json_object_foreach(lv, file, m) {
 			json_t *row, *spec_row = NULL, *prm;
+			int same;
 			double mean = jget_num(m, "mean", -1);
 			if (mean <= 0 || problem_dir_for_file(root, level, file, &dir, &e2) < 0) {
 				buf_addf(skipped, "%s/%s (%s)\n", lvkey, file, mean <= 0 ? "no mean" : e2.s);
@@ -177,12 +230,14 @@ int store_import_baselines(struct store *s, const char *root, const char *path,
 					json_object_set(row, "device", json_object_get(m, "device"));
 			}
 			json_decref(spec_row);
-			if (store_insert(s, "baselines", row, STORE_REPLACE, err) < 0) {
+			if (baseline_same(s, row, &same, err) < 0 ||
+			    (!same && store_insert(s, "baselines", row, STORE_REPLACE, err) < 0)) {
 				json_decref(row);
 				goto fail;
 			}
 			json_decref(row);
 			n++;
+			*changed += !same;
 		}
 	}
 	if (store_commit(s, err) < 0)

@@ -17,10 +17,12 @@ int problem_dir_for_file(const char *root, int level, const char *file, struct b
  * Returns the number of rows imported, or -1. Unknown files are listed in
  * `skipped` (one per line) and not imported. `only` (NULL: every problem)
  * holds the ids ("level2/023_Conv3d_GroupNorm_Mean"), sorted by strcmp, of
- * the problems to import: a dataset of one level gets no rows of the others. */
+ * the problems to import: a dataset of one level gets no rows of the others.
+ * `changed` gets how many of them were new or differed from the store's;
+ * a row the store holds already (all but imported_at) is not rewritten. */
 int store_import_baselines(struct store *s, const char *root, const char *path,
 			   const char *gpu_name, const char *variant, const char *const *only,
-			   size_t n_only, struct buf *skipped, struct buf *err);
+			   size_t n_only, int *changed, struct buf *skipped, struct buf *err);
 
 /* The baseline means of a problem on a GPU (0 where absent). */
 int store_baseline_means(struct store *s, const char *problem_id, const char *gpu, double *eager,

@@ -102,6 +102,19 @@ set -- --problems "$PROBLEMS" --strategy "$STRATEGY" --rounds "$ROUNDS" --ideas 
 [ -n "${PRUNE:-}" ] && set -- "$@" --prune-vs-eager "$PRUNE"
 [ "${COMPILE_ONLY:-0}" = 1 ] && set -- "$@" --compile-only
 
+# Everything is checked before anything is written: a bad PROBLEMS or
+# option (kforge's one-line error, exit 2) or no GPU (exit 3) stops here
+# with the store untouched.
+"$KFORGE" --db "$DB" search "$@" --check >/dev/null || {
+	rc=$?
+	if [ "$rc" -eq 3 ]; then
+		echo "dataset: search: no GPU or CUDA driver here (exit 3); run it on a GPU machine, or with COMPILE_ONLY=1 to compile and record only" >&2
+	elif [ "$rc" -ne 2 ]; then
+		echo "dataset: search --check: failed (exit $rc)" >&2
+	fi
+	exit "$rc"
+}
+
 # PyTorch baselines measured per GPU (tools/torch_baseline.py): imported before
 # the search, whose proposer ranks ideas by their speedup over eager.
 for f in "${KFORGE_ROOT:-.}"/problems/baselines/*/baseline_time_torch*.json; do
@@ -130,9 +143,10 @@ else
 	step verify "$KFORGE" --db "$DB" verify --top "$TOP" --problems "$PROBLEMS" ${VERIFY_ARGS:-}
 fi
 mkdir -p "$OUT"
-# The store holds exactly what was searched: pack all of it.
-step pack "$KFORGE" --db "$DB" pack --name "$NAME" --version "$VERSION" -o "$OUT"
-step site "$KFORGE" --db "$DB" site -o "$OUT/site" --dist "$OUT"
+# The dataset, site and release page hold PROBLEMS, whatever else the
+# store holds (earlier runs of other PROBLEMS).
+step pack "$KFORGE" --db "$DB" pack --name "$NAME" --version "$VERSION" --problems "$PROBLEMS" -o "$OUT"
+step site "$KFORGE" --db "$DB" site -o "$OUT/site" --dist "$OUT" --problems "$PROBLEMS"
 # The release page (Markdown, a section per level) from the store and the tarball.
 if ! command -v python3 >/dev/null 2>&1; then
 	echo "dataset: results: SKIPPED: no python3 here (tools/results_md.py writes $OUT/results.md)"
@@ -140,9 +154,13 @@ elif [ ! -f "$DB" ]; then
 	echo "dataset: results: SKIPPED: no store at $DB"
 else
 	tarball="$OUT/kforge-$NAME-$VERSION.tar.zst"
-	# kforge reads the tarball (libarchive): GNU tar would need zstd(1) here.
-	set -- "$DB" --version "$VERSION" -o "$OUT/results.md" --kforge "$KFORGE"
-	[ -f "$tarball" ] && set -- "$@" --tarball "$tarball"
+	# From the tarball's store (PROBLEMS only) when there is one. kforge
+	# reads the tarball (libarchive): GNU tar would need zstd(1) here.
+	if [ -f "$tarball" ]; then
+		set -- "$tarball" --version "$VERSION" -o "$OUT/results.md" --kforge "$KFORGE" --tarball "$tarball"
+	else
+		set -- "$DB" --version "$VERSION" -o "$OUT/results.md" --kforge "$KFORGE"
+	fi
 	echo "dataset: results: python3 tools/results_md.py $*"
 	python3 "${KFORGE_ROOT:-.}/tools/results_md.py" "$@" || {
 		echo "dataset: results: failed; run 'make dataset' again to resume" >&2

@@ -69,3 +69,21 @@ expect_exit 0 "a level takes its problems" "$KFORGE" baselines import eager.json
 contains "both imported" "$T_TMP/out" "imported 2 eager"
 expect_exit 2 "an unknown problem is a usage error" "$KFORGE" baselines import eager.json --gpu G --variant eager --problems level1/77
 contains "it says which" "$T_TMP/err" "77"
+
+# An import of rows the store holds already writes nothing: make dataset run
+# twice packs the same bytes (issue 36). The second import is a second later,
+# so a fresh imported_at would show.
+export KFORGE_DB="$T_TMP/same.db"
+"$KFORGE" baselines import eager.json --gpu G --variant eager >/dev/null 2>&1
+before=$(sha256sum <"$KFORGE_DB")
+at=$(sqlite3 "$KFORGE_DB" 'SELECT group_concat(imported_at) FROM baselines')
+sleep 1
+expect_exit 0 "re-import the same file" "$KFORGE" baselines import eager.json --gpu G --variant eager
+contains "  says nothing changed" "$T_TMP/out" "imported 2 eager baseline\(s\) for G \(0 new or changed, 2 already in the store\)"
+check "  the store file is byte-identical" test "$(sha256sum <"$KFORGE_DB")" = "$before"
+check "  imported_at kept" test "$(sqlite3 "$KFORGE_DB" 'SELECT group_concat(imported_at) FROM baselines')" = "$at"
+mkdir v2 && sed 's/"mean": 10.0/"mean": 11.0/' eager.json >v2/eager.json
+expect_exit 0 "import with one mean changed" "$KFORGE" baselines import v2/eager.json --gpu G --variant eager
+contains "  one row changed" "$T_TMP/out" "\(1 new or changed, 1 already in the store\)"
+check "  the new mean is stored" test "$(sqlite3 "$KFORGE_DB" "SELECT mean_ms FROM baselines WHERE problem_id = 'level1/023_Softmax'")" = 11.0
+check "  and the store changed" test "$(sha256sum <"$KFORGE_DB")" != "$before"

@@ -9,7 +9,14 @@ cat >stub <<'STUB'
 echo "$*" >>"$STUB_LOG"
 for a in "$@"; do
 	case "$a" in
-	search) [ -n "${STUB_FAIL_SEARCH:-}" ] && exit 1; [ -n "${STUB_NOGPU:-}" ] && exit 3; exit 0 ;;
+	search)
+		case " $* " in *" --check "*)
+			# search --check: options, PROBLEMS and the GPU, before anything is written
+			[ -n "${STUB_BAD_PROBLEMS:-}" ] && { echo "kforge: PROBLEMS: no problems in level9 (PROBLEMS takes ...)" >&2; exit 2; }
+			[ -n "${STUB_NOGPU:-}" ] && exit 3
+			exit 0 ;;
+		esac
+		[ -n "${STUB_FAIL_SEARCH:-}" ] && exit 1; exit 0 ;;
 	verify) [ -n "${STUB_VERIFY_FAILED:-}" ] && exit 4
 	        echo "kforge $a: not yet implemented" >&2; exit 2 ;;
 	pack) echo "kforge $a: not yet implemented" >&2; exit 2 ;;
@@ -27,9 +34,9 @@ expect_exit 0 "dataset with every step" sh "$KF_ROOT/scripts/dataset.sh" level1
 check "first line: no endpoint, built-in proposer" sh -c "head -n 1 '$T_TMP/out' | grep -q 'no LLM endpoint configured.*built-in proposer'"
 contains "verify reported as skipped" "$T_TMP/out" "verify: SKIPPED: 'kforge verify' is not implemented"
 contains "pack reported as skipped" "$T_TMP/out" "pack: SKIPPED"
-contains "level 1's dataset is kernelbench" "$T_TMP/log" "pack --name kernelbench --version 0.1.0 -o $T_TMP/dist$"
+contains "level 1's dataset is kernelbench, of PROBLEMS only" "$T_TMP/log" "pack --name kernelbench --version 0.1.0 --problems level1 -o $T_TMP/dist$"
 contains "search got the defaults" "$T_TMP/log" "search --problems level1 --strategy branch --rounds 3 --ideas 4 --impls 2 --seed 1 --jobs 4 --proposer builtin"
-contains "site ran, listing the tarballs" "$T_TMP/log" "site -o $T_TMP/dist/site --dist $T_TMP/dist$"
+contains "site ran, listing the tarballs, of PROBLEMS only" "$T_TMP/log" "site -o $T_TMP/dist/site --dist $T_TMP/dist --problems level1$"
 contains "no store, no release page" "$T_TMP/out" "results: SKIPPED: no store"
 
 : >log
@@ -52,6 +59,12 @@ contains "and says how to resume" "$T_TMP/err" "run 'make dataset' again to resu
 expect_exit 3 "a search without a GPU stops the pipeline with its exit 3" env STUB_NOGPU=1 sh "$KF_ROOT/scripts/dataset.sh" 1
 contains "and says what to do instead of resuming" "$T_TMP/err" "no GPU or CUDA driver here .*COMPILE_ONLY=1"
 lacks "no pack after it" "$T_TMP/out" "dataset: pack"
+lacks "  nor any baselines import before it (the store stays as it was)" "$T_TMP/out" "dataset: baselines"
+: >log
+expect_exit 2 "a bad PROBLEMS stops it with the usage exit" env STUB_BAD_PROBLEMS=1 sh "$KF_ROOT/scripts/dataset.sh" level9
+check "  one error line: kforge's" test "$(wc -l <err)" -eq 1
+lacks "  no 'run again to resume'" "$T_TMP/err" "again to resume"
+lacks "  nothing imported" "$T_TMP/log" "baselines import"
 expect_exit 1 "a failing step stops the pipeline" env STUB_FAIL_SITE=1 sh "$KF_ROOT/scripts/dataset.sh" 1
 lacks "no report after the failure" "$T_TMP/out" "dataset: report"
 
@@ -64,6 +77,8 @@ contains "the site still ran" "$T_TMP/log" "site -o"
 contains "MAX_TIMING reaches the search" "$T_TMP/log" "search .* --max-timing 5"
 contains "VERIFY_ARGS reach verify" "$T_TMP/log" "verify --top 3 --problems 1 --no-category --sanitizer-timeout 60"
 first=$(grep -E 'baselines import| search ' log | head -n 1)
+check "the search's check comes before anything is written ($first)" sh -c "echo '$first' | grep -q ' search .* --check$'"
+first=$(grep -E 'baselines import| search ' log | grep -v -- '--check$' | head -n 1)
 check "baselines are imported before the search ($first)" sh -c "echo '$first' | grep -q 'baselines import'"
 
 # Each baseline file is imported as its variant (tools/torch_baseline.py's names).

@@ -118,6 +118,26 @@ static void test_migrate_v1(void **state)
 	assert_int_equal(store_query_int(&s, "PRAGMA user_version", NULL, 0, &v, &err), 0);
 	assert_int_equal(v, 1);
 	store_close(&s);
+	{
+		/* A reader's migrated copy: v3, the source untouched. */
+		struct buf copy = BUF_INIT, pre = BUF_INIT;
+		buf_addf(&pre, "%s.copy", p);
+		assert_int_equal(store_current_copy(p, pre.s, &copy, &err), 1);
+		assert_true(copy.len > 0);
+		assert_int_equal(store_open(&s, copy.s, STORE_READONLY, &err), 0);
+		assert_int_equal(s.version, STORE_SCHEMA_VERSION);
+		assert_int_equal(store_query_int(&s, "SELECT count(*) FROM llm_calls WHERE attempt = 1",
+						 NULL, 0, &v, &err), 0);
+		assert_int_equal(v, 1);
+		store_close(&s);
+		store_copy_remove(copy.s);
+		assert_int_equal(access(copy.s, F_OK), -1);
+		assert_int_equal(store_open(&s, p, STORE_READONLY, &err), 0);
+		assert_int_equal(s.version, 1);
+		store_close(&s);
+		buf_release(&copy);
+		buf_release(&pre);
+	}
 	assert_int_equal(store_open(&s, p, 0, &err), 0);
 	assert_int_equal(s.version, 1);
 	assert_int_equal(store_query_int(&s, "PRAGMA user_version", NULL, 0, &v, &err), 0);
