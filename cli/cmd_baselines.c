@@ -127,8 +127,10 @@ static int sub_import(int argc, char **argv, struct cli_ctx *ctx)
 		c = cli_fail(EXIT_FAIL, "%s", err.s);
 	} else {
 		printf("imported %d %s baseline(s) for %s\n", n, variant, gpu);
-		if (skipped.len)
-			fprintf(stderr, "kforge: skipped:\n%s", skipped.s);
+		if (skipped.len) {
+			fputs("kforge: skipped:\n", stderr);
+			cli_eputs(skipped.s);
+		}
 		c = EXIT_OK;
 	}
 out:

@@ -20,7 +20,7 @@ static int do_verify(const char *path)
 	if (r == -1)
 		ret = cli_fail(EXIT_FAIL, "dataset verify: %s", err.s);
 	else if (r == -2) {
-		fprintf(stderr, "%s", rep.s);
+		cli_eputs(rep.s);
 		ret = cli_fail(EXIT_CHECK, "dataset verify: %s FAILED", path);
 	} else {
 		printf("%s: OK (%lld files, %lld JSONL lines checked)\n", path, sum.files, sum.lines);
@@ -94,7 +94,7 @@ static int sub_fetch(int argc, char **argv, struct cli_ctx *ctx)
 	if (o.progress)
 		fputc('\n', stderr);
 	if (c == -2) {
-		fputs(r.report.s, stderr);
+		cli_eputs(r.report.s);
 		ret = cli_fail(EXIT_CHECK, "dataset fetch: %s", err.s);
 	} else if (c < 0) {
 		ret = cli_fail(EXIT_FAIL, "dataset fetch: %s", err.s);

@@ -37,6 +37,9 @@
 #define LLM_MAX_CANDIDATE_BYTES (256u << 10) /* one candidate file from a response */
 #define LLM_MAX_IDEA_BYTES 4000            /* one idea's text (longer is cut) */
 #define LLM_PROMPT_MAX_HISTORY 200         /* earlier ideas shown (the most recent) */
+/* One call's reported token count (prompt, completion or reasoning); a
+ * count outside 0..this is recorded as unknown (NULL). */
+#define LLM_MAX_CALL_TOKENS 1000000000LL
 
 struct llm_config {
 	char *base_url;           /* e.g. "http://127.0.0.1:8000/v1"; owned */
@@ -148,8 +151,14 @@ int llm_http_start(struct llm_http **h, const struct llm_config *cfg, struct buf
  * otherwise (res->error says why; res holds the last status and body). */
 int llm_http_post(struct llm_http *h, const char *body, size_t len, struct llm_http_result *res);
 void llm_http_stop(struct llm_http *h);
-/* Replaces every occurrence of key (4 bytes or more) in b with "[REDACTED]". */
-void llm_redact(struct buf *b, const char *key);
+/* Replaces every occurrence of key (4 bytes or more) in b with
+ * "[REDACTED]": plain, JSON-escaped (\uXXXX, any case, any mix),
+ * URL-encoded (%XX), and for keys of 12 bytes or more its base64 (either
+ * alphabet, any of the three alignments). Returns how many were replaced
+ * (llm_redact.c). */
+size_t llm_redact(struct buf *b, const char *key);
+/* The same on each string of a JSON array (decoded model texts). */
+void llm_redact_texts(json_t *texts, const char *key);
 
 /* Prompts: renders templates/prompts/NAME.mustache into message text. */
 struct llm_prompts;
@@ -165,10 +174,12 @@ int llm_prompt_repair(struct llm_prompts *p, const struct repair_request *req, s
 int llm_prompt_system(struct llm_prompts *p, struct buf *out, struct buf *err);
 
 /* Parsing. A chat-completions response body -> the text of each choice
- * (json array of strings, new ref) and token usage (-1 when absent).
+ * (json array of strings, new ref) and token usage (-1 when absent or
+ * out of range: see LLM_MAX_CALL_TOKENS).
  * -1 with err when the body is not a chat completion. */
 struct llm_usage {
 	long long prompt_tokens, completion_tokens, reasoning_tokens;
+	int invalid; /* a count was present but not a number in 0..LLM_MAX_CALL_TOKENS */
 };
 json_t *llm_parse_completion(const char *body, size_t len, struct llm_usage *usage,
 			     struct buf *err);
