@@ -7,6 +7,7 @@
  *                 timeouts, retries with back-off, size caps
  *   llm_prompt.c  request bodies from templates/prompts/NAME.mustache
  *   llm_parse.c   responses -> ideas / candidate files
+ *   llm_redact.c  the key, in every encoding, out of what servers send
  *   llm.c         the proposer (ideas, implement, repair), token budget,
  *                 response cache
  *

@@ -103,20 +103,23 @@ size_t llm_redact(struct buf *b, const char *key)
 				buf_init(&forms[nf]);
 				b64_form(key, kl, a, url, &forms[nf++]);
 			}
+	size_t run = 0; /* start of the bytes not yet copied to t */
 	while (i < b->len) {
 		size_t end = match_escaped(b->s, b->len, i, key, kl);
 		for (size_t f = 0; !end && f < nf; f++)
-			if (forms[f].len && b->len - i >= forms[f].len &&
+			if (forms[f].len && b->s[i] == forms[f].s[0] && b->len - i >= forms[f].len &&
 			    !memcmp(b->s + i, forms[f].s, forms[f].len))
 				end = i + forms[f].len;
 		if (end) {
+			buf_add(&t, b->s + run, i - run);
 			buf_adds(&t, REDACTED);
 			hits++;
-			i = end;
+			i = run = end;
 		} else {
-			buf_addc(&t, b->s[i++]);
+			i++;
 		}
 	}
+	buf_add(&t, b->s + run, b->len - run);
 	for (size_t f = 0; f < nf; f++) {
 		explicit_bzero(forms[f].s, forms[f].len);
 		buf_release(&forms[f]);
