@@ -1,4 +1,5 @@
 #include "cmds.h"
+#include "core/termsafe.h"
 #include "dataset/dataset.h"
 
 #include <stdint.h>
@@ -118,7 +119,11 @@ static int do_diff(const char *a, const char *b)
 	if (dataset_diff(a, b, &out, &err) < 0)
 		ret = cli_fail(EXIT_FAIL, "dataset diff: %s", err.s);
 	else {
-		fputs(out.s, stdout);
+		/* problem ids from two tarballs, maybe downloaded: inert on a terminal */
+		struct buf safe = BUF_INIT;
+		termsafe_add(&safe, out.s, out.len, TERMSAFE_KEEP_NL);
+		fputs(safe.s, stdout);
+		buf_release(&safe);
 		ret = EXIT_OK;
 	}
 	buf_release(&out);

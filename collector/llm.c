@@ -79,6 +79,8 @@ static int call(struct llm *l, const struct buf *user, int n, unsigned long long
 	if (llm_prompt_system(l->prompts, &sys, err) < 0)
 		goto out;
 	build_body(l, &sys, user, n, seed, &rec->request);
+	/* prompts quote stored ideas and kernels (an older store's too) */
+	llm_redact(&rec->request, l->cfg.api_key);
 	llm_request_sha256(rec->request.s, rec->request.len, sha);
 	if (l->has_cache) {
 		buf_reset(&rec->response);
