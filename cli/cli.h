@@ -141,6 +141,9 @@ void cli_setup_log(const struct cli_ctx *ctx);
 int cli_not_implemented(const char *cmd); /* one line, returns 2 */
 /* Prints "kforge: <msg>" on stderr and returns code. */
 int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Writes s to stderr with its control characters escaped (core/termsafe.h):
+ * for reports and lists that quote server, store or file text. */
+void cli_eputs(const char *s);
 
 /* Damerau-free Levenshtein distance, for "did you mean". */
 int cli_edit_distance(const char *a, const char *b);

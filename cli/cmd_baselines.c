@@ -129,8 +129,10 @@ static int sub_import(int argc, char **argv, struct cli_ctx *ctx)
 	} else {
 		printf("imported %d %s baseline(s) for %s (%d new or changed, %d already in the store)\n",
 		       n, variant, gpu, changed, n - changed);
-		if (skipped.len)
-			fprintf(stderr, "kforge: skipped:\n%s", skipped.s);
+		if (skipped.len) {
+			fputs("kforge: skipped:\n", stderr);
+			cli_eputs(skipped.s);
+		}
 		c = EXIT_OK;
 	}
 out:

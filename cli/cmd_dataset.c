@@ -1,4 +1,5 @@
 #include "cmds.h"
+#include "core/termsafe.h"
 #include "dataset/dataset.h"
 
 #include <stdint.h>
@@ -20,7 +21,7 @@ static int do_verify(const char *path)
 	if (r == -1)
 		ret = cli_fail(EXIT_FAIL, "dataset verify: %s", err.s);
 	else if (r == -2) {
-		fprintf(stderr, "%s", rep.s);
+		cli_eputs(rep.s);
 		ret = cli_fail(EXIT_CHECK, "dataset verify: %s FAILED", path);
 	} else {
 		printf("%s: OK (%lld files, %lld JSONL lines checked)\n", path, sum.files, sum.lines);
@@ -94,7 +95,7 @@ static int sub_fetch(int argc, char **argv, struct cli_ctx *ctx)
 	if (o.progress)
 		fputc('\n', stderr);
 	if (c == -2) {
-		fputs(r.report.s, stderr);
+		cli_eputs(r.report.s);
 		ret = cli_fail(EXIT_CHECK, "dataset fetch: %s", err.s);
 	} else if (c < 0) {
 		ret = cli_fail(EXIT_FAIL, "dataset fetch: %s", err.s);
@@ -118,7 +119,11 @@ static int do_diff(const char *a, const char *b)
 	if (dataset_diff(a, b, &out, &err) < 0)
 		ret = cli_fail(EXIT_FAIL, "dataset diff: %s", err.s);
 	else {
-		fputs(out.s, stdout);
+		/* problem ids from two tarballs, maybe downloaded: inert on a terminal */
+		struct buf safe = BUF_INIT;
+		termsafe_add(&safe, out.s, out.len, TERMSAFE_KEEP_NL);
+		fputs(safe.s, stdout);
+		buf_release(&safe);
 		ret = EXIT_OK;
 	}
 	buf_release(&out);

@@ -58,7 +58,8 @@ int cmd_merge(int argc, char **argv, struct cli_ctx *ctx)
 	for (int i = 1; i <= n; i++) {
 		int r = store_merge_from(&s, argv[i], &st, &conf, &notes, &err);
 		if (r == -2) {
-			fprintf(stderr, "kforge merge: conflicts with %s (same key, different content):\n%s", argv[i], conf.s);
+			fprintf(stderr, "kforge merge: conflicts with %s (same key, different content):\n", argv[i]);
+			cli_eputs(conf.s);
 			ret = EXIT_CHECK;
 			store_close(&s);
 			goto cleanup;
@@ -78,8 +79,10 @@ int cmd_merge(int argc, char **argv, struct cli_ctx *ctx)
 	       "%lld settled by rule (%lld later execution(s) of a run renamed, %lld evaluation(s) correct "
 	       "in one store only)\n",
 	       n, outp, st.rows_added, st.rows_same, st.resolved, st.runs_renamed, st.status_disagree);
-	if (notes.len)
-		fprintf(stderr, "kforge merge: settled by rule (see 'kforge merge --help'):\n%s", notes.s);
+	if (notes.len) {
+		fputs("kforge merge: settled by rule (see 'kforge merge --help'):\n", stderr);
+		cli_eputs(notes.s);
+	}
 	ret = EXIT_OK;
 	goto out;
 cleanup:

@@ -3,7 +3,9 @@
 #include "core/store.h"
 #include "core/store_eval.h"
 #include "core/store_report.h"
+#include "site/report_md.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static void fmt_speed(struct buf *b, const json_t *speedup, const json_t *ms)
@@ -16,23 +18,52 @@ static void fmt_speed(struct buf *b, const json_t *speedup, const json_t *ms)
 		buf_adds(b, "-");
 }
 
+/* Text from the store (model output, names, ids) is printed as the site's
+ * Markdown reports print it (md_escape, md_code): inert for Markdown
+ * renderers, and with every control character (ESC, OSC, C1, bidi
+ * overrides) replaced, so none reaches the terminal. */
+static void pe(const char *s)
+{
+	struct buf b = BUF_INIT;
+	md_escape(&b, s ? s : "");
+	fputs(b.s, stdout);
+	buf_release(&b);
+}
+
+static void pe_str(const json_t *o, const char *key, const char *def)
+{
+	pe(jget_str(o, key, def));
+}
+
 static void print_problem(const json_t *r, struct store *store)
 {
 	const json_t *run = json_object_get(r, "run"), *st = json_object_get(r, "stats");
 	const json_t *best = json_object_get(r, "best"), *x;
+	const json_t *prob = json_object_get(r, "problem");
 	struct buf b = BUF_INIT;
 	const char *gpu = jget_str(run, "gpu_name", "");
 	long long kernels = jget_int(st, "kernels", 0), correct = jget_int(st, "correct", 0);
 	size_t i;
 
-	printf("# Search report: %s\n\n", jget_str(json_object_get(r, "problem"), "id", ""));
-	printf("- Problem: %s (%s)\n", jget_str(json_object_get(r, "problem"), "id", ""),
-	       jget_str(json_object_get(r, "problem"), "name", "?"));
-	printf("- GPU: %s\n", *gpu ? gpu : "none (compile only)");
-	printf("- Model: %s (proposer %s)\n", jget_str(run, "model", "-"), jget_str(run, "proposer", ""));
-	printf("- Rounds: %lld (%s strategy, seed %lld)\n", (long long)jget_int(run, "rounds", 0),
-	       jget_str(run, "strategy", ""), (long long)jget_int(run, "seed", 0));
-	printf("- Run: %s (%s)\n\n", jget_str(run, "id", ""), jget_str(run, "status", ""));
+	printf("# Search report: ");
+	pe_str(prob, "id", "");
+	printf("\n\n- Problem: ");
+	pe_str(prob, "id", "");
+	printf(" (");
+	pe_str(prob, "name", "?");
+	printf(")\n- GPU: ");
+	pe(*gpu ? gpu : "none (compile only)");
+	printf("\n- Model: ");
+	pe_str(run, "model", "-");
+	printf(" (proposer ");
+	pe_str(run, "proposer", "");
+	printf(")\n- Rounds: %lld (", (long long)jget_int(run, "rounds", 0));
+	pe_str(run, "strategy", "");
+	printf(" strategy, seed %lld)\n- Run: ", (long long)jget_int(run, "seed", 0));
+	pe_str(run, "id", "");
+	printf(" (");
+	pe_str(run, "status", "");
+	printf(")\n\n");
 	printf("## Statistics\n\n");
 	printf("- Kernels generated: %lld\n", kernels);
 	printf("- Compiled: %lld\n", (long long)jget_int(st, "compiled", 0));
@@ -54,7 +85,9 @@ static void print_problem(const json_t *r, struct store *store)
 							 ? " that passed verification" : "");
 	} else {
 		const json_t *idea = json_object_get(best, "idea"), *v = json_object_get(best, "verified_on");
-		printf("- ID: %s\n- Round: %lld\n", jget_str(best, "id", ""), (long long)jget_int(best, "round", 0));
+		printf("- ID: ");
+		pe_str(best, "id", "");
+		printf("\n- Round: %lld\n", (long long)jget_int(best, "round", 0));
 		buf_reset(&b);
 		fmt_speed(&b, json_object_get(best, "speedup"), NULL);
 		printf("- Speedup: %s\n", b.s);
@@ -65,30 +98,47 @@ static void print_problem(const json_t *r, struct store *store)
 		printf("- Verified on: ");
 		if (!json_array_size(v))
 			printf("not verified yet");
-		json_array_foreach(v, i, x)
-			printf("%s%s", i ? ", " : "", json_string_value(x));
-		printf("\n- Kernel hash: %s\n", jget_str(best, "kernel_hash", ""));
+		json_array_foreach(v, i, x) {
+			printf("%s", i ? ", " : "");
+			pe(json_string_value(x));
+		}
+		printf("\n- Kernel hash: ");
+		pe_str(best, "kernel_hash", "");
+		printf("\n");
 		if (json_is_object(idea)) {
-			printf("\n### Idea %s\n\nCategories:", jget_str(idea, "id", ""));
-			json_array_foreach(json_object_get(idea, "categories"), i, x)
-				printf("%s %s (%s)", i ? "," : "", jget_str(x, "category", ""), jget_str(x, "method", ""));
-			printf("\n\n%s\n", jget_str(idea, "text", ""));
+			printf("\n### Idea ");
+			pe_str(idea, "id", "");
+			printf("\n\nCategories:");
+			json_array_foreach(json_object_get(idea, "categories"), i, x) {
+				printf("%s ", i ? "," : "");
+				pe_str(x, "category", "");
+				printf(" (");
+				pe_str(x, "method", "");
+				printf(")");
+			}
+			printf("\n\n");
+			pe_str(idea, "text", "");
+			printf("\n");
 		} else {
 			printf("\nThe problem's reference kernel (no idea).\n");
 		}
 		if (store) {
 			struct buf src = BUF_INIT, e2 = BUF_INIT;
-			if (store_kernel_source(store, jget_str(best, "kernel_hash", ""), &src, &e2) == 1)
-				printf("\n### Source\n\n```cuda\n%s%s```\n", src.s,
-				       src.len && src.s[src.len - 1] == '\n' ? "" : "\n");
+			if (store_kernel_source(store, jget_str(best, "kernel_hash", ""), &src, &e2) == 1) {
+				buf_reset(&b);
+				md_code(&b, "cuda", src.s);
+				printf("\n### Source\n\n%s", b.s);
+			}
 			buf_release(&src);
 			buf_release(&e2);
 		}
 	}
 	if (json_array_size(json_object_get(r, "excluded"))) {
 		printf("\nExcluded (failed verification):");
-		json_array_foreach(json_object_get(r, "excluded"), i, x)
-			printf(" %s", json_string_value(x));
+		json_array_foreach(json_object_get(r, "excluded"), i, x) {
+			printf(" ");
+			pe(json_string_value(x));
+		}
 		printf("\n");
 	}
 	buf_release(&b);
@@ -100,18 +150,27 @@ static void print_run(const json_t *r)
 	struct buf b = BUF_INIT;
 	size_t i;
 
-	printf("# Run %s (%s)\n\n- Strategy: %s, %lld rounds, seed %lld\n- Proposer: %s, model %s\n- GPU: %s\n\n",
-	       jget_str(run, "id", ""), jget_str(run, "status", ""), jget_str(run, "strategy", ""),
-	       (long long)jget_int(run, "rounds", 0), (long long)jget_int(run, "seed", 0),
-	       jget_str(run, "proposer", ""), jget_str(run, "model", "-"),
-	       *jget_str(run, "gpu_name", "") ? jget_str(run, "gpu_name", "") : "none (compile only)");
-	printf("| Problem | Kernels | Compiled | Correct | Best |\n|---|--:|--:|--:|--:|\n");
+	printf("# Run ");
+	pe_str(run, "id", "");
+	printf(" (");
+	pe_str(run, "status", "");
+	printf(")\n\n- Strategy: ");
+	pe_str(run, "strategy", "");
+	printf(", %lld rounds, seed %lld\n- Proposer: ", (long long)jget_int(run, "rounds", 0),
+	       (long long)jget_int(run, "seed", 0));
+	pe_str(run, "proposer", "");
+	printf(", model ");
+	pe_str(run, "model", "-");
+	printf("\n- GPU: ");
+	pe(*jget_str(run, "gpu_name", "") ? jget_str(run, "gpu_name", "") : "none (compile only)");
+	printf("\n\n| Problem | Kernels | Compiled | Correct | Best |\n|---|--:|--:|--:|--:|\n");
 	json_array_foreach(json_object_get(r, "problems"), i, x) {
 		buf_reset(&b);
 		fmt_speed(&b, json_object_get(x, "best_speedup"), json_object_get(x, "best_ms"));
-		printf("| %s | %lld | %lld | %lld | %s |\n", jget_str(x, "id", ""),
-		       (long long)jget_int(x, "kernels", 0), (long long)jget_int(x, "compiled", 0),
-		       (long long)jget_int(x, "correct", 0), b.s);
+		printf("| ");
+		pe_str(x, "id", "");
+		printf(" | %lld | %lld | %lld | %s |\n", (long long)jget_int(x, "kernels", 0),
+		       (long long)jget_int(x, "compiled", 0), (long long)jget_int(x, "correct", 0), b.s);
 	}
 	buf_release(&b);
 }
@@ -123,14 +182,19 @@ static void print_gpus(const json_t *r)
 	size_t i, j;
 
 	printf("| Problem |");
-	json_array_foreach(gpus, i, g)
-		printf(" %s |", json_string_value(g));
+	json_array_foreach(gpus, i, g) {
+		printf(" ");
+		pe(json_string_value(g));
+		printf(" |");
+	}
 	printf("\n|---|");
 	json_array_foreach(gpus, i, g)
 		printf("--:|");
 	printf("\n");
 	json_array_foreach(json_object_get(r, "problems"), j, p) {
-		printf("| %s |", jget_str(p, "id", ""));
+		printf("| ");
+		pe_str(p, "id", "");
+		printf(" |");
 		json_array_foreach(gpus, i, g) {
 			const json_t *e = json_object_get(json_object_get(p, "best"), json_string_value(g));
 			buf_reset(&b);
@@ -198,10 +262,11 @@ int cmd_report(int argc, char **argv, struct cli_ctx *ctx)
 		goto out;
 	}
 	if (as_json) {
-		struct buf o = BUF_INIT;
-		json_add_pretty(&o, r);
-		printf("%s\n", o.s);
-		buf_release(&o);
+		/* \u escapes for everything past ASCII: no bidi override or C1
+		 * control reaches the terminal raw */
+		char *o = json_dumps(r, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
+		printf("%s\n", o ? o : "null");
+		free(o);
 	} else if (gpus) {
 		print_gpus(r);
 	} else if (problem) {

@@ -344,7 +344,7 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	if (res.errors.len)
-		fprintf(stderr, "%s", res.errors.s);
+		cli_eputs(res.errors.s);
 	if (as_json) {
 		json_t *j = json_pack("{s:s,s:s,s:b,s:i,s:i,s:i}", "run_id", res.run_id, "status",
 				      res.status, "resumed", res.resumed, "kernels", res.kernels,

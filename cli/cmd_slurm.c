@@ -170,7 +170,7 @@ static int submit(struct cli_ctx *ctx, struct opts *o, int argc, char **argv)
 		}
 		printf("}\n");
 	} else {
-		fputs(summary.s, stderr);
+		cli_eputs(summary.s);
 		printf("submitted: %s\nwork directory: %s (logs in logs/)\n", out.s, wd);
 	}
 	rc = EXIT_OK;

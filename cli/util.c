@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/termsafe.h"
 
 int cli_edit_distance(const char *a, const char *b)
 {
@@ -38,13 +39,24 @@ int cli_edit_distance(const char *a, const char *b)
 
 int cli_fail(int code, const char *fmt, ...)
 {
+	struct buf b = BUF_INIT;
 	va_list ap;
-	fputs("kforge: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	buf_vaddf(&b, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	/* errors quote server and file text: no control reaches the terminal */
+	termsafe_buf(&b, TERMSAFE_KEEP_NL);
+	fprintf(stderr, "kforge: %s\n", b.s ? b.s : "");
+	buf_release(&b);
 	return code;
+}
+
+void cli_eputs(const char *s)
+{
+	struct buf b = BUF_INIT;
+	termsafe_add(&b, s, strlen(s), TERMSAFE_KEEP_NL);
+	fputs(b.s, stderr);
+	buf_release(&b);
 }
 
 int cli_not_implemented(const char *cmd)

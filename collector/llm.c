@@ -79,6 +79,8 @@ static int call(struct llm *l, const struct buf *user, int n, unsigned long long
 	if (llm_prompt_system(l->prompts, &sys, err) < 0)
 		goto out;
 	build_body(l, &sys, user, n, seed, &rec->request);
+	/* prompts quote stored ideas and kernels (an older store's too) */
+	llm_redact(&rec->request, l->cfg.api_key);
 	llm_request_sha256(rec->request.s, rec->request.len, sha);
 	if (l->has_cache) {
 		buf_reset(&rec->response);
@@ -90,6 +92,7 @@ static int call(struct llm *l, const struct buf *user, int n, unsigned long long
 			goto out;
 		}
 		if (got > 0) {
+			llm_redact(&rec->response, l->cfg.api_key);
 			rec->cached = 1;
 			rec->http_status = 200;
 			rec->latency_ms = 0;
@@ -123,9 +126,14 @@ static int call(struct llm *l, const struct buf *user, int n, unsigned long long
 			goto out;
 	}
 	*texts = llm_parse_completion(rec->response.s, rec->response.len, &u, &perr);
+	/* decoded text: whatever encoding hid the key is undone now */
+	llm_redact_texts(*texts, l->cfg.api_key);
 	rec->prompt_tokens = u.prompt_tokens;
 	rec->completion_tokens = u.completion_tokens;
 	rec->reasoning_tokens = u.reasoning_tokens;
+	if (u.invalid)
+		log_warn("LLM response: token usage out of range (0..%lld or not an integer); "
+			 "recorded as unknown", LLM_MAX_CALL_TOKENS);
 	pthread_mutex_lock(&l->mu);
 	l->tokens_used += (u.prompt_tokens > 0 ? u.prompt_tokens : 0) +
 			  (u.completion_tokens > 0 ? u.completion_tokens : 0);
@@ -137,6 +145,8 @@ static int call(struct llm *l, const struct buf *user, int n, unsigned long long
 	}
 	rc = 0;
 out:
+	llm_redact(&rec->error, l->cfg.api_key);
+	llm_redact(err, l->cfg.api_key);
 	buf_release(&sys);
 	buf_release(&perr);
 	return rc;

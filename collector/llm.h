@@ -7,6 +7,7 @@
  *                 timeouts, retries with back-off, size caps
  *   llm_prompt.c  request bodies from templates/prompts/NAME.mustache
  *   llm_parse.c   responses -> ideas / candidate files
+ *   llm_redact.c  the key, in every encoding, out of what servers send
  *   llm.c         the proposer (ideas, implement, repair), token budget,
  *                 response cache
  *
@@ -37,6 +38,9 @@
 #define LLM_MAX_CANDIDATE_BYTES (256u << 10) /* one candidate file from a response */
 #define LLM_MAX_IDEA_BYTES 4000            /* one idea's text (longer is cut) */
 #define LLM_PROMPT_MAX_HISTORY 200         /* earlier ideas shown (the most recent) */
+/* One call's reported token count (prompt, completion or reasoning); a
+ * count outside 0..this is recorded as unknown (NULL). */
+#define LLM_MAX_CALL_TOKENS 1000000000LL
 
 struct llm_config {
 	char *base_url;           /* e.g. "http://127.0.0.1:8000/v1"; owned */
@@ -158,8 +162,14 @@ void llm_cancel(void);
 int llm_cancel_requested(void);
 #define LLM_CANCELLED "cancelled"
 
-/* Replaces every occurrence of key (4 bytes or more) in b with "[REDACTED]". */
-void llm_redact(struct buf *b, const char *key);
+/* Replaces every occurrence of key (4 bytes or more) in b with
+ * "[REDACTED]": plain, JSON-escaped (\uXXXX, any case, any mix),
+ * URL-encoded (%XX), and for keys of 12 bytes or more its base64 (either
+ * alphabet, any of the three alignments). Returns how many were replaced
+ * (llm_redact.c). */
+size_t llm_redact(struct buf *b, const char *key);
+/* The same on each string of a JSON array (decoded model texts). */
+void llm_redact_texts(json_t *texts, const char *key);
 
 /* Prompts: renders templates/prompts/NAME.mustache into message text. */
 struct llm_prompts;
@@ -175,10 +185,12 @@ int llm_prompt_repair(struct llm_prompts *p, const struct repair_request *req, s
 int llm_prompt_system(struct llm_prompts *p, struct buf *out, struct buf *err);
 
 /* Parsing. A chat-completions response body -> the text of each choice
- * (json array of strings, new ref) and token usage (-1 when absent).
+ * (json array of strings, new ref) and token usage (-1 when absent or
+ * out of range: see LLM_MAX_CALL_TOKENS).
  * -1 with err when the body is not a chat completion. */
 struct llm_usage {
 	long long prompt_tokens, completion_tokens, reasoning_tokens;
+	int invalid; /* a count was present but not a number in 0..LLM_MAX_CALL_TOKENS */
 };
 json_t *llm_parse_completion(const char *body, size_t len, struct llm_usage *usage,
 			     struct buf *err);

@@ -15,6 +15,7 @@
 #include <time.h>
 #include "core/log.h"
 #include "core/utf8.h"
+#include "core/termsafe.h"
 
 struct http_req {
 	const char *body;
@@ -94,23 +95,6 @@ void llm_http_result_release(struct llm_http_result *r)
 	buf_release(&r->error);
 	json_decref(r->attempts);
 	r->attempts = NULL;
-}
-
-void llm_redact(struct buf *b, const char *key)
-{
-	size_t kl;
-	char *hit;
-	if (!key || (kl = strlen(key)) < 4)
-		return;
-	while ((hit = memmem(b->s, b->len, key, kl))) {
-		struct buf t = BUF_INIT;
-		buf_add(&t, b->s, (size_t)(hit - b->s));
-		buf_adds(&t, "[REDACTED]");
-		buf_add(&t, hit + kl, b->len - (size_t)(hit - b->s) - kl);
-		explicit_bzero(b->s, b->len);
-		buf_release(b);
-		*b = t;
-	}
 }
 
 static size_t on_write(char *p, size_t size, size_t n, void *ud)
@@ -320,7 +304,11 @@ static void attempt_done(struct llm_http *h, struct http_req *r, CURLcode cc)
 	if (r->cancelled) {
 		buf_setf(&res->error, LLM_CANCELLED);
 	} else if (r->overflow || cc == CURLE_FILESIZE_EXCEEDED) {
-		buf_setf(&res->error, "response larger than max_response_bytes (%zu)", r->cap);
+		/* counted in decoded bytes (gzip too); a cut body is kept nowhere */
+		explicit_bzero(r->resp.s, r->resp.len);
+		buf_release(&r->resp);
+		buf_setf(&res->error, "response_too_large: response larger than max_response_bytes (%zu)",
+			 r->cap);
 	} else if (r->too_slow) {
 		buf_setf(&res->error, "response too slow: under %ld bytes/s for %ld s", c->low_speed_bytes,
 			 c->low_speed_time_s);
@@ -336,7 +324,8 @@ static void attempt_done(struct llm_http *h, struct http_req *r, CURLcode cc)
 		return;
 	} else {
 		size_t n = r->resp.len < 300 ? r->resp.len : 300;
-		buf_setf(&res->error, "HTTP %ld: %.*s", status, (int)n, r->resp.s);
+		buf_setf(&res->error, "HTTP %ld: ", status);
+		termsafe_add(&res->error, r->resp.s, n, 0); /* the server's text, inert */
 		retry = status == 429 || status == 408 || status >= 500;
 	}
 	note_attempt(r, attempt_class(r, cc, status, os_errno), status, now_s());

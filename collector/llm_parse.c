@@ -32,6 +32,30 @@ static void add_content(json_t *texts, const json_t *content)
 	buf_release(&b);
 }
 
+/* A token count as reported: an integer (or an integral real) in
+ * 0..LLM_MAX_CALL_TOKENS; anything else (negative, fractional, absurd,
+ * not a number) is unknown (-1) and flags the usage as invalid. Absent
+ * is unknown too, without the flag. */
+static long long usage_count(const json_t *o, const char *k, int *invalid)
+{
+	const json_t *v = json_object_get(o, k);
+	double d;
+
+	if (!v || json_is_null(v))
+		return -1;
+	if (json_is_integer(v)) {
+		json_int_t i = json_integer_value(v);
+		if (i >= 0 && i <= LLM_MAX_CALL_TOKENS)
+			return (long long)i;
+	} else if (json_is_real(v)) {
+		d = json_real_value(v);
+		if (d >= 0 && d <= (double)LLM_MAX_CALL_TOKENS && d == (double)(long long)d)
+			return (long long)d;
+	}
+	*invalid = 1;
+	return -1;
+}
+
 json_t *llm_parse_completion(const char *body, size_t len, struct llm_usage *usage,
 			     struct buf *err)
 {
@@ -40,6 +64,7 @@ json_t *llm_parse_completion(const char *body, size_t len, struct llm_usage *usa
 	size_t i;
 
 	usage->prompt_tokens = usage->completion_tokens = usage->reasoning_tokens = -1;
+	usage->invalid = 0;
 	o = json_parse_bounded(body, len, LLM_MAX_RESPONSE_CAP, &e2);
 	if (!o) {
 		kf_err(err, "response is not JSON: %s", e2.s);
@@ -51,10 +76,10 @@ json_t *llm_parse_completion(const char *body, size_t len, struct llm_usage *usa
 	}
 	u = json_object_get(o, "usage");
 	if (json_is_object(u)) {
-		usage->prompt_tokens = jget_int(u, "prompt_tokens", -1);
-		usage->completion_tokens = jget_int(u, "completion_tokens", -1);
-		usage->reasoning_tokens =
-			jget_int(json_object_get(u, "completion_tokens_details"), "reasoning_tokens", -1);
+		usage->prompt_tokens = usage_count(u, "prompt_tokens", &usage->invalid);
+		usage->completion_tokens = usage_count(u, "completion_tokens", &usage->invalid);
+		usage->reasoning_tokens = usage_count(json_object_get(u, "completion_tokens_details"),
+						      "reasoning_tokens", &usage->invalid);
 	}
 	choices = json_object_get(o, "choices");
 	if (!json_is_array(choices) || json_array_size(choices) == 0) {

@@ -44,8 +44,17 @@ int64_t jget_int(const json_t *o, const char *key, int64_t def)
 	json_t *v = json_object_get(o, key);
 	if (json_is_integer(v))
 		return json_integer_value(v);
-	if (json_is_real(v))
-		return (int64_t)json_real_value(v);
+	if (json_is_real(v)) {
+		/* saturate: casting a double outside int64's range is undefined */
+		double d = json_real_value(v);
+		if (d != d)
+			return def;
+		if (d >= 9223372036854775807.0)
+			return INT64_MAX;
+		if (d <= -9223372036854775808.0)
+			return INT64_MIN;
+		return (int64_t)d;
+	}
 	return def;
 }
 

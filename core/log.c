@@ -1,5 +1,6 @@
 #include "log.h"
 #include "buf.h"
+#include "termsafe.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -52,6 +53,8 @@ void log_msg(enum log_level lv, const char *fmt, ...)
 	va_start(ap, fmt);
 	buf_vaddf(&b, fmt, ap);
 	va_end(ap);
+	/* messages carry server and file text: no control reaches the terminal */
+	termsafe_buf(&b, TERMSAFE_KEEP_NL);
 	clear_live();
 	if (lv == LOG_INFO)
 		fprintf(stderr, "%s\n", b.s);
@@ -72,6 +75,7 @@ void log_progress(const char *fmt, ...)
 	va_start(ap, fmt);
 	buf_vaddf(&b, fmt, ap);
 	va_end(ap);
+	termsafe_buf(&b, 0);
 	if (tty) {
 		fprintf(stderr, "\r\033[K%s", b.s);
 		live_shown = 1;

@@ -38,7 +38,9 @@ int store_search_problem_stats(struct store *s, const char *run_id, const char *
 		" MIN(CASE WHEN c.status = 'correct' THEN e.time_mean_ms END) AS ms,"
 		" (SELECT COUNT(*) FROM llm_calls l WHERE l.run_id = ?1 AND l.problem_id = ?2"
 		"   AND l.retry_of IS NULL) AS calls,"
-		" (SELECT SUM(COALESCE(prompt_tokens,0) + COALESCE(completion_tokens,0)) FROM llm_calls l"
+		/* total(), not SUM(): no "integer overflow" on any stored count */
+		" (SELECT CASE WHEN COUNT(*) THEN"
+		"   CAST(total(prompt_tokens) + total(completion_tokens) AS INTEGER) END FROM llm_calls l"
 		"   WHERE l.run_id = ?1 AND l.problem_id = ?2 AND l.retry_of IS NULL) AS tokens,"
 		" (SELECT COUNT(*) FROM ideas i WHERE i.run_id = ?1 AND i.problem_id = ?2) AS ideas"
 		" FROM candidates c LEFT JOIN evals e ON e.kernel_hash = c.kernel_hash"
@@ -165,7 +167,8 @@ int store_search_usage_before(struct store *s, const char *run_id, const char *p
 	/* Budgets count calls, not the failed attempts kept beside them. */
 	return count(s, "SELECT COUNT(*) FROM llm_calls WHERE run_id = ?1 AND problem_id = ?2 AND round < ?3"
 			" AND retry_of IS NULL", R, P, round, &u->calls, err) < 0 ||
-	       count(s, "SELECT SUM(COALESCE(prompt_tokens,0) + COALESCE(completion_tokens,0)) FROM llm_calls"
+	       count(s, "SELECT CASE WHEN COUNT(*) THEN"
+			" CAST(total(prompt_tokens) + total(completion_tokens) AS INTEGER) END FROM llm_calls"
 			" WHERE run_id = ?1 AND problem_id = ?2 AND round < ?3 AND retry_of IS NULL", R, P, round,
 		     &u->tokens, err) < 0 ||
 	       count(s, "SELECT COUNT(*) FROM ideas WHERE run_id = ?1 AND problem_id = ?2 AND round < ?3",
@@ -178,7 +181,8 @@ int store_search_usage_before(struct store *s, const char *run_id, const char *p
 int store_search_tokens(struct store *s, const char *run_id, long long *n, struct buf *err)
 {
 	json_t *pa = json_pack("[s]", run_id);
-	int r = store_query_int(s, "SELECT SUM(COALESCE(prompt_tokens,0) + COALESCE(completion_tokens,0))"
+	int r = store_query_int(s, "SELECT CASE WHEN COUNT(*) THEN"
+				   " CAST(total(prompt_tokens) + total(completion_tokens) AS INTEGER) END"
 				   " FROM llm_calls WHERE run_id = ?", pa, 0, n, err);
 	json_decref(pa);
 	return r;

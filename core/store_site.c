@@ -312,8 +312,10 @@ json_t *store_site_overview(struct store_site *ss, struct buf *err)
 		{ "correct", "SELECT COUNT(*) FROM candidates WHERE status = 'correct'" },
 		{ "rounds", "SELECT COUNT(*) FROM rounds" },
 		{ "llm_calls", "SELECT COUNT(*) FROM llm_calls" },
-		{ "prompt_tokens", "SELECT COALESCE(SUM(prompt_tokens), 0) FROM llm_calls" },
-		{ "completion_tokens", "SELECT COALESCE(SUM(completion_tokens), 0) FROM llm_calls" },
+		/* total(), not SUM(): any integers the store holds add up
+		 * without "integer overflow" (CAST saturates) */
+		{ "prompt_tokens", "SELECT CAST(total(prompt_tokens) AS INTEGER) FROM llm_calls" },
+		{ "completion_tokens", "SELECT CAST(total(completion_tokens) AS INTEGER) FROM llm_calls" },
 		/* Kernel-GPU pairs with a verdict (the latest of each), as "verified" counts. */
 		{ "verifications", "SELECT COUNT(*) FROM " KF_VERDICTS("verifications") },
 		{ "verified", "SELECT COUNT(*) FROM " KF_VERDICTS("verifications")

@@ -278,6 +278,32 @@ out:
 	return ret;
 }
 
+/* The bounds `dataset verify` and `fetch` hold every tarball to (entries,
+ * expansion over the tarball's size: ds_limits), read back the way they
+ * read it: a tarball they would refuse as a bomb is an error here, not a
+ * published dataset nobody can open. */
+static int check_limits(const char *tmp, const char *dst, struct buf *err)
+{
+	struct ds_reader rd;
+	struct archive_entry *e;
+	const char *name;
+	struct buf e2 = BUF_INIT;
+	int r;
+
+	if (ds_reader_open(&rd, tmp, &e2) < 0) {
+		r = -1;
+	} else {
+		while ((r = ds_reader_next(&rd, &e, &name, &e2)) == 1)
+			;
+		ds_reader_close(&rd);
+	}
+	if (r < 0)
+		kf_err(err, "%s: dataset verify would refuse this tarball (%s): a text in the store "
+		       "compresses too well; not written", dst, e2.s);
+	buf_release(&e2);
+	return r < 0 ? -1 : 0;
+}
+
 /* Syncs a finished temporary tarball, checksums it and renames it. */
 static int finish_tar(int fd, const char *tmp, const char *dst, char sha[65], long long *bytes,
 		      struct buf *err)
@@ -523,14 +549,16 @@ int dataset_pack(const struct pack_opts *o, struct pack_result *r, struct buf *e
 	qsort(st.files.v, st.files.n, sizeof(*st.files.v), cmp_file);
 	buf_addf(&name, "kforge-%s-%s.tar.zst", o->name, o->version);
 	path_join(&r->path, o->out_dir, name.s);
-	if ((fd = tmp_beside(r->path.s, &tmp, err)) < 0 || write_tar(fd, 0, &st, db.s, &sums, err) < 0)
+	if ((fd = tmp_beside(r->path.s, &tmp, err)) < 0 || write_tar(fd, 0, &st, db.s, &sums, err) < 0 ||
+	    check_limits(tmp.s, r->path.s, err) < 0)
 		goto out;
 	step("tar.zst", &t);
 	if (o->gz) {
 		buf_setf(&name, "kforge-%s-%s.tar.gz", o->name, o->version);
 		path_join(&r->gz_path, o->out_dir, name.s);
 		if ((gzfd = tmp_beside(r->gz_path.s, &gztmp, err)) < 0 ||
-		    write_tar(gzfd, 1, &st, db.s, &sums, err) < 0)
+		    write_tar(gzfd, 1, &st, db.s, &sums, err) < 0 ||
+		    check_limits(gztmp.s, r->gz_path.s, err) < 0)
 			goto out;
 		step("tar.gz", &t);
 	}

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/json.h"
+#include "core/termsafe.h"
 #include "core/store_site.h"
 #include "html.h"
 
@@ -22,11 +23,16 @@ void md_escape(struct buf *out, const char *s)
 			buf_addc(out, '\\');
 			buf_addc(out, (char)c);
 			break;
-		default:
-			if (c < 0x20 || c == 0x7F)
+		default: {
+			/* controls (C0, C1, bidi overrides) reach no reader or terminal */
+			size_t k = text_control_len(s, 4);
+			if (k) {
 				buf_adds(out, "\xEF\xBF\xBD");
-			else
+				s += k - 1;
+			} else {
 				buf_addc(out, (char)c);
+			}
+		}
 		}
 	}
 }
@@ -48,10 +54,13 @@ void md_code(struct buf *out, const char *lang, const char *code)
 	buf_addc(out, '\n');
 	for (const char *p = code; *p; p++) {
 		unsigned char c = (unsigned char)*p;
-		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F)
+		size_t k = c == '\n' || c == '\t' ? 0 : text_control_len(p, 4);
+		if (k) {
 			buf_adds(out, "\xEF\xBF\xBD");
-		else
+			p += k - 1;
+		} else {
 			buf_addc(out, (char)c);
+		}
 	}
 	if (n && code[n - 1] != '\n')
 		buf_addc(out, '\n');

@@ -13,11 +13,14 @@ done
 DB="$T_TMP/kforge.db"
 check "a search to report on" sh -c "'$SF' --db '$DB' --root root --rounds 2 --k 2 --m 2 --seed 5 >/dev/null"
 q() { sqlite3 "$DB" "$1"; }
+# store text is printed Markdown-escaped, as the site's reports print it:
+# md_re ID gives the ERE of an escaped id ('_' and '-' get a backslash)
+md_re() { printf '%s' "$1" | sed 's/[_-]/\\\\&/g'; }
 
 expect_exit 0 "report of one problem" "$KFORGE" report 1
-contains "header names the problem" "$T_TMP/out" '^- Problem: level1/001_P1 \(P1\)'
+contains "header names the problem" "$T_TMP/out" '^- Problem: level1/001\\_P1 \(P1\)'
 contains "header names the GPU" "$T_TMP/out" '^- GPU: Fake GPU'
-contains "header names the model" "$T_TMP/out" '^- Model: fake-model'
+contains "header names the model" "$T_TMP/out" '^- Model: fake\\-model'
 contains "header gives the rounds" "$T_TMP/out" '^- Rounds: 2 \(branch'
 n=$(q "select count(*) from candidates where problem_id='level1/001_P1'")
 contains "kernels generated counts every candidate" "$T_TMP/out" "^- Kernels generated: $n\$"
@@ -25,9 +28,9 @@ ok_n=$(q "select count(*) from candidates where problem_id='level1/001_P1' and s
 contains "correct count" "$T_TMP/out" "^- Correct: $ok_n "
 contains "one line per round (0, 1, 2)" "$T_TMP/out" '^\| 2 \| '
 best=$(q "select c.id from candidates c join evals e on e.kernel_hash=c.kernel_hash and e.problem_id=c.problem_id where c.problem_id='level1/001_P1' and c.status='correct' order by e.time_mean_ms, c.id limit 1")
-contains "the best kernel is the fastest correct one" "$T_TMP/out" "^- ID: $best\$"
+contains "the best kernel is the fastest correct one" "$T_TMP/out" "^- ID: $(md_re "$best")\$"
 idea=$(q "select text from ideas where id=(select idea_id from candidates where id='$best')")
-if [ -n "$idea" ]; then contains "its idea in full" "$T_TMP/out" "^$(printf '%s' "$idea" | sed 's/[][().*+?^$|]/\\&/g')\$"; else contains "reference kernel noted" "$T_TMP/out" "reference kernel"; fi
+if [ -n "$idea" ]; then check "its idea in full" grep -qxF -- "$(printf '%s' "$idea" | sed 's/[][\\`*_{}()#+!|~"'"'"'-]/\\&/g; s/&/\&amp;/g; s/</\&lt;/g; s/>/\&gt;/g')" "$T_TMP/out"; else contains "reference kernel noted" "$T_TMP/out" "reference kernel"; fi
 contains "speedup and runtime" "$T_TMP/out" '^- Runtime: [0-9.]+ ms'
 
 expect_exit 0 "report --source" "$KFORGE" report 1 --source
@@ -41,12 +44,12 @@ e=$(q "select id from evals where kernel_hash='$h' and problem_id='level1/001_P1
 q "insert into verifications(id,eval_id,kernel_hash,problem_id,gpu_name,protocol,verdict,failed_check,env,kforge_version,created_at) values('vf1','$e','$h','level1/001_P1','Fake GPU','verify-v1','failed','nondeterministic','{}','t','t')"
 expect_exit 0 "report after a failed verification" "$KFORGE" report 1
 lacks "the failed kernel is no longer best" "$T_TMP/out" "^- ID: $best\$"
-contains "it is listed as excluded" "$T_TMP/out" "^Excluded \(failed verification\): .*$best"
+contains "it is listed as excluded" "$T_TMP/out" "^Excluded \(failed verification\): .*$(md_re "$best")"
 # The latest verification decides: a later verify-v2 pass supersedes the
 # verify-v1 failure, and a later failure a pass.
 q "insert into verifications(id,eval_id,kernel_hash,problem_id,gpu_name,protocol,verdict,env,kforge_version,created_at) values('vf2','$e','$h','level1/001_P1','Fake GPU','verify-v2','verified','{}','t','u')"
 expect_exit 0 "report after a later verify-v2 pass" "$KFORGE" report 1
-contains "the kernel is best again" "$T_TMP/out" "^- ID: $best\$"
+contains "the kernel is best again" "$T_TMP/out" "^- ID: $(md_re "$best")\$"
 lacks "and no longer excluded" "$T_TMP/out" "^Excluded \(failed verification\): .*$best"
 q "update verifications set created_at='s' where id='vf2'"
 expect_exit 0 "report when the pass is the older verdict" "$KFORGE" report 1
@@ -62,10 +65,10 @@ for g in H100 H200; do
 done
 expect_exit 0 "report --gpus" "$KFORGE" report --gpus
 contains "a column per GPU" "$T_TMP/out" '^\| Problem \| Fake GPU \| H100 \| H200 \|'
-contains "speedups per GPU (4/2 and 4/1)" "$T_TMP/out" '^\| level1/002_P2 \| - \| 2\.00x \| 4\.00x \|'
+contains "speedups per GPU (4/2 and 4/1)" "$T_TMP/out" '^\| level1/002\\_P2 \| - \| 2\.00x \| 4\.00x \|'
 q "insert into verifications(id,eval_id,kernel_hash,problem_id,gpu_name,protocol,verdict,failed_check,env,kforge_version,created_at) values('vH200b','evH200','$h2','level1/002_P2','H200','verify-v2','failed','output_mismatch','{}','t','u')"
 expect_exit 0 "report --gpus after a later failure on the H200" "$KFORGE" report --gpus
-contains "the H200 cell is empty, the H100's stays" "$T_TMP/out" '^\| level1/002_P2 \| - \| 2\.00x \| - \|'
+contains "the H200 cell is empty, the H100's stays" "$T_TMP/out" '^\| level1/002\\_P2 \| - \| 2\.00x \| - \|'
 expect_exit 0 "pack with the later failure" "$KFORGE" pack --version 0.0.1 -o dist
 mkdir -p x && tar -xf dist/kforge-kernelbench-0.0.1.tar.zst -C x 2>/dev/null ||
 	zstd -dc dist/kforge-kernelbench-0.0.1.tar.zst | tar -xf - -C x
@@ -80,7 +83,7 @@ expect_exit 0 "report --gpus --json" "$KFORGE" report --gpus --json
 contains "JSON lists the GPUs" "$T_TMP/out" '"H200"'
 
 expect_exit 0 "run summary" "$KFORGE" report
-contains "one line per problem" "$T_TMP/out" '^\| level1/002_P2 \| [0-9]+ \|'
+contains "one line per problem" "$T_TMP/out" '^\| level1/002\\_P2 \| [0-9]+ \|'
 expect_exit 1 "unknown problem" "$KFORGE" report Nope
 contains "names it" "$T_TMP/err" "no problem 'Nope'"
 expect_exit 2 "--gpus with a problem is a usage error" "$KFORGE" report 1 --gpus

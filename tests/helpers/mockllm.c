@@ -10,8 +10,14 @@
  * code block), big (a reply of `bytes`), trickle (a valid reply sent one
  * byte every `interval_ms`), unauthorized (401, or `status`, that echoes
  * the bearer token, as careless servers do), badutf8 (an "ok" reply with
- * bytes that are not UTF-8 in its content: not valid JSON). Script: {"steps": [{"mode": "429",
+ * bytes that are not UTF-8 in its content: not valid JSON), raw (`status`, default 200,
+ * with the bytes of `body` or of the file `body_file` and the header lines
+ * `headers`, e.g. "Content-Encoding: gzip"). Script: {"steps": [{"mode": "429",
  * "retry_after": 1}, {"mode": "ok", "content": "..."}], "default": {...}}.
+ * Any reply step may add "usage" (raw JSON text for the usage object) and
+ * "echo_key": true (the bearer token, in every encoding that decodes to it:
+ * plain, \u-escaped in lower and upper case hex, %-encoded, base64 at
+ * three alignments, put into the idea texts and kernel sources). 
  *
  * "ok" without content answers by the task named in the prompt: ideas
  * (a numbered list, labelled, the last one unlabelled), implementations
@@ -140,7 +146,7 @@ static void auto_content(const char *body, struct buf *c)
 
 /* n > 1 ("n" in the request): n choices, the i-th with kernel variant i. */
 static void completion(const char *content, const char *body, size_t body_len, int n,
-		       struct buf *out)
+		       const char *usage_raw, struct buf *out)
 {
 	json_t *choices = json_array(), *o;
 	size_t clen = 0;
@@ -163,10 +169,73 @@ static void completion(const char *content, const char *body, size_t body_len, i
 		      "prompt_tokens", (int)(body_len / 4), "completion_tokens", (int)(clen / 4),
 		      "total_tokens", (int)(body_len / 4 + clen / 4), "completion_tokens_details",
 		      "reasoning_tokens", 5);
+	if (usage_raw)
+		json_object_del(o, "usage");
 	char *s = json_dumps(o, JSON_COMPACT);
 	buf_adds(out, s);
 	free(s);
 	json_decref(o);
+	if (usage_raw && out->len) {
+		out->s[--out->len] = '\0'; /* the closing brace */
+		buf_addf(out, ",\"usage\":%s}", usage_raw);
+	}
+}
+
+/* s with every `from` replaced by `to`. */
+static void replace_all(struct buf *s, const char *from, const char *to)
+{
+	struct buf t = BUF_INIT;
+	size_t fl = strlen(from), i = 0;
+	char *hit;
+	while ((hit = memmem(s->s + i, s->len - i, from, fl))) {
+		buf_add(&t, s->s + i, (size_t)(hit - s->s) - i);
+		buf_adds(&t, to);
+		i = (size_t)(hit - s->s) + fl;
+	}
+	buf_add(&t, s->s + i, s->len - i);
+	buf_release(s);
+	*s = t;
+}
+
+static void b64(const char *p, size_t n, struct buf *out)
+{
+	static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned char)p[i] << 16;
+		if (i + 1 < n)
+			v |= (unsigned char)p[i + 1] << 8;
+		if (i + 2 < n)
+			v |= (unsigned char)p[i + 2];
+		buf_addc(out, a[v >> 18 & 63]);
+		buf_addc(out, a[v >> 12 & 63]);
+		buf_addc(out, i + 1 < n ? a[v >> 6 & 63] : '=');
+		buf_addc(out, i + 2 < n ? a[v & 63] : '=');
+	}
+}
+
+/* The key in every form that decodes to it, as raw JSON string text. */
+static void key_forms(const char *key, struct buf *out)
+{
+	size_t n = strlen(key);
+	struct buf t = BUF_INIT;
+	buf_adds(out, key);
+	buf_adds(out, " json:");
+	for (size_t i = 0; i < n; i++)
+		buf_addf(out, "\\u%04x", (unsigned char)key[i]);
+	buf_adds(out, " JSON:");
+	for (size_t i = 0; i < n; i++)
+		buf_addf(out, "\\u%04X", (unsigned char)key[i]);
+	buf_adds(out, " url:");
+	for (size_t i = 0; i < n; i++)
+		buf_addf(out, "%%%02X", (unsigned char)key[i]);
+	for (int a = 0; a < 3; a++) {
+		buf_reset(&t);
+		buf_add(&t, "xx", (size_t)a);
+		buf_adds(&t, key);
+		buf_addf(out, " b64-%d:", a);
+		b64(t.s, t.len, out);
+	}
+	buf_release(&t);
 }
 
 /* Serves one request; returns 0 to keep the connection, -1 to close it. */
@@ -236,6 +305,25 @@ static int serve(int fd, const char *method, const char *path, const char *auth,
 		struct linger lg = { 1, 0 };
 		setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 		rc = -1;
+	} else if (!strcmp(mode, "raw")) {
+		int st = (int)json_integer_value(json_object_get(step, "status"));
+		const char *file = json_string_value(json_object_get(step, "body_file"));
+		const char *hd = json_string_value(json_object_get(step, "headers"));
+		struct buf extra = BUF_INIT;
+		if (hd)
+			buf_addf(&extra, "%s\r\n", hd);
+		if (file) {
+			struct buf e = BUF_INIT;
+			if (buf_read_file(&out, file, 64u << 20, &e) < 0)
+				fprintf(stderr, "mockllm: %s\n", e.s);
+			buf_release(&e);
+		} else {
+			json_t *b = json_object_get(step, "body");
+			buf_add(&out, json_string_value(b), json_string_length(b));
+		}
+		reply(fd, st ? st : 200, st && st != 200 ? "Error" : "OK", extra.len ? extra.s : NULL,
+		      out.s, out.len);
+		buf_release(&extra);
 	} else if (!strcmp(mode, "malformed")) {
 		const char *b = "{\"choices\": [ {\"message\": this is not json";
 		reply(fd, 200, "OK", NULL, b, strlen(b));
@@ -255,11 +343,22 @@ static int serve(int fd, const char *method, const char *path, const char *auth,
 			while (content.len < want)
 				buf_adds(&content, "\n// padding padding padding padding padding padding");
 		}
+		if (json_is_true(json_object_get(step, "echo_key"))) {
+			replace_all(&content, ". ", ". @@K@@ ");
+			replace_all(&content, "{\n", "{\n    // @@K@@\n");
+		}
 		{
 			json_t *req = json_loads(body, 0, NULL);
 			int nc = (int)json_integer_value(json_object_get(req, "n"));
 			json_decref(req);
-			completion(content.s, body, blen, nc > 1 && nc <= 8 ? nc : 1, &out);
+			completion(content.s, body, blen, nc > 1 && nc <= 8 ? nc : 1,
+				   json_string_value(json_object_get(step, "usage")), &out);
+		}
+		if (json_is_true(json_object_get(step, "echo_key"))) {
+			struct buf forms = BUF_INIT;
+			key_forms(auth && !strncasecmp(auth, "Bearer ", 7) ? auth + 7 : "none", &forms);
+			replace_all(&out, "@@K@@", forms.s);
+			buf_release(&forms);
 		}
 		if (!strcmp(mode, "badutf8")) {
 			const char *at = strstr(out.s, "\"content\":\"");

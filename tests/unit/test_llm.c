@@ -288,6 +288,16 @@ static void test_redact(void **state)
 	llm_redact(&b, NULL);
 	llm_redact(&b, "");
 	assert_string_equal(b.s, "bad key [REDACTED] and again [REDACTED]!");
+	/* encoded forms: \u (mixed case, mixed with plain bytes), %XX, base64
+	 * of "sk-test-0123456789" alone and after one and two other bytes */
+	buf_reset(&b);
+	buf_adds(&b, "a \\u0073\\u006B-test-0123456789 b %73%6b%2Dtest-0123456789 c "
+		     "c2stdGVzdC0wMTIzNDU2Nzg5 d eHNrLXRlc3QtMDEyMzQ1Njc4OQ== "
+		     "e eHhzay10ZXN0LTAxMjM0NTY3ODk= f sk-test-012345678 g");
+	assert_int_equal(llm_redact(&b, "sk-test-0123456789"), 5);
+	assert_null(strstr(b.s, "0123456789"));
+	assert_null(strstr(b.s, "dGVzdC0wMTIzNDU2Nzg"));
+	assert_non_null(strstr(b.s, "f sk-test-012345678 g")); /* a prefix is not the key */
 	buf_release(&b);
 }
 

@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "core/termsafe.h"
 #include "core/utf8.h"
 
 static void test_wellformed(void **state)
@@ -56,11 +57,29 @@ static void test_clean(void **state)
 	json_decref(j);
 }
 
+/* Controls become visible escapes; text, newlines (when kept) and
+ * well-formed non-controls stay. */
+static void test_termsafe(void **state)
+{
+	static const char in[] = "a\x1b[2J\x1b]8;;u\x07x\tz\n\xe2\x80\xae" "b\xc2\x9b" "c\xff \xc3\xa9";
+	struct buf b = BUF_INIT;
+	(void)state;
+	assert_int_equal(termsafe_add(&b, in, sizeof(in) - 1, 0), 8);
+	assert_string_equal(b.s, "a\\x1b[2J\\x1b]8;;u\\x07x\\tz\\n\\u202eb\\u009bc\\xff \xc3\xa9");
+	buf_reset(&b);
+	assert_int_equal(termsafe_add(&b, in, sizeof(in) - 1, TERMSAFE_KEEP_NL), 6);
+	assert_non_null(strstr(b.s, "x\tz\n"));
+	assert_int_equal(text_control_len("\xe2\x81\xa7", 3), 3); /* U+2067 */
+	assert_int_equal(text_control_len("\xe2\x80\x94", 3), 0); /* an em dash */
+	buf_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wellformed),
 		cmocka_unit_test(test_clean),
+		cmocka_unit_test(test_termsafe),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
