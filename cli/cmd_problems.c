@@ -218,7 +218,9 @@ static int load_one(struct cli_ctx *ctx, const char *query, struct problem *p)
 	int ret = 0;
 
 	problem_init(p);
-	if (problem_find(ctx->root, query, &dir, &err) < 0 || problem_load(p, dir.s, &err) < 0)
+	if ((ret = problem_find(ctx->root, query, &dir, &err)) < 0)
+		ret = cli_fail(ret == PROBLEM_UNKNOWN ? EXIT_USAGE : EXIT_FAIL, "%s", err.s);
+	else if (problem_load(p, dir.s, &err) < 0)
 		ret = cli_fail(EXIT_FAIL, "%s", err.s);
 	buf_release(&dir);
 	buf_release(&err);

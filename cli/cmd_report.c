@@ -181,7 +181,12 @@ int cmd_report(int argc, char **argv, struct cli_ctx *ctx)
 	if (gpus) {
 		r = store_report_gpus(&st, &err);
 	} else if (problem) {
-		if (store_report_find_problem(&st, problem, &id, &err) == 0)
+		int f = store_report_find_problem(&st, problem, &id, &err);
+		if (f == PROBLEM_UNKNOWN) {
+			rc = cli_fail(EXIT_USAGE, "report: %s", err.s);
+			goto out;
+		}
+		if (f == 0)
 			r = store_report_problem(&st, id.s, run_id, &err);
 	} else {
 		r = store_report_run(&st, run_id, &err);

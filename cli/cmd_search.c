@@ -240,8 +240,8 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 	} else {
 		if (!cfg.proposer)
 			cfg.proposer = proposer_default_name();
-		if (problem_list_resolve(&pl, ctx->root, problems, &err) < 0) {
-			rc = cli_fail(EXIT_USAGE, "%s", err.s);
+		if ((rc = problem_list_resolve(&pl, ctx->root, problems, &err)) < 0) {
+			rc = cli_fail(rc == PROBLEM_UNKNOWN ? EXIT_USAGE : EXIT_FAIL, "%s", err.s);
 			goto out;
 		}
 	}
