@@ -1,5 +1,7 @@
 #include "cmds.h"
 #include "core/json.h"
+#include "core/store.h"
+#include "core/store_report.h"
 #include "dataset/dataset.h"
 
 #include <stdlib.h>
@@ -13,6 +15,39 @@ static const char pack_doc[] =
 	"SOURCE_DATE_EPOCH when set, else from the data. Each tarball gets a .sha256\n"
 	"file beside it. KFORGE_LOG=debug shows the time of each step; -v lists the\n"
 	"rows packed per file.\n";
+
+/* Each --problems item, named as anywhere else, to the store's id. */
+static int resolve_problems(struct cli_ctx *ctx, const struct cli_list *plist, json_t **probs)
+{
+	struct store s;
+	struct buf err = BUF_INIT, id = BUF_INIT;
+	int rc = EXIT_OK, r = 0;
+
+	if (store_open(&s, ctx->db_path, STORE_READONLY, &err) < 0) {
+		rc = cli_fail(EXIT_FAIL, "pack: %s", err.s);
+		buf_release(&err);
+		return rc;
+	}
+	*probs = json_array();
+	for (int i = 0; i < plist->n && r == 0; i++) {
+		char *dup = strdup(plist->v[i]), *save = NULL;
+		if (!dup)
+			abort();
+		for (char *t = strtok_r(dup, ", ", &save); t && r == 0; t = strtok_r(NULL, ", ", &save))
+			if ((r = store_report_find_problem(&s, t, &id, &err)) == 0)
+				json_array_append_new(*probs, json_string(id.s));
+		free(dup);
+	}
+	if (r < 0) {
+		rc = cli_fail(r == PROBLEM_UNKNOWN ? EXIT_USAGE : EXIT_FAIL, "pack: %s", err.s);
+		json_decref(*probs);
+		*probs = NULL;
+	}
+	store_close(&s);
+	buf_release(&err);
+	buf_release(&id);
+	return rc;
+}
 
 int cmd_pack(int argc, char **argv, struct cli_ctx *ctx)
 {
@@ -28,7 +63,7 @@ int cmd_pack(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_FLAG("only-verified", 0, &o.only_verified,
 			 "only kernels verified on at least one GPU"),
 		OPT_LIST("problems", 0, &plist, "LIST",
-			 "comma-separated problem ids (level1/019_ReLU,...)"),
+			 "comma-separated problems of the store (level1/019_ReLU, 19, 19_ReLU.py, ...)"),
 		OPT_FLAG("gz", 0, &o.gz, "also write a .tar.gz"),
 		OPT_STR("license", 0, &o.license, "ID", "the license named in the card (cc-by-4.0)"),
 		OPT_STR("output", 'o', &o.out_dir, "DIR", "where the tarballs go (dist)"),
@@ -48,16 +83,8 @@ int cmd_pack(int argc, char **argv, struct cli_ctx *ctx)
 		return cli_usage(&spec);
 	}
 	o.db_path = ctx->db_path;
-	for (int i = 0; i < plist.n; i++) {
-		char *dup = strdup(plist.v[i]), *save = NULL;
-		if (!dup)
-			abort();
-		if (!probs)
-			probs = json_array();
-		for (char *t = strtok_r(dup, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
-			json_array_append_new(probs, json_string(t));
-		free(dup);
-	}
+	if (plist.n && (ret = resolve_problems(ctx, &plist, &probs)) != EXIT_OK)
+		return ret;
 	o.problems = probs;
 	pack_result_init(&r);
 	if (dataset_pack(&o, &r, &err) < 0) {

@@ -365,7 +365,13 @@ static int do_check(struct cli_ctx *ctx, int argc, char **argv, int cpu_only,
 		if (!ps)
 			abort();
 		for (int i = 0; i < argc; i++) {
-			if (load_one(ctx, argv[i], &ps[n]))
+			int r = load_one(ctx, argv[i], &ps[n]);
+			if (r == EXIT_USAGE) {     /* an unknown problem: check none */
+				problem_release(&ps[n]);
+				free_all(ps, n);
+				return r;
+			}
+			if (r)
 				bad++;
 			else
 				n++;

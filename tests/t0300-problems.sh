@@ -85,6 +85,8 @@ expect_exit 2 "a misspelt name" "$KFORGE" problems show 19_ReLu_x.py
 contains "suggests ReLU" "$T_TMP/err" "did you mean 'level1/019_ReLU'\?$"
 expect_exit 2 "the wrong level" "$KFORGE" problems show level2/19_ReLU
 contains "suggests level 1's" "$T_TMP/err" "did you mean 'level1/019_ReLU'\?$"
+expect_exit 2 "check --cpu of an unknown problem checks none" "$KFORGE" problems check --cpu 19 19_Softmax
+check "one line" test "$(cat "$T_TMP/err")" = "kforge: unknown problem '19_Softmax'; did you mean 'level1/023_Softmax'?"
 expect_exit 2 "a name two problems share" "$KFORGE" problems show Gemm_Scale_BatchNorm
 contains "names both" "$T_TMP/err" "ambiguous \(level2/033_Gemm_Scale_BatchNorm, level2/039_Gemm_Scale_BatchNorm\)"
 expect_exit 2 "show without ID is a usage error" "$KFORGE" problems show
