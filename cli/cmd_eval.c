@@ -109,16 +109,6 @@ static void print_human(const struct eval_outcome *o, const char *problem, const
 		printf("recorded: evaluation %.16s in %s\n", o->eval_id, db);
 }
 
-/* "ROOT/problems/level1/019_ReLU" -> "level1/019_ReLU". */
-static const char *dir_id(const char *path)
-{
-	const char *s = path + strlen(path);
-	int slashes = 0;
-	while (s > path && !(s[-1] == '/' && ++slashes == 2))
-		s--;
-	return s;
-}
-
 int cmd_eval(int argc, char **argv, struct cli_ctx *ctx)
 {
 	struct engine_config cfg;
@@ -205,14 +195,14 @@ int cmd_eval(int argc, char **argv, struct cli_ctx *ctx)
 	} else {
 		json_t *stats = kernel_stats(ctx, o.compile_id);
 		if (as_json) {
-			json_t *j = outcome_json(&o, dir_id(dir.s), stats, ctx->db_path);
+			json_t *j = outcome_json(&o, problem_dir_id(dir.s), stats, ctx->db_path);
 			struct buf b = BUF_INIT;
 			json_add_pretty(&b, j);
 			printf("%s\n", b.s);
 			buf_release(&b);
 			json_decref(j);
 		} else {
-			print_human(&o, dir_id(dir.s), stats, ctx->db_path);
+			print_human(&o, problem_dir_id(dir.s), stats, ctx->db_path);
 			json_decref(stats);
 		}
 		ret = !strcmp(o.status, "correct") || !strcmp(o.status, "not_run") ? EXIT_OK : EXIT_CHECK;

@@ -4,7 +4,6 @@
 
 #include <ctype.h>
 #include <stdarg.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,10 +67,7 @@ static int scan_all(struct problem_list *all, const char *root, struct buf *err)
 		goto out;
 	for (int i = 0; i < n && all->n < PROBLEM_LIST_MAX; i++) {
 		struct problem_ref r;
-		const char *id = dirs[i] + strlen(dirs[i]);
-		int slashes = 0;
-		while (id > dirs[i] && !(id[-1] == '/' && ++slashes == 2))
-			id--;
+		const char *id = problem_dir_id(dirs[i]);
 		path_join(&spec, dirs[i], "spec.json");
 		if (!file_exists(spec.s))
 			continue;

@@ -116,6 +116,9 @@ int problem_name_one(const struct problem_name *v, int n, const char *query, str
 /* Resolves a query (above) under ROOT/problems/ into the directory path:
  * 0, PROBLEM_UNKNOWN, or -1 when the suite cannot be read. */
 int problem_find(const char *root, const char *query, struct buf *dir_out, struct buf *err);
+/* The id part of a problem directory's path: "ROOT/problems/level1/019_ReLU"
+ * -> "level1/019_ReLU" (a pointer into path). */
+const char *problem_dir_id(const char *path);
 /* Lists every problem directory under ROOT/problems/levelN (level 0 = all),
  * sorted by level then number. Caller frees each string and the array. */
 int problem_list_dirs(const char *root, int level, char ***dirs, int *n, struct buf *err);

@@ -96,8 +96,7 @@ int problem_list_dirs(const char *root, int level, char ***dirs, int *n, struct 
 	return 0;
 }
 
-/* "ROOT/problems/level1/019_ReLU" -> "level1/019_ReLU". */
-static const char *dir_id(const char *path)
+const char *problem_dir_id(const char *path)
 {
 	const char *s = path + strlen(path);
 	int slashes = 0;
@@ -118,7 +117,7 @@ int problem_find(const char *root, const char *query, struct buf *dir_out, struc
 	if (!v)
 		abort();
 	for (int i = 0; i < n; i++) {
-		const char *id = dir_id(dirs[i]);
+		const char *id = problem_dir_id(dirs[i]);
 		v[i].id = id;
 		v[i].level = atoi(id + 5);
 		v[i].number = atoi(strchr(id, '/') + 1);

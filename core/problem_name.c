@@ -156,9 +156,9 @@ int problem_name_find(const struct problem_name *v, int n, const char *query, in
 			continue;
 		if (all_digits(rest)) {
 			/* A bare number is level 1's, as KernelBench's lists count. */
-			match = p->level == (level ? level : 1) && p->number == atol(rest);
+			match = p->level == (level ? level : 1) && p->number == strtol(rest, NULL, 10);
 		} else {
-			char *end;
+			char *end = rest;
 			long num = isdigit((unsigned char)rest[0]) ? strtol(rest, &end, 10) : -1;
 			/* NUM_Name must agree on both: "19_Softmax" is no problem. A
 			 * name may itself begin with a digit ("3D_tensor_..."). */
