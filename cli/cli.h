@@ -141,6 +141,11 @@ int cli_not_implemented(const char *cmd); /* one line, returns 2 */
 /* Prints "kforge: <msg>" on stderr and returns code. */
 int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Whether stdout is a pipe or socket whose reader has gone (EPIPE, as in
+ * `kforge ... | head`): output cut short that way is no error, and the
+ * command ends quietly (cli/kforge.c). */
+int cli_stdout_gone(void);
+
 /* Damerau-free Levenshtein distance, for "did you mean". */
 int cli_edit_distance(const char *a, const char *b);
 

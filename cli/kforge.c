@@ -193,8 +193,7 @@ void cli_setup_log(const struct cli_ctx *ctx)
 	log_setup(l < LOG_ERROR ? LOG_ERROR : l > LOG_DEBUG ? LOG_DEBUG : (enum log_level)l);
 }
 
-/* Whether stdout is a pipe or socket whose reader has gone (`| head`). */
-static int stdout_reader_gone(void)
+int cli_stdout_gone(void)
 {
 	struct pollfd p = { STDOUT_FILENO, 0, 0 };
 	struct stat st;
@@ -213,7 +212,7 @@ static int stdout_reader_gone(void)
 static int close_stdout(int rc)
 {
 	int prev = ferror(stdout), pending = __fpending(stdout) != 0, fail;
-	int gone = prev && stdout_reader_gone(); /* before fclose closes fd 1 */
+	int gone = prev && cli_stdout_gone(); /* before fclose closes fd 1 */
 
 	errno = 0;
 	fail = fclose(stdout) != 0;

@@ -179,6 +179,9 @@ expect_exit 1 "verify of a missing file fails" "$KFORGE" dataset verify nothere.
 # dataset cat: one file of a tarball or an extracted directory, through libarchive
 expect_exit 0 "dataset cat provenance.json" "$KFORGE" dataset cat "$TZ" provenance.json
 check "... the same bytes GNU tar extracts" sh -c "tar --zstd -xOf '$TZ' provenance.json | cmp -s - '$T_TMP/out'"
+{ sleep 0.5; "$KFORGE" dataset cat "$TZ" provenance.json 2>pipe.err; echo $? >pipe.rc; } | true
+check "dataset cat into a pipe its reader closed: exit 0 (issue 36)" grep -qx 0 pipe.rc
+check "... quietly" test ! -s pipe.err
 "$KFORGE" dataset cat "$TZ" kforge.db >cat.db 2>/dev/null
 check "dataset cat of the binary store, byte for byte" sh -c "tar --zstd -xOf '$TZ' kforge.db | cmp -s - cat.db"
 "$KFORGE" dataset cat f data/runs.jsonl >cat.runs 2>/dev/null
