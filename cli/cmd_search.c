@@ -155,7 +155,7 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 	char run_id[64] = "";
 	int jobs = 4, as_json = 0, rc = EXIT_FAIL, have_prop = 0, have_be = 0, n;
 	struct cli_opt opts[] = {
-		OPT_STR("problems", 0, &problems, "LIST", "level1 | 1,5,23 | 1-10 | level2/3-7 | Softmax | all"),
+		OPT_STR("problems", 0, &problems, "LIST", "level1 | 1,5,23 | 1-10 | level2/3-7 | Softmax | 23_Softmax.py | all"),
 		OPT_CHOICE("strategy", 0, &cfg.strategy, strategies, "branch (default) or revise"),
 		OPT_INT("rounds", 0, &cfg.rounds, "N", 0, 10000, "rounds after round 0 (revise: turns) (3)"),
 		OPT_INT("ideas", 'k', &cfg.k, "N", 1, 1000, "ideas per round (4)"),
