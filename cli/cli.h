@@ -145,13 +145,19 @@ int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)
  * for reports and lists that quote server, store or file text. */
 void cli_eputs(const char *s);
 
+/* Whether stdout is a pipe or socket whose reader has gone (EPIPE, as in
+ * `kforge ... | head`): output cut short that way is no error, and the
+ * command ends quietly (cli/kforge.c). */
+int cli_stdout_gone(void);
+
 /* Damerau-free Levenshtein distance, for "did you mean". */
 int cli_edit_distance(const char *a, const char *b);
 
-/* pack's and site's --problems: the PROBLEMS syntax of kforge search
- * resolved against ROOT/problems into a new array of ids; full ids
- * ("level1/019_ReLU") the suite here lacks (a store from elsewhere) are
- * kept as they are. NULL with err on a bad item. */
+/* pack's and site's --problems into a new array of ids: each item a
+ * problem of the store (named as anywhere: 19, 19_ReLU.py, level1/019_ReLU),
+ * else a PROBLEMS form of kforge search (level2, 1-10, all) resolved
+ * against ROOT/problems. NULL with err (PROBLEM_UNKNOWN's did-you-mean over
+ * the store's problems) on a bad item. */
 json_t *cli_problem_ids(struct cli_ctx *ctx, const struct cli_list *pl, struct buf *err);
 
 /* Path under the kforge data root (problems/, templates/). */

@@ -104,8 +104,8 @@ static int sub_import(int argc, char **argv, struct cli_ctx *ctx)
 	}
 	problem_list_init(&pl);
 	if (problems) {
-		if (problem_list_resolve(&pl, ctx->root, problems, &err) < 0) {
-			c = cli_fail(EXIT_USAGE, "%s", err.s);
+		if ((c = problem_list_resolve(&pl, ctx->root, problems, &err)) < 0) {
+			c = cli_fail(c == PROBLEM_UNKNOWN ? EXIT_USAGE : EXIT_FAIL, "%s", err.s);
 			goto out;
 		}
 		only = calloc((size_t)pl.n + 1, sizeof(*only));

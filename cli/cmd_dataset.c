@@ -161,8 +161,9 @@ static int sub_cat(int argc, char **argv, struct cli_ctx *ctx)
 		return cli_usage(&spec);
 	if (isatty(1) && strcmp(argv[2], "kforge.db") == 0)
 		return cli_fail(EXIT_USAGE, "dataset cat: kforge.db is binary: redirect it to a file");
-	rc = dataset_cat(argv[1], argv[2], 1, &err) < 0
-		     ? cli_fail(EXIT_FAIL, "dataset cat: %s", err.s) : EXIT_OK;
+	rc = EXIT_OK;
+	if (dataset_cat(argv[1], argv[2], 1, &err) < 0 && !cli_stdout_gone())
+		rc = cli_fail(EXIT_FAIL, "dataset cat: %s", err.s);
 	buf_release(&err);
 	return rc;
 }

@@ -1,6 +1,8 @@
 #include "cmds.h"
 #include "core/cudadrv.h"
+#include "core/fsutil.h"
 #include "core/json.h"
+#include "core/problem.h"
 #include "core/store.h"
 #include "core/store_eval.h"
 #include "engine/candidate.h"
@@ -13,8 +15,10 @@
 static const char eval_doc[] =
 	"Compiles, checks and times one candidate file (docs/formats.md) against\n"
 	"PROBLEM (\"level1/019_ReLU\", \"19\", \"ReLU\") on this machine's GPU, prints\n"
-	"the verdict and stores it. The same candidate on the same GPU under the\n"
-	"same protocol is served from the store unless --force.\n";
+	"the verdict and records it in the store (--db; --compile-only records too)\n"
+	"and says where. The same candidate on the same GPU under the same protocol\n"
+	"is served from the store unless --force. PROBLEM takes KernelBench's\n"
+	"names too (\"19_ReLU.py\", \"level2/12_Gemm_Multiply_LeakyReLU\").\n";
 
 static json_t *kernel_stats(struct cli_ctx *ctx, const char *compile_id)
 {
@@ -32,7 +36,8 @@ static json_t *kernel_stats(struct cli_ctx *ctx, const char *compile_id)
 	return rows ? rows : json_array();
 }
 
-static json_t *outcome_json(const struct eval_outcome *o, const char *problem, json_t *stats)
+static json_t *outcome_json(const struct eval_outcome *o, const char *problem, json_t *stats,
+			    const char *db)
 {
 	json_t *j = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:b,s:f,s:f}", "problem", problem,
 			      "status", o->status, "failed_check", o->failed_check, "detail",
@@ -53,10 +58,12 @@ static json_t *outcome_json(const struct eval_outcome *o, const char *problem, j
 						  ? json_real(nums[i].v) : json_null());
 	json_object_set_new(j, "mismatches", json_integer(o->mismatches));
 	json_object_set_new(j, "kernels", stats);
+	json_object_set_new(j, "store", json_string(db));
 	return j;
 }
 
-static void print_human(const struct eval_outcome *o, const char *problem, const json_t *stats)
+static void print_human(const struct eval_outcome *o, const char *problem, const json_t *stats,
+			const char *db)
 {
 	size_t i;
 	json_t *k;
@@ -95,6 +102,11 @@ static void print_human(const struct eval_outcome *o, const char *problem, const
 		printf("harness: %.1f ms\n", o->harness_ms);
 	if (o->detail.len)
 		printf("detail:\n%s\n", o->detail.s);
+	if (o->cached)
+		printf("recorded: evaluation %.16s in %s (served from there; --force evaluates again)\n",
+		       o->eval_id, db);
+	else
+		printf("recorded: evaluation %.16s in %s\n", o->eval_id, db);
 }
 
 int cmd_eval(int argc, char **argv, struct cli_ctx *ctx)
@@ -103,7 +115,7 @@ int cmd_eval(int argc, char **argv, struct cli_ctx *ctx)
 	struct engine *e = NULL;
 	struct eval_request req;
 	struct eval_outcome o;
-	struct buf err = BUF_INIT, text = BUF_INIT;
+	struct buf err = BUF_INIT, text = BUF_INIT, dir = BUF_INIT;
 	int as_json = 0, quick = 0, n, ret;
 	const char *arch = NULL;
 	struct cli_opt opts[] = {
@@ -142,6 +154,18 @@ int cmd_eval(int argc, char **argv, struct cli_ctx *ctx)
 		return cli_usage(&spec);
 	if (arch && strncmp(arch, "sm_", 3) && strncmp(arch, "compute_", 8))
 		return cli_fail(EXIT_USAGE, "eval: --arch wants sm_XX (e.g. sm_90), not '%s'", arch);
+	/* The problem first: an unknown one is a usage error, GPU or not. */
+	{
+		struct buf spec_path = BUF_INIT;
+		path_join(&spec_path, argv[1], "spec.json");
+		if (strchr(argv[1], '/') && file_exists(spec_path.s))
+			buf_adds(&dir, argv[1]);  /* a problem directory itself */
+		buf_release(&spec_path);
+	}
+	if (!dir.len && (ret = problem_find(ctx->root, argv[1], &dir, &err)) < 0) {
+		ret = cli_fail(ret == PROBLEM_UNKNOWN ? EXIT_USAGE : EXIT_FAIL, "%s", err.s);
+		goto out;
+	}
 	/* Bounded read: the format check gives the precise size error. */
 	if (buf_read_file(&text, argv[2], 4 * CANDIDATE_MAX_BYTES, &err) < 0) {
 		ret = cli_fail(EXIT_FAIL, "%s", err.s);
@@ -162,7 +186,7 @@ int cmd_eval(int argc, char **argv, struct cli_ctx *ctx)
 		ret = cli_fail(EXIT_FAIL, "%s", err.s);
 		goto out;
 	}
-	req.problem_id = argv[1];
+	req.problem_id = dir.s;
 	req.candidate = text.s;
 	req.candidate_len = text.len;     /* NUL bytes are the engine's format errors */
 	eval_outcome_init(&o);
@@ -171,14 +195,14 @@ int cmd_eval(int argc, char **argv, struct cli_ctx *ctx)
 	} else {
 		json_t *stats = kernel_stats(ctx, o.compile_id);
 		if (as_json) {
-			json_t *j = outcome_json(&o, argv[1], stats);
+			json_t *j = outcome_json(&o, problem_dir_id(dir.s), stats, ctx->db_path);
 			struct buf b = BUF_INIT;
 			json_add_pretty(&b, j);
 			printf("%s\n", b.s);
 			buf_release(&b);
 			json_decref(j);
 		} else {
-			print_human(&o, argv[1], stats);
+			print_human(&o, problem_dir_id(dir.s), stats, ctx->db_path);
 			json_decref(stats);
 		}
 		ret = !strcmp(o.status, "correct") || !strcmp(o.status, "not_run") ? EXIT_OK : EXIT_CHECK;
@@ -188,5 +212,6 @@ out:
 	engine_close(e);
 	buf_release(&err);
 	buf_release(&text);
+	buf_release(&dir);
 	return ret;
 }

@@ -260,7 +260,9 @@ static int load_one(struct cli_ctx *ctx, const char *query, struct problem *p)
 	int ret = 0;
 
 	problem_init(p);
-	if (problem_find(ctx->root, query, &dir, &err) < 0 || problem_load(p, dir.s, &err) < 0)
+	if ((ret = problem_find(ctx->root, query, &dir, &err)) < 0)
+		ret = cli_fail(ret == PROBLEM_UNKNOWN ? EXIT_USAGE : EXIT_FAIL, "%s", err.s);
+	else if (problem_load(p, dir.s, &err) < 0)
 		ret = cli_fail(EXIT_FAIL, "%s", err.s);
 	buf_release(&dir);
 	buf_release(&err);
@@ -405,7 +407,13 @@ static int do_check(struct cli_ctx *ctx, int argc, char **argv, int cpu_only,
 		if (!ps)
 			abort();
 		for (int i = 0; i < argc; i++) {
-			if (load_one(ctx, argv[i], &ps[n]))
+			int r = load_one(ctx, argv[i], &ps[n]);
+			if (r == EXIT_USAGE) {     /* an unknown problem: check none */
+				problem_release(&ps[n]);
+				free_all(ps, n);
+				return r;
+			}
+			if (r)
 				bad++;
 			else
 				n++;

@@ -226,8 +226,9 @@ int cmd_report(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_END,
 	};
 	struct cli_spec spec = { "report", "[PROBLEM] [--run ID] [--source] [--json]\n--gpus [--json]",
-		"PROBLEM (\"23\", \"Softmax\", \"level1/023_Softmax\"): one problem's search: header,\n"
-		"statistics, one line per round and the best kernel with its idea.\n"
+		"PROBLEM (\"23\", \"Softmax\", \"level1/023_Softmax\", \"23_Softmax.py\"): one problem's\n"
+		"search: header, statistics, one line per round and the best kernel with its\n"
+		"idea.\n"
 		"Without PROBLEM: a summary of the run, one line per problem.\n", opts,
 		"Kernels that failed verification are never reported as best.\n", 0, NULL, NULL };
 
@@ -252,7 +253,12 @@ int cmd_report(int argc, char **argv, struct cli_ctx *ctx)
 	if (gpus) {
 		r = store_report_gpus(&st, &err);
 	} else if (problem) {
-		if (store_report_find_problem(&st, problem, &id, &err) == 0)
+		int f = store_report_find_problem(&st, problem, &id, &err);
+		if (f == PROBLEM_UNKNOWN) {
+			rc = cli_fail(EXIT_USAGE, "report: %s", err.s);
+			goto out;
+		}
+		if (f == 0)
 			r = store_report_problem(&st, id.s, run_id, &err);
 	} else {
 		r = store_report_run(&st, run_id, &err);

@@ -156,7 +156,7 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 	char run_id[64] = "";
 	int jobs = 4, as_json = 0, rc = EXIT_FAIL, have_prop = 0, have_be = 0, n, check = 0;
 	struct cli_opt opts[] = {
-		OPT_STR("problems", 0, &problems, "LIST", "level1 | 1,5,23 | 1-10 | level2/3-7 | Softmax | all"),
+		OPT_STR("problems", 0, &problems, "LIST", "level1 | 1,5,23 | 1-10 | level2/3-7 | Softmax | 23_Softmax.py | all"),
 		OPT_CHOICE("strategy", 0, &cfg.strategy, strategies, "branch (default) or revise"),
 		OPT_INT("rounds", 0, &cfg.rounds, "N", 0, 10000, "rounds after round 0 (revise: turns) (3)"),
 		OPT_INT("ideas", 'k', &cfg.k, "N", 1, 1000, "ideas per round (4)"),
@@ -243,8 +243,8 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 	} else {
 		if (!cfg.proposer)
 			cfg.proposer = proposer_default_name();
-		if (problem_list_resolve(&pl, ctx->root, problems, &err) < 0) {
-			rc = cli_fail(EXIT_USAGE, "%s", err.s);
+		if ((rc = problem_list_resolve(&pl, ctx->root, problems, &err)) < 0) {
+			rc = cli_fail(rc == PROBLEM_UNKNOWN ? EXIT_USAGE : EXIT_FAIL, "%s", err.s);
 			goto out;
 		}
 	}

@@ -20,6 +20,26 @@ struct opts {
 	int shards, cpus, compile_only, no_pack, no_site, dry_run, json;
 };
 
+/* DIR made absolute against the working directory, for a directory that
+ * does not exist yet; 0 or -1 with errno. */
+static int absolute_path(const char *dir, char *out, size_t cap)
+{
+	char cwd[PATH_MAX];
+	int n;
+
+	if (dir[0] == '/')
+		n = snprintf(out, cap, "%s", dir);
+	else if (getcwd(cwd, sizeof(cwd)))
+		n = snprintf(out, cap, "%s/%s", cwd, dir);
+	else
+		return -1;
+	if (n < 0 || (size_t)n >= cap) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
 /* Splits "a,b,c" into plan->verify_partitions (pointers into copy). */
 static int split_verify(char *copy, struct slurm_plan *plan)
 {
@@ -43,8 +63,9 @@ static int build_shards(struct cli_ctx *ctx, const struct opts *o, char ***lists
 	int *assign = NULL, i, rc = -1;
 
 	problem_list_init(&pl);
-	if (problem_list_resolve(&pl, ctx->root, o->problems, err))
+	if ((rc = problem_list_resolve(&pl, ctx->root, o->problems, err)) < 0)
 		goto out;
+	rc = -1;
 	if (pl.n == 0) {
 		kf_err(err, "no problems match '%s'", o->problems);
 		goto out;
@@ -108,7 +129,14 @@ static int submit(struct cli_ctx *ctx, struct opts *o, int argc, char **argv)
 	if (n <= 0)
 		return cli_fail(EXIT_FAIL, "cannot find the kforge binary's path");
 	exe[n] = 0;
-	if (mkdir_p(o->workdir, &err) || !realpath(o->workdir, wd)) {
+	if (o->dry_run) {
+		/* Writes nothing: the scripts name the directory as it will be. */
+		if (!realpath(o->workdir, wd) &&
+		    absolute_path(o->workdir, wd, sizeof(wd)) < 0) {
+			rc = cli_fail(EXIT_FAIL, "work directory %s: %s", o->workdir, strerror(errno));
+			goto out;
+		}
+	} else if (mkdir_p(o->workdir, &err) || !realpath(o->workdir, wd)) {
 		rc = cli_fail(EXIT_FAIL, "work directory %s: %s", o->workdir,
 			      err.len ? err.s : strerror(errno));
 		goto out;
@@ -118,8 +146,8 @@ static int submit(struct cli_ctx *ctx, struct opts *o, int argc, char **argv)
 			buf_addc(&extra, ' ');
 		shell_quote(&extra, argv[i]);
 	}
-	if (build_shards(ctx, o, &lists, &summary, &err)) {
-		rc = cli_fail(EXIT_FAIL, "%s", err.s);
+	if ((rc = build_shards(ctx, o, &lists, &summary, &err)) < 0) {
+		rc = cli_fail(rc == PROBLEM_UNKNOWN ? EXIT_USAGE : EXIT_FAIL, "%s", err.s);
 		goto out;
 	}
 	plan.kforge = exe;
@@ -216,10 +244,11 @@ static int sub_submit(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_END,
 	};
 	struct cli_spec spec = { "slurm submit", submit_args,
-		"Writes sbatch scripts under --workdir and submits them: a job array whose\n"
-		"tasks each search one shard of the problems into a store of their own\n"
-		"(requeueable: a restarted task resumes), then a job that merges the shards,\n"
-		"verify jobs per GPU partition, and a job that merges, packs and renders.\n"
+		"Writes sbatch scripts under --workdir and submits them (--dry-run prints\n"
+		"them and writes nothing): a job array whose tasks each search one shard of\n"
+		"the problems into a store of their own (requeueable: a restarted task\n"
+		"resumes), then a job that merges the shards, verify jobs per GPU partition,\n"
+		"and a job that merges, packs and renders.\n"
 		"SEARCH-ARGS go to each task's 'kforge search'.\n", opts, NULL, 0, NULL, NULL };
 
 	if ((rc = cli_parse(&spec, argc, argv, ctx, &n)) != CLI_GO)

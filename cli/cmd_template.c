@@ -89,7 +89,7 @@ static int sub_render(int argc, char **argv, struct cli_ctx *ctx)
 		cli_fail(EXIT_FAIL, "template: %s", err.s);
 		goto out;
 	}
-	if (fwrite(out.s, 1, out.len, stdout) != out.len || fflush(stdout)) {
+	if ((fwrite(out.s, 1, out.len, stdout) != out.len || fflush(stdout)) && !cli_stdout_gone()) {
 		cli_fail(EXIT_FAIL, "template: writing stdout failed");
 		goto out;
 	}

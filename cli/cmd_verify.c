@@ -70,8 +70,8 @@ int cmd_verify(int argc, char **argv, struct cli_ctx *ctx)
 	problem_list_init(&pl);
 	verify_report_init(&rep);
 	if (problems) {
-		if (problem_list_resolve(&pl, ctx->root, problems, &err)) {
-			rc = cli_fail(EXIT_USAGE, "%s", err.s);
+		if ((rc = problem_list_resolve(&pl, ctx->root, problems, &err)) < 0) {
+			rc = cli_fail(rc == PROBLEM_UNKNOWN ? EXIT_USAGE : EXIT_FAIL, "%s", err.s);
 			goto out;
 		}
 		ids = calloc((size_t)pl.n + 1, sizeof(*ids));

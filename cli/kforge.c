@@ -5,7 +5,9 @@
 #include "core/version.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio_ext.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -34,6 +36,9 @@ const char *__lsan_default_suppressions(void)
 #include <libgen.h>
 #include <limits.h>
 
+static int cmd_help(int argc, char **argv, struct cli_ctx *ctx);
+static int cmd_version(int argc, char **argv, struct cli_ctx *ctx);
+
 const struct cli_cmd cli_commands[] = {
 	{ "problems", cmd_problems, "List, show and check the problem suite.", 0 },
 	{ "baselines", cmd_baselines, "Import and list PyTorch baseline timings per GPU.", 0 },
@@ -50,6 +55,8 @@ const struct cli_cmd cli_commands[] = {
 	{ "slurm", cmd_slurm, "Run searches and verification as Slurm jobs.", 0 },
 	{ "store", cmd_store, "Inspect the store (info, tables, integrity).", 0 },
 	{ "gpu-info", cmd_gpu_info, "Show the visible GPUs (exit 3 when none).", 0 },
+	{ "help", cmd_help, "Show this help, or a command's (kforge help CMD).", 0 },
+	{ "version", cmd_version, "Print the version.", 0 },
 	{ "__worker", cmd_worker, "Internal: GPU worker process.", 1 },
 	{ "__compile", cmd_compile_child, "Internal: NVRTC compile child.", 1 },
 	{ NULL, NULL, NULL, 0 },
@@ -61,7 +68,7 @@ static void print_main_help(FILE *f)
 {
 	fprintf(f,
 		"usage: kforge %s\n"
-		"       kforge --help | --version | <command> --help\n\n"
+		"       kforge --help | --version | help <command> | <command> --help\n\n"
 		"Searches for fast CUDA kernels on KernelBench problems and turns the\n"
 		"search into a research dataset.\n\n"
 		"Commands:\n", main_args);
@@ -73,8 +80,72 @@ static void print_main_help(FILE *f)
 		"  --db PATH   the store (default: $KFORGE_DB or ./kforge.db)\n"
 		"  -v, -q      more or less logging (also KFORGE_LOG=debug|info|warn|error)\n"
 		"  --version   print the version (before the command name only)\n\n"
-		"Exit codes: 0 ok; 1 failed; 2 usage error or not implemented;\n"
-		"3 no GPU or CUDA driver; 4 a check failed (incorrect kernel, bad dataset).\n");
+		"Exit codes: 0 ok; 1 failed; 2 usage error (unknown problem too) or not\n"
+		"implemented; 3 no GPU or CUDA driver; 4 a check failed (incorrect kernel,\n"
+		"bad dataset). Output cut short by its reader (kforge ... | head) is not\n"
+		"an error: kforge stops quietly with the command's own code.\n");
+}
+
+static const struct cli_cmd *find_cmd(const char *name)
+{
+	for (const struct cli_cmd *c = cli_commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+static int unknown_cmd(const char *name)
+{
+	const char *best = NULL;
+	int bestd = 99;
+
+	for (const struct cli_cmd *c = cli_commands; c->name; c++) {
+		int d = c->hidden ? 99 : cli_edit_distance(name, c->name);
+		if (d < bestd) {
+			bestd = d;
+			best = c->name;
+		}
+	}
+	fprintf(stderr, "kforge: '%s' is not a kforge command. See 'kforge --help'.\n", name);
+	if (best && bestd <= 3)
+		fprintf(stderr, "\nDid you mean '%s'?\n", best);
+	return EXIT_USAGE;
+}
+
+/* kforge help [CMD [SUB...]] is kforge CMD [SUB...] --help. */
+static int cmd_help(int argc, char **argv, struct cli_ctx *ctx)
+{
+	const struct cli_cmd *c;
+	char *args[16];
+	int n = 0;
+
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		print_main_help(stdout);
+		return EXIT_OK;
+	}
+	if (!(c = find_cmd(argv[1])) || c->hidden)
+		return unknown_cmd(argv[1]);
+	if (argc > 14)
+		return cli_fail(EXIT_USAGE, "help: too many words");
+	for (int i = 1; i < argc; i++)
+		args[n++] = argv[i];
+	args[n++] = (char *)"--help"; /* the parsers do not write argv */
+	args[n] = NULL;
+	return c->fn(n, args, ctx);
+}
+
+static int cmd_version(int argc, char **argv, struct cli_ctx *ctx)
+{
+	struct cli_spec spec = { "version", "", "Prints the version (as kforge --version).\n", NULL,
+				 NULL, 0, NULL, NULL };
+	int n, rc;
+
+	if ((rc = cli_parse(&spec, argc, argv, ctx, &n)) != CLI_GO)
+		return rc;
+	if (n > 0)
+		return cli_usage(&spec);
+	printf("kforge %s\n", kforge_version());
+	return EXIT_OK;
 }
 
 static const char *find_root(const char *argv0)
@@ -122,14 +193,31 @@ void cli_setup_log(const struct cli_ctx *ctx)
 	log_setup(l < LOG_ERROR ? LOG_ERROR : l > LOG_DEBUG ? LOG_DEBUG : (enum log_level)l);
 }
 
-/* As coreutils' close_stdout: output lost to a full disk or a closed pipe
- * is a failure, not exit 0. A command that already failed keeps its code. */
+int cli_stdout_gone(void)
+{
+	struct pollfd p = { STDOUT_FILENO, 0, 0 };
+	struct stat st;
+
+	if (fstat(STDOUT_FILENO, &st) < 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		return 0;
+	/* POLLERR: a pipe without readers; POLLHUP: a socket shut down. */
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
+}
+
+/* As coreutils' close_stdout: output lost to a full disk is a failure,
+ * not exit 0. A command that already failed keeps its code. Output that
+ * its reader stopped reading (EPIPE: `kforge problems list | head`) is
+ * not: kforge ends quietly with the command's code, as ripgrep does,
+ * so `set -o pipefail` scripts do not fail on a `| head`. */
 static int close_stdout(int rc)
 {
 	int prev = ferror(stdout), pending = __fpending(stdout) != 0, fail;
+	int gone = prev && cli_stdout_gone(); /* before fclose closes fd 1 */
 
 	errno = 0;
 	fail = fclose(stdout) != 0;
+	if (gone || (fail && errno == EPIPE))
+		return rc;
 	if (prev || (fail && (pending || errno != EBADF))) {
 		if (fail && errno)
 			fprintf(stderr, "kforge: write error on standard output: %s\n", strerror(errno));
@@ -160,27 +248,13 @@ static int run(int argc, char **argv, struct cli_ctx *ctx, int *hidden)
 		return EXIT_USAGE;
 	}
 	ctx->root = find_root(argv[0]);
-	for (const struct cli_cmd *c = cli_commands; c->name; c++) {
-		if (strcmp(c->name, argv[1]))
-			continue;
+	{
+		const struct cli_cmd *c = find_cmd(argv[1]);
+		if (!c)
+			return unknown_cmd(argv[1]);
 		*hidden = c->hidden;
 		return c->fn(n, argv + 1, ctx);
 	}
-	{
-		const char *best = NULL;
-		int bestd = 99;
-		for (const struct cli_cmd *c = cli_commands; c->name; c++) {
-			int d = c->hidden ? 99 : cli_edit_distance(argv[1], c->name);
-			if (d < bestd) {
-				bestd = d;
-				best = c->name;
-			}
-		}
-		fprintf(stderr, "kforge: '%s' is not a kforge command. See 'kforge --help'.\n", argv[1]);
-		if (best && bestd <= 3)
-			fprintf(stderr, "\nDid you mean '%s'?\n", best);
-	}
-	return EXIT_USAGE;
 }
 
 int main(int argc, char **argv)

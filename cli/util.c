@@ -1,5 +1,7 @@
 #include "cli.h"
 #include "collector/problem_list.h"
+#include "core/store.h"
+#include "core/store_report.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -71,38 +73,56 @@ void cli_data_path(struct cli_ctx *ctx, const char *rel, struct buf *out)
 	buf_addf(out, "%s/%s", ctx->root, rel);
 }
 
-json_t *cli_problem_ids(struct cli_ctx *ctx, const struct cli_list *pl, struct buf *err)
+/* One item: the store's problem it names, else the ids of a PROBLEMS form
+ * (level2, 1-10, all) under the suite here. 0, PROBLEM_UNKNOWN or -1. */
+static int item_ids(struct cli_ctx *ctx, struct store *st, const char *t, json_t *probs,
+		    struct buf *err)
 {
 	struct problem_list l;
-	struct buf all = BUF_INIT, e2 = BUF_INIT;
-	json_t *probs = json_array();
-	int ids_only = 1;
+	struct buf id = BUF_INIT, e2 = BUF_INIT;
+	int r = st ? store_report_find_problem(st, t, &id, err) : PROBLEM_UNKNOWN;
 
-	for (int i = 0; i < pl->n; i++) {
+	if (r == 0)
+		json_array_append_new(probs, json_string(id.s));
+	if (r != PROBLEM_UNKNOWN)
+		goto out;
+	problem_list_init(&l);
+	if (problem_list_resolve(&l, ctx->root, t, &e2) == 0) {
+		for (int i = 0; i < l.n; i++)
+			json_array_append_new(probs, json_string(l.v[i].id));
+		r = 0;
+	} else if (!err->len) {
+		kf_err(err, "%s", e2.s); /* no store: the suite's own message */
+	}
+	problem_list_release(&l);
+out:
+	buf_release(&id);
+	buf_release(&e2);
+	return r;
+}
+
+json_t *cli_problem_ids(struct cli_ctx *ctx, const struct cli_list *pl, struct buf *err)
+{
+	struct store st;
+	int have = store_open(&st, ctx->db_path, STORE_READONLY, err) == 0, r = 0;
+	json_t *probs = json_array();
+
+	buf_reset(err);
+	for (int i = 0; i < pl->n && r == 0; i++) {
 		char *dup = strdup(pl->v[i]), *save = NULL;
 		if (!dup)
 			abort();
-		for (char *t = strtok_r(dup, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
-			const char *sl = strchr(t, '/');
-			buf_addf(&all, "%s%s", all.len ? "," : "", t);
-			json_array_append_new(probs, json_string(t));
-			if (!sl || !strchr(sl, '_'))
-				ids_only = 0;
+		for (char *t = strtok_r(dup, ", ", &save); t && r == 0; t = strtok_r(NULL, ", ", &save)) {
+			buf_reset(err);
+			r = item_ids(ctx, have ? &st : NULL, t, probs, err);
 		}
 		free(dup);
 	}
-	problem_list_init(&l);
-	if (problem_list_resolve(&l, ctx->root, all.s, &e2) == 0) {
-		json_array_clear(probs);
-		for (int i = 0; i < l.n; i++)
-			json_array_append_new(probs, json_string(l.v[i].id));
-	} else if (!ids_only) {
-		kf_err(err, "%s", e2.s);
+	if (have)
+		store_close(&st);
+	if (r < 0) {
 		json_decref(probs);
-		probs = NULL;
+		return NULL;
 	}
-	problem_list_release(&l);
-	buf_release(&all);
-	buf_release(&e2);
 	return probs;
 }

@@ -1,8 +1,9 @@
 #include "problem_list.h"
 #include "core/fsutil.h"
+#include "core/problem.h"
 
 #include <ctype.h>
-#include <dirent.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,109 +50,53 @@ static int cmp_ref(const void *a, const void *b)
 	return strcmp(x->id, y->id);
 }
 
-/* "023_Softmax" -> number 23, name "Softmax"; 0 or -1 when not a problem dir. */
-static int parse_dirname(const char *d, int *number, const char **name)
-{
-	char *end;
-	long n;
-
-	if (!isdigit((unsigned char)d[0]))
-		return -1;
-	n = strtol(d, &end, 10);
-	if (*end != '_' || !end[1] || n < 0 || n > 100000)
-		return -1;
-	*number = (int)n;
-	*name = end + 1;
-	return 0;
-}
-
-/* Every problem under ROOT/problems, sorted. */
+/* Every problem under ROOT/problems with a spec, sorted: the directories
+ * of problem_list_dirs, the one scanner. */
 static int scan_all(struct problem_list *all, const char *root, struct buf *err)
 {
-	struct buf base = BUF_INIT, p = BUF_INIT, id = BUF_INIT;
-	DIR *top, *lv;
-	struct dirent *e, *f;
+	struct buf base = BUF_INIT, spec = BUF_INIT;
+	char **dirs = NULL;
+	int n = 0, ret = -1;
 
 	path_join(&base, root, "problems");
-	top = opendir(base.s);
-	if (!top) {
+	if (!is_dir(base.s)) {
 		kf_err(err, "no problem suite at %s", base.s);
-		buf_release(&base);
-		return -1;
+		goto out;
 	}
-	while ((e = readdir(top))) {
-		char *end;
-		long level;
-		if (strncmp(e->d_name, "level", 5) || !isdigit((unsigned char)e->d_name[5]))
+	if (problem_list_dirs(root, 0, &dirs, &n, err) < 0)
+		goto out;
+	for (int i = 0; i < n && all->n < PROBLEM_LIST_MAX; i++) {
+		struct problem_ref r;
+		const char *id = problem_dir_id(dirs[i]);
+		path_join(&spec, dirs[i], "spec.json");
+		if (!file_exists(spec.s))
 			continue;
-		level = strtol(e->d_name + 5, &end, 10);
-		if (*end || level < 0 || level > 100)
-			continue;
-		buf_reset(&p);
-		buf_addf(&p, "%s/%s", base.s, e->d_name);
-		lv = opendir(p.s);
-		if (!lv)
-			continue;
-		while ((f = readdir(lv)) && all->n < PROBLEM_LIST_MAX) {
-			struct problem_ref r;
-			const char *name;
-			struct buf dir = BUF_INIT, spec = BUF_INIT;
-			if (parse_dirname(f->d_name, &r.number, &name) < 0)
-				continue;
-			buf_addf(&dir, "%s/%s", p.s, f->d_name);
-			path_join(&spec, dir.s, "spec.json");
-			if (file_exists(spec.s)) {
-				buf_reset(&id);
-				buf_addf(&id, "%s/%s", e->d_name, f->d_name);
-				r.id = id.s;
-				r.dir = dir.s;
-				r.level = (int)level;
-				add(all, &r);
-			}
-			buf_release(&dir);
-			buf_release(&spec);
-		}
-		closedir(lv);
+		r.id = (char *)id;
+		r.dir = dirs[i];
+		r.level = atoi(id + 5);
+		r.number = atoi(strchr(id, '/') + 1);
+		add(all, &r);
 	}
-	closedir(top);
-	qsort(all->v, (size_t)all->n, sizeof(all->v[0]), cmp_ref);
+	ret = 0;
+out:
+	for (int i = 0; i < n; i++)
+		free(dirs[i]);
+	free(dirs);
 	buf_release(&base);
-	buf_release(&p);
-	buf_release(&id);
-	return 0;
+	buf_release(&spec);
+	return ret;
 }
 
-static const char *ref_name(const struct problem_ref *r)
+/* A list that names nothing is the user's error (exit 2), not a failure. */
+static int unknown(struct buf *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int unknown(struct buf *err, const char *fmt, ...)
 {
-	const char *slash = strchr(r->id, '/');
-	const char *us = slash ? strchr(slash, '_') : NULL;
-	return us ? us + 1 : r->id;
-}
-
-static int edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	int row[64];
-	if (lb >= 63 || la >= 63)
-		return 99;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = (int)j;
-	for (size_t i = 1; i <= la; i++) {
-		int prev = row[0];
-		row[0] = (int)i;
-		for (size_t j = 1; j <= lb; j++) {
-			int cur = row[j];
-			int c = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
-			int best = prev + c;
-			if (row[j] + 1 < best)
-				best = row[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			prev = cur;
-		}
-	}
-	return row[lb];
+	va_list ap;
+	va_start(ap, fmt);
+	buf_reset(err);
+	buf_vaddf(err, fmt, ap);
+	va_end(ap);
+	return PROBLEM_UNKNOWN;
 }
 
 /* Number or range "a-b": 1 with lo/hi set, 0 when not numeric. */
@@ -171,8 +116,32 @@ static int parse_range(const char *s, long *lo, long *hi)
 	return *end ? 0 : 1;
 }
 
+/* One problem, or a name several share, through the shared matcher. */
+static int match_names(const struct problem_list *all, struct problem_list *out, const char *item,
+		       struct buf *err)
+{
+	struct problem_name *v = calloc((size_t)all->n + 1, sizeof(*v));
+	int *idx = calloc((size_t)all->n + 1, sizeof(*idx)), r;
+
+	if (!v || !idx)
+		abort();
+	for (int i = 0; i < all->n; i++) {
+		v[i].id = all->v[i].id;
+		v[i].level = all->v[i].level;
+		v[i].number = all->v[i].number;
+	}
+	r = problem_name_find(v, all->n, item, idx, all->n, err);
+	for (int i = 0; i < r; i++)
+		add(out, &all->v[idx[i]]);
+	free(v);
+	free(idx);
+	return r < 0 ? r : 0;
+}
+
+/* *named: the item was taken as a problem's name, whose error already says
+ * what it could have meant. */
 static int match_item(const struct problem_list *all, struct problem_list *out, const char *item,
-		      struct buf *err)
+		      int *named, struct buf *err)
 {
 	int level = 1, found = 0;
 	long lo, hi;
@@ -193,16 +162,16 @@ static int match_item(const struct problem_list *all, struct problem_list *out, 
 					found++;
 				}
 			if (!found)
-				return kf_err(err, "PROBLEMS: no problems in %s", item);
+				return unknown(err, "PROBLEMS: no problems in %s", item);
 			return 0;
 		}
 		if (*end != '/' && *end != ':')
-			return kf_err(err, "PROBLEMS: cannot parse '%s'", item);
+			return unknown(err, "PROBLEMS: cannot parse '%s'", item);
 		rest = end + 1;
 	}
-	if (parse_range(rest, &lo, &hi)) {
+	if (strchr(rest, '-') && parse_range(rest, &lo, &hi)) {
 		if (hi < lo)
-			return kf_err(err, "PROBLEMS: empty range '%s'", item);
+			return unknown(err, "PROBLEMS: empty range '%s'", item);
 		for (int i = 0; i < all->n; i++)
 			if (all->v[i].level == level && all->v[i].number >= lo &&
 			    all->v[i].number <= hi) {
@@ -210,35 +179,11 @@ static int match_item(const struct problem_list *all, struct problem_list *out, 
 				found++;
 			}
 		if (!found)
-			return kf_err(err, "PROBLEMS: no level-%d problem numbered %s", level, rest);
+			return unknown(err, "PROBLEMS: no level-%d problem numbered %s", level, rest);
 		return 0;
 	}
-	for (int i = 0; i < all->n; i++) {
-		const struct problem_ref *r = &all->v[i];
-		const char *slash = strchr(r->id, '/');
-		if (!strcasecmp(item, r->id) || !strcasecmp(rest, ref_name(r)) ||
-		    (rest != item && slash && !strcasecmp(rest, slash + 1))) {
-			if (rest != item && r->level != level)
-				continue;
-			add(out, r);
-			found++;
-		}
-	}
-	if (!found) {
-		const char *best = NULL;
-		int bestd = 4;
-		for (int i = 0; i < all->n; i++) {
-			int d = edit_distance(rest, ref_name(&all->v[i]));
-			if (d < bestd) {
-				bestd = d;
-				best = all->v[i].id;
-			}
-		}
-		if (best)
-			return kf_err(err, "PROBLEMS: no problem '%s' (did you mean %s?)", item, best);
-		return kf_err(err, "PROBLEMS: no problem '%s'", item);
-	}
-	return 0;
+	*named = 1;
+	return match_names(all, out, item, err);
 }
 
 /* The valid forms, on the same line as the error: one line says it all. */
@@ -265,7 +210,7 @@ int problem_list_resolve(struct problem_list *l, const char *root, const char *s
 	int ret = -1;
 
 	if (strlen(spec) > PROBLEM_LIST_SPEC_MAX)
-		return kf_err(err, "PROBLEMS: list longer than %d bytes", PROBLEM_LIST_SPEC_MAX);
+		return unknown(err, "PROBLEMS: list longer than %d bytes", PROBLEM_LIST_SPEC_MAX);
 	problem_list_init(&all);
 	problem_list_init(&got);
 	if (scan_all(&all, root, err) < 0)
@@ -273,15 +218,18 @@ int problem_list_resolve(struct problem_list *l, const char *root, const char *s
 	copy = strdup(spec);
 	if (!copy)
 		abort();
-	for (tok = strtok_r(copy, ", \t\n", &save); tok; tok = strtok_r(NULL, ", \t\n", &save))
-		if (match_item(&all, &got, tok, err) < 0) {
+	for (tok = strtok_r(copy, ", \t\n", &save); tok; tok = strtok_r(NULL, ", \t\n", &save)) {
+		int named = 0;
+		if ((ret = match_item(&all, &got, tok, &named, err)) < 0) {
 			free(copy);
-			add_forms(&all, err);
+			if (!named)
+				add_forms(&all, err);
 			goto out;
 		}
+	}
 	free(copy);
 	if (!got.n) {
-		kf_err(err, "PROBLEMS: empty list");
+		ret = unknown(err, "PROBLEMS: empty list");
 		goto out;
 	}
 	qsort(got.v, (size_t)got.n, sizeof(got.v[0]), cmp_ref);

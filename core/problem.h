@@ -96,10 +96,33 @@ int problem_size(const struct problem *p, const char *name, long long *out);
 int problem_scalar(const struct problem *p, const char *name, double *out);
 int problem_tensor_index(const struct problem *p, const char *name);
 
-/* Resolves a user's problem reference ("level1/023_Softmax", "23", "023",
- * "Softmax", "level1/23", "level2/12") under ROOT/problems/ into the
- * directory path. A bare number names a level-1 problem. */
+/* Naming problems (core/problem_name.c), the one matcher behind every
+ * command that takes a problem. A query is "23" (a bare number is level
+ * 1's), "level2/12", the id "level1/023_Softmax", a name "Softmax" (any
+ * case), or KernelBench's file name with or without level and ".py":
+ * "19_ReLU", "19_ReLU.py", "level2/12_Gemm_Multiply_LeakyReLU.py" (number
+ * and name must agree; trailing underscores do not count). */
+struct problem_name {
+	const char *id;            /* "level1/019_ReLU" */
+	int level, number;
+};
+/* The query named no problem (or several): a usage error, not a failure. */
+#define PROBLEM_UNKNOWN (-2)
+/* The indices of v[0..n) that QUERY names (at most cap, in v's order):
+ * their count, or PROBLEM_UNKNOWN with err "unknown problem 'X'; did you
+ * mean 'level1/019_ReLU'?" (no suggestion when nothing is close). */
+int problem_name_find(const struct problem_name *v, int n, const char *query, int *idx, int cap,
+		      struct buf *err);
+/* The one problem QUERY names: its index, or PROBLEM_UNKNOWN (also when
+ * it names several). */
+int problem_name_one(const struct problem_name *v, int n, const char *query, struct buf *err);
+
+/* Resolves a query (above) under ROOT/problems/ into the directory path:
+ * 0, PROBLEM_UNKNOWN, or -1 when the suite cannot be read. */
 int problem_find(const char *root, const char *query, struct buf *dir_out, struct buf *err);
+/* The id part of a problem directory's path: "ROOT/problems/level1/019_ReLU"
+ * -> "level1/019_ReLU" (a pointer into path). */
+const char *problem_dir_id(const char *path);
 /* Lists every problem directory under ROOT/problems/levelN (level 0 = all),
  * sorted by level then number. Caller frees each string and the array. */
 int problem_list_dirs(const char *root, int level, char ***dirs, int *n, struct buf *err);

@@ -96,70 +96,40 @@ int problem_list_dirs(const char *root, int level, char ***dirs, int *n, struct 
 	return 0;
 }
 
-static const char *base_name(const char *path)
+const char *problem_dir_id(const char *path)
 {
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
-static int all_digits(const char *s)
-{
-	if (!*s)
-		return 0;
-	for (; *s; s++)
-		if (!isdigit((unsigned char)*s))
-			return 0;
-	return 1;
+	const char *s = path + strlen(path);
+	int slashes = 0;
+	while (s > path && !(s[-1] == '/' && ++slashes == 2))
+		s--;
+	return s;
 }
 
 int problem_find(const char *root, const char *query, struct buf *dir_out, struct buf *err)
 {
 	char **dirs = NULL;
-	int n = 0, level = 0, hits = 0, ret = -1;
-	const char *q = query, *hit = NULL;
-	struct buf cands = BUF_INIT;
+	struct problem_name *v;
+	int n = 0, r;
 
-	if (!query || !*query || strlen(query) > 256)
-		return kf_err(err, "no problem given");
-	if (!strncmp(q, "level", 5) && isdigit((unsigned char)q[5])) {
-		level = q[5] - '0';
-		q += 6;
-		if (*q != '/' && *q != '\0')
-			return kf_err(err, "problem \"%s\": expected levelN/ID", query);
-		if (*q == '/')
-			q++;
-	}
-	/* A bare number is a level-1 problem, as in PROBLEMS lists (levels share
-	 * numbers); levelN/NUM or a name reaches the others. */
-	if (!level && all_digits(q))
-		level = 1;
-	if (problem_list_dirs(root, level, &dirs, &n, err) < 0)
+	if (problem_list_dirs(root, 0, &dirs, &n, err) < 0)
 		return -1;
+	v = calloc((size_t)n + 1, sizeof(*v));
+	if (!v)
+		abort();
 	for (int i = 0; i < n; i++) {
-		const char *b = base_name(dirs[i]), *nm = strchr(b, '_');
-		int match;
-		if (all_digits(q))
-			match = atoi(q) == atoi(b);
-		else
-			match = !strcmp(q, b) || (nm && !strcasecmp(q, nm + 1));
-		if (match) {
-			hits++;
-			hit = dirs[i];
-			buf_addf(&cands, " %s", dirs[i]);
-		}
+		const char *id = problem_dir_id(dirs[i]);
+		v[i].id = id;
+		v[i].level = atoi(id + 5);
+		v[i].number = atoi(strchr(id, '/') + 1);
 	}
-	if (hits == 1) {
+	r = problem_name_one(v, n, query, err);
+	if (r >= 0) {
 		buf_reset(dir_out);
-		buf_adds(dir_out, hit);
-		ret = 0;
-	} else if (hits == 0) {
-		kf_err(err, "no problem \"%s\" under %s/problems", query, root);
-	} else {
-		kf_err(err, "problem \"%s\" is ambiguous:%s", query, cands.s);
+		buf_adds(dir_out, dirs[r]);
 	}
 	for (int i = 0; i < n; i++)
 		free(dirs[i]);
 	free(dirs);
-	buf_release(&cands);
-	return ret;
+	free(v);
+	return r < 0 ? r : 0;
 }

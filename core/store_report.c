@@ -1,6 +1,7 @@
 #include "store_report.h"
 #include "store_verify.h"
 #include "json.h"
+#include "problem.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -8,49 +9,32 @@
 
 int store_report_find_problem(struct store *s, const char *q, struct buf *id, struct buf *err)
 {
-	json_t *rows, *r;
-	const char *num = q;
-	long level = 1, n = -1;
-	size_t i;
-	int found = 0;
+	json_t *rows = store_query_all(s, "SELECT id, level, number FROM problems ORDER BY level, number",
+				       NULL, err);
+	struct problem_name *v;
+	size_t i, n;
+	int r;
 
-	if (strlen(q) > 256)
-		return kf_err(err, "problem name too long");
-	if (!strncmp(q, "level", 5) && isdigit((unsigned char)q[5])) {
-		char *end;
-		level = strtol(q + 5, &end, 10);
-		if (*end == '/')
-			num = end + 1;
-	}
-	if (isdigit((unsigned char)*num)) {
-		char *end;
-		n = strtol(num, &end, 10);
-		if (*end && *end != '_')
-			n = -1;
-	}
-	rows = store_query_all(s, "SELECT id, level, number, name FROM problems ORDER BY level, number",
-			       NULL, err);
 	if (!rows)
 		return -1;
-	buf_reset(id);
-	json_array_foreach(rows, i, r) {
-		const char *pid = jget_str(r, "id", "");
-		if (!strcmp(pid, q) || (n >= 0 && jget_int(r, "number", -1) == n &&
-					jget_int(r, "level", -1) == level) ||
-		    (n < 0 && !strcasecmp(jget_str(r, "name", ""), num))) {
-			if (!found++) {
-				buf_adds(id, pid);
-			} else if (strcmp(id->s, pid)) {
-				kf_err(err, "'%s' names several problems (%s, %s): give the full id", q, id->s, pid);
-				json_decref(rows);
-				return -1;
-			}
-		}
+	n = json_array_size(rows);
+	v = calloc(n + 1, sizeof(*v));
+	if (!v)
+		abort();
+	for (i = 0; i < n; i++) {
+		json_t *row = json_array_get(rows, i);
+		v[i].id = jget_str(row, "id", "");
+		v[i].level = (int)jget_int(row, "level", -1);
+		v[i].number = (int)jget_int(row, "number", -1);
 	}
+	r = problem_name_one(v, (int)n, q, err);
+	if (r >= 0) {
+		buf_reset(id);
+		buf_adds(id, v[r].id);
+	}
+	free(v);
 	json_decref(rows);
-	if (!found)
-		return kf_err(err, "no problem '%s' in the store", q);
-	return 0;
+	return r < 0 ? r : 0;
 }
 
 static json_t *run_info(struct store *s, const char *sql, const char *arg, struct buf *err)

@@ -5,10 +5,12 @@
 #ifndef KF_STORE_REPORT_H
 #define KF_STORE_REPORT_H
 
+#include "problem.h" /* PROBLEM_UNKNOWN */
 #include "store.h"
 
-/* Finds a problem of the store from "level1/023_Softmax", "23",
- * "level1/23", "023" or "Softmax"; writes its id. 0, or -1 with err. */
+/* Finds a problem of the store from any name problem_name_find takes
+ * ("level1/023_Softmax", "23", "Softmax", "23_Softmax.py"); writes its id.
+ * 0, PROBLEM_UNKNOWN, or -1 with err. */
 int store_report_find_problem(struct store *s, const char *query, struct buf *id,
 			      struct buf *err);
 

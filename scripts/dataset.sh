@@ -2,7 +2,8 @@
 # make dataset PROBLEMS=level1: search -> verify -> pack -> site -> release
 # page (OUT/results.md), with sensible defaults. Overrides (environment or make variables):
 #   PROBLEMS=level1   which problems (a level: level1, level2, level3; all: every
-#                     level; ids 1,5,23 or level2/12; a range 1-10; names)
+#                     level; ids 1,5,23 or level2/12; a range 1-10; names; KernelBench's
+#                     file names 19_ReLU.py, level2/12_Gemm_Multiply_LeakyReLU.py)
 #   STRATEGY=branch   branch or revise
 #   ROUNDS=3 K=4 M=2  rounds; ideas per round; implementations per idea
 #   SEED=1 JOBS=4     seed; problems searched at once

@@ -12,6 +12,24 @@ for c in problems baselines eval search verify merge pack dataset site report ca
 done
 expect_exit 0 "--version exits 0" "$KFORGE" --version
 contains "--version prints a version" "$T_TMP/out" '^kforge [0-9a-f]'
+cp "$T_TMP/out" "$T_TMP/version"
+
+# Issue 36: kforge help [CMD [SUB]] and kforge version.
+expect_exit 0 "kforge version exits 0" "$KFORGE" version
+check "and prints what --version prints" cmp -s "$T_TMP/out" "$T_TMP/version"
+expect_exit 0 "kforge help exits 0" "$KFORGE" help
+check "and prints the help on stdout" cmp -s "$T_TMP/out" "$T_TMP/help"
+for c in eval search slurm; do
+	"$KFORGE" "$c" --help >"$T_TMP/own" 2>&1
+	expect_exit 0 "kforge help $c exits 0" "$KFORGE" help "$c"
+	check "and is kforge $c --help" cmp -s "$T_TMP/out" "$T_TMP/own"
+done
+"$KFORGE" dataset fetch --help >"$T_TMP/own" 2>&1
+expect_exit 0 "kforge help dataset fetch exits 0" "$KFORGE" help dataset fetch
+check "and is kforge dataset fetch --help" cmp -s "$T_TMP/out" "$T_TMP/own"
+expect_exit 2 "kforge help of an unknown command" "$KFORGE" help serach
+contains "suggests the command" "$T_TMP/err" "Did you mean 'search'"
+expect_exit 2 "kforge version takes no argument" "$KFORGE" version 2
 
 expect_exit 2 "unknown command exits 2" "$KFORGE" serach
 contains "unknown command suggests the closest" "$T_TMP/err" "Did you mean 'search'"
@@ -101,6 +119,25 @@ expect_exit 1 "problems list >/dev/full exits 1" sh -c '"$KFORGE" problems list 
 contains "saying why" "$T_TMP/err" "^kforge: write error on standard output: No space left on device"
 expect_exit 1 "--help >/dev/full exits 1" sh -c '"$KFORGE" --help >/dev/full'
 expect_exit 1 "a closed stdout exits 1" sh -c '"$KFORGE" problems list >&-'
-{ sleep 0.5; "$KFORGE" problems list 2>"$T_TMP/pipe.err"; echo $? >"$T_TMP/pipe.rc"; } | true
-check "a pipe closed by its reader is exit 1" grep -qx 1 "$T_TMP/pipe.rc"
-contains "saying why" "$T_TMP/pipe.err" "write error on standard output: Broken pipe"
+# Issue 36: an unknown problem is a usage error before anything else
+# (no GPU, store or candidate file needed), with one line.
+expect_exit 2 "eval of an unknown problem" "$KFORGE" --db "$T_TMP/unk.db" eval 19_Softmax nofile.cu
+check "one line with a suggestion" test "$(cat "$T_TMP/err")" = \
+	"kforge: unknown problem '19_Softmax'; did you mean 'level1/023_Softmax'?"
+check "and no store" test ! -e "$T_TMP/unk.db"
+expect_exit 2 "baselines import --problems of an unknown problem" "$KFORGE" --db "$T_TMP/unk.db" \
+	baselines import nofile.json --gpu H100 --variant eager --problems 19_Softmax
+contains "says so" "$T_TMP/err" "^kforge: unknown problem '19_Softmax'; did you mean"
+expect_exit 2 "verify --problems of an unknown problem" "$KFORGE" --db "$T_TMP/unk.db" verify --problems ReLUx
+contains "says so" "$T_TMP/err" "^kforge: unknown problem 'ReLUx'; did you mean 'level1/019_ReLU'\?$"
+
+# Issue 36: output its reader stopped reading (EPIPE, `kforge ... | head`)
+# is no error: quiet, with the command's own exit code (0 here).
+for f in "" --json; do
+	{ sleep 0.5; "$KFORGE" problems list $f 2>"$T_TMP/pipe.err"; echo $? >"$T_TMP/pipe.rc"; } | true
+	check "problems list $f: a pipe closed by its reader is exit 0" grep -qx 0 "$T_TMP/pipe.rc"
+	check "and says nothing" test ! -s "$T_TMP/pipe.err"
+done
+{ "$KFORGE" problems list --json 2>"$T_TMP/pipe.err"; echo $? >"$T_TMP/pipe.rc"; } | head -n 1 >/dev/null
+check "problems list --json | head -n 1: exit 0" grep -qx 0 "$T_TMP/pipe.rc"
+check "and no message" test ! -s "$T_TMP/pipe.err"

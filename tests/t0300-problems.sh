@@ -62,8 +62,33 @@ check "JSON show has spec and memory" python3 -c "
 import json,sys
 r = json.load(open('$T_TMP/out'))
 sys.exit(0 if r['spec']['number'] == 23 and r['memory_bytes'] > 3 * 6442450944 else 1)"
-expect_exit 1 "show of an unknown problem fails" "$KFORGE" problems show NoSuchProblem
-contains "error names the query" "$T_TMP/err" "NoSuchProblem"
+# Issue 36: KernelBench's names name problems; an unknown one is a usage
+# error (2) with one line and a did-you-mean when something is close.
+for q in 19_ReLU 19_ReLU.py level1/19_ReLU level1/19_ReLU.py 19 level1/019_ReLU relu; do
+	expect_exit 0 "show $q" "$KFORGE" problems show "$q"
+	contains "is level1/019_ReLU" "$T_TMP/out" "^level1/019_ReLU  \(19_ReLU.py\)"
+done
+for q in level2/12_Gemm_Multiply_LeakyReLU.py 12_Gemm_Multiply_LeakyReLU level2/12; do
+	expect_exit 0 "show $q" "$KFORGE" problems show "$q"
+	contains "is level2/012_Gemm_Multiply_LeakyReLU" "$T_TMP/out" "^level2/012_Gemm_Multiply_LeakyReLU "
+done
+expect_exit 0 "KernelBench's trailing underscores" "$KFORGE" problems show 1_Square_matrix_multiplication_.py
+contains "name problem 1" "$T_TMP/out" "^level1/001_Square_matrix_multiplication "
+expect_exit 0 "a name that begins with a digit" "$KFORGE" problems show 3D_tensor_matrix_multiplication
+contains "is problem 10" "$T_TMP/out" "^level1/010_3D_tensor_matrix_multiplication "
+expect_exit 2 "show of an unknown problem is a usage error" "$KFORGE" problems show NoSuchProblem
+check "one line naming it, no suggestion" test "$(cat "$T_TMP/err")" = "kforge: unknown problem 'NoSuchProblem'"
+expect_exit 2 "19_Softmax: number and name disagree" "$KFORGE" problems show 19_Softmax
+check "one line with a suggestion" test "$(cat "$T_TMP/err")" = \
+	"kforge: unknown problem '19_Softmax'; did you mean 'level1/023_Softmax'?"
+expect_exit 2 "a misspelt name" "$KFORGE" problems show 19_ReLu_x.py
+contains "suggests ReLU" "$T_TMP/err" "did you mean 'level1/019_ReLU'\?$"
+expect_exit 2 "the wrong level" "$KFORGE" problems show level2/19_ReLU
+contains "suggests level 1's" "$T_TMP/err" "did you mean 'level1/019_ReLU'\?$"
+expect_exit 2 "check --cpu of an unknown problem checks none" "$KFORGE" problems check --cpu 19 19_Softmax
+check "one line" test "$(cat "$T_TMP/err")" = "kforge: unknown problem '19_Softmax'; did you mean 'level1/023_Softmax'?"
+expect_exit 2 "a name two problems share" "$KFORGE" problems show Gemm_Scale_BatchNorm
+contains "names both" "$T_TMP/err" "ambiguous \(level2/033_Gemm_Scale_BatchNorm, level2/039_Gemm_Scale_BatchNorm\)"
 expect_exit 2 "show without ID is a usage error" "$KFORGE" problems show
 
 # without the engine linked: "needs the engine" (2); with it, no GPU here (3)

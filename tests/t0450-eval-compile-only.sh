@@ -18,6 +18,9 @@ fi
 expect_exit 0 "compile-only eval of an honest kernel exits 0" "$KFORGE" eval 19 "$C/relu_ok.cu" --compile-only
 contains "prints status not_run" "$T_TMP/out" "^status: not_run"
 contains "prints ptxas statistics" "$T_TMP/out" "relu_f32: [0-9]+ registers"
+# Issue 36: eval says where it recorded (compile-only records too).
+check "says where it recorded, on its last line" test "$(tail -n 1 "$T_TMP/out")" = \
+	"recorded: evaluation $(q 'select substr(id, 1, 16) from evals') in $KFORGE_DB"
 check "one kernels row" test "$(q 'select count(*) from kernels')" -eq 1
 check "one ok compiles row for sm_90a (what an H100 or H200 runs)" test "$(q "select count(*) from compiles where status='ok' and arch='sm_90a'")" -eq 1
 check "compile_kernels row with registers" test "$(q "select count(*) from compile_kernels where kernel_name='relu_f32' and registers > 0")" -eq 1
@@ -32,6 +35,14 @@ expect_exit 0 "the second eval exits 0" "$KFORGE" eval level1/019_ReLU "$C/relu_
 check "the second eval is served from the store" python3 -c "import json,sys; d=json.load(open('$T_TMP/out')); sys.exit(0 if d['cached'] and d['status']=='not_run' and len(d['eval_id'])==64 else 1)"
 check "no second compile happened" test "$(q 'select created_at || duration_ms from compiles')" = "$t1"
 check "still one evals row" test "$(q 'select count(*) from evals')" -eq 1
+check "the JSON names the store" python3 -c "import json,sys; d=json.load(open('$T_TMP/out')); sys.exit(0 if d['store']=='$KFORGE_DB' and d['problem']=='level1/019_ReLU' else 1)"
+for p in 19_ReLU.py level1/19_ReLU; do
+	expect_exit 0 "eval $p (KernelBench's name)" "$KFORGE" eval $p "$C/relu_ok.cu" --compile-only
+	contains "is problem level1/019_ReLU" "$T_TMP/out" "^problem: level1/019_ReLU "
+	contains "says it was served from the store" "$T_TMP/out" \
+		"^recorded: evaluation [0-9a-f]{16} in .*\(served from there; --force evaluates again\)$"
+done
+check "still one evals row after them" test "$(q 'select count(*) from evals')" -eq 1
 
 # CRLF line ends and trailing blanks: the same kernel (content address).
 sed 's/$/  \r/' "$C/relu_ok.cu" >crlf.cu
@@ -96,7 +107,7 @@ print('/*@launch\nk<<<1, 1>>>(x, y, batch_size * dim);\n@*/')" >euro$pad.cu
 	check "its detail is JSON, without U+FFFD ($pad)" python3 -c "import json,sys; d=json.load(open('$T_TMP/out')); sys.exit(0 if d['status']=='compile_error' and '\ufffd' not in d['detail'] and d['detail'].endswith('\u20ac') else 1)"
 done
 
-expect_exit 1 "an unknown problem fails" "$KFORGE" eval 9999 "$C/relu_ok.cu" --compile-only
+expect_exit 2 "an unknown problem is a usage error" "$KFORGE" eval 9999 "$C/relu_ok.cu" --compile-only
 expect_exit 2 "a missing FILE is a usage error" "$KFORGE" eval 19
 expect_exit 2 "a bad --arch is a usage error" "$KFORGE" eval 19 "$C/relu_ok.cu" --compile-only --arch 90
 

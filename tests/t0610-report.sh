@@ -84,8 +84,14 @@ contains "JSON lists the GPUs" "$T_TMP/out" '"H200"'
 
 expect_exit 0 "run summary" "$KFORGE" report
 contains "one line per problem" "$T_TMP/out" '^\| level1/002\\_P2 \| [0-9]+ \|'
-expect_exit 1 "unknown problem" "$KFORGE" report Nope
-contains "names it" "$T_TMP/err" "no problem 'Nope'"
+expect_exit 2 "an unknown problem is a usage error" "$KFORGE" report Nope
+check "one line naming it" test "$(cat "$T_TMP/err")" = "kforge: report: unknown problem 'Nope'"
+expect_exit 2 "number and name must agree" "$KFORGE" report 9_P2.py
+contains "suggests the closest" "$T_TMP/err" "unknown problem '9_P2.py'; did you mean 'level1/002_P2'\?$"
+for p in 2_P2.py level1/2_P2 2_P2; do
+	expect_exit 0 "report $p (KernelBench's name)" "$KFORGE" report $p
+	contains "reports level1/002_P2" "$T_TMP/out" '^# Search report: level1/002\\_P2$'
+done
 expect_exit 2 "--gpus with a problem is a usage error" "$KFORGE" report 1 --gpus
 expect_exit 1 "no store" "$KFORGE" --db "$T_TMP/none.db" report
 expect_exit 1 "verify with no store" "$KFORGE" --db "$T_TMP/none.db" verify

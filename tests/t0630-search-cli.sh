@@ -15,7 +15,11 @@ contains "says there is no unfinished run" "$T_TMP/err" "no unfinished run"
 expect_exit 2 "unknown strategy" "$KFORGE" search --problems 1 --strategy sideways
 contains "names it" "$T_TMP/err" "unknown strategy 'sideways'"
 expect_exit 2 "misspelt problem" "$KFORGE" search --problems P2x
-contains "suggests the closest" "$T_TMP/err" "did you mean level1/001_P1"
+contains "suggests the closest" "$T_TMP/err" "^kforge: unknown problem 'P2x'; did you mean 'level1/001_P1'\?$"
+expect_exit 2 "number and name disagree (issue 36)" "$KFORGE" search --problems 1,2_P1.py
+contains "names the item" "$T_TMP/err" "^kforge: unknown problem '2_P1.py'; did you mean 'level1/001_P1'\?$"
+expect_exit 2 "nothing close: no suggestion" "$KFORGE" search --problems 1,Softmax
+check "one line" test "$(cat "$T_TMP/err")" = "kforge: unknown problem 'Softmax'"
 expect_exit 2 "bad number" "$KFORGE" search --problems 1 --rounds many
 expect_exit 2 "stray argument" "$KFORGE" search 1
 contains "points at --problems" "$T_TMP/err" "--problems"

@@ -33,7 +33,7 @@ expect_exit 0 "site" "$KFORGE" site -o site --no-kernel-pages
 contains "  says so" err "$MIG"
 expect_exit 0 "report" "$KFORGE" report
 contains "  says so" err "$MIG"
-contains "  reports the run" out "^# Run run_"
+contains "  reports the run" out '^# Run run\\_'
 expect_exit 0 "merge" "$KFORGE" merge v1.db -o merged.db
 contains "  says so" err "migrated a copy of store v1.db from schema v1 to v$V .*'kforge store migrate --db v1.db'"
 check "  the merged store is v$V" test "$(sqlite3 merged.db 'PRAGMA user_version')" = "$V"

@@ -21,8 +21,10 @@ check "SOURCE_DATE_EPOCH sets the entries' time" sh -c "tar --zstd --full-time -
 expect_exit 1 "a bad version is refused" "$KFORGE" pack --version 1.0 -o bad
 expect_exit 1 "a bad name is refused" "$KFORGE" pack --version 1.0.0 --name '../x' -o bad
 expect_exit 2 "--version is required" "$KFORGE" pack
-expect_exit 1 "an unknown problem is refused" "$KFORGE" pack --version 1.0.0 --problems level1/001_ReLU,level1/999_Nope -o bad
-contains "... naming it" "$T_TMP/err" "no such problem.*level1/999_Nope"
+expect_exit 2 "an unknown problem is a usage error" "$KFORGE" pack --version 1.0.0 --problems level1/001_ReLU,level1/999_Nope -o bad
+contains "... naming it" "$T_TMP/err" "^kforge: pack: unknown problem 'level1/999_Nope'$"
+expect_exit 2 "number and name must agree (issue 36)" "$KFORGE" pack --version 1.0.0 --problems 2_ReLU.py -o bad
+contains "... suggesting the closest" "$T_TMP/err" "unknown problem '2_ReLU.py'; did you mean 'level1/001_ReLU'\?$"
 check "... before writing anything" test ! -e bad
 
 mkdir -p elsewhere/deeper && cp "$KFORGE_DB" elsewhere/deeper/other-name.db
@@ -121,7 +123,9 @@ assert ok and all(len(x['time_trials_ms']) == 10 and len(x['check_trials']) == 5
 # Filters.
 expect_exit 0 "pack --only-verified --problems" "$KFORGE" pack --version 1.1.0 --only-verified --problems level1/001_ReLU,level1/002_Softmax
 expect_exit 0 "pack the same filter again" "$KFORGE" pack --version 1.1.0 --only-verified --problems level1/001_ReLU,level1/002_Softmax -o again
+expect_exit 0 "the same filter by KernelBench's names (issue 36)" "$KFORGE" pack --version 1.1.0 --only-verified --problems 1_ReLU.py,level1/2_Softmax -o kbnames
 check "a filtered pack is reproducible too" cmp -s dist/kforge-kernelbench-1.1.0.tar.zst again/kforge-kernelbench-1.1.0.tar.zst
+check "and the same bytes by KernelBench's names" cmp -s dist/kforge-kernelbench-1.1.0.tar.zst kbnames/kforge-kernelbench-1.1.0.tar.zst
 mkdir f && tar --zstd -xf dist/kforge-kernelbench-1.1.0.tar.zst -C f
 check "the filtered kforge.db is sound, foreign keys hold" sh -c 'test "$(sqlite3 f/kforge.db "PRAGMA integrity_check")" = ok && test -z "$(sqlite3 f/kforge.db "PRAGMA foreign_key_check")"'
 expect_exit 0 "dataset verify passes the filtered tarball" "$KFORGE" dataset verify dist/kforge-kernelbench-1.1.0.tar.zst
@@ -182,6 +186,9 @@ expect_exit 1 "verify of a missing file fails" "$KFORGE" dataset verify nothere.
 # dataset cat: one file of a tarball or an extracted directory, through libarchive
 expect_exit 0 "dataset cat provenance.json" "$KFORGE" dataset cat "$TZ" provenance.json
 check "... the same bytes GNU tar extracts" sh -c "tar --zstd -xOf '$TZ' provenance.json | cmp -s - '$T_TMP/out'"
+{ sleep 0.5; "$KFORGE" dataset cat "$TZ" provenance.json 2>pipe.err; echo $? >pipe.rc; } | true
+check "dataset cat into a pipe its reader closed: exit 0 (issue 36)" grep -qx 0 pipe.rc
+check "... quietly" test ! -s pipe.err
 "$KFORGE" dataset cat "$TZ" kforge.db >cat.db 2>/dev/null
 check "dataset cat of the binary store, byte for byte" sh -c "tar --zstd -xOf '$TZ' kforge.db | cmp -s - cat.db"
 "$KFORGE" dataset cat f data/runs.jsonl >cat.runs 2>/dev/null

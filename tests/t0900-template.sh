@@ -12,6 +12,8 @@ cat >data.json <<'JSON'
 JSON
 
 expect_exit 0 "render with partials from --partials" "$KFORGE" template render page.mustache data.json --partials parts
+{ sleep 0.5; "$KFORGE" template render page.mustache data.json --partials parts 2>pipe.err; echo $? >pipe.rc; } | true
+check "into a pipe its reader closed: exit 0, quietly (issue 36)" sh -c 'grep -qx 0 pipe.rc && test ! -s pipe.err'
 cat >want <<'EOF2'
 <h1>A &amp; B</h1>
 <ul>

@@ -332,8 +332,27 @@ static void test_find(void **state)
 			fail_msg("%s: %s", q[i], err.s);
 		assert_non_null(strstr(dir.s, "problems/level1/023_Softmax"));
 	}
-	assert_int_equal(problem_find(root(), "NoSuchThing", &dir, &err), -1);
-	assert_non_null(strstr(err.s, "NoSuchThing"));
+	assert_int_equal(problem_find(root(), "NoSuchThing", &dir, &err), PROBLEM_UNKNOWN);
+	assert_string_equal(err.s, "unknown problem 'NoSuchThing'");
+	/* KernelBench's names (issue 36) */
+	{
+		const char *kb[] = { "19_ReLU", "19_ReLU.py", "level1/19_ReLU", "level1/19_relu.py",
+				     "level1:19" };
+		for (size_t i = 0; i < sizeof(kb) / sizeof(kb[0]); i++) {
+			if (problem_find(root(), kb[i], &dir, &err) < 0)
+				fail_msg("%s: %s", kb[i], err.s);
+			assert_non_null(strstr(dir.s, "problems/level1/019_ReLU"));
+		}
+		assert_int_equal(problem_find(root(), "level2/12_Gemm_Multiply_LeakyReLU.py", &dir, &err), 0);
+		assert_non_null(strstr(dir.s, "problems/level2/012_Gemm_Multiply_LeakyReLU"));
+		assert_int_equal(problem_find(root(), "1_Square_matrix_multiplication_.py", &dir, &err), 0);
+		assert_non_null(strstr(dir.s, "problems/level1/001_Square_matrix_multiplication"));
+	}
+	/* a number that is not its name's is no problem, not silently 19 */
+	assert_int_equal(problem_find(root(), "19_Softmax", &dir, &err), PROBLEM_UNKNOWN);
+	assert_string_equal(err.s, "unknown problem '19_Softmax'; did you mean 'level1/023_Softmax'?");
+	assert_int_equal(problem_find(root(), "level2/19_ReLU.py", &dir, &err), PROBLEM_UNKNOWN);
+	assert_string_equal(err.s, "unknown problem 'level2/19_ReLU.py'; did you mean 'level1/019_ReLU'?");
 	/* level 2 has a problem 23 too: a bare number still means level 1 (as in
 	 * PROBLEMS lists), levelN/ or a name reaches the others */
 	{
@@ -345,7 +364,7 @@ static void test_find(void **state)
 			assert_non_null(strstr(dir.s, "problems/level2/023_Conv3d_GroupNorm_Mean"));
 		}
 	}
-	assert_int_equal(problem_find(root(), "level3/99", &dir, &err), -1);
+	assert_int_equal(problem_find(root(), "level3/99", &dir, &err), PROBLEM_UNKNOWN);
 	buf_release(&dir);
 	buf_release(&err);
 }

@@ -87,11 +87,20 @@ static void test_problem_list(void **state)
 	EXPECT("softmax, 1", "level1/001_Alpha level1/010_Softmax");
 	EXPECT("level1/002_Beta", "level1/002_Beta");
 	EXPECT("1,1,Alpha,001", "level1/001_Alpha");
+	/* KernelBench's names (issue 36): number and name must agree. */
+	EXPECT("10_Softmax.py, level1/2_Beta, 1_Alpha_.py", "level1/001_Alpha level1/002_Beta level1/010_Softmax");
+	EXPECT("level2/1_gamma.py", "level2/001_Gamma");
 	e = resolve("Softmx");
-	assert_non_null(strstr(e, "did you mean level1/010_Softmax"));
+	assert_string_equal(e, "ERR: unknown problem 'Softmx'; did you mean 'level1/010_Softmax'?");
+	free(e);
+	e = resolve("1,2_Softmax");
+	assert_string_equal(e, "ERR: unknown problem '2_Softmax'; did you mean 'level1/010_Softmax'?");
 	free(e);
 	e = resolve("7");
-	assert_non_null(strstr(e, "ERR: PROBLEMS: no level-1 problem numbered 7"));
+	assert_string_equal(e, "ERR: unknown problem '7'");
+	free(e);
+	e = resolve("3-4");
+	assert_non_null(strstr(e, "ERR: PROBLEMS: no level-1 problem numbered 3-4"));
 	free(e);
 	e = resolve("5-2");
 	assert_non_null(strstr(e, "empty range"));
