@@ -88,6 +88,8 @@ rp=public/reports/level1-001_Square_matrix_multiplication_
 contains "the report is an HTML page" $rp.html '<h1>level1/001_Square_matrix_multiplication_</h1>'
 contains "its statistics are a list" $rp.html '<li>candidates: [0-9]+</li>'
 contains "its kernel is a code block" $rp.html '<pre><code class="language-cuda">'
+contains "a hostile problem id is text in its HTML report" public/reports/level1-099_Empty_b_.html \
+	'<h1>level1/099_Empty&lt;b&gt;</h1>'
 lacks "no raw HTML from the store in the HTML reports" public/reports/level1-099_Empty_b_.html '<img|<b>'
 contains "the problem page links the HTML report" public/problems/level1-001_Square_matrix_multiplication_.html \
 	'href="../reports/level1-001_Square_matrix_multiplication_.html">Report</a>'
