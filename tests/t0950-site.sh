@@ -123,6 +123,7 @@ contains "the problem page says not checked" cosite/problems/level1-001_Square_m
 contains "so does the report" cosite/reports/level1-001_Square_matrix_multiplication_.md '^- correct: not checked'
 lacks "no fast_p table for a nameless GPU" cosite/index.html '<caption>(, level|</caption>)'
 contains "fast_p says why it is missing" cosite/index.html 'id="fastp-none"'
+lacks "a store with GPUs has no such note" public/index.html 'id="(fastp|gpus)-none"'
 lacks "no negative axis on any chart" cosite/index.html 'class="tk"[^>]*>-'
 contains "round bests: none without a correct kernel" cosite/index.html 'no round has a correct kernel'
 

@@ -325,6 +325,8 @@ def compile_only_checks(d, co, art):
     bars = d.js("return document.querySelectorAll('#cat-bests rect.bar').length")
     check(bests and not any(bests) and bars == 0, "compile-only: no round best (no correct kernel)",
           "%r, %d bars" % (bests, bars))
+    notes = d.js("return ['#gpus-none', '#fastp-none'].filter(q => document.querySelector(q))")
+    check(len(notes) == 2, "compile-only: the index says there is no GPU and no fast_p", repr(notes))
     d.screenshot(os.path.join(art, "site-compile-only.png"))
     bad = []
     pages = [os.path.join(dp, f) for dp, _, fs in os.walk(co) for f in fs
