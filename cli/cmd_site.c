@@ -14,9 +14,12 @@
 static const char site_doc[] =
 	"Renders the store into a static website in DIR (default public/): index,\n"
 	"a page per problem, per kernel and per idea category, methodology and\n"
-	"downloads, plus Markdown reports under DIR/reports/. Relative links only:\n"
-	"the site works from file:// and needs no JavaScript. The store is --db's\n"
-	"(a global option: before or after 'site').\n";
+	"downloads, plus a report per problem under DIR/reports/ (HTML and\n"
+	"Markdown). Relative links only: the site works from file:// and needs no\n"
+	"JavaScript (a small script only adds sorting and a filter to the\n"
+	"leaderboard). The tarballs of --dist are copied into DIR/downloads/\n"
+	"(hard-linked where possible) unless --base-url says where they are\n"
+	"published. The store is --db's (a global option: before or after 'site').\n";
 
 /* The store inside an unpacked dataset. */
 static int dataset_store(const char *dir, struct buf *out, struct buf *err)
@@ -51,7 +54,7 @@ static int dataset_store(const char *dir, struct buf *out, struct buf *err)
 
 int cmd_site(int argc, char **argv, struct cli_ctx *ctx)
 {
-	struct site_options o = { NULL, "public", NULL, NULL, 0, 0, NULL };
+	struct site_options o = { NULL, "public", NULL, NULL, 0, 0, NULL, NULL };
 	struct site_stats st;
 	struct buf err = BUF_INIT, tdir = BUF_INIT, dbp = BUF_INIT, card = BUF_INIT;
 	struct buf copy = BUF_INIT, sel = BUF_INIT;
@@ -68,7 +71,10 @@ int cmd_site(int argc, char **argv, struct cli_ctx *ctx)
 			"render an unpacked dataset: its store (DIR/kforge.db, DIR/store.db or the "
 			"only *.db/*.sqlite in DIR) and its card (DIR/README.md) on downloads.html"),
 		OPT_STR("dist", 0, &o.dist_dir, "DIR",
-			"list the tarballs in DIR on downloads.html (size, SHA-256)"),
+			"list the tarballs in DIR on downloads.html (size, SHA-256) and copy them "
+			"into the site's downloads/"),
+		OPT_STR("base-url", 0, &o.base_url, "URL",
+			"link the --dist tarballs at URL/NAME instead of copying them into the site"),
 		OPT_STR("templates", 0, &o.templates_dir, "DIR", "templates (default: ROOT/templates/site)"),
 		OPT_LIST("problems", 0, &plist, "LIST",
 			 "only these problems, as pack --problems keeps them (the PROBLEMS of "
@@ -108,6 +114,14 @@ int cmd_site(int argc, char **argv, struct cli_ctx *ctx)
 	if (!o.templates_dir) {
 		cli_data_path(ctx, "templates/site", &tdir);
 		o.templates_dir = tdir.s;
+	}
+	if (o.base_url && (strncmp(o.base_url, "https://", 8) && strncmp(o.base_url, "http://", 7))) {
+		fprintf(stderr, "kforge site: --base-url must start with http:// or https://\n");
+		return cli_usage(&spec);
+	}
+	if (o.base_url && strlen(o.base_url) > 2000) {
+		fprintf(stderr, "kforge site: --base-url is too long\n");
+		return cli_usage(&spec);
 	}
 	if (o.dist_dir && !is_dir(o.dist_dir)) {
 		kf_err(&err, "--dist %s: not a directory", o.dist_dir);

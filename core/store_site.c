@@ -18,6 +18,9 @@
 	"(SELECT b.mean_ms FROM baselines b WHERE b.problem_id = c.problem_id" \
 	" AND b.gpu_name = r.gpu_name AND b.variant = 'eager')"
 #define COMPILED "c.status NOT IN ('pending', 'format_error', 'compile_error')"
+/* Candidates whose correctness a GPU checked (a compile-only run's are
+ * 'not_run': "not checked", never "0% correct"). */
+#define CHECKED "c.status NOT IN ('pending', 'format_error', 'compile_error', 'not_run')"
 
 static void utf8_clean(struct buf *out, const unsigned char *s, size_t len)
 {
@@ -310,6 +313,7 @@ json_t *store_site_overview(struct store_site *ss, struct buf *err)
 		{ "ideas", "SELECT COUNT(*) FROM ideas" },
 		{ "compiled", "SELECT COUNT(*) FROM candidates c WHERE " COMPILED },
 		{ "correct", "SELECT COUNT(*) FROM candidates WHERE status = 'correct'" },
+		{ "checked", "SELECT COUNT(*) FROM candidates c WHERE " CHECKED },
 		{ "rounds", "SELECT COUNT(*) FROM rounds" },
 		{ "llm_calls", "SELECT COUNT(*) FROM llm_calls" },
 		/* total(), not SUM(): any integers the store holds add up
@@ -336,7 +340,8 @@ json_t *store_site_overview(struct store_site *ss, struct buf *err)
 	json_object_set_new(o, "gpus", a);
 	a = query(ss, "SELECT r.proposer, r.model, COUNT(DISTINCT r.id) AS runs,"
 		  " COUNT(c.id) AS candidates, COALESCE(SUM(" COMPILED "), 0) AS compiled,"
-		  " COALESCE(SUM(c.status = 'correct'), 0) AS correct"
+		  " COALESCE(SUM(c.status = 'correct'), 0) AS correct,"
+		  " COALESCE(SUM(" CHECKED "), 0) AS checked"
 		  " FROM runs r LEFT JOIN candidates c ON c.run_id = r.id"
 		  " GROUP BY r.proposer, r.model ORDER BY r.proposer, r.model", NULL, err);
 	if (!a)
@@ -362,6 +367,7 @@ json_t *store_site_problems(struct store_site *ss, struct buf *err)
 		" (SELECT COUNT(*) FROM candidates c WHERE c.problem_id = p.id) AS candidates,"
 		" (SELECT COUNT(*) FROM candidates c WHERE c.problem_id = p.id AND " COMPILED ") AS compiled,"
 		" (SELECT COUNT(*) FROM candidates c WHERE c.problem_id = p.id AND c.status = 'correct') AS correct,"
+		" (SELECT COUNT(*) FROM candidates c WHERE c.problem_id = p.id AND " CHECKED ") AS checked,"
 		" (SELECT COUNT(DISTINCT c.kernel_hash) FROM candidates c WHERE c.problem_id = p.id) AS kernels,"
 		" (SELECT COUNT(*) FROM (SELECT DISTINCT c.run_id, c.round FROM candidates c"
 		"  WHERE c.problem_id = p.id)) AS rounds"
@@ -429,7 +435,7 @@ json_t *store_site_rounds(struct store_site *ss, const char *problem_id, struct 
 	return query(ss,
 		"SELECT c.run_id, c.round, r.gpu_name, COUNT(*) AS candidates,"
 		" SUM(" COMPILED ") AS compiled, SUM(c.status = 'correct') AS correct,"
-		" MIN(" CAND_TIME ") AS best_ms, " CAND_EAGER " AS eager_ms,"
+		" SUM(" CHECKED ") AS checked, MIN(" CAND_TIME ") AS best_ms, " CAND_EAGER " AS eager_ms,"
 		" (SELECT x.best_candidate FROM rounds x WHERE x.run_id = c.run_id"
 		"  AND x.problem_id = c.problem_id AND x.round = c.round) AS best_candidate"
 		" FROM candidates c JOIN runs r ON r.id = c.run_id"
@@ -455,9 +461,11 @@ json_t *store_site_categories(struct store_site *ss, struct buf *err)
 		"SELECT ic.category, COUNT(DISTINCT ic.idea_id) AS ideas, COUNT(c.id) AS candidates,"
 		" COALESCE(SUM(" COMPILED "), 0) AS compiled,"
 		" COALESCE(SUM(c.status = 'correct'), 0) AS correct,"
+		" COALESCE(SUM(" CHECKED "), 0) AS checked,"
+		/* a round's best counts only when it is a correct kernel */
 		" (SELECT COUNT(*) FROM rounds x JOIN candidates bc ON bc.id = x.best_candidate"
 		"  JOIN idea_categories y ON y.idea_id = bc.idea_id"
-		"  WHERE y.category = ic.category) AS round_bests"
+		"  WHERE y.category = ic.category AND bc.status = 'correct') AS round_bests"
 		" FROM idea_categories ic LEFT JOIN candidates c ON c.idea_id = ic.idea_id"
 		" GROUP BY ic.category ORDER BY ic.category", NULL, err);
 }
@@ -557,6 +565,7 @@ json_t *store_site_report(struct store_site *ss, const char *problem_id, struct 
 	a = query_one(ss,
 		"SELECT COUNT(*) AS candidates, COALESCE(SUM(" COMPILED "), 0) AS compiled,"
 		" COALESCE(SUM(c.status = 'correct'), 0) AS correct,"
+		" COALESCE(SUM(" CHECKED "), 0) AS checked,"
 		" COUNT(DISTINCT c.kernel_hash) AS kernels,"
 		/* Rounds that had candidates: one short of untried ideas has none. */
 		" (SELECT COUNT(*) FROM (SELECT DISTINCT c2.run_id, c2.round FROM candidates c2"
@@ -587,7 +596,9 @@ fail:
 
 json_t *store_site_gpu_names(struct store_site *ss, struct buf *err)
 {
-	return json_column(query(ss, "SELECT gpu_name FROM evals GROUP BY gpu_name"
+	/* a compile-only run's evaluations ('not_run', no GPU) name none */
+	return json_column(query(ss, "SELECT gpu_name FROM evals WHERE gpu_name <> ''"
+				 " AND status <> 'not_run' GROUP BY gpu_name"
 				 " ORDER BY COUNT(*) DESC, gpu_name", NULL, err), "gpu_name");
 }
 

@@ -43,12 +43,28 @@ static const json_t *best_of(struct site *s, const char *pid, const char *gpu)
 	return NULL;
 }
 
+/* Compiled candidates that no GPU checked (compile-only runs): their
+ * correctness is unknown, not 0%. */
+static int not_checked(const json_t *o)
+{
+	return jnum(o, "checked") == 0 && jnum(o, "compiled") > 0;
+}
+
 static void rates(json_t *o)
 {
 	double n = jnum(o, "candidates");
 
 	jset_pct(o, "compiled_pct", n > 0 ? jnum(o, "compiled") / n : NAN);
+	if (not_checked(o)) {
+		json_object_set_new(o, "correct_pct", json_string("not checked"));
+		json_object_set_new(o, "correct_s", json_string("not checked"));
+		json_object_set_new(o, "not_checked", json_true());
+		return;
+	}
 	jset_pct(o, "correct_pct", n > 0 ? jnum(o, "correct") / n : NAN);
+	if (n > 0)
+		json_object_set_new(o, "correct_v", json_real(jnum(o, "correct") / n));
+	json_object_set(o, "correct_s", json_object_get(o, "correct"));
 }
 
 /* A degenerate problem (its output does not depend on its inputs, or a
@@ -197,7 +213,8 @@ static void fastp_chart(json_t *d, const json_t *fp)
 		ns++;
 	}
 	struct svg_chart c = { "fastp-chart", "fast_p against PyTorch eager",
-			       "p (speedup threshold)", "% of problems", 0, 0.0, "%" };
+			       "p (speedup threshold)", "% of problems", 0, 0.0, "%", 100,
+			       "no GPU evaluation: nothing to measure" };
 	svg_lines(&b, &c, se, ns);
 	json_object_set_new(d, "fastp_svg", json_stringn(b.s, b.len));
 	buf_release(&b);
@@ -247,6 +264,20 @@ static json_t *leaderboard(struct site *s)
 			json_array_append_new(cells, c);
 		}
 		json_object_set_new(r, "cells", cells);
+		/* long KernelBench names wrap at '/' and '_' (full name in the title) */
+		struct buf nm = BUF_INIT;
+		const char *id = jget_str(p, "id", "");
+		for (const char *q = id, *seg = id; ; q++) {
+			if (!*q || ((*q == '_' || *q == '/') && q[1])) {
+				html_escape(&nm, seg, (size_t)(q - seg) + (*q ? 1 : 0));
+				if (!*q)
+					break;
+				buf_adds(&nm, "<wbr>");
+				seg = q + 1;
+			}
+		}
+		json_object_set_new(r, "id_html", json_stringn(nm.s, nm.len));
+		buf_release(&nm);
 		const json_t *b0 = g0 ? best_of(s, jget_str(p, "id", ""), g0) : NULL;
 		json_object_set_new(r, "sort_v", json_real(b0 ? jnum(b0, "speedup_eager") : NAN));
 		rows[i] = r;
@@ -322,14 +353,15 @@ int site_pages_categories(struct site *s, json_t *index, struct buf *err)
 		json_object_set_new(o, "label", json_string(cats[c].label));
 		rates(o);
 		double n = jnum(o, "candidates");
-		rate[c] = n > 0 ? jnum(o, "correct") / n * 100 : 0;
+		rate[c] = n > 0 && !not_checked(o) ? jnum(o, "correct") / n * 100 : NAN;
 		bests[c] = jnum(o, "round_bests");
 		labels[c] = cats[c].id;
 
 		/* the category's own page */
 		json_t *page = json_deep_copy(o);
 		struct svg_chart hc = { "hist", "Speedup over eager of correct candidates",
-					"speedup vs PyTorch eager", "candidates", 0, NAN, NULL };
+					"speedup vs PyTorch eager", "candidates", 0, NAN, NULL, 0,
+					"no correct candidate with a timing" };
 		buf_reset(&svg);
 		svg_bars(&svg, &hc, bin_labels, ch.h[c], N_BINS);
 		json_object_set_new(page, "hist_svg", json_stringn(svg.s, svg.len));
@@ -369,12 +401,13 @@ int site_pages_categories(struct site *s, json_t *index, struct buf *err)
 		json_array_append_new(list, o);
 	}
 	struct svg_chart c1 = { "cat-correct", "Correct candidates by idea category",
-				"idea category", "% correct", 0, NAN, "%" };
+				"idea category", "% correct", 0, NAN, "%", 100,
+				"not checked: no GPU evaluation" };
 	buf_reset(&svg);
 	svg_bars(&svg, &c1, labels, rate, N_CATS);
 	json_object_set_new(index, "cat_correct_svg", json_stringn(svg.s, svg.len));
 	struct svg_chart c2 = { "cat-bests", "Rounds whose best kernel came from the category",
-				"idea category", "rounds", 0, NAN, NULL };
+				"idea category", "rounds", 0, NAN, NULL, 0, "no round has a correct kernel" };
 	buf_reset(&svg);
 	svg_bars(&svg, &c2, labels, bests, N_CATS);
 	json_object_set_new(index, "cat_bests_svg", json_stringn(svg.s, svg.len));
@@ -535,7 +568,9 @@ static int one_problem(struct site *s, json_t *p, struct buf *err)
 		rates(v);
 		const char *bc = jget_str(v, "best_candidate", NULL);
 		json_t *bcand = bc ? json_object_get(by_id, bc) : NULL;
-		if (bcand && json_object_get(bcand, "link"))
+		/* a round's best is a kernel only when it is correct */
+		if (bcand && json_object_get(bcand, "link") &&
+		    !strcmp(jget_str(bcand, "status", ""), "correct"))
 			json_object_set(v, "best_link", json_object_get(bcand, "link"));
 	}
 
@@ -600,7 +635,8 @@ static int one_problem(struct site *s, json_t *p, struct buf *err)
 		ns++;
 	}
 	struct svg_chart ch = { "trajectory", "Best speedup by round", "round",
-				"speedup vs PyTorch eager (log scale)", 1, 1.0, "×" };
+				"speedup vs PyTorch eager (log scale)", 1, 1.0, "×", 0,
+				"no correct kernel with a timing" };
 	buf_reset(&b);
 	svg_lines(&b, &ch, se, ns);
 	json_object_set_new(d, "trajectory_svg", json_stringn(b.s, b.len));

@@ -110,8 +110,13 @@ void report_md_problem(struct buf *out, const json_t *rep)
 		 (long long)jget_int(st, "kernels", 0), (long long)jget_int(st, "rounds", 0));
 	buf_addf(out, "- compiled: %lld (", (long long)jget_int(st, "compiled", 0));
 	fmt_pct(out, cand ? (double)jget_int(st, "compiled", 0) / cand : NAN);
-	buf_addf(out, ")\n- correct: %lld (", (long long)jget_int(st, "correct", 0));
-	fmt_pct(out, cand ? (double)jget_int(st, "correct", 0) / cand : NAN);
+	/* compiled but never run on a GPU (compile-only): unknown, not 0% */
+	if (jget_int(st, "checked", -1) == 0 && jget_int(st, "compiled", 0) > 0) {
+		buf_adds(out, ")\n- correct: not checked (no GPU evaluation");
+	} else {
+		buf_addf(out, ")\n- correct: %lld (", (long long)jget_int(st, "correct", 0));
+		fmt_pct(out, cand ? (double)jget_int(st, "correct", 0) / cand : NAN);
+	}
 	buf_adds(out, ")\n\n## Rounds\n\n");
 	double so_far = NAN;
 	const char *run = NULL;
@@ -126,9 +131,13 @@ void report_md_problem(struct buf *out, const json_t *rep)
 			so_far = s;
 		buf_adds(out, "- run ");
 		md_escape(out, r);
-		buf_addf(out, ", round %lld: %lld candidates, %lld compiled, %lld correct; best ",
+		buf_addf(out, ", round %lld: %lld candidates, %lld compiled, ",
 			 (long long)jget_int(v, "round", 0), (long long)jget_int(v, "candidates", 0),
-			 (long long)jget_int(v, "compiled", 0), (long long)jget_int(v, "correct", 0));
+			 (long long)jget_int(v, "compiled", 0));
+		if (jget_int(v, "checked", -1) == 0 && jget_int(v, "compiled", 0) > 0)
+			buf_adds(out, "correctness not checked; best ");
+		else
+			buf_addf(out, "%lld correct; best ", (long long)jget_int(v, "correct", 0));
 		speed(out, num(v, "eager_ms"), num(v, "best_ms"));
 		buf_adds(out, ", best so far ");
 		if (isfinite(so_far)) {

@@ -20,6 +20,7 @@
 static const char *const tpl_names[T_N] = {
 	[T_INDEX] = "index", [T_PROBLEM] = "problem", [T_KERNEL] = "kernel",
 	[T_CATEGORY] = "category", [T_METHODOLOGY] = "methodology", [T_DOWNLOADS] = "downloads",
+	[T_REPORT] = "report",
 };
 
 void site_problem_slug(struct buf *out, const char *id)
@@ -261,6 +262,15 @@ static int load_templates(struct site *s, struct buf *err)
 		    site_write_file(s, "style.css", text.s, text.len, err) < 0)
 			ret = -1;
 	}
+	/* site.js is optional: the pages work without it */
+	buf_reset(&path);
+	buf_addf(&path, "%s/site.js", s->o->templates_dir);
+	if (!ret && file_exists(path.s)) {
+		buf_reset(&text);
+		if (buf_read_file(&text, path.s, 1u << 20, err) < 0 ||
+		    site_write_file(s, "site.js", text.s, text.len, err) < 0)
+			ret = -1;
+	}
 	buf_release(&path);
 	buf_release(&text);
 	return ret;
@@ -356,6 +366,7 @@ int site_build(const struct site_options *oo, struct site_stats *st, struct buf 
 	buf_init(&s.stage);
 	buf_init(&s.main.page);
 	buf_init(&s.report_index);
+	buf_init(&s.report_index_html);
 	for (int t = 0; t < T_N; t++)
 		mustache_init(&s.tpl[t]);
 	mustache_partials_dir(&s.main.parts, o->templates_dir);
@@ -419,6 +430,7 @@ out:
 	buf_release(&s.stage);
 	buf_release(&s.main.page);
 	buf_release(&s.report_index);
+	buf_release(&s.report_index_html);
 	buf_release(&marker);
 	buf_release(&outdir);
 	return ret;

@@ -1,6 +1,8 @@
 /* The static site: renders a store into OUT/ (HTML pages, style.css,
- * Markdown reports under reports/). Pages use relative links only, so the
- * site works from file:// and on any static host, and need no JavaScript.
+ * reports under reports/ in HTML and Markdown, the --dist tarballs under
+ * downloads/). Pages use relative links only, so the site works from
+ * file:// and on any static host, and need no JavaScript (site.js only
+ * adds sorting and filtering to the leaderboard).
  * Templates are logic-less Mustache (templates/site/NAME.mustache); every
  * text from the store is escaped, kernel sources are highlighted here and
  * charts are inline SVG drawn here.
@@ -20,6 +22,7 @@ struct site_options {
 	int no_kernel_pages;        /* skip the page per kernel (quick previews) */
 	int threads;                /* threads rendering kernel pages (0: 1) */
 	const char *card_path;      /* a dataset card (Markdown) for downloads.html, or NULL */
+	const char *base_url;       /* tarballs linked at base_url/NAME; NULL: copied into downloads/ */
 };
 
 struct site_stats {

@@ -9,7 +9,7 @@
 #include "site.h"
 #include "site/mustache.h"
 
-enum { T_INDEX, T_PROBLEM, T_KERNEL, T_CATEGORY, T_METHODOLOGY, T_DOWNLOADS, T_N };
+enum { T_INDEX, T_PROBLEM, T_KERNEL, T_CATEGORY, T_METHODOLOGY, T_DOWNLOADS, T_REPORT, T_N };
 
 /* What one rendering thread owns: the partials cache is not thread-safe
  * and each thread renders into its own buffer. */
@@ -28,6 +28,7 @@ struct site {
 	struct site_out main;         /* the main thread's renderer */
 	int threads;                  /* for the kernel pages */
 	struct buf report_index;      /* rows of reports/README.md */
+	struct buf report_index_html; /* the same rows, linking the HTML reports */
 	json_t *slugs;                /* problem id -> slug */
 	json_t *problems;             /* store_site_problems() */
 	json_t *best;                 /* store_site_best(NULL) */
@@ -68,7 +69,7 @@ int site_pages_categories(struct site *s, json_t *index_data, struct buf *err);
 int site_pages_methodology(struct site *s, struct buf *err);
 int site_pages_downloads(struct site *s, struct buf *err);
 int site_reports(struct site *s, struct buf *err);
-/* Writes reports/SLUG.md from store_site_report() data. */
+/* Writes reports/SLUG.md and reports/SLUG.html from store_site_report() data. */
 int site_report_problem(struct site *s, const char *pid, const json_t *rep, struct buf *err);
 
 #endif

@@ -76,6 +76,14 @@ static void close_svg(struct buf *out)
 	buf_adds(out, "</svg></figure>");
 }
 
+static void empty_note(struct buf *out, const struct svg_chart *c)
+{
+	buf_adds(out, "<text class=\"al empty\" x=\"320\" y=\"150\" text-anchor=\"middle\">");
+	html_escapes(out, c->empty ? c->empty : "no data");
+	buf_adds(out, "</text>");
+	close_svg(out);
+}
+
 static void y_ticks(struct buf *out, const struct axis *ay)
 {
 	double y0 = H - MB, y1 = MT;
@@ -156,11 +164,13 @@ void svg_lines(struct buf *out, const struct svg_chart *c, const struct svg_seri
 	}
 	open_svg(out, c);
 	if (!any) {
-		buf_adds(out, "<text class=\"al\" x=\"320\" y=\"150\" text-anchor=\"middle\">no data</text>");
-		close_svg(out);
+		empty_note(out, c);
 		return;
 	}
-	if (ay.hi - ay.lo < 1e-9) {
+	if (c->ymax > 0) {
+		ay.lo = 0;
+		ay.hi = c->ymax;
+	} else if (ay.hi - ay.lo < 1e-9) {
 		ay.lo -= c->logy ? 1 : fabs(ay.lo) * 0.1 + 1;
 		ay.hi += c->logy ? 1 : fabs(ay.hi) * 0.1 + 1;
 	} else {
@@ -235,16 +245,19 @@ void svg_lines(struct buf *out, const struct svg_chart *c, const struct svg_seri
 		buf_adds(out, "</g>");
 	}
 	/* legend */
+	/* three entries a row (a fourth GPU's name would leave the frame),
+	 * the last row just over the plot */
+	int nrows = (ns + 2) / 3;
 	if (ns > 1)
 		for (int k = 0; k < ns; k++) {
-			double lx = ML + 8 + k * 190;
+			double lx = ML + 8 + (k % 3) * 190, ly = MT - 9 - 12.0 * (nrows - 1 - k / 3);
 			buf_addf(out, "<g class=\"s%d\">", s[k].cls % 6);
 			if (s[k].cls % 6 == 5)
-				buf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\"/>", lx + 8, MT - 9);
+				buf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\"/>", lx + 8, ly);
 			else
 				buf_addf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
-					 lx, lx + 16, MT - 9, MT - 9);
-			buf_addf(out, "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\">", lx + 20, MT - 5);
+					 lx, lx + 16, ly, ly);
+			buf_addf(out, "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\">", lx + 20, ly + 4);
 			html_escapes(out, s[k].name ? s[k].name : "");
 			buf_adds(out, "</text></g>");
 		}
@@ -256,19 +269,30 @@ void svg_bars(struct buf *out, const struct svg_chart *c, const char *const *lab
 {
 	struct axis ay = { 0, 0, 0 };
 	double bw;
+	int any = 0;
 
 	for (int i = 0; i < n; i++)
-		if (isfinite(v[i]))
+		if (isfinite(v[i])) {
 			ay.hi = fmax(ay.hi, v[i]);
-	if (ay.hi <= 0)
-		ay.hi = 1;
-	ay.hi *= 1.1;
+			/* all-zero counts are no data; 0% of something is data */
+			any |= v[i] > 0 || c->ymax > 0;
+		}
 	open_svg(out, c);
+	if (!any) {
+		empty_note(out, c);
+		return;
+	}
+	if (c->ymax > 0)
+		ay.hi = c->ymax;
+	else
+		ay.hi *= 1.1;
 	y_ticks(out, &ay);
 	bw = n ? (W - ML - MR) / n : 0;
 	for (int i = 0; i < n; i++) {
 		double val = isfinite(v[i]) ? v[i] : 0, x = ML + i * bw;
 		double y = map(&ay, val, H - MB, MT);
+		if (!isfinite(v[i]))
+			goto label;
 		buf_addf(out, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
 			 "data-label=\"", x + bw * 0.12, y, bw * 0.76, H - MB - y);
 		html_escapes(out, labels[i]);
@@ -278,6 +302,7 @@ void svg_bars(struct buf *out, const struct svg_chart *c, const char *const *lab
 		fmt_num(out, val);
 		html_escapes(out, c->yunit ? c->yunit : "");
 		buf_adds(out, "</title></rect>");
+label:
 		if (n <= 16) {
 			buf_addf(out, "<text class=\"tk\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
 				 x + bw / 2, H - MB + 16);

@@ -15,6 +15,8 @@ struct svg_chart {
 	int logy;               /* log2 y axis (values <= 0 dropped) */
 	double yref;            /* dashed reference line at this y; NaN: none */
 	const char *yunit;      /* appended to values in tooltips ("×") */
+	double ymax;            /* > 0: a fixed 0..ymax y axis (percentages: 100) */
+	const char *empty;      /* the note drawn when there is no data ("no data") */
 };
 
 struct svg_series {
@@ -28,7 +30,8 @@ struct svg_series {
 };
 
 void svg_lines(struct buf *out, const struct svg_chart *c, const struct svg_series *s, int ns);
-/* One bar per label; values >= 0. */
+/* One bar per label; values >= 0, NaN: no bar. No finite value at all
+ * draws the empty note instead of bars. */
 void svg_bars(struct buf *out, const struct svg_chart *c, const char *const *labels,
 	      const double *v, int n);
 

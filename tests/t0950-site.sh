@@ -73,7 +73,72 @@ contains "report has per-round lines" public/reports/level1-001_Square_matrix_mu
 contains "report has the best kernel's source" public/reports/level1-001_Square_matrix_multiplication_.md '^```cuda$'
 lacks "reports hold no raw HTML from the store" public/reports/level1-099_Empty_b_.md '<img|<b>'
 contains "dark scheme in the stylesheet" public/style.css 'prefers-color-scheme: dark'
-check "no JavaScript in any page" sh -c "! grep -rl \"<script\" public --include=*.html"
+# The one script: site.js on the index (sorting, filtering), never inline.
+check "no inline JavaScript, no script but the index's site.js" sh -c \
+	"test \"\$(grep -rho '<script[^>]*>[^<]*' public --include=*.html | sort -u)\" = '<script src=\"site.js\" defer>'"
+contains "the index loads site.js" public/index.html '<script src="site.js" defer></script>'
+check "site.js is in the site" test -s public/site.js
+contains "the leaderboard is complete without it: a row per problem" public/index.html \
+	'data-problem="level1/099_Empty&lt;b&gt;"'
+contains "a long name breaks at its underscores, full name on hover" public/index.html \
+	'title="level1/001_Square_matrix_multiplication_">level1/<wbr>001_<wbr>Square_<wbr>'
+
+# Reports: HTML pages (cmark), the Markdown kept beside them.
+rp=public/reports/level1-001_Square_matrix_multiplication_
+contains "the report is an HTML page" $rp.html '<h1>level1/001_Square_matrix_multiplication_</h1>'
+contains "its statistics are a list" $rp.html '<li>candidates: [0-9]+</li>'
+contains "its kernel is a code block" $rp.html '<pre><code class="language-cuda">'
+contains "a hostile problem id is text in its HTML report" public/reports/level1-099_Empty_b_.html \
+	'<h1>level1/099_Empty&lt;b&gt;</h1>'
+lacks "no raw HTML from the store in the HTML reports" public/reports/level1-099_Empty_b_.html '<img|<b>'
+contains "the problem page links the HTML report" public/problems/level1-001_Square_matrix_multiplication_.html \
+	'href="../reports/level1-001_Square_matrix_multiplication_.html">Report</a>'
+contains "the nav links the reports' HTML index" public/index.html 'href="reports/index.html">Reports<'
+contains "the reports' index links HTML reports" public/reports/index.html \
+	'href="level1-001_Square_matrix_multiplication_.html"'
+
+# Downloads: the tarball is copied into the site and linked, or linked at --base-url.
+check "the tarball is in the site" cmp dist/kforge-level1-v1.tar.zst public/downloads/kforge-level1-v1.tar.zst
+contains "downloads links the copy" public/downloads.html 'href="downloads/kforge-level1-v1.tar.zst"'
+check "other files are not copied" test ! -e public/downloads/notes.txt
+expect_exit 0 "site with --base-url" "$KFORGE" site --db fx.db -o based --dist dist --no-kernel-pages \
+	--base-url https://example.org/rel/
+contains "--base-url links the tarball there" based/downloads.html 'href="https://example.org/rel/kforge-level1-v1.tar.zst"'
+contains "and still shows its SHA-256" based/downloads.html "$want"
+check "nothing is copied then" test ! -e based/downloads
+expect_exit 2 "--base-url must be http(s)" "$KFORGE" site --db fx.db -o based2 --dist dist --base-url 'javascript:alert(1)'
+
+# A compile-only store (candidates compiled, none run on a GPU): "not checked", not
+# 0% correct; no GPU column or fast_p table for the empty GPU name; sane chart axes.
+cp fx.db co.db
+sqlite3 co.db "UPDATE candidates SET status = 'not_run' WHERE status NOT IN ('format_error', 'compile_error');
+  DELETE FROM verifications; DELETE FROM eval_trials;
+  UPDATE evals SET status = 'not_run', gpu_name = '', time_mean_ms = NULL;
+  UPDATE runs SET gpu_name = ''"
+expect_exit 0 "site of a compile-only store" "$KFORGE" --db co.db site -o cosite --no-kernel-pages
+contains "the overview says not checked" cosite/index.html 'data-k="correct" data-v="0">not checked<'
+lacks "no 0.0% correct anywhere on the index" cosite/index.html '<td class="num"( data-v="[^"]*")?>0\.0%</td></tr>'
+contains "the problem page says not checked" cosite/problems/level1-001_Square_matrix_multiplication_.html \
+	'data-k="correct" data-v="0">not checked<'
+contains "so does the report" cosite/reports/level1-001_Square_matrix_multiplication_.md '^- correct: not checked'
+lacks "no fast_p table for a nameless GPU" cosite/index.html '<caption>(, level|</caption>)'
+contains "fast_p says why it is missing" cosite/index.html 'id="fastp-none"'
+lacks "a store with GPUs has no such note" public/index.html 'id="(fastp|gpus)-none"'
+lacks "no negative axis on any chart" cosite/index.html 'class="tk"[^>]*>-'
+contains "round bests: none without a correct kernel" cosite/index.html 'no round has a correct kernel'
+
+# Round bests count correct kernels only: a round whose best is an incorrect kernel is no win.
+cp fx.db rb.db
+sqlite3 rb.db "UPDATE rounds SET best_candidate = (SELECT c.id FROM candidates c WHERE c.run_id = rounds.run_id
+  AND c.problem_id = rounds.problem_id AND c.round = rounds.round AND c.status <> 'correct' ORDER BY c.id LIMIT 1)
+  WHERE rowid IN (SELECT rowid FROM rounds ORDER BY rowid LIMIT 4)"
+expect_exit 0 "site with incorrect round bests" "$KFORGE" --db rb.db site -o rbsite --no-kernel-pages
+for cat in memory async precision compute parallelism control; do
+	n=$(sqlite3 rb.db "SELECT COUNT(*) FROM rounds x JOIN candidates bc ON bc.id = x.best_candidate
+	  JOIN idea_categories y ON y.idea_id = bc.idea_id WHERE y.category = '$cat' AND bc.status = 'correct'")
+	contains "round bests of $cat: $n, correct kernels only" rbsite/index.html \
+		"<tr data-category=\"$cat\">.*<td class=\"num\">$n</td></tr>"
+done
 
 # A GPU without torch.compile baselines: its fast_p against compile is "—", not 0%.
 cp fx.db nocomp.db

@@ -6,7 +6,14 @@ page from file://, reads tables and charts through the DOM, compares them
 with the store (expected values computed by sitecheck.py's rules), and
 saves screenshots (light and dark colour scheme).
 
-    sitebrowser.py STORE SITE_DIR ARTIFACT_DIR
+    sitebrowser.py STORE SITE_DIR ARTIFACT_DIR [COMPILE_ONLY_SITE_DIR]
+
+At 1280 px it also checks the leaderboard (no cell clipped, no horizontal
+scrolling, names with their full text on hover), that clicking a header
+sorts the rows and the filter hides rows, that every link of every page
+resolves (files and #anchors), the HTML reports and the downloads; with a
+fourth argument, that a compile-only store's site says "not checked" and
+draws sane axes.
 
 TAP lines on stdout; exit 0 when every check passed."""
 import base64
@@ -17,7 +24,9 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
+from html.parser import HTMLParser
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sitecheck  # noqa: E402
@@ -83,6 +92,19 @@ class Driver:
             f.write(png)
         return len(png)
 
+    def click(self, css):
+        el = self.s("POST", "/element", {"using": "css selector", "value": css})
+        eid = list(el.values())[0]
+        self.s("POST", "/element/%s/click" % eid, {})
+
+    def type(self, css, text):
+        el = self.s("POST", "/element", {"using": "css selector", "value": css})
+        eid = list(el.values())[0]
+        self.s("POST", "/element/%s/value" % eid, {"text": text})
+
+    def size(self, w, h):
+        self.s("POST", "/window/rect", {"width": w, "height": h})
+
     def dark(self, on):
         self.s("POST", "/goog/cdp/execute", {"cmd": "Emulation.setEmulatedMedia", "params": {
             "features": [{"name": "prefers-color-scheme", "value": "dark" if on else "light"}]}})
@@ -113,8 +135,233 @@ def num(v):
     return float(v) if v not in (None, "") else None
 
 
+class Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.links, self.ids, self.scripts = [], set(), []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        for k in ("id", "name"):
+            if a.get(k):
+                self.ids.add(a[k])
+        for k in ("href", "src"):
+            if a.get(k) is not None:
+                self.links.append(a[k])
+        if tag == "script":
+            self.scripts.append(a.get("src"))
+
+
+def check_links(site, desc):
+    """Every href and src of every HTML page: a file of the site, and an
+    #anchor that exists in it."""
+    pages, bad = {}, []
+    for dp, _, fs in os.walk(site):
+        for f in fs:
+            if f.endswith(".html"):
+                p = Links()
+                with open(os.path.join(dp, f), encoding="utf-8") as fh:
+                    p.feed(fh.read())
+                pages[os.path.normpath(os.path.join(dp, f))] = p
+    n = 0
+    for path, p in pages.items():
+        for v in p.links:
+            n += 1
+            if v.startswith(("http://", "https://")):
+                continue
+            if not v or v.startswith(("/", "javascript:", "data:")) or ":" in v.split("/")[0]:
+                bad.append("%s: %r" % (os.path.relpath(path, site), v))
+                continue
+            f, _, frag = v.partition("#")
+            target = os.path.normpath(os.path.join(os.path.dirname(path), urllib.parse.unquote(f))) if f else path
+            if not os.path.isfile(target):
+                bad.append("%s: %s (no file)" % (os.path.relpath(path, site), v))
+            elif frag and (target not in pages or frag not in pages[target].ids):
+                bad.append("%s: %s (no anchor)" % (os.path.relpath(path, site), v))
+    check(n and not bad, "%s: every link of %d pages resolves (%d links)" % (desc, len(pages), n),
+          "\n".join(bad[:10]))
+    return pages
+
+
+LAYOUT = """
+const t = document.querySelector('#leaderboard-table');
+const vw = document.documentElement.clientWidth, bad = [];
+const box = t.parentElement;
+if (t.scrollWidth > box.clientWidth) bad.push('table ' + t.scrollWidth + ' > its box ' + box.clientWidth);
+if (document.documentElement.scrollWidth > vw) bad.push('page scrolls: ' + document.documentElement.scrollWidth + ' > ' + vw);
+t.querySelectorAll('th, td').forEach(c => {
+  const r = c.getBoundingClientRect();
+  if (r.left < 0 || r.right > vw + 0.5) bad.push('cell outside the viewport: ' + c.textContent.trim().slice(0, 40) + ' ' + r.left + '..' + r.right);
+  c.querySelectorAll('*').forEach(e => {
+    const q = e.getBoundingClientRect();
+    if (q.width && (q.left < r.left - 0.5 || q.right > r.right + 0.5))
+      bad.push('content clipped from its cell: ' + e.textContent.trim().slice(0, 40) + ' ' + q.left + '..' + q.right + ' in ' + r.left + '..' + r.right);
+  });
+});
+return bad;
+"""
+
+COLUMN = """
+const t = document.querySelector('#leaderboard-table');
+return Array.from(t.tBodies[0].rows).filter(r => !r.hidden && r.offsetParent !== null)
+  .map(r => [r.getAttribute('data-problem'), r.cells[arguments[0]].getAttribute('data-v')]);
+"""
+
+
+def board_checks(d, site, art):
+    d.size(1280, 900)
+    d.get("file://%s/index.html" % site)
+    vw = d.js("return document.documentElement.clientWidth")
+    bad = d.js(LAYOUT)
+    check(not bad, "leaderboard at 1280 px (viewport %d): no cell clipped, no horizontal scrolling" % vw,
+          "\n".join(bad[:10]))
+    gpu_cols = d.js("return Array.from(document.querySelectorAll('#leaderboard-table thead th'))"
+                    ".map((h, i) => [i, h.textContent.trim()])")
+    tips = d.js("return Array.from(document.querySelectorAll('#leaderboard-table tbody tr')).map("
+                "r => [r.getAttribute('data-problem'), r.querySelector('td a').getAttribute('title')])")
+    check(tips and all(a == b for a, b in tips), "every problem name has its full id on hover",
+          repr(tips[:3]))
+    out = d.js("return Array.from(document.querySelectorAll('#fastp-chart g:not([data-series]) text'))"
+               ".map(t => { const b = t.getBBox(); return [t.textContent, b.x, b.x + b.width]; })"
+               ".filter(x => x[1] < 0 || x[2] > 640)")
+    n = d.js("return document.querySelectorAll('#fastp-chart g:not([data-series]) text').length")
+    check(n >= 4 and not out, "the fast_p chart's legend (%d entries) stays inside the chart" % n, repr(out))
+    d.js("document.querySelector('#leaderboard').scrollIntoView()")
+    d.screenshot(os.path.join(art, "site-leaderboard.png"))
+    # sorting: a speedup column, both ways, empty values last; then by name
+    col = next((i for i, h in gpu_cols if "eager" in h), None)
+    ok_sort = False
+    if col is not None and d.js("return !!document.querySelector('#leaderboard-table thead th button')"):
+        d.click("#leaderboard-table thead th:nth-child(%d) button" % (col + 1))
+        up = d.js(COLUMN, col)
+        d.click("#leaderboard-table thead th:nth-child(%d) button" % (col + 1))
+        down = d.js(COLUMN, col)
+        vals = lambda rows: [float(v) for _, v in rows if v not in (None, "")]
+        ok_sort = (vals(up) == sorted(vals(up)) and vals(down) == sorted(vals(down), reverse=True)
+                   and len(set(vals(up))) > 1)
+        aria = d.js("return document.querySelector('#leaderboard-table thead th:nth-child(%d)')"
+                    ".getAttribute('aria-sort')" % (col + 1))
+        ok_sort = ok_sort and aria == "descending"
+    check(ok_sort, "clicking a speedup header sorts the rows (ascending, then descending)",
+          "column %r" % col)
+    ok_name = False
+    if d.js("return !!document.querySelector('#leaderboard-table thead th.pname button')"):
+        d.click("#leaderboard-table thead th.pname button")
+        names = [p for p, _ in d.js(COLUMN, 1)]
+        ok_name = names == sorted(names, key=str.lower) and len(names) > 1
+    check(ok_name, "clicking the Problem header sorts by name")
+    # filter: a word of one name
+    rows = [p for p, _ in d.js(COLUMN, 0)]
+    word = None
+    for p in rows:
+        for w in p.replace("/", "_").split("_"):
+            if len(w) > 3 and sum(w.lower() in q.lower() for q in rows) == 1:
+                word = w
+                break
+        if word:
+            break
+    ok_filter = False
+    if word and d.js("return !!document.querySelector('#leaderboard-table-filter')"):
+        d.type("#leaderboard-table-filter", word)
+        shown = [p for p, _ in d.js(COLUMN, 0)]
+        ok_filter = shown == [p for p in rows if word.lower() in p.lower()] and len(shown) < len(rows)
+    check(ok_filter, "the filter box hides the rows that do not match %r" % word)
+
+
+def report_checks(d, site, art, pid):
+    d.get("file://%s/index.html" % site)
+    nav = d.js("return Array.from(document.querySelectorAll('nav a')).filter("
+               "a => a.textContent == 'Reports').map(a => a.getAttribute('href'))")
+    check(nav == ["reports/index.html"], "the Reports link opens an HTML page", repr(nav))
+    d.get("file://%s/problems/%s.html" % (site, sitecheck.slug(pid)))
+    href = d.js("return Array.from(document.querySelectorAll('main a')).filter("
+                "a => a.textContent == 'Report').map(a => a.href)")
+    check(len(href) == 1 and href[0].endswith(".html"), "the problem page links its HTML report",
+          repr(href))
+    if not href:
+        return
+    d.get(href[0])
+    h1 = d.js("return document.querySelector('main h1') && document.querySelector('main h1').textContent")
+    lists = d.js("return document.querySelectorAll('main li').length")
+    raw = d.js("const m = document.querySelector('main').cloneNode(true);"
+               " m.querySelectorAll('pre').forEach(p => p.remove());"
+               " return /^#|\\|---|```/m.test(m.textContent)")
+    code = d.js("return document.querySelectorAll('main pre code').length")
+    check(h1 == pid and lists > 3 and code == 1 and not raw,
+          "the report is rendered HTML (heading, lists, the kernel in a code block, no raw Markdown)",
+          "h1 %r, %d list items, %d code blocks, raw Markdown %r" % (h1, lists, code, raw))
+    evil = d.js("return document.querySelectorAll('main script, main img, main iframe, main [onerror]').length")
+    check(evil == 0, "no markup from the store in the report")
+    d.screenshot(os.path.join(art, "site-report.png"))
+
+
+def download_checks(d, site):
+    import hashlib
+    d.get("file://%s/downloads.html" % site)
+    rows = d.js("return Array.from(document.querySelectorAll('#downloads tbody tr')).map(r => ["
+                "r.querySelector('a') && r.querySelector('a').getAttribute('href'),"
+                " r.querySelector('code.hash').textContent])")
+    errs = []
+    for href, hexd in rows:
+        f = os.path.join(site, urllib.parse.unquote(href or ""))
+        if not href or not os.path.isfile(f):
+            errs.append("%r: no file" % href)
+        elif hashlib.sha256(open(f, "rb").read()).hexdigest() != hexd:
+            errs.append("%s: SHA-256 differs from %s" % (href, hexd))
+    check(rows and not errs, "downloads link the tarballs, their SHA-256 shown (%d)" % len(rows),
+          "\n".join(errs))
+
+
+def compile_only_checks(d, co, art):
+    d.get("file://%s/index.html" % co)
+    got = d.js("return document.querySelector('#overview [data-k=correct]').textContent.trim()")
+    cells = d.js("return Array.from(document.querySelectorAll('#leaderboard-table tbody tr td:last-child,"
+                 " #proposers tbody td:last-child, #categories-table tbody td:nth-child(5)'))"
+                 ".map(c => c.textContent.trim())")
+    check(got == "not checked" and cells and all(c in ("not checked", "—") for c in cells),
+          "compile-only: correctness says 'not checked', not 0%", "%r %r" % (got, cells[:6]))
+    bests = d.js("return Array.from(document.querySelectorAll('#categories-table tbody td:last-child'))"
+                 ".map(c => +c.textContent)")
+    bars = d.js("return document.querySelectorAll('#cat-bests rect.bar').length")
+    check(bests and not any(bests) and bars == 0, "compile-only: no round best (no correct kernel)",
+          "%r, %d bars" % (bests, bars))
+    notes = d.js("return ['#gpus-none', '#fastp-none'].filter(q => document.querySelector(q))")
+    check(len(notes) == 2, "compile-only: the index says there is no GPU and no fast_p", repr(notes))
+    d.screenshot(os.path.join(art, "site-compile-only.png"))
+    bad = []
+    pages = [os.path.join(dp, f) for dp, _, fs in os.walk(co) for f in fs
+             if f.endswith(".html") and "/kernels/" not in os.path.join(dp, f)]
+    for path in sorted(pages):
+        d.get("file://" + path)
+        ticks = d.js("return Array.from(document.querySelectorAll('svg.chart, figure.chart svg')).map("
+                     "s => [s.id, s.querySelector('.al') ? Array.from(s.querySelectorAll('.al')).map("
+                     "t => t.textContent) : [], Array.from(s.querySelectorAll('text.tk')).map(t => t.textContent)])")
+        for sid, labels, tk in ticks:
+            nums = []
+            for t in tk:
+                try:
+                    nums.append(float(t.replace("×", "")))
+                except ValueError:
+                    pass
+            pct = any("%" in l for l in labels)
+            if any(v < 0 for v in nums) or (pct and any(v > 100 for v in nums)):
+                bad.append("%s #%s: ticks %r" % (os.path.relpath(path, co), sid, tk))
+        if "/problems/" in path:
+            c = d.js("return document.querySelector('[data-k=correct]').textContent.trim()")
+            rc = d.js("return Array.from(document.querySelectorAll('#rounds tbody tr')).map("
+                      "r => r.children[4].textContent.trim())")
+            links = d.js("return document.querySelectorAll('#rounds tbody a').length")
+            if c != "not checked" or any(x != "not checked" for x in rc) or links:
+                bad.append("%s: correct %r, rounds %r, %d round-best links" % (
+                    os.path.relpath(path, co), c, rc, links))
+    check(not bad, "compile-only: every chart's axis is sane (no negative ticks, %% <= 100), every"
+          " problem page says 'not checked' (%d pages)" % len(pages), "\n".join(bad[:10]))
+    check_links(co, "compile-only site")
+
+
 def main():
     store, site, art = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
+    co = os.path.abspath(sys.argv[4]) if len(sys.argv) > 4 else None
     os.makedirs(art, exist_ok=True)
     import sqlite3
     db = sqlite3.connect("file:%s?mode=ro" % store, uri=True)
@@ -245,6 +492,13 @@ def main():
         check(spans > 0, "kernel page: source is highlighted (%d keywords)" % spans)
         n = d.screenshot(os.path.join(art, "site-kernel.png"))
         check(n > 10000, "screenshot of the kernel page saved")
+
+        board_checks(d, site, art)
+        report_checks(d, site, art, pid)
+        download_checks(d, site)
+        check_links(site, "site")
+        if co:
+            compile_only_checks(d, co, art)
     finally:
         d.quit()
     print("1..%d" % N)

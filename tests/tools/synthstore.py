@@ -57,6 +57,19 @@ GPUS = [
     ("NVIDIA H200", "sm_90", 132, 150754820096, 62914560, 4200.0, 51.2),
 ]
 
+# --wide: four GPUs and KernelBench's long level-2 names (the leaderboard's
+# widest case).
+WIDE_GPUS = [
+    ("NVIDIA A100-SXM4-80GB", "sm_80", 108, 85899345920, 41943040, 2039.0, 19.5),
+    ("NVIDIA L40S", "sm_89", 142, 48305799168, 100663296, 864.0, 91.6),
+]
+WIDE_NAMES = [
+    "ConvTranspose2d_BiasAdd_Clamp_Scaling_Clamp_Divide",
+    "Gemm_BatchNorm_Scaling_Softmax_GELU_Divide_Sum_ResidualAdd_Mean",
+    "ConvTranspose3d_Sum_LayerNorm_AvgPool_GELU_HardSwish_Clamp",
+    "Matmul_Dropout_Mean_Softmax_Subtract_GlobalAvgPool_LogSumExp",
+]
+
 CATEGORIES = ["memory", "async", "precision", "compute", "parallelism", "control"]
 
 IDEAS = [
@@ -168,10 +181,14 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--hostile", action="store_true")
     ap.add_argument("--trials", action="store_true")
+    ap.add_argument("--wide", action="store_true",
+                    help="four GPUs and long problem names")
     ap.add_argument("--schema", default=DEFAULT_SCHEMA)
     a = ap.parse_args()
     if a.kernels < 1 or a.problems < 1:
         ap.error("--kernels and --problems must be positive")
+    if a.wide:
+        GPUS.extend(WIDE_GPUS)
     rng = random.Random(a.seed)
     clock = Clock()
     if os.path.exists(a.out):
@@ -198,6 +215,8 @@ def main():
         base = PROBLEMS[p % len(PROBLEMS)]
         num = p + 1
         name = base[0] if p < len(PROBLEMS) else "%s_v%d" % (base[0], p // len(PROBLEMS))
+        if a.wide:
+            name = WIDE_NAMES[p % len(WIDE_NAMES)] + ("" if p < len(WIDE_NAMES) else "_%d" % p)
         pid = "level1/%03d_%s" % (num, name)
         spec = {"id": pid, "level": 1, "number": num, "name": name, "family": base[1],
                 "operation": base[2], "sizes": {"n": 1 << 24}, "tolerance": "fp32",
