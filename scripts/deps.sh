@@ -22,9 +22,11 @@ cmocka:libcmocka-dev"
 CMDS="cc:gcc make:make pkg-config:pkg-config python3:python3 sqlite3:sqlite3
 tar:tar curl:curl"
 # only for `make test`: zstd(1) to read tarballs back, headless Chromium for
-# the site's browser tests, a loopback Slurm cluster for tests/t1000-slurm.sh
+# the site's browser tests, a loopback Slurm cluster for tests/t1000-slurm.sh,
+# Java for the W3C Nu HTML checker (t0951; the checker itself and pyarrow/
+# datasets come from PyPI into venvs under the build folder, made by the tests)
 TEST_CMDS="zstd:zstd chromium:chromium chromedriver:chromium-driver
-slurmctld:slurmctld slurmd:slurmd munged:munge sbatch:slurm-client"
+slurmctld:slurmctld slurmd:slurmd munged:munge sbatch:slurm-client java:default-jre-headless"
 [ "$TESTS" = 1 ] && CMDS="$CMDS $TEST_CMDS"
 
 missing=""
@@ -41,6 +43,11 @@ for p in $CMDS; do
 	cmd=${p%%:*}; pkg=${p#*:}
 	command -v "$cmd" >/dev/null 2>&1 || missing="$missing $pkg"
 done
+# venvs for the tests' PyPI tools (Debian's python3 needs python3-venv)
+if [ "$TESTS" = 1 ] && command -v python3 >/dev/null 2>&1 &&
+	! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+	missing="$missing python3-venv"
+fi
 missing=$(echo $missing | tr ' ' '\n' | sort -u | tr '\n' ' ')
 
 if [ -n "${missing# }" ]; then
@@ -68,15 +75,6 @@ if [ -n "${missing# }" ]; then
 	# shellcheck disable=SC2086
 	$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null ||
 		{ echo "kforge: apt-get install failed for: $missing" >&2; exit 1; }
-fi
-
-# The site's HTML validator (tests only, pinned in tests/package.json);
-# offline or without npm the HTML test skips and says so.
-TESTS_DIR=$(cd "$(dirname "$0")/../tests" && pwd)
-if [ "$CHECK_ONLY" = 0 ] && command -v npm >/dev/null 2>&1 &&
-	[ -f "$TESTS_DIR/package-lock.json" ] && [ ! -x "$TESTS_DIR/node_modules/.bin/html-validate" ]; then
-	(cd "$TESTS_DIR" && npm ci --no-audit --no-fund --silent >/dev/null 2>&1) ||
-		echo "kforge: npm ci in tests/ failed (offline?); the HTML validation test will skip" >&2
 fi
 
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
