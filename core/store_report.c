@@ -331,7 +331,7 @@ json_t *store_report_gpus(struct store *s, struct buf *err)
 		"SELECT v.problem_id, v.gpu_name, v.kernel_hash, e.time_mean_ms, sp.speedup_eager"
 		" FROM " KF_VERDICTS("verifications") " v JOIN evals e ON e.id = v.eval_id"
 		" LEFT JOIN eval_speedups sp ON sp.eval_id = v.eval_id"
-		" WHERE v.verdict = 'verified'"
+		" WHERE " KF_FLAGGED_VERDICT " = 'verified'"   /* flagged: not verified */
 		" ORDER BY v.problem_id, v.gpu_name, e.time_mean_ms IS NULL, e.time_mean_ms, v.kernel_hash",
 		NULL, err);
 	if (!rows) {

@@ -1,8 +1,9 @@
 /* The verifier: re-runs the best kernels of each problem under protocol
- * verify-v3 on the GPU it runs on, and records a verdict per kernel and
+ * verify-v4 on the GPU it runs on, and records a verdict per kernel and
  * GPU model (verifications table). A kernel is `verified` on a GPU when
- * verify-v3 passes there; otherwise it is `failed` with the check that
- * failed, and reports, the site and the dataset leave it out of "best". */
+ * verify-v4 passes there (with a review flag it is counted as flagged,
+ * not verified); otherwise it is `failed` with the check that failed, and
+ * reports, the site and the dataset leave it out of "best". */
 #ifndef KF_VERIFY_H
 #define KF_VERIFY_H
 
@@ -11,7 +12,7 @@
 #include "core/store.h"
 #include "engine/engine.h"
 
-#define VERIFY_PROTOCOL "verify-v3"
+#define VERIFY_PROTOCOL "verify-v4"
 #define VERIFY_REVIEW_SPEEDUP 10.0
 #define VERIFY_ROOFLINE_MARGIN 0.9   /* flag times under 90% of the measured floor */
 
@@ -71,7 +72,7 @@ json_t *verify_select(struct store *s, const struct verify_config *cfg, const ch
 int verify_run(const struct verify_config *cfg, const struct verify_backend *be,
 	       struct verify_report *rep, struct buf *err);
 
-/* The real backend over engine.h (protocol verify-v3) and compute-sanitizer. */
+/* The real backend over engine.h (protocol verify-v4) and compute-sanitizer. */
 int verify_backend_engine(struct verify_backend *be, const struct verify_config *cfg,
 			  const char *root, struct buf *err);
 void verify_backend_release(struct verify_backend *be);
