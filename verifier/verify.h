@@ -14,6 +14,9 @@
 
 #define VERIFY_PROTOCOL "verify-v4"
 #define VERIFY_REVIEW_SPEEDUP 10.0
+/* Launch blocks of each sanitizer run: a secret number in [MIN, MAX] (was 1). */
+#define VERIFY_SAN_LAUNCHES_MIN 4
+#define VERIFY_SAN_LAUNCHES_MAX 40
 #define VERIFY_ROOFLINE_MARGIN 0.9   /* flag times under 90% of the measured floor */
 
 struct verify_config {
@@ -79,5 +82,8 @@ void verify_backend_release(struct verify_backend *be);
 /* 1 when a compute-sanitizer report names an error in device code; 0 when
  * it holds only host API errors (then the tool checked nothing). */
 int verify_sanitizer_kernel_errors(const char *report);
+/* The launch blocks of one sanitizer run (`kforge eval --quick-launches`):
+ * secret, in [VERIFY_SAN_LAUNCHES_MIN, VERIFY_SAN_LAUNCHES_MAX]. */
+int verify_sanitizer_launches(void);
 
 #endif

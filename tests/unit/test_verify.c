@@ -302,9 +302,27 @@ static void sanitizer_reports(void **state)
 	assert_false(verify_sanitizer_kernel_errors(NULL));
 }
 
+/* The sanitizer runs a secret number of launch blocks, not a fixed one
+ * (issue 37): work a kernel does only after some launch is seen too. */
+static void test_sanitizer_launches(void **state)
+{
+	int seen[VERIFY_SAN_LAUNCHES_MAX + 1] = { 0 }, distinct = 0;
+
+	(void)state;
+	for (int i = 0; i < 400; i++) {
+		int n = verify_sanitizer_launches();
+		assert_true(n >= VERIFY_SAN_LAUNCHES_MIN && n <= VERIFY_SAN_LAUNCHES_MAX);
+		distinct += !seen[n];
+		seen[n] = 1;
+	}
+	assert_true(VERIFY_SAN_LAUNCHES_MIN > 3);
+	assert_true(distinct > 20);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sanitizer_launches),
 		cmocka_unit_test_setup_teardown(test_select, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_records_verdicts, setup, teardown),
 		cmocka_unit_test(sanitizer_reports),
