@@ -1250,9 +1250,11 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 			PH(WK_PH_CHECKS);
 			ended = wk_run_status(res, r, &v, "nondeterministic", err);
 		}
-		/* Timing: A, the last check trial's inputs; B, a check set drawn
-		 * from the check mix (timed_mix) or the one before A; and the
-		 * fresh sets, references computed here, before any is timed. */
+		/* Timing: A, the last check trial's inputs; B, a check set of
+		 * another distribution the checks drew (timed_mix; else the one
+		 * before A); and the fresh sets, of secret seeds and
+		 * distributions, their references computed here, before any
+		 * launch is timed. */
 		if (!ended && timed > 0) {
 			struct wk_keep *fk[TSCHED_MAX_FRESH];
 			unsigned long long fseed[TSCHED_MAX_FRESH], tkey = 0;
@@ -1265,18 +1267,40 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 				nf = 0;
 			if (nf > TSCHED_MAX_FRESH)
 				nf = TSCHED_MAX_FRESH;
-			if (tmix && nck > 1) {
-				int i = (int)(next_rng(&tkey) % (unsigned long long)nck);
-				if (chk_seed[i] == sa && chk_dist[i] == 0)
-					i = (i + 1) % nck;
-				sb = chk_seed[i];
-				db = chk_dist[i];
+			if (tmix && n_run_dists > 1) {
+				/* B: a check set of another distribution than A's (a
+				 * secret one of those the checks drew): each timed launch
+				 * is on the problem's own or another, by a secret coin. */
+				int others[8], no = 0, want, n_of = 0, pick;
+				for (int i = 0; i < n_run_dists; i++)
+					if (run_dists[i])
+						others[no++] = run_dists[i];
+				want = no ? others[next_rng(&tkey) % (unsigned long long)no] : 0;
+				for (int i = 0; i < nck; i++)
+					n_of += chk_dist[i] == want;
+				pick = n_of ? (int)(next_rng(&tkey) % (unsigned long long)n_of) : 0;
+				for (int i = 0; i < nck; i++)
+					if (chk_dist[i] == want && pick-- == 0) {
+						sb = chk_seed[i];
+						db = chk_dist[i];
+						break;
+					}
 			}
 			t_ph = now_s();
 			for (int f = 0; f < nf; f++) {
 				struct buf ferr = BUF_INIT;
+				size_t fr = 0, tot = 0, need = 0;
 				fseed[f] = next_rng(&tkey) | (1ull << 62);   /* never a check seed */
 				fdist[f] = tmix ? run_dists[next_rng(&tkey) % (unsigned long long)n_run_dists] : 0;
+				/* A fresh set keeps its outputs until timing ends: only
+				 * where that leaves an eighth of the device free (never
+				 * at the cost of the check sets' references). */
+				for (int o = 0; o < w->p.n_out; o++)
+					need += keep_out_bytes(w, o);
+				if (w->d.cuMemGetInfo(&fr, &tot) != CUDA_SUCCESS || fr < need + tot / WK_KEEP_HEADROOM) {
+					fseed[f] = ~0ull;
+					continue;
+				}
 				if (!ensure_ref(w, fseed[f], fdist[f], &ferr)) {
 					/* Out of memory for it: timed without it (recorded). */
 					if (w->fatal) {
