@@ -1292,12 +1292,34 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 				size_t fr = 0, tot = 0, need = 0;
 				fseed[f] = next_rng(&tkey) | (1ull << 62);   /* never a check seed */
 				fdist[f] = tmix ? run_dists[next_rng(&tkey) % (unsigned long long)n_run_dists] : 0;
-				/* A fresh set keeps its outputs until timing ends: only
-				 * where that leaves an eighth of the device free (never
-				 * at the cost of the check sets' references). */
+				/* A fresh set keeps its outputs until timing ends, leaving
+				 * an eighth of the device free: other problems' kept
+				 * references go first, then this one's least recently
+				 * used other than A's and B's (recomputed when needed:
+				 * large outputs are cheap references). */
 				for (int o = 0; o < w->p.n_out; o++)
 					need += keep_out_bytes(w, o);
-				if (w->d.cuMemGetInfo(&fr, &tot) != CUDA_SUCCESS || fr < need + tot / WK_KEEP_HEADROOM) {
+				for (;;) {
+					int lru = -1;
+					if (w->d.cuMemGetInfo(&fr, &tot) != CUDA_SUCCESS)
+						break;
+					if (fr >= need + tot / WK_KEEP_HEADROOM)
+						break;
+					if (wk_drop_idle_keep(w))
+						continue;
+					for (int i = 0; i < WK_MAX_KEEP; i++) {
+						int mine = keep_holds(&w->keep[i], sa, 0) || keep_holds(&w->keep[i], sb, db);
+						for (int g = 0; g < f; g++)
+							mine |= keep_holds(&w->keep[i], fseed[g], fdist[g]);
+						if (keep_is_current(w, &w->keep[i]) && !mine &&
+						    (lru < 0 || w->keep[i].stamp < w->keep[lru].stamp))
+							lru = i;
+					}
+					if (lru < 0)
+						break;
+					drop_keep(w, lru);
+				}
+				if (fr < need + tot / WK_KEEP_HEADROOM) {
 					fseed[f] = ~0ull;
 					continue;
 				}
