@@ -1252,8 +1252,8 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 		}
 		/* Timing: A, the last check trial's inputs; B, a check set of
 		 * another distribution the checks drew (timed_mix; else the one
-		 * before A); and the fresh sets, of secret seeds and
-		 * distributions, their references computed here, before any
+		 * before A); and the fresh sets, of secret seeds and of A's or
+		 * B's distribution, their references computed here, before any
 		 * launch is timed. */
 		if (!ended && timed > 0) {
 			struct wk_keep *fk[TSCHED_MAX_FRESH];
@@ -1291,7 +1291,9 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 				struct buf ferr = BUF_INIT;
 				size_t fr = 0, tot = 0, need = 0;
 				fseed[f] = next_rng(&tkey) | (1ull << 62);   /* never a check seed */
-				fdist[f] = tmix ? run_dists[next_rng(&tkey) % (unsigned long long)n_run_dists] : 0;
+				/* The distribution of A or B, secretly: a fresh launch is
+				 * compared with replays of its own distribution. */
+				fdist[f] = tmix && (next_rng(&tkey) & 1) ? db : 0;
 				/* A fresh set keeps its outputs until timing ends, leaving
 				 * an eighth of the device free: other problems' kept
 				 * references go first, then this one's least recently
