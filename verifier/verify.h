@@ -14,7 +14,8 @@
 
 #define VERIFY_PROTOCOL "verify-v4"
 #define VERIFY_REVIEW_SPEEDUP 10.0
-/* Launch blocks of each sanitizer run: a secret number in [MIN, MAX] (was 1). */
+/* Launch blocks of each sanitizer run: a secret number in [MIN, MAX] (was
+ * 3: the --quick checks of the problem's distribution, normal and wide). */
 #define VERIFY_SAN_LAUNCHES_MIN 4
 #define VERIFY_SAN_LAUNCHES_MAX 40
 #define VERIFY_ROOFLINE_MARGIN 0.9   /* flag times under 90% of the measured floor */

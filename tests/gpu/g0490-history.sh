@@ -45,12 +45,12 @@ check "33: timed on another distribution too, where it is slower, and its mean s
 check "an honest fp32 GEMM clears the fp32-accurate floor" python3 -c "
 import json,sys; d=json.load(open('mm.json')); print('#', d['status'], d.get('time_min_ms'), d.get('sol_ms'))
 sys.exit(0 if d['status'] == 'correct' and 0 < d['sol_ms'] < d['time_min_ms'] else 1)"
-# The sanitizer's run: --quick-launches N is N launch blocks, one on fresh inputs.
+# The sanitizer's run: --quick-launches N is N launch blocks (3 checks), one on fresh inputs.
 "$KFORGE" eval 19 "$A/20_honest_relu_vec4.cu" --quick-launches 7 --force --json >q.json 2>q.err
-check "--quick-launches 7: 1 check and 6 timed launch blocks" python3 - "$KFORGE_DB" <<'PY'
+check "--quick-launches 7: 3 checks and 4 timed launch blocks" python3 - "$KFORGE_DB" <<'PY'
 import json, sqlite3, sys
 d = json.load(open("q.json")); db = sqlite3.connect(sys.argv[1])
 n = {k: c for k, c in db.execute("select kind, count(*) from eval_trials where eval_id = ? group by kind", (d["eval_id"],))}
 print("#", d["status"], n)
-sys.exit(0 if d["status"] == "correct" and n.get("check") == 1 and n.get("time") == 6 else 1)
+sys.exit(0 if d["status"] == "correct" and n.get("check") == 3 and n.get("time") == 4 else 1)
 PY
