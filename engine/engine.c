@@ -601,6 +601,19 @@ int engine_sol_check(const json_t *gpu_info, const struct problem *p, struct eva
 	return 1;
 }
 
+double engine_roofline_ms(const json_t *gpu_info, const struct problem *p, double gbs, double gflops)
+{
+	double pf = gpu_info ? engine_sol_flop_rate(gpu_info, p, NULL) / 1e9 : 0;
+
+	if (gbs <= 0 || gflops <= 0)
+		return 0;
+	/* The measured FP32 FMA rate is no ceiling for a GEMM or a
+	 * convolution: tensor cores run fp32-accurate products faster. */
+	if (has_gemm(p) && pf > gflops)
+		gflops = pf;
+	return problem_roofline_ms(p, gbs, gflops);
+}
+
 /* The derived figures: speedups against this GPU's baselines, roofline. */
 static void derive(struct engine *e, struct eng_problem *ep, struct eval_outcome *o)
 {
@@ -613,14 +626,7 @@ static void derive(struct engine *e, struct eng_problem *ep, struct eval_outcome
 		o->speedup_eager = eager > 0 ? eager / o->time_mean_ms : 0;
 		o->speedup_compile = comp > 0 ? comp / o->time_mean_ms : 0;
 	}
-	if (e->peak_gbs > 0 && e->peak_gflops > 0) {
-		/* The measured FP32 FMA rate is no ceiling for a GEMM or a
-		 * convolution: tensor cores run fp32-accurate products faster. */
-		double gf = e->peak_gflops, pf = e->gpu_info ? engine_sol_flop_rate(e->gpu_info, &ep->p, NULL) / 1e9 : 0;
-		if (has_gemm(&ep->p) && pf > gf)
-			gf = pf;
-		o->roofline_ms = problem_roofline_ms(&ep->p, e->peak_gbs, gf);
-	}
+	o->roofline_ms = engine_roofline_ms(e->gpu_info, &ep->p, e->peak_gbs, e->peak_gflops);
 }
 
 /* Fills the outcome from a worker's reply. */

@@ -90,6 +90,12 @@ double engine_sol_floor_ms(const json_t *gpu_info, const struct problem *p, doub
  * under that floor becomes incorrect, faster_than_speed_of_light: 1; else 0. */
 int engine_sol_check(const json_t *gpu_info, const struct problem *p, struct eval_outcome *o,
 		     const json_t *res);
+/* The roofline floor (ms) with the measured copy bandwidth (gbs GB/s) and
+ * FMA rate (gflops): for a GEMM or a convolution the compute ceiling is the
+ * precision path's (engine_sol_flop_rate) where that is higher, so honest
+ * tensor-core kernels are not under it (the verifier's review flag). 0 when
+ * a peak is unknown. */
+double engine_roofline_ms(const json_t *gpu_info, const struct problem *p, double gbs, double gflops);
 /* engine_peaks.c */
 int engine_measure_peaks(struct engine *e, struct buf *err);
 void engine_protocol_json(const struct eval_protocol *p, const char *arch, struct buf *out);

@@ -129,6 +129,17 @@ static void test_floor_per_path(void **state)
 	json_real_set(json_object_get(json_array_get(json_object_get(tc, "time"), 0), "time_ms"), 1.15);
 	snprintf(o.status, sizeof(o.status), "correct");
 	assert_int_equal(engine_sol_check(info, &p, &o, tc), 0);
+	/* The verifier's roofline flag: with the FP32 FMA rate measured (51 TFLOP/s)
+	 * the roofline put that 1.15 ms kernel under 0.9 x 2.7 ms, flagged; the
+	 * precision path's ceiling puts the floor at 0.385 ms. */
+	assert_true(problem_roofline_ms(&p, 3000.0, 51000.0) * 0.9 > 1.15);
+	f = engine_roofline_ms(info, &p, 3000.0, 51000.0);
+	assert_true(f > 0.38 && f < 0.39);
+	/* Not a GEMM: the measured FMA rate stays the ceiling. */
+	free(p.family);
+	p.family = strdup("reduce");
+	assert_true(engine_roofline_ms(info, &p, 3000.0, 51000.0) > 2.6);
+	assert_true(engine_roofline_ms(info, &p, 0, 51000.0) == 0);
 	/* Level 2 and 3 (graphs of GEMMs and convolutions) are on the same path. */
 	free(p.family);
 	p.family = strdup("graph");
