@@ -26,8 +26,8 @@ json_t *store_verify_candidates(struct store *s, const char *gpu_name, const cha
  * with any review flag is "flagged", no verified result (left out of best
  * kernels, fast_p and geomeans until verified again without one). */
 #define KF_FLAGGED_VERDICT \
-	"(CASE WHEN verdict = 'verified' AND json_array_length(COALESCE(review_flags, '[]')) > 0" \
-	" THEN 'flagged' ELSE verdict END)"
+	"(CASE WHEN verdict <> 'verified' OR NOT json_valid(COALESCE(review_flags, '[]')) THEN verdict" \
+	" WHEN json_array_length(COALESCE(review_flags, '[]')) > 0 THEN 'flagged' ELSE verdict END)"
 
 /* The env JSON of an evaluation (evals.env), or NULL. */
 json_t *store_eval_env(struct store *s, const char *eval_id, struct buf *err);

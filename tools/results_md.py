@@ -224,7 +224,8 @@ def render(a, db):
     # A verification that passed with a review flag is no verified result
     # (core/store_verify.h KF_FLAGGED_VERDICT): left out like a failed one, listed apart.
     flagged_rows = q("SELECT problem_id, gpu_name, kernel_hash, review_flags FROM %s WHERE verdict = "
-                     "'verified' AND json_array_length(COALESCE(review_flags, '[]')) > 0"
+                     "'verified' AND json_valid(COALESCE(review_flags, '[]'))"
+                     " AND json_array_length(COALESCE(review_flags, '[]')) > 0"
                      " ORDER BY problem_id, gpu_name, kernel_hash" % latest)
     flagged = {(r["kernel_hash"], r["gpu_name"]) for r in flagged_rows}
     failed |= flagged
