@@ -129,8 +129,8 @@ int cmd_verify(int argc, char **argv, struct cli_ctx *ctx)
 			}
 			printf("\n");
 		}
-		printf("%d verified, %d failed on %s\n", rep.verified, rep.failed,
-		       be.gpu_name(be.ctx));
+		printf("%d verified (%d of them flagged: not counted), %d failed on %s\n", rep.verified,
+		       rep.flagged, rep.failed, be.gpu_name(be.ctx));
 	}
 	rc = rep.failed ? EXIT_CHECK : EXIT_OK;
 out:

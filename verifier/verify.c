@@ -239,6 +239,8 @@ static int flush_problem(const struct verify_config *cfg, const struct verify_ba
 			rep->failed++;
 		else
 			rep->verified++;
+		if (!failed[0] && json_array_size(it->flags))
+			rep->flagged++;
 		log_info("verify %s %.12s: %s%s%s", pid, o->kernel_hash, verdict, failed[0] ? " (" : "",
 			 failed[0] ? failed : "");
 		if (record(s, o, pid, verdict, failed, it->flags, i == best ? san : NULL, err) < 0) {

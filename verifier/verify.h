@@ -62,6 +62,7 @@ struct verify_report {
 	struct verify_item *items;
 	int n, alloc;
 	int verified, failed;
+	int flagged;               /* of verified: with a review flag (not counted as verified) */
 };
 
 void verify_report_init(struct verify_report *r);

@@ -235,6 +235,7 @@ static void test_run_records_verdicts(void **state)
 	assert_int_equal(f.calls_at_sanitize[0], 3);
 	assert_int_equal(f.calls_at_sanitize[1], 4);
 	assert_int_equal(rep.verified, 2);
+	assert_int_equal(rep.flagged, 1);  /* a: under its roofline floor */
 	assert_int_equal(rep.failed, 2);   /* b (mismatch), f (memcheck errors) */
 	assert_int_equal(store_open(&s, path, 0, &err), 0);
 	rows = store_query_all(&s, "SELECT kernel_hash, verdict, failed_check, review_flags, env "
