@@ -116,7 +116,7 @@ int cmd_eval(int argc, char **argv, struct cli_ctx *ctx)
 	struct eval_request req;
 	struct eval_outcome o;
 	struct buf err = BUF_INIT, text = BUF_INIT, dir = BUF_INIT;
-	int as_json = 0, quick = 0, n, ret;
+	int as_json = 0, quick = 0, quick_launches = 0, n, ret;
 	const char *arch = NULL;
 	struct cli_opt opts[] = {
 		OPT_FLAG("compile-only", 0, &cfg.compile_only,
@@ -125,6 +125,9 @@ int cmd_eval(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_FLAG("json", 0, &as_json, "print the outcome as JSON"),
 		OPT_FLAG("force", 0, &req.force, "evaluate again even when the store has the result"),
 		OPT_FLAG("quick", 0, &quick, "1 check trial, no timing (for compute-sanitizer runs)"),
+		OPT_INT("quick-launches", 0, &quick_launches, "N", 2, 1000,
+			"as --quick, with N launch blocks in all: the 3 checks and N-3 timed ones, one "
+			"on fresh inputs (the verifier's sanitizer runs draw N secretly)"),
 		OPT_DOUBLE("timeout", 0, &cfg.protocol.timeout_s, "S", 0.001, 3600,
 			   "wall limit of one launch block (default 10 s; recorded)"),
 		OPT_DOUBLE("max-timing", 0, &cfg.protocol.max_timing_s, "S", 0, 1e6,
@@ -143,11 +146,17 @@ int cmd_eval(int argc, char **argv, struct cli_ctx *ctx)
 	eval_protocol_default(&cfg.protocol);
 	if ((ret = cli_parse(&spec, argc, argv, ctx, &n)) != CLI_GO)
 		return ret;
-	if (quick) {
-		cfg.protocol.name = "quick-v1";
+	if (quick || quick_launches) {
+		/* 1 check trial of the problem's distribution and one of each
+		 * extra one; --quick-launches: timed ones up to N blocks in all. */
+		int nchk = 1;
+		for (int i = 0; cfg.protocol.dists && cfg.protocol.dists[i]; i++)
+			nchk += cfg.protocol.extra_trials;
+		cfg.protocol.name = quick_launches ? "quick-v2" : "quick-v1";
 		cfg.protocol.check_trials = 1;
 		cfg.protocol.warmup = 0;
-		cfg.protocol.timed_trials = 0;
+		cfg.protocol.timed_trials = quick_launches > nchk ? quick_launches - nchk : 0;
+		cfg.protocol.fresh_sets = cfg.protocol.timed_trials ? 1 : 0;
 		cfg.protocol.repeat_agree = 1;
 	}
 	if (n != 2)

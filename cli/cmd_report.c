@@ -134,7 +134,7 @@ static void print_problem(const json_t *r, struct store *store)
 		}
 	}
 	if (json_array_size(json_object_get(r, "excluded"))) {
-		printf("\nExcluded (failed verification):");
+		printf("\nExcluded (failed verification, or passed with a review flag):");
 		json_array_foreach(json_object_get(r, "excluded"), i, x) {
 			printf(" ");
 			pe(json_string_value(x));

@@ -13,12 +13,14 @@
 static const char verify_doc[] =
 	"Re-verifies, on this machine's GPU, each problem's K best correct kernels\n"
 	"(default 3) and the best kernel of each idea category, under protocol\n"
-	"verify-v3: 20 fresh, secret seeds over several input distributions (normal, a\n"
+	"verify-v4: 20 fresh, secret seeds over several input distributions (normal, a\n"
 	"wide uniform draw bounded per operator, edge values), repeated runs must agree,\n"
-	"500 timed trials, compute-sanitizer memcheck and racecheck on each\n"
-	"problem's best kernel (skipped, with the reason, where the tool cannot run\n"
-	"or a tool run takes too long). Verdicts are stored per GPU model; kernels\n"
-	"that fail are left out of \"best\" in reports, the site and verified\n"
+	"500 timed trials drawn from the same mix, 4 of them on fresh secret inputs\n"
+	"(a kernel much faster on replayed inputs fails), compute-sanitizer memcheck\n"
+	"and racecheck on each problem's best kernel over a secret number of launches\n"
+	"(skipped, with the reason, where the tool cannot run or a tool run takes too\n"
+	"long). Verdicts are stored per GPU model; kernels that fail, or pass with a\n"
+	"review flag, are left out of \"best\" in reports, the site and verified\n"
 	"dataset exports.\n";
 
 int cmd_verify(int argc, char **argv, struct cli_ctx *ctx)
@@ -121,14 +123,14 @@ int cmd_verify(int argc, char **argv, struct cli_ctx *ctx)
 			if (json_array_size(it->flags)) {
 				size_t k;
 				json_t *f;
-				printf("  review:");
+				printf("  flagged (not counted as verified):");
 				json_array_foreach(it->flags, k, f)
 					printf(" %s", json_string_value(f));
 			}
 			printf("\n");
 		}
-		printf("%d verified, %d failed on %s\n", rep.verified, rep.failed,
-		       be.gpu_name(be.ctx));
+		printf("%d verified (%d of them flagged: not counted), %d failed on %s\n", rep.verified,
+		       rep.flagged, rep.failed, be.gpu_name(be.ctx));
 	}
 	rc = rep.failed ? EXIT_CHECK : EXIT_OK;
 out:

@@ -44,7 +44,7 @@ const struct cli_cmd cli_commands[] = {
 	{ "baselines", cmd_baselines, "Import and list PyTorch baseline timings per GPU.", 0 },
 	{ "eval", cmd_eval, "Compile, check and time one candidate kernel.", 0 },
 	{ "search", cmd_search, "Run (or resume) a kernel search over problems.", 0 },
-	{ "verify", cmd_verify, "Re-verify the best kernels on this GPU (protocol verify-v3).", 0 },
+	{ "verify", cmd_verify, "Re-verify the best kernels on this GPU (protocol verify-v4).", 0 },
 	{ "merge", cmd_merge, "Merge stores made on several machines or GPUs.", 0 },
 	{ "pack", cmd_pack, "Pack the store into a versioned, reproducible tarball.", 0 },
 	{ "dataset", cmd_dataset, "Verify, fetch and diff dataset tarballs.", 0 },

@@ -66,7 +66,7 @@ void search_config_default(struct search_config *c)
 	c->bank = 2;
 	c->reference = 1;
 	c->seed = 1;
-	c->protocol = "collect-v2";
+	c->protocol = "collect-v3";
 	/* A search ranks candidates; the verifier times the best at length. */
 	c->max_timing_s = 1;
 	c->prune_vs_eager = 3;

@@ -42,6 +42,7 @@ int cudadrv_load(struct cudadrv *d, struct buf *err)
 	SYM(cuMemcpyHtoD, "cuMemcpyHtoD_v2");
 	SYM(cuMemcpyDtoH, "cuMemcpyDtoH_v2");
 	SYM(cuMemcpyDtoD, "cuMemcpyDtoD_v2");
+	SYM(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2");
 	SYM(cuMemsetD8, "cuMemsetD8_v2");
 	SYM(cuMemsetD32, "cuMemsetD32_v2");
 	SYM(cuMemsetD8Async, "cuMemsetD8Async");

@@ -29,6 +29,7 @@ struct cudadrv {
 	CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
 	CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
 	CUresult (*cuMemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
+	CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
 	CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
 	CUresult (*cuMemsetD32)(CUdeviceptr, unsigned int, size_t);
 	CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);

@@ -27,7 +27,7 @@ static const char *const sel_fill[] = {
 	" UNION SELECT kernel_hash FROM src.verifications WHERE ?1 IS NOT NULL AND NOT ?2"
 	"   AND problem_id IN sel_p",
 	"INSERT OR IGNORE INTO sel_k SELECT kernel_hash FROM " KF_VERDICTS("src.verifications")
-	" WHERE ?2 AND verdict = 'verified' AND problem_id IN sel_p",
+	" WHERE ?2 AND " KF_FLAGGED_VERDICT " = 'verified' AND problem_id IN sel_p",
 	"INSERT OR IGNORE INTO sel_r SELECT run_id FROM src.rounds WHERE problem_id IN sel_p"
 	" UNION SELECT run_id FROM src.ideas WHERE problem_id IN sel_p"
 	" UNION SELECT run_id FROM src.candidates WHERE problem_id IN sel_p"
@@ -404,11 +404,11 @@ int store_export_correct(struct store *s, store_row_cb cb, void *ctx, struct buf
 		"SELECT b.*, EXISTS(SELECT 1 FROM " KF_VERDICTS("verifications") " v"
 		"   WHERE v.kernel_hash = b.kernel_hash"
 		"   AND v.problem_id = b.problem_id AND v.gpu_name = b.gpu_name"
-		"   AND v.verdict = 'verified') AS verified,"
+		"   AND " KF_FLAGGED_VERDICT " = 'verified') AS verified,"
 		" (SELECT json_group_array(g) FROM (SELECT DISTINCT gpu_name AS g FROM "
 		KF_VERDICTS("verifications") " v"
 		"   WHERE v.kernel_hash = b.kernel_hash AND v.problem_id = b.problem_id"
-		"   AND v.verdict = 'verified' ORDER BY g)) AS verified_gpus,"
+		"   AND " KF_FLAGGED_VERDICT " = 'verified' ORDER BY g)) AS verified_gpus,"
 		" (SELECT l.request FROM candidates c JOIN llm_calls l ON l.id = c.llm_call_id"
 		"   WHERE c.kernel_hash = b.kernel_hash AND c.problem_id = b.problem_id"
 		"   ORDER BY c.id LIMIT 1) AS request,"
@@ -492,7 +492,7 @@ json_t *store_export_provenance(struct store *s, struct buf *err)
 	json_object_set_new(out, "gpus", gpus);
 	json_object_set_new(out, "verified_per_gpu", store_query_all(s,
 		"SELECT gpu_name, count(*) AS kernels FROM (SELECT DISTINCT gpu_name, problem_id,"
-		" kernel_hash FROM " KF_VERDICTS("verifications") " WHERE verdict = 'verified')"
+		" kernel_hash FROM " KF_VERDICTS("verifications") " WHERE " KF_FLAGGED_VERDICT " = 'verified')"
 		" GROUP BY gpu_name"
 		" ORDER BY gpu_name", NULL, err));
 	if (!json_object_get(out, "verified_per_gpu")) {

@@ -77,7 +77,8 @@ static json_t *cands(struct store *s, const char *run_id, const char *problem_id
 		s,
 		"SELECT c.id, c.round, c.idea_id, c.status, c.kernel_hash, e.time_mean_ms, sp.speedup_eager,"
 		" EXISTS(SELECT 1 FROM " KF_VERDICTS("verifications") " v WHERE v.kernel_hash = c.kernel_hash"
-		"  AND v.problem_id = c.problem_id AND v.gpu_name = ?3 AND v.verdict = 'failed') AS vfailed"
+		"  AND v.problem_id = c.problem_id AND v.gpu_name = ?3"
+		"  AND " KF_FLAGGED_VERDICT " IN ('failed', 'flagged')) AS vfailed"
 		" FROM candidates c LEFT JOIN evals e ON e.kernel_hash = c.kernel_hash"
 		"  AND e.problem_id = c.problem_id AND e.gpu_name = ?3 AND e.protocol = ?4"
 		" LEFT JOIN eval_speedups sp ON sp.eval_id = e.id"
@@ -315,7 +316,7 @@ json_t *store_report_gpus(struct store *s, struct buf *err)
 		"SELECT v.problem_id, v.gpu_name, v.kernel_hash, e.time_mean_ms, sp.speedup_eager"
 		" FROM " KF_VERDICTS("verifications") " v JOIN evals e ON e.id = v.eval_id"
 		" LEFT JOIN eval_speedups sp ON sp.eval_id = v.eval_id"
-		" WHERE v.verdict = 'verified'"
+		" WHERE " KF_FLAGGED_VERDICT " = 'verified'"   /* flagged: not verified */
 		" ORDER BY v.problem_id, v.gpu_name, e.time_mean_ms IS NULL, e.time_mean_ms, v.kernel_hash",
 		NULL, err);
 	if (!rows) {

@@ -323,7 +323,7 @@ json_t *store_site_overview(struct store_site *ss, struct buf *err)
 		/* Kernel-GPU pairs with a verdict (the latest of each), as "verified" counts. */
 		{ "verifications", "SELECT COUNT(*) FROM " KF_VERDICTS("verifications") },
 		{ "verified", "SELECT COUNT(*) FROM " KF_VERDICTS("verifications")
-			      " WHERE verdict = 'verified'" },
+			      " WHERE " KF_FLAGGED_VERDICT " = 'verified'" },
 	};
 	json_t *o = json_object(), *a;
 	int bad = 0;
@@ -375,8 +375,8 @@ json_t *store_site_problems(struct store_site *ss, struct buf *err)
 }
 
 #define BEST_SQL(F) \
-	"WITH v AS (SELECT kernel_hash, problem_id, gpu_name, verdict, eval_id FROM" \
-	"  " KF_VERDICTS("verifications") " WHERE " F ")," \
+	"WITH v AS (SELECT kernel_hash, problem_id, gpu_name, " KF_FLAGGED_VERDICT " AS verdict," \
+	"  eval_id FROM " KF_VERDICTS("verifications") " WHERE " F ")," \
 	" c AS (SELECT problem_id, gpu_name, kernel_hash, MIN(time_mean_ms) AS t FROM evals" \
 	"  WHERE status = 'correct' AND time_mean_ms > 0 AND " F \
 	"  GROUP BY problem_id, gpu_name, kernel_hash)," \
@@ -421,6 +421,33 @@ json_t *store_site_best(struct store_site *ss, const char *problem_id, struct bu
 		json_array_append_new(arr, row_json(st));
 	if (rc != SQLITE_DONE) {
 		db_fail(ss, err, "best kernels");
+		json_decref(arr);
+		arr = NULL;
+	}
+	sqlite3_finalize(st);
+	return arr;
+}
+
+json_t *store_site_flagged(struct store_site *ss, struct buf *err)
+{
+	static const char sql[] =
+		"SELECT v.problem_id, v.gpu_name, v.kernel_hash, v.review_flags, v.protocol,"
+		" v.created_at, e.time_mean_ms AS time_ms FROM " KF_VERDICTS("verifications") " v"
+		" LEFT JOIN evals e ON e.id = v.eval_id"
+		" WHERE " KF_FLAGGED_VERDICT " = 'flagged' ORDER BY v.problem_id, v.gpu_name, v.kernel_hash";
+	sqlite3_stmt *st = NULL;
+	json_t *arr;
+	int rc;
+
+	if (sqlite3_prepare_v2(ss->s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		db_fail(ss, err, "prepare");
+		return NULL;
+	}
+	arr = json_array();
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		json_array_append_new(arr, row_json(st));
+	if (rc != SQLITE_DONE) {
+		db_fail(ss, err, "flagged kernels");
 		json_decref(arr);
 		arr = NULL;
 	}

@@ -45,6 +45,10 @@ json_t *store_site_problems(struct store_site *ss, struct buf *err);
  * gpu_name, kernel_hash, verdict (or null), time_ms, eager_ms, compile_ms,
  * speedup_eager, speedup_compile}], ordered by problem, GPU. */
 json_t *store_site_best(struct store_site *ss, const char *problem_id, struct buf *err);
+/* Kernels whose latest verification passed with review flags (not counted
+ * as verified: listed apart): {problem_id, gpu_name, kernel_hash,
+ * review_flags (JSON text), protocol, created_at, time_ms}. */
+json_t *store_site_flagged(struct store_site *ss, struct buf *err);
 
 /* Per run and round of a problem: [{run_id, round, gpu_name, candidates,
  * compiled, correct, best_ms, eager_ms, best_candidate}]. best_ms is the

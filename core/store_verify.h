@@ -22,6 +22,13 @@ json_t *store_verify_candidates(struct store *s, const char *gpu_name, const cha
 	"(SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY kernel_hash, problem_id," \
 	" gpu_name ORDER BY created_at DESC, id) AS vrn FROM " T ") WHERE vrn = 1)"
 
+/* A verification's verdict with review flags counted (issue 37): "verified"
+ * with any review flag is "flagged", no verified result (left out of best
+ * kernels, fast_p and geomeans until verified again without one). */
+#define KF_FLAGGED_VERDICT \
+	"(CASE WHEN verdict <> 'verified' OR NOT json_valid(COALESCE(review_flags, '[]')) THEN verdict" \
+	" WHEN json_array_length(COALESCE(review_flags, '[]')) > 0 THEN 'flagged' ELSE verdict END)"
+
 /* The env JSON of an evaluation (evals.env), or NULL. */
 json_t *store_eval_env(struct store *s, const char *eval_id, struct buf *err);
 

@@ -72,6 +72,11 @@ int compile_candidate(const struct compile_opts *o, const char *device_source,
 /* 1 when the cubin calls device malloc/free (an undefined symbol of that
  * name): refused, as heap memory outlives a launch. */
 int cubin_calls_heap(const void *cubin, size_t len);
+/* Calls fn(name, size) for each variable the cubin defines in a .nv.global*
+ * section (module __device__/__managed__ variables: what the worker restores
+ * before every launch block); fn < 0 stops. The count, or -1 when not ELF64. */
+int cubin_globals(const void *cubin, size_t len,
+		  int (*fn)(const char *name, unsigned long long size, void *ctx), void *ctx);
 
 /* Parses ptxas -v lines of an NVRTC log into r->kernels (replacing them). */
 int compile_parse_ptxas(const char *log, struct compile_result *r);

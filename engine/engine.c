@@ -55,7 +55,7 @@ static void protocol_verify_v2(struct eval_protocol *p)
 	p->timeout_s = 20;
 }
 
-void eval_protocol_default(struct eval_protocol *p)
+static void protocol_collect_v2(struct eval_protocol *p)
 {
 	/* The search checks other distributions too (a kernel right on U[0,1)
 	 * only fails here, not first in the verifier), with secret seeds. */
@@ -68,21 +68,43 @@ void eval_protocol_default(struct eval_protocol *p)
 	p->extra_trials = 1;
 }
 
-void eval_protocol_verify(struct eval_protocol *p)
+static void protocol_verify_v3(struct eval_protocol *p)
 {
 	protocol_verify_v2(p);
 	p->name = "verify-v3";
 	p->seed0 = 0;           /* fresh secret seeds for each verification */
 }
 
+/* v3/v4: timed trials on inputs the kernel cannot have seen (fresh sets)
+ * and drawn from the checks' mix of distributions (issues 37, 38). */
+void eval_protocol_default(struct eval_protocol *p)
+{
+	protocol_collect_v2(p);
+	p->name = "collect-v3";
+	p->fresh_sets = 2;
+	p->timed_mix = 1;
+}
+
+void eval_protocol_verify(struct eval_protocol *p)
+{
+	protocol_verify_v3(p);
+	p->name = "verify-v4";
+	p->fresh_sets = 4;
+	p->timed_mix = 1;
+}
+
 int eval_protocol_by_name(struct eval_protocol *p, const char *name)
 {
-	if (!name || !strcmp(name, "collect-v2"))
+	if (!name || !strcmp(name, "collect-v3"))
 		eval_protocol_default(p);
+	else if (!strcmp(name, "collect-v2"))
+		protocol_collect_v2(p);
 	else if (!strcmp(name, "collect-v1"))
 		protocol_collect_v1(p);
-	else if (!strcmp(name, "verify-v3"))
+	else if (!strcmp(name, "verify-v4"))
 		eval_protocol_verify(p);
+	else if (!strcmp(name, "verify-v3"))
+		protocol_verify_v3(p);
 	else if (!strcmp(name, "verify-v2"))
 		protocol_verify_v2(p);
 	else
@@ -113,6 +135,10 @@ void engine_protocol_json(const struct eval_protocol *p, const char *arch, struc
 		json_object_set_new(o, "max_timing_s", json_real(p->max_timing_s));
 	if (p->prune_vs_eager > 0)
 		json_object_set_new(o, "prune_vs_eager", json_real(p->prune_vs_eager));
+	if (p->fresh_sets > 0)
+		json_object_set_new(o, "fresh_sets", json_integer(p->fresh_sets));
+	if (p->timed_mix)
+		json_object_set_new(o, "timed_mix", json_true());
 	json_object_set_new(o, "version", json_integer(RT_PROTOCOL_VERSION));
 	buf_reset(out);
 	json_add_compact(out, o);
@@ -469,23 +495,69 @@ static int baselines(struct engine *e, const char *problem_id, const char *gpu, 
 	return r;
 }
 
+/* Dense fp16 tensor-core FLOPs per SM per clock by architecture (Hopper
+ * 4096: 989 TFLOP/s on the H100 SXM); unknown ones get the largest known,
+ * so their floor is never too high. */
+static double tensor_rate(const char *arch)
+{
+	int cc = arch && !strncmp(arch, "sm_", 3) ? atoi(arch + 3) : 0;
+
+	if (cc >= 100)
+		return 8192;
+	if (cc >= 90)
+		return 4096;
+	if (cc == 80)
+		return 2048;
+	if (cc >= 86 && cc < 90)
+		return 1024;
+	return 8192;
+}
+
+static int has_gemm(const struct problem *p)
+{
+	static const char *const fam[] = { "matmul", "conv", "attention", "graph", NULL };
+
+	for (int i = 0; p->family && fam[i]; i++)
+		if (!strcmp(p->family, fam[i]))
+			return 1;
+	return 0;
+}
+
+double engine_sol_flop_rate(const json_t *g, const struct problem *p, const char **path)
+{
+	double clk = (double)jget_int(g, "clock_khz", 0) * 1e3;
+	double sm = (double)jget_int(g, "sm_count", 0);
+	double r = tensor_rate(jget_str(g, "arch", NULL));
+
+	if (has_gemm(p)) {
+		/* The fastest fp32-accurate path: each fp32 product as three
+		 * tensor-core products at the fp16/bf16 rate (split operands,
+		 * e.g. tf32 x bf16 corrections; 3xTF32 is half as fast). A
+		 * single-pass TF32 or fp16 GEMM fails fp32's tolerance on the
+		 * mixed-sign draws (tools/gemm/README.md). */
+		r /= 3.0;
+		if (path)
+			*path = "fp32-accurate tensor cores (3 products at the fp16 rate)";
+	} else if (path) {
+		*path = "tensor cores' fp16 rate (the memory's floor binds)";
+	}
+	return sm * clk * r;
+}
+
 /* The speed-of-light floor on this GPU (ms), 0 when unknown: the problem's
  * minimal bytes at the memory's theoretical peak (bus width x 2 x memory
  * clock; measured copies reach ~0.9 of it, the fastest level-1 kernels
- * 0.94) and its FLOPs at the tensor cores' (4096 per SM per clock, Hopper's
- * dense fp16 rate at the highest clock: more than any fp32-accurate kernel
- * gets; a spec's floor_flops where the graph folds to less work). No
- * kernel that does the work can be faster. */
+ * 0.94) and its FLOPs (a spec's floor_flops where the graph folds to less
+ * work) at its precision path's peak at the highest clock
+ * (engine_sol_flop_rate). No kernel that does the work can be faster. */
 double engine_sol_floor_ms(const json_t *g, const struct problem *p, double *bw, double *fl)
 {
 	double mclk = (double)jget_int(g, "mem_clock_khz", 0) * 1e3;
 	double bus = (double)jget_int(g, "mem_bus_bits", 0);
-	double clk = (double)jget_int(g, "clock_khz", 0) * 1e3;
-	double sm = (double)jget_int(g, "sm_count", 0);
 	double tb, tf;
 
 	*bw = 2.0 * mclk * bus / 8.0;
-	*fl = sm * clk * 4096.0;
+	*fl = engine_sol_flop_rate(g, p, NULL);
 	if (*bw <= 0 || *fl <= 0)
 		return 0;
 	tb = p->min_bytes / *bw;
@@ -518,11 +590,28 @@ int engine_sol_check(const json_t *gpu_info, const struct problem *p, struct eva
 		return 0;
 	set_status(o, "incorrect", "faster_than_speed_of_light");
 	buf_reset(&o->detail);
-	buf_addf(&o->detail, "timed trial %d took %.4f ms, under the speed-of-light floor of %.4f ms (%.4g bytes "
-		 "at the memory's peak %.0f GB/s, %.4g FLOP at %.0f TFLOP/s): it cannot have done the work",
-		 best_i, best, floor_ms, p->min_bytes, bw / 1e9, p->floor_flops > 0 ? p->floor_flops : p->flops,
-		 fl / 1e12);
+	{
+		const char *path = "";
+		engine_sol_flop_rate(gpu_info, p, &path);
+		buf_addf(&o->detail, "timed trial %d took %.4f ms, under the speed-of-light floor of %.4f ms (%.4g bytes "
+			 "at the memory's peak %.0f GB/s, %.4g FLOP at %.0f TFLOP/s, %s): it cannot have done "
+			 "the work", best_i, best, floor_ms, p->min_bytes, bw / 1e9,
+			 p->floor_flops > 0 ? p->floor_flops : p->flops, fl / 1e12, path);
+	}
 	return 1;
+}
+
+double engine_roofline_ms(const json_t *gpu_info, const struct problem *p, double gbs, double gflops)
+{
+	double pf = gpu_info ? engine_sol_flop_rate(gpu_info, p, NULL) / 1e9 : 0;
+
+	if (gbs <= 0 || gflops <= 0)
+		return 0;
+	/* The measured FP32 FMA rate is no ceiling for a GEMM or a
+	 * convolution: tensor cores run fp32-accurate products faster. */
+	if (has_gemm(p) && pf > gflops)
+		gflops = pf;
+	return problem_roofline_ms(p, gbs, gflops);
 }
 
 /* The derived figures: speedups against this GPU's baselines, roofline. */
@@ -537,8 +626,7 @@ static void derive(struct engine *e, struct eng_problem *ep, struct eval_outcome
 		o->speedup_eager = eager > 0 ? eager / o->time_mean_ms : 0;
 		o->speedup_compile = comp > 0 ? comp / o->time_mean_ms : 0;
 	}
-	if (e->peak_gbs > 0 && e->peak_gflops > 0)
-		o->roofline_ms = problem_roofline_ms(&ep->p, e->peak_gbs, e->peak_gflops);
+	o->roofline_ms = engine_roofline_ms(e->gpu_info, &ep->p, e->peak_gbs, e->peak_gflops);
 }
 
 /* Fills the outcome from a worker's reply. */

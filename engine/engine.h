@@ -18,7 +18,7 @@ struct engine;
 
 /* Protocol: every parameter is stored with every result. */
 struct eval_protocol {
-	const char *name;          /* "collect-v2" (search), "verify-v3" (verifier) */
+	const char *name;          /* "collect-v3" (search), "verify-v4" (verifier) */
 	int check_trials;          /* correctness trials, each with its own seed (5) */
 	unsigned long long seed0;  /* trial i uses seed0 + i; 0 = secret: drawn at random by
 				      each engine_open (a search, a verification), sent to the
@@ -35,10 +35,15 @@ struct eval_protocol {
 				      (at least 10 trials); 0 = never (additive, runtime) */
 	double prune_vs_eager;     /* stop them (after 3 trials) once the mean is over this many
 				      times PyTorch eager's on this GPU; 0 = never, or no baseline */
+	int fresh_sets;            /* timed phase: input sets no launch has seen, drawn by a secret
+				      seed from the check mix, their references computed, each
+				      first used by a secret timed trial (docs/engine.md); 0 = none */
+	int timed_mix;             /* timed inputs drawn per trial from the check trials' mix of
+				      distributions (1), or the problem's own only (0) */
 };
-void eval_protocol_default(struct eval_protocol *p);   /* collect-v2 */
-void eval_protocol_verify(struct eval_protocol *p);    /* verify-v3 */
-/* A protocol by name (collect-v1/-v2, verify-v2/-v3): 0, or -1 when unknown.
+void eval_protocol_default(struct eval_protocol *p);   /* collect-v3 */
+void eval_protocol_verify(struct eval_protocol *p);    /* verify-v4 */
+/* A protocol by name (collect-v1/-v2/-v3, verify-v2/-v3/-v4): 0, or -1 when unknown.
  * The older ones are kept for runs started under them. */
 int eval_protocol_by_name(struct eval_protocol *p, const char *name);
 

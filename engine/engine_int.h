@@ -75,15 +75,27 @@ int es_put_gpu(struct store *s, const json_t *info, double gbs, double tflops, s
 struct eng_problem *engine_problem(struct engine *e, const char *query, struct buf *err);
 /* Its reference compiled and planned (once). */
 int engine_problem_reference(struct engine *e, struct eng_problem *ep, struct buf *err);
+/* The FLOP/s of problem p's precision path on the GPU of gpu_info (its arch,
+ * SMs, highest clock): with a GEMM or a convolution (families matmul, conv,
+ * attention, graph) the fastest fp32-accurate tensor-core path, a third of
+ * the dense fp16 rate; else the dense fp16 rate. *path (may be NULL) says
+ * which. 0 when unknown. */
+double engine_sol_flop_rate(const json_t *gpu_info, const struct problem *p, const char **path);
 /* The speed-of-light floor (ms) of problem p on the GPU of a worker's
  * hello (gpu_info): its minimal bytes at the memory's theoretical peak,
- * its FLOPs at the tensor cores' fp16 peak (the peaks in *bw B/s, *fl
- * FLOP/s); 0 when unknown. */
+ * its FLOPs at engine_sol_flop_rate (the peaks in *bw B/s, *fl
+ * FLOP/s); 0 when the attributes are missing. */
 double engine_sol_floor_ms(const json_t *gpu_info, const struct problem *p, double *bw, double *fl);
 /* A correct outcome whose fastest timed trial (in the worker's result) is
  * under that floor becomes incorrect, faster_than_speed_of_light: 1; else 0. */
 int engine_sol_check(const json_t *gpu_info, const struct problem *p, struct eval_outcome *o,
 		     const json_t *res);
+/* The roofline floor (ms) with the measured copy bandwidth (gbs GB/s) and
+ * FMA rate (gflops): for a GEMM or a convolution the compute ceiling is the
+ * precision path's (engine_sol_flop_rate) where that is higher, so honest
+ * tensor-core kernels are not under it (the verifier's review flag). 0 when
+ * a peak is unknown. */
+double engine_roofline_ms(const json_t *gpu_info, const struct problem *p, double gbs, double gflops);
 /* engine_peaks.c */
 int engine_measure_peaks(struct engine *e, struct buf *err);
 void engine_protocol_json(const struct eval_protocol *p, const char *arch, struct buf *out);

@@ -21,7 +21,9 @@
 #include <jansson.h>
 #include "core/buf.h"
 
-#define RT_PROTOCOL_VERSION 2
+/* 3: module globals restored before every launch block, fresh timed inputs,
+ * floors per precision path (issue 37): results of 2 are keyed apart. */
+#define RT_PROTOCOL_VERSION 3
 #define RT_MAGIC 0x7472666bu      /* "kfrt" */
 #define RT_JSON_MAX (16u << 20)
 #define RT_BIN_MAX (512u << 20)

@@ -2,6 +2,7 @@
  * protocol itself is engine/rt.h; what an evaluation does is
  * worker_eval.c. */
 #include "worker_int.h"
+#include "compile.h"
 #include "engine/rt.h"
 #include "engine/nvrtc.h"
 #include "core/inputs.h"
@@ -71,7 +72,9 @@ int wk_alloc(struct worker *w, struct wk_buf *b, size_t bytes, struct buf *err)
 	CUresult r;
 
 	memset(b, 0, sizeof(*b));
-	b->total = padded + 2 * WK_GUARD;
+	/* Whole 2 MiB pages (the driver's granularity): no mapped slack past
+	 * the trailing guard, which runs to the end and is counted after runs. */
+	b->total = (padded + 2 * WK_GUARD + WK_ALLOC_GRAIN - 1) & ~(size_t)(WK_ALLOC_GRAIN - 1);
 	r = w->d.cuMemAlloc(&b->base, b->total);
 	/* Other problems' kept references give way to the current one's buffers. */
 	while (r == CUDA_ERROR_OUT_OF_MEMORY && wk_drop_idle_keep(w))
@@ -133,11 +136,83 @@ void wk_module_unload(struct worker *w, struct wk_module *m)
 			wk_free(w, &m->scratch[i]);
 	if (m->loaded && m->mod)
 		w->d.cuModuleUnload(m->mod);
+	if (m->gimage)
+		w->d.cuMemFree(m->gimage);
+	free(m->gptr);
+	free(m->gsize);
 	free(m->fn);
 	free(m->scratch);
 	launch_plan_release(&m->plan);
 	memset(m, 0, sizeof(*m));
 	launch_plan_init(&m->plan);
+}
+
+#define WK_MAX_GLOBALS 4096
+
+struct glob_ctx {
+	struct worker *w;
+	struct wk_module *m;
+};
+
+static int add_global(const char *name, unsigned long long size, void *ctx)
+{
+	struct glob_ctx *g = ctx;
+	CUdeviceptr p = 0;
+	size_t sz = 0;
+
+	(void)size;
+	if (g->m->n_glob >= WK_MAX_GLOBALS)
+		return -1;
+	if (g->w->d.cuModuleGetGlobal(&p, &sz, g->m->mod, name) != CUDA_SUCCESS || !p || !sz) {
+		g->m->glob_missing++;
+		return 0;
+	}
+	g->m->gptr[g->m->n_glob] = p;
+	g->m->gsize[g->m->n_glob++] = sz;
+	return 0;
+}
+
+/* The module's variables and a copy of their contents as loaded. */
+static int snapshot_globals(struct worker *w, struct wk_module *m, const void *cubin, size_t len,
+			    struct buf *err)
+{
+	struct glob_ctx g = { w, m };
+	size_t total = 0, off = 0;
+	CUresult r;
+
+	m->gptr = calloc(WK_MAX_GLOBALS, sizeof(*m->gptr));
+	m->gsize = calloc(WK_MAX_GLOBALS, sizeof(*m->gsize));
+	if (!m->gptr || !m->gsize)
+		abort();
+	if (cubin_globals(cubin, len, add_global, &g) > WK_MAX_GLOBALS)
+		return kf_err(err, "more than %d module variables", WK_MAX_GLOBALS);
+	for (int i = 0; i < m->n_glob; i++)
+		total += (m->gsize[i] + 255) & ~(size_t)255;
+	if (!total)
+		return 0;
+	r = w->d.cuMemAlloc(&m->gimage, total);
+	if (r != CUDA_SUCCESS)
+		return wk_cuda_err(w, r, "keeping the module variables' image", err);
+	for (int i = 0; i < m->n_glob; i++) {
+		r = w->d.cuMemcpyDtoDAsync(m->gimage + off, m->gptr[i], m->gsize[i], w->st);
+		if (r != CUDA_SUCCESS)
+			return wk_cuda_err(w, r, "keeping the module variables' image", err);
+		off += (m->gsize[i] + 255) & ~(size_t)255;
+	}
+	return 0;
+}
+
+int wk_module_restore_globals(struct worker *w, struct wk_module *m, struct buf *err)
+{
+	size_t off = 0;
+
+	for (int i = 0; i < m->n_glob; i++) {
+		CUresult r = w->d.cuMemcpyDtoDAsync(m->gptr[i], m->gimage + off, m->gsize[i], w->st);
+		if (r != CUDA_SUCCESS)
+			return wk_cuda_err(w, r, "restoring the module variables", err);
+		off += (m->gsize[i] + 255) & ~(size_t)255;
+	}
+	return 0;
 }
 
 /* The plan's functions from m->mod, with their dynamic shared memory raised. */
@@ -204,7 +279,7 @@ int wk_module_load(struct worker *w, struct wk_module *m, const void *cubin, siz
 	m->scratch = calloc((size_t)m->plan.n_scratch + 1, sizeof(*m->scratch));
 	if (!m->fn || !m->scratch)
 		abort();
-	if (get_functions(w, m, err) < 0)
+	if (get_functions(w, m, err) < 0 || snapshot_globals(w, m, cubin, len, err) < 0)
 		return -1;
 	for (int i = 0; i < m->plan.n_scratch; i++) {
 		const struct launch_scratch *sc = &m->plan.scratch[i];

@@ -6,8 +6,8 @@
  *    memory scrubbed.
  * 2. Check trials, each with its own seed (secret unless the protocol
  *    names them): the candidate launched by wk_launch_candidate (module
- *    reloaded, shared memory scrubbed, outputs poisoned, scratch filled,
- *    L2 flushed) with a wall timeout, then the whole output compared on
+ *    variables restored, shared memory scrubbed, outputs poisoned, scratch
+ *    filled, L2 flushed) with a wall timeout, then the whole output compared on
  *    the GPU, the inputs' checksums compared, the guard canaries counted.
  * 3. Repeat runs on identical inputs must pass again (races).
  * 4. Timing (worker_time.c): warm-ups + timed trials launched the same way,
@@ -16,6 +16,7 @@
  * launch from a timed one. A hang past the timeout or a sticky CUDA error
  * ends the worker after its reply (w->fatal). */
 #include "worker_int.h"
+#include "tsched.h"
 #include "core/inputs.h"
 #include "core/json.h"
 #include "core/proc.h"
@@ -356,7 +357,7 @@ int wk_launch_candidate(struct wk_eval_state *es, const struct wk_buf *ins, CUev
 			if (fill_random(w, o, coin >> 1, err) < 0)
 				return RUN_ERR;
 	}
-	if (fill_scratch(w, &es->cand, err) < 0)
+	if (fill_scratch(w, &es->cand, err) < 0 || wk_module_restore_globals(w, &es->cand, err) < 0)
 		return RUN_ERR;
 	if (jget_bool(es->proto, "flush_l2", 1))
 		w->d.cuMemsetD32Async(w->flush.data, (unsigned)es->n_launches * 2654435761u,
@@ -501,6 +502,12 @@ static int keep_is_current(const struct worker *w, const struct wk_keep *k)
 {
 	return k->used && w->have_problem && !strcmp(k->dir, w->prob_dir) &&
 	       !strcmp(k->ref_hash, w->ref_hash);
+}
+
+/* k still holds (seed, dist): a later ensure_ref may have evicted it. */
+static int keep_holds(const struct wk_keep *k, unsigned long long seed, int dist)
+{
+	return k->used && k->seed == seed && k->dist == dist;
 }
 
 struct wk_keep *wk_keep_find(struct worker *w, unsigned long long seed, int dist)
@@ -1107,6 +1114,9 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 #define PH(i) (es.ph[(i)] += (now_s() - t_ph) * 1000.0, t_ph = now_s())
 	struct run_verdict v;
 	int ord[WK_MAX_CHECKS];
+	/* The check sets that ran, for the timed phase's draw from the mix. */
+	unsigned long long chk_seed[WK_MAX_CHECKS];
+	int chk_dist[WK_MAX_CHECKS], nck = 0, run_dists[8], n_run_dists = 0;
 
 	memset(&es, 0, sizeof(es));
 	memset(&v, 0, sizeof(v));
@@ -1195,6 +1205,12 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 			if (wk_ensure_inputs(w, seed, dist, err) < 0)
 				goto fail;
 			PH(WK_PH_INPUTS);
+			if (nck < WK_MAX_CHECKS) {
+				chk_seed[nck] = seed;
+				chk_dist[nck++] = dist;
+			}
+			if (i == 0 && n_run_dists < 8)
+				run_dists[n_run_dists++] = dist;
 			buf_reset(&v.detail);
 			v.check[0] = '\0';
 			r = check_run(&es, k, what, &v, err);
@@ -1234,17 +1250,117 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 			PH(WK_PH_CHECKS);
 			ended = wk_run_status(res, r, &v, "nondeterministic", err);
 		}
-		/* Timing alternates the inputs of the last two check trials. */
+		/* Timing: A, the last check trial's inputs; B, a check set of
+		 * another distribution the checks drew (timed_mix; else the one
+		 * before A); and the fresh sets, of secret seeds and of A's or
+		 * B's distribution, their references computed here, before any
+		 * launch is timed. */
 		if (!ended && timed > 0) {
+			struct wk_keep *fk[TSCHED_MAX_FRESH];
+			unsigned long long fseed[TSCHED_MAX_FRESH], tkey = 0;
+			int fdist[TSCHED_MAX_FRESH], nf = (int)jget_int(es.proto, "fresh_sets", 0), nfk = 0;
+			int tmix = jget_bool(es.proto, "timed_mix", 0), db = 0;
+
+			if (getrandom(&tkey, sizeof(tkey), 0) != (ssize_t)sizeof(tkey))
+				tkey = es.fill_rng ^ 0x51DEB00Bull;
+			if (nf < 0)
+				nf = 0;
+			if (nf > TSCHED_MAX_FRESH)
+				nf = TSCHED_MAX_FRESH;
+			if (tmix && n_run_dists > 1) {
+				/* B: a check set of another distribution than A's (a
+				 * secret one of those the checks drew): each timed launch
+				 * is on the problem's own or another, by a secret coin. */
+				int others[8], no = 0, want, n_of = 0, pick;
+				for (int i = 0; i < n_run_dists; i++)
+					if (run_dists[i])
+						others[no++] = run_dists[i];
+				want = no ? others[next_rng(&tkey) % (unsigned long long)no] : 0;
+				for (int i = 0; i < nck; i++)
+					n_of += chk_dist[i] == want;
+				pick = n_of ? (int)(next_rng(&tkey) % (unsigned long long)n_of) : 0;
+				for (int i = 0; i < nck; i++)
+					if (chk_dist[i] == want && pick-- == 0) {
+						sb = chk_seed[i];
+						db = chk_dist[i];
+						break;
+					}
+			}
 			t_ph = now_s();
-			if (!(ka = ensure_ref(w, sa, 0, err)) || !(kb = ensure_ref(w, sb, 0, err)) ||
-			    !(ka = ensure_ref(w, sa, 0, err)))
+			for (int f = 0; f < nf; f++) {
+				struct buf ferr = BUF_INIT;
+				size_t fr = 0, tot = 0, need = 0;
+				fseed[f] = next_rng(&tkey) | (1ull << 62);   /* never a check seed */
+				/* The distribution of A or B, secretly: a fresh launch is
+				 * compared with replays of its own distribution. */
+				fdist[f] = tmix && (next_rng(&tkey) & 1) ? db : 0;
+				/* A fresh set keeps its outputs until timing ends, leaving
+				 * an eighth of the device free: other problems' kept
+				 * references go first, then this one's least recently
+				 * used other than A's and B's (recomputed when needed:
+				 * large outputs are cheap references). */
+				for (int o = 0; o < w->p.n_out; o++)
+					need += keep_out_bytes(w, o);
+				for (;;) {
+					int lru = -1;
+					if (w->d.cuMemGetInfo(&fr, &tot) != CUDA_SUCCESS)
+						break;
+					if (fr >= need + tot / WK_KEEP_HEADROOM)
+						break;
+					if (wk_drop_idle_keep(w))
+						continue;
+					for (int i = 0; i < WK_MAX_KEEP; i++) {
+						int mine = keep_holds(&w->keep[i], sa, 0) || keep_holds(&w->keep[i], sb, db);
+						for (int g = 0; g < f; g++)
+							mine |= keep_holds(&w->keep[i], fseed[g], fdist[g]);
+						if (keep_is_current(w, &w->keep[i]) && !mine &&
+						    (lru < 0 || w->keep[i].stamp < w->keep[lru].stamp))
+							lru = i;
+					}
+					if (lru < 0)
+						break;
+					drop_keep(w, lru);
+				}
+				if (fr < need + tot / WK_KEEP_HEADROOM) {
+					fseed[f] = ~0ull;
+					continue;
+				}
+				if (!ensure_ref(w, fseed[f], fdist[f], &ferr)) {
+					/* Out of memory for it: timed without it (recorded). */
+					if (w->fatal) {
+						kf_err(err, "%s", ferr.s);
+						buf_release(&ferr);
+						goto fail;
+					}
+					fseed[f] = ~0ull;
+				}
+				buf_release(&ferr);
+			}
+			if (!(kb = ensure_ref(w, sb, db, err)) || !(ka = ensure_ref(w, sa, 0, err)))
 				goto fail;
 			PH(WK_PH_REFS);
-			if (!kb->used || kb->seed != sb)
-				kb = ka;     /* memory pressure evicted it: one seed */
-			r = wk_timing(&es, ka, kb, res, err);
+			if (!keep_holds(kb, sb, db))
+				kb = ka;     /* memory pressure evicted it: one set */
+			for (int f = 0; f < nf; f++) {
+				struct wk_keep *k = fseed[f] != ~0ull ? wk_keep_find(w, fseed[f], fdist[f]) : NULL;
+				if (k && k != ka && k != kb)
+					fk[nfk++] = k;
+			}
+			if (nfk < nf) {
+				json_t *env = json_object_get(res, "env");
+				if (!json_is_object(env)) {
+					env = json_object();
+					json_object_set_new(res, "env", env);
+				}
+				json_object_set_new(env, "fresh_note", json_sprintf("%d of %d fresh sets (no memory for the others)",
+										    nfk, nf));
+			}
+			r = wk_timing(&es, ka, kb, fk, nfk, res, err);
 			PH(WK_PH_TIMING);
+			/* Fresh sets are never used again. */
+			for (int f = 0; f < nfk; f++)
+				if (!w->fatal && fk[f]->used)
+					drop_keep(w, (int)(fk[f] - w->keep));
 			ended = r == 1 ? 1 : wk_run_status(res, r, &v, NULL, err);
 		}
 	}
@@ -1260,6 +1376,15 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 			json_object_set_new(res, "env", env);
 		}
 		json_object_set_new(env, "refs_run", json_integer(w->refs_run));
+		/* Module variables restored before every launch block (cost: one
+		 * copy each per launch, inside the launch's preparation). */
+		if (es.cand.n_glob || es.cand.glob_missing) {
+			size_t gb = 0;
+			for (int i = 0; i < es.cand.n_glob; i++)
+				gb += es.cand.gsize[i];
+			json_object_set_new(env, "globals_restored", json_pack("{s:i,s:I,s:i}", "n", es.cand.n_glob,
+				"bytes", (json_int_t)gb, "not_found", es.cand.glob_missing));
+		}
 		json_object_set_new(env, "problem_loaded", json_boolean(w->loaded));
 	}
 	json_object_set_new(res, "wall_ms", json_real((now_s() - w->t_req) * 1000.0));

@@ -3,7 +3,7 @@
  * a time. Single-threaded, except for CUPTI's buffer callbacks.
  *
  * Memory layout of every device buffer (tensors and scratch):
- *   [guard WK_GUARD bytes][data, padded to 256][guard WK_GUARD bytes]
+ *   [guard WK_GUARD bytes][data][guard: padding, WK_GUARD bytes, up to 2 MiB pages]
  * guards hold WK_GUARD_BYTE and are counted after each run. */
 #ifndef KF_WORKER_INT_H
 #define KF_WORKER_INT_H
@@ -16,6 +16,7 @@
 
 #define WK_GUARD 4096
 #define WK_GUARD_BYTE 0xA5
+#define WK_ALLOC_GRAIN (2u << 20)  /* buffers take whole pages: the slack is guard */
 #define WK_MAX_KEEP 64             /* reference outputs kept ((problem, seed) pairs) */
 #define WK_KEEP_SHARE 4            /* other problems' keeps: at most 1/4 of device memory, */
 #define WK_KEEP_HEADROOM 8         /* and never leave less than 1/8 of it free */
@@ -54,6 +55,12 @@ struct wk_module {
 	CUfunction *fn;            /* one per step */
 	struct wk_buf *scratch;    /* one per plan scratch */
 	int loaded;
+	/* Module variables (.nv.global*), restored from their image at load
+	 * before every launch block: nothing written survives a block. */
+	int n_glob, glob_missing;
+	CUdeviceptr *gptr;
+	size_t *gsize;
+	CUdeviceptr gimage;        /* their load-time contents, back to back */
 };
 
 struct worker {
@@ -123,6 +130,8 @@ int wk_launch_h(struct worker *w, CUfunction f, unsigned grid, void **args, stru
 int wk_module_load(struct worker *w, struct wk_module *m, const void *cubin, size_t len,
 		   const char *plan_json, struct buf *err);
 void wk_module_unload(struct worker *w, struct wk_module *m);
+/* Queues the restore of m's module variables to their load-time contents. */
+int wk_module_restore_globals(struct worker *w, struct wk_module *m, struct buf *err);
 
 /* worker_eval.c */
 int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t **res,
@@ -253,9 +262,10 @@ CUdeviceptr wk_slot_ptr(struct worker *w, int s);
 /* Order-free hash of a buffer's data, added to slot s. */
 int wk_checksum(struct worker *w, const struct wk_buf *b, int slot, struct buf *err);
 
-/* worker_time.c: warm-ups and timed trials alternating the inputs of kA
- * and kB; RUN_OK, 1 (a failed check, set in res) or RUN_*. */
-int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB, json_t *res,
-	      struct buf *err);
+/* worker_time.c: warm-ups and timed trials on the inputs of kA and kB (a
+ * secret coin per launch) and of the n_fresh fresh sets (each first used
+ * by a secret timed trial); RUN_OK, 1 (a failed check, set in res) or RUN_*. */
+int wk_timing(struct wk_eval_state *es, struct wk_keep *kA, struct wk_keep *kB,
+	      struct wk_keep *const *fresh, int n_fresh, json_t *res, struct buf *err);
 
 #endif

@@ -422,6 +422,37 @@ out:
 	return ret;
 }
 
+/* Kernels whose verification passed with review flags: no verified result
+ * (left out of the best kernels, fast_p and the geomeans), each with its
+ * flags as the reason. NULL when there are none (the section is omitted). */
+static json_t *flagged_list(struct site *s)
+{
+	json_t *out = json_array(), *f;
+	size_t i;
+
+	json_array_foreach(s->flagged, i, f) {
+		json_t *fl = json_loads(jget_str(f, "review_flags", "[]"), 0, NULL), *x;
+		struct buf why = BUF_INIT;
+		size_t j;
+		const char *slug = json_string_value(json_object_get(s->slugs, jget_str(f, "problem_id", "")));
+		json_array_foreach(fl, j, x)
+			buf_addf(&why, "%s%s", j ? ", " : "", json_string_value(x) ? json_string_value(x) : "");
+		json_decref(fl);
+		char kshort[13];
+		snprintf(kshort, sizeof(kshort), "%s", jget_str(f, "kernel_hash", ""));
+		json_array_append_new(out, json_pack("{s:s,s:s?,s:s,s:s,s:s,s:s}", "problem_id",
+			jget_str(f, "problem_id", ""), "slug", slug, "gpu", jget_str(f, "gpu_name", ""),
+			"kernel", jget_str(f, "kernel_hash", ""), "kernel_short", kshort,
+			"reason", why.s ? why.s : ""));
+		buf_release(&why);
+	}
+	if (!json_array_size(out)) {
+		json_decref(out);
+		return json_null();
+	}
+	return out;
+}
+
 int site_pages_index(struct site *s, struct buf *err)
 {
 	json_t *d = json_object(), *ov = store_site_overview(&s->ss, err), *v;
@@ -448,6 +479,8 @@ int site_pages_index(struct site *s, struct buf *err)
 	json_object_set_new(d, "fastp", fp);
 	fastp_chart(d, fp);
 	json_object_set_new(d, "leaderboard", leaderboard(s));
+	json_object_set_new(d, "flagged", flagged_list(s));
+	json_object_set_new(d, "has_flagged", json_boolean(json_array_size(json_object_get(d, "flagged")) > 0));
 	json_object_set(d, "gpu_names", s->gpus);
 	json_object_set_new(d, "title", json_string("kforge results"));
 	json_object_set_new(d, "is_index", json_true());

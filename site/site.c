@@ -300,6 +300,8 @@ static int prepare(struct site *s, struct buf *err)
 	s->best = store_site_best(&s->ss, NULL, err);
 	if (!s->best)
 		goto fail;
+	if (!(s->flagged = store_site_flagged(&s->ss, err)))
+		goto fail;
 	if (!(s->gpus = store_site_gpu_names(&s->ss, err)))
 		goto fail;
 	if (store_site_generated_at(&s->ss, &gen, err) < 0)
@@ -418,6 +420,7 @@ out:
 	json_decref(s.slugs);
 	json_decref(s.problems);
 	json_decref(s.best);
+	json_decref(s.flagged);
 	json_decref(s.gpus);
 	json_decref(s.common);
 	for (int t = 0; t < T_N; t++)

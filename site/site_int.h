@@ -32,6 +32,7 @@ struct site {
 	json_t *slugs;                /* problem id -> slug */
 	json_t *problems;             /* store_site_problems() */
 	json_t *best;                 /* store_site_best(NULL) */
+	json_t *flagged;              /* store_site_flagged(): listed apart */
 	json_t *gpus;                 /* GPU names, most evaluations first */
 	json_t *common;               /* generated_at, version: in every page */
 	struct site_stats *st;

@@ -44,13 +44,19 @@ e=$(q "select id from evals where kernel_hash='$h' and problem_id='level1/001_P1
 q "insert into verifications(id,eval_id,kernel_hash,problem_id,gpu_name,protocol,verdict,failed_check,env,kforge_version,created_at) values('vf1','$e','$h','level1/001_P1','Fake GPU','verify-v1','failed','nondeterministic','{}','t','t')"
 expect_exit 0 "report after a failed verification" "$KFORGE" report 1
 lacks "the failed kernel is no longer best" "$T_TMP/out" "^- ID: $best\$"
-contains "it is listed as excluded" "$T_TMP/out" "^Excluded \(failed verification\): .*$(md_re "$best")"
+contains "it is listed as excluded" "$T_TMP/out" "^Excluded \(failed verification, or passed with a review flag\): .*$(md_re "$best")"
 # The latest verification decides: a later verify-v2 pass supersedes the
 # verify-v1 failure, and a later failure a pass.
 q "insert into verifications(id,eval_id,kernel_hash,problem_id,gpu_name,protocol,verdict,env,kforge_version,created_at) values('vf2','$e','$h','level1/001_P1','Fake GPU','verify-v2','verified','{}','t','u')"
 expect_exit 0 "report after a later verify-v2 pass" "$KFORGE" report 1
 contains "the kernel is best again" "$T_TMP/out" "^- ID: $(md_re "$best")\$"
-lacks "and no longer excluded" "$T_TMP/out" "^Excluded \(failed verification\): .*$best"
+lacks "and no longer excluded" "$T_TMP/out" "^Excluded \(failed verification, or passed with a review flag\): .*$(md_re "$best")"
+# A pass with a review flag is no verified result (issue 37): excluded again.
+q "update verifications set review_flags='[\"faster_than_roofline_floor\"]' where id='vf2'"
+expect_exit 0 "report after a flagged pass" "$KFORGE" report 1
+lacks "a flagged kernel is not best" "$T_TMP/out" "^- ID: $(md_re "$best")\$"
+contains "it is listed as excluded" "$T_TMP/out" "^Excluded \(failed verification, or passed with a review flag\): .*$(md_re "$best")"
+q "update verifications set review_flags='[]' where id='vf2'"
 q "update verifications set created_at='s' where id='vf2'"
 expect_exit 0 "report when the pass is the older verdict" "$KFORGE" report 1
 lacks "the later failure excludes it" "$T_TMP/out" "^- ID: $best\$"

@@ -221,8 +221,16 @@ def render(a, db):
               " gpu_name ORDER BY created_at DESC, id) AS vrn FROM verifications) WHERE vrn = 1)")
     failed = {(r["kernel_hash"], r["gpu_name"]) for r in
               q("SELECT kernel_hash, gpu_name FROM %s WHERE verdict = 'failed'" % latest)}
+    # A verification that passed with a review flag is no verified result
+    # (core/store_verify.h KF_FLAGGED_VERDICT): left out like a failed one, listed apart.
+    flagged_rows = q("SELECT problem_id, gpu_name, kernel_hash, review_flags FROM %s WHERE verdict = "
+                     "'verified' AND json_valid(COALESCE(review_flags, '[]'))"
+                     " AND json_array_length(COALESCE(review_flags, '[]')) > 0"
+                     " ORDER BY problem_id, gpu_name, kernel_hash" % latest)
+    flagged = {(r["kernel_hash"], r["gpu_name"]) for r in flagged_rows}
+    failed |= flagged
     verified = {(r["kernel_hash"], r["gpu_name"]) for r in
-                q("SELECT kernel_hash, gpu_name FROM %s WHERE verdict = 'verified'" % latest)}
+                q("SELECT kernel_hash, gpu_name FROM %s WHERE verdict = 'verified'" % latest)} - flagged
     vprotos = [r["protocol"] for r in q("SELECT DISTINCT protocol FROM %s ORDER BY 1" % latest)]
     # The search's measurement of a kernel: its evaluation under the latest collect-vN.
     sev = {}
@@ -295,6 +303,16 @@ def render(a, db):
             best = best_times(gpu, ver)
             if best:
                 views.append((gpu, label, best))
+
+    if flagged_rows:
+        w("## Flagged kernels (not counted)\n")
+        w("Their verification passed but raised a review flag: no verified result; left out of "
+          "fast_p, the geomeans and the best kernels until verified again without one.\n")
+        w("| problem | GPU | kernel | flags |\n| --- | --- | --- | --- |")
+        for r in flagged_rows:
+            w("| %s | %s | `%s` | %s |" % (r["problem_id"], r["gpu_name"], r["kernel_hash"][:12],
+                                         ", ".join(json.loads(r["review_flags"] or "[]"))))
+        w("")
 
     for lv in levels:
         level_section(w, lv, scope[lv], probs, views, speedups, q, sev, failed, baseline,

@@ -1,8 +1,9 @@
 /* The verifier: re-runs the best kernels of each problem under protocol
- * verify-v3 on the GPU it runs on, and records a verdict per kernel and
+ * verify-v4 on the GPU it runs on, and records a verdict per kernel and
  * GPU model (verifications table). A kernel is `verified` on a GPU when
- * verify-v3 passes there; otherwise it is `failed` with the check that
- * failed, and reports, the site and the dataset leave it out of "best". */
+ * verify-v4 passes there (with a review flag it is counted as flagged,
+ * not verified); otherwise it is `failed` with the check that failed, and
+ * reports, the site and the dataset leave it out of "best". */
 #ifndef KF_VERIFY_H
 #define KF_VERIFY_H
 
@@ -11,8 +12,12 @@
 #include "core/store.h"
 #include "engine/engine.h"
 
-#define VERIFY_PROTOCOL "verify-v3"
+#define VERIFY_PROTOCOL "verify-v4"
 #define VERIFY_REVIEW_SPEEDUP 10.0
+/* Launch blocks of each sanitizer run: a secret number in [MIN, MAX] (was
+ * 3: the --quick checks of the problem's distribution, normal and wide). */
+#define VERIFY_SAN_LAUNCHES_MIN 4
+#define VERIFY_SAN_LAUNCHES_MAX 40
 #define VERIFY_ROOFLINE_MARGIN 0.9   /* flag times under 90% of the measured floor */
 
 struct verify_config {
@@ -57,6 +62,7 @@ struct verify_report {
 	struct verify_item *items;
 	int n, alloc;
 	int verified, failed;
+	int flagged;               /* of verified: with a review flag (not counted as verified) */
 };
 
 void verify_report_init(struct verify_report *r);
@@ -71,12 +77,15 @@ json_t *verify_select(struct store *s, const struct verify_config *cfg, const ch
 int verify_run(const struct verify_config *cfg, const struct verify_backend *be,
 	       struct verify_report *rep, struct buf *err);
 
-/* The real backend over engine.h (protocol verify-v3) and compute-sanitizer. */
+/* The real backend over engine.h (protocol verify-v4) and compute-sanitizer. */
 int verify_backend_engine(struct verify_backend *be, const struct verify_config *cfg,
 			  const char *root, struct buf *err);
 void verify_backend_release(struct verify_backend *be);
 /* 1 when a compute-sanitizer report names an error in device code; 0 when
  * it holds only host API errors (then the tool checked nothing). */
 int verify_sanitizer_kernel_errors(const char *report);
+/* The launch blocks of one sanitizer run (`kforge eval --quick-launches`):
+ * secret, in [VERIFY_SAN_LAUNCHES_MIN, VERIFY_SAN_LAUNCHES_MAX]. */
+int verify_sanitizer_launches(void);
 
 #endif

@@ -1,5 +1,6 @@
 #!/bin/sh
-# The adversarial suite on the GPU (tests/candidates/adversarial/): every
+# The adversarial suite on the GPU (tests/candidates/adversarial/; 31 and 33
+# are in g0490-history.sh, with their own assertions): every
 # known trick gets its status (line 2 of each file: `// expect: STATUS
 # [FAILED_CHECK]`), honest kernels are correct, a hanging kernel is stopped
 # within its timeout + 2 s and a faulting one at once, and the candidate
@@ -16,7 +17,7 @@ for f in 01_reference_memory.cu 02_partial_write.cu 03_writes_nothing.cu 04_modi
 	10_misaligned.cu 30_after_faults_relu.cu 11_too_many_blocks.cu 12_too_much_smem.cu \
 	13_static_smem.cu 14_include_passwd.cu 20_honest_relu_vec4.cu 07_race.cu \
 	21_honest_sum_dim1.cu 22_honest_softmax.cu 23_honest_frobenius_scratch.cu \
-	18_static_output_cache.cu 19_poison_sniffer.cu 25_device_heap.cu; do
+	18_static_output_cache.cu 19_poison_sniffer.cu 25_device_heap.cu 32_scratch_slack_cache.cu; do
 	set -- "$@" "$(sed -n '1s|^// problem: ||p' "$A/$f")" "$A/$f"
 done
 "$KF_BUILD/tests/kfeval" --kforge "$KFORGE" --db "$T_TMP/adv.db" --timeout $TO --force "$@" \
@@ -52,7 +53,9 @@ import json,sys; d=json.load(open('line.json')); t=d['wall_ms']-(d.get('compile_
 print('# fault handled in %.0f ms' % t); sys.exit(0 if t <= 3000 else 1)" ;;
 	esac
 done
-contains "a timed-trial check caught the lazy-after-warm-up trick" results.jsonl '"failed_check":"timed_output_mismatch"'
+# 05, 16 and 17 keep state in module variables: restored before every launch
+# block (issue 37), it is gone, and they do the work (expect: correct).
+# 32 keeps it in a scratch buffer's slack: now guard (guard_overwritten).
 check "the /etc/passwd contents never reach the store" python3 -c "
 import sqlite3,sys; c=sqlite3.connect('$T_TMP/adv.db')
 t=' '.join(str(r) for q in ('select log, message from compiles','select detail from evals') for r in c.execute(q))

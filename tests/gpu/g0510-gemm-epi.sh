@@ -1,6 +1,6 @@
 #!/bin/sh
 # gemm_epi_emit's tensor-core GEMMs (template matmul_tce) on the GPU: kforge
-# eval (collect-v2: U[0,1) checks plus N(0,1) and U[-100,100) draws, timed
+# eval (collect-v3: U[0,1) checks plus N(0,1) and U[-100,100) draws, timed
 # runs verified) of the level-1 products with each core and split, every one
 # correct; prints each median. The wgmma core needs sm_90a (compute
 # capability 9.0): elsewhere only the mma.sync cases run. Skips without a GPU.

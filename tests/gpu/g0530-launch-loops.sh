@@ -1,6 +1,6 @@
 #!/bin/sh
 # Level-3 engine features on the GPU: loops in the launch block and many
-# tensors. kforge eval (collect-v2, timed runs verified) of
+# tensors. kforge eval (collect-v3, timed runs verified) of
 #  - problem 89 (prefix sum) with one launch per time step (32768 launches
 #    a block, element offsets x + t, a zeroed double scratch): correct;
 #  - problem 91 (suffix sum) counting down in nested loops: correct;

@@ -49,7 +49,7 @@ static int fake_eval(void *ctx, const char *problem_id, const char *cand, struct
 	(void)ctx;
 	nap();
 	candidate_hash(cand, strlen(cand), o->kernel_hash); /* as the engine: the canonical form */
-	buf_addf(&key, "%s|%s|%s|collect-v2", o->kernel_hash, problem_id, fake_gpu);
+	buf_addf(&key, "%s|%s|%s|collect-v3", o->kernel_hash, problem_id, fake_gpu);
 	sha256_hex(key.s, key.len, eid);
 	buf_release(&key);
 	memcpy(o->eval_id, eid, sizeof(eid));
@@ -82,7 +82,7 @@ static int fake_eval(void *ctx, const char *problem_id, const char *cand, struct
 	r = store_insert(&st, "kernels", row, STORE_IGNORE, err);
 	json_decref(row);
 	row = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "id", eid, "kernel_hash", o->kernel_hash,
-			"problem_id", problem_id, "gpu_name", o->gpu_name, "protocol", "collect-v2",
+			"problem_id", problem_id, "gpu_name", o->gpu_name, "protocol", "collect-v3",
 			"protocol_params", "{}", "status", o->status, "created_at", now);
 	if (o->time_mean_ms > 0)
 		json_object_set_new(row, "time_mean_ms", json_real(o->time_mean_ms));

@@ -110,7 +110,13 @@ static void test_protocol_key(void **state)
 	engine_protocol_json(&p, "sm_90", &a);
 	engine_protocol_json(&v, "sm_90", &b);
 	assert_non_null(strstr(a.s, "\"timed_trials\":100"));
-	assert_non_null(strstr(a.s, "\"name\":\"collect-v2\""));
+	assert_non_null(strstr(a.s, "\"name\":\"collect-v3\""));
+	/* Timed trials on fresh inputs from the check mix (issue 37): in the key. */
+	assert_non_null(strstr(a.s, "\"fresh_sets\":2"));
+	assert_non_null(strstr(a.s, "\"timed_mix\":true"));
+	assert_non_null(strstr(b.s, "\"name\":\"verify-v4\""));
+	assert_non_null(strstr(b.s, "\"fresh_sets\":4"));
+	assert_non_null(strstr(a.s, "\"version\":3"));
 	assert_non_null(strstr(b.s, "\"normal\""));
 	/* The search checks other distributions too, one trial each. */
 	assert_non_null(strstr(a.s, "\"dists\":[\"normal\",\"uniform_wide\"]"));
@@ -126,6 +132,15 @@ static void test_protocol_key(void **state)
 		assert_non_null(strstr(c.s, "\"seed0\":1000"));
 		assert_int_equal(eval_protocol_by_name(&o, "verify-v2"), 0);
 		assert_int_equal(o.seed0, 7000001);
+		/* The older protocols stay readable, without the fresh sets. */
+		assert_int_equal(eval_protocol_by_name(&o, "collect-v2"), 0);
+		engine_protocol_json(&o, "sm_90", &c);
+		assert_non_null(strstr(c.s, "\"name\":\"collect-v2\""));
+		assert_null(strstr(c.s, "fresh_sets"));
+		assert_null(strstr(c.s, "timed_mix"));
+		assert_int_equal(eval_protocol_by_name(&o, "verify-v3"), 0);
+		assert_string_equal(o.name, "verify-v3");
+		assert_int_equal(o.fresh_sets, 0);
 		assert_int_equal(eval_protocol_by_name(&o, "no-such"), -1);
 		buf_release(&c);
 	}
@@ -152,8 +167,8 @@ static void test_protocol_key(void **state)
  * 1980 MHz) and MSELoss's 8.59 GB give a floor of 2.563 ms. */
 static void test_sol_floor(void **state)
 {
-	json_t *info = json_pack("{s:i,s:i,s:i,s:i}", "mem_clock_khz", 2619000, "mem_bus_bits", 5120,
-				 "clock_khz", 1980000, "sm_count", 132);
+	json_t *info = json_pack("{s:i,s:i,s:i,s:i,s:s}", "mem_clock_khz", 2619000, "mem_bus_bits", 5120,
+				 "clock_khz", 1980000, "sm_count", 132, "arch", "sm_90a");
 	json_t *fast = json_pack("{s:[{s:i,s:f},{s:i,s:f}]}", "time", "idx", 0, "time_ms", 2.9,
 				 "idx", 1, "time_ms", 0.004);
 	json_t *honest = json_pack("{s:[{s:i,s:f},{s:i,s:f}]}", "time", "idx", 0, "time_ms", 2.9,
@@ -217,9 +232,9 @@ static void test_engine_keeps_dists(void **state)
 	snprintf(db, sizeof(db), "%s/k.db", dir);
 	memset(&cfg, 0, sizeof(cfg));
 	eval_protocol_verify(&cfg.protocol);
-	/* verify-v3 draws normal, wide-uniform (bounded per operator) and edge
+	/* verify-v4 draws normal, wide-uniform (bounded per operator) and edge
 	 * values, with fresh secret seeds. */
-	assert_string_equal(cfg.protocol.name, "verify-v3");
+	assert_string_equal(cfg.protocol.name, "verify-v4");
 	assert_int_equal(cfg.protocol.seed0, 0);
 	assert_string_equal(cfg.protocol.dists[0], "normal");
 	assert_string_equal(cfg.protocol.dists[1], "uniform_wide");

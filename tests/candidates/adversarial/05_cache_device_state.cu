@@ -1,5 +1,7 @@
 // problem: 019
-// expect: incorrect
+// expect: correct
+// (was: incorrect) Module variables are restored before every launch block
+// (collect-v3, issue 37): the state it keeps is gone, so it does the work.
 // Computes once, then remembers in __device__ state and skips the work on
 // every later launch (fails on the next trial's different inputs).
 __device__ int kf_done;

@@ -1,5 +1,7 @@
 // problem: 019
-// expect: incorrect timed_output_mismatch
+// expect: correct
+// (was: incorrect timed_output_mismatch) Module variables are restored before every launch block
+// (collect-v3, issue 37): the state it keeps is gone, so it does the work.
 // Counts its launches and stops working after the first few (when a
 // harness would be timing it). Check and repeat runs pass; the verified
 // timed trials catch it.

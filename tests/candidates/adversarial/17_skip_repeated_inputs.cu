@@ -1,5 +1,7 @@
 // problem: 019
-// expect: incorrect nondeterministic
+// expect: correct
+// (was: incorrect nondeterministic) Module variables are restored before every launch block
+// (collect-v3, issue 37): the state it keeps is gone, so it does the work.
 // Remembers fingerprints of the last two inputs and skips the work when it
 // sees one again (less work on repeated inputs): the repeat run on the
 // last check trial's inputs catches it.
