@@ -122,7 +122,7 @@ int ds_write_schema(struct ds_stage *st, struct buf *err)
 		f = json_object_get(fe, "fields");
 		json_array_foreach(cols, j, c) {
 			const char *name = jget_str(c, "name", "");
-			int nullable = !jget_int(c, "notnull", 0) && !jget_int(c, "pk", 0);
+			int nullable = (!jget_int(c, "notnull", 0) && !jget_int(c, "pk", 0)) || ds_gpu_null(name);
 			const char *type = ds_json_column(t, name) ? "json" : sql_type(jget_str(c, "type", ""));
 			json_object_set_new(f, name, field(type, nullable, ds_field_doc(t, name)));
 		}
@@ -150,7 +150,7 @@ int ds_write_schema(struct ds_stage *st, struct buf *err)
 					   "object", "JSON object", "array", "JSON array",
 					   "json", "any JSON value (parsed from a JSON text column)"));
 	files = NULL;
-	json_add_pretty(&b, out);
+	json_add_canonical_pretty(&b, out);
 	buf_addc(&b, '\n');
 	json_decref(out);
 	ret = ds_stage_file(st, "schema.json", b.s, b.len, err);
@@ -178,7 +178,7 @@ int ds_write_provenance(struct ds_stage *st, const char *name, const char *versi
 	json_object_set_new(p, "archiver", json_string(archive_version_string()));
 	json_object_set_new(p, "source_date_epoch", json_integer(st->mtime));
 	json_object_set(p, "filter", (json_t *)filter);
-	json_add_pretty(&b, p);
+	json_add_canonical_pretty(&b, p);
 	buf_addc(&b, '\n');
 	ret = ds_stage_file(st, "provenance.json", b.s, b.len, err);
 	buf_release(&b);
@@ -193,9 +193,17 @@ static const char *size_category(long long n)
 	       : n < 1000000 ? "100K<n<1M" : "1M<n<10M";
 }
 
-static void config(struct buf *b, const char *cname, const char *path)
+/* A config per file with rows (loaders refuse an empty file); the first
+ * one is the default. */
+static void config(struct buf *b, struct ds_stage *st, const char *cname, const char *path,
+		   int *have_default)
 {
+	if (json_integer_value(json_object_get(st->counts, path)) <= 0)
+		return;
 	buf_addf(b, "- config_name: %s\n  data_files:\n  - split: train\n    path: %s\n", cname, path);
+	if (!*have_default)
+		buf_adds(b, "  default: true\n");
+	*have_default = 1;
 }
 
 static void count_row(struct buf *b, struct ds_stage *st, const char *path, const char *what)
@@ -218,16 +226,22 @@ int ds_write_card(struct ds_stage *st, const char *name, const char *version,
 	buf_adds(&b, "task_categories:\n- text-generation\n");
 	buf_addf(&b, "size_categories:\n- %s\n",
 		 size_category((long long)json_integer_value(json_object_get(st->counts, "sft.jsonl"))));
-	buf_adds(&b, "configs:\n");
-	config(&b, "sft", "sft.jsonl");
-	config(&b, "pairs", "pairs.jsonl");
-	for (int t = 0; ds_tables[t].file; t++) {
-		char cn[64];
-		const char *f = ds_tables[t].file + 5; /* after "data/" */
-		snprintf(cn, sizeof(cn), "%.*s", (int)(strlen(f) - 6), f);
-		config(&b, cn, ds_tables[t].file);
+	{
+		struct buf cf = BUF_INIT;
+		int have_default = 0;
+		config(&cf, st, "sft", "sft.jsonl", &have_default);
+		config(&cf, st, "pairs", "pairs.jsonl", &have_default);
+		for (int t = 0; ds_tables[t].file; t++) {
+			char cn[64];
+			const char *f = ds_tables[t].file + 5; /* after "data/" */
+			snprintf(cn, sizeof(cn), "%.*s", (int)(strlen(f) - 6), f);
+			config(&cf, st, cn, ds_tables[t].file, &have_default);
+		}
+		config(&cf, st, "trajectories", "data/trajectories.jsonl", &have_default);
+		if (cf.len)
+			buf_addf(&b, "configs:\n%s", cf.s);
+		buf_release(&cf);
 	}
-	config(&b, "trajectories", "data/trajectories.jsonl");
 	buf_adds(&b, "---\n\n");
 	buf_addf(&b, "# kforge dataset `%s` %s\n\n", name, version);
 	buf_adds(&b, "Searches for fast CUDA kernels on KernelBench problems, recorded by kforge: every "
@@ -264,7 +278,15 @@ int ds_write_card(struct ds_stage *st, const char *name, const char *version,
 	count_row(&b, st, "data/trajectories.jsonl", "best-so-far by round and lineage per run and problem");
 	buf_adds(&b, "\nAlso: `kernels/<problem>/<kernel_hash>.cu` (every kernel file), `kforge.db` (the "
 		     "SQLite store these files were exported from), `schema.json` (every field, its type "
-		     "and meaning), `provenance.json` (versions, GPUs, drivers, dates) and `SHA256SUMS`.\n\n");
+		     "and meaning), `provenance.json` (versions, GPUs, drivers, dates) and `SHA256SUMS`. "
+		     "Each file with rows is a config of this card (an empty file is none; the first is "
+		     "the default).\n\n"
+		     "Every field has one JSON shape in all rows, so that Arrow (and `datasets`) infers "
+		     "one column type: a real is always written as a real (`2.0`, never `2`), as the "
+		     "shortest text that reads back to the same double; a GPU name is null, not \"\", "
+		     "for compile-only rows; in `problems.spec` every `init_args` value is a list, every "
+		     "dimension of a shape a string (`\"batch_size\"`, `\"11\"`), `dist.post` a list "
+		     "(`schema.json` has the details).\n\n");
 	buf_adds(&b, "## Protocol\n\nCorrectness: fresh inputs per trial from their own seed, tolerance "
 		     "per precision class (fp32 atol = rtol = 1e-4), NaN fails; outputs poisoned before "
 		     "each run and checked whole, inputs checksummed after. Timing: warm-ups, then timed "

@@ -58,6 +58,16 @@ extern const struct ds_table ds_tables[];
 /* Columns holding JSON text, exported as JSON values ("table.column"). */
 int ds_json_column(const char *table, const char *column);
 
+/* shapes.c: one JSON shape per field across rows (docs/dataset.md): the
+ * exported row of a table, a problem spec; whether a field is a GPU name
+ * that is null for compile-only rows. reals (or NULL): the paths where
+ * some row of the file has a real (ds_reals_collect over the shaped rows
+ * first), where integers are written as reals. */
+void ds_row_shape(const char *table, json_t *row, json_t *reals);
+void ds_reals_collect(const json_t *row, json_t *reals);
+void ds_spec_shape(json_t *spec);
+int ds_gpu_null(const char *field);
+
 /* Meaning of a table's field (fields.c), or NULL. */
 const char *ds_field_doc(const char *table, const char *field);
 

@@ -134,22 +134,64 @@ static void test_limits(void **state)
 	buf_release(&err);
 }
 
-/* The spliced trial arrays must read exactly as jansson writes reals. */
-static void test_fmt_real_matches_jansson(void **state)
+/* Reals: the shortest text that reads back to the same double (Python's
+ * repr), always with a '.' or an exponent; the spliced trial arrays and
+ * the canonical dump agree. */
+static void test_fmt_real_shortest(void **state)
 {
-	static const double v[] = { 0.0, 1.0, -1.0, 0.1, 1.0 / 3, 2.5e-7, 1e-5, 1e20, 1.5e300,
-				    -4.2e-300, 123456789.0, 0.33435085502260886, 5e-324, 1e100 };
+	static const struct {
+		double v;
+		const char *text;
+	} c[] = {
+		{ 0.0, "0.0" }, { 1.0, "1.0" }, { -1.0, "-1.0" }, { 0.1, "0.1" },
+		{ 1.0 / 3, "0.3333333333333333" }, { 2.5e-7, "2.5e-7" }, { 1e-5, "1e-5" },
+		{ 1e20, "1e20" }, { 1.5e300, "1.5e300" }, { -4.2e-300, "-4.2e-300" },
+		{ 123456789.0, "123456789.0" }, { 0.33435085502260886, "0.33435085502260886" },
+		{ 5e-324, "5e-324" }, { 1e100, "1e100" }, { 3.8798629999999998, "3.879863" },
+		{ 5.9604644775390625e-8, "5.960464477539063e-8" },   /* a tie beside 2^-24 */
+		{ 1e16, "1e16" }, { 1e15, "1000000000000000.0" }, { 0.0001, "0.0001" },
+		{ 1.7976931348623157e308, "1.7976931348623157e308" }, { 12.0, "12.0" },
+	};
 	(void)state;
-	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		struct buf a = BUF_INIT, b = BUF_INIT;
-		json_t *r = json_real(v[i]);
-		store_export_fmt_real(&a, v[i]);
-		json_add_compact(&b, r);
-		assert_string_equal(a.s, b.s);
+		json_t *r = json_real(c[i].v);
+		store_export_fmt_real(&a, c[i].v);
+		json_add_canonical(&b, r);
+		assert_string_equal(a.s, c[i].text);
+		assert_string_equal(b.s, c[i].text);
+		assert_true(strtod(a.s, NULL) == c[i].v);
 		json_decref(r);
 		buf_release(&a);
 		buf_release(&b);
 	}
+}
+
+/* The canonical dump is jansson's compact and indented layout, sorted. */
+static void test_canonical_layout(void **state)
+{
+	json_t *v = json_pack("{s:[i,f,s,b,n,{}], s:{s:f}, s:[]}", "b", 1, 2.0, "x\"\n\xc3\xa9", 1,
+			      "a", "z", 3.8798629999999998, "c");
+	struct buf a = BUF_INIT, b = BUF_INIT, p = BUF_INIT, q = BUF_INIT;
+	json_t *w = json_pack("{s:[i,s,b,n,{}], s:{s:i}, s:[]}", "b", 1, "x", 1, "a", "z", 3, "c");
+	(void)state;
+	json_add_canonical(&a, v);
+	assert_string_equal(a.s, "{\"a\":{\"z\":3.879863},\"b\":[1,2.0,\"x\\\"\\n\xc3\xa9\",true,null,{}],"
+				 "\"c\":[]}");
+	/* without reals, byte for byte what jansson writes */
+	json_add_canonical(&b, w);
+	json_add_compact(&q, w);
+	assert_string_equal(b.s, q.s);
+	buf_reset(&q);
+	json_add_canonical_pretty(&p, w);
+	json_add_pretty(&q, w);
+	assert_string_equal(p.s, q.s);
+	json_decref(v);
+	json_decref(w);
+	buf_release(&a);
+	buf_release(&b);
+	buf_release(&p);
+	buf_release(&q);
 }
 
 static void test_pack_empty_and_bad_args(void **state)
@@ -204,7 +246,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_safe_path),
 		cmocka_unit_test(test_limits),
-		cmocka_unit_test(test_fmt_real_matches_jansson),
+		cmocka_unit_test(test_fmt_real_shortest),
+		cmocka_unit_test(test_canonical_layout),
 		cmocka_unit_test(test_pack_empty_and_bad_args),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
