@@ -199,13 +199,16 @@ void json_add_real(struct buf *b, double v)
 	}
 	/* The fewest significant digits that read back to v (what Python's
 	 * repr writes): at each length the nearest decimal, or where v sits
-	 * on a tie beside a power of two one of its neighbours. From 15
+	 * on a tie beside a power of two one of its neighbours (only at 16
+	 * digits can a neighbour be near enough; 17 always do). From 15
 	 * digits for normal doubles: a shorter one is found there with
 	 * trailing zeros. */
 	for (int p = a < DBL_MIN ? 1 : 15; p <= 17; p++) {
 		x = edigits(a, p, d);
 		if (digits_value(d, x) == a)
 			break;
+		if (p != 16 && a >= DBL_MIN)
+			continue;
 		snprintf(t, sizeof(t), "%s", d);
 		n = x;
 		bump(t, &n, 1);

@@ -19,7 +19,7 @@ struct xfield {
 static const struct xfield traj_fields[] = {
 	{ "run_id", "string", 0, "run id" },
 	{ "problem_id", "string", 0, "problem id" },
-	{ "gpu_name", "string", 1, "GPU the run evaluated on" },
+	{ "gpu_name", "string", 1, "GPU the run evaluated on; null when it only compiled" },
 	{ "rounds", "array", 0, "per round: {round, candidates, correct, round_best_time_ms, "
 				"best_so_far_time_ms, best_so_far_speedup_eager, best_so_far_candidate_id}" },
 	{ "best", "object", 1, "the fastest correct candidate: {candidate_id, round, idea_id, "
@@ -146,7 +146,7 @@ int ds_write_schema(struct ds_stage *st, struct buf *err)
 			DATASET_FORMAT_VERSION, "files", files,
 			"types", json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}",
 					   "string", "JSON string", "integer", "JSON integer",
-					   "number", "JSON number (integer or real)", "boolean", "true or false",
+					   "number", "JSON number, written as a real (2.0; the shortest text that reads back to the same double)", "boolean", "true or false",
 					   "object", "JSON object", "array", "JSON array",
 					   "json", "any JSON value (parsed from a JSON text column)"));
 	files = NULL;
