@@ -146,7 +146,8 @@ int ds_write_schema(struct ds_stage *st, struct buf *err)
 			DATASET_FORMAT_VERSION, "files", files,
 			"types", json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}",
 					   "string", "JSON string", "integer", "JSON integer",
-					   "number", "JSON number, written as a real (2.0; the shortest text that reads back to the same double)", "boolean", "true or false",
+					   "number", "JSON number, written as a real (2.0; the shortest text "
+					   "that reads back to the same double)", "boolean", "true or false",
 					   "object", "JSON object", "array", "JSON array",
 					   "json", "any JSON value (parsed from a JSON text column)"));
 	files = NULL;

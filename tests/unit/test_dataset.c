@@ -194,6 +194,45 @@ static void test_canonical_layout(void **state)
 	buf_release(&q);
 }
 
+/* One JSON shape per field: the rules of docs/dataset.md on a spec. */
+static void test_spec_shape(void **state)
+{
+	static const char *const in[] = {
+		"{\"id\":\"a\",\"spec\":{\"init_args\":{\"kernel_size\":3,\"stride\":null,\"pad\":[1,2],"
+		"\"bias\":true,\"scale\":2},\"scalars\":{\"alpha\":1},"
+		"\"inputs\":[{\"shape\":[\"n\",11],\"dist\":{\"post\":\"softmax\",\"low\":-1,\"high\":1}}],"
+		"\"outputs\":[{\"shape\":[11]}],"
+		"\"attrs\":{\"graph\":[{\"dims\":1,\"value\":0.5},{\"dims\":[1,2],\"value\":\"-inf\"}]}},"
+		"\"gpu_name\":\"\"}",
+		"{\"id\":\"b\",\"spec\":{\"init_args\":{\"scale\":0.5}},\"gpu_name\":\"H100\"}",
+	};
+	static const char *const want[] = {
+		"{\"gpu_name\":null,\"id\":\"a\",\"spec\":{\"attrs\":{\"graph\":[{\"dims\":[1],\"value\":\"0.5\"},"
+		"{\"dims\":[1,2],\"value\":\"-inf\"}]},\"init_args\":{\"bias\":[true],\"kernel_size\":[3],"
+		"\"pad\":[1,2],\"scale\":[2.0],\"stride\":null},\"inputs\":[{\"dist\":{\"high\":1.0,\"low\":-1.0,"
+		"\"post\":[\"softmax\"]},\"shape\":[\"n\",\"11\"]}],\"outputs\":[{\"shape\":[\"11\"]}],"
+		"\"scalars\":{\"alpha\":1.0}}}",
+		"{\"gpu_name\":\"H100\",\"id\":\"b\",\"spec\":{\"init_args\":{\"scale\":[0.5]}}}",
+	};
+	json_t *rows[2], *reals = json_object();
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		rows[i] = json_loads(in[i], 0, NULL);
+		assert_non_null(rows[i]);
+		ds_row_shape("problems", rows[i], NULL);
+		ds_reals_collect(rows[i], reals);
+	}
+	for (int i = 0; i < 2; i++) {
+		struct buf b = BUF_INIT;
+		ds_row_shape("problems", rows[i], reals);
+		json_add_canonical(&b, rows[i]);
+		assert_string_equal(b.s, want[i]);
+		buf_release(&b);
+		json_decref(rows[i]);
+	}
+	json_decref(reals);
+}
+
 static void test_pack_empty_and_bad_args(void **state)
 {
 	char dir[] = "/tmp/kforge-ds-unit.XXXXXX";
@@ -248,6 +287,7 @@ int main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_fmt_real_shortest),
 		cmocka_unit_test(test_canonical_layout),
+		cmocka_unit_test(test_spec_shape),
 		cmocka_unit_test(test_pack_empty_and_bad_args),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
