@@ -107,7 +107,7 @@ else
 	# dimensions, dist.post as a name and as a list, graph dims as int and
 	# list, a graph value "-inf", hardtanh_max as 1 and as 1.0, num_heads
 	# as int and as list
-	P="13,45,50,56,98,level2/3,level2/8,level2/10,level2/30,level3/29,level3/30,level3/31,level3/43"
+	P="13,45,50,56,98,level2/3,level2/8,level2/10,level2/30,level3/30,level3/31,level3/43"
 	expect_exit 0 "compile-only dataset (scripts/dataset.sh)" env COMPILE_ONLY=1 ROUNDS=1 K=1 M=1 JOBS=2 \
 		KFORGE="$KFORGE" KFORGE_ROOT="$KF_ROOT" DB="$T_TMP/co.db" OUT="$T_TMP/co" \
 		sh "$KF_ROOT/scripts/dataset.sh" "$P"
