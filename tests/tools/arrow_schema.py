@@ -11,7 +11,8 @@ unifies with any list or object, objects unify field by field (missing
 fields are null); a string against a number, a list against a scalar, an
 object against a list... is a conflict (pyarrow: "JSON parse error:
 Column(/a/[]) changed from string to number in row N"). An empty file is an
-error too ("Empty JSON file").
+error too ("Empty JSON file"). Strings are strings (Arrow reads some dates
+as timestamps, but falls back to string, never to a conflict).
 
 Stricter than Arrow unless --arrow-only:
 - integers and reals in one field: Arrow widens within one read, but
@@ -19,7 +20,8 @@ Stricter than Arrow unless --arrow-only:
   schema, which a real cannot take when the first batch saw only integers;
 - every batch of --chunk bytes (default 10 MiB, as `datasets`) must cast to
   the first one's schema (a later batch with an object field the first
-  never saw fails there);
+  never saw fails there, as does a typed column that was all null in the
+  first batch);
 - a real must be written as the shortest text that reads back to the same
   double (3.879863, not 3.8798629999999998);
 - no list starts with null: pyarrow's reader then returns a table with
