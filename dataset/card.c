@@ -207,6 +207,51 @@ static void config(struct buf *b, struct ds_stage *st, const char *cname, const 
 	*have_default = 1;
 }
 
+/* The i-th possible config: its name and file, in the card's order; 0 past
+ * the last. */
+static int config_at(int i, char name[64], const char **path)
+{
+	int nt = 0;
+
+	while (ds_tables[nt].file)
+		nt++;
+	if (i == 0 || i == 1) {
+		snprintf(name, 64, "%s", i ? "pairs" : "sft");
+		*path = i ? "pairs.jsonl" : "sft.jsonl";
+	} else if (i - 2 < nt) {
+		const char *f = ds_tables[i - 2].file + 5; /* after "data/" */
+		snprintf(name, 64, "%.*s", (int)(strlen(f) - 6), f);
+		*path = ds_tables[i - 2].file;
+	} else if (i - 2 == nt) {
+		snprintf(name, 64, "trajectories");
+		*path = "data/trajectories.jsonl";
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/* dataset_info: each config's column types, so that `datasets` casts every
+ * batch of a big file to them rather than to the first batch's. */
+static void features(struct buf *b, struct ds_stage *st)
+{
+	struct buf f = BUF_INIT;
+	const char *path;
+	char cn[64];
+
+	for (int i = 0; config_at(i, cn, &path); i++) {
+		size_t len = f.len;
+		if (json_integer_value(json_object_get(st->counts, path)) <= 0)
+			continue;
+		buf_addf(&f, "- config_name: %s\n", cn);
+		if (ds_features_yaml(&f, json_object_get(st->types, path), 2) < 0)
+			buf_truncate(&f, len);
+	}
+	if (f.len)
+		buf_addf(b, "dataset_info:\n%s", f.s);
+	buf_release(&f);
+}
+
 static void count_row(struct buf *b, struct ds_stage *st, const char *path, const char *what)
 {
 	buf_addf(b, "| `%s` | %lld | %s |\n", path,
@@ -230,18 +275,14 @@ int ds_write_card(struct ds_stage *st, const char *name, const char *version,
 	{
 		struct buf cf = BUF_INIT;
 		int have_default = 0;
-		config(&cf, st, "sft", "sft.jsonl", &have_default);
-		config(&cf, st, "pairs", "pairs.jsonl", &have_default);
-		for (int t = 0; ds_tables[t].file; t++) {
-			char cn[64];
-			const char *f = ds_tables[t].file + 5; /* after "data/" */
-			snprintf(cn, sizeof(cn), "%.*s", (int)(strlen(f) - 6), f);
-			config(&cf, st, cn, ds_tables[t].file, &have_default);
-		}
-		config(&cf, st, "trajectories", "data/trajectories.jsonl", &have_default);
+		const char *path;
+		char cn[64];
+		for (int c = 0; config_at(c, cn, &path); c++)
+			config(&cf, st, cn, path, &have_default);
 		if (cf.len)
 			buf_addf(&b, "configs:\n%s", cf.s);
 		buf_release(&cf);
+		features(&b, st);
 	}
 	buf_adds(&b, "---\n\n");
 	buf_addf(&b, "# kforge dataset `%s` %s\n\n", name, version);

@@ -96,6 +96,7 @@ int jsonl_put_text(struct jsonl *w, const char *s, size_t n, struct buf *err)
 
 int jsonl_put(struct jsonl *w, const json_t *v, struct buf *err)
 {
+	ds_type_row(&w->type, v);
 	buf_reset(&w->line);
 	json_add_canonical(&w->line, v);
 	return jsonl_put_text(w, w->line.s, w->line.len, err);
@@ -110,6 +111,8 @@ void jsonl_abort(struct jsonl *w)
 	buf_release(&w->line);
 	buf_release(&w->rel);
 	buf_release(&w->abspath);
+	json_decref(w->type);
+	w->type = NULL;
 }
 
 int jsonl_close(struct jsonl *w, struct ds_stage *st, struct buf *err)
@@ -127,6 +130,8 @@ int jsonl_close(struct jsonl *w, struct ds_stage *st, struct buf *err)
 	sha256_final_hex(&w->h, hex);
 	ds_files_add(&st->files, w->rel.s, hex, w->bytes);
 	json_object_set_new(st->counts, w->rel.s, json_integer(w->lines));
+	if (w->type && st->types)
+		json_object_set(st->types, w->rel.s, w->type);
 	jsonl_abort(w);
 	return 0;
 }
@@ -177,9 +182,16 @@ static int put_spliced(struct table_ctx *c, json_t *row)
 	int ret;
 
 	for (int i = 0; spliced[i]; i++) {
+		const char *t;
 		texts[i] = json_incref(json_object_get(row, spliced[i]));
-		json_object_set_new(row, spliced[i], json_string("\x01"));
+		/* for the type: a list of reals, or of nothing */
+		t = json_string_value(texts[i]);
+		json_object_set_new(row, spliced[i], t && strpbrk(t, "0123456789") ?
+				    json_pack("[f]", 0.0) : json_array());
 	}
+	ds_type_row(&c->w->type, row);
+	for (int i = 0; spliced[i]; i++)
+		json_object_set_new(row, spliced[i], json_string("\x01"));
 	buf_reset(line);
 	json_add_canonical(line, row);
 	for (const char *p = line->s; *p;) {

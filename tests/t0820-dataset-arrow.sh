@@ -10,6 +10,9 @@
 # datasets can be made ($KF_BUILD/venv-arrow), both load every config too.
 . "$KF_ROOT/tests/lib.sh"
 TOOL="python3 $KF_ROOT/tests/tools/arrow_schema.py"
+# kforge's cards: strict, with features, batches as small as datasets
+# would cut a big file's (tests/tools/arrow_load.py loads that way too)
+KTOOL="$TOOL --need-features --chunk 16384"
 V010="$KF_ROOT/docs/results/level1-builtin-v0.1.0/kforge-merged.db.zst"
 PINS="pyarrow==18.1.0 datasets==3.2.0 huggingface_hub==0.27.0"
 export HF_HOME="$T_TMP/hf" HF_DATASETS_OFFLINE=1 HF_HUB_OFFLINE=1
@@ -73,7 +76,7 @@ arrow_load() {
 		skip "$1 (pyarrow/datasets could not be installed: $arrow_why)"
 		return
 	fi
-	if "$VENV/bin/python" "$KF_ROOT/tests/tools/arrow_load.py" "$2" >load.out 2>load.err; then
+	if "$VENV/bin/python" "$KF_ROOT/tests/tools/arrow_load.py" --chunksize 16384 "$2" >load.out 2>load.err; then
 		ok "$1"
 	else
 		nok "$1"
@@ -135,7 +138,7 @@ sys.exit(1 if bad else 0)
 PY
 	expect_exit 0 "kforge dataset verify passes" "$KFORGE" dataset verify "$TZ"
 	untar "$TZ" co/x
-	expect_exit 0 "every config of the compile-only dataset has one Arrow schema" $TOOL co/x
+	expect_exit 0 "every config of the compile-only dataset has one Arrow schema" $KTOOL co/x
 	sed 's/^/# /' out | tail -n 20
 	lacks "no config on the empty sft.jsonl" co/x/README.md "path: sft.jsonl"
 	lacks "... nor on the empty verifications" co/x/README.md "path: data/verifications.jsonl"
@@ -185,7 +188,7 @@ sys.exit(0 if db.execute("SELECT count(*) FROM problems").fetchone()[0] >= 250 e
 PY
 expect_exit 0 "pack it" "$KFORGE" --db all.db pack --version 0.1.0 -o all
 untar all/kforge-kernelbench-0.1.0.tar.zst all/x
-expect_exit 0 "every problem's spec fits one Arrow schema" $TOOL all/x
+expect_exit 0 "every problem's spec fits one Arrow schema" $KTOOL all/x
 sed 's/^/# /' out | tail -n 20
 contains "... problems is the only config (the rest is empty)" out "^1 configs, 0 problems"
 arrow_load "pyarrow and datasets load the problems" all/x
@@ -207,9 +210,14 @@ else
 	fi
 	expect_exit 0 "kforge dataset verify passes" "$KFORGE" dataset verify v010/kforge-kernelbench-0.1.0.tar.zst
 	untar v010/kforge-kernelbench-0.1.0.tar.zst v010/x
-	expect_exit 0 "every config of the v0.1.0 dataset has one Arrow schema" $TOOL v010/x
+	expect_exit 0 "every config of the v0.1.0 dataset has one Arrow schema" $KTOOL v010/x
 	sed 's/^/# /' out | tail -n 20
 	contains "... all 15 configs" out "^15 configs, 0 problems"
 	check "the default is sft" sh -c "grep -A4 '^- config_name: sft' v010/x/README.md | grep -qx '  default: true'"
+	# without the card's types, `datasets` would cast each batch to the first's
+	mkdir v010/nofeat && ln -s ../x/sft.jsonl ../x/pairs.jsonl ../x/data v010/nofeat/
+	sed '/^dataset_info:/,/^---$/{/^---$/!d}' v010/x/README.md >v010/nofeat/README.md
+	expect_exit 1 "without dataset_info its batches would not cast to the first" $TOOL --chunk 16384 v010/nofeat
+	contains "... e.g. evaluations" out "^evaluations .*in a later batch"
 	arrow_load "pyarrow and datasets load every config of the v0.1.0 dataset" v010/x
 fi

@@ -2,9 +2,12 @@
 """Loads every config of a dataset card with pyarrow.json.read_json and
 with datasets.load_dataset(DIR, config) (offline: a local directory).
 
-    arrow_load.py DIR
+    arrow_load.py [--chunksize BYTES] DIR
 
-One line per config: "ok NAME rows=N" or "FAIL NAME (reader): message";
+`datasets` reads BYTES at a time (default 10 MiB) and casts each batch to
+the types the card declares (dataset_info), else to the first batch's:
+small batches show what a big file would do. One line per config:
+"ok NAME rows=N" or "FAIL NAME (reader): message";
 exits 1 on any failure. Run with the interpreter of a venv that has
 pyarrow and datasets (tests/t0820-dataset-arrow.sh makes one)."""
 import os
@@ -20,6 +23,10 @@ import pyarrow.json as pj  # noqa: E402
 
 
 def main(argv):
+    kw = {}
+    if len(argv) == 3 and argv[0] == "--chunksize":
+        kw["chunksize"] = int(argv[1])
+        argv = argv[2:]
     if len(argv) != 1:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
@@ -39,7 +46,7 @@ def main(argv):
                 bad += 1
                 print("FAIL %s (pyarrow): %s" % (c["name"], str(e).split("\n")[0]))
         try:
-            d = datasets.load_dataset(root, c["name"], split="train")
+            d = datasets.load_dataset(root, c["name"], split="train", **kw)
             print("ok %s rows=%d (datasets)" % (c["name"], d.num_rows))
         except Exception as e:  # noqa: BLE001
             bad += 1

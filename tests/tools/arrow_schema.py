@@ -2,7 +2,7 @@
 """Checks that every config of a dataset card loads with Arrow's JSON reader
 (pyarrow.json.read_json, which Hugging Face `datasets` uses), without pyarrow.
 
-    arrow_schema.py [--arrow-only] [--chunk BYTES] [--print] DIR
+    arrow_schema.py [--arrow-only] [--chunk BYTES] [--need-features] [--print] DIR
 
 DIR holds the card (README.md with a YAML `configs:` block) and the files it
 names. The schema of each config is inferred as Arrow's reader infers it:
@@ -18,16 +18,19 @@ Stricter than Arrow unless --arrow-only:
 - integers and reals in one field: Arrow widens within one read, but
   `datasets` reads 10 MiB batches and casts each to the first batch's
   schema, which a real cannot take when the first batch saw only integers;
-- every batch of --chunk bytes (default 10 MiB, as `datasets`) must cast to
-  the first one's schema (a later batch with an object field the first
-  never saw fails there, as does a typed column that was all null in the
-  first batch);
+- a config with `dataset_info` features in the card: they must be the
+  rows' types, written as kforge writes them (`datasets` casts every batch
+  to them); without: every batch of --chunk bytes (default 10 MiB, as
+  `datasets`) must cast to the first one's schema (a later batch with an
+  object field the first never saw fails there, as does a typed column
+  that was all null in the first batch);
 - a real must be written as the shortest text that reads back to the same
   double (3.879863, not 3.8798629999999998);
 - no list starts with null: pyarrow's reader then returns a table with
   invalid offsets (apache/arrow#51305: `datasets` fails with "array slice
   would exceed array length");
-- exactly one config is `default: true`.
+- exactly one config is `default: true`;
+- with --need-features, every config has dataset_info features.
 Prints one line per problem and exits 1 when there is any; --print shows
 the inferred schemas.
 """
@@ -133,6 +136,65 @@ def shortest_digits(x):
     return sig_digits(r)
 
 
+def yaml_features(t, indent):
+    """The `features:` block of dataset_info for a file of type t, as
+    kforge writes it (dataset/features.c), for comparison."""
+    out = []
+
+    def dtype(x):
+        return {NULL: "'null'", FLOAT: "float64"}.get(x, x)
+
+    def body(x, ind):
+        if not isinstance(x, tuple):
+            out.append("dtype: %s\n" % dtype(x))
+        elif x[0] == "list" and not isinstance(x[1], tuple):
+            out.append("sequence: %s\n" % dtype(x[1]))
+        elif x[0] == "list" and x[1][0] == "struct":
+            out.append("list:")
+            fields(x[1][1], ind)
+        elif x[0] == "list":
+            out.append("sequence:\n" + " " * (ind + 2))
+            body(x[1], ind + 2)
+        else:
+            out.append("struct:")
+            fields(x[1], ind)
+
+    def fields(f, ind):
+        if not f:
+            out.append(" []\n")
+            return
+        out.append("\n")
+        for k in sorted(f, key=lambda k: k.encode()):
+            out.append("%s- name: %s\n%s" % (" " * ind, json.dumps(k, ensure_ascii=False), " " * (ind + 2)))
+            body(f[k], ind + 2)
+
+    out.append(" " * indent + "features:")
+    fields(t[1], indent)
+    return "".join(out)
+
+
+def read_features(card):
+    """config name -> its dataset_info text (the lines after
+    `- config_name:`), from the card's front matter."""
+    lines = card.split("\n")
+    out, cur, inside = {}, None, False
+    for ln in lines[1:]:
+        if ln == "---":
+            break
+        if not ln.startswith(" ") and not ln.startswith("-"):
+            inside = ln.rstrip() == "dataset_info:"
+            continue
+        if not inside:
+            continue
+        m = re.match(r"- config_name: *(\S+)$", ln)
+        if m:
+            cur = m.group(1)
+            out[cur] = ""
+        elif cur:
+            out[cur] += ln + "\n"
+    return out
+
+
 def read_configs(card):
     """(name, path, default) per config of the card's YAML front matter.
     Only the shapes kforge writes: `- config_name:`, `data_files:` with
@@ -162,7 +224,7 @@ def read_configs(card):
     return out
 
 
-def check_config(root, cfg, arrow_only, chunk, problems, schemas):
+def check_config(root, cfg, arrow_only, chunk, problems, schemas, declared=None):
     for rel in cfg["paths"]:
         name = "%s (%s)" % (cfg["name"], rel)
         path = os.path.join(root, rel)
@@ -192,13 +254,13 @@ def check_config(root, cfg, arrow_only, chunk, problems, schemas):
                     except Conflict as e:
                         raise Conflict("JSON parse error: %s in row %d" % (e, n))
                     batch_bytes += len(raw)
-                    if not arrow_only and batch_bytes >= chunk:
+                    if not arrow_only and declared is None and batch_bytes >= chunk:
                         if first is None:
                             first = batch_t
                         else:
                             castable(batch_t, first, "")
                         batch_t, batch_bytes = NULL, 0
-                if not arrow_only and first is not None and batch_t != NULL:
+                if not arrow_only and declared is None and first is not None and batch_t != NULL:
                     castable(batch_t, first, "")
             if os.path.getsize(path) == 0:
                 raise Conflict("Empty JSON file")
@@ -210,17 +272,21 @@ def check_config(root, cfg, arrow_only, chunk, problems, schemas):
             continue
         if bad_reals and not arrow_only:
             problems.append("%s: reals not in their shortest form: %s" % (name, ", ".join(bad_reals)))
+        if declared is not None and not arrow_only and declared != yaml_features(t, 2):
+            problems.append("%s: the card's dataset_info features are not the rows' types" % name)
         schemas[cfg["name"]] = t
 
 
 def main(argv):
-    arrow_only, chunk, show_schema, args = False, 10 << 20, False, []
+    arrow_only, chunk, show_schema, need_features, args = False, 10 << 20, False, False, []
     it = iter(argv)
     for a in it:
         if a == "--arrow-only":
             arrow_only = True
         elif a == "--chunk":
             chunk = int(next(it))
+        elif a == "--need-features":
+            need_features = True
         elif a == "--print":
             show_schema = True
         else:
@@ -230,17 +296,22 @@ def main(argv):
         return 2
     root, problems, schemas = args[0], [], {}
     with open(os.path.join(root, "README.md"), encoding="utf-8") as f:
-        try:
-            cfgs = read_configs(f.read())
-        except Conflict as e:
-            print(e)
-            return 1
+        card = f.read()
+    try:
+        cfgs = read_configs(card)
+    except Conflict as e:
+        print(e)
+        return 1
+    feats = read_features(card)
+    for c in cfgs:
+        if need_features and c["name"] not in feats:
+            problems.append("%s: no dataset_info features in the card" % c["name"])
     if not cfgs:
         problems.append("README.md declares no configs")
     if not arrow_only and sum(c["default"] for c in cfgs) != 1:
         problems.append("%d configs are `default: true` (want 1)" % sum(c["default"] for c in cfgs))
     for c in cfgs:
-        check_config(root, c, arrow_only, chunk, problems, schemas)
+        check_config(root, c, arrow_only, chunk, problems, schemas, feats.get(c["name"]))
     for p in problems:
         print(p)
     if show_schema:
