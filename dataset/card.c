@@ -328,7 +328,8 @@ int ds_write_card(struct ds_stage *st, const char *name, const char *version,
 		     "shortest text that reads back to the same double; a GPU name is null, not \"\", "
 		     "for compile-only rows; in `problems.spec` every `init_args` value is a list, every "
 		     "dimension of a shape a string (`\"batch_size\"`, `\"11\"`), `dist.post` a list "
-		     "(`schema.json` has the details).\n\n");
+		     "(`schema.json` has the details). The `dataset_info` above gives each config's "
+		     "column types.\n\n");
 	buf_adds(&b, "## Protocol\n\nCorrectness: fresh inputs per trial from their own seed, tolerance "
 		     "per precision class (fp32 atol = rtol = 1e-4), NaN fails; outputs poisoned before "
 		     "each run and checked whole, inputs checksummed after. Timing: warm-ups, then timed "
