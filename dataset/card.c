@@ -358,7 +358,8 @@ int ds_write_card(struct ds_stage *st, const char *name, const char *version,
 	buf_adds(&b, "\n## How to load\n\n```python\nfrom datasets import load_dataset\n"
 		     "sft = load_dataset(\"json\", data_files=\"sft.jsonl\", split=\"train\")\n"
 		     "evals = load_dataset(\"json\", data_files=\"data/evaluations.jsonl\", split=\"train\")\n"
-		     "# or, from a directory holding this card: load_dataset(PATH, \"pairs\")\n\n"
+		     "# or, from a directory holding this card: load_dataset(PATH) (the default "
+		     "config), load_dataset(PATH, \"pairs\")\n\n"
 		     "import pandas as pd\nproblems = pd.read_json(\"data/problems.jsonl\", lines=True)\n\n"
 		     "import sqlite3\ndb = sqlite3.connect(\"kforge.db\")  # the full store\n```\n\n");
 	buf_adds(&b, "## Checking\n\n`kforge dataset verify FILE.tar.zst` checks every checksum, every "

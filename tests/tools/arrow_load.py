@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Loads every config of a dataset card with pyarrow.json.read_json and
-with datasets.load_dataset(DIR, config) (offline: a local directory).
+with datasets.load_dataset(DIR, config), and the default config with
+datasets.load_dataset(DIR) (offline: a local directory).
 
     arrow_load.py [--chunksize BYTES] DIR
 
@@ -53,6 +54,13 @@ def main(argv):
             cause = e.__cause__ or e.__context__ or e
             print("FAIL %s (datasets): %s: %s" % (c["name"], type(e).__name__,
                                                   str(cause).split("\n")[0]))
+    try:
+        d = datasets.load_dataset(root, split="train", **kw)
+        dflt = [c["name"] for c in cfgs if c["default"]]
+        print("ok (default: %s) rows=%d (datasets)" % (",".join(dflt), d.num_rows))
+    except Exception as e:  # noqa: BLE001
+        bad += 1
+        print("FAIL the default config (datasets): %s: %s" % (type(e).__name__, str(e).split("\n")[0]))
     return 1 if bad else 0
 
 
