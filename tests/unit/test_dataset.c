@@ -233,6 +233,48 @@ static void test_spec_shape(void **state)
 	json_decref(reals);
 }
 
+/* The Arrow type of a file's rows as the card's dataset_info features. */
+static void test_features_yaml(void **state)
+{
+	static const char *const rows[] = {
+		"{\"a\":1,\"l\":[],\"o\":{\"x\":null},\"n\":null,\"t\":[{\"k\":true}],\"e\":{}}",
+		"{\"a\":2.5,\"l\":[[1]],\"o\":{\"y\":\"s\"},\"t\":[],\"e\":{},\"q\\\"\":[\"x\"]}",
+	};
+	json_t *t = NULL, *bad = NULL;
+	struct buf b = BUF_INIT;
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		json_t *r = json_loads(rows[i], 0, NULL);
+		assert_non_null(r);
+		ds_type_row(&t, r);
+		json_decref(r);
+	}
+	assert_int_equal(ds_features_yaml(&b, t, 2), 0);
+	assert_string_equal(b.s,
+		"  features:\n"
+		"  - name: \"a\"\n    dtype: float64\n"
+		"  - name: \"e\"\n    struct: []\n"
+		"  - name: \"l\"\n    sequence:\n      sequence: int64\n"
+		"  - name: \"n\"\n    dtype: 'null'\n"
+		"  - name: \"o\"\n    struct:\n    - name: \"x\"\n      dtype: 'null'\n"
+		"    - name: \"y\"\n      dtype: string\n"
+		"  - name: \"q\\\"\"\n    sequence: string\n"
+		"  - name: \"t\"\n    list:\n    - name: \"k\"\n      dtype: bool\n");
+	/* a string and a number in one field: no features */
+	{
+		json_t *r1 = json_pack("{s:s}", "a", "x"), *r2 = json_pack("{s:[i]}", "a", 1);
+		ds_type_row(&bad, r1);
+		ds_type_row(&bad, r2);
+		buf_reset(&b);
+		assert_int_equal(ds_features_yaml(&b, bad, 2), -1);
+		json_decref(r1);
+		json_decref(r2);
+	}
+	json_decref(t);
+	json_decref(bad);
+	buf_release(&b);
+}
+
 static void test_pack_empty_and_bad_args(void **state)
 {
 	char dir[] = "/tmp/kforge-ds-unit.XXXXXX";
@@ -288,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_fmt_real_shortest),
 		cmocka_unit_test(test_canonical_layout),
 		cmocka_unit_test(test_spec_shape),
+		cmocka_unit_test(test_features_yaml),
 		cmocka_unit_test(test_pack_empty_and_bad_args),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
