@@ -28,6 +28,14 @@ json_t *json_column(json_t *rows, const char *key);
 void json_add_compact(struct buf *b, const json_t *v);
 /* Same, indented by 2 for humans. */
 void json_add_pretty(struct buf *b, const json_t *v);
+/* Like json_add_compact and json_add_pretty, with every real as the
+ * shortest text that reads back to the same double, and always as a real
+ * ("2.0", "1e-7"; jansson writes %.17g: 3.8798629999999998): the dataset's
+ * files, which readers type by the text (Arrow). */
+void json_add_canonical(struct buf *b, const json_t *v);
+void json_add_canonical_pretty(struct buf *b, const json_t *v);
+/* One real as json_add_canonical writes it; null when not finite. */
+void json_add_real(struct buf *b, double v);
 /* Appends s as a JSON string literal with quotes. */
 void json_add_string(struct buf *b, const char *s, size_t len);
 

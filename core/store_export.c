@@ -236,31 +236,7 @@ static json_t *row_json(sqlite3_stmt *st, const char *skip)
 
 void store_export_fmt_real(struct buf *b, double v)
 {
-	char t[40];
-	char *e;
-	int n;
-
-	if (!isfinite(v)) {
-		buf_adds(b, "null");
-		return;
-	}
-	/* jansson's format for reals: %.17g, ".0" when it reads as an
-	 * integer, exponent without '+' and leading zeros. */
-	n = snprintf(t, sizeof(t), "%.17g", v);
-	if (!strchr(t, '.') && !strchr(t, 'e')) {
-		memcpy(t + n, ".0", 3);
-		n += 2;
-	}
-	if ((e = strchr(t, 'e')) != NULL) {
-		char *start = e + 1, *end = e + 2;
-		if (*start == '-')
-			start++;
-		while (*end == '0')
-			end++;
-		if (end != start)
-			memmove(start, end, strlen(end) + 1);
-	}
-	buf_adds(b, t);
+	json_add_real(b, v);
 }
 
 /* Appends one value of a trial column to a JSON array text. */
@@ -295,7 +271,7 @@ static int nested(struct store *s, const char *psql, const char *csql, const cha
 {
 	sqlite3_stmt *ps = NULL, *cs = NULL;
 	struct buf tm = BUF_INIT, cu = BUF_INIT;
-	int prc, crc, ret = 0;
+	int prc, crc, ret = 0, cu_vals;
 
 	if (sqlite3_prepare_v2(s->db, psql, -1, &ps, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(s->db, csql, -1, &cs, NULL) != SQLITE_OK) {
@@ -309,12 +285,14 @@ static int nested(struct store *s, const char *psql, const char *csql, const cha
 		buf_reset(&cu);
 		buf_addc(&tm, '[');
 		buf_addc(&cu, '[');
+		cu_vals = 0;
 		sqlite3_reset(cs);
 		sqlite3_bind_value(cs, 1, sqlite3_column_value(ps, 0));
 		while ((crc = sqlite3_step(cs)) == SQLITE_ROW) {
 			if (kind == NEST_TRIALS && !strcmp((const char *)sqlite3_column_text(cs, 1), "time")) {
 				add_trial_value(&tm, cs, 4);
 				add_trial_value(&cu, cs, 5);
+				cu_vals += sqlite3_column_type(cs, 5) != SQLITE_NULL;
 			} else if (kind == NEST_TRIALS) {
 				json_t *t = json_object();
 				json_object_set_new(t, "idx", col_json(cs, 2));
@@ -332,6 +310,11 @@ static int nested(struct store *s, const char *psql, const char *csql, const cha
 		if (kind == NEST_TRIALS) {
 			buf_addc(&tm, ']');
 			buf_addc(&cu, ']');
+			/* No CUPTI time at all: [], not a list of nulls (Arrow's JSON
+			 * reader builds invalid offsets for a list that starts with
+			 * null, apache/arrow#51305). */
+			if (!cu_vals)
+				buf_setf(&cu, "[]");
 			json_object_set_new(row, "time_trials_ms", json_stringn(tm.s, tm.len));
 			json_object_set_new(row, "cupti_trials_ms", json_stringn(cu.s, cu.len));
 		}

@@ -34,7 +34,7 @@ int store_export_copy(const char *src, const char *dst, const struct export_filt
 int store_export_rows(struct store *s, const char *table, store_row_cb cb, void *ctx,
 		      struct buf *err);
 
-/* Formats a real as jansson does (so spliced text matches its output). */
+/* Formats a real as json_add_canonical does (so spliced text matches its output). */
 void store_export_fmt_real(struct buf *b, double v);
 
 /* Kernel files: {path, problem_id, kernel_hash, source} for every (problem,

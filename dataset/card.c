@@ -19,7 +19,7 @@ struct xfield {
 static const struct xfield traj_fields[] = {
 	{ "run_id", "string", 0, "run id" },
 	{ "problem_id", "string", 0, "problem id" },
-	{ "gpu_name", "string", 1, "GPU the run evaluated on" },
+	{ "gpu_name", "string", 1, "GPU the run evaluated on; null when it only compiled" },
 	{ "rounds", "array", 0, "per round: {round, candidates, correct, round_best_time_ms, "
 				"best_so_far_time_ms, best_so_far_speedup_eager, best_so_far_candidate_id}" },
 	{ "best", "object", 1, "the fastest correct candidate: {candidate_id, round, idea_id, "
@@ -122,7 +122,7 @@ int ds_write_schema(struct ds_stage *st, struct buf *err)
 		f = json_object_get(fe, "fields");
 		json_array_foreach(cols, j, c) {
 			const char *name = jget_str(c, "name", "");
-			int nullable = !jget_int(c, "notnull", 0) && !jget_int(c, "pk", 0);
+			int nullable = (!jget_int(c, "notnull", 0) && !jget_int(c, "pk", 0)) || ds_gpu_null(name);
 			const char *type = ds_json_column(t, name) ? "json" : sql_type(jget_str(c, "type", ""));
 			json_object_set_new(f, name, field(type, nullable, ds_field_doc(t, name)));
 		}
@@ -146,11 +146,12 @@ int ds_write_schema(struct ds_stage *st, struct buf *err)
 			DATASET_FORMAT_VERSION, "files", files,
 			"types", json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}",
 					   "string", "JSON string", "integer", "JSON integer",
-					   "number", "JSON number (integer or real)", "boolean", "true or false",
+					   "number", "JSON number, written as a real (2.0; the shortest text "
+					   "that reads back to the same double)", "boolean", "true or false",
 					   "object", "JSON object", "array", "JSON array",
 					   "json", "any JSON value (parsed from a JSON text column)"));
 	files = NULL;
-	json_add_pretty(&b, out);
+	json_add_canonical_pretty(&b, out);
 	buf_addc(&b, '\n');
 	json_decref(out);
 	ret = ds_stage_file(st, "schema.json", b.s, b.len, err);
@@ -178,7 +179,7 @@ int ds_write_provenance(struct ds_stage *st, const char *name, const char *versi
 	json_object_set_new(p, "archiver", json_string(archive_version_string()));
 	json_object_set_new(p, "source_date_epoch", json_integer(st->mtime));
 	json_object_set(p, "filter", (json_t *)filter);
-	json_add_pretty(&b, p);
+	json_add_canonical_pretty(&b, p);
 	buf_addc(&b, '\n');
 	ret = ds_stage_file(st, "provenance.json", b.s, b.len, err);
 	buf_release(&b);
@@ -193,9 +194,62 @@ static const char *size_category(long long n)
 	       : n < 1000000 ? "100K<n<1M" : "1M<n<10M";
 }
 
-static void config(struct buf *b, const char *cname, const char *path)
+/* A config per file with rows (loaders refuse an empty file); the first
+ * one is the default. */
+static void config(struct buf *b, struct ds_stage *st, const char *cname, const char *path,
+		   int *have_default)
 {
+	if (json_integer_value(json_object_get(st->counts, path)) <= 0)
+		return;
 	buf_addf(b, "- config_name: %s\n  data_files:\n  - split: train\n    path: %s\n", cname, path);
+	if (!*have_default)
+		buf_adds(b, "  default: true\n");
+	*have_default = 1;
+}
+
+/* The i-th possible config: its name and file, in the card's order; 0 past
+ * the last. */
+static int config_at(int i, char name[64], const char **path)
+{
+	int nt = 0;
+
+	while (ds_tables[nt].file)
+		nt++;
+	if (i == 0 || i == 1) {
+		snprintf(name, 64, "%s", i ? "pairs" : "sft");
+		*path = i ? "pairs.jsonl" : "sft.jsonl";
+	} else if (i - 2 < nt) {
+		const char *f = ds_tables[i - 2].file + 5; /* after "data/" */
+		snprintf(name, 64, "%.*s", (int)(strlen(f) - 6), f);
+		*path = ds_tables[i - 2].file;
+	} else if (i - 2 == nt) {
+		snprintf(name, 64, "trajectories");
+		*path = "data/trajectories.jsonl";
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/* dataset_info: each config's column types, so that `datasets` casts every
+ * batch of a big file to them rather than to the first batch's. */
+static void features(struct buf *b, struct ds_stage *st)
+{
+	struct buf f = BUF_INIT;
+	const char *path;
+	char cn[64];
+
+	for (int i = 0; config_at(i, cn, &path); i++) {
+		size_t len = f.len;
+		if (json_integer_value(json_object_get(st->counts, path)) <= 0)
+			continue;
+		buf_addf(&f, "- config_name: %s\n", cn);
+		if (ds_features_yaml(&f, json_object_get(st->types, path), 2) < 0)
+			buf_truncate(&f, len);
+	}
+	if (f.len)
+		buf_addf(b, "dataset_info:\n%s", f.s);
+	buf_release(&f);
 }
 
 static void count_row(struct buf *b, struct ds_stage *st, const char *path, const char *what)
@@ -218,16 +272,18 @@ int ds_write_card(struct ds_stage *st, const char *name, const char *version,
 	buf_adds(&b, "task_categories:\n- text-generation\n");
 	buf_addf(&b, "size_categories:\n- %s\n",
 		 size_category((long long)json_integer_value(json_object_get(st->counts, "sft.jsonl"))));
-	buf_adds(&b, "configs:\n");
-	config(&b, "sft", "sft.jsonl");
-	config(&b, "pairs", "pairs.jsonl");
-	for (int t = 0; ds_tables[t].file; t++) {
+	{
+		struct buf cf = BUF_INIT;
+		int have_default = 0;
+		const char *path;
 		char cn[64];
-		const char *f = ds_tables[t].file + 5; /* after "data/" */
-		snprintf(cn, sizeof(cn), "%.*s", (int)(strlen(f) - 6), f);
-		config(&b, cn, ds_tables[t].file);
+		for (int c = 0; config_at(c, cn, &path); c++)
+			config(&cf, st, cn, path, &have_default);
+		if (cf.len)
+			buf_addf(&b, "configs:\n%s", cf.s);
+		buf_release(&cf);
+		features(&b, st);
 	}
-	config(&b, "trajectories", "data/trajectories.jsonl");
 	buf_adds(&b, "---\n\n");
 	buf_addf(&b, "# kforge dataset `%s` %s\n\n", name, version);
 	buf_adds(&b, "Searches for fast CUDA kernels on KernelBench problems, recorded by kforge: every "
@@ -264,7 +320,16 @@ int ds_write_card(struct ds_stage *st, const char *name, const char *version,
 	count_row(&b, st, "data/trajectories.jsonl", "best-so-far by round and lineage per run and problem");
 	buf_adds(&b, "\nAlso: `kernels/<problem>/<kernel_hash>.cu` (every kernel file), `kforge.db` (the "
 		     "SQLite store these files were exported from), `schema.json` (every field, its type "
-		     "and meaning), `provenance.json` (versions, GPUs, drivers, dates) and `SHA256SUMS`.\n\n");
+		     "and meaning), `provenance.json` (versions, GPUs, drivers, dates) and `SHA256SUMS`. "
+		     "Each file with rows is a config of this card (an empty file is none; the first is "
+		     "the default).\n\n"
+		     "Every field has one JSON shape in all rows, so that Arrow (and `datasets`) infers "
+		     "one column type: a real is always written as a real (`2.0`, never `2`), as the "
+		     "shortest text that reads back to the same double; a GPU name is null, not \"\", "
+		     "for compile-only rows; in `problems.spec` every `init_args` value is a list, every "
+		     "dimension of a shape a string (`\"batch_size\"`, `\"11\"`), `dist.post` a list "
+		     "(`schema.json` has the details). The `dataset_info` above gives each config's "
+		     "column types.\n\n");
 	buf_adds(&b, "## Protocol\n\nCorrectness: fresh inputs per trial from their own seed, tolerance "
 		     "per precision class (fp32 atol = rtol = 1e-4), NaN fails; outputs poisoned before "
 		     "each run and checked whole, inputs checksummed after. Timing: warm-ups, then timed "
@@ -293,7 +358,8 @@ int ds_write_card(struct ds_stage *st, const char *name, const char *version,
 	buf_adds(&b, "\n## How to load\n\n```python\nfrom datasets import load_dataset\n"
 		     "sft = load_dataset(\"json\", data_files=\"sft.jsonl\", split=\"train\")\n"
 		     "evals = load_dataset(\"json\", data_files=\"data/evaluations.jsonl\", split=\"train\")\n"
-		     "# or, from a directory holding this card: load_dataset(PATH, \"pairs\")\n\n"
+		     "# or, from a directory holding this card: load_dataset(PATH) (the default "
+		     "config), load_dataset(PATH, \"pairs\")\n\n"
 		     "import pandas as pd\nproblems = pd.read_json(\"data/problems.jsonl\", lines=True)\n\n"
 		     "import sqlite3\ndb = sqlite3.connect(\"kforge.db\")  # the full store\n```\n\n");
 	buf_adds(&b, "## Checking\n\n`kforge dataset verify FILE.tar.zst` checks every checksum, every "

@@ -30,6 +30,7 @@ struct ds_stage {
 	json_t *counts;         /* path -> lines (JSONL files) */
 	json_t *problems;       /* id -> problems row */
 	json_t *prov;           /* provenance.json's object, once written */
+	json_t *types;          /* path -> Arrow type of its rows (features.c) */
 	long long mtime;        /* entries' modification time */
 };
 
@@ -40,6 +41,7 @@ struct jsonl {
 	long long lines;
 	int64_t bytes;
 	struct buf line, rel, abspath;
+	json_t *type;           /* of the rows so far (ds_type_row) */
 };
 int jsonl_open(struct jsonl *w, struct ds_stage *st, const char *rel, struct buf *err);
 int jsonl_put(struct jsonl *w, const json_t *v, struct buf *err);
@@ -57,6 +59,22 @@ struct ds_table {
 extern const struct ds_table ds_tables[];
 /* Columns holding JSON text, exported as JSON values ("table.column"). */
 int ds_json_column(const char *table, const char *column);
+
+/* shapes.c: one JSON shape per field across rows (docs/dataset.md): the
+ * exported row of a table, a problem spec; whether a field is a GPU name
+ * that is null for compile-only rows. reals (or NULL): the paths where
+ * some row of the file has a real (ds_reals_collect over the shaped rows
+ * first), where integers are written as reals. */
+void ds_row_shape(const char *table, json_t *row, json_t *reals);
+void ds_reals_collect(const json_t *row, json_t *reals);
+void ds_spec_shape(json_t *spec);
+int ds_gpu_null(const char *field);
+
+/* features.c: folds a row into the Arrow type of a file's rows (*acc NULL
+ * at first); writes a file's type as the YAML `features:` list of a card's
+ * dataset_info at indent, or returns -1 (rows not objects, or a conflict). */
+void ds_type_row(json_t **acc, const json_t *row);
+int ds_features_yaml(struct buf *b, const json_t *type, int indent);
 
 /* Meaning of a table's field (fields.c), or NULL. */
 const char *ds_field_doc(const char *table, const char *field);

@@ -29,7 +29,7 @@ int ds_json_column(const char *table, const char *column)
 	static const char *const cols[] = {
 		"problems.spec", "runs.config", "ideas.parent_ids", "candidates.parent_ids",
 		"candidates.params", "evals.protocol_params", "evals.env", "verifications.review_flags",
-		"verifications.env", "llm_calls.attempts", NULL,
+		"verifications.env", "llm_calls.attempts", "compiles.options", NULL,
 	};
 	size_t tl = strlen(table);
 	for (int i = 0; cols[i]; i++)
@@ -96,8 +96,9 @@ int jsonl_put_text(struct jsonl *w, const char *s, size_t n, struct buf *err)
 
 int jsonl_put(struct jsonl *w, const json_t *v, struct buf *err)
 {
+	ds_type_row(&w->type, v);
 	buf_reset(&w->line);
-	json_add_compact(&w->line, v);
+	json_add_canonical(&w->line, v);
 	return jsonl_put_text(w, w->line.s, w->line.len, err);
 }
 
@@ -110,6 +111,8 @@ void jsonl_abort(struct jsonl *w)
 	buf_release(&w->line);
 	buf_release(&w->rel);
 	buf_release(&w->abspath);
+	json_decref(w->type);
+	w->type = NULL;
 }
 
 int jsonl_close(struct jsonl *w, struct ds_stage *st, struct buf *err)
@@ -127,6 +130,8 @@ int jsonl_close(struct jsonl *w, struct ds_stage *st, struct buf *err)
 	sha256_final_hex(&w->h, hex);
 	ds_files_add(&st->files, w->rel.s, hex, w->bytes);
 	json_object_set_new(st->counts, w->rel.s, json_integer(w->lines));
+	if (w->type && st->types)
+		json_object_set(st->types, w->rel.s, w->type);
 	jsonl_abort(w);
 	return 0;
 }
@@ -162,6 +167,7 @@ struct table_ctx {
 	struct jsonl *w;
 	const char *table;
 	struct buf *err;
+	json_t *reals;      /* paths with a real in some row (problems) */
 };
 
 /* The trial arrays of evaluations come as JSON text: a placeholder goes
@@ -176,11 +182,18 @@ static int put_spliced(struct table_ctx *c, json_t *row)
 	int ret;
 
 	for (int i = 0; spliced[i]; i++) {
+		const char *t;
 		texts[i] = json_incref(json_object_get(row, spliced[i]));
-		json_object_set_new(row, spliced[i], json_string("\x01"));
+		/* for the type: a list of reals, or of nothing */
+		t = json_string_value(texts[i]);
+		json_object_set_new(row, spliced[i], t && strpbrk(t, "0123456789") ?
+				    json_pack("[f]", 0.0) : json_array());
 	}
+	ds_type_row(&c->w->type, row);
+	for (int i = 0; spliced[i]; i++)
+		json_object_set_new(row, spliced[i], json_string("\x01"));
 	buf_reset(line);
-	json_add_compact(line, row);
+	json_add_canonical(line, row);
 	for (const char *p = line->s; *p;) {
 		const char *hit = NULL;
 		int which = -1;
@@ -214,20 +227,36 @@ static int put_spliced(struct table_ctx *c, json_t *row)
 }
 
 /* JSON-text columns become JSON values (text that does not parse stays). */
-static int table_row(void *p, json_t *row)
+static void parse_columns(const char *table, json_t *row)
 {
-	struct table_ctx *c = p;
 	const char *k;
 	json_t *v;
 
 	json_object_foreach(row, k, v) {
-		if (json_is_string(v) && ds_json_column(c->table, k)) {
+		if (json_is_string(v) && ds_json_column(table, k)) {
 			json_t *j = json_loadb(json_string_value(v), json_string_length(v),
 					       JSON_DECODE_ANY, NULL);
 			if (j)
 				json_object_set_new_nocheck(row, k, j);
 		}
 	}
+}
+
+static int reals_row(void *p, json_t *row)
+{
+	struct table_ctx *c = p;
+	parse_columns(c->table, row);
+	ds_row_shape(c->table, row, NULL);
+	ds_reals_collect(row, c->reals);
+	return 0;
+}
+
+static int table_row(void *p, json_t *row)
+{
+	struct table_ctx *c = p;
+
+	parse_columns(c->table, row);
+	ds_row_shape(c->table, row, c->reals);
 	if (!strcmp(c->table, "evals"))
 		return put_spliced(c, row) < 0 ? -1 : 0;
 	return jsonl_put(c->w, row, c->err) < 0 ? -1 : 0;
@@ -237,12 +266,26 @@ int ds_write_table(struct ds_stage *st, const char *table, struct buf *err)
 {
 	for (int i = 0; ds_tables[i].file; i++) {
 		struct jsonl w;
-		struct table_ctx c = { &w, ds_tables[i].table, err };
+		struct table_ctx c = { &w, ds_tables[i].table, err, NULL };
+		int r;
 		if (strcmp(ds_tables[i].table, table))
 			continue;
-		if (jsonl_open(&w, st, ds_tables[i].file, err) < 0)
+		/* Problem specs are free-form JSON: a first pass finds where
+		 * integers must be written as reals (small: one row a problem). */
+		if (!strcmp(table, "problems")) {
+			c.reals = json_object();
+			if (store_export_rows(st->s, table, reals_row, &c, err) != 0) {
+				json_decref(c.reals);
+				return -1;
+			}
+		}
+		if (jsonl_open(&w, st, ds_tables[i].file, err) < 0) {
+			json_decref(c.reals);
 			return -1;
-		if (store_export_rows(st->s, ds_tables[i].table, table_row, &c, err) != 0) {
+		}
+		r = store_export_rows(st->s, ds_tables[i].table, table_row, &c, err);
+		json_decref(c.reals);
+		if (r != 0) {
 			jsonl_abort(&w);
 			return -1;
 		}
@@ -344,6 +387,7 @@ static int traj_flush(struct traj_ctx *c)
 		json_decref(pids);
 	}
 	json_object_set_new(out, "lineage", lineage);
+	ds_row_shape("trajectories", out, NULL);
 	ret = jsonl_put(c->w, out, c->err);
 	json_decref(out);
 	json_array_clear(rows);

@@ -26,7 +26,11 @@ static const struct field_doc docs[] = {
 	{ "problems.kernelbench_file", "KernelBench source file name" },
 	{ "problems.family", "operator family (elementwise, softmax, matmul, ...)" },
 	{ "problems.op", "the operation in words" },
-	{ "problems.spec", "the full problem spec (sizes, inputs, outputs, tolerance; docs/formats.md)" },
+	{ "problems.spec", "the full problem spec (sizes, inputs, outputs, tolerance; docs/formats.md), "
+			   "with one shape per field: every init_args value a list (3 -> [3]; None null), "
+			   "every dimension of inputs[].shape and outputs[].shape a string (a size name or "
+			   "a number: \"11\"), dist.post a list, dist and scalars parameters reals, "
+			   "attrs.graph[].dims a list, attrs.graph[].value a string (\"0.5\", \"-inf\")" },
 	{ "problems.spec_sha256", "SHA-256 of the spec file" },
 	{ "problems.torch_text", "the PyTorch reference module shown to the model" },
 	{ "problems.flops", "floating-point operations of one forward pass" },
@@ -40,7 +44,7 @@ static const struct field_doc docs[] = {
 	{ "runs.model", "LLM model name, null for the built-in proposer" },
 	{ "runs.seed", "the run's seed" },
 	{ "runs.config", "budgets and protocol parameters of the run" },
-	{ "runs.gpu_name", "GPU the search evaluated on" },
+	{ "runs.gpu_name", "GPU the search evaluated on; null when it only compiled" },
 	{ "runs.kforge_version", "kforge version that ran the search" },
 	{ "rounds.run_id", "run id" },
 	{ "rounds.problem_id", "problem id" },
@@ -104,7 +108,7 @@ static const struct field_doc docs[] = {
 	{ "compiles.id", "sha256(kernel_hash|arch|options)" },
 	{ "compiles.kernel_hash", "kernel compiled" },
 	{ "compiles.arch", "target architecture" },
-	{ "compiles.options", "NVRTC options" },
+	{ "compiles.options", "NVRTC options, a list of strings" },
 	{ "compiles.nvrtc_version", "NVRTC version" },
 	{ "compiles.status", "ok, format_error or compile_error" },
 	{ "compiles.message", "first error" },
@@ -116,7 +120,7 @@ static const struct field_doc docs[] = {
 	{ "evals.id", "sha256(kernel_hash|problem|gpu|protocol)" },
 	{ "evals.kernel_hash", "kernel evaluated" },
 	{ "evals.problem_id", "problem id" },
-	{ "evals.gpu_name", "GPU model" },
+	{ "evals.gpu_name", "GPU model; null for compile-only rows (no GPU run)" },
 	{ "evals.protocol", "protocol name and version (collect-v1, verify-v1, verify-v2)" },
 	{ "evals.protocol_params", "every protocol parameter (trials, tolerances, seeds)" },
 	{ "evals.status", "format_error, compile_error, launch_error, runtime_error, timeout, "
@@ -138,7 +142,8 @@ static const struct field_doc docs[] = {
 	{ "evals.created_at", "time" },
 	{ "evals.check_trials", "correctness trials: [{idx, seed, max_abs_err, max_rel_err, mismatches, ok}]" },
 	{ "evals.time_trials_ms", "every timed trial (CUDA events), ms, by index" },
-	{ "evals.cupti_trials_ms", "every timed trial's CUPTI kernel time, ms, by index" },
+	{ "evals.cupti_trials_ms", "every timed trial's CUPTI kernel time, ms, by index; [] when "
+				     "CUPTI timed no trial" },
 	{ "evals.speedup_eager", "PyTorch eager mean time / kernel mean time on this GPU" },
 	{ "evals.speedup_eager_median", "the same with medians" },
 	{ "evals.speedup_compile", "torch.compile mean time / kernel mean time" },

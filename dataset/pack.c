@@ -425,6 +425,7 @@ static int stage_all(const struct pack_opts *o, struct ds_stage *st, const char 
 		memset(&j, 0, sizeof(j));
 		j.st.dir = st->dir;
 		j.st.counts = json_object();
+		j.st.types = json_object();
 		j.db = db_copy;
 		buf_init(&j.err);
 		started = pthread_create(&th, NULL, evals_thread, &j) == 0;
@@ -449,10 +450,12 @@ static int stage_all(const struct pack_opts *o, struct ds_stage *st, const char 
 			ds_files_add(&st->files, j.st.files.v[i].path, j.st.files.v[i].sha,
 				     j.st.files.v[i].size);
 		json_object_update(st->counts, j.st.counts);
+		json_object_update(st->types, j.st.types);
 		if (r == 0 && j.ret < 0)
 			r = kf_err(err, "%s", j.err.s);
 		ds_files_release(&j.st.files);
 		json_decref(j.st.counts);
+		json_decref(j.st.types);
 		json_decref(j.st.problems);
 		buf_release(&j.err);
 		if (r < 0)
@@ -526,6 +529,7 @@ int dataset_pack(const struct pack_opts *o, struct pack_result *r, struct buf *e
 	staged = 1;
 	st.dir = stage.s;
 	st.counts = json_object();
+	st.types = json_object();
 	st.problems = json_object();
 	path_join(&data, stage.s, "data");
 	path_join(&db, stage.s, "kforge.db");
@@ -586,6 +590,7 @@ out:
 		unlink(gztmp.s);
 	ds_files_release(&st.files);
 	json_decref(st.counts);
+	json_decref(st.types);
 	json_decref(st.problems);
 	json_decref(st.prov);
 	buf_release(&stage);

@@ -44,7 +44,7 @@ static json_t *problem_prompt(struct ds_stage *st, const char *pid)
 		json_object_set(sub, "scalars", json_object_get(spec, "scalars"));
 		json_object_set(sub, "inputs", json_object_get(spec, "inputs"));
 		json_object_set(sub, "outputs", json_object_get(spec, "outputs"));
-		json_add_pretty(&u, sub);
+		json_add_canonical_pretty(&u, sub);
 		json_decref(sub);
 		buf_adds(&u, "\n```\n");
 	}

@@ -134,22 +134,145 @@ static void test_limits(void **state)
 	buf_release(&err);
 }
 
-/* The spliced trial arrays must read exactly as jansson writes reals. */
-static void test_fmt_real_matches_jansson(void **state)
+/* Reals: the shortest text that reads back to the same double (Python's
+ * repr), always with a '.' or an exponent; the spliced trial arrays and
+ * the canonical dump agree. */
+static void test_fmt_real_shortest(void **state)
 {
-	static const double v[] = { 0.0, 1.0, -1.0, 0.1, 1.0 / 3, 2.5e-7, 1e-5, 1e20, 1.5e300,
-				    -4.2e-300, 123456789.0, 0.33435085502260886, 5e-324, 1e100 };
+	static const struct {
+		double v;
+		const char *text;
+	} c[] = {
+		{ 0.0, "0.0" }, { 1.0, "1.0" }, { -1.0, "-1.0" }, { 0.1, "0.1" },
+		{ 1.0 / 3, "0.3333333333333333" }, { 2.5e-7, "2.5e-7" }, { 1e-5, "1e-5" },
+		{ 1e20, "1e20" }, { 1.5e300, "1.5e300" }, { -4.2e-300, "-4.2e-300" },
+		{ 123456789.0, "123456789.0" }, { 0.33435085502260886, "0.33435085502260886" },
+		{ 5e-324, "5e-324" }, { 1e100, "1e100" }, { 3.8798629999999998, "3.879863" },
+		{ 5.9604644775390625e-8, "5.960464477539063e-8" },   /* a tie beside 2^-24 */
+		{ 1e16, "1e16" }, { 1e15, "1000000000000000.0" }, { 0.0001, "0.0001" },
+		{ 1.7976931348623157e308, "1.7976931348623157e308" }, { 12.0, "12.0" },
+	};
 	(void)state;
-	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		struct buf a = BUF_INIT, b = BUF_INIT;
-		json_t *r = json_real(v[i]);
-		store_export_fmt_real(&a, v[i]);
-		json_add_compact(&b, r);
-		assert_string_equal(a.s, b.s);
+		json_t *r = json_real(c[i].v);
+		store_export_fmt_real(&a, c[i].v);
+		json_add_canonical(&b, r);
+		assert_string_equal(a.s, c[i].text);
+		assert_string_equal(b.s, c[i].text);
+		assert_true(strtod(a.s, NULL) == c[i].v);
 		json_decref(r);
 		buf_release(&a);
 		buf_release(&b);
 	}
+}
+
+/* The canonical dump is jansson's compact and indented layout, sorted. */
+static void test_canonical_layout(void **state)
+{
+	json_t *v = json_pack("{s:[i,f,s,b,n,{}], s:{s:f}, s:[]}", "b", 1, 2.0, "x\"\n\xc3\xa9", 1,
+			      "a", "z", 3.8798629999999998, "c");
+	struct buf a = BUF_INIT, b = BUF_INIT, p = BUF_INIT, q = BUF_INIT;
+	json_t *w = json_pack("{s:[i,s,b,n,{}], s:{s:i}, s:[]}", "b", 1, "x", 1, "a", "z", 3, "c");
+	(void)state;
+	json_add_canonical(&a, v);
+	assert_string_equal(a.s, "{\"a\":{\"z\":3.879863},\"b\":[1,2.0,\"x\\\"\\n\xc3\xa9\",true,null,{}],"
+				 "\"c\":[]}");
+	/* without reals, byte for byte what jansson writes */
+	json_add_canonical(&b, w);
+	json_add_compact(&q, w);
+	assert_string_equal(b.s, q.s);
+	buf_reset(&q);
+	json_add_canonical_pretty(&p, w);
+	json_add_pretty(&q, w);
+	assert_string_equal(p.s, q.s);
+	json_decref(v);
+	json_decref(w);
+	buf_release(&a);
+	buf_release(&b);
+	buf_release(&p);
+	buf_release(&q);
+}
+
+/* One JSON shape per field: the rules of docs/dataset.md on a spec. */
+static void test_spec_shape(void **state)
+{
+	static const char *const in[] = {
+		"{\"id\":\"a\",\"spec\":{\"init_args\":{\"kernel_size\":3,\"stride\":null,\"pad\":[1,2],"
+		"\"bias\":true,\"scale\":2},\"scalars\":{\"alpha\":1},"
+		"\"inputs\":[{\"shape\":[\"n\",11],\"dist\":{\"post\":\"softmax\",\"low\":-1,\"high\":1}}],"
+		"\"outputs\":[{\"shape\":[11]}],"
+		"\"attrs\":{\"graph\":[{\"dims\":1,\"value\":0.5},{\"dims\":[1,2],\"value\":\"-inf\"}]}},"
+		"\"gpu_name\":\"\"}",
+		"{\"id\":\"b\",\"spec\":{\"init_args\":{\"scale\":0.5}},\"gpu_name\":\"H100\"}",
+	};
+	static const char *const want[] = {
+		"{\"gpu_name\":null,\"id\":\"a\",\"spec\":{\"attrs\":{\"graph\":[{\"dims\":[1],\"value\":\"0.5\"},"
+		"{\"dims\":[1,2],\"value\":\"-inf\"}]},\"init_args\":{\"bias\":[true],\"kernel_size\":[3],"
+		"\"pad\":[1,2],\"scale\":[2.0],\"stride\":null},\"inputs\":[{\"dist\":{\"high\":1.0,\"low\":-1.0,"
+		"\"post\":[\"softmax\"]},\"shape\":[\"n\",\"11\"]}],\"outputs\":[{\"shape\":[\"11\"]}],"
+		"\"scalars\":{\"alpha\":1.0}}}",
+		"{\"gpu_name\":\"H100\",\"id\":\"b\",\"spec\":{\"init_args\":{\"scale\":[0.5]}}}",
+	};
+	json_t *rows[2], *reals = json_object();
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		rows[i] = json_loads(in[i], 0, NULL);
+		assert_non_null(rows[i]);
+		ds_row_shape("problems", rows[i], NULL);
+		ds_reals_collect(rows[i], reals);
+	}
+	for (int i = 0; i < 2; i++) {
+		struct buf b = BUF_INIT;
+		ds_row_shape("problems", rows[i], reals);
+		json_add_canonical(&b, rows[i]);
+		assert_string_equal(b.s, want[i]);
+		buf_release(&b);
+		json_decref(rows[i]);
+	}
+	json_decref(reals);
+}
+
+/* The Arrow type of a file's rows as the card's dataset_info features. */
+static void test_features_yaml(void **state)
+{
+	static const char *const rows[] = {
+		"{\"a\":1,\"l\":[],\"o\":{\"x\":null},\"n\":null,\"t\":[{\"k\":true}],\"e\":{}}",
+		"{\"a\":2.5,\"l\":[[1]],\"o\":{\"y\":\"s\"},\"t\":[],\"e\":{},\"q\\\"\":[\"x\"]}",
+	};
+	json_t *t = NULL, *bad = NULL;
+	struct buf b = BUF_INIT;
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		json_t *r = json_loads(rows[i], 0, NULL);
+		assert_non_null(r);
+		ds_type_row(&t, r);
+		json_decref(r);
+	}
+	assert_int_equal(ds_features_yaml(&b, t, 2), 0);
+	assert_string_equal(b.s,
+		"  features:\n"
+		"  - name: \"a\"\n    dtype: float64\n"
+		"  - name: \"e\"\n    struct: []\n"
+		"  - name: \"l\"\n    sequence:\n      sequence: int64\n"
+		"  - name: \"n\"\n    dtype: 'null'\n"
+		"  - name: \"o\"\n    struct:\n    - name: \"x\"\n      dtype: 'null'\n"
+		"    - name: \"y\"\n      dtype: string\n"
+		"  - name: \"q\\\"\"\n    sequence: string\n"
+		"  - name: \"t\"\n    list:\n    - name: \"k\"\n      dtype: bool\n");
+	/* a string and a number in one field: no features */
+	{
+		json_t *r1 = json_pack("{s:s}", "a", "x"), *r2 = json_pack("{s:[i]}", "a", 1);
+		ds_type_row(&bad, r1);
+		ds_type_row(&bad, r2);
+		buf_reset(&b);
+		assert_int_equal(ds_features_yaml(&b, bad, 2), -1);
+		json_decref(r1);
+		json_decref(r2);
+	}
+	json_decref(t);
+	json_decref(bad);
+	buf_release(&b);
 }
 
 static void test_pack_empty_and_bad_args(void **state)
@@ -204,7 +327,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_safe_path),
 		cmocka_unit_test(test_limits),
-		cmocka_unit_test(test_fmt_real_matches_jansson),
+		cmocka_unit_test(test_fmt_real_shortest),
+		cmocka_unit_test(test_canonical_layout),
+		cmocka_unit_test(test_spec_shape),
+		cmocka_unit_test(test_features_yaml),
 		cmocka_unit_test(test_pack_empty_and_bad_args),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,223 @@
+#!/bin/sh
+# The dataset loads where users load it: every config of the card loads with
+# Arrow's JSON reader (what Hugging Face `datasets` uses): one JSON type per
+# field across all rows, no config on an empty file, one default config,
+# reals as the shortest text that reads back to the same double. Over a
+# compile-only dataset of level 1, 2 and 3 problems picked for the spec
+# fields that mix shapes, a store with every problem of problems/, and the
+# committed v0.1.0 store. tests/tools/arrow_schema.py infers each config's
+# schema as Arrow does (python3 stdlib); where a venv with pinned pyarrow and
+# datasets can be made ($KF_BUILD/venv-arrow), both load every config too.
+. "$KF_ROOT/tests/lib.sh"
+TOOL="python3 $KF_ROOT/tests/tools/arrow_schema.py"
+# kforge's cards: strict, with features, batches as small as datasets
+# would cut a big file's (tests/tools/arrow_load.py loads that way too)
+KTOOL="$TOOL --need-features --chunk 16384"
+V010="$KF_ROOT/docs/results/level1-builtin-v0.1.0/kforge-merged.db.zst"
+PINS="pyarrow==18.1.0 datasets==3.2.0 huggingface_hub==0.27.0"
+export HF_HOME="$T_TMP/hf" HF_DATASETS_OFFLINE=1 HF_HUB_OFFLINE=1
+
+# untar TARBALL DIR
+untar() { mkdir -p "$2" && tar --zstd -xf "$1" -C "$2"; }
+
+# ---- the stdlib inference itself: what Arrow unifies and what it refuses
+mkdir fx && cd fx || exit 1
+printf '{"a":1,"s":{"x":null},"l":[]}\n{"a":2.5,"s":{"y":"q"},"l":[[1]]}\n{"a":null,"s":null,"l":null}\n' >good.jsonl
+printf '{"k":[5,7]}\n{"k":3}\n' >list_scalar.jsonl
+printf '{"s":["n",11]}\n' >str_num.jsonl
+printf '{"p":"x"}\n{"p":["x"]}\n' >str_list.jsonl
+: >empty.jsonl
+printf '{"c":[null,null]}\n{"c":[1.5]}\n' >lead_null.jsonl
+printf '{"t":1}\n{"t":1.5}\n' >int_real.jsonl
+printf '{"r":3.8798629999999998}\n' >long_real.jsonl
+# a field of an object that only a later batch of `datasets` sees
+for i in $(seq 50); do echo '{"o":{"a":1}}'; done >later.jsonl
+for i in $(seq 50); do echo '{"o":{"a":1,"b":2}}'; done >>later.jsonl
+{
+	echo '---'; echo 'configs:'
+	for c in good list_scalar str_num str_list empty lead_null int_real long_real later; do
+		printf -- '- config_name: %s\n  data_files:\n  - split: train\n    path: %s.jsonl\n' "$c" "$c"
+		[ "$c" = good ] && echo '  default: true'
+	done
+	echo '---'
+} >README.md
+cd "$T_TMP" || exit 1
+expect_exit 1 "the inference refuses the conflicts Arrow refuses" $TOOL --arrow-only fx
+contains "... a list against a number" out "^list_scalar .*Column\(/k\) changed from array to number in row 1"
+contains "... a number in a list of strings" out "^str_num .*Column\(/s/\[\]\) changed from string to number in row 0"
+contains "... a list against a string" out "^str_list .*Column\(/p\) changed from string to array in row 1"
+contains "... an empty file" out "^empty .*Empty JSON file"
+lacks "... and unifies null, int with real, nested objects, empty lists" out "^good "
+lacks "... widening integers to reals, as Arrow does" out "^int_real "
+expect_exit 1 "stricter by default" $TOOL fx
+contains "... a list starting with null (apache/arrow#51305)" out "^lead_null .*starts with null"
+contains "... integers and reals in one field" out "^int_real .*mixes integers and reals"
+contains "... a real not in its shortest form" out "^long_real .*3.8798629999999998 \(shortest: 3.879863\)"
+lacks "... a field that only a later batch has: not in one batch" out "^later "
+expect_exit 1 "... but in batches of 500 bytes" $TOOL --chunk 500 fx
+contains "... as datasets reads it" out "^later .*Column\(/o/b\) is in a later batch, not in the first"
+
+# ---- pinned pyarrow and datasets, made once per build tree
+VENV="$KF_BUILD/venv-arrow"
+arrow_why=""
+if [ "$(cat "$VENV/.pins" 2>/dev/null)" != "$PINS" ]; then
+	rm -rf "$VENV"
+	if ! python3 -m venv "$VENV" >venv.log 2>&1; then
+		arrow_why="python3 -m venv failed: $(tail -n 1 venv.log)"
+	elif ! timeout 300 "$VENV/bin/pip" install -q --disable-pip-version-check $PINS >venv.log 2>&1; then
+		arrow_why="pip install $PINS failed: $(grep -v '^ *$' venv.log | tail -n 1)"
+	else
+		echo "$PINS" >"$VENV/.pins"
+	fi
+fi
+# arrow_load DESC DIR: every config loads with pyarrow and datasets
+arrow_load() {
+	if [ -n "$arrow_why" ]; then
+		skip "$1 (pyarrow/datasets could not be installed: $arrow_why)"
+		return
+	fi
+	if "$VENV/bin/python" "$KF_ROOT/tests/tools/arrow_load.py" --chunksize 16384 "$2" >load.out 2>load.err; then
+		ok "$1"
+	else
+		nok "$1"
+		grep -v '^ok ' load.out | head -n 20 | sed 's/^/#   /'
+	fi
+}
+if [ -z "$arrow_why" ]; then
+	"$VENV/bin/python" "$KF_ROOT/tests/tools/arrow_load.py" fx >load.out 2>&1
+	for c in list_scalar str_num str_list empty lead_null; do
+		contains "pyarrow and datasets refuse $c too" load.out "^FAIL $c "
+	done
+	contains "... and load good" load.out "^ok good rows=3 \(datasets\)"
+	check "datasets too refuses a field first seen in a later batch" "$VENV/bin/python" -c "
+import sys, datasets
+datasets.disable_progress_bars()
+try:
+    datasets.load_dataset('json', data_files='fx/later.jsonl', chunksize=500, split='train')
+except Exception as e:
+    sys.exit('cast' not in str(e.__cause__))
+sys.exit(1)" 2>/dev/null
+else
+	skip "pyarrow agrees with the inference (pyarrow/datasets could not be installed: $arrow_why)"
+fi
+
+# ---- a compile-only dataset of level 1, 2 and 3 problems
+if ! "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" "$KF_ROOT/tests/candidates/relu_ok.cu" \
+	>probe 2>&1 || grep -q "NVRTC not found" probe; then
+	skip "NVRTC not available: no compile-only dataset"
+else
+	# conv kernel_size as int and as tuple, stride None, numeric and named
+	# dimensions, dist.post as a name and as a list, graph dims as int and
+	# list, a graph value "-inf", hardtanh_max as 1 and as 1.0, num_heads
+	# as int and as list
+	P="13,45,50,56,98,level2/3,level2/8,level2/10,level2/30,level3/30,level3/31,level3/43"
+	expect_exit 0 "compile-only dataset (scripts/dataset.sh)" env COMPILE_ONLY=1 ROUNDS=1 K=1 M=1 JOBS=2 \
+		KFORGE="$KFORGE" KFORGE_ROOT="$KF_ROOT" DB="$T_TMP/co.db" OUT="$T_TMP/co" \
+		sh "$KF_ROOT/scripts/dataset.sh" "$P"
+	TZ=co/kforge-kernelbench-custom-0.1.0.tar.zst
+	check "the specs mix shapes in the store" python3 - co.db <<'PY'
+import json, sqlite3, sys
+specs = [json.loads(r[0]) for r in sqlite3.connect(sys.argv[1]).execute("SELECT spec FROM problems")]
+def kinds(get):
+    out = set()
+    for s in specs:
+        for v in get(s):
+            out.add(type(v).__name__)
+    return out
+need = {
+    "kernel_size": (kinds(lambda s: [s["init_args"]["kernel_size"]] if "kernel_size" in s["init_args"] else []), {"int", "list"}),
+    "dims": (kinds(lambda s: [d for t in s["inputs"] for d in t["shape"]]), {"int", "str"}),
+    "post": (kinds(lambda s: [t["dist"]["post"] for t in s["inputs"] if "post" in t["dist"]]), {"str", "list"}),
+    "graph dims": (kinds(lambda s: [n["dims"] for n in s["attrs"].get("graph", []) if "dims" in n]), {"int", "list"}),
+    "graph value": (kinds(lambda s: [n["value"] for n in s["attrs"].get("graph", []) if "value" in n]), {"float", "str"}),
+    "hardtanh_max": (kinds(lambda s: [s["init_args"]["hardtanh_max"]] if "hardtanh_max" in s["init_args"] else []), {"int", "float"}),
+}
+bad = [k for k, (got, want) in need.items() if not want <= got]
+print(bad) if bad else None
+sys.exit(1 if bad else 0)
+PY
+	expect_exit 0 "kforge dataset verify passes" "$KFORGE" dataset verify "$TZ"
+	untar "$TZ" co/x
+	expect_exit 0 "every config of the compile-only dataset has one Arrow schema" $KTOOL co/x
+	sed 's/^/# /' out | tail -n 20
+	lacks "no config on the empty sft.jsonl" co/x/README.md "path: sft.jsonl"
+	lacks "... nor on the empty verifications" co/x/README.md "path: data/verifications.jsonl"
+	check "the first config with rows is the default" sh -c \
+		"grep -A4 '^- config_name: problems' co/x/README.md | grep -qx '  default: true'"
+	check "the card still counts the empty files" grep -q '^| `sft.jsonl` | 0 |' co/x/README.md
+	lacks "no GPU name \"\" (compile-only rows have null)" co/x/data/evaluations.jsonl '"gpu_name":""'
+	contains "... evaluations, runs, trajectories: null" co/x/data/runs.jsonl '"gpu_name":null'
+	check "compiles.options is a list" python3 -c "
+import json, sys
+rows = [json.loads(l) for l in open('co/x/data/compiles.jsonl')]
+sys.exit(not rows or not all(isinstance(r['options'], list) for r in rows))"
+	check "spec shapes: init_args lists, dimensions strings, post lists" python3 -c "
+import json, sys
+for l in open('co/x/data/problems.jsonl'):
+    s = json.loads(l)['spec']
+    assert all(v is None or isinstance(v, list) for v in s['init_args'].values()), s['id']
+    assert all(isinstance(d, str) for t in s['inputs'] + s['outputs'] for d in t['shape']), s['id']
+    assert all(isinstance(t['dist']['post'], list) for t in s['inputs'] if 'post' in t['dist']), s['id']
+    if s['id'] == 'level1/056_conv_standard_2D__asymmetric_input__asymmetric_kernel':
+        assert s['init_args']['kernel_size'] == [5, 7], s['init_args']
+    if s['id'] == 'level1/050_conv_standard_2D__square_input__square_kernel':
+        assert s['inputs'][1]['shape'] == ['out_channels', 'in_channels', '11', '11'], s['inputs'][1]
+"
+	arrow_load "pyarrow and datasets load every config of the compile-only dataset" co/x
+	mkdir co2
+	"$KFORGE" --db co.db pack --name kernelbench-custom --version 0.1.0 -o co2 >/dev/null 2>&1
+	check "packing again gives the same bytes" cmp -s "$TZ" co2/kforge-kernelbench-custom-0.1.0.tar.zst
+fi
+
+# ---- every problem of problems/ (specs only: no search needed)
+"$KFORGE" --db all.db store init >/dev/null
+check "a store with every problem" python3 - all.db "$KF_ROOT/problems" <<'PY'
+import glob, hashlib, json, os, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for f in sorted(glob.glob(os.path.join(sys.argv[2], "level*", "*", "spec.json"))):
+    text = open(f, "rb").read()
+    s = json.loads(text)
+    ref = os.path.join(os.path.dirname(f), "reference.py")
+    db.execute("INSERT INTO problems VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+               (s["id"], s["level"], s["number"], s["name"], s.get("kernelbench_file"), s.get("family"),
+                s.get("op"), text.decode(), hashlib.sha256(text).hexdigest(),
+                open(ref).read() if os.path.exists(ref) else None,
+                float(s.get("flops", 0)), float(s.get("min_bytes", 0))))
+db.commit()
+sys.exit(0 if db.execute("SELECT count(*) FROM problems").fetchone()[0] >= 250 else 1)
+PY
+expect_exit 0 "pack it" "$KFORGE" --db all.db pack --version 0.1.0 -o all
+untar all/kforge-kernelbench-0.1.0.tar.zst all/x
+expect_exit 0 "every problem's spec fits one Arrow schema" $KTOOL all/x
+sed 's/^/# /' out | tail -n 20
+contains "... problems is the only config (the rest is empty)" out "^1 configs, 0 problems"
+arrow_load "pyarrow and datasets load the problems" all/x
+
+# ---- the committed v0.1.0 store
+if ! command -v zstd >/dev/null 2>&1; then
+	skip "zstd missing: the committed v0.1.0 store is not checked"
+else
+	zstd -qdc "$V010" >v010.db
+	if ! "$KFORGE" --db v010.db pack --version 0.1.0 -o v010 >pack.out 2>&1; then
+		# A store of an older schema packs once migrated; merge migrates
+		# (its input copy), keeping every row.
+		echo "# pack of the schema-v1 store failed ($(tail -n 1 pack.out)): packing its migrated copy"
+		rm -rf v010
+		check "kforge merge migrates the v0.1.0 store" sh -c '"$KFORGE" merge v010.db -o v010m.db >/dev/null'
+		expect_exit 0 "pack it" "$KFORGE" --db v010m.db pack --version 0.1.0 -o v010
+	else
+		ok "pack the v0.1.0 store"
+	fi
+	expect_exit 0 "kforge dataset verify passes" "$KFORGE" dataset verify v010/kforge-kernelbench-0.1.0.tar.zst
+	untar v010/kforge-kernelbench-0.1.0.tar.zst v010/x
+	expect_exit 0 "every config of the v0.1.0 dataset has one Arrow schema" $KTOOL v010/x
+	sed 's/^/# /' out | tail -n 20
+	contains "... all 15 configs" out "^15 configs, 0 problems"
+	check "the default is sft" sh -c "grep -A4 '^- config_name: sft' v010/x/README.md | grep -qx '  default: true'"
+	# without the card's types, `datasets` would cast each batch to the first's
+	mkdir v010/nofeat && ln -s ../x/sft.jsonl ../x/pairs.jsonl ../x/data v010/nofeat/
+	sed '/^dataset_info:/,/^---$/{/^---$/!d}' v010/x/README.md >v010/nofeat/README.md
+	expect_exit 1 "without dataset_info its batches would not cast to the first" $TOOL --chunk 16384 v010/nofeat
+	contains "... e.g. evaluations" out "^evaluations .*in a later batch"
+	arrow_load "pyarrow and datasets load every config of the v0.1.0 dataset" v010/x
+fi
