@@ -454,7 +454,7 @@ out:
  * with gpu from the GPU reference (reference.cu at full size: where the
  * oracle would take too long, level 3's deep models). */
 static int write_oracle(const struct problem *p, const char *out, unsigned long long seed,
-			int samples, int gpu, struct buf *err)
+			const struct inputs_draw *draw, int samples, int gpu, struct buf *err)
 {
 	struct oracle_ctx c;
 	struct buf path = BUF_INIT, text = BUF_INIT;
@@ -469,7 +469,7 @@ static int write_oracle(const struct problem *p, const char *out, unsigned long 
 		buf_release(&path);
 		return -1;
 	}
-	oracle_ctx_init(&c, p, seed);
+	oracle_ctx_init_draw(&c, p, seed, draw);
 	for (int o = 0; o < p->n_out && !ret; o++) {
 		int n = oracle_sample(p, o, seed, idx, samples);
 		json_t *ji = json_array(), *jv = json_array(), *doc;
@@ -505,10 +505,11 @@ static int write_oracle(const struct problem *p, const char *out, unsigned long 
 }
 
 static int do_inputs(struct cli_ctx *ctx, const char *query, const char *out,
-		     unsigned long long seed, int samples, int gpu, int no_oracle)
+		     unsigned long long seed, int samples, int gpu, int no_oracle, int alive)
 {
 	struct problem p;
 	struct inputs_gen g;
+	struct inputs_draw draw;
 	struct buf path = BUF_INIT, err = BUF_INIT, spec = BUF_INIT;
 	int rc;
 
@@ -520,7 +521,11 @@ static int do_inputs(struct cli_ctx *ctx, const char *query, const char *out,
 		rc = cli_fail(EXIT_FAIL, "%s", err.s);
 		goto out;
 	}
-	inputs_gen_init(&g, &p, seed);
+	inputs_draw_spec(&draw);
+	draw.alive = alive;
+	if (alive && gpu)
+		rc = cli_fail(EXIT_USAGE, "problems inputs: --alive samples the CPU oracle only");
+	inputs_gen_init_draw(&g, &p, seed, &draw);
 	for (int t = 0; t < p.n_in && rc == EXIT_OK; t++) {
 		buf_reset(&path);
 		buf_addf(&path, "%s/inputs/%s.npy", out, p.t[t].name);
@@ -531,12 +536,14 @@ static int do_inputs(struct cli_ctx *ctx, const char *query, const char *out,
 	if (rc == EXIT_OK) {
 		json_t *s = json_deep_copy(p.spec);
 		json_object_set_new(s, "seed", json_integer((json_int_t)seed));
+		if (alive)
+			json_object_set_new(s, "draw", json_string("alive"));
 		json_add_pretty(&spec, s);
 		buf_addc(&spec, '\n');
 		json_decref(s);
 		path_join(&path, out, "spec.json");
 		if (write_file_atomic(path.s, spec.s, spec.len, &err) < 0 ||
-		    (!no_oracle && write_oracle(&p, out, seed, samples, gpu, &err) < 0))
+		    (!no_oracle && write_oracle(&p, out, seed, &draw, samples, gpu, &err) < 0))
 			rc = cli_fail(EXIT_FAIL, "%s", err.s);
 		else if (no_oracle)
 			printf("wrote %d input(s) of %s (seed %llu) to %s\n", p.n_in, p.id, seed, out);
@@ -555,7 +562,7 @@ out:
 static const char list_args[] = "[--level N] [--json] [--gpu NAME | --gbps X --gflops Y]";
 static const char show_args[] = "ID [--json] [--flush-mb N]";
 static const char check_args[] = "[--cpu] [--seed S] [--samples N] [--atol A --rtol R] [ID...]";
-static const char inputs_args[] = "ID --out DIR [--seed S] [--samples N] [--gpu-reference | --inputs-only]";
+static const char inputs_args[] = "ID --out DIR [--seed S] [--samples N] [--alive] [--gpu-reference | --inputs-only]";
 static const char ids_doc[] = "ID: level1/023_Softmax, 23, 023, Softmax, level1/23.\n";
 
 static int sub_list(int argc, char **argv, struct cli_ctx *ctx)
@@ -632,9 +639,10 @@ static int sub_inputs(int argc, char **argv, struct cli_ctx *ctx)
 {
 	unsigned long long seed = 1;
 	const char *out = NULL;
-	int samples = 256, gpu = 0, no_oracle = 0, n, rc;
+	int samples = 256, gpu = 0, no_oracle = 0, alive = 0, n, rc;
 	struct cli_opt opts[] = {
 		OPT_STR("out", 0, &out, "DIR", "where the files go (required)"),
+		OPT_FLAG("alive", 0, &alive, "the alive draw (recurrent models' spec \"alive\")"),
 		OPT_FLAG("inputs-only", 0, &no_oracle,
 			 "only the inputs and spec.json, no output sample (torch_crosscheck.py --draw)"),
 		OPT_FLAG("gpu-reference", 0, &gpu,
@@ -659,7 +667,7 @@ static int sub_inputs(int argc, char **argv, struct cli_ctx *ctx)
 	if (gpu && !gpu_reference_sample)
 		return cli_fail(EXIT_USAGE, "problems inputs --gpu-reference needs the engine "
 				"(this kforge was built without it)");
-	return do_inputs(ctx, argv[1], out, seed, samples, gpu, no_oracle);
+	return do_inputs(ctx, argv[1], out, seed, samples, gpu, no_oracle, alive);
 }
 
 int cmd_problems(int argc, char **argv, struct cli_ctx *ctx)
@@ -671,6 +679,8 @@ int cmd_problems(int argc, char **argv, struct cli_ctx *ctx)
 		  "runs references on the GPU and compares them with the CPU oracle (--cpu: oracle only)" },
 		{ "inputs", sub_inputs, inputs_args,
 		  "writes the generated inputs and the CPU oracle's sample (for tools/torch_crosscheck.py)" },
+		{ "sensitivity", problems_sensitivity, "ID [--alive] [--only NAME]",
+		  "what redrawing each input, parameter or early time steps does (CPU oracle)" },
 		{ NULL, NULL, NULL, NULL },
 	};
 	return cli_dispatch("problems", "Lists, shows and checks the problem suite.\n", subs, argc,

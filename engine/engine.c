@@ -59,7 +59,9 @@ void eval_protocol_default(struct eval_protocol *p)
 {
 	/* The search checks other distributions too (a kernel right on U[0,1)
 	 * only fails here, not first in the verifier), with secret seeds. */
-	static const char *const dists[] = { "normal", "uniform_wide", NULL };
+	/* "alive": recurrent models' parameters drawn so that every step
+	 * reaches the output (spec "alive"; skipped for other problems). */
+	static const char *const dists[] = { "normal", "uniform_wide", "alive", NULL };
 
 	protocol_collect_v1(p);
 	p->name = "collect-v2";
@@ -70,9 +72,13 @@ void eval_protocol_default(struct eval_protocol *p)
 
 void eval_protocol_verify(struct eval_protocol *p)
 {
+	static const char *const dists[] = { "normal", "uniform_wide", "edges", "alive", NULL };
+
 	protocol_verify_v2(p);
 	p->name = "verify-v3";
 	p->seed0 = 0;           /* fresh secret seeds for each verification */
+	p->dists = dists;
+	p->sensitivity = 32;    /* docs/engine.md, "Sensitivity trials" */
 }
 
 int eval_protocol_by_name(struct eval_protocol *p, const char *name)
@@ -113,6 +119,8 @@ void engine_protocol_json(const struct eval_protocol *p, const char *arch, struc
 		json_object_set_new(o, "max_timing_s", json_real(p->max_timing_s));
 	if (p->prune_vs_eager > 0)
 		json_object_set_new(o, "prune_vs_eager", json_real(p->prune_vs_eager));
+	if (p->sensitivity > 0)
+		json_object_set_new(o, "sensitivity", json_integer(p->sensitivity));
 	json_object_set_new(o, "version", json_integer(RT_PROTOCOL_VERSION));
 	buf_reset(out);
 	json_add_compact(out, o);

@@ -35,6 +35,7 @@ struct eval_protocol {
 				      (at least 10 trials); 0 = never (additive, runtime) */
 	double prune_vs_eager;     /* stop them (after 3 trials) once the mean is over this many
 				      times PyTorch eager's on this GPU; 0 = never, or no baseline */
+	int sensitivity;           /* sensitivity trials, at most this many (verify: 32); 0 = none */
 };
 void eval_protocol_default(struct eval_protocol *p);   /* collect-v2 */
 void eval_protocol_verify(struct eval_protocol *p);    /* verify-v3 */

@@ -2,8 +2,9 @@
  * reference outputs stay alive across candidates, as in a search), one
  * JSON line per candidate. Used by tests/gpu/g0450-adversarial.sh and
  * tests/bench.sh.
- *   kfeval --kforge PATH [--db DB] [--root DIR] [--timeout S] [--quick]
+ *   kfeval --kforge PATH [--verify] [--db DB] [--root DIR] [--timeout S] [--quick]
  *          [--compile-only] [--force] [--repeat N] PROBLEM FILE [PROBLEM FILE...]
+ * --verify: the verifier's protocol (verify-v3: sensitivity trials among others).
  * --repeat N evaluates each candidate N times (forced after the first) and
  * prints every evaluation; --max-kernel-ms X skips the repeats of a kernel
  * slower than X ms. */
@@ -51,6 +52,8 @@ int main(int argc, char **argv)
 			repeat = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--force"))
 			force = 1;
+		else if (!strcmp(argv[i], "--verify"))   /* first: it sets every protocol field */
+			eval_protocol_verify(&cfg.protocol);
 		else if (!strcmp(argv[i], "--compile-only"))
 			cfg.compile_only = 1, cfg.arch = "sm_90a";
 		else if (!strcmp(argv[i], "--quick")) {
