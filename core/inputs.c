@@ -58,6 +58,15 @@ void inputs_desc_draw(const struct problem *p, int t, unsigned long long seed,
 		out->b = pt->alive.b;
 		out->post = KF_PO_NONE;
 	}
+	/* A redrawn constant (norm weight 1, bias 0) would not change: drawn
+	 * around it, U[c - 1, c + 1), as the engine's extra draws do. */
+	if (d && d->redraw == t && out->kind == KF_DK_CONSTANT &&
+	    (pt->dtype == KF_F32 || pt->dtype == KF_F16 || pt->dtype == KF_BF16)) {
+		double c = out->a;
+		out->kind = KF_DK_UNIFORM;
+		out->a = c - 1.0;
+		out->b = c + 1.0;
+	}
 }
 
 int inputs_draw_region(const struct inputs_draw *d, int t, long long i)

@@ -224,6 +224,9 @@ static int follows(struct wk_eval_state *es, struct wk_keep *a, struct buf *err)
 	return 1;
 }
 
+/* Wall time after which no more trials start (the regions' always run). */
+#define WK_SENS_BUDGET_S 60.0
+
 static unsigned long long mix64(unsigned long long z)
 {
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -249,18 +252,20 @@ static int run_on(struct wk_eval_state *es, struct wk_keep *k, unsigned long lon
 	return r;
 }
 
-/* Every trial shares the base draw (seed0 + 5000: one reference) and
- * redraws one tensor or region; where the references differ beyond the
- * tolerance the kernel runs on the base inputs, then at once on the
- * redrawn ones: a kernel that keeps its last output for inputs it deems
- * the same (a fingerprint of some inputs only) returns the base output
- * there and is named `insensitive_to_input`. */
+/* Trials redraw one tensor or region of a base draw (seed0 + 5000: one
+ * reference per base), the spec's and, for recurrent models, the alive
+ * one too (an early step reaches a full sequence's output on the spec's
+ * draw, the last state only on the alive one). Where the references
+ * differ beyond the tolerance the kernel runs on the base inputs, then at
+ * once on the redrawn ones: a kernel that keeps its last output for inputs
+ * it deems the same (a fingerprint of some inputs only) returns the base
+ * output there and is named `insensitive_to_input`. */
 int wk_sens_trials(struct wk_eval_state *es, json_t *res, unsigned long long seed0,
 		   struct buf *err)
 {
 	struct worker *w = es->w;
-	int n = sens_count(&w->p), cap = (int)jget_int(es->proto, "sensitivity", 0);
-	int alive = sens_has_alive(&w->p), base = alive ? WK_DIST_ALIVE : 0, ended = 0, ran = 0;
+	int nj = sens_count(&w->p), nb = sens_has_alive(&w->p) ? 2 : 1, n = nj * nb;
+	int cap = (int)jget_int(es->proto, "sensitivity", 0), ended = 0, ran = 0, nf = 0;
 	int *ord = calloc((size_t)n + 1, sizeof(int));
 	json_t *checks = json_object_get(res, "check"), *infl = json_array(), *none = json_array();
 	json_t *skipped = json_array(), *sj;
@@ -275,27 +280,39 @@ int wk_sens_trials(struct wk_eval_state *es, json_t *res, unsigned long long see
 	buf_init(&v.detail);
 	if (cap > n)
 		cap = n;
-	/* In a secret order (a sample when over the cap), the time-step region
-	 * (trial n_in, when there is one) first. */
-	for (int j = 0; j < n; j++)
-		ord[j] = n - 1 - j;
-	for (int lo = n > w->p.n_in ? 1 : 0, i = n - 1; i > lo; i--) {
-		int q = lo + (int)((rng = mix64(rng + (unsigned long long)i)) %
-				   (unsigned long long)(i - lo + 1));
+	/* Trial k redraws j = k % nj on base k / nj (1: alive). In a secret
+	 * order (a sample when over the cap), the time-step regions (j = n_in,
+	 * when there is one) first. */
+	for (int k = 0; k < n; k++)
+		if (nj > w->p.n_in && k % nj == w->p.n_in)
+			ord[nf++] = k;
+	for (int k = 0, q = nf; k < n; k++)
+		if (!(nj > w->p.n_in && k % nj == w->p.n_in))
+			ord[q++] = k;
+	for (int i = n - 1; i > nf; i--) {
+		int q = nf + (int)((rng = mix64(rng + (unsigned long long)i)) %
+				   (unsigned long long)(i - nf + 1));
 		int tmp = ord[i];
 		ord[i] = ord[q];
 		ord[q] = tmp;
 	}
 	for (int i = 0; i < cap && !ended; i++) {
-		int j = ord[i], sd = WK_DIST_SENS | (j << 1) | (alive ? 1 : 0), r;
+		int j = ord[i] % nj, alive = ord[i] / nj, base = alive ? WK_DIST_ALIVE : 0;
+		int sd = WK_DIST_SENS | (j << 1) | alive, r;
 		struct wk_keep *ka, *kb;
 		struct inputs_draw d;
-		char name[160], what[320];
+		char name[200], what[360];
 		long long mis;
 		double maxd;
 
+		if (i >= nf && now_s() - t0 > WK_SENS_BUDGET_S) {
+			cap = i;      /* slow references (level 3's largest in double): fewer trials */
+			break;
+		}
 		sens_draw(&w->p, j, &d);
-		sens_name(&w->p, &d, name, sizeof(name));
+		sens_name(&w->p, &d, name, sizeof(name) - 10);
+		if (alive)
+			strcat(name, " (alive)");
 		wk_progress(w, 2 * es->timeout_s + 2 * 150);
 		if (!(ka = wk_ref_for(w, seed, base, err)) || !(kb = wk_ref_for(w, seed, sd, err)) ||
 		    !(ka = wk_ref_for(w, seed, base, err)))
@@ -341,8 +358,8 @@ int wk_sens_trials(struct wk_eval_state *es, json_t *res, unsigned long long see
 		ran++;
 		ended = wk_run_status(res, r, &v, NULL, err);
 	}
-	sj = json_pack("{s:s,s:i,s:i,s:i,s:o,s:o,s:o,s:f,s:f}", "draw", alive ? "alive" : "spec",
-		       "tensors", n, "sampled", cap, "pairs_run", ran, "influence", infl,
+	sj = json_pack("{s:s,s:i,s:i,s:i,s:o,s:o,s:o,s:f,s:f}", "draws", nb > 1 ? "spec, alive" : "spec",
+		       "trials", n, "sampled", cap, "pairs_run", ran, "influence", infl,
 		       "no_influence", none, "skipped", skipped, "ms", (now_s() - t0) * 1000.0,
 		       "kernel_ms", es->kernel_ms - kms);
 	/* into env at the end of wk_eval (timing writes env afresh) */

@@ -1,0 +1,102 @@
+#!/bin/sh
+# Checks where every input, parameter and step matters (docs/engine.md: "The
+# alive draw", "Sensitivity trials", "Degenerate outputs"), on the GPU, one
+# engine each (tests/helpers/kfeval):
+# - before (the extra draws of the old protocols: normal and wide only, no
+#   sensitivity trials) the truncated recurrence, the kernel that ignores
+#   h0/c0 and the partial-fingerprint cache are all `correct`;
+# - under verify-v3 (kfeval --verify) each adversarial candidate gets its
+#   status (line 2 of the file) and the honest LSTM is correct, its
+#   sensitivity trials agreeing with the CPU oracle (tests/t0367): the
+#   first 128 steps, h0 and c0 reach h_n on the alive draw;
+# - the collector's protocol (collect-v2, with the alive draw) rejects the
+#   recurrence shortcuts too.
+# The cost: each evaluation's wall time, reference runs and the sensitivity
+# trials' time (env.sensitivity.ms) are printed as "# cost" lines.
+. "$KF_ROOT/tests/lib.sh"
+export KFORGE_ROOT="$KF_ROOT"
+A="$KF_ROOT/tests/candidates/adversarial"
+SHORTCUTS="31_partial_fingerprint.cu 32_truncated_recurrence.cu 33_ignores_initial_state.cu"
+
+args() {
+	for f in "$@"; do
+		printf '%s\n%s\n' "$(sed -n '1s|^// problem: ||p' "$A/$f")" "$A/$f"
+	done
+}
+# status and failed_check of line N of FILE
+got() { sed -n "$2p" "$1" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d.get("status"), d.get("failed_check") or "", "|", (d.get("detail") or d.get("engine_error") or "")[:300])'; }
+
+# before: the old extra draws, no sensitivity trials
+# shellcheck disable=SC2046
+"$KF_BUILD/tests/kfeval" --verify --dists normal,uniform_wide,edges --no-sensitivity --kforge "$KFORGE" \
+	--db "$T_TMP/before.db" --timeout 20 --force $(args $SHORTCUTS) >before.jsonl 2>before.err
+check "kfeval ran (before)" test $? -eq 0
+sed 's/^/# before: /' before.jsonl | cut -c1-400
+n=0
+for f in $SHORTCUTS; do
+	n=$((n + 1))
+	g=$(got before.jsonl $n)
+	check "before: $f is accepted ($g)" test "${g%% *}" = correct
+done
+
+# after: verify-v3
+ALL="$SHORTCUTS 34_honest_lstm_hn.cu 35_degenerate_zeros.cu"
+# shellcheck disable=SC2046
+"$KF_BUILD/tests/kfeval" --verify --kforge "$KFORGE" --db "$T_TMP/after.db" --timeout 20 --force \
+	$(args $ALL) >after.jsonl 2>after.err
+check "kfeval ran (verify-v3)" test $? -eq 0
+sed 's/^/# after: /' after.jsonl | cut -c1-600
+tail -n 5 after.err | sed 's/^/# /'
+n=0
+for f in $ALL; do
+	n=$((n + 1))
+	want=$(sed -n '2s|^// expect: ||p' "$A/$f")
+	g=$(got after.jsonl $n)
+	case "$want" in
+	correct) check "$f: correct ($g)" test "${g%% *}" = correct ;;
+	*) check "$f: $want ($g)" test "$(echo "$g" | cut -d' ' -f1-2)" = "$want" ;;
+	esac
+	case "$f" in
+	32_* | 33_*) check "$f: the alive draw is the one that fails" sh -c "echo '$g' | grep -q alive" ;;
+	31_*) check "$f: names the redrawn tensor B" sh -c "echo '$g' | grep -q 'B redrawn'" ;;
+	esac
+done
+
+# the honest LSTM's sensitivity trials, and the cost of each evaluation
+python3 - "$T_TMP/after.db" after.jsonl >sens.txt <<'PY'
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for line in open(sys.argv[2]):
+    d = json.loads(line)
+    if "kernel" not in d:
+        continue
+    row = db.execute("select env, status from evals where kernel_hash = ? order by created_at desc limit 1",
+                     (d["kernel"],)).fetchone()
+    env = json.loads(row[0] or "{}")
+    s = env.get("sensitivity") or {}
+    print("# cost %s: %s, wall %.0f ms, refs_run %s, sensitivity %s pairs in %.0f ms (kernel %.1f ms), phases %s" % (
+        d["file"].rsplit("/", 1)[-1], row[1], d.get("wall_ms") or 0, env.get("refs_run"),
+        s.get("pairs_run"), s.get("ms") or 0, s.get("kernel_ms") or 0, json.dumps(env.get("phases_ms"))))
+    if d["file"].endswith("34_honest_lstm_hn.cu"):
+        for k in ("influence", "no_influence", "skipped"):
+            for x in s.get(k, []):
+                print("%s %s" % (k, x if isinstance(x, str) else x["tensor"]))
+        print("draws %s: sampled %s of %s" % (s.get("draws"), s.get("sampled"), s.get("trials")))
+PY
+sed 's/^\([^#]\)/# \1/' sens.txt
+# 28 tensors and the region, on both draws: 56 trials, 32 of them sampled
+contains "the honest LSTM's trials: both draws, 32 of 56" sens.txt "^draws spec, alive: sampled 32 of 56$"
+# as the CPU oracle says (t0367): the first 128 steps reach h_n on the
+# alive draw only (the region trials are always among those sampled)
+contains "the first 128 steps reach h_n on the alive draw" sens.txt "^influence x\[time steps 0\.\.128 of 512\] \(alive\)$"
+contains "and not on the spec's" sens.txt "^no_influence x\[time steps 0\.\.128 of 512\]$"
+
+# the collector's protocol: the alive draw rejects the recurrence shortcuts
+# shellcheck disable=SC2046
+"$KF_BUILD/tests/kfeval" --kforge "$KFORGE" --db "$T_TMP/collect.db" --timeout 20 --force \
+	$(args 32_truncated_recurrence.cu 33_ignores_initial_state.cu 34_honest_lstm_hn.cu) >collect.jsonl 2>collect.err
+check "kfeval ran (collect-v2)" test $? -eq 0
+sed 's/^/# collect: /' collect.jsonl | cut -c1-400
+check "collect-v2: the truncated recurrence is incorrect" sh -c "test \"\$(sed -n 1p collect.jsonl | grep -c '\"status\":\"incorrect\"')\" = 1"
+check "collect-v2: the zero initial state is incorrect" sh -c "test \"\$(sed -n 2p collect.jsonl | grep -c '\"status\":\"incorrect\"')\" = 1"
+check "collect-v2: the honest LSTM is correct" sh -c "test \"\$(sed -n 3p collect.jsonl | grep -c '\"status\":\"correct\"')\" = 1"

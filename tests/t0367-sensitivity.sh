@@ -1,0 +1,61 @@
+#!/bin/sh
+# The CPU side of the checks where every input, parameter and step matters
+# (docs/engine.md: "The alive draw", "Sensitivity trials"; the GPU side is
+# tests/gpu/g0465-sensitivity.sh):
+# - `kforge problems sensitivity` (the CPU oracle): on PyTorch's draw the
+#   first 128 of 512 steps and the initial cell state c0 do not reach an
+#   LSTM's h_n (level3/36), on the alive draw they do; a linear's bias
+#   before a training-mode BatchNorm reaches nothing (level2/33), the norm's
+#   own constant-initialised weight does when redrawn;
+# - the truncated recurrence (tests/candidates/adversarial/32, the built-in
+#   LSTM computing only the last 64 steps), emulated on the host at full
+#   size, matches the oracle on PyTorch's draw and not on the alive draw:
+#   the checks of the old protocols pass it, the alive draw rejects it
+#   (33, the zero initial state, and 34, the honest kernel, under
+#   make test-long).
+. "$KF_ROOT/tests/lib.sh"
+export KFORGE_ROOT="$KF_ROOT"
+
+sens() { "$KFORGE" problems sensitivity "$@" 2>&1; }
+sens level3/36 --only steps >s36.txt
+sens level3/36 --only steps --alive >>s36.txt
+sens level3/36 --only c0 >>s36.txt
+sens level3/36 --only c0 --alive >>s36.txt
+sed 's/^/# /' s36.txt
+check "four trials" test "$(wc -l <s36.txt)" -eq 4
+check "spec draw: the first 128 steps do not reach h_n" sh -c "sed -n 1p s36.txt | grep -q '^no influence x\[time steps 0..128 of 512\]: 0 of '"
+check "alive draw: they do" sh -c "sed -n 2p s36.txt | grep -q '^influence x\[time steps 0..128 of 512\]: [1-9]'"
+check "spec draw: c0 does not reach h_n" sh -c "sed -n 3p s36.txt | grep -q '^no influence c0: 0 of '"
+check "alive draw: it does" sh -c "sed -n 4p s36.txt | grep -q '^influence c0: [1-9]'"
+expect_exit 1 "--alive on a problem without an alive draw is refused" "$KFORGE" problems sensitivity level2/33 --alive
+contains "saying why" "$T_TMP/err" "no alive draw"
+sens level2/33 --json >s33.txt
+sed 's/^/# /' s33.txt
+check "level2/33: a trial per tensor (6)" test "$(wc -l <s33.txt)" -eq 6
+contains "the linear's bias cannot reach the output (BatchNorm subtracts it)" s33.txt '"tensor": "gemm_bias", "draw": "spec", "influence": false'
+contains "the norm's weight, 1 as PyTorch initialises it, is redrawn around 1 and does" s33.txt '"tensor": "bn_weight", "draw": "spec", "influence": true'
+contains "x does" s33.txt '"tensor": "x", "draw": "spec", "influence": true'
+
+# the truncated recurrence, emulated at full size (about 1 CPU-minute a run)
+if ! command -v c++ >/dev/null 2>&1; then
+	skip "c++ missing: the candidates cannot be emulated"
+	exit 0
+fi
+A="$KF_ROOT/tests/candidates/adversarial"
+EMU="$KF_ROOT/tests/tools/sens_emulate.py"
+emu() { python3 "$EMU" "$KFORGE" emu level3/36 "$A/$1" ${2:-} 2>&1; }
+emu 32_truncated_recurrence.cu >e.txt
+emu 32_truncated_recurrence.cu --alive >>e.txt
+if long_tier; then
+	emu 33_ignores_initial_state.cu >>e.txt
+	emu 33_ignores_initial_state.cu --alive >>e.txt
+	emu 34_honest_lstm_hn.cu --alive >>e.txt
+fi
+sed 's/^/# /' e.txt
+check "the truncated recurrence passes PyTorch's draw" sh -c "sed -n 1p e.txt | grep -q '^pass level3/36 spec'"
+check "and fails the alive draw" sh -c "sed -n 2p e.txt | grep -q '^fail level3/36 alive'"
+if long_tier; then
+	check "the zero initial state passes PyTorch's draw" sh -c "sed -n 3p e.txt | grep -q '^pass level3/36 spec'"
+	check "and fails the alive draw" sh -c "sed -n 4p e.txt | grep -q '^fail level3/36 alive'"
+	check "the honest LSTM passes the alive draw" sh -c "sed -n 5p e.txt | grep -q '^pass level3/36 alive'"
+fi
