@@ -255,9 +255,13 @@ static int do_show(struct cli_ctx *ctx, const char *query, int as_json, double f
 			buf_reset(&b);
 			for (int d = 0; d < t->ndim; d++)
 				buf_addf(&b, "%s%lld", d ? ", " : "", t->shape[d]);
-			printf("%-10s %-12s %-9s (%s)  %.1f MB\n",
+			const char *why = jget_str(json_object_get(p.spec, "no_influence"), t->name, NULL);
+			printf("%-10s %-12s %-9s (%s)  %.1f MB%s\n",
 			       t->role == KF_ROLE_OUTPUT ? "output" : t->role == KF_ROLE_PARAM ? "param" : "input",
-			       t->name, kf_dtype_name(t->dtype), b.s, (double)t->bytes / 1e6);
+			       t->name, kf_dtype_name(t->dtype), b.s, (double)t->bytes / 1e6,
+			       t->has_alive ? "  (alive draw: docs/problems.md)" : "");
+			if (why)
+				printf("           no influence: %s\n", why);
 		}
 		printf("tolerance  atol %g rtol %g\nGFLOP      %.3f\nmin MB     %.1f\n", p.atol, p.rtol,
 		       p.flops / 1e9, p.min_bytes / 1e6);

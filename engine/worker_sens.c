@@ -268,7 +268,7 @@ int wk_sens_trials(struct wk_eval_state *es, json_t *res, unsigned long long see
 	int cap = (int)jget_int(es->proto, "sensitivity", 0), ended = 0, ran = 0, nf = 0;
 	int *ord = calloc((size_t)n + 1, sizeof(int));
 	json_t *checks = json_object_get(res, "check"), *infl = json_array(), *none = json_array();
-	json_t *skipped = json_array(), *sj;
+	json_t *skipped = json_array(), *wrong = json_array(), *sj;
 	unsigned long long rng = mix64(seed0 ^ es->fill_rng ^ 0x5E45);
 	unsigned long long seed = seed0 + 5000;
 	double t0 = now_s(), kms = es->kernel_ms;
@@ -333,6 +333,10 @@ int wk_sens_trials(struct wk_eval_state *es, json_t *res, unsigned long long see
 		}
 		json_array_append_new(infl, json_pack("{s:s,s:I,s:f}", "tensor", name, "elements",
 						      (json_int_t)mis, "max_diff", wk_finite_or_big(maxd)));
+		/* the spec says this tensor cannot influence the output: it did */
+		if (d.stride == 0 && json_object_get(json_object_get(w->p.spec, "no_influence"),
+						     w->p.t[j].name))
+			json_array_append_new(wrong, json_string(name));
 		es->normwise = alive;
 		snprintf(what, sizeof(what), "sensitivity trial (seed %llu, %s draw, before %s is redrawn)",
 			 seed, alive ? "alive" : "spec", name);
@@ -358,10 +362,11 @@ int wk_sens_trials(struct wk_eval_state *es, json_t *res, unsigned long long see
 		ran++;
 		ended = wk_run_status(res, r, &v, NULL, err);
 	}
-	sj = json_pack("{s:s,s:i,s:i,s:i,s:o,s:o,s:o,s:f,s:f}", "draws", nb > 1 ? "spec, alive" : "spec",
-		       "trials", n, "sampled", cap, "pairs_run", ran, "influence", infl,
-		       "no_influence", none, "skipped", skipped, "ms", (now_s() - t0) * 1000.0,
-		       "kernel_ms", es->kernel_ms - kms);
+	sj = json_pack("{s:s,s:i,s:i,s:i,s:o,s:o,s:o,s:o,s:f,s:f}", "draws",
+		       nb > 1 ? "spec, alive" : "spec", "trials", n, "sampled", cap, "pairs_run", ran,
+		       "influence", infl, "no_influence", none, "skipped", skipped,
+		       "claims_contradicted", wrong, "ms", (now_s() - t0) * 1000.0, "kernel_ms",
+		       es->kernel_ms - kms);
 	/* into env at the end of wk_eval (timing writes env afresh) */
 	json_object_set_new(res, "sensitivity", sj);
 	free(ord);
@@ -371,6 +376,7 @@ fail:
 	json_decref(infl);
 	json_decref(none);
 	json_decref(skipped);
+	json_decref(wrong);
 	free(ord);
 	buf_release(&v.detail);
 	return -1;

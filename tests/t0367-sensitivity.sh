@@ -6,7 +6,8 @@
 #   first 128 of 512 steps and the initial cell state c0 do not reach an
 #   LSTM's h_n (level3/36), on the alive draw they do; a linear's bias
 #   before a training-mode BatchNorm reaches nothing (level2/33), the norm's
-#   own constant-initialised weight does when redrawn;
+#   own constant-initialised weight does when redrawn; every spec's
+#   no_influence claim holds and `problems show` prints it;
 # - the truncated recurrence (tests/candidates/adversarial/32, the built-in
 #   LSTM computing only the last 64 steps), emulated on the host at full
 #   size, matches the oracle on PyTorch's draw and not on the alive draw:
@@ -35,6 +36,20 @@ check "level2/33: a trial per tensor (6)" test "$(wc -l <s33.txt)" -eq 6
 contains "the linear's bias cannot reach the output (BatchNorm subtracts it)" s33.txt '"tensor": "gemm_bias", "draw": "spec", "influence": false'
 contains "the norm's weight, 1 as PyTorch initialises it, is redrawn around 1 and does" s33.txt '"tensor": "bn_weight", "draw": "spec", "influence": true'
 contains "x does" s33.txt '"tensor": "x", "draw": "spec", "influence": true'
+
+# every spec's no_influence claim (tools/level2/gen.py NO_INFLUENCE) holds
+: >claims.txt
+for f in "$KF_ROOT"/problems/level*/*/spec.json; do
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); [print(d["id"], k) for k in d.get("no_influence", {})]' "$f"
+done >claims.list
+check "the level-2 specs claim some (7)" test "$(wc -l <claims.list)" -eq 7
+while read -r id t; do
+	sens "$id" --only "$t" --samples 16 >>claims.txt
+done <claims.list
+sed 's/^/# /' claims.txt
+check "every claim is confirmed by the oracle" test "$(grep -c '^no influence ' claims.txt)" -eq "$(wc -l <claims.list)"
+"$KFORGE" problems show level2/33 >show.txt 2>&1
+contains "problems show says it" show.txt "^ +no influence: added per feature right before the training-mode BatchNorm"
 
 # the truncated recurrence, emulated at full size (about 1 CPU-minute a run)
 if ! command -v c++ >/dev/null 2>&1; then
