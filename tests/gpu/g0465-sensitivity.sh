@@ -84,8 +84,9 @@ for line in open(sys.argv[2]):
         print("draws %s: sampled %s of %s" % (s.get("draws"), s.get("sampled"), s.get("trials")))
 PY
 sed 's/^\([^#]\)/# \1/' sens.txt
-# 28 tensors and the region, on both draws: 56 trials, 32 of them sampled
-contains "the honest LSTM's trials: both draws, 32 of 56" sens.txt "^draws spec, alive: sampled 32 of 56$"
+# 27 tensors and the region, on both draws: 56 trials, up to 32 of them
+# sampled (fewer only if the references are slow: a 60 s budget)
+contains "the honest LSTM's trials: both draws, of 56" sens.txt "^draws spec, alive: sampled [0-9]+ of 56$"
 # as the CPU oracle says (t0367): the first 128 steps reach h_n on the
 # alive draw only (the region trials are always among those sampled)
 contains "the first 128 steps reach h_n on the alive draw" sens.txt "^influence x\[time steps 0\.\.128 of 512\] \(alive\)$"
