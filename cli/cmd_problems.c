@@ -28,6 +28,9 @@ int engine_reference_sample(const struct problem *p, unsigned long long seed, in
 			    const long long *idx, int n, double *vals, struct buf *err)
 	__attribute__((weak));
 #define gpu_reference_sample engine_reference_sample
+int engine_reference_sample_draw(const struct problem *p, unsigned long long seed, int alive,
+				 int out, const long long *idx, int n, double *vals,
+				 struct buf *err) __attribute__((weak));
 
 /* A GPU's measured peaks from the store (gpus table, written by the
  * engine): NAME, or the only GPU with peaks when name is NULL. 1 when
@@ -480,7 +483,8 @@ static int write_oracle(const struct problem *p, const char *out, unsigned long 
 		double *vals = calloc((size_t)n + 1, sizeof(double));
 		if (!vals)
 			abort();
-		if (gpu && gpu_reference_sample(p, seed, o, idx, n, vals, err) < 0)
+		if (gpu && engine_reference_sample_draw(p, seed, draw && draw->alive, o, idx, n, vals,
+							 err) < 0)
 			ret = -1;
 		for (int i = 0; i < n && !ret; i++) {
 			if (!gpu && oracle_value(&c, o, idx[i], &vals[i], err) < 0)
@@ -527,8 +531,6 @@ static int do_inputs(struct cli_ctx *ctx, const char *query, const char *out,
 	}
 	inputs_draw_spec(&draw);
 	draw.alive = alive;
-	if (alive && gpu)
-		rc = cli_fail(EXIT_USAGE, "problems inputs: --alive samples the CPU oracle only");
 	inputs_gen_init_draw(&g, &p, seed, &draw);
 	for (int t = 0; t < p.n_in && rc == EXIT_OK; t++) {
 		buf_reset(&path);
@@ -668,7 +670,7 @@ static int sub_inputs(int argc, char **argv, struct cli_ctx *ctx)
 	}
 	if (gpu && no_oracle)
 		return cli_fail(EXIT_USAGE, "problems inputs: --gpu-reference and --inputs-only exclude each other");
-	if (gpu && !gpu_reference_sample)
+	if (gpu && (!gpu_reference_sample || !engine_reference_sample_draw))
 		return cli_fail(EXIT_USAGE, "problems inputs --gpu-reference needs the engine "
 				"(this kforge was built without it)");
 	return do_inputs(ctx, argv[1], out, seed, samples, gpu, no_oracle, alive);

@@ -817,12 +817,12 @@ fail:
 
 /* For wk_sample: the reference outputs of seed (spec distributions). */
 int wk_ensure_ref_values(struct worker *w, const json_t *req, const struct buf *bin,
-			 unsigned long long seed, const CUdeviceptr **outs, double *ref_ms,
+			 unsigned long long seed, int dist, const CUdeviceptr **outs, double *ref_ms,
 			 struct buf *err)
 {
 	struct wk_keep *k;
 
-	if (ensure_problem(w, req, bin, err) < 0 || !(k = ensure_ref(w, seed, 0, err)))
+	if (ensure_problem(w, req, bin, err) < 0 || !(k = ensure_ref(w, seed, dist, err)))
 		return -1;
 	*outs = k->out;
 	*ref_ms = k->ref_ms;

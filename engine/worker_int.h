@@ -147,7 +147,7 @@ int wk_drop_idle_keep(struct worker *w);
 /* For wk_sample: the kept reference outputs of seed (spec distributions),
  * p.n_out of them, borrowed until the next request. */
 int wk_ensure_ref_values(struct worker *w, const json_t *req, const struct buf *bin,
-			 unsigned long long seed, const CUdeviceptr **outs, double *ref_ms,
+			 unsigned long long seed, int dist, const CUdeviceptr **outs, double *ref_ms,
 			 struct buf *err);
 double wk_host_decode(const unsigned char *p, enum kf_dtype t);
 

@@ -101,3 +101,18 @@ sed 's/^/# collect: /' collect.jsonl | cut -c1-400
 check "collect-v2: the truncated recurrence is incorrect" sh -c "test \"\$(sed -n 1p collect.jsonl | grep -c '\"status\":\"incorrect\"')\" = 1"
 check "collect-v2: the zero initial state is incorrect" sh -c "test \"\$(sed -n 2p collect.jsonl | grep -c '\"status\":\"incorrect\"')\" = 1"
 check "collect-v2: the honest LSTM is correct" sh -c "test \"\$(sed -n 3p collect.jsonl | grep -c '\"status\":\"correct\"')\" = 1"
+
+# The alive draw's inputs are the same on the GPU (worker fill + set ranges)
+# as on the CPU (core/inputs.c): the GPU reference on them agrees with the
+# CPU oracle, as `problems check` shows for the spec's draw.
+"$KFORGE" problems inputs level3/36 --alive --samples 64 --out cpu >cpu.log 2>&1
+"$KFORGE" problems inputs level3/36 --alive --samples 64 --gpu-reference --out gpu >gpu.log 2>&1
+check "both samples written" test -s cpu/oracle/out.json -a -s gpu/oracle/out.json
+tail -n 3 gpu.log | sed 's/^/# /'
+check "on the alive draw the GPU reference is the CPU oracle's (fp32 tolerance)" python3 -c '
+import json, sys
+a = json.load(open("cpu/oracle/out.json")); b = json.load(open("gpu/oracle/out.json"))
+assert a["index"] == b["index"]
+bad = [(x, y) for x, y in zip(a["value"], b["value"]) if not abs(x - y) <= 1e-4 + 1e-4 * abs(x)]
+print("# %d of %d sampled values differ; first: %s" % (len(bad), len(a["value"]), bad[:2]))
+sys.exit(1 if bad else 0)'
