@@ -18,10 +18,12 @@
 export KFORGE_ROOT="$KF_ROOT"
 
 sens() { "$KFORGE" problems sensitivity "$@" 2>&1; }
-sens level3/36 --only steps >s36.txt
-sens level3/36 --only steps --alive >>s36.txt
-sens level3/36 --only c0 >>s36.txt
-sens level3/36 --only c0 --alive >>s36.txt
+{
+	sens level3/36 --only steps
+	sens level3/36 --only steps --alive
+	sens level3/36 --only c0
+	sens level3/36 --only c0 --alive
+} >s36.txt
 sed 's/^/# /' s36.txt
 check "four trials" test "$(wc -l <s36.txt)" -eq 4
 check "spec draw: the first 128 steps do not reach h_n" sh -c "sed -n 1p s36.txt | grep -q '^no influence x\[time steps 0..128 of 512\]: 0 of '"
@@ -58,14 +60,17 @@ if ! command -v c++ >/dev/null 2>&1; then
 fi
 A="$KF_ROOT/tests/candidates/adversarial"
 EMU="$KF_ROOT/tests/tools/sens_emulate.py"
+# shellcheck disable=SC2086
 emu() { python3 "$EMU" "$KFORGE" emu level3/36 "$A/$1" ${2:-} 2>&1; }
-emu 32_truncated_recurrence.cu >e.txt
-emu 32_truncated_recurrence.cu --alive >>e.txt
-if long_tier; then
-	emu 33_ignores_initial_state.cu >>e.txt
-	emu 33_ignores_initial_state.cu --alive >>e.txt
-	emu 34_honest_lstm_hn.cu --alive >>e.txt
-fi
+{
+	emu 32_truncated_recurrence.cu
+	emu 32_truncated_recurrence.cu --alive
+	if long_tier; then
+		emu 33_ignores_initial_state.cu
+		emu 33_ignores_initial_state.cu --alive
+		emu 34_honest_lstm_hn.cu --alive
+	fi
+} >e.txt
 sed 's/^/# /' e.txt
 check "the truncated recurrence passes PyTorch's draw" sh -c "sed -n 1p e.txt | grep -q '^pass level3/36 spec'"
 check "and fails the alive draw" sh -c "sed -n 2p e.txt | grep -q '^fail level3/36 alive'"

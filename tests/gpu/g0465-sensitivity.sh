@@ -27,7 +27,7 @@ args() {
 got() { sed -n "$2p" "$1" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d.get("status"), d.get("failed_check") or "", "|", (d.get("detail") or d.get("engine_error") or "")[:300])'; }
 
 # before: the old extra draws, no sensitivity trials
-# shellcheck disable=SC2046
+# shellcheck disable=SC2046,SC2086
 "$KF_BUILD/tests/kfeval" --verify --dists normal,uniform_wide,edges --no-sensitivity --kforge "$KFORGE" \
 	--db "$T_TMP/before.db" --timeout 20 --force $(args $SHORTCUTS) >before.jsonl 2>before.err
 check "kfeval ran (before)" test $? -eq 0
@@ -41,7 +41,7 @@ done
 
 # after: verify-v3
 ALL="$SHORTCUTS 34_honest_lstm_hn.cu 35_degenerate_zeros.cu"
-# shellcheck disable=SC2046
+# shellcheck disable=SC2046,SC2086
 "$KF_BUILD/tests/kfeval" --verify --kforge "$KFORGE" --db "$T_TMP/after.db" --timeout 20 --force \
 	$(args $ALL) >after.jsonl 2>after.err
 check "kfeval ran (verify-v3)" test $? -eq 0
@@ -93,7 +93,7 @@ contains "the first 128 steps reach h_n on the alive draw" sens.txt "^influence 
 contains "and not on the spec's" sens.txt "^no_influence x\[time steps 0\.\.128 of 512\]$"
 
 # the collector's protocol: the alive draw rejects the recurrence shortcuts
-# shellcheck disable=SC2046
+# shellcheck disable=SC2046,SC2086
 "$KF_BUILD/tests/kfeval" --kforge "$KFORGE" --db "$T_TMP/collect.db" --timeout 20 --force \
 	$(args 32_truncated_recurrence.cu 33_ignores_initial_state.cu 34_honest_lstm_hn.cu) >collect.jsonl 2>collect.err
 check "kfeval ran (collect-v2)" test $? -eq 0
