@@ -815,7 +815,7 @@ fail:
 	return NULL;
 }
 
-/* For wk_sample: the reference outputs of seed (spec distributions). */
+/* For wk_sample: the reference outputs of (seed, dist): 0 the spec's draw, WK_DIST_ALIVE. */
 int wk_ensure_ref_values(struct worker *w, const json_t *req, const struct buf *bin,
 			 unsigned long long seed, int dist, const CUdeviceptr **outs, double *ref_ms,
 			 struct buf *err)
