@@ -23,6 +23,8 @@ args() {
 		printf '%s\n%s\n' "$(sed -n '1s|^// problem: ||p' "$A/$f")" "$A/$f"
 	done
 }
+# has TEXT PATTERN: TEXT (details quote freely) matches
+has() { printf '%s\n' "$1" | grep -Eq -- "$2"; }
 # status and failed_check of line N of FILE
 got() { sed -n "$2p" "$1" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d.get("status"), d.get("failed_check") or "", "|", (d.get("detail") or d.get("engine_error") or "")[:300])'; }
 
@@ -57,32 +59,33 @@ for f in $ALL; do
 	*) check "$f: $want ($g)" test "$(echo "$g" | cut -d' ' -f1-2)" = "$want" ;;
 	esac
 	case "$f" in
-	32_* | 33_*) check "$f: the alive draw is the one that fails" sh -c "echo '$g' | grep -q alive" ;;
-	31_*) check "$f: names the redrawn tensor B" sh -c "echo '$g' | grep -q 'B redrawn'" ;;
+	32_* | 33_*) check "$f: the alive draw is the one that fails" has "$g" alive ;;
+	31_*) check "$f: names the redrawn tensor B" has "$g" 'B redrawn' ;;
 	esac
 done
 
 # the honest LSTM's sensitivity trials, and the cost of each evaluation
-python3 - "$T_TMP/after.db" after.jsonl >sens.txt <<'PY'
+cat >cost.py <<'PY'
 import json, sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 for line in open(sys.argv[2]):
     d = json.loads(line)
-    if "kernel" not in d:
-        continue
     row = db.execute("select env, status from evals where kernel_hash = ? order by created_at desc limit 1",
-                     (d["kernel"],)).fetchone()
+                     (d.get("kernel", ""),)).fetchone()
+    if not row:
+        continue
     env = json.loads(row[0] or "{}")
     s = env.get("sensitivity") or {}
-    print("# cost %s: %s, wall %.0f ms, refs_run %s, sensitivity %s pairs in %.0f ms (kernel %.1f ms), phases %s" % (
-        d["file"].rsplit("/", 1)[-1], row[1], d.get("wall_ms") or 0, env.get("refs_run"),
+    print("# cost %s %s: %s, wall %.0f ms, refs_run %s, sensitivity %s pairs in %.0f ms (kernel %.1f ms), phases %s" % (
+        sys.argv[3], d["file"].rsplit("/", 1)[-1], row[1], d.get("wall_ms") or 0, env.get("refs_run"),
         s.get("pairs_run"), s.get("ms") or 0, s.get("kernel_ms") or 0, json.dumps(env.get("phases_ms"))))
-    if d["file"].endswith("34_honest_lstm_hn.cu"):
+    if d["file"].endswith("34_honest_lstm_hn.cu") and s:
         for k in ("influence", "no_influence", "skipped"):
             for x in s.get(k, []):
                 print("%s %s" % (k, x if isinstance(x, str) else x["tensor"]))
         print("draws %s: sampled %s of %s" % (s.get("draws"), s.get("sampled"), s.get("trials")))
 PY
+python3 cost.py "$T_TMP/after.db" after.jsonl verify-v3 >sens.txt
 sed 's/^\([^#]\)/# \1/' sens.txt
 # 27 tensors and the region, on both draws: 56 trials, up to 32 of them
 # sampled (fewer only if the references are slow: a 60 s budget)
@@ -101,6 +104,7 @@ sed 's/^/# collect: /' collect.jsonl | cut -c1-400
 check "collect-v2: the truncated recurrence is incorrect" sh -c "test \"\$(sed -n 1p collect.jsonl | grep -c '\"status\":\"incorrect\"')\" = 1"
 check "collect-v2: the zero initial state is incorrect" sh -c "test \"\$(sed -n 2p collect.jsonl | grep -c '\"status\":\"incorrect\"')\" = 1"
 check "collect-v2: the honest LSTM is correct" sh -c "test \"\$(sed -n 3p collect.jsonl | grep -c '\"status\":\"correct\"')\" = 1"
+python3 cost.py "$T_TMP/collect.db" collect.jsonl collect-v2 | grep '^# cost'
 
 # The alive draw's inputs are the same on the GPU (worker fill + set ranges)
 # as on the CPU (core/inputs.c): the GPU reference on them agrees with the
@@ -116,3 +120,21 @@ assert a["index"] == b["index"]
 bad = [(x, y) for x, y in zip(a["value"], b["value"]) if not abs(x - y) <= 1e-4 + 1e-4 * abs(x)]
 print("# %d of %d sampled values differ; first: %s" % (len(bad), len(a["value"]), bad[:2]))
 sys.exit(1 if bad else 0)'
+
+# kforge verify end to end: the built-in kernel of level2/33 is verified and
+# the report names the linear's bias (which the training-mode BatchNorm
+# subtracts) as without influence, as the spec says (no claim contradicted).
+"$KF_BUILD/tests/builtin_emit" render "$KF_ROOT/problems/level2/033_Gemm_Scale_BatchNorm/spec.json" graph '{}' >b33.cu 2>b33.err
+check "the built-in kernel of level2/33 renders" test -s b33.cu
+expect_exit 0 "collect check passes it" "$KFORGE" eval level2/33 b33.cu --json
+"$KFORGE" verify --problems level2/33 --top 1 --no-category --no-sanitizer --json >v33.json 2>v33.err
+check "verify exits 0" test $? -eq 0
+sed 's/^/# /' v33.json | head -n 20
+check "verified, with gemm_bias under no_influence" python3 -c '
+import json, sys
+r = json.load(open("v33.json"))
+sys.exit(0 if r and r[0]["verdict"] == "verified" and "gemm_bias" in r[0].get("no_influence", []) else 1)'
+c=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select env from verifications where problem_id like ?", ("%033_Gemm%",)).fetchone()[0])' "$KFORGE_DB" |
+	python3 -c 'import json,sys; s=json.load(sys.stdin).get("sensitivity", {}); print(len(s.get("claims_contradicted", ["?"])), s.get("ms"))')
+check "no claim of the spec contradicted, and the trials' time recorded ($c)" sh -c "echo '$c' | grep -q '^0 [0-9]'"
+echo "# cost level2/33 verify-v3 sensitivity: $c (contradicted, ms)"
