@@ -72,7 +72,7 @@ struct worker {
 	struct buf harness_cubin;
 	CUmodule hmod;
 	CUfunction f_compare, f_checksum, f_count_ne, f_fma, f_copy, f_fill, f_fill_softmax;
-	CUfunction f_mask_copy, f_scrub, f_count_far;
+	CUfunction f_mask_copy, f_scrub, f_count_far, f_constlike;
 	unsigned long long mask_key;  /* secret: kept references are stored XORed with it */
 	int scrub_smem;               /* dynamic shared memory the scrub kernel fills */
 
@@ -272,8 +272,9 @@ int wk_draw_post(struct worker *w, struct wk_buf *set, int t, unsigned long long
  * (kept masked) is away from the constant; counts in slots slot0.. */
 int wk_ref_far_launch(struct worker *w, struct wk_keep *k, int slot0, struct buf *err);
 unsigned long long wk_ref_far_bits(struct worker *w, int slot0);
-/* After a passed checked run: 1 (v set) when every output k's reference
- * is away from is exactly the constant, 0, or RUN_*. */
+/* After a passed checked run: 1 (v set) when an output whose reference
+ * (k) is away from the constant is the constant, or nearer to it than to
+ * the reference in 1% or more of those elements; 0, or RUN_*. */
 int wk_degenerate_check(struct wk_eval_state *es, struct wk_keep *k, const char *what,
 			struct run_verdict *v, struct buf *err);
 /* The sensitivity trials of the protocol's "sensitivity" (at most that

@@ -152,23 +152,38 @@ int wk_degenerate_check(struct wk_eval_state *es, struct wk_keep *k, const char 
 {
 	struct worker *w = es->w;
 	int n = w->p.n_out < 64 ? w->p.n_out : 64;
+	double c = degenerate_value(w), eps = 1e-3 * w->p.atol;
 
 	if (!k->ref_far)
 		return 0;
 	w->d.cuMemsetD8Async(w->slots, 0, (size_t)n * WK_SLOT_U64 * 8, w->st);
-	for (int o = 0; o < n; o++)
-		if ((k->ref_far >> o) & 1 && count_far(w, w->out[o].data, o, 0.0, 0, o, err) < 0)
+	for (int o = 0; o < n; o++) {
+		const struct problem_tensor *t = &w->p.t[w->p.n_in + o];
+		CUdeviceptr out = w->out[o].data, ref = k->out[o], sp = wk_slot_ptr(w, o);
+		long long nel = t->numel;
+		int dt = (int)t->dtype;
+		void *args[] = { &out, &ref, &nel, &dt, &c, &eps, &w->mask_key, &sp };
+		if (((k->ref_far >> o) & 1) &&
+		    wk_launch_h(w, w->f_constlike, grid_n(w, (unsigned long long)nel), args, err) < 0)
 			return RUN_ERR;
+	}
 	if (wk_read_slots(w, n, es->timeout_s + 10, err) < 0)
 		return RUN_ERR;
-	for (int o = 0; o < n; o++)
-		if ((k->ref_far >> o) & 1 && w->hslots[(size_t)o * WK_SLOT_U64] == 0) {
+	for (int o = 0; o < n; o++) {
+		unsigned long long far = w->hslots[(size_t)o * WK_SLOT_U64];
+		unsigned long long like = w->hslots[(size_t)o * WK_SLOT_U64 + 1];
+		/* An honest kernel's error is far below the reference's distance
+		 * from the constant almost everywhere; one that writes the
+		 * constant (all but a few elements) is not. */
+		if (far && like && like * 100 >= far) {
 			snprintf(v->check, sizeof(v->check), "degenerate_output");
-			buf_addf(&v->detail, "%s: output %s is the constant %g everywhere, the reference's "
-				 "is not (some element more than %g away)", what,
-				 w->p.t[w->p.n_in + o].name, degenerate_value(w), 1e-3 * w->p.atol);
+			buf_addf(&v->detail, "%s: output %s is %s: %llu of the %llu elements whose reference "
+				 "is more than %g from %g are at least as close to %g as to the reference",
+				 what, w->p.t[w->p.n_in + o].name, like == far ? "the constant" :
+				 "mostly the constant", like, far, eps, c, c);
 			return 1;
 		}
+	}
 	return 0;
 }
 

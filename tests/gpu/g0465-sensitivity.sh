@@ -42,7 +42,7 @@ for f in $SHORTCUTS; do
 done
 
 # after: verify-v3
-ALL="$SHORTCUTS 34_honest_lstm_hn.cu 35_degenerate_zeros.cu"
+ALL="$SHORTCUTS 34_honest_lstm_hn.cu 35_degenerate_zeros.cu 36_almost_zeros.cu"
 # shellcheck disable=SC2046,SC2086
 "$KF_BUILD/tests/kfeval" --verify --kforge "$KFORGE" --db "$T_TMP/after.db" --timeout 20 --force \
 	$(args $ALL) >after.jsonl 2>after.err

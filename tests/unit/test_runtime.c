@@ -329,6 +329,7 @@ static void test_harness_compiles(void **state)
 	assert_memory_equal(cubin.s, "\x7f" "ELF", 4);
 	/* every kernel the worker looks up at start is in it (worker.c) */
 	assert_non_null(memmem(cubin.s, cubin.len, "kf_h_count_far", 14));
+	assert_non_null(memmem(cubin.s, cubin.len, "kf_h_count_constlike", 20));
 	assert_non_null(memmem(cubin.s, cubin.len, "kf_h_compare", 12));
 	/* The second start reads the cache: the same bytes. */
 	assert_int_equal(compile_in_child(dir, &again, &err), 0);
