@@ -17,7 +17,8 @@ rows = db.execute("select problem_id, status, env, protocol_params from evals or
 per, loads = {}, 0
 for p, st, env, proto in rows:
     e, pr = json.loads(env), json.loads(proto)
-    seeds = pr["check_trials"] + pr.get("extra_trials", 0) * len(pr.get("dists", []))
+    # the alive draw applies to recurrent models only (docs/engine.md): not these
+    seeds = pr["check_trials"] + pr.get("extra_trials", 0) * len([d for d in pr.get("dists", []) if d != "alive"])
     per.setdefault(p, []).append((st, e.get("refs_run"), seeds))
     loads += e.get("problem_loaded") is True
 print("# %d evaluations of %d problems, %d of them loaded their problem" % (len(rows), len(per), loads))
