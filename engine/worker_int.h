@@ -277,6 +277,12 @@ unsigned long long wk_ref_far_bits(struct worker *w, int slot0);
  * the reference in 1% or more of those elements; 0, or RUN_*. */
 int wk_degenerate_check(struct wk_eval_state *es, struct wk_keep *k, const char *what,
 			struct run_verdict *v, struct buf *err);
+/* A checked run on the inputs of seed (the spec's draw) after the timed
+ * trials: one that turned to the degenerate constant once timed (within
+ * atol: the timed comparisons pass) fails here. 1 when it failed (res
+ * set), 0, or -1 (err). */
+int wk_after_timing(struct wk_eval_state *es, json_t *res, unsigned long long seed,
+		    struct run_verdict *v, struct buf *err);
 /* The sensitivity trials of the protocol's "sensitivity" (at most that
  * many): 1 when one failed (res set), 0, or -1 (err). */
 int wk_sens_trials(struct wk_eval_state *es, json_t *res, unsigned long long seed0,

@@ -187,6 +187,22 @@ int wk_degenerate_check(struct wk_eval_state *es, struct wk_keep *k, const char 
 	return 0;
 }
 
+int wk_after_timing(struct wk_eval_state *es, json_t *res, unsigned long long seed,
+		    struct run_verdict *v, struct buf *err)
+{
+	struct worker *w = es->w;
+	struct wk_keep *k;
+	int r;
+
+	if (!(k = wk_ref_for(w, seed, 0, err)) || wk_ensure_inputs(w, seed, 0, err) < 0)
+		return -1;
+	buf_reset(&v->detail);
+	v->check[0] = '\0';
+	r = wk_checked_run(es, k, w->in, "check run after the timed trials", w->ev[0], w->ev[1], v,
+			   err);
+	return wk_run_status(res, r, v, NULL, err);
+}
+
 /* ---- sensitivity trials ---------------------------------------------------- */
 
 /* Slots [0, n_out): output o of ref b against kept ref a (unmasked into the

@@ -8,9 +8,12 @@
 # - under verify-v3 (kfeval --verify) each adversarial candidate gets its
 #   status (line 2 of the file) and the honest LSTM is correct, its
 #   sensitivity trials agreeing with the CPU oracle (tests/t0367): the
-#   first 128 steps, h0 and c0 reach h_n on the alive draw;
+#   first 128 steps reach h_n on the alive draw, not on the spec's; the
+#   GPU reference on the alive draw is the oracle's; kforge verify names
+#   level2/33's gemm_bias as without influence;
 # - the collector's protocol (collect-v2, with the alive draw) rejects the
-#   recurrence shortcuts too.
+#   recurrence shortcuts too, and a kernel that turns to zeros once timed
+#   (37) in the checked run after the timed trials.
 # The cost: each evaluation's wall time, reference runs and the sensitivity
 # trials' time (env.sensitivity.ms) are printed as "# cost" lines.
 . "$KF_ROOT/tests/lib.sh"
@@ -98,12 +101,16 @@ contains "and not on the spec's" sens.txt "^no_influence x\[time steps 0\.\.128 
 # the collector's protocol: the alive draw rejects the recurrence shortcuts
 # shellcheck disable=SC2046,SC2086
 "$KF_BUILD/tests/kfeval" --kforge "$KFORGE" --db "$T_TMP/collect.db" --timeout 20 --force \
-	$(args 32_truncated_recurrence.cu 33_ignores_initial_state.cu 34_honest_lstm_hn.cu) >collect.jsonl 2>collect.err
+	$(args 32_truncated_recurrence.cu 33_ignores_initial_state.cu 34_honest_lstm_hn.cu 37_lazy_degenerate.cu) \
+	>collect.jsonl 2>collect.err
 check "kfeval ran (collect-v2)" test $? -eq 0
 sed 's/^/# collect: /' collect.jsonl | cut -c1-400
 check "collect-v2: the truncated recurrence is incorrect" sh -c "test \"\$(sed -n 1p collect.jsonl | grep -c '\"status\":\"incorrect\"')\" = 1"
 check "collect-v2: the zero initial state is incorrect" sh -c "test \"\$(sed -n 2p collect.jsonl | grep -c '\"status\":\"incorrect\"')\" = 1"
 check "collect-v2: the honest LSTM is correct" sh -c "test \"\$(sed -n 3p collect.jsonl | grep -c '\"status\":\"correct\"')\" = 1"
+g=$(got collect.jsonl 4)
+check "collect-v2: zeros once timed (37) fail the degenerate rule after the timed trials ($g)" \
+	has "$g" '^incorrect degenerate_output \| check run after the timed trials'
 python3 cost.py "$T_TMP/collect.db" collect.jsonl collect-v2 | grep '^# cost'
 
 # The alive draw's inputs are the same on the GPU (worker fill + set ranges)
