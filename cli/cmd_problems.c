@@ -28,6 +28,9 @@ int engine_reference_sample(const struct problem *p, unsigned long long seed, in
 			    const long long *idx, int n, double *vals, struct buf *err)
 	__attribute__((weak));
 #define gpu_reference_sample engine_reference_sample
+int engine_reference_sample_draw(const struct problem *p, unsigned long long seed, int alive,
+				 int out, const long long *idx, int n, double *vals,
+				 struct buf *err) __attribute__((weak));
 
 /* A GPU's measured peaks from the store (gpus table, written by the
  * engine): NAME, or the only GPU with peaks when name is NULL. 1 when
@@ -299,9 +302,13 @@ static int do_show(struct cli_ctx *ctx, const char *query, int as_json, double f
 			buf_reset(&b);
 			for (int d = 0; d < t->ndim; d++)
 				buf_addf(&b, "%s%lld", d ? ", " : "", t->shape[d]);
-			printf("%-10s %-12s %-9s (%s)  %.1f MB\n",
+			const char *why = jget_str(json_object_get(p.spec, "no_influence"), t->name, NULL);
+			printf("%-10s %-12s %-9s (%s)  %.1f MB%s\n",
 			       t->role == KF_ROLE_OUTPUT ? "output" : t->role == KF_ROLE_PARAM ? "param" : "input",
-			       t->name, kf_dtype_name(t->dtype), b.s, (double)t->bytes / 1e6);
+			       t->name, kf_dtype_name(t->dtype), b.s, (double)t->bytes / 1e6,
+			       t->has_alive ? "  (alive draw: docs/problems.md)" : "");
+			if (why)
+				printf("           no influence: %s\n", why);
 		}
 		printf("tolerance  atol %g rtol %g\nGFLOP      %.3f\nmin MB     %.1f\n", p.atol, p.rtol,
 		       p.flops / 1e9, p.min_bytes / 1e6);
@@ -504,7 +511,7 @@ out:
  * with gpu from the GPU reference (reference.cu at full size: where the
  * oracle would take too long, level 3's deep models). */
 static int write_oracle(const struct problem *p, const char *out, unsigned long long seed,
-			int samples, int gpu, struct buf *err)
+			const struct inputs_draw *draw, int samples, int gpu, struct buf *err)
 {
 	struct oracle_ctx c;
 	struct buf path = BUF_INIT, text = BUF_INIT;
@@ -519,14 +526,15 @@ static int write_oracle(const struct problem *p, const char *out, unsigned long 
 		buf_release(&path);
 		return -1;
 	}
-	oracle_ctx_init(&c, p, seed);
+	oracle_ctx_init_draw(&c, p, seed, draw);
 	for (int o = 0; o < p->n_out && !ret; o++) {
 		int n = oracle_sample(p, o, seed, idx, samples);
 		json_t *ji = json_array(), *jv = json_array(), *doc;
 		double *vals = calloc((size_t)n + 1, sizeof(double));
 		if (!vals)
 			abort();
-		if (gpu && gpu_reference_sample(p, seed, o, idx, n, vals, err) < 0)
+		if (gpu && engine_reference_sample_draw(p, seed, draw && draw->alive, o, idx, n, vals,
+							 err) < 0)
 			ret = -1;
 		for (int i = 0; i < n && !ret; i++) {
 			if (!gpu && oracle_value(&c, o, idx[i], &vals[i], err) < 0)
@@ -555,10 +563,11 @@ static int write_oracle(const struct problem *p, const char *out, unsigned long 
 }
 
 static int do_inputs(struct cli_ctx *ctx, const char *query, const char *out,
-		     unsigned long long seed, int samples, int gpu, int no_oracle)
+		     unsigned long long seed, int samples, int gpu, int no_oracle, int alive)
 {
 	struct problem p;
 	struct inputs_gen g;
+	struct inputs_draw draw;
 	struct buf path = BUF_INIT, err = BUF_INIT, spec = BUF_INIT;
 	int rc;
 
@@ -570,7 +579,9 @@ static int do_inputs(struct cli_ctx *ctx, const char *query, const char *out,
 		rc = cli_fail(EXIT_FAIL, "%s", err.s);
 		goto out;
 	}
-	inputs_gen_init(&g, &p, seed);
+	inputs_draw_spec(&draw);
+	draw.alive = alive;
+	inputs_gen_init_draw(&g, &p, seed, &draw);
 	for (int t = 0; t < p.n_in && rc == EXIT_OK; t++) {
 		buf_reset(&path);
 		buf_addf(&path, "%s/inputs/%s.npy", out, p.t[t].name);
@@ -581,12 +592,14 @@ static int do_inputs(struct cli_ctx *ctx, const char *query, const char *out,
 	if (rc == EXIT_OK) {
 		json_t *s = json_deep_copy(p.spec);
 		json_object_set_new(s, "seed", json_integer((json_int_t)seed));
+		if (alive)
+			json_object_set_new(s, "draw", json_string("alive"));
 		json_add_pretty(&spec, s);
 		buf_addc(&spec, '\n');
 		json_decref(s);
 		path_join(&path, out, "spec.json");
 		if (write_file_atomic(path.s, spec.s, spec.len, &err) < 0 ||
-		    (!no_oracle && write_oracle(&p, out, seed, samples, gpu, &err) < 0))
+		    (!no_oracle && write_oracle(&p, out, seed, &draw, samples, gpu, &err) < 0))
 			rc = cli_fail(EXIT_FAIL, "%s", err.s);
 		else if (no_oracle)
 			printf("wrote %d input(s) of %s (seed %llu) to %s\n", p.n_in, p.id, seed, out);
@@ -605,7 +618,7 @@ out:
 static const char list_args[] = "[--level N] [--json] [--gpu NAME | --gbps X --gflops Y]";
 static const char show_args[] = "ID [--json] [--flush-mb N]";
 static const char check_args[] = "[--cpu] [--seed S] [--samples N] [--atol A --rtol R] [ID...]";
-static const char inputs_args[] = "ID --out DIR [--seed S] [--samples N] [--gpu-reference | --inputs-only]";
+static const char inputs_args[] = "ID --out DIR [--seed S] [--samples N] [--alive] [--gpu-reference | --inputs-only]";
 static const char ids_doc[] = "ID: level1/023_Softmax, 23, 023, Softmax, level1/23.\n";
 
 static int sub_list(int argc, char **argv, struct cli_ctx *ctx)
@@ -682,9 +695,10 @@ static int sub_inputs(int argc, char **argv, struct cli_ctx *ctx)
 {
 	unsigned long long seed = 1;
 	const char *out = NULL;
-	int samples = 256, gpu = 0, no_oracle = 0, n, rc;
+	int samples = 256, gpu = 0, no_oracle = 0, alive = 0, n, rc;
 	struct cli_opt opts[] = {
 		OPT_STR("out", 0, &out, "DIR", "where the files go (required)"),
+		OPT_FLAG("alive", 0, &alive, "the alive draw (recurrent models' spec \"alive\")"),
 		OPT_FLAG("inputs-only", 0, &no_oracle,
 			 "only the inputs and spec.json, no output sample (torch_crosscheck.py --draw)"),
 		OPT_FLAG("gpu-reference", 0, &gpu,
@@ -706,10 +720,10 @@ static int sub_inputs(int argc, char **argv, struct cli_ctx *ctx)
 	}
 	if (gpu && no_oracle)
 		return cli_fail(EXIT_USAGE, "problems inputs: --gpu-reference and --inputs-only exclude each other");
-	if (gpu && !gpu_reference_sample)
+	if (gpu && (!gpu_reference_sample || !engine_reference_sample_draw))
 		return cli_fail(EXIT_USAGE, "problems inputs --gpu-reference needs the engine "
 				"(this kforge was built without it)");
-	return do_inputs(ctx, argv[1], out, seed, samples, gpu, no_oracle);
+	return do_inputs(ctx, argv[1], out, seed, samples, gpu, no_oracle, alive);
 }
 
 int cmd_problems(int argc, char **argv, struct cli_ctx *ctx)
@@ -721,6 +735,8 @@ int cmd_problems(int argc, char **argv, struct cli_ctx *ctx)
 		  "runs references on the GPU and compares them with the CPU oracle (--cpu: oracle only)" },
 		{ "inputs", sub_inputs, inputs_args,
 		  "writes the generated inputs and the CPU oracle's sample (for tools/torch_crosscheck.py)" },
+		{ "sensitivity", problems_sensitivity, "ID [--alive] [--only NAME]",
+		  "what redrawing each input, parameter or early time steps does (CPU oracle)" },
 		{ NULL, NULL, NULL, NULL },
 	};
 	return cli_dispatch("problems", "Lists, shows and checks the problem suite.\n", subs, argc,

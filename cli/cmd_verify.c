@@ -14,13 +14,16 @@ static const char verify_doc[] =
 	"Re-verifies, on this machine's GPU, each problem's K best correct kernels\n"
 	"(default 3) and the best kernel of each idea category, under protocol\n"
 	"verify-v4: 20 fresh, secret seeds over several input distributions (normal, a\n"
-	"wide uniform draw bounded per operator, edge values), repeated runs must agree,\n"
-	"500 timed trials drawn from the same mix, 4 of them on fresh secret inputs\n"
-	"(a kernel much faster on replayed inputs fails), compute-sanitizer memcheck\n"
-	"and racecheck on each problem's best kernel over a secret number of launches\n"
-	"(skipped, with the reason, where the tool cannot run or a tool run takes too\n"
-	"long). Verdicts are stored per GPU model; kernels that fail, or pass with a\n"
-	"review flag, are left out of \"best\" in reports, the site and verified\n"
+	"wide uniform draw bounded per operator, edge values, recurrent models' alive\n"
+	"parameters), up to 32 sensitivity trials (one tensor or a recurrent model's\n"
+	"early steps redrawn: the output must follow; tensors found without influence\n"
+	"are listed), repeated runs must agree, 500 timed trials drawn from the same\n"
+	"mix, 4 of them on fresh secret inputs (a kernel much faster on replayed inputs\n"
+	"fails), compute-sanitizer memcheck and racecheck on each problem's best kernel\n"
+	"over a secret number of launches (skipped, with the reason, where the tool\n"
+	"cannot run or a tool run takes too long). Verdicts are stored per GPU model;\n"
+	"kernels that fail, or pass with a review flag, are left out of \"best\" in\n"
+	"reports, the site and verified\n"
 	"dataset exports.\n";
 
 int cmd_verify(int argc, char **argv, struct cli_ctx *ctx)
@@ -105,11 +108,14 @@ int cmd_verify(int argc, char **argv, struct cli_ctx *ctx)
 		json_t *a = json_array();
 		for (i = 0; i < rep.n; i++) {
 			struct verify_item *it = &rep.items[i];
-			json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:s?,s:f,s:O}",
+			json_t *o = json_pack("{s:s,s:s,s:s,s:s?,s:f,s:O}",
 				"problem_id", it->problem_id, "kernel_hash", it->kernel_hash,
 				"verdict", it->verdict, "failed_check",
 				it->failed_check[0] ? it->failed_check : NULL, "speedup_eager",
-				it->speedup_eager, "review_flags", it->flags));
+				it->speedup_eager, "review_flags", it->flags);
+			if (json_array_size(it->no_influence))
+				json_object_set(o, "no_influence", it->no_influence);
+			json_array_append_new(a, o);
 		}
 		char *s = json_dumps(a, JSON_INDENT(2) | JSON_SORT_KEYS);
 		puts(s);
@@ -126,6 +132,13 @@ int cmd_verify(int argc, char **argv, struct cli_ctx *ctx)
 				printf("  flagged (not counted as verified):");
 				json_array_foreach(it->flags, k, f)
 					printf(" %s", json_string_value(f));
+			}
+			if (json_array_size(it->no_influence)) {
+				size_t k;
+				json_t *f;
+				printf("  no influence:");
+				json_array_foreach(it->no_influence, k, f)
+					printf("%s %s", k ? "," : "", json_string_value(f));
 			}
 			printf("\n");
 		}

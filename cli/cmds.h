@@ -5,6 +5,8 @@
 #include "cli.h"
 
 int cmd_problems(int argc, char **argv, struct cli_ctx *ctx);
+/* cmd_problems_sens.c: `kforge problems sensitivity` */
+int problems_sensitivity(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_baselines(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_eval(int argc, char **argv, struct cli_ctx *ctx);
 int cmd_search(int argc, char **argv, struct cli_ctx *ctx);

@@ -40,23 +40,86 @@ void inputs_desc(const struct problem *p, int t, unsigned long long seed, struct
 		d->rows = 1;
 }
 
+void inputs_draw_spec(struct inputs_draw *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->redraw = -1;
+}
+
+void inputs_desc_draw(const struct problem *p, int t, unsigned long long seed,
+		      const struct inputs_draw *d, struct kf_gen_desc *out)
+{
+	const struct problem_tensor *pt = &p->t[t];
+
+	inputs_desc(p, t, d && d->redraw == t && !d->stride ? INPUTS_REDRAW_SEED(seed) : seed, out);
+	if (d && d->alive && pt->has_alive) {
+		out->kind = (int)pt->alive.kind;
+		out->a = pt->alive.a;
+		out->b = pt->alive.b;
+		out->post = KF_PO_NONE;
+	}
+	/* A redrawn constant (norm weight 1, bias 0) would not change: drawn
+	 * around it, U[c - 1, c + 1), as the engine's extra draws do. */
+	if (d && d->redraw == t && out->kind == KF_DK_CONSTANT &&
+	    (pt->dtype == KF_F32 || pt->dtype == KF_F16 || pt->dtype == KF_BF16)) {
+		double c = out->a;
+		out->kind = KF_DK_UNIFORM;
+		out->a = c - 1.0;
+		out->b = c + 1.0;
+	}
+}
+
+int inputs_draw_region(const struct inputs_draw *d, int t, long long i)
+{
+	return d->redraw == t && d->stride > 0 && i % d->stride < d->block;
+}
+
+int inputs_draw_set(const struct problem *p, const struct inputs_draw *d, int t, long long i,
+		    double *v)
+{
+	const struct problem_tensor *pt = &p->t[t];
+
+	if (!d->alive || !pt->has_alive)
+		return 0;
+	for (int k = 0; k < pt->n_set; k++)
+		if (i >= pt->set_lo[k] && i < pt->set_hi[k]) {
+			*v = pt->set_v[k];
+			return 1;
+		}
+	return 0;
+}
+
 static void memo_clear(struct inputs_gen *g)
 {
 	for (int i = 0; i < INPUTS_MEMO; i++)
 		g->memo[i].t = -1;
 }
 
-void inputs_gen_init(struct inputs_gen *g, const struct problem *p, unsigned long long seed)
+void inputs_gen_init_draw(struct inputs_gen *g, const struct problem *p, unsigned long long seed,
+			  const struct inputs_draw *d)
 {
 	memset(g, 0, sizeof(*g));
 	g->p = p;
 	g->seed = seed;
+	if (d)
+		g->draw = *d;
+	else
+		inputs_draw_spec(&g->draw);
 	g->desc = calloc((size_t)p->n_in + 1, sizeof(*g->desc));
 	if (!g->desc)
 		abort();
 	for (int t = 0; t < p->n_in; t++)
-		inputs_desc(p, t, seed, &g->desc[t]);
+		inputs_desc_draw(p, t, seed, &g->draw, &g->desc[t]);
+	if (g->draw.redraw >= 0 && g->draw.redraw < p->n_in && g->draw.stride > 0) {
+		g->redesc = g->desc[g->draw.redraw];
+		g->redesc.seed = INPUTS_REDRAW_SEED(seed);
+	}
 	memo_clear(g);
+}
+
+void inputs_gen_init(struct inputs_gen *g, const struct problem *p, unsigned long long seed)
+{
+	inputs_gen_init_draw(g, p, seed, NULL);
 }
 
 void inputs_gen_fork(struct inputs_gen *dst, const struct inputs_gen *src)
@@ -102,8 +165,18 @@ static void softmax_row(const struct kf_gen_desc *d, long long row, double *mx, 
 unsigned long long inputs_bits(struct inputs_gen *g, int t, long long i)
 {
 	const struct kf_gen_desc *d = &g->desc[t];
-	double x = kf_elem_value(d, (kf_u64)i);
+	double x;
 
+	if (inputs_draw_set(g->p, &g->draw, t, i, &x))
+		return kf_encode(x, d->dtype);
+	if (inputs_draw_region(&g->draw, t, i)) {
+		/* Block k of the region is drawn as a tensor of its own (seed + k),
+		 * as the GPU fills it (one launch a block); no row-wise post here. */
+		struct kf_gen_desc r = g->redesc;
+		r.seed += (unsigned long long)(i / g->draw.stride);
+		return kf_encode(kf_elem_value(&r, (kf_u64)(i % g->draw.stride)), d->dtype);
+	}
+	x = kf_elem_value(d, (kf_u64)i);
 	if (!kf_post_is_rowwise(d->post))
 		return kf_encode(x, d->dtype);
 	long long row = i / d->cols;

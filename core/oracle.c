@@ -88,12 +88,18 @@ double *oracle_memo(struct oracle_ctx *c, long long key, int n, int *fresh)
 	return v;
 }
 
-void oracle_ctx_init(struct oracle_ctx *c, const struct problem *p, unsigned long long seed)
+void oracle_ctx_init_draw(struct oracle_ctx *c, const struct problem *p, unsigned long long seed,
+			  const struct inputs_draw *d)
 {
 	memset(c, 0, sizeof(*c));
 	c->p = p;
 	c->seed = seed;
-	inputs_gen_init(&c->gen, p, seed);
+	inputs_gen_init_draw(&c->gen, p, seed, d);
+}
+
+void oracle_ctx_init(struct oracle_ctx *c, const struct problem *p, unsigned long long seed)
+{
+	oracle_ctx_init_draw(c, p, seed, NULL);
 }
 
 void oracle_ctx_release(struct oracle_ctx *c)

@@ -22,6 +22,9 @@ struct oracle_ctx {
 };
 
 void oracle_ctx_init(struct oracle_ctx *c, const struct problem *p, unsigned long long seed);
+/* The same on draw d (inputs.h: the alive draw, a sensitivity redraw). */
+void oracle_ctx_init_draw(struct oracle_ctx *c, const struct problem *p, unsigned long long seed,
+			  const struct inputs_draw *d);
 void oracle_ctx_release(struct oracle_ctx *c);
 
 /* Input tensor `t` (0..n_in-1) at flat index `i`, as the generator makes it

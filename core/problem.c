@@ -281,6 +281,48 @@ static int parse_shape(struct problem *p, struct problem_tensor *t, const json_t
 	return 0;
 }
 
+/* "alive": {dist fields, "set": [[lo, hi, value], ...]} (problem.h). */
+static int parse_alive(struct problem_tensor *t, const json_t *o, const char *file,
+		       const char *where, struct buf *err)
+{
+	char w[96];
+	json_t *set, *r;
+	size_t i;
+
+	snprintf(w, sizeof(w), "%salive.", where);
+	if (!json_is_object(o))
+		return kf_err(err, "%s: field \"%salive\" must be an object", file, where);
+	if (parse_dist(&t->alive, o, file, w, err) < 0)
+		return -1;
+	if (t->alive.post != KF_POST_NONE || (t->dtype != KF_F32 && t->dtype != KF_F16 &&
+					       t->dtype != KF_BF16))
+		return kf_err(err, "%s: field \"%s\": a floating-point draw without post op only",
+			      file, w);
+	set = json_object_get(o, "set");
+	if (set && (!json_is_array(set) || json_array_size(set) > PROBLEM_MAX_SETS))
+		return kf_err(err, "%s: field \"%sset\": an array of at most %d [lo, hi, value]",
+			      file, w, PROBLEM_MAX_SETS);
+	json_array_foreach(set, i, r) {
+		json_t *lo = json_array_get(r, 0), *hi = json_array_get(r, 1), *v = json_array_get(r, 2);
+		if (!json_is_array(r) || json_array_size(r) != 3 || !json_is_integer(lo) ||
+		    !json_is_integer(hi) || !json_is_number(v) ||
+		    json_integer_value(lo) < 0 || json_integer_value(hi) <= json_integer_value(lo) ||
+		    json_integer_value(hi) > t->numel || !isfinite(json_number_value(v)))
+			return kf_err(err, "%s: field \"%sset[%zu]\": [lo, hi, value] with "
+				      "0 <= lo < hi <= %lld and a finite value", file, w, i, t->numel);
+		t->set_lo[i] = json_integer_value(lo);
+		t->set_hi[i] = json_integer_value(hi);
+		t->set_v[i] = json_number_value(v);
+		t->n_set = (int)i + 1;
+		for (size_t q = 0; q < i; q++)   /* CPU and GPU agree only without overlaps */
+			if (t->set_lo[q] < t->set_hi[i] && t->set_lo[i] < t->set_hi[q])
+				return kf_err(err, "%s: field \"%sset[%zu]\": overlaps set[%zu]", file, w,
+					      i, q);
+	}
+	t->has_alive = 1;
+	return 0;
+}
+
 static int parse_tensor(struct problem *p, const json_t *o, int output, int idx,
 			const char *file, struct buf *err)
 {
@@ -341,6 +383,8 @@ static int parse_tensor(struct problem *p, const json_t *o, int output, int idx,
 			     t->shape[t->ndim - 1] != t->shape[t->ndim - 2])))
 		return kf_err(err, "%s: field \"%sdist.post\": needs %s last two dims", file, where,
 			      t->dist.post == KF_POST_SYMMETRIZE ? "square" : "two");
+	if ((v = json_object_get(o, "alive")) && parse_alive(t, v, file, where, err) < 0)
+		return -1;
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "core/buf.h"
 
 #define PROBLEM_MAX_DIMS 8
+#define PROBLEM_MAX_SETS 4              /* "alive" ranges set to a value per tensor */
 #define PROBLEM_MAX_TENSORS 4096        /* inputs, params and outputs (level 3: ~600 params) */
 #define PROBLEM_MAX_SIZES 256           /* named sizes; shapes may also use integer dims */
 #define PROBLEM_SPEC_MAX (8 << 20)      /* bytes of spec.json (a level-3 graph) */
@@ -47,6 +48,15 @@ struct problem_tensor {
 	long long numel;
 	size_t bytes;
 	struct kf_dist dist;                   /* inputs and params only */
+	/* spec "alive": the draw of a recurrent model's parameter that keeps
+	 * its state alive across all steps (docs/problems.md), used instead of
+	 * dist on the "alive" draw: a distribution without post op, then the
+	 * flat ranges [set_lo, set_hi) set to set_v (a gate's bias slice). */
+	int has_alive;
+	struct kf_dist alive;
+	int n_set;
+	long long set_lo[PROBLEM_MAX_SETS], set_hi[PROBLEM_MAX_SETS];
+	double set_v[PROBLEM_MAX_SETS];
 };
 
 enum kf_tol { KF_TOL_FP32, KF_TOL_FP16, KF_TOL_BF16, KF_TOL_EXACT };

@@ -75,12 +75,18 @@ static void protocol_verify_v3(struct eval_protocol *p)
 	p->seed0 = 0;           /* fresh secret seeds for each verification */
 }
 
+/* "alive": recurrent models' parameters drawn so that every step reaches
+ * the output (spec "alive"; skipped for other problems; issue 38). */
+static const char *const collect_v3_dists[] = { "normal", "uniform_wide", "alive", NULL };
+static const char *const verify_v4_dists[] = { "normal", "uniform_wide", "edges", "alive", NULL };
+
 /* v3/v4: timed trials on inputs the kernel cannot have seen (fresh sets)
  * and drawn from the checks' mix of distributions (issues 37, 38). */
 void eval_protocol_default(struct eval_protocol *p)
 {
 	protocol_collect_v2(p);
 	p->name = "collect-v3";
+	p->dists = collect_v3_dists;
 	p->fresh_sets = 2;
 	p->timed_mix = 1;
 }
@@ -89,8 +95,10 @@ void eval_protocol_verify(struct eval_protocol *p)
 {
 	protocol_verify_v3(p);
 	p->name = "verify-v4";
+	p->dists = verify_v4_dists;
 	p->fresh_sets = 4;
 	p->timed_mix = 1;
+	p->sensitivity = 32;    /* docs/engine.md, "Sensitivity trials" */
 }
 
 int eval_protocol_by_name(struct eval_protocol *p, const char *name)
@@ -139,6 +147,8 @@ void engine_protocol_json(const struct eval_protocol *p, const char *arch, struc
 		json_object_set_new(o, "fresh_sets", json_integer(p->fresh_sets));
 	if (p->timed_mix)
 		json_object_set_new(o, "timed_mix", json_true());
+	if (p->sensitivity > 0)
+		json_object_set_new(o, "sensitivity", json_integer(p->sensitivity));
 	json_object_set_new(o, "version", json_integer(RT_PROTOCOL_VERSION));
 	buf_reset(out);
 	json_add_compact(out, o);

@@ -40,6 +40,7 @@ struct eval_protocol {
 				      first used by a secret timed trial (docs/engine.md); 0 = none */
 	int timed_mix;             /* timed inputs drawn per trial from the check trials' mix of
 				      distributions (1), or the problem's own only (0) */
+	int sensitivity;           /* sensitivity trials, at most this many (verify: 32); 0 = none */
 };
 void eval_protocol_default(struct eval_protocol *p);   /* collect-v3 */
 void eval_protocol_verify(struct eval_protocol *p);    /* verify-v4 */
@@ -114,6 +115,14 @@ int engine_sample(struct engine *e, const char *problem, unsigned long long seed
 struct problem;
 int engine_reference_sample(const struct problem *p, unsigned long long seed, int out,
 			    const long long *idx, int n, double *vals, struct buf *err);
+/* The same two on the alive draw (alive 1: recurrent models' "alive"
+ * parameters, docs/engine.md) or the spec's (0). */
+int engine_sample_draw(struct engine *e, const char *problem, unsigned long long seed, int alive,
+		       int out, const long long *idx, int n, double *values, double *time_ms,
+		       struct buf *err);
+int engine_reference_sample_draw(const struct problem *p, unsigned long long seed, int alive,
+				 int out, const long long *idx, int n, double *vals,
+				 struct buf *err);
 /* The GPU's measured ceilings (0 when unknown or compile_only). */
 void engine_gpu_peaks(const struct engine *e, double *gbs, double *gflops);
 /* The GPU model name ("" with compile_only). */

@@ -37,6 +37,13 @@ void engine_gpu_peaks(const struct engine *e, double *gbs, double *gflops)
 int engine_sample(struct engine *e, const char *problem_id, unsigned long long seed, int out,
 		  const long long *idx, int n, double *values, double *time_ms, struct buf *err)
 {
+	return engine_sample_draw(e, problem_id, seed, 0, out, idx, n, values, time_ms, err);
+}
+
+int engine_sample_draw(struct engine *e, const char *problem_id, unsigned long long seed, int alive,
+		       int out, const long long *idx, int n, double *values, double *time_ms,
+		       struct buf *err)
+{
 	struct eng_problem *ep;
 	json_t *req, *res = NULL, *ix, *vals;
 	int r;
@@ -51,6 +58,8 @@ int engine_sample(struct engine *e, const char *problem_id, unsigned long long s
 	req = json_pack("{s:s,s:s,s:s,s:I,s:I,s:i,s:o}", "problem_dir", ep->dir, "ref_hash",
 			ep->ref_hash, "ref_plan", ep->ref_plan.s, "ref_cubin_len",
 			(json_int_t)ep->ref_cubin.len, "seed", (json_int_t)seed, "out", out, "idx", ix);
+	if (alive)
+		json_object_set_new(req, "draw", json_string("alive"));
 	r = supervisor_request(e->sup, RT_SAMPLE, req, ep->ref_cubin.s, ep->ref_cubin.len, &res, err);
 	json_decref(req);
 	if (r < 0)
@@ -81,6 +90,13 @@ static void sample_engine_close(void)
 int engine_reference_sample(const struct problem *p, unsigned long long seed, int out,
 			    const long long *idx, int n, double *vals, struct buf *err)
 {
+	return engine_reference_sample_draw(p, seed, 0, out, idx, n, vals, err);
+}
+
+int engine_reference_sample_draw(const struct problem *p, unsigned long long seed, int alive,
+				 int out, const long long *idx, int n, double *vals,
+				 struct buf *err)
+{
 	double ms = 0;
 
 	if (!sample_engine) {
@@ -94,5 +110,5 @@ int engine_reference_sample(const struct problem *p, unsigned long long seed, in
 			return -1;
 		atexit(sample_engine_close);
 	}
-	return engine_sample(sample_engine, p->dir, seed, out, idx, n, vals, &ms, err);
+	return engine_sample_draw(sample_engine, p->dir, seed, alive, out, idx, n, vals, &ms, err);
 }

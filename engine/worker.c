@@ -465,7 +465,8 @@ static int start(struct worker *w, const struct rt_msg *hello, int *compiled, st
 			{ &w->f_count_ne, "kf_h_count_ne" }, { &w->f_fma, "kf_h_fma" },
 			{ &w->f_copy, "kf_h_copy" }, { &w->f_fill, "kf_fill_elementwise" },
 			{ &w->f_fill_softmax, "kf_fill_softmax_rows" }, { &w->f_mask_copy, "kf_h_mask_copy" },
-			{ &w->f_scrub, "kf_h_scrub_smem" },
+			{ &w->f_scrub, "kf_h_scrub_smem" }, { &w->f_count_far, "kf_h_count_far" },
+			{ &w->f_constlike, "kf_h_count_constlike" },
 		};
 		for (size_t i = 0; i < sizeof(fs) / sizeof(fs[0]); i++)
 			if ((r = w->d.cuModuleGetFunction(fs[i].f, w->hmod, fs[i].n)) != CUDA_SUCCESS)

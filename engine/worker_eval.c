@@ -20,6 +20,7 @@
 #include "core/inputs.h"
 #include "core/json.h"
 #include "core/proc.h"
+#include "core/sensitivity.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -141,6 +142,8 @@ static void dist_override(const struct worker *w, int t, int dist, struct kf_gen
 {
 	const struct problem_tensor *pt = &w->p.t[t];
 
+	if (wk_draw_desc(w, t, dist, g))   /* alive, sensitivity: worker_sens.c */
+		return;
 	/* A parameter PyTorch initialises to a constant (norm weight 1, bias
 	 * 0) is drawn around it on the extra draws: a kernel that assumes the
 	 * constant fails there. */
@@ -200,6 +203,8 @@ int wk_gen_inputs(struct worker *w, struct wk_buf *set, unsigned long long seed,
 			if (wk_launch_h(w, w->f_fill, (unsigned)(gr ? gr : 1), args, err) < 0)
 				return -1;
 		}
+		if (dist >= WK_DIST_ALIVE && wk_draw_post(w, set, t, seed, dist, err) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -792,15 +797,19 @@ static struct wk_keep *ensure_ref(struct worker *w, unsigned long long seed, int
 				goto fail;
 		}
 	}
+	/* Which outputs are away from the degenerate constant (worker_sens.c). */
+	if (wk_ref_far_launch(w, k, w->p.n_in, err) < 0)
+		goto fail;
 	/* Scrub: nothing of the reference's result stays where a candidate writes. */
 	if (wk_poison_outputs(w, err) < 0)
 		goto fail;
 	for (int i = 0; i < w->ref.plan.n_scratch; i++)
 		w->d.cuMemsetD8Async(w->ref.scratch[i].data, 0xFF, w->ref.scratch[i].bytes, w->st);
-	if (wk_read_slots(w, w->p.n_in, 30, err) < 0)
+	if (wk_read_slots(w, w->p.n_in + (w->p.n_out < 64 ? w->p.n_out : 64), 30, err) < 0)
 		goto fail;
 	for (int t = 0; t < w->p.n_in; t++)
 		k->in_sum[t] = w->hslots[t * WK_SLOT_U64];
+	k->ref_far = wk_ref_far_bits(w, w->p.n_in);
 	snprintf(k->dir, sizeof(k->dir), "%s", w->prob_dir);
 	snprintf(k->ref_hash, sizeof(k->ref_hash), "%s", w->ref_hash);
 	k->seed = seed;
@@ -813,14 +822,14 @@ fail:
 	return NULL;
 }
 
-/* For wk_sample: the reference outputs of seed (spec distributions). */
+/* For wk_sample: the reference outputs of (seed, dist): 0 the spec's draw, WK_DIST_ALIVE. */
 int wk_ensure_ref_values(struct worker *w, const json_t *req, const struct buf *bin,
-			 unsigned long long seed, const CUdeviceptr **outs, double *ref_ms,
+			 unsigned long long seed, int dist, const CUdeviceptr **outs, double *ref_ms,
 			 struct buf *err)
 {
 	struct wk_keep *k;
 
-	if (ensure_problem(w, req, bin, err) < 0 || !(k = ensure_ref(w, seed, 0, err)))
+	if (ensure_problem(w, req, bin, err) < 0 || !(k = ensure_ref(w, seed, dist, err)))
 		return -1;
 	*outs = k->out;
 	*ref_ms = k->ref_ms;
@@ -1001,7 +1010,8 @@ int wk_checked_run(struct wk_eval_state *es, struct wk_keep *k, const struct wk_
 	es->kernel_ms += ms;
 	if (wk_read_slots(w, nslots, es->timeout_s + 10, err) < 0)
 		return RUN_ERR;
-	return wk_judge(es, k, 0, 1, what, v);
+	r = wk_judge(es, k, 0, 1, what, v);
+	return r ? r : wk_degenerate_check(es, k, what, v, err);
 }
 
 /* One check run on w->in (which holds k's inputs). RUN_* or 1 on a failed check. */
@@ -1097,7 +1107,14 @@ static int dist_id(const char *name)
 		return 3;
 	if (!strcmp(name, "uniform_wide"))
 		return 4;
+	if (!strcmp(name, "alive"))
+		return WK_DIST_ALIVE;
 	return 0;
+}
+
+struct wk_keep *wk_ref_for(struct worker *w, unsigned long long seed, int dist, struct buf *err)
+{
+	return ensure_ref(w, seed, dist, err);
 }
 
 int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t **resp,
@@ -1181,7 +1198,8 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 					       json_string_value(json_array_get(dists, (size_t)d - 1)) : "")
 			     : 0;
 		int n = d ? nextra : nchk;
-		if (d && (!dist || (dist == 3 && !edges_kind(w))))
+		if (d && (!dist || (dist == 3 && !edges_kind(w)) ||
+			  (dist == WK_DIST_ALIVE && !sens_has_alive(&w->p))))
 			continue;
 		es.normwise = d > 0;
 		for (int i = 0; i < n && !ended; i++) {
@@ -1228,6 +1246,15 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 		}
 	}
 	es.normwise = 0;
+	/* Sensitivity trials (worker_sens.c), where the protocol asks. */
+	if (!ended && jget_int(es.proto, "sensitivity", 0) > 0) {
+		t_ph = now_s();
+		r = wk_sens_trials(&es, res, seed0, err);
+		PH(WK_PH_CHECKS);
+		if (r < 0)
+			goto fail;
+		ended = r;
+	}
 	/* Identical inputs again (those of the last check trial, still in
 	 * place): a racy kernel fails here. */
 	{
@@ -1363,6 +1390,12 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 					drop_keep(w, (int)(fk[f] - w->keep));
 			ended = r == 1 ? 1 : wk_run_status(res, r, &v, NULL, err);
 		}
+		/* Then one more checked run (worker_sens.c: the degenerate rule). */
+		if (!ended && timed > 0 && (r = wk_after_timing(&es, res, sa, &v, err)) != 0) {
+			if (r < 0)
+				goto fail;
+			ended = 1;
+		}
 	}
 	if (!ended)
 		wk_set_result(res, "correct", NULL, "");
@@ -1384,6 +1417,10 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 				gb += es.cand.gsize[i];
 			json_object_set_new(env, "globals_restored", json_pack("{s:i,s:I,s:i}", "n", es.cand.n_glob,
 				"bytes", (json_int_t)gb, "not_found", es.cand.glob_missing));
+		}
+		if (json_object_get(res, "sensitivity")) {   /* worker_sens.c's summary */
+			json_object_set(env, "sensitivity", json_object_get(res, "sensitivity"));
+			json_object_del(res, "sensitivity");
 		}
 		json_object_set_new(env, "problem_loaded", json_boolean(w->loaded));
 	}

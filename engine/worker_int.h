@@ -44,6 +44,7 @@ struct wk_keep {
 	unsigned long long *in_sum;  /* n_in checksums of the inputs, owned */
 	CUdeviceptr *out;          /* n_out kept outputs, owned */
 	int n_out;
+	unsigned long long ref_far; /* bit o: output o's reference is not the degenerate constant */
 	double ref_ms;
 	unsigned long long stamp;  /* LRU among the current problem's */
 	double prio;               /* GreedyDual-Size: eviction order of other problems' */
@@ -78,7 +79,7 @@ struct worker {
 	struct buf harness_cubin;
 	CUmodule hmod;
 	CUfunction f_compare, f_checksum, f_count_ne, f_fma, f_copy, f_fill, f_fill_softmax;
-	CUfunction f_mask_copy, f_scrub;
+	CUfunction f_mask_copy, f_scrub, f_count_far, f_constlike;
 	unsigned long long mask_key;  /* secret: kept references are stored XORed with it */
 	int scrub_smem;               /* dynamic shared memory the scrub kernel fills */
 
@@ -155,7 +156,7 @@ int wk_drop_idle_keep(struct worker *w);
 /* For wk_sample: the kept reference outputs of seed (spec distributions),
  * p.n_out of them, borrowed until the next request. */
 int wk_ensure_ref_values(struct worker *w, const json_t *req, const struct buf *bin,
-			 unsigned long long seed, const CUdeviceptr **outs, double *ref_ms,
+			 unsigned long long seed, int dist, const CUdeviceptr **outs, double *ref_ms,
 			 struct buf *err);
 double wk_host_decode(const unsigned char *p, enum kf_dtype t);
 
@@ -261,6 +262,40 @@ double wk_bits_d(unsigned long long u);
 CUdeviceptr wk_slot_ptr(struct worker *w, int s);
 /* Order-free hash of a buffer's data, added to slot s. */
 int wk_checksum(struct worker *w, const struct wk_buf *b, int slot, struct buf *err);
+
+/* worker_eval.c: the reference outputs of (seed, dist), computed or kept. */
+struct wk_keep *wk_ref_for(struct worker *w, unsigned long long seed, int dist, struct buf *err);
+
+/* worker_sens.c: draws beyond the extra distributions (docs/engine.md,
+ * "Sensitivity trials"). dist WK_DIST_ALIVE: the spec's "alive" draw;
+ * WK_DIST_SENS | j << 1 | alive: sensitivity trial j (core/sensitivity.h). */
+#define WK_DIST_ALIVE 5
+#define WK_DIST_SENS 0x100000
+struct kf_gen_desc;
+/* For those dists: g described as the draw makes tensor t; 1, else 0. */
+int wk_draw_desc(const struct worker *w, int t, int dist, struct kf_gen_desc *g);
+/* After tensor t of set is filled: the alive "set" ranges, a redrawn region. */
+int wk_draw_post(struct worker *w, struct wk_buf *set, int t, unsigned long long seed, int dist,
+		 struct buf *err);
+/* The degenerate-output rule: the bits of the outputs whose reference
+ * (kept masked) is away from the constant; counts in slots slot0.. */
+int wk_ref_far_launch(struct worker *w, struct wk_keep *k, int slot0, struct buf *err);
+unsigned long long wk_ref_far_bits(struct worker *w, int slot0);
+/* After a passed checked run: 1 (v set) when an output whose reference
+ * (k) is away from the constant is the constant, or nearer to it than to
+ * the reference in 1% or more of those elements; 0, or RUN_*. */
+int wk_degenerate_check(struct wk_eval_state *es, struct wk_keep *k, const char *what,
+			struct run_verdict *v, struct buf *err);
+/* A checked run on the inputs of seed (the spec's draw) after the timed
+ * trials: one that turned to the degenerate constant once timed (within
+ * atol: the timed comparisons pass) fails here. 1 when it failed (res
+ * set), 0, or -1 (err). */
+int wk_after_timing(struct wk_eval_state *es, json_t *res, unsigned long long seed,
+		    struct run_verdict *v, struct buf *err);
+/* The sensitivity trials of the protocol's "sensitivity" (at most that
+ * many): 1 when one failed (res set), 0, or -1 (err). */
+int wk_sens_trials(struct wk_eval_state *es, json_t *res, unsigned long long seed0,
+		   struct buf *err);
 
 /* worker_time.c: warm-ups and timed trials on the inputs of kA and kB (a
  * secret coin per launch) and of the n_fresh fresh sets (each first used

@@ -24,8 +24,9 @@ int wk_sample(struct worker *w, const json_t *req, const struct buf *bin, json_t
 	*res = NULL;
 	if (n > SAMPLE_MAX)
 		return kf_err(err, "too many sample indices (%zu > %d)", n, SAMPLE_MAX);
-	if (wk_ensure_ref_values(w, req, bin, (unsigned long long)jget_int(req, "seed", 0), &outs, &ms,
-				 err) < 0)
+	if (wk_ensure_ref_values(w, req, bin, (unsigned long long)jget_int(req, "seed", 0),
+				 strcmp(jget_str(req, "draw", ""), "alive") ? 0 : WK_DIST_ALIVE, &outs,
+				 &ms, err) < 0)
 		return -1;
 	if (o < 0 || o >= w->p.n_out)
 		return kf_err(err, "no output %d", o);

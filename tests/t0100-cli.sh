@@ -57,7 +57,7 @@ contains "and says there is no store" "$T_TMP/err" "no store"
 
 # One option table per command parses and writes the help (issue 22).
 # Every subcommand has its own help, exit 0.
-for s in "problems list" "problems show" "problems check" "problems inputs" \
+for s in "problems list" "problems show" "problems check" "problems inputs" "problems sensitivity" \
 	"baselines import" "baselines list" "dataset verify" "dataset fetch" "dataset diff" \
 	"store info" "store check" "store init" "slurm submit" "template render"; do
 	# shellcheck disable=SC2086

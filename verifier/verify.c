@@ -16,8 +16,10 @@ void verify_report_init(struct verify_report *r)
 
 void verify_report_release(struct verify_report *r)
 {
-	for (int i = 0; i < r->n; i++)
+	for (int i = 0; i < r->n; i++) {
 		json_decref(r->items[i].flags);
+		json_decref(r->items[i].no_influence);
+	}
 	free(r->items);
 	memset(r, 0, sizeof(*r));
 }
@@ -89,6 +91,20 @@ static json_t *review_notes(const struct eval_outcome *o)
 	if (o->speedup_eager > VERIFY_REVIEW_SPEEDUP)
 		json_array_append_new(n, json_string("speedup_over_10x_eager"));
 	return n;
+}
+
+/* The eval's env.sensitivity.no_influence (docs/engine.md), as names. */
+static json_t *no_influence(struct store *s, const char *eval_id)
+{
+	struct buf err = BUF_INIT;
+	json_t *env = store_eval_env(s, eval_id, &err), *a = json_array(), *x;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_object_get(env, "sensitivity"), "no_influence"), i, x)
+		json_array_append_new(a, json_string(jget_str(x, "tensor", "?")));
+	json_decref(env);
+	buf_release(&err);
+	return a;
 }
 
 static int record(struct store *s, const struct eval_outcome *o, const char *problem_id,
@@ -235,6 +251,7 @@ static int flush_problem(const struct verify_config *cfg, const struct verify_ba
 		snprintf(it->failed_check, sizeof(it->failed_check), "%s", failed);
 		it->speedup_eager = o->speedup_eager;
 		it->flags = review_flags(o);
+		it->no_influence = no_influence(s, o->eval_id);
 		if (failed[0])
 			rep->failed++;
 		else

@@ -56,6 +56,8 @@ struct verify_item {
 	char failed_check[64];
 	double speedup_eager;
 	json_t *flags;             /* review flags (array of strings), owned */
+	json_t *no_influence;      /* tensors the sensitivity trials found without influence on
+				      the output (array of strings), owned; may be NULL */
 };
 
 struct verify_report {

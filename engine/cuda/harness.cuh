@@ -14,6 +14,13 @@
  *     largest finite |reference| (double bits).
  *   kf_h_checksum(p, bytes, out)   order-free 64-bit hash of a buffer, added to *out
  *   kf_h_count_ne(p, bytes, pat, out)  bytes != pat (guard canaries), added to *out
+ *   kf_h_count_far(p, n, dtype, c, eps, key, masked, out)  elements v with
+ *     !(|v - c| <= eps) (NaN counts), added to *out; masked: p is a kept
+ *     reference (unmasked with key) (the degenerate-output rule)
+ *   kf_h_count_constlike(out, ref, n, dtype, c, eps, key, slot)  among the
+ *     elements whose kept (masked) reference is more than eps from c
+ *     (slot[0]), those where the output is at least as close to c as to
+ *     the reference (slot[1]); both added
  *   kf_h_fma(out, iters)           FP32 FMA throughput (8 chains, 2 FLOPs each)
  *   kf_h_copy(dst, src, n16)       16-byte vector copy (bandwidth)
  *   kf_h_mask_copy(dst, src, bytes, key)  dst = src with byte b XORed by byte b&3 of
@@ -263,6 +270,47 @@ extern "C" __global__ void kf_h_count_ne(const unsigned char *p, unsigned long l
 	c = kf_h_wsum(c);
 	if ((threadIdx.x & 31) == 0 && c)
 		atomicAdd(out, c);
+}
+
+extern "C" __global__ void kf_h_count_far(const void *p, long long n, int dtype, double c,
+					  double eps, unsigned long long key, int masked,
+					  unsigned long long *out)
+{
+	unsigned long long cnt = 0, bits;
+	long long stride = (long long)gridDim.x * blockDim.x;
+
+	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += stride) {
+		double v = masked ? kf_h_load_masked(p, i, dtype, key, &bits) : kf_h_load(p, i, dtype, &bits);
+		cnt += !(fabs(v - c) <= eps);
+	}
+	cnt = kf_h_wsum(cnt);
+	if ((threadIdx.x & 31) == 0 && cnt)
+		atomicAdd(out, cnt);
+}
+
+extern "C" __global__ void kf_h_count_constlike(const void *out, const void *ref, long long n,
+						int dtype, double c, double eps,
+						unsigned long long key, unsigned long long *slot)
+{
+	unsigned long long far = 0, like = 0, ob, rb;
+	long long stride = (long long)gridDim.x * blockDim.x;
+
+	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += stride) {
+		double r = kf_h_load_masked(ref, i, dtype, key, &rb);
+		if (!(fabs(r - c) > eps))
+			continue;
+		double a = kf_h_load(out, i, dtype, &ob);
+		far++;
+		like += fabs(a - c) <= fabs(a - r);
+	}
+	far = kf_h_wsum(far);
+	like = kf_h_wsum(like);
+	if ((threadIdx.x & 31) == 0) {
+		if (far)
+			atomicAdd(&slot[0], far);
+		if (like)
+			atomicAdd(&slot[1], like);
+	}
 }
 
 extern "C" __global__ void kf_h_fma(float *out, int iters)

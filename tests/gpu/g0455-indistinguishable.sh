@@ -2,7 +2,8 @@
 # Checked and timed launches cannot be told apart (collect-v3): the check
 # seeds are secret and fresh for every engine (two evaluations of one
 # kernel draw different ones, none of the public collect-v1 seeds), the
-# search's checks include a normal and a wide-uniform draw, every timed
+# search's checks include a normal and a wide-uniform draw (and the alive
+# draw, which ReLU has no parameter for: skipped), every timed
 # trial's outputs are compared, and an honest kernel is never under the
 # speed-of-light floor that would reject it.
 . "$KF_ROOT/tests/lib.sh"
@@ -39,7 +40,7 @@ elif what == "timed":
     assert 0.7 <= ts["replay_over_fresh"] <= 2.0, ts
 elif what == "protocol":
     p = json.loads(db.execute("select protocol_params from evals where id=?", (e,)).fetchone()[0])
-    assert p.get("seeds") == "secret" and "seed0" not in p and p["dists"] == ["normal", "uniform_wide"], p
+    assert p.get("seeds") == "secret" and "seed0" not in p and p["dists"] == ["normal", "uniform_wide", "alive"], p
     assert p.get("fresh_sets") == 2 and p.get("timed_mix") is True and p.get("version") == 3, p
 PY
 check "7 check trials (5 + normal + wide-uniform), none with a public seed" python3 q.py "$KFORGE_DB" checks

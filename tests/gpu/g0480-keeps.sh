@@ -17,7 +17,8 @@ rows = db.execute("select problem_id, status, env, protocol_params from evals or
 per, loads = {}, 0
 for p, st, env, proto in rows:
     e, pr = json.loads(env), json.loads(proto)
-    seeds = pr["check_trials"] + pr.get("extra_trials", 0) * len(pr.get("dists", []))
+    # the alive draw applies to recurrent models only (docs/engine.md): not these
+    seeds = pr["check_trials"] + pr.get("extra_trials", 0) * len([d for d in pr.get("dists", []) if d != "alive"])
     # fresh input sets of the timed phase (collect-v3) get their own
     # reference in every evaluation: not kept, never a check seed's
     fresh = len((e.get("timed_sets") or {}).get("fresh") or [])

@@ -2,8 +2,10 @@
  * reference outputs stay alive across candidates, as in a search), one
  * JSON line per candidate. Used by tests/gpu/g0450-adversarial.sh and
  * tests/bench.sh.
- *   kfeval --kforge PATH [--db DB] [--root DIR] [--timeout S] [--quick]
+ *   kfeval --kforge PATH [--verify] [--db DB] [--root DIR] [--timeout S] [--quick]
  *          [--compile-only] [--force] [--repeat N] PROBLEM FILE [PROBLEM FILE...]
+ * --verify: the verifier's protocol (verify-v3: sensitivity trials among others);
+ * after it, --dists a,b (the extra distributions) and --no-sensitivity change it.
  * --repeat N evaluates each candidate N times (forced after the first) and
  * prints every evaluation; --max-kernel-ms X skips the repeats of a kernel
  * slower than X ms. */
@@ -51,6 +53,21 @@ int main(int argc, char **argv)
 			repeat = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--force"))
 			force = 1;
+		else if (!strcmp(argv[i], "--verify"))   /* first: it sets every protocol field */
+			eval_protocol_verify(&cfg.protocol);
+		else if (!strcmp(argv[i], "--dists") && i + 1 < argc) {
+			/* the extra distributions instead of the protocol's (comma-separated) */
+			static char list[256];
+			static const char *d[9];
+			int nd = 0;
+			snprintf(list, sizeof(list), "%s", argv[++i]);
+			for (char *sv = NULL, *t = strtok_r(list, ",", &sv); t && nd < 8;
+			     t = strtok_r(NULL, ",", &sv))
+				d[nd++] = t;
+			d[nd] = NULL;
+			cfg.protocol.dists = d;
+		} else if (!strcmp(argv[i], "--no-sensitivity"))
+			cfg.protocol.sensitivity = 0;
 		else if (!strcmp(argv[i], "--compile-only"))
 			cfg.compile_only = 1, cfg.arch = "sm_90a";
 		else if (!strcmp(argv[i], "--quick")) {

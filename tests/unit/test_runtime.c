@@ -119,7 +119,10 @@ static void test_protocol_key(void **state)
 	assert_non_null(strstr(a.s, "\"version\":3"));
 	assert_non_null(strstr(b.s, "\"normal\""));
 	/* The search checks other distributions too, one trial each. */
-	assert_non_null(strstr(a.s, "\"dists\":[\"normal\",\"uniform_wide\"]"));
+	assert_non_null(strstr(a.s, "\"dists\":[\"normal\",\"uniform_wide\",\"alive\"]"));
+	/* sensitivity trials only in the verifier's (docs/engine.md) */
+	assert_null(strstr(a.s, "sensitivity"));
+	assert_non_null(strstr(b.s, "\"sensitivity\":32"));
 	assert_non_null(strstr(a.s, "\"extra_trials\":1"));
 	/* Secret seeds: never in the key (nor the protocol); public ones are. */
 	assert_non_null(strstr(a.s, "\"seeds\":\"secret\""));
@@ -239,7 +242,10 @@ static void test_engine_keeps_dists(void **state)
 	assert_string_equal(cfg.protocol.dists[0], "normal");
 	assert_string_equal(cfg.protocol.dists[1], "uniform_wide");
 	assert_string_equal(cfg.protocol.dists[2], "edges");
-	assert_null(cfg.protocol.dists[3]);
+	/* and the alive draw (recurrent models), with sensitivity trials */
+	assert_string_equal(cfg.protocol.dists[3], "alive");
+	assert_null(cfg.protocol.dists[4]);
+	assert_int_equal(cfg.protocol.sensitivity, 32);
 	cfg.protocol.dists = dists;
 	cfg.root = ".";
 	cfg.store_path = db;
@@ -336,6 +342,10 @@ static void test_harness_compiles(void **state)
 		fail_msg("%s", err.s);
 	assert_true(cubin.len > 1000);
 	assert_memory_equal(cubin.s, "\x7f" "ELF", 4);
+	/* every kernel the worker looks up at start is in it (worker.c) */
+	assert_non_null(memmem(cubin.s, cubin.len, "kf_h_count_far", 14));
+	assert_non_null(memmem(cubin.s, cubin.len, "kf_h_count_constlike", 20));
+	assert_non_null(memmem(cubin.s, cubin.len, "kf_h_compare", 12));
 	/* The second start reads the cache: the same bytes. */
 	assert_int_equal(compile_in_child(dir, &again, &err), 0);
 	assert_int_equal(again.len, cubin.len);

@@ -115,7 +115,11 @@ static int fake_eval(void *ctx, const char *pid, const char *src, struct eval_ou
 		json_t *row = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:f,s:s,s:s}", "id", o->eval_id,
 					"kernel_hash", o->kernel_hash, "problem_id", pid, "gpu_name",
 					"GPU-X", "protocol", "verify-v1", "protocol_params", "{}", "status",
-					o->status, "time_mean_ms", 1.0, "created_at", "t", "env", "{\"clock\": 1}");
+					o->status, "time_mean_ms", 1.0, "created_at", "t", "env",
+					/* a's sensitivity trials found a tensor without influence */
+					!strcmp(o->kernel_hash, "a")
+						? "{\"clock\": 1, \"sensitivity\": {\"no_influence\": [{\"tensor\": \"bias\", \"max_diff\": 0}]}}"
+						: "{\"clock\": 1}");
 		assert_int_equal(store_open(&s, path, 0, &e2), 0);
 		assert_true(store_insert(&s, "evals", row, STORE_REPLACE, &e2) >= 0);
 		store_close(&s);
@@ -237,6 +241,15 @@ static void test_run_records_verdicts(void **state)
 	assert_int_equal(rep.verified, 2);
 	assert_int_equal(rep.flagged, 1);  /* a: under its roofline floor */
 	assert_int_equal(rep.failed, 2);   /* b (mismatch), f (memcheck errors) */
+	/* the report names the tensors without influence (docs/engine.md) */
+	for (int i = 0; i < rep.n; i++)
+		if (!strcmp(rep.items[i].kernel_hash, "a")) {
+			assert_int_equal(json_array_size(rep.items[i].no_influence), 1);
+			assert_string_equal(json_string_value(json_array_get(rep.items[i].no_influence, 0)),
+					    "bias");
+		} else {
+			assert_int_equal(json_array_size(rep.items[i].no_influence), 0);
+		}
 	assert_int_equal(store_open(&s, path, 0, &err), 0);
 	rows = store_query_all(&s, "SELECT kernel_hash, verdict, failed_check, review_flags, env "
 				   "FROM verifications ORDER BY kernel_hash", NULL, &err);

@@ -353,6 +353,37 @@ def operation(model_cls, name):
     return doc or name.replace("_", " ")
 
 
+# The "alive" draw of recurrent models (docs/problems.md, docs/engine.md):
+# with PyTorch's initialisation (gate biases U(-1/sqrt(H), 1/sqrt(H))) the
+# forget gate is about 0.5, the state fades within a few dozen steps, and
+# neither the early steps nor the initial state reach the last output (a
+# kernel that computes only the last steps passes). On the alive draw the
+# bias_ih slices below are set (the rest drawn as PyTorch does): the LSTM's
+# forget gate at sigmoid(6) = 0.9975 (0.9975^512 = 0.28 of the state
+# survives 512 steps) and its input gate at sigmoid(-4) = 0.018 (the cell
+# does not drift into tanh's flat ends over the ~400-step memory); the
+# GRU's update gate z at sigmoid(6) (h' = (1 - z) n + z h).
+ALIVE_BIAS = {"lstm": ((1, 6.0), (0, -4.0)), "gru": ((1, 6.0),)}
+
+
+def alive_draws(nodes, inputs):
+    by_name = {t["name"]: t for t in inputs}
+    for n in nodes:
+        if n["op"] != "rnn" or n.get("kind") not in ALIVE_BIAS:
+            continue
+        H = n["hidden"]
+        for nm in n["in"]:
+            t = by_name.get(nm)
+            if not t or not re.search(r"bias_ih_l\d+(_reverse)?$", t.get("torch_param", "")):
+                continue
+            a = dict(t["dist"])
+            a["set"] = [[g * H, (g + 1) * H, v] for g, v in ALIVE_BIAS[n["kind"]]]
+            t["alive"] = a
+            t["alive_init"] = ("alive draw: gate slices %s set to %s, the rest as above"
+                               % (", ".join("[%d, %d)" % (g * H, (g + 1) * H) for g, _ in ALIVE_BIAS[n["kind"]]),
+                                  ", ".join("%g" % v for _, v in ALIVE_BIAS[n["kind"]])))
+
+
 def tensor_entry(t):
     e = {"name": t.name, "role": "param" if t.role == "param" else "input",
          "dtype": t.dtype, "shape": list(t.shape), "dist": t.dist}
@@ -378,6 +409,7 @@ def build(num, file, text, small=False):
     drawn = [t for t in tr.inputs if t.role != "input" and t.name in used]
     params = [t for t in tr.params if t.name in used]
     inputs = [tensor_entry(t) for t in fwd + drawn + params]
+    alive_draws(nodes, inputs)
     if len({t["name"] for t in inputs} | {n["out"] for n in nodes}) != len(inputs) + len(nodes):
         raise ft.TraceError("a tensor name is used twice")
     unused = [t.torch_param for t in tr.params if t.name not in used and hasattr(t, "torch_param")]
