@@ -3,6 +3,7 @@
 #include "core/fsutil.h"
 #include "core/json.h"
 #include "core/problem.h"
+#include "core/sensitivity.h"
 #include "core/store.h"
 #include "core/store_eval.h"
 #include "engine/candidate.h"
@@ -146,19 +147,6 @@ int cmd_eval(int argc, char **argv, struct cli_ctx *ctx)
 	eval_protocol_default(&cfg.protocol);
 	if ((ret = cli_parse(&spec, argc, argv, ctx, &n)) != CLI_GO)
 		return ret;
-	if (quick || quick_launches) {
-		/* 1 check trial of the problem's distribution and one of each
-		 * extra one; --quick-launches: timed ones up to N blocks in all. */
-		int nchk = 1;
-		for (int i = 0; cfg.protocol.dists && cfg.protocol.dists[i]; i++)
-			nchk += cfg.protocol.extra_trials;
-		cfg.protocol.name = quick_launches ? "quick-v2" : "quick-v1";
-		cfg.protocol.check_trials = 1;
-		cfg.protocol.warmup = 0;
-		cfg.protocol.timed_trials = quick_launches > nchk ? quick_launches - nchk : 0;
-		cfg.protocol.fresh_sets = cfg.protocol.timed_trials ? 1 : 0;
-		cfg.protocol.repeat_agree = 1;
-	}
 	if (n != 2)
 		return cli_usage(&spec);
 	if (arch && strncmp(arch, "sm_", 3) && strncmp(arch, "compute_", 8))
@@ -174,6 +162,27 @@ int cmd_eval(int argc, char **argv, struct cli_ctx *ctx)
 	if (!dir.len && (ret = problem_find(ctx->root, argv[1], &dir, &err)) < 0) {
 		ret = cli_fail(ret == PROBLEM_UNKNOWN ? EXIT_USAGE : EXIT_FAIL, "%s", err.s);
 		goto out;
+	}
+	if (quick || quick_launches) {
+		/* 1 check trial of the problem's distribution and one of each
+		 * extra one it has (the alive draw only where a parameter has
+		 * one); --quick-launches: timed ones up to N blocks in all. */
+		struct problem pb;
+		int nchk = 1, alive = 0;
+		problem_init(&pb);
+		if (problem_load(&pb, dir.s, &err) == 0)
+			alive = sens_has_alive(&pb);
+		problem_release(&pb);
+		buf_reset(&err);
+		for (int i = 0; cfg.protocol.dists && cfg.protocol.dists[i]; i++)
+			if (alive || strcmp(cfg.protocol.dists[i], "alive"))
+				nchk += cfg.protocol.extra_trials;
+		cfg.protocol.name = quick_launches ? "quick-v2" : "quick-v1";
+		cfg.protocol.check_trials = 1;
+		cfg.protocol.warmup = 0;
+		cfg.protocol.timed_trials = quick_launches > nchk ? quick_launches - nchk : 0;
+		cfg.protocol.fresh_sets = cfg.protocol.timed_trials ? 1 : 0;
+		cfg.protocol.repeat_agree = 1;
 	}
 	/* Bounded read: the format check gives the precise size error. */
 	if (buf_read_file(&text, argv[2], 4 * CANDIDATE_MAX_BYTES, &err) < 0) {

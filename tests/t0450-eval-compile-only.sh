@@ -118,3 +118,13 @@ else
 	check "in one line" test "$(wc -l <"$T_TMP/err")" -eq 1
 	contains "naming the missing driver or GPU" "$T_TMP/err" "^kforge: (no CUDA driver found|no GPU visible)"
 fi
+# --quick-launches N (the verifier's sanitizer run): N launch blocks in all,
+# the checks counted by the draws the problem has (alive only for recurrent
+# models): ReLU 3 checks + 4 timed, an LSTM 4 checks + 3 timed.
+qt() { sqlite3 "$1" "select json_extract(protocol_params, '$.timed_trials') from evals"; }
+expect_exit 0 "eval --quick-launches 7, ReLU" "$KFORGE" --db q1.db eval 19 \
+	"$KF_ROOT/tests/candidates/adversarial/20_honest_relu_vec4.cu" --compile-only --quick-launches 7
+check "  4 timed launch blocks (no alive draw)" test "$(qt q1.db)" = 4
+expect_exit 0 "eval --quick-launches 7, an LSTM" "$KFORGE" --db q2.db eval level3/36 \
+	"$KF_ROOT/tests/candidates/adversarial/44_honest_lstm_hn.cu" --compile-only --quick-launches 7
+check "  3 timed launch blocks (its alive draw is a check)" test "$(qt q2.db)" = 3

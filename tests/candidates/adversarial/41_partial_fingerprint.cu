@@ -1,11 +1,15 @@
 // problem: 004
-// expect: incorrect insensitive_to_input
+// expect: correct
 // Keeps its last output and returns it when the inputs look the same, by a
 // fingerprint of A alone (B is never looked at). Every check trial has its
 // own seed and the timed trials alternate two, so A always changes and the
 // kernel computes; the repeat runs are identical inputs (the kept output is
 // right). A sensitivity trial runs it on a base draw, then with B alone
-// redrawn: it returns the base output (tests/gpu/g0465-sensitivity.sh).
+// redrawn: it would return the base output. But its module variables are
+// restored before every launch block (docs/engine.md): the kept output never
+// survives to the next launch, so it always computes, and is correct (H100:
+// g0465, the verifier's protocol). Were the restore gone, the sensitivity
+// trial would fail it (insensitive_to_input).
 #define M_ 2048
 __device__ float kf_keep[M_];
 __device__ float kf_fp[2];
