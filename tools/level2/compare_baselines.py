@@ -10,7 +10,7 @@ as ratios measured / KernelBench, with geometric means. No torch needed.
 MEASURED_DIR holds baseline_time_torch.json, baseline_time_torch_notf32.json
 and baseline_time_torch_compile_inductor_default.json (any may be missing);
 DIR holds PREFIX + the eager and compile names (default: ../shared/kernelbench
-beside the repository, or /work/shared/kernelbench). A ratio over 1: the measurement is slower than
+beside the repository or its worktree's parent). A ratio over 1: the measurement is slower than
 KernelBench's. notf32/eager: what turning TF32 off costs here."""
 import argparse
 import json
@@ -101,7 +101,7 @@ def default_kb():
     """../shared/kernelbench next to the repository (or a worktree's parent)."""
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
     for c in (os.path.join(root, "..", "shared", "kernelbench"),
-              os.path.join(root, "..", "..", "shared", "kernelbench"), "/work/shared/kernelbench"):
+              os.path.join(root, "..", "..", "shared", "kernelbench")):
         if os.path.isdir(c):
             return os.path.normpath(c)
     return os.path.normpath(os.path.join(root, "..", "shared", "kernelbench"))

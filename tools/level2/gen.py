@@ -8,7 +8,7 @@ reference.cu (plain double-precision kernels generated from the graph).
         [--small-channels IN,OUT]] [NUM...]
 
 --kb: the KernelBench level2 directory (default ../shared/kernelbench/level2
-next to the repository or /work/shared/kernelbench/level2); --committed, or
+next to the repository or its worktree's parent); --committed, or
 when there is none, the committed reference.py files are the source. --check regenerates into memory
 and fails when a committed file differs. --small DIR writes every problem at
 small sizes (same structure: groups divide channels, output sizes follow) to
@@ -145,8 +145,7 @@ def kb_files(root, kb, level=LEVEL):
 def default_kb(root, level=LEVEL):
     sub = "level%d" % level
     for c in (os.path.join(root, "..", "..", "shared", "kernelbench", sub),
-              os.path.join(root, "..", "shared", "kernelbench", sub),
-              "/work/shared/kernelbench/" + sub):
+              os.path.join(root, "..", "shared", "kernelbench", sub)):
         if os.path.isdir(c):
             return os.path.normpath(c)
     return None

@@ -926,9 +926,12 @@ def main():
     ap.add_argument("--tsv", default=None)
     ap.add_argument("--check", action="store_true")
     a = ap.parse_args()
-    tsv_path = a.tsv or os.path.normpath(os.path.join(a.root, "..", "..", "shared", "kernelbench", "level1.tsv"))
-    if not os.path.exists(tsv_path):
-        tsv_path = "/work/shared/kernelbench/level1.tsv"
+    tsv_path = a.tsv
+    for c in (os.path.join(a.root, "..", "..", "shared", "kernelbench", "level1.tsv"),
+              os.path.join(a.root, "..", "shared", "kernelbench", "level1.tsv")):
+        if not tsv_path and os.path.exists(c):
+            tsv_path = os.path.normpath(c)
+    tsv_path = tsv_path or ""
     built = build_all()
     errs = []
     if os.path.exists(tsv_path):
