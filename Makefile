@@ -126,7 +126,7 @@ test: deps-test
 .PHONY: test-build
 test-build: kforge $(UNIT_BIN) $(TEST_HELPER_BIN)
 
-# every case the sampling tests pick from (tests/lib.sh every_nth): ~2x make test's time
+# every case the sampling tests pick from (tests/lib.sh every_nth): several times make test's time
 test-long: deps-test
 	$(Q)$(MAKE) --no-print-directory $(TEST_J) DEVELOPER=$(or $(DEVELOPER),1) SANITIZE=$(SANITIZE) test-build
 	$(Q)KF_TEST_LONG=1 BUILD=$(BUILD) tests/run-tests.sh
