@@ -99,6 +99,13 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libkforge.a
 	$(Q)$(CC) $(ALL_CFLAGS) $(shell $(PKG_CONFIG) --cflags $(TEST_PKGS)) $(LDFLAGS) -o $@ $< \
 		$(BUILD)/libkforge.a $(shell $(PKG_CONFIG) --libs $(TEST_PKGS)) $(LDLIBS)
 
+# kfcompile's kept results name the sources of the compile code they came from
+KFC_ID_SRC := $(sort $(wildcard engine/compile*.[ch] engine/nvrtc.[ch] engine/candidate.[ch] engine/srcscan.c))
+$(BUILD)/gen/kfcompile_id.h: $(KFC_ID_SRC)
+	@mkdir -p $(dir $@)
+	$(Q)printf '#define KF_COMPILE_SRC_ID "%s"\n' "$$(cat $^ | sha256sum | cut -c1-64)" >$@.tmp && mv $@.tmp $@
+$(BUILD)/tests/kfcompile: $(BUILD)/gen/kfcompile_id.h
+
 $(BUILD)/tests/%: tests/helpers/%.c $(BUILD)/libkforge.a
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
@@ -110,16 +117,18 @@ deps:
 deps-test:
 	$(Q)scripts/deps.sh --test
 
+# the build on every core unless -j was given
+TEST_J = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1))
 test: deps-test
-	$(Q)$(MAKE) --no-print-directory DEVELOPER=$(or $(DEVELOPER),1) SANITIZE=$(SANITIZE) test-build
+	$(Q)$(MAKE) --no-print-directory $(TEST_J) DEVELOPER=$(or $(DEVELOPER),1) SANITIZE=$(SANITIZE) test-build
 	$(Q)BUILD=$(BUILD) tests/run-tests.sh
 
 .PHONY: test-build
 test-build: kforge $(UNIT_BIN) $(TEST_HELPER_BIN)
 
-# every case the sampling tests pick from (tests/lib.sh every_nth): ~2x make test's time
+# every case the sampling tests pick from (tests/lib.sh every_nth): several times make test's time
 test-long: deps-test
-	$(Q)$(MAKE) --no-print-directory DEVELOPER=$(or $(DEVELOPER),1) SANITIZE=$(SANITIZE) test-build
+	$(Q)$(MAKE) --no-print-directory $(TEST_J) DEVELOPER=$(or $(DEVELOPER),1) SANITIZE=$(SANITIZE) test-build
 	$(Q)KF_TEST_LONG=1 BUILD=$(BUILD) tests/run-tests.sh
 
 test-gpu: deps

@@ -115,13 +115,22 @@ else
 		done
 	fi
 	par=${KF_TEST_PAR:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
-	# NVRTC results shared by the tests of this run (tests/helpers/kfcompile.c:
-	# a kernel the same in two tests compiles once)
-	if [ -z "${KF_COMPILE_CACHE:-}" ]; then
-		KF_COMPILE_CACHE=$(mktemp -d "${TMPDIR:-/tmp}/kforge-cc.XXXXXX") || exit 1
-		export KF_COMPILE_CACHE
-		trap 'rm -rf "$KF_COMPILE_CACHE"' EXIT
+	# Kept across runs, outside the clone (KF_TEST_CACHE, default
+	# ~/.cache/kforge-test; a folder that cannot be made: one for this run):
+	# NVRTC results (KF_COMPILE_CACHE, tests/helpers/kfcompile.c: keyed by
+	# the source, the options, NVRTC and kforge's compile code), the
+	# emulators' programs (KF_EMU_EXE_CACHE, tests/tools/emulate_refs.py:
+	# keyed by their text, the shim and the compiler) and precompiled shim.
+	tc=${KF_TEST_CACHE:-${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/kforge-test}
+	if ! mkdir -p "$tc/cc" "$tc/emu" 2>/dev/null || [ ! -w "$tc/cc" ] || [ ! -w "$tc/emu" ]; then
+		tc=$(mktemp -d "${TMPDIR:-/tmp}/kforge-cc.XXXXXX") || exit 1
+		mkdir -p "$tc/cc" "$tc/emu"
+		trap 'rm -rf "$tc"' EXIT
 	fi
+	export KF_COMPILE_CACHE="${KF_COMPILE_CACHE:-$tc/cc}" KF_EMU_EXE_CACHE="${KF_EMU_EXE_CACHE:-$tc/emu}"
+	export KF_EMU_CACHE="${KF_EMU_CACHE:-$tc/emu}"
+	mkdir -p "$KF_COMPILE_CACHE" "$KF_EMU_EXE_CACHE"
+	stats0=$(cat "$KF_COMPILE_CACHE/stats" 2>/dev/null | wc -l)
 	for t in $list; do
 		rm -f "$LOGS/$(basename "$t").log.res"
 	done
@@ -151,8 +160,22 @@ else
 	done
 	wait "$xpid"
 	if [ -f "$KF_COMPILE_CACHE/stats" ]; then
-		awk '{ c += $2; r += $4 + $6 } END { printf "# kfcompile: %d NVRTC compiles, %d results reused\n", c, r }' \
-			"$KF_COMPILE_CACHE/stats"
+		tail -n +$((stats0 + 1)) "$KF_COMPILE_CACHE/stats" |
+			awk '{ c += $2; r += $4 + $6 } END { printf "# kfcompile: %d NVRTC compiles, %d results reused\n", c, r }'
+	fi
+	# bounded: the least recently used NVRTC results beyond 20000 (some 300
+	# bytes each) and programs beyond 5000 (some 30 KB) go, and the stats'
+	# older lines
+	prune() { # DIR PATTERN KEEP
+		find "$1" -maxdepth 1 -type f -name "$2" -printf '%T@ %p\n' 2>/dev/null |
+			sort -rn | tail -n +$(($3 + 1)) | cut -d' ' -f2- | xargs -r rm -f
+	}
+	prune "$KF_COMPILE_CACHE" '[0-9a-f]*[0-9a-f]' "${KF_COMPILE_CACHE_MAX:-20000}"
+	prune "$KF_EMU_EXE_CACHE" '[0-9a-f]*.exe' "${KF_EMU_EXE_CACHE_MAX:-5000}"
+	prune "$KF_EMU_CACHE" 'kfshim-*.h.gch' 3
+	if [ -f "$KF_COMPILE_CACHE/stats" ] && [ "$(wc -l <"$KF_COMPILE_CACHE/stats")" -gt 10000 ]; then
+		tail -n 1000 "$KF_COMPILE_CACHE/stats" >"$KF_COMPILE_CACHE/stats.tmp.$$" &&
+			mv "$KF_COMPILE_CACHE/stats.tmp.$$" "$KF_COMPILE_CACHE/stats"
 	fi
 fi
 echo "$pass passed, $fail failed, $skip skipped"

@@ -29,3 +29,17 @@ contains "emulated: nested loops counting down (suffix sum)" emu.out "^ok 091_cu
 sed 's/t < length; ++t/t < length - 1; ++t/' "$C/cumsum_loop.cu" >short.cu
 python3 "$KF_ROOT/tests/tools/emulate_refs.py" "$KFORGE" "$KF_ROOT" emu --cand short.cu 89 >emu.out 2>&1
 contains "emulated: a loop one step short is caught" emu.out "^not ok 089_cumsum y: 120 elements, 3 bad"
+# The emulators' programs kept (KF_EMU_EXE_CACHE): the file paths are their
+# arguments, so the same candidate in another work folder runs the kept one;
+# another text compiles anew.
+EC="$T_TMP/ec"
+KF_EMU_EXE_CACHE="$EC" python3 "$KF_ROOT/tests/tools/emulate_refs.py" "$KFORGE" "$KF_ROOT" k1 --cand "$C/cumsum_loop.cu" 89 >k1.out 2>&1
+KF_EMU_EXE_CACHE="$EC" python3 "$KF_ROOT/tests/tools/emulate_refs.py" "$KFORGE" "$KF_ROOT" k2 --cand "$C/cumsum_loop.cu" 89 >k2.out 2>&1
+check "kept program: both runs match the oracle, one program kept" sh -c \
+	"grep -q '^ok 089_cumsum y: 120 elements, 0 bad' k1.out && grep -q '^ok 089_cumsum y: 120 elements, 0 bad' k2.out &&
+	 test \$(ls '$EC' | grep -c '\.exe\$') -eq 1"
+check "the second run compiled nothing, its text names no work folder" sh -c \
+	"test -f k1/089_cumsum.exe && test ! -e k2/089_cumsum.exe && ! grep -q '$T_TMP\|k2/' k2/089_cumsum.cpp"
+KF_EMU_EXE_CACHE="$EC" python3 "$KF_ROOT/tests/tools/emulate_refs.py" "$KFORGE" "$KF_ROOT" k3 --cand short.cu 89 >k3.out 2>&1
+check "another text is another program (the short loop still caught)" sh -c \
+	"grep -q '^not ok 089_cumsum y: 120 elements, 3 bad' k3.out && test \$(ls '$EC' | grep -c '\.exe\$') -eq 2"

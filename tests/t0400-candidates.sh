@@ -114,6 +114,11 @@ if [ "$HAVE_NVRTC" = 1 ]; then
 	KF_COMPILE_CACHE="$CC" "$KFC" --exe "$KFORGE" "$C/compile_error.cu" >reuse5.out 2>&1
 	check "reuse: a compile error is compiled again, not kept" sh -c \
 		"grep -q ': compile_error: ' reuse5.out && test \"\$(sed -n 6p '$CC/stats')\" = 'compiled 1 reused 0 same 0'"
+	# kept across clones: the key names kforge's compile sources, not its path
+	cp "$KFORGE" kforge-copy
+	KF_COMPILE_CACHE="$CC" "$KFC" --exe "$T_TMP/kforge-copy" b.cu >reuse7.out 2>&1
+	check "reuse: from another kforge of the same compile code" sh -c \
+		"grep -q '^b.cu: ok .*kernel relu_f32' reuse7.out && test \"\$(tail -n 1 '$CC/stats')\" = 'compiled 0 reused 1 same 0'"
 fi
 
 # The CPU-time limit (the wall limit is the loop's 4 s above).

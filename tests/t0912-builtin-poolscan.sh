@@ -19,12 +19,14 @@ per_problem() {
 	done
 }
 
-python3 "$T/check_templates.py" "$KF_BUILD" "$KF_ROOT" "$T_TMP/pool" --impls 1 --no-emulate \
+# (make test: every other rendered kernel compiles, turning with the problem;
+# make test-long: all)
+python3 "$T/check_templates.py" "$KF_BUILD" "$KF_ROOT" "$T_TMP/pool" --impls 1 --no-emulate --nvrtc-every "$(long_tier && echo 1 || echo 2)" \
 	41 42 43 44 45 46 >pool.out 2>&1
 contains "pool kernels render, launch-check and compile at full size" pool.out "^[1-9][0-9]* kernels, 0 failed$"
 check "each pool problem has a checked kernel" per_problem pool.out 41 42 43 44 45 46
 
-python3 "$T/check_templates.py" "$KF_BUILD" "$KF_ROOT" "$T_TMP/scan" --impls 1 --every 4 \
+python3 "$T/check_templates.py" "$KF_BUILD" "$KF_ROOT" "$T_TMP/scan" --impls 1 --every 4 --nvrtc-every "$(long_tier && echo 1 || echo 2)" \
 	89 90 91 92 93 >scan.out 2>&1
 contains "scan kernels compile at full size and emulate" scan.out "^[1-9][0-9]* kernels, 0 failed$"
 check "each scan problem has a checked kernel" per_problem scan.out 89 90 91 92 93

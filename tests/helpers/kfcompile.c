@@ -14,14 +14,19 @@
  * file N times through a pool and ends with "median MS ms over N compiles".
  * --pool N runs up to N compiles at once, across files and repeats.
  * Without --repeat or --log, files whose device source is the same compile
- * once; with KF_COMPILE_CACHE=DIR (tests/run-tests.sh: one per run) their
- * ok results are kept there, keyed by the source and every compile option,
- * for later runs of kfcompile.
+ * once; with KF_COMPILE_CACHE=DIR (tests/run-tests.sh: a persistent one
+ * outside the clone) their ok results are kept there, keyed by the source,
+ * every compile option, the NVRTC library and the compile code's sources
+ * (KF_COMPILE_SRC_ID), for later runs of kfcompile; a hit refreshes the
+ * entry's time (the runner prunes the oldest).
  * Exit 0 when every file was processed (whatever its status), 1 when the
  * sandbox failed. */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <utime.h>
 #include "core/buf.h"
 #include "core/fsutil.h"
 #include "core/sha256.h"
@@ -29,7 +34,9 @@
 #include "engine/compile.h"
 #include "engine/compile_pool.h"
 #include "engine/launch.h"
+#include "engine/nvrtc.h"
 #include "core/problem.h"
+#include "gen/kfcompile_id.h"
 
 /* The launch check against the fixture named on the file's first line. */
 static int check_launch(const char *fixtures, const char *dir, const char *text, struct buf *plan,
@@ -91,21 +98,46 @@ static const char *env_or(const char *name)
 	return v ? v : "(unset)";
 }
 
-/* The cache key of a compile: every input of its result (options, the
- * variables that pick NVRTC, the source; the same kforge within a test run).
- * A first line `// problem: NAME` is a comment to NVRTC, the same line count
- * whatever NAME: one kernel checked against several problems compiles once. */
-static void compile_key(const struct compile_opts *o, const char *src, char hex[65])
+/* The NVRTC a compile child would load, as "PATH VERSION SIZE MTIME" (the
+ * file behind the library; "none" without one): part of a kept result's key. */
+static void nvrtc_identity(struct buf *out)
+{
+	struct nvrtc nv;
+	struct buf err = BUF_INIT, inc = BUF_INIT;
+	Dl_info di;
+	struct stat st;
+
+	nvrtc_init(&nv);
+	if (nvrtc_load(&nv, &err) < 0) {
+		buf_setf(out, "none");
+	} else if (dladdr(*(void **)&nv.Version, &di) && di.dli_fname && stat(di.dli_fname, &st) == 0) {
+		buf_setf(out, "%s %d.%d %lld %lld", di.dli_fname, nv.major, nv.minor, (long long)st.st_size,
+			 (long long)st.st_mtime);
+	} else {
+		buf_setf(out, "%s %d.%d", nv.path, nv.major, nv.minor);
+	}
+	if (nvrtc_include_dir(&inc) == 0)
+		buf_addf(out, " include %s", inc.s);
+	nvrtc_release(&nv);
+	buf_release(&err);
+	buf_release(&inc);
+}
+
+/* The cache key of a compile: every input of its result (options, the NVRTC
+ * library and the variables that pick it, the sources of kforge's compile
+ * code, the source). A first line `// problem: NAME` is a comment to NVRTC,
+ * the same line count whatever NAME: one kernel checked against several
+ * problems compiles once. */
+static void compile_key(const struct compile_opts *o, const char *nv_id, const char *src, char hex[65])
 {
 	struct sha256 h;
 	struct buf b = BUF_INIT;
 
 	if (!strncmp(src, "// problem: ", 12) && strchr(src, '\n'))
 		src = strchr(src, '\n');
-	buf_setf(&b, "kfcompile 1\n%s\n%s\n%d %d %d %zu\n%s\n%s\n%s\n",
-		 o->kforge_exe ? o->kforge_exe : "", o->arch ? o->arch : "", o->fast_math, o->timeout_s,
-		 o->cpu_s, o->as_bytes, env_or("KFORGE_NVRTC"), env_or("CUDA_HOME"),
-		 env_or("LD_LIBRARY_PATH"));
+	buf_setf(&b, "kfcompile 2\n%s\n%s\n%s\n%d %d %d %zu\n%s\n%s\n%s\n", KF_COMPILE_SRC_ID, nv_id,
+		 o->arch ? o->arch : "", o->fast_math, o->timeout_s, o->cpu_s, o->as_bytes,
+		 env_or("KFORGE_NVRTC"), env_or("CUDA_HOME"), env_or("LD_LIBRARY_PATH"));
 	sha256_init(&h);
 	sha256_update(&h, b.s, b.len);
 	sha256_update(&h, src, strlen(src));
@@ -148,9 +180,10 @@ static int reuse_result(char (*key)[65], int k, const char *cache, int *same, st
 		return 0;
 	path_join(&path, cache, key[k]);
 	if (file_exists(path.s) && buf_read_file(res, path.s, 1u << 20, &err) == 0 &&
-	    !strncmp(res->s, "ok ", 3))
+	    !strncmp(res->s, "ok ", 3)) {
 		found = 1;
-	else
+		utime(path.s, NULL);   /* recently used: kept by the runner's pruning */
+	} else
 		buf_reset(res);
 	buf_release(&path);
 	buf_release(&err);
@@ -224,6 +257,9 @@ int main(int argc, char **argv)
 		abort();
 	if (cache && !*cache)
 		cache = NULL;
+	struct buf nv_id = BUF_INIT;
+	if (cache)
+		nvrtc_identity(&nv_id);
 	for (; i < argc; i++) {
 		struct buf text = BUF_INIT, file = BUF_INIT;
 		struct buf *out = &pre[i - first];
@@ -250,7 +286,7 @@ int main(int argc, char **argv)
 			buf_addf(out, "%s: launch_ok\n", argv[i]);
 		} else {
 			if (reuse)
-				compile_key(&o, c.device_src, key[i - first]);
+				compile_key(&o, nv_id.s, c.device_src, key[i - first]);
 			if (reuse && reuse_result(key, i - first, cache, &same[i - first], &res[i - first])) {
 				if (same[i - first] >= 0)
 					n_same++;
@@ -342,6 +378,7 @@ int main(int argc, char **argv)
 		       n_pool);
 	}
 	free(times);
+	buf_release(&nv_id);
 	compile_pool_close(pool);
 	buf_release(&err);
 	return ret;

@@ -7,8 +7,10 @@ mma/wgmma PTX), and its output, emulated on the host at small sizes,
 must match kforge's CPU oracle (emulate_refs.py --cand).
 
 usage: check_templates.py BUILD ROOT WORK [--impls M] [--seed S] [--no-nvrtc]
-                          [--no-emulate] [--every K] NUMBER...
+                          [--no-emulate] [--every K] [--nvrtc-every K] NUMBER...
   --every K: emulate only every K-th rendered kernel of a problem (all compile).
+  --nvrtc-every K: compile only every K-th rendered kernel of a problem, the
+    first one at an offset that turns with the problem (all render).
 Compiles and emulations run KF_TEST_JOBS at a time (default: every core).
 Prints one line per kernel and "N kernels, N failed"; exit 1 if any failed."""
 import glob
@@ -34,7 +36,7 @@ def is_sm90a(path):
 
 def main():
     args = sys.argv[1:]
-    opts = {"--impls": "2", "--seed": "1", "--every": "1"}
+    opts = {"--impls": "2", "--seed": "1", "--every": "1", "--nvrtc-every": "1"}
     flags = set()
     rest = []
     i = 0
@@ -60,7 +62,8 @@ def main():
     # all problems can share the cores; results are printed in problem order.
     rendered = []  # (num, files, render error or None)
     tagged = []
-    for num in nums:
+    ce = int(opts["--nvrtc-every"])
+    for p, num in enumerate(nums):
         d = glob.glob(os.path.join(root, "problems", "level1", "%03d_*" % num))[0]
         spec = os.path.join(d, "spec.json")
         out = os.path.join(work, "%03d" % num)
@@ -74,7 +77,10 @@ def main():
         rendered.append((num, files, None))
         if files and "--no-nvrtc" not in flags:
             open(os.path.join(fix, "p%03d.json" % num), "w").write(open(spec).read())
-            for f in files:
+            off = p % min(ce, len(files))
+            for k, f in enumerate(files):
+                if k % ce != off:
+                    continue
                 t = f + ".nvrtc.cu"
                 open(t, "w").write("// problem: p%03d\n" % num + open(f).read())
                 tagged.append(t)

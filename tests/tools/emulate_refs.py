@@ -64,16 +64,84 @@ def host_smem(src):
     return re.sub(r"extern __shared__ (?:__align__\(\d+\) )?(\w+) (\w+)\[\];", r"\1 *\2 = (\1 *)kf_dyn_smem;", src)
 
 
-def build_run(work, tag, text):
-    """Compiles WORK/TAG.cpp (text, with the shim) and runs it: None, or
-    what failed ("c++: ..." or "emulated run failed: ...")."""
+def cxx_id():
+    """The compiler behind CXX: its file, size and time (part of a kept
+    program's key)."""
+    import shutil
+    p = os.path.realpath(shutil.which(CXX[0]) or CXX[0])
+    try:
+        st = os.stat(p)
+        return "%s %d %d" % (p, st.st_size, int(st.st_mtime))
+    except OSError:
+        return p
+
+
+def exe_cache_dir():
+    """KF_EMU_EXE_CACHE (tests/lib.sh: a persistent folder outside the
+    clone), or None: every program compiled."""
+    d = os.environ.get("KF_EMU_EXE_CACHE")
+    if not d:
+        return None
+    try:
+        os.makedirs(d, exist_ok=True)
+    except OSError:
+        return None
+    return d
+
+
+def compile_exe(work, tag, text):
+    """WORK/TAG.cpp (text with the shim) as a program: (path, argv after it,
+    None) or (None, None, the compiler's error). The file paths in main()'s
+    string literals become its arguments, so a program of the same text
+    elsewhere is the same program: with KF_EMU_EXE_CACHE it is kept there,
+    named after a hash of the text, the shim, CXX and the compiler, and
+    reused (c++ is most of an emulation's time)."""
+    paths = []
+    at = text.rfind("int main() {")
+    if at >= 0:
+        def arg(m):
+            paths.append(m.group(1))
+            return "kf_argv[%d]" % (len(paths) - 1)
+        body = re.sub(r'"([^"\n]*\.(?:npy|bin))"', arg, text[at:])
+        body = body.replace("int main() {", "int main(int kf_argc, char **kf_args) {\n  kf_argv = kf_args + 1;", 1)
+        text = text[:at] + "static char **kf_argv;\n" + body
     cpp, exe = os.path.join(work, tag + ".cpp"), os.path.join(work, tag + ".exe")
     with open(cpp, "w") as f:
         f.write(text)
-    c = subprocess.run(CXX + ["-include", shim_header(work), "-o", exe, cpp], capture_output=True, text=True)
+    shim_h = shim_header(work)
+    cache = exe_cache_dir()
+    kept = None
+    if cache:
+        key = hashlib.sha256(("\0".join(CXX + [cxx_id(), os.path.basename(shim_h), text])).encode()).hexdigest()
+        kept = os.path.join(cache, key[:40] + ".exe")
+        if os.path.exists(kept):
+            try:
+                os.utime(kept)  # recently used: kept by the pruning
+            except OSError:
+                pass
+            return kept, paths, None
+    c = subprocess.run(CXX + ["-include", shim_h, "-o", exe, cpp], capture_output=True, text=True)
     if c.returncode:
-        return "c++: " + c.stderr[-600:]
-    x = subprocess.run([exe], capture_output=True, text=True)
+        return None, None, c.stderr
+    if kept:
+        tmp = "%s.%d.tmp" % (kept, os.getpid())
+        try:
+            import shutil
+            shutil.copyfile(exe, tmp)
+            os.chmod(tmp, 0o755)
+            os.replace(tmp, kept)
+        except OSError:
+            pass
+    return exe, paths, None
+
+
+def build_run(work, tag, text):
+    """Compiles WORK/TAG.cpp (text, with the shim) and runs it: None, or
+    what failed ("c++: ..." or "emulated run failed: ...")."""
+    exe, args, err = compile_exe(work, tag, text)
+    if err is not None:
+        return "c++: " + err[-600:]
+    x = subprocess.run([exe] + args, capture_output=True, text=True)
     if x.returncode:
         return "emulated run failed: %s" % x.stderr[-300:]
     return None
@@ -302,11 +370,10 @@ def emulate(kforge, root, work, d, cand=None):
         main.append('  { FILE *f = fopen("%s/%s.bin", "wb"); fwrite(b_%s, 1, %d, f); fclose(f); }' %
                     (out, t["name"], t["name"], numel(t) * DSZ[t["dtype"]]))
     main.append("  return 0;\n}")
-    cpp = os.path.join(work, base + ".cpp")
-    open(cpp, "w").write(code + "\n" + "\n".join(main) + "\n")
-    exe = os.path.join(work, base + ".exe")
-    subprocess.run(CXX + ["-include", shim_header(work), "-o", exe, cpp], check=True)
-    subprocess.run([exe], check=True)
+    exe, args, err = compile_exe(work, base, code + "\n" + "\n".join(main) + "\n")
+    if err is not None:
+        raise RuntimeError("c++: " + err[-600:])
+    subprocess.run([exe] + args, check=True)
     tol = {"fp32": 1e-4, "fp16": 1e-2, "bf16": 1e-2, "exact": 0.0}[spec["tolerance"]]
     import struct
     report = []
