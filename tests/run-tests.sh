@@ -5,9 +5,9 @@
 #   GPU (--gpu) : tests/gpu/gNNNN-*.sh, skipped clearly when no GPU is visible
 # Each file's output goes to $BUILD/test-logs/; failures are printed.
 # The CPU tests run KF_TEST_PAR files at a time (default: every online core;
-# the busiest files use both cores only part of their time), the highest
-# numbered end-to-end scripts (the long ones) first; each file's line is
-# printed when it ends.
+# the busiest files use both cores only part of their time), the longest
+# files first, then the highest numbered; each file's line is printed when
+# it ends.
 set -u
 BUILD=${BUILD:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -134,8 +134,19 @@ else
 	for t in $list; do
 		rm -f "$LOGS/$(basename "$t").log.res"
 	done
+	# The longest files first (the CPU seconds a run prints), so no one of
+	# them is left alone at the end; then the rest, highest numbered first.
+	ordered=""
+	for h in t0367 t0820 t0922 t1000 t0920 t0921; do
+		for t in $list; do
+			case "$t" in */"$h"-*) ordered="$ordered $t" ;; esac
+		done
+	done
+	for t in $(printf '%s\n' $list | sort -r); do
+		case " $ordered " in *" $t "*) ;; *) ordered="$ordered $t" ;; esac
+	done
 	# shellcheck disable=SC2086
-	printf '%s\n' $list | sort -r | tr '\n' '\0' |
+	printf '%s\n' $ordered | tr '\n' '\0' |
 		xargs -0 -n 1 -P "$par" sh "$ROOT/tests/run-tests.sh" --exec-one &
 	xpid=$!
 	# each file's line as it ends
