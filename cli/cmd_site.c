@@ -100,6 +100,15 @@ int cmd_site(int argc, char **argv, struct cli_ctx *ctx)
 		fprintf(stderr, "kforge site: -o needs a directory\n");
 		return cli_usage(&spec);
 	}
+	/* Usage errors before anything is allocated. */
+	if (o.base_url && (strncmp(o.base_url, "https://", 8) && strncmp(o.base_url, "http://", 7))) {
+		fprintf(stderr, "kforge site: --base-url must start with http:// or https://\n");
+		return cli_usage(&spec);
+	}
+	if (o.base_url && strlen(o.base_url) > 2000) {
+		fprintf(stderr, "kforge site: --base-url is too long\n");
+		return cli_usage(&spec);
+	}
 	if (!o.threads) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 		o.threads = n < 1 ? 1 : n > 8 ? 8 : (int)n;
@@ -114,14 +123,6 @@ int cmd_site(int argc, char **argv, struct cli_ctx *ctx)
 	if (!o.templates_dir) {
 		cli_data_path(ctx, "templates/site", &tdir);
 		o.templates_dir = tdir.s;
-	}
-	if (o.base_url && (strncmp(o.base_url, "https://", 8) && strncmp(o.base_url, "http://", 7))) {
-		fprintf(stderr, "kforge site: --base-url must start with http:// or https://\n");
-		return cli_usage(&spec);
-	}
-	if (o.base_url && strlen(o.base_url) > 2000) {
-		fprintf(stderr, "kforge site: --base-url is too long\n");
-		return cli_usage(&spec);
 	}
 	if (o.dist_dir && !is_dir(o.dist_dir)) {
 		kf_err(&err, "--dist %s: not a directory", o.dist_dir);

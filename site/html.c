@@ -373,7 +373,9 @@ void fmt_ms(struct buf *out, double ms)
 void fmt_int(struct buf *out, long long v)
 {
 	char tmp[32];
-	int n = snprintf(tmp, sizeof(tmp), "%lld", v < 0 ? -v : v);
+	/* unsigned: LLONG_MIN has no positive long long */
+	unsigned long long m = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+	int n = snprintf(tmp, sizeof(tmp), "%llu", m);
 
 	if (v < 0)
 		buf_addc(out, '-');
