@@ -377,7 +377,9 @@ static long next_due_ms(struct llm_http *h)
 }
 
 /* Ends every request in flight or waiting with error `why`. */
-static void end_all(struct llm_http *h, const char *why)
+/* Ends every call: why is the error, cls the class of the attempts in
+ * flight ("cancelled" by a signal, "stopped" when the client shuts down). */
+static void end_all(struct llm_http *h, const char *why, const char *cls)
 {
 	double t = now_s();
 	while (h->waiting) {
@@ -395,7 +397,7 @@ static void end_all(struct llm_http *h, const char *why)
 		r->easy = NULL;
 		h->active--;
 		buf_setf(&r->res->error, "%s", why);
-		note_attempt(r, "cancelled", 0, t);
+		note_attempt(r, cls, 0, t);
 		finish(h, r);
 	}
 }
@@ -423,7 +425,7 @@ static void *run(void *arg)
 		if (stop)
 			break;
 		if (cancel_flag)
-			end_all(h, LLM_CANCELLED);
+			end_all(h, LLM_CANCELLED, "cancelled");
 		start_due(h);
 		curl_multi_perform(h->multi, &running);
 		while ((m = curl_multi_info_read(h->multi, &left))) {
@@ -442,7 +444,7 @@ static void *run(void *arg)
 		curl_multi_poll(h->multi, NULL, 0, (int)wait_ms, NULL);
 	}
 	/* stopping: everything in flight or waiting fails */
-	end_all(h, "LLM client stopped");
+	end_all(h, "LLM client stopped", "stopped");
 	return NULL;
 }
 

@@ -168,6 +168,24 @@ static size_t stem_len(const char *name)
 }
 
 /* One attempt. Returns 1 when the server cannot resume (start over). */
+/* A 3xx's Location resolved against URL, for a transfer that stopped before
+ * libcurl resolved it (a resumed request's range error): a new string in
+ * *keep (freed by the caller), or NULL. */
+static char *location(CURL *c, CURLU *u, const char *url, char **keep)
+{
+	struct curl_header *h = NULL;
+
+	curl_free(*keep);
+	*keep = NULL;
+	if (curl_easy_header(c, "Location", 0, CURLH_HEADER, -1, &h) != CURLHE_OK || !h || !h->value)
+		return NULL;
+	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
+	    curl_url_set(u, CURLUPART_URL, h->value, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_URL, keep, 0) != CURLUE_OK)
+		return NULL;
+	return *keep;
+}
+
 static int download_once(const struct fetch_opts *o, const char *part, int plain_http,
 			 int *resumed, struct buf *err)
 {
@@ -176,7 +194,8 @@ static int download_once(const struct fetch_opts *o, const char *part, int plain
 	struct stat sb;
 	struct buf ua = BUF_INIT;
 	CURLcode rc;
-	int ret = -1;
+	int ret = -1, was_plain;
+	char *loc = NULL;       /* a Location resolved here (location()) */
 	long code = 0;
 	char *url = strdup(o->url);
 	CURLU *cu = curl_url();
@@ -238,9 +257,14 @@ static int download_once(const struct fetch_opts *o, const char *part, int plain
 		d.checked = d.redirect = 0;
 		rc = curl_easy_perform(d.c);
 		curl_easy_getinfo(d.c, CURLINFO_RESPONSE_CODE, &code);
-		if (rc != CURLE_OK || code < 300 || code >= 400)
+		/* A resumed request's redirect is a hop too: without follow-location
+		 * libcurl reads a 3xx's body against the range asked for. */
+		if ((rc != CURLE_OK && !(rc == CURLE_RANGE_ERROR && code >= 300 && code < 400)) ||
+		    code < 300 || code >= 400)
 			break;
-		if (curl_easy_getinfo(d.c, CURLINFO_REDIRECT_URL, &next) != CURLE_OK || !next) {
+		if (curl_easy_getinfo(d.c, CURLINFO_REDIRECT_URL, &next) != CURLE_OK || !next)
+			next = location(d.c, cu, url, &loc);
+		if (!next) {
 			kf_err(err, "%s: HTTP %ld without a Location", url, code);
 			goto out;
 		}
@@ -252,9 +276,11 @@ static int download_once(const struct fetch_opts *o, const char *part, int plain
 		url = strdup(next);
 		if (!url)
 			abort();
-		if (url_allowed(cu, url, &plain_http, err) < 0) {
+		was_plain = plain_http;
+		if (url_allowed(cu, url, &plain_http, err) < 0 || (plain_http && !was_plain)) {
+			/* and never from https down to plain http, loopback or not */
 			kf_err(err, "redirect refused: %s: only https:// (or http:// to a loopback "
-			       "address) is accepted", url);
+			       "address, from a plain http:// URL) is accepted", url);
 			goto out;
 		}
 	}
@@ -298,6 +324,7 @@ out:
 	curl_easy_cleanup(d.c);
 	buf_release(&ua);
 	free(url);
+	curl_free(loc);
 	curl_url_cleanup(cu);
 	return ret;
 }

@@ -83,7 +83,9 @@ static int place_file(struct site *s, const char *src, const char *name, struct 
 	path_join(&dst, dir.s, name);
 	if (mkdir_p(dir.s, err) < 0)
 		goto done;
-	if (link(src, dst.s) == 0) {
+	/* The file a symlink in --dist names, not the link: a relative one
+	 * would dangle in downloads/. */
+	if (linkat(AT_FDCWD, src, AT_FDCWD, dst.s, AT_SYMLINK_FOLLOW) == 0) {
 		ret = 0;
 		goto done;
 	}

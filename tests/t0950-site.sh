@@ -101,6 +101,13 @@ contains "the reports' index links HTML reports" public/reports/index.html \
 check "the tarball is in the site" cmp dist/kforge-level1-v1.tar.zst public/downloads/kforge-level1-v1.tar.zst
 contains "downloads links the copy" public/downloads.html 'href="downloads/kforge-level1-v1.tar.zst"'
 check "other files are not copied" test ! -e public/downloads/notes.txt
+# A symlink in --dist: the site gets the file it names, not a link that
+# would dangle in downloads/.
+mkdir sdist && cp dist/kforge-level1-v1.tar.zst sdist/kforge-real-v1.tar.zst &&
+	ln -s kforge-real-v1.tar.zst sdist/kforge-latest-v1.tar.zst
+expect_exit 0 "site with a symlinked tarball in --dist" "$KFORGE" site --db fx.db -o slinked --dist sdist --no-kernel-pages
+check "... downloads/ holds a file, not a symlink" sh -c 'test -f slinked/downloads/kforge-latest-v1.tar.zst && test ! -L slinked/downloads/kforge-latest-v1.tar.zst'
+check "... with the tarball's bytes" cmp dist/kforge-level1-v1.tar.zst slinked/downloads/kforge-latest-v1.tar.zst
 expect_exit 0 "site with --base-url" "$KFORGE" site --db fx.db -o based --dist dist --no-kernel-pages \
 	--base-url https://example.org/rel/
 contains "--base-url links the tarball there" based/downloads.html 'href="https://example.org/rel/kforge-level1-v1.tar.zst"'
