@@ -1,15 +1,16 @@
 #!/bin/sh
-# Stores of an older schema: the published v0.1.0 store (schema v1). store
+# Stores of an older schema: the published v0.1.0 store (schema v1; its rows
+# of nine problems, tests/fixtures/v010-sample.db.zst, tests/tools/sample_store.py). store
 # info prints the file's own version; pack, site, report and merge read it
 # through a migrated copy, saying so, and never write it; store migrate
 # upgrades it in place; writers (baselines import, search, verify) migrate
 # it in place, saying so.
 . "$KF_ROOT/tests/lib.sh"
 if ! command -v zstd >/dev/null 2>&1; then
-	skip "no zstd(1) to decompress docs/results/level1-builtin-v0.1.0/kforge-merged.db.zst"
+	skip "no zstd(1) to decompress tests/fixtures/v010-sample.db.zst"
 	exit 0
 fi
-zstd -q -d "$KF_ROOT/docs/results/level1-builtin-v0.1.0/kforge-merged.db.zst" -o v1.db
+zstd -q -d "$KF_ROOT/tests/fixtures/v010-sample.db.zst" -o v1.db
 chmod u+w v1.db
 cp v1.db orig.db
 check "the published store is schema v1" test "$(sqlite3 v1.db 'PRAGMA user_version')" = 1

@@ -5,7 +5,7 @@
 # reals as the shortest text that reads back to the same double. Over a
 # compile-only dataset of level 1, 2 and 3 problems picked for the spec
 # fields that mix shapes, a store with every problem of problems/, and the
-# committed v0.1.0 store. tests/tools/arrow_schema.py infers each config's
+# published v0.1.0 store (its rows of nine problems: tests/fixtures/v010-sample.db.zst). tests/tools/arrow_schema.py infers each config's
 # schema as Arrow does (python3 stdlib); where a venv with pinned pyarrow and
 # datasets can be made ($KF_BUILD/venv-arrow), both load every config too.
 . "$KF_ROOT/tests/lib.sh"
@@ -13,7 +13,7 @@ TOOL="python3 $KF_ROOT/tests/tools/arrow_schema.py"
 # kforge's cards: strict, with features, batches as small as datasets
 # would cut a big file's (tests/tools/arrow_load.py loads that way too)
 KTOOL="$TOOL --need-features --chunk 16384"
-V010="$KF_ROOT/docs/results/level1-builtin-v0.1.0/kforge-merged.db.zst"
+V010="$KF_ROOT/tests/fixtures/v010-sample.db.zst"
 PINS="pyarrow==18.1.0 datasets==3.2.0 huggingface_hub==0.27.0"
 export HF_HOME="$T_TMP/hf" HF_DATASETS_OFFLINE=1 HF_HUB_OFFLINE=1
 
@@ -193,7 +193,7 @@ sed 's/^/# /' out | tail -n 20
 contains "... problems is the only config (the rest is empty)" out "^1 configs, 0 problems"
 arrow_load "pyarrow and datasets load the problems" all/x
 
-# ---- the committed v0.1.0 store
+# ---- the published v0.1.0 store (a sample of its rows)
 if ! command -v zstd >/dev/null 2>&1; then
 	skip "zstd missing: the committed v0.1.0 store is not checked"
 else

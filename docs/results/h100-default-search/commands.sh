@@ -1,5 +1,5 @@
 # The H100 default-budget search of 2026-11-25 (kforge c8baa06), for issue 6 and as the
-# search of the v0.1.0 dataset (issue 11). kforge.db.zst here is its store: the search,
+# search of the v0.1.0 dataset (issue 11). kforge.db.zst (in git history: c943289) is its store: the search,
 # and the H100 verification of problems 1-62.
 
 # Here (Debian 12, CUDA 13 toolkit, no GPU): kforge and the bundle a bare GPU host lacks.
@@ -21,7 +21,7 @@ BASE_PROBS=1-100 T_BASE=165 T_VERIFY=215 DB=$PWD/build-gpu/kforge.db VERIFY_PROB
   VERIFY_ARGS="--no-category --no-sanitizer --max-timing 1" tests/tools/gpu_session.sh info compile verify
 
 # Here: the figures (search wall time = 390 + 532 + 157 s of the three calls' search steps).
-zstd -d docs/results/h100-default-search/kforge.db.zst -o h100.db
+git show c943289:docs/results/h100-default-search/kforge.db.zst | zstd -d -o h100.db
 python3 tools/results_md.py h100.db --version 0.1.0 --search-seconds 1079 \
   --commands docs/results/h100-default-search/commands.sh \
   --notes docs/results/h100-default-search/notes.md -o docs/results/h100-default-search/results.md

@@ -1,5 +1,5 @@
 # kforge level-1 dataset v0.1.0 (built-in proposer): how every figure of
-# docs/results/level1-builtin-v0.1.0.md was made. kforge-merged.db.zst here is the store.
+# docs/results/level1-builtin-v0.1.0.md was made. the store, kforge-merged.db.zst, left the tree after c943289 (over 1 MB): `git show c943289:docs/results/level1-builtin-v0.1.0/kforge-merged.db.zst`.
 
 # Here (Debian 12, CUDA 13 toolkit, no GPU): kforge and the bundle a bare GPU host lacks.
 make test-build && sh scripts/gpu-bundle.sh      # -> build-gpu/bundle.tar.xz, carried
@@ -41,7 +41,7 @@ xz -T16 -3 -c /tmp/h2.db > "$OUT/kforge.db.xz"                    # -> h200.db h
 
 # Here, with the kforge that packed (provenance.json "packed_by": 04a58a9; the tarball
 # records it, so a later kforge gives other bytes):
-zstd -d docs/results/level1-builtin-v0.1.0/kforge-merged.db.zst -o merged.db
+git show c943289:docs/results/level1-builtin-v0.1.0/kforge-merged.db.zst | zstd -d -o merged.db
 git worktree add /tmp/kf 04a58a9 && make -C /tmp/kf kforge
 /tmp/kf/build/kforge --db merged.db pack --version 0.1.0 -o dist && cat dist/*.sha256
 /tmp/kf/build/kforge --db merged.db site -o site

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Renders GPU call 1's kernels. c1: level-1 conv family shortlist; n2: level-2
 # conv_po 0/1 pairs; n3: level-3 once 0/1 pairs. Needs /tmp/v01.db (zstd -d
-# docs/results/level1-builtin-v0.1.0/kforge-merged.db.zst -o /tmp/v01.db). It ran
+# docs/results/level1-builtin-v0.1.0/kforge-merged.db.zst -o /tmp/v01.db; in git history: c943289). It ran
 # before PO became the default (w was PO 0 then: add "PO":0 to reproduce) and
 # with convt_phase's dropped `st` option (s1-s4 no longer render).
 E=build-dev/tests/builtin_emit
