@@ -251,17 +251,25 @@ out:
 	return ret;
 }
 
-/* Whether the cubin (ELF64) has an undefined symbol malloc or free: the
- * device heap, which the driver gives a context whatever its limit says. */
-int cubin_calls_heap(const void *cubin, size_t len)
+/* The ELF header of a cubin, checked against len: NULL when it is none. */
+static const Elf64_Ehdr *elf_header(const void *cubin, size_t len)
 {
-	const unsigned char *b = cubin;
 	const Elf64_Ehdr *eh = cubin;
 
 	if (len < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff > len ||
 	    (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > len - eh->e_shoff)
-		return 0;
+		return NULL;
+	return eh;
+}
+
+/* Calls fn(symbol, its NUL-terminated name) for every symbol of every symbol
+ * table inside len; stops at fn's first non-zero, which it returns (else 0). */
+static int elf_each_symbol(const void *cubin, size_t len, const Elf64_Ehdr *eh,
+			   int (*fn)(const Elf64_Sym *sym, const char *name, void *ctx), void *ctx)
+{
+	const unsigned char *b = cubin;
+
 	for (unsigned i = 0; i < eh->e_shnum; i++) {
 		Elf64_Shdr sh, st;
 		memcpy(&sh, b + eh->e_shoff + (size_t)i * sizeof(sh), sizeof(sh));
@@ -274,68 +282,79 @@ int cubin_calls_heap(const void *cubin, size_t len)
 		for (size_t k = 0; k + sizeof(Elf64_Sym) <= sh.sh_size; k += sizeof(Elf64_Sym)) {
 			Elf64_Sym sym;
 			const char *name;
+			int r;
 			memcpy(&sym, b + sh.sh_offset + k, sizeof(sym));
-			if (sym.st_shndx != SHN_UNDEF || sym.st_name >= st.sh_size)
+			if (sym.st_name >= st.sh_size)
 				continue;
 			name = (const char *)b + st.sh_offset + sym.st_name;
 			if (!memchr(name, 0, st.sh_size - sym.st_name))
 				continue;
-			if (!strcmp(name, "malloc") || !strcmp(name, "free"))
-				return 1;
+			if ((r = fn(&sym, name, ctx)) != 0)
+				return r;
 		}
 	}
 	return 0;
 }
 
+static int is_heap_call(const Elf64_Sym *sym, const char *name, void *ctx)
+{
+	(void)ctx;
+	return sym->st_shndx == SHN_UNDEF && (!strcmp(name, "malloc") || !strcmp(name, "free"));
+}
+
+/* Whether the cubin (ELF64) has an undefined symbol malloc or free: the
+ * device heap, which the driver gives a context whatever its limit says. */
+int cubin_calls_heap(const void *cubin, size_t len)
+{
+	const Elf64_Ehdr *eh = elf_header(cubin, len);
+
+	return eh && elf_each_symbol(cubin, len, eh, is_heap_call, NULL);
+}
+
+struct globals_walk {
+	const unsigned char *b;
+	const Elf64_Ehdr *eh;
+	Elf64_Shdr ss;          /* section names */
+	int (*fn)(const char *name, unsigned long long size, void *ctx);
+	void *ctx;
+	int n;
+};
+
+static int global_symbol(const Elf64_Sym *sym, const char *name, void *ctx)
+{
+	struct globals_walk *g = ctx;
+	Elf64_Shdr ds;
+	const char *sec;
+
+	if (ELF64_ST_TYPE(sym->st_info) != STT_OBJECT || sym->st_shndx == SHN_UNDEF ||
+	    sym->st_shndx >= g->eh->e_shnum)
+		return 0;
+	memcpy(&ds, g->b + g->eh->e_shoff + (size_t)sym->st_shndx * sizeof(ds), sizeof(ds));
+	if (ds.sh_name >= g->ss.sh_size)
+		return 0;
+	sec = (const char *)g->b + g->ss.sh_offset + ds.sh_name;
+	if (!memchr(sec, 0, g->ss.sh_size - ds.sh_name))
+		return 0;
+	/* .nv.global (zero-initialised) and .nv.global.init: the module's
+	 * writable device variables (__managed__ too). */
+	if (strncmp(sec, ".nv.global", 10) || !*name)
+		return 0;
+	g->n++;
+	return g->fn && g->fn(name, sym->st_size, g->ctx) < 0;
+}
+
 int cubin_globals(const void *cubin, size_t len,
 		  int (*fn)(const char *name, unsigned long long size, void *ctx), void *ctx)
 {
-	const unsigned char *b = cubin;
-	const Elf64_Ehdr *eh = cubin;
-	Elf64_Shdr ss;
-	int n = 0;
+	struct globals_walk g = { cubin, elf_header(cubin, len), { 0 }, fn, ctx, 0 };
 
-	if (len < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff > len ||
-	    (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > len - eh->e_shoff || eh->e_shstrndx >= eh->e_shnum)
+	if (!g.eh || g.eh->e_shstrndx >= g.eh->e_shnum)
 		return -1;
-	memcpy(&ss, b + eh->e_shoff + (size_t)eh->e_shstrndx * sizeof(ss), sizeof(ss));
-	if (ss.sh_offset > len || ss.sh_size > len - ss.sh_offset)
+	memcpy(&g.ss, g.b + g.eh->e_shoff + (size_t)g.eh->e_shstrndx * sizeof(g.ss), sizeof(g.ss));
+	if (g.ss.sh_offset > len || g.ss.sh_size > len - g.ss.sh_offset)
 		return -1;
-	for (unsigned i = 0; i < eh->e_shnum; i++) {
-		Elf64_Shdr sh, st;
-		memcpy(&sh, b + eh->e_shoff + (size_t)i * sizeof(sh), sizeof(sh));
-		if (sh.sh_type != SHT_SYMTAB || sh.sh_link >= eh->e_shnum || sh.sh_offset > len ||
-		    sh.sh_size > len - sh.sh_offset)
-			continue;
-		memcpy(&st, b + eh->e_shoff + (size_t)sh.sh_link * sizeof(st), sizeof(st));
-		if (st.sh_offset > len || st.sh_size > len - st.sh_offset)
-			continue;
-		for (size_t k = 0; k + sizeof(Elf64_Sym) <= sh.sh_size; k += sizeof(Elf64_Sym)) {
-			Elf64_Sym sym;
-			Elf64_Shdr ds;
-			const char *name, *sec;
-			memcpy(&sym, b + sh.sh_offset + k, sizeof(sym));
-			if (ELF64_ST_TYPE(sym.st_info) != STT_OBJECT || sym.st_shndx == SHN_UNDEF ||
-			    sym.st_shndx >= eh->e_shnum || sym.st_name >= st.sh_size)
-				continue;
-			memcpy(&ds, b + eh->e_shoff + (size_t)sym.st_shndx * sizeof(ds), sizeof(ds));
-			if (ds.sh_name >= ss.sh_size)
-				continue;
-			sec = (const char *)b + ss.sh_offset + ds.sh_name;
-			name = (const char *)b + st.sh_offset + sym.st_name;
-			if (!memchr(sec, 0, ss.sh_size - ds.sh_name) || !memchr(name, 0, st.sh_size - sym.st_name))
-				continue;
-			/* .nv.global (zero-initialised) and .nv.global.init: the
-			 * module's writable device variables (__managed__ too). */
-			if (strncmp(sec, ".nv.global", 10) || !*name)
-				continue;
-			n++;
-			if (fn && fn(name, sym.st_size, ctx) < 0)
-				return n;
-		}
-	}
-	return n;
+	elf_each_symbol(cubin, len, g.eh, global_symbol, &g);
+	return g.n;
 }
 
 static struct kernel_stats *stats_for(struct compile_result *r, const char *name, size_t n,

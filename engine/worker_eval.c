@@ -60,7 +60,7 @@ static unsigned long long poison_bits(enum kf_dtype t)
 	return v;
 }
 
-static unsigned grid_for(struct worker *w, unsigned long long n)
+unsigned wk_grid_for(struct worker *w, unsigned long long n)
 {
 	unsigned long long g = (n + 255) / 256, cap = 132 * 16;
 	long long sm = jget_int(w->info, "sm_count", 132);
@@ -215,7 +215,7 @@ int wk_checksum(struct worker *w, const struct wk_buf *b, int slot, struct buf *
 	unsigned long long bytes = b->bytes;
 	void *args[] = { &p, &bytes, &out };
 
-	return wk_launch_h(w, w->f_checksum, grid_for(w, bytes / 8 + 1), args, err);
+	return wk_launch_h(w, w->f_checksum, wk_grid_for(w, bytes / 8 + 1), args, err);
 }
 
 static int count_guard(struct worker *w, const struct wk_buf *b, int slot, struct buf *err)
@@ -228,9 +228,9 @@ static int count_guard(struct worker *w, const struct wk_buf *b, int slot, struc
 
 	if (!b->base)
 		return 0;
-	if (wk_launch_h(w, w->f_count_ne, grid_for(w, n1), a1, err) < 0)
+	if (wk_launch_h(w, w->f_count_ne, wk_grid_for(w, n1), a1, err) < 0)
 		return -1;
-	return wk_launch_h(w, w->f_count_ne, grid_for(w, n2), a2, err);
+	return wk_launch_h(w, w->f_count_ne, wk_grid_for(w, n2), a2, err);
 }
 
 int wk_poison_outputs(struct worker *w, struct buf *err)
@@ -256,7 +256,7 @@ int wk_compare_sample(struct worker *w, struct wk_eval_state *es, int o, CUdevic
 	void *args[] = { &out, &ref, &n, &dt, &es->atol, &es->rtol, &pb, &sp, &w->mask_key,
 			 &sample_key, &sample_mask };
 
-	return wk_launch_h(w, w->f_compare, grid_for(w, (unsigned long long)n), args, err);
+	return wk_launch_h(w, w->f_compare, wk_grid_for(w, (unsigned long long)n), args, err);
 }
 
 int wk_compare(struct worker *w, struct wk_eval_state *es, int o, CUdeviceptr ref, int slot,
@@ -793,7 +793,7 @@ static struct wk_keep *ensure_ref(struct worker *w, unsigned long long seed, int
 			CUdeviceptr dst = k->out[o], src = w->out[o].data;
 			unsigned long long nb = w->out[o].bytes;
 			void *args[] = { &dst, &src, &nb, &w->mask_key };
-			if (wk_launch_h(w, w->f_mask_copy, grid_for(w, nb / 4 + 1), args, err) < 0)
+			if (wk_launch_h(w, w->f_mask_copy, wk_grid_for(w, nb / 4 + 1), args, err) < 0)
 				goto fail;
 		}
 	}

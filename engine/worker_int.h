@@ -260,6 +260,8 @@ int wk_run_status(json_t *res, int r, const struct run_verdict *v, const char *f
 double wk_finite_or_big(double v);
 double wk_bits_d(unsigned long long u);
 CUdeviceptr wk_slot_ptr(struct worker *w, int s);
+/* Blocks of 256 threads for n elements, at most 16 per SM (worker_eval.c). */
+unsigned wk_grid_for(struct worker *w, unsigned long long n);
 /* Order-free hash of a buffer's data, added to slot s. */
 int wk_checksum(struct worker *w, const struct wk_buf *b, int slot, struct buf *err);
 

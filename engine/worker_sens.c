@@ -29,18 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static unsigned grid_n(struct worker *w, unsigned long long n)
-{
-	unsigned long long g = (n + 255) / 256, cap = 132 * 16;
-	long long sm = jget_int(w->info, "sm_count", 132);
-
-	if (sm > 0)
-		cap = (unsigned long long)sm * 16;
-	if (g > cap)
-		g = cap;
-	return g ? (unsigned)g : 1;
-}
-
 /* dist as a draw: 1 and *d for the alive and sensitivity dists, else 0. */
 static int draw_of(const struct worker *w, int dist, struct inputs_draw *d)
 {
@@ -88,7 +76,7 @@ int wk_draw_post(struct worker *w, struct wk_buf *set, int t, unsigned long long
 			unsigned long long sk = INPUTS_REDRAW_SEED(seed) + (unsigned long long)k;
 			void *args[] = { &dst, &n, &sk, &g.t, &g.kind, &g.dtype, &g.post, &g.a, &g.b,
 					 &g.rows, &g.cols };
-			if (wk_launch_h(w, w->f_fill, grid_n(w, (unsigned long long)n), args, err) < 0)
+			if (wk_launch_h(w, w->f_fill, wk_grid_for(w, (unsigned long long)n), args, err) < 0)
 				return -1;
 		}
 	}
@@ -119,7 +107,7 @@ static int count_far(struct worker *w, CUdeviceptr p, int o, double eps, int mas
 	CUdeviceptr sp = wk_slot_ptr(w, slot);
 	void *args[] = { &p, &n, &dt, &c, &eps, &w->mask_key, &masked, &sp };
 
-	return wk_launch_h(w, w->f_count_far, grid_n(w, (unsigned long long)n), args, err);
+	return wk_launch_h(w, w->f_count_far, wk_grid_for(w, (unsigned long long)n), args, err);
 }
 
 /* A reference is "not the constant" when some element is more than
@@ -164,7 +152,7 @@ int wk_degenerate_check(struct wk_eval_state *es, struct wk_keep *k, const char 
 		int dt = (int)t->dtype;
 		void *args[] = { &out, &ref, &nel, &dt, &c, &eps, &w->mask_key, &sp };
 		if (((k->ref_far >> o) & 1) &&
-		    wk_launch_h(w, w->f_constlike, grid_n(w, (unsigned long long)nel), args, err) < 0)
+		    wk_launch_h(w, w->f_constlike, wk_grid_for(w, (unsigned long long)nel), args, err) < 0)
 			return RUN_ERR;
 	}
 	if (wk_read_slots(w, n, es->timeout_s + 10, err) < 0)
@@ -220,7 +208,7 @@ static int ref_diff(struct wk_eval_state *es, struct wk_keep *a, struct wk_keep 
 		CUdeviceptr dst = w->out[o].data, src = a->out[o];
 		unsigned long long nb = w->out[o].bytes;
 		void *args[] = { &dst, &src, &nb, &w->mask_key };
-		if (wk_launch_h(w, w->f_mask_copy, grid_n(w, nb / 4 + 1), args, err) < 0 ||
+		if (wk_launch_h(w, w->f_mask_copy, wk_grid_for(w, nb / 4 + 1), args, err) < 0 ||
 		    wk_compare(w, es, o, b->out[o], o, err) < 0)
 			return -1;
 	}
