@@ -128,3 +128,8 @@ check "  4 timed launch blocks (no alive draw)" test "$(qt q1.db)" = 4
 expect_exit 0 "eval --quick-launches 7, an LSTM" "$KFORGE" --db q2.db eval level3/36 \
 	"$KF_ROOT/tests/candidates/adversarial/44_honest_lstm_hn.cu" --compile-only --quick-launches 7
 check "  3 timed launch blocks (its alive draw is a check)" test "$(qt q2.db)" = 3
+# The cubin's symbols decide on the CPU too: a device heap call is a
+# compile error (engine/compile.c cubin_calls_heap).
+expect_exit 4 "eval --compile-only of a kernel calling device malloc" "$KFORGE" --db h.db eval 19 \
+	"$KF_ROOT/tests/candidates/adversarial/25_device_heap.cu" --compile-only
+contains "  a compile error naming the heap" "$T_TMP/out" "calls device malloc/free"
