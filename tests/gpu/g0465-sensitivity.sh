@@ -16,6 +16,9 @@
 #   (47) in the checked run after the timed trials.
 # The cost: each evaluation's wall time, reference runs and the sensitivity
 # trials' time (env.sensitivity.ms) are printed as "# cost" lines.
+# Timing is bounded (--max-timing-s 2, after --verify, which sets every
+# field): the LSTM kernels take 35-240 ms a launch, and 500 timed trials of
+# them cost minutes while testing nothing more.
 . "$KF_ROOT/tests/lib.sh"
 export KFORGE_ROOT="$KF_ROOT"
 A="$KF_ROOT/tests/candidates/adversarial"
@@ -33,7 +36,7 @@ got() { sed -n "$2p" "$1" | python3 -c 'import json,sys; d=json.load(sys.stdin);
 
 # before: the old extra draws, no sensitivity trials
 # shellcheck disable=SC2046,SC2086
-"$KF_BUILD/tests/kfeval" --verify --dists normal,uniform_wide,edges --no-sensitivity --kforge "$KFORGE" \
+"$KF_BUILD/tests/kfeval" --verify --max-timing-s 2 --dists normal,uniform_wide,edges --no-sensitivity --kforge "$KFORGE" \
 	--db "$T_TMP/before.db" --timeout 20 --force $(args $SHORTCUTS) >before.jsonl 2>before.err
 check "kfeval ran (before)" test $? -eq 0
 sed 's/^/# before: /' before.jsonl | cut -c1-400
@@ -47,7 +50,7 @@ done
 # after: verify-v4
 ALL="$SHORTCUTS 44_honest_lstm_hn.cu 45_degenerate_zeros.cu 46_almost_zeros.cu"
 # shellcheck disable=SC2046,SC2086
-"$KF_BUILD/tests/kfeval" --verify --kforge "$KFORGE" --db "$T_TMP/after.db" --timeout 20 --force \
+"$KF_BUILD/tests/kfeval" --verify --max-timing-s 2 --kforge "$KFORGE" --db "$T_TMP/after.db" --timeout 20 --force \
 	$(args $ALL) >after.jsonl 2>after.err
 check "kfeval ran (verify-v4)" test $? -eq 0
 sed 's/^/# after: /' after.jsonl | cut -c1-600
@@ -99,7 +102,7 @@ contains "and not on the spec's" sens.txt "^no_influence x\[time steps 0\.\.128 
 
 # the collector's protocol: the alive draw rejects the recurrence shortcuts
 # shellcheck disable=SC2046,SC2086
-"$KF_BUILD/tests/kfeval" --kforge "$KFORGE" --db "$T_TMP/collect.db" --timeout 20 --force \
+"$KF_BUILD/tests/kfeval" --max-timing-s 2 --kforge "$KFORGE" --db "$T_TMP/collect.db" --timeout 20 --force \
 	$(args 42_truncated_recurrence.cu 43_ignores_initial_state.cu 44_honest_lstm_hn.cu 47_lazy_degenerate.cu) \
 	>collect.jsonl 2>collect.err
 check "kfeval ran (collect-v3)" test $? -eq 0
