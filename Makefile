@@ -41,7 +41,10 @@ ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recov
 LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
-LIB_DIRS := core engine collector verifier dataset site
+# The library's folders, lowest layer first (docs/architecture.md; tests/t0021
+# checks that no file includes from a higher one).
+LIB_DIRS := core problem oracle store engine kernels kernels/emit kernels/graph collector \
+	verifier dataset site
 LIB_SRC := $(sort $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 CLI_SRC := $(sort $(wildcard cli/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)

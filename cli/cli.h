@@ -1,4 +1,6 @@
-/* The kforge CLI: a command table (cli/kforge.c) and one file per command
+/* cli/: the only layer that prints and exits; includes every layer.
+ *
+ * The kforge CLI: a command table (cli/kforge.c) and one file per command
  * (cli/cmd_NAME.c). Only the CLI prints to stdout and chooses exit codes;
  * the libraries below return 0/-1 with an error buffer. */
 #ifndef KF_CLI_H

@@ -1,8 +1,8 @@
 #include "cmds.h"
-#include "collector/problem_list.h"
+#include "problem/problem_list.h"
 #include "core/json.h"
-#include "core/store.h"
-#include "core/store_problems.h"
+#include "store/store.h"
+#include "store/store_problems.h"
 
 #include <stdlib.h>
 #include <string.h>

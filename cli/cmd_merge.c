@@ -1,7 +1,7 @@
 #include "cmds.h"
 #include "core/fsutil.h"
-#include "core/store.h"
-#include "core/store_merge.h"
+#include "store/store.h"
+#include "store/store_merge.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 #include "cmds.h"
 #include "core/json.h"
-#include "core/store.h"
+#include "store/store.h"
 #include "dataset/dataset.h"
 
 #include <stdlib.h>

@@ -1,13 +1,13 @@
 /* kforge problems: list, show, check, inputs. */
 #include "cmds.h"
 #include "core/cudadrv.h"
-#include "core/inputs.h"
+#include "problem/inputs.h"
 #include "core/fsutil.h"
 #include "core/json.h"
-#include "core/oracle.h"
-#include "core/problem.h"
-#include "core/store.h"
-#include "core/store_eval.h"
+#include "oracle/oracle.h"
+#include "problem/problem.h"
+#include "store/store.h"
+#include "store/store_eval.h"
 
 #include <errno.h>
 #include <math.h>

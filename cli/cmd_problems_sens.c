@@ -7,9 +7,9 @@
  * tolerance (|a - b| > atol + rtol |b|), else "no influence". */
 #include "cmds.h"
 #include "core/json.h"
-#include "core/oracle.h"
-#include "core/problem.h"
-#include "core/sensitivity.h"
+#include "oracle/oracle.h"
+#include "problem/problem.h"
+#include "problem/sensitivity.h"
 
 #include <math.h>
 #include <stdio.h>

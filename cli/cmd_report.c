@@ -1,8 +1,8 @@
 #include "cmds.h"
 #include "core/json.h"
-#include "core/store.h"
-#include "core/store_eval.h"
-#include "core/store_report.h"
+#include "store/store.h"
+#include "store/store_eval.h"
+#include "store/store_report.h"
 #include "site/report_md.h"
 
 #include <stdlib.h>

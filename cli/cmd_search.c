@@ -1,5 +1,5 @@
 #include "cmds.h"
-#include "collector/problem_list.h"
+#include "problem/problem_list.h"
 #include "collector/proposers.h"
 #include "collector/search.h"
 #include "core/cudadrv.h"

@@ -7,8 +7,8 @@
 #include <time.h>
 
 #include "core/fsutil.h"
-#include "core/store.h"
-#include "core/store_export.h"
+#include "store/store.h"
+#include "store/store_export.h"
 #include "site/site.h"
 
 static const char site_doc[] =

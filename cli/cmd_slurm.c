@@ -8,9 +8,9 @@
 
 #include "collector/shard.h"
 #include "collector/slurm.h"
-#include "collector/problem_list.h"
+#include "problem/problem_list.h"
 #include "core/fsutil.h"
-#include "core/problem.h"
+#include "problem/problem.h"
 
 static const char submit_args[] = "[options] [-- SEARCH-ARGS...]";
 

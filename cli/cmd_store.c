@@ -1,7 +1,7 @@
 #include "cmds.h"
 #include "core/json.h"
-#include "core/store.h"
-#include "core/store_schema.h"
+#include "store/store.h"
+#include "store/store_schema.h"
 
 #include <string.h>
 

@@ -5,7 +5,7 @@
 
 #include "core/fsutil.h"
 #include "core/json.h"
-#include "site/mustache.h"
+#include "core/mustache.h"
 
 #define MAX_DATA (64u << 20)
 

@@ -5,9 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collector/problem_list.h"
+#include "problem/problem_list.h"
 #include "core/log.h"
-#include "core/store.h"
+#include "store/store.h"
 #include "verifier/verify.h"
 
 static const char verify_doc[] =

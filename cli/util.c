@@ -1,7 +1,7 @@
 #include "cli.h"
-#include "collector/problem_list.h"
-#include "core/store.h"
-#include "core/store_report.h"
+#include "problem/problem_list.h"
+#include "store/store.h"
+#include "store/store_report.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

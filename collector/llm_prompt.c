@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/json.h"
-#include "site/mustache.h"
+#include "core/mustache.h"
 
 enum { P_SYSTEM, P_IDEAS, P_IMPLEMENT, P_REPAIR, P_COUNT };
 static const char *const names[P_COUNT] = { "system", "ideas", "implement", "repair" };

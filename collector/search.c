@@ -4,10 +4,10 @@
 #include "core/fsutil.h"
 #include "core/json.h"
 #include "core/log.h"
-#include "core/problem.h"
+#include "problem/problem.h"
 #include "core/sha256.h"
-#include "core/store_problems.h"
-#include "core/store_search.h"
+#include "store/store_problems.h"
+#include "store/store_search.h"
 #include "core/version.h"
 
 #include <signal.h>

@@ -1,4 +1,9 @@
-/* The search: per problem, rounds of ideas -> implementations ->
+/* collector/: what collects the data, owned by struct search: the search
+ * (rounds, resume, shards, Slurm), the proposer interface, the LLM client
+ * and the built-in proposer's ideas and catalogue. Includes every layer
+ * below it (kernels/ for the built-in templates, engine/ to evaluate).
+ *
+ * The search: per problem, rounds of ideas -> implementations ->
  * evaluations (strategy "branch"), or one line of kernels revised turn by
  * turn (strategy "revise"), everything recorded in the store (runs,
  * rounds, llm_calls, ideas, idea_categories, candidates; the engine writes
@@ -19,7 +24,7 @@
 #define KF_SEARCH_H
 
 #include <jansson.h>
-#include "collector/problem_list.h"
+#include "problem/problem_list.h"
 #include "collector/proposer.h"
 #include "core/buf.h"
 #include "engine/engine.h"

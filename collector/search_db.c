@@ -3,9 +3,9 @@
 #include "search_int.h"
 #include "core/json.h"
 #include "core/sha256.h"
-#include "core/store_llm.h"
-#include "core/store_eval.h"
-#include "core/store_search.h"
+#include "store/store_llm.h"
+#include "store/store_eval.h"
+#include "store/store_search.h"
 #include "core/utf8.h"
 
 #include <limits.h>

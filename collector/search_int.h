@@ -4,7 +4,7 @@
 
 #include <pthread.h>
 #include "collector/search.h"
-#include "core/store.h"
+#include "store/store.h"
 
 #define SEARCH_DETAIL_MAX (16 * 1024)  /* bytes of eval detail kept per candidate */
 #define SEARCH_SEEDS_MAX 16

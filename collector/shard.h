@@ -5,7 +5,7 @@
 #ifndef KF_SHARD_H
 #define KF_SHARD_H
 
-#include "core/problem.h"
+#include "problem/problem.h"
 
 struct shard_item {
 	const char *id;

@@ -1,4 +1,9 @@
-/* Growable byte buffer, always NUL-terminated, never NULL after init
+/* core/: the utilities every layer uses (buffers, JSON helpers, logging, processes,
+ * files, SHA-256, UTF-8, terminal-safe text, the CUDA driver loader) and the
+ * Mustache engine (core/mustache*.c). Owns no pipeline state; includes
+ * nothing of kforge's above it.
+ *
+ * Growable byte buffer, always NUL-terminated, never NULL after init
  * (git's strbuf). The struct owns its memory; buf_release frees it and
  * leaves an empty, reusable buffer. Allocation failure aborts: every
  * caller would otherwise need the same fatal path. */

@@ -2,7 +2,7 @@
 #include "ds_int.h"
 #include "dataset.h"
 #include "core/json.h"
-#include "core/store_export.h"
+#include "store/store_export.h"
 #include "core/version.h"
 
 #include <archive.h>

@@ -1,4 +1,7 @@
-/* Datasets: packing a store into a versioned, byte-reproducible tarball
+/* dataset/: packing, checking, fetching and comparing the tarball
+ * datasets (struct pack_opts in, struct pack_result out). Includes store/ and below.
+ *
+ * Datasets: packing a store into a versioned, byte-reproducible tarball
  * (kforge-<name>-<version>.tar.zst), checking one, fetching one safely and
  * comparing two. Functions return 0 or -1 with a message in err; checks
  * that ran and found problems return -2 with the list in their report.

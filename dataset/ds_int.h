@@ -7,7 +7,7 @@
 #include <jansson.h>
 #include "core/buf.h"
 #include "core/sha256.h"
-#include "core/store.h"
+#include "store/store.h"
 
 /* A file staged for the tarball: its path inside, checksum and size. */
 struct ds_file {

@@ -2,7 +2,7 @@
 #include "ds_int.h"
 #include "core/fsutil.h"
 #include "core/json.h"
-#include "core/store_export.h"
+#include "store/store_export.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 #include "core/fsutil.h"
 #include "core/json.h"
 #include "core/log.h"
-#include "core/store_export.h"
+#include "store/store_export.h"
 
 #include <archive.h>
 #include <archive_entry.h>

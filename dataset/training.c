@@ -2,8 +2,8 @@
  * pairs.jsonl (preference pairs in TRL's conversational format). */
 #include "ds_int.h"
 #include "core/json.h"
-#include "core/store_export.h"
-#include "core/store_problems.h"
+#include "store/store_export.h"
+#include "store/store_problems.h"
 
 #include <stdlib.h>
 #include <string.h>

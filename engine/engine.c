@@ -11,8 +11,8 @@
 #include "core/log.h"
 #include "core/proc.h"
 #include "core/sha256.h"
-#include "core/store_eval.h"
-#include "core/store_problems.h"
+#include "store/store_eval.h"
+#include "store/store_problems.h"
 #include "core/utf8.h"
 
 #include <limits.h>

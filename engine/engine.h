@@ -1,4 +1,8 @@
-/* The evaluation engine's public API, shared by `kforge eval`, the
+/* engine/: compiles, runs, checks and times candidates, owned by struct
+ * engine (the compile pool, the supervised GPU workers, the protocols).
+ * Includes core/, problem/ and store/.
+ *
+ * The evaluation engine's public API, shared by `kforge eval`, the
  * collector and the verifier. The engine compiles candidates (NVRTC in
  * sandboxed children, a pool on all cores), runs them on the GPU in
  * supervised worker processes (one per visible GPU), checks them against
@@ -12,7 +16,7 @@
 #define KF_ENGINE_H
 
 #include "core/buf.h"
-#include "core/store.h"
+#include "store/store.h"
 
 struct engine;
 

@@ -6,8 +6,8 @@
 
 #include <pthread.h>
 #include <jansson.h>
-#include "core/problem.h"
-#include "core/store.h"
+#include "problem/problem.h"
+#include "store/store.h"
 #include "engine/engine.h"
 #include "engine/compile.h"
 #include "engine/launch.h"

@@ -1,10 +1,10 @@
 /* The engine's rows: kernels, compiles (+ compile_kernels), evals (+
  * eval_trials) and gpus, built from the engine's structs and written with
- * store_insert; their SQL is in core/store_eval.c. Callers hold the
+ * store_insert; their SQL is in store/store_eval.c. Callers hold the
  * engine's store mutex. */
 #include "engine_int.h"
 #include "core/json.h"
-#include "core/store_eval.h"
+#include "store/store_eval.h"
 #include "core/utf8.h"
 
 #include <math.h>

@@ -5,7 +5,7 @@
  * arguments against each kernel's parameter list parsed from the source.
  * Errors read "LINE:COL: message" with file positions (1-based).
  *
- * Tensor indices are the problem's (core/problem.h): inputs and params
+ * Tensor indices are the problem's (problem/problem.h): inputs and params
  * 0..n_in-1, then outputs n_in..n_in+n_out-1. Scratch indices are into
  * launch_plan.scratch. The plan owns all its memory. */
 #ifndef KF_LAUNCH_H
@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 #include "core/buf.h"
-#include "core/problem.h"
+#include "problem/problem.h"
 
 struct launch_limits {
 	int max_threads_per_block;      /* 1024 */

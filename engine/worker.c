@@ -5,7 +5,7 @@
 #include "compile.h"
 #include "engine/rt.h"
 #include "engine/nvrtc.h"
-#include "core/inputs.h"
+#include "problem/inputs.h"
 #include "core/json.h"
 #include "core/log.h"
 #include "core/fsutil.h"

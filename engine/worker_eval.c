@@ -17,10 +17,10 @@
  * ends the worker after its reply (w->fatal). */
 #include "worker_int.h"
 #include "tsched.h"
-#include "core/inputs.h"
+#include "problem/inputs.h"
 #include "core/json.h"
 #include "core/proc.h"
-#include "core/sensitivity.h"
+#include "problem/sensitivity.h"
 
 #include <math.h>
 #include <stdio.h>

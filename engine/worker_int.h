@@ -11,7 +11,7 @@
 #include <jansson.h>
 #include "core/buf.h"
 #include "core/cudadrv.h"
-#include "core/problem.h"
+#include "problem/problem.h"
 #include "engine/launch.h"
 
 #define WK_GUARD 4096
@@ -270,7 +270,7 @@ struct wk_keep *wk_ref_for(struct worker *w, unsigned long long seed, int dist, 
 
 /* worker_sens.c: draws beyond the extra distributions (docs/engine.md,
  * "Sensitivity trials"). dist WK_DIST_ALIVE: the spec's "alive" draw;
- * WK_DIST_SENS | j << 1 | alive: sensitivity trial j (core/sensitivity.h). */
+ * WK_DIST_SENS | j << 1 | alive: sensitivity trial j (problem/sensitivity.h). */
 #define WK_DIST_ALIVE 5
 #define WK_DIST_SENS 0x100000
 struct kf_gen_desc;

@@ -16,13 +16,13 @@
  * - the degenerate-output rule: a kernel whose output is exactly the
  *   degenerate constant (spec "degenerate_value", default 0) on a draw
  *   where the reference's is not fails (`degenerate_output`).
- * The input values of every draw are core/inputs.c's (inputs_bits), so
+ * The input values of every draw are problem/inputs.c's (inputs_bits), so
  * the CPU oracle computes the same references. */
 #include "worker_int.h"
-#include "core/inputs.h"
+#include "problem/inputs.h"
 #include "core/json.h"
 #include "core/proc.h"
-#include "core/sensitivity.h"
+#include "problem/sensitivity.h"
 
 #include <math.h>
 #include <stdio.h>

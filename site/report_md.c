@@ -5,7 +5,7 @@
 
 #include "core/json.h"
 #include "core/termsafe.h"
-#include "core/store_site.h"
+#include "store/store_site.h"
 #include "html.h"
 
 void md_escape(struct buf *out, const char *s)

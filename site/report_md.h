@@ -8,7 +8,7 @@
 
 #include <jansson.h>
 #include "core/buf.h"
-#include "core/store.h"
+#include "store/store.h"
 
 /* Appends the report of one problem. */
 void report_md_problem(struct buf *out, const json_t *report);

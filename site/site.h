@@ -1,4 +1,7 @@
-/* The static site: renders a store into OUT/ (HTML pages, style.css,
+/* site/: the static site and reports, owned by struct site. Includes
+ * store/ and below (templates/ holds its Mustache text).
+ *
+ * The static site: renders a store into OUT/ (HTML pages, style.css,
  * reports under reports/ in HTML and Markdown, the --dist tarballs under
  * downloads/). Pages use relative links only, so the site works from
  * file:// and on any static host, and need no JavaScript (site.js only

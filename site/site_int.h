@@ -4,10 +4,10 @@
 
 #include <jansson.h>
 #include "core/buf.h"
-#include "core/store.h"
-#include "core/store_site.h"
+#include "store/store.h"
+#include "store/store_site.h"
 #include "site.h"
-#include "site/mustache.h"
+#include "core/mustache.h"
 
 enum { T_INDEX, T_PROBLEM, T_KERNEL, T_CATEGORY, T_METHODOLOGY, T_DOWNLOADS, T_REPORT, T_N };
 

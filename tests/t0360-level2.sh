@@ -68,7 +68,7 @@ expect_exit 0 "every small reference.cu agrees with the graph evaluator" \
 contains "all 100 emulated" "$T_TMP/out" "^emulated 100 problems, 0 failed$"
 grep '^not ok' "$T_TMP/out" | head -n 5 | sed 's/^/# /'
 if grep -q "^oracle: unavailable" "$T_TMP/out"; then
-	skip "kforge has no CPU oracle for family graph (core/oracle_graph.c): oracle comparison not run"
+	skip "kforge has no CPU oracle for family graph (oracle/oracle_graph.c): oracle comparison not run"
 else
 	contains "and with the CPU oracle" "$T_TMP/out" "^oracle: compared 100$"
 fi

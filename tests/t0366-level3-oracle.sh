@@ -1,5 +1,5 @@
 #!/bin/sh
-# The CPU oracle on KernelBench level 3 (core/oracle_graph*.c): at small
+# The CPU oracle on KernelBench level 3 (oracle/oracle_graph*.c): at small
 # sizes (tools/level3/gen.py --small), on every level-3 problem, the oracle's
 # sample of the output (`kforge problems inputs`) agrees with the pure-Python
 # float64 graph evaluator (tools/level2/graph_eval.py) on the same inputs,

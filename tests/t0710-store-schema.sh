@@ -16,7 +16,7 @@ cp v1.db orig.db
 check "the published store is schema v1" test "$(sqlite3 v1.db 'PRAGMA user_version')" = 1
 export KFORGE_DB="$T_TMP/v1.db"
 # the schema this kforge writes
-V=$(sed -n 's/^#define STORE_SCHEMA_VERSION \([0-9]*\).*/\1/p' "$KF_ROOT/core/store.h")
+V=$(sed -n 's/^#define STORE_SCHEMA_VERSION \([0-9]*\).*/\1/p' "$KF_ROOT/store/store.h")
 MIG="migrated a copy of store $T_TMP/v1.db from schema v1 to v$V .*'kforge store migrate --db $T_TMP/v1.db'"
 
 expect_exit 0 "store info" "$KFORGE" store info

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The built-in norm templates (collector/builtin_norm.c): every applicable
+# The built-in norm templates (kernels/builtin_norm.c): every applicable
 # catalogue idea of problems 33-40 renders, passes the full-size launch
 # check, compiles with NVRTC for sm_90 and, emulated on the host at small
 # sizes, matches kforge's double-precision oracle.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The built-in forward-convolution templates (collector/builtin_conv.c):
+# The built-in forward-convolution templates (kernels/builtin_conv.c):
 # every applicable catalogue idea renders for each problem; a sample of the
 # kernels compiles with NVRTC for sm_90 and passes the launch check at full
 # size; kernels of every problem, emulated on the CPU over specs shrunk by

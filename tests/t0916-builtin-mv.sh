@@ -1,5 +1,5 @@
 #!/bin/sh
-# The built-in matmul extras (collector/builtin_mv.c): every idea of the
+# The built-in matmul extras (kernels/builtin_mv.c): every idea of the
 # matrix-vector (4), large-K (6) and diagonal (12) problems, and of two
 # tensor-core ones (1, 18), renders, passes the launch check and compiles
 # with NVRTC; the gemv, diagmm, matmul_splitk and matmul_tc kernels match

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The tensor-core convolution template conv_tc (collector/builtin_convtc.c):
+# The tensor-core convolution template conv_tc (kernels/builtin_convtc.c):
 # it applies to exactly the groups == 1 forward convolutions; every one
 # renders (defaults, its catalogue ideas, tilings with several pixels or
 # several k rows per thread), passes the launch check at full size and

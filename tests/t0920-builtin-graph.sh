@@ -1,5 +1,5 @@
 #!/bin/sh
-# The built-in graph template (collector/builtin_graph*.c) on all 100
+# The built-in graph template (kernels/graph/builtin_graph*.c) on all 100
 # level-2 problems: the catalogue's graph ideas apply and render; fused
 # (fuse=1) and per-node (fuse=0) kernels at full size pass the launch-plan
 # check and compile with NVRTC for sm_90a (kfcompile: its results kept

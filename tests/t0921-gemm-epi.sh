@@ -1,5 +1,5 @@
 #!/bin/sh
-# gemm_epi_emit (collector/builtin_gemm_epi*.c), the fp32-accurate tensor-core
+# gemm_epi_emit (kernels/emit/builtin_gemm_epi*.c), the fp32-accurate tensor-core
 # GEMM with a fused epilogue: shapes (edges off the tiles, K from 1 to 2^20,
 # batches, broadcast operands), the four layouts, both cores, both splits,
 # mma tilings and epilogues render, pass the launch check and compile with

@@ -1,5 +1,5 @@
 #!/bin/sh
-# conv_epi_emit (collector/builtin_conv_epi*.c: implicit GEMM, transposed by
+# conv_epi_emit (kernels/emit/builtin_conv_epi*.c: implicit GEMM, transposed by
 # phase; the mma.sync core by default, the sm_90a wgmma core with "core":
 # "wgmma", the 3xTF32 wmma core with "core": "wmma") and its level-1
 # template conv_tce: it applies to exactly the level-1 convolutions with 8

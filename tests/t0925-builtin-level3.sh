@@ -1,5 +1,5 @@
 #!/bin/sh
-# The built-in graph template (collector/builtin_graph*.c) on the level-3
+# The built-in graph template (kernels/graph/builtin_graph*.c) on the level-3
 # problems: at full size each renders under the engine's source limit
 # (kernels deduplicated) and its launch plan passes the engine's check
 # (kfcompile --launch-only), with and without the tensor-core emitters; a sample

@@ -2,8 +2,8 @@
 #include "core/json.h"
 #include "core/log.h"
 #include "core/sha256.h"
-#include "core/store_eval.h"
-#include "core/store_verify.h"
+#include "store/store_eval.h"
+#include "store/store_verify.h"
 #include "core/version.h"
 
 #include <stdlib.h>
@@ -67,7 +67,7 @@ json_t *verify_select(struct store *s, const struct verify_config *cfg, const ch
 }
 
 /* Review flags: results too good to trust without a look. A flagged kernel
- * is no verified result (core/store_verify.h KF_FLAGGED_VERDICT): left out
+ * is no verified result (store/store_verify.h KF_FLAGGED_VERDICT): left out
  * of best kernels, fast_p and geomeans until verified again without one.
  * The roofline's compute ceiling is its precision path's (tensor cores for
  * a GEMM or convolution, engine_sol_flop_rate), so the flag no longer fires

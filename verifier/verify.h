@@ -1,4 +1,7 @@
-/* The verifier: re-runs the best kernels of each problem under protocol
+/* verifier/: re-verification of the best kernels on each GPU, owned by
+ * struct verify_report (a run's verdicts). Includes engine/, store/ and below.
+ *
+ * The verifier: re-runs the best kernels of each problem under protocol
  * verify-v4 on the GPU it runs on, and records a verdict per kernel and
  * GPU model (verifications table). A kernel is `verified` on a GPU when
  * verify-v4 passes there (with a review flag it is counted as flagged,
@@ -9,7 +12,7 @@
 
 #include <jansson.h>
 #include "core/buf.h"
-#include "core/store.h"
+#include "store/store.h"
 #include "engine/engine.h"
 
 #define VERIFY_PROTOCOL "verify-v4"

@@ -1,7 +1,7 @@
 /* GPU fill kernels of the input generator. Compile with NVRTC as ONE
  * source: philox_cuh followed by inputs_cuh (inputs_device_source() in
- * core/inputs.h concatenates them). They give the same bits as the CPU
- * generator (core/inputs.c) for the same (seed, tensor index).
+ * problem/inputs.h concatenates them). They give the same bits as the CPU
+ * generator (problem/inputs.c) for the same (seed, tensor index).
  *
  * Kernels (extern "C"):
  *
@@ -21,7 +21,7 @@
  *
  * Arguments: t is the tensor's index in the problem (inputs then params, in
  * spec order); kind/dtype/post the KF_DK_/KF_DT_/KF_PO_ numbers (= the enums
- * of core/problem.h); a, b the dist parameters; rows, cols the last two
+ * of problem/problem.h); a, b the dist parameters; rows, cols the last two
  * dims (1 for absent dims). inputs_desc() computes all of them.
  * dst holds numel elements of kf_dtype_size(dtype) bytes. */
 

@@ -116,7 +116,7 @@ check "collect-v3: zeros once timed (47) fail the degenerate rule after the time
 python3 cost.py "$T_TMP/collect.db" collect.jsonl collect-v3 | grep '^# cost'
 
 # The alive draw's inputs are the same on the GPU (worker fill + set ranges)
-# as on the CPU (core/inputs.c): the GPU reference on them agrees with the
+# as on the CPU (problem/inputs.c): the GPU reference on them agrees with the
 # CPU oracle, as `problems check` shows for the spec's draw.
 "$KFORGE" problems inputs level3/36 --alive --samples 64 --out cpu >cpu.log 2>&1
 "$KFORGE" problems inputs level3/36 --alive --samples 64 --gpu-reference --out gpu >gpu.log 2>&1

@@ -2,7 +2,7 @@
 # conv_epi on the GPU, each core (CONV_EPI_CORES, default "wgmma mma wmma":
 # the sm_90a wgmma core, the graph's; the mma.sync core, conv_tce's default;
 # the older 3xTF32 wmma one): the level-1 template conv_tce
-# (collector/builtin_conv_epi*.c) rendered with the core's defaults for
+# (kernels/emit/builtin_conv_epi*.c) rendered with the core's defaults for
 # every convolution it supports, and the level-2 graph template with tensor
 # cores ({"tc": 1}; "mma": 1 for the mma core, conv_wmma for the wmma one)
 # on the conv-led problems, each evaluated by `kforge eval` (collect

@@ -1,4 +1,4 @@
-/* Drives conv_epi_emit (collector/builtin_conv_epi.c) for tests:
+/* Drives conv_epi_emit (kernels/emit/builtin_conv_epi.c) for tests:
  *   convepi_emit SHAPE-JSON [PARAMS-JSON]
  * SHAPE: {"transposed", "groups", "N", "C_in", "C_out", "in": [..], "out":
  * [..], "kernel", "stride", "padding", "dilation", "output_padding" (as many
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "collector/builtin_epi.h"
+#include "kernels/emit/builtin_epi.h"
 
 static int ints(const json_t *o, const char *k, int n, int *v, int dflt)
 {

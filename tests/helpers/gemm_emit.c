@@ -1,4 +1,4 @@
-/* Drives gemm_epi_emit (collector/builtin_epi.h) for tests:
+/* Drives gemm_epi_emit (kernels/emit/builtin_epi.h) for tests:
  *   gemm_emit NAME BATCH M N K A_KM B_NK A_BCAST B_BCAST [TPARAMS-JSON [EPI]]
  * prints the candidate (device code and its launch block) for operands
  * A, B and output C. EPI: none (default), bias (v += bias[n]), full
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector/builtin_epi.h"
+#include "kernels/emit/builtin_epi.h"
 
 int main(int argc, char **argv)
 {

@@ -35,7 +35,7 @@
 #include "engine/compile_pool.h"
 #include "engine/launch.h"
 #include "engine/nvrtc.h"
-#include "core/problem.h"
+#include "problem/problem.h"
 #include "gen/kfcompile_id.h"
 
 /* The launch check against the fixture named on the file's first line. */

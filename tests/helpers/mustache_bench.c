@@ -1,11 +1,11 @@
-/* Throughput check for site/mustache: a ~10 KB template whose main
+/* Throughput check for core/mustache: a ~10 KB template whose main
  * section runs over 100 items, rendered N times (default 10000).
  *   build/tests/mustache_bench [N]   (time it with `time`) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "site/mustache.h"
+#include "core/mustache.h"
 
 int main(int argc, char **argv)
 {

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/oracle_geom.h"
-#include "core/problem.h"
+#include "oracle/oracle_geom.h"
+#include "problem/problem.h"
 
 struct arrays {
 	double *t[PROBLEM_MAX_TENSORS];

@@ -1,5 +1,5 @@
 /* Records tests/fixtures/philox_gpu.json on a GPU: compiles the generator's
- * fill kernels (core/philox.cuh + engine/cuda/inputs.cuh) with NVRTC, fills
+ * fill kernels (problem/philox.cuh + engine/cuda/inputs.cuh) with NVRTC, fills
  * every tensor of tests/fixtures/philox_spec.json, and writes sampled
  * elements' bits. test_philox compares the CPU generator against it.
  *   build/tests/record_philox_fixture [SPEC] > tests/fixtures/philox_gpu.json
@@ -15,7 +15,7 @@
 #include <nvrtc.h>
 
 #include "core/cudadrv.h"
-#include "core/inputs.h"
+#include "problem/inputs.h"
 #include "core/json.h"
 
 struct nvrtc {

@@ -14,12 +14,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collector/problem_list.h"
+#include "problem/problem_list.h"
 #include "collector/proposers.h"
 #include "collector/search.h"
 #include "core/json.h"
 #include "core/sha256.h"
-#include "core/store.h"
+#include "store/store.h"
 #include "engine/candidate.h"
 
 static const char *db_path;

@@ -1,4 +1,4 @@
-// Runs the GPU fill kernels (core/philox.cuh + engine/cuda/inputs.cuh) on
+// Runs the GPU fill kernels (problem/philox.cuh + engine/cuda/inputs.cuh) on
 // the host: a block's threads are POSIX threads, __syncthreads a barrier,
 // the __d*_rn intrinsics plain IEEE double ops (built with
 // -ffp-contract=off). Checks the kernels' own logic (indexing, the
@@ -32,7 +32,7 @@ static inline float __double2float_rn(double d) { return (float)d; }
 static inline unsigned __float_as_uint(float f) { unsigned u; memcpy(&u, &f, 4); return u; }
 static inline float __uint_as_float(unsigned u) { float f; memcpy(&f, &u, 4); return f; }
 
-#include "core/philox.cuh"
+#include "problem/philox.cuh"
 #include "engine/cuda/inputs.cuh"
 
 struct job {

@@ -1,4 +1,4 @@
-// Host emulation of what collector/builtin_mv.c's matmul_tc uses: wmma
+// Host emulation of what kernels/builtin_mv.c's matmul_tc uses: wmma
 // m16n16k8 tf32 fragments and cp.async groups (the kernel calls these only
 // when not compiled by NVRTC/nvcc).
 // Fragments: every thread holds the whole tile (elementwise code such as the

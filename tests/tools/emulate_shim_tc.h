@@ -1,4 +1,4 @@
-// Host emulation of gemm_epi's mma.sync helpers (collector/builtin_gemm_epi*.c,
+// Host emulation of gemm_epi's mma.sync helpers (kernels/emit/builtin_gemm_epi*.c,
 // the device versions under #ifdef __CUDACC__), used by its core and conv_epi's
 // mma core: shared addresses are offsets into kf_dyn_smem; cp.async goes through
 // kf_cp_async (emulate_shim_mv.h); mma.sync is warp-collective: every lane posts

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compares kforge's CPU oracle (core/oracle_graph*.c) with the pure-Python
+"""Compares kforge's CPU oracle (oracle/oracle_graph*.c) with the pure-Python
 graph evaluator (tools/level2/graph_eval.py) on the level-3 problems of a
 small-size tree (tools/level3/gen.py --small DIR): `kforge problems inputs`
 writes the inputs and the oracle's sample, graph_eval evaluates the same

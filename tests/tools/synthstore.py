@@ -5,13 +5,13 @@ status mixes like a real search, speedups that improve by round, baselines
 and verifications on two GPUs, LLM calls for the LLM run.
 
     synthstore.py --kernels N --problems P --seed S --out FILE [--hostile]
-                  [--trials] [--schema core/store_schema.c]
+                  [--trials] [--schema store/store_schema.c]
 
 The same arguments give the same store, byte for byte in content (times
 are derived from the seed, not the clock). --hostile puts strings that
 must come out inert in a web page (</script>, <img onerror=...>, {{,
 control characters) into model-written fields. --trials adds per-trial
-rows (slower, bigger). The schema is read from core/store_schema.c, so
+rows (slower, bigger). The schema is read from store/store_schema.c, so
 the store always matches the C code.
 Fast on purpose: 100,000 kernels in well under 30 s (one transaction,
 executemany, no journal)."""
@@ -102,7 +102,7 @@ HOSTILE = [
 
 
 def load_schema(path):
-    """The SQL of schema_v1 from core/store_schema.c: every C string literal
+    """The SQL of schema_v1 from store/store_schema.c: every C string literal
     between 'schema_v1[] =' and the closing ';'."""
     text = open(path, encoding="utf-8").read()
     m = re.search(r"schema_v1\[\]\s*=(.*?);\s*\n\s*\n", text, re.S)

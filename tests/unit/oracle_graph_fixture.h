@@ -5,8 +5,8 @@
 #ifndef KF_TEST_ORACLE_GRAPH_FIXTURE_H
 #define KF_TEST_ORACLE_GRAPH_FIXTURE_H
 
-#include "core/oracle.h"
-#include "core/oracle_graph.h"
+#include "oracle/oracle.h"
+#include "oracle/oracle_graph.h"
 
 #ifndef TG_LEVEL
 #define TG_LEVEL "2"

@@ -14,8 +14,8 @@
 
 #include "core/buf.h"
 #include "core/json.h"
-#include "core/store.h"
-#include "core/store_export.h"
+#include "store/store.h"
+#include "store/store_export.h"
 #include "dataset/dataset.h"
 #include "dataset/ds_int.h"
 

@@ -1,4 +1,4 @@
-/* The graph template's kernel deduplication (collector/builtin_graph_dedup.c):
+/* The graph template's kernel deduplication (kernels/graph/builtin_graph_dedup.c):
  * a kernel of the same text is written once and its launches name the
  * first; kernels that differ in sizes stay literal under the budget and
  * share one kernel with the sizes as arguments over it; defines, geometry
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector/builtin_graph.h"
+#include "kernels/graph/builtin_graph.h"
 
 static struct gr_plan *plan(int dedup, long long budget)
 {

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "core/buf.h"
-#include "core/problem.h"
+#include "problem/problem.h"
 #include "engine/candidate.h"
 #include "engine/compile.h"
 #include "engine/launch.h"

@@ -14,7 +14,7 @@
 
 #include "core/fsutil.h"
 #include "core/json.h"
-#include "site/mustache.h"
+#include "core/mustache.h"
 
 /* Renders tmpl with the JSON text data; returns the output (static buffer
  * reused) or NULL with the error in last_err. */

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "core/json.h"
-#include "site/mustache.h"
+#include "core/mustache.h"
 
 /* $KF_ROOT/tests/fixtures/mustache-spec (run-tests.sh sets KF_ROOT), else
  * the same path from the current directory (the repository root). */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/oracle.h"
+#include "oracle/oracle.h"
 
 /* A spec with family/op, sizes, inputs (JSON array text), one output. */
 static void load(struct problem *p, const char *family, const char *op, const char *sizes,

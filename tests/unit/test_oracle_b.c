@@ -1,4 +1,4 @@
-/* Matmul, conv and pool oracle geometry (core/oracle_geom.c) on tiny
+/* Matmul, conv and pool oracle geometry (oracle/oracle_geom.c) on tiny
  * problems with hand-computed values, the errors on inconsistent specs, and
  * every committed matmul/conv/pool spec parsed by the loader and the
  * geometry. */
@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/oracle.h"
-#include "core/oracle_geom.h"
-#include "core/problem.h"
+#include "oracle/oracle.h"
+#include "oracle/oracle_geom.h"
+#include "problem/problem.h"
 
 /* Inputs as explicit arrays, one per tensor index. */
 struct arrays {

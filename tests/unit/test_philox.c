@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/inputs.h"
+#include "problem/inputs.h"
 #include "core/json.h"
-#include "core/philox.h"
+#include "problem/philox.h"
 
 static void test_kat(void **state)
 {

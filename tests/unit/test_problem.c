@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "core/fsutil.h"
-#include "core/inputs.h"
-#include "core/problem.h"
+#include "problem/inputs.h"
+#include "problem/problem.h"
 
 static const char *root(void)
 {

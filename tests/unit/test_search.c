@@ -10,13 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collector/problem_list.h"
+#include "problem/problem_list.h"
 #include "collector/proposers.h"
 #include "collector/search.h"
 #include "core/fsutil.h"
 #include "core/json.h"
 #include "core/sha256.h"
-#include "core/store.h"
+#include "store/store.h"
 
 static char dir[64];
 

@@ -1,5 +1,5 @@
-/* The alive draw and sensitivity redraws on the CPU (core/inputs.c,
- * core/sensitivity.c; the GPU worker fills the same values): a spec's
+/* The alive draw and sensitivity redraws on the CPU (problem/inputs.c,
+ * problem/sensitivity.c; the GPU worker fills the same values): a spec's
  * "alive" field parses and is checked, the alive draw sets its ranges and
  * draws the rest from its distribution, a redraw changes one tensor (or
  * its early time steps) and nothing else, and the recurrent problems'
@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/inputs.h"
-#include "core/problem.h"
-#include "core/sensitivity.h"
+#include "problem/inputs.h"
+#include "problem/problem.h"
+#include "problem/sensitivity.h"
 
 static const char *root(void)
 {

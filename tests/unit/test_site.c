@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/store_site.h"
+#include "store/store_site.h"
 #include "site/html.h"
 #include "site/report_md.h"
 #include "site/site.h"

@@ -16,8 +16,8 @@
 #include <sqlite3.h>
 
 #include "core/json.h"
-#include "core/store.h"
-#include "core/store_schema.h"
+#include "store/store.h"
+#include "store/store_schema.h"
 
 static char dir[] = "/tmp/kf-store-test.XXXXXX";
 

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "core/json.h"
-#include "core/store.h"
+#include "store/store.h"
 #include "verifier/verify.h"
 
 static char path[64];

@@ -1,6 +1,6 @@
 // problem: level3/036
 // expect: incorrect output_mismatch
-// A truncated recurrence: the built-in LSTM (collector/builtin_graph3.c) with
+// A truncated recurrence: the built-in LSTM (kernels/graph/builtin_graph3.c) with
 // every layer computing only the last 64 of its 512 steps, from the initial
 // state h0/c0. With PyTorch's initialisation the forget gate is about 0.5
 // and what came before fades (the CPU oracle: the first 128 steps move h_n by

@@ -1,6 +1,6 @@
 // problem: level3/036
 // expect: correct
-// The built-in LSTM as rendered (collector/builtin_graph3.c): correct on
+// The built-in LSTM as rendered (kernels/graph/builtin_graph3.c): correct on
 // every draw, the alive one and the sensitivity trials included.
 // template graph: fuse=1 tc=0 mma=0 block=256 BM=64 BN=64 BK=16 TM=4 TN=4; 12 kernels
 extern "C" __global__ void g0_rnn_proj_l0_d0(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ y)

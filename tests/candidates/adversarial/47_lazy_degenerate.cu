@@ -1,6 +1,6 @@
 // problem: level2/038
 // expect: incorrect degenerate_output
-// The built-in kernel of level-2 38 (collector/builtin_graph.c), honest for
+// The built-in kernel of level-2 38 (kernels/graph/builtin_graph.c), honest for
 // its first 8 launches (collect-v2's 7 check trials and the repeat run),
 // then writing zeros: within atol of the reference, so every timed trial's
 // comparison passes. The checked run after the timed trials applies the

@@ -1,0 +1,364 @@
+/* Templates for losses (94-96, 98-100).
+ * "loss-mean": elementwise losses (MSE, Huber, KL, hinge) reduced to one
+ * mean: a grid-stride kernel reads both tensors once (float4, several
+ * loads in flight), each block writes one double partial, and a one-block
+ * kernel sums the partials in a fixed order (deterministic, no atomics).
+ * "loss-rows": per-row losses (cross entropy, triplet margin): one warp
+ * per row, the block sums its rows' losses in double, then the same final
+ * kernel. */
+#include <string.h>
+
+#include "kernels/builtin_tmpl.h"
+
+#include "kernels/builtin_util.h"
+
+enum { L_MSE, L_HUBER, L_KL, L_HINGE, L_CE, L_TRIPLET };
+
+static int loss_op(const json_t *spec)
+{
+	switch (bt_number(spec)) {
+	case 94: return L_MSE;
+	case 95: return L_CE;
+	case 96: return L_HUBER;
+	case 98: return L_KL;
+	case 99: return L_TRIPLET;
+	case 100: return L_HINGE;
+	default: return -1;
+	}
+}
+
+static double spec_attr(const json_t *spec, const char *name, double dflt)
+{
+	const json_t *v = json_object_get(json_object_get(spec, "attrs"), name);
+
+	return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+/* Shared final kernel: one block sums np double partials in a fixed order
+ * and writes the mean. */
+static void emit_final(struct buf *s)
+{
+	buf_adds(s, "extern \"C\" __global__ void __launch_bounds__(256)\n"
+		    "loss_final(const double* __restrict__ part, long long np, float* __restrict__ loss,\n"
+		    "           long long count)\n{\n"
+		    "    __shared__ double ws[8];\n"
+		    "    double v = 0.0;\n"
+		    "    for (long long i = threadIdx.x; i < np; i += blockDim.x) v += part[i];\n"
+		    "    for (int o = 16; o; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);\n"
+		    "    if ((threadIdx.x & 31) == 0) ws[threadIdx.x >> 5] = v;\n"
+		    "    __syncthreads();\n"
+		    "    if (threadIdx.x == 0) {\n"
+		    "        double t = 0.0;\n"
+		    "        for (int w = 0; w < (int)(blockDim.x >> 5); w++) t += ws[w];\n"
+		    "        loss[0] = (float)(t / (double)count);\n"
+		    "    }\n}\n\n");
+}
+
+/* Block reduce of the double v, thread 0 writes part[blockIdx.x]. */
+static void emit_block_sum(struct buf *s)
+{
+	buf_adds(s, "    for (int o = 16; o; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);\n"
+		    "    if ((threadIdx.x & 31) == 0) ws[threadIdx.x >> 5] = v;\n"
+		    "    __syncthreads();\n"
+		    "    if (threadIdx.x == 0) {\n"
+		    "        double t = 0.0;\n"
+		    "        for (int w = 0; w < (int)(blockDim.x >> 5); w++) t += ws[w];\n"
+		    "        part[blockIdx.x] = t;\n"
+		    "    }\n}\n\n");
+}
+
+static int mean_supports(const json_t *spec)
+{
+	int op = loss_op(spec);
+	const json_t *a = bt_input(spec, 0), *b = bt_input(spec, 1);
+
+	if (!a || !b || bt_input(spec, 2))
+		return 0;
+	if (op == L_HINGE)
+		return bt_ndim(a) == 2 && bt_ndim(b) == 1 &&
+		       bt_dims_value(spec, a, 1, 2) == bt_dims_value(spec, b, 0, 1);
+	return (op == L_MSE || op == L_HUBER || op == L_KL) && bt_ndim(a) >= 1 &&
+	       bt_dims_value(spec, a, 0, bt_ndim(a)) == bt_dims_value(spec, b, 0, bt_ndim(b));
+}
+
+/* The per-element loss of x (prediction) and y (target) as an expression. */
+static const char *elem_expr(int op, int fast)
+{
+	switch (op) {
+	case L_MSE: return "((x - y) * (x - y))";
+	case L_HUBER: return "(fabsf(x - y) < 1.0f ? 0.5f * (x - y) * (x - y) : fabsf(x - y) - 0.5f)";
+	case L_KL:
+		return fast ? "(y > 0.0f ? y * __logf(y / x) : 0.0f)"
+			    : "(y > 0.0f ? y * (logf(y) - logf(x)) : 0.0f)";
+	default: return "fmaxf(1.0f - x * y, 0.0f)";
+	}
+}
+
+static int mean_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err)
+{
+	int block = bt_param(p, "block", 256), grid = bt_param(p, "grid", 1056);
+	int vec = bt_param(p, "vec", 4), unroll = bt_param(p, "unroll", 2);
+	int dacc = bt_param(p, "dacc", 0), fast = bt_param(p, "fast", 0);
+	int op = loss_op(spec), hinge = op == L_HINGE;
+	const json_t *a = bt_input(spec, 0), *b = bt_input(spec, 1), *out = bt_output(spec, 0);
+	long long cols = bt_dims_value(spec, a, bt_ndim(a) - 1, bt_ndim(a));
+	struct buf n = BUF_INIT, c = BUF_INIT, cnt = BUF_INIT, g = BUF_INIT;
+	const char *vt, *acc = dacc ? "double" : "float";
+
+	if (block < 64 || block > 1024 || block % 32 || grid < 1 || grid > 65535 ||
+	    (vec != 1 && vec != 4) || unroll < 1 || unroll > 8 || (dacc != 0 && dacc != 1) ||
+	    (fast != 0 && fast != 1) || !mean_supports(spec))
+		return kf_err(err, "loss-mean: bad parameters");
+	/* A float4 of the hinge must not straddle two rows. */
+	if (vec == 4 && hinge && (cols < 0 || cols % 4))
+		vec = 1;
+	vt = vec == 4 ? "float4" : "float";
+	bt_dims_expr(&n, a, 0, bt_ndim(a));
+	bt_dims_expr(&c, a, bt_ndim(a) - 1, bt_ndim(a));
+	/* KL batchmean divides by the batch (first dim), the others by n. */
+	if (op == L_KL)
+		bt_dims_expr(&cnt, a, 0, 1);
+	else
+		buf_adds(&cnt, n.s);
+	buf_addf(&g, "min(ceil_div(%s, %d), %d)", n.s, block * vec, grid);
+	buf_addf(s, "// template loss-mean: block=%d grid=%d vec=%d unroll=%d dacc=%d fast=%d\n",
+		 block, grid, vec, unroll, dacc, fast);
+	buf_addf(s, "__device__ __forceinline__ float lossf(float x, float y) { return %s; }\n",
+		 elem_expr(op, fast));
+	if (vec == 4)
+		buf_addf(s, "__device__ __forceinline__ %s loss4(float4 x, float4 y) {\n"
+			    "    return (%s)lossf(x.x, y.x) + (%s)lossf(x.y, y.y) + (%s)lossf(x.z, y.z) + (%s)lossf(x.w, y.w);\n}\n",
+			 acc, acc, acc, acc, acc);
+	else
+		buf_addf(s, "__device__ __forceinline__ %s loss4(float x, float y) { return (%s)lossf(x, y); }\n",
+			 acc, acc);
+	emit_final(s);
+	buf_addf(s, "extern \"C\" __global__ void __launch_bounds__(%d)\n"
+		    "loss_part(const float* __restrict__ a, const float* __restrict__ b,\n"
+		    "          double* __restrict__ part, long long n, long long cols)\n{\n"
+		    "    __shared__ double ws[32];\n"
+		    "    const long long nv = n / %d;\n"
+		    "    const %s* av = reinterpret_cast<const %s*>(a);\n"
+		    "    const long long stride = (long long)gridDim.x * blockDim.x;\n"
+		    "    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+		    "    %s acc[%d];\n"
+		    "#pragma unroll\n"
+		    "    for (int u = 0; u < %d; u++) acc[u] = 0;\n",
+		 block, vec, vt, vt, acc, unroll, unroll);
+	if (hinge)
+		/* targets[col] broadcast along the rows: track the column of
+		 * element i * vec incrementally (no 64-bit modulo per load). */
+		buf_addf(s, "    const %s* bv = reinterpret_cast<const %s*>(b);\n"
+			    "    const long long sm = (stride * %d) %% cols;\n"
+			    "    long long col = (i * %d) %% cols;\n"
+			    "    for (; i + %d * stride < nv; i += %d * stride) {\n"
+			    "        %s x[%d], y[%d];\n"
+			    "        long long cu = col;\n"
+			    "#pragma unroll\n"
+			    "        for (int u = 0; u < %d; u++) {\n"
+			    "            x[u] = av[i + u * stride]; y[u] = bv[cu / %d];\n"
+			    "            cu += sm; if (cu >= cols) cu -= cols;\n"
+			    "        }\n"
+			    "        col = cu;\n"
+			    "#pragma unroll\n"
+			    "        for (int u = 0; u < %d; u++) acc[u] += loss4(x[u], y[u]);\n"
+			    "    }\n"
+			    "    for (; i < nv; i += stride) {\n"
+			    "        acc[0] += loss4(av[i], bv[col / %d]);\n"
+			    "        col += sm; if (col >= cols) col -= cols;\n"
+			    "    }\n",
+			 vt, vt, vec, vec, unroll - 1, unroll, vt, unroll, unroll, unroll, vec, unroll,
+			 vec);
+	else
+		buf_addf(s, "    const %s* bv = reinterpret_cast<const %s*>(b);\n"
+			    "    for (; i + %d * stride < nv; i += %d * stride) {\n"
+			    "        %s x[%d], y[%d];\n"
+			    "#pragma unroll\n"
+			    "        for (int u = 0; u < %d; u++) { x[u] = av[i + u * stride]; y[u] = bv[i + u * stride]; }\n"
+			    "#pragma unroll\n"
+			    "        for (int u = 0; u < %d; u++) acc[u] += loss4(x[u], y[u]);\n"
+			    "    }\n"
+			    "    for (; i < nv; i += stride) acc[0] += loss4(av[i], bv[i]);\n",
+			 vt, vt, unroll - 1, unroll, vt, unroll, unroll, unroll, unroll);
+	/* The last n % vec elements (none when vec is 1). */
+	buf_addf(s, "    double v = 0.0;\n"
+		    "#pragma unroll\n"
+		    "    for (int u = 0; u < %d; u++) v += (double)acc[u];\n"
+		    "    long long e = nv * %d + blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+		    "    if (e < n) v += (double)lossf(a[e], b[%s]);\n",
+		 unroll, vec, hinge ? "e % cols" : "e");
+	emit_block_sum(s);
+	buf_addf(s, "/*@launch\n"
+		    "scratch double part[%d];\n"
+		    "loss_part<<<%s, %d>>>(%s, %s, part, %s, %s);\n"
+		    "loss_final<<<1, 256>>>(part, %s, %s, %s);\n@*/\n",
+		 grid, g.s, block, bt_name(a), bt_name(b), n.s, c.s, g.s, bt_name(out), cnt.s);
+	buf_release(&n);
+	buf_release(&c);
+	buf_release(&cnt);
+	buf_release(&g);
+	return 0;
+}
+
+static int rows_supports(const json_t *spec)
+{
+	int op = loss_op(spec);
+	const json_t *a = bt_input(spec, 0), *t = bt_input(spec, 1);
+
+	if (!a || !t || bt_ndim(a) != 2)
+		return 0;
+	if (op == L_CE)
+		return bt_ndim(t) == 1 && !bt_input(spec, 2) &&
+		       json_is_string(json_object_get(t, "dtype")) &&
+		       !strcmp(json_string_value(json_object_get(t, "dtype")), "int64");
+	return op == L_TRIPLET && bt_input(spec, 2) && bt_ndim(t) == 2 &&
+	       bt_ndim(bt_input(spec, 2)) == 2 &&
+	       json_object_get(json_object_get(spec, "scalars"), "margin");
+}
+
+/* Cross entropy: per-lane online max/sum of exp, merged across the warp. */
+static void emit_ce_row(struct buf *s, int vec, int fast)
+{
+	const char *ex = fast ? "__expf" : "expf";
+
+	buf_addf(s, "__device__ __forceinline__ void upd(float& m, float& s, float v) {\n"
+		    "    if (v > m) { s = s * %s(m - v) + 1.0f; m = v; } else { s += %s(v - m); }\n}\n",
+		 ex, ex);
+	buf_addf(s, "__device__ __forceinline__ void comb(float& m, float& s, float m2, float s2) {\n"
+		    "    float mm = fmaxf(m, m2);\n"
+		    "    if (mm == -__int_as_float(0x7f800000)) return;\n"
+		    "    s = s * %s(m - mm) + s2 * %s(m2 - mm);\n    m = mm;\n}\n", ex, ex);
+	if (vec == 4)
+		buf_addf(s, "__device__ __forceinline__ void upd4(float& m, float& s, float4 v) {\n"
+			    "    float mx = fmaxf(fmaxf(v.x, v.y), fmaxf(v.z, v.w));\n"
+			    "    if (mx > m) { s = s * %s(m - mx); m = mx; }\n"
+			    "    s += %s(v.x - m) + %s(v.y - m) + %s(v.z - m) + %s(v.w - m);\n}\n",
+			 ex, ex, ex, ex, ex);
+	else
+		buf_adds(s, "__device__ __forceinline__ void upd4(float& m, float& s, float v) { upd(m, s, v); }\n");
+}
+
+static int rows_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err)
+{
+	int block = bt_param(p, "block", 256), grid = bt_param(p, "grid", 2112);
+	int vec = bt_param(p, "vec", 4), unroll = bt_param(p, "unroll", 2);
+	int fast = bt_param(p, "fast", 0);
+	int op = loss_op(spec), ce = op == L_CE, w = block / 32;
+	const json_t *a = bt_input(spec, 0), *out = bt_output(spec, 0);
+	long long cols = bt_dims_value(spec, a, 1, 2);
+	double eps = spec_attr(spec, "eps", 1e-6);
+	struct buf r = BUF_INIT, c = BUF_INIT, g = BUF_INIT;
+	const char *vt;
+
+	if (block < 64 || block > 1024 || block % 32 || grid < 1 || grid > 65535 ||
+	    (vec != 1 && vec != 4) || unroll < 1 || unroll > 8 || (fast != 0 && fast != 1) ||
+	    !rows_supports(spec))
+		return kf_err(err, "loss-rows: bad parameters");
+	/* Rows must start 16-byte aligned for float4. */
+	if (vec == 4 && (cols < 0 || cols % 4))
+		vec = 1;
+	vt = vec == 4 ? "float4" : "float";
+	bt_dims_expr(&r, a, 0, 1);
+	bt_dims_expr(&c, a, 1, 2);
+	buf_addf(&g, "min(ceil_div(%s, %d), %d)", r.s, w, grid);
+	buf_addf(s, "// template loss-rows: block=%d grid=%d vec=%d unroll=%d fast=%d\n", block, grid,
+		 vec, unroll, fast);
+	if (ce)
+		emit_ce_row(s, vec, fast);
+	else
+		buf_addf(s, "#define TEPS %.9ef\n"
+			    "__device__ __forceinline__ void tri(float& sp, float& sn, float a, float p, float n) {\n"
+			    "    float dp = a - p + TEPS, dn = a - n + TEPS;\n"
+			    "    sp = fmaf(dp, dp, sp); sn = fmaf(dn, dn, sn);\n}\n"
+			    "__device__ __forceinline__ void tri(float& sp, float& sn, float4 a, float4 p, float4 n) {\n"
+			    "    tri(sp, sn, a.x, p.x, n.x); tri(sp, sn, a.y, p.y, n.y);\n"
+			    "    tri(sp, sn, a.z, p.z, n.z); tri(sp, sn, a.w, p.w, n.w);\n}\n", eps);
+	emit_final(s);
+	if (ce)
+		buf_addf(s, "extern \"C\" __global__ void __launch_bounds__(%d)\n"
+			    "loss_rows(const float* __restrict__ a, const long long* __restrict__ tg,\n"
+			    "          double* __restrict__ part, long long rows, long long cols)\n{\n", block);
+	else
+		buf_addf(s, "extern \"C\" __global__ void __launch_bounds__(%d)\n"
+			    "loss_rows(const float* __restrict__ a, const float* __restrict__ pp,\n"
+			    "          const float* __restrict__ nn, double* __restrict__ part, long long rows,\n"
+			    "          long long cols, float margin)\n{\n", block);
+	buf_addf(s, "    __shared__ double ws[32];\n"
+		    "    const int lane = threadIdx.x & 31, W = blockDim.x >> 5;\n"
+		    "    const long long nv = cols / %d;\n"
+		    "    double v = 0.0;\n"
+		    "    for (long long r = blockIdx.x * (long long)W + (threadIdx.x >> 5); r < rows;\n"
+		    "         r += (long long)gridDim.x * W) {\n"
+		    "        const %s* ar = reinterpret_cast<const %s*>(a + r * cols);\n"
+		    "        long long j = lane;\n",
+		 vec, vt, vt);
+	if (ce) {
+		buf_addf(s, "        float m = -__int_as_float(0x7f800000), s = 0.0f;\n"
+			    "        for (; j + %d * 32 < nv; j += %d * 32) {\n"
+			    "            %s x[%d];\n"
+			    "#pragma unroll\n"
+			    "            for (int u = 0; u < %d; u++) x[u] = ar[j + u * 32];\n"
+			    "#pragma unroll\n"
+			    "            for (int u = 0; u < %d; u++) upd4(m, s, x[u]);\n"
+			    "        }\n"
+			    "        for (; j < nv; j += 32) upd4(m, s, ar[j]);\n"
+			    "        for (long long k = nv * %d + lane; k < cols; k += 32) upd(m, s, a[r * cols + k]);\n"
+			    "        for (int o = 16; o; o >>= 1) {\n"
+			    "            float m2 = __shfl_xor_sync(0xffffffffu, m, o), s2 = __shfl_xor_sync(0xffffffffu, s, o);\n"
+			    "            comb(m, s, m2, s2);\n"
+			    "        }\n"
+			    "        if (lane == 0) {\n"
+			    "            long long t = tg[r];\n"
+			    "            float pt = t >= 0 && t < cols ? a[r * cols + t] : __int_as_float(0x7fc00000);\n"
+			    "            v += (double)(m + %s(s) - pt);\n"
+			    "        }\n    }\n",
+			 unroll - 1, unroll, vt, unroll, unroll, unroll, vec, fast ? "__logf" : "logf");
+	} else {
+		buf_addf(s, "        const %s* pr = reinterpret_cast<const %s*>(pp + r * cols);\n"
+			    "        const %s* nr = reinterpret_cast<const %s*>(nn + r * cols);\n"
+			    "        float sp = 0.0f, sn = 0.0f;\n"
+			    "        for (; j + %d * 32 < nv; j += %d * 32) {\n"
+			    "            %s x[%d], y[%d], z[%d];\n"
+			    "#pragma unroll\n"
+			    "            for (int u = 0; u < %d; u++) { x[u] = ar[j + u * 32]; y[u] = pr[j + u * 32]; z[u] = nr[j + u * 32]; }\n"
+			    "#pragma unroll\n"
+			    "            for (int u = 0; u < %d; u++) tri(sp, sn, x[u], y[u], z[u]);\n"
+			    "        }\n"
+			    "        for (; j < nv; j += 32) tri(sp, sn, ar[j], pr[j], nr[j]);\n"
+			    "        for (long long k = nv * %d + lane; k < cols; k += 32)\n"
+			    "            tri(sp, sn, a[r * cols + k], pp[r * cols + k], nn[r * cols + k]);\n"
+			    "        for (int o = 16; o; o >>= 1) {\n"
+			    "            sp += __shfl_xor_sync(0xffffffffu, sp, o);\n"
+			    "            sn += __shfl_xor_sync(0xffffffffu, sn, o);\n"
+			    "        }\n"
+			    "        if (lane == 0) {\n"
+			    "            float d = sqrtf(sp) - sqrtf(sn) + margin;\n"
+			    "            v += (double)(d > 0.0f ? d : 0.0f);\n"
+			    "        }\n    }\n",
+			 vt, vt, vt, vt, unroll - 1, unroll, vt, unroll, unroll, unroll, unroll, unroll,
+			 vec);
+	}
+	emit_block_sum(s);
+	if (ce)
+		buf_addf(s, "/*@launch\nscratch double part[%d];\n"
+			    "loss_rows<<<%s, %d>>>(%s, %s, part, %s, %s);\n",
+			 grid, g.s, block, bt_name(a), bt_name(bt_input(spec, 1)), r.s, c.s);
+	else
+		buf_addf(s, "/*@launch\nscratch double part[%d];\n"
+			    "loss_rows<<<%s, %d>>>(%s, %s, %s, part, %s, %s, margin);\n",
+			 grid, g.s, block, bt_name(a), bt_name(bt_input(spec, 1)),
+			 bt_name(bt_input(spec, 2)), r.s, c.s);
+	buf_addf(s, "loss_final<<<1, 256>>>(part, %s, %s, %s);\n@*/\n", g.s, bt_name(out), r.s);
+	buf_release(&r);
+	buf_release(&c);
+	buf_release(&g);
+	return 0;
+}
+
+const struct tmpl_def tmpl_loss_defs[] = {
+	{ "loss-mean", mean_supports, mean_render,
+	  "{\"block\": 256, \"grid\": 1056, \"vec\": 4, \"unroll\": 2, \"dacc\": 0, \"fast\": 0}" },
+	{ "loss-rows", rows_supports, rows_render,
+	  "{\"block\": 256, \"grid\": 2112, \"vec\": 4, \"unroll\": 2, \"fast\": 0}" },
+	{ NULL, NULL, NULL, NULL },
+};

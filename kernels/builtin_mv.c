@@ -1,0 +1,659 @@
+/* Templates for matrix-vector, split-K, diagonal and tensor-core matmul
+ * paths: "gemv" (4), "matmul_splitk" (6: small M*N, huge K), "diagmm" (12)
+ * and "matmul_tc" (3xTF32 tensor-core GEMM, see builtin_mv_tc.inc). */
+#include "kernels/builtin_tmpl.h"
+
+#include <string.h>
+
+#include "kernels/builtin_util.h"
+
+static int pow2_in(int v, int lo, int hi)
+{
+	return v >= lo && v <= hi && !(v & (v - 1));
+}
+
+/* ---- gemv: C[m] = sum_k A[m][k] * B[k] ----
+ * One block owns ROWS rows and one of SPLIT slices of K; each thread streams
+ * float4s of A (B loaded once per ROWS rows), keeps four fp32 partials per
+ * row (each short) and the block combines them in double. With SPLIT > 1 a
+ * second kernel adds the per-slice double partials. */
+static int gemv_supports(const json_t *spec)
+{
+	const json_t *a = bt_input(spec, 0), *b = bt_input(spec, 1);
+
+	return bt_number(spec) == 4 && a && b && !bt_input(spec, 2) && bt_ndim(a) == 2;
+}
+
+static int gemv_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err)
+{
+	int nt = bt_param(p, "NT", 256), rows = bt_param(p, "ROWS", 1);
+	int split = bt_param(p, "SPLIT", 1), unroll = bt_param(p, "UNROLL", 4);
+	const json_t *a = bt_input(spec, 0), *b = bt_input(spec, 1), *c = bt_output(spec, 0);
+	struct buf M = BUF_INIT, K = BUF_INIT;
+
+	if (!pow2_in(nt, 64, 1024) || !pow2_in(rows, 1, 8) || !pow2_in(split, 1, 64) ||
+	    !pow2_in(unroll, 1, 8))
+		return kf_err(err, "gemv: bad parameters");
+	bt_dims_expr(&M, a, 0, 1);
+	bt_dims_expr(&K, a, 1, 2);
+	buf_addf(s, "// template gemv: NT=%d ROWS=%d SPLIT=%d UNROLL=%d\n"
+		    "#define NT %d\n#define ROWS %d\n#define SPLIT %d\n#define UNROLL %d\n",
+		 nt, rows, split, unroll, nt, rows, split, unroll);
+	buf_addf(s, "extern \"C\" __global__ void __launch_bounds__(NT)\n"
+		    "gemv(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,\n"
+		    "     double* __restrict__ part, long long M, long long K)\n{\n"
+		    "    __shared__ double red[NT / 32][ROWS];\n"
+		    "    const long long r0 = (long long)blockIdx.x * ROWS;\n"
+		    "    const float* Ar[ROWS];\n"
+		    "#pragma unroll\n"
+		    "    for (int j = 0; j < ROWS; j++) Ar[j] = A + min(r0 + j, M - 1) * K; // clamped: duplicate rows are not stored\n"
+		    "    // this block's K slice, a multiple of 4 long so float4s stay aligned\n"
+		    "    const long long chunk = (K + 4LL * SPLIT - 1) / (4LL * SPLIT) * 4;\n"
+		    "    const long long k0 = blockIdx.y * chunk, k1 = min(K, k0 + chunk);\n"
+		    "    float acc[ROWS][4];\n"
+		    "#pragma unroll\n"
+		    "    for (int j = 0; j < ROWS; j++) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;\n"
+		    "    double dacc[ROWS];\n"
+		    "#pragma unroll\n"
+		    "    for (int j = 0; j < ROWS; j++) dacc[j] = 0.0;\n"
+		    "    if ((K & 3) == 0) {\n"
+		    "        const float4* B4 = reinterpret_cast<const float4*>(B + k0);\n"
+		    "        const long long n4 = k0 < k1 ? (k1 - k0) >> 2 : 0;\n"
+		    "        // fp32 partials flushed to double every 1024 float4s per thread\n"
+		    "        for (long long base = 0; base < n4; base += (long long)NT * 1024) {\n"
+		    "            const long long e = min(n4, base + (long long)NT * 1024);\n"
+		    "#pragma unroll %d\n"
+		    "            for (long long i = base + threadIdx.x; i < e; i += NT) {\n"
+		    "                const float4 bv = __ldg(B4 + i);\n"
+		    "#pragma unroll\n"
+		    "                for (int j = 0; j < ROWS; j++) {\n"
+		    "                    const float4 av = reinterpret_cast<const float4*>(Ar[j] + k0)[i];\n"
+		    "                    acc[j][0] = fmaf(av.x, bv.x, acc[j][0]);\n"
+		    "                    acc[j][1] = fmaf(av.y, bv.y, acc[j][1]);\n"
+		    "                    acc[j][2] = fmaf(av.z, bv.z, acc[j][2]);\n"
+		    "                    acc[j][3] = fmaf(av.w, bv.w, acc[j][3]);\n"
+		    "                }\n"
+		    "            }\n"
+		    "#pragma unroll\n"
+		    "            for (int j = 0; j < ROWS; j++) {\n"
+		    "                dacc[j] += ((double)acc[j][0] + (double)acc[j][1]) + ((double)acc[j][2] + (double)acc[j][3]);\n"
+		    "                acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;\n"
+		    "            }\n"
+		    "        }\n"
+		    "    } else {\n"
+		    "        for (long long k = k0 + threadIdx.x; k < k1; k += NT) {\n"
+		    "            const double bv = (double)B[k];\n"
+		    "#pragma unroll\n"
+		    "            for (int j = 0; j < ROWS; j++) dacc[j] += (double)Ar[j][k] * bv;\n"
+		    "        }\n"
+		    "    }\n"
+		    "    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;\n"
+		    "#pragma unroll\n"
+		    "    for (int j = 0; j < ROWS; j++) {\n"
+		    "        double v = dacc[j];\n"
+		    "        for (int o = 16; o; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);\n"
+		    "        if (lane == 0) red[w][j] = v;\n"
+		    "    }\n"
+		    "    __syncthreads();\n"
+		    "    if (threadIdx.x < ROWS && r0 + threadIdx.x < M) {\n"
+		    "        double v = 0.0;\n"
+		    "        for (int i = 0; i < NT / 32; i++) v += red[i][threadIdx.x];\n"
+		    "        if (SPLIT == 1) C[r0 + threadIdx.x] = (float)v;\n"
+		    "        else part[(r0 + threadIdx.x) * SPLIT + blockIdx.y] = v;\n"
+		    "    }\n"
+		    "}\n\n", unroll);
+	if (split > 1)
+		buf_adds(s, "extern \"C\" __global__ void gemv_sum(const double* __restrict__ part,\n"
+			    "                                    float* __restrict__ C, long long M)\n{\n"
+			    "    const long long m = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+			    "    if (m >= M) return;\n"
+			    "    double v = 0.0;\n"
+			    "    for (int i = 0; i < SPLIT; i++) v += part[m * SPLIT + i];\n"
+			    "    C[m] = (float)v;\n"
+			    "}\n\n");
+	buf_addf(s, "/*@launch\nscratch double part[%s * %d];\n"
+		    "gemv<<<dim3(ceil_div(%s, %d), %d), %d>>>(%s, %s, %s, part, %s, %s);\n",
+		 M.s, split, M.s, rows, split, nt, bt_name(a), bt_name(b), bt_name(c), M.s, K.s);
+	if (split > 1)
+		buf_addf(s, "gemv_sum<<<ceil_div(%s, 256), 256>>>(part, %s, %s);\n", M.s, bt_name(c), M.s);
+	buf_adds(s, "@*/\n");
+	buf_release(&M);
+	buf_release(&K);
+	return 0;
+}
+
+/* ---- diagmm: C[i][j] = A[i] * B[i][j] (diag(A) @ B) ----
+ * Memory-bound: blocks walk rows (grid-stride in y), each thread moves ILP
+ * float4s (or floats when a row is not 16-byte aligned) of a row. */
+static int diagmm_supports(const json_t *spec)
+{
+	const json_t *a = bt_input(spec, 0), *b = bt_input(spec, 1);
+
+	return bt_number(spec) == 12 && a && b && bt_ndim(a) == 1 && bt_ndim(b) == 2;
+}
+
+static int diagmm_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err)
+{
+	int nt = bt_param(p, "NT", 256), vec = bt_param(p, "VEC", 4), ilp = bt_param(p, "ILP", 2);
+	const json_t *a = bt_input(spec, 0), *b = bt_input(spec, 1), *c = bt_output(spec, 0);
+	struct buf R = BUF_INIT, W = BUF_INIT;
+	int per = nt * vec * ilp;
+
+	if (!pow2_in(nt, 32, 1024) || (vec != 1 && vec != 4) || !pow2_in(ilp, 1, 8))
+		return kf_err(err, "diagmm: bad parameters");
+	bt_dims_expr(&R, b, 0, 1);
+	bt_dims_expr(&W, b, 1, 2);
+	buf_addf(s, "// template diagmm: NT=%d VEC=%d ILP=%d\n"
+		    "#define NT %d\n#define ILP %d\n", nt, vec, ilp, nt, ilp);
+	buf_adds(s, "extern \"C\" __global__ void __launch_bounds__(NT)\n"
+		    "diagmm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,\n"
+		    "       long long R, long long W)\n{\n"
+		    "    for (long long r = blockIdx.y; r < R; r += gridDim.y) {\n"
+		    "        const float d = __ldg(A + r);\n"
+		    "        const float* br = B + r * W;\n"
+		    "        float* cr = C + r * W;\n");
+	if (vec == 4)
+		buf_adds(s, "        if ((W & 3) == 0) {\n"
+			    "            const long long w4 = W >> 2;\n"
+			    "            const long long j0 = (long long)blockIdx.x * (NT * ILP) + threadIdx.x;\n"
+			    "            float4 v[ILP];\n"
+			    "#pragma unroll\n"
+			    "            for (int u = 0; u < ILP; u++)\n"
+			    "                if (j0 + u * NT < w4) v[u] = __ldg(reinterpret_cast<const float4*>(br) + j0 + u * NT);\n"
+			    "#pragma unroll\n"
+			    "            for (int u = 0; u < ILP; u++)\n"
+			    "                if (j0 + u * NT < w4)\n"
+			    "                    __stcs(reinterpret_cast<float4*>(cr) + j0 + u * NT,\n"
+			    "                           make_float4(d * v[u].x, d * v[u].y, d * v[u].z, d * v[u].w));\n"
+			    "            continue;\n"
+			    "        }\n"
+			    "        // unaligned rows: the same span of 4 * NT * ILP elements, one at a time\n"
+			    "        for (long long j = (long long)blockIdx.x * (4 * NT * ILP) + threadIdx.x;\n"
+			    "             j < min(W, (long long)(blockIdx.x + 1) * (4 * NT * ILP)); j += NT)\n"
+			    "            cr[j] = d * br[j];\n");
+	else
+		buf_adds(s, "        const long long j0 = (long long)blockIdx.x * (NT * ILP) + threadIdx.x;\n"
+			    "        float v[ILP];\n"
+			    "#pragma unroll\n"
+			    "        for (int u = 0; u < ILP; u++)\n"
+			    "            if (j0 + u * NT < W) v[u] = __ldg(br + j0 + u * NT);\n"
+			    "#pragma unroll\n"
+			    "        for (int u = 0; u < ILP; u++)\n"
+			    "            if (j0 + u * NT < W) __stcs(cr + j0 + u * NT, d * v[u]);\n");
+	buf_addf(s, "    }\n}\n\n/*@launch\n"
+		    "diagmm<<<dim3(ceil_div(%s, %d), min(%s, 65535)), %d>>>(%s, %s, %s, %s, %s);\n@*/\n",
+		 W.s, per, R.s, nt, bt_name(a), bt_name(b), bt_name(c), R.s, W.s);
+	buf_release(&R);
+	buf_release(&W);
+	return 0;
+}
+
+/* ---- matmul_splitk: C = A @ B with K cut into SPLIT slices ----
+ * For small M*N and a long K (6) one tile grid cannot fill 132 SMs: each
+ * block computes a BMxBN fp32 partial over its K slice (an 8x8 register
+ * tile per thread, split in two 4-wide halves so float4 shared-memory reads
+ * are conflict-free), stores it to scratch, and a second kernel adds the
+ * SPLIT partials per element in double. */
+static int splitk_supports(const json_t *spec)
+{
+	const json_t *a = bt_input(spec, 0), *b = bt_input(spec, 1), *c = bt_output(spec, 0);
+	const json_t *at = json_object_get(spec, "attrs");
+	long long m, n, k;
+
+	if (!a || !b || !c || bt_input(spec, 2) || bt_ndim(a) != 2 || bt_ndim(b) != 2 || !at)
+		return 0;
+	if (json_is_true(json_object_get(at, "batched")) || json_is_true(json_object_get(at, "trans_a")) ||
+	    json_is_true(json_object_get(at, "trans_b")) || json_is_true(json_object_get(at, "diag")))
+		return 0;
+	if (json_is_string(json_object_get(at, "mask")) &&
+	    strcmp(json_string_value(json_object_get(at, "mask")), "none"))
+		return 0;
+	m = bt_dims_value(spec, a, 0, 1);
+	k = bt_dims_value(spec, a, 1, 2);
+	n = bt_dims_value(spec, b, 1, 2);
+	/* Worth it when the output tiles alone leave SMs idle and K is long. */
+	return m > 0 && n >= 16 && k >= 16384 && m * n <= (1LL << 20);
+}
+
+static int splitk_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err)
+{
+	int BM = bt_param(p, "BM", 128), BN = bt_param(p, "BN", 128), BK = bt_param(p, "BK", 8);
+	int split = bt_param(p, "SPLIT", 32), nt;
+	const json_t *a = bt_input(spec, 0), *b = bt_input(spec, 1), *c = bt_output(spec, 0);
+	struct buf M = BUF_INIT, N = BUF_INIT, K = BUF_INIT;
+
+	if ((BM != 64 && BM != 128) || (BN != 64 && BN != 128) || (BK != 8 && BK != 16) ||
+	    !pow2_in(split, 1, 1024))
+		return kf_err(err, "matmul_splitk: bad parameters");
+	nt = (BM / 8) * (BN / 8);
+	/* fp32 partials over at most 2^15 terms, at most 1 GiB of them */
+	while (split < 1024 && bt_dims_value(spec, a, 1, 2) > 32768LL * split)
+		split <<= 1;
+	/* and enough blocks for two per SM while slices stay >= 16 tiles deep */
+	while (split < 1024 && bt_dims_value(spec, a, 1, 2) >= 16LL * BK * split &&
+	       ((bt_dims_value(spec, a, 0, 1) + BM - 1) / BM) *
+	       ((bt_dims_value(spec, b, 1, 2) + BN - 1) / BN) * split < 256)
+		split <<= 1;
+	while (split > 1 && split * bt_dims_value(spec, a, 0, 1) * bt_dims_value(spec, b, 1, 2) > (1LL << 28))
+		split >>= 1;
+	bt_dims_expr(&M, a, 0, 1);
+	bt_dims_expr(&K, a, 1, 2);
+	bt_dims_expr(&N, b, 1, 2);
+	buf_addf(s, "// template matmul_splitk: BM=%d BN=%d BK=%d SPLIT=%d\n"
+		    "#define BM %d\n#define BN %d\n#define BK %d\n#define SPLIT %d\n#define NT %d\n",
+		 BM, BN, BK, split, BM, BN, BK, split, nt);
+	buf_adds(s, "extern \"C\" __global__ void __launch_bounds__(NT)\n"
+		    "splitk(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ part,\n"
+		    "       long long M, long long N, long long K)\n{\n"
+		    "    __align__(16) __shared__ float As[BK][BM + 4];\n"
+		    "    __align__(16) __shared__ float Bs[BK][BN + 4];\n"
+		    "    const long long row0 = (long long)blockIdx.y * BM, col0 = (long long)blockIdx.x * BN;\n"
+		    "    const long long chunk = (K + (long long)SPLIT * BK - 1) / ((long long)SPLIT * BK) * BK;\n"
+		    "    const long long kbeg = blockIdx.z * chunk, kend = min(K, kbeg + chunk);\n"
+		    "    const int tid = threadIdx.x, tr = tid / (BN / 8), tc = tid % (BN / 8);\n"
+		    "    float acc[8][8];\n"
+		    "#pragma unroll\n"
+		    "    for (int i = 0; i < 8; i++)\n"
+		    "#pragma unroll\n"
+		    "        for (int j = 0; j < 8; j++) acc[i][j] = 0.0f;\n"
+		    "    for (long long k0 = kbeg; k0 < kend; k0 += BK) {\n"
+		    "        for (int i = tid; i < BM * BK; i += NT) {\n"
+		    "            const int r = i / BK, kk = i % BK;\n"
+		    "            const long long gr = row0 + r, gk = k0 + kk;\n"
+		    "            As[kk][r] = (gr < M && gk < kend) ? A[gr * K + gk] : 0.0f;\n"
+		    "        }\n"
+		    "        for (int i = tid; i < BN * BK; i += NT) {\n"
+		    "            const int cc = i % BN, kk = i / BN;\n"
+		    "            const long long gc = col0 + cc, gk = k0 + kk;\n"
+		    "            Bs[kk][cc] = (gc < N && gk < kend) ? B[gk * N + gc] : 0.0f;\n"
+		    "        }\n"
+		    "        __syncthreads();\n"
+		    "#pragma unroll\n"
+		    "        for (int kk = 0; kk < BK; kk++) {\n"
+		    "            // rows tr*4.. and BM/2+tr*4.., columns tc*4.. and BN/2+tc*4..\n"
+		    "            const float4 a0 = *reinterpret_cast<const float4*>(&As[kk][tr * 4]);\n"
+		    "            const float4 a1 = *reinterpret_cast<const float4*>(&As[kk][BM / 2 + tr * 4]);\n"
+		    "            const float4 b0 = *reinterpret_cast<const float4*>(&Bs[kk][tc * 4]);\n"
+		    "            const float4 b1 = *reinterpret_cast<const float4*>(&Bs[kk][BN / 2 + tc * 4]);\n"
+		    "            const float av[8] = { a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w };\n"
+		    "            const float bv[8] = { b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w };\n"
+		    "#pragma unroll\n"
+		    "            for (int i = 0; i < 8; i++)\n"
+		    "#pragma unroll\n"
+		    "                for (int j = 0; j < 8; j++) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);\n"
+		    "        }\n"
+		    "        __syncthreads();\n"
+		    "    }\n"
+		    "    float* P = part + blockIdx.z * M * N;\n"
+		    "#pragma unroll\n"
+		    "    for (int i = 0; i < 8; i++) {\n"
+		    "        const long long r = row0 + (i < 4 ? tr * 4 + i : BM / 2 + tr * 4 + i - 4);\n"
+		    "        if (r >= M) continue;\n"
+		    "#pragma unroll\n"
+		    "        for (int j = 0; j < 8; j++) {\n"
+		    "            const long long cc = col0 + (j < 4 ? tc * 4 + j : BN / 2 + tc * 4 + j - 4);\n"
+		    "            if (cc < N) P[r * N + cc] = acc[i][j];\n"
+		    "        }\n"
+		    "    }\n"
+		    "}\n\n"
+		    "extern \"C\" __global__ void splitk_sum(const float* __restrict__ part, float* __restrict__ C,\n"
+		    "                                      long long MN)\n{\n"
+		    "    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+		    "    if (i >= MN) return;\n"
+		    "    double v = 0.0;\n"
+		    "#pragma unroll 8\n"
+		    "    for (int z = 0; z < SPLIT; z++) v += (double)part[z * MN + i];\n"
+		    "    C[i] = (float)v;\n"
+		    "}\n\n");
+	buf_addf(s, "/*@launch\nscratch float part[%d * %s * %s];\n"
+		    "splitk<<<dim3(ceil_div(%s, %d), ceil_div(%s, %d), %d), %d>>>(%s, %s, part, %s, %s, %s);\n"
+		    "splitk_sum<<<ceil_div(%s * %s, 256), 256>>>(part, %s, %s * %s);\n@*/\n",
+		 split, M.s, N.s, N.s, BN, M.s, BM, split, nt, bt_name(a), bt_name(b), M.s, N.s, K.s,
+		 M.s, N.s, bt_name(c), M.s, N.s);
+	buf_release(&M);
+	buf_release(&N);
+	buf_release(&K);
+	return 0;
+}
+
+/* ---- matmul_tc: 3xTF32 tensor-core GEMM ----
+ * Same problems as "matmul" except the matrix-vector product (4) and the
+ * diagonal one (12); triangular masks (14, 15) are applied on output (the K
+ * loop is full). Each operand element x is split as hi = tf32(x), lo =
+ * tf32(x - hi) (x - hi is exact in fp32) and C += a_hi*b_hi + a_hi*b_lo +
+ * a_lo*b_hi: only a_lo*b_lo (~2^-22 relative) is dropped, so the result
+ * stays within fp32 tolerance, plain TF32 (2^-11) would not.
+ * The MMA is wmma m16n16k8 with precision::tf32 from <mma.h>: the hi/lo
+ * split is applied element by element to loaded fragments, so it does not
+ * depend on the (opaque) fragment layout. Tiles stream global -> shared with
+ * cp.async (16-byte .cg copies with a src-size for the ragged edge when the
+ * leading dimension is a multiple of 4, 4-byte .ca copies otherwise) in a
+ * STAGES-deep ring. Rows of k-contiguous tiles are padded by 4 floats, of
+ * m/n-contiguous ones by 8, so that the m16n8k8 operand reads (lane = 4g+t
+ * reads row g column t, or row t column g) hit 32 distinct banks. SPLIT > 1 cuts K into slices whose fp32 partials a
+ * second kernel adds in double; render raises SPLIT so that no slice sums
+ * more than 2^15 products in fp32 (6: K = 2^19) and lowers it to keep the
+ * partials within 1 GiB. */
+/* The products of the "matmul" template but 4 (matrix-vector: "gemv"). */
+static const struct bt_mm_kind *tc_kind_of(const json_t *spec)
+{
+	const struct bt_mm_kind *k = bt_mm_kind_of(spec);
+
+	return k && k->number != 4 ? k : NULL;
+}
+
+static int tc_supports(const json_t *spec)
+{
+	const json_t *a = bt_input(spec, 0), *b = bt_input(spec, 1);
+
+	return tc_kind_of(spec) && a && b && !bt_input(spec, 2) && bt_ndim(a) >= 2 && bt_ndim(b) >= 2;
+}
+
+/* Raises SPLIT for long sums and for grids too small for 132 SMs, then
+ * keeps the fp32 partials within 1 GiB of scratch and batch * SPLIT within
+ * grid.z (any SPLIT gives the same result up to rounding). */
+static int tc_cap_split(const json_t *spec, const struct bt_mm_kind *k, int split, int BM, int BN,
+			int BK)
+{
+	const json_t *a = bt_input(spec, 0), *b = bt_input(spec, 1);
+	int na = bt_ndim(a), nb = bt_ndim(b), off = k->batched ? 1 : 0;
+	long long bv = k->batched ? bt_dims_value(spec, a, 0, 1) : 1;
+	long long mv = k->trans_a ? bt_dims_value(spec, a, off + 1, off + 2)
+				  : bt_dims_value(spec, a, off, na - 1);
+	long long nv = k->trans_b ? bt_dims_value(spec, b, off, off + 1)
+				  : bt_dims_value(spec, b, nb - 1, nb);
+
+	long long kv = k->trans_a ? bt_dims_value(spec, a, off, off + 1)
+				  : bt_dims_value(spec, a, na - 1, na);
+
+	if (bv <= 0 || mv <= 0 || nv <= 0 || kv <= 0)
+		return 1;
+	/* fp32 accumulators over K > 2^15 terms near the 1e-4 tolerance: slice K */
+	while (split < 256 && kv > 32768LL * split)
+		split <<= 1;
+	/* too few output tiles for 132 SMs: slice K while slices stay >= 8 tiles deep */
+	while (split < 256 && bv * ((mv + BM - 1) / BM) * ((nv + BN - 1) / BN) * split < 256 &&
+	       kv >= 16LL * BK * split)
+		split <<= 1;
+	while (split > 1 && (split * bv * mv * nv > (1LL << 28) || split * bv > 65535))
+		split >>= 1;
+	return split;
+}
+
+/* The 3xTF32 products of one BK tile (fragments ah/al[FM], bh/bl[FN]) into
+ * part, closing the kk loop, then part FADDed into acc: tensor-core
+ * accumulation truncates, so long sums drift past 1e-4. matmul_tc, conv_tc. */
+void tmpl_tc_emit_mma(struct buf *s)
+{
+	buf_adds(s, "#pragma unroll\n"
+		    "            for (int i = 0; i < FM; i++)\n"
+		    "#pragma unroll\n"
+		    "                for (int j = 0; j < FN; j++) {\n"
+		    "                    // small terms first\n"
+		    "                    wmma::mma_sync(part[i][j], al[i], bh[j], part[i][j]);\n"
+		    "                    wmma::mma_sync(part[i][j], ah[i], bl[j], part[i][j]);\n"
+		    "                    wmma::mma_sync(part[i][j], ah[i], bh[j], part[i][j]);\n"
+		    "                }\n"
+		    "        }\n"
+		    "#pragma unroll\n"
+		    "        for (int i = 0; i < FM; i++)\n"
+		    "#pragma unroll\n"
+		    "            for (int j = 0; j < FN; j++)\n"
+		    "#pragma unroll\n"
+		    "                for (int e = 0; e < acc[i][j].num_elements; e++) acc[i][j].x[e] += part[i][j].x[e];\n");
+}
+
+/* The device helpers: cp.async wrappers and the tile loader (also conv_tc's). */
+void tmpl_tc_helpers(struct buf *s)
+{
+	/* Without __CUDACC__ (the host emulator of tests/tools) the wmma and
+	 * cp.async pieces come from tests/tools/emulate_shim_mv.h. */
+	buf_adds(s, "#ifdef __CUDACC__\n"
+		    "#include <mma.h>\n"
+		    "#endif\n"
+		    "using namespace nvcuda;\n"
+		    "__device__ __forceinline__ void cp16(float* dst, const float* src, int bytes) {\n"
+		    "#ifdef __CUDACC__\n"
+		    "    unsigned d = (unsigned)__cvta_generic_to_shared(dst);\n"
+		    "    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\\n\" :: \"r\"(d), \"l\"(src), \"r\"(bytes) : \"memory\");\n"
+		    "#else\n"
+		    "    kf_cp_async(dst, src, 16, bytes);\n"
+		    "#endif\n"
+		    "}\n"
+		    "__device__ __forceinline__ void cp4(float* dst, const float* src, int bytes) {\n"
+		    "#ifdef __CUDACC__\n"
+		    "    unsigned d = (unsigned)__cvta_generic_to_shared(dst);\n"
+		    "    asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4, %2;\\n\" :: \"r\"(d), \"l\"(src), \"r\"(bytes) : \"memory\");\n"
+		    "#else\n"
+		    "    kf_cp_async(dst, src, 4, bytes);\n"
+		    "#endif\n"
+		    "}\n"
+		    "__device__ __forceinline__ void cp_commit() {\n"
+		    "#ifdef __CUDACC__\n"
+		    "    asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\");\n"
+		    "#else\n"
+		    "    kf_cp_commit();\n"
+		    "#endif\n"
+		    "}\n"
+		    "template <int N> __device__ __forceinline__ void cp_wait() {\n"
+		    "#ifdef __CUDACC__\n"
+		    "    asm volatile(\"cp.async.wait_group %0;\\n\" :: \"n\"(N) : \"memory\");\n"
+		    "#else\n"
+		    "    kf_cp_wait(N);\n"
+		    "#endif\n"
+		    "}\n"
+		    "// Copies the TR x TC window at (ro, co) of a row-major matrix X (leading\n"
+		    "// dimension ld, valid rows < rlim, columns < clim) to S[TR][TC + PAD],\n"
+		    "// zero-filling outside. src-size 0 reads nothing, the address is only clamped.\n"
+		    "template <int TR, int TC, int PAD>\n"
+		    "__device__ __forceinline__ void load_tile(float* S, const float* __restrict__ X, long long ld,\n"
+		    "        long long rlim, long long clim, long long ro, long long co, bool vec) {\n"
+		    "    if (vec) {\n"
+		    "        for (int c = threadIdx.x; c < TR * TC / 4; c += NT) {\n"
+		    "            const int r = c / (TC / 4), q = (c % (TC / 4)) * 4;\n"
+		    "            const long long gr = ro + r, gc = co + q;\n"
+		    "            const long long n = gr < rlim ? max(0LL, min(4LL, clim - gc)) : 0;\n"
+		    "            cp16(S + r * (TC + PAD) + q, n ? X + gr * ld + gc : X, (int)n * 4);\n"
+		    "        }\n"
+		    "    } else {\n"
+		    "        for (int c = threadIdx.x; c < TR * TC; c += NT) {\n"
+		    "            const int r = c / TC, q = c % TC;\n"
+		    "            const long long gr = ro + r, gc = co + q;\n"
+		    "            const bool in = gr < rlim && gc < clim;\n"
+		    "            cp4(S + r * (TC + PAD) + q, in ? X + gr * ld + gc : X, in ? 4 : 0);\n"
+		    "        }\n"
+		    "    }\n"
+		    "}\n");
+}
+
+static int tc_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err)
+{
+	const struct bt_mm_kind *k = tc_kind_of(spec);
+	int BM = bt_param(p, "BM", 128), BN = bt_param(p, "BN", 128), BK = bt_param(p, "BK", 32);
+	int WM = bt_param(p, "WM", 2), WN = bt_param(p, "WN", 4), ST = bt_param(p, "STAGES", 2);
+	int split = bt_param(p, "SPLIT", 1);
+	const json_t *a = bt_input(spec, 0), *b = bt_input(spec, 1), *c = bt_output(spec, 0);
+	int nt, sa, sb, smem;
+	struct buf M = BUF_INIT, N = BUF_INIT, K = BUF_INIT, batch = BUF_INIT;
+
+	if (!k)
+		return kf_err(err, "matmul_tc: problem %d is not a supported product", bt_number(spec));
+	if ((BM != 64 && BM != 128 && BM != 256) || (BN != 64 && BN != 128 && BN != 256) ||
+	    (BK != 16 && BK != 32) || !pow2_in(WM, 1, 8) || !pow2_in(WN, 1, 8) ||
+	    BM % (16 * WM) || BN % (16 * WN) || ST < 2 || ST > 4 || !pow2_in(split, 1, 256))
+		return kf_err(err, "matmul_tc: bad parameters");
+	nt = 32 * WM * WN;
+	if (nt > 512 || (BM / WM / 16) * (BN / WN / 16) > 16)
+		return kf_err(err, "matmul_tc: %d threads, warp tile too large", nt);
+	sa = k->trans_a ? BK * (BM + 8) : BM * (BK + 4);
+	sb = k->trans_b ? BN * (BK + 4) : BK * (BN + 8);
+	smem = ST * (sa + sb);
+	if (smem < BM * (BN + 4))
+		smem = BM * (BN + 4);
+	smem *= 4;
+	if (smem > 227 * 1024)
+		return kf_err(err, "matmul_tc: %d bytes of shared memory", smem);
+	split = tc_cap_split(spec, k, split, BM, BN, BK);
+	bt_mm_dims(spec, k, &batch, &M, &N, &K);
+	buf_addf(s, "// template matmul_tc (3xTF32 wmma, cp.async): BM=%d BN=%d BK=%d WM=%d WN=%d "
+		    "STAGES=%d SPLIT=%d\n"
+		    "#define BM %d\n#define BN %d\n#define BK %d\n#define WM %d\n#define WN %d\n"
+		    "#define STAGES %d\n#define SPLIT %d\n#define NT %d\n"
+		    "#define FM (BM / WM / 16)\n#define FN (BN / WN / 16)\n"
+		    "#define SA %d\n#define SB %d\n",
+		 BM, BN, BK, WM, WN, ST, split, BM, BN, BK, WM, WN, ST, split, nt, sa, sb);
+	tmpl_tc_helpers(s);
+	buf_adds(s, "extern \"C\" __global__ void __launch_bounds__(NT)\n"
+		    "mm_tc(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,\n"
+		    "      float* __restrict__ part, long long M, long long N, long long K, long long batch)\n{\n"
+		    "#ifdef __CUDACC__\n"
+		    "    extern __shared__ __align__(128) float smem[];\n"
+		    "#else\n"
+		    "    extern __shared__ float smem[];\n"
+		    "#endif\n"
+		    "    const long long bz = blockIdx.z / SPLIT, sz = blockIdx.z % SPLIT;\n"
+		    "    A += bz * M * K; B += bz * K * N;\n"
+		    "    float* out = SPLIT == 1 ? C + bz * M * N : part + (sz * batch + bz) * M * N;\n"
+		    "    const long long row0 = (long long)blockIdx.y * BM, col0 = (long long)blockIdx.x * BN;\n"
+		    "    const long long chunk = (K + (long long)SPLIT * BK - 1) / ((long long)SPLIT * BK) * BK;\n"
+		    "    const long long kbeg = sz * chunk, kend = min(K, kbeg + chunk);\n"
+		    "    const int ntiles = kend > kbeg ? (int)((kend - kbeg + BK - 1) / BK) : 0;\n"
+		    "    const int warp = threadIdx.x >> 5, wm = warp / WN, wn = warp % WN;\n");
+	/* Stored layouts: A (M,K) or, transposed, (K,M); B (K,N) or (N,K). */
+	buf_addf(s, "    const bool va = (%s & 3) == 0, vb = (%s & 3) == 0;\n",
+		 k->trans_a ? "M" : "K", k->trans_b ? "K" : "N");
+	buf_adds(s, "    auto load = [&](int stage, int t) {\n"
+		    "        const long long k0 = kbeg + (long long)t * BK;\n"
+		    "        float* As = smem + stage * (SA + SB);\n"
+		    "        float* Bs = As + SA;\n");
+	buf_adds(s, k->trans_a ? "        load_tile<BK, BM, 8>(As, A, M, kend, M, k0, row0, va);\n"
+			       : "        load_tile<BM, BK, 4>(As, A, K, M, kend, row0, k0, va);\n");
+	buf_adds(s, k->trans_b ? "        load_tile<BN, BK, 4>(Bs, B, K, N, kend, col0, k0, vb);\n"
+			       : "        load_tile<BK, BN, 8>(Bs, B, N, kend, N, k0, col0, vb);\n");
+	buf_adds(s, "    };\n"
+		    "    wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc[FM][FN];\n"
+		    "#pragma unroll\n"
+		    "    for (int i = 0; i < FM; i++)\n"
+		    "#pragma unroll\n"
+		    "        for (int j = 0; j < FN; j++) wmma::fill_fragment(acc[i][j], 0.0f);\n"
+		    "    // ring of STAGES tiles: before iteration t, groups 0..t+STAGES-2 were\n"
+		    "    // committed (empty ones past the end), so waiting until STAGES-2 remain\n"
+		    "    // pending completes tile t; the barrier then publishes it to all threads and\n"
+		    "    // frees stage (t-1)%STAGES, computed last iteration, for tile t+STAGES-1.\n"
+		    "#pragma unroll\n"
+		    "    for (int st = 0; st < STAGES - 1; st++) {\n"
+		    "        if (st < ntiles) load(st, st);\n"
+		    "        cp_commit();\n"
+		    "    }\n"
+		    "    for (int t = 0; t < ntiles; t++) {\n"
+		    "        cp_wait<STAGES - 2>();\n"
+		    "        __syncthreads();\n"
+		    "        if (t + STAGES - 1 < ntiles) load((t + STAGES - 1) % STAGES, t + STAGES - 1);\n"
+		    "        cp_commit();\n"
+		    "        const float* As = smem + (t % STAGES) * (SA + SB);\n"
+		    "        const float* Bs = As + SA;\n"
+		    "        // The tile's products in a fresh accumulator, added to acc with\n"
+		    "        // FADD after the tile: tensor-core accumulation truncates, and over\n"
+		    "        // K = 8192 the bias alone passed 1e-4 relative.\n"
+		    "        wmma::fragment<wmma::accumulator, 16, 16, 8, float> part[FM][FN];\n"
+		    "#pragma unroll\n"
+		    "        for (int i = 0; i < FM; i++)\n"
+		    "#pragma unroll\n"
+		    "            for (int j = 0; j < FN; j++) wmma::fill_fragment(part[i][j], 0.0f);\n"
+		    "#pragma unroll\n"
+		    "        for (int kk = 0; kk < BK; kk += 8) {\n");
+	buf_addf(s, "            wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::%s> ah[FM], al[FM];\n"
+		    "            wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::%s> bh[FN], bl[FN];\n",
+		 k->trans_a ? "col_major" : "row_major", k->trans_b ? "col_major" : "row_major");
+	/* Fragment pointers (32-byte aligned: row offsets are multiples of 8
+	 * rows of a stride that is a multiple of 4 floats, columns of 8). */
+	buf_addf(s, "#pragma unroll\n"
+		    "            for (int i = 0; i < FM; i++) {\n"
+		    "                const int r = (wm * FM + i) * 16;\n"
+		    "                wmma::load_matrix_sync(ah[i], %s, %s);\n"
+		    "#pragma unroll\n"
+		    "                for (int e = 0; e < ah[i].num_elements; e++) {\n"
+		    "                    const float x = ah[i].x[e], h = wmma::__float_to_tf32(x);\n"
+		    "                    ah[i].x[e] = h;\n"
+		    "                    al[i].x[e] = wmma::__float_to_tf32(x - h);\n"
+		    "                }\n"
+		    "            }\n",
+		 k->trans_a ? "As + kk * (BM + 8) + r" : "As + r * (BK + 4) + kk",
+		 k->trans_a ? "BM + 8" : "BK + 4");
+	buf_addf(s, "#pragma unroll\n"
+		    "            for (int j = 0; j < FN; j++) {\n"
+		    "                const int cc = (wn * FN + j) * 16;\n"
+		    "                wmma::load_matrix_sync(bh[j], %s, %s);\n"
+		    "#pragma unroll\n"
+		    "                for (int e = 0; e < bh[j].num_elements; e++) {\n"
+		    "                    const float x = bh[j].x[e], h = wmma::__float_to_tf32(x);\n"
+		    "                    bh[j].x[e] = h;\n"
+		    "                    bl[j].x[e] = wmma::__float_to_tf32(x - h);\n"
+		    "                }\n"
+		    "            }\n",
+		 k->trans_b ? "Bs + cc * (BK + 4) + kk" : "Bs + kk * (BN + 8) + cc",
+		 k->trans_b ? "BK + 4" : "BN + 8");
+	tmpl_tc_emit_mma(s);
+	buf_adds(s, "    }\n"
+		    "    cp_wait<0>();\n"
+		    "    __syncthreads();\n"
+		    "    // stage the BM x BN tile in shared memory, then write it with bounds (and mask)\n"
+		    "    float* Cs = smem;\n"
+		    "#pragma unroll\n"
+		    "    for (int i = 0; i < FM; i++)\n"
+		    "#pragma unroll\n"
+		    "        for (int j = 0; j < FN; j++)\n"
+		    "            wmma::store_matrix_sync(Cs + (wm * FM + i) * 16 * (BN + 4) + (wn * FN + j) * 16,\n"
+		    "                                    acc[i][j], BN + 4, wmma::mem_row_major);\n"
+		    "    __syncthreads();\n"
+		    "    for (int e = threadIdx.x; e < BM * BN; e += NT) {\n"
+		    "        const int r = e / BN, cc = e % BN;\n"
+		    "        const long long gr = row0 + r, gc = col0 + cc;\n"
+		    "        if (gr >= M || gc >= N) continue;\n");
+	if (k->tri == 1)
+		buf_adds(s, "        out[gr * N + gc] = gr <= gc ? Cs[r * (BN + 4) + cc] : 0.0f;\n");
+	else if (k->tri == 2)
+		buf_adds(s, "        out[gr * N + gc] = gr >= gc ? Cs[r * (BN + 4) + cc] : 0.0f;\n");
+	else
+		buf_adds(s, "        out[gr * N + gc] = Cs[r * (BN + 4) + cc];\n");
+	buf_adds(s, "    }\n}\n\n");
+	if (split > 1)
+		buf_adds(s, "extern \"C\" __global__ void tc_sum(const float* __restrict__ part, float* __restrict__ C,\n"
+			    "                                  long long total)\n{\n"
+			    "    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+			    "    if (i >= total) return;\n"
+			    "    double v = 0.0;\n"
+			    "#pragma unroll 8\n"
+			    "    for (int z = 0; z < SPLIT; z++) v += (double)part[z * total + i];\n"
+			    "    C[i] = (float)v;\n"
+			    "}\n\n");
+	/* With SPLIT == 1 the scratch is one element and unused. */
+	if (split > 1)
+		buf_addf(s, "/*@launch\nscratch float part[%d * %s * %s * %s];\n", split, batch.s, M.s, N.s);
+	else
+		buf_adds(s, "/*@launch\nscratch float part[1];\n");
+	buf_addf(s, "mm_tc<<<dim3(ceil_div(%s, %d), ceil_div(%s, %d), %s * %d), %d, %d>>>"
+		    "(%s, %s, %s, part, %s, %s, %s, %s);\n",
+		 N.s, BN, M.s, BM, batch.s, split, nt, smem, bt_name(a), bt_name(b), bt_name(c),
+		 M.s, N.s, K.s, batch.s);
+	if (split > 1)
+		buf_addf(s, "tc_sum<<<ceil_div(%s * %s * %s, 256), 256>>>(part, %s, %s * %s * %s);\n",
+			 batch.s, M.s, N.s, bt_name(c), batch.s, M.s, N.s);
+	buf_adds(s, "@*/\n");
+	buf_release(&M);
+	buf_release(&N);
+	buf_release(&K);
+	buf_release(&batch);
+	return 0;
+}
+
+const struct tmpl_def tmpl_mv_defs[] = {
+	{ "gemv", gemv_supports, gemv_render,
+	  "{\"NT\": 256, \"ROWS\": 1, \"SPLIT\": 1, \"UNROLL\": 4}" },
+	{ "diagmm", diagmm_supports, diagmm_render, "{\"NT\": 256, \"VEC\": 4, \"ILP\": 2}" },
+	{ "matmul_splitk", splitk_supports, splitk_render,
+	  "{\"BM\": 128, \"BN\": 128, \"BK\": 8, \"SPLIT\": 32}" },
+	{ "matmul_tc", tc_supports, tc_render,
+	  "{\"BM\": 128, \"BN\": 128, \"BK\": 32, \"WM\": 2, \"WN\": 4, \"STAGES\": 2, \"SPLIT\": 1}" },
+	{ NULL, NULL, NULL, NULL },
+};

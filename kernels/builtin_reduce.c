@@ -1,0 +1,105 @@
+/* Template "reduce": sum/mean/max/min/argmax/argmin over one dim of a
+ * tensor, one thread per output: it walks the reduced dim while its
+ * neighbours read the neighbouring inner elements (coalesced).
+ * Parameters: block, unroll (independent accumulators). */
+#include "kernels/builtin_tmpl.h"
+
+#include "kernels/builtin_util.h"
+
+enum { R_SUM, R_MEAN, R_MAX, R_MIN, R_ARGMAX, R_ARGMIN };
+
+static int red_op(const json_t *spec)
+{
+	switch (bt_number(spec)) {
+	case 47: return R_SUM;
+	case 48: return R_MEAN;
+	case 49: return R_MAX;
+	case 53: return R_MIN;
+	case 51: return R_ARGMAX;
+	case 52: return R_ARGMIN;
+	default: return -1;
+	}
+}
+
+int tmpl_reduce_supports(const json_t *spec)
+{
+	const json_t *in = bt_input(spec, 0);
+	long long d = bt_int_arg(spec, "dim", -100);
+
+	return red_op(spec) >= 0 && in && !bt_input(spec, 1) && d >= 0 && d < bt_ndim(in);
+}
+
+int tmpl_reduce_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err)
+{
+	int block = bt_param(p, "block", 256), unroll = bt_param(p, "unroll", 1);
+	int op = red_op(spec), arg = op == R_ARGMAX || op == R_ARGMIN;
+	const json_t *in = bt_input(spec, 0), *out = bt_output(spec, 0);
+	int d = (int)bt_int_arg(spec, "dim", 1), nd = bt_ndim(in);
+	struct buf outer = BUF_INIT, r = BUF_INIT, inner = BUF_INIT;
+	const char *init, *acc;
+
+	if (block < 32 || block > 1024 || unroll < 1 || unroll > 16 || op < 0)
+		return kf_err(err, "reduce: bad parameters");
+	bt_dims_expr(&outer, in, 0, d);
+	bt_dims_expr(&r, in, d, d + 1);
+	bt_dims_expr(&inner, in, d + 1, nd);
+	switch (op) {
+	case R_SUM: case R_MEAN: init = "0.0f"; acc = "a[u] += v"; break;
+	case R_MAX: init = "-__int_as_float(0x7f800000)"; acc = "a[u] = fmaxf(a[u], v)"; break;
+	case R_MIN: init = "__int_as_float(0x7f800000)"; acc = "a[u] = fminf(a[u], v)"; break;
+	case R_ARGMAX: init = "-__int_as_float(0x7f800000)"; acc = "if (v > a[u]) { a[u] = v; ix[u] = kk; }"; break;
+	default: init = "__int_as_float(0x7f800000)"; acc = "if (v < a[u]) { a[u] = v; ix[u] = kk; }"; break;
+	}
+	buf_addf(s, "// template reduce: block=%d unroll=%d\n", block, unroll);
+	buf_addf(s, "extern \"C\" __global__ void __launch_bounds__(%d)\n"
+		    "reduce_dim(const float* __restrict__ x, %s* __restrict__ y, long long outer,\n"
+		    "           long long r, long long inner)\n{\n"
+		    "    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+		    "    if (t >= outer * inner) return;\n"
+		    "    long long o = t / inner, i = t - o * inner;\n"
+		    "    const float* p = x + o * r * inner + i;\n"
+		    "    float a[%d]; long long ix[%d];\n"
+		    "#pragma unroll\n"
+		    "    for (int u = 0; u < %d; u++) { a[u] = %s; ix[u] = 0; }\n"
+		    "    long long k = 0;\n"
+		    "    for (; k + %d <= r; k += %d) {\n"
+		    "        float vs[%d];\n"
+		    "#pragma unroll\n"
+		    "        for (int u = 0; u < %d; u++) vs[u] = p[(k + u) * inner];\n"
+		    "#pragma unroll\n"
+		    "        for (int u = 0; u < %d; u++) { float v = vs[u];\n",
+		 block, arg ? "long long" : "float", unroll, unroll, unroll, init, unroll, unroll,
+		 unroll, unroll, unroll);
+	/* argmax/argmin record the index: keep the first occurrence (PyTorch). */
+	if (arg)
+		buf_addf(s, "            { long long kk = k + u; %s }\n", acc);
+	else
+		buf_addf(s, "            %s;\n", acc);
+	buf_adds(s, "        }\n    }\n"
+		    "    for (; k < r; k++) { float v = p[k * inner]; const int u = 0; const long long kk = k; (void)kk;\n");
+	buf_addf(s, "        %s;\n    }\n", acc);
+	switch (op) {
+	case R_SUM: case R_MEAN:
+		buf_addf(s, "    float res = 0.0f;\n"
+			    "    for (int u = 0; u < %d; u++) res += a[u];\n"
+			    "    y[t] = res%s;\n", unroll, op == R_MEAN ? " / (float)r" : "");
+		break;
+	case R_MAX: case R_MIN:
+		buf_addf(s, "    float res = a[0];\n"
+			    "    for (int u = 1; u < %d; u++) res = %s(res, a[u]);\n"
+			    "    y[t] = res;\n", unroll, op == R_MAX ? "fmaxf" : "fminf");
+		break;
+	default:
+		buf_addf(s, "    float best = a[0]; long long bi = ix[0];\n"
+			    "    for (int u = 1; u < %d; u++)\n"
+			    "        if (a[u] %s best || (a[u] == best && ix[u] < bi)) { best = a[u]; bi = ix[u]; }\n"
+			    "    y[t] = bi;\n", unroll, op == R_ARGMAX ? ">" : "<");
+		break;
+	}
+	buf_addf(s, "}\n\n/*@launch\nreduce_dim<<<ceil_div(%s * %s, %d), %d>>>(%s, %s, %s, %s, %s);\n@*/\n",
+		 outer.s, inner.s, block, block, bt_name(in), bt_name(out), outer.s, r.s, inner.s);
+	buf_release(&outer);
+	buf_release(&r);
+	buf_release(&inner);
+	return 0;
+}

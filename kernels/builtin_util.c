@@ -1,0 +1,157 @@
+#include "kernels/builtin_util.h"
+
+#include <string.h>
+
+static const json_t *nth_role(const json_t *spec, const char *key, int i)
+{
+	return json_array_get(json_object_get(spec, key), (size_t)i);
+}
+
+const json_t *bt_input(const json_t *spec, int i)
+{
+	return nth_role(spec, "inputs", i);
+}
+
+const json_t *bt_output(const json_t *spec, int i)
+{
+	return nth_role(spec, "outputs", i);
+}
+
+const char *bt_name(const json_t *t)
+{
+	const char *s = json_string_value(json_object_get(t, "name"));
+	return s ? s : "?";
+}
+
+int bt_ndim(const json_t *t)
+{
+	return (int)json_array_size(json_object_get(t, "shape"));
+}
+
+void bt_dims_expr(struct buf *out, const json_t *t, int from, int to)
+{
+	const json_t *shape = json_object_get(t, "shape");
+	int n = 0;
+
+	for (int i = from; i < to; i++) {
+		const json_t *d = json_array_get(shape, (size_t)i);
+		if (!d)
+			continue;
+		if (n++)
+			buf_adds(out, " * ");
+		if (json_is_string(d))
+			buf_adds(out, json_string_value(d));
+		else
+			buf_addf(out, "%lld", (long long)json_integer_value(d));
+	}
+	if (!n)
+		buf_adds(out, "1");
+}
+
+long long bt_dims_value(const json_t *spec, const json_t *t, int from, int to)
+{
+	const json_t *shape = json_object_get(t, "shape"), *sizes = json_object_get(spec, "sizes");
+	long long v = 1;
+
+	for (int i = from; i < to; i++) {
+		const json_t *d = json_array_get(shape, (size_t)i);
+		long long x;
+		if (json_is_string(d))
+			d = json_object_get(sizes, json_string_value(d));
+		if (!json_is_integer(d))
+			return -1;
+		x = json_integer_value(d);
+		if (x <= 0 || v > (1LL << 62) / x)
+			return -1;
+		v *= x;
+	}
+	return v;
+}
+
+double bt_scalar(const json_t *spec, const char *name, double dflt)
+{
+	const json_t *v = json_object_get(json_object_get(spec, "scalars"), name);
+
+	if (!json_is_number(v))
+		v = json_object_get(json_object_get(spec, "init_args"), name);
+	return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+long long bt_int_arg(const json_t *spec, const char *name, long long dflt)
+{
+	const json_t *v = json_object_get(json_object_get(spec, "init_args"), name);
+
+	if (!json_is_integer(v))
+		v = json_object_get(json_object_get(spec, "sizes"), name);
+	return json_is_integer(v) ? json_integer_value(v) : dflt;
+}
+
+int bt_number(const json_t *spec)
+{
+	return (int)json_integer_value(json_object_get(spec, "number"));
+}
+
+int bt_param(const json_t *params, const char *name, int dflt)
+{
+	const json_t *v = json_object_get(params, name);
+
+	return json_is_integer(v) ? (int)json_integer_value(v) : dflt;
+}
+
+static const struct bt_mm_kind mm_kinds[] = {
+	{ 1, 0, 0, 0, 0 }, { 2, 0, 0, 0, 0 }, { 3, 0, 0, 1, 0 }, { 4, 0, 0, 0, 0 },
+	{ 6, 0, 0, 0, 0 }, { 7, 0, 0, 0, 0 }, { 8, 0, 0, 0, 0 }, { 9, 0, 0, 0, 0 },
+	{ 10, 0, 0, 0, 0 }, { 11, 0, 0, 0, 0 }, { 13, 0, 0, 0, 0 }, { 14, 0, 0, 0, 1 },
+	{ 15, 0, 0, 0, 2 }, { 16, 1, 0, 0, 0 }, { 17, 0, 1, 0, 0 }, { 18, 1, 1, 0, 0 },
+};
+
+const struct bt_mm_kind *bt_mm_kind_of(const json_t *spec)
+{
+	int n = bt_number(spec);
+
+	for (size_t i = 0; i < sizeof(mm_kinds) / sizeof(mm_kinds[0]); i++)
+		if (mm_kinds[i].number == n)
+			return &mm_kinds[i];
+	return NULL;
+}
+
+void bt_mm_dims(const json_t *spec, const struct bt_mm_kind *k, struct buf *batch, struct buf *M,
+		struct buf *N, struct buf *K)
+{
+	const json_t *a = bt_input(spec, 0), *b = bt_input(spec, 1);
+	int na = bt_ndim(a), nb = bt_ndim(b), off = k->batched ? 1 : 0;
+
+	if (k->batched)
+		bt_dims_expr(batch, a, 0, 1);
+	else
+		buf_adds(batch, "1");
+	if (k->trans_a) {
+		bt_dims_expr(K, a, off, off + 1);
+		bt_dims_expr(M, a, off + 1, off + 2);
+	} else {
+		bt_dims_expr(M, a, off, na - 1);
+		bt_dims_expr(K, a, na - 1, na);
+	}
+	if (nb == 1 + off)
+		buf_adds(N, "1");
+	else if (k->trans_b)
+		bt_dims_expr(N, b, off, off + 1);
+	else
+		bt_dims_expr(N, b, nb - 1, nb);
+}
+
+void bt_emit_tile_fma(struct buf *s, const char *a_index)
+{
+	buf_addf(s, "#pragma unroll\n"
+		    "        for (int kk = 0; kk < BK; kk++) {\n"
+		    "            float av[TM], bv[TN];\n"
+		    "#pragma unroll\n"
+		    "            for (int i = 0; i < TM; i++) av[i] = As[kk][%s];\n"
+		    "#pragma unroll\n"
+		    "            for (int j = 0; j < TN; j++) bv[j] = Bs[kk][tc * TN + j];\n"
+		    "#pragma unroll\n"
+		    "            for (int i = 0; i < TM; i++)\n"
+		    "#pragma unroll\n"
+		    "                for (int j = 0; j < TN; j++) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);\n"
+		    "        }\n", a_index);
+}

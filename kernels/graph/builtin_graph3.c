@@ -1,0 +1,824 @@
+/* The graph template's level-3 ops, one float kernel per node (as
+ * tools/level2/refcu3.py does in double): index maps (permute, slice,
+ * expand, pad, masked_fill, concat: one copy per operand), cumsum (a thread
+ * per line, double sum), batched matmul (16x16 tiles) and rnn (per layer
+ * and direction: one GEMM of the input projection over all steps, then one
+ * launch per step in a launch-block loop). Each head ends in the group's
+ * epilogue but rnn, which takes none. */
+#include "kernels/graph/builtin_graph.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/builtin_util.h"
+
+static int dim_of(const struct gr_plan *p, int k, const char *key)
+{
+	long long d = gr_int(p->n[k].j, key, 0, 0);
+	int r = p->t[p->n[k].in[0]].rank;
+
+	return (int)(d < 0 ? d + r : d);
+}
+
+static void strides(const struct gr_tensor *t, long long *st)
+{
+	long long a = 1;
+
+	for (int d = t->rank - 1; d >= 0; d--) {
+		st[d] = a;
+		a *= t->shape[d];
+	}
+}
+
+static int same_shape(const struct gr_tensor *a, const struct gr_tensor *b)
+{
+	if (a->rank != b->rank)
+		return 0;
+	for (int d = 0; d < a->rank; d++)
+		if (a->shape[d] != b->shape[d])
+			return 0;
+	return 1;
+}
+
+static int rnn_gates(const char *kind)
+{
+	return !strcmp(kind, "lstm") ? 4 : !strcmp(kind, "gru") ? 3 :
+	       (!strcmp(kind, "rnn_tanh") || !strcmp(kind, "rnn_relu")) ? 1 : 0;
+}
+
+static int check_rnn(const struct gr_plan *p, int k, struct buf *err)
+{
+	const struct gr_node *n = &p->n[k];
+	const json_t *j = n->j;
+	const struct gr_tensor *x = &p->t[n->in[0]], *o = &p->t[n->out];
+	long long L = gr_int(j, "layers", 0, 0), H = gr_int(j, "hidden", 0, 0), T, B, I;
+	int G = rnn_gates(gr_str(j, "kind")), D = json_is_true(json_object_get(j, "bidirectional")) ? 2 : 1;
+	int bf = json_is_true(json_object_get(j, "batch_first")), bias = json_is_true(json_object_get(j, "bias"));
+	int h0 = json_is_true(json_object_get(j, "h0")), c0 = json_is_true(json_object_get(j, "c0"));
+	int a = 1 + h0 + c0, per = bias ? 4 : 2;
+	const char *mode = gr_str(j, "output");
+
+	if (!G || L < 1 || L > 64 || H < 1 || H > 65536 || x->rank != 3 || (c0 && G != 4))
+		return kf_err(err, "graph: rnn '%s': unsupported", o->name);
+	T = x->shape[bf ? 1 : 0];
+	B = x->shape[bf ? 0 : 1];
+	I = x->shape[2];
+	if (n->n_in != a + L * D * per || T > (1 << 20))
+		return kf_err(err, "graph: rnn '%s': %d operands", o->name, n->n_in);
+	for (int s = 1; s < a; s++)
+		if (p->t[n->in[s]].numel != L * D * B * H)
+			return kf_err(err, "graph: rnn '%s': initial state shape", o->name);
+	for (long long l = 0; l < L; l++)
+		for (int d = 0; d < D; d++) {
+			const int *w = &n->in[a + (l * D + d) * per];
+			long long il = l ? D * H : I;
+			if (p->t[w[0]].numel != G * H * il || p->t[w[1]].numel != G * H * H ||
+			    (bias && (p->t[w[2]].numel != G * H || p->t[w[3]].numel != G * H)))
+				return kf_err(err, "graph: rnn '%s': weight shapes", o->name);
+		}
+	if (!strcmp(mode, "output")) {
+		if (o->numel != T * B * D * H)
+			return kf_err(err, "graph: rnn '%s': output shape", o->name);
+	} else if (!strcmp(mode, "h_n") || (!strcmp(mode, "c_n") && G == 4)) {
+		if (o->numel != L * D * B * H)
+			return kf_err(err, "graph: rnn '%s': state shape", o->name);
+	} else {
+		return kf_err(err, "graph: rnn '%s': output '%s'", o->name, mode);
+	}
+	return 0;
+}
+
+int gr_check3(const struct gr_plan *p, int k, struct buf *err)
+{
+	const struct gr_node *n = &p->n[k];
+	const struct gr_tensor *x = &p->t[n->in[0]], *o = &p->t[n->out];
+	const char *op = n->op;
+	int d = 0;
+
+	for (int a = 0; a < n->n_in; a++)
+		if (p->t[n->in[a]].is_bool && strcmp(op, "dropout"))
+			return kf_err(err, "graph: node %d: a bool operand outside dropout", k);
+	if (!strcmp(op, "const")) {
+		const json_t *v = json_object_get(n->j, "values");
+		if (n->n_in || !json_is_array(v) || (long long)json_array_size(v) != o->numel || o->numel > 4096)
+			return kf_err(err, "graph: const '%s': bad values", o->name);
+		for (size_t i = 0; i < json_array_size(v); i++)
+			if (!json_is_number(json_array_get(v, i)))
+				return kf_err(err, "graph: const '%s': bad values", o->name);
+		return 0;
+	}
+	if (!n->n_in)
+		return kf_err(err, "graph: node %d has no operand", k);
+	if (!strcmp(op, "take")) {
+		const json_t *ix = json_object_get(n->j, "index");
+		if (!json_is_array(ix) || o->rank != x->rank || (long long)json_array_size(ix) != o->shape[0] ||
+		    json_array_size(ix) > 65536)
+			return kf_err(err, "graph: take '%s': bad index", o->name);
+		for (d = 1; d < x->rank; d++)
+			if (o->shape[d] != x->shape[d])
+				return kf_err(err, "graph: take '%s': bad shape", o->name);
+		for (size_t i = 0; i < json_array_size(ix); i++) {
+			const json_t *e = json_array_get(ix, i);
+			if (!json_is_integer(e) || json_integer_value(e) < 0 || json_integer_value(e) >= x->shape[0])
+				return kf_err(err, "graph: take '%s': index out of range", o->name);
+		}
+	} else if (!strcmp(op, "roll")) {
+		const json_t *sh = json_object_get(n->j, "shifts"), *dm = json_object_get(n->j, "dims");
+		if (!same_shape(x, o) || !json_is_array(sh) || !json_is_array(dm) ||
+		    json_array_size(sh) != json_array_size(dm) || json_array_size(dm) > GR_MAX_RANK)
+			return kf_err(err, "graph: roll '%s': bad shifts", o->name);
+		for (size_t i = 0; i < json_array_size(dm); i++) {
+			long long q = gr_int(n->j, "dims", (int)i, -99), sv = gr_int(n->j, "shifts", (int)i, -1);
+			if (q < 0)
+				q += x->rank;
+			if (q < 0 || q >= x->rank || sv < 0 || sv >= x->shape[q])
+				return kf_err(err, "graph: roll '%s': bad shifts", o->name);
+		}
+	} else if (!strcmp(op, "compare")) {
+		if (!same_shape(x, o) || n->n_in != 1 || !json_is_number(json_object_get(n->j, "const")) ||
+		    (strcmp(gr_str(n->j, "fn"), "ne") && strcmp(gr_str(n->j, "fn"), "eq")))
+			return kf_err(err, "graph: compare '%s': bad node", o->name);
+	} else if (!strcmp(op, "masked_fill") && n->n_in == 2) {
+		const struct gr_tensor *m = &p->t[n->in[1]];
+		if (!same_shape(x, o) || m->rank > o->rank)
+			return kf_err(err, "graph: masked_fill '%s': bad mask", o->name);
+		for (d = 0; d < m->rank; d++)
+			if (m->shape[d] != 1 && m->shape[d] != o->shape[o->rank - m->rank + d])
+				return kf_err(err, "graph: masked_fill '%s': bad mask", o->name);
+	} else if (!strcmp(op, "permute")) {
+		const json_t *perm = json_object_get(n->j, "perm");
+		unsigned seen = 0;
+		if (!json_is_array(perm) || (int)json_array_size(perm) != x->rank || o->rank != x->rank)
+			return kf_err(err, "graph: permute '%s': bad perm", o->name);
+		for (d = 0; d < x->rank; d++) {
+			long long q = gr_int(n->j, "perm", d, -1);
+			if (q < 0 || q >= x->rank || (seen & (1u << q)) || o->shape[d] != x->shape[q])
+				return kf_err(err, "graph: permute '%s': bad perm", o->name);
+			seen |= 1u << q;
+		}
+	} else if (!strcmp(op, "slice")) {
+		long long st = gr_int(n->j, "start", 0, -1), sp = gr_int(n->j, "stop", 0, -1),
+			  step = gr_int(n->j, "step", 0, 1);
+		d = dim_of(p, k, "dim");
+		if (d < 0 || d >= x->rank || o->rank != x->rank || step < 1 || st < 0 || sp > x->shape[d] ||
+		    sp <= st || o->shape[d] != (sp - st + step - 1) / step)
+			return kf_err(err, "graph: slice '%s': bad bounds", o->name);
+		for (int e = 0; e < x->rank; e++)
+			if (e != d && o->shape[e] != x->shape[e])
+				return kf_err(err, "graph: slice '%s': bad shape", o->name);
+	} else if (!strcmp(op, "expand")) {
+		int lead = o->rank - x->rank;
+		if (lead < 0)
+			return kf_err(err, "graph: expand '%s': bad rank", o->name);
+		for (d = 0; d < x->rank; d++)
+			if (x->shape[d] != 1 && x->shape[d] != o->shape[lead + d])
+				return kf_err(err, "graph: expand '%s': bad shape", o->name);
+	} else if (!strcmp(op, "pad")) {
+		if (o->rank != x->rank)
+			return kf_err(err, "graph: pad '%s': bad rank", o->name);
+		for (d = 0; d < x->rank; d++) {
+			long long b = gr_int(n->j, "before", d, -1), a = gr_int(n->j, "after", d, -1);
+			if (b < 0 || a < 0 || o->shape[d] != x->shape[d] + a + b)
+				return kf_err(err, "graph: pad '%s': bad padding", o->name);
+		}
+	} else if (!strcmp(op, "cumsum") || !strcmp(op, "masked_fill")) {
+		d = dim_of(p, k, "dim");
+		if (!same_shape(x, o) || n->n_in != 1 || (!strcmp(op, "cumsum") && (d < 0 || d >= x->rank)) ||
+		    (!strcmp(op, "masked_fill") && (x->rank < 2 || (strcmp(gr_str(n->j, "where"), "upper") &&
+								    strcmp(gr_str(n->j, "where"), "lower")))))
+			return kf_err(err, "graph: %s '%s': bad shape", op, o->name);
+	} else if (!strcmp(op, "concat")) {
+		long long sum = 0;
+		d = dim_of(p, k, "dim");
+		if (d < 0 || d >= x->rank || o->rank != x->rank)
+			return kf_err(err, "graph: concat '%s': bad dim", o->name);
+		for (int a = 0; a < n->n_in; a++) {
+			const struct gr_tensor *t = &p->t[n->in[a]];
+			if (t->rank != o->rank)
+				return kf_err(err, "graph: concat '%s': bad operand", o->name);
+			for (int e = 0; e < o->rank; e++)
+				if (e != d && t->shape[e] != o->shape[e])
+					return kf_err(err, "graph: concat '%s': bad operand", o->name);
+			sum += t->shape[d];
+		}
+		if (sum != o->shape[d])
+			return kf_err(err, "graph: concat '%s': bad size", o->name);
+	} else if (!strcmp(op, "matmul")) {
+		const struct gr_tensor *b = &p->t[n->in[1]];
+		int r = o->rank;
+		if (n->n_in != 2 || x->rank < 2 || b->rank < 2 || r < 2 || r < x->rank || r < b->rank ||
+		    o->shape[r - 2] != x->shape[x->rank - 2] || o->shape[r - 1] != b->shape[b->rank - 1] ||
+		    x->shape[x->rank - 1] != b->shape[b->rank - 2])
+			return kf_err(err, "graph: matmul '%s': bad shapes", o->name);
+		for (d = 0; d < r - 2; d++) {
+			long long ad = d - (r - x->rank) >= 0 ? x->shape[d - (r - x->rank)] : 1;
+			long long bd = d - (r - b->rank) >= 0 ? b->shape[d - (r - b->rank)] : 1;
+			if ((ad != 1 && ad != o->shape[d]) || (bd != 1 && bd != o->shape[d]))
+				return kf_err(err, "graph: matmul '%s': bad batch", o->name);
+		}
+	} else if (!strcmp(op, "rnn")) {
+		return check_rnn(p, k, err);
+	}
+	return 0;
+}
+
+/* The kernel of one head: body over `i` < numel (one thread each). */
+static int map_kernel(struct gr_plan *p, int gi, const char *tag, const char *in_params,
+		      const char *in_args, const char *body, long long numel, struct gr_epi *e,
+		      struct buf *err)
+{
+	struct buf b = BUF_INIT, sig = BUF_INIT, args = BUF_INIT, grid = BUF_INIT;
+	char name[48];
+	int rc;
+
+	buf_addf(&b, "    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+		     "    if (i >= %lldLL) return;\n%s", numel, body);
+	gr_sig(&sig, p, in_params, e);
+	gr_args(&args, p, gi, in_args, e);
+	buf_addf(&grid, "%lld", (numel + p->block - 1) / p->block);
+	snprintf(name, sizeof(name), "g%d_%s", gi, tag);
+	rc = gr_kernel(p, name, sig.s, b.s, grid.s, p->block, args.s, err);
+	buf_release(&b);
+	buf_release(&sig);
+	buf_release(&args);
+	buf_release(&grid);
+	return rc;
+}
+
+/* permute, slice, expand, pad, masked_fill: out element i reads x[s]. */
+static int map_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
+{
+	const struct gr_node *n = &p->n[p->g[gi].head];
+	const struct gr_tensor *x = &p->t[n->in[0]], *o = &p->t[n->out];
+	long long xs[GR_MAX_RANK];
+	struct buf body = BUF_INIT, a = BUF_INIT;
+	const char *op = n->op, *val = "x[s]";
+	char xn[80], tk[32];
+	int rc, lead = o->rank - x->rank, sd = dim_of(p, p->g[gi].head, "dim");
+
+	strides(x, xs);
+	if (!strcmp(op, "take")) {
+		const json_t *ix = json_object_get(n->j, "index");
+		for (size_t q = 0; q < json_array_size(ix); q++)
+			buf_addf(&a, "%s%lld", q ? (q % 16 ? ", " : ",\n") : "",
+				 (long long)json_integer_value(json_array_get(ix, q)));
+		rc = gr_array(p, "int", "take", gi, json_array_size(ix), a.s, tk, sizeof(tk), err);
+		buf_reset(&a);
+		if (rc) {
+			buf_release(&a);
+			return rc;
+		}
+	}
+	buf_adds(&body, "    long long r = i, s = 0, c, ms = 0;\n    bool in = true;\n");
+	for (int d = o->rank - 1; d >= 0; d--) {
+		buf_addf(&body, "    c = r %% %lldLL; r /= %lldLL;\n", o->shape[d], o->shape[d]);
+		if (!strcmp(op, "permute")) {
+			buf_addf(&body, "    s += c * %lldLL;\n", xs[gr_int(n->j, "perm", d, 0)]);
+		} else if (!strcmp(op, "take")) {
+			if (!d)
+				buf_addf(&body, "    c = %s[c];\n", tk);
+			buf_addf(&body, "    s += c * %lldLL;\n", xs[d]);
+		} else if (!strcmp(op, "roll")) {
+			for (size_t q = 0; q < json_array_size(json_object_get(n->j, "dims")); q++) {
+				long long dq = gr_int(n->j, "dims", (int)q, 0);
+				if ((dq < 0 ? dq + o->rank : dq) == d)
+					buf_addf(&body, "    c = (c + %lldLL) %% %lldLL;\n",
+						 o->shape[d] - gr_int(n->j, "shifts", (int)q, 0), o->shape[d]);
+			}
+			buf_addf(&body, "    s += c * %lldLL;\n", xs[d]);
+		} else if (!strcmp(op, "compare")) {
+			/* elementwise: s = i below */
+		} else if (!strcmp(op, "masked_fill") && n->n_in == 2) {
+			const struct gr_tensor *m = &p->t[n->in[1]];
+			int dm = d - (o->rank - m->rank);
+			if (dm >= 0 && m->shape[dm] != 1) {
+				long long mst = 1;
+				for (int q = dm + 1; q < m->rank; q++)
+					mst *= m->shape[q];
+				buf_addf(&body, "    ms += c * %lldLL;\n", mst);
+			}
+		} else if (!strcmp(op, "slice")) {
+			if (d == sd)
+				buf_addf(&body, "    c = %lldLL + c * %lldLL;\n", gr_int(n->j, "start", 0, 0),
+					 gr_int(n->j, "step", 0, 1));
+			buf_addf(&body, "    s += c * %lldLL;\n", xs[d]);
+		} else if (!strcmp(op, "expand")) {
+			if (d >= lead && x->shape[d - lead] != 1)
+				buf_addf(&body, "    s += c * %lldLL;\n", xs[d - lead]);
+		} else if (!strcmp(op, "pad")) {
+			buf_addf(&body, "    c -= %lldLL;\n    in = in && c >= 0 && c < %lldLL;\n"
+				    "    s += c * %lldLL;\n", gr_int(n->j, "before", d, 0), x->shape[d], xs[d]);
+		} else {	/* masked_fill: the last two coordinates */
+			if (d == o->rank - 1)
+				buf_adds(&body, "    const long long mj = c;\n");
+			if (d == o->rank - 2)
+				buf_adds(&body, "    const long long mi = c;\n");
+		}
+	}
+	if (!strcmp(op, "pad")) {
+		val = "in ? x[s] : 0.0f";
+	} else if (!strcmp(op, "compare")) {
+		buf_adds(&body, "    s = i;\n    const float cv = ");
+		if (gr_lit(&body, gr_num(n->j, "const", 0), err)) {
+			buf_release(&body);
+			return -1;
+		}
+		buf_adds(&body, ";\n");
+		val = strcmp(gr_str(n->j, "fn"), "ne") ? "x[s] == cv ? 1.0f : 0.0f" : "x[s] != cv ? 1.0f : 0.0f";
+	} else if (!strcmp(op, "masked_fill")) {
+		/* the mask an operand, or a triangle of the last two dims */
+		const json_t *v = json_object_get(n->j, "value");
+		if (n->n_in == 2)
+			buf_adds(&body, "    const bool m = mk[ms] != 0.0f;\n    float fill = ");
+		else
+			buf_addf(&body, "    const bool m = mj - mi %s %lldLL;\n    float fill = ",
+				 strcmp(gr_str(n->j, "where"), "upper") ? "<=" : ">=", gr_int(n->j, "diagonal", 0, 0));
+		if (json_is_string(v) && !strcmp(json_string_value(v), "-inf"))
+			buf_adds(&body, "__int_as_float(-8388608)");
+		else if (json_is_string(v) && !strcmp(json_string_value(v), "inf"))
+			buf_adds(&body, "__int_as_float(2139095040)");
+		else if (!json_is_number(v) || gr_lit(&body, json_number_value(v), err)) {
+			buf_release(&body);
+			return kf_err(err, "graph: masked_fill '%s': bad value", o->name);
+		}
+		buf_adds(&body, ";\n    s = i;\n");
+		val = "m ? fill : x[s]";
+	}
+	buf_adds(&body, "    (void)in;\n    (void)ms;\n");
+	gr_store_elem(&body, "    ", "i", val, e);
+	buf_addf(&a, "%s, ", gr_store(p, n->in[0], xn, sizeof(xn)));
+	if (n->n_in == 2)
+		buf_addf(&a, "%s, ", gr_store(p, n->in[1], xn, sizeof(xn)));
+	rc = map_kernel(p, gi, op, n->n_in == 2 ? "const float* __restrict__ x, const float* __restrict__ mk, " :
+			"const float* __restrict__ x, ", a.s, body.s, o->numel, e, err);
+	buf_release(&body);
+	buf_release(&a);
+	return rc;
+}
+
+/* concat: one copy kernel per operand into its slice of the result. */
+static int concat_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
+{
+	const struct gr_node *n = &p->n[p->g[gi].head];
+	const struct gr_tensor *o = &p->t[n->out];
+	int d = dim_of(p, p->g[gi].head, "dim"), rc = 0;
+	long long inner = 1, off = 0;
+
+	for (int k = d + 1; k < o->rank; k++)
+		inner *= o->shape[k];
+	for (int a = 0; a < n->n_in && !rc; a++) {
+		const struct gr_tensor *t = &p->t[n->in[a]];
+		long long L = t->shape[d];
+		struct buf body = BUF_INIT, args = BUF_INIT;
+		char xn[80], tag[32];
+		buf_addf(&body, "    const long long o = i / %lldLL, c = i / %lldLL %% %lldLL, q = i %% %lldLL;\n",
+			 L * inner, inner, L, inner);
+		buf_addf(&body, "    const long long w = (o * %lldLL + %lldLL + c) * %lldLL + q;\n",
+			 o->shape[d], off, inner);
+		gr_store_elem(&body, "    ", "w", "x[i]", e);
+		buf_addf(&args, "%s, ", gr_store(p, n->in[a], xn, sizeof(xn)));
+		snprintf(tag, sizeof(tag), "cat%d", a);
+		rc = map_kernel(p, gi, tag, "const float* __restrict__ x, ", args.s, body.s, t->numel, e, err);
+		buf_release(&body);
+		buf_release(&args);
+		off += L;
+	}
+	return rc;
+}
+
+static int cumsum_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
+{
+	const struct gr_node *n = &p->n[p->g[gi].head];
+	const struct gr_tensor *o = &p->t[n->out];
+	int d = dim_of(p, p->g[gi].head, "dim"), rc;
+	long long inner = 1, L = o->shape[d];
+	struct buf body = BUF_INIT, a = BUF_INIT;
+	char xn[80];
+
+	for (int k = d + 1; k < o->rank; k++)
+		inner *= o->shape[k];
+	buf_addf(&body, "    const long long base = i / %lldLL * %lldLL + i %% %lldLL;\n"
+		    "    double acc = 0.0;\n    for (long long c = 0; c < %lldLL; c++) {\n"
+		    "        acc += (double)x[base + c * %lldLL];\n",
+		 inner, L * inner, inner, L, inner);
+	{
+		char idx[64];
+		snprintf(idx, sizeof(idx), "base + c * %lldLL", inner);
+		gr_store_elem(&body, "        ", idx, "(float)acc", e);
+	}
+	buf_adds(&body, "    }\n");
+	buf_addf(&a, "%s, ", gr_store(p, n->in[0], xn, sizeof(xn)));
+	rc = map_kernel(p, gi, "cumsum", "const float* __restrict__ x, ", a.s, body.s,
+			o->numel / L, e, err);
+	buf_release(&body);
+	buf_release(&a);
+	return rc;
+}
+
+/* A 16x16-tiled GEMM body: C[z][m][n] = sum_k A(m, k) B(k, n), A at
+ * a[aoff + m * SAM + k * SAK], B at b[boff + k * SBK + n * SBN]; `boffs`
+ * sets aoff and boff from z; `st` the store of acc at (m, n). */
+static void mm_body(struct buf *b, long long M, long long N, long long K, long long sam, long long sak,
+		    long long sbk, long long sbn, const char *boffs, const char *st)
+{
+	buf_addf(b, "    __shared__ float As[16][17], Bs[16][17];\n"
+		    "    const long long z = blockIdx.z;\n    long long aoff = 0, boff = 0;\n%s"
+		    "    const int tx = threadIdx.x %% 16, ty = threadIdx.x / 16;\n"
+		    "    const long long m = blockIdx.y * 16LL + ty, n = blockIdx.x * 16LL + tx;\n"
+		    "    float acc = 0.0f;\n"
+		    "    for (long long k0 = 0; k0 < %lldLL; k0 += 16) {\n"
+		    "        As[ty][tx] = (m < %lldLL && k0 + tx < %lldLL) ? a[aoff + m * %lldLL + (k0 + tx) * %lldLL] : 0.0f;\n"
+		    "        Bs[ty][tx] = (k0 + ty < %lldLL && n < %lldLL) ? b[boff + (k0 + ty) * %lldLL + n * %lldLL] : 0.0f;\n"
+		    "        __syncthreads();\n"
+		    "#pragma unroll\n        for (int kk = 0; kk < 16; kk++)\n"
+		    "            acc += As[ty][kk] * Bs[kk][tx];\n"
+		    "        __syncthreads();\n    }\n"
+		    "    if (m < %lldLL && n < %lldLL) {\n%s    }\n",
+		 boffs, K, M, K, sam, sak, K, N, sbk, sbn, M, N, st);
+}
+
+static int matmul_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
+{
+	const struct gr_node *n = &p->n[p->g[gi].head];
+	const struct gr_tensor *x = &p->t[n->in[0]], *w = &p->t[n->in[1]], *o = &p->t[n->out];
+	long long M = o->shape[o->rank - 2], N = o->shape[o->rank - 1], K = x->shape[x->rank - 1];
+	long long Z = o->numel / (M * N), as[GR_MAX_RANK], bs[GR_MAX_RANK];
+	struct buf body = BUF_INIT, offs = BUF_INIT, st = BUF_INIT, sig = BUF_INIT, args = BUF_INIT,
+		   grid = BUF_INIT, pre = BUF_INIT;
+	char an[80], bn[80], name[48];
+	int rc, r = o->rank;
+
+	if (Z >= 65536 || (M + 15) / 16 >= 65536)
+		return kf_err(err, "graph: matmul '%s': %lld batches of %lld rows", o->name, Z, M);
+	strides(x, as);
+	strides(w, bs);
+	buf_adds(&offs, "    { long long r = z, c;\n");
+	for (int d = r - 3; d >= 0; d--) {
+		int da = d - (r - x->rank), db = d - (r - w->rank);
+		buf_addf(&offs, "      c = r %% %lldLL; r /= %lldLL;\n", o->shape[d], o->shape[d]);
+		if (da >= 0 && x->shape[da] != 1)
+			buf_addf(&offs, "      aoff += c * %lldLL;\n", as[da]);
+		if (db >= 0 && w->shape[db] != 1)
+			buf_addf(&offs, "      boff += c * %lldLL;\n", bs[db]);
+	}
+	buf_adds(&offs, "      (void)c; }\n");
+	gr_store_elem(&st, "        ", "(z * M_ + m) * N_ + n", "acc", e);
+	mm_body(&body, M, N, K, K, 1, N, 1, offs.s, st.s);
+	gr_sig(&sig, p, "const float* __restrict__ a, const float* __restrict__ b, ", e);
+	buf_addf(&args, "%s, %s, ", gr_store(p, n->in[0], an, sizeof(an)), gr_store(p, n->in[1], bn, sizeof(bn)));
+	gr_args(&args, p, gi, "", e);
+	buf_addf(&grid, "dim3(%lld, %lld, %lld)", (N + 15) / 16, (M + 15) / 16, Z);
+	snprintf(name, sizeof(name), "g%d_matmul", gi);
+	buf_addf(&pre, "#define M_ %lldLL\n#define N_ %lldLL\n", M, N);
+	p->pre = pre.s;
+	p->post = "#undef M_\n#undef N_\n";
+	rc = gr_kernel(p, name, sig.s, body.s, grid.s, 256, args.s, err);
+	buf_release(&pre);
+	buf_release(&body);
+	buf_release(&offs);
+	buf_release(&st);
+	buf_release(&sig);
+	buf_release(&args);
+	buf_release(&grid);
+	return rc;
+}
+
+/* rnn: per layer and direction, gx = x W_ih^T over all steps (one GEMM),
+ * then T launches of the step (a thread per batch row and hidden unit). */
+static int rnn_head(struct gr_plan *p, int gi, struct buf *err)
+{
+	const struct gr_node *n = &p->n[p->g[gi].head];
+	const json_t *j = n->j;
+	const struct gr_tensor *x = &p->t[n->in[0]];
+	int G = rnn_gates(gr_str(j, "kind")), D = json_is_true(json_object_get(j, "bidirectional")) ? 2 : 1;
+	int bf = json_is_true(json_object_get(j, "batch_first")), bias = json_is_true(json_object_get(j, "bias"));
+	int h0 = json_is_true(json_object_get(j, "h0")), c0 = json_is_true(json_object_get(j, "c0"));
+	int a0 = 1 + h0 + c0, per = bias ? 4 : 2, rc = 0, prev = -1, gxb, cb = -1;
+	long long L = gr_int(j, "layers", 0, 0), H = gr_int(j, "hidden", 0, 0);
+	long long T = x->shape[bf ? 1 : 0], B = x->shape[bf ? 0 : 1], I = x->shape[2];
+	const char *mode = gr_str(j, "output"), *kind = gr_str(j, "kind");
+	int out_mode = !strcmp(mode, "output"), cn_mode = !strcmp(mode, "c_n");
+	char yn[80], xn[80], hn[80], cn[80], gn[80], wn[4][80], cs[80];
+
+	gr_store(p, n->out, yn, sizeof(yn));
+	if ((gxb = gr_take_buf(p, T * B * G * H * D, 0, err)) < 0)
+		return gxb;
+	if (G == 4 && (cb = gr_take_buf(p, D * B * H, 0, err)) < 0)
+		return cb;
+	gr_buf_name(p, gxb, gn, sizeof(gn));
+	if (cb >= 0)
+		gr_buf_name(p, cb, cs, sizeof(cs));
+	else
+		snprintf(cs, sizeof(cs), "%s", gn);
+	snprintf(hn, sizeof(hn), "%s", gn);
+	snprintf(cn, sizeof(cn), "%s", gn);
+	if (h0)
+		gr_store(p, n->in[1], hn, sizeof(hn));
+	if (c0)
+		gr_store(p, n->in[2], cn, sizeof(cn));
+	for (long long l = 0; l < L && !rc; l++) {
+		long long il = l ? D * H : I;
+		int ob = -1;
+		char on[80];
+		/* this layer's output: the result itself where it is */
+		if (out_mode && l == L - 1) {
+			snprintf(on, sizeof(on), "%s", yn);
+		} else {
+			if ((ob = gr_take_buf(p, T * B * D * H, 0, err)) < 0)
+				return ob;
+			gr_buf_name(p, ob, on, sizeof(on));
+		}
+		if (l == 0)
+			gr_store(p, n->in[0], xn, sizeof(xn));
+		else
+			gr_buf_name(p, prev, xn, sizeof(xn));
+		for (int d = 0; d < D && !rc; d++) {
+			const int *w = &n->in[a0 + (l * D + d) * per];
+			struct buf body = BUF_INIT, st = BUF_INIT, args = BUF_INIT, grid = BUF_INIT, pre = BUF_INIT;
+			char name[64];
+			for (int q = 0; q < 4; q++)
+				snprintf(wn[q], sizeof(wn[q]), "%s", gn);
+			for (int q = 0; q < per; q++)
+				gr_store(p, w[q], wn[q], sizeof(wn[q]));
+			/* input projection: gx[d][row][g*H + j], rows in x's order */
+			buf_addf(&st, "        y[%lldLL + m * %lldLL + n] = acc;\n", d * T * B * G * H, G * H);
+			mm_body(&body, T * B, G * H, il, il, 1, 1, il, "", st.s);
+			snprintf(name, sizeof(name), "g%d_rnn_proj_l%lld_d%d", gi, l, d);
+			buf_addf(&args, "%s, %s, %s", xn, wn[0], gn);
+			buf_addf(&grid, "dim3(%lld, %lld, 1)", (G * H + 15) / 16, (T * B + 15) / 16);
+			rc = gr_kernel(p, name, "const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ y",
+				       body.s, grid.s, 256, args.s, err);
+			buf_reset(&body);
+			buf_reset(&args);
+			buf_reset(&grid);
+			if (rc)
+				goto next;
+			/* the step */
+			buf_addf(&body, "    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+				    "    if (i >= %lldLL) return;\n"
+				    "    const long long b = i / %lldLL, j = i %% %lldLL;\n"
+				    "    const long long t = %s, tp = %s;\n"
+				    "    const long long row = %s, rowp = %s;\n"
+				    "    float acc[%d];\n"
+				    "    for (int g = 0; g < %d; g++) acc[g] = 0.0f;\n"
+				    "    for (long long k = 0; k < %lldLL; k++) {\n"
+				    "        const float hk = s > 0 ? out[rowp * %lldLL + %lldLL + k] : %s;\n"
+				    "        for (int g = 0; g < %d; g++)\n"
+				    "            acc[g] += whh[(g * %lldLL + j) * %lldLL + k] * hk;\n    }\n"
+				    "    const float hprev = s > 0 ? out[rowp * %lldLL + %lldLL + j] : %s;\n"
+				    "    float gx[%d], gh[%d];\n"
+				    "    for (int g = 0; g < %d; g++) {\n"
+				    "        gx[g] = gxs[%lldLL + row * %lldLL + g * %lldLL + j]%s;\n"
+				    "        gh[g] = acc[g]%s;\n    }\n",
+				 B * H, H, H,
+				 d ? "T_ - 1 - s" : "s", d ? "t + 1" : "t - 1",
+				 bf ? "b * T_ + t" : "t * B_ + b", bf ? "b * T_ + tp" : "tp * B_ + b",
+				 G, G, H, D * H, d * H,
+				 h0 ? "h0[H0OFF + b * H_ + k]" : "0.0f",
+				 G, H, H, D * H, d * H, h0 ? "h0[H0OFF + b * H_ + j]" : "0.0f",
+				 G, G, G, d * T * B * G * H, G * H, H,
+				 bias ? " + bih[g * H_ + j]" : "", bias ? " + bhh[g * H_ + j]" : "");
+			if (G == 4)
+				buf_addf(&body, "    const float cp = s > 0 ? c[%lldLL + b * H_ + j] : %s;\n"
+					    "    const float ig = 1.0f / (1.0f + expf(-(gx[0] + gh[0])));\n"
+					    "    const float fg = 1.0f / (1.0f + expf(-(gx[1] + gh[1])));\n"
+					    "    const float gg = tanhf(gx[2] + gh[2]);\n"
+					    "    const float og = 1.0f / (1.0f + expf(-(gx[3] + gh[3])));\n"
+					    "    const float cc = fg * cp + ig * gg;\n"
+					    "    const float h = og * tanhf(cc);\n"
+					    "    c[%lldLL + b * H_ + j] = cc;\n",
+					 d * B * H, c0 ? "c0[H0OFF + b * H_ + j]" : "0.0f", d * B * H);
+			else if (G == 3)
+				buf_adds(&body, "    const float rg = 1.0f / (1.0f + expf(-(gx[0] + gh[0])));\n"
+					    "    const float zg = 1.0f / (1.0f + expf(-(gx[1] + gh[1])));\n"
+					    "    const float ng = tanhf(gx[2] + rg * gh[2]);\n"
+					    "    const float h = (1.0f - zg) * ng + zg * hprev;\n");
+			else
+				buf_addf(&body, "    const float h = %s;\n", !strcmp(kind, "rnn_tanh") ?
+					 "tanhf(gx[0] + gh[0])" : "fmaxf(gx[0] + gh[0], 0.0f)");
+			buf_addf(&body, "    (void)hprev;\n    out[row * %lldLL + %lldLL + j] = h;\n", D * H, d * H);
+			if (!out_mode)
+				buf_addf(&body, "    if (s == T_ - 1) y[H0OFF + b * H_ + j] = %s;\n",
+					 cn_mode ? "cc" : "h");
+			buf_addf(&pre, "#define T_ %lldLL\n#define B_ %lldLL\n#define H_ %lldLL\n#define H0OFF %lldLL\n",
+				 T, B, H, (l * D + d) * B * H);
+			p->pre = pre.s;
+			p->post = "#undef T_\n#undef B_\n#undef H_\n#undef H0OFF\n\n";
+			snprintf(name, sizeof(name), "g%d_rnn_step_l%lld_d%d", gi, l, d);
+			buf_addf(&args, "%s, %s, %s, %s, %s, %s, %s, %s, %s, s", gn, wn[1], wn[2], wn[3], hn, cn,
+				 cs, on, yn);
+			buf_addf(&grid, "%lld", (B * H + 127) / 128);
+			buf_addf(&p->launch, "for (int s = 0; s < %lld; ++s) {\n", T);
+			rc = gr_kernel(p, name, "const float* __restrict__ gxs, const float* __restrict__ whh, "
+				       "const float* __restrict__ bih, const float* __restrict__ bhh, "
+				       "const float* __restrict__ h0, const float* __restrict__ c0, "
+				       "float* __restrict__ c, float* out, float* y, int s",
+				       body.s, grid.s, 128, args.s, err);
+			buf_adds(&p->launch, "}\n");
+next:
+			buf_release(&pre);
+			buf_release(&body);
+			buf_release(&st);
+			buf_release(&args);
+			buf_release(&grid);
+		}
+		if (prev >= 0)
+			p->buf_busy[prev] = 0;
+		prev = ob;
+	}
+	if (prev >= 0)
+		p->buf_busy[prev] = 0;
+	p->buf_busy[gxb] = 0;
+	if (cb >= 0)
+		p->buf_busy[cb] = 0;
+	return rc;
+}
+
+/* const: the values in the source (at most 4096, checked at build). */
+static int const_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
+{
+	const struct gr_node *n = &p->n[p->g[gi].head];
+	const json_t *v = json_object_get(n->j, "values");
+	struct buf body = BUF_INIT;
+	char cn[32];
+	int rc;
+
+	for (size_t q = 0; q < json_array_size(v); q++) {
+		buf_adds(&body, q ? (q % 8 ? ", " : ",\n") : "");
+		if (gr_lit(&body, json_number_value(json_array_get(v, q)), err)) {
+			buf_release(&body);
+			return -1;
+		}
+	}
+	rc = gr_array(p, "float", "cst", gi, json_array_size(v), body.s ? body.s : "", cn, sizeof(cn), err);
+	buf_reset(&body);
+	if (rc) {
+		buf_release(&body);
+		return rc;
+	}
+	buf_addf(&body, "    const float c = %s[i];\n", cn);
+	gr_store_elem(&body, "    ", "i", "c", e);
+	rc = map_kernel(p, gi, "const", "", "", body.s, p->t[n->out].numel, e, err);
+	buf_release(&body);
+	return rc;
+}
+
+int gr_head3(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
+{
+	const char *op = p->n[p->g[gi].head].op;
+
+	if (!strcmp(op, "const"))
+		return const_head(p, gi, e, err);
+	if (!strcmp(op, "take") || !strcmp(op, "roll") || !strcmp(op, "compare"))
+		return map_head(p, gi, e, err);
+
+	if (!strcmp(op, "permute") || !strcmp(op, "slice") || !strcmp(op, "expand") ||
+	    !strcmp(op, "pad") || !strcmp(op, "masked_fill"))
+		return map_head(p, gi, e, err);
+	if (!strcmp(op, "concat"))
+		return concat_head(p, gi, e, err);
+	if (!strcmp(op, "cumsum"))
+		return cumsum_head(p, gi, e, err);
+	if (!strcmp(op, "matmul"))
+		return matmul_head(p, gi, e, err);
+	if (!strcmp(op, "rnn")) {
+		if (p->g[gi].n_chain)
+			return kf_err(err, "graph: rnn with an epilogue");
+		return rnn_head(p, gi, err);
+	}
+	return kf_err(err, "graph: op '%s' has no kernel", op);
+}
+
+/* Whether node k reads only the running result r (and maybe constants). */
+static int only_reads(const struct gr_plan *p, int k, int r)
+{
+	const struct gr_tensor *t = &p->t[r];
+
+	return p->n[k].n_in >= 1 && p->n[k].in[0] == r && !t->spec && t->users == 1 && t->root == r;
+}
+
+int gr_attn_match(const struct gr_plan *p, int k)
+{
+	const struct gr_tensor *q = &p->t[p->n[k].in[0]], *kt = &p->t[p->n[k].in[1]];
+	const struct gr_tensor *s = &p->t[p->n[k].out], *v, *o;
+	int r = s->rank, j = k + 1;
+
+	if (r < 2 || q->rank != r || kt->rank != r || s->numel / s->shape[r - 1] / s->shape[r - 2] >= (1LL << 31))
+		return -1;
+	for (int d = 0; d < r - 2; d++)
+		if (q->shape[d] != s->shape[d] || kt->shape[d] != s->shape[d])
+			return -1;
+	if (q->shape[r - 1] > 256)
+		return -1;
+	if (j < p->nn && !strcmp(p->n[j].op, "binary") && p->n[j].n_in == 1 &&
+	    only_reads(p, j, p->n[j - 1].out) && !json_is_true(json_object_get(p->n[j].j, "swap")) &&
+	    (!strcmp(gr_str(p->n[j].j, "fn"), "mul") || !strcmp(gr_str(p->n[j].j, "fn"), "div")) &&
+	    json_is_number(json_object_get(p->n[j].j, "const")))
+		j++;
+	if (j < p->nn && !strcmp(p->n[j].op, "masked_fill") && only_reads(p, j, p->n[j - 1].out))
+		j++;
+	if (j + 1 >= p->nn || strcmp(p->n[j].op, "softmax") || !only_reads(p, j, p->n[j - 1].out) ||
+	    json_is_true(json_object_get(p->n[j].j, "log")) ||
+	    (gr_int(p->n[j].j, "dim", 0, 0) != r - 1 && gr_int(p->n[j].j, "dim", 0, 0) != -1))
+		return -1;
+	j++;
+	if (strcmp(p->n[j].op, "matmul") || !only_reads(p, j, p->n[j - 1].out))
+		return -1;
+	v = &p->t[p->n[j].in[1]];
+	o = &p->t[p->n[j].out];
+	if (v->rank != r || o->rank != r || v->shape[r - 2] != s->shape[r - 1] || v->shape[r - 1] > 256)
+		return -1;
+	for (int d = 0; d < r - 2; d++)
+		if (v->shape[d] != s->shape[d])
+			return -1;
+	/* a stored score matrix is fine where small (attn=0 keeps it) */
+	if (!p->attn && s->numel <= (1LL << 29))
+		return -1;
+	return j;
+}
+
+/* One block per query row: scores against every key (online softmax per
+ * thread), then block-wide max, sum and weighted values; the scores are
+ * never stored. */
+int gr_attn_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
+{
+	const struct gr_group *g = &p->g[gi];
+	const struct gr_node *h = &p->n[g->head], *mm2 = &p->n[g->chain[g->fold - 1]];
+	const struct gr_tensor *s = &p->t[h->out], *o = &p->t[mm2->out];
+	int r = s->rank, rc;
+	long long M = s->shape[r - 2], S = s->shape[r - 1], D = p->t[h->in[0]].shape[r - 1],
+		  DV = o->shape[r - 1], rows = s->numel / S;
+	struct buf body = BUF_INIT, sig = BUF_INIT, args = BUF_INIT, grid = BUF_INIT, st = BUF_INIT, pre = BUF_INIT;
+	char qn[80], kn[80], vn[80], name[48];
+
+	buf_addf(&body, "    __shared__ float qs[%lld];\n    __shared__ double sh[128];\n"
+		    "    const long long row = blockIdx.x, z = row / %lldLL, i = row %% %lldLL;\n"
+		    "    const float* kp = kt + z * %lldLL;\n    const float* vp = v + z * %lldLL;\n"
+		    "    for (int d = threadIdx.x; d < %lld; d += 128) qs[d] = q[row * %lldLL + d];\n"
+		    "    __syncthreads();\n    (void)i;\n"
+		    "    float m = __int_as_float(-8388608), acc[%lld];\n    double l = 0.0;\n"
+		    "#pragma unroll\n    for (int c = 0; c < %lld; c++) acc[c] = 0.0f;\n"
+		    "    for (long long j = threadIdx.x; j < %lldLL; j += 128) {\n"
+		    "        float sc = 0.0f;\n"
+		    "        for (int d = 0; d < %lld; d++) sc += qs[d] * kp[d * %lldLL + j];\n",
+		 D, M, M, D * S, S * DV, D, D, DV, DV, S, D, S);
+	for (int c = 0; c < g->fold - 1; c++) {
+		const struct gr_node *n = &p->n[g->chain[c]];
+		if (!strcmp(n->op, "binary")) {
+			buf_addf(&body, "        sc = sc %s ", strcmp(gr_str(n->j, "fn"), "mul") ? "/" : "*");
+			if ((rc = gr_lit(&body, gr_num(n->j, "const", 1.0), err)))
+				goto out;
+			buf_adds(&body, ";\n");
+		} else if (!strcmp(n->op, "masked_fill")) {
+			const json_t *fv = json_object_get(n->j, "value");
+			buf_addf(&body, "        if (j - i %s %lldLL) sc = ",
+				 strcmp(gr_str(n->j, "where"), "upper") ? "<=" : ">=", gr_int(n->j, "diagonal", 0, 0));
+			if (json_is_string(fv) && !strcmp(json_string_value(fv), "-inf"))
+				buf_adds(&body, "__int_as_float(-8388608)");
+			else if (json_is_string(fv) && !strcmp(json_string_value(fv), "inf"))
+				buf_adds(&body, "__int_as_float(2139095040)");
+			else if (!json_is_number(fv) || gr_lit(&body, json_number_value(fv), err)) {
+				rc = kf_err(err, "graph: masked_fill: bad value");
+				goto out;
+			}
+			buf_adds(&body, ";\n");
+		}
+	}
+	buf_addf(&body, "        if (sc == __int_as_float(-8388608)) continue;\n"
+		    "        if (sc > m) {\n"
+		    "            const float f = expf(m - sc);\n            l *= f;\n"
+		    "#pragma unroll\n            for (int c = 0; c < %lld; c++) acc[c] *= f;\n"
+		    "            m = sc;\n        }\n"
+		    "        const float pr = expf(sc - m);\n        l += pr;\n"
+		    "#pragma unroll\n        for (int c = 0; c < %lld; c++) acc[c] += pr * vp[j * %lldLL + c];\n"
+		    "    }\n"
+		    "    const double mx = block_max((double)m, sh);\n"
+		    "    const float f = m == __int_as_float(-8388608) ? 0.0f : expf((float)((double)m - mx));\n"
+		    "    const double tot = block_sum(l * f, sh);\n"
+		    "#pragma unroll\n    for (int c = 0; c < %lld; c++) {\n"
+		    "        const double a = block_sum((double)(acc[c] * f), sh);\n"
+		    "        if (threadIdx.x == 0) {\n",
+		 DV, DV, DV, DV);
+	gr_store_elem(&body, "            ", "row * (long long)DV_ + c", "(float)(a / tot)", e);
+	buf_adds(&body, "        }\n    }\n");
+	gr_helpers(p, GR_H_SUM | GR_H_MAX);
+	gr_sig(&sig, p, "const float* __restrict__ q, const float* __restrict__ kt, const float* __restrict__ v, ", e);
+	buf_addf(&args, "%s, %s, %s, ", gr_store(p, h->in[0], qn, sizeof(qn)), gr_store(p, h->in[1], kn, sizeof(kn)),
+		 gr_store(p, mm2->in[1], vn, sizeof(vn)));
+	gr_args(&args, p, gi, "", e);
+	buf_addf(&grid, "%lld", rows);
+	snprintf(name, sizeof(name), "g%d_attn", gi);
+	buf_addf(&pre, "#define DV_ %lldLL\n", DV);
+	p->pre = pre.s;
+	p->post = "#undef DV_\n";
+	rc = gr_kernel(p, name, sig.s, body.s, grid.s, 128, args.s, err);
+	buf_release(&pre);
+out:
+	buf_release(&body);
+	buf_release(&sig);
+	buf_release(&args);
+	buf_release(&grid);
+	buf_release(&st);
+	return rc;
+}
