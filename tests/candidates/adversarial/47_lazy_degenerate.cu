@@ -1,10 +1,13 @@
 // problem: level2/038
-// expect: incorrect degenerate_output
+// expect: correct
 // The built-in kernel of level-2 38 (kernels/graph/builtin_graph.c), honest for
 // its first 8 launches (collect-v2's 7 check trials and the repeat run),
 // then writing zeros: within atol of the reference, so every timed trial's
-// comparison passes. The checked run after the timed trials applies the
-// degenerate-output rule (docs/engine.md) and rejects it.
+// comparison would pass. Its launch counter is a __device__ variable, and
+// module variables are restored before every launch block (docs/engine.md),
+// so it never counts past 1: honest on every launch, hence correct. (Were
+// state to survive, the checked run after the timed trials would apply the
+// degenerate-output rule, which 45 and 46 meet on the check trials.)
 // template graph: fuse=1 tc=0 mma=0 block=256 BM=64 BN=64 BK=16 TM=4 TN=4; 3 kernels
 extern "C" __global__ void g0_avgpool(const float* __restrict__ x, float* __restrict__ y)
 {
