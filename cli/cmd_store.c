@@ -42,7 +42,10 @@ static int store_info(struct cli_ctx *ctx, int as_json)
 		for (int i = 0; store_tables[i]; i++) {
 			k = store_tables[i];
 			v = json_object_get(counts, k);
-			printf("  %-16s %lld\n", k, (long long)json_integer_value(v));
+			if (v)
+				printf("  %-16s %lld\n", k, (long long)json_integer_value(v));
+			else
+				printf("  %-16s (not in schema v%d)\n", k, version);
 		}
 	}
 out:

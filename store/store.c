@@ -291,6 +291,8 @@ static const char *const k_cats[] = { "idea_id", "category", NULL };
 static const char *const k_ck[] = { "compile_id", "kernel_name", NULL };
 static const char *const k_trials[] = { "eval_id", "kind", "idx", NULL };
 static const char *const k_base[] = { "problem_id", "gpu_name", "variant", NULL };
+static const char *const k_eval[] = { "eval_id", NULL };
+static const char *const k_pk[] = { "eval_id", "idx", NULL };
 
 const char *const *store_table_key(const char *t)
 {
@@ -303,6 +305,7 @@ const char *const *store_table_key(const char *t)
 		{ "idea_categories", k_cats }, { "kernels", k_hash }, { "candidates", k_id },
 		{ "compiles", k_id }, { "compile_kernels", k_ck }, { "evals", k_id },
 		{ "eval_trials", k_trials }, { "verifications", k_id }, { "baselines", k_base },
+		{ "profiles", k_eval }, { "profile_kernels", k_pk },
 	};
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
 		if (!strcmp(map[i].t, t))
@@ -593,10 +596,17 @@ json_t *store_row_counts(struct store *s, struct buf *err)
 
 	for (int i = 0; store_tables[i]; i++) {
 		char sql[96];
-		long long n = 0;
+		long long n = 0, have = 0;
+		json_t *prm = json_pack("[s]", store_tables[i]);
+		/* An older schema (read as it is) lacks the newer tables: no count. */
+		int r = store_query_int(s, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+					prm, 0, &have, err);
+		json_decref(prm);
+		if (r == 0 && !have)
+			continue;
 		/* Table names from the schema's own list, never from outside. */
 		snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", store_tables[i]);
-		if (store_query_int(s, sql, NULL, 0, &n, err) < 0) {
+		if (r < 0 || store_query_int(s, sql, NULL, 0, &n, err) < 0) {
 			json_decref(counts);
 			return NULL;
 		}

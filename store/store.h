@@ -16,7 +16,7 @@
 #include <jansson.h>
 #include "core/buf.h"
 
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 
 struct sqlite3;
 
@@ -105,7 +105,8 @@ int store_meta_set(struct store *s, const char *key, const char *value, struct b
 int store_integrity_check(struct store *s, struct buf *out, struct buf *err);
 /* The number of rows PRAGMA foreign_key_check reports, in *violations. */
 int store_foreign_key_check(struct store *s, int *violations, struct buf *err);
-/* Rows per table of store_tables: a new object {table: count}, or NULL. */
+/* Rows per table of store_tables: a new object {table: count} (a table an
+ * older schema lacks is left out), or NULL. */
 json_t *store_row_counts(struct store *s, struct buf *err);
 
 /* Primary-key columns of a table, in order (static strings, NULL-ended). */

@@ -58,6 +58,8 @@ static const struct {
 	{ "verifications", "problem_id IN sel_p AND kernel_hash IN sel_k"
 	  " AND eval_id IN (SELECT id FROM main.evals)", "id" },
 	{ "baselines", "problem_id IN sel_p", "problem_id, gpu_name, variant" },
+	{ "profiles", "eval_id IN (SELECT id FROM main.evals)", "eval_id" },
+	{ "profile_kernels", "eval_id IN (SELECT eval_id FROM main.profiles)", "eval_id, idx" },
 };
 
 static int xerr(sqlite3 *db, struct buf *err, const char *what)

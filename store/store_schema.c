@@ -192,16 +192,42 @@ static const char schema_v3[] =
 static const char schema_v4[] =
 "ALTER TABLE llm_calls ADD COLUMN attempts TEXT;\n";
 
+/* v5: a hardware-counter profile of one extra launch block of an
+ * evaluation (CUPTI's range profiler, docs/engine.md "Profiles"), taken
+ * apart from the timed trials. Block-level figures are over the block's
+ * kernels (bytes summed, percentages weighted by duration); limiter names
+ * what bounds the kernel: memory, compute, latency or launch (count). */
+static const char schema_v5[] =
+"CREATE TABLE profiles(\n"
+"  eval_id TEXT PRIMARY KEY REFERENCES evals(id),\n"
+"  kernel_hash TEXT NOT NULL REFERENCES kernels(hash),\n"
+"  problem_id TEXT NOT NULL REFERENCES problems(id),\n"
+"  gpu_name TEXT NOT NULL,\n"
+"  limiter TEXT NOT NULL CHECK(limiter IN ('memory','compute','latency','launch')),\n"
+"  launches INTEGER NOT NULL, kernel_ms REAL,\n"
+"  dram_read_bytes INTEGER, dram_write_bytes INTEGER, dram_pct REAL, l2_hit_pct REAL,\n"
+"  sm_pct REAL, tensor_pct REAL, occupancy_pct REAL,\n"
+"  cost_ms REAL NOT NULL, tool TEXT NOT NULL, created_at TEXT NOT NULL);\n"
+"CREATE TABLE profile_kernels(\n"
+"  eval_id TEXT NOT NULL REFERENCES profiles(eval_id), idx INTEGER NOT NULL,\n"
+"  name TEXT NOT NULL, duration_ms REAL,\n"
+"  dram_read_bytes INTEGER, dram_write_bytes INTEGER, dram_pct REAL, l2_hit_pct REAL,\n"
+"  sm_pct REAL, tensor_pct REAL, occupancy_pct REAL,\n"
+"  registers INTEGER, shared_bytes INTEGER, block_threads INTEGER, grid_blocks INTEGER,\n"
+"  limiter TEXT NOT NULL CHECK(limiter IN ('memory','compute','latency','launch')),\n"
+"  PRIMARY KEY(eval_id, idx));\n";
+
 const struct store_migration store_migrations[] = {
 	{ 1, schema_v1 },
 	{ 2, schema_v2 },
 	{ 3, schema_v3 },
 	{ 4, schema_v4 },
+	{ 5, schema_v5 },
 };
 const int store_n_migrations = (int)(sizeof(store_migrations) / sizeof(store_migrations[0]));
 
 const char *const store_tables[] = {
 	"meta", "gpus", "problems", "runs", "rounds", "llm_calls", "ideas", "idea_categories",
 	"kernels", "candidates", "compiles", "compile_kernels", "evals", "eval_trials",
-	"verifications", "baselines", NULL,
+	"verifications", "baselines", "profiles", "profile_kernels", NULL,
 };

@@ -17,6 +17,7 @@
 
 #include "core/json.h"
 #include "store/store.h"
+#include "store/store_profile.h"
 #include "store/store_schema.h"
 
 static char dir[] = "/tmp/kf-store-test.XXXXXX";
@@ -102,8 +103,9 @@ static void test_migrate_v1(void **state)
 
 	db_path(p, sizeof(p), "v1.db");
 	assert_int_equal(store_open(&s, p, STORE_CREATE, &err), 0);
-	/* Back to v1's shape: drop what v2 and v4 added. */
-	assert_int_equal(store_exec(&s, "DROP INDEX llm_calls_by_retry; ALTER TABLE llm_calls DROP COLUMN retry_of;"
+	/* Back to v1's shape: drop what v2, v4 and v5 added. */
+	assert_int_equal(store_exec(&s, "DROP TABLE profile_kernels; DROP TABLE profiles;"
+				    "DROP INDEX llm_calls_by_retry; ALTER TABLE llm_calls DROP COLUMN retry_of;"
 				    "ALTER TABLE llm_calls DROP COLUMN attempt; ALTER TABLE llm_calls DROP COLUMN attempts;"
 				    " PRAGMA user_version = 1", &err), 0);
 	assert_int_equal(store_exec(&s, "INSERT INTO problems(id,level,number,name,spec,spec_sha256) VALUES('p',1,1,'P','{}','0');"
@@ -420,6 +422,76 @@ static void test_kill_consistency(void **state)
 	buf_release(&out);
 }
 
+/* Profiles (schema v5): a round trip with kernels in order, replacement
+ * drops the old kernels, an unknown limiter is refused, and the row needs
+ * its evaluation. */
+static void test_profiles(void **state)
+{
+	struct store s;
+	struct buf err = BUF_INIT;
+	char p[256];
+	json_t *row, *prof, *got = NULL;
+	long long n = -1;
+	(void)state;
+
+	db_path(p, sizeof(p), "prof.db");
+	assert_int_equal(store_open(&s, p, STORE_CREATE, &err), 0);
+	prof = json_pack("{s:s,s:s,s:s,s:s,s:s,s:i,s:f,s:I,s:I,s:f,s:f,s:f,s:n,s:f,s:f,s:s,s:s,"
+			 "s:[{s:s,s:f,s:f,s:i,s:s},{s:s,s:f,s:f,s:i,s:s}]}",
+			 "eval_id", "e1", "kernel_hash", "h1", "problem_id", "level1/001_X", "gpu_name", "G",
+			 "limiter", "memory", "launches", 2, "kernel_ms", 0.5, "dram_read_bytes",
+			 (json_int_t)1 << 32, "dram_write_bytes", (json_int_t)1 << 30, "dram_pct", 91.5,
+			 "l2_hit_pct", 10.25, "sm_pct", 20.0, "tensor_pct", "occupancy_pct", 75.0,
+			 "cost_ms", 120.0, "tool", "cupti", "created_at", "t",
+			 "kernels", "name", "k0", "duration_ms", 0.4, "dram_pct", 95.0, "registers", 32,
+			 "limiter", "memory", "name", "k1", "duration_ms", 0.1, "dram_pct", 75.5, "registers",
+			 64, "limiter", "latency");
+	assert_int_equal(store_profile_put(&s, prof, &err), -1);   /* no evaluation e1 yet */
+	assert_non_null(strstr(err.s, "FOREIGN KEY"));
+	put_problem(&s, "level1/001_X");
+	row = json_pack("{s:s,s:s,s:i,s:s}", "hash", "h1", "source", "code", "bytes", 4, "created_at", "t");
+	assert_int_equal(store_insert(&s, "kernels", row, STORE_INSERT, &err), 1);
+	json_decref(row);
+	row = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "id", "e1", "kernel_hash", "h1", "problem_id",
+			"level1/001_X", "gpu_name", "G", "protocol", "p", "protocol_params", "{}", "status",
+			"correct", "created_at", "t");
+	assert_int_equal(store_insert(&s, "evals", row, STORE_INSERT, &err), 1);
+	json_decref(row);
+	assert_int_equal(store_profile_put(&s, prof, &err), 0);
+	assert_int_equal(store_profile_get(&s, "e1", &got, &err), 0);
+	assert_non_null(got);
+	assert_string_equal(json_string_value(json_object_get(got, "limiter")), "memory");
+	assert_int_equal(json_integer_value(json_object_get(got, "dram_read_bytes")), (json_int_t)1 << 32);
+	assert_true(json_is_null(json_object_get(got, "tensor_pct")));
+	assert_int_equal(json_array_size(json_object_get(got, "kernels")), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(got, "kernels"), 1),
+							       "name")), "k1");
+	assert_null(json_object_get(json_array_get(json_object_get(got, "kernels"), 0), "eval_id"));
+	json_decref(got);
+	/* replaced by a profile of one kernel: the second row goes */
+	json_array_remove(json_object_get(prof, "kernels"), 1);
+	json_object_set_new(prof, "limiter", json_string("launch"));
+	assert_int_equal(store_profile_put(&s, prof, &err), 0);
+	assert_int_equal(store_profile_get(&s, "e1", &got, &err), 0);
+	assert_string_equal(json_string_value(json_object_get(got, "limiter")), "launch");
+	assert_int_equal(json_array_size(json_object_get(got, "kernels")), 1);
+	json_decref(got);
+	assert_int_equal(store_profile_get(&s, "e2", &got, &err), 0);
+	assert_null(got);
+	/* an unknown limiter, of the block or of a kernel: nothing written */
+	json_object_set_new(prof, "limiter", json_string("bandwidth"));
+	assert_int_equal(store_profile_put(&s, prof, &err), -1);
+	json_object_set_new(prof, "limiter", json_string("compute"));
+	json_object_set_new(json_array_get(json_object_get(prof, "kernels"), 0), "limiter", json_string("x"));
+	assert_int_equal(store_profile_put(&s, prof, &err), -1);
+	assert_int_equal(store_query_int(&s, "SELECT count(*) FROM profiles WHERE limiter = 'launch'", NULL, 0,
+					 &n, &err), 0);
+	assert_int_equal(n, 1);
+	json_decref(prof);
+	store_close(&s);
+	buf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -431,6 +503,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_foreign_keys_and_update, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rollback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kill_consistency, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_profiles, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
