@@ -26,7 +26,7 @@ import sqlite3
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_SCHEMA = os.path.join(HERE, "..", "..", "core", "store_schema.c")
+DEFAULT_SCHEMA = os.path.join(HERE, "..", "..", "store", "store_schema.c")
 
 PROBLEMS = [
     ("Square_matrix_multiplication_", "matmul", "square matmul C=A@B", 1.37e11, 2.01e8),
