@@ -345,6 +345,22 @@ static unsigned long long next_rng(unsigned long long *s)
 	return z ^ (z >> 31);
 }
 
+/* Fresh set f's seed: secret to this worker process (mask_key, from
+ * getrandom) and the same for every evaluation of the problem here, so its
+ * reference is computed once and kept. It is still new to each kernel:
+ * nothing a kernel writes outlives its evaluation (the module is unloaded,
+ * its variables restored, outputs and scratch refilled), and the timed
+ * trial that first uses it stays secret per evaluation. */
+static unsigned long long fresh_seed(const struct worker *w, int f)
+{
+	unsigned long long h = 0xcbf29ce484222325ull, s;
+
+	for (const char *c = w->p.id ? w->p.id : ""; *c; c++)
+		h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+	s = w->mask_key ^ h ^ (0x7F4A7C15ull * (unsigned long long)(f + 1));
+	return next_rng(&s) | (1ull << 62);   /* never a check seed */
+}
+
 int wk_launch_candidate(struct wk_eval_state *es, const struct wk_buf *ins, CUevent e0,
 			CUevent e1, struct buf *err)
 {
@@ -1317,10 +1333,12 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 			for (int f = 0; f < nf; f++) {
 				struct buf ferr = BUF_INIT;
 				size_t fr = 0, tot = 0, need = 0;
-				fseed[f] = next_rng(&tkey) | (1ull << 62);   /* never a check seed */
+				fseed[f] = fresh_seed(w, f);
 				/* The distribution of A or B, secretly: a fresh launch is
 				 * compared with replays of its own distribution. */
 				fdist[f] = tmix && (next_rng(&tkey) & 1) ? db : 0;
+				if (wk_keep_find(w, fseed[f], fdist[f]))
+					continue;   /* kept from an earlier evaluation here */
 				/* A fresh set keeps its outputs until timing ends, leaving
 				 * an eighth of the device free: other problems' kept
 				 * references go first, then this one's least recently
@@ -1384,10 +1402,7 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 			}
 			r = wk_timing(&es, ka, kb, fk, nfk, res, err);
 			PH(WK_PH_TIMING);
-			/* Fresh sets are never used again. */
-			for (int f = 0; f < nfk; f++)
-				if (!w->fatal && fk[f]->used)
-					drop_keep(w, (int)(fk[f] - w->keep));
+			/* The fresh sets' references stay kept (fresh_seed). */
 			ended = r == 1 ? 1 : wk_run_status(res, r, &v, NULL, err);
 		}
 		/* Then one more checked run (worker_sens.c: the degenerate rule). */
