@@ -294,8 +294,9 @@ static void test_profile_text(void **state)
 	buf_release(&name);
 }
 
-/* The built-in proposer's ideas for ReLU at seed 7 (k = all), their ids in order. */
-static void builtin_ideas(const char *limiter, char *ids, size_t n, json_t **resp, json_t **req)
+/* The built-in proposer's ideas for a problem at seed 7 (k = all), their ids in order. */
+static void builtin_ideas(const char *problem, const char *limiter, char *ids, size_t n,
+			  json_t **resp, json_t **req)
 {
 	struct buf err = BUF_INIT, path = BUF_INIT;
 	struct proposer pr;
@@ -304,11 +305,11 @@ static void builtin_ideas(const char *limiter, char *ids, size_t n, json_t **res
 	struct proposer_record rec;
 	json_t *spec;
 
-	buf_addf(&path, "%s/problems/level1/019_ReLU/spec.json", getenv("KF_ROOT") ? getenv("KF_ROOT") : ".");
+	buf_addf(&path, "%s/problems/%s/spec.json", getenv("KF_ROOT") ? getenv("KF_ROOT") : ".", problem);
 	spec = json_load_file(path.s, 0, NULL);
 	assert_non_null(spec);
 	memset(&pp, 0, sizeof(pp));
-	pp.id = "level1/019_ReLU";
+	pp.id = problem;
 	pp.spec = spec;
 	assert_int_equal(builtin_proposer_open(&pr, &err), 0);
 	struct idea_request rq = { &pp, NULL, 0, 1000, 1, 7 };
@@ -335,22 +336,28 @@ static void builtin_ideas(const char *limiter, char *ids, size_t n, json_t **res
  * without a profile the order is the one before profiles existed. */
 static void test_builtin_limiter(void **state)
 {
+	static const char relu[] = "level1/019_ReLU", scan[] = "level1/093_masked_cumsum";
 	static const struct {
-		const char *limiter, *want;
+		const char *problem, *limiter, *want;
 	} cases[] = {
 		/* the order before this change (builtin_emit ideas SPEC 1000 7) */
-		{ NULL, "ew-unroll ew-vec4 ew-gridstride ew-ilp ew-streaming-stores ew-fastmath ew-blocksize" },
-		{ "memory", "ew-vec4 ew-ilp ew-streaming-stores ew-unroll ew-gridstride ew-fastmath ew-blocksize" },
-		{ "compute", "ew-ilp ew-fastmath ew-unroll ew-vec4 ew-gridstride ew-streaming-stores ew-blocksize" },
-		{ "latency", "ew-unroll ew-gridstride ew-blocksize ew-vec4 ew-ilp ew-streaming-stores ew-fastmath" },
+		{ relu, NULL, "ew-unroll ew-vec4 ew-gridstride ew-ilp ew-streaming-stores ew-fastmath ew-blocksize" },
+		{ relu, "memory", "ew-vec4 ew-ilp ew-streaming-stores ew-unroll ew-gridstride ew-fastmath ew-blocksize" },
+		{ relu, "compute", "ew-ilp ew-fastmath ew-unroll ew-vec4 ew-gridstride ew-streaming-stores ew-blocksize" },
+		{ relu, "latency", "ew-unroll ew-gridstride ew-blocksize ew-vec4 ew-ilp ew-streaming-stores ew-fastmath" },
 		/* no elementwise idea fuses launches: the order stays */
-		{ "launch", "ew-unroll ew-vec4 ew-gridstride ew-ilp ew-streaming-stores ew-fastmath ew-blocksize" },
+		{ relu, "launch", "ew-unroll ew-vec4 ew-gridstride ew-ilp ew-streaming-stores ew-fastmath ew-blocksize" },
+		{ scan, NULL, "scan-single-pass scan-streaming-stores scan-block-size scan-double-carry "
+			      "scan-warp-per-row scan-fused-mask scan-warp scan-vec4-chunks" },
+		/* the ideas that fuse first */
+		{ scan, "launch", "scan-fused-mask scan-single-pass scan-streaming-stores scan-block-size "
+				  "scan-double-carry scan-warp-per-row scan-warp scan-vec4-chunks" },
 	};
 	(void)state;
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		char ids[512];
 		json_t *rs, *rq, *first;
-		builtin_ideas(cases[c].limiter, ids, sizeof(ids), &rs, &rq);
+		builtin_ideas(cases[c].problem, cases[c].limiter, ids, sizeof(ids), &rs, &rq);
 		assert_string_equal(ids, cases[c].want);
 		assert_non_null(rs);
 		first = json_array_get(json_object_get(rs, "ideas"), 0);
@@ -364,7 +371,7 @@ static void test_builtin_limiter(void **state)
 			assert_string_equal(json_string_value(json_object_get(json_object_get(rq, "limiter"),
 									      "limiter")), cases[c].limiter);
 			assert_non_null(strstr(json_string_value(json_object_get(rs, "why")), want));
-			if (strcmp(cases[c].limiter, "launch"))
+			if (cases[c].problem == scan || strcmp(cases[c].limiter, "launch"))
 				assert_non_null(strstr(json_string_value(json_object_get(first, "why")), want));
 		}
 		json_decref(rs);
