@@ -179,6 +179,8 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_DOUBLE("max-timing", 0, &cfg.max_timing_s, "SEC", 0, 86400,
 			   "stop a candidate's timed trials after SEC seconds of kernel time "
 			   "(at least 10 trials; 1; 0 = all 100)"),
+		OPT_FLAG("profile-feedback", 0, &cfg.profile_feedback,
+			 "LLM prompts carry the seed kernels' profiles, short (implies profiling)"),
 		OPT_DOUBLE("prune-vs-eager", 0, &cfg.prune_vs_eager, "F", 0, 1e6,
 			   "stop them after 3 trials when the mean is over F times PyTorch eager's "
 			   "on this GPU (3; 0 = never); the verifier times at length"),
@@ -274,6 +276,8 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 		rc = EXIT_OK;
 		goto out;
 	}
+	if (cfg.profile_feedback)
+		cfg.profile = 1; /* feedback needs the profiles */
 	if (cfg.compile_only && !cfg.arch)
 		cfg.arch = "sm_90a"; /* what a search on an H100 or H200 compiles for */
 	cfg.problems = &pl;

@@ -62,12 +62,15 @@ struct scored {
 	const struct catalogue_idea *c;
 	double score;
 	uint64_t tie;
+	int first;                 /* what the best kernel's limiter asks for */
 };
 
 static int scored_cmp(const void *a, const void *b)
 {
 	const struct scored *x = a, *y = b;
 
+	if (x->first != y->first)
+		return x->first ? -1 : 1;
 	if (x->score != y->score)
 		return x->score > y->score ? -1 : 1;
 	return x->tie < y->tie ? -1 : x->tie > y->tie;
@@ -151,6 +154,37 @@ static int add_revisits(const struct idea_request *req, int want, struct idea_li
 	return got;
 }
 
+/* The ideas a profile's limiter asks for first (docs/search.md): memory-
+ * bound, fewer or better bytes (memory, async); compute-bound, cheaper or
+ * narrower math (compute, precision); latency-bound, more parallel work
+ * and shorter dependent chains (parallelism, control); launch-bound,
+ * fewer launches (ideas that fuse, in one kernel). What they are, for the
+ * record, in *what. */
+static int limiter_wants(const char *lim, const struct catalogue_idea *c, const char **what)
+{
+	static const char *const fuse[] = { "fuse", "fusion", "one kernel", "single kernel",
+					    "one launch", NULL };
+	unsigned cats = 0;
+
+	if (!lim)
+		return 0;
+	if (!strcmp(lim, "memory"))
+		cats = CAT_MEMORY | CAT_ASYNC, *what = "memory and async ideas first";
+	else if (!strcmp(lim, "compute"))
+		cats = CAT_COMPUTE | CAT_PRECISION, *what = "compute and precision ideas first";
+	else if (!strcmp(lim, "latency"))
+		cats = CAT_PARALLELISM | CAT_CONTROL, *what = "parallelism and control-flow ideas first";
+	else if (!strcmp(lim, "launch")) {
+		*what = "ideas that fuse launches first";
+		for (int i = 0; fuse[i]; i++)
+			if (strcasestr(c->text, fuse[i]) || strcasestr(c->id, fuse[i]))
+				return 1;
+		return 0;
+	} else
+		return 0;
+	return (c->categories & cats) != 0;
+}
+
 static int b_ideas(void *self, const struct idea_request *req, struct idea_list *out,
 		   struct proposer_record *rec, struct buf *err)
 {
@@ -159,6 +193,8 @@ static int b_ideas(void *self, const struct idea_request *req, struct idea_list 
 	double helped[CAT_COUNT] = { 0 };
 	struct scored *v;
 	json_t *rq, *rs, *hist, *chosen;
+	const char *lim_what = NULL;
+	struct buf lim_why = BUF_INIT;
 	int n = 0, i;
 
 	(void)self;
@@ -200,38 +236,51 @@ static int b_ideas(void *self, const struct idea_request *req, struct idea_list 
 			if (c->categories & (1u << b))
 				v[n].score += helped[b];
 		v[n].tie = hash_str(req->seed, c->id);
+		v[n].first = limiter_wants(req->limiter, c, &lim_what);
 		n++;
 	}
 	qsort(v, (size_t)n, sizeof(*v), scored_cmp);
 	chosen = json_array();
+	if (lim_what)
+		buf_addf(&lim_why, "limiter %s (profile of %s): %s", req->limiter,
+			 req->limiter_kernel ? req->limiter_kernel : "the best kernel", lim_what);
 	for (i = 0; i < n && i < req->k; i++) {
 		struct idea *it = idea_list_add(out);
+		const char *why = v[i].c->requires ? "written for this problem's shape" :
+			v[i].score > 0 ? "its categories helped in earlier rounds" :
+			v[i].score < 0 ? "untried; its categories have not helped yet" :
+			"untried; no evidence yet for its categories";
 		it->text = strdup(v[i].c->text);
 		it->categories = v[i].c->categories;
 		it->category_method = strdup("catalogue");
 		it->catalogue_id = strdup(v[i].c->id);
-		json_array_append_new(chosen, json_pack("{s:s,s:s,s:f,s:s}", "id", v[i].c->id,
+		json_array_append_new(chosen, json_pack("{s:s,s:s,s:f,s:s++}", "id", v[i].c->id,
 			"template", v[i].c->template_id, "category_score", v[i].score, "why",
-			v[i].c->requires ? "written for this problem's shape" :
-			v[i].score > 0 ? "its categories helped in earlier rounds" :
-			v[i].score < 0 ? "untried; its categories have not helped yet" :
-			"untried; no evidence yet for its categories"));
+			v[i].first ? lim_why.s : "", v[i].first ? "; " : "", why));
 	}
 	int revisits = i < req->k ? add_revisits(req, req->k - i, out, chosen) : 0;
 	if (revisits < 0) {
 		json_decref(chosen);
 		json_decref(hist);
+		buf_release(&lim_why);
 		free(v);
 		return kf_err(err, "out of memory");
 	}
 	rq = json_pack("{s:s,s:s,s:i,s:i,s:I,s:o}", "problem", req->problem->id, "family",
 		       fam ? family_name(__builtin_ctz(fam)) : "unknown", "round", req->round,
 		       "k", req->k, "seed", (json_int_t)req->seed, "history", hist);
+	/* Only with a profile: the records of runs without one stay as they were. */
+	if (lim_what)
+		json_object_set_new(rq, "limiter", json_pack("{s:s,s:s?}", "limiter", req->limiter,
+							     "kernel", req->limiter_kernel));
 	rs = json_pack("{s:o,s:i,s:i,s:s?}", "ideas", chosen, "applicable_untried", n, "revisits",
 		       revisits, "note", n + revisits == 0 ?
 		       "no untried idea has a template for this problem, and no tried one has "
 		       "parameter points left to measure" : NULL);
+	if (lim_what)
+		json_object_set_new(rs, "why", json_string(lim_why.s));
 	set_record(rec, rq, rs);
+	buf_release(&lim_why);
 	free(v);
 	return 0;
 }

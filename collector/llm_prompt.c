@@ -247,7 +247,7 @@ int llm_prompt_system(struct llm_prompts *p, struct buf *out, struct buf *err)
 int llm_prompt_ideas(struct llm_prompts *p, const struct idea_request *req, struct buf *out,
 		     struct buf *err)
 {
-	json_t *hist = json_array(), *cats = json_array();
+	json_t *hist = json_array(), *cats = json_array(), *ctx;
 	/* the most recent LLM_PROMPT_MAX_HISTORY ideas keep the prompt bounded */
 	int first = req->n_history > LLM_PROMPT_MAX_HISTORY ? req->n_history - LLM_PROMPT_MAX_HISTORY : 0;
 	for (int i = first; i < req->n_history; i++) {
@@ -264,12 +264,15 @@ int llm_prompt_ideas(struct llm_prompts *p, const struct idea_request *req, stru
 	for (int i = 0; i < CAT_COUNT; i++)
 		json_array_append_new(cats, json_pack("{s:s, s:s}", "name", idea_category_name(i),
 						      "title", idea_category_title(i)));
-	return render(p, P_IDEAS,
-		      json_pack("{s:o, s:o, s:b, s:i, s:i, s:o}", "problem",
-				problem_ctx(req->problem), "history", hist, "has_history",
-				req->n_history > 0, "k", req->k, "round", req->round,
-				"categories", cats),
-		      out, err);
+	ctx = json_pack("{s:o, s:o, s:b, s:i, s:i, s:o}", "problem", problem_ctx(req->problem),
+			"history", hist, "has_history", req->n_history > 0, "k", req->k, "round",
+			req->round, "categories", cats);
+	if (req->profile) {
+		json_object_set_new(ctx, "has_profile", json_true());
+		json_object_set_new(ctx, "profile", str_cut(req->profile, PROPOSER_PROFILE_TEXT_MAX));
+		json_object_set_new(ctx, "profile_kernel", str_cut(req->limiter_kernel, 64));
+	}
+	return render(p, P_IDEAS, ctx, out, err);
 }
 
 int llm_prompt_implement(struct llm_prompts *p, const struct impl_request *req, int m,
@@ -281,12 +284,15 @@ int llm_prompt_implement(struct llm_prompts *p, const struct impl_request *req, 
 
 	for (int i = 0; i < req->n_seeds; i++) {
 		const struct seed_kernel *s = &req->seeds[i];
-		json_array_append_new(
-			seeds, json_pack("{s:o, s:o, s:b, s:o, s:b, s:o}", "kernel_id",
-					 str_or_empty(s->kernel_id), "source", src_text(s->source),
-					 "has_time", s->time_ms > 0, "time_ms", fmt("%.4g", s->time_ms),
-					 "has_speedup", s->speedup > 0, "speedup",
-					 fmt("%.2f", s->speedup)));
+		json_t *o = json_pack("{s:o, s:o, s:b, s:o, s:b, s:o}", "kernel_id",
+				      str_or_empty(s->kernel_id), "source", src_text(s->source),
+				      "has_time", s->time_ms > 0, "time_ms", fmt("%.4g", s->time_ms),
+				      "has_speedup", s->speedup > 0, "speedup", fmt("%.2f", s->speedup));
+		if (s->profile) {
+			json_object_set_new(o, "has_profile", json_true());
+			json_object_set_new(o, "profile", str_cut(s->profile, PROPOSER_PROFILE_TEXT_MAX));
+		}
+		json_array_append_new(seeds, o);
 	}
 	ctx = json_pack("{s:o, s:{s:o, s:s}, s:o, s:b, s:i, s:b}", "problem",
 			problem_ctx(req->problem), "idea", "text",

@@ -61,6 +61,8 @@ struct seed_kernel {
 	const char *template_id;   /* built-in: template that made it; may be NULL */
 	double time_ms;            /* 0 when not timed */
 	double speedup;            /* vs eager, 0 when unknown */
+	const char *profile;       /* its profile as proposer_profile_text, with
+				      --profile-feedback only; NULL: none */
 };
 
 struct idea_request {
@@ -70,6 +72,10 @@ struct idea_request {
 	int k;                     /* ideas wanted */
 	int round;
 	unsigned long long seed;   /* deterministic choices derive from it */
+	/* The best kernel so far, when it has a profile on this GPU: its
+	 * limiter (memory, compute, latency, launch) and label; NULL: none. */
+	const char *limiter, *limiter_kernel;
+	const char *profile;       /* that profile's text, with --profile-feedback only */
 };
 
 struct impl_request {
@@ -159,6 +165,14 @@ struct proposer {
 		      struct proposer_record *rec, struct buf *err);
 	void (*release)(void *self);
 };
+
+/* The short text form of a profile (store/store_profile.h's JSON) for a
+ * prompt, in out (reset): the limiter, kernel time, DRAM % and bytes, L2
+ * hit, SM, tensor and occupancy %, and the three longest kernels with
+ * their registers and shared memory. At most PROPOSER_PROFILE_TEXT_MAX
+ * bytes of printable ASCII and newlines, whatever the profile holds. */
+#define PROPOSER_PROFILE_TEXT_MAX 600
+void proposer_profile_text(const json_t *prof, struct buf *out);
 
 /* Deterministic keyword classifier for ideas that carry no labels. */
 unsigned idea_classify_keywords(const char *text);

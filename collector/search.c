@@ -104,6 +104,10 @@ json_t *search_config_to_json(const struct search_config *c)
 	/* Only when set: the run ids of earlier configurations stay the same. */
 	if (j && c->max_timing_s > 0)
 		json_object_set_new(j, "max_timing_s", json_real(c->max_timing_s));
+	if (j && (c->profile || c->profile_feedback))
+		json_object_set_new(j, "profile", json_true());
+	if (j && c->profile_feedback)
+		json_object_set_new(j, "profile_feedback", json_true());
 	if (j && c->prune_vs_eager > 0)
 		json_object_set_new(j, "prune_vs_eager", json_real(c->prune_vs_eager));
 	return j;
@@ -140,6 +144,8 @@ int search_config_from_json(struct search_config *c, const json_t *j, struct buf
 	c->arch = jget_str(j, "arch", NULL);
 	c->protocol = jget_str(j, "protocol", "collect-v1");   /* runs before the key existed */
 	c->max_timing_s = jget_num(j, "max_timing_s", 0);
+	c->profile_feedback = jget_bool(j, "profile_feedback", 0);
+	c->profile = jget_bool(j, "profile", 0) || c->profile_feedback;
 	c->prune_vs_eager = jget_num(j, "prune_vs_eager", 0);
 	if (strcmp(c->strategy, "branch") && strcmp(c->strategy, "revise"))
 		return kf_err(err, "unknown strategy '%s' (branch or revise)", c->strategy);

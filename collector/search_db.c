@@ -1,6 +1,7 @@
 /* The search's rows: deterministic ids, idempotent inserts, the queries
  * that seed rounds and condition the proposer. */
 #include "search_int.h"
+#include "store/store_profile.h"
 #include "core/json.h"
 #include "core/sha256.h"
 #include "store/store_llm.h"
@@ -197,6 +198,14 @@ json_t *sdb_candidates(struct sproblem *P, struct buf *err)
 {
 	return store_search_candidates(&P->st, P->S->run_id, P->ref->id, P->S->gpu,
 				       P->S->cfg->protocol, err);
+}
+
+int sdb_profile(struct sproblem *P, const json_t *cand, json_t **out, struct buf *err)
+{
+	const char *eid = jget_str(cand, "eval_id", NULL);
+
+	*out = NULL;
+	return eid ? store_profile_get(&P->st, eid, out, err) : 0;
 }
 
 json_t *sdb_kernels_before(struct sproblem *P, int round, struct buf *err)

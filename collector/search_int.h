@@ -84,8 +84,11 @@ int sdb_round_done(struct sproblem *P, int round, struct buf *err);
 /* Candidates of this problem in this run with evaluation results, ordered
  * by round then insertion: [{id, round, idea_id, impl_index, status,
  * kernel_hash, template_id, params, detail, source, time_mean_ms,
- * speedup_eager}]. */
+ * speedup_eager, eval_id}]. */
 json_t *sdb_candidates(struct sproblem *P, struct buf *err);
+/* The profile of a candidate row's evaluation (store_profile_get's JSON)
+ * in *out, NULL when it has none; 0 or -1. */
+int sdb_profile(struct sproblem *P, const json_t *cand, json_t **out, struct buf *err);
 /* [hash, ...]: the kernels of the problem's candidates in the run's rounds before `round`. */
 json_t *sdb_kernels_before(struct sproblem *P, int round, struct buf *err);
 /* The candidate in slot (round, idea_id (may be NULL), impl): new ref or NULL. */

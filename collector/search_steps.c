@@ -93,8 +93,58 @@ static void to_seeds(const json_t *rows, struct seed_kernel *v, json_t **owned, 
 		if (jget_str(c, "params", NULL))
 			owned[*n] = json_loads(jget_str(c, "params", ""), 0, NULL);
 		v[*n].params = owned[*n];
+		v[*n].profile = NULL;
 		(*n)++;
 	}
+}
+
+/* With --profile-feedback: each seed's profile as text (texts[i] owned,
+ * NULL when it has none). */
+static int seed_profiles(struct sproblem *P, const json_t *rows, struct seed_kernel *v, int n,
+			 char **texts, struct buf *err)
+{
+	for (int i = 0; i < n; i++)
+		texts[i] = NULL;
+	for (int i = 0; i < n && P->S->cfg->profile_feedback; i++) {
+		json_t *prof = NULL;
+		struct buf b = BUF_INIT;
+		if (sdb_profile(P, json_array_get(rows, (size_t)i), &prof, err) < 0)
+			return -1;
+		if (!prof)
+			continue;
+		proposer_profile_text(prof, &b);
+		v[i].profile = texts[i] = buf_detach(&b, NULL);
+		json_decref(prof);
+	}
+	return 0;
+}
+
+/* The profile of the best kernel before round (*prof NULL: none), its label in label. */
+static int best_profile(struct sproblem *P, int round, json_t **prof, char label[64],
+			struct buf *err)
+{
+	json_t *cands = sdb_candidates(P, err), *good = json_array(), *c;
+	size_t i;
+	int r = 0;
+
+	*prof = NULL;
+	label[0] = 0;
+	if (!cands) {
+		json_decref(good);
+		return -1;
+	}
+	json_array_foreach(cands, i, c)
+		if (jget_int(c, "round", 0) < round && sdb_good(P, c))
+			json_array_append(good, c);
+	sdb_rank(good);
+	if (json_array_size(good)) {
+		c = json_array_get(good, 0);
+		snprintf(label, 64, "%s", jget_str(c, "label", ""));
+		r = sdb_profile(P, c, prof, err);
+	}
+	json_decref(cands);
+	json_decref(good);
+	return r;
 }
 
 static json_t *ids_of(const json_t *rows, const char *key, int distinct)
@@ -158,7 +208,9 @@ static int round_ideas(struct sproblem *P, int round, int k, const json_t *paren
 	struct idea_list list;
 	struct proposer_record rec;
 	struct idea_outcome *hist = NULL;
-	json_t *h = NULL, *x;
+	json_t *h = NULL, *x, *prof = NULL;
+	struct buf ptext = BUF_INIT;
+	char plabel[64];
 	size_t i;
 
 	*out = NULL;
@@ -188,6 +240,19 @@ static int round_ideas(struct sproblem *P, int round, int k, const json_t *paren
 		}
 		struct idea_request req = { &P->pp, hist, nh, k, round,
 					    sdb_seed(P, round, "ideas", 0) };
+		if (best_profile(P, round, &prof, plabel, err) < 0) {
+			free(hist);
+			json_decref(h);
+			return -1;
+		}
+		if (prof) {
+			req.limiter = jget_str(prof, "limiter", NULL);
+			req.limiter_kernel = plabel;
+			if (P->S->cfg->profile_feedback) {
+				proposer_profile_text(prof, &ptext);
+				req.profile = ptext.s;
+			}
+		}
 		idea_list_init(&list);
 		proposer_record_init(&rec);
 		r = P->S->prop->ideas(P->S->prop->self, &req, &list, &rec, err);
@@ -197,6 +262,8 @@ static int round_ideas(struct sproblem *P, int round, int k, const json_t *paren
 			proposer_record_release(&rec);
 			free(hist);
 			json_decref(h);
+			json_decref(prof);
+			buf_release(&ptext);
 			return SP_BUDGET;
 		}
 		if (r < 0) {
@@ -215,6 +282,8 @@ static int round_ideas(struct sproblem *P, int round, int k, const json_t *paren
 		proposer_record_release(&rec);
 		free(hist);
 		json_decref(h);
+		json_decref(prof);
+		buf_release(&ptext);
 		if (r < 0)
 			return -1;
 	}
@@ -280,6 +349,7 @@ static int implement(struct sproblem *P, int round, int idx, const json_t *ideas
 	json_t *known;
 	struct seed_kernel seeds[SEARCH_SEEDS_MAX];
 	json_t *owned[SEARCH_SEEDS_MAX], *parents;
+	char *ptexts[SEARCH_SEEDS_MAX];
 	struct proposal_list pl;
 	struct proposer_record rec;
 	struct idea it, *before_it;
@@ -314,6 +384,10 @@ static int implement(struct sproblem *P, int round, int idx, const json_t *ideas
 	before_it = calloc((size_t)idx + 1, sizeof(*before_it));
 	proposal_list_init(&pl);
 	proposer_record_init(&rec);
+	if (seed_profiles(P, seed_rows, seeds, n_seeds, ptexts, err) < 0) {
+		r = -1;
+		goto out;
+	}
 	if (!known_s || !before || !before_it) {
 		r = kf_err(err, "out of memory");
 		goto out;
@@ -349,8 +423,10 @@ static int implement(struct sproblem *P, int round, int idx, const json_t *ideas
 	r = put_proposals(P, round, idea_id, idea_id, &pl, m, parents, call_id, err);
 	json_decref(parents);
 out:
-	for (int i = 0; i < n_seeds; i++)
+	for (int i = 0; i < n_seeds; i++) {
 		json_decref(owned[i]);
+		free(ptexts[i]);
+	}
 	free(known_s);
 	free(before);
 	free(before_it);

@@ -76,6 +76,7 @@ static const struct xfield table_extras[] = {
 	{ "evals.speedup_eager", "number", 1, NULL },
 	{ "evals.speedup_eager_median", "number", 1, NULL },
 	{ "evals.speedup_compile", "number", 1, NULL },
+	{ "profiles.kernels", "array", 0, NULL },
 	{ NULL, NULL, 0, NULL },
 };
 

@@ -68,6 +68,9 @@ int ds_json_column(const char *table, const char *column);
 void ds_row_shape(const char *table, json_t *row, json_t *reals);
 void ds_reals_collect(const json_t *row, json_t *reals);
 void ds_spec_shape(json_t *spec);
+/* A profiles row (with its kernels): every field present, reals real,
+ * integers integer, else null; kernels a list (docs/dataset.md). */
+void ds_profile_shape(json_t *row);
 int ds_gpu_null(const char *field);
 
 /* features.c: folds a row into the Arrow type of a file's rows (*acc NULL

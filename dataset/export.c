@@ -21,6 +21,7 @@ const struct ds_table ds_tables[] = {
 	{ "data/verifications.jsonl", "verifications", "verdicts of the stricter re-verification per GPU" },
 	{ "data/baselines.jsonl", "baselines", "PyTorch eager and torch.compile times per GPU" },
 	{ "data/gpus.jsonl", "gpus", "GPU models with measured ceilings" },
+	{ "data/profiles.jsonl", "profiles", "hardware-counter profiles of evaluations: limiter, DRAM, L2, SM, tensor, occupancy, per kernel" },
 	{ NULL, NULL, NULL },
 };
 

@@ -173,6 +173,27 @@ static const struct field_doc docs[] = {
 	{ "baselines.device", "device label of the source" },
 	{ "baselines.source", "where the numbers come from" },
 	{ "baselines.imported_at", "time" },
+	{ "profiles.eval_id", "the evaluation whose extra launch block was profiled" },
+	{ "profiles.kernel_hash", "kernel" },
+	{ "profiles.problem_id", "problem id" },
+	{ "profiles.gpu_name", "GPU model" },
+	{ "profiles.limiter", "what limits the launch block: memory, compute, latency or launch" },
+	{ "profiles.launches", "kernel launches in the launch block" },
+	{ "profiles.kernel_ms", "summed kernel time of the profiled launch block, ms" },
+	{ "profiles.dram_read_bytes", "bytes read from device memory" },
+	{ "profiles.dram_write_bytes", "bytes written to device memory" },
+	{ "profiles.dram_pct", "device-memory throughput, % of peak (time-weighted over the kernels)" },
+	{ "profiles.l2_hit_pct", "L2 hit rate, %" },
+	{ "profiles.sm_pct", "SM throughput, % of peak" },
+	{ "profiles.tensor_pct", "tensor-core pipe utilization, %" },
+	{ "profiles.occupancy_pct", "achieved occupancy, % of the SM's warps" },
+	{ "profiles.cost_ms", "wall time the profile took, ms" },
+	{ "profiles.tool", "the profiler and its version" },
+	{ "profiles.created_at", "time" },
+	{ "profiles.kernels", "per kernel launch by idx: {idx, name, duration_ms, dram_read_bytes, "
+			      "dram_write_bytes, dram_pct, l2_hit_pct, sm_pct, tensor_pct, occupancy_pct, "
+			      "registers, shared_bytes, block_threads, grid_blocks, limiter} (integers "
+			      "integers, the others reals, null when not measured)" },
 	{ NULL, NULL },
 };
 

@@ -7,6 +7,7 @@
 #include "ds_int.h"
 #include "core/json.h"
 
+#include <math.h>
 #include <string.h>
 
 static void int_to_real(json_t *o, const char *k, json_t *v)
@@ -129,6 +130,71 @@ static void reals_apply(json_t *row, json_t *reals)
 	buf_release(&path);
 }
 
+/* Profiles: a column of the store is typeless, so each field takes its
+ * declared type here: reals real (2 -> 2.0), integers integer (a whole
+ * real -> its integer), anything else (a missing field, text in a number
+ * column, a fraction in an integer one) null. */
+static const char *const prof_reals[] = {
+	"kernel_ms", "dram_pct", "l2_hit_pct", "sm_pct", "tensor_pct", "occupancy_pct", "cost_ms",
+	"duration_ms", NULL,
+};
+static const char *const prof_ints[] = {
+	"launches", "dram_read_bytes", "dram_write_bytes", "idx", "registers", "shared_bytes",
+	"block_threads", "grid_blocks", NULL,
+};
+static const char *const prof_fields[] = { "dram_read_bytes", "dram_write_bytes", "dram_pct",
+	"l2_hit_pct", "sm_pct", "tensor_pct", "occupancy_pct", "limiter", NULL };
+static const char *const prof_top[] = { "eval_id", "kernel_hash", "problem_id", "gpu_name",
+	"launches", "kernel_ms", "cost_ms", "tool", "created_at", NULL };
+static const char *const prof_kern[] = { "idx", "name", "duration_ms", "registers",
+	"shared_bytes", "block_threads", "grid_blocks", NULL };
+
+static int in(const char *const *l, const char *k)
+{
+	for (int i = 0; l[i]; i++)
+		if (!strcmp(l[i], k))
+			return 1;
+	return 0;
+}
+
+static void prof_fix(json_t *o, const char *const *names)
+{
+	for (int i = 0; names[i]; i++) {
+		const char *k = names[i];
+		json_t *v = json_object_get(o, k), *nv = NULL;
+		if (in(prof_reals, k)) {
+			if (json_is_real(v) && isfinite(json_real_value(v)))
+				continue;
+			if (json_is_integer(v))
+				nv = json_real((double)json_integer_value(v));
+		} else if (in(prof_ints, k)) {
+			double d = json_is_real(v) ? json_real_value(v) : 0.5;
+			if (json_is_integer(v))
+				continue;
+			if (d == floor(d) && fabs(d) < 9e15)
+				nv = json_integer((json_int_t)d);
+		} else if (json_is_string(v)) {
+			continue;
+		}
+		json_object_set_new(o, k, nv ? nv : json_null());
+	}
+}
+
+void ds_profile_shape(json_t *row)
+{
+	json_t *ks = json_object_get(row, "kernels"), *k;
+	size_t i;
+
+	prof_fix(row, prof_top);
+	prof_fix(row, prof_fields);
+	if (!json_is_array(ks))
+		json_object_set_new(row, "kernels", (ks = json_array()));
+	json_array_foreach(ks, i, k) {
+		prof_fix(k, prof_kern);
+		prof_fix(k, prof_fields);
+	}
+}
+
 int ds_gpu_null(const char *field)
 {
 	return !strcmp(field, "gpu_name");
@@ -144,6 +210,8 @@ void ds_row_shape(const char *table, json_t *row, json_t *reals)
 	json_object_foreach(row, k, v)
 		if (ds_gpu_null(k) && json_is_string(v) && !json_string_length(v))
 			json_object_set_new_nocheck(row, k, json_null());
+	if (!strcmp(table, "profiles"))
+		ds_profile_shape(row);
 	if (!strcmp(table, "problems") && json_is_object(json_object_get(row, "spec")))
 		ds_spec_shape(json_object_get(row, "spec"));
 	if (reals && json_object_size(reals))

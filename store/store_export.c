@@ -364,6 +364,10 @@ int store_export_rows(struct store *s, const char *table, store_row_cb cb, void 
 			      "SELECT eval_id, kind, idx, seed, time_ms, cupti_ms, max_abs_err, max_rel_err,"
 			      " mismatches, ok FROM eval_trials WHERE eval_id = ?1 ORDER BY kind, idx",
 			      "check_trials", NEST_TRIALS, cb, ctx, err);
+	if (!strcmp(table, "profiles"))
+		return nested(s, "SELECT * FROM profiles ORDER BY eval_id",
+			      "SELECT * FROM profile_kernels WHERE eval_id = ?1 ORDER BY idx",
+			      "kernels", NEST_LIST, cb, ctx, err);
 	buf_addf(&sql, "SELECT * FROM %s ORDER BY ", table);
 	for (int i = 0; key[i]; i++)
 		buf_addf(&sql, "%s%s", i ? ", " : "", key[i]);

@@ -23,8 +23,8 @@ struct export_filter {
 int store_export_copy(const char *src, const char *dst, const struct export_filter *f,
 		      struct buf *err);
 
-/* The rows of one table in primary-key order. Three tables carry their
- * children nested: ideas (+"categories": [{category, method}]), compiles
+/* The rows of one table in primary-key order. Four tables carry their
+ * children nested: profiles (+"kernels": profile_kernels rows by idx), ideas (+"categories": [{category, method}]), compiles
  * (+"kernels": compile_kernels rows), evals (+"check_trials": [{idx, seed,
  * max_abs_err, max_rel_err, mismatches, ok}], "time_trials_ms",
  * "cupti_trials_ms": arrays by idx given as JSON text in a string (millions

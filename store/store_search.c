@@ -79,7 +79,7 @@ json_t *store_search_candidates(struct store *s, const char *run_id, const char 
 		"SELECT c.id, c.round, c.idea_id, c.impl_index, c.status, c.kernel_hash, c.template_id,"
 		/* What the proposer sees: the same across runs, so a replay asks the same. */
 		" 'kernel_' || COALESCE(substr(c.kernel_hash, 1, 12), 'none') AS label,"
-		" c.params, c.detail, k.source, e.time_mean_ms, s.speedup_eager"
+		" c.params, c.detail, k.source, e.time_mean_ms, s.speedup_eager, e.id AS eval_id"
 		" FROM candidates c LEFT JOIN kernels k ON k.hash = c.kernel_hash"
 		" LEFT JOIN evals e ON e.kernel_hash = c.kernel_hash AND e.problem_id = c.problem_id"
 		"  AND e.gpu_name = ?3 AND e.protocol = ?4"

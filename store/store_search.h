@@ -31,8 +31,8 @@ int store_search_round_status(struct store *s, const char *run_id, const char *p
 			      int round, struct buf *status, struct buf *err);
 
 /* A problem's candidates in a run, in order (round, insertion), each with
- * its kernel's label and source and its evaluation's time and speedup on
- * gpu under protocol: a new array, or NULL on error. */
+ * its kernel's label and source and its evaluation's id, time and speedup
+ * on gpu under protocol: a new array, or NULL on error. */
 json_t *store_search_candidates(struct store *s, const char *run_id, const char *problem_id,
 				const char *gpu, const char *protocol, struct buf *err);
 /* The distinct kernel hashes of candidates before round, sorted: a new

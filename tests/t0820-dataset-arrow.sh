@@ -5,7 +5,8 @@
 # reals as the shortest text that reads back to the same double. Over a
 # compile-only dataset of level 1, 2 and 3 problems picked for the spec
 # fields that mix shapes, a store with every problem of problems/, and the
-# published v0.1.0 store (its rows of nine problems: tests/fixtures/v010-sample.db.zst). tests/tools/arrow_schema.py infers each config's
+# published v0.1.0 store (its rows of nine problems: tests/fixtures/v010-sample.db.zst), and that
+# store with recorded profiles (the profiles config). tests/tools/arrow_schema.py infers each config's
 # schema as Arrow does (python3 stdlib); where a venv with pinned pyarrow and
 # datasets can be made ($KF_BUILD/venv-arrow), both load every config too.
 . "$KF_ROOT/tests/lib.sh"
@@ -212,4 +213,62 @@ else
 	expect_exit 1 "without dataset_info its batches would not cast to the first" $TOOL --chunk 16384 v010/nofeat
 	contains "... e.g. evaluations" out "^evaluations .*in a later batch"
 	arrow_load "pyarrow and datasets load every config of the v0.1.0 dataset" v010/x
+
+	# ---- the same store with recorded profiles (issue 41): a config of its own
+	zstd -qdc "$V010" >prof.db
+	expect_exit 0 "migrate a copy to the schema with profiles" "$KFORGE" --db prof.db store migrate
+	check "record profiles: whole reals, nulls, a profile without kernels" python3 - prof.db <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+ev = db.execute("SELECT id, kernel_hash, problem_id, gpu_name FROM evals WHERE gpu_name <> '' ORDER BY id LIMIT 3").fetchall()
+if len(ev) < 3:
+    sys.exit(1)
+P = "INSERT INTO profiles VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+K = "INSERT INTO profile_kernels VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+# REAL columns given Python ints (2, 80): the store holds reals
+db.execute(P, ev[0] + ("memory", 2, 2, 1 << 33, 4096, 80, 12.5, 20, 0, 55.25, 40, "cupti-test", "2026-01-01T00:00:00Z"))
+db.execute(K, (ev[0][0], 0, "relu_f32", 1, 1 << 33, 4096, 80, 12.5, 20, 0, 55.25, 32, 0, 256, 4096, "memory"))
+db.execute(K, (ev[0][0], 1, "scale_f32", 0.5, None, None, None, None, None, None, None, 18, 1024, 128, 8, "launch"))
+db.execute(P, ev[1] + ("compute", 1, 0.25, None, None, None, None, 90.5, 75, 30, 41.5, "cupti-test", "2026-01-01T00:00:00Z"))
+db.execute(K, (ev[1][0], 0, "gemm", 0.25, 1000, 10, 1.5, 99, 90.5, 75, 30, 128, 49152, 256, 132, "compute"))
+db.execute(P, ev[2] + ("launch", 7, None, None, None, None, None, None, None, None, 3, "cupti-test", "2026-01-01T00:00:00Z"))
+db.commit()
+PY
+	expect_exit 0 "pack it" "$KFORGE" --db prof.db pack --version 0.1.0 -o prof
+	expect_exit 0 "kforge dataset verify passes" "$KFORGE" dataset verify prof/kforge-kernelbench-0.1.0.tar.zst
+	untar prof/kforge-kernelbench-0.1.0.tar.zst prof/x
+	expect_exit 0 "every config, profiles too, has one Arrow schema" $KTOOL --print prof/x
+	sed 's/^/# /' out | grep -v '^# [a-z_]*: struct' | tail -n 20
+	contains "... 16 configs: profiles is one" out "^16 configs, 0 problems"
+	contains "... one type per field: integers int64, reals double, kernels a list of structs" out \
+		"^profiles: struct<cost_ms: double, created_at: string, dram_pct: double, dram_read_bytes: int64, dram_write_bytes: int64, eval_id: string, gpu_name: string, kernel_hash: string, kernel_ms: double, kernels: list<struct<block_threads: int64, dram_pct: double, dram_read_bytes: int64, dram_write_bytes: int64, duration_ms: double, grid_blocks: int64, idx: int64, l2_hit_pct: double, limiter: string, name: string, occupancy_pct: double, registers: int64, shared_bytes: int64, sm_pct: double, tensor_pct: double>>, l2_hit_pct: double, launches: int64, limiter: string, occupancy_pct: double, problem_id: string, sm_pct: double, tensor_pct: double, tool: string>$"
+	contains "... whole reals written as reals" prof/x/data/profiles.jsonl '"kernel_ms":2.0,'
+	contains "... a profile without kernels has []" prof/x/data/profiles.jsonl '"kernels":\[\],"l2_hit_pct":null'
+	check "the card declares the profiles config and its features" sh -c \
+		"grep -q '^- config_name: profiles\$' prof/x/README.md && grep -A3 '^- config_name: profiles\$' prof/x/README.md | grep -q 'path: data/profiles.jsonl'"
+	check "schema.json describes every field" python3 -c "
+import json, sys
+f = json.load(open('prof/x/schema.json'))['files']['data/profiles.jsonl']['fields']
+sys.exit(not (f['kernels']['type'] == 'array' and f['launches']['type'] == 'integer'
+              and f['kernel_ms']['type'] == 'number' and f['kernel_ms']['nullable']
+              and all(v['description'] != '(not documented)' for v in f.values())))"
+	lacks "the v0.1.0 dataset (no profiles) has no profiles config" v010/x/README.md "config_name: profiles"
+	arrow_load "pyarrow and datasets load every config of the dataset with profiles" prof/x
+	if [ -z "$arrow_why" ]; then
+		check "datasets types the profiles config as the card says" "$VENV/bin/python" -c "
+import sys, datasets
+datasets.disable_progress_bars()
+d = datasets.load_dataset('prof/x', 'profiles', split='train')
+f = d.features
+k = f['kernels'][0] if isinstance(f['kernels'], list) else f['kernels'].feature
+ok = (d.num_rows == 3 and f['launches'].dtype == 'int64' and f['kernel_ms'].dtype == 'float64'
+      and f['limiter'].dtype == 'string' and k['registers'].dtype == 'int64'
+      and k['duration_ms'].dtype == 'float64' and k['name'].dtype == 'string'
+      and d[0]['kernel_ms'] == 2.0 and d[0]['kernels'][0]['dram_read_bytes'] == 1 << 33
+      and d[2]['kernels'] == [])
+print(f) if not ok else None
+sys.exit(0 if ok else 1)"
+	else
+		skip "datasets types the profiles config (pyarrow/datasets could not be installed: $arrow_why)"
+	fi
 fi

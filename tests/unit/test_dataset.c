@@ -233,6 +233,43 @@ static void test_spec_shape(void **state)
 	json_decref(reals);
 }
 
+/* A profiles row: every field present and of its one type (a store
+ * column is typeless: 2 in a REAL column, 3.0 or text in an INTEGER one). */
+static void test_profile_shape(void **state)
+{
+	static const char in[] =
+		"{\"eval_id\":\"e\",\"kernel_hash\":\"h\",\"problem_id\":\"p\",\"gpu_name\":\"G\","
+		"\"limiter\":\"memory\",\"launches\":2.0,\"kernel_ms\":3,\"dram_read_bytes\":1024,"
+		"\"dram_write_bytes\":\"x\",\"dram_pct\":80,\"l2_hit_pct\":null,\"sm_pct\":12.5,"
+		"\"cost_ms\":100,\"tool\":\"t\",\"created_at\":\"c\","
+		"\"kernels\":[{\"idx\":0,\"name\":\"k\",\"duration_ms\":1,\"registers\":32.0,"
+		"\"shared_bytes\":1.5,\"limiter\":\"memory\"}]}";
+	static const char want[] =
+		"{\"cost_ms\":100.0,\"created_at\":\"c\",\"dram_pct\":80.0,\"dram_read_bytes\":1024,"
+		"\"dram_write_bytes\":null,\"eval_id\":\"e\",\"gpu_name\":\"G\",\"kernel_hash\":\"h\","
+		"\"kernel_ms\":3.0,\"kernels\":[{\"block_threads\":null,\"dram_pct\":null,"
+		"\"dram_read_bytes\":null,\"dram_write_bytes\":null,\"duration_ms\":1.0,"
+		"\"grid_blocks\":null,\"idx\":0,\"l2_hit_pct\":null,\"limiter\":\"memory\","
+		"\"name\":\"k\",\"occupancy_pct\":null,\"registers\":32,\"shared_bytes\":null,"
+		"\"sm_pct\":null,\"tensor_pct\":null}],\"l2_hit_pct\":null,\"launches\":2,"
+		"\"limiter\":\"memory\",\"occupancy_pct\":null,\"problem_id\":\"p\",\"sm_pct\":12.5,"
+		"\"tensor_pct\":null,\"tool\":\"t\"}";
+	json_t *row = json_loads(in, 0, NULL), *bare = json_pack("{s:s}", "eval_id", "e");
+	struct buf b = BUF_INIT;
+	(void)state;
+	assert_non_null(row);
+	ds_row_shape("profiles", row, NULL);
+	json_add_canonical(&b, row);
+	assert_string_equal(b.s, want);
+	/* no kernels at all: an empty list, not null */
+	ds_row_shape("profiles", bare, NULL);
+	assert_true(json_is_array(json_object_get(bare, "kernels")));
+	assert_true(json_is_null(json_object_get(bare, "launches")));
+	json_decref(row);
+	json_decref(bare);
+	buf_release(&b);
+}
+
 /* The Arrow type of a file's rows as the card's dataset_info features. */
 static void test_features_yaml(void **state)
 {
@@ -330,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_fmt_real_shortest),
 		cmocka_unit_test(test_canonical_layout),
 		cmocka_unit_test(test_spec_shape),
+		cmocka_unit_test(test_profile_shape),
 		cmocka_unit_test(test_features_yaml),
 		cmocka_unit_test(test_pack_empty_and_bad_args),
 	};

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "problem/problem_list.h"
+#include "collector/builtin.h"
+#include "collector/catalogue.h"
 #include "collector/proposers.h"
 #include "collector/search.h"
 #include "core/fsutil.h"
@@ -248,12 +250,143 @@ static void test_cache_scope(void **state)
 	buf_release(&path);
 }
 
+/* The profile's text for a prompt: bounded and plain whatever the store
+ * holds (a thousand kernels, names with escapes, a bad limiter). */
+static void test_profile_text(void **state)
+{
+	json_t *p = json_pack("{s:s, s:i, s:f, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:[]}", "limiter",
+			      "memory", "launches", 1000, "kernel_ms", 1.25, "dram_read_bytes",
+			      (json_int_t)2000000000, "dram_write_bytes", (json_int_t)1000, "dram_pct",
+			      87.4, "l2_hit_pct", 12.0, "sm_pct", 20.0, "tensor_pct", 0.0,
+			      "occupancy_pct", 55.5, "kernels");
+	json_t *ks = json_object_get(p, "kernels");
+	struct buf b = BUF_INIT, name = BUF_INIT;
+	(void)state;
+
+	for (int i = 0; i < 1000; i++) {
+		buf_reset(&name);
+		buf_addf(&name, "k%d_\x1b[31m\xc3\xa9\n", i);
+		for (int j = 0; j < 40; j++)
+			buf_adds(&name, "verylongname");
+		json_array_append_new(ks, json_pack("{s:s, s:f, s:i, s:i, s:s}", "name", name.s,
+			"duration_ms", i == 500 ? 9.0 : i == 999 ? 8.0 : i == 7 ? 7.0 : 0.001,
+			"registers", 255, "shared_bytes", 49152, "limiter", "memory"));
+	}
+	proposer_profile_text(p, &b);
+	assert_true(b.len > 0 && b.len <= PROPOSER_PROFILE_TEXT_MAX);
+	for (size_t i = 0; i < b.len; i++)
+		assert_true(b.s[i] == '\n' || (b.s[i] >= 0x20 && b.s[i] < 0x7f));
+	assert_non_null(strstr(b.s, "limiter memory; kernel time 1.25 ms over 1000 launches; DRAM 87% "
+				 "(read 2 GB, write 1 KB); L2 hit 12%; SM 20%; tensor 0%; occupancy 56%\n"));
+	assert_non_null(strstr(b.s, "longest kernels of 1000:\n- k500_??31m???verylongname"));
+	/* the three longest, longest first; names cut */
+	assert_true(strstr(b.s, "- k500_") < strstr(b.s, "- k999_"));
+	assert_true(strstr(b.s, "- k999_") < strstr(b.s, "- k7_"));
+	assert_null(strstr(b.s, "- k1_"));
+	assert_non_null(strstr(b.s, "...: 9 ms, 255 registers, shared 49.2 KB, memory-limited\n"));
+	/* not a known limiter, no metrics, no kernels */
+	json_decref(p);
+	p = json_pack("{s:s}", "limiter", "\x1b]0;x");
+	proposer_profile_text(p, &b);
+	assert_string_equal(b.s, "limiter unknown\n");
+	json_decref(p);
+	buf_release(&b);
+	buf_release(&name);
+}
+
+/* The built-in proposer's ideas for a problem at seed 7 (k = all), their ids in order. */
+static void builtin_ideas(const char *problem, const char *limiter, char *ids, size_t n,
+			  json_t **resp, json_t **req)
+{
+	struct buf err = BUF_INIT, path = BUF_INIT;
+	struct proposer pr;
+	struct proposer_problem pp;
+	struct idea_list l;
+	struct proposer_record rec;
+	json_t *spec;
+
+	buf_addf(&path, "%s/problems/%s/spec.json", getenv("KF_ROOT") ? getenv("KF_ROOT") : ".", problem);
+	spec = json_load_file(path.s, 0, NULL);
+	assert_non_null(spec);
+	memset(&pp, 0, sizeof(pp));
+	pp.id = problem;
+	pp.spec = spec;
+	assert_int_equal(builtin_proposer_open(&pr, &err), 0);
+	struct idea_request rq = { &pp, NULL, 0, 1000, 1, 7 };
+	rq.limiter = limiter;
+	rq.limiter_kernel = "kernel_abc";
+	idea_list_init(&l);
+	proposer_record_init(&rec);
+	assert_int_equal(pr.ideas(pr.self, &rq, &l, &rec, &err), 0);
+	ids[0] = 0;
+	for (int i = 0; i < l.n; i++)
+		snprintf(ids + strlen(ids), n - strlen(ids), "%s%s", i ? " " : "", l.v[i].catalogue_id);
+	*resp = json_loads(rec.response.s, 0, NULL);
+	*req = json_loads(rec.request.s, 0, NULL);
+	idea_list_release(&l);
+	proposer_record_release(&rec);
+	if (pr.release)
+		pr.release(pr.self);
+	json_decref(spec);
+	buf_release(&err);
+	buf_release(&path);
+}
+
+/* The best kernel's limiter puts its ideas first and the record says so;
+ * without a profile the order is the one before profiles existed. */
+static void test_builtin_limiter(void **state)
+{
+	static const char relu[] = "level1/019_ReLU", scan[] = "level1/093_masked_cumsum";
+	static const struct {
+		const char *problem, *limiter, *want;
+	} cases[] = {
+		/* the order before this change (builtin_emit ideas SPEC 1000 7) */
+		{ relu, NULL, "ew-unroll ew-vec4 ew-gridstride ew-ilp ew-streaming-stores ew-fastmath ew-blocksize" },
+		{ relu, "memory", "ew-vec4 ew-ilp ew-streaming-stores ew-unroll ew-gridstride ew-fastmath ew-blocksize" },
+		{ relu, "compute", "ew-ilp ew-fastmath ew-unroll ew-vec4 ew-gridstride ew-streaming-stores ew-blocksize" },
+		{ relu, "latency", "ew-unroll ew-gridstride ew-blocksize ew-vec4 ew-ilp ew-streaming-stores ew-fastmath" },
+		/* no elementwise idea fuses launches: the order stays */
+		{ relu, "launch", "ew-unroll ew-vec4 ew-gridstride ew-ilp ew-streaming-stores ew-fastmath ew-blocksize" },
+		{ scan, NULL, "scan-single-pass scan-streaming-stores scan-block-size scan-double-carry "
+			      "scan-warp-per-row scan-fused-mask scan-warp scan-vec4-chunks" },
+		/* the ideas that fuse first */
+		{ scan, "launch", "scan-fused-mask scan-single-pass scan-streaming-stores scan-block-size "
+				  "scan-double-carry scan-warp-per-row scan-warp scan-vec4-chunks" },
+	};
+	(void)state;
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		char ids[512];
+		json_t *rs, *rq, *first;
+		builtin_ideas(cases[c].problem, cases[c].limiter, ids, sizeof(ids), &rs, &rq);
+		assert_string_equal(ids, cases[c].want);
+		assert_non_null(rs);
+		first = json_array_get(json_object_get(rs, "ideas"), 0);
+		if (!cases[c].limiter) {
+			assert_null(json_object_get(rq, "limiter"));
+			assert_null(json_object_get(rs, "why"));
+			assert_null(strstr(json_string_value(json_object_get(first, "why")), "limiter"));
+		} else {
+			char want[128];
+			snprintf(want, sizeof(want), "limiter %s (profile of kernel_abc): ", cases[c].limiter);
+			assert_string_equal(json_string_value(json_object_get(json_object_get(rq, "limiter"),
+									      "limiter")), cases[c].limiter);
+			assert_non_null(strstr(json_string_value(json_object_get(rs, "why")), want));
+			if (cases[c].problem == scan || strcmp(cases[c].limiter, "launch"))
+				assert_non_null(strstr(json_string_value(json_object_get(first, "why")), want));
+		}
+		json_decref(rs);
+		json_decref(rq);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_problem_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_identity, setup, teardown),
 		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_profile_text),
+		cmocka_unit_test(test_builtin_limiter),
 		cmocka_unit_test_setup_teardown(test_cache_scope, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
