@@ -93,7 +93,7 @@ contains "eager imported as eager" "$T_TMP/log" "baselines import .*/baseline_ti
 contains "TF32-off imported as eager_notf32" "$T_TMP/log" "baselines import .*/baseline_time_torch_notf32.json --gpu GPU G --variant eager_notf32 --problems 1$"
 contains "compile imported as compile" "$T_TMP/log" "baselines import .*_compile_inductor_default.json --gpu GPU G --variant compile --problems 1$"
 
-# The release page: tools/results_md.py on the store, a section per level.
+# The release page: scripts/results_md.py on the store, a section per level.
 "$REAL_KFORGE" --db lv.db store init >/dev/null
 python3 "$KF_ROOT/tests/tools/levelstore.py" lv.db kb
 : >log
