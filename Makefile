@@ -149,6 +149,13 @@ dataset: deps
 	$(Q)$(MAKE) --no-print-directory kforge
 	$(Q)scripts/dataset.sh "$(PROBLEMS)"
 
+# problems/level1-3 from their generators (problems/gen/); KERNELBENCH=DIR:
+# KernelBench's files (level1.tsv, level2/, level3/), else the committed
+# reference.py files are the source; CHECK=1 only compares, naming what differs.
+.PHONY: problems
+problems:
+	$(Q)problems/gen/problems.sh $(if $(CHECK),--check) $(if $(KERNELBENCH),--kernelbench "$(KERNELBENCH)")
+
 # The static site from the store (KFORGE_DB or ./kforge.db) into public/.
 site: kforge
 	$(Q)./kforge site -o public $(if $(DIST),--dist $(DIST))

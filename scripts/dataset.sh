@@ -23,6 +23,8 @@
 #                     (default kernelbench for level1, kernelbench-level2,
 #                     kernelbench-level3, kernelbench-all, else kernelbench-custom)
 #   DB=kforge.db OUT=dist
+#   KERNELBENCH=      a directory of KernelBench's H100_Modal_*.json: the release
+#                     page puts KernelBench's published H100 times beside
 # Running it again resumes the search where it stopped.
 set -u
 PROBLEMS=${1:-${PROBLEMS:-level1}}
@@ -150,7 +152,7 @@ step pack "$KFORGE" --db "$DB" pack --name "$NAME" --version "$VERSION" --proble
 step site "$KFORGE" --db "$DB" site -o "$OUT/site" --dist "$OUT" --problems "$PROBLEMS"
 # The release page (Markdown, a section per level) from the store and the tarball.
 if ! command -v python3 >/dev/null 2>&1; then
-	echo "dataset: results: SKIPPED: no python3 here (tools/results_md.py writes $OUT/results.md)"
+	echo "dataset: results: SKIPPED: no python3 here (scripts/results_md.py writes $OUT/results.md)"
 elif [ ! -f "$DB" ]; then
 	echo "dataset: results: SKIPPED: no store at $DB"
 else
@@ -162,8 +164,9 @@ else
 	else
 		set -- "$DB" --version "$VERSION" -o "$OUT/results.md" --kforge "$KFORGE"
 	fi
-	echo "dataset: results: python3 tools/results_md.py $*"
-	python3 "${KFORGE_ROOT:-.}/tools/results_md.py" "$@" || {
+	[ -z "${KERNELBENCH:-}" ] || set -- "$@" --kernelbench "$KERNELBENCH"
+	echo "dataset: results: python3 scripts/results_md.py $*"
+	python3 "${KFORGE_ROOT:-.}/scripts/results_md.py" "$@" || {
 		echo "dataset: results: failed; run 'make dataset' again to resume" >&2
 		exit 1
 	}

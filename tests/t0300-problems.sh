@@ -4,8 +4,8 @@
 . "$KF_ROOT/tests/lib.sh"
 export KFORGE_ROOT="$KF_ROOT"
 
-expect_exit 0 "the committed problems are what tools/gen_specs.py generates" \
-	sh -c "cd '$KF_ROOT' && python3 tools/gen_specs.py --check"
+expect_exit 0 "the committed problems are what problems/gen/level1/gen_a.py generates" \
+	sh -c "cd '$KF_ROOT' && python3 problems/gen/level1/gen_a.py --check"
 check "every reference.py is Python with Model, get_inputs, get_init_inputs" python3 -c "
 import ast, glob, sys
 bad = []
@@ -48,7 +48,7 @@ expect_exit 0 "list --gpu picks one of them" "$KFORGE" problems list --gpu "NVID
 contains "H200 floor = 12.88 GB / 4000 GB/s" "$T_TMP/out" "^level1/019_ReLU .* 3\.2212$"
 rm -f "$KFORGE_DB"
 expect_exit 0 "list --level 3" "$KFORGE" problems list --level 3
-check "lists every level-3 problem (tools/level3/gen.py)" test "$(grep -c '^level3/' "$T_TMP/out")" -eq \
+check "lists every level-3 problem (problems/gen/level3/gen.py)" test "$(grep -c '^level3/' "$T_TMP/out")" -eq \
 	"$(ls -d "$KF_ROOT"/problems/level3/*/ | wc -l)"
 expect_exit 2 "bad --level is a usage error" "$KFORGE" problems list --level x
 

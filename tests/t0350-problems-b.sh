@@ -1,6 +1,6 @@
 #!/bin/sh
 # probsB's problems (matmul, conv, pool: 1-4, 6-18, 41-46, 50, 54-87): the
-# generated files are current, every spec passes tools/refgen/check_specs.py
+# generated files are current, every spec passes problems/gen/level1/check_specs.py
 # (which itself rejects broken specs), and every reference.cu compiles with
 # NVRTC (or nvcc) for sm_90 when the CUDA toolkit is here.
 . "$KF_ROOT/tests/lib.sh"
@@ -23,8 +23,8 @@ ok "problem directories present"
 if ! command -v python3 >/dev/null 2>&1; then
 	skip "python3 not installed: spec checks"
 else
-	check "generated files are current (gen.py --check)" python3 "$KF_ROOT/tools/refgen/gen.py" --check
-	expect_exit 0 "check_specs passes on the 58 specs" python3 "$KF_ROOT/tools/refgen/check_specs.py" \
+	check "generated files are current (gen.py --check)" python3 "$KF_ROOT/problems/gen/level1/gen_b.py" --check
+	expect_exit 0 "check_specs passes on the 58 specs" python3 "$KF_ROOT/problems/gen/level1/check_specs.py" \
 		--families matmul,conv,pool $dirs
 	contains "58 checked" "$T_TMP/out" "checked 58 specs, 0 bad"
 
@@ -35,7 +35,7 @@ else
 import json, sys
 p = sys.argv[1]; s = json.load(open(p)); exec(sys.argv[2]); json.dump(s, open(p, "w"))
 PY
-		expect_exit 1 "check_specs rejects: $1" python3 "$KF_ROOT/tools/refgen/check_specs.py" "$d"
+		expect_exit 1 "check_specs rejects: $1" python3 "$KF_ROOT/problems/gen/level1/check_specs.py" "$d"
 		contains "message for $1" "$T_TMP/out" "$3"
 	}
 	mutate "wrong output size" 's["sizes"]["out_depth"] = 64' "PyTorch gives 63"
@@ -48,18 +48,18 @@ PY
 	mutate "ignored quirk (groups 4 on 73)" 's["attrs"]["groups"] = 4' "weight shape|output"
 fi
 
-# Compile with NVRTC (as the engine does) through tools/refgen/nvrtc_check.py;
+# Compile with NVRTC (as the engine does) through problems/gen/level1/nvrtc_check.py;
 # fall back to nvcc two at a time; skip clearly without either.
 NVCC=${CUDA_HOME:-/usr/local/cuda}/bin/nvcc
-if command -v python3 >/dev/null 2>&1 && python3 "$KF_ROOT/tools/refgen/nvrtc_check.py" \
+if command -v python3 >/dev/null 2>&1 && python3 "$KF_ROOT/problems/gen/level1/nvrtc_check.py" \
 	"$P"/001_*/reference.cu >/dev/null 2>&1; then
 	files=""
 	for d in $dirs; do files="$files $d/reference.cu"; done
 	expect_exit 0 "NVRTC compiles every reference.cu for sm_90" python3 \
-		"$KF_ROOT/tools/refgen/nvrtc_check.py" $files
+		"$KF_ROOT/problems/gen/level1/nvrtc_check.py" $files
 	contains "58 compiled" "$T_TMP/out" "compiled 58 files, 0 failed"
 	sed 's/double acc = 0.0;/double acc = nosuch;/' "$P"/001_*/reference.cu >broken.cu
-	expect_exit 1 "NVRTC rejects a broken reference" python3 "$KF_ROOT/tools/refgen/nvrtc_check.py" broken.cu
+	expect_exit 1 "NVRTC rejects a broken reference" python3 "$KF_ROOT/problems/gen/level1/nvrtc_check.py" broken.cu
 	contains "with the compiler's message" "$T_TMP/out" "identifier \"nosuch\" is undefined"
 elif [ -x "$NVCC" ]; then
 	mkdir cubin

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Every matmul/conv/pool reference.cu, at small sizes with the same geometry,
 # run on the CPU (CUDA built-ins emulated) agrees with the C oracle on every
-# output element (tools/refgen/emulate.py).
+# output element (problems/gen/level1/emulate.py).
 . "$KF_ROOT/tests/lib.sh"
 
 ORACLE="$KF_BUILD/tests/oracle_b_eval"
@@ -10,7 +10,7 @@ if ! command -v python3 >/dev/null 2>&1 || ! command -v g++ >/dev/null 2>&1; the
 elif [ ! -x "$ORACLE" ]; then
 	nok "$ORACLE is built (make test-build)"
 else
-	expect_exit 0 "references agree with the oracle" python3 "$KF_ROOT/tools/refgen/emulate.py" \
+	expect_exit 0 "references agree with the oracle" python3 "$KF_ROOT/problems/gen/level1/emulate.py" \
 		--oracle "$ORACLE" --keep "$T_TMP/emu"
 	contains "all 58 emulated" "$T_TMP/out" "emulated 58 problems, 0 mismatching"
 	# The comparison can fail: a reference with its output off by one element.

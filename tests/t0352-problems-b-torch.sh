@@ -1,7 +1,7 @@
 #!/bin/sh
 # The matmul/conv/pool problems against PyTorch itself (CPU, float64): the
 # committed reference.py modules have the spec's params, and small variants
-# agree with the C oracle to 1e-9 (tools/refgen/torch_check.py). Skipped
+# agree with the C oracle to 1e-9 (problems/gen/level1/torch_check.py). Skipped
 # without torch (Debian: apt-get install python3-torch).
 . "$KF_ROOT/tests/lib.sh"
 
@@ -16,6 +16,6 @@ elif [ ! -x "$ORACLE" ]; then
 	nok "$ORACLE is built (make test-build)"
 else
 	expect_exit 0 "PyTorch agrees with the oracle and the specs" "$PY" \
-		"$KF_ROOT/tools/refgen/torch_check.py" --oracle "$ORACLE"
+		"$KF_ROOT/problems/gen/level1/torch_check.py" --oracle "$ORACLE"
 	contains "all 58 checked" "$T_TMP/out" "checked 58 problems against PyTorch, 0 disagree"
 fi

@@ -1,13 +1,13 @@
 #!/bin/sh
-# KernelBench level 2 (tools/level2/gen.py): the 100 specs load, the committed
+# KernelBench level 2 (problems/gen/level2/gen.py): the 100 specs load, the committed
 # files are what the generator writes, every reference.cu compiles with NVRTC
 # and passes the launch-plan check, and at small sizes every reference.cu,
 # run on the host (CUDA emulated), agrees element by element with the
-# pure-Python graph evaluator (tools/level2/graph_eval.py) and, where kforge
+# pure-Python graph evaluator (problems/gen/level2/graph_eval.py) and, where kforge
 # has an oracle for family "graph", with the oracle.
 . "$KF_ROOT/tests/lib.sh"
 export KFORGE_ROOT="$KF_ROOT"
-GEN="$KF_ROOT/tools/level2/gen.py"
+GEN="$KF_ROOT/problems/gen/level2/gen.py"
 
 expect_exit 0 "problems list --level 2" "$KFORGE" problems list --level 2
 check "it lists 100 level-2 problems" test "$(grep -c '^level2/' "$T_TMP/out")" -eq 100

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Level-2 PyTorch tools where torch is missing: what they would check and
-# write (--dry-run), their argument errors, tools/level2/compare_baselines.py
+# write (--dry-run), their argument errors, scripts/compare_baselines.py
 # on synthetic JSON, and tools/gpu_level2.sh's problems-check step with a
 # stub kforge (the GPU run itself: tools/gpu_level2.sh on a GPU machine).
 . "$KF_ROOT/tests/lib.sh"
@@ -80,20 +80,20 @@ echo '{"level2": {"1_Conv2D_ReLU_BiasAdd.py": {"mean": 1.0}}}' >meas/baseline_ti
 echo '{"level2": {"1_Conv2D_ReLU_BiasAdd.py": {"mean": 1.0}, "12_Gemm_Multiply_LeakyReLU.py": {"mean": 2.0}}}' \
 	>kb/H100_Modal_baseline_time_torch.json
 echo '{"level2": {"1_Conv2D_ReLU_BiasAdd.py": {"mean": 4.0}}}' >kb/H100_Modal_baseline_time_torch_compile_inductor_default.json
-expect_exit 0 "compare_baselines.py" python3 "$T/level2/compare_baselines.py" meas --kernelbench kb -o cmp.md
+expect_exit 0 "compare_baselines.py" python3 "$KF_ROOT/scripts/compare_baselines.py" meas --kernelbench kb -o cmp.md
 # eager/KB 2 and 4 (geomean sqrt 8), notf32/KB 3, notf32/eager 1.5, compile/KB 0.25, compile/eager 0.5
 contains "problem 1's row" cmp.md '^\| 1 \| Conv2D_ReLU_BiasAdd \| 2 \| 3 \| 1 \| 1 \| 4 \| 2\.000 \| 3\.000 \| 1\.500 \| 0\.250 \| 0\.500 \|$'
 contains "a problem KernelBench lacks: dashes" cmp.md '^\| 66 \| Matmul_Dropout_Softmax \| 1 \| — \| — \| — \| — \| — \| — \| — \| — \| — \|$'
 contains "geomeans with their counts" cmp.md '^\| \| \*\*geomean\*\* \(problems\) \| \| \| \| \| \| \*\*2\.828\*\* \(2\) \| \*\*3\.000\*\* \(1\) \| \*\*1\.500\*\* \(1\) \| \*\*0\.250\*\* \(1\) \| \*\*0\.500\*\* \(1\) \|$'
 lacks "level 1 left out" cmp.md '1_X'
 check "rows in problem order" test "$(grep -Eo '^\| [0-9]+ ' cmp.md | tr -d '| ' | tr '\n' ' ')" = "1 12 66 "
-expect_exit 0 "--level 1" python3 "$T/level2/compare_baselines.py" meas --kernelbench kb --level 1
+expect_exit 0 "--level 1" python3 "$KF_ROOT/scripts/compare_baselines.py" meas --kernelbench kb --level 1
 contains "reads that level" "$T_TMP/out" '^\| 1 \| X \| 5 \|'
 mkdir bad
 echo '{"level2": ' >bad/baseline_time_torch.json
-expect_exit 1 "malformed JSON fails" python3 "$T/level2/compare_baselines.py" bad --kernelbench kb
+expect_exit 1 "malformed JSON fails" python3 "$KF_ROOT/scripts/compare_baselines.py" bad --kernelbench kb
 contains "naming the file" "$T_TMP/err" "bad/baseline_time_torch.json"
-expect_exit 1 "no measurements fail" python3 "$T/level2/compare_baselines.py" kb --kernelbench kb
+expect_exit 1 "no measurements fail" python3 "$KF_ROOT/scripts/compare_baselines.py" kb --kernelbench kb
 contains "saying so" "$T_TMP/err" "no level-2 baselines in kb"
 
 # gpu_level2.sh: arguments, and the check step with a stub kforge
@@ -127,7 +127,7 @@ contains "two for compile" g4/baselines-compile.log "--warm-jobs 2$"
 check "none for eager" sh -c "grep -q -- '--variant eager,eager_notf32' g4/baselines-eager.log && ! grep -q warm g4/baselines-eager.log"
 
 # Where a Python with torch exists: the cross-check and the baselines run on
-# the CPU at small sizes (tools/level2/gen.py --small).
+# the CPU at small sizes (problems/gen/level2/gen.py --small).
 PYT=""
 for p in python3 /usr/bin/python3; do
 	if "$p" -c "import torch, numpy" 2>/dev/null; then PYT=$p; break; fi
@@ -136,7 +136,7 @@ if [ -z "$PYT" ]; then
 	skip "no Python with torch and numpy: level-2 cross-check and baselines not run"
 	exit 0
 fi
-expect_exit 0 "gen.py --small writes the small tree" "$PYT" "$KF_ROOT/tools/level2/gen.py" --small small
+expect_exit 0 "gen.py --small writes the small tree" "$PYT" "$KF_ROOT/problems/gen/level2/gen.py" --small small
 # 11: BatchNorm in training mode; 26: a parameter forward never reads; 28: two
 # inputs; 66, 83: dropout through the mask; 3: a 0-dim parameter
 expect_exit 0 "cross-check of six level-2 problems on the CPU" env KFORGE="$KFORGE" KFORGE_ROOT="$T_TMP/small" \

@@ -1,16 +1,16 @@
 #!/bin/sh
-# KernelBench level 3 (tools/level3/gen.py): the committed files are what the
+# KernelBench level 3 (problems/gen/level3/gen.py): the committed files are what the
 # generator writes (and level 2's still are), the specs are well formed,
 # faketorch names an unmodelled call and its line and its decompositions
 # match their definitions, every reference.cu
 # compiles with NVRTC (a third at full size; all at small size on the host),
 # and at small sizes every reference.cu, run on the host (CUDA emulated,
 # launch-block loops included), agrees element by element with the
-# pure-Python graph evaluator (tools/level2/graph_eval.py), and, where torch
+# pure-Python graph evaluator (problems/gen/level2/graph_eval.py), and, where torch
 # is installed, the graphs agree with KernelBench's modules run in PyTorch.
 . "$KF_ROOT/tests/lib.sh"
 export KFORGE_ROOT="$KF_ROOT"
-GEN="$KF_ROOT/tools/level3/gen.py"
+GEN="$KF_ROOT/problems/gen/level3/gen.py"
 
 if ! command -v python3 >/dev/null 2>&1; then
 	skip "python3 missing: level-3 generator checks"
@@ -18,13 +18,13 @@ if ! command -v python3 >/dev/null 2>&1; then
 fi
 check "generated files are current (gen.py --check)" python3 "$GEN" --check
 check "and from the committed reference.py files (--committed)" python3 "$GEN" --check --committed
-check "level 2's files are unchanged by the shared code" python3 "$KF_ROOT/tools/level2/gen.py" --check
+check "level 2's files are unchanged by the shared code" python3 "$KF_ROOT/problems/gen/level2/gen.py" --check
 expect_exit 0 "the specs are well formed" python3 "$KF_ROOT/tests/tools/check_level3.py" "$KF_ROOT"
 contains "all of them" "$T_TMP/out" "^checked [1-9][0-9]* specs, 0 problems$"
 NP=$(ls -d "$KF_ROOT"/problems/level3/*/ | wc -l)
 # every KernelBench level-3 model is generated or listed as not yet expressible
 check "problems + NOT_YET = 50" python3 -c "
-import sys; sys.path.insert(0, '$KF_ROOT/tools/level3'); import gen
+import sys; sys.path.insert(0, '$KF_ROOT/problems/gen/level3'); import gen
 sys.exit(0 if $NP + len(gen.NOT_YET) == 50 else print('#', $NP, sorted(gen.NOT_YET)) or 1)"
 
 # faketorch: an unmodelled call fails naming the call and the module's line
@@ -47,7 +47,7 @@ def get_init_inputs():
     return []
 EOF
 expect_exit 1 "an unmodelled call fails" python3 -c "
-import sys; sys.path.insert(0, '$KF_ROOT/tools/level3'); sys.path.insert(0, '$KF_ROOT/tools/level2')
+import sys; sys.path.insert(0, '$KF_ROOT/problems/gen/level3'); sys.path.insert(0, '$KF_ROOT/problems/gen/level2')
 import faketorch
 try:
     faketorch.trace(open('bad.py').read())
@@ -121,13 +121,13 @@ done
 if [ -z "$PYT" ]; then
 	skip "no Python with torch and numpy: level-3 graphs not checked against PyTorch"
 else
-	expect_exit 0 "every small graph agrees with PyTorch (float64)" "$PYT" "$KF_ROOT/tools/level3/torch_check.py" small
+	expect_exit 0 "every small graph agrees with PyTorch (float64)" "$PYT" "$KF_ROOT/problems/gen/level3/torch_check.py" small
 	contains "all of them" "$T_TMP/out" "^torch-checked $NP problems, 0 mismatching$"
 	grep '^not ok' "$T_TMP/out" | head -n 5 | sed 's/^/# /'
 	# it can fail: a causal mask one diagonal off
 	mkdir -p off/problems/level3 && cp -r small/problems/level3/043_* off/problems/level3/
 	sed -i 's/"diagonal": 1,/"diagonal": 2,/' off/problems/level3/043_*/spec.json
-	expect_exit 1 "a graph with the mask one diagonal off fails" "$PYT" "$KF_ROOT/tools/level3/torch_check.py" off
+	expect_exit 1 "a graph with the mask one diagonal off fails" "$PYT" "$KF_ROOT/problems/gen/level3/torch_check.py" off
 	contains "names the problem" "$T_TMP/out" "^not ok 043_MinGPTCausalAttention .*max err"
 fi
 

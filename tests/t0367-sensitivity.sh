@@ -39,7 +39,7 @@ contains "the linear's bias cannot reach the output (BatchNorm subtracts it)" s3
 contains "the norm's weight, 1 as PyTorch initialises it, is redrawn around 1 and does" s33.txt '"tensor": "bn_weight", "draw": "spec", "influence": true'
 contains "x does" s33.txt '"tensor": "x", "draw": "spec", "influence": true'
 
-# every spec's no_influence claim (tools/level2/gen.py NO_INFLUENCE) holds
+# every spec's no_influence claim (problems/gen/level2/gen.py NO_INFLUENCE) holds
 : >claims.txt
 for f in "$KF_ROOT"/problems/level*/*/spec.json; do
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); [print(d["id"], k) for k in d.get("no_influence", {})]' "$f"

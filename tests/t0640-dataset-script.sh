@@ -93,7 +93,7 @@ contains "eager imported as eager" "$T_TMP/log" "baselines import .*/baseline_ti
 contains "TF32-off imported as eager_notf32" "$T_TMP/log" "baselines import .*/baseline_time_torch_notf32.json --gpu GPU G --variant eager_notf32 --problems 1$"
 contains "compile imported as compile" "$T_TMP/log" "baselines import .*_compile_inductor_default.json --gpu GPU G --variant compile --problems 1$"
 
-# The release page: tools/results_md.py on the store, a section per level.
+# The release page: scripts/results_md.py on the store, a section per level.
 "$REAL_KFORGE" --db lv.db store init >/dev/null
 python3 "$KF_ROOT/tests/tools/levelstore.py" lv.db kb
 : >log
@@ -105,3 +105,11 @@ check "OUT/results.md written" test -s dist/results.md
 contains "the release page reads the tarball with this kforge, not zstd(1)" "$T_TMP/out" "results_md.py .* --kforge $T_TMP/stub"
 contains "it is the release page of that version" dist/results.md '^# kforge levels 1-3 dataset v1\.2\.3: built-in proposer$'
 contains "with a section per level" dist/results.md '^## Level 3$'
+# KernelBench's published times only where given (KERNELBENCH=DIR, an input:
+# no fallback to a copy beside the checkout).
+lacks "no KernelBench column without KERNELBENCH" dist/results.md "KernelBench H100 eager"
+: >log
+expect_exit 0 "dataset with KERNELBENCH=DIR" env DB="$T_TMP/lv.db" KFORGE_ROOT="$KF_ROOT" KERNELBENCH="$T_TMP/kb" \
+	VERSION=1.2.3 sh "$KF_ROOT/scripts/dataset.sh" all
+contains "passes it to the release page" "$T_TMP/out" "results_md.py .* --kernelbench $T_TMP/kb"
+contains "which puts KernelBench's times beside" dist/results.md "KernelBench H100 eager"

@@ -206,18 +206,18 @@ open("short.tar", "wb").write(open("plain.tar", "rb").read()[:m.offset_data + m.
 PY
 expect_exit 1 "dataset cat of a truncated entry fails" "$KFORGE" dataset cat short.tar kforge.db
 expect_exit 2 "dataset cat needs FILE and MEMBER" "$KFORGE" dataset cat "$TZ"
-# The release page names the packing kforge without zstd(1): tools/results_md.py
+# The release page names the packing kforge without zstd(1): scripts/results_md.py
 # reads provenance.json through `kforge dataset cat` (a zstd that fails stands in for none).
 mkdir nozstd && printf '#!/bin/sh\nexit 1\n' >nozstd/zstd && chmod +x nozstd/zstd
-env PATH="$T_TMP/nozstd:$PATH" python3 "$KF_ROOT/tools/results_md.py" "$KFORGE_DB" --version 1.0.0 \
+env PATH="$T_TMP/nozstd:$PATH" python3 "$KF_ROOT/scripts/results_md.py" "$KFORGE_DB" --version 1.0.0 \
 	--tarball "$TZ" --kforge "$KFORGE" --kernelbench none -o rk.md 2>rk.err
 contains "results page: packed by, read with kforge" rk.md "^- packed by kforge \`"
 contains "... with the command that packs the same bytes" rk.md "pack --version 1\.0\.0 -o dist"
 "$KFORGE" pack --name custom-x --version 1.0.0 -o named >/dev/null 2>&1
-python3 "$KF_ROOT/tools/results_md.py" "$KFORGE_DB" --version 1.0.0 --tarball named/kforge-custom-x-1.0.0.tar.zst \
+python3 "$KF_ROOT/scripts/results_md.py" "$KFORGE_DB" --version 1.0.0 --tarball named/kforge-custom-x-1.0.0.tar.zst \
 	--kforge "$KFORGE" --kernelbench none -o rn.md 2>rn.err
 contains "... naming a pack's --name" rn.md "pack --name custom-x --version 1\.0\.0 -o dist"
-env PATH="$T_TMP/nozstd:$PATH" python3 "$KF_ROOT/tools/results_md.py" "$TZ" --version 1.0.0 --tarball "$TZ" \
+env PATH="$T_TMP/nozstd:$PATH" python3 "$KF_ROOT/scripts/results_md.py" "$TZ" --version 1.0.0 --tarball "$TZ" \
 	--kforge "$KFORGE" --kernelbench none -o rs.md 2>rs.err
 check "results page of a tarball's store (read with kforge) is the store's" cmp -s rk.md rs.md
 # The site and report of the packed store are the live store's (no row-order dependence).
@@ -226,7 +226,7 @@ check "results page of a tarball's store (read with kforge) is the store's" cmp 
 check "the site of the tarball's store is the store's" diff -r -q site-live site-packed
 "$KFORGE" report >rep-live.md 2>/dev/null && "$KFORGE" --db packed.db report >rep-packed.md 2>/dev/null
 check "... and so is the report" cmp -s rep-live.md rep-packed.md
-env PATH="$T_TMP/nozstd:$PATH" python3 "$KF_ROOT/tools/results_md.py" "$KFORGE_DB" --version 1.0.0 \
+env PATH="$T_TMP/nozstd:$PATH" python3 "$KF_ROOT/scripts/results_md.py" "$KFORGE_DB" --version 1.0.0 \
 	--tarball "$TZ" --kernelbench none -o rt.md 2>rt.err
 lacks "... where GNU tar could not read it, none" rt.md "packed by kforge"
 

@@ -115,7 +115,7 @@ check "$ncc kernels go to NVRTC" test "$ncc" -eq "$want_cc"
  echo $? >cc.rc) &
 cc_pid=$!
 # small sizes: emulated against the evaluator and the oracle
-expect_exit 0 "gen.py --small writes the small tree" python3 "$KF_ROOT/tools/level2/gen.py" --small small
+expect_exit 0 "gen.py --small writes the small tree" python3 "$KF_ROOT/problems/gen/level2/gen.py" --small small
 # (make test: the per-node kernels of every third problem; make test-long: all)
 pn="" k=0
 for d in small/problems/level2/*/; do
@@ -180,7 +180,7 @@ done
 # run on the wgmma cores, emulated (tests/tools/emulate_shim_tc.h) with
 # their epilogues; every fourth problem (make test-long: all)
 expect_exit 0 "gen.py --small-channels 8,16 writes the small tree" python3 \
-	"$KF_ROOT/tools/level2/gen.py" --small smallc --small-channels 8,16
+	"$KF_ROOT/problems/gen/level2/gen.py" --small smallc --small-channels 8,16
 tcnums="" k=0
 for d in smallc/problems/level2/*/; do
 	k=$((k + 1))

@@ -39,7 +39,7 @@ bad = [(x['problem'], x.get('status'), (x.get('detail') or '')[:200]) for x in r
 sys.exit(0 if len(r) == 3 and not bad else print('#', len(r), bad) or 1)"
 
 # small sizes: 14, 18, 51 and synthetic graphs on 14's small shapes
-expect_exit 0 "gen.py --small writes 14, 18 and 51" python3 "$KF_ROOT/tools/level2/gen.py" \
+expect_exit 0 "gen.py --small writes 14, 18 and 51" python3 "$KF_ROOT/problems/gen/level2/gen.py" \
 	--small small 14 18 51
 python3 - small <<'EOF'
 import copy, glob, json, os, sys

@@ -3,7 +3,7 @@
 # problems: at full size each renders under the engine's source limit
 # (kernels deduplicated) and its launch plan passes the engine's check
 # (kfcompile --launch-only), with and without the tensor-core emitters; a sample
-# compiles with NVRTC; at small sizes (tools/level3/gen.py --small) every
+# compiles with NVRTC; at small sizes (problems/gen/level3/gen.py --small) every
 # kernel, emulated on the host, matches the Python graph evaluator at the
 # fp32 tolerance, and so do every other net's tensor-core kernels; mutated
 # kernels fail. The emitters' helper blocks are written once a net.
@@ -80,7 +80,7 @@ done
 cc_pid=$!
 ncc=$#
 
-expect_exit 0 "gen.py --small writes the small tree" python3 "$KF_ROOT/tools/level3/gen.py" --small small
+expect_exit 0 "gen.py --small writes the small tree" python3 "$KF_ROOT/problems/gen/level3/gen.py" --small small
 # (src_limit 0: those over the engine's source limit at full size too;
 # make test: every other net, make test-long: all)
 en="" k=0

@@ -42,7 +42,7 @@ lacks "and runs no convolution" full.cu "conv_tc|g0_conv"
 	"level2/$(basename "$d")" full.cu >cc.jsonl 2>cc.err
 contains "it compiles with NVRTC and passes the launch-plan check" cc.jsonl '"status": *"not_run"'
 
-expect_exit 0 "gen.py --small writes 42 and 44" python3 "$KF_ROOT/tools/level2/gen.py" --small small 42 44
+expect_exit 0 "gen.py --small writes 42 and 44" python3 "$KF_ROOT/problems/gen/level2/gen.py" --small small 42 44
 python3 - small <<'PY'
 import copy, glob, json, os, sys
 sys.path.insert(0, os.path.join(os.environ["KF_ROOT"], "tests", "tools"))

@@ -177,10 +177,10 @@ sqlite3 degen.db "UPDATE problems SET spec = json_set(spec, '\$.ill_conditioned'
 expect_exit 0 "site with an ill-conditioned problem" "$KFORGE" --db degen.db site -o ill
 contains "the leaderboard marks it too" ill/index.html "data-problem=\"$dp\".*badge\" title=\"fp32 rounding\">ill-conditioned<"
 
-# The release page (tools/results_md.py): its figures come from the store.
+# The release page (scripts/results_md.py): its figures come from the store.
 printf '## What this run shows\n\nA note from a file.\n' >notes.md
 "$KFORGE" --db fx.db report --gpus >cross.md 2>/dev/null
-expect_exit 0 "results page renders" python3 "$KF_ROOT/tools/results_md.py" fx.db --version 9.9 \
+expect_exit 0 "results page renders" python3 "$KF_ROOT/scripts/results_md.py" fx.db --version 9.9 \
 	--tarball dist/kforge-level1-v1.tar.zst --search-seconds 60 --notes notes.md --cross-gpu cross.md -o res.md
 contains "it names the tarball's SHA-256" res.md "SHA-256 \`$want\`"
 ncand=$(sqlite3 fx.db "SELECT count(*) FROM candidates")
@@ -190,7 +190,7 @@ contains "a fast_p row per GPU against eager" res.md '^\| NVIDIA H100 80GB HBM3 
 contains "a per-family table against torch.compile" res.md '^### Geometric-mean speedup against torch.compile, per family, level 1'
 contains "the notes file is included" res.md '^A note from a file\.$'
 contains "the cross-GPU table is included" res.md '^\| Problem \| '
-expect_exit 0 "results page of a store without H200 compile baselines" python3 "$KF_ROOT/tools/results_md.py" \
+expect_exit 0 "results page of a store without H200 compile baselines" python3 "$KF_ROOT/scripts/results_md.py" \
 	nocomp.db --version 9.9 -o res2.md
 sed -n '/against torch.compile, per family/,/^$/p' res2.md >comp.md
 lacks "no H200 column against torch.compile there" comp.md 'H200'
@@ -199,7 +199,7 @@ cp fx.db nf.db
 echo '{}' >empty.json
 "$KFORGE" --db nf.db baselines import empty.json --gpu X --variant eager >/dev/null
 sqlite3 nf.db "INSERT INTO baselines(problem_id,gpu_name,variant,mean_ms,imported_at) SELECT problem_id, gpu_name, 'eager_notf32', mean_ms * 2, imported_at FROM baselines WHERE variant = 'eager'"
-expect_exit 0 "results page with eager_notf32 baselines" python3 "$KF_ROOT/tools/results_md.py" nf.db --version 9.9 -o res3.md
+expect_exit 0 "results page with eager_notf32 baselines" python3 "$KF_ROOT/scripts/results_md.py" nf.db --version 9.9 -o res3.md
 contains "a fast_p row against eager_notf32" res3.md '^\| NVIDIA H100 80GB HBM3 \| search \| eager_notf32 \| [0-9]+% \|'
 
 # Levels 2 and 3 (tests/tools/levelstore.py: figures known by construction), H100 search.
@@ -210,7 +210,7 @@ contains "a fast_p row against eager_notf32" res3.md '^\| NVIDIA H100 80GB HBM3 
 # incorrect under collect-v2 (not correct): fast_0 2/3, geomean sqrt(3 * 0.8) = 1.549.
 "$KFORGE" --db lv.db store init >/dev/null
 python3 "$T/levelstore.py" lv.db kb
-expect_exit 0 "results page of a level 1-3 store" python3 "$KF_ROOT/tools/results_md.py" lv.db \
+expect_exit 0 "results page of a level 1-3 store" python3 "$KF_ROOT/scripts/results_md.py" lv.db \
 	--version 9.9.0 --kernelbench kb -o lv.md
 contains "its title names the levels" lv.md '^# kforge levels 1-3 dataset v9\.9\.0: built-in proposer$'
 sed -n '/^## Level 2$/,/^## Level 3$/p' lv.md >lv2.md
@@ -245,7 +245,7 @@ lacks "no table over every level" lvsite/index.html 'data-gpu="NVIDIA H100 80GB 
 contains "the chart names the level" lvsite/index.html 'NVIDIA H100 80GB HBM3, level 2'
 # The same page from the packed dataset (its kforge.db).
 expect_exit 0 "pack the level 1-3 store" "$KFORGE" --db lv.db pack --version 9.9.0 -o lvdist
-expect_exit 0 "results page from the tarball" python3 "$KF_ROOT/tools/results_md.py" \
+expect_exit 0 "results page from the tarball" python3 "$KF_ROOT/scripts/results_md.py" \
 	lvdist/kforge-kernelbench-9.9.0.tar.zst --version 9.9.0 --kernelbench kb -o lvt.md
 check "it gives the same page" cmp lv.md lvt.md
 

@@ -2,7 +2,7 @@
 # A kernel whose verification passed with a review flag is no verified
 # result (issue 37): the site leaves it out of the best kernels, fast_p and
 # the geomeans, and lists it apart with the flag as the reason; the results
-# page (tools/results_md.py) does the same.
+# page (scripts/results_md.py) does the same.
 . "$(dirname "$0")/lib.sh" 2>/dev/null || . "$KF_ROOT/tests/lib.sh"
 
 T="$KF_ROOT/tests/tools"
@@ -57,6 +57,6 @@ print("# verified", a, "->", b)
 raise SystemExit(0 if int(b) == int(a) - 1 else 1)
 PY
 # The results page: not in the verified views, listed apart.
-python3 "$KF_ROOT/tools/results_md.py" fx.db --version t >results.md 2>results.err
+python3 "$KF_ROOT/scripts/results_md.py" fx.db --version t >results.md 2>results.err
 check "results_md.py ran" test -s results.md
 contains "results page lists the flagged kernel apart" results.md "$(echo "$K" | cut -c1-12).*faster_than_roofline_floor"

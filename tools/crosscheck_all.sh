@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
-DUMP=${1:-/tmp/kforge-crosscheck}
+DUMP=${1:-${TMPDIR:-/tmp}/kforge-crosscheck}
 FILTER=${2:-}
 REPORT=${REPORT:-$DUMP/crosscheck.json}
 mkdir -p "$DUMP"

@@ -20,7 +20,8 @@
 # dumps, one problem at a time, up to 4 GiB; default /dev/shm/kforge-l2x
 # where it has 8 GiB free, else /tmp), PYTHON (python3 with torch and numpy),
 # CHECK_TIMEOUT (seconds per problems check, 300), WARM_JOBS (processes that
-# compile for torch.compile's caches before its timed pass, 4; 0: none).
+# compile for torch.compile's caches before its timed pass, 4; 0: none),
+# KERNELBENCH (KernelBench's H100_Modal_*.json: the baselines beside them).
 # Time: each step gets a share of what is left (weights t0361 1, crosscheck 4,
 # check 2, eager 2, compile 3; what a step leaves goes to the next). Under a
 # 10-minute limit per command, split the steps over calls, e.g.
@@ -180,10 +181,10 @@ print("%d done, %d failed, %d problem(s) not run, %s" % (len(r["done"]), len(r["
 	esac
 done
 
-# The measured baselines against KernelBench's H100 numbers, where they are here.
+# The measured baselines against KernelBench's H100 numbers, where given.
 for d in "$OUTDIR"/baselines/*/; do
-	[ -d "$d" ] || continue
-	if "$PYTHON" "$ROOT/tools/level2/compare_baselines.py" "$d" -o "$OUTDIR/compare-$(basename "$d").md" \
+	[ -d "$d" ] && [ -n "${KERNELBENCH:-}" ] || continue
+	if "$PYTHON" "$ROOT/scripts/compare_baselines.py" "$d" --kernelbench "$KERNELBENCH" -o "$OUTDIR/compare-$(basename "$d").md" \
 		2>>"$OUTDIR/compare.log"; then
 		say "baselines vs KernelBench: $OUTDIR/compare-$(basename "$d").md"
 		grep 'geomean' "$OUTDIR/compare-$(basename "$d").md" | tee -a "$SUMMARY"

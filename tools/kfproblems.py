@@ -68,14 +68,14 @@ LEVELS = (1, 2, 3)
 
 def ensure_einops():
     """Level 3's Mamba2 (48, 49) imports einops; where it is missing, the
-    small shim of tools/level3/torch_check.py (rearrange only) stands in."""
+    small shim of problems/gen/level3/torch_check.py (rearrange only) stands in."""
     import sys
     if "einops" in sys.modules:
         return
     try:
         import einops  # noqa: F401
     except ImportError:
-        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "level3"))
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "problems", "gen", "level3"))
         from torch_check import einops_shim
         sys.modules["einops"] = einops_shim()
 

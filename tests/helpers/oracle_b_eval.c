@@ -1,6 +1,6 @@
 /* Evaluates the matmul/conv/pool oracle geometry over every output element
  * of a (small) problem, with inputs read from files, for
- * tools/refgen/emulate.py which compares it against reference.cu run on the
+ * problems/gen/level1/emulate.py which compares it against reference.cu run on the
  * CPU.
  *   build/tests/oracle_b_eval SPECDIR INDIR OUTFILE
  * INDIR/NAME.bin holds each input/param as raw float32; OUTFILE gets the

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Checks tools/level3/faketorch.py's decompositions against direct
+"""Checks problems/gen/level3/faketorch.py's decompositions against direct
 definitions: tiny modules using einsum, einops.rearrange, Tensor.unfold,
 indexing, masked_fill with a tril mask, F.normalize and
 nn.MultiheadAttention are traced, their graphs evaluated with
-tools/level2/graph_eval.py on random values, and compared with the same
+problems/gen/level2/graph_eval.py on random values, and compared with the same
 computation written out with loops over indices here (no graph, no
 faketorch). Prints "ok NAME" / "not ok NAME ..." and a summary; exit 0 when
 all agree."""
@@ -14,9 +14,9 @@ import random
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "level2"))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "level3"))
-import gen  # noqa: E402  (tools/level3/gen.py)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "problems", "gen", "level2"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "problems", "gen", "level3"))
+import gen  # noqa: E402  (problems/gen/level3/gen.py)
 import graph_eval as ge  # noqa: E402
 
 TOL = 1e-9

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks the built-in "graph" template (kernels/graph/builtin_graph*.c) on a
-small-size level-2 tree (tools/level2/gen.py --small DIR) without a GPU:
+small-size level-2 tree (problems/gen/level2/gen.py --small DIR) without a GPU:
 for each problem the kernel rendered with PARAMS (builtin_emit render) runs
 on the host, CUDA emulated as emulate_level2.py runs the references, and
 every output element must agree with the pure-Python graph evaluator and

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Checks the built-in "graph" template on a small level-3 tree
-(tools/level3/gen.py --small DIR) without a GPU: the kernel rendered with
+(problems/gen/level3/gen.py --small DIR) without a GPU: the kernel rendered with
 PARAMS (builtin_emit render) runs on the host, CUDA emulated as
 emulate_level3.py runs the references (same inputs), and every output
-element must agree with tools/level2/graph_eval.py at the fp32 tolerance
+element must agree with problems/gen/level2/graph_eval.py at the fp32 tolerance
 (atol = rtol = 1e-4).
 
 usage: check_graph3.py BUILD SMALLROOT WORK [-j N] [--params JSON]... [--sed S R]

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs the built-in "graph" template's kernel for one small-size level-2
-problem (tools/level2/gen.py --small DIR) on inputs whose feature sum of
+problem (problems/gen/level2/gen.py --small DIR) on inputs whose feature sum of
 the first linear cancels: weight rows in pairs r, -r + d (r of magnitude
 1000, d under 0.01), x uniform [0, 1), other inputs uniform [-0.01, 0.01).
 The outputs are near 0.1 while each GEMM output is near 2600, so an fp32

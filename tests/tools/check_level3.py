@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Structural checks of problems/level3 (tools/level3/gen.py's output):
+"""Structural checks of problems/level3 (problems/gen/level3/gen.py's output):
 every spec is family graph with fp32 tolerance; every node's op is one of
 docs/graph-ir.md's with the attributes it needs; operands are spec tensors
 or earlier nodes' outputs; shapes are integer lists; the last node writes

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Runs the level-2 reference.cu files of a small-size tree (tools/level2/gen.py
+"""Runs the level-2 reference.cu files of a small-size tree (problems/gen/level2/gen.py
 --small DIR) on the host, CUDA emulated as in emulate_refs.py (a block's
 threads are fibers, __syncthreads a barrier), and compares every output
-element with tools/level2/graph_eval.py (pure Python, float64) and, where
+element with problems/gen/level2/graph_eval.py (pure Python, float64) and, where
 kforge's CPU oracle knows family "graph", with the oracle's values.
 
 usage: emulate_level2.py KFORGE SMALLROOT WORK [-j N] [NUMBER...]
@@ -19,7 +19,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "level2"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "problems", "gen", "level2"))
 import emulate_refs as er  # noqa: E402
 import graph_eval  # noqa: E402
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Runs the level-3 reference.cu files of a small-size tree (tools/level3/gen.py
+"""Runs the level-3 reference.cu files of a small-size tree (problems/gen/level3/gen.py
 --small DIR) on the host, CUDA emulated as in emulate_refs.py, and compares
-every output element with tools/level2/graph_eval.py (pure Python, float64).
+every output element with problems/gen/level2/graph_eval.py (pure Python, float64).
 Inputs are drawn here (Python's random, seeded; the spec's distributions), so
 specs the engine cannot load yet are checked too. Launch blocks may hold
 `for (int v = 0; v < N; ++v) { ... }` loops and `name + OFFSET` arguments.
@@ -20,7 +20,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "level2"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "problems", "gen", "level2"))
 import emulate_refs as er  # noqa: E402
 import graph_eval  # noqa: E402
 

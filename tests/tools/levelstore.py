@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Fills a store made by `kforge store init` with a small search over levels 1, 2
-and 3 whose figures are known by construction (t0950 checks tools/results_md.py
+and 3 whose figures are known by construction (t0950 checks scripts/results_md.py
 against them). Per problem: baselines (ms) and the search's kernels (ms, status).
 
     levelstore.py STORE KBDIR   (KBDIR gets KernelBench-layout H100_Modal_*.json)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compares kforge's CPU oracle (oracle/oracle_graph*.c) with the pure-Python
-graph evaluator (tools/level2/graph_eval.py) on the level-3 problems of a
-small-size tree (tools/level3/gen.py --small DIR): `kforge problems inputs`
+graph evaluator (problems/gen/level2/graph_eval.py) on the level-3 problems of a
+small-size tree (problems/gen/level3/gen.py --small DIR): `kforge problems inputs`
 writes the inputs and the oracle's sample, graph_eval evaluates the same
 inputs, every sampled element must agree (both compute in float64).
 
@@ -60,7 +60,7 @@ def one(a):
 def main():
     args = sys.argv[1:]
     global graph_eval
-    jobs, tol, evdir = 1, 1e-9, os.path.join(HERE, "..", "..", "tools", "level2")
+    jobs, tol, evdir = 1, 1e-9, os.path.join(HERE, "..", "..", "problems", "gen", "level2")
     for opt in ("-j", "--tol", "--evaluator"):
         if opt in args:
             i = args.index(opt)

@@ -1,0 +1,25 @@
+"""Output-size formulas and the conv code of problems/gen/level1/gen_b.py (level 1),
+shared with the level-2 generator."""
+import importlib.util
+import os
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_spec = importlib.util.spec_from_file_location("refgen_gen", os.path.join(_HERE, "..", "level1", "gen_b.py"))
+refgen = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(refgen)
+
+conv_out = refgen.conv_out          # (n, k, s, p, d)
+convt_out = refgen.convt_out        # (n, k, s, p, d, output_padding)
+pool_out = refgen.pool_out          # (n, k, s, p, d, ceil)
+taps_conv = refgen.taps_conv        # (n_in, n_out, k, s, p, d)
+taps_convt = refgen.taps_convt
+pad3 = refgen.pad3
+CONV_HEAD = refgen.CONV_HEAD
+CONV_BODY = refgen.CONV_BODY
+
+
+def prod(xs):
+    r = 1
+    for x in xs:
+        r *= x
+    return r

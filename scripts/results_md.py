@@ -1,0 +1,556 @@
+#!/usr/bin/env python3
+"""Writes the Markdown results page of a dataset release from its store.
+
+  scripts/results_md.py STORE --version 0.1.0 --tarball DIST/kforge-kernelbench-0.1.0.tar.zst
+                      [--search-seconds S] [--kernelbench DIR|none] [--screens DIR]
+                      [--commands FILE] [--notes FILE.md] [--cross-gpu REPORT.md] [--kforge PATH]
+                      [-o OUT.md]
+
+STORE is a store file, an unpacked dataset (its kforge.db) or a dataset tarball.
+Every figure comes from the store (python3's sqlite3, read-only), a section per level
+(1, 2, 3: whichever the search covered):
+- fast_p (p = 0, 1, 1.5, 2) per GPU against PyTorch eager, eager with TF32 off and
+  torch.compile where the store has that baseline, and on an H100 against KernelBench's
+  published H100 times (--kernelbench); for the search's own measurements (collect-vN, the
+  latest N a kernel has) and for verified kernels (their latest verification);
+- problems whose spec is "degenerate" (a constant output passes) are left out of fast_p and
+  the geomeans and listed apart, as on the site; "ill_conditioned" ones are counted and marked;
+- geometric-mean speedup over problems with a correct kernel, per family (level 1) and
+  per idea category (the best kernel whose idea has that category);
+- per category: kernels made, compiled, correct, and how many beat their problem's
+  reference kernel (round 0) and PyTorch eager;
+- search throughput: candidates evaluated per GPU-minute, and the GPU busy fraction
+  (kernel time of all check and timed runs over the search's wall time);
+- the tarball's size and SHA-256.
+fast_0 is the fraction of problems with a correct kernel (KernelBench's definition). A
+level's problems are those the search covered (rounds, candidates or evaluations), else all
+of that level in the store.
+"""
+import argparse
+import hashlib
+import json
+import math
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare_baselines import load as kb_load  # noqa: E402
+
+FAMILIES = ["elementwise", "rowsoftmax", "reduce", "norm", "loss", "scan", "matmul", "conv",
+            "pool", "attention"]
+CATS = ["memory", "async", "precision", "compute", "parallelism", "control"]
+PS = [0, 1, 1.5, 2]
+VARIANTS = [("eager", "eager"), ("eager_notf32", "eager_notf32"), ("compile", "compile"),
+            ("kb_eager", "KernelBench H100 eager"), ("kb_compile", "KernelBench H100 compile")]
+KB_FILES = {"kb_eager": "H100_Modal_baseline_time_torch.json",
+            "kb_compile": "H100_Modal_baseline_time_torch_compile_inductor_default.json"}
+
+
+def family(number, fam, name):
+    """collector/catalogue.c family_of_problem, in Python."""
+    fam, name = fam or "", name or ""
+    if number == 5 or "elementwise" in fam or "activation" in fam:
+        return "elementwise"
+    if "softmax" in fam or "Softmax" in name:
+        return "rowsoftmax"
+    for key, f in (("reduc", "reduce"), ("arg", "reduce"), ("norm", "norm"), ("loss", "loss"),
+                   ("scan", "scan"), ("cum", "scan"), ("matmul", "matmul"), ("gemm", "matmul"),
+                   ("matvec", "matmul"), ("conv", "conv"), ("pool", "pool"),
+                   ("attention", "attention")):
+        if key in fam:
+            return f
+    return "other"
+
+
+def geomean(v):
+    v = [x for x in v if x and x > 0 and math.isfinite(x)]
+    return math.exp(sum(math.log(x) for x in v) / len(v)) if v else float("nan")
+
+
+def fmt(x, d=3):
+    return "-" if x is None or (isinstance(x, float) and not math.isfinite(x)) else ("%.*f" % (d, x))
+
+
+def pct(n, d):
+    return "%.0f%%" % (100.0 * n / d) if d else "-"
+
+
+def row(cells):
+    return "| " + " | ".join(cells) + " |"
+
+
+def head(w, cols):
+    w(row(cols))
+    w("|" + "---|" * len(cols))
+
+
+def collect_version(protocol):
+    m = re.match(r"collect-v(\d+)$", protocol or "")
+    return int(m.group(1)) if m else -1
+
+
+def levels_label(levels):
+    if len(levels) == 1:
+        return "level-%d" % levels[0]
+    if levels == list(range(levels[0], levels[-1] + 1)):
+        return "levels %d-%d" % (levels[0], levels[-1])
+    return "levels " + ", ".join(str(x) for x in levels)
+
+
+def tar_member(tarball, member, kforge, out=None):
+    """One file of a dataset tarball: its bytes, or written to the file object out.
+    `kforge dataset cat` (libarchive, so no zstd(1) is needed) when a kforge is given,
+    else GNU tar."""
+    if kforge:
+        cmd = [kforge, "dataset", "cat", tarball, member]
+    else:
+        cmd = ["tar", "--zstd" if tarball.endswith(".zst") else "-z", "-xOf", tarball, member]
+    r = subprocess.run(cmd, check=True, stdout=out or subprocess.PIPE, stderr=subprocess.PIPE)
+    return r.stdout
+
+
+def pack_name_opt(tarball, version):
+    """pack's --name for a tarball kforge-NAME-VERSION.tar.*, "" for the default name."""
+    m = re.match(r"kforge-(.+)-%s\.tar\.(zst|gz)$" % re.escape(version), os.path.basename(tarball))
+    return " --name %s" % m.group(1) if m and m.group(1) != "kernelbench" else ""
+
+
+def open_store(path, tmp, kforge=None):
+    """The store file of STORE: itself, DIR/kforge.db, or a tarball's kforge.db."""
+    if os.path.isdir(path):
+        path = os.path.join(path, "kforge.db")
+    elif path.endswith((".tar.zst", ".tar.gz", ".tgz")):
+        tarball, path = path, os.path.join(tmp, "kforge.db")
+        with open(path, "wb") as f:
+            tar_member(tarball, "kforge.db", kforge, f)
+    if not os.path.isfile(path):
+        raise OSError("%s: no store there" % path)
+    db = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
+    db.row_factory = sqlite3.Row
+    return db
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("store", help="a store, an unpacked dataset directory or a dataset tarball")
+    ap.add_argument("--version", required=True)
+    ap.add_argument("--tarball")
+    ap.add_argument("--search-seconds", type=float, default=0,
+                    help="wall seconds the search ran on the GPU (summed over resumed calls)")
+    ap.add_argument("--kernelbench", default=None,
+                    help="directory of KernelBench's H100_Modal_*.json (default or 'none': no comparison)")
+    ap.add_argument("--screens", help="directory of index.png and problem.png, relative to -o")
+    ap.add_argument("--commands", help="a file with the commands that reproduce the run")
+    ap.add_argument("--notes", help="a Markdown file: what the run shows and does not")
+    ap.add_argument("--cross-gpu", help="the output of `kforge report --gpus` on the store")
+    ap.add_argument("--kforge", help="the kforge that reads the tarball (`kforge dataset cat`); "
+                    "default: GNU tar, which needs zstd(1) for a .tar.zst")
+    ap.add_argument("-o", "--out")
+    a = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="results_md.")
+    try:
+        db = open_store(a.store, tmp, a.kforge)
+        text = render(a, db)
+        db.close()
+    except (OSError, sqlite3.Error, subprocess.CalledProcessError, ValueError) as e:
+        print("results_md: %s" % e, file=sys.stderr)
+        return 1
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if a.out:
+        with open(a.out + ".tmp", "w") as f:
+            f.write(text)
+        os.replace(a.out + ".tmp", a.out)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def render(a, db):
+    q = lambda sql, *p: db.execute(sql, p).fetchall()  # noqa: E731
+
+    probs = {}
+    for r in q("SELECT id, level, number, name, family, kernelbench_file, spec FROM problems"):
+        try:
+            spec = json.loads(r["spec"] or "{}")
+        except ValueError:
+            spec = {}
+        spec = spec if isinstance(spec, dict) else {}
+        flag = lambda k: spec[k] if isinstance(spec.get(k), str) else None  # noqa: E731
+        probs[r["id"]] = {"level": r["level"], "number": r["number"], "name": r["name"],
+                          "file": r["kernelbench_file"], "degenerate": flag("degenerate"),
+                          "ill": flag("ill_conditioned"),
+                          "family": family(r["number"], r["family"], r["name"])}
+    searched = {r[0] for r in q("SELECT problem_id FROM rounds UNION SELECT problem_id FROM candidates "
+                                "UNION SELECT problem_id FROM evals")}
+    levels = sorted({p["level"] for pid, p in probs.items() if pid in searched}) or \
+        sorted({p["level"] for p in probs.values()})
+    scope = {}
+    for lv in levels:
+        ids = [pid for pid, p in probs.items() if p["level"] == lv]
+        scope[lv] = sorted([pid for pid in ids if pid in searched] or ids,
+                           key=lambda pid: probs[pid]["number"])
+
+    base = {}
+    for r in q("SELECT problem_id, gpu_name, variant, mean_ms FROM baselines"):
+        base[(r["problem_id"], r["gpu_name"], r["variant"])] = r["mean_ms"]
+    kbdir = a.kernelbench
+    kb = {}
+    if kbdir and kbdir != "none" and os.path.isdir(kbdir):
+        for v, f in KB_FILES.items():
+            for lv in levels:
+                for file, ms in kb_load(os.path.join(kbdir, f), lv).items():
+                    kb[(lv, file, v)] = ms
+    else:
+        kbdir = None
+
+    def baseline(pid, gpu, variant):
+        if variant.startswith("kb_"):
+            p = probs[pid]
+            return kb.get((p["level"], p["file"], variant)) if "H100" in gpu else None
+        return base.get((pid, gpu, variant))
+
+    # A kernel's verdict on a GPU: its latest verification's (core/store_verify.h KF_VERDICTS).
+    latest = ("(SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY kernel_hash, problem_id,"
+              " gpu_name ORDER BY created_at DESC, id) AS vrn FROM verifications) WHERE vrn = 1)")
+    failed = {(r["kernel_hash"], r["gpu_name"]) for r in
+              q("SELECT kernel_hash, gpu_name FROM %s WHERE verdict = 'failed'" % latest)}
+    # A verification that passed with a review flag is no verified result
+    # (core/store_verify.h KF_FLAGGED_VERDICT): left out like a failed one, listed apart.
+    flagged_rows = q("SELECT problem_id, gpu_name, kernel_hash, review_flags FROM %s WHERE verdict = "
+                     "'verified' AND json_valid(COALESCE(review_flags, '[]'))"
+                     " AND json_array_length(COALESCE(review_flags, '[]')) > 0"
+                     " ORDER BY problem_id, gpu_name, kernel_hash" % latest)
+    flagged = {(r["kernel_hash"], r["gpu_name"]) for r in flagged_rows}
+    failed |= flagged
+    verified = {(r["kernel_hash"], r["gpu_name"]) for r in
+                q("SELECT kernel_hash, gpu_name FROM %s WHERE verdict = 'verified'" % latest)} - flagged
+    vprotos = [r["protocol"] for r in q("SELECT DISTINCT protocol FROM %s ORDER BY 1" % latest)]
+    # The search's measurement of a kernel: its evaluation under the latest collect-vN.
+    sev = {}
+    for r in q("SELECT kernel_hash, problem_id, gpu_name, protocol, status, time_mean_ms FROM evals "
+               "WHERE protocol LIKE 'collect-%'"):
+        k = (r["kernel_hash"], r["problem_id"], r["gpu_name"])
+        if k not in sev or collect_version(r["protocol"]) > collect_version(sev[k]["protocol"]):
+            sev[k] = r
+    sprotos = sorted({r["protocol"] for r in sev.values()})
+    runs = q("SELECT * FROM runs ORDER BY created_at")
+    gpus = sorted({r["name"] for r in q("SELECT name FROM gpus")} |
+                  {k[2] for k in sev if k[2]})
+    out = []
+    w = out.append
+
+    props = []
+    for r in runs:
+        p = "built-in proposer" if r["proposer"] == "builtin" else \
+            "%s proposer%s" % (r["proposer"], " (%s)" % r["model"] if r["model"] else "")
+        if p not in props:
+            props.append(p)
+    w("# kforge %s dataset v%s: %s\n" % (levels_label(levels) if levels else "empty", a.version,
+                                       ", ".join(props) or "no search"))
+    w("Generated by `scripts/results_md.py` from the store; every figure below comes from it.\n")
+    for r in runs:
+        cfg = json.loads(r["config"] or "{}")
+        budget = ", ".join("%s %g" % (label, cfg[k]) for k, label in
+                           (("rounds", "rounds"), ("k", "ideas"), ("m", "impls"),
+                            ("top_k", "top_k"), ("max_timing_s", "max_timing_s"),
+                            ("prune_vs_eager", "prune_vs_eager")) if k in cfg)
+        w("- run `%s`: proposer %s, seed %s, GPU %s, %s, protocol %s, kforge %s, status %s" %
+          (r["id"], r["proposer"], r["seed"], r["gpu_name"] or "none (compile only)",
+           budget or "default budget", cfg.get("protocol", "collect-v1"), r["kforge_version"],
+           r["status"]))
+    w("- problems: %d%s; GPUs in the store: %s\n" %
+      (sum(len(v) for v in scope.values()),
+       " (%s)" % ", ".join("level %d: %d" % (lv, len(scope[lv])) for lv in levels) if levels else "",
+       ", ".join(gpus) or "none"))
+
+    def best_times(gpu, only_verified):
+        """problem -> (time_ms, kernel_hash) of its fastest correct kernel: as the search
+        timed it, or (only_verified) as timed by the verification that verified it."""
+        best = {}
+        if only_verified:
+            rows = q("SELECT v.problem_id, v.kernel_hash, e.time_mean_ms FROM %s v JOIN evals e"
+                     " ON e.id = v.eval_id WHERE v.gpu_name = ? AND v.verdict = 'verified'"
+                     " AND e.time_mean_ms > 0" % latest, gpu)
+        else:
+            rows = [r for k, r in sev.items() if k[2] == gpu and r["status"] == "correct" and
+                    (r["time_mean_ms"] or 0) > 0]
+        for r in rows:
+            k = (r["kernel_hash"], gpu)
+            if k in failed or (only_verified and k not in verified):
+                continue
+            if r["problem_id"] not in best or r["time_mean_ms"] < best[r["problem_id"]][0]:
+                best[r["problem_id"]] = (r["time_mean_ms"], r["kernel_hash"])
+        return best
+
+    def speedups(best, gpu, variant):
+        s = {}
+        for pid, (t, _) in best.items():
+            b = baseline(pid, gpu, variant)
+            if b:
+                s[pid] = b / t
+        return s
+
+    views = []
+    for gpu in gpus:
+        for ver, label in ((False, "search"), (True, "verified")):
+            best = best_times(gpu, ver)
+            if best:
+                views.append((gpu, label, best))
+
+    if flagged_rows:
+        w("## Flagged kernels (not counted)\n")
+        w("Their verification passed but raised a review flag: no verified result; left out of "
+          "fast_p, the geomeans and the best kernels until verified again without one.\n")
+        w("| problem | GPU | kernel | flags |\n| --- | --- | --- | --- |")
+        for r in flagged_rows:
+            w("| %s | %s | `%s` | %s |" % (r["problem_id"], r["gpu_name"], r["kernel_hash"][:12],
+                                         ", ".join(json.loads(r["review_flags"] or "[]"))))
+        w("")
+
+    for lv in levels:
+        level_section(w, lv, scope[lv], probs, views, speedups, q, sev, failed, baseline,
+                      sprotos, vprotos, kbdir)
+
+    throughput(w, a, q, runs, sev)
+    tail(w, a)
+    return "\n".join(out) + "\n"
+
+
+def level_section(w, lv, pids, probs, views, speedups, q, sev, failed, baseline, sprotos,
+                  vprotos, kbdir):
+    inscope = set(pids)
+    degen = [p for p in pids if probs[p]["degenerate"]]
+    ill = [p for p in pids if probs[p]["ill"]]
+    counted = [p for p in pids if not probs[p]["degenerate"]]
+    cand = q("SELECT problem_id, status, kernel_hash FROM candidates")
+    cand = [r for r in cand if r["problem_id"] in inscope]
+    compiled = sum(1 for r in cand if r["kernel_hash"] and
+                   r["status"] not in ("format_error", "compile_error", "pending"))
+    correct_p = {r["problem_id"] for r in cand if r["status"] == "correct"}
+    w("## Level %d\n" % lv)
+    w("- problems: %d (%d degenerate, left out of fast_p and the geomeans; %d ill-conditioned, "
+      "counted and marked); with a correct kernel in the search: %d" %
+      (len(pids), len(degen), len(ill), len(correct_p)))
+    w("- candidates: %d, compiled: %d, correct: %d\n" %
+      (len(cand), compiled, sum(1 for r in cand if r["status"] == "correct")))
+
+    w("### fast_p, level %d\n" % lv)
+    w("fast_p: the fraction of the %d level-%d problems%s with a correct kernel more than p times "
+      "faster than the baseline (fast_0: correct at all). Search: the collector's measurement "
+      "(%s: 100 timed trials, fewer where the run's max_timing_s or prune_vs_eager cut them); "
+      "verified: kernels whose latest verification on that GPU passed (%s), timed there (500 "
+      "trials, or max_timing_s). KernelBench H100: its published H100_Modal times%s.\n" %
+      (len(counted), lv, " (degenerate ones left out)" if degen else "", ", ".join(sprotos) or "collect-v2",
+       ", ".join(vprotos) or "none", " (%s)" % os.path.basename(os.path.normpath(kbdir))
+       if kbdir else ", not available here"))
+    rows = []
+    for gpu, label, best in views:
+        lbest = {p: v for p, v in best.items() if p in inscope and not probs[p]["degenerate"]}
+        if not lbest:
+            continue
+        for variant, vlabel in VARIANTS:
+            sp = speedups(lbest, gpu, variant)
+            if not sp:
+                continue
+            cells = []
+            for p in PS:
+                n = len(lbest) if p == 0 else sum(1 for v in sp.values() if v > p)
+                cells.append(pct(n, len(counted)))
+            rows.append("| %s | %s | %s | %s | %s | %d |" % (gpu, label, vlabel, " | ".join(cells),
+                                                          fmt(geomean(sp.values())), len(sp)))
+    if rows:
+        w("| GPU | kernels | baseline | " + " | ".join("fast_%g" % p for p in PS) +
+          " | geomean speedup | problems with baseline |")
+        w("|---|---|---|" + "---|" * len(PS) + "---|---|")
+        for r in rows:
+            w(r)
+    else:
+        w("No correct timed kernel of level %d with a baseline (a compile-only search runs none)." % lv)
+    w("")
+
+    def marks(title, ids, key, why):
+        if not ids:
+            return
+        w("### %s, level %d\n" % (title, lv))
+        w(why + "\n")
+        head(w, ["problem", "why"] + ["%s %s vs eager" % (g.replace("NVIDIA ", ""), l)
+                                      for g, l, _ in views])
+        for p in ids:
+            cells = []
+            for gpu, label, best in views:
+                if p not in best:
+                    cells.append("-")
+                    continue
+                sp = speedups({p: best[p]}, gpu, "eager")
+                cells.append("correct, %sx" % fmt(sp[p]) if p in sp else "correct")
+            w(row([p, probs[p][key].replace("|", "\\|").replace("\n", " ")] + cells))
+        w("")
+
+    marks("Degenerate problems", degen, "degenerate",
+          "A constant output passes these problems' checks, so they are reported here and not "
+          "in fast_p or the geomeans (as on the site).")
+    marks("Ill-conditioned problems", ill, "ill",
+          "PyTorch's own fp32 forward misses the exact result here; they are counted in fast_p.")
+
+    # Families are level 1's (collector/catalogue.c); levels 2 and 3 are all "graph".
+    fams = [f for f in FAMILIES if any(probs[p]["family"] == f for p in counted)] if lv == 1 else []
+    if fams:
+        def family_table(title, views, variant):
+            w("### Geometric-mean speedup against %s, per family, level %d\n" % (title, lv))
+            head(w, ["family", "problems"] + ["%s %s" % (g.replace("NVIDIA ", ""), l)
+                                              for g, l, _ in views])
+            for f in fams:
+                fp = [p for p in counted if probs[p]["family"] == f]
+                cells = []
+                for gpu, label, best in views:
+                    sp = speedups({p: best[p] for p in fp if p in best}, gpu, variant)
+                    cells.append("%s (%d)" % (fmt(geomean(sp.values())), len(sp)))
+                w(row([f, str(len(fp))] + cells))
+
+        family_table("PyTorch eager", views, "eager")
+        w("\n(n): problems with a correct kernel and a baseline.\n")
+        cviews = [(g, l, b) for g, l, b in views
+                  if speedups({p: b[p] for p in counted if p in b}, g, "compile")]
+        if cviews:
+            family_table("torch.compile", cviews, "compile")
+            w("")
+
+    categories(w, lv, inscope, counted, q, sev, failed, baseline)
+
+
+def categories(w, lv, inscope, counted, q, sev, failed, baseline):
+    w("### Per idea category, level %d\n" % lv)
+    w("A kernel belongs to every category of its idea; each GPU the search measured on has its "
+      "rows. *beat reference*: faster than its problem's round-0 kernel (the reference as a "
+      "candidate; the fastest, where several runs made one); *beat eager*: faster than "
+      "PyTorch eager. Geomean: over the problems (not degenerate), the best kernel of the "
+      "category against eager.\n")
+    rows = [r for r in q("SELECT DISTINCT c.problem_id, c.kernel_hash, c.status, ic.category FROM "
+                         "candidates c JOIN idea_categories ic ON ic.idea_id = c.idea_id")
+            if r["problem_id"] in inscope]
+    refs = [r for r in q("SELECT problem_id, kernel_hash FROM candidates WHERE round = 0 AND "
+                         "kernel_hash IS NOT NULL") if r["problem_id"] in inscope]
+    sgpus = sorted({k[2] for k in sev if k[1] in inscope and k[2]}) or [None]
+    w("| category | GPU | kernels | compiled | correct | beat reference | beat eager | "
+      "geomean vs eager (problems) |")
+    w("|---|---|---|---|---|---|---|---|")
+    for gpu in sgpus:
+        ref_t = {}
+        for r in refs:
+            e = sev.get((r["kernel_hash"], r["problem_id"], gpu))
+            # Several runs, several round-0 kernels: the fastest, whatever the row order.
+            if e and e["status"] == "correct" and e["time_mean_ms"]:
+                p = r["problem_id"]
+                ref_t[p] = min(ref_t.get(p, e["time_mean_ms"]), e["time_mean_ms"])
+        for cat in CATS:
+            rs = [r for r in rows if r["category"] == cat]
+            comp = sum(1 for r in rs if r["kernel_hash"] and
+                       r["status"] not in ("format_error", "compile_error", "pending"))
+            ok = []
+            for r in rs:
+                e = sev.get((r["kernel_hash"], r["problem_id"], gpu)) if gpu else None
+                if e and e["status"] == "correct" and e["time_mean_ms"] and \
+                        (r["kernel_hash"], gpu) not in failed:
+                    ok.append((r["problem_id"], e["time_mean_ms"]))
+            beat_ref = sum(1 for p, t in ok if p in ref_t and t < ref_t[p])
+            beat_eager = sum(1 for p, t in ok if (baseline(p, gpu, "eager") or 0) > t)
+            bestc = {}
+            for p, t in ok:
+                if p in counted and (p not in bestc or t < bestc[p]):
+                    bestc[p] = t
+            sp = [baseline(p, gpu, "eager") / t for p, t in bestc.items() if baseline(p, gpu, "eager")]
+            w("| %s | %s | %d | %d | %d | %d | %d | %s (%d) |" %
+              (cat, gpu or "none (compile only)", len(rs), comp, len(ok), beat_ref, beat_eager,
+               fmt(geomean(sp)), len(sp)))
+    w("")
+
+
+def throughput(w, a, q, runs, sev):
+    sgpu = runs[-1]["gpu_name"] if runs else None
+    w("## Search throughput\n")
+    ev = q("SELECT e.id, e.env FROM evals e WHERE e.protocol LIKE 'collect-%' AND e.gpu_name = ?", sgpu)
+    kern = q("SELECT sum(t.time_ms) AS ms, count(*) AS n FROM eval_trials t JOIN evals e ON "
+             "e.id = t.eval_id WHERE e.protocol LIKE 'collect-%' AND e.gpu_name = ?", sgpu)[0]
+    ncand = q("SELECT count(*) AS n, sum(status = 'correct') AS ok FROM candidates")[0]
+    harness, no_refs, n_refs, counted = [], [], 0, False
+    for r in ev:
+        try:
+            env = json.loads(r["env"] or "{}")
+        except ValueError:
+            env = {}
+        h = env.get("harness_ms")
+        if h:
+            harness.append(h)
+            refs = (env.get("phases_ms") or {}).get("refs", 0)
+            # refs_run: the worker's count (kforge after 6e31534); before, the phase's time
+            counted = counted or isinstance(env.get("refs_run"), int)
+            n_refs += env["refs_run"] > 0 if isinstance(env.get("refs_run"), int) else refs >= 1.0
+            no_refs.append(h - refs)
+    harness.sort()
+    no_refs.sort()
+    w("- candidates: %d (%d correct); evaluations on %s by the search: %d" %
+      (ncand["n"], ncand["ok"] or 0, sgpu or "no GPU (compile only)", len(ev)))
+    if a.search_seconds > 0:
+        w("- search wall time on the GPU: %.0f s; **%.1f candidates per GPU-minute** (evaluated "
+          "ones: a candidate that re-renders a kernel its problem already has reuses that "
+          "kernel's evaluation)" % (a.search_seconds, len(ev) / (a.search_seconds / 60.0)))
+        w("- GPU busy fraction (kernel time of %d check and timed runs, %.0f s, over the wall "
+          "time): **%.1f%%**" % (kern["n"], (kern["ms"] or 0) / 1000.0,
+                                 100.0 * (kern["ms"] or 0) / 1000.0 / a.search_seconds))
+    if harness:
+        w("- harness overhead per evaluation (wall minus kernel time): median %.0f ms; "
+          "%d of %d evaluations computed reference outputs (the rest found them kept%s); "
+          "without that phase: median %.0f ms" %
+          (harness[len(harness) // 2], n_refs, len(harness),
+           "" if counted else "; this kforge kept one problem's at a time, since 5ec8049 "
+           "the worker keeps several problems'", no_refs[len(no_refs) // 2]))
+    w("")
+
+
+def tail(w, a):
+    if a.notes:
+        w(open(a.notes).read().strip() + "\n")
+    if a.cross_gpu:
+        w("## Cross-GPU: best verified kernel per problem (`kforge report --gpus`)\n")
+        w("Speedup against PyTorch eager on each GPU; \"-\": not verified there.\n")
+        w(open(a.cross_gpu).read().strip() + "\n")
+    if a.tarball:
+        h = hashlib.sha256()
+        with open(a.tarball, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+        w("## Dataset tarball\n")
+        w("- `%s`: %d bytes, SHA-256 `%s`" % (os.path.basename(a.tarball),
+                                              os.path.getsize(a.tarball), h.hexdigest()))
+        # The tarball names the kforge that packed it (provenance.json), so the same bytes
+        # come from that kforge only.
+        try:
+            prov = json.loads(tar_member(a.tarball, "provenance.json", a.kforge))
+            by = prov.get("packed_by", "").split()[-1]
+        except (subprocess.CalledProcessError, ValueError, IndexError, OSError) as e:
+            print("results_md: no packing kforge from %s's provenance.json: %s" % (a.tarball, e),
+                  file=sys.stderr)
+            by = ""
+        if by:
+            w("- packed by kforge `%s` (`provenance.json` records it, so only that kforge gives "
+              "these bytes): `git worktree add /tmp/kf %s && make -C /tmp/kf kforge && "
+              "/tmp/kf/build/kforge --db merged.db pack%s --version %s -o dist`"
+              % (by, by.replace("-dirty", ""), pack_name_opt(a.tarball, a.version), a.version))
+        w("")
+    if a.screens:
+        w("## Site\n")
+        w("![index](%s/index.png)\n" % a.screens)
+        w("![a problem page](%s/problem.png)\n" % a.screens)
+    if a.commands:
+        w("## Reproduce\n")
+        w("```sh\n%s\n```\n" % open(a.commands).read().strip())
+
+
+if __name__ == "__main__":
+    sys.exit(main())
