@@ -135,7 +135,7 @@ if prof["limiter"] != want:
 sys.exit(1 if bad else 0)
 PY
 
-run_one() {  # LABEL PROBLEM FILE WANT
+prof_one() {  # LABEL PROBLEM FILE WANT
 	db="$T_TMP/$1.db"
 	"$KFORGE" --db "$db" eval --profile --json --force "$2" "$3" >"$1.json" 2>"$1.err"
 	rc=$?
@@ -161,6 +161,6 @@ run_one() {  # LABEL PROBLEM FILE WANT
 	check "$1: CUPTI's profile agrees with ncu, limiter $4" python3 cmp.py "$db" "$1.json" "$1.ncu.csv" "$1" "$4"
 }
 
-run_one memory p/relu_mid mem.cu memory
-run_one compute "$MM" mm.cu compute
-run_one launch p/relu_tiny launch.cu launch
+prof_one memory p/relu_mid mem.cu memory
+prof_one compute "$MM" mm.cu compute
+prof_one launch p/relu_tiny launch.cu launch
