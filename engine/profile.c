@@ -30,7 +30,7 @@ const char *prof_limiter(double dram_pct, double sm_pct, double tensor_pct, int 
 		return "launch";
 	if (z(dram_pct) >= PROF_BUSY_PCT && z(dram_pct) >= z(sm_pct))
 		return "memory";
-	if (z(sm_pct) >= PROF_BUSY_PCT || z(tensor_pct) >= PROF_BUSY_PCT)
+	if (z(sm_pct) >= PROF_BUSY_PCT || z(tensor_pct) >= PROF_TENSOR_PCT)
 		return "compute";
 	return "latency";
 }

@@ -16,7 +16,8 @@ struct prof_kernel {
 };
 
 /* The limiter thresholds (docs/engine.md "Profiles" says why these). */
-#define PROF_BUSY_PCT 60.0          /* a unit at >= 60% of its peak bounds the kernel */
+#define PROF_BUSY_PCT 60.0          /* DRAM or SM at >= 60% of its peak bounds the kernel */
+#define PROF_TENSOR_PCT 40.0        /* a tensor pipe busy >= 40% of its cycles: compute */
 #define PROF_LAUNCH_MIN 8           /* launches for the tiny-kernel launch rule */
 #define PROF_TINY_MS 0.010          /* mean kernel duration under 10 us: tiny */
 #define PROF_GAP_SHARE 0.6          /* kernels busy under 60% of the timed block */

@@ -268,9 +268,11 @@ static int profile_block(struct wk_eval_state *es, struct prof_kernel *k, int n,
 	CUpti_RangeProfiler_Stop_Params so = { CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE };
 	CUpti_RangeProfiler_DecodeData_Params de = { CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE };
 	CUpti_RangeProfiler_GetCounterDataInfo_Params ci = { CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE };
-	/* Ranges: the block's, and the harness's kernels before it (shared
-	 * memory scrub, output fills: at most one per output and a few). */
-	size_t max_ranges = (size_t)n + (size_t)w->p.n_out + 8, first;
+	/* Ranges: the block's, and the harness's work before it (shared
+	 * memory scrub, output fills, scratch fills, module variables, the L2
+	 * flush: a few per output, scratch buffer and variable). */
+	size_t max_ranges = (size_t)n + 2 * (size_t)(w->p.n_out + es->cand.plan.n_scratch + es->cand.n_glob) + 16,
+	       first;
 	uint8_t *cd = NULL;
 	struct buf err = BUF_INIT;
 	int ret = -1, started = 0, r;
@@ -433,6 +435,16 @@ void wk_profile(struct wk_eval_state *es, json_t *res)
 		snprintf(why, sizeof(why), "%lld launches per block (profiled: 1 to %d)", nl,
 			 PROF_MAX_LAUNCHES);
 		goto out;
+	}
+	if (!P.tried) {
+		/* Once per worker: opening CUPTI, the metrics, the config image. */
+		double t1 = now_s();
+		int r = prof_open(w);
+		json_object_set_new(env, "profile_open_ms", json_real((now_s() - t1) * 1000.0));
+		if (r < 0) {
+			snprintf(why, sizeof(why), "%s", P.why);
+			goto out;
+		}
 	}
 	if (prof_open(w) < 0) {
 		snprintf(why, sizeof(why), "%s", P.why);
