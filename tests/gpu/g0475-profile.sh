@@ -10,7 +10,10 @@
 # kernel (the medians over the launches of one kernel name, on both sides)
 # must agree within 5% relative; a percentage under 20 may instead be
 # within 1 percentage point (near zero, 5% of the value is below the
-# counters' noise). The limiters must be memory, compute and launch, and
+# counters' noise), and DRAM bytes within 64 KiB (a kernel whose data sit
+# in L2 moves only write-back noise: on the H100 the launch-bound kernel's
+# 16 KiB slice read 16640 bytes once, 19200 under ncu, and wrote 11904 or
+# 0). The limiters must be memory, compute and launch, and
 # the profile's cost per kernel launch is printed ("# cost").
 . "$KF_ROOT/tests/lib.sh"
 export KFORGE_ROOT="$KF_ROOT"
@@ -126,7 +129,8 @@ for name, kl in ours.items():
             continue
         x, y = statistics.median(a), statistics.median(tv)
         rel = abs(x - y) / max(abs(y), 1e-12)
-        ok = rel <= 0.05 or (pct and max(x, y) < 20 and abs(x - y) <= 1.0) or (x == y)
+        ok = (rel <= 0.05 or (pct and max(x, y) < 20 and abs(x - y) <= 1.0) or (x == y) or
+              ("bytes" in m and abs(x - y) <= 65536))
         print("# %s %-14s %-72s ours %14.4f  ncu %14.4f  %6.2f%% %s"
               % (label, name[:14], m, x, y, 100 * rel, "ok" if ok else "DIFFERS"))
         bad += not ok
