@@ -27,9 +27,12 @@
 
 #define PROF_MAX_LAUNCHES 1024   /* ranges of one block (the counter image grows with them) */
 
-/* The metrics, in the order of enum slot; several tensor pipes, the
- * largest counts (Hopper's wgmma runs on the gmma pipe, mma.sync on hmma). */
-enum { M_DUR, M_RD, M_WR, M_DRAM, M_L2, M_SM, M_OCC, M_T0, M_T1, M_T2, M_N };
+/* The metrics, in the order of enum slot. The tensor pipes: the largest
+ * of those the chip has counts; on GH100 the hmma one counts HMMA, HGMMA
+ * and QGMMA (wgmma) cycles, the imma one IMMA and IGMMA (the host API's
+ * descriptions; there is no gmma one). */
+enum { M_DUR, M_RD, M_WR, M_DRAM, M_L2, M_SM, M_OCC, M_T0, M_T1, M_N };
+#define M_TLAST M_T1
 static const char *const metric_names[M_N] = {
 	"gpu__time_duration.sum",
 	"dram__bytes_read.sum",
@@ -39,7 +42,6 @@ static const char *const metric_names[M_N] = {
 	"sm__throughput.avg.pct_of_peak_sustained_elapsed",
 	"sm__warps_active.avg.pct_of_peak_sustained_active",
 	"sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
-	"sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active",
 	"sm__pipe_tensor_op_imma_cycles_active.avg.pct_of_peak_sustained_active",
 };
 
@@ -387,7 +389,7 @@ static int profile_block(struct wk_eval_state *es, struct prof_kernel *k, int n,
 		k[i].l2_hit_pct = slot[M_L2];
 		k[i].sm_pct = slot[M_SM];
 		k[i].occupancy_pct = slot[M_OCC];
-		for (int m = M_T0; m <= M_T2; m++)
+		for (int m = M_T0; m <= M_TLAST; m++)
 			if (isfinite(slot[m]) && !(slot[m] <= k[i].tensor_pct))
 				k[i].tensor_pct = slot[m];
 	}
