@@ -8,9 +8,13 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/json.h"
+#include "engine/engine_int.h"
 #include "engine/profile.h"
 #include "store/store_profile.h"
 
@@ -114,11 +118,76 @@ static void test_json(void **state)
 	json_decref(j);
 }
 
+/* The engine writes the worker's profile with the evaluation (one
+ * transaction), only for a correct one, and a re-evaluation without a
+ * profile takes the old one away. */
+static void test_engine_store(void **state)
+{
+	char dir[] = "/tmp/kf-prof-test.XXXXXX", db[64];
+	struct store s;
+	struct buf err = BUF_INIT;
+	struct eval_outcome o;
+	struct prof_kernel k;
+	json_t *res, *got = NULL, *row;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(db, sizeof(db), "%s/k.db", dir);
+	assert_int_equal(store_open(&s, db, STORE_CREATE, &err), 0);
+	row = json_pack("{s:s,s:i,s:i,s:s,s:s,s:s}", "id", "level1/019_ReLU", "level", 1, "number", 19,
+			"name", "ReLU", "spec", "{}", "spec_sha256", "aa");
+	assert_int_equal(store_insert(&s, "problems", row, STORE_REPLACE, &err), 1);
+	json_decref(row);
+	assert_int_equal(es_put_kernel(&s, "k1", "src", 3, &err), 0);
+	eval_outcome_init(&o);
+	snprintf(o.eval_id, sizeof(o.eval_id), "e1");
+	snprintf(o.kernel_hash, sizeof(o.kernel_hash), "k1");
+	snprintf(o.status, sizeof(o.status), "correct");
+	snprintf(o.gpu_name, sizeof(o.gpu_name), "NVIDIA H100 80GB HBM3");
+	o.time_mean_ms = 0.2;
+	prof_kernel_init(&k);
+	snprintf(k.name, sizeof(k.name), "relu_vec4");
+	k.duration_ms = 0.186;
+	k.dram_pct = 86;
+	k.sm_pct = 4.7;
+	res = json_pack("{s:s,s:[{s:i,s:f}],s:o}", "status", "correct", "time", "idx", 0, "time_ms", 0.2,
+			"profile", prof_to_json(&k, 1, 0.2, 900, "cupti-range-profiler 130001"));
+	assert_int_equal(es_put_eval(&s, &o, "level1/019_ReLU", "collect-v3", "{}", res, &err), 0);
+	assert_int_equal(store_profile_get(&s, "e1", &got, &err), 0);
+	assert_non_null(got);
+	assert_string_equal(jget_str(got, "limiter", ""), "memory");
+	assert_string_equal(jget_str(got, "kernel_hash", ""), "k1");
+	assert_string_equal(jget_str(got, "gpu_name", ""), "NVIDIA H100 80GB HBM3");
+	assert_int_equal(json_array_size(json_object_get(got, "kernels")), 1);
+	assert_string_equal(jget_str(json_array_get(json_object_get(got, "kernels"), 0), "name", ""), "relu_vec4");
+	json_decref(got);
+
+	/* Re-evaluated (forced) without a profile: none, not the old one. */
+	json_object_del(res, "profile");
+	assert_int_equal(es_put_eval(&s, &o, "level1/019_ReLU", "collect-v3", "{}", res, &err), 0);
+	assert_int_equal(store_profile_get(&s, "e1", &got, &err), 0);
+	assert_null(got);
+
+	/* A profile beside another status is not written. */
+	json_object_set_new(res, "profile", prof_to_json(&k, 1, 0.2, 900, "t"));
+	snprintf(o.status, sizeof(o.status), "incorrect");
+	assert_int_equal(es_put_eval(&s, &o, "level1/019_ReLU", "collect-v3", "{}", res, &err), 0);
+	assert_int_equal(store_profile_get(&s, "e1", &got, &err), 0);
+	assert_null(got);
+	json_decref(res);
+	eval_outcome_release(&o);
+	store_close(&s);
+	buf_release(&err);
+	unlink(db);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_limiter),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_engine_store),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
