@@ -84,6 +84,9 @@ $(BUILD)/gen/%_cuh.h: %.cuh scripts/cuh2c.sh
 	@mkdir -p $(dir $@)
 	$(Q)scripts/cuh2c.sh $< $*_cuh > $@.tmp && mv $@.tmp $@
 
+# CUPTI's profiler host header includes C++'s <string>: an empty stand-in.
+$(BUILD)/engine/worker_prof.o: ALL_CFLAGS += -Iengine/cupti_c
+
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"

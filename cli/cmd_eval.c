@@ -6,6 +6,7 @@
 #include "problem/sensitivity.h"
 #include "store/store.h"
 #include "store/store_eval.h"
+#include "store/store_profile.h"
 #include "engine/candidate.h"
 #include "engine/engine.h"
 
@@ -19,7 +20,50 @@ static const char eval_doc[] =
 	"the verdict and records it in the store (--db; --compile-only records too)\n"
 	"and says where. The same candidate on the same GPU under the same protocol\n"
 	"is served from the store unless --force. PROBLEM takes KernelBench's\n"
-	"names too (\"19_ReLU.py\", \"level2/12_Gemm_Multiply_LeakyReLU\").\n";
+	"names too (\"19_ReLU.py\", \"level2/12_Gemm_Multiply_LeakyReLU\").\n"
+	"--profile adds, for a correct kernel, a CUPTI profile of one extra launch\n"
+	"block (docs/engine.md \"Profiles\"), recorded with the evaluation.\n";
+
+/* The evaluation's recorded profile, or NULL; *note: why there is none,
+ * when the worker said (owned by the caller). */
+static json_t *eval_profile(struct cli_ctx *ctx, const char *eval_id, char **note)
+{
+	struct store s;
+	struct buf err = BUF_INIT;
+	json_t *p = NULL, *row = NULL, *env;
+
+	*note = NULL;
+	if (!eval_id[0] || store_open(&s, ctx->db_path, STORE_READONLY, &err) < 0) {
+		buf_release(&err);
+		return NULL;
+	}
+	if (store_profile_get(&s, eval_id, &p, &err) < 0)
+		p = NULL;
+	if (!p && store_eval_get(&s, eval_id, &row, &err) == 0 && row) {
+		env = json_loads(jget_str(row, "env", "{}"), 0, NULL);
+		if (json_string_value(json_object_get(env, "profile_note")))
+			*note = strdup(json_string_value(json_object_get(env, "profile_note")));
+		json_decref(env);
+		json_decref(row);
+	}
+	store_close(&s);
+	buf_release(&err);
+	return p;
+}
+
+static void print_profile(const json_t *p, const char *note)
+{
+	if (!p) {
+		printf("profile: none%s%s%s\n", note ? " (" : "", note ? note : "", note ? ")" : "");
+		return;
+	}
+	printf("profile: %s-bound, %lld launches, %.4f ms in kernels, dram %.1f%%, sm %.1f%%, "
+	       "tensor %.1f%%, occupancy %.1f%%, L2 hits %.1f%% (cost %.1f ms)\n",
+	       jget_str(p, "limiter", "?"), (long long)jget_int(p, "launches", 0),
+	       jget_num(p, "kernel_ms", 0), jget_num(p, "dram_pct", 0), jget_num(p, "sm_pct", 0),
+	       jget_num(p, "tensor_pct", 0), jget_num(p, "occupancy_pct", 0),
+	       jget_num(p, "l2_hit_pct", 0), jget_num(p, "cost_ms", 0));
+}
 
 static json_t *kernel_stats(struct cli_ctx *ctx, const char *compile_id)
 {
@@ -124,6 +168,9 @@ int cmd_eval(int argc, char **argv, struct cli_ctx *ctx)
 			 "compile and record only (no GPU needed; status not_run)"),
 		OPT_STR("arch", 0, &arch, "sm_XX", "target architecture (default: the GPU's, sm_90a on compute capability 9.0 and without a GPU)"),
 		OPT_FLAG("json", 0, &as_json, "print the outcome as JSON"),
+		OPT_FLAG("profile", 0, &cfg.profile,
+			 "profile one extra launch block of a correct kernel with CUPTI (recorded; "
+			 "KFORGE_NO_PROFILE=1 turns it off)"),
 		OPT_FLAG("force", 0, &req.force, "evaluate again even when the store has the result"),
 		OPT_FLAG("quick", 0, &quick, "1 check trial, no timing (for compute-sanitizer runs)"),
 		OPT_INT("quick-launches", 0, &quick_launches, "N", 2, 1000,
@@ -211,9 +258,17 @@ int cmd_eval(int argc, char **argv, struct cli_ctx *ctx)
 	if (engine_eval(e, &req, &o, &err) < 0) {
 		ret = cli_fail(EXIT_FAIL, "%s", err.s);
 	} else {
-		json_t *stats = kernel_stats(ctx, o.compile_id);
+		json_t *stats = kernel_stats(ctx, o.compile_id), *prof = NULL;
+		char *note = NULL;
+		if (cfg.profile)
+			prof = eval_profile(ctx, o.eval_id, &note);
 		if (as_json) {
 			json_t *j = outcome_json(&o, problem_dir_id(dir.s), stats, ctx->db_path);
+			if (cfg.profile) {
+				json_object_set_new(j, "profile", prof ? json_incref(prof) : json_null());
+				if (note)
+					json_object_set_new(j, "profile_note", json_string(note));
+			}
 			struct buf b = BUF_INIT;
 			json_add_pretty(&b, j);
 			printf("%s\n", b.s);
@@ -221,8 +276,12 @@ int cmd_eval(int argc, char **argv, struct cli_ctx *ctx)
 			json_decref(j);
 		} else {
 			print_human(&o, problem_dir_id(dir.s), stats, ctx->db_path);
+			if (cfg.profile && !strcmp(o.status, "correct"))
+				print_profile(prof, note);
 			json_decref(stats);
 		}
+		json_decref(prof);
+		free(note);
 		ret = !strcmp(o.status, "correct") || !strcmp(o.status, "not_run") ? EXIT_OK : EXIT_CHECK;
 	}
 	eval_outcome_release(&o);

@@ -184,6 +184,9 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_DOUBLE("prune-vs-eager", 0, &cfg.prune_vs_eager, "F", 0, 1e6,
 			   "stop them after 3 trials when the mean is over F times PyTorch eager's "
 			   "on this GPU (3; 0 = never); the verifier times at length"),
+		OPT_FLAG("profile", 0, &cfg.profile,
+			 "a CUPTI profile of one extra launch block of each correct candidate, apart "
+			 "from its timing (recorded; docs/engine.md \"Profiles\")"),
 		OPT_INT("max-ideas", 0, &cfg.per_problem.ideas, "N", 0, 1e9, "ideas per problem (0 = no limit)"),
 		OPT_INT("max-impls", 0, &cfg.per_problem.impls, "N", 0, 1e9,
 			"implementations per problem (0 = no limit)"),

@@ -24,7 +24,8 @@ static const char verify_doc[] =
 	"cannot run or a tool run takes too long). Verdicts are stored per GPU model;\n"
 	"kernels that fail, or pass with a review flag, are left out of \"best\" in\n"
 	"reports, the site and verified\n"
-	"dataset exports.\n";
+	"dataset exports. Each correct kernel re-timed gets a CUPTI profile of one extra\n"
+	"launch block, apart from its timing (docs/engine.md \"Profiles\"; --no-profile).\n";
 
 int cmd_verify(int argc, char **argv, struct cli_ctx *ctx)
 {
@@ -51,6 +52,8 @@ int cmd_verify(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_DOUBLE("max-timing", 0, &cfg.max_timing_s, "S", 1, 86400,
 			   "stop a kernel's timed trials after S seconds of kernel time "
 			   "(at least 10 trials)"),
+		OPT_SET("no-profile", 0, &cfg.profile, 0,
+			"no CUPTI profile of the kernels re-timed (KFORGE_NO_PROFILE=1 too)"),
 		OPT_FLAG("json", 0, &json, "print the verdicts as JSON"),
 		OPT_END,
 	};
@@ -62,6 +65,7 @@ int cmd_verify(int argc, char **argv, struct cli_ctx *ctx)
 	cfg.top_k = 3;
 	cfg.per_category = 1;
 	cfg.sanitizer = 1;
+	cfg.profile = 1;
 	cfg.collect_protocol = "collect-%";
 	if ((rc = cli_parse(&spec, argc, argv, ctx, &nargs)) != CLI_GO)
 		return rc;

@@ -60,6 +60,7 @@ struct search_config {
 	int profile_feedback;      /* prompts carry the seed kernels' profiles (needs profile) */
 	double prune_vs_eager;     /* timed trials stop after 3 once the mean is over this many
 				      times PyTorch eager's on this GPU; 0: never (default 3) */
+	int profile;               /* a CUPTI profile of each correct candidate (0) */
 	const struct problem_list *problems;
 };
 void search_config_default(struct search_config *c);

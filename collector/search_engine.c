@@ -30,6 +30,7 @@ int search_backend_engine(struct search_backend *be, const char *root, const cha
 		return kf_err(err, "unknown evaluation protocol '%s'", cfg->protocol);
 	ec.protocol.max_timing_s = cfg->max_timing_s;
 	ec.protocol.prune_vs_eager = cfg->prune_vs_eager;
+	ec.profile = cfg->profile;
 	ec.store_path = db_path;
 	if (engine_open(&e, &ec, err) < 0)
 		return -1;

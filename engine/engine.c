@@ -351,6 +351,10 @@ int engine_open(struct engine **ep, const struct engine_config *cfg, struct buf 
 	e->store_path = strdup(cfg->store_path ? cfg->store_path : "kforge.db");
 	e->exe = cfg->exe ? strdup(cfg->exe) : self_exe();
 	e->compile_only = cfg->compile_only;
+	{
+		const char *no = getenv("KFORGE_NO_PROFILE");
+		e->profile = cfg->profile && !(no && *no && strcmp(no, "0"));
+	}
 	e->proto = cfg->protocol;
 	if (!e->proto.name)
 		eval_protocol_default(&e->proto);
@@ -678,6 +682,8 @@ static int run_on_gpu(struct engine *e, struct eng_problem *ep, const struct lau
 			"kernel", "candidate", "cubin_len", (json_int_t)cr->cubin.len, "kernels",
 			names, "protocol", pj ? pj : json_object());
 	json_object_set_new(req, "seed0", json_integer((json_int_t)e->seed_base));
+	if (e->profile)
+		json_object_set_new(req, "profile", json_true());
 	if (e->proto.prune_vs_eager > 0) {
 		double eager, comp;
 

@@ -62,6 +62,10 @@ struct engine_config {
 	const char *store_path;    /* the engine opens its own connection */
 	const char *exe;           /* the kforge binary run as `__worker` and `__compile`;
 				      NULL: this process's executable */
+	int profile;               /* a correct kernel's evaluation adds a CUPTI profile of one
+				      extra launch block, after its timing (docs/engine.md
+				      "Profiles"); KFORGE_NO_PROFILE=1 turns it off. Not part
+				      of the protocol nor the evaluation's key */
 };
 
 struct eval_request {

@@ -30,6 +30,7 @@ struct eng_problem {
 struct engine {
 	char *root, *arch, *store_path, *exe;
 	int compile_only;
+	int profile;               /* engine_config's, less KFORGE_NO_PROFILE */
 	struct eval_protocol proto;
 	char proto_name[32];
 	char dist_names[8][32];      /* copies of the protocol's extra distributions */

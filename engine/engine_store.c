@@ -5,6 +5,7 @@
 #include "engine_int.h"
 #include "core/json.h"
 #include "store/store_eval.h"
+#include "store/store_profile.h"
 #include "core/utf8.h"
 
 #include <math.h>
@@ -147,6 +148,25 @@ static int put_trials(struct store *s, const char *eval_id, const char *kind, co
 	return 0;
 }
 
+static int put_profile(struct store *s, const struct eval_outcome *o, const char *problem_id,
+		       const json_t *prof, const char *now, struct buf *err)
+{
+	json_t *p;
+	int r;
+
+	if (!json_is_object(prof) || strcmp(o->status, "correct"))
+		return 0;
+	p = json_deep_copy(prof);
+	json_object_set_new(p, "eval_id", json_string(o->eval_id));
+	json_object_set_new(p, "kernel_hash", json_string(o->kernel_hash));
+	json_object_set_new(p, "problem_id", json_string(problem_id));
+	json_object_set_new(p, "gpu_name", json_string(o->gpu_name));
+	json_object_set_new(p, "created_at", json_string(now));
+	r = store_profile_put(s, p, err);
+	json_decref(p);
+	return r;
+}
+
 int es_put_eval(struct store *s, const struct eval_outcome *o, const char *problem_id,
 		const char *protocol_name, const char *protocol_json, const json_t *result,
 		struct buf *err)
@@ -197,6 +217,11 @@ int es_put_eval(struct store *s, const struct eval_outcome *o, const char *probl
 		goto out;
 	if (result && (put_trials(s, o->eval_id, "check", json_object_get(result, "check"), err) < 0 ||
 		       put_trials(s, o->eval_id, "time", times, err) < 0))
+		goto out;
+	/* The profile (worker_prof.c) belongs to this measurement: an earlier
+	 * one goes with the earlier trials. */
+	if (store_profile_delete(s, o->eval_id, err) < 0 ||
+	    (result && put_profile(s, o, problem_id, json_object_get(result, "profile"), now, err) < 0))
 		goto out;
 	ret = store_commit(s, err);
 out:

@@ -157,7 +157,7 @@ static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buff
 	free(buffer);
 }
 
-static void *open_lib(void)
+void *wk_cupti_dlopen(void)
 {
 	const char *home = getenv("CUDA_HOME");
 	const char *dirs[] = { home, "/usr/local/cuda",
@@ -184,7 +184,7 @@ static void *open_lib(void)
 
 int wk_cupti_open(struct worker *w)
 {
-	C.lib = open_lib();
+	C.lib = wk_cupti_dlopen();
 	if (!C.lib) {
 		log_info("CUPTI not found: event timing only");
 		return -1;
@@ -283,6 +283,18 @@ json_t *wk_cupti_diag(void)
 		      "dropped", (json_int_t)C.dropped_n);
 	pthread_mutex_unlock(&C.mu);
 	return o;
+}
+
+void wk_cupti_pause(struct worker *w, int pause)
+{
+	if (!w->cupti)
+		return;
+	if (pause) {
+		C.flush(1);
+		C.disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+	} else {
+		C.enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+	}
 }
 
 void wk_cupti_close(struct worker *w)

@@ -1414,6 +1414,8 @@ int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t *
 	}
 	if (!ended)
 		wk_set_result(res, "correct", NULL, "");
+	if (!ended && timed > 0 && jget_bool(req, "profile", 0))
+		wk_profile(&es, res);   /* worker_prof.c: apart from the timing */
 	else if (!w->fatal)
 		distrust(w, jget_str(res, "failed_check", ""));
 	{

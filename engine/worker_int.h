@@ -175,6 +175,10 @@ double *wk_cupti_stop(struct worker *w, int *n, int *stale, int *renamed);
  * dropped since the worker started}. */
 json_t *wk_cupti_diag(void);
 void wk_cupti_close(struct worker *w);
+/* libcupti by dlopen (CUDA_HOME, the toolkit's, then the loader's path), or NULL. */
+void *wk_cupti_dlopen(void);
+/* Kernel records off (1) while the range profiler runs, and on again (0). */
+void wk_cupti_pause(struct worker *w, int pause);
 
 /* worker_nvml.c: {"sm_clock_mhz","mem_clock_mhz","temperature_c","power_w"} */
 void wk_nvml_open(struct worker *w);
@@ -298,6 +302,11 @@ int wk_after_timing(struct wk_eval_state *es, json_t *res, unsigned long long se
  * many): 1 when one failed (res set), 0, or -1 (err). */
 int wk_sens_trials(struct wk_eval_state *es, json_t *res, unsigned long long seed0,
 		   struct buf *err);
+
+/* worker_prof.c: after the timed trials of a correct kernel, the profile
+ * of one extra launch block (docs/engine.md "Profiles") in res "profile",
+ * or the reason there is none in res env "profile_note". Never fails. */
+void wk_profile(struct wk_eval_state *es, json_t *res);
 
 /* worker_time.c: warm-ups and timed trials on the inputs of kA and kB (a
  * secret coin per launch) and of the n_fresh fresh sets (each first used

@@ -230,6 +230,55 @@ static void table_sql_build(struct table_sql *q, const char *t, json_t *cols)
  * are the source's measurement, not compared and not copied. */
 #define TRIALS_KEPT "s.eval_id IN (SELECT id FROM temp.merge_kept)"
 
+/* Profiles follow their evaluation and never conflict. Where the merged
+ * store kept its evaluation over a differing source's, it keeps its own
+ * profile (or none); where the source's won, the merged one's profile
+ * went with its evaluation and the source's is copied; for one
+ * evaluation in both, the earlier profile is kept (created_at; the merged
+ * store's on a tie), the only one where one store has it. temp.merge_prof:
+ * the evaluations whose profile comes from the source. */
+static int merge_profiles(struct store *dst, const char *t, json_t *cols, struct merge_stats *st,
+			  struct buf *err)
+{
+	struct buf sql = BUF_INIT, names = BUF_INIT;
+	long long nsrc = 0, added = 0;
+	size_t i;
+	json_t *c;
+	int ret = -1;
+
+	json_array_foreach(cols, i, c)
+		buf_addf(&names, "%s%s", i ? ", " : "", json_string_value(c));
+	if (!strcmp(t, "profiles")) {
+		buf_addf(&sql, "INSERT OR IGNORE INTO temp.merge_prof SELECT s.eval_id FROM src.profiles s "
+			       "WHERE s.eval_id NOT IN (SELECT id FROM temp.merge_kept) AND NOT EXISTS "
+			       "(SELECT 1 FROM main.profiles m WHERE m.eval_id = s.eval_id AND m.created_at <= s.created_at);"
+			       "DELETE FROM main.profile_kernels WHERE eval_id IN (SELECT id FROM temp.merge_prof);"
+			       "DELETE FROM main.profiles WHERE eval_id IN (SELECT id FROM temp.merge_prof)");
+		if (store_exec(dst, sql.s, err) < 0)
+			goto out;
+	}
+	buf_reset(&sql);
+	buf_addf(&sql, "SELECT count(*) FROM src.%s", t);
+	if (store_query_int(dst, sql.s, NULL, 0, &nsrc, err) < 0)
+		goto out;
+	buf_reset(&sql);
+	buf_addf(&sql, "SELECT count(*) FROM src.%s s WHERE s.eval_id IN (SELECT id FROM temp.merge_prof)", t);
+	if (store_query_int(dst, sql.s, NULL, 0, &added, err) < 0)
+		goto out;
+	buf_reset(&sql);
+	buf_addf(&sql, "INSERT OR REPLACE INTO main.%s (%s) SELECT %s FROM src.%s s "
+		       "WHERE s.eval_id IN (SELECT id FROM temp.merge_prof)", t, names.s, names.s, t);
+	if (store_exec(dst, sql.s, err) < 0)
+		goto out;
+	st->rows_added += added;
+	st->rows_same += nsrc - added;
+	ret = 0;
+out:
+	buf_release(&sql);
+	buf_release(&names);
+	return ret;
+}
+
 static int merge_table(struct store *dst, const char *t, int have_map, struct merge_stats *st,
 		       struct buf *conflicts, struct buf *notes, struct buf *err)
 {
@@ -243,6 +292,11 @@ static int merge_table(struct store *dst, const char *t, int have_map, struct me
 
 	if (!cols)
 		return -1;
+	if (!strcmp(t, "profiles") || !strcmp(t, "profile_kernels")) {
+		ret = merge_profiles(dst, t, cols, st, err);
+		json_decref(cols);
+		return ret;
+	}
 	table_sql_build(&q, t, cols);
 	if (source_rel(dst, t, cols, have_map, &rel, err) < 0)
 		goto out;
@@ -336,12 +390,17 @@ static int merge_table(struct store *dst, const char *t, int have_map, struct me
 				buf_release(&wins);
 				goto out;
 			}
-			buf_reset(&sql);
-			buf_addf(&sql, "DELETE FROM main.eval_trials WHERE eval_id IN (SELECT m.id FROM %s s JOIN "
-				       "main.%s m ON %s WHERE (%s) AND (%s))", rel.s, t, q.on.s, q.diff.s, wins.s);
-			if (store_exec(dst, sql.s, err) < 0) {
-				buf_release(&wins);
-				goto out;
+			/* Its trials and profile go with a replaced evaluation. */
+			static const char *const follow[] = { "eval_trials", "profile_kernels", "profiles", NULL };
+			for (int f = 0; follow[f]; f++) {
+				buf_reset(&sql);
+				buf_addf(&sql, "DELETE FROM main.%s WHERE eval_id IN (SELECT m.id FROM %s s JOIN "
+					       "main.%s m ON %s WHERE (%s) AND (%s))", follow[f], rel.s, t, q.on.s,
+					 q.diff.s, wins.s);
+				if (store_exec(dst, sql.s, err) < 0) {
+					buf_release(&wins);
+					goto out;
+				}
 			}
 		}
 		/* The source's row replaces the merged one: delete, then the
@@ -514,7 +573,8 @@ int store_merge_from(struct store *dst, const char *src, struct merge_stats *st,
 		goto detach;
 	/* Replaced rows are deleted before their successors are copied. */
 	if (store_exec(dst, "PRAGMA defer_foreign_keys = ON; DROP TABLE IF EXISTS temp.merge_kept;"
-			    "CREATE TEMP TABLE merge_kept(id TEXT PRIMARY KEY)", err) < 0 ||
+			    "CREATE TEMP TABLE merge_kept(id TEXT PRIMARY KEY); DROP TABLE IF EXISTS temp.merge_prof;"
+			    "CREATE TEMP TABLE merge_prof(id TEXT PRIMARY KEY)", err) < 0 ||
 	    plan_runs(dst, st, notes, &have_map, err) < 0) {
 		store_rollback(dst);
 		goto detach;
@@ -536,7 +596,8 @@ int store_merge_from(struct store *dst, const char *src, struct merge_stats *st,
 		goto detach;
 	ret = 0;
 detach:
-	store_exec(dst, "DROP TABLE IF EXISTS temp.merge_kept; DROP TABLE IF EXISTS temp.idmap_src;"
+	store_exec(dst, "DROP TABLE IF EXISTS temp.merge_kept; DROP TABLE IF EXISTS temp.merge_prof;"
+			"DROP TABLE IF EXISTS temp.idmap_src;"
 			"DROP TABLE IF EXISTS temp.idmap_main", NULL);
 	for (const struct run_scoped *rs = scoped; rs->table; rs++) {
 		struct buf d = BUF_INIT;

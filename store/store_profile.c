@@ -106,3 +106,14 @@ int store_profile_get(struct store *s, const char *eval_id, json_t **out, struct
 	*out = row;
 	return 0;
 }
+
+int store_profile_delete(struct store *s, const char *eval_id, struct buf *err)
+{
+	json_t *prm = json_pack("[s]", eval_id);
+	int r = store_query(s, "DELETE FROM profile_kernels WHERE eval_id = ?1", prm, NULL, NULL, err);
+
+	if (r >= 0)
+		r = store_query(s, "DELETE FROM profiles WHERE eval_id = ?1", prm, NULL, NULL, err);
+	json_decref(prm);
+	return r < 0 ? -1 : 0;
+}

@@ -22,6 +22,9 @@ int store_profile_limiter_ok(const char *s);
 /* Writes (or replaces) the profile and its kernels in one transaction
  * (joins the caller's when one is open). 0 or -1. */
 int store_profile_put(struct store *s, const json_t *prof, struct buf *err);
+/* Deletes an evaluation's profile and its kernels (a re-evaluation
+ * replaces it). 0 or -1. */
+int store_profile_delete(struct store *s, const char *eval_id, struct buf *err);
 /* The profile of an evaluation as the JSON above in *out (NULL: none);
  * 0, or -1 on error. */
 int store_profile_get(struct store *s, const char *eval_id, json_t **out, struct buf *err);

@@ -31,6 +31,14 @@ t1=$(q "select created_at || duration_ms from compiles")
 expect_exit 0 "--db after the command" "$KFORGE" eval 19 "$C/relu_ok.cu" --compile-only --db "$T_TMP/after.db"
 check "stores the eval there" test "$(sqlite3 "$T_TMP/after.db" "select count(*) from evals where status='not_run'")" -eq 1
 
+# Issue 41: --profile changes nothing without a GPU (no profile, no error).
+expect_exit 0 "compile-only eval with --profile exits 0" "$KFORGE" eval 19 "$C/relu_ok.cu" --compile-only --profile --json --db "$T_TMP/prof.db"
+check "with --profile: not_run, profile null, no profiles row" python3 -c "
+import json, sqlite3, sys
+d = json.load(open('$T_TMP/out'))
+n = sqlite3.connect('$T_TMP/prof.db').execute('select count(*) from profiles').fetchone()[0]
+sys.exit(0 if d['status'] == 'not_run' and d['profile'] is None and n == 0 else 1)"
+
 expect_exit 0 "the second eval exits 0" "$KFORGE" eval level1/019_ReLU "$C/relu_ok.cu" --compile-only --json
 check "the second eval is served from the store" python3 -c "import json,sys; d=json.load(open('$T_TMP/out')); sys.exit(0 if d['cached'] and d['status']=='not_run' and len(d['eval_id'])==64 else 1)"
 check "no second compile happened" test "$(q 'select created_at || duration_ms from compiles')" = "$t1"

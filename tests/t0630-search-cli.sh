@@ -38,6 +38,11 @@ check "--prune-vs-eager 0 --max-timing 0: neither in the run's config" sh -c \
 	"sqlite3 '$KFORGE_DB' \"select count(*) from runs where json_extract(config,'\$.max_timing_s') is null and json_extract(config,'\$.prune_vs_eager') is null\" | grep -qx 1"
 expect_exit 2 "kforge eval: --prune-vs-eager wants a number" "$KFORGE" eval 1 x.cu --prune-vs-eager lots
 contains "says so" "$T_TMP/err" "prune-vs-eager wants a number"
+check "profile: absent from a run's config unless asked" sh -c \
+	"sqlite3 '$KFORGE_DB' \"select count(*) from runs where json_extract(config,'\$.profile') is not null\" | grep -qx 0"
+"$KFORGE" search --problems 1 --proposer builtin --compile-only --profile >/dev/null 2>&1
+check "--profile is recorded in the run's config (issue 41)" sh -c \
+	"sqlite3 '$KFORGE_DB' \"select count(*) from runs where json_extract(config,'\$.profile')=1\" | grep -qx 1"
 
 # Option types (issue 22): fractions are kept, not truncated to integers.
 "$KFORGE" search --problems 1 --proposer builtin --compile-only --max-timing 0.5 --prune-vs-eager 2.5 \

@@ -85,6 +85,24 @@ check "evals: the failing one's trials only (none)" test "$(q disagree-ab.db "se
 contains "a status disagreement is listed" disagree-ab.err "evals e1 .*: correct in one store, incorrect in the other; kept the failure"
 contains "and counted" disagree-ab.out "1 evaluation\\(s\\) correct in one store only"
 
+# Profiles follow their evaluation (no conflict): the kept evaluation's
+# store's profile, with its kernels and only those; for the same
+# evaluation in both, the earlier profile, or the only one.
+PR() { echo "INSERT INTO profiles(eval_id,kernel_hash,problem_id,gpu_name,limiter,launches,kernel_ms,cost_ms,tool,created_at) VALUES('e1','k1','level1/019_ReLU','H100','$1',$2,1.0,10,'t','$3');"; }
+PK() { echo "INSERT INTO profile_kernels(eval_id,idx,name,duration_ms,limiter) VALUES('e1',$1,'$2',0.5,'$3');"; }
+mk P1.db "$P $K1 $(EV e1 correct 1.5 2026-01-01T00:00:00Z) $(PR memory 1 2026-01-04T00:00:00Z) $(PK 0 a memory)"
+mk P2.db "$P $K1 $(EV e1 correct 1.2 2026-01-02T00:00:00Z) $(PR compute 2 2026-01-03T00:00:00Z) $(PK 0 b compute) $(PK 1 c compute)"
+order_free prof P1.db P2.db
+check "profiles: the kept evaluation's own (memory, kernel a)" test "$(q prof-ab.db "select p.limiter||':'||group_concat(k.name) from profiles p join profile_kernels k using (eval_id)")" = "memory:a"
+mk P3.db "$P $K1 $(EV e1 correct 1.5 2026-01-01T00:00:00Z)"
+order_free prof_lost P3.db P2.db
+check "profiles: none where the kept evaluation had none" test "$(q prof_lost-ab.db "select count(*) from profiles")$(q prof_lost-ab.db "select count(*) from profile_kernels")" = 00
+mk P4.db "$P $K1 $(EV e1 correct 1.5 2026-01-01T00:00:00Z) $(PR compute 2 2026-01-03T00:00:00Z) $(PK 0 b compute) $(PK 1 c compute)"
+order_free prof_same P1.db P4.db
+check "profiles: the same evaluation keeps the earlier profile, whole" test "$(q prof_same-ab.db "select p.limiter||':'||group_concat(k.name) from profiles p join profile_kernels k using (eval_id)")" = "compute:b,c"
+order_free prof_one P3.db P1.db
+check "profiles: the same evaluation gets the only profile" test "$(q prof_one-ab.db "select limiter from profiles")" = memory
+
 # Verifications: the latest; baselines: the faster.
 V() { echo "INSERT INTO verifications(id,eval_id,kernel_hash,problem_id,gpu_name,protocol,verdict,env,kforge_version,created_at) VALUES('v1','e1','k1','level1/019_ReLU','H100','verify-v2','$1','{}','$2','$3');"; }
 B() { echo "INSERT INTO baselines(problem_id,gpu_name,variant,mean_ms,imported_at) VALUES('level1/019_ReLU','H100','eager',$1,'$2');"; }

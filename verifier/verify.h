@@ -33,6 +33,7 @@ struct verify_config {
 	double sanitizer_wall_s;   /* per tool run; 0: 600 s. Over it: "skipped" */
 	double max_timing_s;       /* timed trials stop after this much kernel time (>= 10
 				      trials; recorded in the protocol); 0: all 500 */
+	int profile;               /* a CUPTI profile of each correct kernel re-timed (1) */
 	const char *kforge_path;   /* this binary, for the sanitizer child */
 	const char *db_path;
 };

@@ -28,6 +28,7 @@ struct vctx {
 	char gpu[128];
 	double san_wall_s;
 	double max_timing_s;
+	int profile;
 };
 
 static int vopen(struct vctx *c, struct buf *err)
@@ -39,6 +40,7 @@ static int vopen(struct vctx *c, struct buf *err)
 	ec.store_path = c->db;
 	eval_protocol_verify(&ec.protocol);
 	ec.protocol.max_timing_s = c->max_timing_s;
+	ec.profile = c->profile;
 	return engine_open(&c->e, &ec, err);
 }
 
@@ -265,6 +267,7 @@ int verify_backend_engine(struct verify_backend *be, const struct verify_config 
 	snprintf(c->root, sizeof(c->root), "%s", root);
 	snprintf(c->db, sizeof(c->db), "%s", cfg->db_path);
 	c->max_timing_s = cfg->max_timing_s;
+	c->profile = cfg->profile;
 	if (vopen(c, err) < 0) {
 		free(c);
 		return -1;

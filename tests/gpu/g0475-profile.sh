@@ -1,0 +1,171 @@
+#!/bin/sh
+# Profiles (docs/engine.md "Profiles") against Nsight Compute on three
+# kernels: a memory-bound ReLU (float4, a 256 MiB tensor), a compute-bound
+# tensor-core matmul (the built-in matmul_tce on level1/001) and a
+# launch-bound block (tests/candidates/profile/launch_bound_relu.cu: 64
+# tiny launches on a 1 MiB ReLU). Each is evaluated with `kforge eval
+# --profile`; its recorded profile is read from the store; then the same
+# candidate runs under ncu (KFORGE_NO_PROFILE=1: no CUPTI profile of ours
+# meanwhile) with the metrics the profile used, and each metric of each
+# kernel (the medians over the launches of one kernel name, on both sides)
+# must agree within 5% relative; a percentage under 20 may instead be
+# within 1 percentage point (near zero, 5% of the value is below the
+# counters' noise), and DRAM bytes within 64 KiB (a kernel whose data sit
+# in L2 moves only write-back noise: on the H100 the launch-bound kernel's
+# 16 KiB slice read 16640 bytes once, 19200 under ncu, and wrote 11904 or
+# 0). The limiters must be memory, compute and launch, and
+# the profile's cost per kernel launch is printed ("# cost").
+. "$KF_ROOT/tests/lib.sh"
+export KFORGE_ROOT="$KF_ROOT"
+NCU=$(command -v ncu 2>/dev/null || true)
+[ -n "$NCU" ] || for d in "${CUDA_HOME:-}" /usr/local/cuda; do
+	[ -n "$d" ] && [ -x "$d/bin/ncu" ] && NCU="$d/bin/ncu" && break
+done
+
+# Problem folders at the sizes wanted (ReLU's own is 6 GiB a tensor).
+mkp() {  # NAME BATCH DIM (the folder's name must stay the problem's)
+	mkdir -p "p/$1/019_ReLU" && cp "$KF_ROOT/problems/level1/019_ReLU/"* "p/$1/019_ReLU/" &&
+	python3 - "p/$1/019_ReLU" "$2" "$3" <<'PY'
+import json, re, sys
+d, b, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+s = json.load(open(d + "/spec.json"))
+s["sizes"] = {"batch_size": b, "dim": n}
+s["flops"], s["min_bytes"] = b * n, 8 * b * n
+json.dump(s, open(d + "/spec.json", "w"), indent=1)
+r = open(d + "/reference.py").read()
+r = re.sub(r"(?m)^batch_size = \d+", "batch_size = %d" % b, r)
+r = re.sub(r"(?m)^dim = \d+", "dim = %d" % n, r)
+open(d + "/reference.py", "w").write(r)
+PY
+}
+mkp relu_mid 4096 16384
+mkp relu_tiny 16 16384
+"$KF_BUILD/tests/builtin_emit" render "$KF_ROOT"/problems/level1/001_*/spec.json matmul_tce '{}' >mm.cu 2>mm.err
+check "matmul_tce renders for level1/001" test -s mm.cu
+cp "$KF_ROOT/tests/candidates/adversarial/20_honest_relu_vec4.cu" mem.cu
+cp "$KF_ROOT/tests/candidates/profile/launch_bound_relu.cu" launch.cu
+MM=$(ls -d "$KF_ROOT"/problems/level1/001_*)
+
+cat >cmp.py <<'PY'
+import csv, json, sqlite3, statistics, sys
+db, eval_json, ncu_csv, label, want = sys.argv[1:6]
+ev = json.load(open(eval_json))
+con = sqlite3.connect(db)
+con.row_factory = sqlite3.Row
+prof = con.execute("select * from profiles where eval_id = ?", (ev["eval_id"],)).fetchone()
+if prof is None:
+    env = json.loads(con.execute("select env from evals where id = ?", (ev["eval_id"],)).fetchone()[0])
+    print("# %s: no profile recorded: %s" % (label, env.get("profile_note")))
+    sys.exit(1)
+env = json.loads(con.execute("select env from evals where id = ?", (ev["eval_id"],)).fetchone()[0])
+metrics = env.get("profile_metrics", [])
+ks = con.execute("select * from profile_kernels where eval_id = ? order by idx", (ev["eval_id"],)).fetchall()
+print("# %s: limiter %s, %d launches, kernel %.4f ms, dram %s%%, sm %s%%, tensor %s%%, occ %s%%, l2 %s%%, passes %s, tool %s"
+      % (label, prof["limiter"], prof["launches"], prof["kernel_ms"], prof["dram_pct"], prof["sm_pct"],
+         prof["tensor_pct"], prof["occupancy_pct"], prof["l2_hit_pct"], env.get("profile_passes"), prof["tool"]))
+once = env.get("profile_open_ms") or 0
+print("# cost %s: %.2f ms for %d launches (%.2f ms of it opening CUPTI, once per worker): %.3f ms per kernel launch after that (timed mean %.4f ms)"
+      % (label, prof["cost_ms"], prof["launches"], once, (prof["cost_ms"] - once) / max(1, prof["launches"]), ev.get("time_mean_ms") or 0))
+field = {
+    "gpu__time_duration.sum": ("duration_ms", 1e6),
+    "dram__bytes_read.sum": ("dram_read_bytes", 1),
+    "dram__bytes_write.sum": ("dram_write_bytes", 1),
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed": ("dram_pct", 1),
+    "lts__t_sector_hit_rate.pct": ("l2_hit_pct", 1),
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed": ("sm_pct", 1),
+    "sm__warps_active.avg.pct_of_peak_sustained_active": ("occupancy_pct", 1),
+}
+ours = {}
+for k in ks:
+    ours.setdefault(k["name"], []).append(k)
+# ncu --csv --page raw: a header row, a units row, then one row per launch.
+theirs = {}
+rows = [r for r in csv.reader(open(ncu_csv)) if r]
+hdr = next((i for i, r in enumerate(rows) if "Kernel Name" in r), None)
+if hdr is None:
+    print("# %s: no ncu table in %s" % (label, ncu_csv))
+    sys.exit(1)
+h = rows[hdr]
+for r in rows[hdr + 1:]:
+    if len(r) != len(h) or not r[0].strip().isdigit():
+        continue
+    d = dict(zip(h, r))
+    name = d["Kernel Name"].split("(")[0].strip()
+    theirs.setdefault(name, []).append(d)
+def num(s):
+    try:
+        return float(s.replace(",", ""))
+    except ValueError:
+        return None
+bad = 0
+for name, kl in ours.items():
+    tl = theirs.get(name)
+    if not tl:
+        print("# %s: ncu has no launch of %s (it has %s)" % (label, name, list(theirs)))
+        bad += 1
+        continue
+    for m in metrics:
+        pct = "pct" in m
+        if m in field:
+            f, scale = field[m]
+            a = [k[f] * scale for k in kl if k[f] is not None]
+        elif "tensor" in m:
+            f = "tensor_pct"
+            a = [k[f] for k in kl if k[f] is not None]
+            # ours is the max of the tensor pipes: compare with ncu's max too
+        else:
+            continue
+        if "tensor" in m:
+            tv = []
+            for d in tl:
+                vs = [num(d[x]) for x in metrics if "tensor" in x and x in d and num(d[x]) is not None]
+                if vs:
+                    tv.append(max(vs))
+        else:
+            tv = [num(d[m]) for d in tl if m in d and num(d[m]) is not None]
+        if not a or not tv:
+            print("# %s %s %s: ours %d values, ncu %d" % (label, name, m, len(a), len(tv)))
+            bad += 1
+            continue
+        x, y = statistics.median(a), statistics.median(tv)
+        rel = abs(x - y) / max(abs(y), 1e-12)
+        ok = (rel <= 0.05 or (pct and max(x, y) < 20 and abs(x - y) <= 1.0) or (x == y) or
+              ("bytes" in m and abs(x - y) <= 65536))
+        print("# %s %-14s %-72s ours %14.4f  ncu %14.4f  %6.2f%% %s"
+              % (label, name[:14], m, x, y, 100 * rel, "ok" if ok else "DIFFERS"))
+        bad += not ok
+if prof["limiter"] != want:
+    print("# %s: limiter %s, want %s" % (label, prof["limiter"], want))
+    bad += 1
+sys.exit(1 if bad else 0)
+PY
+
+prof_one() {  # LABEL PROBLEM FILE WANT
+	db="$T_TMP/$1.db"
+	"$KFORGE" --db "$db" eval --profile --json --force "$2" "$3" >"$1.json" 2>"$1.err"
+	rc=$?
+	check "$1: kforge eval --profile is correct (exit $rc)" test "$rc" -eq 0
+	[ "$rc" -eq 0 ] || { sed 's/^/# /' "$1.err" | tail -n 20; return; }
+	q() { python3 -c 'import sqlite3, sys; [print(r[0]) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]) if r[0] is not None]' "$db" "$1"; }
+	m=$(q "select json_extract(env, '$.profile_metrics') from evals" | python3 -c 'import json,sys; print(",".join(json.loads(sys.stdin.read() or "[]")))')
+	names=$(q "select distinct name from profile_kernels" | paste -sd '|')
+	check "$1: a profile is recorded" test -n "$m"
+	[ -n "$m" ] || { q "select json_extract(env, '$.profile_note') from evals" | sed 's/^/# note: /'; return; }
+	if [ -z "$NCU" ]; then
+		skip "$1: ncu not found (PATH, CUDA_HOME/bin): no comparison"
+		return
+	fi
+	KFORGE_NO_PROFILE=1 KFORGE_NO_CUPTI=1 "$NCU" --target-processes all --clock-control none \
+		--cache-control none --kernel-name "regex:^($names)\$" --launch-count 96 \
+		--metrics "$m" --csv --page raw --print-units base --log-file "$1.ncu.csv" \
+		"$KFORGE" --db "$T_TMP/$1-ncu.db" eval --quick-launches 4 --timeout 300 "$2" "$3" \
+		>"$1.ncu.out" 2>&1
+	rc=$?
+	check "$1: the same candidate under ncu (exit $rc)" test "$rc" -eq 0
+	[ "$rc" -eq 0 ] || { tail -n 20 "$1.ncu.out" | sed 's/^/# /'; return; }
+	check "$1: CUPTI's profile agrees with ncu, limiter $4" python3 cmp.py "$db" "$1.json" "$1.ncu.csv" "$1" "$4"
+}
+
+prof_one memory p/relu_mid/019_ReLU mem.cu memory
+prof_one compute "$MM" mm.cu compute
+prof_one launch p/relu_tiny/019_ReLU launch.cu launch
