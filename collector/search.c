@@ -110,8 +110,6 @@ json_t *search_config_to_json(const struct search_config *c)
 		json_object_set_new(j, "profile_feedback", json_true());
 	if (j && c->prune_vs_eager > 0)
 		json_object_set_new(j, "prune_vs_eager", json_real(c->prune_vs_eager));
-	if (j && c->profile)
-		json_object_set_new(j, "profile", json_true());
 	return j;
 }
 
@@ -149,7 +147,6 @@ int search_config_from_json(struct search_config *c, const json_t *j, struct buf
 	c->profile_feedback = jget_bool(j, "profile_feedback", 0);
 	c->profile = jget_bool(j, "profile", 0) || c->profile_feedback;
 	c->prune_vs_eager = jget_num(j, "prune_vs_eager", 0);
-	c->profile = jget_bool(j, "profile", 0);
 	if (strcmp(c->strategy, "branch") && strcmp(c->strategy, "revise"))
 		return kf_err(err, "unknown strategy '%s' (branch or revise)", c->strategy);
 	return 0;

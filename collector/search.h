@@ -56,11 +56,10 @@ struct search_config {
 	const char *protocol;      /* evaluation protocol name ("collect-v1") */
 	double max_timing_s;       /* timed trials stop after this much kernel time
 				      (at least 10 trials); 0: all of them (default 1) */
-	int profile;               /* profile each correct candidate (engine/) */
+	int profile;               /* a CUPTI profile of each correct candidate (0; engine/) */
 	int profile_feedback;      /* prompts carry the seed kernels' profiles (needs profile) */
 	double prune_vs_eager;     /* timed trials stop after 3 once the mean is over this many
 				      times PyTorch eager's on this GPU; 0: never (default 3) */
-	int profile;               /* a CUPTI profile of each correct candidate (0) */
 	const struct problem_list *problems;
 };
 void search_config_default(struct search_config *c);

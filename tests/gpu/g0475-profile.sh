@@ -2,8 +2,8 @@
 # Profiles (docs/engine.md "Profiles") against Nsight Compute on three
 # kernels: a memory-bound ReLU (float4, a 256 MiB tensor), a compute-bound
 # tensor-core matmul (the built-in matmul_tce on level1/001) and a
-# launch-bound block (tests/candidates/profile/launch_bound_relu.cu: 64
-# tiny launches on a 1 MiB ReLU). Each is evaluated with `kforge eval
+# launch-bound block (tests/candidates/profile/launch_bound_relu.cu: 32
+# tiny launches of 256 one-warp blocks on a 1 MiB ReLU). Each is evaluated with `kforge eval
 # --profile`; its recorded profile is read from the store; then the same
 # candidate runs under ncu (KFORGE_NO_PROFILE=1: no CUPTI profile of ours
 # meanwhile) with the metrics the profile used, and each metric of each
