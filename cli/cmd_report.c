@@ -133,6 +133,14 @@ static void print_problem(const json_t *r, struct store *store)
 			buf_release(&e2);
 		}
 	}
+	if (json_is_object(best)) {
+		buf_reset(&b);
+		buf_adds(&b, "\n## Profile of the best kernel\n\n");
+		report_md_profile(&b, json_object_get(best, "profile"));
+		buf_adds(&b, "\n## Chain of ideas\n\n");
+		report_md_chain(&b, json_object_get(r, "chain"));
+		fputs(b.s, stdout);
+	}
 	if (json_array_size(json_object_get(r, "excluded"))) {
 		printf("\nExcluded (failed verification, or passed with a review flag):");
 		json_array_foreach(json_object_get(r, "excluded"), i, x) {
