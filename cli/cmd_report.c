@@ -236,7 +236,7 @@ int cmd_report(int argc, char **argv, struct cli_ctx *ctx)
 	struct cli_spec spec = { "report", "[PROBLEM] [--run ID] [--source] [--json]\n--gpus [--json]",
 		"PROBLEM (\"23\", \"Softmax\", \"level1/023_Softmax\", \"23_Softmax.py\"): one problem's\n"
 		"search: header, statistics, one line per round and the best kernel with its\n"
-		"idea.\n"
+		"idea, its profile and the chain of ideas that led to it, round by round.\n"
 		"Without PROBLEM: a summary of the run, one line per problem.\n", opts,
 		"Kernels that failed verification are never reported as best.\n", 0, NULL, NULL };
 

@@ -5,10 +5,11 @@
 #include <string.h>
 
 /* The latest correct evaluation's mean time of kernel H for problem P on
- * GPU G (SQL expressions). */
+ * GPU G (SQL expressions). The unary + keep SQLite on evals_by_kernel: a
+ * kernel has few evaluations, a problem thousands. */
 #define KTIME(H, P, G) \
-	"(SELECT e.time_mean_ms FROM evals e WHERE e.kernel_hash = " H " AND e.problem_id = " P \
-	" AND e.gpu_name = " G " AND e.status = 'correct' AND e.time_mean_ms > 0" \
+	"(SELECT e.time_mean_ms FROM evals e WHERE e.kernel_hash = " H " AND +e.problem_id = " P \
+	" AND +e.gpu_name = " G " AND +e.status = 'correct' AND e.time_mean_ms > 0" \
 	" ORDER BY e.created_at DESC, e.id DESC LIMIT 1)"
 #define EAGER(P, G) \
 	"(SELECT b.mean_ms FROM baselines b WHERE b.problem_id = " P " AND b.gpu_name = " G \
