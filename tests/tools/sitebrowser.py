@@ -8,7 +8,9 @@ saves screenshots (light and dark colour scheme).
 
     sitebrowser.py STORE SITE_DIR ARTIFACT_DIR [COMPILE_ONLY_SITE_DIR]
 
-At 1280 px it also checks the leaderboard (no cell clipped, no horizontal
+At 1280 px it checks a problem page's profile and diff view (visible,
+styled, no horizontal scrolling; screenshot site-problem-diff.png), and
+the leaderboard (no cell clipped, no horizontal
 scrolling, names with their full text on hover), that clicking a header
 sorts the rows and the filter hides rows, that every link of every page
 resolves (files and #anchors), the HTML reports and the downloads; with a

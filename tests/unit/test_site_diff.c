@@ -27,9 +27,11 @@ static void write_file(const char *path, const char *s)
 /* `diff -u` of a and b without its ---/+++ lines. */
 static void diff_u(struct buf *out, const char *a, const char *b)
 {
-	char da[] = "/tmp/kf-diff-XXXXXX", cmd[512], line[4096];
+	const char *t = getenv("TMPDIR");
+	char da[256], cmd[1024], line[4096];
 	int n = 0;
 
+	snprintf(da, sizeof(da), "%s/kf-diff-XXXXXX", t && *t ? t : "/tmp");
 	assert_non_null(mkdtemp(da));
 	snprintf(cmd, sizeof(cmd), "%s/a", da);
 	write_file(cmd, a);
