@@ -12,7 +12,7 @@ DESTDIR ?=
 CC ?= cc
 CUDA_HOME ?= $(if $(wildcard /usr/local/cuda/include/cuda.h),/usr/local/cuda,)
 PKG_CONFIG ?= pkg-config
-PKGS := sqlite3 libarchive libcmark libcurl jansson libcrypto
+PKGS := sqlite3 libarchive libcmark libcurl jansson libcrypto libgit2
 TEST_PKGS := cmocka
 
 ifeq ($(V),1)

@@ -133,6 +133,14 @@ static void print_problem(const json_t *r, struct store *store)
 			buf_release(&e2);
 		}
 	}
+	if (json_is_object(best)) {
+		buf_reset(&b);
+		buf_adds(&b, "\n## Profile of the best kernel\n\n");
+		report_md_profile(&b, json_object_get(best, "profile"));
+		buf_adds(&b, "\n## Chain of ideas\n\n");
+		report_md_chain(&b, json_object_get(r, "chain"));
+		fputs(b.s, stdout);
+	}
 	if (json_array_size(json_object_get(r, "excluded"))) {
 		printf("\nExcluded (failed verification, or passed with a review flag):");
 		json_array_foreach(json_object_get(r, "excluded"), i, x) {
@@ -228,7 +236,7 @@ int cmd_report(int argc, char **argv, struct cli_ctx *ctx)
 	struct cli_spec spec = { "report", "[PROBLEM] [--run ID] [--source] [--json]\n--gpus [--json]",
 		"PROBLEM (\"23\", \"Softmax\", \"level1/023_Softmax\", \"23_Softmax.py\"): one problem's\n"
 		"search: header, statistics, one line per round and the best kernel with its\n"
-		"idea.\n"
+		"idea, its profile and the chain of ideas that led to it, round by round.\n"
 		"Without PROBLEM: a summary of the run, one line per problem.\n", opts,
 		"Kernels that failed verification are never reported as best.\n", 0, NULL, NULL };
 

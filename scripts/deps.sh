@@ -17,7 +17,7 @@ PATH=$PATH:/usr/sbin:/sbin
 # pkg-config module -> Debian package
 PAIRS="sqlite3:libsqlite3-dev libarchive:libarchive-dev libcmark:libcmark-dev
 libcurl:libcurl4-openssl-dev jansson:libjansson-dev libcrypto:libssl-dev
-cmocka:libcmocka-dev"
+libgit2:libgit2-dev cmocka:libcmocka-dev"
 # command -> Debian package (tests use these)
 CMDS="cc:gcc make:make pkg-config:pkg-config python3:python3 sqlite3:sqlite3
 tar:tar curl:curl"

@@ -7,6 +7,7 @@
 
 #include "core/json.h"
 #include "html.h"
+#include "store/store_lineage.h"
 #include "svg.h"
 
 
@@ -321,7 +322,7 @@ static int hist_cb(void *ctx, const char *cat, double sp)
 int site_pages_categories(struct site *s, json_t *index, struct buf *err)
 {
 	json_t *rows = store_site_categories(&s->ss, err), *r, *list = json_array();
-	json_t *all_ideas = NULL;
+	json_t *all_ideas = NULL, *shifts = NULL;
 	struct cat_hist ch;
 	struct buf svg = BUF_INIT, rel = BUF_INIT;
 	double rate[N_CATS], bests[N_CATS];
@@ -335,6 +336,8 @@ int site_pages_categories(struct site *s, json_t *index, struct buf *err)
 	if (store_site_each_category_speedup(&s->ss, hist_cb, &ch, err) < 0)
 		goto out;
 	if (!(all_ideas = store_site_category_ideas(&s->ss, 200, err)))
+		goto out;
+	if (!(shifts = store_limiter_shifts(&s->store, err)))
 		goto out;
 	for (size_t c = 0; c < N_CATS; c++) {
 		json_t *o = NULL;
@@ -389,6 +392,7 @@ int site_pages_categories(struct site *s, json_t *index, struct buf *err)
 					    problem_slug(s, jget_str(idea, "problem_id", ""))));
 		}
 		json_object_set_new(page, "ideas_list", ideas);
+		site_category_limiters(s, page, shifts, cats[c].id);
 		json_object_set_new(page, "title", json_string(cats[c].label));
 		buf_reset(&rel);
 		buf_addf(&rel, "categories/%s.html", cats[c].id);
@@ -416,6 +420,7 @@ int site_pages_categories(struct site *s, json_t *index, struct buf *err)
 out:
 	json_decref(rows);
 	json_decref(all_ideas);
+	json_decref(shifts);
 	json_decref(list);
 	buf_release(&svg);
 	buf_release(&rel);
@@ -628,6 +633,8 @@ static int one_problem(struct site *s, json_t *p, struct buf *err)
 			if (bk) {
 				site_kernel_view(s, bk, 1);
 				json_object_set_new(bk, "gpu", json_copy(gname));
+				if (site_problem_profile(s, bk, pid, json_string_value(gname), err) < 0)
+					goto out;
 				json_object_set_new(bk, "embedded", json_true());
 				json_object_set_new(bk, "verified", json_boolean(
 					!strcmp(jget_str(bb, "verdict", ""), "verified")));
@@ -661,6 +668,10 @@ static int one_problem(struct site *s, json_t *p, struct buf *err)
 			html_markdown(&b, idea, strlen(idea));
 			json_object_set_new(v, "idea_html", json_stringn(b.s, b.len));
 		}
+	}
+	if (site_problem_diffs(s, d, pid, lin, err) < 0) {
+		json_decref(lin);
+		goto out;
 	}
 	if (nl && ns < 8) {
 		se[ns] = (struct svg_series){ "lineage of the best kernel", lx, ly, (int)nl, 0, 1, 2,

@@ -7,6 +7,7 @@
 #include "core/termsafe.h"
 #include "store/store_site.h"
 #include "html.h"
+#include "profile.h"
 
 void md_escape(struct buf *out, const char *s)
 {
@@ -83,6 +84,107 @@ static void speed(struct buf *out, double base, double t)
 		buf_adds(out, "×");
 	} else {
 		buf_adds(out, "—");
+	}
+}
+
+static void md_row(void *ctx, const char *label, const char *value)
+{
+	struct buf *out = ctx;
+
+	buf_adds(out, "| ");
+	md_escape(out, label);
+	buf_adds(out, " | ");
+	md_escape(out, value);
+	buf_adds(out, " |\n");
+}
+
+static void md_cell(void *ctx, int i, const char *value)
+{
+	struct buf *out = ctx;
+
+	buf_adds(out, i ? " " : "| ");
+	md_escape(out, value);
+	buf_adds(out, " |");
+}
+
+void report_md_profile(struct buf *out, const json_t *p)
+{
+	const json_t *k;
+	size_t i;
+
+	if (!json_is_object(p)) {
+		buf_adds(out, "No profile recorded.\n");
+		return;
+	}
+	buf_adds(out, "- GPU: ");
+	md_escape(out, jget_str(p, "gpu_name", ""));
+	buf_adds(out, "\n- limiter: **");
+	md_escape(out, jget_str(p, "limiter", ""));
+	buf_adds(out, "**\n- measured with: ");
+	md_escape(out, jget_str(p, "tool", ""));
+	buf_adds(out, "\n\n| metric | value |\n|---|--:|\n");
+	profile_rows(p, md_row, out);
+	if (!json_array_size(json_object_get(p, "kernels")))
+		return;
+	buf_adds(out, "\n|");
+	for (i = 0; profile_kernel_heads[i]; i++) {
+		buf_adds(out, " ");
+		md_escape(out, profile_kernel_heads[i]);
+		buf_adds(out, " |");
+	}
+	buf_adds(out, "\n|---|--:|--:|--:|--:|--:|--:|---|\n");
+	json_array_foreach(json_object_get(p, "kernels"), i, k) {
+		if (i == PROFILE_MAX_KERNELS) {
+			buf_addf(out, "\n%zu more kernels not listed.\n",
+				 json_array_size(json_object_get(p, "kernels")) - i);
+			break;
+		}
+		profile_kernel_cells(k, md_cell, out);
+		buf_adds(out, "\n");
+	}
+}
+
+#define MAX_STEP_IDEA 400   /* idea bytes per chain step */
+
+void report_md_chain(struct buf *out, const json_t *chain)
+{
+	const json_t *v;
+	size_t i;
+
+	if (!json_array_size(chain)) {
+		buf_adds(out, "No chain: no best kernel.\n");
+		return;
+	}
+	buf_adds(out, "| step | round | candidate | kernel | speedup | idea |\n"
+		 "|--:|--:|---|---|--:|---|\n");
+	json_array_foreach(chain, i, v) {
+		const char *idea = jget_str(v, "idea_text", NULL);
+		char kh[13];
+		snprintf(kh, sizeof(kh), "%s", jget_str(v, "kernel_hash", ""));
+		buf_addf(out, "| %zu | %lld | ", i + 1, (long long)jget_int(v, "round", 0));
+		md_escape(out, jget_str(v, "id", ""));
+		buf_adds(out, " | ");
+		md_escape(out, kh);
+		buf_adds(out, " | ");
+		speed(out, num(v, "eager_ms"), num(v, "time_ms"));
+		buf_adds(out, " | ");
+		if (idea) {
+			struct buf t = BUF_INIT;
+			size_t n = strlen(idea);
+			if (n > MAX_STEP_IDEA) {
+				n = MAX_STEP_IDEA;
+				while (n > 0 && ((unsigned char)idea[n] & 0xC0) == 0x80)
+					n--;
+			}
+			buf_add(&t, idea, n);
+			if (n < strlen(idea))
+				buf_adds(&t, " …");
+			md_escape(out, t.s);
+			buf_release(&t);
+		} else {
+			buf_adds(out, "(no idea: a seed kernel)");
+		}
+		buf_adds(out, " |\n");
 	}
 }
 
@@ -185,6 +287,10 @@ void report_md_problem(struct buf *out, const json_t *rep)
 		}
 		buf_adds(out, "\n\n");
 		md_code(out, "cuda", jget_str(k, "source", ""));
+		buf_adds(out, "\n## Profile of the best kernel\n\n");
+		report_md_profile(out, json_object_get(rep, "best_profile"));
+		buf_adds(out, "\n## Chain of ideas\n\n");
+		report_md_chain(out, json_object_get(rep, "chain"));
 	}
 }
 

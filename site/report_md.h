@@ -17,6 +17,12 @@ void report_md_problem(struct buf *out, const json_t *report);
  * with err. */
 int report_md_from_store(struct store *s, const char *problem_id, struct buf *out,
 			 struct buf *err);
+/* Appends a profile (store_profile.h JSON; NULL or null: "No profile
+ * recorded.") as Markdown tables. */
+void report_md_profile(struct buf *out, const json_t *prof);
+/* Appends a chain of ideas (store_idea_chain) as a Markdown table, one row
+ * per step, root first. */
+void report_md_chain(struct buf *out, const json_t *chain);
 /* Appends s escaped as inline Markdown text (one line: newlines -> space). */
 void md_escape(struct buf *out, const char *s);
 /* Appends a fenced code block with info string lang. */

@@ -70,6 +70,17 @@ int site_pages_categories(struct site *s, json_t *index_data, struct buf *err);
 int site_pages_methodology(struct site *s, struct buf *err);
 int site_pages_downloads(struct site *s, struct buf *err);
 int site_reports(struct site *s, struct buf *err);
+/* Issue 41 (site/lineage.c): sets bk.profile (the view of the best
+ * kernel's profile on gpu; absent: none) and bk.show_profile. */
+int site_problem_profile(struct site *s, json_t *bk, const char *pid, const char *gpu,
+			 struct buf *err);
+/* Sets d.diffs (each kernel against its parent, the lineage lin first) and
+ * d.diffs_more (how many were left out). */
+int site_problem_diffs(struct site *s, json_t *d, const char *pid, const json_t *lin,
+		       struct buf *err);
+/* Sets page.limiters [{limiter, before, after}], limiter_moves, has_limiters
+ * for category cat from store_limiter_shifts() rows. */
+int site_category_limiters(struct site *s, json_t *page, const json_t *shifts, const char *cat);
 /* Writes reports/SLUG.md and reports/SLUG.html from store_site_report() data. */
 int site_report_problem(struct site *s, const char *pid, const json_t *rep, struct buf *err);
 

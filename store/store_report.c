@@ -1,4 +1,5 @@
 #include "store_report.h"
+#include "store_lineage.h"
 #include "store_verify.h"
 #include "core/json.h"
 #include "problem/problem.h"
@@ -244,8 +245,21 @@ json_t *store_report_problem(struct store *s, const char *problem_id, const char
 							 ? idea_of(s, jget_str(all.best, "idea_id", ""), err)
 							 : json_null());
 		json_object_set_new(out, "best", best);
+		/* issue 41: its profile on the run's GPU, the ideas that led to it */
+		json_t *prof = NULL, *chain;
+		if (store_kernel_profile(s, jget_str(all.best, "kernel_hash", ""), problem_id,
+					 jget_str(run, "gpu_name", ""), &prof, err) < 0 ||
+		    !(chain = store_idea_chain(s, jget_str(all.best, "id", ""),
+					       jget_str(run, "gpu_name", ""), STORE_CHAIN_MAX, err))) {
+			json_decref(out);
+			out = NULL;
+			goto out;
+		}
+		json_object_set_new(best, "profile", prof ? prof : json_null());
+		json_object_set_new(out, "chain", chain);
 	} else {
 		json_object_set_new(out, "best", json_null());
+		json_object_set_new(out, "chain", json_array());
 	}
 out:
 	json_decref(cs);

@@ -19,8 +19,9 @@ int store_report_find_problem(struct store *s, const char *query, struct buf *id
  *  gpu_name,protocol}, stats:{kernels,compiled,correct,best_speedup,
  *  best_ms}, rounds:[{round,kernels,compiled,correct,best_speedup,best_ms,
  *  best}], best:{id,round,kernel_hash,speedup,time_ms,verified_on:[..],
- *  idea:{id,text,categories:[{category,method}]}} or null,
- *  excluded:[ids failing verification]}. NULL with err when the problem
+ *  idea:{id,text,categories:[{category,method}]}, profile: its profile on
+ *  the run's GPU or null} or null, chain: store_idea_chain of the best
+ *  (root first; [] without one), excluded:[ids failing verification]}. NULL with err when the problem
  * was never searched. */
 json_t *store_report_problem(struct store *s, const char *problem_id, const char *run_id,
 			     struct buf *err);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/json.h"
+#include "store_lineage.h"
 #include "store_verify.h"
 
 /* A candidate's time: its fastest correct collection evaluation on the
@@ -615,6 +616,25 @@ json_t *store_site_report(struct store_site *ss, const char *problem_id, struct 
 			goto fail;
 	}
 	json_object_set_new(o, "best_kernel", k ? k : json_null());
+	/* issue 41: the best kernel's profile and the ideas that led to it */
+	json_t *prof = NULL, *chain = NULL, *c;
+	size_t i;
+	if (k) {
+		const char *gpu = jget_str(b0, "gpu_name", "");
+		if (store_kernel_profile(ss->s, jget_str(b0, "kernel_hash", ""), problem_id, gpu, &prof,
+					 err) < 0)
+			goto fail;
+		json_array_foreach(json_object_get(k, "candidates"), i, c)
+			if (!strcmp(jget_str(c, "problem_id", ""), problem_id)) {
+				chain = store_idea_chain(ss->s, jget_str(c, "id", ""), gpu,
+							 STORE_CHAIN_MAX, err);
+				if (!chain)
+					goto fail;
+				break;
+			}
+	}
+	json_object_set_new(o, "best_profile", prof ? prof : json_null());
+	json_object_set_new(o, "chain", chain ? chain : json_array());
 	return o;
 fail:
 	json_decref(o);

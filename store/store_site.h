@@ -93,7 +93,9 @@ json_t *store_site_methodology(struct store_site *ss, struct buf *err);
 /* What `kforge report PROBLEM` and reports/PROBLEM.md show: {problem,
  * stats: {candidates, compiled, correct, rounds, kernels}, rounds,
  * best: [...store_site_best], best_kernel: store_site_kernel of the best
- * kernel on the first GPU (or null)}. NULL with *err empty when the
+ * kernel on the first GPU (or null), best_profile: its profile there
+ * (store_lineage.h; or null), chain: store_idea_chain from its first
+ * candidate of the problem}. NULL with *err empty when the
  * problem does not exist. */
 json_t *store_site_report(struct store_site *ss, const char *problem_id, struct buf *err);
 

@@ -23,12 +23,22 @@ if [ ! -x "$HV" ] || ! "$HV" --version 2>/dev/null | grep -q "$HV_VERSION"; then
 fi
 
 python3 "$KF_ROOT/tests/tools/synthstore.py" --kernels 60 --problems 3 --seed 5 --hostile --out fx.db 2>/dev/null
+# Profiles (schema v5, added after kforge migrated the store), none for
+# problem 3: the profile tables and the "No profile recorded." note.
+"$KFORGE" store migrate --db fx.db >/dev/null &&
+	python3 "$KF_ROOT/tests/tools/synthstore.py" --add-profiles fx.db --seed 5 2>/dev/null
+sqlite3 fx.db "DELETE FROM profile_kernels WHERE eval_id IN (SELECT eval_id FROM profiles
+  WHERE problem_id LIKE 'level1/003_%'); DELETE FROM profiles WHERE problem_id LIKE 'level1/003_%'"
+check "profiles in the fixture" test "$(sqlite3 fx.db 'SELECT COUNT(*) FROM profiles')" -gt 0
 mkdir dist && printf x >dist/kforge-v1.tar.gz
 expect_exit 0 "site renders" "$KFORGE" site --db fx.db -o public --dist dist
 # Every page type; kernels sampled (they share one template).
 set -- public/index.html public/methodology.html public/downloads.html public/problems/*.html \
 	public/categories/*.html public/reports/*.html $(ls public/kernels/*/*.html | head -n 10)
 check "pages of every type to check ($# pages, reports among them)" test -f public/reports/index.html
+check "  problem pages with a profile, diffs and one without a profile" sh -c \
+	"grep -q 'id=\"profile\"' public/problems/*.html && grep -q 'class=\"kdiff\"' public/problems/*.html &&
+	grep -q 'id=\"profile-none\"' public/problems/*.html && grep -q 'id=\"limiters\"' public/categories/*.html"
 "$HV" --no-langdetect "$@" >hv.out 2>&1
 rc=$?
 if [ "$rc" -eq 0 ]; then ok "Nu HTML checker: $# pages valid"; else nok "Nu HTML checker: $# pages"; head -n 40 hv.out | sed 's/^/# /'; fi

@@ -14,6 +14,10 @@ fi
 export CHROMIUM CHROMEDRIVER
 # --wide: four GPUs and long level-2 names, the leaderboard's widest case.
 python3 "$KF_ROOT/tests/tools/synthstore.py" --kernels 120 --problems 5 --seed 11 --hostile --wide --out fx.db 2>/dev/null
+# Profiles (schema v5: added after kforge migrated the store) for the
+# problem page's profile and diff view.
+expect_exit 0 "the fixture migrates to v5" "$KFORGE" store migrate --db fx.db
+python3 "$KF_ROOT/tests/tools/synthstore.py" --add-profiles fx.db --seed 11 2>/dev/null
 mkdir dist && printf 'tarball bytes' >dist/kforge-t-1.0.tar.zst &&
 	(cd dist && sha256sum kforge-t-1.0.tar.zst >kforge-t-1.0.tar.zst.sha256)
 expect_exit 0 "site renders" "$KFORGE" site --db fx.db -o public --dist dist
@@ -38,6 +42,6 @@ while IFS= read -r l; do
 	esac
 done <b.out
 if [ "$rc" -ne 0 ]; then nok "browser test exited $rc"; tail -n 15 b.out | sed 's/^/# /'; fi
-for f in site-index site-index-dark site-problem site-kernel site-leaderboard site-report ${co:+site-compile-only}; do
+for f in site-index site-index-dark site-problem site-problem-diff site-kernel site-leaderboard site-report ${co:+site-compile-only}; do
 	check "screenshot $f.png kept" test -s "$ART/$f.png"
 done

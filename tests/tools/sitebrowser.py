@@ -8,7 +8,9 @@ saves screenshots (light and dark colour scheme).
 
     sitebrowser.py STORE SITE_DIR ARTIFACT_DIR [COMPILE_ONLY_SITE_DIR]
 
-At 1280 px it also checks the leaderboard (no cell clipped, no horizontal
+At 1280 px it checks a problem page's profile and diff view (visible,
+styled, no horizontal scrolling; screenshot site-problem-diff.png), and
+the leaderboard (no cell clipped, no horizontal
 scrolling, names with their full text on hover), that clicking a header
 sorts the rows and the filter hides rows, that every link of every page
 resolves (files and #anchors), the HTML reports and the downloads; with a
@@ -359,6 +361,63 @@ def compile_only_checks(d, co, art):
     check_links(co, "compile-only site")
 
 
+DIFF_LAYOUT = """
+const vw = document.documentElement.clientWidth, bad = [];
+const d = document.querySelector('#diff-1'), pre = d && d.querySelector('pre.diff');
+if (!d || !d.open) return ['#diff-1 missing or closed'];
+if (!pre) return ['#diff-1 has no pre.diff'];
+for (const e of [d, pre, document.querySelector('#profile')]) {
+  if (!e) { bad.push('missing element'); continue; }
+  const r = e.getBoundingClientRect();
+  if (!(r.width > 100 && r.height > 20)) bad.push((e.id || e.className) + ' not visible: ' + r.width + 'x' + r.height);
+  if (r.left < 0 || r.right > vw + 0.5) bad.push((e.id || e.className) + ' outside the viewport: ' + r.left + '..' + r.right);
+}
+if (document.documentElement.scrollWidth > vw) bad.push('page scrolls: ' + document.documentElement.scrollWidth + ' > ' + vw);
+const ins = pre.querySelectorAll('ins'), del = pre.querySelectorAll('del');
+const more = d.querySelector('.diff-more');
+if (!more && (ins.length != +d.dataset.added || del.length != +d.dataset.removed))
+  bad.push('lines: ' + ins.length + '+ ' + del.length + '- vs ' + d.dataset.added + ' ' + d.dataset.removed);
+if (ins.length && getComputedStyle(ins[0]).backgroundColor == getComputedStyle(pre).backgroundColor)
+  bad.push('added lines are not highlighted');
+if (ins.length && del.length && getComputedStyle(ins[0]).backgroundColor == getComputedStyle(del[0]).backgroundColor)
+  bad.push('added and removed lines look the same');
+if (ins.length && getComputedStyle(ins[0]).display != 'block') bad.push('a diff line is not a line');
+for (const e of ins) if (!e.textContent.startsWith('+')) { bad.push('an added line without +'); break; }
+return bad;
+"""
+
+
+def png_size(path):
+    with open(path, "rb") as f:
+        head = f.read(24)
+    if head[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
+def diff_checks(d, site, art, db, pid):
+    """The problem page's profile and diff view at 1280 px, and a screenshot."""
+    d.size(1280, 900)
+    d.get("file://%s/problems/%s.html" % (site, sitecheck.slug(pid)))
+    n = d.js("return document.querySelectorAll('details.kdiff').length")
+    lim = d.js("const e = document.querySelector('#limiter'); return e ? e.textContent : null")
+    check(lim in ("memory", "compute", "latency", "launch"), "%s: the profile's limiter badge (%s)" % (pid, lim))
+    bad = d.js(DIFF_LAYOUT)
+    vw = d.js("return document.documentElement.clientWidth")
+    check(n > 0 and not bad, "%s: the diff view (%d diffs) at 1280 px (viewport %d): visible, styled,"
+          " inside the viewport, no horizontal scrolling" % (pid, n, vw), "\n".join(bad[:10]))
+    # a closed one opens on a click on its summary
+    if n > 1:
+        d.click("#diff-2 summary")
+        check(d.js("return document.querySelector('#diff-2').open"), "a closed diff opens on a click")
+    d.js("document.querySelector('#diff-1').scrollIntoView()")
+    path = os.path.join(art, "site-problem-diff.png")
+    size = d.screenshot(path)
+    wh = png_size(path)
+    check(size > 20000 and wh and 1000 <= wh[0] <= 1400 and wh[1] >= 500,
+          "screenshot of the diff view saved (%d bytes, %r): not blank, of a sensible size" % (size, wh))
+
+
 def main():
     store, site, art = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
     co = os.path.abspath(sys.argv[4]) if len(sys.argv) > 4 else None
@@ -493,6 +552,7 @@ def main():
         n = d.screenshot(os.path.join(art, "site-kernel.png"))
         check(n > 10000, "screenshot of the kernel page saved")
 
+        diff_checks(d, site, art, db, pid)
         board_checks(d, site, art)
         report_checks(d, site, art, pid)
         download_checks(d, site)

@@ -6,6 +6,12 @@ and verifications on two GPUs, LLM calls for the LLM run.
 
     synthstore.py --kernels N --problems P --seed S --out FILE [--hostile]
                   [--trials] [--schema store/store_schema.c]
+    synthstore.py --add-profiles FILE [--seed S]
+
+--add-profiles adds a hardware-counter profile (tables profiles and
+profile_kernels, schema v5) to every correct evaluation of FILE, a store
+that kforge has migrated (`kforge store migrate --db FILE`): the store
+this tool writes is schema v1. Limiters and figures come from the seed.
 
 The same arguments give the same store, byte for byte in content (times
 are derived from the seed, not the clock). --hostile puts strings that
@@ -173,7 +179,47 @@ def kernel_source(rng, pname, idea_text, r, i, hostile):
     return "\n".join(body)
 
 
+LIMITERS = ["memory", "compute", "latency", "launch"]
+
+
+def add_profiles(path, seed):
+    """A profile for each correct evaluation of a migrated (v5) store."""
+    rng = random.Random(seed * 7919 + 5)
+    db = sqlite3.connect(path, isolation_level=None)
+    if db.execute("PRAGMA user_version").fetchone()[0] < 5:
+        sys.exit("%s: schema v5 needed (kforge store migrate --db %s)" % (path, path))
+    evs = db.execute("SELECT id, kernel_hash, problem_id, gpu_name, time_mean_ms, created_at"
+                     " FROM evals WHERE status = 'correct' ORDER BY id").fetchall()
+    db.execute("BEGIN")
+    for eid, h, pid, gpu, tm, created in evs:
+        lim = rng.choice(LIMITERS)
+        nk = rng.choice([1, 1, 2])
+        ms = (tm or 1.0) * 0.9
+        kerns = []
+        for k in range(nk):
+            kerns.append((eid, k, "k_%s_%d" % (h[:6], k), ms / nk,
+                          rng.randint(1 << 20, 1 << 28), rng.randint(1 << 20, 1 << 28),
+                          rng.uniform(5, 95), rng.uniform(10, 99), rng.uniform(5, 95),
+                          rng.choice([0.0, rng.uniform(0, 80)]), rng.uniform(10, 100),
+                          rng.choice([24, 32, 64, 128]), rng.choice([0, 4096, 49152]),
+                          rng.choice([128, 256, 512]), rng.randint(64, 65536),
+                          lim if k == 0 else rng.choice(LIMITERS)))
+        db.execute("INSERT OR REPLACE INTO profiles VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                   (eid, h, pid, gpu, lim, nk, ms, sum(k[4] for k in kerns),
+                    sum(k[5] for k in kerns), kerns[0][6], kerns[0][7], kerns[0][8], kerns[0][9],
+                    kerns[0][10], ms * 40, "synthstore", created))
+        db.executemany("INSERT OR REPLACE INTO profile_kernels VALUES"
+                       "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", kerns)
+    db.execute("COMMIT")
+    db.close()
+    print("%s: %d profiles" % (path, len(evs)), file=sys.stderr)
+
+
 def main():
+    if len(sys.argv) > 2 and sys.argv[1] == "--add-profiles":
+        seed = int(sys.argv[sys.argv.index("--seed") + 1]) if "--seed" in sys.argv else 1
+        add_profiles(sys.argv[2], seed)
+        return
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--kernels", type=int, default=1000)
     ap.add_argument("--problems", type=int, default=10)
