@@ -210,18 +210,16 @@ int es_put_eval(struct store *s, const struct eval_outcome *o, const char *probl
 						 : json_integer(0));
 	if (store_begin(s, err) < 0)
 		goto out;
-	/* A forced re-evaluation replaces the trials as a whole. */
-	if (store_eval_delete_trials(s, o->eval_id, err) < 0)
+	/* A forced re-evaluation replaces the trials and the profile
+	 * (worker_prof.c) as a whole: they belong to one measurement. */
+	if (store_eval_delete_trials(s, o->eval_id, err) < 0 || store_profile_delete(s, o->eval_id, err) < 0)
 		goto out;
 	if (store_insert(s, "evals", row, STORE_REPLACE, err) < 0)
 		goto out;
 	if (result && (put_trials(s, o->eval_id, "check", json_object_get(result, "check"), err) < 0 ||
 		       put_trials(s, o->eval_id, "time", times, err) < 0))
 		goto out;
-	/* The profile (worker_prof.c) belongs to this measurement: an earlier
-	 * one goes with the earlier trials. */
-	if (store_profile_delete(s, o->eval_id, err) < 0 ||
-	    (result && put_profile(s, o, problem_id, json_object_get(result, "profile"), now, err) < 0))
+	if (result && put_profile(s, o, problem_id, json_object_get(result, "profile"), now, err) < 0)
 		goto out;
 	ret = store_commit(s, err);
 out:
