@@ -5,6 +5,7 @@
 #include "search_int.h"
 #include "collector/proposers.h"
 #include "core/json.h"
+#include "core/xalloc.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -173,9 +174,7 @@ static int round_ideas(struct sproblem *P, int round, int k, const json_t *paren
 		h = sdb_history(P, round, err);
 		if (!h)
 			return -1;
-		hist = calloc(json_array_size(h) + 1, sizeof(*hist));
-		if (!hist)
-			abort();
+		hist = xcalloc(json_array_size(h) + 1, sizeof(*hist));
 		json_array_foreach(h, i, x) {
 			hist[nh].text = jget_str(x, "text", "");
 			hist[nh].categories = (unsigned)jget_int(x, "categories", 0);
@@ -476,9 +475,7 @@ static int run_ideas(struct sproblem *P, int round, int k, int m, const json_t *
 	json_decref(pideas);
 	if (r)
 		return r;
-	mm = calloc(json_array_size(ideas) + 1, sizeof(*mm));
-	if (!mm)
-		abort();
+	mm = xcalloc(json_array_size(ideas) + 1, sizeof(*mm));
 	calls = b->calls == INT_MAX ? INT_MAX : b->calls - 1; /* the ideas call */
 	impls = b->impls;
 	for (size_t i = 0; i < json_array_size(ideas); i++) {

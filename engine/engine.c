@@ -342,6 +342,7 @@ int engine_open(struct engine **ep, const struct engine_config *cfg, struct buf 
 {
 	struct engine *e = calloc(1, sizeof(*e));
 	char arch[16] = "";
+	int rc = -1;
 
 	*ep = NULL;
 	pthread_mutex_init(&e->store_mu, NULL);
@@ -377,8 +378,9 @@ int engine_open(struct engine **ep, const struct engine_config *cfg, struct buf 
 		return -1;
 	}
 	if (!e->compile_only) {
-		if (supervisor_open(&e->sup, e->exe, cfg->max_gpus, &e->gpu_info, err) < 0)
+		if ((rc = supervisor_open(&e->sup, e->exe, cfg->max_gpus, &e->gpu_info, err)) < 0)
 			goto fail;
+		rc = -1;
 		snprintf(e->gpu_name, sizeof(e->gpu_name), "%s", jget_str(e->gpu_info, "name", "GPU"));
 		snprintf(arch, sizeof(arch), "%s", jget_str(e->gpu_info, "arch", "sm_90"));
 		e->lim.max_threads_per_block = (int)jget_int(e->gpu_info, "max_threads", 1024);
@@ -432,7 +434,7 @@ int engine_open(struct engine **ep, const struct engine_config *cfg, struct buf 
 	return 0;
 fail:
 	engine_close(e);
-	return -1;
+	return rc;
 }
 
 const char *engine_gpu_name(const struct engine *e)

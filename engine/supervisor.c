@@ -160,7 +160,7 @@ int supervisor_open(struct supervisor **sp, const char *exe, int max_gpus, json_
 {
 	struct supervisor *s;
 	struct cudadrv d;
-	int n = 0, streak = AFFINITY_MAX_STREAK;
+	int n = 0, streak = AFFINITY_MAX_STREAK, r;
 
 	*sp = NULL;
 	if (!exe)
@@ -169,13 +169,15 @@ int supervisor_open(struct supervisor **sp, const char *exe, int max_gpus, json_
 		/* Tests of the supervisor with a stand-in worker: no driver probe. */
 		n = atoi(getenv("KFORGE_WORKER_TEST_GPUS"));
 	} else {
-		if (cudadrv_load(&d, err) < 0)
-			return -1;
+		if ((r = cudadrv_load(&d, err)) < 0)
+			return r;
 		d.cuDeviceGetCount(&n);
 		cudadrv_release(&d);
 	}
-	if (n <= 0)
-		return kf_err(err, "no GPU visible");
+	if (n <= 0) {
+		kf_err(err, "no GPU visible");
+		return KF_ENOGPU;
+	}
 	if (getenv("KFORGE_AFFINITY_STREAK")) {
 		const char *v = getenv("KFORGE_AFFINITY_STREAK");
 		char *end;

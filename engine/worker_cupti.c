@@ -11,6 +11,7 @@
  * prefix candidates may not use) from a module that stays loaded. */
 #include "worker_int.h"
 #include "core/log.h"
+#include "core/xalloc.h"
 
 #include <cupti_activity.h>
 #include <dlfcn.h>
@@ -215,8 +216,8 @@ int wk_cupti_start(struct worker *w, const struct launch_plan *plan)
 	C.flush(1);   /* drop what came before */
 	pthread_mutex_lock(&C.mu);
 	C.n_steps = 0;
-	if (!C.steps && !(C.steps = calloc(LAUNCH_MAX_STEPS, sizeof(*C.steps))))
-		abort();
+	if (!C.steps)
+		C.steps = xcalloc(LAUNCH_MAX_STEPS, sizeof(*C.steps));
 	for (int i = 0; i < plan->n_steps && i < LAUNCH_MAX_STEPS; i++) {
 		const struct launch_step *st = &plan->steps[i];
 		struct cfg *c = &C.steps[C.n_steps++];

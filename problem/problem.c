@@ -3,6 +3,7 @@
 #include "problem/problem.h"
 #include "core/fsutil.h"
 #include "core/json.h"
+#include "core/xalloc.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -403,9 +404,7 @@ static int parse_tensors(struct problem *p, const char *file, struct buf *err)
 		return kf_err(err, "%s: fields \"inputs\" and \"outputs\": %zu tensors, more than "
 			      "%d in all", file, json_array_size(in) + json_array_size(out),
 			      PROBLEM_MAX_TENSORS);
-	p->t = calloc(json_array_size(in) + json_array_size(out), sizeof(*p->t));
-	if (!p->t)
-		abort();
+	p->t = xcalloc(json_array_size(in) + json_array_size(out), sizeof(*p->t));
 	json_array_foreach(in, i, v)
 		if (parse_tensor(p, v, 0, (int)i, file, err) < 0)
 			return -1;
