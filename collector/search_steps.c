@@ -304,7 +304,7 @@ static int implement(struct sproblem *P, int round, int idx, const json_t *ideas
 	if (!(known = sdb_kernels_before(P, round, err)))
 		return -1;
 	n_known = (int)json_array_size(known);
-	known_s = calloc((size_t)n_known + 1, sizeof(*known_s));
+	known_s = xcalloc((size_t)n_known + 1, sizeof(*known_s));
 	for (int i = 0; known_s && i < n_known; i++)
 		known_s[i] = json_string_value(json_array_get(known, i));
 	to_seeds(seed_rows, seeds, owned, &n_seeds);

@@ -149,7 +149,7 @@ static char *url_name(const char *url, int *plain_http, struct buf *err)
 		kf_err(err, "%s: the URL must end in a plain file name", url);
 		goto out;
 	}
-	name = strdup(base);
+	name = xstrdup(base);
 out:
 	curl_free(path);
 	curl_url_cleanup(u);

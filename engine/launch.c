@@ -190,7 +190,7 @@ static int parse_scratch(struct bstate *b)
 		return -1;
 	b->lp->scratch = xrealloc(b->lp->scratch, (size_t)(b->lp->n_scratch + 1) * sizeof(*s));
 	s = &b->lp->scratch[b->lp->n_scratch];
-	s->name = strdup(nm->text);
+	s->name = xstrdup(nm->text);
 	s->elem_size = st->size;
 	s->count = count;
 	s->zeroed = zeroed;
@@ -523,7 +523,7 @@ static int parse_launch(struct bstate *b)
 	/* The step goes into the plan at once: the plan's release frees it on error. */
 	b->lp->steps = xrealloc(b->lp->steps, (size_t)(b->lp->n_steps + 1) * sizeof(st));
 	memset(&st, 0, sizeof(st));
-	st.kernel = strdup(k->name);
+	st.kernel = xstrdup(k->name);
 	st.line = kt->line;
 	st.col = kt->col;
 	st.depth = b->n_open;
@@ -640,7 +640,7 @@ static int parse_for(struct bstate *b)
 	if (name_taken(b, vt->text))
 		return lp_fail(ps, vt, "`%s` is already a name of the problem, a scratch buffer or an "
 			       "outer loop", vt->text);
-	L->var = strdup(vt->text);
+	L->var = xstrdup(vt->text);
 	ps->pos++;
 	if (lp_expect(ps, "=", "after the loop variable (it needs a start value)") < 0 ||
 	    lp_expr_c(ps, &L->init) < 0 || lp_expect(ps, ";", "after the start value") < 0)

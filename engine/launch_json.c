@@ -171,7 +171,7 @@ static int loops_from_json(struct launch_plan *lp, const json_t *loops, int n_st
 		    (i && L->first < lp->loops[i - 1].first) ||
 		    (sp && L->end > lp->loops[stack[sp - 1]].end))
 			return kf_err(err, "launch plan: bad loop %zu", i);
-		L->var = strdup(var);
+		L->var = xstrdup(var);
 		if (expr_from_json(json_object_get(v, "init"), L->depth, &L->init) < 0 ||
 		    expr_from_json(json_object_get(v, "bound"), L->depth + 1, &L->bound) < 0 ||
 		    expr_from_json(json_object_get(v, "step"), L->depth + 1, &L->step) < 0)
@@ -231,7 +231,7 @@ int launch_plan_from_json(struct launch_plan *lp, const char *text, struct buf *
 			kf_err(err, "launch plan: bad scratch %zu", i);
 			goto out;
 		}
-		s->name = strdup(name);
+		s->name = xstrdup(name);
 		s->elem_size = (size_t)es;
 		s->count = n;
 		s->zeroed = jget_bool(v, "zeroed", 0);
@@ -248,7 +248,7 @@ int launch_plan_from_json(struct launch_plan *lp, const char *text, struct buf *
 			kf_err(err, "launch plan: bad step %zu", i);
 			goto out;
 		}
-		st->kernel = strdup(k);
+		st->kernel = xstrdup(k);
 		lp->n_steps++;
 		for (int d = 0; d < 3; d++)
 			if (get_uint(json_array_get(g, (size_t)d), 0x7fffffffLL, &st->grid[d]) < 0 ||

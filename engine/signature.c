@@ -243,15 +243,15 @@ static int param(const struct tok *t, int a, int b, struct sig_param *sp, struct
 	}
 	sp->type_text = buf_detach(&text, NULL);
 	if (nw == 0) {
-		sp->name = strdup("");
+		sp->name = xstrdup("");
 		sp->base = SIG_OTHER;
 		return 0;
 	}
 	if (nw >= 2 && !is_type_word(w[nw - 1])) {
-		sp->name = strndup(w[nw - 1]->s, w[nw - 1]->n);
+		sp->name = xstrndup(w[nw - 1]->s, w[nw - 1]->n);
 		nw--;
 	} else {
-		sp->name = strdup("");
+		sp->name = xstrdup("");
 	}
 	sp->base = SIG_OTHER;
 	if (nw == 1) {
@@ -328,7 +328,7 @@ static int kernel_at(const struct tok *t, int n, int g, struct kernel_sig *k, in
 	if (i >= n || t[i].kind == TK_EOF)
 		return 0;
 	memset(k, 0, sizeof(*k));
-	k->name = strndup(t[i].s, t[i].n);
+	k->name = xstrndup(t[i].s, t[i].n);
 	k->line = t[i].line;
 	k->launch_bounds = bounds;
 	i += 2;

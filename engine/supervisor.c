@@ -12,6 +12,7 @@
 #include "core/json.h"
 #include "core/log.h"
 #include "core/proc.h"
+#include "core/xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -190,11 +191,11 @@ int supervisor_open(struct supervisor **sp, const char *exe, int max_gpus, json_
 		n = max_gpus;
 	/* A dead worker must not kill the engine through SIGPIPE. */
 	signal(SIGPIPE, SIG_IGN);
-	s = calloc(1, sizeof(*s));
-	s->exe = strdup(exe);
+	s = xcalloc(1, sizeof(*s));
+	s->exe = xstrdup(exe);
 	s->n = n;
 	s->max_streak = streak;
-	s->w = calloc((size_t)n, sizeof(*s->w));
+	s->w = xcalloc((size_t)n, sizeof(*s->w));
 	buf_init(&s->harness);
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);

@@ -509,7 +509,7 @@ static int start(struct worker *w, const struct rt_msg *hello, int *compiled, st
 
 int worker_main(int device, int in_fd, int out_fd)
 {
-	struct worker *w = calloc(1, sizeof(*w));
+	struct worker *w = xcalloc(1, sizeof(*w));
 	struct rt_msg m;
 	struct buf err = BUF_INIT;
 	int compiled = 0, code = 0;

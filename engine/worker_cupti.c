@@ -103,7 +103,7 @@ static void note_unmatched(const CUpti_ActivityKernel10 *k)
 	for (int i = 0; i < C.n_unmatched; i++)
 		if (!strcmp(C.unmatched[i], t))
 			return;
-	C.unmatched[C.n_unmatched++] = strdup(t);
+	C.unmatched[C.n_unmatched++] = xstrdup(t);
 }
 
 static void CUPTIAPI buf_requested(uint8_t **buffer, size_t *size, size_t *max_records)
@@ -262,7 +262,7 @@ double *wk_cupti_stop(struct worker *w, int *n, int *stale, int *renamed)
 	C.on = 0;
 	C.n_steps = 0;   /* the names belong to the plan */
 	qsort(C.recs, (size_t)C.n, sizeof(*C.recs), cmp_rec);
-	d = calloc((size_t)C.n + 1, sizeof(*d));
+	d = xcalloc((size_t)C.n + 1, sizeof(*d));
 	for (int i = 0; i < C.n; i++)
 		d[i] = (double)(C.recs[i].end - C.recs[i].start) * 1e-6;
 	*n = C.n;

@@ -645,7 +645,7 @@ int oracle_graph_sample(const struct problem *p, int out, unsigned long long see
 		s *= t->shape[d];
 	}
 	for (int d = 0; d < t->ndim; d++) {
-		vals[d] = calloc((size_t)max + 128, sizeof(long long));
+		vals[d] = xcalloc((size_t)max + 128, sizeof(long long));
 		if (!vals[d]) { /* the caller falls back to the plain sampler */
 			while (d-- > 0)
 				free(vals[d]);

@@ -60,7 +60,7 @@ static int scan_level(const char *root, int level, struct pdir **v, int *n, int 
 		}
 		(*v)[*n].level = level;
 		(*v)[*n].number = (int)num;
-		(*v)[*n].path = strdup(sub.s);
+		(*v)[*n].path = xstrdup(sub.s);
 		(*n)++;
 	}
 	closedir(d);

@@ -97,6 +97,16 @@ static int dies(int (*fn)(void *), struct buf *errout)
 	return line;
 }
 
+/* got's last line is want (a line of the sanitizer's own may come before:
+ * ASan warns of the failed allocation it returns NULL for). */
+static void last_line_is(const struct buf *got, const struct buf *want)
+{
+	size_t off = got->len >= want->len ? got->len - want->len : 0;
+
+	assert_string_equal(got->s + off, want->s);
+	assert_true(off == 0 || got->s[off - 1] == '\n');
+}
+
 static void test_failure_names_size_and_site(void **state)
 {
 	struct buf got = BUF_INIT, want = BUF_INIT;
@@ -105,23 +115,23 @@ static void test_failure_names_size_and_site(void **state)
 
 	l = dies(die_malloc, &got);
 	buf_setf(&want, "kforge: out of memory: %zu bytes at %s:%d\n", SIZE_MAX, __FILE__, l);
-	assert_string_equal(got.s, want.s);
+	last_line_is(&got, &want);
 
 	l = dies(die_calloc, &got);
 	buf_setf(&want, "kforge: out of memory: %zu bytes at %s:%d\n", SIZE_MAX, __FILE__, l);
-	assert_string_equal(got.s, want.s);
+	last_line_is(&got, &want);
 
 	l = dies(die_realloc, &got);
 	buf_setf(&want, "kforge: out of memory: %zu bytes at %s:%d\n", SIZE_MAX - 64, __FILE__, l);
-	assert_string_equal(got.s, want.s);
+	last_line_is(&got, &want);
 
 	l = dies(die_check, &got);
 	buf_setf(&want, "kforge: out of memory: a libcurl URL handle at %s:%d\n", __FILE__, l);
-	assert_string_equal(got.s, want.s);
+	last_line_is(&got, &want);
 
 	dies(die_buf, &got);
 	buf_setf(&want, "kforge: out of memory: %zu bytes at core/buf.c:", SIZE_MAX);
-	assert_true(!strncmp(got.s, want.s, want.len));
+	assert_true(!strncmp(got.s, want.s, want.len));   /* no allocation: nothing of ASan's */
 	assert_ptr_equal(strchr(got.s, '\n'), got.s + got.len - 1);   /* one line */
 
 	buf_release(&got);
