@@ -148,7 +148,7 @@ static void drop_problem(struct worker *w)
 }
 
 int wk_ensure_problem(struct worker *w, const json_t *req, const struct buf *bin,
-			  struct buf *err)
+		      struct buf *err)
 {
 	const char *dir = jget_str(req, "problem_dir", ""), *rh = jget_str(req, "ref_hash", "");
 	size_t rlen = (size_t)jget_int(req, "ref_cubin_len", 0);
