@@ -8,6 +8,7 @@
 #include "problem/problem.h"
 #include "store/store.h"
 #include "store/store_eval.h"
+#include "core/xalloc.h"
 
 #include <errno.h>
 #include <math.h>
@@ -133,9 +134,7 @@ static int load_all(struct cli_ctx *ctx, int level, struct problem **ps, int *n,
 		buf_release(&err);
 		return -1;
 	}
-	*ps = calloc((size_t)nd + 1, sizeof(**ps));
-	if (!*ps)
-		abort();
+	*ps = xcalloc((size_t)nd + 1, sizeof(**ps));
 	for (int i = 0; i < nd; i++) {
 		problem_init(&(*ps)[*n]);
 		if (problem_load(&(*ps)[*n], dirs[i], &err) < 0) {
@@ -335,14 +334,12 @@ static int check_one(const struct problem *p, unsigned long long seed, int sampl
 	double rtol = check_rtol >= 0 ? check_rtol : p->rtol;
 	struct oracle_ctx c;
 	struct buf err = BUF_INIT;
-	long long *idx = calloc((size_t)samples, sizeof(long long));
-	double *want = calloc((size_t)samples, sizeof(double));
-	double *got = calloc((size_t)samples, sizeof(double));
+	long long *idx = xcalloc((size_t)samples, sizeof(long long));
+	double *want = xcalloc((size_t)samples, sizeof(double));
+	double *got = xcalloc((size_t)samples, sizeof(double));
 	int ret = 0;
 	struct timespec t0, t1;
 
-	if (!idx || !want || !got)
-		abort();
 	oracle_ctx_init(&c, p, seed);
 	for (int o = 0; o < p->n_out && !ret; o++) {
 		int n = oracle_sample(p, o, seed, idx, samples), bad = 0;
@@ -364,9 +361,7 @@ static int check_one(const struct problem *p, unsigned long long seed, int sampl
 			       want[0], want[n - 1]);
 			continue;
 		}
-		if (gpu_reference_sample(p, seed, o, idx, n, got, &err) < 0) {
-			/* no driver or GPU: the engine's own words */
-			ret = strstr(err.s, "no CUDA driver") || strstr(err.s, "no GPU") ? -3 : -1;
+		if ((ret = gpu_reference_sample(p, seed, o, idx, n, got, &err)) < 0) {
 			fprintf(stderr, "kforge: %s: %s\n", p->id, err.s);
 			break;
 		}
@@ -410,9 +405,7 @@ static int do_check(struct cli_ctx *ctx, int argc, char **argv, int cpu_only,
 		if (load_all(ctx, 0, &ps, &n, &bad, NULL) < 0)
 			return EXIT_FAIL;
 	} else {
-		ps = calloc((size_t)argc, sizeof(*ps));
-		if (!ps)
-			abort();
+		ps = xcalloc((size_t)argc, sizeof(*ps));
 		for (int i = 0; i < argc; i++) {
 			int r = load_one(ctx, argv[i], &ps[n]);
 			if (r == EXIT_USAGE) {     /* an unknown problem: check none */
@@ -428,7 +421,7 @@ static int do_check(struct cli_ctx *ctx, int argc, char **argv, int cpu_only,
 	}
 	for (int i = 0; i < n; i++) {
 		int r = check_one(&ps[i], seed, samples, cpu_only, &failed);
-		if (r == -3) {
+		if (r == KF_ENOGPU) {
 			free_all(ps, n);
 			return EXIT_NOGPU;
 		}
@@ -470,12 +463,10 @@ static int write_npy(struct inputs_gen *g, int t, const char *path, struct buf *
 	const struct problem_tensor *pt = &g->p->t[t];
 	struct buf h = BUF_INIT, tmp = BUF_INIT;
 	size_t es = kf_dtype_size(pt->dtype), chunk = 1 << 24;
-	void *block = malloc(chunk * es);
+	void *block = xmalloc(chunk * es);
 	FILE *f;
 	int ret = -1;
 
-	if (!block)
-		abort();
 	buf_addf(&tmp, "%s.tmp", path);
 	f = fopen(tmp.s, "wb");
 	if (!f) {
@@ -515,11 +506,9 @@ static int write_oracle(const struct problem *p, const char *out, unsigned long 
 {
 	struct oracle_ctx c;
 	struct buf path = BUF_INIT, text = BUF_INIT;
-	long long *idx = calloc((size_t)samples, sizeof(long long));
+	long long *idx = xcalloc((size_t)samples, sizeof(long long));
 	int ret = 0;
 
-	if (!idx)
-		abort();
 	path_join(&path, out, "oracle");
 	if (mkdir_p(path.s, err) < 0) {
 		free(idx);
@@ -530,9 +519,7 @@ static int write_oracle(const struct problem *p, const char *out, unsigned long 
 	for (int o = 0; o < p->n_out && !ret; o++) {
 		int n = oracle_sample(p, o, seed, idx, samples);
 		json_t *ji = json_array(), *jv = json_array(), *doc;
-		double *vals = calloc((size_t)n + 1, sizeof(double));
-		if (!vals)
-			abort();
+		double *vals = xcalloc((size_t)n + 1, sizeof(double));
 		if (gpu && engine_reference_sample_draw(p, seed, draw && draw->alive, o, idx, n, vals,
 							 err) < 0)
 			ret = -1;

@@ -10,6 +10,7 @@
 #include "oracle/oracle.h"
 #include "problem/problem.h"
 #include "problem/sensitivity.h"
+#include "core/xalloc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -30,10 +31,8 @@ static int sample_draw(const struct problem *p, unsigned long long seed, const s
 
 	oracle_ctx_init_draw(&c, p, seed, d);
 	for (int o = 0; o < no && !ret; o++) {
-		s->idx[o] = calloc((size_t)samples, sizeof(long long));
-		s->val[o] = calloc((size_t)samples, sizeof(double));
-		if (!s->idx[o] || !s->val[o])
-			abort();
+		s->idx[o] = xcalloc((size_t)samples, sizeof(long long));
+		s->val[o] = xcalloc((size_t)samples, sizeof(double));
 		s->n[o] = oracle_sample(p, o, seed, s->idx[o], samples);
 		for (int i = 0; i < s->n[o] && !ret; i++)
 			if (oracle_value(&c, o, s->idx[o][i], &s->val[o][i], err) < 0)

@@ -9,6 +9,7 @@
 /* The LLM proposer's own token budget continues from the run's calls. */
 #if __has_include("collector/llm_open.c")
 #include "collector/llm.h"
+#include "core/xalloc.h"
 #define HAVE_LLM 1
 #endif
 
@@ -336,10 +337,8 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 
 	g.tty = log_is_tty() && log_get_level() >= LOG_INFO;
 	g.n = pl.n;
-	g.round_seen = calloc((size_t)pl.n, sizeof(int));
-	g.state_seen = calloc((size_t)pl.n, sizeof(char *));
-	if (!g.round_seen || !g.state_seen)
-		abort();
+	g.round_seen = xcalloc((size_t)pl.n, sizeof(int));
+	g.state_seen = xcalloc((size_t)pl.n, sizeof(char *));
 	for (int i = 0; i < pl.n; i++)
 		g.round_seen[i] = -1;
 	signal(SIGINT, on_signal);

@@ -11,6 +11,7 @@
 #include "problem/problem_list.h"
 #include "core/fsutil.h"
 #include "problem/problem.h"
+#include "core/xalloc.h"
 
 static const char submit_args[] = "[options] [-- SEARCH-ARGS...]";
 
@@ -70,11 +71,11 @@ static int build_shards(struct cli_ctx *ctx, const struct opts *o, char ***lists
 		kf_err(err, "no problems match '%s'", o->problems);
 		goto out;
 	}
-	items = calloc((size_t)pl.n, sizeof(*items));
+	items = xcalloc((size_t)pl.n, sizeof(*items));
 	probs = calloc((size_t)pl.n, sizeof(*probs));
 	assign = calloc((size_t)pl.n, sizeof(*assign));
 	load = calloc((size_t)o->shards, sizeof(*load));
-	*lists = calloc((size_t)o->shards, sizeof(**lists));
+	*lists = xcalloc((size_t)o->shards, sizeof(**lists));
 	if (!items || !probs || !assign || !load || !*lists) {
 		kf_err(err, "out of memory");
 		goto out;

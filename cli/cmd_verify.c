@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/cudadrv.h"
 #include "problem/problem_list.h"
 #include "core/log.h"
 #include "store/store.h"
@@ -99,9 +100,8 @@ int cmd_verify(int argc, char **argv, struct cli_ctx *ctx)
 		}
 		store_close(&st);
 	}
-	if (verify_backend_engine(&be, &cfg, ctx->root, &err)) {
-		rc = cli_fail(strstr(err.s, "GPU") || strstr(err.s, "driver") ? EXIT_NOGPU :
-			      EXIT_FAIL, "%s", err.s);
+	if ((rc = verify_backend_engine(&be, &cfg, ctx->root, &err)) < 0) {
+		rc = cli_fail(rc == KF_ENOGPU ? EXIT_NOGPU : EXIT_FAIL, "%s", err.s);
 		goto out;
 	}
 	if (verify_run(&cfg, &be, &rep, &err)) {

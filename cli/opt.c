@@ -298,7 +298,7 @@ static void check_table(const struct cli_opt *const tabs[2])
 					if (!strcmp(o->name, p->name) || (o->key && o->key == p->key)) {
 						fprintf(stderr, "kforge: internal error: option --%s declared "
 							"twice\n", o->name);
-						abort();
+						abort(); /* invariant: a command's table is fixed at build time */
 					}
 }
 

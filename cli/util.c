@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/termsafe.h"
+#include "core/xalloc.h"
 
 int cli_edit_distance(const char *a, const char *b)
 {
@@ -15,10 +16,8 @@ int cli_edit_distance(const char *a, const char *b)
 
 	if (la > 64 || lb > 64)
 		return 99;
-	prev = calloc(lb + 1, sizeof(int));
-	cur = calloc(lb + 1, sizeof(int));
-	if (!prev || !cur)
-		abort();
+	prev = xcalloc(lb + 1, sizeof(int));
+	cur = xcalloc(lb + 1, sizeof(int));
 	for (size_t j = 0; j <= lb; j++)
 		prev[j] = (int)j;
 	for (size_t i = 1; i <= la; i++) {
@@ -109,9 +108,7 @@ json_t *cli_problem_ids(struct cli_ctx *ctx, const struct cli_list *pl, struct b
 
 	buf_reset(err);
 	for (int i = 0; i < pl->n && r == 0; i++) {
-		char *dup = strdup(pl->v[i]), *save = NULL;
-		if (!dup)
-			abort();
+		char *dup = xstrdup(pl->v[i]), *save = NULL;
 		for (char *t = strtok_r(dup, ", ", &save); t && r == 0; t = strtok_r(NULL, ", ", &save)) {
 			buf_reset(err);
 			r = item_ids(ctx, have ? &st : NULL, t, probs, err);

@@ -17,6 +17,7 @@
 #include "collector/proposers.h"
 #include "core/json.h"
 #include "engine/candidate.h"
+#include "core/xalloc.h"
 
 static uint64_t mix(uint64_t x)
 {
@@ -142,8 +143,8 @@ static int add_revisits(const struct idea_request *req, int want, struct idea_li
 		it = idea_list_add(out);
 		it->text = buf_detach(&text, NULL);
 		it->categories = c->categories;
-		it->category_method = strdup("catalogue");
-		it->catalogue_id = strdup(c->id);
+		it->category_method = xstrdup("catalogue");
+		it->catalogue_id = xstrdup(c->id);
 		json_array_append_new(chosen, json_pack("{s:s,s:s,s:f,s:s+,s:b}", "id", c->id,
 			"template", c->template_id, "best_speedup", best, "why",
 			"revisit: ", why.s, "revisit", 1));
@@ -250,10 +251,10 @@ static int b_ideas(void *self, const struct idea_request *req, struct idea_list 
 			v[i].score > 0 ? "its categories helped in earlier rounds" :
 			v[i].score < 0 ? "untried; its categories have not helped yet" :
 			"untried; no evidence yet for its categories";
-		it->text = strdup(v[i].c->text);
+		it->text = xstrdup(v[i].c->text);
 		it->categories = v[i].c->categories;
-		it->category_method = strdup("catalogue");
-		it->catalogue_id = strdup(v[i].c->id);
+		it->category_method = xstrdup("catalogue");
+		it->catalogue_id = xstrdup(v[i].c->id);
 		json_array_append_new(chosen, json_pack("{s:s,s:s,s:f,s:s++}", "id", v[i].c->id,
 			"template", v[i].c->template_id, "category_score", v[i].score, "why",
 			v[i].first ? lim_why.s : "", v[i].first ? "; " : "", why));
@@ -428,10 +429,10 @@ static int pick(const struct impl_request *req, json_t *hashes, struct proposal_
 			continue;
 		}
 		pr = proposal_list_add(out);
-		pr->template_id = strdup(c->template_id);
+		pr->template_id = xstrdup(c->template_id);
 		pr->params = p;
 		if (bad) {
-			pr->format_error = strdup(e.s);
+			pr->format_error = xstrdup(e.s);
 		} else {
 			pr->source = buf_detach(&src, NULL);
 		}
@@ -494,15 +495,15 @@ static int b_repair(void *self, const struct repair_request *req, struct proposa
 	/* No model to reason about the failure: fall back to the template's
 	 * defaults, the configuration most likely to be right. */
 	if (k && k->template_id && builtin_tmpl_supports(k->template_id, req->problem->spec)) {
-		out->template_id = strdup(k->template_id);
+		out->template_id = xstrdup(k->template_id);
 		out->params = builtin_tmpl_params(k->template_id, NULL);
 		if (builtin_tmpl_render(k->template_id, req->problem->spec, out->params, &src, &e))
-			out->format_error = strdup(e.s);
+			out->format_error = xstrdup(e.s);
 		else
 			out->source = buf_detach(&src, NULL);
-		out->note = strdup("repair: template defaults");
+		out->note = xstrdup("repair: template defaults");
 	} else {
-		out->format_error = strdup("the built-in proposer cannot repair a kernel that no "
+		out->format_error = xstrdup("the built-in proposer cannot repair a kernel that no "
 					   "template made");
 	}
 	set_record(rec, json_pack("{s:s,s:s?,s:s?,s:i}", "problem", req->problem->id, "kernel",

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "core/json.h"
 #include "core/log.h"
+#include "core/xalloc.h"
 
 struct llm {
 	struct llm_config cfg;
@@ -245,9 +246,7 @@ int llm_proposer_open(struct proposer *p, const struct llm_config *cfg,
 
 	if (llm_config_check(cfg, err) < 0)
 		return -1;
-	l = calloc(1, sizeof(*l));
-	if (!l)
-		abort();
+	l = xcalloc(1, sizeof(*l));
 	llm_config_copy(&l->cfg, cfg);
 	pthread_mutex_init(&l->mu, NULL);
 	if (cache && cache->lookup) {

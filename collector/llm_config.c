@@ -7,6 +7,7 @@
 #include <string.h>
 #include "core/json.h"
 #include "core/sha256.h"
+#include "core/xalloc.h"
 
 void llm_config_init(struct llm_config *c)
 {
@@ -48,9 +49,7 @@ static char *dup_or_null(const char *s)
 	char *d;
 	if (!s)
 		return NULL;
-	d = strdup(s);
-	if (!d)
-		abort();
+	d = xstrdup(s);
 	return d;
 }
 

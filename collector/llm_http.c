@@ -16,6 +16,7 @@
 #include "core/log.h"
 #include "core/utf8.h"
 #include "core/termsafe.h"
+#include "core/xalloc.h"
 
 struct http_req {
 	const char *body;
@@ -457,9 +458,7 @@ int llm_http_start(struct llm_http **hp, const struct llm_config *cfg, struct bu
 	pthread_once(&curl_once, curl_global);
 	if (!cfg->base_url || !*cfg->base_url)
 		return kf_err(err, "no LLM base URL");
-	h = calloc(1, sizeof(*h));
-	if (!h)
-		abort();
+	h = xcalloc(1, sizeof(*h));
 	h->cfg = cfg;
 	n = strlen(cfg->base_url);
 	while (n && cfg->base_url[n - 1] == '/')

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "collector/llm.h"
 #include "collector/proposers.h"
+#include "core/xalloc.h"
 
 int proposer_llm_open(struct proposer *p, const struct proposer_options *o, struct buf *err)
 {
@@ -26,9 +27,7 @@ int proposer_llm_open(struct proposer *p, const struct proposer_options *o, stru
 		goto out;
 	if (o->model && *o->model) {
 		free(cfg.model);
-		cfg.model = strdup(o->model);
-		if (!cfg.model)
-			abort();
+		cfg.model = xstrdup(o->model);
 	}
 	if (!cfg.prompts_dir) {
 		buf_setf(&dir, "%s/templates/prompts", o->root && *o->root ? o->root : ".");

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/json.h"
+#include "core/xalloc.h"
 
 /* ---- chat completion ---- */
 
@@ -173,13 +174,9 @@ static void set_idea(struct idea_list *out, const char *text, size_t n, unsigned
 		if (strlen(out->v[i].text) == n && !strncasecmp(out->v[i].text, text, n))
 			return; /* the same idea twice */
 	id = idea_list_add(out);
-	id->text = strndup(text, n);
-	if (!id->text)
-		abort();
+	id->text = xstrndup(text, n);
 	id->categories = bits ? bits : idea_classify_keywords(id->text);
-	id->category_method = strdup(bits ? "model" : "keyword");
-	if (!id->category_method)
-		abort();
+	id->category_method = xstrdup(bits ? "model" : "keyword");
 }
 
 /* ---- fences ---- */
@@ -288,18 +285,14 @@ static void note_from(struct proposal *pr, const char *s, size_t n)
 			n--;
 	}
 	if (n) {
-		pr->note = strndup(s, n);
-		if (!pr->note)
-			abort();
+		pr->note = xstrndup(s, n);
 	}
 }
 
 static void bad(struct proposal_list *out, const char *msg)
 {
 	struct proposal *pr = proposal_list_add(out);
-	pr->format_error = strdup(msg);
-	if (!pr->format_error)
-		abort();
+	pr->format_error = xstrdup(msg);
 }
 
 #define MAX_FENCES 64

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "core/json.h"
 #include "core/mustache.h"
+#include "core/xalloc.h"
 
 enum { P_SYSTEM, P_IDEAS, P_IMPLEMENT, P_REPAIR, P_COUNT };
 static const char *const names[P_COUNT] = { "system", "ideas", "implement", "repair" };
@@ -22,12 +23,10 @@ struct llm_prompts {
 
 int llm_prompts_open(struct llm_prompts **pp, const char *dir, struct buf *err)
 {
-	struct llm_prompts *p = calloc(1, sizeof(*p));
+	struct llm_prompts *p = xcalloc(1, sizeof(*p));
 	struct buf path = BUF_INIT, text = BUF_INIT, e2 = BUF_INIT;
 	int rc = -1, i;
 
-	if (!p)
-		abort();
 	if (!dir)
 		dir = "templates/prompts";
 	for (i = 0; i < P_COUNT; i++)
@@ -196,9 +195,7 @@ static json_t *named(const json_t *obj)
 	size_t n = json_object_size(obj), i = 0;
 	const char *k;
 
-	keys = calloc(n + 1, sizeof(*keys));
-	if (!keys)
-		abort();
+	keys = xcalloc(n + 1, sizeof(*keys));
 	json_object_foreach((json_t *)obj, k, v)
 		keys[i++] = k;
 	qsort(keys, n, sizeof(*keys), cmp_str);

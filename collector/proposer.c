@@ -1,4 +1,5 @@
 #include "proposer.h"
+#include "core/xalloc.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -75,9 +76,7 @@ struct proposal *proposal_list_add(struct proposal_list *l)
 {
 	if (l->n == l->alloc) {
 		l->alloc = l->alloc ? 2 * l->alloc : 8;
-		l->v = realloc(l->v, (size_t)l->alloc * sizeof(*l->v));
-		if (!l->v)
-			abort();
+		l->v = xrealloc(l->v, (size_t)l->alloc * sizeof(*l->v));
 	}
 	memset(&l->v[l->n], 0, sizeof(l->v[0]));
 	return &l->v[l->n++];
@@ -108,9 +107,7 @@ struct idea *idea_list_add(struct idea_list *l)
 {
 	if (l->n == l->alloc) {
 		l->alloc = l->alloc ? 2 * l->alloc : 8;
-		l->v = realloc(l->v, (size_t)l->alloc * sizeof(*l->v));
-		if (!l->v)
-			abort();
+		l->v = xrealloc(l->v, (size_t)l->alloc * sizeof(*l->v));
 	}
 	memset(&l->v[l->n], 0, sizeof(l->v[0]));
 	return &l->v[l->n++];
@@ -135,9 +132,7 @@ unsigned idea_classify_keywords(const char *text)
 {
 	unsigned bits = 0;
 	size_t n = strlen(text);
-	char *low = malloc(n + 1);
-	if (!low)
-		abort();
+	char *low = xmalloc(n + 1);
 	for (size_t i = 0; i <= n; i++)
 		low[i] = (char)tolower((unsigned char)text[i]);
 	for (int c = 0; c < CAT_COUNT; c++)

@@ -9,6 +9,7 @@
 #include "store/store_problems.h"
 #include "store/store_search.h"
 #include "core/version.h"
+#include "core/xalloc.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -267,9 +268,7 @@ struct search_cache {
 int search_cache_open(struct search_cache **out, const char *db_path, const char *run_id,
 		      int any_run, struct buf *err)
 {
-	struct search_cache *c = calloc(1, sizeof(*c));
-	if (!c)
-		abort();
+	struct search_cache *c = xcalloc(1, sizeof(*c));
 	if (store_open(&c->st, db_path, STORE_CREATE, err) < 0) {
 		free(c);
 		return -1;
@@ -558,9 +557,7 @@ int search_run(const struct search_config *cfg, const char *db_path, const char 
 	snprintf(S.gpu, sizeof(S.gpu), "%s", gpu ? gpu : "");
 	search_run_id(cfg, S.run_id);
 	snprintf(res->run_id, sizeof(res->run_id), "%s", S.run_id);
-	S.p = calloc((size_t)S.n, sizeof(*S.p));
-	if (!S.p)
-		abort();
+	S.p = xcalloc((size_t)S.n, sizeof(*S.p));
 	if (store_open(&st, db_path, STORE_CREATE, err) < 0)
 		goto out_nostore;
 	if (store_begin(&st, err) < 0)
@@ -591,9 +588,7 @@ int search_run(const struct search_config *cfg, const char *db_path, const char 
 		jobs = 1;
 	if (jobs > S.n)
 		jobs = S.n;
-	th = calloc((size_t)jobs, sizeof(*th));
-	if (!th)
-		abort();
+	th = xcalloc((size_t)jobs, sizeof(*th));
 	for (nth = 0; nth < jobs; nth++)
 		if (pthread_create(&th[nth], NULL, worker, &S)) {
 			kf_err(err, "cannot start a search thread");

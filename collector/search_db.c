@@ -8,6 +8,7 @@
 #include "store/store_eval.h"
 #include "store/store_search.h"
 #include "core/utf8.h"
+#include "core/xalloc.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -231,9 +232,7 @@ static json_t *idea_rows(struct sproblem *P, enum store_ideas_pick pick, int rou
 	json_array_foreach(rows, i, r) {
 		unsigned bits = 0;
 		const char *cats = jget_str(r, "cats", "");
-		char *copy = strdup(cats), *save = NULL, *t;
-		if (!copy)
-			abort();
+		char *copy = xstrdup(cats), *save = NULL, *t;
 		for (t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
 			bits |= (unsigned)idea_category_parse(t);
 		free(copy);
@@ -305,9 +304,7 @@ static int cmp_cand(const void *a, const void *b)
 void sdb_rank(json_t *arr)
 {
 	size_t n = json_array_size(arr);
-	json_t **v = calloc(n ? n : 1, sizeof(*v));
-	if (!v)
-		abort();
+	json_t **v = xcalloc(n ? n : 1, sizeof(*v));
 	for (size_t i = 0; i < n; i++)
 		v[i] = json_incref(json_array_get(arr, i));
 	qsort(v, n, sizeof(*v), cmp_cand);

@@ -5,6 +5,7 @@
 #include "search_int.h"
 #include "collector/proposers.h"
 #include "core/json.h"
+#include "core/xalloc.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -225,9 +226,7 @@ static int round_ideas(struct sproblem *P, int round, int k, const json_t *paren
 		h = sdb_history(P, round, err);
 		if (!h)
 			return -1;
-		hist = calloc(json_array_size(h) + 1, sizeof(*hist));
-		if (!hist)
-			abort();
+		hist = xcalloc(json_array_size(h) + 1, sizeof(*hist));
 		json_array_foreach(h, i, x) {
 			hist[nh].text = jget_str(x, "text", "");
 			hist[nh].categories = (unsigned)jget_int(x, "categories", 0);
@@ -375,7 +374,7 @@ static int implement(struct sproblem *P, int round, int idx, const json_t *ideas
 	if (!(known = sdb_kernels_before(P, round, err)))
 		return -1;
 	n_known = (int)json_array_size(known);
-	known_s = calloc((size_t)n_known + 1, sizeof(*known_s));
+	known_s = xcalloc((size_t)n_known + 1, sizeof(*known_s));
 	for (int i = 0; known_s && i < n_known; i++)
 		known_s[i] = json_string_value(json_array_get(known, i));
 	to_seeds(seed_rows, seeds, owned, &n_seeds);
@@ -552,9 +551,7 @@ static int run_ideas(struct sproblem *P, int round, int k, int m, const json_t *
 	json_decref(pideas);
 	if (r)
 		return r;
-	mm = calloc(json_array_size(ideas) + 1, sizeof(*mm));
-	if (!mm)
-		abort();
+	mm = xcalloc(json_array_size(ideas) + 1, sizeof(*mm));
 	calls = b->calls == INT_MAX ? INT_MAX : b->calls - 1; /* the ideas call */
 	impls = b->impls;
 	for (size_t i = 0; i < json_array_size(ideas); i++) {

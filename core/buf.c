@@ -1,6 +1,8 @@
 #include "buf.h"
+#include "xalloc.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,21 +30,16 @@ void buf_reset(struct buf *b)
 
 void buf_grow(struct buf *b, size_t extra)
 {
-	size_t need = b->len + extra + 1;
-	if (need < b->len) {
-		fputs("kforge: buffer size overflow\n", stderr);
-		abort();
-	}
+	size_t need;
+	if (extra >= SIZE_MAX - b->len)   /* len + extra + 1 would wrap */
+		kf_alloc_die(SIZE_MAX, __FILE__, __LINE__);
+	need = b->len + extra + 1;
 	if (need <= b->alloc)
 		return;
 	size_t n = b->alloc ? b->alloc : 64;
 	while (n < need)
 		n = n < ((size_t)-1) / 2 ? n * 2 : need;
-	char *p = b->alloc ? realloc(b->s, n) : malloc(n);
-	if (!p) {
-		fputs("kforge: out of memory\n", stderr);
-		abort();
-	}
+	char *p = b->alloc ? xrealloc(b->s, n) : xmalloc(n);
 	if (!b->alloc)
 		p[0] = '\0';
 	b->s = p;

@@ -21,8 +21,10 @@ int cudadrv_load(struct cudadrv *d, struct buf *err)
 
 	memset(d, 0, sizeof(*d));
 	d->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!d->lib)
-		return kf_err(err, "no CUDA driver found (libcuda.so.1 could not be loaded)");
+	if (!d->lib) {
+		kf_err(err, "no CUDA driver found (libcuda.so.1 could not be loaded)");
+		return KF_ENOGPU;
+	}
 	SYM(cuInit, "cuInit");
 	SYM(cuDriverGetVersion, "cuDriverGetVersion");
 	SYM(cuDeviceGetCount, "cuDeviceGetCount");
@@ -92,7 +94,7 @@ int cudadrv_load(struct cudadrv *d, struct buf *err)
 	return 0;
 fail:
 	cudadrv_release(d);
-	return -1;
+	return KF_ENOGPU;
 }
 
 void cudadrv_release(struct cudadrv *d)

@@ -1,7 +1,7 @@
 /* The CUDA driver API, loaded at run time (dlopen libcuda.so.1), so kforge
  * starts on machines with no GPU or driver. Only commands that run kernels
- * call cudadrv_load; it fails with "no CUDA driver found" or "no GPU
- * visible". Types come from the toolkit's cuda.h; no libcuda link. */
+ * call cudadrv_load; it fails with KF_ENOGPU ("no CUDA driver found", "no
+ * GPU visible", ...). Types come from the toolkit's cuda.h; no libcuda link. */
 #ifndef KF_CUDADRV_H
 #define KF_CUDADRV_H
 
@@ -62,7 +62,14 @@ struct cudadrv {
 	CUresult (*cuGetErrorString)(CUresult, const char **);
 };
 
-/* 0 when the driver loaded and cuInit succeeded with >= 1 device. */
+/* The error class "no usable GPU or CUDA driver": the driver is missing,
+ * lacks a function, fails to start, or sees no device. Callers pass it up
+ * unchanged (engine_open, verify_backend_engine, ...); the CLI turns it
+ * into exit status 3. */
+#define KF_ENOGPU (-3)
+
+/* 0 when the driver loaded and cuInit succeeded with >= 1 device, else
+ * KF_ENOGPU with err. */
 int cudadrv_load(struct cudadrv *d, struct buf *err);
 void cudadrv_release(struct cudadrv *d);
 /* "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered" */

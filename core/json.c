@@ -1,4 +1,5 @@
 #include "json.h"
+#include "xalloc.h"
 
 #include <float.h>
 #include <math.h>
@@ -281,9 +282,7 @@ static void add_short(struct buf *b, const json_t *v, int indent, int depth)
 			buf_adds(b, "{}");
 			break;
 		}
-		keys = malloc(n * sizeof(*keys));
-		if (!keys)
-			abort();
+		keys = xmalloc(n * sizeof(*keys));
 		i = 0;
 		json_object_foreach((json_t *)v, k, x)
 			keys[i++] = k;

@@ -5,6 +5,7 @@
  * its line is stripped from every line of its content and recorded as the
  * block's indentation, which the renderer adds back where it expands. */
 #include "mustache_int.h"
+#include "xalloc.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -51,9 +52,7 @@ void mustache_release(struct mustache_tpl *tpl)
 void mustache_set_name(struct mustache_tpl *tpl, const char *name)
 {
 	free(tpl->name);
-	tpl->name = name ? strdup(name) : NULL;
-	if (name && !tpl->name)
-		abort();
+	tpl->name = name ? xstrdup(name) : NULL;
 }
 
 void mustache_where(const struct mustache_tpl *t, uint32_t pos, struct buf *out)
@@ -97,9 +96,7 @@ static struct mustache_node *add_node(struct parser *ps, int type, size_t pos)
 
 	if (t->nnodes == t->anodes) {
 		t->anodes = t->anodes ? t->anodes * 2 : 64;
-		t->nodes = realloc(t->nodes, t->anodes * sizeof(*t->nodes));
-		if (!t->nodes)
-			abort();
+		t->nodes = xrealloc(t->nodes, t->anodes * sizeof(*t->nodes));
 	}
 	nd = &t->nodes[t->nnodes++];
 	memset(nd, 0, sizeof(*nd));
@@ -545,9 +542,7 @@ int mustache_compile(struct mustache_tpl *tpl, const char *text, size_t len, str
 	if (len > MUSTACHE_MAX_TEMPLATE)
 		return kf_err(err, "%s: template of %zu bytes is over the limit of %u",
 			      tpl->name ? tpl->name : "template", len, MUSTACHE_MAX_TEMPLATE);
-	ps = calloc(1, sizeof(*ps));
-	if (!ps)
-		abort();
+	ps = xcalloc(1, sizeof(*ps));
 	ps->t = tpl;
 	ps->s = text;
 	ps->n = len;

@@ -1,6 +1,7 @@
 /* Partials: a callback or a directory gives the text; each name is
  * compiled once and kept (missing names too) in an open-addressing table. */
 #include "mustache_int.h"
+#include "xalloc.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -29,9 +30,7 @@ static uint64_t fnv1a(const char *s)
 
 static void cache_new(struct mustache_partials *p)
 {
-	p->cache = calloc(1, sizeof(*p->cache));
-	if (!p->cache)
-		abort();
+	p->cache = xcalloc(1, sizeof(*p->cache));
 }
 
 void mustache_partials_init(struct mustache_partials *p, mustache_partial_fn fn, void *ud)
@@ -90,9 +89,7 @@ out:
 void mustache_partials_dir(struct mustache_partials *p, const char *dir)
 {
 	mustache_partials_init(p, dir_load, p);
-	p->dir = strdup(dir);
-	if (!p->dir)
-		abort();
+	p->dir = xstrdup(dir);
 }
 
 void mustache_partials_release(struct mustache_partials *p)
@@ -130,9 +127,7 @@ static void grow(struct mustache_pcache *c)
 	size_t oldcap = c->cap;
 
 	c->cap = c->cap ? c->cap * 2 : 64;
-	c->tab = calloc(c->cap, sizeof(*c->tab));
-	if (!c->tab)
-		abort();
+	c->tab = xcalloc(c->cap, sizeof(*c->tab));
 	for (size_t i = 0; i < oldcap; i++)
 		if (old[i].name)
 			*slot_for(c, old[i].name, old[i].hash) = old[i];
@@ -168,9 +163,7 @@ int mustache_partial_get(const struct mustache_partials *p, const char *name,
 			kf_err(err, "partial '%.64s' is over the limit of %zu bytes", name, p->max_size);
 			goto out;
 		}
-		t = malloc(sizeof(*t));
-		if (!t)
-			abort();
+		t = xmalloc(sizeof(*t));
 		mustache_init(t);
 		if (p->dir) {
 			struct buf path = BUF_INIT;
@@ -189,9 +182,7 @@ int mustache_partial_get(const struct mustache_partials *p, const char *name,
 	if ((c->n + 1) * 2 > c->cap)
 		grow(c);
 	e = slot_for(c, name, h);
-	e->name = strdup(name);
-	if (!e->name)
-		abort();
+	e->name = xstrdup(name);
 	e->hash = h;
 	e->tpl = t;
 	c->n++;

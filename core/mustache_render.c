@@ -3,6 +3,7 @@
  * as one string (indent[base..len]) written before the first output of
  * each template line (bol), so partials are never re-parsed. */
 #include "mustache_int.h"
+#include "xalloc.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -165,9 +166,7 @@ static void push_ctx(struct rstate *st, const json_t *v)
 {
 	if (st->nctx == st->actx) {
 		st->actx = st->actx ? st->actx * 2 : 32;
-		st->ctx = realloc(st->ctx, st->actx * sizeof(*st->ctx));
-		if (!st->ctx)
-			abort();
+		st->ctx = xrealloc(st->ctx, st->actx * sizeof(*st->ctx));
 	}
 	st->ctx[st->nctx++] = v;
 }
@@ -272,9 +271,7 @@ static int render_partial(struct rstate *st, const struct mustache_tpl *t, uint3
 	if (nd->type == MN_PARENT) {
 		if (st->nframes == st->aframes) {
 			st->aframes = st->aframes ? st->aframes * 2 : 8;
-			st->frames = realloc(st->frames, st->aframes * sizeof(*st->frames));
-			if (!st->frames)
-				abort();
+			st->frames = xrealloc(st->frames, st->aframes * sizeof(*st->frames));
 		}
 		st->frames[st->nframes].t = t;
 		st->frames[st->nframes].idx = i;

@@ -1,4 +1,5 @@
 #include "sha256.h"
+#include "xalloc.h"
 
 #include <errno.h>
 #include <openssl/evp.h>
@@ -8,10 +9,10 @@
 
 void sha256_init(struct sha256 *h)
 {
-	h->ctx = EVP_MD_CTX_new();
-	if (!h->ctx || !EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL)) {
+	h->ctx = xcheck(EVP_MD_CTX_new(), "an OpenSSL digest context");
+	if (!EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL)) {
 		fputs("kforge: OpenSSL SHA-256 init failed\n", stderr);
-		abort();
+		abort(); /* invariant: SHA-256 is in every OpenSSL provider set */
 	}
 }
 

@@ -1,5 +1,6 @@
 /* UTF-8 well-formedness as in the Unicode standard, table 3-7. */
 #include "utf8.h"
+#include "xalloc.h"
 
 #include <stdlib.h>
 
@@ -69,9 +70,7 @@ json_t *json_utf8(const char *s, size_t n)
 	if (!s)
 		s = "";
 	utf8_add_clean(&b, s, n);
-	j = json_stringn_nocheck(b.s, b.len);
+	j = jnew(json_stringn_nocheck(b.s, b.len));
 	buf_release(&b);
-	if (!j)
-		abort();
 	return j;
 }

@@ -3,6 +3,7 @@
 #include "dataset.h"
 #include "ds_int.h"
 #include "core/json.h"
+#include "core/xalloc.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -114,12 +115,9 @@ static char **union_keys(json_t *a, json_t *b, size_t *n)
 	json_object_update(u, a);
 	json_object_update(u, b);
 	*n = json_object_size(u);
-	v = calloc(*n + 1, sizeof(*v));
-	if (!v)
-		abort();
+	v = xcalloc(*n + 1, sizeof(*v));
 	json_object_foreach(u, k, x)
-		if (!(v[i++] = strdup(k)))
-			abort();
+		v[i++] = xstrdup(k);
 	json_decref(u);
 	qsort(v, *n, sizeof(*v), cmp_str);
 	return v;

@@ -3,6 +3,7 @@
 #include "core/fsutil.h"
 #include "core/json.h"
 #include "store/store_export.h"
+#include "core/xalloc.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -43,13 +44,9 @@ void ds_files_add(struct ds_files *fs, const char *path, const char *sha, int64_
 {
 	if (fs->n == fs->alloc) {
 		fs->alloc = fs->alloc ? fs->alloc * 2 : 32;
-		fs->v = realloc(fs->v, fs->alloc * sizeof(*fs->v));
-		if (!fs->v)
-			abort();
+		fs->v = xrealloc(fs->v, fs->alloc * sizeof(*fs->v));
 	}
-	fs->v[fs->n].path = strdup(path);
-	if (!fs->v[fs->n].path)
-		abort();
+	fs->v[fs->n].path = xstrdup(path);
 	snprintf(fs->v[fs->n].sha, sizeof(fs->v[fs->n].sha), "%s", sha);
 	fs->v[fs->n].size = size;
 	fs->n++;

@@ -7,6 +7,7 @@
 #include "dataset.h"
 #include "ds_int.h"
 #include "core/fsutil.h"
+#include "core/xalloc.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -108,12 +109,10 @@ int dataset_extract_safe(const char *archive, const char *dest, int64_t max_tota
 			 struct buf *err)
 {
 	struct buf tmp = BUF_INIT;
-	char *dcopy = strdup(dest);
+	char *dcopy = xstrdup(dest);
 	struct ds_reader rd = { 0 };
 	int ret = -1;
 
-	if (!dcopy)
-		abort();
 	if (access(dest, F_OK) == 0) {
 		kf_err(err, "%s exists; remove it or choose another -o", dest);
 		goto out;

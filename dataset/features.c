@@ -8,6 +8,7 @@
  * {"struct": {name: T}}; a conflict (which the shapes prevent) is "!". */
 #include "ds_int.h"
 #include "core/json.h"
+#include "core/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -159,9 +160,7 @@ static void yaml_fields(struct buf *b, const json_t *fields, int indent)
 		return;
 	}
 	buf_addc(b, '\n');
-	keys = calloc(n, sizeof(*keys));
-	if (!keys)
-		abort();
+	keys = xcalloc(n, sizeof(*keys));
 	json_object_foreach((json_t *)fields, k, x)
 		keys[i++] = k;
 	qsort(keys, n, sizeof(*keys), cmp_key);

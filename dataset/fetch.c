@@ -7,6 +7,7 @@
 #include "core/fsutil.h"
 #include "core/sha256.h"
 #include "core/version.h"
+#include "core/xalloc.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -148,7 +149,7 @@ static char *url_name(const char *url, int *plain_http, struct buf *err)
 		kf_err(err, "%s: the URL must end in a plain file name", url);
 		goto out;
 	}
-	name = strdup(base);
+	name = xstrdup(base);
 out:
 	curl_free(path);
 	curl_url_cleanup(u);
@@ -197,11 +198,9 @@ static int download_once(const struct fetch_opts *o, const char *part, int plain
 	int ret = -1, was_plain;
 	char *loc = NULL;       /* a Location resolved here (location()) */
 	long code = 0;
-	char *url = strdup(o->url);
-	CURLU *cu = curl_url();
+	char *url = xstrdup(o->url);
+	CURLU *cu = xcheck(curl_url(), "a libcurl URL handle");
 
-	if (!url || !cu)
-		abort();
 	memset(&d, 0, sizeof(d));
 	d.o = o;
 	d.max = o->max_bytes;
@@ -273,9 +272,7 @@ static int download_once(const struct fetch_opts *o, const char *part, int plain
 			goto out;
 		}
 		free(url);
-		url = strdup(next);
-		if (!url)
-			abort();
+		url = xstrdup(next);
 		was_plain = plain_http;
 		if (url_allowed(cu, url, &plain_http, err) < 0 || (plain_http && !was_plain)) {
 			/* and never from https down to plain http, loopback or not */

@@ -4,6 +4,7 @@
 #include "core/json.h"
 #include "store/store_export.h"
 #include "store/store_problems.h"
+#include "core/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -114,7 +115,7 @@ static int cmp_str(const void *a, const void *b)
 static int sft_flush(struct sft_ctx *c)
 {
 	size_t n = json_object_size(c->group), i = 0;
-	const char **keys = calloc(n ? n : 1, sizeof(*keys));
+	const char **keys = xcalloc(n ? n : 1, sizeof(*keys));
 	const char *k;
 	json_t *v;
 	int ret = 0;

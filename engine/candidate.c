@@ -6,6 +6,7 @@
 #include <string.h>
 #include "core/sha256.h"
 #include "core/utf8.h"
+#include "core/xalloc.h"
 
 void candidate_init(struct candidate *c)
 {
@@ -158,12 +159,10 @@ int candidate_parse(struct candidate *c, const char *text, size_t len, struct bu
 		       line, open_line);
 		goto out;
 	}
-	c->device_src = strndup(c->text, open_off);
+	c->device_src = xstrndup(c->text, open_off);
 	c->device_len = open_off;
-	c->launch_text = strndup(c->text + body_off, body_end - body_off);
+	c->launch_text = xstrndup(c->text + body_off, body_end - body_off);
 	c->launch_line = open_line + 1;
-	if (!c->device_src || !c->launch_text)
-		abort();
 	if (candidate_scan_source(c->device_src, c->device_len, 1, err) < 0)
 		goto out;
 	ret = 0;

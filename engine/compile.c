@@ -14,6 +14,7 @@
 #include "core/json.h"
 #include "core/proc.h"
 #include "nvrtc.h"
+#include "core/xalloc.h"
 
 void compile_opts_default(struct compile_opts *o)
 {
@@ -365,9 +366,7 @@ static struct kernel_stats *stats_for(struct compile_result *r, const char *name
 			return &r->kernels[i];
 	if (!create || r->n_kernels >= 1024)
 		return NULL;
-	r->kernels = realloc(r->kernels, (size_t)(r->n_kernels + 1) * sizeof(*r->kernels));
-	if (!r->kernels)
-		abort();
+	r->kernels = xrealloc(r->kernels, (size_t)(r->n_kernels + 1) * sizeof(*r->kernels));
 	memset(&r->kernels[r->n_kernels], 0, sizeof(*r->kernels));
 	r->kernels[r->n_kernels].name = strndup(name, n);
 	return &r->kernels[r->n_kernels++];

@@ -1,6 +1,7 @@
 /* A fixed set of threads taking compile jobs from a FIFO queue. Each
  * compile runs in its own child process, so the threads only wait. */
 #include "compile_pool.h"
+#include "core/xalloc.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -56,9 +57,7 @@ static void *worker(void *arg)
 int compile_pool_open(struct compile_pool **pp, int n_threads, const struct compile_opts *opts,
 		      struct buf *err)
 {
-	struct compile_pool *p = calloc(1, sizeof(*p));
-	if (!p)
-		abort();
+	struct compile_pool *p = xcalloc(1, sizeof(*p));
 	if (n_threads <= 0) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 		n_threads = n > 0 ? (int)n : 1;
@@ -72,9 +71,7 @@ int compile_pool_open(struct compile_pool **pp, int n_threads, const struct comp
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->work, NULL);
 	pthread_cond_init(&p->done, NULL);
-	p->threads = calloc((size_t)n_threads, sizeof(pthread_t));
-	if (!p->threads)
-		abort();
+	p->threads = xcalloc((size_t)n_threads, sizeof(pthread_t));
 	for (int i = 0; i < n_threads; i++) {
 		if (pthread_create(&p->threads[i], NULL, worker, p) != 0) {
 			p->n_threads = i;
@@ -90,9 +87,9 @@ int compile_pool_open(struct compile_pool **pp, int n_threads, const struct comp
 
 struct compile_job *compile_pool_submit(struct compile_pool *p, const char *device_source)
 {
-	struct compile_job *j = calloc(1, sizeof(*j));
-	if (!j || !(j->src = strdup(device_source)))
-		abort();
+	struct compile_job *j = xcalloc(1, sizeof(*j));
+
+	j->src = xstrdup(device_source);
 	compile_result_init(&j->r);
 	buf_init(&j->err);
 	pthread_mutex_lock(&p->mu);

@@ -14,6 +14,7 @@
 #include "store/store_eval.h"
 #include "store/store_problems.h"
 #include "core/utf8.h"
+#include "core/xalloc.h"
 
 #include <limits.h>
 #include <math.h>
@@ -192,8 +193,8 @@ void engine_time_stats(const json_t *result, struct eval_outcome *o)
 
 	if (!n)
 		return;
-	t = calloc(n, sizeof(*t));
-	c = calloc(n, sizeof(*c));
+	t = xcalloc(n, sizeof(*t));
+	c = xcalloc(n, sizeof(*c));
 	o->time_min_ms = INFINITY;
 	o->time_max_ms = 0;
 	json_array_foreach(arr, i, x) {
@@ -244,7 +245,7 @@ struct eng_problem *engine_problem(struct engine *e, const char *query, struct b
 		if (!strcmp(ep->dir, dir.s))
 			break;
 	if (!ep) {
-		ep = calloc(1, sizeof(*ep));
+		ep = xcalloc(1, sizeof(*ep));
 		problem_init(&ep->p);
 		buf_init(&ep->ref_cubin);
 		buf_init(&ep->ref_plan);
@@ -254,7 +255,7 @@ struct eng_problem *engine_problem(struct engine *e, const char *query, struct b
 			ep = NULL;
 		} else {
 			int r;
-			ep->dir = strdup(dir.s);
+			ep->dir = xstrdup(dir.s);
 			pthread_mutex_lock(&e->store_mu);
 			r = store_put_problem_dir(&e->store, dir.s, err);
 			pthread_mutex_unlock(&e->store_mu);
@@ -334,22 +335,23 @@ static char *self_exe(void)
 	if (n <= 0)
 		return NULL;
 	p[n] = '\0';
-	return strdup(p);
+	return xstrdup(p);
 }
 
 
 int engine_open(struct engine **ep, const struct engine_config *cfg, struct buf *err)
 {
-	struct engine *e = calloc(1, sizeof(*e));
+	struct engine *e = xcalloc(1, sizeof(*e));
 	char arch[16] = "";
+	int rc = -1;
 
 	*ep = NULL;
 	pthread_mutex_init(&e->store_mu, NULL);
 	pthread_mutex_init(&e->prob_mu, NULL);
 	buf_init(&e->proto_json);
-	e->root = strdup(cfg->root ? cfg->root : ".");
-	e->store_path = strdup(cfg->store_path ? cfg->store_path : "kforge.db");
-	e->exe = cfg->exe ? strdup(cfg->exe) : self_exe();
+	e->root = xstrdup(cfg->root ? cfg->root : ".");
+	e->store_path = xstrdup(cfg->store_path ? cfg->store_path : "kforge.db");
+	e->exe = cfg->exe ? xstrdup(cfg->exe) : self_exe();
 	e->compile_only = cfg->compile_only;
 	{
 		const char *no = getenv("KFORGE_NO_PROFILE");
@@ -381,8 +383,9 @@ int engine_open(struct engine **ep, const struct engine_config *cfg, struct buf 
 		return -1;
 	}
 	if (!e->compile_only) {
-		if (supervisor_open(&e->sup, e->exe, cfg->max_gpus, &e->gpu_info, err) < 0)
+		if ((rc = supervisor_open(&e->sup, e->exe, cfg->max_gpus, &e->gpu_info, err)) < 0)
 			goto fail;
+		rc = -1;
 		snprintf(e->gpu_name, sizeof(e->gpu_name), "%s", jget_str(e->gpu_info, "name", "GPU"));
 		snprintf(arch, sizeof(arch), "%s", jget_str(e->gpu_info, "arch", "sm_90"));
 		e->lim.max_threads_per_block = (int)jget_int(e->gpu_info, "max_threads", 1024);
@@ -397,7 +400,7 @@ int engine_open(struct engine **ep, const struct engine_config *cfg, struct buf 
 	 * 1.37x under sm_90), and an sm_90a cubin runs on every such GPU. */
 	if (!strcmp(arch, "sm_90"))
 		snprintf(arch, sizeof(arch), "sm_90a");
-	e->arch = strdup(cfg->arch && *cfg->arch ? cfg->arch : arch[0] ? arch : "sm_90a");
+	e->arch = xstrdup(cfg->arch && *cfg->arch ? cfg->arch : arch[0] ? arch : "sm_90a");
 	engine_protocol_json(&e->proto, e->arch, &e->proto_json);
 	e->seed_base = e->proto.seed0;
 	if (!e->seed_base) {
@@ -436,7 +439,7 @@ int engine_open(struct engine **ep, const struct engine_config *cfg, struct buf 
 	return 0;
 fail:
 	engine_close(e);
-	return -1;
+	return rc;
 }
 
 const char *engine_gpu_name(const struct engine *e)

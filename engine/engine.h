@@ -102,6 +102,8 @@ struct eval_outcome {
 void eval_outcome_init(struct eval_outcome *o);
 void eval_outcome_release(struct eval_outcome *o);
 
+/* 0, or a negative code with err: KF_ENOGPU (core/cudadrv.h) when there
+ * is no usable GPU or CUDA driver (and not compile_only), else -1. */
 int engine_open(struct engine **e, const struct engine_config *cfg, struct buf *err);
 /* 0 when an outcome was produced (whatever the kernel's status); -1 when
  * the engine itself failed (store, no GPU, worker cannot start). */
@@ -118,8 +120,8 @@ int engine_sample(struct engine *e, const char *problem, unsigned long long seed
 		  const long long *idx, int n, double *values, double *time_ms, struct buf *err);
 /* The same without an engine handle, as cli/cmd_problems.c wants it: a
  * process-wide GPU engine (no store: an in-memory one) opened on first
- * use and closed at exit. Fails with "no CUDA driver found"/"no GPU
- * visible" on machines without one. */
+ * use and closed at exit. Fails with KF_ENOGPU ("no CUDA driver found",
+ * "no GPU visible") on machines without one. */
 struct problem;
 int engine_reference_sample(const struct problem *p, unsigned long long seed, int out,
 			    const long long *idx, int n, double *vals, struct buf *err);

@@ -110,7 +110,8 @@ void engine_time_stats(const json_t *result, struct eval_outcome *o);
 /* Starts one worker per visible GPU (`exe __worker --device i`, at most
  * max_gpus; 0 = all) and says hello to each. The first worker compiles the
  * harness kernels and returns their cubin, which later (re)starts reuse.
- * info receives the first worker's device description (new reference). */
+ * info receives the first worker's device description (new reference).
+ * KF_ENOGPU when there is no usable driver or GPU. */
 int supervisor_open(struct supervisor **sp, const char *exe, int max_gpus, json_t **info,
 		    struct buf *err);
 /* Sends one request (JSON + binary attachment) to a free worker and waits

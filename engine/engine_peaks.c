@@ -98,6 +98,7 @@ int engine_reference_sample_draw(const struct problem *p, unsigned long long see
 				 struct buf *err)
 {
 	double ms = 0;
+	int rc;
 
 	if (!sample_engine) {
 		struct engine_config cfg;
@@ -106,8 +107,8 @@ int engine_reference_sample_draw(const struct problem *p, unsigned long long see
 		cfg.root = ".";
 		cfg.store_path = ":memory:";
 		cfg.n_compile = 2;
-		if (engine_open(&sample_engine, &cfg, err) < 0)
-			return -1;
+		if ((rc = engine_open(&sample_engine, &cfg, err)) < 0)
+			return rc;
 		atexit(sample_engine_close);
 	}
 	return engine_sample_draw(sample_engine, p->dir, seed, alive, out, idx, n, vals, &ms, err);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "candidate.h"
 #include "core/json.h"
+#include "core/xalloc.h"
 
 void launch_limits_default(struct launch_limits *lim)
 {
@@ -187,11 +188,9 @@ static int parse_scratch(struct bstate *b)
 	if (lp_expect(ps, "]", "after the element count") < 0 ||
 	    lp_expect(ps, ";", "after the scratch declaration") < 0)
 		return -1;
-	b->lp->scratch = realloc(b->lp->scratch, (size_t)(b->lp->n_scratch + 1) * sizeof(*s));
-	if (!b->lp->scratch)
-		abort();
+	b->lp->scratch = xrealloc(b->lp->scratch, (size_t)(b->lp->n_scratch + 1) * sizeof(*s));
 	s = &b->lp->scratch[b->lp->n_scratch];
-	s->name = strdup(nm->text);
+	s->name = xstrdup(nm->text);
 	s->elem_size = st->size;
 	s->count = count;
 	s->zeroed = zeroed;
@@ -522,17 +521,13 @@ static int parse_launch(struct bstate *b)
 	if (b->lp->n_steps >= LAUNCH_MAX_STEPS)
 		return lp_fail(ps, kt, "too many launch statements (at most %d)", LAUNCH_MAX_STEPS);
 	/* The step goes into the plan at once: the plan's release frees it on error. */
-	b->lp->steps = realloc(b->lp->steps, (size_t)(b->lp->n_steps + 1) * sizeof(st));
-	if (!b->lp->steps)
-		abort();
+	b->lp->steps = xrealloc(b->lp->steps, (size_t)(b->lp->n_steps + 1) * sizeof(st));
 	memset(&st, 0, sizeof(st));
-	st.kernel = strdup(k->name);
+	st.kernel = xstrdup(k->name);
 	st.line = kt->line;
 	st.col = kt->col;
 	st.depth = b->n_open;
-	st.args = calloc(LAUNCH_MAX_ARGS, sizeof(*st.args));
-	if (!st.args)
-		abort();
+	st.args = xcalloc(LAUNCH_MAX_ARGS, sizeof(*st.args));
 	b->lp->steps[b->lp->n_steps++] = st;
 	{
 		struct launch_step *sp = &b->lp->steps[b->lp->n_steps - 1];
@@ -566,9 +561,7 @@ static int parse_launch(struct bstate *b)
 			/* checked for every iteration once the block is read; absent parts made constant */
 			for (int d = 0; d < 7; d++)
 				if (!sp->dims[d].n) {
-					sp->dims[d].op = calloc(1, sizeof(struct lx_op));
-					if (!sp->dims[d].op)
-						abort();
+					sp->dims[d].op = xcalloc(1, sizeof(struct lx_op));
 					sp->dims[d].op->op = LX_CONST;
 					sp->dims[d].op->v = v[d];
 					sp->dims[d].n = 1;
@@ -626,9 +619,7 @@ static int parse_for(struct bstate *b)
 
 	if (b->n_open >= LAUNCH_MAX_LOOP_DEPTH)
 		return lp_fail(ps, ft, "loops nested too deeply (at most %d)", LAUNCH_MAX_LOOP_DEPTH);
-	lp->loops = realloc(lp->loops, (size_t)(lp->n_loops + 1) * sizeof(*lp->loops));
-	if (!lp->loops)
-		abort();
+	lp->loops = xrealloc(lp->loops, (size_t)(lp->n_loops + 1) * sizeof(*lp->loops));
 	L = &lp->loops[lp->n_loops++];
 	memset(L, 0, sizeof(*L));
 	L->depth = b->n_open;
@@ -649,7 +640,7 @@ static int parse_for(struct bstate *b)
 	if (name_taken(b, vt->text))
 		return lp_fail(ps, vt, "`%s` is already a name of the problem, a scratch buffer or an "
 			       "outer loop", vt->text);
-	L->var = strdup(vt->text);
+	L->var = xstrdup(vt->text);
 	ps->pos++;
 	if (lp_expect(ps, "=", "after the loop variable (it needs a start value)") < 0 ||
 	    lp_expr_c(ps, &L->init) < 0 || lp_expect(ps, ";", "after the start value") < 0)
@@ -687,9 +678,7 @@ static int parse_for(struct bstate *b)
 			return -1;
 		if (op->text[0] == '-') {
 			long long v;
-			L->step.op = realloc(L->step.op, (size_t)(L->step.n + 1) * sizeof(*L->step.op));
-			if (!L->step.op)
-				abort();
+			L->step.op = xrealloc(L->step.op, (size_t)(L->step.n + 1) * sizeof(*L->step.op));
 			if (lx_const(&L->step, &v) && v != LLONG_MIN) {
 				L->step.op[0].v = -v;
 			} else {
@@ -703,9 +692,7 @@ static int parse_for(struct bstate *b)
 			       L->var, L->var);
 	}
 	if (!L->step.n) {
-		L->step.op = calloc(1, sizeof(*L->step.op));
-		if (!L->step.op)
-			abort();
+		L->step.op = xcalloc(1, sizeof(*L->step.op));
 		L->step.op->op = LX_CONST;
 		L->step.op->v = neg ? -1 : 1;
 		L->step.n = 1;

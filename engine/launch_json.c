@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/json.h"
+#include "core/xalloc.h"
 
 static const char *const kind_names[] = { "tensor", "scratch", "int", "float" };
 static const char *const op_names[] = { [LX_NEG] = "neg", [LX_ADD] = "+", [LX_SUB] = "-",
@@ -38,9 +39,7 @@ static int expr_from_json(const json_t *j, int depth, struct launch_expr *e)
 	e->n = 0;
 	if (!json_is_array(j) || json_array_size(j) < 1 || json_array_size(j) > LAUNCH_MAX_EXPR)
 		return -1;
-	e->op = calloc(json_array_size(j), sizeof(*e->op));
-	if (!e->op)
-		abort();
+	e->op = xcalloc(json_array_size(j), sizeof(*e->op));
 	json_array_foreach(j, i, v) {
 		struct lx_op *o = &e->op[e->n++];
 		const char *s = json_string_value(v);
@@ -154,9 +153,7 @@ static int loops_from_json(struct launch_plan *lp, const json_t *loops, int n_st
 	if (!json_is_array(loops) ||
 	    json_array_size(loops) > (size_t)LAUNCH_MAX_STEPS * LAUNCH_MAX_LOOP_DEPTH)
 		return kf_err(err, "launch plan: bad loops");
-	lp->loops = calloc(json_array_size(loops) + 1, sizeof(*lp->loops));
-	if (!lp->loops)
-		abort();
+	lp->loops = xcalloc(json_array_size(loops) + 1, sizeof(*lp->loops));
 	json_array_foreach(loops, i, v) {
 		struct launch_loop *L = &lp->loops[i];
 		const char *var = jget_str(v, "var", NULL), *cmp = jget_str(v, "cmp", "");
@@ -174,7 +171,7 @@ static int loops_from_json(struct launch_plan *lp, const json_t *loops, int n_st
 		    (i && L->first < lp->loops[i - 1].first) ||
 		    (sp && L->end > lp->loops[stack[sp - 1]].end))
 			return kf_err(err, "launch plan: bad loop %zu", i);
-		L->var = strdup(var);
+		L->var = xstrdup(var);
 		if (expr_from_json(json_object_get(v, "init"), L->depth, &L->init) < 0 ||
 		    expr_from_json(json_object_get(v, "bound"), L->depth + 1, &L->bound) < 0 ||
 		    expr_from_json(json_object_get(v, "step"), L->depth + 1, &L->step) < 0)
@@ -219,16 +216,12 @@ int launch_plan_from_json(struct launch_plan *lp, const char *text, struct buf *
 		kf_err(err, "launch plan: bad or oversized scratch/steps");
 		goto out;
 	}
-	depth = calloc(json_array_size(steps) + 1, sizeof(*depth));
-	if (!depth)
-		abort();
+	depth = xcalloc(json_array_size(steps) + 1, sizeof(*depth));
 	if (loops_from_json(lp, json_object_get(o, "loops"), (int)json_array_size(steps), depth,
 			    err) < 0)
 		goto out;
-	lp->scratch = calloc(json_array_size(sc) + 1, sizeof(*lp->scratch));
-	lp->steps = calloc(json_array_size(steps) + 1, sizeof(*lp->steps));
-	if (!lp->scratch || !lp->steps)
-		abort();
+	lp->scratch = xcalloc(json_array_size(sc) + 1, sizeof(*lp->scratch));
+	lp->steps = xcalloc(json_array_size(steps) + 1, sizeof(*lp->steps));
 	json_array_foreach(sc, i, v) {
 		struct launch_scratch *s = &lp->scratch[i];
 		const char *name = jget_str(v, "name", NULL);
@@ -238,7 +231,7 @@ int launch_plan_from_json(struct launch_plan *lp, const char *text, struct buf *
 			kf_err(err, "launch plan: bad scratch %zu", i);
 			goto out;
 		}
-		s->name = strdup(name);
+		s->name = xstrdup(name);
 		s->elem_size = (size_t)es;
 		s->count = n;
 		s->zeroed = jget_bool(v, "zeroed", 0);
@@ -255,7 +248,7 @@ int launch_plan_from_json(struct launch_plan *lp, const char *text, struct buf *
 			kf_err(err, "launch plan: bad step %zu", i);
 			goto out;
 		}
-		st->kernel = strdup(k);
+		st->kernel = xstrdup(k);
 		lp->n_steps++;
 		for (int d = 0; d < 3; d++)
 			if (get_uint(json_array_get(g, (size_t)d), 0x7fffffffLL, &st->grid[d]) < 0 ||
@@ -288,9 +281,7 @@ int launch_plan_from_json(struct launch_plan *lp, const char *text, struct buf *
 			kf_err(err, "launch plan: bad args in step %zu", i);
 			goto out;
 		}
-		st->args = calloc(json_array_size(args) + 1, sizeof(*st->args));
-		if (!st->args)
-			abort();
+		st->args = xcalloc(json_array_size(args) + 1, sizeof(*st->args));
 		json_array_foreach(args, j, a) {
 			struct launch_arg *la = &st->args[j];
 			const char *kind = jget_str(a, "kind", "");

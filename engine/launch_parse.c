@@ -1,6 +1,7 @@
 /* The launch block's lexer and its integer expressions: 64-bit signed,
  * every operation checked (overflow, division by zero). */
 #include "launch_int.h"
+#include "core/xalloc.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -16,9 +17,7 @@ static void add_tok(struct ltok **t, int *n, int *alloc, const struct ltok *k)
 {
 	if (*n == *alloc) {
 		*alloc = *alloc ? *alloc * 2 : 64;
-		*t = realloc(*t, (size_t)*alloc * sizeof(**t));
-		if (!*t)
-			abort();
+		*t = xrealloc(*t, (size_t)*alloc * sizeof(**t));
 	}
 	(*t)[(*n)++] = *k;
 }
@@ -211,9 +210,7 @@ static int emit(struct lparser *ps, int op, long long v, const struct ltok *at)
 		return lp_fail(ps, at, "expression too long (over %d operations)", LAUNCH_MAX_EXPR);
 	if (ps->n_code == ps->alloc_code) {
 		ps->alloc_code = ps->alloc_code ? 2 * ps->alloc_code : 16;
-		ps->code = realloc(ps->code, (size_t)ps->alloc_code * sizeof(*ps->code));
-		if (!ps->code)
-			abort();
+		ps->code = xrealloc(ps->code, (size_t)ps->alloc_code * sizeof(*ps->code));
 	}
 	o = &ps->code[ps->n_code++];
 	o->op = op;
@@ -374,9 +371,7 @@ int lp_expr_c(struct lparser *ps, struct launch_expr *e)
 	ps->n_code = 0;
 	if (cexpr(ps) < 0)
 		return -1;
-	e->op = malloc((size_t)ps->n_code * sizeof(*e->op));
-	if (!e->op)
-		abort();
+	e->op = xmalloc((size_t)ps->n_code * sizeof(*e->op));
 	memcpy(e->op, ps->code, (size_t)ps->n_code * sizeof(*e->op));
 	e->n = ps->n_code;
 	return 0;

@@ -2,6 +2,7 @@
  * to find `extern "C" __global__` functions and classify each parameter
  * (pointer to what element type, or which scalar type). */
 #include "launch.h"
+#include "core/xalloc.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -25,9 +26,7 @@ static void push(struct toks *ts, enum tk k, const char *s, size_t n, int line, 
 {
 	if (ts->n == ts->alloc) {
 		ts->alloc = ts->alloc ? ts->alloc * 2 : 256;
-		ts->t = realloc(ts->t, (size_t)ts->alloc * sizeof(*ts->t));
-		if (!ts->t)
-			abort();
+		ts->t = xrealloc(ts->t, (size_t)ts->alloc * sizeof(*ts->t));
 	}
 	ts->t[ts->n++] = (struct tok){ k, s, n, line, col };
 }
@@ -244,15 +243,15 @@ static int param(const struct tok *t, int a, int b, struct sig_param *sp, struct
 	}
 	sp->type_text = buf_detach(&text, NULL);
 	if (nw == 0) {
-		sp->name = strdup("");
+		sp->name = xstrdup("");
 		sp->base = SIG_OTHER;
 		return 0;
 	}
 	if (nw >= 2 && !is_type_word(w[nw - 1])) {
-		sp->name = strndup(w[nw - 1]->s, w[nw - 1]->n);
+		sp->name = xstrndup(w[nw - 1]->s, w[nw - 1]->n);
 		nw--;
 	} else {
-		sp->name = strdup("");
+		sp->name = xstrdup("");
 	}
 	sp->base = SIG_OTHER;
 	if (nw == 1) {
@@ -329,7 +328,7 @@ static int kernel_at(const struct tok *t, int n, int g, struct kernel_sig *k, in
 	if (i >= n || t[i].kind == TK_EOF)
 		return 0;
 	memset(k, 0, sizeof(*k));
-	k->name = strndup(t[i].s, t[i].n);
+	k->name = xstrndup(t[i].s, t[i].n);
 	k->line = t[i].line;
 	k->launch_bounds = bounds;
 	i += 2;
@@ -345,10 +344,8 @@ static int kernel_at(const struct tok *t, int n, int g, struct kernel_sig *k, in
 				if (k->n_params >= LAUNCH_MAX_ARGS)
 					return kf_err(err, "%d:%d: kernel `%s` has over %d parameters",
 						      t[i].line, t[i].col, k->name, LAUNCH_MAX_ARGS);
-				k->params = realloc(k->params, (size_t)(k->n_params + 1) *
+				k->params = xrealloc(k->params, (size_t)(k->n_params + 1) *
 							       sizeof(*k->params));
-				if (!k->params)
-					abort();
 				if (param(t, a, i, &k->params[k->n_params], err) < 0)
 					return -1;
 				k->n_params++;
@@ -414,9 +411,7 @@ int kernel_sigs_parse(struct kernel_sigs *s, const char *src, struct buf *err)
 			}
 			if (r == 1) {
 				k.extern_c = ext;
-				s->k = realloc(s->k, (size_t)(s->n + 1) * sizeof(*s->k));
-				if (!s->k)
-					abort();
+				s->k = xrealloc(s->k, (size_t)(s->n + 1) * sizeof(*s->k));
 				s->k[s->n++] = k;
 			}
 			i = end > i ? end - 1 : i;

@@ -10,6 +10,7 @@
  * are refused wherever they are spelled, and so is a `##` that could
  * paste one together (docs/formats.md, "What the scan refuses"). */
 #include "candidate.h"
+#include "core/xalloc.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -92,11 +93,9 @@ struct sp {
 static int sp_build(struct sp *s, const char *src, size_t len, int first_line)
 {
 	int line = first_line, col = 1;
-	s->c = malloc(len + 1);
-	s->line = malloc((len + 1) * sizeof(int));
-	s->col = malloc((len + 1) * sizeof(int));
-	if (!s->c || !s->line || !s->col)
-		abort();
+	s->c = xmalloc(len + 1);
+	s->line = xmalloc((len + 1) * sizeof(int));
+	s->col = xmalloc((len + 1) * sizeof(int));
 	s->n = 0;
 	for (size_t i = 0; i < len; i++) {
 		if (src[i] == '\\' && i + 1 < len && src[i + 1] == '\n') {
@@ -422,13 +421,11 @@ static int scan_lines(struct sp *s)
 
 int candidate_scan_source(const char *src, size_t len, int first_line, struct buf *err)
 {
-	struct sp *s = calloc(1, sizeof(*s));
+	struct sp *s = xcalloc(1, sizeof(*s));
 	struct tok prev = { 0, 0, 0 };
 	size_t i = 0;
 	int bol = 1, ret = -1;
 
-	if (!s)
-		abort();
 	s->err = err;
 	s->n_params = -1;
 	sp_build(s, src, len, first_line);

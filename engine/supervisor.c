@@ -12,6 +12,7 @@
 #include "core/json.h"
 #include "core/log.h"
 #include "core/proc.h"
+#include "core/xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -160,7 +161,7 @@ int supervisor_open(struct supervisor **sp, const char *exe, int max_gpus, json_
 {
 	struct supervisor *s;
 	struct cudadrv d;
-	int n = 0, streak = AFFINITY_MAX_STREAK;
+	int n = 0, streak = AFFINITY_MAX_STREAK, r;
 
 	*sp = NULL;
 	if (!exe)
@@ -169,13 +170,15 @@ int supervisor_open(struct supervisor **sp, const char *exe, int max_gpus, json_
 		/* Tests of the supervisor with a stand-in worker: no driver probe. */
 		n = atoi(getenv("KFORGE_WORKER_TEST_GPUS"));
 	} else {
-		if (cudadrv_load(&d, err) < 0)
-			return -1;
+		if ((r = cudadrv_load(&d, err)) < 0)
+			return r;
 		d.cuDeviceGetCount(&n);
 		cudadrv_release(&d);
 	}
-	if (n <= 0)
-		return kf_err(err, "no GPU visible");
+	if (n <= 0) {
+		kf_err(err, "no GPU visible");
+		return KF_ENOGPU;
+	}
 	if (getenv("KFORGE_AFFINITY_STREAK")) {
 		const char *v = getenv("KFORGE_AFFINITY_STREAK");
 		char *end;
@@ -188,11 +191,11 @@ int supervisor_open(struct supervisor **sp, const char *exe, int max_gpus, json_
 		n = max_gpus;
 	/* A dead worker must not kill the engine through SIGPIPE. */
 	signal(SIGPIPE, SIG_IGN);
-	s = calloc(1, sizeof(*s));
-	s->exe = strdup(exe);
+	s = xcalloc(1, sizeof(*s));
+	s->exe = xstrdup(exe);
 	s->n = n;
 	s->max_streak = streak;
-	s->w = calloc((size_t)n, sizeof(*s->w));
+	s->w = xcalloc((size_t)n, sizeof(*s->w));
 	buf_init(&s->harness);
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);

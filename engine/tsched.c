@@ -1,5 +1,6 @@
 /* The timed phase's secret schedule and the history rule (tsched.h). */
 #include "tsched.h"
+#include "core/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -58,9 +59,7 @@ int tsched_history(const double *novel, int n_novel, const double *replay, int n
 	*ratio = 0;
 	if (n_novel < 1 || n_replay < 3)
 		return 0;
-	r = malloc(sizeof(*r) * (size_t)n_replay);
-	if (!r)
-		abort();
+	r = xmalloc(sizeof(*r) * (size_t)n_replay);
 	memcpy(r, replay, sizeof(*r) * (size_t)n_replay);
 	qsort(r, (size_t)n_replay, sizeof(*r), cmp_d);
 	med = n_replay % 2 ? r[n_replay / 2] : 0.5 * (r[n_replay / 2 - 1] + r[n_replay / 2]);

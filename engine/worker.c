@@ -1,6 +1,7 @@
 /* The GPU worker's process: context, harness module, request loop. The
  * protocol itself is engine/rt.h; what an evaluation does is
- * worker_eval.c. */
+ * worker_eval.c (its parts: worker_inputs.c, worker_launch.c,
+ * worker_keep.c, worker_check.c). */
 #include "worker_int.h"
 #include "compile.h"
 #include "engine/rt.h"
@@ -12,6 +13,7 @@
 #include "core/proc.h"
 #include "core/sha256.h"
 #include "gen/harness_cuh.h"
+#include "core/xalloc.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -180,10 +182,8 @@ static int snapshot_globals(struct worker *w, struct wk_module *m, const void *c
 	size_t total = 0, off = 0;
 	CUresult r;
 
-	m->gptr = calloc(WK_MAX_GLOBALS, sizeof(*m->gptr));
-	m->gsize = calloc(WK_MAX_GLOBALS, sizeof(*m->gsize));
-	if (!m->gptr || !m->gsize)
-		abort();
+	m->gptr = xcalloc(WK_MAX_GLOBALS, sizeof(*m->gptr));
+	m->gsize = xcalloc(WK_MAX_GLOBALS, sizeof(*m->gsize));
 	if (cubin_globals(cubin, len, add_global, &g) > WK_MAX_GLOBALS)
 		return kf_err(err, "more than %d module variables", WK_MAX_GLOBALS);
 	for (int i = 0; i < m->n_glob; i++)
@@ -275,10 +275,8 @@ int wk_module_load(struct worker *w, struct wk_module *m, const void *cubin, siz
 	if (r != CUDA_SUCCESS)
 		return wk_cuda_err(w, r, "loading the module (cuModuleLoadData)", err);
 	m->loaded = 1;
-	m->fn = calloc((size_t)m->plan.n_steps + 1, sizeof(*m->fn));
-	m->scratch = calloc((size_t)m->plan.n_scratch + 1, sizeof(*m->scratch));
-	if (!m->fn || !m->scratch)
-		abort();
+	m->fn = xcalloc((size_t)m->plan.n_steps + 1, sizeof(*m->fn));
+	m->scratch = xcalloc((size_t)m->plan.n_scratch + 1, sizeof(*m->scratch));
 	if (get_functions(w, m, err) < 0 || snapshot_globals(w, m, cubin, len, err) < 0)
 		return -1;
 	for (int i = 0; i < m->plan.n_scratch; i++) {
@@ -511,7 +509,7 @@ static int start(struct worker *w, const struct rt_msg *hello, int *compiled, st
 
 int worker_main(int device, int in_fd, int out_fd)
 {
-	struct worker *w = calloc(1, sizeof(*w));
+	struct worker *w = xcalloc(1, sizeof(*w));
 	struct rt_msg m;
 	struct buf err = BUF_INIT;
 	int compiled = 0, code = 0;

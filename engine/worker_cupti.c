@@ -11,6 +11,7 @@
  * prefix candidates may not use) from a module that stays loaded. */
 #include "worker_int.h"
 #include "core/log.h"
+#include "core/xalloc.h"
 
 #include <cupti_activity.h>
 #include <dlfcn.h>
@@ -102,7 +103,7 @@ static void note_unmatched(const CUpti_ActivityKernel10 *k)
 	for (int i = 0; i < C.n_unmatched; i++)
 		if (!strcmp(C.unmatched[i], t))
 			return;
-	C.unmatched[C.n_unmatched++] = strdup(t);
+	C.unmatched[C.n_unmatched++] = xstrdup(t);
 }
 
 static void CUPTIAPI buf_requested(uint8_t **buffer, size_t *size, size_t *max_records)
@@ -215,8 +216,8 @@ int wk_cupti_start(struct worker *w, const struct launch_plan *plan)
 	C.flush(1);   /* drop what came before */
 	pthread_mutex_lock(&C.mu);
 	C.n_steps = 0;
-	if (!C.steps && !(C.steps = calloc(LAUNCH_MAX_STEPS, sizeof(*C.steps))))
-		abort();
+	if (!C.steps)
+		C.steps = xcalloc(LAUNCH_MAX_STEPS, sizeof(*C.steps));
 	for (int i = 0; i < plan->n_steps && i < LAUNCH_MAX_STEPS; i++) {
 		const struct launch_step *st = &plan->steps[i];
 		struct cfg *c = &C.steps[C.n_steps++];
@@ -261,7 +262,7 @@ double *wk_cupti_stop(struct worker *w, int *n, int *stale, int *renamed)
 	C.on = 0;
 	C.n_steps = 0;   /* the names belong to the plan */
 	qsort(C.recs, (size_t)C.n, sizeof(*C.recs), cmp_rec);
-	d = calloc((size_t)C.n + 1, sizeof(*d));
+	d = xcalloc((size_t)C.n + 1, sizeof(*d));
 	for (int i = 0; i < C.n; i++)
 		d[i] = (double)(C.recs[i].end - C.recs[i].start) * 1e-6;
 	*n = C.n;

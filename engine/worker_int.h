@@ -134,12 +134,30 @@ void wk_module_unload(struct worker *w, struct wk_module *m);
 /* Queues the restore of m's module variables to their load-time contents. */
 int wk_module_restore_globals(struct worker *w, struct wk_module *m, struct buf *err);
 
-/* worker_eval.c */
+/* worker_eval.c: one evaluation's flow; worker_sample.c, worker_time.c */
 int wk_eval(struct worker *w, const json_t *req, const struct buf *bin, json_t **res,
 	    struct buf *err);
 int wk_sample(struct worker *w, const json_t *req, const struct buf *bin, json_t **res,
 	      struct buf *err);
 int wk_peaks(struct worker *w, json_t **res, struct buf *err);
+
+/* worker_keep.c: the loaded problem and the kept reference outputs */
+/* A reference launch block may take this long ($KFORGE_REF_TIMEOUT, s). */
+double wk_ref_timeout_s(void);
+/* Loads the request's problem and reference module unless they are loaded. */
+int wk_ensure_problem(struct worker *w, const json_t *req, const struct buf *bin,
+		      struct buf *err);
+/* Frees keep k's device memory; its slot is free again. */
+void wk_drop_keep(struct worker *w, int k);
+/* k is the current problem's and reference's. */
+int wk_keep_is_current(const struct worker *w, const struct wk_keep *k);
+/* k still holds (seed, dist): a later wk_ref_for may have evicted it. */
+int wk_keep_holds(const struct wk_keep *k, unsigned long long seed, int dist);
+/* Device bytes a keep takes for output o (at least 1). */
+size_t wk_keep_out_bytes(const struct worker *w, int o);
+/* After a failed candidate: inputs (and after an out-of-bounds write, the
+ * keeps) are made again. */
+void wk_distrust(struct worker *w, const char *failed_check);
 /* The current problem's keep for (seed, dist), or NULL. */
 struct wk_keep *wk_keep_find(struct worker *w, unsigned long long seed, int dist);
 /* Stamps k as just used and sets its eviction priority. */
@@ -185,7 +203,8 @@ void wk_nvml_open(struct worker *w);
 json_t *wk_nvml_sample(struct worker *w);
 void wk_nvml_close(struct worker *w);
 
-/* ---- worker_eval.c internals shared with worker_time.c ------------------- */
+/* ---- the evaluation's parts (worker_inputs.c, worker_launch.c,
+ * worker_check.c), shared with worker_eval.c, worker_time.c, worker_sens.c */
 enum { RUN_OK = 0, RUN_ERR = -1, RUN_TIMEOUT = -2, RUN_LAUNCH = -3 };
 
 /* Phases of one evaluation, timed on the host (wall ms, kernel time included
@@ -264,12 +283,24 @@ int wk_run_status(json_t *res, int r, const struct run_verdict *v, const char *f
 double wk_finite_or_big(double v);
 double wk_bits_d(unsigned long long u);
 CUdeviceptr wk_slot_ptr(struct worker *w, int s);
-/* Blocks of 256 threads for n elements, at most 16 per SM (worker_eval.c). */
+/* Blocks of 256 threads for n elements, at most 16 per SM (worker_inputs.c). */
 unsigned wk_grid_for(struct worker *w, unsigned long long n);
 /* Order-free hash of a buffer's data, added to slot s. */
 int wk_checksum(struct worker *w, const struct wk_buf *b, int slot, struct buf *err);
+/* Bytes of b's guard canaries that are no longer WK_GUARD_BYTE, added to slot. */
+int wk_count_guard(struct worker *w, const struct wk_buf *b, int slot, struct buf *err);
+/* Before each candidate: every buffer's canaries restored. */
+void wk_refill_guards(struct worker *w);
+/* The "edges" draw of this problem: 1 large negatives, 2 near zero, 0 none. */
+int wk_edges_kind(const struct worker *w);
+/* The bound r of the "uniform_wide" draw U[-r, r). */
+double wk_wide_bound(const struct worker *w);
+/* A module's scratch filled as declared (zeroed, or 0xFF bytes). */
+int wk_fill_scratch(struct worker *w, struct wk_module *m, struct buf *err);
+/* splitmix64: the next value of the secret stream *s. */
+unsigned long long wk_next_rng(unsigned long long *s);
 
-/* worker_eval.c: the reference outputs of (seed, dist), computed or kept. */
+/* worker_keep.c: the reference outputs of (seed, dist), computed or kept. */
 struct wk_keep *wk_ref_for(struct worker *w, unsigned long long seed, int dist, struct buf *err);
 
 /* worker_sens.c: draws beyond the extra distributions (docs/engine.md,

@@ -23,6 +23,7 @@
 #include "core/json.h"
 #include "core/proc.h"
 #include "problem/sensitivity.h"
+#include "core/xalloc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -285,7 +286,7 @@ int wk_sens_trials(struct wk_eval_state *es, json_t *res, unsigned long long see
 	struct worker *w = es->w;
 	int nj = sens_count(&w->p), nb = sens_has_alive(&w->p) ? 2 : 1, n = nj * nb;
 	int cap = (int)jget_int(es->proto, "sensitivity", 0), ended = 0, ran = 0, nf = 0;
-	int *ord = calloc((size_t)n + 1, sizeof(int));
+	int *ord = xcalloc((size_t)n + 1, sizeof(int));
 	json_t *checks = json_object_get(res, "check"), *infl = json_array(), *none = json_array();
 	json_t *skipped = json_array(), *wrong = json_array(), *sj;
 	unsigned long long rng = mix64(seed0 ^ es->fill_rng ^ 0x5E45);
@@ -293,8 +294,6 @@ int wk_sens_trials(struct wk_eval_state *es, json_t *res, unsigned long long see
 	double t0 = now_s(), kms = es->kernel_ms;
 	struct run_verdict v;
 
-	if (!ord)
-		abort();
 	memset(&v, 0, sizeof(v));
 	buf_init(&v.detail);
 	if (cap > n)

@@ -22,6 +22,7 @@
 #include "tsched.h"
 #include "core/json.h"
 #include "core/proc.h"
+#include "core/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -135,12 +136,10 @@ static int history_check(struct wk_keep *const *kj, const int *set, int warm, in
 			 int n_fresh, const int *first, const double *tms, json_t *env,
 			 struct trial_judge *tj)
 {
-	double *rep = malloc(sizeof(double) * (size_t)(total + 1)), sum[8] = { 0 }, worst = 0;
+	double *rep = xmalloc(sizeof(double) * (size_t)(total + 1)), sum[8] = { 0 }, worst = 0;
 	int cnt[8] = { 0 }, bad = 0, nr_all = 0, nn_all = 0;
 	json_t *fr = json_array(), *bd = json_object();
 
-	if (!rep)
-		abort();
 	for (int f = 0; f < n_fresh; f++)
 		if (first[f] < total)
 			json_array_append_new(fr, json_pack("{s:i,s:I,s:i,s:f}", "idx", first[f] - warm,

@@ -1,6 +1,7 @@
 /* The CPU oracle: context, inputs, dispatch by family, output sampling,
  * and the shared helpers (memo, threaded full-tensor passes). */
 #include "oracle/oracle_int.h"
+#include "core/xalloc.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -48,9 +49,7 @@ static void memo_grow(struct memo *m)
 	size_t oldcap = m->cap;
 
 	m->cap = oldcap ? 2 * oldcap : 256;
-	m->e = malloc(m->cap * sizeof(*m->e));
-	if (!m->e)
-		abort();
+	m->e = xmalloc(m->cap * sizeof(*m->e));
 	for (size_t i = 0; i < m->cap; i++)
 		m->e[i].key = -1, m->e[i].v = NULL;
 	m->used = 0;
@@ -66,9 +65,7 @@ double *oracle_memo(struct oracle_ctx *c, long long key, int n, int *fresh)
 	size_t i;
 
 	if (!m) {
-		m = calloc(1, sizeof(*m));
-		if (!m)
-			abort();
+		m = xcalloc(1, sizeof(*m));
 		memo_grow(m);
 		c->cache = m;
 		c->cache_free = memo_free;
@@ -80,9 +77,7 @@ double *oracle_memo(struct oracle_ctx *c, long long key, int n, int *fresh)
 		}
 	if (2 * (m->used + 1) > m->cap)
 		memo_grow(m);
-	double *v = calloc((size_t)n, sizeof(double));
-	if (!v)
-		abort();
+	double *v = xcalloc((size_t)n, sizeof(double));
 	memo_insert(m, key, v);
 	*fresh = 1;
 	return v;
@@ -172,10 +167,8 @@ void oracle_par_acc(struct oracle_ctx *c, long long n, oracle_acc_fn fn, const v
 		nt = 64;
 	if (n < (1 << 16))
 		nt = 1;
-	jobs = calloc((size_t)nt, sizeof(*jobs));
-	th = calloc((size_t)nt, sizeof(*th));
-	if (!jobs || !th)
-		abort();
+	jobs = xcalloc((size_t)nt, sizeof(*jobs));
+	th = xcalloc((size_t)nt, sizeof(*th));
 	for (long t = 0; t < nt; t++) {
 		inputs_gen_fork(&jobs[t].gen, &c->gen);
 		jobs[t].lo = n * t / nt;

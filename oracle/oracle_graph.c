@@ -2,6 +2,7 @@
  * and views, threads, leaves, the elementwise and layout ops, and the
  * sampling of graph outputs. oracle/oracle_graph.h has the design. */
 #include "oracle/oracle_graph.h"
+#include "core/xalloc.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -15,9 +16,7 @@ long long gx_chunk = 1LL << 22, gx_leaf_mat_max = 1LL << 27;
 
 void *gx_alloc(long long n)
 {
-	double *p = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
-	if (!p)
-		abort();
+	double *p = xmalloc((size_t)(n > 0 ? n : 1) * sizeof(double));
 	return p;
 }
 
@@ -529,7 +528,7 @@ void gx_eval(struct gx *g, int ti, const struct gx_box *b, struct gx_view *v)
 	case GX_ROLL:
 	case GX_COMPARE: gx_l3_eval(g, t, b, v); return;
 	}
-	abort();
+	abort(); /* invariant: the parser makes only the ops above */
 }
 
 int oracle_graph(struct oracle_ctx *c, int out, long long flat, double *v, struct buf *err)
@@ -646,7 +645,7 @@ int oracle_graph_sample(const struct problem *p, int out, unsigned long long see
 		s *= t->shape[d];
 	}
 	for (int d = 0; d < t->ndim; d++) {
-		vals[d] = calloc((size_t)max + 128, sizeof(long long));
+		vals[d] = xcalloc((size_t)max + 128, sizeof(long long));
 		if (!vals[d]) { /* the caller falls back to the plain sampler */
 			while (d-- > 0)
 				free(vals[d]);

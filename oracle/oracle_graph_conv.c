@@ -4,6 +4,7 @@
  * three, right-aligned, leading ones of size 1. */
 #include "oracle/oracle_graph.h"
 #include "oracle/oracle_graph_kern.h"
+#include "core/xalloc.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -69,15 +70,13 @@ void gx_conv_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct g
 	const struct gx_t *x = &g->t[t->in[0]];
 	long long cpg_in = x->shape[1] / t->groups, cpg_out = t->shape[1] / t->groups;
 	long long g0 = b->lo[1] / cpg_out, g1 = (b->lo[1] + b->n[1] - 1) / cpg_out, nblk = 0;
-	long long *blk_co = malloc(sizeof(long long) * (size_t)b->n[1]);
-	int *blk_m = malloc(sizeof(int) * (size_t)b->n[1]), empty = 0;
+	long long *blk_co = xmalloc(sizeof(long long) * (size_t)b->n[1]);
+	int *blk_m = xmalloc(sizeof(int) * (size_t)b->n[1]), empty = 0;
 	struct gk_conv c;
 	struct gx_box ib;
 	struct gx_view xv = { NULL, { 0 }, NULL };
 	const double *bias;
 
-	if (!blk_co || !blk_m)
-		abort();
 	if (!t->wpack)
 		conv_pack(g, t);
 	bias = t->nin == 3 ? t->wpack + t->groups * cpg_in * t->k[0] * t->k[1] * t->k[2] * t->cob
@@ -235,10 +234,8 @@ void gx_conv_spatial_sum(struct gx *g, struct gx_t *t, long long n0, long long n
 		conv_pack(g, t);
 	memset(&c, 0, sizeof(c));
 	km = km > t->k[2] ? km : t->k[2];
-	ta = malloc(sizeof(long long) * (size_t)(3 * km));
-	tb = malloc(sizeof(long long) * (size_t)(3 * km));
-	if (!ta || !tb)
-		abort();
+	ta = xmalloc(sizeof(long long) * (size_t)(3 * km));
+	tb = xmalloc(sizeof(long long) * (size_t)(3 * km));
 	c.km = km;
 	for (int i = 0; i < 3; i++) {
 		int ax = 2 + i - (3 - t->sd);
@@ -424,7 +421,7 @@ void gx_apool_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct 
 
 	gx_view_new(v, b);
 	if (pool_in_box(g, t, b, &ib) < 0)
-		abort(); /* adaptive bins are never empty */
+		abort(); /* invariant: adaptive bins are never empty */
 	gx_eval(g, t->in[0], &ib, &xv);
 	for (long long e = 0; e < n; e++) {
 		long long rem = e, lo[3] = { 0, 0, 0 }, hi[3] = { 1, 1, 1 }, st[3] = { 0, 0, 0 };

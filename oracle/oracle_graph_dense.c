@@ -3,6 +3,7 @@
  * once its last consumer has been evaluated, so that only the live
  * activations are kept (the graph's output stays). */
 #include "oracle/oracle_graph.h"
+#include "core/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -61,9 +62,7 @@ int gx_dense_wanted(const struct gx *g)
 		return gx_dense;
 	if (g->nt - g->n_leaf <= GX_DENSE_NODES)
 		return 0;
-	paths = calloc((size_t)g->nt, sizeof(*paths));
-	if (!paths)
-		abort();
+	paths = xcalloc((size_t)g->nt, sizeof(*paths));
 	paths[g->out] = 1;
 	for (int i = g->nt - 1; i >= g->n_leaf; i--) {
 		const struct gx_t *t = &g->t[i];

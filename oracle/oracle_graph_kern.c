@@ -4,6 +4,7 @@
  * program starts (by ISA level: an arch= clone of a CPU model would only
  * match that model). */
 #include "oracle/oracle_graph_kern.h"
+#include "core/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -144,13 +145,11 @@ long long gk_conv_items(const struct gk_conv *c)
 KERN void gk_conv_part(const struct gk_conv *c, long long lo, long long hi)
 {
 	long long K0 = c->k[0], K1 = c->k[1], K2 = c->k[2], KK = K0 * K1 * K2;
-	long long *k0s = malloc(sizeof(long long) * (size_t)(2 * (K0 + K1)));
-	struct wtap *wt = malloc(sizeof(struct wtap) * (size_t)K2);
+	long long *k0s = xmalloc(sizeof(long long) * (size_t)(2 * (K0 + K1)));
+	struct wtap *wt = xmalloc(sizeof(struct wtap) * (size_t)K2);
 	long long *i0s = k0s + K0, *k1s = i0s + K0, *i1s = k1s + K1;
 	long long xs4 = c->xst[4];
 
-	if (!k0s || !wt)
-		abort();
 	for (long long item = lo; item < hi; item++) {
 		long long od_i = item % c->on[0], blk = (item / c->on[0]) % c->nblk;
 		long long n = item / (c->on[0] * c->nblk), co = c->blk_co[blk];

@@ -3,6 +3,7 @@
  * ops; const from its values; rnn whole (a recurrence has no smaller cone),
  * kept in the node's dense output. */
 #include "oracle/oracle_graph.h"
+#include "core/xalloc.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -228,9 +229,7 @@ static const double *whole(struct gx *g, int ti, double **own)
 
 static const double **rowp(const double *p, long long n, long long w)
 {
-	const double **r = malloc(sizeof(*r) * (size_t)(n ? n : 1));
-	if (!r)
-		abort();
+	const double **r = xmalloc(sizeof(*r) * (size_t)(n ? n : 1));
 	for (long long i = 0; i < n; i++)
 		r[i] = p + i * w;
 	return r;
@@ -375,6 +374,6 @@ void gx_l3_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct gx_
 			rnn_run(g, t);
 		gx_dense_view(t, t->dense, b, v);
 		return;
-	default: abort();
+	default: abort(); /* invariant: gx_eval sends only the ops above */
 	}
 }

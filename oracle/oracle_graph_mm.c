@@ -7,6 +7,7 @@
  * serves many rows. */
 #include "oracle/oracle_graph.h"
 #include "oracle/oracle_graph_kern.h"
+#include "core/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -38,9 +39,7 @@ void gx_gemm(struct gx *g, const double *const *a, long long m, const double *co
 static const double **row_ptrs(const struct gx_view *v, const struct gx_box *b, long long *nrows)
 {
 	long long w = b->nd ? b->n[b->nd - 1] : 1, n = gx_box_numel(b) / w;
-	const double **r = malloc(sizeof(*r) * (size_t)(n ? n : 1));
-	if (!r)
-		abort();
+	const double **r = xmalloc(sizeof(*r) * (size_t)(n ? n : 1));
 	for (long long k = 0; k < n; k++)
 		r[k] = v->p + gx_view_off(v, b, k * w);
 	*nrows = n;
@@ -55,12 +54,10 @@ static void linear_rows(struct gx *g, struct gx_t *t, long long r0, long long nr
 	const struct gx_t *x = &g->t[t->in[0]], *w = &g->t[t->in[1]];
 	long long K = w->shape[1], N = w->shape[0], step = GX_CHUNK / K > 0 ? GX_CHUNK / K : 1;
 	double *xr = gx_alloc(nr * K);
-	const double **ap = malloc(sizeof(*ap) * (size_t)nr);
-	const double **bp = malloc(sizeof(*bp) * (size_t)(step < N ? step : N));
+	const double **ap = xmalloc(sizeof(*ap) * (size_t)nr);
+	const double **bp = xmalloc(sizeof(*bp) * (size_t)(step < N ? step : N));
 	struct gx_box xb = { 2, { r0, 0 }, { nr, K } };
 
-	if (!ap || !bp)
-		abort();
 	if (x->nd == 2) {
 		gx_eval_copy(g, t->in[0], &xb, xr);
 	} else {
@@ -192,11 +189,9 @@ void gx_matmul_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct
 	int nd = b->nd, nbd = nd - 2;
 	long long K = A->shape[A->nd - 1], mn = b->n[nd - 2] * b->n[nd - 1], nbat = 1;
 	double *bt = gx_alloc(b->n[nd - 1] * K);
-	const double **ap = malloc(sizeof(*ap) * (size_t)b->n[nd - 2]);
-	const double **bp = malloc(sizeof(*bp) * (size_t)b->n[nd - 1]);
+	const double **ap = xmalloc(sizeof(*ap) * (size_t)b->n[nd - 2]);
+	const double **bp = xmalloc(sizeof(*bp) * (size_t)b->n[nd - 1]);
 
-	if (!ap || !bp)
-		abort();
 	gx_view_new(v, b);
 	for (int d = 0; d < nbd; d++)
 		nbat *= b->n[d];

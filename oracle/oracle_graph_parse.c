@@ -8,6 +8,7 @@
 
 #include "oracle/oracle_geom.h"
 #include "oracle/oracle_graph_pctx.h"
+#include "core/xalloc.h"
 
 static const char *const op_names[] = {
 	[GX_LINEAR] = "linear", [GX_MATMUL] = "matmul", [GX_CONV] = "conv", [GX_POOL] = "pool",
@@ -692,9 +693,7 @@ static int parse_node(struct gx *g, const struct problem *p, json_t *o, int i, s
 	if (!json_is_array(v) || json_array_size(v) < (t->op == GX_CONST ? 0 : 1) ||
 	    json_array_size(v) > GX_MAXIN)
 		return gxp_perr(&x, "\"in\" must list 1 to %d operands", GX_MAXIN);
-	t->in = calloc(json_array_size(v) + 1, sizeof(*t->in));
-	if (!t->in)
-		abort();
+	t->in = xcalloc(json_array_size(v) + 1, sizeof(*t->in));
 	json_array_foreach(v, k, e) {
 		const char *nm = json_string_value(e);
 		int ti = nm ? find_tensor(g, nm) : -1;
@@ -792,9 +791,7 @@ int gx_parse(struct gx *g, const struct problem *p, struct buf *err)
 			      GX_MAXNODES);
 	if (p->n_out != 1)
 		return kf_err(err, "%s: a graph problem has one output (has %d)", p->id, p->n_out);
-	g->t = calloc((size_t)p->n_in + json_array_size(graph), sizeof(*g->t));
-	if (!g->t)
-		abort();
+	g->t = xcalloc((size_t)p->n_in + json_array_size(graph), sizeof(*g->t));
 	for (int k = 0; k < p->n_in; k++) {
 		struct gx_t *t = &g->t[k];
 		t->op = GX_LEAF;

@@ -1,6 +1,7 @@
 /* The level-3 ops of the graph oracle's parser (docs/graph-ir.md): expand,
  * slice, pad, cumsum, masked_fill, const, take, roll, compare and rnn. */
 #include "oracle/oracle_graph_pctx.h"
+#include "core/xalloc.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -146,9 +147,7 @@ int gxp_parse_l3b(const struct pctx *x, json_t *o, struct gx *g, struct gx_t *t,
 		    in->nd < 1)
 			return gxp_perr(x, "\"index\" must list 1 to 2^24 rows of an operand with dims");
 		t->nidx = (long long)json_array_size(v);
-		t->idx = calloc((size_t)t->nidx, sizeof(*t->idx));
-		if (!t->idx)
-			abort();
+		t->idx = xcalloc((size_t)t->nidx, sizeof(*t->idx));
 		json_array_foreach(v, k, e) {
 			if (!json_is_integer(e) || json_integer_value(e) < 0 ||
 			    json_integer_value(e) >= in->shape[0])

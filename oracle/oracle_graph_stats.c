@@ -6,6 +6,7 @@
  * node's map. When that region fits one chunk and covers the request, the
  * request's values come from the same evaluation. */
 #include "oracle/oracle_graph.h"
+#include "core/xalloc.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -46,10 +47,8 @@ static double *map_put(struct gx_map *m, long long key, int width)
 		m->cap = old.cap ? 2 * old.cap : 1024;
 		m->width = width;
 		m->used = 0;
-		m->keys = malloc(m->cap * sizeof(*m->keys));
-		m->vals = malloc(m->cap * (size_t)width * sizeof(double));
-		if (!m->keys || !m->vals)
-			abort();
+		m->keys = xmalloc(m->cap * sizeof(*m->keys));
+		m->vals = xmalloc(m->cap * (size_t)width * sizeof(double));
 		for (size_t k = 0; k < m->cap; k++)
 			m->keys[k] = -1;
 		for (size_t k = 0; k < old.cap; k++)
@@ -211,9 +210,7 @@ static void reduce_chunks(struct gx *g, const struct gx_t *t, const struct gx_bo
 	struct gx_box lo, hi;
 	if (gx_box_numel(cb) > GX_CHUNK && split_box(cb, -1, &lo, &hi)) {
 		/* partial accumulators only when the split cuts a reduction */
-		struct racc *a2 = malloc((size_t)nout * sizeof(*a2));
-		if (!a2)
-			abort();
+		struct racc *a2 = xmalloc((size_t)nout * sizeof(*a2));
 		for (long long k = 0; k < nout; k++)
 			racc_init(t->fn, &a2[k]);
 		reduce_chunks(g, t, ib, &lo, acc, nout);
@@ -290,9 +287,7 @@ void gx_reduce_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct
 		struct racc *acc;
 		reduce_expand(t, count, b, &eb);
 		ne = gx_box_numel(&eb);
-		acc = malloc((size_t)ne * sizeof(*acc));
-		if (!acc)
-			abort();
+		acc = xmalloc((size_t)ne * sizeof(*acc));
 		for (long long k = 0; k < ne; k++)
 			racc_init(t->fn, &acc[k]);
 		reduce_in_box(g, t, &eb, &ib);
@@ -384,9 +379,7 @@ static void line_stats(const struct sm_line *l, double *e)
 static void sm_stats_view(struct gx_t *t, const struct gx_box *b, const struct gx_view *v)
 {
 	long long nl = gx_box_numel(b) / b->n[t->dim];
-	struct sm_line *ln = malloc((size_t)nl * sizeof(*ln));
-	if (!ln)
-		abort();
+	struct sm_line *ln = xmalloc((size_t)nl * sizeof(*ln));
 	sm_lines(t, b, v, ln);
 	for (long long k = 0; k < nl; k++)
 		line_stats(&ln[k], map_put(&t->stats, ln[k].key, 2));
@@ -425,9 +418,7 @@ static void sm_stats(struct gx *g, struct gx_t *t, const struct gx_box *rb, doub
 	}
 	gx_eval(g, t->in[0], rb, &v);
 	if (line) {
-		ln = malloc(sizeof(*ln));
-		if (!ln)
-			abort();
+		ln = xmalloc(sizeof(*ln));
 		sm_lines(t, rb, &v, ln);
 		line_stats(ln, line);
 		free(ln);
@@ -440,11 +431,9 @@ static void sm_stats(struct gx *g, struct gx_t *t, const struct gx_box *rb, doub
 static void sm_out(const struct gx_t *t, const struct gx_box *b, const struct gx_view *xv,
 		   double *out)
 {
-	struct sm_line *ln = malloc((size_t)(gx_box_numel(b) / b->n[t->dim]) * sizeof(*ln));
+	struct sm_line *ln = xmalloc((size_t)(gx_box_numel(b) / b->n[t->dim]) * sizeof(*ln));
 	long long nl, ost[GX_MAXD];
 
-	if (!ln)
-		abort();
 	gx_box_strides(b, ost);
 	nl = sm_lines(t, b, xv, ln);
 	for (long long k = 0; k < nl; k++) {
@@ -641,10 +630,8 @@ static void nacc_chunk(struct nreg *r, const struct gx_box *cb, const struct gx_
 	long long n = gx_box_numel(cb), w = cb->nd ? cb->n[cb->nd - 1] : 1, idx[GX_MAXD];
 	long long sw = cb->nd ? v->st[cb->nd - 1] : 0;
 	int per_elem = key_in_last(r->nc);
-	struct nacc *c = calloc((size_t)r->nkeys, sizeof(*c));
+	struct nacc *c = xcalloc((size_t)r->nkeys, sizeof(*c));
 
-	if (!c)
-		abort();
 	for (int pass = 0; pass < 2; pass++)
 		for (long long row = 0; row < n / w; row++) {
 			long long rem = row * w, lk = 0;
@@ -817,9 +804,7 @@ void gx_norm_eval(struct gx *g, struct gx_t *t, const struct gx_box *b, struct g
 	}
 	norm_region(&n, b, &rb);
 	struct nreg r = { &n, &rb, region_keys(&n, &rb), NULL };
-	r.acc = calloc((size_t)r.nkeys, sizeof(*r.acc));
-	if (!r.acc)
-		abort();
+	r.acc = xcalloc((size_t)r.nkeys, sizeof(*r.acc));
 	if (gx_box_numel(&rb) <= GX_CHUNK) {
 		/* one evaluation for the statistics and the values */
 		struct gx_view sub;

@@ -1,6 +1,7 @@
 #include "problem/inputs.h"
 #include "gen/philox_cuh.h"
 #include "gen/inputs_cuh.h"
+#include "core/xalloc.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -105,9 +106,7 @@ void inputs_gen_init_draw(struct inputs_gen *g, const struct problem *p, unsigne
 		g->draw = *d;
 	else
 		inputs_draw_spec(&g->draw);
-	g->desc = calloc((size_t)p->n_in + 1, sizeof(*g->desc));
-	if (!g->desc)
-		abort();
+	g->desc = xcalloc((size_t)p->n_in + 1, sizeof(*g->desc));
 	for (int t = 0; t < p->n_in; t++)
 		inputs_desc_draw(p, t, seed, &g->draw, &g->desc[t]);
 	if (g->draw.redraw >= 0 && g->draw.redraw < p->n_in && g->draw.stride > 0) {
@@ -245,10 +244,8 @@ int inputs_fill_mt(struct inputs_gen *g, int t, long long start, long long count
 		nt = 64;
 	if (start < 0 || count < 0 || start > g->p->t[t].numel || count > g->p->t[t].numel - start)
 		return inputs_fill(g, t, start, count, dst, err); /* reports the range */
-	jobs = calloc((size_t)nt, sizeof(*jobs));
-	th = calloc((size_t)nt, sizeof(*th));
-	if (!jobs || !th)
-		abort();
+	jobs = xcalloc((size_t)nt, sizeof(*jobs));
+	th = xcalloc((size_t)nt, sizeof(*th));
 	for (long k = 0; k < nt; k++) {
 		long long lo = count * k / nt, hi = count * (k + 1) / nt;
 		inputs_gen_fork(&jobs[k].g, g);

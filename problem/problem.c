@@ -3,6 +3,7 @@
 #include "problem/problem.h"
 #include "core/fsutil.h"
 #include "core/json.h"
+#include "core/xalloc.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -121,7 +122,7 @@ static int req_str(const json_t *o, const char *key, char **out, const char *fil
 	json_t *v;
 	if (req_field(o, key, JSON_STRING, &v, file, "", err) < 0)
 		return -1;
-	*out = strdup(json_string_value(v));
+	*out = xstrdup(json_string_value(v));
 	return 0;
 }
 
@@ -148,7 +149,7 @@ static int parse_sizes(struct problem *p, const char *file, struct buf *err)
 		if (n > SIZE_LIMIT)
 			return kf_err(err, "%s: field \"sizes.%s\" is too large (%lld > 2^40)", file,
 				      k, (long long)n);
-		p->size_names[p->n_sizes] = strdup(k);
+		p->size_names[p->n_sizes] = xstrdup(k);
 		p->size_vals[p->n_sizes++] = n;
 	}
 	o = json_object_get(p->spec, "scalars");
@@ -162,7 +163,7 @@ static int parse_sizes(struct problem *p, const char *file, struct buf *err)
 			return kf_err(err, "%s: field \"scalars.%s\": not an identifier", file, k);
 		if (!json_is_number(v) || !isfinite(json_number_value(v)))
 			return kf_err(err, "%s: field \"scalars.%s\" must be a finite number", file, k);
-		p->scalar_names[p->n_scalars] = strdup(k);
+		p->scalar_names[p->n_scalars] = xstrdup(k);
 		p->scalar_vals[p->n_scalars++] = json_number_value(v);
 	}
 	return 0;
@@ -344,7 +345,7 @@ static int parse_tensor(struct problem *p, const json_t *o, int output, int idx,
 	    problem_size(p, json_string_value(v), &(long long){ 0 }) == 0)
 		return kf_err(err, "%s: field \"%sname\": \"%s\" is used twice", file, where,
 			      json_string_value(v));
-	t->name = strdup(json_string_value(v));
+	t->name = xstrdup(json_string_value(v));
 	if (output)
 		p->n_out++;
 	else
@@ -403,9 +404,7 @@ static int parse_tensors(struct problem *p, const char *file, struct buf *err)
 		return kf_err(err, "%s: fields \"inputs\" and \"outputs\": %zu tensors, more than "
 			      "%d in all", file, json_array_size(in) + json_array_size(out),
 			      PROBLEM_MAX_TENSORS);
-	p->t = calloc(json_array_size(in) + json_array_size(out), sizeof(*p->t));
-	if (!p->t)
-		abort();
+	p->t = xcalloc(json_array_size(in) + json_array_size(out), sizeof(*p->t));
 	json_array_foreach(in, i, v)
 		if (parse_tensor(p, v, 0, (int)i, file, err) < 0)
 			return -1;
@@ -428,7 +427,7 @@ static int parse_spec(struct problem *p, const char *file, struct buf *err)
 	    req_str(p->spec, "kernelbench_file", &p->kernelbench_file, file, err) < 0)
 		return -1;
 	v = json_object_get(p->spec, "operation");
-	p->operation = strdup(json_is_string(v) ? json_string_value(v) : "");
+	p->operation = xstrdup(json_is_string(v) ? json_string_value(v) : "");
 	if (req_field(p->spec, "level", JSON_INTEGER, &v, file, "", err) < 0)
 		return -1;
 	if (json_integer_value(v) < 1 || json_integer_value(v) > 9)
@@ -535,7 +534,7 @@ int problem_load_json(struct problem *p, const char *spec_text, const char *orig
 		problem_release(p);
 		return -1;
 	}
-	p->dir = strdup("");
+	p->dir = xstrdup("");
 	return 0;
 }
 
@@ -593,7 +592,7 @@ int problem_load(struct problem *p, const char *dir, struct buf *err)
 		goto out;
 	if (load(p, text.s, text.len, path.s, err) < 0)
 		goto out;
-	p->dir = strdup(dir);
+	p->dir = xstrdup(dir);
 	{
 		/* id is levelN/<directory name>; the directory starts with the number */
 		struct buf d = BUF_INIT;

@@ -1,6 +1,7 @@
 /* Finding problem directories under ROOT/problems/levelN/NNN_Name. */
 #include "problem/problem.h"
 #include "core/fsutil.h"
+#include "core/xalloc.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -55,13 +56,11 @@ static int scan_level(const char *root, int level, struct pdir **v, int *n, int 
 		}
 		if (*n == *cap) {
 			*cap = *cap ? 2 * *cap : 64;
-			*v = realloc(*v, (size_t)*cap * sizeof(**v));
-			if (!*v)
-				abort();
+			*v = xrealloc(*v, (size_t)*cap * sizeof(**v));
 		}
 		(*v)[*n].level = level;
 		(*v)[*n].number = (int)num;
-		(*v)[*n].path = strdup(sub.s);
+		(*v)[*n].path = xstrdup(sub.s);
 		(*n)++;
 	}
 	closedir(d);
@@ -86,9 +85,7 @@ int problem_list_dirs(const char *root, int level, char ***dirs, int *n, struct 
 		}
 	if (cnt)
 		qsort(v, (size_t)cnt, sizeof(*v), cmp_pdir);
-	*dirs = calloc((size_t)cnt + 1, sizeof(char *));
-	if (!*dirs)
-		abort();
+	*dirs = xcalloc((size_t)cnt + 1, sizeof(char *));
 	for (int i = 0; i < cnt; i++)
 		(*dirs)[i] = v[i].path;
 	*n = cnt;
@@ -113,9 +110,7 @@ int problem_find(const char *root, const char *query, struct buf *dir_out, struc
 
 	if (problem_list_dirs(root, 0, &dirs, &n, err) < 0)
 		return -1;
-	v = calloc((size_t)n + 1, sizeof(*v));
-	if (!v)
-		abort();
+	v = xcalloc((size_t)n + 1, sizeof(*v));
 	for (int i = 0; i < n; i++) {
 		const char *id = problem_dir_id(dirs[i]);
 		v[i].id = id;

@@ -1,6 +1,7 @@
 #include "problem_list.h"
 #include "core/fsutil.h"
 #include "problem/problem.h"
+#include "core/xalloc.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -27,14 +28,10 @@ static void add(struct problem_list *l, const struct problem_ref *r)
 {
 	if (l->n == l->alloc) {
 		l->alloc = l->alloc ? 2 * l->alloc : 64;
-		l->v = realloc(l->v, (size_t)l->alloc * sizeof(*l->v));
-		if (!l->v)
-			abort();
+		l->v = xrealloc(l->v, (size_t)l->alloc * sizeof(*l->v));
 	}
-	l->v[l->n].id = strdup(r->id);
-	l->v[l->n].dir = strdup(r->dir);
-	if (!l->v[l->n].id || !l->v[l->n].dir)
-		abort();
+	l->v[l->n].id = xstrdup(r->id);
+	l->v[l->n].dir = xstrdup(r->dir);
 	l->v[l->n].level = r->level;
 	l->v[l->n].number = r->number;
 	l->n++;
@@ -120,11 +117,9 @@ static int parse_range(const char *s, long *lo, long *hi)
 static int match_names(const struct problem_list *all, struct problem_list *out, const char *item,
 		       struct buf *err)
 {
-	struct problem_name *v = calloc((size_t)all->n + 1, sizeof(*v));
-	int *idx = calloc((size_t)all->n + 1, sizeof(*idx)), r;
+	struct problem_name *v = xcalloc((size_t)all->n + 1, sizeof(*v));
+	int *idx = xcalloc((size_t)all->n + 1, sizeof(*idx)), r;
 
-	if (!v || !idx)
-		abort();
 	for (int i = 0; i < all->n; i++) {
 		v[i].id = all->v[i].id;
 		v[i].level = all->v[i].level;
@@ -215,9 +210,7 @@ int problem_list_resolve(struct problem_list *l, const char *root, const char *s
 	problem_list_init(&got);
 	if (scan_all(&all, root, err) < 0)
 		goto out;
-	copy = strdup(spec);
-	if (!copy)
-		abort();
+	copy = xstrdup(spec);
 	for (tok = strtok_r(copy, ", \t\n", &save); tok; tok = strtok_r(NULL, ", \t\n", &save)) {
 		int named = 0;
 		if ((ret = match_item(&all, &got, tok, &named, err)) < 0) {

@@ -10,6 +10,7 @@
 
 #include "core/json.h"
 #include "html.h"
+#include "core/xalloc.h"
 
 #define MAX_LOG_SHOWN (64u << 10)   /* compile log bytes on a page */
 #define MAX_IDEA_SHOWN (16u << 10)  /* idea text bytes rendered */
@@ -229,7 +230,7 @@ int site_pages_kernels(struct site *s, struct buf *err)
 {
 	int total = s->threads < 1 ? 1 : s->threads > 16 ? 16 : s->threads;
 	int n = total, ret = 0, started = 0;
-	struct kworker *w = calloc((size_t)n, sizeof(*w));
+	struct kworker *w = xcalloc((size_t)n, sizeof(*w));
 
 	for (int i = 0; i < n; i++) {
 		w[i].s = s;

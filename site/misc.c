@@ -15,6 +15,7 @@
 #include "core/sha256.h"
 #include "html.h"
 #include "report_md.h"
+#include "core/xalloc.h"
 
 #define MAX_MD (1u << 20)
 
@@ -216,7 +217,7 @@ int site_pages_downloads(struct site *s, struct buf *err)
 			}
 			if (n == cap) {
 				cap = cap ? 2 * cap : 16;
-				list = realloc(list, cap * sizeof(*list));
+				list = xrealloc(list, cap * sizeof(*list));
 			}
 			list[n++] = f;
 		}

@@ -9,6 +9,7 @@
 #include "html.h"
 #include "store/store_lineage.h"
 #include "svg.h"
+#include "core/xalloc.h"
 
 
 static const double fast_ps[] = { 0, 0.5, 0.8, 1, 1.5, 2 };
@@ -238,7 +239,7 @@ static int by_speed_desc(const void *a, const void *b)
 static json_t *leaderboard(struct site *s)
 {
 	size_t i, n = json_array_size(s->problems);
-	json_t **rows = calloc(n ? n : 1, sizeof(*rows)), *p, *arr = json_array();
+	json_t **rows = xcalloc(n ? n : 1, sizeof(*rows)), *p, *arr = json_array();
 	const char *g0 = json_string_value(json_array_get(s->gpus, 0));
 
 	json_array_foreach(s->problems, i, p) {
@@ -563,9 +564,9 @@ static int one_problem(struct site *s, json_t *p, struct buf *err)
 
 	/* rounds: best so far per run; chart series per run */
 	n = json_array_size(rounds);
-	xs = calloc(n + 1, sizeof(double));
-	ys = calloc(n + 1, sizeof(double));
-	bs = calloc(n + 1, sizeof(double));
+	xs = xcalloc(n + 1, sizeof(double));
+	ys = xcalloc(n + 1, sizeof(double));
+	bs = xcalloc(n + 1, sizeof(double));
 	struct svg_series se[8];
 	int ns = 0;
 	const char *run = NULL;
@@ -654,9 +655,9 @@ static int one_problem(struct site *s, json_t *p, struct buf *err)
 			}
 	}
 	size_t nl = json_array_size(lin);
-	lx = calloc(nl + 1, sizeof(double));
-	ly = calloc(nl + 1, sizeof(double));
-	ll = calloc(nl + 1, sizeof(char *));
+	lx = xcalloc(nl + 1, sizeof(double));
+	ly = xcalloc(nl + 1, sizeof(double));
+	ll = xcalloc(nl + 1, sizeof(char *));
 	json_array_foreach(lin, i, v) {
 		lx[i] = jnum(v, "round");
 		ly[i] = jnum(v, "eager_ms") / jnum(v, "time_ms");

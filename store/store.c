@@ -2,6 +2,7 @@
 #include "store_schema.h"
 #include "core/json.h"
 #include "core/log.h"
+#include "core/xalloc.h"
 
 #include <errno.h>
 #include <math.h>
@@ -84,11 +85,9 @@ int store_open(struct store *s, const char *path, int flags, struct buf *err)
 					      : SQLITE_OPEN_READWRITE | ((flags & STORE_CREATE) ? SQLITE_OPEN_CREATE : 0);
 
 	memset(s, 0, sizeof(*s));
-	s->path = strdup(path);
+	s->path = xstrdup(path);
 	s->readonly = !!(flags & STORE_READONLY);
 	s->quiet = !!(flags & STORE_QUIET);
-	if (!s->path)
-		abort();
 	if (!(flags & STORE_CREATE) && access(path, F_OK) != 0) {
 		kf_err(err, "no store at %s (run a search first, or pass --db)", path);
 		goto fail;
@@ -642,7 +641,7 @@ void store_random_id(char out[33])
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			abort();
+			abort(); /* invariant: getrandom(2) of 16 bytes fails only with EINTR */
 		got += (size_t)n;
 	}
 	for (int i = 0; i < 16; i++)

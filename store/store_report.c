@@ -3,6 +3,7 @@
 #include "store_verify.h"
 #include "core/json.h"
 #include "problem/problem.h"
+#include "core/xalloc.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -19,9 +20,7 @@ int store_report_find_problem(struct store *s, const char *q, struct buf *id, st
 	if (!rows)
 		return -1;
 	n = json_array_size(rows);
-	v = calloc(n + 1, sizeof(*v));
-	if (!v)
-		abort();
+	v = xcalloc(n + 1, sizeof(*v));
 	for (i = 0; i < n; i++) {
 		json_t *row = json_array_get(rows, i);
 		v[i].id = jget_str(row, "id", "");

@@ -49,6 +49,10 @@ else
 	lines=$(wc -l <"$T_TMP/err")
 	check "gpu-info says why in one line" test "$lines" -eq 1
 	contains "gpu-info names the missing driver or GPU" "$T_TMP/err" "no CUDA driver found|no GPU visible"
+	# verify: the engine's KF_ENOGPU, passed up as a code, is exit 3
+	"$KFORGE" --db "$T_TMP/nogpu.db" store init >/dev/null 2>&1
+	expect_exit 3 "verify without a driver exits 3" "$KFORGE" --db "$T_TMP/nogpu.db" verify
+	contains "verify names the missing driver or GPU" "$T_TMP/err" "no CUDA driver found|no GPU visible"
 fi
 
 # The store: created on demand, --db and KFORGE_DB name it.

@@ -5,6 +5,7 @@
 #include "store/store_eval.h"
 #include "store/store_verify.h"
 #include "core/version.h"
+#include "core/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -28,9 +29,7 @@ static struct verify_item *report_add(struct verify_report *r)
 {
 	if (r->n == r->alloc) {
 		r->alloc = r->alloc ? 2 * r->alloc : 16;
-		r->items = realloc(r->items, (size_t)r->alloc * sizeof(*r->items));
-		if (!r->items)
-			abort();
+		r->items = xrealloc(r->items, (size_t)r->alloc * sizeof(*r->items));
 	}
 	memset(&r->items[r->n], 0, sizeof(r->items[0]));
 	return &r->items[r->n++];

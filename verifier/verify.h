@@ -83,7 +83,8 @@ json_t *verify_select(struct store *s, const struct verify_config *cfg, const ch
 int verify_run(const struct verify_config *cfg, const struct verify_backend *be,
 	       struct verify_report *rep, struct buf *err);
 
-/* The real backend over engine.h (protocol verify-v4) and compute-sanitizer. */
+/* The real backend over engine.h (protocol verify-v4) and compute-sanitizer.
+ * 0, or engine_open's code: KF_ENOGPU without a usable GPU or driver. */
 int verify_backend_engine(struct verify_backend *be, const struct verify_config *cfg,
 			  const char *root, struct buf *err);
 void verify_backend_release(struct verify_backend *be);

@@ -257,6 +257,7 @@ int verify_backend_engine(struct verify_backend *be, const struct verify_config 
 			  const char *root, struct buf *err)
 {
 	struct vctx *c = calloc(1, sizeof(*c));
+	int rc;
 
 	if (!c)
 		return kf_err(err, "out of memory");
@@ -268,9 +269,9 @@ int verify_backend_engine(struct verify_backend *be, const struct verify_config 
 	snprintf(c->db, sizeof(c->db), "%s", cfg->db_path);
 	c->max_timing_s = cfg->max_timing_s;
 	c->profile = cfg->profile;
-	if (vopen(c, err) < 0) {
+	if ((rc = vopen(c, err)) < 0) {
 		free(c);
-		return -1;
+		return rc;
 	}
 	snprintf(c->gpu, sizeof(c->gpu), "%s", engine_gpu_name(c->e));
 	if (cfg->sanitizer && find_sanitizer(cfg->sanitizer_path, c->sanitizer,

@@ -531,6 +531,10 @@ static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
 }
 
 /* room: the tc_room of this try (level 3). */
+/* render_room's code for "the source is over the engine's size limit": the
+ * caller then tries again with less tensor-core room. */
+#define GR_TOO_BIG (-2)
+
 static int render_room(const json_t *spec, const json_t *prm, long long room, struct buf *s,
 		       struct buf *err)
 {
@@ -573,9 +577,11 @@ static int render_room(const json_t *spec, const json_t *prm, long long room, st
 			buf_addf(s, "scratch double arenad[%lld];\n", tot[1]);
 		buf_addf(s, "%s@*/\n", p->launch.s);
 		/* the engine would refuse it (even with kernels deduplicated) */
-		if (s->len > CANDIDATE_MAX_BYTES && bt_param(prm, "src_limit", 1))
-			rc = kf_err(err, "graph: %zu bytes of source, over the engine's %d", s->len,
-				    CANDIDATE_MAX_BYTES);
+		if (s->len > CANDIDATE_MAX_BYTES && bt_param(prm, "src_limit", 1)) {
+			kf_err(err, "graph: %zu bytes of source, over the engine's %d", s->len,
+			       CANDIDATE_MAX_BYTES);
+			rc = GR_TOO_BIG;
+		}
 	}
 	gr_plan_release(p);
 	free(p);
@@ -593,13 +599,13 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 		buf_reset(&t);
 		buf_reset(err);
 		rc = render_room(spec, prm, l3 ? room[i] : 0, &t, err);
-		if (!rc || !strstr(err->s ? err->s : "", "bytes of source"))
+		if (rc != GR_TOO_BIG)
 			break;
 	}
 	if (!rc)
 		buf_adds(s, t.s);
 	buf_release(&t);
-	return rc;
+	return rc < 0 ? -1 : rc;
 }
 
 const struct tmpl_def tmpl_graph_defs[] = {
