@@ -379,8 +379,8 @@ static int implement(struct sproblem *P, int round, int idx, const json_t *ideas
 		known_s[i] = json_string_value(json_array_get(known, i));
 	to_seeds(seed_rows, seeds, owned, &n_seeds);
 	to_idea(idea, &it);
-	before = calloc((size_t)idx + 1, sizeof(*before));
-	before_it = calloc((size_t)idx + 1, sizeof(*before_it));
+	before = xcalloc((size_t)idx + 1, sizeof(*before));
+	before_it = xcalloc((size_t)idx + 1, sizeof(*before_it));
 	proposal_list_init(&pl);
 	proposer_record_init(&rec);
 	if (seed_profiles(P, seed_rows, seeds, n_seeds, ptexts, err) < 0) {
