@@ -396,7 +396,7 @@ int engine_open(struct engine **ep, const struct engine_config *cfg, struct buf 
 	}
 	/* On compute capability 9.0 candidates are compiled for sm_90a: the
 	 * Hopper-only instructions (wgmma, setmaxnreg) are what the fastest
-	 * fp32-accurate GEMMs use (tools/gemm: 2.29x cuBLAS SGEMM against
+	 * fp32-accurate GEMMs use (docs/results/gemm-4096-h100: 2.29x cuBLAS SGEMM against
 	 * 1.37x under sm_90), and an sm_90a cubin runs on every such GPU. */
 	if (!strcmp(arch, "sm_90"))
 		snprintf(arch, sizeof(arch), "sm_90a");
@@ -551,7 +551,7 @@ double engine_sol_flop_rate(const json_t *g, const struct problem *p, const char
 		 * tensor-core products at the fp16/bf16 rate (split operands,
 		 * e.g. tf32 x bf16 corrections; 3xTF32 is half as fast). A
 		 * single-pass TF32 or fp16 GEMM fails fp32's tolerance on the
-		 * mixed-sign draws (tools/gemm/README.md). */
+		 * mixed-sign draws (docs/results/gemm-4096-h100). */
 		r /= 3.0;
 		if (path)
 			*path = "fp32-accurate tensor cores (3 products at the fp16 rate)";
