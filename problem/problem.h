@@ -91,7 +91,13 @@ struct problem {
 	double wide_bound;         /* spec "wide_bound": r of the U[-r, r) extra draw; 0: none set */
 	char *torch_text;      /* reference.py */
 	char *reference_src;   /* reference.cu */
+	/* The one in-memory form of a spec: every consumer (engine, oracle,
+	 * store, search, proposers) gets this struct or its spec. kernels/
+	 * take the json_t: the parsed JSON of the one reader; kernels read it
+	 * through kernels/builtin_util.c's bt_* accessors. */
 	json_t *spec;          /* the parsed spec.json (owned reference) */
+	char *spec_text;       /* its bytes as read (the store keeps them and their hash) */
+	size_t spec_len;
 };
 
 void problem_init(struct problem *p);
