@@ -139,14 +139,25 @@ int problem_name_find(const struct problem_name *v, int n, const char *query, in
  * it names several). */
 int problem_name_one(const struct problem_name *v, int n, const char *query, struct buf *err);
 
+/* The problem index (problem_find.c), the one scan of ROOT/problems:
+ * every directory levelN/NNN_Name (level 0 = all) that holds a spec.json,
+ * sorted by level then number. problem_find, problem_list_dirs and the
+ * PROBLEMS lists (problem_list.c) resolve through it. */
+struct problem_index {
+	char **dirs;               /* ROOT/problems/levelN/NNN_Name, owned */
+	struct problem_name *v;    /* v[i].id points into dirs[i] */
+	int n;
+};
+int problem_index_load(struct problem_index *ix, const char *root, int level, struct buf *err);
+void problem_index_release(struct problem_index *ix);
 /* Resolves a query (above) under ROOT/problems/ into the directory path:
  * 0, PROBLEM_UNKNOWN, or -1 when the suite cannot be read. */
 int problem_find(const char *root, const char *query, struct buf *dir_out, struct buf *err);
 /* The id part of a problem directory's path: "ROOT/problems/level1/019_ReLU"
  * -> "level1/019_ReLU" (a pointer into path). */
 const char *problem_dir_id(const char *path);
-/* Lists every problem directory under ROOT/problems/levelN (level 0 = all),
- * sorted by level then number. Caller frees each string and the array. */
+/* The index's directories (level 0 = all). Caller frees each string and
+ * the array. */
 int problem_list_dirs(const char *root, int level, char ***dirs, int *n, struct buf *err);
 
 /* The bytes the engine needs at once for this problem (inputs, reference
