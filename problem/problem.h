@@ -22,7 +22,7 @@
 #define PROBLEM_MAX_SETS 4              /* "alive" ranges set to a value per tensor */
 #define PROBLEM_MAX_TENSORS 4096        /* inputs, params and outputs (level 3: ~600 params) */
 #define PROBLEM_MAX_SIZES 256           /* named sizes; shapes may also use integer dims */
-#define PROBLEM_SPEC_MAX (8 << 20)      /* bytes of spec.json (a level-3 graph) */
+#define PROBLEM_SPEC_MAX (8 << 20)      /* bytes of spec.json: the one cap (docs/problems.md) */
 #define PROBLEM_TEXT_MAX (1 << 20)      /* bytes of reference.py / reference.cu */
 #define PROBLEM_GUARD_BYTES 65536       /* canary bytes each side of each buffer (memory plan) */
 
@@ -105,9 +105,11 @@ void problem_release(struct problem *p);
 /* Loads DIR/spec.json, DIR/reference.py, DIR/reference.cu. Every error names
  * the file and the field. */
 int problem_load(struct problem *p, const char *dir, struct buf *err);
-/* The one reader of spec files (problem_load, the store, the search): DIR/spec.json
- * of at most PROBLEM_SPEC_MAX bytes, into text and/or parsed into *js (a new
- * reference), either may be NULL. 0, or -1 with err naming the file. */
+/* The one reader of spec files, under problem_load (consumers take a
+ * loaded struct problem; tools that want only the text or JSON call it):
+ * DIR/spec.json of at most PROBLEM_SPEC_MAX bytes, into text and/or parsed
+ * into *js (a new reference), either may be NULL. 0, or -1 with err naming
+ * the file. */
 int problem_read_spec(const char *dir, struct buf *text, json_t **js, struct buf *err);
 /* Same from an in-memory spec (texts may be NULL); for tests and fixtures. */
 int problem_load_json(struct problem *p, const char *spec_text, const char *origin,
