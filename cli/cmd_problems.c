@@ -107,17 +107,6 @@ static json_t *summary_json(const struct problem *p, double gbps, double gflops)
 	return o;
 }
 
-/* The id of a problem directory: its last two components (levelN/NNN_Name). */
-static json_t *dir_id(const char *dir)
-{
-	const char *e = dir + strlen(dir), *s;
-	int slashes = 0;
-	for (s = e; s > dir; s--)
-		if (s[-1] == '/' && ++slashes == 2)
-			break;
-	return json_string_nocheck(s);
-}
-
 /* Loads every problem; one that does not load goes into `broken` (when not
  * NULL) as {id, error, at: its place among the loaded ones}, and the rest go on. */
 static int load_all(struct cli_ctx *ctx, int level, struct problem **ps, int *n, int *bad,
@@ -142,7 +131,8 @@ static int load_all(struct cli_ctx *ctx, int level, struct problem **ps, int *n,
 			(*bad)++;
 			if (broken)
 				json_array_append_new(broken, json_pack("{s:o, s:s, s:i}", "id",
-									dir_id(dirs[i]), "error", err.s,
+									json_string_nocheck(problem_dir_id(dirs[i])),
+									"error", err.s,
 									"at", *n));
 		} else {
 			(*n)++;

@@ -41,20 +41,19 @@ const char *family_name(int i)
 unsigned family_of_problem(const json_t *spec)
 {
 	const char *fam = json_string_value(json_object_get(spec, "family"));
-	const char *name = json_string_value(json_object_get(spec, "name"));
-	json_int_t num = json_integer_value(json_object_get(spec, "number"));
+	const char *op = json_string_value(json_object_get(json_object_get(spec, "attrs"), "op"));
 
 	if (!fam)
 		fam = "";
-	if (!name)
-		name = "";
-	/* before the name tests: level-2 names mention softmax, gemm, conv... */
+	if (!op)
+		op = "";
 	if (!strcmp(fam, "graph"))
 		return FAM_GRAPH;
-	/* Matrix-scalar (5) and diagonal scaling (12) are elementwise at heart. */
-	if (num == 5 || strstr(fam, "elementwise") || strstr(fam, "activation"))
+	/* the matrix-scalar product is "elementwise" (op "scale") */
+	if (strstr(fam, "elementwise") || strstr(fam, "activation"))
 		return FAM_ELEMENTWISE;
-	if (strstr(fam, "softmax") || strstr(name, "Softmax"))
+	/* softmax and log-softmax are "norm" ops that work on rows */
+	if (strstr(fam, "softmax") || !strcmp(op, "softmax") || !strcmp(op, "log_softmax"))
 		return FAM_ROWSOFTMAX;
 	if (strstr(fam, "reduc") || strstr(fam, "arg"))
 		return FAM_REDUCE;

@@ -24,7 +24,7 @@ enum {
 };
 #define FAM_COUNT 11
 const char *family_name(int bit_index);
-/* The family bit of a problem (from spec "family" and its name), 0 if none. */
+/* The family bit of a problem (from spec "family" and attrs "op"), 0 if none. */
 unsigned family_of_problem(const json_t *spec);
 
 struct catalogue_idea {

@@ -24,7 +24,8 @@ const char *idea_category_name(int bit_index);
 const char *idea_category_title(int bit_index);
 int idea_category_parse(const char *name); /* bit value, or 0 if unknown */
 
-/* The problem as proposers see it: the parsed spec.json and the texts. */
+/* The problem as proposers see it: a view of the search's loaded struct
+ * problem (problem/problem.h), its parsed spec and texts, not a copy. */
 struct proposer_problem {
 	const char *id;            /* "level1/023_Softmax" */
 	const json_t *spec;        /* spec.json (docs/formats.md) */

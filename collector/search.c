@@ -353,30 +353,15 @@ static void set_state(struct search *S, int idx, const char *state, int round)
 
 /* ---- one problem ---- */
 
-static int load_texts(struct sproblem *P, struct buf *err)
+/* The proposers' view of the loaded problem. */
+static void problem_view(struct sproblem *P)
 {
-	struct buf path = BUF_INIT, e2 = BUF_INIT;
-	int r = -1;
-
-	if (problem_read_spec(P->ref->dir, NULL, &P->spec, err) < 0)
-		goto out;
-	path_join(&path, P->ref->dir, "reference.py");
-	if (file_exists(path.s) && buf_read_file(&P->torch, path.s, PROBLEM_TEXT_MAX, err) < 0)
-		goto out;
-	path_join(&path, P->ref->dir, "reference.cu");
-	if (file_exists(path.s) && buf_read_file(&P->refsrc, path.s, PROBLEM_TEXT_MAX, err) < 0)
-		goto out;
 	P->pp.id = P->ref->id;
-	P->pp.spec = P->spec;
-	P->pp.torch_text = P->torch.s;
-	P->pp.reference_src = P->refsrc.s;
+	P->pp.spec = P->prob->spec;
+	P->pp.torch_text = P->prob->torch_text;
+	P->pp.reference_src = P->prob->reference_src;
 	P->pp.gpu_name = P->S->gpu;
 	P->pp.arch = P->S->cfg->arch ? P->S->cfg->arch : "";
-	r = 0;
-out:
-	buf_release(&path);
-	buf_release(&e2);
-	return r;
 }
 
 static int run_problem(struct search *S, int idx, struct buf *err)
@@ -391,13 +376,12 @@ static int run_problem(struct search *S, int idx, struct buf *err)
 	P.S = S;
 	P.idx = idx;
 	P.ref = &c->problems->v[idx];
-	buf_init(&P.spec_text);
-	buf_init(&P.torch);
-	buf_init(&P.refsrc);
+	P.prob = &S->probs[idx];
+	problem_view(&P);
 	sdb_hash8(P.tag, "%s|%s", S->run_id, P.ref->id);
 	tl_start = search_now_s();
 	set_state(S, idx, "running", 0);
-	if (store_open(&P.st, S->db_path, 0, err) < 0 || load_texts(&P, err) < 0) {
+	if (store_open(&P.st, S->db_path, 0, err) < 0) {
 		r = -1;
 		goto out;
 	}
@@ -418,10 +402,6 @@ out:
 	}
 	set_state(S, idx, r < 0 ? "failed" : r == SP_STOP ? "stopped" : r == SP_BUDGET ? "budget" : "done", -1);
 	store_close(&P.st);
-	json_decref(P.spec);
-	buf_release(&P.spec_text);
-	buf_release(&P.torch);
-	buf_release(&P.refsrc);
 	return r;
 }
 
@@ -558,12 +538,16 @@ int search_run(const struct search_config *cfg, const char *db_path, const char 
 	search_run_id(cfg, S.run_id);
 	snprintf(res->run_id, sizeof(res->run_id), "%s", S.run_id);
 	S.p = xcalloc((size_t)S.n, sizeof(*S.p));
+	S.probs = xcalloc((size_t)S.n, sizeof(*S.probs));
+	for (int i = 0; i < S.n; i++)
+		if (problem_load(&S.probs[i], cfg->problems->v[i].dir, err) < 0)
+			goto out_nostore;
 	if (store_open(&st, db_path, STORE_CREATE, err) < 0)
 		goto out_nostore;
 	if (store_begin(&st, err) < 0)
 		goto out;
 	for (int i = 0; i < S.n; i++)
-		if (store_put_problem_dir(&st, cfg->problems->v[i].dir, err) < 0) {
+		if (store_put_problem(&st, &S.probs[i], err) < 0) {
 			store_rollback(&st);
 			goto out;
 		}
@@ -628,6 +612,9 @@ out:
 out_nostore:
 	free(th);
 	free(S.p);
+	for (int i = 0; S.probs && i < S.n; i++)
+		problem_release(&S.probs[i]);
+	free(S.probs);
 	buf_release(&S.errors);
 	pthread_mutex_destroy(&S.lock);
 	return ret;

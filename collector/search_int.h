@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include "collector/search.h"
+#include "problem/problem.h"
 #include "store/store.h"
 
 #define SEARCH_DETAIL_MAX (16 * 1024)  /* bytes of eval detail kept per candidate */
@@ -18,6 +19,7 @@ struct search {
 	char gpu[128];
 	pthread_mutex_t lock;
 	struct search_pstat *p;
+	struct problem *probs;     /* the n problems, loaded once (problem_load) */
 	int n, next;
 	int t_ideas, t_impls, t_calls;
 	long long t_tokens;
@@ -33,9 +35,8 @@ struct sproblem {
 	struct search *S;
 	int idx;
 	const struct problem_ref *ref;
+	const struct problem *prob; /* S->probs[idx] */
 	struct store st;
-	struct buf spec_text, torch, refsrc;
-	json_t *spec;
 	struct proposer_problem pp;
 	char tag[16];              /* 8 hex digits of hash(run|problem), for ids */
 	int *fail_streak;          /* proposer calls failed in a row (under S->lock) */

@@ -172,7 +172,7 @@ int sp_reference(struct sproblem *P, struct buf *err)
 	int st, r;
 	json_t *c, *parents;
 
-	if (!P->refsrc.len)
+	if (!P->prob->reference_src || !*P->prob->reference_src)
 		return SP_OK;
 	st = sdb_round_state(P, 0, err);
 	if (st < 0)
@@ -191,7 +191,7 @@ int sp_reference(struct sproblem *P, struct buf *err)
 		char part[32];
 		snprintf(part, sizeof(part), "ref_%s", P->tag);
 		parents = json_array();
-		r = sdb_eval_put(P, 0, NULL, part, 0, P->refsrc.s, NULL, NULL, NULL, parents, NULL, err);
+		r = sdb_eval_put(P, 0, NULL, part, 0, P->prob->reference_src, NULL, NULL, NULL, parents, NULL, err);
 		json_decref(parents);
 		if (r < 0)
 			return -1;

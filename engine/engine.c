@@ -257,7 +257,7 @@ struct eng_problem *engine_problem(struct engine *e, const char *query, struct b
 			int r;
 			ep->dir = xstrdup(dir.s);
 			pthread_mutex_lock(&e->store_mu);
-			r = store_put_problem_dir(&e->store, dir.s, err);
+			r = store_put_problem(&e->store, &ep->p, err);
 			pthread_mutex_unlock(&e->store_mu);
 			if (r < 0) {
 				problem_release(&ep->p);

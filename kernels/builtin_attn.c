@@ -9,6 +9,8 @@
  * Parameters: bq (query rows per block), block (threads), fast (__expf). */
 #include "kernels/builtin_tmpl.h"
 
+#include <string.h>
+
 #include "kernels/builtin_util.h"
 
 #define ATTN_SMEM_MAX 232448 /* the H100's opt-in dynamic shared memory per block */
@@ -16,9 +18,10 @@
 static int attn_supports(const json_t *spec)
 {
 	const json_t *q = bt_input(spec, 0), *k = bt_input(spec, 1), *v = bt_input(spec, 2);
+	const char *op = bt_op(spec, "attention");
 	long long d;
 
-	if (bt_number(spec) != 97 || !q || !k || !v || bt_input(spec, 3) || bt_ndim(q) != 4 ||
+	if (!op || strcmp(op, "sdpa") || !q || !k || !v || bt_input(spec, 3) || bt_ndim(q) != 4 ||
 	    bt_ndim(k) != 4 || bt_ndim(v) != 4)
 		return 0;
 	d = bt_dims_value(spec, q, 3, 4);

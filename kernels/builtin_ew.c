@@ -18,10 +18,10 @@ static const char *flit(double v, char out[40])
 	return out;
 }
 
-/* The operator as a C expression of v (float), per KernelBench problem. */
+/* The operator (attrs "op") as a C expression of v (float). */
 static int ew_expr(const json_t *spec, int fast, struct buf *e)
 {
-	const char *ex = fast ? "__expf" : "expf";
+	const char *ex = fast ? "__expf" : "expf", *op = bt_op(spec, "elementwise");
 	char tmp[128], f1[40], f2[40];
 
 	if (fast)
@@ -29,30 +29,39 @@ static int ew_expr(const json_t *spec, int fast, struct buf *e)
 	else
 		snprintf(tmp, sizeof(tmp), "1.0f / (1.0f + expf(-v))");
 
-	switch (bt_number(spec)) {
-	case 5: buf_addf(e, "v * %s", flit(bt_scalar(spec, "s", 3.14), f1)); break;
-	case 19: buf_adds(e, "fmaxf(v, 0.0f)"); break;
-	case 20: buf_addf(e, "v > 0.0f ? v : v * %s", flit(bt_scalar(spec, "negative_slope", 0.01), f1)); break;
-	case 21: buf_adds(e, tmp); break;
-	case 22: buf_adds(e, "tanhf(v)"); break;
-	case 25: buf_addf(e, "v * (%s)", tmp); break;
-	case 26: buf_adds(e, "0.5f * v * (1.0f + erff(v * 0.7071067811865476f))"); break;
-	case 27:
+	if (!op)
+		return -1;
+	if (!strcmp(op, "scale"))
+		buf_addf(e, "v * %s", flit(bt_scalar(spec, "s", 3.14), f1));
+	else if (!strcmp(op, "relu"))
+		buf_adds(e, "fmaxf(v, 0.0f)");
+	else if (!strcmp(op, "leaky_relu"))
+		buf_addf(e, "v > 0.0f ? v : v * %s", flit(bt_scalar(spec, "negative_slope", 0.01), f1));
+	else if (!strcmp(op, "sigmoid"))
+		buf_adds(e, tmp);
+	else if (!strcmp(op, "tanh"))
+		buf_adds(e, "tanhf(v)");
+	else if (!strcmp(op, "swish"))
+		buf_addf(e, "v * (%s)", tmp);
+	else if (!strcmp(op, "gelu"))
+		buf_adds(e, "0.5f * v * (1.0f + erff(v * 0.7071067811865476f))");
+	else if (!strcmp(op, "selu"))
 		buf_addf(e, "1.0507009873554805f * (v > 0.0f ? v : 1.6732632423543772f * (%s(v) - 1.0f))", ex);
-		break;
-	case 28: buf_adds(e, "fminf(fmaxf(v * (1.0f / 6.0f) + 0.5f, 0.0f), 1.0f)"); break;
-	case 29: buf_addf(e, "v > 20.0f ? v : log1pf(%s(v))", ex); break;
-	case 30: buf_adds(e, fast ? "__fdividef(v, 1.0f + fabsf(v))" : "v / (1.0f + fabsf(v))"); break;
-	case 31: buf_addf(e, "v > 0.0f ? v : %s * (%s(v) - 1.0f)", flit(bt_scalar(spec, "alpha", 1.0), f1), ex); break;
-	case 32:
+	else if (!strcmp(op, "hardsigmoid"))
+		buf_adds(e, "fminf(fmaxf(v * (1.0f / 6.0f) + 0.5f, 0.0f), 1.0f)");
+	else if (!strcmp(op, "softplus"))
+		buf_addf(e, "v > 20.0f ? v : log1pf(%s(v))", ex);
+	else if (!strcmp(op, "softsign"))
+		buf_adds(e, fast ? "__fdividef(v, 1.0f + fabsf(v))" : "v / (1.0f + fabsf(v))");
+	else if (!strcmp(op, "elu"))
+		buf_addf(e, "v > 0.0f ? v : %s * (%s(v) - 1.0f)", flit(bt_scalar(spec, "alpha", 1.0), f1), ex);
+	else if (!strcmp(op, "hardtanh"))
 		buf_addf(e, "fminf(fmaxf(v, %s), %s)", flit(bt_scalar(spec, "min_val", -1.0), f1),
 			 flit(bt_scalar(spec, "max_val", 1.0), f2));
-		break;
-	case 88:
+	else if (!strcmp(op, "new_gelu"))
 		buf_adds(e, "0.5f * v * (1.0f + tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)))");
-		break;
-	default: return -1;
-	}
+	else
+		return -1;
 	return 0;
 }
 
@@ -80,7 +89,7 @@ int tmpl_ew_render(const json_t *spec, const json_t *p, struct buf *s, struct bu
 	if (block < 32 || block > 1024 || (vec != 1 && vec != 4) || ilp < 1 || ilp > 8 || waves < 1 || waves > 64)
 		return kf_err(err, "ew: bad parameters");
 	if (ew_expr(spec, fast, &e))
-		return kf_err(err, "ew: no elementwise operator for problem %d", bt_number(spec));
+		return kf_err(err, "ew: no elementwise operator for %s", bt_id(spec));
 	bt_dims_expr(&n, in, 0, bt_ndim(in));
 	buf_addf(s, "// template ew: block=%d vec=%d ilp=%d gridstride=%d fast=%d stream=%d\n",
 		 block, vec, ilp, gs, fast, stream);

@@ -16,15 +16,14 @@ enum { L_MSE, L_HUBER, L_KL, L_HINGE, L_CE, L_TRIPLET };
 
 static int loss_op(const json_t *spec)
 {
-	switch (bt_number(spec)) {
-	case 94: return L_MSE;
-	case 95: return L_CE;
-	case 96: return L_HUBER;
-	case 98: return L_KL;
-	case 99: return L_TRIPLET;
-	case 100: return L_HINGE;
-	default: return -1;
-	}
+	static const char *const ops[] = { "mse", "huber", "kldiv", "hinge", "cross_entropy",
+					   "triplet" }; /* enum order */
+	const char *op = bt_op(spec, "loss");
+
+	for (int i = 0; op && i < (int)(sizeof(ops) / sizeof(ops[0])); i++)
+		if (!strcmp(op, ops[i]))
+			return i;
+	return -1;
 }
 
 static double spec_attr(const json_t *spec, const char *name, double dflt)

@@ -17,7 +17,7 @@ static int tce_shape(const json_t *spec, struct gemm_shape *sh)
 	const json_t *a = bt_input(spec, 0), *b = bt_input(spec, 1);
 	int na, nb, off;
 
-	if (!k || k->number == 4 || !a || !b || bt_input(spec, 2) || bt_ndim(a) < 2 || bt_ndim(b) < 2)
+	if (!k || bt_mm_vec(spec) || !a || !b || bt_input(spec, 2) || bt_ndim(a) < 2 || bt_ndim(b) < 2)
 		return -1;
 	na = bt_ndim(a);
 	nb = bt_ndim(b);
@@ -49,7 +49,7 @@ static int tce_render(const json_t *spec, const json_t *p, struct buf *s, struct
 	int rc;
 
 	if (tce_shape(spec, &sh))
-		return kf_err(err, "matmul_tce: problem %d is not a supported product", bt_number(spec));
+		return kf_err(err, "matmul_tce: %s is not a supported product", bt_id(spec));
 	/* structural zeros of the triangular products' output */
 	if (k->tri == 1)
 		e.code = "        if (m > n) v = 0.0f;";

@@ -21,7 +21,7 @@ static int gemv_supports(const json_t *spec)
 {
 	const json_t *a = bt_input(spec, 0), *b = bt_input(spec, 1);
 
-	return bt_number(spec) == 4 && a && b && !bt_input(spec, 2) && bt_ndim(a) == 2;
+	return bt_mm_vec(spec) && a && b && !bt_input(spec, 2) && bt_ndim(a) == 2;
 }
 
 static int gemv_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err)
@@ -129,7 +129,7 @@ static int diagmm_supports(const json_t *spec)
 {
 	const json_t *a = bt_input(spec, 0), *b = bt_input(spec, 1);
 
-	return bt_number(spec) == 12 && a && b && bt_ndim(a) == 1 && bt_ndim(b) == 2;
+	return json_is_true(json_object_get(bt_attrs(spec, "matmul"), "diag")) && a && b && bt_ndim(a) == 1 && bt_ndim(b) == 2;
 }
 
 static int diagmm_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err)
@@ -334,12 +334,12 @@ static int splitk_render(const json_t *spec, const json_t *p, struct buf *s, str
  * second kernel adds in double; render raises SPLIT so that no slice sums
  * more than 2^15 products in fp32 (6: K = 2^19) and lowers it to keep the
  * partials within 1 GiB. */
-/* The products of the "matmul" template but 4 (matrix-vector: "gemv"). */
+/* The products of the "matmul" template but matrix-vector ("gemv"). */
 static const struct bt_mm_kind *tc_kind_of(const json_t *spec)
 {
 	const struct bt_mm_kind *k = bt_mm_kind_of(spec);
 
-	return k && k->number != 4 ? k : NULL;
+	return k && !bt_mm_vec(spec) ? k : NULL;
 }
 
 static int tc_supports(const json_t *spec)
@@ -477,7 +477,7 @@ static int tc_render(const json_t *spec, const json_t *p, struct buf *s, struct 
 	struct buf M = BUF_INIT, N = BUF_INIT, K = BUF_INIT, batch = BUF_INIT;
 
 	if (!k)
-		return kf_err(err, "matmul_tc: problem %d is not a supported product", bt_number(spec));
+		return kf_err(err, "matmul_tc: %s is not a supported product", bt_id(spec));
 	if ((BM != 64 && BM != 128 && BM != 256) || (BN != 64 && BN != 128 && BN != 256) ||
 	    (BK != 16 && BK != 32) || !pow2_in(WM, 1, 8) || !pow2_in(WN, 1, 8) ||
 	    BM % (16 * WM) || BN % (16 * WN) || ST < 2 || ST > 4 || !pow2_in(split, 1, 256))

@@ -16,20 +16,22 @@
  *   (smem=1) or re-read (smem=0). Params: block, kreg, smem, fast. */
 #include "kernels/builtin_tmpl.h"
 
+#include <string.h>
+
 #include "kernels/builtin_util.h"
 
 enum { M_BN, M_IN, M_GN, M_FRO, M_LN };
 
 static int stats_mode(const json_t *spec)
 {
-	switch (bt_number(spec)) {
-	case 33: return M_BN;
-	case 34: return M_IN;
-	case 35: return M_GN;
-	case 37: return M_FRO;
-	case 40: return M_LN;
-	default: return -1;
-	}
+	static const char *const ops[] = { "batchnorm", "instancenorm", "groupnorm", "frobenius",
+					   "layernorm" }; /* enum order */
+	const char *op = bt_op(spec, "norm");
+
+	for (int i = 0; op && i < (int)(sizeof(ops) / sizeof(ops[0])); i++)
+		if (!strcmp(op, ops[i]))
+			return i;
+	return -1;
 }
 
 static int has_size(const json_t *spec, const char *name)
@@ -304,7 +306,9 @@ static int rms_supports(const json_t *spec)
 	const json_t *in = bt_input(spec, 0);
 	long long n, c;
 
-	if (bt_number(spec) != 36 || !in || bt_ndim(in) < 2 || bt_input(spec, 1))
+	const char *op = bt_op(spec, "norm");
+
+	if (!op || strcmp(op, "rmsnorm") || !in || bt_ndim(in) < 2 || bt_input(spec, 1))
 		return 0;
 	n = bt_dims_value(spec, in, 0, 1);
 	c = bt_dims_value(spec, in, 1, 2);
@@ -431,9 +435,9 @@ static int rms_render(const json_t *spec, const json_t *p, struct buf *s, struct
 static int row_supports(const json_t *spec)
 {
 	const json_t *in = bt_input(spec, 0);
-	int n = bt_number(spec);
+	const char *op = bt_op(spec, "norm");
 
-	return (n == 38 || n == 39) && in && bt_ndim(in) == 2 && !bt_input(spec, 1) &&
+	return op && (!strcmp(op, "l1norm") || !strcmp(op, "l2norm")) && in && bt_ndim(in) == 2 && !bt_input(spec, 1) &&
 	       bt_dims_value(spec, in, 1, 2) > 0 && bt_dims_value(spec, in, 0, 1) > 0;
 }
 
@@ -446,7 +450,8 @@ static int row_render(const json_t *spec, const json_t *p, struct buf *s, struct
 	int smem = bt_param(p, "smem", 1), fast = bt_param(p, "fast", 0);
 	const json_t *in = bt_input(spec, 0), *out = bt_output(spec, 0);
 	long long cols = bt_dims_value(spec, in, 1, 2);
-	int l1 = bt_number(spec) == 38;
+	const char *op = bt_op(spec, "norm");
+	int l1 = op && !strcmp(op, "l1norm");
 	struct buf R = BUF_INIT, D = BUF_INIT;
 
 	if (block < 64 || block > 1024 || block % 32 || kreg < 0 || kreg > 32 ||

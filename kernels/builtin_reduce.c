@@ -4,21 +4,21 @@
  * Parameters: block, unroll (independent accumulators). */
 #include "kernels/builtin_tmpl.h"
 
+#include <string.h>
+
 #include "kernels/builtin_util.h"
 
 enum { R_SUM, R_MEAN, R_MAX, R_MIN, R_ARGMAX, R_ARGMIN };
 
 static int red_op(const json_t *spec)
 {
-	switch (bt_number(spec)) {
-	case 47: return R_SUM;
-	case 48: return R_MEAN;
-	case 49: return R_MAX;
-	case 53: return R_MIN;
-	case 51: return R_ARGMAX;
-	case 52: return R_ARGMIN;
-	default: return -1;
-	}
+	static const char *const ops[] = { "sum", "mean", "max", "min", "argmax", "argmin" };
+	const char *op = bt_op(spec, "reduce");
+
+	for (int i = 0; op && i < (int)(sizeof(ops) / sizeof(ops[0])); i++)
+		if (!strcmp(op, ops[i]))
+			return i; /* enum order */
+	return -1;
 }
 
 int tmpl_reduce_supports(const json_t *spec)

@@ -3,19 +3,23 @@
  * pass for max and sum), fast (__expf). */
 #include "kernels/builtin_tmpl.h"
 
+#include <string.h>
+
 #include "kernels/builtin_util.h"
 
 static int is_log(const json_t *spec)
 {
-	return bt_number(spec) == 24;
+	const char *op = bt_op(spec, "norm");
+
+	return op && !strcmp(op, "log_softmax");
 }
 
 int tmpl_rowsoftmax_supports(const json_t *spec)
 {
 	const json_t *in = bt_input(spec, 0);
-	int n = bt_number(spec);
+	const char *op = bt_op(spec, "norm");
 
-	return (n == 23 || n == 24) && in && bt_ndim(in) == 2 && !bt_input(spec, 1) &&
+	return op && (!strcmp(op, "softmax") || is_log(spec)) && in && bt_ndim(in) == 2 && !bt_input(spec, 1) &&
 	       bt_int_arg(spec, "dim", 1) != 0;
 }
 

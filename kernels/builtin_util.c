@@ -86,9 +86,22 @@ long long bt_int_arg(const json_t *spec, const char *name, long long dflt)
 	return json_is_integer(v) ? json_integer_value(v) : dflt;
 }
 
-int bt_number(const json_t *spec)
+const json_t *bt_attrs(const json_t *spec, const char *family)
 {
-	return (int)json_integer_value(json_object_get(spec, "number"));
+	const char *f = json_string_value(json_object_get(spec, "family"));
+
+	return f && !strcmp(f, family) ? json_object_get(spec, "attrs") : NULL;
+}
+
+const char *bt_op(const json_t *spec, const char *family)
+{
+	return json_string_value(json_object_get(bt_attrs(spec, family), "op"));
+}
+
+const char *bt_id(const json_t *spec)
+{
+	const char *s = json_string_value(json_object_get(spec, "id"));
+	return s ? s : "?";
 }
 
 int bt_param(const json_t *params, const char *name, int dflt)
@@ -98,21 +111,41 @@ int bt_param(const json_t *params, const char *name, int dflt)
 	return json_is_integer(v) ? (int)json_integer_value(v) : dflt;
 }
 
-static const struct bt_mm_kind mm_kinds[] = {
-	{ 1, 0, 0, 0, 0 }, { 2, 0, 0, 0, 0 }, { 3, 0, 0, 1, 0 }, { 4, 0, 0, 0, 0 },
-	{ 6, 0, 0, 0, 0 }, { 7, 0, 0, 0, 0 }, { 8, 0, 0, 0, 0 }, { 9, 0, 0, 0, 0 },
-	{ 10, 0, 0, 0, 0 }, { 11, 0, 0, 0, 0 }, { 13, 0, 0, 0, 0 }, { 14, 0, 0, 0, 1 },
-	{ 15, 0, 0, 0, 2 }, { 16, 1, 0, 0, 0 }, { 17, 0, 1, 0, 0 }, { 18, 1, 1, 0, 0 },
+/* Every kind, at [((batched * 2 + trans_a) * 2 + trans_b) * 3 + tri]. */
+#define MM_TRI(b, ta, tb) { ta, tb, b, 0 }, { ta, tb, b, 1 }, { ta, tb, b, 2 }
+static const struct bt_mm_kind mm_kinds[24] = {
+	MM_TRI(0, 0, 0), MM_TRI(0, 0, 1), MM_TRI(0, 1, 0), MM_TRI(0, 1, 1),
+	MM_TRI(1, 0, 0), MM_TRI(1, 0, 1), MM_TRI(1, 1, 0), MM_TRI(1, 1, 1),
 };
 
 const struct bt_mm_kind *bt_mm_kind_of(const json_t *spec)
 {
-	int n = bt_number(spec);
+	const json_t *a = bt_attrs(spec, "matmul");
+	const char *mask = json_string_value(json_object_get(a, "mask"));
+	int tri;
 
-	for (size_t i = 0; i < sizeof(mm_kinds) / sizeof(mm_kinds[0]); i++)
-		if (mm_kinds[i].number == n)
-			return &mm_kinds[i];
-	return NULL;
+	if (!a || json_is_true(json_object_get(a, "diag")))
+		return NULL;
+	if (!mask || !strcmp(mask, "none"))
+		tri = 0;
+	else if (!strcmp(mask, "triu"))
+		tri = 1;
+	else if (!strcmp(mask, "tril"))
+		tri = 2;
+	else
+		return NULL;
+	return &mm_kinds[((json_is_true(json_object_get(a, "batched")) * 2 +
+			   json_is_true(json_object_get(a, "trans_a"))) * 2 +
+			  json_is_true(json_object_get(a, "trans_b"))) * 3 + tri];
+}
+
+int bt_mm_vec(const json_t *spec)
+{
+	const struct bt_mm_kind *k = bt_mm_kind_of(spec);
+	const json_t *b = bt_input(spec, 1);
+
+	return k && !k->batched && !k->trans_a && !k->trans_b && !k->tri && bt_ndim(b) == 2 &&
+	       bt_dims_value(spec, b, 1, 2) == 1;
 }
 
 void bt_mm_dims(const json_t *spec, const struct bt_mm_kind *k, struct buf *batch, struct buf *M,

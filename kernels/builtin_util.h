@@ -18,15 +18,25 @@ long long bt_dims_value(const json_t *spec, const json_t *tensor, int from, int 
 /* A scalar of the spec by name (or the constructor argument), else dflt. */
 double bt_scalar(const json_t *spec, const char *name, double dflt);
 long long bt_int_arg(const json_t *spec, const char *name, long long dflt);
-int bt_number(const json_t *spec);
+/* The spec's "attrs" when its "family" is FAMILY, else NULL; its attrs
+ * "op" likewise. Templates decide on what the spec names, never on its
+ * KernelBench number (tests/t0022-no-number-logic.sh). */
+const json_t *bt_attrs(const json_t *spec, const char *family);
+const char *bt_op(const json_t *spec, const char *family);
+/* The spec's id, for messages. */
+const char *bt_id(const json_t *spec);
 int bt_param(const json_t *params, const char *name, int dflt);
 
-/* The level-1 matrix products the matmul templates realize, by problem
- * number (4 is matrix-vector: B has no column dim). NULL for others. */
+/* The matrix products the matmul templates realize, as the "matmul"
+ * family's attrs describe them ("batched", "trans_a", "trans_b", "mask"
+ * none/triu/tril). NULL for another family, for diag(A) @ B ("diag") and
+ * for a mask it does not know. */
 struct bt_mm_kind {
-	int number, trans_a, trans_b, batched, tri; /* tri: 1 upper, 2 lower */
+	int trans_a, trans_b, batched, tri; /* tri: 1 upper, 2 lower */
 };
 const struct bt_mm_kind *bt_mm_kind_of(const json_t *spec);
+/* A plain product whose B is one column (its last dim is 1): matrix-vector. */
+int bt_mm_vec(const json_t *spec);
 /* The product's batch, M, N and K as expressions over size names ("1"
  * where there is none), from its inputs A and B. */
 void bt_mm_dims(const json_t *spec, const struct bt_mm_kind *k, struct buf *batch, struct buf *M,

@@ -57,6 +57,7 @@ void problem_release(struct problem *p)
 	free(p->t);
 	free(p->torch_text);
 	free(p->reference_src);
+	free(p->spec_text);
 	json_decref(p->spec);
 	memset(p, 0, sizeof(*p));
 }
@@ -523,6 +524,10 @@ static int load(struct problem *p, const char *spec_text, size_t len, const char
 		return -1;
 	}
 	buf_release(&e2);
+	p->spec_text = strndup(spec_text, len);
+	if (!p->spec_text)
+		abort();
+	p->spec_len = len;
 	return parse_spec(p, file, err);
 }
 

@@ -22,7 +22,7 @@
 #define PROBLEM_MAX_SETS 4              /* "alive" ranges set to a value per tensor */
 #define PROBLEM_MAX_TENSORS 4096        /* inputs, params and outputs (level 3: ~600 params) */
 #define PROBLEM_MAX_SIZES 256           /* named sizes; shapes may also use integer dims */
-#define PROBLEM_SPEC_MAX (8 << 20)      /* bytes of spec.json (a level-3 graph) */
+#define PROBLEM_SPEC_MAX (8 << 20)      /* bytes of spec.json: the one cap (docs/problems.md) */
 #define PROBLEM_TEXT_MAX (1 << 20)      /* bytes of reference.py / reference.cu */
 #define PROBLEM_GUARD_BYTES 65536       /* canary bytes each side of each buffer (memory plan) */
 
@@ -91,7 +91,13 @@ struct problem {
 	double wide_bound;         /* spec "wide_bound": r of the U[-r, r) extra draw; 0: none set */
 	char *torch_text;      /* reference.py */
 	char *reference_src;   /* reference.cu */
+	/* The one in-memory form of a spec: every consumer (engine, oracle,
+	 * store, search, proposers) gets this struct or its spec. kernels/
+	 * take the json_t: the parsed JSON of the one reader; kernels read it
+	 * through kernels/builtin_util.c's bt_* accessors. */
 	json_t *spec;          /* the parsed spec.json (owned reference) */
+	char *spec_text;       /* its bytes as read (the store keeps them and their hash) */
+	size_t spec_len;
 };
 
 void problem_init(struct problem *p);
@@ -99,9 +105,11 @@ void problem_release(struct problem *p);
 /* Loads DIR/spec.json, DIR/reference.py, DIR/reference.cu. Every error names
  * the file and the field. */
 int problem_load(struct problem *p, const char *dir, struct buf *err);
-/* The one reader of spec files (problem_load, the store, the search): DIR/spec.json
- * of at most PROBLEM_SPEC_MAX bytes, into text and/or parsed into *js (a new
- * reference), either may be NULL. 0, or -1 with err naming the file. */
+/* The one reader of spec files, under problem_load (consumers take a
+ * loaded struct problem; tools that want only the text or JSON call it):
+ * DIR/spec.json of at most PROBLEM_SPEC_MAX bytes, into text and/or parsed
+ * into *js (a new reference), either may be NULL. 0, or -1 with err naming
+ * the file. */
 int problem_read_spec(const char *dir, struct buf *text, json_t **js, struct buf *err);
 /* Same from an in-memory spec (texts may be NULL); for tests and fixtures. */
 int problem_load_json(struct problem *p, const char *spec_text, const char *origin,
@@ -133,14 +141,25 @@ int problem_name_find(const struct problem_name *v, int n, const char *query, in
  * it names several). */
 int problem_name_one(const struct problem_name *v, int n, const char *query, struct buf *err);
 
+/* The problem index (problem_find.c), the one scan of ROOT/problems:
+ * every directory levelN/NNN_Name (level 0 = all) that holds a spec.json,
+ * sorted by level then number. problem_find, problem_list_dirs and the
+ * PROBLEMS lists (problem_list.c) resolve through it. */
+struct problem_index {
+	char **dirs;               /* ROOT/problems/levelN/NNN_Name, owned */
+	struct problem_name *v;    /* v[i].id points into dirs[i] */
+	int n;
+};
+int problem_index_load(struct problem_index *ix, const char *root, int level, struct buf *err);
+void problem_index_release(struct problem_index *ix);
 /* Resolves a query (above) under ROOT/problems/ into the directory path:
  * 0, PROBLEM_UNKNOWN, or -1 when the suite cannot be read. */
 int problem_find(const char *root, const char *query, struct buf *dir_out, struct buf *err);
 /* The id part of a problem directory's path: "ROOT/problems/level1/019_ReLU"
  * -> "level1/019_ReLU" (a pointer into path). */
 const char *problem_dir_id(const char *path);
-/* Lists every problem directory under ROOT/problems/levelN (level 0 = all),
- * sorted by level then number. Caller frees each string and the array. */
+/* The index's directories (level 0 = all). Caller frees each string and
+ * the array. */
 int problem_list_dirs(const char *root, int level, char ***dirs, int *n, struct buf *err);
 
 /* The bytes the engine needs at once for this problem (inputs, reference

@@ -1,4 +1,4 @@
-/* Finding problem directories under ROOT/problems/levelN/NNN_Name. */
+/* The problem index: the one scan of ROOT/problems/levelN/NNN_Name. */
 #include "problem/problem.h"
 #include "core/fsutil.h"
 #include "core/xalloc.h"
@@ -69,13 +69,22 @@ static int scan_level(const char *root, int level, struct pdir **v, int *n, int 
 	return 0;
 }
 
-int problem_list_dirs(const char *root, int level, char ***dirs, int *n, struct buf *err)
+void problem_index_release(struct problem_index *ix)
+{
+	for (int i = 0; ix->dirs && i < ix->n; i++)
+		free(ix->dirs[i]);
+	free(ix->dirs);
+	free(ix->v);
+	memset(ix, 0, sizeof(*ix));
+}
+
+int problem_index_load(struct problem_index *ix, const char *root, int level, struct buf *err)
 {
 	struct pdir *v = NULL;
+	struct buf spec = BUF_INIT;
 	int cnt = 0, cap = 0;
 
-	*dirs = NULL;
-	*n = 0;
+	memset(ix, 0, sizeof(*ix));
 	for (int l = level ? level : 1; l <= (level ? level : 9); l++)
 		if (scan_level(root, l, &v, &cnt, &cap, err) < 0) {
 			for (int i = 0; i < cnt; i++)
@@ -85,11 +94,37 @@ int problem_list_dirs(const char *root, int level, char ***dirs, int *n, struct 
 		}
 	if (cnt)
 		qsort(v, (size_t)cnt, sizeof(*v), cmp_pdir);
-	*dirs = xcalloc((size_t)cnt + 1, sizeof(char *));
-	for (int i = 0; i < cnt; i++)
-		(*dirs)[i] = v[i].path;
-	*n = cnt;
+	ix->dirs = xcalloc((size_t)cnt + 1, sizeof(*ix->dirs));
+	ix->v = xcalloc((size_t)cnt + 1, sizeof(*ix->v));
+	for (int i = 0; i < cnt; i++) {
+		/* a directory without a spec is not a problem */
+		path_join(&spec, v[i].path, "spec.json");
+		if (!file_exists(spec.s)) {
+			free(v[i].path);
+			continue;
+		}
+		ix->dirs[ix->n] = v[i].path;
+		ix->v[ix->n].id = problem_dir_id(v[i].path);
+		ix->v[ix->n].level = v[i].level;
+		ix->v[ix->n].number = v[i].number;
+		ix->n++;
+	}
 	free(v);
+	buf_release(&spec);
+	return 0;
+}
+
+int problem_list_dirs(const char *root, int level, char ***dirs, int *n, struct buf *err)
+{
+	struct problem_index ix;
+
+	*dirs = NULL;
+	*n = 0;
+	if (problem_index_load(&ix, root, level, err) < 0)
+		return -1;
+	*dirs = ix.dirs; /* the caller owns the paths now */
+	*n = ix.n;
+	free(ix.v);
 	return 0;
 }
 
@@ -104,27 +139,16 @@ const char *problem_dir_id(const char *path)
 
 int problem_find(const char *root, const char *query, struct buf *dir_out, struct buf *err)
 {
-	char **dirs = NULL;
-	struct problem_name *v;
-	int n = 0, r;
+	struct problem_index ix;
+	int r;
 
-	if (problem_list_dirs(root, 0, &dirs, &n, err) < 0)
+	if (problem_index_load(&ix, root, 0, err) < 0)
 		return -1;
-	v = xcalloc((size_t)n + 1, sizeof(*v));
-	for (int i = 0; i < n; i++) {
-		const char *id = problem_dir_id(dirs[i]);
-		v[i].id = id;
-		v[i].level = atoi(id + 5);
-		v[i].number = atoi(strchr(id, '/') + 1);
-	}
-	r = problem_name_one(v, n, query, err);
+	r = problem_name_one(ix.v, ix.n, query, err);
 	if (r >= 0) {
 		buf_reset(dir_out);
-		buf_adds(dir_out, dirs[r]);
+		buf_adds(dir_out, ix.dirs[r]);
 	}
-	for (int i = 0; i < n; i++)
-		free(dirs[i]);
-	free(dirs);
-	free(v);
+	problem_index_release(&ix);
 	return r < 0 ? r : 0;
 }

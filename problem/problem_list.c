@@ -47,40 +47,28 @@ static int cmp_ref(const void *a, const void *b)
 	return strcmp(x->id, y->id);
 }
 
-/* Every problem under ROOT/problems with a spec, sorted: the directories
- * of problem_list_dirs, the one scanner. */
+/* Every problem under ROOT/problems, sorted: the problem index. */
 static int scan_all(struct problem_list *all, const char *root, struct buf *err)
 {
-	struct buf base = BUF_INIT, spec = BUF_INIT;
-	char **dirs = NULL;
-	int n = 0, ret = -1;
+	struct problem_index ix;
+	struct buf base = BUF_INIT;
+	int ret = -1;
 
 	path_join(&base, root, "problems");
 	if (!is_dir(base.s)) {
 		kf_err(err, "no problem suite at %s", base.s);
 		goto out;
 	}
-	if (problem_list_dirs(root, 0, &dirs, &n, err) < 0)
+	if (problem_index_load(&ix, root, 0, err) < 0)
 		goto out;
-	for (int i = 0; i < n && all->n < PROBLEM_LIST_MAX; i++) {
-		struct problem_ref r;
-		const char *id = problem_dir_id(dirs[i]);
-		path_join(&spec, dirs[i], "spec.json");
-		if (!file_exists(spec.s))
-			continue;
-		r.id = (char *)id;
-		r.dir = dirs[i];
-		r.level = atoi(id + 5);
-		r.number = atoi(strchr(id, '/') + 1);
+	for (int i = 0; i < ix.n && all->n < PROBLEM_LIST_MAX; i++) {
+		struct problem_ref r = { (char *)ix.v[i].id, ix.dirs[i], ix.v[i].level, ix.v[i].number };
 		add(all, &r);
 	}
+	problem_index_release(&ix);
 	ret = 0;
 out:
-	for (int i = 0; i < n; i++)
-		free(dirs[i]);
-	free(dirs);
 	buf_release(&base);
-	buf_release(&spec);
 	return ret;
 }
 

@@ -10,43 +10,29 @@
 
 #define BASELINE_MAX (16u << 20)
 
-int store_put_problem_dir(struct store *s, const char *problem_dir, struct buf *err)
+int store_put_problem(struct store *s, const struct problem *pr, struct buf *err)
 {
-	struct buf p = BUF_INIT, spec = BUF_INIT, torch = BUF_INIT, e2 = BUF_INIT;
-	json_t *js = NULL, *row = NULL;
-	char hex[65], now[32];
+	json_t *js = pr->spec, *row = NULL;
+	char hex[65];
 	int ret = -1;
 
-	if (problem_read_spec(problem_dir, &spec, &js, err) < 0)
-		goto out;
-	path_join(&p, problem_dir, "reference.py");
-	if (file_exists(p.s) && buf_read_file(&torch, p.s, PROBLEM_TEXT_MAX, err) < 0)
-		goto out;
-	{
-		const char *id;
-		int64_t level, number;
-		const char *name;
-		path_join(&p, problem_dir, "spec.json");
-		if (jreq_str(js, "id", &id, p.s, err) < 0 || jreq_int(js, "level", &level, p.s, err) < 0 ||
-		    jreq_int(js, "number", &number, p.s, err) < 0 ||
-		    jreq_str(js, "name", &name, p.s, err) < 0)
-			goto out;
-		sha256_hex(spec.s, spec.len, hex);
-		store_now(now);
-		(void)now;
-		row = json_pack("{s:s,s:I,s:I,s:s,s:s?,s:s?,s:s?,s:s,s:s,s:s,s:f,s:f}", "id", id,
-				"level", (json_int_t)level, "number", (json_int_t)number, "name", name,
-				"kernelbench_file", jget_str(js, "kernelbench_file", NULL), "family",
-				jget_str(js, "family", NULL), "op", jget_str(js, "op", NULL), "spec",
-				spec.s, "spec_sha256", hex, "torch_text", torch.s, "flops",
-				jget_num(js, "flops", 0), "min_bytes", jget_num(js, "min_bytes", 0));
-	}
+	if (!pr->spec_text)
+		return kf_err(err, "%s: no spec text", pr->id ? pr->id : "problem");
+	sha256_hex(pr->spec_text, pr->spec_len, hex);
+	row = json_pack("{s:s,s:I,s:I,s:s,s:s?,s:s?,s:s?,s:s,s:s,s:s?,s:f,s:f}", "id", pr->id,
+			"level", (json_int_t)pr->level, "number", (json_int_t)pr->number, "name",
+			pr->name, "kernelbench_file", jget_str(js, "kernelbench_file", NULL), "family",
+			jget_str(js, "family", NULL), "op", jget_str(js, "op", NULL), "spec",
+			pr->spec_text, "spec_sha256", hex, "torch_text", pr->torch_text, "flops",
+			jget_num(js, "flops", 0), "min_bytes", jget_num(js, "min_bytes", 0));
+	if (!row)
+		return kf_err(err, "%s: cannot build the problems row", pr->id);
 	if (store_insert(s, "problems", row, STORE_IGNORE, err) < 0)
 		goto out;
 	{
 		/* An unchanged row is not rewritten: a store with nothing new stays
 		 * byte-identical (make dataset run twice packs the same tarball). */
-		json_t *prm = json_pack("[O,s,s]", json_object_get(row, "id"), hex, torch.s);
+		json_t *prm = json_pack("[O,s,s?]", json_object_get(row, "id"), hex, pr->torch_text);
 		long long same = 0;
 		int r = store_query_int(s, "SELECT count(*) FROM problems WHERE id = ? AND spec_sha256 = ? "
 				       "AND torch_text IS ?", prm, 0, &same, err);
@@ -67,12 +53,7 @@ int store_put_problem_dir(struct store *s, const char *problem_dir, struct buf *
 		json_decref(where);
 	}
 out:
-	json_decref(js);
 	json_decref(row);
-	buf_release(&p);
-	buf_release(&spec);
-	buf_release(&torch);
-	buf_release(&e2);
 	return ret;
 }
 
@@ -200,8 +181,15 @@ int store_import_baselines(struct store *s, const char *root, const char *path,
 				if (!bsearch(&e2.s, only, n_only, sizeof(*only), cmp_str))
 					continue;
 			}
-			if (store_put_problem_dir(s, dir.s, err) < 0)
-				goto fail;
+			{
+				struct problem pr;
+				int r;
+				problem_init(&pr);
+				r = problem_load(&pr, dir.s, err) < 0 ? -1 : store_put_problem(s, &pr, err);
+				problem_release(&pr);
+				if (r < 0)
+					goto fail;
+			}
 			prm = json_pack("[s,i]", file, level);
 			if (store_query_one(s, "SELECT id FROM problems WHERE kernelbench_file = ? AND level = ?",
 					    prm, &spec_row, err) < 0) {

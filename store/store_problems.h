@@ -4,9 +4,10 @@
 
 #include "store.h"
 
-/* Upserts the problems row for problems/levelL/<dir> (spec.json and
- * reference.py read from disk; the row changes when the spec does). */
-int store_put_problem_dir(struct store *s, const char *problem_dir, struct buf *err);
+/* Upserts the problems row of a loaded problem (its spec's bytes and
+ * reference.py; the row changes when the spec does). */
+struct problem;
+int store_put_problem(struct store *s, const struct problem *p, struct buf *err);
 
 /* Finds the problem directory of a KernelBench file name ("23_Softmax.py")
  * under root/problems/level<level>/; writes the path to out. */

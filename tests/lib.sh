@@ -82,3 +82,24 @@ emulate_jobs() {
 		python3 "$0" "$KFORGE" "$2" "$1" --cand "$4" "$3" 2>&1 | tail -n 1 >"$1.res"' \
 		"$KF_ROOT/tests/tools/emulate_refs.py" <"$1"
 }
+
+# fixture_problem DIR: a problem that loads (problem_load) in DIR, named
+# by it (ROOT/problems/levelL/NNN_Name): level 1's ReLU spec renamed, and
+# reference.py/reference.cu unless DIR has them. For tests whose problems
+# only need to be valid ones.
+fixture_problem() {
+	mkdir -p "$1" && python3 - "$KF_ROOT/problems/level1/019_ReLU" "$1" <<'PY'
+import json, os, shutil, sys
+src, d = sys.argv[1], sys.argv[2].rstrip("/")
+s = json.load(open(os.path.join(src, "spec.json")))
+base, lv = os.path.basename(d), os.path.basename(os.path.dirname(d))
+num, _, name = base.partition("_")
+s.update(id=lv + "/" + base, level=int(lv[5:]), number=int(num), name=name,
+         kernelbench_file="%d_%s.py" % (int(num), name))
+with open(os.path.join(d, "spec.json"), "w") as f:
+    json.dump(s, f, indent=1)
+for t in ("reference.py", "reference.cu"):
+    if not os.path.exists(os.path.join(d, t)):
+        shutil.copy(os.path.join(src, t), os.path.join(d, t))
+PY
+}

@@ -3,14 +3,10 @@
 # re-importing (replace), and skipping unknown files.
 . "$KF_ROOT/tests/lib.sh"
 
-mkdir -p root/templates root/problems/level1/019_ReLU root/problems/level1/023_Softmax
-for p in "19 ReLU 019_ReLU" "23 Softmax 023_Softmax"; do
-	set -- $p
-	cat >"root/problems/level1/$3/spec.json" <<JSON
-{"id": "level1/$3", "level": 1, "number": $1, "name": "$2", "kernelbench_file": "$1_$2.py",
- "family": "elementwise", "op": "x", "flops": 10, "min_bytes": 20}
-JSON
-	echo "class Model: pass" >"root/problems/level1/$3/reference.py"
+# the problems' rows come from loaded problems: valid ones
+mkdir -p root/templates
+for p in 019_ReLU 023_Softmax; do
+	fixture_problem "root/problems/level1/$p"
 done
 export KFORGE_ROOT="$T_TMP/root"
 cat >eager.json <<'JSON'
@@ -46,13 +42,7 @@ check "no host path stored" sh -c "! sqlite3 '$KFORGE_DB' 'select source from ba
 # KernelBench's file names can keep a trailing underscore that the problem's
 # directory drops (1_Square_matrix_multiplication_.py -> 001_Square_matrix_
 # multiplication): found by number, checked against the spec's file name.
-mkdir -p root/problems/level1/001_Square_matrix_multiplication
-cat >root/problems/level1/001_Square_matrix_multiplication/spec.json <<'JSON'
-{"id": "level1/001_Square_matrix_multiplication", "level": 1, "number": 1,
- "name": "Square_matrix_multiplication", "kernelbench_file": "1_Square_matrix_multiplication_.py",
- "family": "matmul", "op": "x", "flops": 10, "min_bytes": 20}
-JSON
-echo "class Model: pass" >root/problems/level1/001_Square_matrix_multiplication/reference.py
+cp -r "$KF_ROOT/problems/level1/001_Square_matrix_multiplication" root/problems/level1/
 cat >under.json <<'JSON'
 {"level1": {"1_Square_matrix_multiplication_.py": {"mean": 2.0, "std": 0.1, "num_trials": 100}}}
 JSON

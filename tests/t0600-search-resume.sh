@@ -17,11 +17,10 @@ mkfixture() { # root
 		n=$(printf %03d "$i")
 		d="$1/problems/level1/${n}_P$i"
 		mkdir -p "$d"
-		printf '{"id":"level1/%s_P%d","level":1,"number":%d,"name":"P%d","family":"elementwise"}\n' \
-			"$n" "$i" "$i" "$i" >"$d/spec.json"
 		printf 'extern "C" __global__ void ref(const float* x, float* y, long long n) { }\n/*@launch\nref<<<4, 256>>>(x, y, n);\n@*/\n// %s\n' \
 			"$i" >"$d/reference.cu"
 		echo "class Model: pass  # $i" >"$d/reference.py"
+		fixture_problem "$d"
 	done
 }
 mkfixture root

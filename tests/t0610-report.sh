@@ -7,8 +7,8 @@ SF="$KF_BUILD/tests/searchfake"
 for i in 1 2; do
 	d="root/problems/level1/00${i}_P$i"
 	mkdir -p "$d"
-	printf '{"id":"level1/00%d_P%d","level":1,"number":%d,"name":"P%d"}\n' "$i" "$i" "$i" "$i" >"$d/spec.json"
 	printf 'extern "C" __global__ void ref() { }\n/*@launch\nref<<<1, 1>>>();\n@*/\n// %d\n' "$i" >"$d/reference.cu"
+	fixture_problem "$d"
 done
 DB="$T_TMP/kforge.db"
 check "a search to report on" sh -c "'$SF' --db '$DB' --root root --rounds 2 --k 2 --m 2 --seed 5 >/dev/null"

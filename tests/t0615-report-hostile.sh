@@ -6,8 +6,8 @@
 SF="$KF_BUILD/tests/searchfake"
 d="root/problems/level1/001_P1"
 mkdir -p "$d"
-printf '{"id":"level1/001_P1","level":1,"number":1,"name":"P1"}\n' >"$d/spec.json"
 printf 'extern "C" __global__ void ref() { }\n/*@launch\nref<<<1, 1>>>();\n@*/\n' >"$d/reference.cu"
+fixture_problem "$d"
 DB="$T_TMP/kforge.db"
 check "a search to report on" sh -c "'$SF' --db '$DB' --root root --rounds 1 --k 2 --m 2 --seed 5 >/dev/null"
 q() { sqlite3 "$DB" "$1"; }

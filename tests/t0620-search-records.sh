@@ -11,8 +11,8 @@ EXCL="--exclude runs.created_at --exclude runs.finished_at --exclude rounds.star
 for i in 1 2 3; do
 	d="root/problems/level1/00${i}_P$i"
 	mkdir -p "$d"
-	printf '{"id":"level1/00%d_P%d","level":1,"number":%d,"name":"P%d"}\n' "$i" "$i" "$i" "$i" >"$d/spec.json"
 	printf 'extern "C" __global__ void ref() { }\n/*@launch\nref<<<1, 1>>>();\n@*/\n// %d\n' "$i" >"$d/reference.cu"
+	fixture_problem "$d"
 done
 q() { sqlite3 "$1" "$2"; }
 

@@ -2,8 +2,8 @@
 # kforge search's command line: help, usage errors, resume with nothing
 # to resume, the proposer choice and what it says about it.
 . "$KF_ROOT/tests/lib.sh"
-mkdir -p root/problems/level1/001_P1 root/templates
-echo '{"id":"level1/001_P1","level":1,"number":1,"name":"P1"}' >root/problems/level1/001_P1/spec.json
+mkdir -p root/templates
+fixture_problem root/problems/level1/001_P1
 export KFORGE_ROOT="$T_TMP/root"
 unset KFORGE_LLM_BASE_URL
 

@@ -24,6 +24,19 @@ done
 expect_exit 1 "a template refuses a problem of another family" "$E" render \
 	"$(ls "$KF_ROOT"/problems/level1/019_*/spec.json)" conv_igemm
 contains "saying it does not apply" "$T_TMP/err" "does not apply"
+# a template decides on the spec's family and attrs, not on its number:
+# level-2 problems that share a number with a level-1 one it realizes
+# (014 once took the triangular SGEMM's) get none of the level-1 templates
+: >l2.out
+for n in 001 004 012 014 019 023 024 033 036 038 047 094 097; do
+	for t in ew rowsoftmax reduce matmul matmul_tc matmul_tce gemv diagmm norm_stats norm_rms \
+		norm_row loss-mean attn-flash; do
+		"$E" render "$(ls "$KF_ROOT"/problems/level2/"$n"_*/spec.json)" "$t" >/dev/null 2>&1 &&
+			echo "level2/$n $t" >>l2.out
+	done
+done
+check "no level-1 template takes a level-2 problem by its number" test ! -s l2.out
+[ -s l2.out ] && sed 's/^/#   /' l2.out
 expect_exit 1 "an unknown template is an error" "$E" render \
 	"$(ls "$KF_ROOT"/problems/level1/019_*/spec.json)" nosuch
 contains "naming it" "$T_TMP/err" "unknown template 'nosuch'"

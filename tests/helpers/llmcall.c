@@ -18,6 +18,7 @@
 #include "collector/llm.h"
 #include "core/fsutil.h"
 #include "core/json.h"
+#include "problem/problem.h"
 
 static const char *cache_dir;
 static const char *task;
@@ -221,8 +222,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: llmcall --problem DIR [options] ideas|implement|repair\n");
 		return 2;
 	}
-	buf_setf(&path, "%s/spec.json", pdir);
-	if (!(spec = json_load_file_bounded(path.s, 1u << 20, &err)))
+	if (problem_read_spec(pdir, NULL, &spec, &err) < 0)
 		goto fail;
 	buf_setf(&path, "%s/reference.py", pdir);
 	if (buf_read_file(&torch, path.s, 1u << 20, &err) < 0)

@@ -44,6 +44,14 @@ static void test_all_specs_load(void **state)
 		assert_non_null(strstr(p.torch_text, "class Model"));
 		assert_true(p.n_in >= 1 && p.n_out >= 1);
 		assert_true(p.min_bytes > 0);
+		{
+			/* the struct keeps the spec's bytes as read (the store's copy) */
+			struct buf t = BUF_INIT;
+			assert_int_equal(problem_read_spec(dirs[i], &t, NULL, &err), 0);
+			assert_int_equal(p.spec_len, t.len);
+			assert_memory_equal(p.spec_text, t.s, t.len);
+			buf_release(&t);
+		}
 		assert_true(prev < p.number);
 		prev = p.number;
 		problem_release(&p);
@@ -394,6 +402,54 @@ static char *many_spec(int total, size_t pad)
 
 /* Level-3 models carry hundreds of params: up to PROBLEM_MAX_TENSORS
  * load, one more is refused by name; specs up to PROBLEM_SPEC_MAX. */
+/* The index lists directories with a spec only: find and list agree. */
+static void test_index(void **state)
+{
+	char tmpl[] = "/tmp/kf-index-XXXXXX", path[256], cmd[300];
+	const char *dirs[] = { "level1/001_A", "level1/002_B", "level1/010_C", "level1/x_D",
+			       "level2/003_E" };
+	struct problem_index ix;
+	struct buf dir = BUF_INIT, err = BUF_INIT;
+	char **ld;
+	int n;
+	FILE *f;
+	(void)state;
+
+	assert_non_null(mkdtemp(tmpl));
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "mkdir -p '%s/problems/%s'", tmpl, dirs[i]);
+		assert_int_equal(system(cmd), 0);
+		if (i == 1)
+			continue; /* 002_B: no spec */
+		snprintf(path, sizeof(path), "%s/problems/%s/spec.json", tmpl, dirs[i]);
+		assert_non_null(f = fopen(path, "w"));
+		fputs("{}", f);
+		fclose(f);
+	}
+	assert_int_equal(problem_index_load(&ix, tmpl, 0, &err), 0);
+	assert_int_equal(ix.n, 3);
+	assert_string_equal(ix.v[0].id, "level1/001_A");
+	assert_string_equal(ix.v[1].id, "level1/010_C");
+	assert_int_equal(ix.v[1].number, 10);
+	assert_string_equal(ix.v[2].id, "level2/003_E");
+	assert_int_equal(ix.v[2].level, 2);
+	assert_non_null(strstr(ix.dirs[2], "/problems/level2/003_E"));
+	problem_index_release(&ix);
+	assert_int_equal(problem_list_dirs(tmpl, 1, &ld, &n, &err), 0);
+	assert_int_equal(n, 2);
+	for (int i = 0; i < n; i++)
+		free(ld[i]);
+	free(ld);
+	assert_int_equal(problem_find(tmpl, "10", &dir, &err), 0);
+	assert_non_null(strstr(dir.s, "level1/010_C"));
+	assert_int_equal(problem_find(tmpl, "2", &dir, &err), PROBLEM_UNKNOWN);
+	assert_int_equal(problem_find(tmpl, "B", &dir, &err), PROBLEM_UNKNOWN);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpl);
+	assert_int_equal(system(cmd), 0);
+	buf_release(&dir);
+	buf_release(&err);
+}
+
 static void test_many_tensors(void **state)
 {
 	struct problem p;
@@ -468,7 +524,7 @@ int main(void)
 		cmocka_unit_test(test_floor_flops),
 		cmocka_unit_test(test_bad_sizes),      cmocka_unit_test(test_shape_mismatch),
 		cmocka_unit_test(test_unreadable),     cmocka_unit_test(test_find),
-		cmocka_unit_test(test_many_tensors),
+		cmocka_unit_test(test_many_tensors),   cmocka_unit_test(test_index),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
