@@ -524,9 +524,7 @@ static int load(struct problem *p, const char *spec_text, size_t len, const char
 		return -1;
 	}
 	buf_release(&e2);
-	p->spec_text = strndup(spec_text, len);
-	if (!p->spec_text)
-		abort();
+	p->spec_text = xstrndup(spec_text, len);
 	p->spec_len = len;
 	return parse_spec(p, file, err);
 }
