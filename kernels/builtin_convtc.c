@@ -14,6 +14,7 @@
 
 #include "kernels/builtin_conv.h"
 #include "kernels/builtin_util.h"
+#include "gen/tf32x3_cuh.h"
 
 struct ctc {
 	int bm, bn, bk, wm, wn, nt, pxt, kst, smem;
@@ -125,36 +126,9 @@ static void emit_loaders(struct buf *s)
  * tensor-core accumulation truncates, so long sums drift past 1e-4. */
 static void emit_mma(struct buf *s)
 {
-	buf_adds(s, "        wmma::fragment<wmma::accumulator, 16, 16, 8, float> part[FM][FN];\n"
-		    "#pragma unroll\n"
-		    "        for (int i = 0; i < FM; i++)\n"
-		    "#pragma unroll\n"
-		    "            for (int j = 0; j < FN; j++) wmma::fill_fragment(part[i][j], 0.0f);\n"
-		    "        // not unrolled: with the gathered registers live, unrolling spilled\n"
-		    "#pragma unroll 1\n"
-		    "        for (int kk = 0; kk < BK; kk += 8) {\n"
-		    "            wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::col_major> ah[FM], al[FM];\n"
-		    "            wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::col_major> bh[FN], bl[FN];\n"
-		    "#pragma unroll\n"
-		    "            for (int i = 0; i < FM; i++) {\n"
-		    "                wmma::load_matrix_sync(ah[i], As + kk * (BM + 8) + (wm * FM + i) * 16, BM + 8);\n"
-		    "#pragma unroll\n"
-		    "                for (int e = 0; e < ah[i].num_elements; e++) {\n"
-		    "                    const float v = ah[i].x[e], h = wmma::__float_to_tf32(v);\n"
-		    "                    ah[i].x[e] = h;\n"
-		    "                    al[i].x[e] = wmma::__float_to_tf32(v - h);\n"
-		    "                }\n"
-		    "            }\n"
-		    "#pragma unroll\n"
-		    "            for (int j = 0; j < FN; j++) {\n"
-		    "                wmma::load_matrix_sync(bh[j], Bs + (wn * FN + j) * 16 * (BK + 4) + kk, BK + 4);\n"
-		    "#pragma unroll\n"
-		    "                for (int e = 0; e < bh[j].num_elements; e++) {\n"
-		    "                    const float v = bh[j].x[e], h = wmma::__float_to_tf32(v);\n"
-		    "                    bh[j].x[e] = h;\n"
-		    "                    bl[j].x[e] = wmma::__float_to_tf32(v - h);\n"
-		    "                }\n"
-		    "            }\n");
+	bt_cuh_section(s, tf32x3_cuh, "part_init");
+	buf_adds(s, "        // not unrolled: with the gathered registers live, unrolling spilled\n");
+	bt_cuh_section(s, tf32x3_cuh, "split_kstep");
 	tmpl_tc_emit_mma(s);
 }
 

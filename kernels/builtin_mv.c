@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kernels/builtin_util.h"
+#include "gen/tf32x3_cuh.h"
 
 static int pow2_in(int v, int lo, int hi)
 {
@@ -385,22 +386,8 @@ static int tc_cap_split(const json_t *spec, const struct bt_mm_kind *k, int spli
  * accumulation truncates, so long sums drift past 1e-4. matmul_tc, conv_tc. */
 void tmpl_tc_emit_mma(struct buf *s)
 {
-	buf_adds(s, "#pragma unroll\n"
-		    "            for (int i = 0; i < FM; i++)\n"
-		    "#pragma unroll\n"
-		    "                for (int j = 0; j < FN; j++) {\n"
-		    "                    // small terms first\n"
-		    "                    wmma::mma_sync(part[i][j], al[i], bh[j], part[i][j]);\n"
-		    "                    wmma::mma_sync(part[i][j], ah[i], bl[j], part[i][j]);\n"
-		    "                    wmma::mma_sync(part[i][j], ah[i], bh[j], part[i][j]);\n"
-		    "                }\n"
-		    "        }\n"
-		    "#pragma unroll\n"
-		    "        for (int i = 0; i < FM; i++)\n"
-		    "#pragma unroll\n"
-		    "            for (int j = 0; j < FN; j++)\n"
-		    "#pragma unroll\n"
-		    "                for (int e = 0; e < acc[i][j].num_elements; e++) acc[i][j].x[e] += part[i][j].x[e];\n");
+	bt_cuh_section(s, tf32x3_cuh, "products");
+	bt_cuh_section(s, tf32x3_cuh, "fadd");
 }
 
 /* The device helpers: cp.async wrappers and the tile loader (also conv_tc's). */

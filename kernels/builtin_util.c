@@ -1,5 +1,7 @@
 #include "kernels/builtin_util.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const json_t *nth_role(const json_t *spec, const char *key, int i)
@@ -154,4 +156,37 @@ void bt_emit_tile_fma(struct buf *s, const char *a_index)
 		    "#pragma unroll\n"
 		    "                for (int j = 0; j < TN; j++) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);\n"
 		    "        }\n", a_index);
+}
+
+#define CUH_MARK "//@ "
+
+int bt_cuh_find(const char *cuh, const char *name, const char **p, size_t *n)
+{
+	size_t mark = strlen(CUH_MARK), len = strlen(name);
+
+	for (const char *l = cuh; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+		if (strncmp(l, CUH_MARK, mark) || strncmp(l + mark, name, len) || l[mark + len] != '\n')
+			continue;
+		const char *b = l + mark + len + 1, *e = b;
+		while (*e && strncmp(e, CUH_MARK, mark)) {
+			const char *nl = strchr(e, '\n');
+			e = nl ? nl + 1 : e + strlen(e);
+		}
+		*p = b;
+		*n = (size_t)(e - b);
+		return 0;
+	}
+	return -1;
+}
+
+void bt_cuh_section(struct buf *s, const char *cuh, const char *name)
+{
+	const char *p;
+	size_t n;
+
+	if (bt_cuh_find(cuh, name, &p, &n)) {
+		fprintf(stderr, "kforge: built-in kernel text lacks section \"%s\"\n", name);
+		abort();
+	}
+	buf_add(s, p, n);
 }

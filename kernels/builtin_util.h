@@ -36,4 +36,14 @@ void bt_mm_dims(const json_t *spec, const struct bt_mm_kind *k, struct buf *batc
  * av[i] = As[kk][a_index] (an expression of i). */
 void bt_emit_tile_fma(struct buf *s, const char *a_index);
 
+/* The fixed device text of the templates lives in kernels/cuda/NAME.cuh,
+ * embedded as NAME_cuh (scripts/cuh2c.sh). A .cuh holds sections: a line
+ * "//@ NAME" opens one, which runs to the next such line or the end; text
+ * before the first is the file's comment and is never emitted.
+ * bt_cuh_find points *p, *n at section name's text, or returns -1;
+ * bt_cuh_section appends it and aborts on an unknown name (a name in the
+ * code that its .cuh lacks: a build error, not an input error). */
+int bt_cuh_find(const char *cuh, const char *name, const char **p, size_t *n);
+void bt_cuh_section(struct buf *s, const char *cuh, const char *name);
+
 #endif
