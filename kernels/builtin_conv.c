@@ -17,6 +17,7 @@
 
 #include "kernels/builtin_conv.h"
 #include "kernels/builtin_util.h"
+#include "gen/conv_cuh.h"
 
 static const json_t *attr(const json_t *spec, const char *name)
 {
@@ -342,27 +343,12 @@ static void emit_tile_load(struct buf *s, int fixed, int fused, const char *kb)
 		emit_gather_dw(s, "                ");
 	else
 		cg_emit_gather(s, "                ");
-	buf_adds(s, "                ra[q] = v;\n            }\n"
-		    "#pragma unroll\n"
-		    "            for (int q = 0; q < LB; q++) {\n"
-		    "                const int i = tid + q * NT, kk = i % BK, nn = i / BK, co = co0 + nn, k = kb + kk;\n"
-		    "                rb[q] = (i < BN * BK && co < CO && k < K) ? __ldg(w + (long long)co * K + k) : 0.0f;\n"
-		    "            }\n        }\n");
+	bt_cuh_section(s, conv_cuh, "tile_load_tail");
 }
 
 static void emit_tile_store(struct buf *s)
 {
-	buf_adds(s, "#pragma unroll\n"
-		    "        for (int q = 0; q < LA; q++) {\n"
-		    "            const int i = tid + q * NT;\n"
-		    "            if (i < BM * BK) As[i / BM][i % BM] = ra[q];\n"
-		    "        }\n"
-		    "#pragma unroll\n"
-		    "        for (int q = 0; q < LB; q++) {\n"
-		    "            const int i = tid + q * NT;\n"
-		    "            if (i < BN * BK) Bs[i % BK][i / BK] = rb[q];\n"
-		    "        }\n"
-		    "        __syncthreads();\n");
+	bt_cuh_section(s, conv_cuh, "tile_store");
 }
 
 /* pf: the next K tile's global loads are issued before this tile's FMAs,

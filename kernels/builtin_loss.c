@@ -11,6 +11,7 @@
 #include "kernels/builtin_tmpl.h"
 
 #include "kernels/builtin_util.h"
+#include "gen/loss_cuh.h"
 
 enum { L_MSE, L_HUBER, L_KL, L_HINGE, L_CE, L_TRIPLET };
 
@@ -38,33 +39,13 @@ static double spec_attr(const json_t *spec, const char *name, double dflt)
  * and writes the mean. */
 static void emit_final(struct buf *s)
 {
-	buf_adds(s, "extern \"C\" __global__ void __launch_bounds__(256)\n"
-		    "loss_final(const double* __restrict__ part, long long np, float* __restrict__ loss,\n"
-		    "           long long count)\n{\n"
-		    "    __shared__ double ws[8];\n"
-		    "    double v = 0.0;\n"
-		    "    for (long long i = threadIdx.x; i < np; i += blockDim.x) v += part[i];\n"
-		    "    for (int o = 16; o; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);\n"
-		    "    if ((threadIdx.x & 31) == 0) ws[threadIdx.x >> 5] = v;\n"
-		    "    __syncthreads();\n"
-		    "    if (threadIdx.x == 0) {\n"
-		    "        double t = 0.0;\n"
-		    "        for (int w = 0; w < (int)(blockDim.x >> 5); w++) t += ws[w];\n"
-		    "        loss[0] = (float)(t / (double)count);\n"
-		    "    }\n}\n\n");
+	bt_cuh_section(s, loss_cuh, "final");
 }
 
 /* Block reduce of the double v, thread 0 writes part[blockIdx.x]. */
 static void emit_block_sum(struct buf *s)
 {
-	buf_adds(s, "    for (int o = 16; o; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);\n"
-		    "    if ((threadIdx.x & 31) == 0) ws[threadIdx.x >> 5] = v;\n"
-		    "    __syncthreads();\n"
-		    "    if (threadIdx.x == 0) {\n"
-		    "        double t = 0.0;\n"
-		    "        for (int w = 0; w < (int)(blockDim.x >> 5); w++) t += ws[w];\n"
-		    "        part[blockIdx.x] = t;\n"
-		    "    }\n}\n\n");
+	bt_cuh_section(s, loss_cuh, "block_sum");
 }
 
 static int mean_supports(const json_t *spec)

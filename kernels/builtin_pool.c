@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "kernels/builtin_util.h"
+#include "gen/pool_cuh.h"
 
 struct pgeo {
 	long long in[3], out[3], nc;
@@ -78,18 +79,14 @@ static void pool_defines(struct buf *s, const struct pgeo *g)
 			    "#define P%c %d\n#define DIL%c %d\n",
 			 ax[i], g->in[i], ax[i], g->out[i], ax[i], g->k[i], ax[i], g->s[i], ax[i], g->p[i],
 			 ax[i], g->d[i]);
-	buf_adds(s, "#define NEG_INF (-__int_as_float(0x7f800000))\n"
-		    "// max as PyTorch: a NaN wins and stays\n"
-		    "#define MAXNAN(m, v) (((v) > (m) || (v) != (v)) ? (v) : (m))\n");
+	bt_cuh_section(s, pool_cuh, "defines");
 }
 
 /* The average's divisor for the window starting at (d0, h0, w0). */
 static void pool_divisor(struct buf *s, const struct pgeo *g)
 {
 	if (g->cip)
-		buf_adds(s, "    // count_include_pad: the window clipped to the padded extent\n"
-			    "    const float div = (float)((min(d0 + KD, ID + PD) - d0) * (min(h0 + KH, IH + PH) - h0) *\n"
-			    "                              (min(w0 + KW, IW + PW) - w0));\n");
+		bt_cuh_section(s, pool_cuh, "divisor_pad");
 	else
 		buf_adds(s, "    const float div = (float)((min(d0 + KD, ID) - max(d0, 0)) * (min(h0 + KH, IH) - max(h0, 0)) *\n"
 			    "                              (min(w0 + KW, IW) - max(w0, 0)));\n");
@@ -115,35 +112,12 @@ static int pool_render(const json_t *spec, const json_t *p, struct buf *s, struc
 		return kf_err(err, "pool: bad parameters");
 	buf_addf(s, "// template pool: block=%d opt=%d (%s)\n", block, opt, g.max ? "max" : "avg");
 	pool_defines(s, &g);
-	buf_adds(s, "__device__ __forceinline__ float pool_one(const float* __restrict__ xp, int od, int oh, int ow)\n{\n"
-		    "    const int d0 = od * SD - PD, h0 = oh * SH - PH, w0 = ow * SW - PW;\n");
+	bt_cuh_section(s, pool_cuh, "one_head");
 	if (g.max)
-		buf_adds(s, "    float m = NEG_INF;\n"
-			    "    for (int kd = 0; kd < KD; ++kd) {\n"
-			    "        const int id = d0 + kd * DILD;\n"
-			    "        if (id < 0 || id >= ID) continue;\n"
-			    "        for (int kh = 0; kh < KH; ++kh) {\n"
-			    "            const int ih = h0 + kh * DILH;\n"
-			    "            if (ih < 0 || ih >= IH) continue;\n"
-			    "            const float* rp = xp + ((long long)id * IH + ih) * IW;\n"
-			    "#pragma unroll\n"
-			    "            for (int kw = 0; kw < KW; ++kw) {\n"
-			    "                const int iw = w0 + kw * DILW;\n"
-			    "                if (iw < 0 || iw >= IW) continue;\n"
-			    "                const float v = __ldg(rp + iw);\n"
-			    "                m = MAXNAN(m, v);\n"
-			    "            }\n        }\n    }\n"
-			    "    return m;\n}\n");
+		bt_cuh_section(s, pool_cuh, "one_max");
 	else {
 		pool_divisor(s, &g);
-		buf_adds(s, "    float acc = 0.0f;\n"
-			    "    const int d1 = min(d0 + KD, ID), h1 = min(h0 + KH, IH), w1 = min(w0 + KW, IW);\n"
-			    "    for (int id = max(d0, 0); id < d1; ++id)\n"
-			    "        for (int ih = max(h0, 0); ih < h1; ++ih) {\n"
-			    "            const float* rp = xp + ((long long)id * IH + ih) * IW;\n"
-			    "            for (int iw = max(w0, 0); iw < w1; ++iw) acc += __ldg(rp + iw);\n"
-			    "        }\n"
-			    "    return acc / div;\n}\n");
+		bt_cuh_section(s, pool_cuh, "one_avg");
 	}
 	buf_addf(s, "extern \"C\" __global__ void __launch_bounds__(%d)\n"
 		    "pool_fwd(const float* __restrict__ x, float* __restrict__ out, long long total)\n{\n"
@@ -285,11 +259,11 @@ static int pool_tile_render(const json_t *spec, const json_t *p, struct buf *s, 
 		    "        }\n",
 		 block, ident);
 	if (g.max)
-		buf_adds(s, "        out[orow * OW + ow] = a;\n    }\n}\n");
+		bt_cuh_section(s, pool_cuh, "tile_store");
 	else {
 		buf_adds(s, "    {\n");
 		pool_divisor(s, &g);
-		buf_adds(s, "        out[orow * OW + ow] = a / div;\n    }\n    }\n}\n");
+		bt_cuh_section(s, pool_cuh, "tile_store_avg");
 	}
 	bt_dims_expr(&rows, out, 0, bt_ndim(out) - 1);
 	buf_addf(s, "\n/*@launch\npool_rows<<<%s * %lld, %d>>>(%s, %s);\n@*/\n", rows.s,

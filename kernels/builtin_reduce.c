@@ -5,6 +5,7 @@
 #include "kernels/builtin_tmpl.h"
 
 #include "kernels/builtin_util.h"
+#include "gen/reduce_cuh.h"
 
 enum { R_SUM, R_MEAN, R_MAX, R_MIN, R_ARGMAX, R_ARGMIN };
 
@@ -75,8 +76,7 @@ int tmpl_reduce_render(const json_t *spec, const json_t *p, struct buf *s, struc
 		buf_addf(s, "            { long long kk = k + u; %s }\n", acc);
 	else
 		buf_addf(s, "            %s;\n", acc);
-	buf_adds(s, "        }\n    }\n"
-		    "    for (; k < r; k++) { float v = p[k * inner]; const int u = 0; const long long kk = k; (void)kk;\n");
+	bt_cuh_section(s, reduce_cuh, "tail");
 	buf_addf(s, "        %s;\n    }\n", acc);
 	switch (op) {
 	case R_SUM: case R_MEAN:

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "kernels/builtin_util.h"
+#include "gen/scan_cuh.h"
 
 enum { S_SUM, S_PROD, S_REV, S_EXCL, S_MASK };
 
@@ -66,10 +67,7 @@ static void scan_load(struct buf *s, int op, int vec)
 		else
 			buf_adds(s, "                v[4 * q] = f.x; v[4 * q + 1] = f.y; v[4 * q + 2] = f.z; v[4 * q + 3] = f.w;\n");
 		if (op == S_MASK)
-			buf_adds(s, "                const unsigned mw = __ldg(reinterpret_cast<const unsigned*>(mr + j));\n"
-				    "#pragma unroll\n"
-				    "                for (int b = 0; b < 4; b++)\n"
-				    "                    if (!((mw >> (8 * b)) & 0xffu)) v[4 * q + b] = 0.0f;\n");
+			bt_cuh_section(s, scan_cuh, "mask_load");
 		buf_addf(s, "            } else {\n"
 			    "                v[4 * q] = v[4 * q + 1] = v[4 * q + 2] = v[4 * q + 3] = %s;\n"
 			    "            }\n        }\n", id);
@@ -108,10 +106,7 @@ static void scan_store(struct buf *s, int op, int vec, int stream)
 				 op == S_REV ? "cols - 4 - j" : "j");
 		return;
 	}
-	buf_adds(s, "#pragma unroll\n"
-		    "        for (int u = 0; u < ITEMS; u++) {\n"
-		    "            const long long j = j0 + u;\n"
-		    "            if (j >= cols) break;\n");
+	bt_cuh_section(s, scan_cuh, "store");
 	if (stream)
 		buf_addf(s, "            __stcs(yr + %s, v[u]);\n        }\n", op == S_REV ? "cols - 1 - j" : "j");
 	else
@@ -159,35 +154,10 @@ static int scan_render(const json_t *spec, const json_t *p, struct buf *s, struc
 		    "        float v[ITEMS];\n",
 		 block);
 	scan_load(s, op, vec);
-	buf_adds(s, "        // thread-local inclusive scan of the chunk\n"
-		    "#pragma unroll\n"
-		    "        for (int u = 1; u < ITEMS; u++) v[u] = OP(v[u - 1], v[u]);\n"
-		    "        // warp inclusive scan of the chunk totals\n"
-		    "        acc_t inc = (acc_t)v[ITEMS - 1];\n"
-		    "#pragma unroll\n"
-		    "        for (int d = 1; d < 32; d <<= 1) {\n"
-		    "            const acc_t n = __shfl_up_sync(0xffffffffu, inc, d);\n"
-		    "            if (lane >= d) inc = OP(n, inc);\n"
-		    "        }\n"
-		    "        acc_t exc = __shfl_up_sync(0xffffffffu, inc, 1);\n"
-		    "        if (lane == 0) exc = (acc_t)IDENT;\n"
-		    "        if (lane == 31) wtot[warp] = inc;\n"
-		    "        __syncthreads();\n"
-		    "        acc_t woff = (acc_t)IDENT, tot = (acc_t)IDENT;\n"
-		    "#pragma unroll\n"
-		    "        for (int w = 0; w < NWARP; w++) {\n"
-		    "            const acc_t t = wtot[w];\n"
-		    "            if (w < warp) woff = OP(woff, t);\n"
-		    "            tot = OP(tot, t);\n"
-		    "        }\n"
-		    "        __syncthreads();\n"
-		    "        const acc_t off = (acc_t)OP(carry, (double)OP(woff, exc));\n"
-		    "        carry = OP(carry, (double)tot);\n");
+	bt_cuh_section(s, scan_cuh, "chunk_scan");
 	/* the results replace v[] in place (no second array: registers) */
 	if (op == S_EXCL)
-		buf_adds(s, "#pragma unroll\n"
-			    "        for (int u = ITEMS - 1; u > 0; u--) v[u] = (float)OP(off, (acc_t)v[u - 1]);\n"
-			    "        v[0] = (float)off;\n");
+		bt_cuh_section(s, scan_cuh, "exclusive");
 	else
 		buf_adds(s, "#pragma unroll\n"
 			    "        for (int u = 0; u < ITEMS; u++) v[u] = (float)OP(off, (acc_t)v[u]);\n");

@@ -14,6 +14,9 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "kernels/builtin_util.h"
+#include "gen/gemm_epi_cuh.h"
+
 #define MAX_EPI_TEXT (64 * 1024)
 
 static int is_ident(const char *s)
@@ -204,30 +207,7 @@ static int configure(struct gemm_cfg *c, const struct gemm_shape *sh, const json
 /* Device helpers of both cores, once per candidate (guarded). */
 void gemm_emit_common(struct buf *s)
 {
-	buf_adds(s, "#ifndef KF_GEMM_EPI_COMMON\n#define KF_GEMM_EPI_COMMON\n"
-		    "#ifdef __CUDACC__ // (on the host: tests/tools/emulate_shim_mma.h)\n"
-		    "__device__ __forceinline__ unsigned kfg_smem(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }\n"
-		    "// cp.async with src-size: 0 bytes read give zeros (the edges)\n"
-		    "__device__ __forceinline__ void kfg_cp16(unsigned d, const float* s, bool in)\n"
-		    "{ asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\\n\" :: \"r\"(d), \"l\"(s), \"r\"(in ? 16 : 0) : \"memory\"); }\n"
-		    "__device__ __forceinline__ void kfg_cp4(unsigned d, const float* s, bool in)\n"
-		    "{ asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4, %2;\\n\" :: \"r\"(d), \"l\"(s), \"r\"(in ? 4 : 0) : \"memory\"); }\n"
-		    "__device__ __forceinline__ void kfg_commit() { asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\"); }\n"
-		    "template <int N> __device__ __forceinline__ void kfg_wait() { asm volatile(\"cp.async.wait_group %0;\\n\" :: \"n\"(N) : \"memory\"); }\n"
-		    "__device__ __forceinline__ float4 kfg_lds128(unsigned a)\n"
-		    "{\n    float4 v;\n"
-		    "    asm volatile(\"ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\\n\" : \"=f\"(v.x), \"=f\"(v.y), \"=f\"(v.z), \"=f\"(v.w) : \"r\"(a));\n"
-		    "    return v;\n}\n"
-		    "__device__ __forceinline__ void kfg_sts128(unsigned a, unsigned x, unsigned y, unsigned z, unsigned w)\n"
-		    "{ asm volatile(\"st.shared.v4.b32 [%0], {%1, %2, %3, %4};\\n\" :: \"r\"(a), \"r\"(x), \"r\"(y), \"r\"(z), \"r\"(w) : \"memory\"); }\n"
-		    "__device__ __forceinline__ float kfg_trunc(float x) { return __uint_as_float(__float_as_uint(x) & 0xffffe000u); }\n"
-		    "// two floats as bf16x2 (round to nearest), lo in the low half (the lower k slot)\n"
-		    "__device__ __forceinline__ unsigned kfg_bf2(float lo, float hi)\n"
-		    "{\n    unsigned d;\n"
-		    "    asm(\"cvt.rn.bf16x2.f32 %0, %1, %2;\\n\" : \"=r\"(d) : \"f\"(hi), \"f\"(lo));\n"
-		    "    return d;\n}\n"
-		    "#endif\n"
-		    "#endif\n");
+	bt_cuh_section(s, gemm_epi_cuh, "common");
 }
 
 /* The epilogue as a function of v, b, m, n and the caller's parameters only. */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "kernels/builtin_util.h"
+#include "gen/graph3_cuh.h"
 
 static int dim_of(const struct gr_plan *p, int k, const char *key)
 {
@@ -590,10 +591,7 @@ static int rnn_head(struct gr_plan *p, int gi, struct buf *err)
 					    "    c[%lldLL + b * H_ + j] = cc;\n",
 					 d * B * H, c0 ? "c0[H0OFF + b * H_ + j]" : "0.0f", d * B * H);
 			else if (G == 3)
-				buf_adds(&body, "    const float rg = 1.0f / (1.0f + expf(-(gx[0] + gh[0])));\n"
-					    "    const float zg = 1.0f / (1.0f + expf(-(gx[1] + gh[1])));\n"
-					    "    const float ng = tanhf(gx[2] + rg * gh[2]);\n"
-					    "    const float h = (1.0f - zg) * ng + zg * hprev;\n");
+				bt_cuh_section(&body, graph3_cuh, "gru_update");
 			else
 				buf_addf(&body, "    const float h = %s;\n", !strcmp(kind, "rnn_tanh") ?
 					 "tanhf(gx[0] + gh[0])" : "fmaxf(gx[0] + gh[0], 0.0f)");

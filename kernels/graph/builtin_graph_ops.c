@@ -12,6 +12,7 @@
 
 #include "kernels/emit/builtin_epi.h"
 #include "kernels/builtin_util.h"
+#include "gen/graph_ops_cuh.h"
 
 /* The store of one output element: ei and v, the epilogue, y[ei] = v. */
 static void store(struct buf *b, const char *ind, const char *idx, const char *val,
@@ -152,8 +153,7 @@ void gr_helpers(struct gr_plan *p, unsigned h)
 		else	/* NaN propagates */
 			buf_addf(&p->src, "            sh[threadIdx.x] = (a %s b || a != a) ? a : b;\n",
 				 i == 1 ? ">" : "<");
-		buf_adds(&p->src, "        }\n        __syncthreads();\n    }\n"
-			    "    const double r = sh[0];\n    __syncthreads();\n    return r;\n}\n\n");
+		bt_cuh_section(&p->src, graph_ops_cuh, "helpers_end");
 	}
 }
 
@@ -251,13 +251,7 @@ static int linear_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *
 		    "        }\n        __syncthreads();\n",
 		 M, K, p->BM, p->BN, p->BK, p->TM, p->TN, M, N, K);
 	bt_emit_tile_fma(&body, "tr * TM + i");
-	buf_adds(&body, "        __syncthreads();\n    }\n"
-		    "    for (int ti = 0; ti < TM; ti++) {\n"
-		    "        const long long r = row0 + tr * TM + ti;\n"
-		    "        if (r >= M) break;\n"
-		    "        for (int tj = 0; tj < TN; tj++) {\n"
-		    "            const long long cc = col0 + tc * TN + tj;\n"
-		    "            if (cc >= N) break;\n");
+	bt_cuh_section(&body, graph_ops_cuh, "linear_store");
 	store(&body, "            ", "r * N + cc", "acc[ti][tj]", e);
 	buf_adds(&body, "        }\n    }\n");
 	buf_addf(&pre, "#define BM %d\n#define BN %d\n#define BK %d\n#define TM %d\n#define TN %d\n"
@@ -407,37 +401,16 @@ static int conv_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 		    "        const float* xp = x + (n * CI + ci) * ((long long)ID * IH * IW);\n",
 		 p->dacc ? "double acc = 0.0" : "float acc = 0.0f");
 	if (!tr)
-		buf_adds(&body, "        const float* wp = w + (long long)(co * cpg + cj) * (KD * KH * KW);\n"
-			    "        for (int kd = 0; kd < KD; ++kd) {\n"
-			    "            const int id = od * SD - PD + kd * DILD;\n"
-			    "            if (id < 0 || id >= ID) continue;\n"
-			    "            for (int kh = 0; kh < KH; ++kh) {\n"
-			    "                const int ih = oh * SH - PH + kh * DILH;\n"
-			    "                if (ih < 0 || ih >= IH) continue;\n"
-			    "                for (int kw = 0; kw < KW; ++kw) {\n"
-			    "                    const int iw = ow * SW - PW + kw * DILW;\n"
-			    "                    if (iw < 0 || iw >= IW) continue;\n");
+		bt_cuh_section(&body, graph_ops_cuh, "conv_taps");
 	else	/* out[o] gathers x[i] where o = i * S - P + k * DIL */
-		buf_adds(&body, "        const float* wp = w + (long long)(ci * opg + oc) * (KD * KH * KW);\n"
-			    "        for (int kd = 0; kd < KD; ++kd) {\n"
-			    "            const int nd = od + PD - kd * DILD;\n"
-			    "            if (nd < 0 || nd % SD != 0 || nd / SD >= ID) continue;\n"
-			    "            const int id = nd / SD;\n"
-			    "            for (int kh = 0; kh < KH; ++kh) {\n"
-			    "                const int nh = oh + PH - kh * DILH;\n"
-			    "                if (nh < 0 || nh % SH != 0 || nh / SH >= IH) continue;\n"
-			    "                const int ih = nh / SH;\n"
-			    "                for (int kw = 0; kw < KW; ++kw) {\n"
-			    "                    const int nw = ow + PW - kw * DILW;\n"
-			    "                    if (nw < 0 || nw % SW != 0 || nw / SW >= IW) continue;\n"
-			    "                    const int iw = nw / SW;\n");
+		bt_cuh_section(&body, graph_ops_cuh, "convt_taps");
 	if (p->dacc)	/* level 3: deep nets amplify fp32 rounding (batch norm of few values) */
 		buf_adds(&body, "                    acc = fma((double)xp[((long long)id * IH + ih) * IW + iw],\n"
 			    "                              (double)wp[(kd * KH + kh) * KW + kw], acc);\n");
 	else
 		buf_adds(&body, "                    acc = fmaf(xp[((long long)id * IH + ih) * IW + iw],\n"
 			    "                               wp[(kd * KH + kh) * KW + kw], acc);\n");
-	buf_adds(&body, "                }\n            }\n        }\n    }\n");
+	bt_cuh_section(&body, graph_ops_cuh, "conv_end");
 	store(&body, "    ", "idx", p->dacc ? "(float)acc" : "acc", e);
 	signature(&sig, p, "const float* __restrict__ x, const float* __restrict__ w, ", e);
 	buf_addf(&args, "%s, %s, ", xs, ws);
@@ -491,27 +464,9 @@ static int pool_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 		    "    const float* xp = x + t * ((long long)ID * IH * IW);   /* t = n * C + c */\n"
 		    "    const int d0 = od * SD - PD, h0 = oh * SH - PH, w0 = ow * SW - PW;\n", o->numel);
 	if (mx)
-		buf_adds(&body, "    float m = __int_as_float((int)0xff800000);\n"
-			    "    for (int kd = 0; kd < KD; ++kd) {\n"
-			    "        const int id = d0 + kd * DILD;\n"
-			    "        if (id < 0 || id >= ID) continue;\n"
-			    "        for (int kh = 0; kh < KH; ++kh) {\n"
-			    "            const int ih = h0 + kh * DILH;\n"
-			    "            if (ih < 0 || ih >= IH) continue;\n"
-			    "            for (int kw = 0; kw < KW; ++kw) {\n"
-			    "                const int iw = w0 + kw * DILW;\n"
-			    "                if (iw < 0 || iw >= IW) continue;\n"
-			    "                const float a = xp[((long long)id * IH + ih) * IW + iw];\n"
-			    "                if (a > m || a != a) m = a;   /* NaN propagates */\n"
-			    "            }\n        }\n    }\n");
+		bt_cuh_section(&body, graph_ops_cuh, "pool_max");
 	else	/* divisor: the window clipped to the padded extent [-P, I + P) */
-		buf_adds(&body, "    const int d1 = min(d0 + KD, ID + PD), h1 = min(h0 + KH, IH + PH), w1 = min(w0 + KW, IW + PW);\n"
-			    "    const float divisor = (float)((d1 - d0) * (h1 - h0) * (w1 - w0));\n"
-			    "    float s = 0.0f;\n"
-			    "    for (int id = max(d0, 0); id < min(d1, ID); ++id)\n"
-			    "        for (int ih = max(h0, 0); ih < min(h1, IH); ++ih)\n"
-			    "            for (int iw = max(w0, 0); iw < min(w1, IW); ++iw)\n"
-			    "                s += xp[((long long)id * IH + ih) * IW + iw];\n");
+		bt_cuh_section(&body, graph_ops_cuh, "pool_avg");
 	store(&body, "    ", "idx", mx ? "m" : "s / divisor", e);
 	signature(&sig, p, "const float* __restrict__ x, ", e);
 	buf_addf(&args, "%s, ", in_name(p, n->in[0], xs, sizeof(xs)));
@@ -721,15 +676,12 @@ static int adaptive_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf
 	buf_adds(&body, "    long long count = 1");
 	for (int j = 0; j < nd; j++)
 		buf_addf(&body, " * n%d", j);
-	buf_adds(&body, ";\n    double s = 0.0;\n"
-		    "    for (long long r = threadIdx.x; r < count; r += blockDim.x) {\n"
-		    "        long long q = r, off = base;\n");
+	bt_cuh_section(&body, graph_ops_cuh, "adaptive_sum");
 	for (int j = nd - 1; j >= 0; j--) {
 		buf_addf(&body, "        off += (lo%d + q %% n%d) * %lldLL; q /= n%d;\n", j, j, ist, j);
 		ist *= x->shape[2 + j];
 	}
-	buf_adds(&body, "        s += (double)x[off];\n    }\n    s = block_sum(s, sh);\n"
-		    "    if (threadIdx.x == 0)\n");
+	bt_cuh_section(&body, graph_ops_cuh, "adaptive_end");
 	store(&body, "    ", "o", "(float)(s / (double)count)", e);
 	rc = block_kernel(p, gi, "adaptive_avg_pool", &body, o->numel, bs, n->in[0], e, err);
 	buf_release(&body);

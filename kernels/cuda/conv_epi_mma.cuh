@@ -1,0 +1,107 @@
+// the conv epilogue kernels on mma.sync (kernels/emit/builtin_conv_epi_mma.c).
+//@ block_head
+#ifdef __CUDACC__
+    extern __shared__ __align__(128) float smem[];
+#else
+    extern __shared__ float smem[];
+#endif
+    __shared__ int tab_t[TT], tab_d[TT], tab_h[TT], tab_w[TT], tab_o[TT];
+    __shared__ long long pix_s[BM];
+    __shared__ int pix_n[BM];
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+//@ block_phase
+    const int fw = TR ? ph % SW : 0, fh = TR ? ph / SW % SH : 0, fd = TR ? ph / (SW * SH) : 0;
+    const long long QD = (OD + FD - 1) / FD, QH = (OH + FH - 1) / FH, QW = (OW + FW - 1) / FW;
+    const long long P = OD * OH * OW, IS = ID * IH * IW, M = NB * QD * QH * QW;
+    const int cpg = (int)(CI / G), opg = (int)(CO / G), nbt = (opg + BN - 1) / BN;
+    const int grp = blockIdx.y / nbt, co0 = blockIdx.y % nbt * BN;
+//@ setup
+    // gather rows r = (lane & 7) + 8 (warp + NW p), k = 4 j + kq: per copy a warp
+    // writes 8 rows x 4 k; r & 7 = lane & 7 gives the row's A swizzle
+    const int kq = lane >> 3, aswz = ((lane & 1) << 2) | ((lane >> 1) & 3);
+    bool aok[PX];
+    int bd[PX], bh[PX], bw[PX];
+    long long xo[PX];
+    unsigned arow[PX];
+#pragma unroll
+    for (int p = 0; p < PX; p++) {
+        const int r = (lane & 7) + 8 * (warp + NW * p);
+        const long long q = m0 + r;
+        const long long jw = q % QW, q1 = q / QW, jh = q1 % QH, q2 = q1 / QH, jd = q2 % QD, nb = q2 / QD;
+        const long long od = fd + jd * FD, oh = fh + jh * FH, ow = fw + jw * FW;
+        aok[p] = q < M && od < OD && oh < OH && ow < OW;
+        bd[p] = (int)(TR ? jd : od * SD); bh[p] = (int)(TR ? jh : oh * SH); bw[p] = (int)(TR ? jw : ow * SW);
+        xo[p] = aok[p] ? (nb * CI + (long long)grp * cpg) * IS + ((long long)bd[p] * IH + bh[p]) * IW + bw[p] : 0;
+        arow[p] = (unsigned)r * BK * 4;
+        if (kq == 0) {
+            pix_n[r] = aok[p] ? (int)nb : -1;
+            pix_s[r] = (od * OH + oh) * OW + ow;
+        }
+    }
+    __syncthreads();
+//@ loader
+    const bool vb = (opg & 3) == 0; // 16-byte weight rows
+    auto load = [&](int stage, int tile) {
+        const int tg = tile / cch, c0 = (tile - tg * cch) * CB;
+        const unsigned sa = sbase + stage * (SA + SB) * 4, sb = sa + SA * 4;
+#pragma unroll
+        for (int j = 0; j < BK / 4; j++) {
+            const int kk = 4 * j + kq, ti = tg * TPT + kk / CB, c = c0 + kk % CB;
+            const int dd = tab_d[ti], dh = tab_h[ti], dw = tab_w[ti];
+            const long long off = (long long)c * IS + tab_o[ti];
+            const unsigned col = ((unsigned)((j ^ aswz) << 2) + kq) * 4;
+#pragma unroll
+            for (int p = 0; p < PX; p++) {
+                const int id = bd[p] + dd, ih = bh[p] + dh, iw = bw[p] + dw;
+                const bool in = aok[p] && c < cpg && id >= 0 && id < ID && ih >= 0 && ih < IH && iw >= 0 && iw < IW;
+                kfg_cp4(sa + arow[p] + col, in ? x + xo[p] + off : x, in);
+            }
+        }
+//@ main_head
+    {
+    float acc[MT][NQ * 4][4];
+#pragma unroll
+    for (int i = 0; i < MT; i++)
+#pragma unroll
+        for (int j = 0; j < NQ * 4; j++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) acc[i][j][e] = 0.0f;
+#pragma unroll
+    for (int st = 0; st < STAGES - 1; st++) {
+        if (st < ntiles) load(st, st);
+        kfg_commit();
+    }
+    const int g = lane >> 2, t = lane & 3;
+    const int wm0 = (warp / WN) * (BM / WM), wn0 = (warp % WN) * (BN / WN);
+    unsigned a_off[MT], b_off[NQ];   // fragment addresses (bytes, within a stage)
+#pragma unroll
+    for (int i = 0; i < MT; i++) a_off[i] = (wm0 + 16 * i + g) * BK * 4;
+#pragma unroll
+    for (int q = 0; q < NQ; q++) b_off[q] = (4 * t * BN + ((((wn0 >> 2) + 8 * q + g) ^ (t << 1)) << 2)) * 4;
+    for (int kt = 0; kt < ntiles; kt++) {
+        kfg_wait<STAGES - 2>();
+        __syncthreads();
+        if (kt + STAGES - 1 < ntiles) load((kt + STAGES - 1) % STAGES, kt + STAGES - 1);
+        kfg_commit();
+        const unsigned sa = sbase + (kt % STAGES) * (SA + SB) * 4, sb = sa + SA * 4;
+//@ main_tail
+    }
+    kfg_wait<0>();
+    __syncthreads();
+    // thread (g, t): rows g, g + 8 of each m16 tile; columns 8t + jj (acc[..][2rr])
+    // and 8t + 4 + jj (acc[..][2rr + 1]) of each 32-wide group (gemm_epi_mma's store)
+    float* Cs = smem;
+#pragma unroll
+    for (int i = 0; i < MT; i++)
+#pragma unroll
+        for (int rr = 0; rr < 2; rr++)
+#pragma unroll
+            for (int qq = 0; qq < NQ; qq++)
+#pragma unroll
+                for (int jj = 0; jj < 4; jj++) {
+                    const int m = wm0 + 16 * i + g + 8 * rr, n = wn0 + 32 * qq + 8 * t + jj;
+                    Cs[n * CS + m] = acc[i][4 * qq + jj][2 * rr];
+                    Cs[(n + 4) * CS + m] = acc[i][4 * qq + jj][2 * rr + 1];
+                }
+    }
+    __syncthreads();

@@ -1,0 +1,31 @@
+// the GEMM epilogue kernels' common device helpers (kernels/emit/builtin_gemm_epi.c).
+//@ common
+#ifndef KF_GEMM_EPI_COMMON
+#define KF_GEMM_EPI_COMMON
+#ifdef __CUDACC__ // (on the host: tests/tools/emulate_shim_mma.h)
+__device__ __forceinline__ unsigned kfg_smem(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
+// cp.async with src-size: 0 bytes read give zeros (the edges)
+__device__ __forceinline__ void kfg_cp16(unsigned d, const float* s, bool in)
+{ asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" :: "r"(d), "l"(s), "r"(in ? 16 : 0) : "memory"); }
+__device__ __forceinline__ void kfg_cp4(unsigned d, const float* s, bool in)
+{ asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" :: "r"(d), "l"(s), "r"(in ? 4 : 0) : "memory"); }
+__device__ __forceinline__ void kfg_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N> __device__ __forceinline__ void kfg_wait() { asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory"); }
+__device__ __forceinline__ float4 kfg_lds128(unsigned a)
+{
+    float4 v;
+    asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(a));
+    return v;
+}
+__device__ __forceinline__ void kfg_sts128(unsigned a, unsigned x, unsigned y, unsigned z, unsigned w)
+{ asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" :: "r"(a), "r"(x), "r"(y), "r"(z), "r"(w) : "memory"); }
+__device__ __forceinline__ float kfg_trunc(float x) { return __uint_as_float(__float_as_uint(x) & 0xffffe000u); }
+// two floats as bf16x2 (round to nearest), lo in the low half (the lower k slot)
+__device__ __forceinline__ unsigned kfg_bf2(float lo, float hi)
+{
+    unsigned d;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(d) : "f"(hi), "f"(lo));
+    return d;
+}
+#endif
+#endif

@@ -1,0 +1,40 @@
+// scan (kernels/builtin_scan.c): the chunked inclusive scan.
+//@ mask_load
+                const unsigned mw = __ldg(reinterpret_cast<const unsigned*>(mr + j));
+#pragma unroll
+                for (int b = 0; b < 4; b++)
+                    if (!((mw >> (8 * b)) & 0xffu)) v[4 * q + b] = 0.0f;
+//@ store
+#pragma unroll
+        for (int u = 0; u < ITEMS; u++) {
+            const long long j = j0 + u;
+            if (j >= cols) break;
+//@ chunk_scan
+        // thread-local inclusive scan of the chunk
+#pragma unroll
+        for (int u = 1; u < ITEMS; u++) v[u] = OP(v[u - 1], v[u]);
+        // warp inclusive scan of the chunk totals
+        acc_t inc = (acc_t)v[ITEMS - 1];
+#pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {
+            const acc_t n = __shfl_up_sync(0xffffffffu, inc, d);
+            if (lane >= d) inc = OP(n, inc);
+        }
+        acc_t exc = __shfl_up_sync(0xffffffffu, inc, 1);
+        if (lane == 0) exc = (acc_t)IDENT;
+        if (lane == 31) wtot[warp] = inc;
+        __syncthreads();
+        acc_t woff = (acc_t)IDENT, tot = (acc_t)IDENT;
+#pragma unroll
+        for (int w = 0; w < NWARP; w++) {
+            const acc_t t = wtot[w];
+            if (w < warp) woff = OP(woff, t);
+            tot = OP(tot, t);
+        }
+        __syncthreads();
+        const acc_t off = (acc_t)OP(carry, (double)OP(woff, exc));
+        carry = OP(carry, (double)tot);
+//@ exclusive
+#pragma unroll
+        for (int u = ITEMS - 1; u > 0; u--) v[u] = (float)OP(off, (acc_t)v[u - 1]);
+        v[0] = (float)off;
