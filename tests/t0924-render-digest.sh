@@ -1,0 +1,71 @@
+#!/bin/sh
+# The built-in templates render the same kernels, byte for byte: for a fixed
+# sample of problems (levels 1-3, every template family and idea kind the
+# sample reaches) each default rendering and each idea's first two
+# implementations (tests/tools/render_digest.sh) hash as recorded in
+# tests/fixtures/render-digest-sample.txt. Refactors of the emitters and of
+# kernels/cuda/*.cuh must keep it; a change meant to alter a kernel
+# regenerates the fixture with the command printed on failure and says so in
+# its commit. The long tier (make test-long) hashes all 250 problems'
+# renderings against one sha256 in tests/fixtures/render-digest-all.sha256.
+. "$KF_ROOT/tests/lib.sh"
+
+E="$KF_BUILD/tests/builtin_emit"
+FIX="$KF_ROOT/tests/fixtures/render-digest-sample.txt"
+ALL="$KF_ROOT/tests/fixtures/render-digest-all.sha256"
+DIGEST="$KF_ROOT/tests/tools/render_digest.sh"
+
+# the sample: a tree of links to the problems the fixture names
+mkdir -p sample
+cut -d' ' -f1 "$FIX" | uniq | while read -r p; do
+	mkdir -p "sample/$(dirname "$p")"
+	ln -s "$KF_ROOT/problems/$p" "sample/$p"
+done
+n=$(ls -d sample/level*/* | wc -l)
+check "the sample names $n >= 12 problems over levels 1-3" \
+	sh -c "[ $n -ge 12 ] && ls -d sample/level1/* sample/level2/* sample/level3/* >/dev/null"
+
+sh "$DIGEST" "$E" sample >digest.txt
+regen="sh tests/tools/render_digest.sh $KF_BUILD/tests/builtin_emit problems | grep -E '^($(cut -d' ' -f1 "$FIX" | uniq | paste -sd'|')) ' > tests/fixtures/render-digest-sample.txt"
+# same P DIGEST: P's renderings in DIGEST are the fixture's (none missing)
+same() {
+	grep "^$1 " "$FIX" | sort >want
+	grep "^$1 " "$2" | sort >got
+	[ -s got ] && cmp -s want got
+}
+for p in $(cut -d' ' -f1 "$FIX" | uniq); do
+	if same "$p" digest.txt; then
+		ok "$p: $(wc -l <got) renderings as recorded"
+	else
+		nok "$p: renderings differ from the fixture"
+		diff want got | head -n 10 | sed 's/^/#   /'
+		changed=1
+	fi
+done
+if [ -n "${changed:-}" ]; then
+	echo "# an intended change regenerates the fixture (from the repository root):"
+	echo "#   $regen"
+fi
+# the comparison tells one changed rendering apart
+p=$(grep -v unsupported digest.txt | head -n 1 | cut -d' ' -f1)
+awk -v p="$p" '!d && $1 == p && $3 != "unsupported" { $3 = "0000000000000000"; d = 1 } 1' \
+	digest.txt >changed.txt
+check_fail "one changed rendering of $p is a difference" same "$p" changed.txt
+
+if long_tier; then
+	sh "$DIGEST" "$E" "$KF_ROOT/problems" >all.txt
+	got=$(sort all.txt | sha256sum | cut -c1-64)
+	if [ "$got" = "$(cut -c1-64 "$ALL")" ]; then
+		ok "all $(wc -l <all.txt) renderings of the 250 problems hash as recorded"
+	else
+		nok "the renderings of the 250 problems changed (sha256 $got)"
+		echo "# to see which: render the base commit's tree and diff the digests, e.g."
+		echo "#   git worktree add /tmp/kf-base BASE && make -C /tmp/kf-base test-build"
+		echo "#   sh tests/tools/render_digest.sh /tmp/kf-base/build/tests/builtin_emit problems >base.txt"
+		echo "#   sh tests/tools/render_digest.sh build/tests/builtin_emit problems >new.txt; diff base.txt new.txt"
+		echo "# an intended change records the new one:"
+		echo "#   sh tests/tools/render_digest.sh build/tests/builtin_emit problems | sort | sha256sum >tests/fixtures/render-digest-all.sha256"
+	fi
+else
+	skip "the 250 problems' renderings: long tier (make test-long)"
+fi
