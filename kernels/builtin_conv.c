@@ -173,75 +173,9 @@ static void emit_direct(struct buf *s, const char *name, const struct cg *g, int
 
 	cch = cch < 1 ? 1 : cch > 64 ? 64 : cch;
 	cg_emit_sig(s, name, nt, g);
-	buf_addf(s, "    const int COB = %d, PX = %d, NT = %d, CCH = %d;\n"
-		    "    __shared__ float ws[COB * CCH * KT];\n"
-		    "    const long long P = OD * OH * OW, IS = ID * IH * IW;\n"
-		    "    const int cpg = (int)(CI / G), copg = (int)(CO / G);\n"
-		    "    const long long n = blockIdx.z;\n"
-		    "    const int co0 = blockIdx.y * COB;\n"
-		    "    const long long pb = (long long)blockIdx.x * (NT * PX) + threadIdx.x;\n"
-		    "    float acc[COB][PX];\n"
-		    "    int od[PX], oh[PX], ow[PX];\n"
-		    "#pragma unroll\n"
-		    "    for (int q = 0; q < PX; q++) {\n"
-		    "        long long p = pb + (long long)q * NT;\n"
-		    "        if (p >= P) p = P - 1; /* computed, never stored */\n"
-		    "        ow[q] = (int)(p %% OW); oh[q] = (int)((p / OW) %% OH); od[q] = (int)(p / (OW * OH));\n"
-		    "#pragma unroll\n"
-		    "        for (int j = 0; j < COB; j++) acc[j][q] = 0.0f;\n"
-		    "    }\n"
-		    "    for (int c0 = 0; c0 < cpg; c0 += CCH) {\n"
-		    "        const int cn = min(CCH, cpg - c0);\n"
-		    "        __syncthreads();\n"
-		    "        for (int i = threadIdx.x; i < COB * CCH * KT; i += NT) {\n"
-		    "            const int j = i / (CCH * KT), c = (i / KT) %% CCH, t = i %% KT;\n"
-		    "            const int co = co0 + j;\n"
-		    "            ws[i] = (co < CO && c < cn) ? w[((long long)co * cpg + c0 + c) * KT + t] : 0.0f;\n"
-		    "        }\n"
-		    "        __syncthreads();\n"
-		    "#pragma unroll\n"
-		    "        for (int j = 0; j < COB; j++) {\n"
-		    "            const int co = co0 + j;\n"
-		    "            if (co >= CO) break;\n"
-		    "            const int ci0 = (co / copg) * cpg + c0;\n"
-		    "            for (int c = 0; c < cn; c++) {\n"
-		    "                const float* xp = x + (n * CI + ci0 + c) * IS;\n"
-		    "                const float* wp = ws + (j * CCH + c) * KT;\n"
-		    "#pragma unroll\n"
-		    "                for (int q = 0; q < PX; q++) {\n"
-		    "                    float a = acc[j][q];\n"
-		    "                    for (int kd = 0; kd < KD; kd++) {\n"
-		    "                        const int id = od[q] * SD - PD + kd * DD;\n"
-		    "                        if (id < 0 || id >= ID) continue;\n"
-		    "                        for (int kh = 0; kh < KH; kh++) {\n"
-		    "                            const int ih = oh[q] * SH - PH + kh * DH;\n"
-		    "                            if (ih < 0 || ih >= IH) continue;\n"
-		    "                            const float* row = xp + ((long long)id * IH + ih) * IW;\n"
-		    "                            const float* wr = wp + (kd * KH + kh) * KW;\n"
-		    "#pragma unroll\n"
-		    "                            for (int kw = 0; kw < KW; kw++) {\n"
-		    "                                const int iw = ow[q] * SW - PW + kw * DW;\n"
-		    "                                if (iw >= 0 && iw < IW) a = fmaf(__ldg(row + iw), wr[kw], a);\n"
-		    "                            }\n"
-		    "                        }\n"
-		    "                    }\n"
-		    "                    acc[j][q] = a;\n"
-		    "                }\n"
-		    "            }\n"
-		    "        }\n"
-		    "    }\n"
-		    "#pragma unroll\n"
-		    "    for (int j = 0; j < COB; j++) {\n"
-		    "        const int co = co0 + j;\n"
-		    "        if (co >= CO) break;\n"
-		    "        const float b = %s;\n"
-		    "#pragma unroll\n"
-		    "        for (int q = 0; q < PX; q++) {\n"
-		    "            const long long p = pb + (long long)q * NT;\n"
-		    "            if (p < P) y[(n * CO + co) * P + p] = acc[j][q] + b;\n"
-		    "        }\n"
-		    "    }\n}\n\n",
-		 cob, px, nt, cch, g->bias ? "bias[co]" : "0.0f");
+	bt_cuh_fill(s, conv_cuh, "direct_kernel", "COB", BT_INT(cob), "PX", BT_INT(px),
+		    "NT", BT_INT(nt), "CCH", BT_INT(cch),
+		    "BIAS", g->bias ? "bias[co]" : "0.0f", NULL);
 }
 
 static void launch_direct(struct buf *s, const char *name, const struct cg *g, int cob, int px,
@@ -392,20 +326,7 @@ static void emit_igemm(struct buf *s, const char *name, const struct cg *g, cons
 		emit_tile_load(s, fixed, fused, "k0 + BK");
 	}
 	bt_emit_tile_fma(s, "tr + i * (BM / TM)");
-	buf_addf(s, 		    "        __syncthreads();\n"
-		    "    }\n"
-		    "#pragma unroll\n"
-		    "    for (int j = 0; j < TN; j++) {\n"
-		    "        const int co = co0 + tc * TN + j;\n"
-		    "        if (co >= CO) break;\n"
-		    "        const float b = %s;\n"
-		    "        float* yr = y + (n * CO + co) * P;\n"
-		    "#pragma unroll\n"
-		    "        for (int i = 0; i < TM; i++) {\n"
-		    "            const long long p = p0 + tr + i * (BM / TM);\n"
-		    "            if (p < P) yr[p] = acc[i][j] + b;\n"
-		    "        }\n"
-		    "    }\n}\n\n", g->bias ? "bias[co]" : "0.0f");
+	bt_cuh_fill(s, conv_cuh, "igemm_store", "BIAS", g->bias ? "bias[co]" : "0.0f", NULL);
 }
 
 static void launch_igemm(struct buf *s, const char *name, const struct cg *g, const struct ig *t,

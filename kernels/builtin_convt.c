@@ -215,19 +215,7 @@ static int igemm_supports(const json_t *spec)
 /* Loads A element (kk, ar) of the tile at k0 into V (0 outside). */
 static void igemm_aload(struct buf *s, const char *v)
 {
-	buf_addf(s, "            {\n"
-		    "                const int kidx = k0 + kk;\n"
-		    "                float a = 0.0f;\n"
-		    "                if (mvalid && kidx < K) {\n"
-		    "                    const int cj = kidx / T, t = kidx %% T;\n"
-		    "                    const int id = od + PD - (t / (KH * KW)) * DD;\n"
-		    "                    const int ih = oh + PH - ((t / KW) %% KH) * DH;\n"
-		    "                    const int iw = ow + PW - (t %% KW) * DW;\n"
-		    "                    if ((unsigned)id < (unsigned)ID && (unsigned)ih < (unsigned)IH && (unsigned)iw < (unsigned)IW)\n"
-		    "                        a = __ldg(xrow + cj * isp + ((long long)id * IH + ih) * IW + iw);\n"
-		    "                }\n"
-		    "                %s = a;\n"
-		    "            }\n", v);
+	bt_cuh_fill(s, convt_cuh, "igemm_aload", "DST", v, NULL);
 }
 
 static void igemm_bload(struct buf *s, const char *v)

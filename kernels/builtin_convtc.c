@@ -114,23 +114,7 @@ static void emit_kernel(struct buf *s, const struct cg *g, const struct ctc *t)
 	emit_loaders(s);
 	bt_cuh_section(s, conv_tc_cuh, "main_loop");
 	emit_mma(s);
-	buf_addf(s, "    }\n"
-		    "    __syncthreads();\n"
-		    "    // stage C as Cs[n][m], then store along output pixels\n"
-		    "    float* Cs = smem;\n"
-		    "#pragma unroll\n"
-		    "    for (int i = 0; i < FM; i++)\n"
-		    "#pragma unroll\n"
-		    "        for (int j = 0; j < FN; j++)\n"
-		    "            wmma::store_matrix_sync(Cs + (wn * FN + j) * 16 * (BM + 4) + (wm * FM + i) * 16,\n"
-		    "                                    acc[i][j], BM + 4, wmma::mem_col_major);\n"
-		    "    __syncthreads();\n"
-		    "    for (int e = tid; e < BM * BN; e += NT) {\n"
-		    "        const int j = e / BM, i = e %% BM, co = co0 + j;\n"
-		    "        const long long p = p0 + i;\n"
-		    "        if (p < P && co < CO) y[(n * CO + co) * P + p] = Cs[j * (BM + 4) + i]%s;\n"
-		    "    }\n}\n\n",
-		 g->bias ? " + bias[co]" : "");
+	bt_cuh_fill(s, conv_tc_cuh, "store", "BIAS", g->bias ? " + bias[co]" : "", NULL);
 }
 
 int tmpl_convtc_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err)

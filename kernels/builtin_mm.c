@@ -47,22 +47,12 @@ int tmpl_matmul_render(const json_t *spec, const json_t *p, struct buf *s, struc
 			buf_adds(s, "    kbeg = col0; kend = min(K, row0 + BM);\n");
 		buf_adds(s, "    kbeg = (kbeg / BK) * BK;\n");
 	}
-	buf_addf(s, "    for (long long k0 = kbeg; k0 < kend; k0 += BK) {\n"
-		    "        for (int i = tid; i < BM * BK; i += NT) {\n"
-		    "            int r = %s, kk = %s;\n"
-		    "            long long gr = row0 + r, gk = k0 + kk;\n"
-		    "            As[kk][r] = (gr < M && gk < K) ? A[%s] : 0.0f;\n"
-		    "        }\n"
-		    "        for (int i = tid; i < BN * BK; i += NT) {\n"
-		    "            int cc = %s, kk = %s;\n"
-		    "            long long gc = col0 + cc, gk = k0 + kk;\n"
-		    "            Bs[kk][cc] = (gc < N && gk < K) ? B[%s] : 0.0f;\n"
-		    "        }\n"
-		    "        __syncthreads();\n",
-		 k->trans_a ? "i % BM" : "i / BK", k->trans_a ? "i / BM" : "i % BK",
-		 k->trans_a ? "gk * M + gr" : "gr * K + gk",
-		 k->trans_b ? "i / BK" : "i % BN", k->trans_b ? "i % BK" : "i / BN",
-		 k->trans_b ? "gc * K + gk" : "gk * N + gc");
+	bt_cuh_fill(s, matmul_cuh, "tile_loads", "A_R", k->trans_a ? "i % BM" : "i / BK",
+		    "A_KK", k->trans_a ? "i / BM" : "i % BK",
+		    "A_IDX", k->trans_a ? "gk * M + gr" : "gr * K + gk",
+		    "B_CC", k->trans_b ? "i / BK" : "i % BN",
+		    "B_KK", k->trans_b ? "i % BK" : "i / BN",
+		    "B_IDX", k->trans_b ? "gc * K + gk" : "gk * N + gc", NULL);
 	bt_emit_tile_fma(s, "tr * TM + i");
 	buf_adds(s, "        __syncthreads();\n"
 		    "    }\n");

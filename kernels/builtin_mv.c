@@ -45,69 +45,7 @@ static int gemv_render(const json_t *spec, const json_t *p, struct buf *s, struc
 	buf_addf(s, "// template gemv: NT=%d ROWS=%d SPLIT=%d UNROLL=%d\n"
 		    "#define NT %d\n#define ROWS %d\n#define SPLIT %d\n#define UNROLL %d\n",
 		 nt, rows, split, unroll, nt, rows, split, unroll);
-	buf_addf(s, "extern \"C\" __global__ void __launch_bounds__(NT)\n"
-		    "gemv(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,\n"
-		    "     double* __restrict__ part, long long M, long long K)\n{\n"
-		    "    __shared__ double red[NT / 32][ROWS];\n"
-		    "    const long long r0 = (long long)blockIdx.x * ROWS;\n"
-		    "    const float* Ar[ROWS];\n"
-		    "#pragma unroll\n"
-		    "    for (int j = 0; j < ROWS; j++) Ar[j] = A + min(r0 + j, M - 1) * K; // clamped: duplicate rows are not stored\n"
-		    "    // this block's K slice, a multiple of 4 long so float4s stay aligned\n"
-		    "    const long long chunk = (K + 4LL * SPLIT - 1) / (4LL * SPLIT) * 4;\n"
-		    "    const long long k0 = blockIdx.y * chunk, k1 = min(K, k0 + chunk);\n"
-		    "    float acc[ROWS][4];\n"
-		    "#pragma unroll\n"
-		    "    for (int j = 0; j < ROWS; j++) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;\n"
-		    "    double dacc[ROWS];\n"
-		    "#pragma unroll\n"
-		    "    for (int j = 0; j < ROWS; j++) dacc[j] = 0.0;\n"
-		    "    if ((K & 3) == 0) {\n"
-		    "        const float4* B4 = reinterpret_cast<const float4*>(B + k0);\n"
-		    "        const long long n4 = k0 < k1 ? (k1 - k0) >> 2 : 0;\n"
-		    "        // fp32 partials flushed to double every 1024 float4s per thread\n"
-		    "        for (long long base = 0; base < n4; base += (long long)NT * 1024) {\n"
-		    "            const long long e = min(n4, base + (long long)NT * 1024);\n"
-		    "#pragma unroll %d\n"
-		    "            for (long long i = base + threadIdx.x; i < e; i += NT) {\n"
-		    "                const float4 bv = __ldg(B4 + i);\n"
-		    "#pragma unroll\n"
-		    "                for (int j = 0; j < ROWS; j++) {\n"
-		    "                    const float4 av = reinterpret_cast<const float4*>(Ar[j] + k0)[i];\n"
-		    "                    acc[j][0] = fmaf(av.x, bv.x, acc[j][0]);\n"
-		    "                    acc[j][1] = fmaf(av.y, bv.y, acc[j][1]);\n"
-		    "                    acc[j][2] = fmaf(av.z, bv.z, acc[j][2]);\n"
-		    "                    acc[j][3] = fmaf(av.w, bv.w, acc[j][3]);\n"
-		    "                }\n"
-		    "            }\n"
-		    "#pragma unroll\n"
-		    "            for (int j = 0; j < ROWS; j++) {\n"
-		    "                dacc[j] += ((double)acc[j][0] + (double)acc[j][1]) + ((double)acc[j][2] + (double)acc[j][3]);\n"
-		    "                acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;\n"
-		    "            }\n"
-		    "        }\n"
-		    "    } else {\n"
-		    "        for (long long k = k0 + threadIdx.x; k < k1; k += NT) {\n"
-		    "            const double bv = (double)B[k];\n"
-		    "#pragma unroll\n"
-		    "            for (int j = 0; j < ROWS; j++) dacc[j] += (double)Ar[j][k] * bv;\n"
-		    "        }\n"
-		    "    }\n"
-		    "    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;\n"
-		    "#pragma unroll\n"
-		    "    for (int j = 0; j < ROWS; j++) {\n"
-		    "        double v = dacc[j];\n"
-		    "        for (int o = 16; o; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);\n"
-		    "        if (lane == 0) red[w][j] = v;\n"
-		    "    }\n"
-		    "    __syncthreads();\n"
-		    "    if (threadIdx.x < ROWS && r0 + threadIdx.x < M) {\n"
-		    "        double v = 0.0;\n"
-		    "        for (int i = 0; i < NT / 32; i++) v += red[i][threadIdx.x];\n"
-		    "        if (SPLIT == 1) C[r0 + threadIdx.x] = (float)v;\n"
-		    "        else part[(r0 + threadIdx.x) * SPLIT + blockIdx.y] = v;\n"
-		    "    }\n"
-		    "}\n\n", unroll);
+	bt_cuh_fill(s, gemv_cuh, "gemv", "UNROLL", BT_INT(unroll), NULL);
 	if (split > 1)
 		bt_cuh_section(s, gemv_cuh, "gemv_sum");
 	buf_addf(s, "/*@launch\nscratch double part[%s * %d];\n"
@@ -356,32 +294,12 @@ static int tc_render(const json_t *spec, const json_t *p, struct buf *s, struct 
 		 k->trans_a ? "col_major" : "row_major", k->trans_b ? "col_major" : "row_major");
 	/* Fragment pointers (32-byte aligned: row offsets are multiples of 8
 	 * rows of a stride that is a multiple of 4 floats, columns of 8). */
-	buf_addf(s, "#pragma unroll\n"
-		    "            for (int i = 0; i < FM; i++) {\n"
-		    "                const int r = (wm * FM + i) * 16;\n"
-		    "                wmma::load_matrix_sync(ah[i], %s, %s);\n"
-		    "#pragma unroll\n"
-		    "                for (int e = 0; e < ah[i].num_elements; e++) {\n"
-		    "                    const float x = ah[i].x[e], h = wmma::__float_to_tf32(x);\n"
-		    "                    ah[i].x[e] = h;\n"
-		    "                    al[i].x[e] = wmma::__float_to_tf32(x - h);\n"
-		    "                }\n"
-		    "            }\n",
-		 k->trans_a ? "As + kk * (BM + 8) + r" : "As + r * (BK + 4) + kk",
-		 k->trans_a ? "BM + 8" : "BK + 4");
-	buf_addf(s, "#pragma unroll\n"
-		    "            for (int j = 0; j < FN; j++) {\n"
-		    "                const int cc = (wn * FN + j) * 16;\n"
-		    "                wmma::load_matrix_sync(bh[j], %s, %s);\n"
-		    "#pragma unroll\n"
-		    "                for (int e = 0; e < bh[j].num_elements; e++) {\n"
-		    "                    const float x = bh[j].x[e], h = wmma::__float_to_tf32(x);\n"
-		    "                    bh[j].x[e] = h;\n"
-		    "                    bl[j].x[e] = wmma::__float_to_tf32(x - h);\n"
-		    "                }\n"
-		    "            }\n",
-		 k->trans_b ? "Bs + cc * (BK + 4) + kk" : "Bs + kk * (BN + 8) + cc",
-		 k->trans_b ? "BK + 4" : "BN + 8");
+	bt_cuh_fill(s, matmul_tc_cuh, "a_frags",
+		    "A_PTR", k->trans_a ? "As + kk * (BM + 8) + r" : "As + r * (BK + 4) + kk",
+		    "A_LD", k->trans_a ? "BM + 8" : "BK + 4", NULL);
+	bt_cuh_fill(s, matmul_tc_cuh, "b_frags",
+		    "B_PTR", k->trans_b ? "Bs + cc * (BK + 4) + kk" : "Bs + kk * (BN + 8) + cc",
+		    "B_LD", k->trans_b ? "BK + 4" : "BN + 8", NULL);
 	tmpl_tc_emit_mma(s);
 	bt_cuh_section(s, matmul_tc_cuh, "store");
 	if (k->tri == 1)

@@ -137,23 +137,8 @@ static void emit_stats_apply(struct buf *s, int mode, int ablock, int apt, int v
 		buf_adds(s, "    const float* wr = weight + (row % C) * L;\n"
 			    "    const float* br = bias + (row % C) * L;\n");
 	if (vec == 4) {
-		buf_addf(s, "    if ((L & 3) == 0) {\n"
-			    "        const long long nv = L >> 2;\n"
-			    "        const float4* xv = reinterpret_cast<const float4*>(xr);\n"
-			    "        float4* yv = reinterpret_cast<float4*>(yr);\n"
-			    "        const long long base = (long long)blockIdx.x * %d + threadIdx.x;\n"
-			    "        float4 v[%d];\n"
-			    "#pragma unroll\n"
-			    "        for (int k = 0; k < %d; k++) {\n"
-			    "            const long long i = base + (long long)k * %d;\n"
-			    "            if (i < nv) v[k] = __ldg(xv + i);\n"
-			    "        }\n"
-			    "#pragma unroll\n"
-			    "        for (int k = 0; k < %d; k++) {\n"
-			    "            const long long i = base + (long long)k * %d;\n"
-			    "            if (i >= nv) break;\n"
-			    "            float4 u = v[k];\n",
-			 ablock * apt, apt, apt, ablock, apt, ablock);
+		bt_cuh_fill(s, norm_cuh, "stats_apply_vec4", "SPAN", BT_INT(ablock * apt),
+			    "APT", BT_INT(apt), "ABLOCK", BT_INT(ablock), NULL);
 		if (mode == M_LN)
 			buf_adds(s, "            const float4 w = __ldg(reinterpret_cast<const float4*>(wr) + i);\n"
 				    "            const float4 b = __ldg(reinterpret_cast<const float4*>(br) + i);\n");

@@ -21,3 +21,91 @@
             if (i < BN * BK) Bs[i % BK][i / BK] = rb[q];
         }
         __syncthreads();
+//@ direct_kernel
+    const int COB = @COB@, PX = @PX@, NT = @NT@, CCH = @CCH@;
+    __shared__ float ws[COB * CCH * KT];
+    const long long P = OD * OH * OW, IS = ID * IH * IW;
+    const int cpg = (int)(CI / G), copg = (int)(CO / G);
+    const long long n = blockIdx.z;
+    const int co0 = blockIdx.y * COB;
+    const long long pb = (long long)blockIdx.x * (NT * PX) + threadIdx.x;
+    float acc[COB][PX];
+    int od[PX], oh[PX], ow[PX];
+#pragma unroll
+    for (int q = 0; q < PX; q++) {
+        long long p = pb + (long long)q * NT;
+        if (p >= P) p = P - 1; /* computed, never stored */
+        ow[q] = (int)(p % OW); oh[q] = (int)((p / OW) % OH); od[q] = (int)(p / (OW * OH));
+#pragma unroll
+        for (int j = 0; j < COB; j++) acc[j][q] = 0.0f;
+    }
+    for (int c0 = 0; c0 < cpg; c0 += CCH) {
+        const int cn = min(CCH, cpg - c0);
+        __syncthreads();
+        for (int i = threadIdx.x; i < COB * CCH * KT; i += NT) {
+            const int j = i / (CCH * KT), c = (i / KT) % CCH, t = i % KT;
+            const int co = co0 + j;
+            ws[i] = (co < CO && c < cn) ? w[((long long)co * cpg + c0 + c) * KT + t] : 0.0f;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < COB; j++) {
+            const int co = co0 + j;
+            if (co >= CO) break;
+            const int ci0 = (co / copg) * cpg + c0;
+            for (int c = 0; c < cn; c++) {
+                const float* xp = x + (n * CI + ci0 + c) * IS;
+                const float* wp = ws + (j * CCH + c) * KT;
+#pragma unroll
+                for (int q = 0; q < PX; q++) {
+                    float a = acc[j][q];
+                    for (int kd = 0; kd < KD; kd++) {
+                        const int id = od[q] * SD - PD + kd * DD;
+                        if (id < 0 || id >= ID) continue;
+                        for (int kh = 0; kh < KH; kh++) {
+                            const int ih = oh[q] * SH - PH + kh * DH;
+                            if (ih < 0 || ih >= IH) continue;
+                            const float* row = xp + ((long long)id * IH + ih) * IW;
+                            const float* wr = wp + (kd * KH + kh) * KW;
+#pragma unroll
+                            for (int kw = 0; kw < KW; kw++) {
+                                const int iw = ow[q] * SW - PW + kw * DW;
+                                if (iw >= 0 && iw < IW) a = fmaf(__ldg(row + iw), wr[kw], a);
+                            }
+                        }
+                    }
+                    acc[j][q] = a;
+                }
+            }
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < COB; j++) {
+        const int co = co0 + j;
+        if (co >= CO) break;
+        const float b = @BIAS@;
+#pragma unroll
+        for (int q = 0; q < PX; q++) {
+            const long long p = pb + (long long)q * NT;
+            if (p < P) y[(n * CO + co) * P + p] = acc[j][q] + b;
+        }
+    }
+}
+
+//@ igemm_store
+        __syncthreads();
+    }
+#pragma unroll
+    for (int j = 0; j < TN; j++) {
+        const int co = co0 + tc * TN + j;
+        if (co >= CO) break;
+        const float b = @BIAS@;
+        float* yr = y + (n * CO + co) * P;
+#pragma unroll
+        for (int i = 0; i < TM; i++) {
+            const long long p = p0 + tr + i * (BM / TM);
+            if (p < P) yr[p] = acc[i][j] + b;
+        }
+    }
+}
+

@@ -162,3 +162,40 @@ __device__ __forceinline__ void cepi_wait_all() {
             gather(t + 1);
         }
         cepi_commit();
+//@ repack
+// weights to [G][tap][C_out/G][C_in/G]
+extern "C" __global__ void @NAME@_wrepack(const float* __restrict__ w, float* __restrict__ wp,
+    long long CI, long long CO)
+{
+    constexpr int T = @TAPS@, G = @GROUPS@, TR = @TRANSPOSED@;
+    const long long cpg = CI / G, opg = CO / G;
+    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= G * T * opg * cpg) return;
+    const long long c = i % cpg, oc = (i / cpg) % opg, t = (i / (cpg * opg)) % T;
+    const long long gi = i / (cpg * opg * T);
+    wp[i] = TR ? w[((gi * cpg + c) * opg + oc) * T + t] : w[((gi * opg + oc) * cpg + c) * T + t];
+}
+
+//@ store
+    }
+    __syncthreads();
+    // stage C as Cs[n][m], then store along output positions
+    float* Cs = smem;
+#pragma unroll
+    for (int i = 0; i < FM; i++)
+#pragma unroll
+        for (int j = 0; j < FN; j++)
+            wmma::store_matrix_sync(Cs + (wn * FN + j) * 16 * (BM + 4) + (wm * FM + i) * 16,
+                                    acc[i][j], BM + 4, wmma::mem_col_major);
+    __syncthreads();
+    for (int q = tid; q < BM * BN; q += NT) {
+        const int jj = q / BM, ii = q % BM, oc = co0 + jj;
+        if (pix_n[ii] < 0 || oc >= opg) continue;
+        const long long n = pix_n[ii], c = (long long)g * opg + oc, s = pix_s[ii];
+        float v = Cs[jj * (BM + 4) + ii];
+        {
+@CODE@@NL@        }
+        y[(n * CO + c) * P + s] = v;
+    }
+}
+

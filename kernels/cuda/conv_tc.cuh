@@ -70,3 +70,22 @@
             gather((t + 1) * BK);
         }
         cp_commit();
+//@ store
+    }
+    __syncthreads();
+    // stage C as Cs[n][m], then store along output pixels
+    float* Cs = smem;
+#pragma unroll
+    for (int i = 0; i < FM; i++)
+#pragma unroll
+        for (int j = 0; j < FN; j++)
+            wmma::store_matrix_sync(Cs + (wn * FN + j) * 16 * (BM + 4) + (wm * FM + i) * 16,
+                                    acc[i][j], BM + 4, wmma::mem_col_major);
+    __syncthreads();
+    for (int e = tid; e < BM * BN; e += NT) {
+        const int j = e / BM, i = e % BM, co = co0 + j;
+        const long long p = p0 + i;
+        if (p < P && co < CO) y[(n * CO + co) * P + p] = Cs[j * (BM + 4) + i]@BIAS@;
+    }
+}
+

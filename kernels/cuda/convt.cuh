@@ -149,3 +149,17 @@ convt_igemm(const float* __restrict__ x, const float* __restrict__ wp, float* __
     }
 }
 
+//@ igemm_aload
+            {
+                const int kidx = k0 + kk;
+                float a = 0.0f;
+                if (mvalid && kidx < K) {
+                    const int cj = kidx / T, t = kidx % T;
+                    const int id = od + PD - (t / (KH * KW)) * DD;
+                    const int ih = oh + PH - ((t / KW) % KH) * DH;
+                    const int iw = ow + PW - (t % KW) * DW;
+                    if ((unsigned)id < (unsigned)ID && (unsigned)ih < (unsigned)IH && (unsigned)iw < (unsigned)IW)
+                        a = __ldg(xrow + cj * isp + ((long long)id * IH + ih) * IW + iw);
+                }
+                @DST@ = a;
+            }

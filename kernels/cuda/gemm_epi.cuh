@@ -29,3 +29,17 @@ __device__ __forceinline__ unsigned kfg_bf2(float lo, float hi)
 }
 #endif
 #endif
+//@ sum
+// The K slices' fp32 partials added in double, then the epilogue.
+extern "C" __global__ void __launch_bounds__(256)
+@NAME@_sum(const float* __restrict__ kf_p, float* __restrict__ kf_c@PARAMS@, long long kf_MN,
+       long long kf_N, long long kf_total)
+{
+    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i >= kf_total) return;
+    double acc = 0.0;
+#pragma unroll 4
+    for (int z = 0; z < @SPLIT@; z++) acc += (double)kf_p[z * kf_total + i];
+    const long long r = i % kf_MN;
+    kf_c[i] = @NAME@_epi((float)acc, i / kf_MN, r / kf_N, r % kf_N@PNAMES@);
+}

@@ -178,3 +178,26 @@ __device__ __forceinline__ void kfg_mma_tf32(float (&d)[4], const unsigned (&a)[
         if (kt + STAGES - 1 < ktiles) load((kt + STAGES - 1) % STAGES, kt + STAGES - 1);
         kfg_commit();
         const unsigned sa = sbase + (kt % STAGES) * (SA + SB) * 4, sb = sa + SA * 4;
+//@ ktile
+        float part[MT][NQ * 4][4];
+#pragma unroll
+        for (int i = 0; i < MT; i++)
+#pragma unroll
+            for (int j = 0; j < NQ * 4; j++)
+#pragma unroll
+                for (int e = 0; e < 4; e++) part[i][j][e] = 0.0f;
+#pragma unroll
+        for (int h = 0; h < BK / 16; h++) {
+            float4 ra[MT][2], rb[4][NQ];
+#pragma unroll
+            for (int i = 0; i < MT; i++) {
+                const unsigned col = ((4 * h + t) ^ (@A_SWZ@)) << 4;
+                ra[i][0] = kfg_lds128(sa + a_off[i] + col);
+                ra[i][1] = kfg_lds128(sa + a_off[i] + 8 * BK * 4 + col);
+            }
+#pragma unroll
+            for (int q = 0; q < 4; q++)
+#pragma unroll
+                for (int qq = 0; qq < NQ; qq++) rb[q][qq] = kfg_lds128(sb + b_off[qq] + (16 * h + q) * BN * 4);
+#pragma unroll
+            for (int s = 0; s < 2; s++) {

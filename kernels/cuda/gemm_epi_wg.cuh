@@ -181,3 +181,55 @@ template <int BF> __device__ __forceinline__ void kfg_mma_step(float (&d)[64], c
         }
         __syncthreads();
     }
+//@ loop_split
+    kfg_fence_async();
+    __syncthreads();
+    if (ktiles > 0) load_b(nb, 0);
+    for (int kt = 0; kt < ktiles; kt++) {
+        const bool more = kt + 1 < ktiles;
+@EARLY_LOAD@        unsigned bh[4][4], bl[4][4];
+        kfg_frags<BF>(nb, bh, bl);
+        const unsigned long long d_raw = kfg_desc(stage_a(kt)@A_WO@), d_split = kfg_desc(stage_a(kt) + SA_BYTES@A_WO@);
+        kfg_wg_fence();
+        kfg_mma_step<BF>(part, bh, bl, 0, d_raw, d_split, 0);
+@LATE_LOAD@        kfg_mma_step<BF>(part, bh, bl, 1, d_raw, d_split, 1);
+        kfg_mma_step<BF>(part, bh, bl, 2, d_raw, d_split, 1);
+        kfg_mma_step<BF>(part, bh, bl, 3, d_raw, d_split, 1);
+        kfg_wg_commit();
+        if (more) {
+            kfg_wait<STAGES - 2>();
+            kfg_fence_async();
+            __syncthreads();
+            load_b(nb, kt + 1);
+        }
+//@ loop_presplit
+    __syncthreads();
+    if (ktiles > 0) {
+        kfg_split_tile<BF, 0, NUNITS, NT>(stage_a(0), ssplit, tid);
+        load_b(nb, 0);
+    }
+    kfg_fence_async();
+    __syncthreads();
+    for (int kt = 0; kt < ktiles; kt++) {
+        const bool more = kt + 1 < ktiles;
+@EARLY_LOAD@        unsigned bh[4][4], bl[4][4];
+        kfg_frags<BF>(nb, bh, bl);
+        const unsigned long long d_raw = kfg_desc(stage_a(kt)@A_WO@), d_split = kfg_desc(ssplit + (kt & 1) * SA_BYTES@A_WO@);
+        const unsigned snext = ssplit + ((kt + 1) & 1) * SA_BYTES;
+        kfg_wg_fence();
+        // the split of tile kt+1 between this tile's k steps (tensor cores busy meanwhile)
+        kfg_mma_step<BF>(part, bh, bl, 0, d_raw, d_split, 0);
+@LATE_LOAD@        if (more) {
+            kfg_wait<STAGES - 2>();
+            __syncthreads();
+        }
+        kfg_mma_step<BF>(part, bh, bl, 1, d_raw, d_split, 1);
+        if (more) kfg_split_tile<BF, 0, NUNITS / 2, NT>(stage_a(kt + 1), snext, tid);
+        kfg_mma_step<BF>(part, bh, bl, 2, d_raw, d_split, 1);
+        if (more) {
+            kfg_split_tile<BF, NUNITS / 2, NUNITS, NT>(stage_a(kt + 1), snext, tid);
+            kfg_fence_async();
+        }
+        kfg_mma_step<BF>(part, bh, bl, 3, d_raw, d_split, 1);
+        kfg_wg_commit();
+        if (more) load_b(nb, kt + 1);

@@ -25,3 +25,16 @@ sgemm(const float* __restrict__ A, const float* __restrict__ B, float* __restric
         for (int j = 0; j < TN; j++) {
             long long cc = col0 + tc * TN + j;
             if (cc >= N) break;
+//@ tile_loads
+    for (long long k0 = kbeg; k0 < kend; k0 += BK) {
+        for (int i = tid; i < BM * BK; i += NT) {
+            int r = @A_R@, kk = @A_KK@;
+            long long gr = row0 + r, gk = k0 + kk;
+            As[kk][r] = (gr < M && gk < K) ? A[@A_IDX@] : 0.0f;
+        }
+        for (int i = tid; i < BN * BK; i += NT) {
+            int cc = @B_CC@, kk = @B_KK@;
+            long long gc = col0 + cc, gk = k0 + kk;
+            Bs[kk][cc] = (gc < N && gk < K) ? B[@B_IDX@] : 0.0f;
+        }
+        __syncthreads();

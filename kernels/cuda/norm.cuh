@@ -149,3 +149,20 @@ norm_final(const double* __restrict__ part, float* __restrict__ stats, long long
     }
 }
 
+//@ stats_apply_vec4
+    if ((L & 3) == 0) {
+        const long long nv = L >> 2;
+        const float4* xv = reinterpret_cast<const float4*>(xr);
+        float4* yv = reinterpret_cast<float4*>(yr);
+        const long long base = (long long)blockIdx.x * @SPAN@ + threadIdx.x;
+        float4 v[@APT@];
+#pragma unroll
+        for (int k = 0; k < @APT@; k++) {
+            const long long i = base + (long long)k * @ABLOCK@;
+            if (i < nv) v[k] = __ldg(xv + i);
+        }
+#pragma unroll
+        for (int k = 0; k < @APT@; k++) {
+            const long long i = base + (long long)k * @ABLOCK@;
+            if (i >= nv) break;
+            float4 u = v[k];

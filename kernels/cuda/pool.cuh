@@ -50,3 +50,88 @@ __device__ __forceinline__ float pool_one(const float* __restrict__ xp, int od, 
     }
     }
 }
+//@ kernel
+extern "C" __global__ void __launch_bounds__(@BLOCK@)
+pool_fwd(const float* __restrict__ x, float* __restrict__ out, long long total)
+{
+    const long long base = (long long)blockIdx.x * @SPAN@ + threadIdx.x;
+#pragma unroll
+    for (int u = 0; u < @OPT@; u++) {
+        const long long idx = base + (long long)u * @BLOCK@;
+        if (idx >= total) break;
+        long long t = idx;
+        const int ow = (int)(t % OW); t /= OW;
+        const int oh = (int)(t % OH); t /= OH;
+        const int od = (int)(t % OD); t /= OD;
+        out[idx] = pool_one(x + t * ((long long)ID * IH * IW), od, oh, ow);
+    }
+}
+//@ tile_head
+extern "C" __global__ void __launch_bounds__(@BLOCK@)
+pool_rows(const float* __restrict__ x, float* __restrict__ out)
+{
+    __shared__ float4 colv[SEGW / 4];
+    float* col = reinterpret_cast<float*>(colv);
+    const long long orow = blockIdx.x / NSEG;   // (n, c, od, oh)
+    const int ow0 = (int)(blockIdx.x % NSEG) * TW;
+    long long r = orow;
+    const int oh = (int)(r % OH); r /= OH;
+    const int od = (int)(r % OD); r /= OD;
+    const float* xp = x + r * ((long long)ID * IH * IW);
+    const int d0 = od * SD - PD, h0 = oh * SH - PH;
+    const int ws = ow0 * SW - PW;
+    const int wb = ws - (((ws % 4) + 4) % 4);   // aligned down for float4
+    // 1: reduce the window's input rows into a row of column partials
+//@ tile_load_vec4
+    for (int c = threadIdx.x; c < SEGW / 4; c += @BLOCK@) {
+        const int iw = wb + 4 * c;
+        float4 a = make_float4(@IDENT@, @IDENT@, @IDENT@, @IDENT@);
+        if (iw >= 0 && iw < IW) {   // IW % 4 == 0: a quad is all in or all out
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = d0 + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+#pragma unroll 4
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = h0 + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                const float4 v = __ldg(reinterpret_cast<const float4*>(xp + ((long long)id * IH + ih) * IW + iw));
+                a.x = COMB(a.x, v.x); a.y = COMB(a.y, v.y); a.z = COMB(a.z, v.z); a.w = COMB(a.w, v.w);
+            }
+        }
+        }
+        colv[c] = a;
+    }
+//@ tile_load
+    for (int c = threadIdx.x; c < SEGW; c += @BLOCK@) {
+        const int iw = wb + c;
+        float a = @IDENT@;
+        if (iw >= 0 && iw < IW) {
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = d0 + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+#pragma unroll 4
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = h0 + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                const float v = __ldg(xp + ((long long)id * IH + ih) * IW + iw);
+                a = COMB(a, v);
+            }
+        }
+        }
+        col[c] = a;
+    }
+//@ tile_reduce
+    __syncthreads();
+    // 2: each output reduces its kw columns
+    for (int t = threadIdx.x; t < TW; t += @BLOCK@) {
+        const int ow = ow0 + t;
+        if (ow >= OW) break;
+        const int w0 = ow * SW - PW;
+        float a = @IDENT@;
+#pragma unroll
+        for (int kw = 0; kw < KW; ++kw) {
+            const int iw = w0 + kw * DILW;
+            if (iw < 0 || iw >= IW) continue;
+            const float v = col[iw - wb];
+            a = COMB(a, v);
+        }

@@ -140,18 +140,8 @@ static void emit_helpers(struct buf *s)
 
 static void emit_repack(struct buf *s, const char *name, const struct cepi_geo *g)
 {
-	buf_addf(s, "// weights to [G][tap][C_out/G][C_in/G]\n"
-		    "extern \"C\" __global__ void %s_wrepack(const float* __restrict__ w, float* __restrict__ wp,\n"
-		    "    long long CI, long long CO)\n{\n"
-		    "    constexpr int T = %d, G = %d, TR = %d;\n"
-		    "    const long long cpg = CI / G, opg = CO / G;\n"
-		    "    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
-		    "    if (i >= G * T * opg * cpg) return;\n"
-		    "    const long long c = i %% cpg, oc = (i / cpg) %% opg, t = (i / (cpg * opg)) %% T;\n"
-		    "    const long long gi = i / (cpg * opg * T);\n"
-		    "    wp[i] = TR ? w[((gi * cpg + c) * opg + oc) * T + t] : w[((gi * opg + oc) * cpg + c) * T + t];\n"
-		    "}\n\n",
-		 name, cepi_taps(g), g->groups, g->transposed);
+	bt_cuh_fill(s, conv_epi_cuh, "repack", "NAME", name, "TAPS", BT_INT(cepi_taps(g)),
+		    "GROUPS", BT_INT(g->groups), "TRANSPOSED", BT_INT(g->transposed), NULL);
 }
 
 static void emit_consts(struct buf *s, const struct cepi_geo *g, const struct cepi_tile *t)
@@ -229,27 +219,8 @@ static void emit_kernel(struct buf *s, const char *name, const struct cepi_geo *
 	emit_loaders(s);
 	bt_cuh_section(s, conv_epi_cuh, "main_loop");
 	emit_mma(s);
-	buf_addf(s, "    }\n"
-		    "    __syncthreads();\n"
-		    "    // stage C as Cs[n][m], then store along output positions\n"
-		    "    float* Cs = smem;\n"
-		    "#pragma unroll\n"
-		    "    for (int i = 0; i < FM; i++)\n"
-		    "#pragma unroll\n"
-		    "        for (int j = 0; j < FN; j++)\n"
-		    "            wmma::store_matrix_sync(Cs + (wn * FN + j) * 16 * (BM + 4) + (wm * FM + i) * 16,\n"
-		    "                                    acc[i][j], BM + 4, wmma::mem_col_major);\n"
-		    "    __syncthreads();\n"
-		    "    for (int q = tid; q < BM * BN; q += NT) {\n"
-		    "        const int jj = q / BM, ii = q %% BM, oc = co0 + jj;\n"
-		    "        if (pix_n[ii] < 0 || oc >= opg) continue;\n"
-		    "        const long long n = pix_n[ii], c = (long long)g * opg + oc, s = pix_s[ii];\n"
-		    "        float v = Cs[jj * (BM + 4) + ii];\n"
-		    "        {\n%s%s"
-		    "        }\n"
-		    "        y[(n * CO + c) * P + s] = v;\n"
-		    "    }\n}\n\n",
-		 e && e->code ? e->code : "", e && e->code && *e->code ? "\n" : "");
+	bt_cuh_fill(s, conv_epi_cuh, "store", "CODE", e && e->code ? e->code : "",
+		    "NL", e && e->code && *e->code ? "\n" : "", NULL);
 }
 
 /* Every core's GEMM kernel signature, from its name on: the arguments

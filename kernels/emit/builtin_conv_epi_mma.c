@@ -75,18 +75,8 @@ static int tile_read(const struct cepi_geo *g, const json_t *p, struct cmma_tile
 /* Weights to [G][tap][C_in/G][C_out/G]: a B tile row is C_out contiguous. */
 void cepi_emit_repack(struct buf *s, const char *name, const struct cepi_geo *g)
 {
-	buf_addf(s, "// weights to [G][tap][C_in/G][C_out/G]\n"
-		    "extern \"C\" __global__ void %s_wrepack(const float* __restrict__ w, float* __restrict__ wp,\n"
-		    "    long long CI, long long CO)\n{\n"
-		    "    constexpr int T = %d, G = %d, TR = %d;\n"
-		    "    const long long cpg = CI / G, opg = CO / G;\n"
-		    "    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
-		    "    if (i >= G * T * opg * cpg) return;\n"
-		    "    const long long oc = i %% opg, c = (i / opg) %% cpg, t = (i / (opg * cpg)) %% T;\n"
-		    "    const long long gi = i / (opg * cpg * T);\n"
-		    "    wp[i] = TR ? w[((gi * cpg + c) * opg + oc) * T + t] : w[((gi * opg + oc) * cpg + c) * T + t];\n"
-		    "}\n\n",
-		 name, cepi_taps(g), g->groups, g->transposed);
+	bt_cuh_fill(s, conv_epi_mma_cuh, "repack", "NAME", name, "TAPS", BT_INT(cepi_taps(g)),
+		    "GROUPS", BT_INT(g->groups), "TRANSPOSED", BT_INT(g->transposed), NULL);
 }
 
 static void emit_head(struct buf *s, const char *name, const struct cepi_geo *g,
@@ -145,25 +135,7 @@ void cepi_emit_load_b(struct buf *s, const struct cepi_geo *g, const char *b_vec
 {
 	const char *ix = (long long)cepi_taps(g) * g->val[CE_CI] * cepi_opg(g) < (1LL << 31) ? "int" : "long long";
 
-	buf_addf(s, "        if (vb) {\n"
-		    "#pragma unroll\n"
-		    "            for (int e = 0; e < BK * (BN / 4) / NT; e++) {\n"
-		    "                const int bi = tid + e * NT, r = bi / (BN / 4), q = bi %% (BN / 4);\n"
-		    "                const int tp = tab_t[tg * TPT + r / CB], c = c0 + r %% CB, oc = co0 + q * 4;\n"
-		    "                const bool in = tp >= 0 && c < cpg && oc < opg;\n"
-		    "                kfg_cp16(sb + (%s) * 4,\n"
-		    "                         in ? wp + ((((%s)grp * T + tp) * cpg + c) * opg + oc) : wp, in);\n"
-		    "            }\n"
-		    "        } else {\n"
-		    "#pragma unroll 2\n"
-		    "            for (int e = 0; e < BK * BN / NT; e++) {\n"
-		    "                const int bi = tid + e * NT, r = bi / BN, cc = bi %% BN;\n"
-		    "                const int tp = tab_t[tg * TPT + r / CB], c = c0 + r %% CB, oc = co0 + cc;\n"
-		    "                const bool in = tp >= 0 && c < cpg && oc < opg;\n"
-		    "                kfg_cp4(sb + (%s) * 4,\n"
-		    "                        in ? wp + ((((%s)grp * T + tp) * cpg + c) * opg + oc) : wp, in);\n"
-		    "            }\n"
-		    "        }\n", b_vec, ix, b_one, ix);
+	bt_cuh_fill(s, conv_epi_mma_cuh, "load_b", "B_VEC", b_vec, "IX", ix, "B_ONE", b_one, NULL);
 }
 
 /* load(stage, tile): A gathered (zero off the image, past the channels, for
@@ -196,36 +168,10 @@ void cepi_emit_store(struct buf *s, const struct epi *e, int pos_fixed)
 	const char *code = e && e->code ? e->code : "", *nl = e && e->code && *e->code ? "\n" : "";
 
 	if (pos_fixed) {
-		buf_addf(s, "    {\n"
-			    "    const int ii = tid %% BM;\n"
-			    "    if (pix_n[ii] >= 0) {\n"
-			    "        const long long n = pix_n[ii], s = pix_s[ii];\n"
-			    "        float* const yp = y + n * CO * P + s;\n"
-			    "#pragma unroll 4\n"
-			    "        for (int jj = tid / BM; jj < BN; jj += NT / BM) {\n"
-			    "            const int oc = co0 + jj;\n"
-			    "            if (oc >= opg) break;\n"
-			    "            const long long c = (long long)grp * opg + oc;\n"
-			    "            float v = smem[jj * CS + ii];\n"
-			    "            {\n%s%s"
-			    "            }\n"
-			    "            yp[c * P] = v;\n"
-			    "        }\n"
-			    "    }\n"
-			    "    }\n}\n\n",
-			 code, nl);
+		bt_cuh_fill(s, conv_epi_mma_cuh, "store_fixed", "CODE", code, "NL", nl, NULL);
 		return;
 	}
-	buf_addf(s, "    for (int q = tid; q < BM * BN; q += NT) {\n"
-		    "        const int jj = q / BM, ii = q %% BM, oc = co0 + jj;\n"
-		    "        if (pix_n[ii] < 0 || oc >= opg) continue;\n"
-		    "        const long long n = pix_n[ii], c = (long long)grp * opg + oc, s = pix_s[ii];\n"
-		    "        float v = smem[jj * CS + ii];\n"
-		    "        {\n%s%s"
-		    "        }\n"
-		    "        y[(n * CO + c) * P + s] = v;\n"
-		    "    }\n}\n\n",
-		 code, nl);
+	bt_cuh_fill(s, conv_epi_mma_cuh, "store", "CODE", code, "NL", nl, NULL);
 }
 
 int cepi_emit_mma(struct buf *src, struct buf *launch, const char *name, const struct cepi_geo *g,

@@ -242,18 +242,8 @@ void gemm_emit_prologue(struct buf *s, const struct gemm_cfg *c)
 
 static void emit_sum(struct buf *s, const struct gemm_cfg *c)
 {
-	buf_addf(s, "// The K slices' fp32 partials added in double, then the epilogue.\n"
-		    "extern \"C\" __global__ void __launch_bounds__(256)\n"
-		    "%s_sum(const float* __restrict__ kf_p, float* __restrict__ kf_c%s, long long kf_MN,\n"
-		    "       long long kf_N, long long kf_total)\n{\n"
-		    "    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
-		    "    if (i >= kf_total) return;\n"
-		    "    double acc = 0.0;\n"
-		    "#pragma unroll 4\n"
-		    "    for (int z = 0; z < %d; z++) acc += (double)kf_p[z * kf_total + i];\n"
-		    "    const long long r = i %% kf_MN;\n"
-		    "    kf_c[i] = %s_epi((float)acc, i / kf_MN, r / kf_N, r %% kf_N%s);\n}\n",
-		 c->name, c->params, c->split, c->name, c->pnames);
+	bt_cuh_fill(s, gemm_epi_cuh, "sum", "NAME", c->name, "PARAMS", c->params,
+		    "SPLIT", BT_INT(c->split), "PNAMES", c->pnames, NULL);
 }
 
 int gemm_epi_emit(struct buf *src, struct buf *launch, const char *name,

@@ -72,29 +72,7 @@ static void emit_store(struct buf *s, const struct gemm_cfg *c)
  * Shared with the conv core (builtin_conv_epi_mma.c). */
 void gemm_emit_mma_ktile(struct buf *s, int bf, const char *a_swz)
 {
-	buf_addf(s, "        float part[MT][NQ * 4][4];\n"
-		    "#pragma unroll\n"
-		    "        for (int i = 0; i < MT; i++)\n"
-		    "#pragma unroll\n"
-		    "            for (int j = 0; j < NQ * 4; j++)\n"
-		    "#pragma unroll\n"
-		    "                for (int e = 0; e < 4; e++) part[i][j][e] = 0.0f;\n"
-		    "#pragma unroll\n"
-		    "        for (int h = 0; h < BK / 16; h++) {\n"
-		    "            float4 ra[MT][2], rb[4][NQ];\n"
-		    "#pragma unroll\n"
-		    "            for (int i = 0; i < MT; i++) {\n"
-		    "                const unsigned col = ((4 * h + t) ^ (%s)) << 4;\n"
-		    "                ra[i][0] = kfg_lds128(sa + a_off[i] + col);\n"
-		    "                ra[i][1] = kfg_lds128(sa + a_off[i] + 8 * BK * 4 + col);\n"
-		    "            }\n"
-		    "#pragma unroll\n"
-		    "            for (int q = 0; q < 4; q++)\n"
-		    "#pragma unroll\n"
-		    "                for (int qq = 0; qq < NQ; qq++) rb[q][qq] = kfg_lds128(sb + b_off[qq] + (16 * h + q) * BN * 4);\n"
-		    "#pragma unroll\n"
-		    "            for (int s = 0; s < 2; s++) {\n",
-		 a_swz);
+	bt_cuh_fill(s, gemm_epi_mma_cuh, "ktile", "A_SWZ", a_swz, NULL);
 	emit_products(s, bf);
 	bt_cuh_section(s, gemm_epi_mma_cuh, "ktile_fadd");
 }

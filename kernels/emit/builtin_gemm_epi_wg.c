@@ -105,63 +105,11 @@ void gemm_emit_wg_loop(struct buf *s, const char *a_wo, int late, int presplit)
 	if (presplit) {
 		/* cp.async writes through the generic proxy; wgmma reads
 		 * through the async one */
-		buf_addf(s, "    kfg_fence_async();\n"
-			    "    __syncthreads();\n"
-			    "    if (ktiles > 0) load_b(nb, 0);\n"
-			    "    for (int kt = 0; kt < ktiles; kt++) {\n"
-			    "        const bool more = kt + 1 < ktiles;\n"
-			    "%s"
-			    "        unsigned bh[4][4], bl[4][4];\n"
-			    "        kfg_frags<BF>(nb, bh, bl);\n"
-			    "        const unsigned long long d_raw = kfg_desc(stage_a(kt)%s), d_split = kfg_desc(stage_a(kt) + SA_BYTES%s);\n"
-			    "        kfg_wg_fence();\n"
-			    "        kfg_mma_step<BF>(part, bh, bl, 0, d_raw, d_split, 0);\n"
-			    "%s"
-			    "        kfg_mma_step<BF>(part, bh, bl, 1, d_raw, d_split, 1);\n"
-			    "        kfg_mma_step<BF>(part, bh, bl, 2, d_raw, d_split, 1);\n"
-			    "        kfg_mma_step<BF>(part, bh, bl, 3, d_raw, d_split, 1);\n"
-			    "        kfg_wg_commit();\n"
-			    "        if (more) {\n"
-			    "            kfg_wait<STAGES - 2>();\n"
-			    "            kfg_fence_async();\n"
-			    "            __syncthreads();\n"
-			    "            load_b(nb, kt + 1);\n"
-			    "        }\n",
-			 late ? "" : load, a_wo, a_wo, late ? load : "");
+		bt_cuh_fill(s, gemm_epi_wg_cuh, "loop_split", "EARLY_LOAD", late ? "" : load,
+			    "A_WO", a_wo, "LATE_LOAD", late ? load : "", NULL);
 	} else {
-		buf_addf(s, "    __syncthreads();\n"
-			    "    if (ktiles > 0) {\n"
-			    "        kfg_split_tile<BF, 0, NUNITS, NT>(stage_a(0), ssplit, tid);\n"
-			    "        load_b(nb, 0);\n"
-			    "    }\n"
-			    "    kfg_fence_async();\n"
-			    "    __syncthreads();\n"
-			    "    for (int kt = 0; kt < ktiles; kt++) {\n"
-			    "        const bool more = kt + 1 < ktiles;\n"
-			    "%s"
-			    "        unsigned bh[4][4], bl[4][4];\n"
-			    "        kfg_frags<BF>(nb, bh, bl);\n"
-			    "        const unsigned long long d_raw = kfg_desc(stage_a(kt)%s), d_split = kfg_desc(ssplit + (kt & 1) * SA_BYTES%s);\n"
-			    "        const unsigned snext = ssplit + ((kt + 1) & 1) * SA_BYTES;\n"
-			    "        kfg_wg_fence();\n"
-			    "        // the split of tile kt+1 between this tile's k steps (tensor cores busy meanwhile)\n"
-			    "        kfg_mma_step<BF>(part, bh, bl, 0, d_raw, d_split, 0);\n"
-			    "%s"
-			    "        if (more) {\n"
-			    "            kfg_wait<STAGES - 2>();\n"
-			    "            __syncthreads();\n"
-			    "        }\n"
-			    "        kfg_mma_step<BF>(part, bh, bl, 1, d_raw, d_split, 1);\n"
-			    "        if (more) kfg_split_tile<BF, 0, NUNITS / 2, NT>(stage_a(kt + 1), snext, tid);\n"
-			    "        kfg_mma_step<BF>(part, bh, bl, 2, d_raw, d_split, 1);\n"
-			    "        if (more) {\n"
-			    "            kfg_split_tile<BF, NUNITS / 2, NUNITS, NT>(stage_a(kt + 1), snext, tid);\n"
-			    "            kfg_fence_async();\n"
-			    "        }\n"
-			    "        kfg_mma_step<BF>(part, bh, bl, 3, d_raw, d_split, 1);\n"
-			    "        kfg_wg_commit();\n"
-			    "        if (more) load_b(nb, kt + 1);\n",
-			 late ? "" : load, a_wo, a_wo, late ? load : "");
+		bt_cuh_fill(s, gemm_epi_wg_cuh, "loop_presplit", "EARLY_LOAD", late ? "" : load,
+			    "A_WO", a_wo, "LATE_LOAD", late ? load : "", NULL);
 	}
 	bt_cuh_section(s, gemm_epi_wg_cuh, "loop_fadd");
 }

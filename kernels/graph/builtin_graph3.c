@@ -783,21 +783,7 @@ int gr_attn_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
 			buf_adds(&body, ";\n");
 		}
 	}
-	buf_addf(&body, "        if (sc == __int_as_float(-8388608)) continue;\n"
-		    "        if (sc > m) {\n"
-		    "            const float f = expf(m - sc);\n            l *= f;\n"
-		    "#pragma unroll\n            for (int c = 0; c < %lld; c++) acc[c] *= f;\n"
-		    "            m = sc;\n        }\n"
-		    "        const float pr = expf(sc - m);\n        l += pr;\n"
-		    "#pragma unroll\n        for (int c = 0; c < %lld; c++) acc[c] += pr * vp[j * %lldLL + c];\n"
-		    "    }\n"
-		    "    const double mx = block_max((double)m, sh);\n"
-		    "    const float f = m == __int_as_float(-8388608) ? 0.0f : expf((float)((double)m - mx));\n"
-		    "    const double tot = block_sum(l * f, sh);\n"
-		    "#pragma unroll\n    for (int c = 0; c < %lld; c++) {\n"
-		    "        const double a = block_sum((double)(acc[c] * f), sh);\n"
-		    "        if (threadIdx.x == 0) {\n",
-		 DV, DV, DV, DV);
+	bt_cuh_fill(&body, graph3_cuh, "attn_scores", "DV", BT_INT(DV), NULL);
 	gr_store_elem(&body, "            ", "row * (long long)DV_ + c", "(float)(a / tot)", e);
 	buf_adds(&body, "        }\n    }\n");
 	gr_helpers(p, GR_H_SUM | GR_H_MAX);
