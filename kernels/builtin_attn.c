@@ -36,12 +36,7 @@ static long long attn_smem(long long bq, long long d)
 
 static void emit_tile_load(struct buf *s, const char *src)
 {
-	buf_addf(s, "        for (int e = tid; e < 32 * D4; e += NT) {\n"
-		    "            int k = e / D4, j = e - k * D4;\n"
-		    "            float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);\n"
-		    "            if (k0 + k < S) v = reinterpret_cast<const float4*>(%s + (k0 + k) * D)[j];\n"
-		    "            reinterpret_cast<float4*>(KV + k * DP)[j] = v;\n"
-		    "        }\n", src);
+	bt_cuh_fill(s, attn_cuh, "tile_load", "SRC", src, NULL);
 }
 
 static int attn_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err)

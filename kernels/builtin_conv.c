@@ -293,22 +293,9 @@ static void emit_igemm(struct buf *s, const char *name, const struct cg *g, cons
 	int fixed = t->nt % t->bm == 0;
 
 	emit_sig_dw(s, name, t->nt, g, fused);
-	buf_addf(s, "    const int BM = %d, BN = %d, BK = %d, TM = %d, TN = %d, NT = %d;\n"
-		    "    const int LA = (BM * BK + NT - 1) / NT, LB = (BN * BK + NT - 1) / NT;\n"
-		    "    __shared__ float As[BK][BM];\n"
-		    "    __shared__ float Bs[BK][BN + 1];\n"
-		    "    const long long P = OD * OH * OW, IS = ID * IH * IW;\n"
-		    "    const int K = (int)CI%s;\n"
-		    "    const long long n = blockIdx.z, p0 = (long long)blockIdx.x * BM;\n"
-		    "    const int co0 = blockIdx.y * BN, tid = threadIdx.x;\n"
-		    "    const int tr = tid %% (BM / TM), tc = tid / (BM / TM);\n"
-		    "    const float* xn = x + n * CI * IS;\n"
-		    "    float acc[TM][TN], ra[LA], rb[LB];\n"
-		    "#pragma unroll\n"
-		    "    for (int i = 0; i < TM; i++)\n"
-		    "#pragma unroll\n"
-		    "        for (int j = 0; j < TN; j++) acc[i][j] = 0.0f;\n",
-		 t->bm, t->bn, t->bk, t->tm, t->tn, t->nt, fused ? "" : " * KT");
+	bt_cuh_fill(s, conv_cuh, "igemm_head", "BM", BT_INT(t->bm), "BN", BT_INT(t->bn),
+		    "BK", BT_INT(t->bk), "TM", BT_INT(t->tm), "TN", BT_INT(t->tn),
+		    "NT", BT_INT(t->nt), "KT_MUL", fused ? "" : " * KT", NULL);
 	if (fixed) {
 		/* Each thread gathers one fixed pixel: its window origin once. */
 		buf_adds(s, "    const int am = tid % BM, ak = tid / BM;\n"
@@ -369,38 +356,9 @@ static int dw_read(const json_t *p, const struct cg *g, struct dw *d, struct buf
 static void emit_dw(struct buf *s, const char *name, const struct cg *g, const struct dw *d)
 {
 	cg_emit_sig(s, name, d->nt, g);
-	buf_addf(s, "    const int TW = %d, TH = %d, RPT = %d, ITH = %d, ITW = %d, NT = %d;\n"
-		    "    __shared__ float tile[ITH][ITW + 1];\n"
-		    "    __shared__ float wk[KT];\n"
-		    "    const long long plane = blockIdx.z;\n"
-		    "    const int c = (int)(plane %% CI);\n"
-		    "    const float* xp = x + plane * IH * IW;\n"
-		    "    const int oy0 = blockIdx.y * TH, ox0 = blockIdx.x * TW;\n"
-		    "    const int ih0 = oy0 * SH - PH, iw0 = ox0 * SW - PW;\n"
-		    "    const int tid = threadIdx.y * TW + threadIdx.x;\n"
-		    "    for (int i = tid; i < ITH * ITW; i += NT) {\n"
-		    "        const int r = i / ITW, q = i %% ITW, ih = ih0 + r, iw = iw0 + q;\n"
-		    "        tile[r][q] = (ih >= 0 && ih < IH && iw >= 0 && iw < IW) ?\n"
-		    "            __ldg(xp + (long long)ih * IW + iw) : 0.0f;\n"
-		    "    }\n"
-		    "    for (int i = tid; i < KT; i += NT) wk[i] = w[(long long)c * KT + i];\n"
-		    "    __syncthreads();\n"
-		    "    const int ox = ox0 + threadIdx.x;\n"
-		    "    if (ox >= OW) return;\n"
-		    "    float* yp = y + plane * OH * OW;\n"
-		    "#pragma unroll\n"
-		    "    for (int r = 0; r < RPT; r++) {\n"
-		    "        const int ly = threadIdx.y * RPT + r, oy = oy0 + ly;\n"
-		    "        if (oy >= OH) break;\n"
-		    "        float a = %s;\n"
-		    "#pragma unroll\n"
-		    "        for (int kh = 0; kh < KH; kh++)\n"
-		    "#pragma unroll\n"
-		    "            for (int kw = 0; kw < KW; kw++)\n"
-		    "                a = fmaf(tile[ly * SH + kh * DH][threadIdx.x * SW + kw * DW], wk[kh * KW + kw], a);\n"
-		    "        yp[(long long)oy * OW + ox] = a;\n"
-		    "    }\n}\n\n",
-		 d->tw, d->th, d->rpt, d->ith, d->itw, d->nt, g->bias ? "bias[c]" : "0.0f");
+	bt_cuh_fill(s, conv_cuh, "dw_kernel", "TW", BT_INT(d->tw), "TH", BT_INT(d->th),
+		    "RPT", BT_INT(d->rpt), "ITH", BT_INT(d->ith), "ITW", BT_INT(d->itw),
+		    "NT", BT_INT(d->nt), "BIAS", g->bias ? "bias[c]" : "0.0f", NULL);
 }
 
 static void launch_dw(struct buf *s, const char *name, const struct cg *g, const struct dw *d,

@@ -68,10 +68,7 @@ static void emit_block_sum2(struct buf *s)
  * (checked at run time: other sizes take the scalar loop). */
 static void emit_stats_part(struct buf *s, int block, int vec)
 {
-	buf_addf(s, "extern \"C\" __global__ void __launch_bounds__(%d)\n"
-		    "norm_part(const float* __restrict__ x, double* __restrict__ part, long long L)\n{\n"
-		    "    const long long row = blockIdx.y;\n"
-		    "    double a, b;\n", block);
+	bt_cuh_fill(s, norm_cuh, "part_head", "BLOCK", BT_INT(block), NULL);
 	if (vec == 4)
 		bt_cuh_section(s, norm_cuh, "stats_part_vec4");
 	bt_cuh_section(s, norm_cuh, "stats_part_scalar");
@@ -114,11 +111,7 @@ static void emit_stats_apply(struct buf *s, int mode, int ablock, int apt, int v
 	static const char *cb[4] = { "b.x", "b.y", "b.z", "b.w" };
 	int k;
 
-	buf_addf(s, "extern \"C\" __global__ void __launch_bounds__(%d)\n"
-		    "norm_apply(const float* __restrict__ x, const float* __restrict__ stats,\n"
-		    "           const float* __restrict__ weight, const float* __restrict__ bias,\n"
-		    "           float* __restrict__ y, long long L, long long C, long long rps)\n{\n"
-		    "    const long long row = blockIdx.y;\n", ablock);
+	bt_cuh_fill(s, norm_cuh, "apply_head", "ABLOCK", BT_INT(ablock), NULL);
 	if (mode == M_BN)
 		buf_adds(s, "    const long long st = row % C;\n");
 	else
@@ -300,12 +293,7 @@ static int rms_render(const json_t *spec, const json_t *p, struct buf *s, struct
 	for (k = 0; k < vec; k++)
 		buf_addf(s, "        float s%d = 0.0f;\n", k);
 	if (cache)
-		buf_addf(s, "        %s r[C_];\n"
-			    "#pragma unroll\n"
-			    "        for (int c = 0; c < C_; c++) {\n"
-			    "            if (c >= C) break;\n"
-			    "            const %s v = __ldg(xp + (long long)c * nq);\n"
-			    "            r[c] = v;\n", vt, vt);
+		bt_cuh_fill(s, norm_cuh, "rms_regs", "VT", vt, NULL);
 	else
 		buf_addf(s, "#pragma unroll 8\n"
 			    "        for (long long c = 0; c < C; c++) {\n"

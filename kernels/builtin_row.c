@@ -43,14 +43,8 @@ int tmpl_rowsoftmax_render(const json_t *spec, const json_t *p, struct buf *s, s
 	buf_addf(s, "__device__ __forceinline__ void upd(float& m, float& s, float v) {\n"
 		    "    if (v > m) { s = s * %s(m - v) + 1.0f; m = v; } else { s += %s(v - m); }\n}\n",
 		 ex, ex);
-	buf_addf(s, "extern \"C\" __global__ void __launch_bounds__(%d)\n"
-		    "row_softmax(const float* __restrict__ x, float* __restrict__ y, long long cols)\n{\n"
-		    "    __shared__ float sm[32], ss[32];\n"
-		    "    const float* xr = x + blockIdx.x * cols;\n"
-		    "    float* yr = y + blockIdx.x * cols;\n"
-		    "    const long long nv = cols / %d;\n"
-		    "    const %s* xv = reinterpret_cast<const %s*>(xr);\n"
-		    "    float m = NEG_INF, s = 0.0f;\n", block, vec, vt, vt);
+	bt_cuh_fill(s, rowsoftmax_cuh, "kernel_head", "BLOCK", BT_INT(block), "VEC", BT_INT(vec),
+		    "VT", vt, NULL);
 	if (online) {
 		buf_adds(s, "    for (long long i = threadIdx.x; i < nv; i += blockDim.x) {\n");
 		if (vec == 4)

@@ -56,12 +56,8 @@ static void scan_load(struct buf *s, int op, int vec)
 	const char *id = op == S_PROD ? "1.0f" : "0.0f";
 
 	if (vec == 4) {
-		buf_addf(s, "#pragma unroll\n"
-			    "        for (int q = 0; q < ITEMS / 4; q++) {\n"
-			    "            const long long j = j0 + 4 * q;\n"
-			    "            if (j < cols) {\n"
-			    "                const float4 f = __ldg(reinterpret_cast<const float4*>(xr + %s));\n",
-			 op == S_REV ? "cols - 4 - j" : "j");
+		bt_cuh_fill(s, scan_cuh, "load_vec4",
+			    "J", op == S_REV ? "cols - 4 - j" : "j", NULL);
 		if (op == S_REV)
 			buf_adds(s, "                v[4 * q] = f.w; v[4 * q + 1] = f.z; v[4 * q + 2] = f.y; v[4 * q + 3] = f.x;\n");
 		else
@@ -73,13 +69,8 @@ static void scan_load(struct buf *s, int op, int vec)
 			    "            }\n        }\n", id);
 		return;
 	}
-	buf_addf(s, "#pragma unroll\n"
-		    "        for (int u = 0; u < ITEMS; u++) {\n"
-		    "            const long long j = j0 + u;\n"
-		    "            v[u] = %s;\n"
-		    "            if (j < cols) {\n"
-		    "                const long long pj = %s;\n",
-		 id, op == S_REV ? "cols - 1 - j" : "j");
+	bt_cuh_fill(s, scan_cuh, "load_scalar", "IDENT", id,
+		    "J", op == S_REV ? "cols - 1 - j" : "j", NULL);
 	if (op == S_MASK)
 		buf_adds(s, "                v[u] = mr[pj] ? __ldg(xr + pj) : 0.0f;\n");
 	else
@@ -91,13 +82,10 @@ static void scan_load(struct buf *s, int op, int vec)
 static void scan_store(struct buf *s, int op, int vec, int stream)
 {
 	if (vec == 4) {
-		buf_addf(s, "#pragma unroll\n"
-			    "        for (int q = 0; q < ITEMS / 4; q++) {\n"
-			    "            const long long j = j0 + 4 * q;\n"
-			    "            if (j >= cols) break;\n"
-			    "            const float4 f = make_float4(%s);\n",
-			 op == S_REV ? "v[4 * q + 3], v[4 * q + 2], v[4 * q + 1], v[4 * q]" :
-				       "v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]");
+		bt_cuh_fill(s, scan_cuh, "store_vec4", "VALS",
+			    op == S_REV ? "v[4 * q + 3], v[4 * q + 2], v[4 * q + 1], v[4 * q]"
+					: "v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]",
+			    NULL);
 		if (stream)
 			buf_addf(s, "            __stcs(reinterpret_cast<float4*>(yr + %s), f);\n        }\n",
 				 op == S_REV ? "cols - 4 - j" : "j");
@@ -147,12 +135,7 @@ static int scan_render(const json_t *spec, const json_t *p, struct buf *s, struc
 		 block, op == S_MASK ? "const unsigned char* __restrict__ mask, " : "");
 	if (op == S_MASK)
 		buf_adds(s, "    const unsigned char* mr = mask + (long long)blockIdx.x * cols;\n");
-	buf_addf(s, "    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n"
-		    "    double carry = IDENT;   // the scan of all earlier tiles\n"
-		    "    for (long long base = 0; base < cols; base += (long long)%d * ITEMS) {\n"
-		    "        const long long j0 = base + (long long)threadIdx.x * ITEMS;\n"
-		    "        float v[ITEMS];\n",
-		 block);
+	bt_cuh_fill(s, scan_cuh, "scan_head", "BLOCK", BT_INT(block), NULL);
 	scan_load(s, op, vec);
 	bt_cuh_section(s, scan_cuh, "chunk_scan");
 	/* the results replace v[] in place (no second array: registers) */

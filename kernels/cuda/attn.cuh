@@ -125,3 +125,10 @@ sdpa_flash(const float* __restrict__ Q, const float* __restrict__ K,
     }
 }
 
+//@ tile_load
+        for (int e = tid; e < 32 * D4; e += NT) {
+            int k = e / D4, j = e - k * D4;
+            float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            if (k0 + k < S) v = reinterpret_cast<const float4*>(@SRC@ + (k0 + k) * D)[j];
+            reinterpret_cast<float4*>(KV + k * DP)[j] = v;
+        }

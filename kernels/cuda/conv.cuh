@@ -109,3 +109,53 @@
     }
 }
 
+//@ igemm_head
+    const int BM = @BM@, BN = @BN@, BK = @BK@, TM = @TM@, TN = @TN@, NT = @NT@;
+    const int LA = (BM * BK + NT - 1) / NT, LB = (BN * BK + NT - 1) / NT;
+    __shared__ float As[BK][BM];
+    __shared__ float Bs[BK][BN + 1];
+    const long long P = OD * OH * OW, IS = ID * IH * IW;
+    const int K = (int)CI@KT_MUL@;
+    const long long n = blockIdx.z, p0 = (long long)blockIdx.x * BM;
+    const int co0 = blockIdx.y * BN, tid = threadIdx.x;
+    const int tr = tid % (BM / TM), tc = tid / (BM / TM);
+    const float* xn = x + n * CI * IS;
+    float acc[TM][TN], ra[LA], rb[LB];
+#pragma unroll
+    for (int i = 0; i < TM; i++)
+#pragma unroll
+        for (int j = 0; j < TN; j++) acc[i][j] = 0.0f;
+//@ dw_kernel
+    const int TW = @TW@, TH = @TH@, RPT = @RPT@, ITH = @ITH@, ITW = @ITW@, NT = @NT@;
+    __shared__ float tile[ITH][ITW + 1];
+    __shared__ float wk[KT];
+    const long long plane = blockIdx.z;
+    const int c = (int)(plane % CI);
+    const float* xp = x + plane * IH * IW;
+    const int oy0 = blockIdx.y * TH, ox0 = blockIdx.x * TW;
+    const int ih0 = oy0 * SH - PH, iw0 = ox0 * SW - PW;
+    const int tid = threadIdx.y * TW + threadIdx.x;
+    for (int i = tid; i < ITH * ITW; i += NT) {
+        const int r = i / ITW, q = i % ITW, ih = ih0 + r, iw = iw0 + q;
+        tile[r][q] = (ih >= 0 && ih < IH && iw >= 0 && iw < IW) ?
+            __ldg(xp + (long long)ih * IW + iw) : 0.0f;
+    }
+    for (int i = tid; i < KT; i += NT) wk[i] = w[(long long)c * KT + i];
+    __syncthreads();
+    const int ox = ox0 + threadIdx.x;
+    if (ox >= OW) return;
+    float* yp = y + plane * OH * OW;
+#pragma unroll
+    for (int r = 0; r < RPT; r++) {
+        const int ly = threadIdx.y * RPT + r, oy = oy0 + ly;
+        if (oy >= OH) break;
+        float a = @BIAS@;
+#pragma unroll
+        for (int kh = 0; kh < KH; kh++)
+#pragma unroll
+            for (int kw = 0; kw < KW; kw++)
+                a = fmaf(tile[ly * SH + kh * DH][threadIdx.x * SW + kw * DW], wk[kh * KW + kw], a);
+        yp[(long long)oy * OW + ox] = a;
+    }
+}
+

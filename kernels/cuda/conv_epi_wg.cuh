@@ -110,3 +110,12 @@
         }
     }
     __syncthreads();
+//@ xform_head
+// x to [N][D][H][W][G][C_in/G padded to 4]@PS_NOTE@
+extern "C" __global__ void @NAME@_xform(const float* __restrict__ x, float* __restrict__ xt,
+    long long NB, long long CI, long long ID, long long IH, long long IW)
+{
+    constexpr int G = @GROUPS@, PS = @PS@;
+    const long long IS = ID * IH * IW;
+    const int cpg = (int)(CI / G), cpg4 = (cpg + 3) & ~3, CX = G * cpg4;
+    const long long XS = NB * IS * CX;   // PS: x - trunc(x) at xt + XS

@@ -43,3 +43,22 @@ extern "C" __global__ void __launch_bounds__(256)
     const long long r = i % kf_MN;
     kf_c[i] = @NAME@_epi((float)acc, i / kf_MN, r / kf_N, r % kf_N@PNAMES@);
 }
+//@ epi_fn
+__device__ __forceinline__ float @NAME@_epi(float v, long long b, long long m, long long n@PARAMS@)
+{
+    (void)b, (void)m, (void)n;
+    {
+@CODE@
+    }
+    return v;
+}
+//@ prologue
+    const long long kf_bz = blockIdx.z / @SPLIT@, kf_sz = blockIdx.z % @SPLIT@;
+    const long long M = kf_M, N = kf_N, K = kf_K;
+    const float* __restrict__ A = kf_a + @A_OFF@;
+    const float* __restrict__ B = kf_b + @B_OFF@;
+    float* __restrict__ Cout = kf_c + (kf_sz * @BATCH@LL + kf_bz) * M * N;
+    // this block's K slice, whole 32-wide tiles but the last
+    const long long kchunk = (K + @SPLIT@LL * 32 - 1) / (@SPLIT@LL * 32) * 32;
+    const long long kbeg = kf_sz * kchunk, kend = min(K, kbeg + kchunk);
+    const int ktiles = kend > kbeg ? (int)((kend - kbeg + 31) / 32) : 0;

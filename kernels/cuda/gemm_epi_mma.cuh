@@ -201,3 +201,11 @@ __device__ __forceinline__ void kfg_mma_tf32(float (&d)[4], const unsigned (&a)[
                 for (int qq = 0; qq < NQ; qq++) rb[q][qq] = kfg_lds128(sb + b_off[qq] + (16 * h + q) * BN * 4);
 #pragma unroll
             for (int s = 0; s < 2; s++) {
+//@ loader_b_tile
+#pragma unroll 2
+        for (int e = 0; e < BK * BN / NTHR; e++) {
+            const int id = tid + e * NTHR, r = @R@, cc = @C@;
+            const long long gk = k0 + r, gc = n0 + cc;
+            const bool in = gk < kend && gc < N;
+            kfg_cp4(sb + (r * BN + (((cc >> 2) ^ (((r >> 2) & 3) << 1)) << 2) + (cc & 3)) * 4, in ? B + @IDX@ : B, in);
+        }

@@ -233,3 +233,30 @@ template <int BF> __device__ __forceinline__ void kfg_mma_step(float (&d)[64], c
         kfg_mma_step<BF>(part, bh, bl, 3, d_raw, d_split, 1);
         kfg_wg_commit();
         if (more) load_b(nb, kt + 1);
+//@ loader_a_tile
+#pragma unroll
+        for (int e = 0; e < 16; e++) {
+            const int id = tid + e * 256, r = @R@, kk = @C@;
+            const long long gr = m0 + r, gk = k0 + kk;
+            const bool in = gr < M && gk < kend;
+            kfg_cp4(sa + r * 128 + (((kk >> 2) ^ (r & 7)) << 4) + (kk & 3) * 4, in ? A + @IDX@ : A, in);
+        }
+//@ loader_b_tile
+#pragma unroll
+        for (int e = 0; e < 16; e++) {
+            const int id = tid + e * 256, r = @R@, cc = @C@;
+            const long long gk = k0 + r, gc = n0 + cc;
+            const bool in = gk < kend && gc < N;
+            kfg_cp4(sb + (r * BSTR + cc) * 4, in ? B + @IDX@ : B, in);
+        }
+//@ kernel_head
+    constexpr int STAGES = @STAGES@, BF = @BF@, NT = 256, @B_STRIDE@;
+    constexpr unsigned SA_BYTES = 16384, STAGE_BYTES = @STAGE_BYTES@;   // multiples of 1024
+    constexpr int NUNITS = BF ? 512 : 1024;   // split units of a tile
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int wg = warp >> 2, ww = warp & 3, g = lane >> 2, t = lane & 3;
+    const long long m0 = (long long)blockIdx.y * 128, n0 = (long long)blockIdx.x * 128;
+    const unsigned sbase = (kfg_smem(kf_smem) + 1023u) & ~1023u;
+    const unsigned ssplit = sbase + STAGES * STAGE_BYTES;   // two split buffers
+    const unsigned b_off = @B_OFF@;
+    auto stage_a = [&](int kt) { return sbase + (kt % STAGES) * STAGE_BYTES; };

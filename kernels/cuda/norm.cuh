@@ -166,3 +166,23 @@ norm_final(const double* __restrict__ part, float* __restrict__ stats, long long
             const long long i = base + (long long)k * @ABLOCK@;
             if (i >= nv) break;
             float4 u = v[k];
+//@ part_head
+extern "C" __global__ void __launch_bounds__(@BLOCK@)
+norm_part(const float* __restrict__ x, double* __restrict__ part, long long L)
+{
+    const long long row = blockIdx.y;
+    double a, b;
+//@ apply_head
+extern "C" __global__ void __launch_bounds__(@ABLOCK@)
+norm_apply(const float* __restrict__ x, const float* __restrict__ stats,
+           const float* __restrict__ weight, const float* __restrict__ bias,
+           float* __restrict__ y, long long L, long long C, long long rps)
+{
+    const long long row = blockIdx.y;
+//@ rms_regs
+        @VT@ r[C_];
+#pragma unroll
+        for (int c = 0; c < C_; c++) {
+            if (c >= C) break;
+            const @VT@ v = __ldg(xp + (long long)c * nq);
+            r[c] = v;

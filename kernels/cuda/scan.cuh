@@ -38,3 +38,28 @@
 #pragma unroll
         for (int u = ITEMS - 1; u > 0; u--) v[u] = (float)OP(off, (acc_t)v[u - 1]);
         v[0] = (float)off;
+//@ load_vec4
+#pragma unroll
+        for (int q = 0; q < ITEMS / 4; q++) {
+            const long long j = j0 + 4 * q;
+            if (j < cols) {
+                const float4 f = __ldg(reinterpret_cast<const float4*>(xr + @J@));
+//@ load_scalar
+#pragma unroll
+        for (int u = 0; u < ITEMS; u++) {
+            const long long j = j0 + u;
+            v[u] = @IDENT@;
+            if (j < cols) {
+                const long long pj = @J@;
+//@ store_vec4
+#pragma unroll
+        for (int q = 0; q < ITEMS / 4; q++) {
+            const long long j = j0 + 4 * q;
+            if (j >= cols) break;
+            const float4 f = make_float4(@VALS@);
+//@ scan_head
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    double carry = IDENT;   // the scan of all earlier tiles
+    for (long long base = 0; base < cols; base += (long long)@BLOCK@ * ITEMS) {
+        const long long j0 = base + (long long)threadIdx.x * ITEMS;
+        float v[ITEMS];

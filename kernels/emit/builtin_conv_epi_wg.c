@@ -98,14 +98,9 @@ static int xform_small(const struct cepi_geo *g)
 
 static void emit_xform(struct buf *s, const char *name, const struct cepi_geo *g, int ps)
 {
-	buf_addf(s, "// x to [N][D][H][W][G][C_in/G padded to 4]%s\n"
-		    "extern \"C\" __global__ void %s_xform(const float* __restrict__ x, float* __restrict__ xt,\n"
-		    "    long long NB, long long CI, long long ID, long long IH, long long IW)\n{\n"
-		    "    constexpr int G = %d, PS = %d;\n"
-		    "    const long long IS = ID * IH * IW;\n"
-		    "    const int cpg = (int)(CI / G), cpg4 = (cpg + 3) & ~3, CX = G * cpg4;\n"
-		    "    const long long XS = NB * IS * CX;   // PS: x - trunc(x) at xt + XS\n",
-		 ps ? ", then its small parts (x - tf32(x))" : "", name, g->groups, ps);
+	bt_cuh_fill(s, conv_epi_wg_cuh, "xform_head",
+		    "PS_NOTE", ps ? ", then its small parts (x - tf32(x))" : "", "NAME", name,
+		    "GROUPS", BT_INT(g->groups), "PS", BT_INT(ps), NULL);
 	if (xform_small(g)) {
 		bt_cuh_section(s, conv_epi_wg_cuh, "xform_flat");
 		return;

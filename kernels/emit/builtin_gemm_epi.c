@@ -213,26 +213,17 @@ void gemm_emit_common(struct buf *s)
 /* The epilogue as a function of v, b, m, n and the caller's parameters only. */
 static void emit_epi(struct buf *s, const struct gemm_cfg *c, const struct epi *e)
 {
-	buf_addf(s, "__device__ __forceinline__ float %s_epi(float v, long long b, long long m, long long n%s)\n"
-		    "{\n    (void)b, (void)m, (void)n;\n    {\n%s\n    }\n    return v;\n}\n",
-		 c->name, c->params, e && e->code ? e->code : "");
+	bt_cuh_fill(s, gemm_epi_cuh, "epi_fn", "NAME", c->name, "PARAMS", c->params,
+		    "CODE", e && e->code ? e->code : "", NULL);
 }
 
 void gemm_emit_prologue(struct buf *s, const struct gemm_cfg *c)
 {
 	const struct gemm_shape *sh = c->sh;
 
-	buf_addf(s, "    const long long kf_bz = blockIdx.z / %d, kf_sz = blockIdx.z %% %d;\n"
-		    "    const long long M = kf_M, N = kf_N, K = kf_K;\n"
-		    "    const float* __restrict__ A = kf_a + %s;\n"
-		    "    const float* __restrict__ B = kf_b + %s;\n"
-		    "    float* __restrict__ Cout = kf_c + (kf_sz * %lldLL + kf_bz) * M * N;\n"
-		    "    // this block's K slice, whole 32-wide tiles but the last\n"
-		    "    const long long kchunk = (K + %dLL * 32 - 1) / (%dLL * 32) * 32;\n"
-		    "    const long long kbeg = kf_sz * kchunk, kend = min(K, kbeg + kchunk);\n"
-		    "    const int ktiles = kend > kbeg ? (int)((kend - kbeg + 31) / 32) : 0;\n",
-		 c->split, c->split, sh->a_bcast ? "0" : "kf_bz * M * K",
-		 sh->b_bcast ? "0" : "kf_bz * K * N", sh->batch, c->split, c->split);
+	bt_cuh_fill(s, gemm_epi_cuh, "prologue", "SPLIT", BT_INT(c->split),
+		    "A_OFF", sh->a_bcast ? "0" : "kf_bz * M * K",
+		    "B_OFF", sh->b_bcast ? "0" : "kf_bz * K * N", "BATCH", BT_INT(sh->batch), NULL);
 	if (c->split > 1)
 		buf_adds(s, "    auto epi = [&](float v, long long m, long long n) { (void)m, (void)n; return v; };\n");
 	else

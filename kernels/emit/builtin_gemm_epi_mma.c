@@ -36,15 +36,10 @@ static void emit_loader(struct buf *s, const struct gemm_cfg *c)
 	if (c->vec_b)
 		bt_cuh_section(s, gemm_epi_mma_cuh, "loader_b");
 	else
-		buf_addf(s, "#pragma unroll 2\n"
-			    "        for (int e = 0; e < BK * BN / NTHR; e++) {\n"
-			    "            const int id = tid + e * NTHR, r = %s, cc = %s;\n"
-			    "            const long long gk = k0 + r, gc = n0 + cc;\n"
-			    "            const bool in = gk < kend && gc < N;\n"
-			    "            kfg_cp4(sb + (r * BN + (((cc >> 2) ^ (((r >> 2) & 3) << 1)) << 2) + (cc & 3)) * 4, in ? B + %s : B, in);\n"
-			    "        }\n",
-			 sh->b_nk ? "id & 31" : "id / BN", sh->b_nk ? "id >> 5" : "id % BN",
-			 sh->b_nk ? "gc * K + gk" : "gk * N + gc");
+		bt_cuh_fill(s, gemm_epi_mma_cuh, "loader_b_tile",
+			    "R", sh->b_nk ? "id & 31" : "id / BN",
+			    "C", sh->b_nk ? "id >> 5" : "id % BN",
+			    "IDX", sh->b_nk ? "gc * K + gk" : "gk * N + gc", NULL);
 	buf_adds(s, "    };\n");
 }
 

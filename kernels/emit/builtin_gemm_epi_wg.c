@@ -51,29 +51,19 @@ static void emit_loader(struct buf *s, const struct gemm_cfg *c)
 	if (c->vec_a)
 		bt_cuh_section(s, gemm_epi_wg_cuh, "loader_a");
 	else
-		buf_addf(s, "#pragma unroll\n"
-			    "        for (int e = 0; e < 16; e++) {\n"
-			    "            const int id = tid + e * 256, r = %s, kk = %s;\n"
-			    "            const long long gr = m0 + r, gk = k0 + kk;\n"
-			    "            const bool in = gr < M && gk < kend;\n"
-			    "            kfg_cp4(sa + r * 128 + (((kk >> 2) ^ (r & 7)) << 4) + (kk & 3) * 4, in ? A + %s : A, in);\n"
-			    "        }\n",
-			 sh->a_km ? "id & 127" : "id >> 5", sh->a_km ? "id >> 7" : "id & 31",
-			 sh->a_km ? "gk * M + gr" : "gr * K + gk");
+		bt_cuh_fill(s, gemm_epi_wg_cuh, "loader_a_tile",
+			    "R", sh->a_km ? "id & 127" : "id >> 5",
+			    "C", sh->a_km ? "id >> 7" : "id & 31",
+			    "IDX", sh->a_km ? "gk * M + gr" : "gr * K + gk", NULL);
 	if (c->bt_k)
 		bt_cuh_section(s, gemm_epi_wg_cuh, "loader_b_kmajor");
 	else if (c->vec_b)
 		bt_cuh_section(s, gemm_epi_wg_cuh, "loader_b_nmajor");
 	else
-		buf_addf(s, "#pragma unroll\n"
-			    "        for (int e = 0; e < 16; e++) {\n"
-			    "            const int id = tid + e * 256, r = %s, cc = %s;\n"
-			    "            const long long gk = k0 + r, gc = n0 + cc;\n"
-			    "            const bool in = gk < kend && gc < N;\n"
-			    "            kfg_cp4(sb + (r * BSTR + cc) * 4, in ? B + %s : B, in);\n"
-			    "        }\n",
-			 sh->b_nk ? "id & 31" : "id >> 7", sh->b_nk ? "id >> 5" : "id & 127",
-			 sh->b_nk ? "gc * K + gk" : "gk * N + gc");
+		bt_cuh_fill(s, gemm_epi_wg_cuh, "loader_b_tile",
+			    "R", sh->b_nk ? "id & 31" : "id >> 7",
+			    "C", sh->b_nk ? "id >> 5" : "id & 127",
+			    "IDX", sh->b_nk ? "gc * K + gk" : "gk * N + gc", NULL);
 	buf_adds(s, "    };\n");
 }
 
@@ -123,18 +113,12 @@ void gemm_emit_wgmma(struct buf *s, const struct gemm_cfg *c)
 		    "    extern __shared__ __align__(1024) float kf_smem[];\n",
 		 c->name, c->params);
 	gemm_emit_prologue(s, c);
-	buf_addf(s, "    constexpr int STAGES = %d, BF = %d, NT = 256, %s;\n"
-		    "    constexpr unsigned SA_BYTES = 16384, STAGE_BYTES = %d;   // multiples of 1024\n"
-		    "    constexpr int NUNITS = BF ? 512 : 1024;   // split units of a tile\n"
-		    "    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;\n"
-		    "    const int wg = warp >> 2, ww = warp & 3, g = lane >> 2, t = lane & 3;\n"
-		    "    const long long m0 = (long long)blockIdx.y * 128, n0 = (long long)blockIdx.x * 128;\n"
-		    "    const unsigned sbase = (kfg_smem(kf_smem) + 1023u) & ~1023u;\n"
-		    "    const unsigned ssplit = sbase + STAGES * STAGE_BYTES;   // two split buffers\n"
-		    "    const unsigned b_off = %s;\n"
-		    "    auto stage_a = [&](int kt) { return sbase + (kt %% STAGES) * STAGE_BYTES; };\n",
-		 c->stages, c->bf, c->bt_k ? "BKS = 36" : "BSTR = 136", c->bt_k ? 16384 + 18432 : 16384 + 17408,
-		 c->bt_k ? "(64 * wg + 16 * ww + 2 * g) * BKS * 4" : "(64 * wg + 16 * ww + 2 * g) * 4");
+	bt_cuh_fill(s, gemm_epi_wg_cuh, "kernel_head", "STAGES", BT_INT(c->stages),
+		    "BF", BT_INT(c->bf), "B_STRIDE", c->bt_k ? "BKS = 36" : "BSTR = 136",
+		    "STAGE_BYTES", BT_INT(c->bt_k ? 16384 + 18432 : 16384 + 17408),
+		    "B_OFF",
+		    c->bt_k ? "(64 * wg + 16 * ww + 2 * g) * BKS * 4" : "(64 * wg + 16 * ww + 2 * g) * 4",
+		    NULL);
 	emit_loader(s, c);
 	buf_addf(s, "    auto load_b = [&](float2 (&nb)[4][2], int kt) { kfg_load_b_%s<%s>(nb, stage_a(kt) + SA_BYTES + b_off, t); };\n",
 		 c->bt_k ? "nk" : "kn", c->bt_k ? "BKS" : "BSTR");
