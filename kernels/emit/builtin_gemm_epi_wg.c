@@ -116,8 +116,8 @@ void gemm_emit_wgmma(struct buf *s, const struct gemm_cfg *c)
 	bt_cuh_fill(s, gemm_epi_wg_cuh, "kernel_head", "STAGES", BT_INT(c->stages),
 		    "BF", BT_INT(c->bf), "B_STRIDE", c->bt_k ? "BKS = 36" : "BSTR = 136",
 		    "STAGE_BYTES", BT_INT(c->bt_k ? 16384 + 18432 : 16384 + 17408),
-		    "B_OFF",
-		    c->bt_k ? "(64 * wg + 16 * ww + 2 * g) * BKS * 4" : "(64 * wg + 16 * ww + 2 * g) * 4",
+		    "B_OFF", c->bt_k ? "(64 * wg + 16 * ww + 2 * g) * BKS * 4"
+				     : "(64 * wg + 16 * ww + 2 * g) * 4",
 		    NULL);
 	emit_loader(s, c);
 	buf_addf(s, "    auto load_b = [&](float2 (&nb)[4][2], int kt) { kfg_load_b_%s<%s>(nb, stage_a(kt) + SA_BYTES + b_off, t); };\n",
