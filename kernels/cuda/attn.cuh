@@ -1,6 +1,13 @@
-// attn-flash (kernels/builtin_attn.c): the flash-attention kernel sdpa_flash,
-// in the order the emitter appends it; the K/V tile loads and the
-// exponentials (expf or __expf) come from C between the sections.
+// attn-flash (kernels/builtin_attn.c): the flash-attention kernel sdpa_flash
+// section by section; tile_load (K or V tile from @SRC@) is appended twice and
+// the exponentials (expf or __expf) come from C between the sections.
+//@ tile_load
+        for (int e = tid; e < 32 * D4; e += NT) {
+            int k = e / D4, j = e - k * D4;
+            float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            if (k0 + k < S) v = reinterpret_cast<const float4*>(@SRC@ + (k0 + k) * D)[j];
+            reinterpret_cast<float4*>(KV + k * DP)[j] = v;
+        }
 //@ head
 extern "C" __global__ void __launch_bounds__(NT)
 sdpa_flash(const float* __restrict__ Q, const float* __restrict__ K,
@@ -125,10 +132,3 @@ sdpa_flash(const float* __restrict__ Q, const float* __restrict__ K,
     }
 }
 
-//@ tile_load
-        for (int e = tid; e < 32 * D4; e += NT) {
-            int k = e / D4, j = e - k * D4;
-            float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-            if (k0 + k < S) v = reinterpret_cast<const float4*>(@SRC@ + (k0 + k) * D)[j];
-            reinterpret_cast<float4*>(KV + k * DP)[j] = v;
-        }

@@ -1,26 +1,6 @@
-// conv (kernels/builtin_conv.c): the direct convolution's shared-memory
-// tile load and store (the gather itself is emitted per problem).
-//@ tile_load_tail
-                ra[q] = v;
-            }
-#pragma unroll
-            for (int q = 0; q < LB; q++) {
-                const int i = tid + q * NT, kk = i % BK, nn = i / BK, co = co0 + nn, k = kb + kk;
-                rb[q] = (i < BN * BK && co < CO && k < K) ? __ldg(w + (long long)co * K + k) : 0.0f;
-            }
-        }
-//@ tile_store
-#pragma unroll
-        for (int q = 0; q < LA; q++) {
-            const int i = tid + q * NT;
-            if (i < BM * BK) As[i / BM][i % BM] = ra[q];
-        }
-#pragma unroll
-        for (int q = 0; q < LB; q++) {
-            const int i = tid + q * NT;
-            if (i < BN * BK) Bs[i % BK][i / BK] = rb[q];
-        }
-        __syncthreads();
+// conv, conv_dw, conv_igemm (kernels/builtin_conv.c): the direct convolution
+// kernel, its shared-memory tile load and store, the implicit-GEMM head and
+// store, the depthwise kernel; tile sizes and the bias term are placeholders.
 //@ direct_kernel
     const int COB = @COB@, PX = @PX@, NT = @NT@, CCH = @CCH@;
     __shared__ float ws[COB * CCH * KT];
@@ -92,6 +72,43 @@
     }
 }
 
+//@ tile_load_tail
+                ra[q] = v;
+            }
+#pragma unroll
+            for (int q = 0; q < LB; q++) {
+                const int i = tid + q * NT, kk = i % BK, nn = i / BK, co = co0 + nn, k = kb + kk;
+                rb[q] = (i < BN * BK && co < CO && k < K) ? __ldg(w + (long long)co * K + k) : 0.0f;
+            }
+        }
+//@ tile_store
+#pragma unroll
+        for (int q = 0; q < LA; q++) {
+            const int i = tid + q * NT;
+            if (i < BM * BK) As[i / BM][i % BM] = ra[q];
+        }
+#pragma unroll
+        for (int q = 0; q < LB; q++) {
+            const int i = tid + q * NT;
+            if (i < BN * BK) Bs[i % BK][i / BK] = rb[q];
+        }
+        __syncthreads();
+//@ igemm_head
+    const int BM = @BM@, BN = @BN@, BK = @BK@, TM = @TM@, TN = @TN@, NT = @NT@;
+    const int LA = (BM * BK + NT - 1) / NT, LB = (BN * BK + NT - 1) / NT;
+    __shared__ float As[BK][BM];
+    __shared__ float Bs[BK][BN + 1];
+    const long long P = OD * OH * OW, IS = ID * IH * IW;
+    const int K = (int)CI@KT_MUL@;
+    const long long n = blockIdx.z, p0 = (long long)blockIdx.x * BM;
+    const int co0 = blockIdx.y * BN, tid = threadIdx.x;
+    const int tr = tid % (BM / TM), tc = tid / (BM / TM);
+    const float* xn = x + n * CI * IS;
+    float acc[TM][TN], ra[LA], rb[LB];
+#pragma unroll
+    for (int i = 0; i < TM; i++)
+#pragma unroll
+        for (int j = 0; j < TN; j++) acc[i][j] = 0.0f;
 //@ igemm_store
         __syncthreads();
     }
@@ -109,22 +126,6 @@
     }
 }
 
-//@ igemm_head
-    const int BM = @BM@, BN = @BN@, BK = @BK@, TM = @TM@, TN = @TN@, NT = @NT@;
-    const int LA = (BM * BK + NT - 1) / NT, LB = (BN * BK + NT - 1) / NT;
-    __shared__ float As[BK][BM];
-    __shared__ float Bs[BK][BN + 1];
-    const long long P = OD * OH * OW, IS = ID * IH * IW;
-    const int K = (int)CI@KT_MUL@;
-    const long long n = blockIdx.z, p0 = (long long)blockIdx.x * BM;
-    const int co0 = blockIdx.y * BN, tid = threadIdx.x;
-    const int tr = tid % (BM / TM), tc = tid / (BM / TM);
-    const float* xn = x + n * CI * IS;
-    float acc[TM][TN], ra[LA], rb[LB];
-#pragma unroll
-    for (int i = 0; i < TM; i++)
-#pragma unroll
-        for (int j = 0; j < TN; j++) acc[i][j] = 0.0f;
 //@ dw_kernel
     const int TW = @TW@, TH = @TH@, RPT = @RPT@, ITH = @ITH@, ITW = @ITW@, NT = @NT@;
     __shared__ float tile[ITH][ITW + 1];

@@ -1,6 +1,6 @@
-// the conv epilogue kernels (kernels/emit/builtin_conv_epi.c): helpers,
-// valid taps, set-up, gathers and the main loop; the 3xTF32 k-step comes from
-// tf32x3.cuh.
+// The conv epilogue kernels (kernels/emit/builtin_conv_epi.c): helpers, the
+// weight repack, valid taps, set-up, gathers, main loop and the store with
+// the epilogue's @CODE@; the 3xTF32 k-step comes from tf32x3.cuh.
 //@ helpers
 #ifndef KF_CEPI_HELPERS
 #define KF_CEPI_HELPERS
@@ -39,6 +39,20 @@ __device__ __forceinline__ void cepi_wait_all() {
 #endif
 }
 #endif
+//@ repack
+// weights to [G][tap][C_out/G][C_in/G]
+extern "C" __global__ void @NAME@_wrepack(const float* __restrict__ w, float* __restrict__ wp,
+    long long CI, long long CO)
+{
+    constexpr int T = @TAPS@, G = @GROUPS@, TR = @TRANSPOSED@;
+    const long long cpg = CI / G, opg = CO / G;
+    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= G * T * opg * cpg) return;
+    const long long c = i % cpg, oc = (i / cpg) % opg, t = (i / (cpg * opg)) % T;
+    const long long gi = i / (cpg * opg * T);
+    wp[i] = TR ? w[((gi * cpg + c) * opg + oc) * T + t] : w[((gi * opg + oc) * cpg + c) * T + t];
+}
+
 //@ taps
     // valid taps per axis: all (forward), or those whose input index is whole
     int nvd = 0, nvh = 0, nvw = 0;
@@ -162,20 +176,6 @@ __device__ __forceinline__ void cepi_wait_all() {
             gather(t + 1);
         }
         cepi_commit();
-//@ repack
-// weights to [G][tap][C_out/G][C_in/G]
-extern "C" __global__ void @NAME@_wrepack(const float* __restrict__ w, float* __restrict__ wp,
-    long long CI, long long CO)
-{
-    constexpr int T = @TAPS@, G = @GROUPS@, TR = @TRANSPOSED@;
-    const long long cpg = CI / G, opg = CO / G;
-    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= G * T * opg * cpg) return;
-    const long long c = i % cpg, oc = (i / cpg) % opg, t = (i / (cpg * opg)) % T;
-    const long long gi = i / (cpg * opg * T);
-    wp[i] = TR ? w[((gi * cpg + c) * opg + oc) * T + t] : w[((gi * opg + oc) * cpg + c) * T + t];
-}
-
 //@ store
     }
     __syncthreads();

@@ -1,4 +1,19 @@
-// the conv epilogue kernels on mma.sync (kernels/emit/builtin_conv_epi_mma.c).
+// The conv epilogue kernels on mma.sync (kernels/emit/builtin_conv_epi_mma.c):
+// weight repack, block set-up, loaders, main loop and stores.
+//@ repack
+// weights to [G][tap][C_in/G][C_out/G]
+extern "C" __global__ void @NAME@_wrepack(const float* __restrict__ w, float* __restrict__ wp,
+    long long CI, long long CO)
+{
+    constexpr int T = @TAPS@, G = @GROUPS@, TR = @TRANSPOSED@;
+    const long long cpg = CI / G, opg = CO / G;
+    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= G * T * opg * cpg) return;
+    const long long oc = i % opg, c = (i / opg) % cpg, t = (i / (opg * cpg)) % T;
+    const long long gi = i / (opg * cpg * T);
+    wp[i] = TR ? w[((gi * cpg + c) * opg + oc) * T + t] : w[((gi * opg + oc) * cpg + c) * T + t];
+}
+
 //@ block_head
 #ifdef __CUDACC__
     extern __shared__ __align__(128) float smem[];
@@ -39,6 +54,26 @@
         }
     }
     __syncthreads();
+//@ load_b
+        if (vb) {
+#pragma unroll
+            for (int e = 0; e < BK * (BN / 4) / NT; e++) {
+                const int bi = tid + e * NT, r = bi / (BN / 4), q = bi % (BN / 4);
+                const int tp = tab_t[tg * TPT + r / CB], c = c0 + r % CB, oc = co0 + q * 4;
+                const bool in = tp >= 0 && c < cpg && oc < opg;
+                kfg_cp16(sb + (@B_VEC@) * 4,
+                         in ? wp + ((((@IX@)grp * T + tp) * cpg + c) * opg + oc) : wp, in);
+            }
+        } else {
+#pragma unroll 2
+            for (int e = 0; e < BK * BN / NT; e++) {
+                const int bi = tid + e * NT, r = bi / BN, cc = bi % BN;
+                const int tp = tab_t[tg * TPT + r / CB], c = c0 + r % CB, oc = co0 + cc;
+                const bool in = tp >= 0 && c < cpg && oc < opg;
+                kfg_cp4(sb + (@B_ONE@) * 4,
+                        in ? wp + ((((@IX@)grp * T + tp) * cpg + c) * opg + oc) : wp, in);
+            }
+        }
 //@ loader
     const bool vb = (opg & 3) == 0; // 16-byte weight rows
     auto load = [&](int stage, int tile) {
@@ -105,40 +140,6 @@
                 }
     }
     __syncthreads();
-//@ repack
-// weights to [G][tap][C_in/G][C_out/G]
-extern "C" __global__ void @NAME@_wrepack(const float* __restrict__ w, float* __restrict__ wp,
-    long long CI, long long CO)
-{
-    constexpr int T = @TAPS@, G = @GROUPS@, TR = @TRANSPOSED@;
-    const long long cpg = CI / G, opg = CO / G;
-    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= G * T * opg * cpg) return;
-    const long long oc = i % opg, c = (i / opg) % cpg, t = (i / (opg * cpg)) % T;
-    const long long gi = i / (opg * cpg * T);
-    wp[i] = TR ? w[((gi * cpg + c) * opg + oc) * T + t] : w[((gi * opg + oc) * cpg + c) * T + t];
-}
-
-//@ load_b
-        if (vb) {
-#pragma unroll
-            for (int e = 0; e < BK * (BN / 4) / NT; e++) {
-                const int bi = tid + e * NT, r = bi / (BN / 4), q = bi % (BN / 4);
-                const int tp = tab_t[tg * TPT + r / CB], c = c0 + r % CB, oc = co0 + q * 4;
-                const bool in = tp >= 0 && c < cpg && oc < opg;
-                kfg_cp16(sb + (@B_VEC@) * 4,
-                         in ? wp + ((((@IX@)grp * T + tp) * cpg + c) * opg + oc) : wp, in);
-            }
-        } else {
-#pragma unroll 2
-            for (int e = 0; e < BK * BN / NT; e++) {
-                const int bi = tid + e * NT, r = bi / BN, cc = bi % BN;
-                const int tp = tab_t[tg * TPT + r / CB], c = c0 + r % CB, oc = co0 + cc;
-                const bool in = tp >= 0 && c < cpg && oc < opg;
-                kfg_cp4(sb + (@B_ONE@) * 4,
-                        in ? wp + ((((@IX@)grp * T + tp) * cpg + c) * opg + oc) : wp, in);
-            }
-        }
 //@ store_fixed
     {
     const int ii = tid % BM;

@@ -1,5 +1,14 @@
-// the conv epilogue kernels on wgmma (kernels/emit/builtin_conv_epi_wg.c):
+// The conv epilogue kernels on wgmma (kernels/emit/builtin_conv_epi_wg.c):
 // input transforms, row set-up, loader and main loop.
+//@ xform_head
+// x to [N][D][H][W][G][C_in/G padded to 4]@PS_NOTE@
+extern "C" __global__ void @NAME@_xform(const float* __restrict__ x, float* __restrict__ xt,
+    long long NB, long long CI, long long ID, long long IH, long long IW)
+{
+    constexpr int G = @GROUPS@, PS = @PS@;
+    const long long IS = ID * IH * IW;
+    const int cpg = (int)(CI / G), cpg4 = (cpg + 3) & ~3, CX = G * cpg4;
+    const long long XS = NB * IS * CX;   // PS: x - trunc(x) at xt + XS
 //@ xform_flat
     // block 256: a thread per (image, position, float4 of channels), positions fastest
     const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -110,12 +119,3 @@
         }
     }
     __syncthreads();
-//@ xform_head
-// x to [N][D][H][W][G][C_in/G padded to 4]@PS_NOTE@
-extern "C" __global__ void @NAME@_xform(const float* __restrict__ x, float* __restrict__ xt,
-    long long NB, long long CI, long long ID, long long IH, long long IW)
-{
-    constexpr int G = @GROUPS@, PS = @PS@;
-    const long long IS = ID * IH * IW;
-    const int cpg = (int)(CI / G), cpg4 = (cpg + 3) & ~3, CX = G * cpg4;
-    const long long XS = NB * IS * CX;   // PS: x - trunc(x) at xt + XS

@@ -60,6 +60,20 @@ convt_direct(const float* __restrict__ x, const float* __restrict__ w, float* __
     for (int c = 0; c < COT; c++) yp[c * osp] = acc[c];
 }
 
+//@ igemm_aload
+            {
+                const int kidx = k0 + kk;
+                float a = 0.0f;
+                if (mvalid && kidx < K) {
+                    const int cj = kidx / T, t = kidx % T;
+                    const int id = od + PD - (t / (KH * KW)) * DD;
+                    const int ih = oh + PH - ((t / KW) % KH) * DH;
+                    const int iw = ow + PW - (t % KW) * DW;
+                    if ((unsigned)id < (unsigned)ID && (unsigned)ih < (unsigned)IH && (unsigned)iw < (unsigned)IW)
+                        a = __ldg(xrow + cj * isp + ((long long)id * IH + ih) * IW + iw);
+                }
+                @DST@ = a;
+            }
 //@ igemm_repack
 extern "C" __global__ void convt_repack(const float* __restrict__ w, float* __restrict__ wp,
                                      int CI, int CO)
@@ -149,17 +163,3 @@ convt_igemm(const float* __restrict__ x, const float* __restrict__ wp, float* __
     }
 }
 
-//@ igemm_aload
-            {
-                const int kidx = k0 + kk;
-                float a = 0.0f;
-                if (mvalid && kidx < K) {
-                    const int cj = kidx / T, t = kidx % T;
-                    const int id = od + PD - (t / (KH * KW)) * DD;
-                    const int ih = oh + PH - ((t / KW) % KH) * DH;
-                    const int iw = ow + PW - (t % KW) * DW;
-                    if ((unsigned)id < (unsigned)ID && (unsigned)ih < (unsigned)IH && (unsigned)iw < (unsigned)IW)
-                        a = __ldg(xrow + cj * isp + ((long long)id * IH + ih) * IW + iw);
-                }
-                @DST@ = a;
-            }

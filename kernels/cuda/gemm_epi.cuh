@@ -1,4 +1,6 @@
-// the GEMM epilogue kernels' common device helpers (kernels/emit/builtin_gemm_epi.c).
+// The GEMM epilogue kernels (kernels/emit/builtin_gemm_epi.c): the common
+// device helpers, the epilogue function, the kernel prologue and the kernel
+// that adds the K slices.
 //@ common
 #ifndef KF_GEMM_EPI_COMMON
 #define KF_GEMM_EPI_COMMON
@@ -29,20 +31,6 @@ __device__ __forceinline__ unsigned kfg_bf2(float lo, float hi)
 }
 #endif
 #endif
-//@ sum
-// The K slices' fp32 partials added in double, then the epilogue.
-extern "C" __global__ void __launch_bounds__(256)
-@NAME@_sum(const float* __restrict__ kf_p, float* __restrict__ kf_c@PARAMS@, long long kf_MN,
-       long long kf_N, long long kf_total)
-{
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= kf_total) return;
-    double acc = 0.0;
-#pragma unroll 4
-    for (int z = 0; z < @SPLIT@; z++) acc += (double)kf_p[z * kf_total + i];
-    const long long r = i % kf_MN;
-    kf_c[i] = @NAME@_epi((float)acc, i / kf_MN, r / kf_N, r % kf_N@PNAMES@);
-}
 //@ epi_fn
 __device__ __forceinline__ float @NAME@_epi(float v, long long b, long long m, long long n@PARAMS@)
 {
@@ -62,3 +50,17 @@ __device__ __forceinline__ float @NAME@_epi(float v, long long b, long long m, l
     const long long kchunk = (K + @SPLIT@LL * 32 - 1) / (@SPLIT@LL * 32) * 32;
     const long long kbeg = kf_sz * kchunk, kend = min(K, kbeg + kchunk);
     const int ktiles = kend > kbeg ? (int)((kend - kbeg + 31) / 32) : 0;
+//@ sum
+// The K slices' fp32 partials added in double, then the epilogue.
+extern "C" __global__ void __launch_bounds__(256)
+@NAME@_sum(const float* __restrict__ kf_p, float* __restrict__ kf_c@PARAMS@, long long kf_MN,
+       long long kf_N, long long kf_total)
+{
+    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i >= kf_total) return;
+    double acc = 0.0;
+#pragma unroll 4
+    for (int z = 0; z < @SPLIT@; z++) acc += (double)kf_p[z * kf_total + i];
+    const long long r = i % kf_MN;
+    kf_c[i] = @NAME@_epi((float)acc, i / kf_MN, r / kf_N, r % kf_N@PNAMES@);
+}

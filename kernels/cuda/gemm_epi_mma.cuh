@@ -1,4 +1,5 @@
-// the GEMM epilogue kernels on mma.sync (kernels/emit/builtin_gemm_epi_mma.c).
+// The GEMM epilogue kernels on mma.sync (kernels/emit/builtin_gemm_epi_mma.c):
+// 3xTF32 split helpers, loaders, products, k-tile and stores.
 //@ helpers
 #ifndef KF_GEMM_EPI_MMA
 #define KF_GEMM_EPI_MMA
@@ -43,6 +44,14 @@ __device__ __forceinline__ void kfg_mma_tf32(float (&d)[4], const unsigned (&a)[
             const long long gk = k0 + r, gc = n0 + q * 4;
             const bool in = gk < kend && gc < N;
             kfg_cp16(sb + (r * BN + ((q ^ (((r >> 2) & 3) << 1)) << 2)) * 4, in ? B + gk * N + gc : B, in);
+        }
+//@ loader_b_tile
+#pragma unroll 2
+        for (int e = 0; e < BK * BN / NTHR; e++) {
+            const int id = tid + e * NTHR, r = @R@, cc = @C@;
+            const long long gk = k0 + r, gc = n0 + cc;
+            const bool in = gk < kend && gc < N;
+            kfg_cp4(sb + (r * BN + (((cc >> 2) ^ (((r >> 2) & 3) << 1)) << 2) + (cc & 3)) * 4, in ? B + @IDX@ : B, in);
         }
 //@ products_split
                 // tf32 big*big; both small products as one bf16 m16n8k16: slots 2t, 2t+1
@@ -144,6 +153,29 @@ __device__ __forceinline__ void kfg_mma_tf32(float (&d)[4], const unsigned (&a)[
                     if (n + jj < N) p[jj] = o[jj];
             }
         }
+//@ ktile
+        float part[MT][NQ * 4][4];
+#pragma unroll
+        for (int i = 0; i < MT; i++)
+#pragma unroll
+            for (int j = 0; j < NQ * 4; j++)
+#pragma unroll
+                for (int e = 0; e < 4; e++) part[i][j][e] = 0.0f;
+#pragma unroll
+        for (int h = 0; h < BK / 16; h++) {
+            float4 ra[MT][2], rb[4][NQ];
+#pragma unroll
+            for (int i = 0; i < MT; i++) {
+                const unsigned col = ((4 * h + t) ^ (@A_SWZ@)) << 4;
+                ra[i][0] = kfg_lds128(sa + a_off[i] + col);
+                ra[i][1] = kfg_lds128(sa + a_off[i] + 8 * BK * 4 + col);
+            }
+#pragma unroll
+            for (int q = 0; q < 4; q++)
+#pragma unroll
+                for (int qq = 0; qq < NQ; qq++) rb[q][qq] = kfg_lds128(sb + b_off[qq] + (16 * h + q) * BN * 4);
+#pragma unroll
+            for (int s = 0; s < 2; s++) {
 //@ ktile_fadd
             }
         }
@@ -178,34 +210,3 @@ __device__ __forceinline__ void kfg_mma_tf32(float (&d)[4], const unsigned (&a)[
         if (kt + STAGES - 1 < ktiles) load((kt + STAGES - 1) % STAGES, kt + STAGES - 1);
         kfg_commit();
         const unsigned sa = sbase + (kt % STAGES) * (SA + SB) * 4, sb = sa + SA * 4;
-//@ ktile
-        float part[MT][NQ * 4][4];
-#pragma unroll
-        for (int i = 0; i < MT; i++)
-#pragma unroll
-            for (int j = 0; j < NQ * 4; j++)
-#pragma unroll
-                for (int e = 0; e < 4; e++) part[i][j][e] = 0.0f;
-#pragma unroll
-        for (int h = 0; h < BK / 16; h++) {
-            float4 ra[MT][2], rb[4][NQ];
-#pragma unroll
-            for (int i = 0; i < MT; i++) {
-                const unsigned col = ((4 * h + t) ^ (@A_SWZ@)) << 4;
-                ra[i][0] = kfg_lds128(sa + a_off[i] + col);
-                ra[i][1] = kfg_lds128(sa + a_off[i] + 8 * BK * 4 + col);
-            }
-#pragma unroll
-            for (int q = 0; q < 4; q++)
-#pragma unroll
-                for (int qq = 0; qq < NQ; qq++) rb[q][qq] = kfg_lds128(sb + b_off[qq] + (16 * h + q) * BN * 4);
-#pragma unroll
-            for (int s = 0; s < 2; s++) {
-//@ loader_b_tile
-#pragma unroll 2
-        for (int e = 0; e < BK * BN / NTHR; e++) {
-            const int id = tid + e * NTHR, r = @R@, cc = @C@;
-            const long long gk = k0 + r, gc = n0 + cc;
-            const bool in = gk < kend && gc < N;
-            kfg_cp4(sb + (r * BN + (((cc >> 2) ^ (((r >> 2) & 3) << 1)) << 2) + (cc & 3)) * 4, in ? B + @IDX@ : B, in);
-        }

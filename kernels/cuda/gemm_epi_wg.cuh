@@ -1,4 +1,5 @@
-// the GEMM epilogue kernels on wgmma (kernels/emit/builtin_gemm_epi_wg.c).
+// The GEMM epilogue kernels on wgmma (kernels/emit/builtin_gemm_epi_wg.c):
+// helpers, loaders, the k loop (split or presplit A) and stores.
 //@ wgmma_fn_tail
 
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(scale_d));
@@ -124,6 +125,14 @@ template <int BF> __device__ __forceinline__ void kfg_mma_step(float (&d)[64], c
             const bool in = gr < M && gk < kend;
             kfg_cp16(sa + r * 128 + ((q ^ (r & 7)) << 4), in ? A + gr * K + gk : A, in);
         }
+//@ loader_a_tile
+#pragma unroll
+        for (int e = 0; e < 16; e++) {
+            const int id = tid + e * 256, r = @R@, kk = @C@;
+            const long long gr = m0 + r, gk = k0 + kk;
+            const bool in = gr < M && gk < kend;
+            kfg_cp4(sa + r * 128 + (((kk >> 2) ^ (r & 7)) << 4) + (kk & 3) * 4, in ? A + @IDX@ : A, in);
+        }
 //@ loader_b_kmajor
 #pragma unroll
         for (int e = 0; e < 4; e++) {
@@ -139,6 +148,14 @@ template <int BF> __device__ __forceinline__ void kfg_mma_step(float (&d)[64], c
             const long long gk = k0 + r, gc = n0 + q * 4;
             const bool in = gk < kend && gc < N;
             kfg_cp16(sb + (r * BSTR + q * 4) * 4, in ? B + gk * N + gc : B, in);
+        }
+//@ loader_b_tile
+#pragma unroll
+        for (int e = 0; e < 16; e++) {
+            const int id = tid + e * 256, r = @R@, cc = @C@;
+            const long long gk = k0 + r, gc = n0 + cc;
+            const bool in = gk < kend && gc < N;
+            kfg_cp4(sb + (r * BSTR + cc) * 4, in ? B + @IDX@ : B, in);
         }
 //@ store_head
     kfg_wait<0>();
@@ -171,16 +188,6 @@ template <int BF> __device__ __forceinline__ void kfg_mma_step(float (&d)[64], c
         kfg_commit();
     }
     kfg_wait<STAGES - 2>();
-//@ loop_fadd
-        kfg_wg_wait<0>();
-        // the tile's sum added with FADD: tensor-core accumulation truncates
-#pragma unroll
-        for (int i = 0; i < 64; i++) {
-            kfg_keep(part[i]);
-            acc[i] += part[i];
-        }
-        __syncthreads();
-    }
 //@ loop_split
     kfg_fence_async();
     __syncthreads();
@@ -233,22 +240,16 @@ template <int BF> __device__ __forceinline__ void kfg_mma_step(float (&d)[64], c
         kfg_mma_step<BF>(part, bh, bl, 3, d_raw, d_split, 1);
         kfg_wg_commit();
         if (more) load_b(nb, kt + 1);
-//@ loader_a_tile
+//@ loop_fadd
+        kfg_wg_wait<0>();
+        // the tile's sum added with FADD: tensor-core accumulation truncates
 #pragma unroll
-        for (int e = 0; e < 16; e++) {
-            const int id = tid + e * 256, r = @R@, kk = @C@;
-            const long long gr = m0 + r, gk = k0 + kk;
-            const bool in = gr < M && gk < kend;
-            kfg_cp4(sa + r * 128 + (((kk >> 2) ^ (r & 7)) << 4) + (kk & 3) * 4, in ? A + @IDX@ : A, in);
+        for (int i = 0; i < 64; i++) {
+            kfg_keep(part[i]);
+            acc[i] += part[i];
         }
-//@ loader_b_tile
-#pragma unroll
-        for (int e = 0; e < 16; e++) {
-            const int id = tid + e * 256, r = @R@, cc = @C@;
-            const long long gk = k0 + r, gc = n0 + cc;
-            const bool in = gk < kend && gc < N;
-            kfg_cp4(sb + (r * BSTR + cc) * 4, in ? B + @IDX@ : B, in);
-        }
+        __syncthreads();
+    }
 //@ kernel_head
     constexpr int STAGES = @STAGES@, BF = @BF@, NT = 256, @B_STRIDE@;
     constexpr unsigned SA_BYTES = 16384, STAGE_BYTES = @STAGE_BYTES@;   // multiples of 1024

@@ -1,15 +1,5 @@
-// gemv (kernels/builtin_mv.c): the kernel that adds the split partials.
-//@ gemv_sum
-extern "C" __global__ void gemv_sum(const double* __restrict__ part,
-                                    float* __restrict__ C, long long M)
-{
-    const long long m = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (m >= M) return;
-    double v = 0.0;
-    for (int i = 0; i < SPLIT; i++) v += part[m * SPLIT + i];
-    C[m] = (float)v;
-}
-
+// gemv (kernels/builtin_mv.c): the matrix-vector kernel and the kernel that
+// adds its split partials.
 //@ gemv
 extern "C" __global__ void __launch_bounds__(NT)
 gemv(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
@@ -74,5 +64,16 @@ gemv(const float* __restrict__ A, const float* __restrict__ B, float* __restrict
         if (SPLIT == 1) C[r0 + threadIdx.x] = (float)v;
         else part[(r0 + threadIdx.x) * SPLIT + blockIdx.y] = v;
     }
+}
+
+//@ gemv_sum
+extern "C" __global__ void gemv_sum(const double* __restrict__ part,
+                                    float* __restrict__ C, long long M)
+{
+    const long long m = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (m >= M) return;
+    double v = 0.0;
+    for (int i = 0; i < SPLIT; i++) v += part[m * SPLIT + i];
+    C[m] = (float)v;
 }
 

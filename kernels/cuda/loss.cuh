@@ -1,5 +1,5 @@
-// loss templates (kernels/builtin_loss.c): the block sum and the final
-// kernel that turns the per-block partial sums into the loss.
+// The loss templates (kernels/builtin_loss.c): the final kernel, block sums,
+// the per-block partial sums (mean losses) and the per-row losses.
 //@ final
 extern "C" __global__ void __launch_bounds__(256)
 loss_final(const double* __restrict__ part, long long np, float* __restrict__ loss,

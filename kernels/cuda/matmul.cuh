@@ -1,4 +1,5 @@
-// matmul (kernels/builtin_mm.c): the register-blocked SGEMM kernel.
+// matmul (kernels/builtin_mm.c): the register-blocked SGEMM kernel; its tile
+// loads index A and B by layout (placeholders).
 //@ head
 extern "C" __global__ void __launch_bounds__(NT)
 sgemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
@@ -16,15 +17,6 @@ sgemm(const float* __restrict__ A, const float* __restrict__ B, float* __restric
 #pragma unroll
         for (int j = 0; j < TN; j++) acc[i][j] = 0.0f;
     long long kbeg = 0, kend = K;
-//@ store
-#pragma unroll
-    for (int i = 0; i < TM; i++) {
-        long long r = row0 + tr * TM + i;
-        if (r >= M) break;
-#pragma unroll
-        for (int j = 0; j < TN; j++) {
-            long long cc = col0 + tc * TN + j;
-            if (cc >= N) break;
 //@ tile_loads
     for (long long k0 = kbeg; k0 < kend; k0 += BK) {
         for (int i = tid; i < BM * BK; i += NT) {
@@ -38,3 +30,12 @@ sgemm(const float* __restrict__ A, const float* __restrict__ B, float* __restric
             Bs[kk][cc] = (gc < N && gk < K) ? B[@B_IDX@] : 0.0f;
         }
         __syncthreads();
+//@ store
+#pragma unroll
+    for (int i = 0; i < TM; i++) {
+        long long r = row0 + tr * TM + i;
+        if (r >= M) break;
+#pragma unroll
+        for (int j = 0; j < TN; j++) {
+            long long cc = col0 + tc * TN + j;
+            if (cc >= N) break;

@@ -56,6 +56,30 @@ mm_tc(const float* __restrict__ A, const float* __restrict__ B, float* __restric
             for (int j = 0; j < FN; j++) wmma::fill_fragment(part[i][j], 0.0f);
 #pragma unroll
         for (int kk = 0; kk < BK; kk += 8) {
+//@ a_frags
+#pragma unroll
+            for (int i = 0; i < FM; i++) {
+                const int r = (wm * FM + i) * 16;
+                wmma::load_matrix_sync(ah[i], @A_PTR@, @A_LD@);
+#pragma unroll
+                for (int e = 0; e < ah[i].num_elements; e++) {
+                    const float x = ah[i].x[e], h = wmma::__float_to_tf32(x);
+                    ah[i].x[e] = h;
+                    al[i].x[e] = wmma::__float_to_tf32(x - h);
+                }
+            }
+//@ b_frags
+#pragma unroll
+            for (int j = 0; j < FN; j++) {
+                const int cc = (wn * FN + j) * 16;
+                wmma::load_matrix_sync(bh[j], @B_PTR@, @B_LD@);
+#pragma unroll
+                for (int e = 0; e < bh[j].num_elements; e++) {
+                    const float x = bh[j].x[e], h = wmma::__float_to_tf32(x);
+                    bh[j].x[e] = h;
+                    bl[j].x[e] = wmma::__float_to_tf32(x - h);
+                }
+            }
 //@ store
     }
     cp_wait<0>();
@@ -89,27 +113,3 @@ extern "C" __global__ void tc_sum(const float* __restrict__ part, float* __restr
     C[i] = (float)v;
 }
 
-//@ a_frags
-#pragma unroll
-            for (int i = 0; i < FM; i++) {
-                const int r = (wm * FM + i) * 16;
-                wmma::load_matrix_sync(ah[i], @A_PTR@, @A_LD@);
-#pragma unroll
-                for (int e = 0; e < ah[i].num_elements; e++) {
-                    const float x = ah[i].x[e], h = wmma::__float_to_tf32(x);
-                    ah[i].x[e] = h;
-                    al[i].x[e] = wmma::__float_to_tf32(x - h);
-                }
-            }
-//@ b_frags
-#pragma unroll
-            for (int j = 0; j < FN; j++) {
-                const int cc = (wn * FN + j) * 16;
-                wmma::load_matrix_sync(bh[j], @B_PTR@, @B_LD@);
-#pragma unroll
-                for (int e = 0; e < bh[j].num_elements; e++) {
-                    const float x = bh[j].x[e], h = wmma::__float_to_tf32(x);
-                    bh[j].x[e] = h;
-                    bl[j].x[e] = wmma::__float_to_tf32(x - h);
-                }
-            }

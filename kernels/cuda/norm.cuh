@@ -1,5 +1,5 @@
-// norm_stats, norm_rms, norm_row (kernels/builtin_norm.c): block sums,
-// the statistics kernels and the row normalizations.
+// norm_stats, norm_rms, norm_row (kernels/builtin_norm.c): block sums, the
+// statistics kernels and the row normalizations.
 //@ block_sum2
 __device__ __forceinline__ void block_sum2(double& a, double& b)
 {
@@ -14,6 +14,12 @@ __device__ __forceinline__ void block_sum2(double& a, double& b)
     for (int w = 0; w < (int)(blockDim.x >> 5); w++) { a += ra[w]; b += rb[w]; }
 }
 
+//@ part_head
+extern "C" __global__ void __launch_bounds__(@BLOCK@)
+norm_part(const float* __restrict__ x, double* __restrict__ part, long long L)
+{
+    const long long row = blockIdx.y;
+    double a, b;
 //@ stats_part_vec4
     if ((L & 3) == 0) {
         const long long nv = L >> 2;
@@ -81,6 +87,37 @@ norm_final(const double* __restrict__ part, float* __restrict__ stats, long long
     }
 }
 
+//@ apply_head
+extern "C" __global__ void __launch_bounds__(@ABLOCK@)
+norm_apply(const float* __restrict__ x, const float* __restrict__ stats,
+           const float* __restrict__ weight, const float* __restrict__ bias,
+           float* __restrict__ y, long long L, long long C, long long rps)
+{
+    const long long row = blockIdx.y;
+//@ stats_apply_vec4
+    if ((L & 3) == 0) {
+        const long long nv = L >> 2;
+        const float4* xv = reinterpret_cast<const float4*>(xr);
+        float4* yv = reinterpret_cast<float4*>(yr);
+        const long long base = (long long)blockIdx.x * @SPAN@ + threadIdx.x;
+        float4 v[@APT@];
+#pragma unroll
+        for (int k = 0; k < @APT@; k++) {
+            const long long i = base + (long long)k * @ABLOCK@;
+            if (i < nv) v[k] = __ldg(xv + i);
+        }
+#pragma unroll
+        for (int k = 0; k < @APT@; k++) {
+            const long long i = base + (long long)k * @ABLOCK@;
+            if (i >= nv) break;
+            float4 u = v[k];
+//@ rms_regs
+        @VT@ r[C_];
+#pragma unroll
+        for (int c = 0; c < C_; c++) {
+            if (c >= C) break;
+            const @VT@ v = __ldg(xp + (long long)c * nq);
+            r[c] = v;
 //@ rms_tail
             __stcs(yp + (long long)c * nq, v);
         }
@@ -149,40 +186,3 @@ norm_final(const double* __restrict__ part, float* __restrict__ stats, long long
     }
 }
 
-//@ stats_apply_vec4
-    if ((L & 3) == 0) {
-        const long long nv = L >> 2;
-        const float4* xv = reinterpret_cast<const float4*>(xr);
-        float4* yv = reinterpret_cast<float4*>(yr);
-        const long long base = (long long)blockIdx.x * @SPAN@ + threadIdx.x;
-        float4 v[@APT@];
-#pragma unroll
-        for (int k = 0; k < @APT@; k++) {
-            const long long i = base + (long long)k * @ABLOCK@;
-            if (i < nv) v[k] = __ldg(xv + i);
-        }
-#pragma unroll
-        for (int k = 0; k < @APT@; k++) {
-            const long long i = base + (long long)k * @ABLOCK@;
-            if (i >= nv) break;
-            float4 u = v[k];
-//@ part_head
-extern "C" __global__ void __launch_bounds__(@BLOCK@)
-norm_part(const float* __restrict__ x, double* __restrict__ part, long long L)
-{
-    const long long row = blockIdx.y;
-    double a, b;
-//@ apply_head
-extern "C" __global__ void __launch_bounds__(@ABLOCK@)
-norm_apply(const float* __restrict__ x, const float* __restrict__ stats,
-           const float* __restrict__ weight, const float* __restrict__ bias,
-           float* __restrict__ y, long long L, long long C, long long rps)
-{
-    const long long row = blockIdx.y;
-//@ rms_regs
-        @VT@ r[C_];
-#pragma unroll
-        for (int c = 0; c < C_; c++) {
-            if (c >= C) break;
-            const @VT@ v = __ldg(xp + (long long)c * nq);
-            r[c] = v;

@@ -1,4 +1,5 @@
-// pool, pool_tile (kernels/builtin_pool.c): max/avg pooling over a window.
+// pool, pool_tile (kernels/builtin_pool.c): max/avg pooling over a window,
+// one output per thread or a tile of rows per block.
 //@ defines
 #define NEG_INF (-__int_as_float(0x7f800000))
 // max as PyTorch: a NaN wins and stays
@@ -40,15 +41,6 @@ __device__ __forceinline__ float pool_one(const float* __restrict__ xp, int od, 
             for (int iw = max(w0, 0); iw < w1; ++iw) acc += __ldg(rp + iw);
         }
     return acc / div;
-}
-//@ tile_store
-        out[orow * OW + ow] = a;
-    }
-}
-//@ tile_store_avg
-        out[orow * OW + ow] = a / div;
-    }
-    }
 }
 //@ kernel
 extern "C" __global__ void __launch_bounds__(@BLOCK@)
@@ -135,3 +127,12 @@ pool_rows(const float* __restrict__ x, float* __restrict__ out)
             const float v = col[iw - wb];
             a = COMB(a, v);
         }
+//@ tile_store
+        out[orow * OW + ow] = a;
+    }
+}
+//@ tile_store_avg
+        out[orow * OW + ow] = a / div;
+    }
+    }
+}

@@ -1,8 +1,4 @@
-// reduce (kernels/builtin_reduce.c): the reduction's tail loop.
-//@ tail
-        }
-    }
-    for (; k < r; k++) { float v = p[k * inner]; const int u = 0; const long long kk = k; (void)kk;
+// reduce (kernels/builtin_reduce.c): the reduction kernel and its tail loop.
 //@ kernel
 extern "C" __global__ void __launch_bounds__(@BLOCK@)
 reduce_dim(const float* __restrict__ x, @OUT_T@* __restrict__ y, long long outer,
@@ -22,3 +18,7 @@ reduce_dim(const float* __restrict__ x, @OUT_T@* __restrict__ y, long long outer
         for (int u = 0; u < @UNROLL@; u++) vs[u] = p[(k + u) * inner];
 #pragma unroll
         for (int u = 0; u < @UNROLL@; u++) { float v = vs[u];
+//@ tail
+        }
+    }
+    for (; k < r; k++) { float v = p[k * inner]; const int u = 0; const long long kk = k; (void)kk;

@@ -4,6 +4,16 @@
 __device__ __forceinline__ void comb(float& m, float& s, float m2, float s2) {
     float mm = fmaxf(m, m2);
     if (mm == NEG_INF) return;
+//@ kernel_head
+extern "C" __global__ void __launch_bounds__(@BLOCK@)
+row_softmax(const float* __restrict__ x, float* __restrict__ y, long long cols)
+{
+    __shared__ float sm[32], ss[32];
+    const float* xr = x + blockIdx.x * cols;
+    float* yr = y + blockIdx.x * cols;
+    const long long nv = cols / @VEC@;
+    const @VT@* xv = reinterpret_cast<const @VT@*>(xr);
+    float m = NEG_INF, s = 0.0f;
 //@ max_reduce
     }
     for (int o = 16; o; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
@@ -26,13 +36,3 @@ __device__ __forceinline__ void comb(float& m, float& s, float m2, float s2) {
         float4 v = xv[i];
         v.x = OUT(v.x); v.y = OUT(v.y); v.z = OUT(v.z); v.w = OUT(v.w);
         yv[i] = v;
-//@ kernel_head
-extern "C" __global__ void __launch_bounds__(@BLOCK@)
-row_softmax(const float* __restrict__ x, float* __restrict__ y, long long cols)
-{
-    __shared__ float sm[32], ss[32];
-    const float* xr = x + blockIdx.x * cols;
-    float* yr = y + blockIdx.x * cols;
-    const long long nv = cols / @VEC@;
-    const @VT@* xv = reinterpret_cast<const @VT@*>(xr);
-    float m = NEG_INF, s = 0.0f;
