@@ -8,12 +8,48 @@
 # regenerates the fixture with the command printed on failure and says so in
 # its commit. The long tier (make test-long) hashes all 250 problems'
 # renderings against one sha256 in tests/fixtures/render-digest-all.sha256.
+# The sections of kernels/cuda/*.cuh and the C code's references to them
+# match one to one, and no two .cuh files share a name (the generated
+# headers are named by it).
 . "$KF_ROOT/tests/lib.sh"
 
 E="$KF_BUILD/tests/builtin_emit"
 FIX="$KF_ROOT/tests/fixtures/render-digest-sample.txt"
 ALL="$KF_ROOT/tests/fixtures/render-digest-all.sha256"
 DIGEST="$KF_ROOT/tests/tools/render_digest.sh"
+
+# refs ROOT, secs ROOT: "cuh section" for each reference in kernels/ C code,
+# for each section of kernels/cuda/*.cuh (a repeated one twice)
+refs() {
+	grep -rhoE 'bt_cuh_(section|fill)\([^,]+, *[a-z0-9_]+_cuh, *"[a-z0-9_]+"' "$1/kernels" |
+		sed -E 's/.*, *([a-z0-9_]+)_cuh, *"([a-z0-9_]+)"$/\1 \2/' | sort -u
+}
+secs() {
+	for f in "$1"/kernels/cuda/*.cuh; do
+		sed -n "s|^//@ \([a-z0-9_]*\)\$|$(basename "$f" .cuh) \1|p" "$f"
+	done | sort
+}
+refs "$KF_ROOT" >refs.txt
+secs "$KF_ROOT" >secs.txt
+check "the C code names $(wc -l <refs.txt) sections, each once in kernels/cuda, and uses all" \
+	sh -c '[ -s refs.txt ] && cmp refs.txt secs.txt'
+diff refs.txt secs.txt | head -n 5 | sed 's/^/#   /'
+# the comparison finds a planted unused section and a repeated one
+mkdir -p fake/kernels/cuda
+printf '\tbt_cuh_section(s, a_cuh, "one");\n\tbt_cuh_fill(s, a_cuh, "two", "K", v, NULL);\n' >fake/kernels/x.c
+printf '// a\n//@ one\nx\n//@ two\n@K@\n' >fake/kernels/cuda/a.cuh
+refs fake >f.refs && secs fake >f.secs
+check "a matching fake passes" cmp -s f.refs f.secs
+printf '//@ three\n' >>fake/kernels/cuda/a.cuh
+secs fake >f.secs
+check_fail "an unused section is found" cmp -s f.refs f.secs
+sed -i '/^\/\/@ three$/d' fake/kernels/cuda/a.cuh
+printf '//@ one\n' >>fake/kernels/cuda/a.cuh
+secs fake >f.secs
+check_fail "a repeated section is found" cmp -s f.refs f.secs
+dups=$(find "$KF_ROOT" -path "$KF_ROOT/build*" -prune -o -name '*.cuh' -print | xargs -n1 basename |
+	sort | uniq -d)
+check "no two .cuh files share a name${dups:+ ($dups)}" test -z "$dups"
 
 # the sample: a tree of links to the problems the fixture names
 mkdir -p sample
