@@ -260,8 +260,7 @@ static int igemm_render(const json_t *spec, const json_t *p, struct buf *s, stru
 		    "#define ASTEP %d\n#define NA ((BK + ASTEP - 1) / ASTEP)\n#define NBL ((BK * BN + NT - 1) / NT)\n",
 		 BM, BN, BK, TM, TN, nt, astep);
 	/* Weights [C_in][opg][T] -> [G][K = cpg*T][opg]: B tile rows contiguous. */
-	bt_cuh_section(s, convt_cuh, "igemm_repack");
-	bt_cuh_section(s, convt_cuh, "igemm_head");
+	bt_cuh_section(s, convt_cuh, "igemm_repack_head");
 	if (pf) {
 		bt_cuh_section(s, convt_cuh, "igemm_prefetch");
 		igemm_aload(s, "ra[q]");

@@ -54,8 +54,6 @@ int tmpl_matmul_render(const json_t *spec, const json_t *p, struct buf *s, struc
 		    "B_KK", k->trans_b ? "i % BK" : "i / BN",
 		    "B_IDX", k->trans_b ? "gc * K + gk" : "gk * N + gc", NULL);
 	bt_emit_tile_fma(s, "tr * TM + i");
-	buf_adds(s, "        __syncthreads();\n"
-		    "    }\n");
 	bt_cuh_section(s, matmul_cuh, "store");
 	if (k->tri == 1)
 		buf_adds(s, "            C[r * N + cc] = r <= cc ? acc[i][j] : 0.0f;\n");

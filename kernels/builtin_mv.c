@@ -294,10 +294,9 @@ static int tc_render(const json_t *spec, const json_t *p, struct buf *s, struct 
 		 k->trans_a ? "col_major" : "row_major", k->trans_b ? "col_major" : "row_major");
 	/* Fragment pointers (32-byte aligned: row offsets are multiples of 8
 	 * rows of a stride that is a multiple of 4 floats, columns of 8). */
-	bt_cuh_fill(s, matmul_tc_cuh, "a_frags",
+	bt_cuh_fill(s, matmul_tc_cuh, "frags",
 		    "A_PTR", k->trans_a ? "As + kk * (BM + 8) + r" : "As + r * (BK + 4) + kk",
-		    "A_LD", k->trans_a ? "BM + 8" : "BK + 4", NULL);
-	bt_cuh_fill(s, matmul_tc_cuh, "b_frags",
+		    "A_LD", k->trans_a ? "BM + 8" : "BK + 4",
 		    "B_PTR", k->trans_b ? "Bs + cc * (BK + 4) + kk" : "Bs + kk * (BN + 8) + cc",
 		    "B_LD", k->trans_b ? "BK + 4" : "BN + 8", NULL);
 	tmpl_tc_emit_mma(s);

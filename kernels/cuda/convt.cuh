@@ -74,7 +74,7 @@ convt_direct(const float* __restrict__ x, const float* __restrict__ w, float* __
                 }
                 @DST@ = a;
             }
-//@ igemm_repack
+//@ igemm_repack_head
 extern "C" __global__ void convt_repack(const float* __restrict__ w, float* __restrict__ wp,
                                      int CI, int CO)
 {
@@ -85,7 +85,6 @@ extern "C" __global__ void convt_repack(const float* __restrict__ w, float* __re
     wp[i] = w[((long long)(g * cpg + kidx / T) * opg + oc) * T + kidx % T];
 }
 
-//@ igemm_head
 extern "C" __global__ void __launch_bounds__(NT)
 convt_igemm(const float* __restrict__ x, const float* __restrict__ wp, float* __restrict__ y,
             int NB, int CI, int CO, int ID, int IH, int IW, int OD, int OH, int OW)

@@ -39,12 +39,11 @@ __device__ __forceinline__ void kfg_wg_fence() { asm volatile("wgmma.fence.sync.
 __device__ __forceinline__ void kfg_wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int N> __device__ __forceinline__ void kfg_wg_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" :: "n"(N) : "memory"); }
 __device__ __forceinline__ void kfg_keep(float& x) { asm volatile("" : "+f"(x) :: "memory"); }
-//@ desc
+//@ desc_split
 #endif
 // K-major operand, 128-byte swizzle: LBO 1 (unused), SBO 1024 bytes (8 rows of 128 B)
 __device__ __forceinline__ unsigned long long kfg_desc(unsigned addr)
 { return (unsigned long long)((addr & 0x3FFFF) >> 4) | (1ull << 16) | (64ull << 32) | (1ull << 62); }
-//@ split
 // The split of an A tile (sa) into ss, same swizzled layout. BF 1: unit u = one
 // row's 8-wide k step, 16 bf16 slots: 0-7 small(x), 8-15 x, in k order
 // 0,4,1,5,2,6,3,7 (the register fragment's k = t, t + 4). BF 0: one 16-byte

@@ -31,6 +31,8 @@ sgemm(const float* __restrict__ A, const float* __restrict__ B, float* __restric
         }
         __syncthreads();
 //@ store
+        __syncthreads();
+    }
 #pragma unroll
     for (int i = 0; i < TM; i++) {
         long long r = row0 + tr * TM + i;

@@ -56,7 +56,7 @@ mm_tc(const float* __restrict__ A, const float* __restrict__ B, float* __restric
             for (int j = 0; j < FN; j++) wmma::fill_fragment(part[i][j], 0.0f);
 #pragma unroll
         for (int kk = 0; kk < BK; kk += 8) {
-//@ a_frags
+//@ frags
 #pragma unroll
             for (int i = 0; i < FM; i++) {
                 const int r = (wm * FM + i) * 16;
@@ -68,7 +68,6 @@ mm_tc(const float* __restrict__ A, const float* __restrict__ B, float* __restric
                     al[i].x[e] = wmma::__float_to_tf32(x - h);
                 }
             }
-//@ b_frags
 #pragma unroll
             for (int j = 0; j < FN; j++) {
                 const int cc = (wn * FN + j) * 16;

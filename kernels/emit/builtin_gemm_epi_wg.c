@@ -37,8 +37,7 @@ void gemm_emit_wg_helpers(struct buf *s)
 	emit_wgmma_fn(s, "kfg_wgmma_tf32", "m64n128k8.f32.tf32.tf32", "");
 	emit_wgmma_fn(s, "kfg_wgmma_bf16", "m64n128k16.f32.bf16.bf16", ", 0");
 	emit_load_b(s);
-	bt_cuh_section(s, gemm_epi_wg_cuh, "desc");
-	bt_cuh_section(s, gemm_epi_wg_cuh, "split");
+	bt_cuh_section(s, gemm_epi_wg_cuh, "desc_split");
 }
 
 /* The copy of tile kt into its stage: A (128 x 32 at (m0, k0)) swizzled K-major,
