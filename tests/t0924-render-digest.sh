@@ -9,8 +9,9 @@
 # its commit. The long tier (make test-long) hashes all 250 problems'
 # renderings against one sha256 in tests/fixtures/render-digest-all.sha256.
 # The sections of kernels/cuda/*.cuh and the C code's references to them
-# match one to one, and no two .cuh files share a name (the generated
-# headers are named by it).
+# match one to one, each call gives exactly its section's placeholders
+# (tests/tools/cuh_keys.py), and no two .cuh files share a name (the
+# generated headers are named by it).
 . "$KF_ROOT/tests/lib.sh"
 
 E="$KF_BUILD/tests/builtin_emit"
@@ -47,6 +48,18 @@ sed -i '/^\/\/@ three$/d' fake/kernels/cuda/a.cuh
 printf '//@ one\n' >>fake/kernels/cuda/a.cuh
 secs fake >f.secs
 check_fail "a repeated section is found" cmp -s f.refs f.secs
+if command -v python3 >/dev/null 2>&1; then
+	python3 "$KF_ROOT/tests/tools/cuh_keys.py" "$KF_ROOT" >keys.out
+	check "every bt_cuh_fill gives its section's placeholders, bt_cuh_section none" \
+		test ! -s keys.out
+	sed 's/^/#   /' keys.out | head -n 5
+	printf '//@ three\n@K@ @J@\n' >>fake/kernels/cuda/a.cuh
+	printf '\tbt_cuh_fill(s, a_cuh, "three", "K", v, NULL);\n' >>fake/kernels/x.c
+	python3 "$KF_ROOT/tests/tools/cuh_keys.py" fake >keys.out
+	contains "a placeholder without value is found" keys.out 'three gives \[.K.\], the section has \[.J., .K.\]'
+else
+	skip "python3 missing: placeholders not checked"
+fi
 dups=$(find "$KF_ROOT" -path "$KF_ROOT/build*" -prune -o -name '*.cuh' -print | xargs -n1 basename |
 	sort | uniq -d)
 check "no two .cuh files share a name${dups:+ ($dups)}" test -z "$dups"
