@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "kernels/builtin_util.h"
+#include "gen/attn_cuh.h"
 
 #define ATTN_SMEM_MAX 232448 /* the H100's opt-in dynamic shared memory per block */
 
@@ -38,12 +39,7 @@ static long long attn_smem(long long bq, long long d)
 
 static void emit_tile_load(struct buf *s, const char *src)
 {
-	buf_addf(s, "        for (int e = tid; e < 32 * D4; e += NT) {\n"
-		    "            int k = e / D4, j = e - k * D4;\n"
-		    "            float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);\n"
-		    "            if (k0 + k < S) v = reinterpret_cast<const float4*>(%s + (k0 + k) * D)[j];\n"
-		    "            reinterpret_cast<float4*>(KV + k * DP)[j] = v;\n"
-		    "        }\n", src);
+	bt_cuh_fill(s, attn_cuh, "tile_load", "SRC", src, NULL);
 }
 
 static int attn_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err)
@@ -71,127 +67,13 @@ static int attn_render(const json_t *spec, const json_t *p, struct buf *s, struc
 	buf_addf(s, "// template attn-flash: bq=%d block=%d fast=%d\n"
 		    "#define BQ %d\n#define NT %d\n#define RPW %d\n#define MAXJ %d\n",
 		 bq, block, fast, bq, block, rpw, maxj);
-	buf_adds(s, "extern \"C\" __global__ void __launch_bounds__(NT)\n"
-		    "sdpa_flash(const float* __restrict__ Q, const float* __restrict__ K,\n"
-		    "           const float* __restrict__ V, float* __restrict__ O, long long S, int D)\n{\n"
-		    "    extern __shared__ float smem[];\n"
-		    "    const int D4 = D / 4, DP = D + 4, NW = NT / 32;\n"
-		    "    float* Qs = smem;\n"
-		    "    float* KV = Qs + BQ * D;\n"
-		    "    float* Ps = KV + 32 * DP;\n"
-		    "    float* al = Ps + BQ * 32;\n"
-		    "    float* ls = al + BQ;\n"
-		    "    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;\n"
-		    "    const long long nqt = (S + BQ - 1) / BQ;\n"
-		    "    const long long bh = blockIdx.x / nqt, q0 = (blockIdx.x % nqt) * BQ;\n"
-		    "    const long long base = bh * S * (long long)D;\n"
-		    "    const float* Qb = Q + base;\n"
-		    "    const float* Kb = K + base;\n"
-		    "    const float* Vb = V + base;\n"
-		    "    const float scale = 1.0f / sqrtf((float)D);\n"
-		    "    for (int e = tid; e < BQ * D4; e += NT) {\n"
-		    "        int r = e / D4, j = e - r * D4;\n"
-		    "        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);\n"
-		    "        if (q0 + r < S) v = reinterpret_cast<const float4*>(Qb + (q0 + r) * D)[j];\n"
-		    "        reinterpret_cast<float4*>(Qs + r * D)[j] = v;\n"
-		    "    }\n"
-		    "    float m[RPW], l[RPW];\n"
-		    "#pragma unroll\n"
-		    "    for (int i = 0; i < RPW; i++) { m[i] = -__int_as_float(0x7f800000); l[i] = 0.0f; }\n"
-		    "    float4 acc[BQ][MAXJ];\n"
-		    "#pragma unroll\n"
-		    "    for (int r = 0; r < BQ; r++)\n"
-		    "#pragma unroll\n"
-		    "        for (int jj = 0; jj < MAXJ; jj++) acc[r][jj] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);\n"
-		    "    for (long long k0 = 0; k0 < S; k0 += 32) {\n"
-		    "        __syncthreads();\n");
+	bt_cuh_section(s, attn_cuh, "head");
 	emit_tile_load(s, "Kb");
-	buf_adds(s, "        __syncthreads();\n"
-		    "        {\n"
-		    "            float4 sc[RPW];\n"
-		    "#pragma unroll\n"
-		    "            for (int i = 0; i < RPW; i++) sc[i] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);\n"
-		    "            const float4* kr = reinterpret_cast<const float4*>(KV + lane * DP);\n"
-		    "            for (int j = 0; j < D4; j++) {\n"
-		    "                float4 kv = kr[j];\n"
-		    "#pragma unroll\n"
-		    "                for (int i = 0; i < RPW; i++) {\n"
-		    "                    float4 qv = reinterpret_cast<const float4*>(Qs + (warp + NW * i) * D)[j];\n"
-		    "                    sc[i].x = fmaf(qv.x, kv.x, sc[i].x); sc[i].y = fmaf(qv.y, kv.y, sc[i].y);\n"
-		    "                    sc[i].z = fmaf(qv.z, kv.z, sc[i].z); sc[i].w = fmaf(qv.w, kv.w, sc[i].w);\n"
-		    "                }\n"
-		    "            }\n"
-		    "#pragma unroll\n"
-		    "            for (int i = 0; i < RPW; i++) {\n"
-		    "                const int r = warp + NW * i;\n"
-		    "                float x = k0 + lane < S ? ((sc[i].x + sc[i].y) + (sc[i].z + sc[i].w)) * scale\n"
-		    "                                        : -__int_as_float(0x7f800000);\n"
-		    "                float mt = x;\n"
-		    "                for (int o = 16; o; o >>= 1) mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, o));\n"
-		    "                const float mn = fmaxf(m[i], mt);\n");
+	bt_cuh_section(s, attn_cuh, "scores");
 	buf_addf(s, "                const float pr = %s(x - mn), a = %s(m[i] - mn);\n", ex, ex);
-	buf_adds(s, "                l[i] = l[i] * a + pr;\n"
-		    "                m[i] = mn;\n"
-		    "                Ps[r * 32 + lane] = pr;\n"
-		    "                if (lane == 0) al[r] = a;\n"
-		    "            }\n"
-		    "        }\n"
-		    "        __syncthreads();\n");
+	bt_cuh_section(s, attn_cuh, "softmax_update");
 	emit_tile_load(s, "Vb");
-	buf_adds(s, "        __syncthreads();\n"
-		    "#pragma unroll\n"
-		    "        for (int r = 0; r < BQ; r++) {\n"
-		    "            const float a = al[r];\n"
-		    "#pragma unroll\n"
-		    "            for (int jj = 0; jj < MAXJ; jj++) {\n"
-		    "                acc[r][jj].x *= a; acc[r][jj].y *= a; acc[r][jj].z *= a; acc[r][jj].w *= a;\n"
-		    "            }\n"
-		    "        }\n"
-		    "#pragma unroll\n"
-		    "        for (int jj = 0; jj < MAXJ; jj++) {\n"
-		    "            const int j = tid + NT * jj;\n"
-		    "            if (j >= D4) break;\n"
-		    "            for (int k = 0; k < 32; k += 4) {\n"
-		    "                const float4 v0 = reinterpret_cast<const float4*>(KV + (k + 0) * DP)[j];\n"
-		    "                const float4 v1 = reinterpret_cast<const float4*>(KV + (k + 1) * DP)[j];\n"
-		    "                const float4 v2 = reinterpret_cast<const float4*>(KV + (k + 2) * DP)[j];\n"
-		    "                const float4 v3 = reinterpret_cast<const float4*>(KV + (k + 3) * DP)[j];\n"
-		    "#pragma unroll\n"
-		    "                for (int r = 0; r < BQ; r++) {\n"
-		    "                    const float4 p4 = reinterpret_cast<const float4*>(Ps + r * 32)[k >> 2];\n"
-		    "                    float4 c = acc[r][jj];\n"
-		    "                    c.x = fmaf(p4.x, v0.x, c.x); c.y = fmaf(p4.x, v0.y, c.y); c.z = fmaf(p4.x, v0.z, c.z); c.w = fmaf(p4.x, v0.w, c.w);\n"
-		    "                    c.x = fmaf(p4.y, v1.x, c.x); c.y = fmaf(p4.y, v1.y, c.y); c.z = fmaf(p4.y, v1.z, c.z); c.w = fmaf(p4.y, v1.w, c.w);\n"
-		    "                    c.x = fmaf(p4.z, v2.x, c.x); c.y = fmaf(p4.z, v2.y, c.y); c.z = fmaf(p4.z, v2.z, c.z); c.w = fmaf(p4.z, v2.w, c.w);\n"
-		    "                    c.x = fmaf(p4.w, v3.x, c.x); c.y = fmaf(p4.w, v3.y, c.y); c.z = fmaf(p4.w, v3.z, c.z); c.w = fmaf(p4.w, v3.w, c.w);\n"
-		    "                    acc[r][jj] = c;\n"
-		    "                }\n"
-		    "            }\n"
-		    "        }\n"
-		    "    }\n"
-		    "#pragma unroll\n"
-		    "    for (int i = 0; i < RPW; i++) {\n"
-		    "        float t = l[i];\n"
-		    "        for (int o = 16; o; o >>= 1) t += __shfl_xor_sync(0xffffffffu, t, o);\n"
-		    "        if (lane == 0) ls[warp + NW * i] = t;\n"
-		    "    }\n"
-		    "    __syncthreads();\n"
-		    "#pragma unroll\n"
-		    "    for (int r = 0; r < BQ; r++) {\n"
-		    "        if (q0 + r >= S) break;\n"
-		    "        const float inv = 1.0f / ls[r];\n"
-		    "        float4* orow = reinterpret_cast<float4*>(O + base + (q0 + r) * D);\n"
-		    "#pragma unroll\n"
-		    "        for (int jj = 0; jj < MAXJ; jj++) {\n"
-		    "            const int j = tid + NT * jj;\n"
-		    "            if (j < D4) {\n"
-		    "                float4 c = acc[r][jj];\n"
-		    "                c.x *= inv; c.y *= inv; c.z *= inv; c.w *= inv;\n"
-		    "                orow[j] = c;\n"
-		    "            }\n"
-		    "        }\n"
-		    "    }\n"
-		    "}\n\n");
+	bt_cuh_section(s, attn_cuh, "pv_store");
 	buf_addf(s, "/*@launch\n"
 		    "sdpa_flash<<<%s * ceil_div(%s, %d), %d, (%d * %s + 32 * (%s + 4) + %d) * 4>>>(%s, %s, %s, %s, %s, %s);\n"
 		    "@*/\n",

@@ -17,6 +17,7 @@
 
 #include "kernels/builtin_conv.h"
 #include "kernels/builtin_util.h"
+#include "gen/conv_cuh.h"
 
 static const json_t *attr(const json_t *spec, const char *name)
 {
@@ -172,75 +173,9 @@ static void emit_direct(struct buf *s, const char *name, const struct cg *g, int
 
 	cch = cch < 1 ? 1 : cch > 64 ? 64 : cch;
 	cg_emit_sig(s, name, nt, g);
-	buf_addf(s, "    const int COB = %d, PX = %d, NT = %d, CCH = %d;\n"
-		    "    __shared__ float ws[COB * CCH * KT];\n"
-		    "    const long long P = OD * OH * OW, IS = ID * IH * IW;\n"
-		    "    const int cpg = (int)(CI / G), copg = (int)(CO / G);\n"
-		    "    const long long n = blockIdx.z;\n"
-		    "    const int co0 = blockIdx.y * COB;\n"
-		    "    const long long pb = (long long)blockIdx.x * (NT * PX) + threadIdx.x;\n"
-		    "    float acc[COB][PX];\n"
-		    "    int od[PX], oh[PX], ow[PX];\n"
-		    "#pragma unroll\n"
-		    "    for (int q = 0; q < PX; q++) {\n"
-		    "        long long p = pb + (long long)q * NT;\n"
-		    "        if (p >= P) p = P - 1; /* computed, never stored */\n"
-		    "        ow[q] = (int)(p %% OW); oh[q] = (int)((p / OW) %% OH); od[q] = (int)(p / (OW * OH));\n"
-		    "#pragma unroll\n"
-		    "        for (int j = 0; j < COB; j++) acc[j][q] = 0.0f;\n"
-		    "    }\n"
-		    "    for (int c0 = 0; c0 < cpg; c0 += CCH) {\n"
-		    "        const int cn = min(CCH, cpg - c0);\n"
-		    "        __syncthreads();\n"
-		    "        for (int i = threadIdx.x; i < COB * CCH * KT; i += NT) {\n"
-		    "            const int j = i / (CCH * KT), c = (i / KT) %% CCH, t = i %% KT;\n"
-		    "            const int co = co0 + j;\n"
-		    "            ws[i] = (co < CO && c < cn) ? w[((long long)co * cpg + c0 + c) * KT + t] : 0.0f;\n"
-		    "        }\n"
-		    "        __syncthreads();\n"
-		    "#pragma unroll\n"
-		    "        for (int j = 0; j < COB; j++) {\n"
-		    "            const int co = co0 + j;\n"
-		    "            if (co >= CO) break;\n"
-		    "            const int ci0 = (co / copg) * cpg + c0;\n"
-		    "            for (int c = 0; c < cn; c++) {\n"
-		    "                const float* xp = x + (n * CI + ci0 + c) * IS;\n"
-		    "                const float* wp = ws + (j * CCH + c) * KT;\n"
-		    "#pragma unroll\n"
-		    "                for (int q = 0; q < PX; q++) {\n"
-		    "                    float a = acc[j][q];\n"
-		    "                    for (int kd = 0; kd < KD; kd++) {\n"
-		    "                        const int id = od[q] * SD - PD + kd * DD;\n"
-		    "                        if (id < 0 || id >= ID) continue;\n"
-		    "                        for (int kh = 0; kh < KH; kh++) {\n"
-		    "                            const int ih = oh[q] * SH - PH + kh * DH;\n"
-		    "                            if (ih < 0 || ih >= IH) continue;\n"
-		    "                            const float* row = xp + ((long long)id * IH + ih) * IW;\n"
-		    "                            const float* wr = wp + (kd * KH + kh) * KW;\n"
-		    "#pragma unroll\n"
-		    "                            for (int kw = 0; kw < KW; kw++) {\n"
-		    "                                const int iw = ow[q] * SW - PW + kw * DW;\n"
-		    "                                if (iw >= 0 && iw < IW) a = fmaf(__ldg(row + iw), wr[kw], a);\n"
-		    "                            }\n"
-		    "                        }\n"
-		    "                    }\n"
-		    "                    acc[j][q] = a;\n"
-		    "                }\n"
-		    "            }\n"
-		    "        }\n"
-		    "    }\n"
-		    "#pragma unroll\n"
-		    "    for (int j = 0; j < COB; j++) {\n"
-		    "        const int co = co0 + j;\n"
-		    "        if (co >= CO) break;\n"
-		    "        const float b = %s;\n"
-		    "#pragma unroll\n"
-		    "        for (int q = 0; q < PX; q++) {\n"
-		    "            const long long p = pb + (long long)q * NT;\n"
-		    "            if (p < P) y[(n * CO + co) * P + p] = acc[j][q] + b;\n"
-		    "        }\n"
-		    "    }\n}\n\n",
-		 cob, px, nt, cch, g->bias ? "bias[co]" : "0.0f");
+	bt_cuh_fill(s, conv_cuh, "direct_kernel", "COB", BT_INT(cob), "PX", BT_INT(px),
+		    "NT", BT_INT(nt), "CCH", BT_INT(cch),
+		    "BIAS", g->bias ? "bias[co]" : "0.0f", NULL);
 }
 
 static void launch_direct(struct buf *s, const char *name, const struct cg *g, int cob, int px,
@@ -342,27 +277,12 @@ static void emit_tile_load(struct buf *s, int fixed, int fused, const char *kb)
 		emit_gather_dw(s, "                ");
 	else
 		cg_emit_gather(s, "                ");
-	buf_adds(s, "                ra[q] = v;\n            }\n"
-		    "#pragma unroll\n"
-		    "            for (int q = 0; q < LB; q++) {\n"
-		    "                const int i = tid + q * NT, kk = i % BK, nn = i / BK, co = co0 + nn, k = kb + kk;\n"
-		    "                rb[q] = (i < BN * BK && co < CO && k < K) ? __ldg(w + (long long)co * K + k) : 0.0f;\n"
-		    "            }\n        }\n");
+	bt_cuh_section(s, conv_cuh, "tile_load_tail");
 }
 
 static void emit_tile_store(struct buf *s)
 {
-	buf_adds(s, "#pragma unroll\n"
-		    "        for (int q = 0; q < LA; q++) {\n"
-		    "            const int i = tid + q * NT;\n"
-		    "            if (i < BM * BK) As[i / BM][i % BM] = ra[q];\n"
-		    "        }\n"
-		    "#pragma unroll\n"
-		    "        for (int q = 0; q < LB; q++) {\n"
-		    "            const int i = tid + q * NT;\n"
-		    "            if (i < BN * BK) Bs[i % BK][i / BK] = rb[q];\n"
-		    "        }\n"
-		    "        __syncthreads();\n");
+	bt_cuh_section(s, conv_cuh, "tile_store");
 }
 
 /* pf: the next K tile's global loads are issued before this tile's FMAs,
@@ -373,22 +293,9 @@ static void emit_igemm(struct buf *s, const char *name, const struct cg *g, cons
 	int fixed = t->nt % t->bm == 0;
 
 	emit_sig_dw(s, name, t->nt, g, fused);
-	buf_addf(s, "    const int BM = %d, BN = %d, BK = %d, TM = %d, TN = %d, NT = %d;\n"
-		    "    const int LA = (BM * BK + NT - 1) / NT, LB = (BN * BK + NT - 1) / NT;\n"
-		    "    __shared__ float As[BK][BM];\n"
-		    "    __shared__ float Bs[BK][BN + 1];\n"
-		    "    const long long P = OD * OH * OW, IS = ID * IH * IW;\n"
-		    "    const int K = (int)CI%s;\n"
-		    "    const long long n = blockIdx.z, p0 = (long long)blockIdx.x * BM;\n"
-		    "    const int co0 = blockIdx.y * BN, tid = threadIdx.x;\n"
-		    "    const int tr = tid %% (BM / TM), tc = tid / (BM / TM);\n"
-		    "    const float* xn = x + n * CI * IS;\n"
-		    "    float acc[TM][TN], ra[LA], rb[LB];\n"
-		    "#pragma unroll\n"
-		    "    for (int i = 0; i < TM; i++)\n"
-		    "#pragma unroll\n"
-		    "        for (int j = 0; j < TN; j++) acc[i][j] = 0.0f;\n",
-		 t->bm, t->bn, t->bk, t->tm, t->tn, t->nt, fused ? "" : " * KT");
+	bt_cuh_fill(s, conv_cuh, "igemm_head", "BM", BT_INT(t->bm), "BN", BT_INT(t->bn),
+		    "BK", BT_INT(t->bk), "TM", BT_INT(t->tm), "TN", BT_INT(t->tn),
+		    "NT", BT_INT(t->nt), "KT_MUL", fused ? "" : " * KT", NULL);
 	if (fixed) {
 		/* Each thread gathers one fixed pixel: its window origin once. */
 		buf_adds(s, "    const int am = tid % BM, ak = tid / BM;\n"
@@ -406,20 +313,7 @@ static void emit_igemm(struct buf *s, const char *name, const struct cg *g, cons
 		emit_tile_load(s, fixed, fused, "k0 + BK");
 	}
 	bt_emit_tile_fma(s, "tr + i * (BM / TM)");
-	buf_addf(s, 		    "        __syncthreads();\n"
-		    "    }\n"
-		    "#pragma unroll\n"
-		    "    for (int j = 0; j < TN; j++) {\n"
-		    "        const int co = co0 + tc * TN + j;\n"
-		    "        if (co >= CO) break;\n"
-		    "        const float b = %s;\n"
-		    "        float* yr = y + (n * CO + co) * P;\n"
-		    "#pragma unroll\n"
-		    "        for (int i = 0; i < TM; i++) {\n"
-		    "            const long long p = p0 + tr + i * (BM / TM);\n"
-		    "            if (p < P) yr[p] = acc[i][j] + b;\n"
-		    "        }\n"
-		    "    }\n}\n\n", g->bias ? "bias[co]" : "0.0f");
+	bt_cuh_fill(s, conv_cuh, "igemm_store", "BIAS", g->bias ? "bias[co]" : "0.0f", NULL);
 }
 
 static void launch_igemm(struct buf *s, const char *name, const struct cg *g, const struct ig *t,
@@ -462,38 +356,9 @@ static int dw_read(const json_t *p, const struct cg *g, struct dw *d, struct buf
 static void emit_dw(struct buf *s, const char *name, const struct cg *g, const struct dw *d)
 {
 	cg_emit_sig(s, name, d->nt, g);
-	buf_addf(s, "    const int TW = %d, TH = %d, RPT = %d, ITH = %d, ITW = %d, NT = %d;\n"
-		    "    __shared__ float tile[ITH][ITW + 1];\n"
-		    "    __shared__ float wk[KT];\n"
-		    "    const long long plane = blockIdx.z;\n"
-		    "    const int c = (int)(plane %% CI);\n"
-		    "    const float* xp = x + plane * IH * IW;\n"
-		    "    const int oy0 = blockIdx.y * TH, ox0 = blockIdx.x * TW;\n"
-		    "    const int ih0 = oy0 * SH - PH, iw0 = ox0 * SW - PW;\n"
-		    "    const int tid = threadIdx.y * TW + threadIdx.x;\n"
-		    "    for (int i = tid; i < ITH * ITW; i += NT) {\n"
-		    "        const int r = i / ITW, q = i %% ITW, ih = ih0 + r, iw = iw0 + q;\n"
-		    "        tile[r][q] = (ih >= 0 && ih < IH && iw >= 0 && iw < IW) ?\n"
-		    "            __ldg(xp + (long long)ih * IW + iw) : 0.0f;\n"
-		    "    }\n"
-		    "    for (int i = tid; i < KT; i += NT) wk[i] = w[(long long)c * KT + i];\n"
-		    "    __syncthreads();\n"
-		    "    const int ox = ox0 + threadIdx.x;\n"
-		    "    if (ox >= OW) return;\n"
-		    "    float* yp = y + plane * OH * OW;\n"
-		    "#pragma unroll\n"
-		    "    for (int r = 0; r < RPT; r++) {\n"
-		    "        const int ly = threadIdx.y * RPT + r, oy = oy0 + ly;\n"
-		    "        if (oy >= OH) break;\n"
-		    "        float a = %s;\n"
-		    "#pragma unroll\n"
-		    "        for (int kh = 0; kh < KH; kh++)\n"
-		    "#pragma unroll\n"
-		    "            for (int kw = 0; kw < KW; kw++)\n"
-		    "                a = fmaf(tile[ly * SH + kh * DH][threadIdx.x * SW + kw * DW], wk[kh * KW + kw], a);\n"
-		    "        yp[(long long)oy * OW + ox] = a;\n"
-		    "    }\n}\n\n",
-		 d->tw, d->th, d->rpt, d->ith, d->itw, d->nt, g->bias ? "bias[c]" : "0.0f");
+	bt_cuh_fill(s, conv_cuh, "dw_kernel", "TW", BT_INT(d->tw), "TH", BT_INT(d->th),
+		    "RPT", BT_INT(d->rpt), "ITH", BT_INT(d->ith), "ITW", BT_INT(d->itw),
+		    "NT", BT_INT(d->nt), "BIAS", g->bias ? "bias[c]" : "0.0f", NULL);
 }
 
 static void launch_dw(struct buf *s, const char *name, const struct cg *g, const struct dw *d,

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "kernels/builtin_util.h"
+#include "gen/convt_cuh.h"
 
 /* Geometry from attrs, padded to three spatial axes (D, H, W) like the
  * reference: a missing axis has extent 1, kernel 1, stride 1, no padding. */
@@ -159,63 +160,14 @@ static int convt_emit(const json_t *spec, const json_t *p, int phase, struct buf
 		 phase ? "convt_phase" : "convt", block, cot);
 	geom_defines(s, &g);
 	buf_addf(s, "#define BLOCK %d\n#define COT %d\n", block, cot);
-	buf_adds(s, "extern \"C\" __global__ void __launch_bounds__(BLOCK)\n"
-		    "convt_direct(const float* __restrict__ x, const float* __restrict__ w, float* __restrict__ y,\n"
-		    "             int CI, int CO, int ID, int IH, int IW, int OD, int OH, int OW)\n{\n"
-		    "    extern __shared__ float ws[];   /* [cpg][T][COT] */\n"
-		    "    const int cpg = CI / G, opg = CO / G;\n"
-		    "    const int co0 = blockIdx.y * COT, g = co0 / opg, oc0 = co0 % opg;\n"
-		    "    const long long n = blockIdx.z;\n"
-		    "    for (int i = threadIdx.x; i < cpg * T * COT; i += BLOCK) {\n"
-		    "        const int c = i % COT, t = (i / COT) % T, cj = i / (COT * T);\n"
-		    "        ws[i] = w[((long long)(g * cpg + cj) * opg + oc0 + c) * T + t];\n"
-		    "    }\n"
-		    "    __syncthreads();\n"
-		    "    const long long osp = (long long)OD * OH * OW, isp = (long long)ID * IH * IW;\n");
+	bt_cuh_section(s, convt_cuh, "direct_head");
 	if (phase)
 		/* Phase-major lanes: a warp holds outputs of one W phase (ow % SW),
 		 * so its taps' divisibility tests agree and no lane idles. */
-		buf_adds(s, "    const int QW = BLOCK / SW, TW = QW * SW, ntw = (OW + TW - 1) / TW;\n"
-			    "    const int tile = blockIdx.x % ntw, row = blockIdx.x / ntw;\n"
-			    "    const int oh = row % OH, od = row / OH;\n"
-			    "    const int ow = tile * TW + (threadIdx.x % QW) * SW + threadIdx.x / QW;\n"
-			    "    if (threadIdx.x >= TW || ow >= OW) return;\n"
-			    "    const long long pix = ((long long)od * OH + oh) * OW + ow;\n");
+		bt_cuh_section(s, convt_cuh, "direct_tiled_pixel");
 	else
-		buf_adds(s, "    const long long pix = (long long)blockIdx.x * BLOCK + threadIdx.x;\n"
-			    "    if (pix >= osp) return;\n"
-			    "    const int ow = (int)(pix % OW), oh = (int)((pix / OW) % OH), od = (int)(pix / ((long long)OW * OH));\n");
-	buf_adds(s, "    const float* xb = x + (n * CI + (long long)g * cpg) * isp;\n"
-		    "    float acc[COT];\n"
-		    "#pragma unroll\n"
-		    "    for (int c = 0; c < COT; c++) acc[c] = 0.0f;\n"
-		    "#pragma unroll\n"
-		    "    for (int kd = 0; kd < KD; kd++) {\n"
-		    "        const int nd = od + PD - kd * DD;   /* = id * SD when input id reaches od */\n"
-		    "        if (nd < 0 || nd % SD != 0 || nd / SD >= ID) continue;\n"
-		    "#pragma unroll\n"
-		    "        for (int kh = 0; kh < KH; kh++) {\n"
-		    "            const int nh = oh + PH - kh * DH;\n"
-		    "            if (nh < 0 || nh % SH != 0 || nh / SH >= IH) continue;\n"
-		    "#pragma unroll\n"
-		    "            for (int kw = 0; kw < KW; kw++) {\n"
-		    "                const int nw = ow + PW - kw * DW;\n"
-		    "                if (nw < 0 || nw % SW != 0 || nw / SW >= IW) continue;\n"
-		    "                const float* xp = xb + ((long long)(nd / SD) * IH + nh / SH) * IW + nw / SW;\n"
-		    "                const float* wp = ws + ((kd * KH + kh) * KW + kw) * COT;\n"
-		    "#pragma unroll 4\n"
-		    "                for (int cj = 0; cj < cpg; cj++) {\n"
-		    "                    const float v = __ldg(xp + cj * isp);\n"
-		    "#pragma unroll\n"
-		    "                    for (int c = 0; c < COT; c++) acc[c] = fmaf(v, wp[cj * T * COT + c], acc[c]);\n"
-		    "                }\n"
-		    "            }\n"
-		    "        }\n"
-		    "    }\n"
-		    "    float* yp = y + (n * CO + co0) * osp + pix;\n"
-		    "#pragma unroll\n"
-		    "    for (int c = 0; c < COT; c++) yp[c * osp] = acc[c];\n"
-		    "}\n\n");
+		bt_cuh_section(s, convt_cuh, "direct_flat_pixel");
+	bt_cuh_section(s, convt_cuh, "direct_body");
 	buf_addf(s, "/*@launch\nconvt_direct<<<dim3(%s, %s / %d, %s), %d, %s / %d * %d * 4 * %d>>>"
 		    "(%s, %s, %s, %s);\n@*/\n",
 		 osp.s, co.s, cot, n.s, block, ci.s, g.groups, taps(&g), cot,
@@ -263,19 +215,7 @@ static int igemm_supports(const json_t *spec)
 /* Loads A element (kk, ar) of the tile at k0 into V (0 outside). */
 static void igemm_aload(struct buf *s, const char *v)
 {
-	buf_addf(s, "            {\n"
-		    "                const int kidx = k0 + kk;\n"
-		    "                float a = 0.0f;\n"
-		    "                if (mvalid && kidx < K) {\n"
-		    "                    const int cj = kidx / T, t = kidx %% T;\n"
-		    "                    const int id = od + PD - (t / (KH * KW)) * DD;\n"
-		    "                    const int ih = oh + PH - ((t / KW) %% KH) * DH;\n"
-		    "                    const int iw = ow + PW - (t %% KW) * DW;\n"
-		    "                    if ((unsigned)id < (unsigned)ID && (unsigned)ih < (unsigned)IH && (unsigned)iw < (unsigned)IW)\n"
-		    "                        a = __ldg(xrow + cj * isp + ((long long)id * IH + ih) * IW + iw);\n"
-		    "                }\n"
-		    "                %s = a;\n"
-		    "            }\n", v);
+	bt_cuh_fill(s, convt_cuh, "igemm_aload", "DST", v, NULL);
 }
 
 static void igemm_bload(struct buf *s, const char *v)
@@ -320,75 +260,20 @@ static int igemm_render(const json_t *spec, const json_t *p, struct buf *s, stru
 		    "#define ASTEP %d\n#define NA ((BK + ASTEP - 1) / ASTEP)\n#define NBL ((BK * BN + NT - 1) / NT)\n",
 		 BM, BN, BK, TM, TN, nt, astep);
 	/* Weights [C_in][opg][T] -> [G][K = cpg*T][opg]: B tile rows contiguous. */
-	buf_adds(s, "extern \"C\" __global__ void convt_repack(const float* __restrict__ w, float* __restrict__ wp,\n"
-		    "                                     int CI, int CO)\n{\n"
-		    "    const int cpg = CI / G, opg = CO / G, K = cpg * T;\n"
-		    "    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
-		    "    if (i >= (long long)G * K * opg) return;\n"
-		    "    const int oc = (int)(i % opg), kidx = (int)((i / opg) % K), g = (int)(i / ((long long)opg * K));\n"
-		    "    wp[i] = w[((long long)(g * cpg + kidx / T) * opg + oc) * T + kidx % T];\n"
-		    "}\n\n");
-	buf_adds(s, "extern \"C\" __global__ void __launch_bounds__(NT)\n"
-		    "convt_igemm(const float* __restrict__ x, const float* __restrict__ wp, float* __restrict__ y,\n"
-		    "            int NB, int CI, int CO, int ID, int IH, int IW, int OD, int OH, int OW)\n{\n"
-		    "    __shared__ float As[BK][BM];\n"
-		    "    __shared__ float Bs[BK][BN];\n"
-		    "    const int cpg = CI / G, opg = CO / G, K = cpg * T, g = blockIdx.z;\n"
-		    "    const long long osp = (long long)OD * OH * OW, isp = (long long)ID * IH * IW;\n"
-		    "    const long long M = (long long)NB * osp, m0 = (long long)blockIdx.x * BM;\n"
-		    "    const int n0 = blockIdx.y * BN, tid = threadIdx.x;\n"
-		    "    const int tr = tid % (BM / TM), tc = tid / (BM / TM);\n"
-		    "    /* this thread's A row: decoded once */\n"
-		    "    const int ar = tid % BM, ak = tid / BM;\n"
-		    "    const long long am = m0 + ar;\n"
-		    "    const bool mvalid = am < M;\n"
-		    "    const long long an = mvalid ? am / osp : 0, asp = mvalid ? am % osp : 0;\n"
-		    "    const int ow = (int)(asp % OW), oh = (int)((asp / OW) % OH), od = (int)(asp / ((long long)OW * OH));\n"
-		    "    const float* xrow = x + (an * CI + (long long)g * cpg) * isp;\n"
-		    "    const float* wg = wp + (long long)g * K * opg;\n"
-		    "    float acc[TM][TN];\n"
-		    "#pragma unroll\n"
-		    "    for (int i = 0; i < TM; i++)\n"
-		    "#pragma unroll\n"
-		    "        for (int j = 0; j < TN; j++) acc[i][j] = 0.0f;\n");
+	bt_cuh_section(s, convt_cuh, "igemm_repack_head");
 	if (pf) {
-		buf_adds(s, "    float ra[NA], rb[NBL];\n"
-			    "    int k0 = 0;\n"
-			    "#pragma unroll\n"
-			    "    for (int q = 0; q < NA; q++) {\n"
-			    "        const int kk = ak + q * ASTEP;\n");
+		bt_cuh_section(s, convt_cuh, "igemm_prefetch");
 		igemm_aload(s, "ra[q]");
-		buf_adds(s, "    }\n"
-			    "#pragma unroll\n"
-			    "    for (int q = 0; q < NBL; q++) {\n"
-			    "        const int i = tid + q * NT;\n");
+		bt_cuh_section(s, convt_cuh, "igemm_prefetch_b");
 		igemm_bload(s, "rb[q]");
-		buf_adds(s, "    }\n"
-			    "    for (; k0 < K; ) {\n"
-			    "#pragma unroll\n"
-			    "        for (int q = 0; q < NA; q++)\n"
-			    "            if (ak + q * ASTEP < BK) As[ak + q * ASTEP][ar] = ra[q];\n"
-			    "#pragma unroll\n"
-			    "        for (int q = 0; q < NBL; q++)\n"
-			    "            if (tid + q * NT < BK * BN) Bs[(tid + q * NT) / BN][(tid + q * NT) % BN] = rb[q];\n"
-			    "        __syncthreads();\n"
-			    "        k0 += BK;\n"
-			    "        if (k0 < K) {\n"
-			    "#pragma unroll\n"
-			    "        for (int q = 0; q < NA; q++) {\n"
-			    "            const int kk = ak + q * ASTEP;\n");
+		bt_cuh_section(s, convt_cuh, "igemm_loop");
 		igemm_aload(s, "ra[q]");
-		buf_adds(s, "        }\n"
-			    "#pragma unroll\n"
-			    "        for (int q = 0; q < NBL; q++) {\n"
-			    "            const int i = tid + q * NT;\n");
+		bt_cuh_section(s, convt_cuh, "igemm_loop_b");
 		igemm_bload(s, "rb[q]");
 		buf_adds(s, "        }\n"
 			    "        }\n");
 	} else {
-		buf_adds(s, "    for (int k0 = 0; k0 < K; k0 += BK) {\n"
-			    "#pragma unroll\n"
-			    "        for (int kk = ak; kk < BK; kk += ASTEP)\n");
+		bt_cuh_section(s, convt_cuh, "igemm_simple_loop");
 		igemm_aload(s, "As[kk][ar]");
 		buf_adds(s, "#pragma unroll\n"
 			    "        for (int i = tid; i < BK * BN; i += NT)\n");
@@ -396,22 +281,7 @@ static int igemm_render(const json_t *spec, const json_t *p, struct buf *s, stru
 		buf_adds(s, "        __syncthreads();\n");
 	}
 	bt_emit_tile_fma(s, "tr + i * (BM / TM)");
-	buf_adds(s, 		    "        __syncthreads();\n"
-		    "    }\n"
-		    "    /* rows interleaved over threads: a warp stores consecutive pixels */\n"
-		    "#pragma unroll\n"
-		    "    for (int i = 0; i < TM; i++) {\n"
-		    "        const long long mm = m0 + tr + i * (BM / TM);\n"
-		    "        if (mm >= M) break;\n"
-		    "        const long long nn = mm / osp, sp = mm % osp;\n"
-		    "        float* yp = y + (nn * CO + (long long)g * opg) * osp + sp;\n"
-		    "#pragma unroll\n"
-		    "        for (int j = 0; j < TN; j++) {\n"
-		    "            const int oc = n0 + tc * TN + j;\n"
-		    "            if (oc < opg) yp[(long long)oc * osp] = acc[i][j];\n"
-		    "        }\n"
-		    "    }\n"
-		    "}\n\n");
+	bt_cuh_section(s, convt_cuh, "igemm_store");
 	buf_addf(s, "/*@launch\nscratch float wp[%s * %s / %d * %d];\n"
 		    "convt_repack<<<ceil_div(%s * %s / %d * %d, 256), 256>>>(%s, wp, %s, %s);\n"
 		    "convt_igemm<<<dim3(ceil_div(%s, %d), ceil_div(%s / %d, %d), %d), %d>>>(%s, wp, %s, %s, %s);\n@*/\n",

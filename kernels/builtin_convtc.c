@@ -14,6 +14,8 @@
 
 #include "kernels/builtin_conv.h"
 #include "kernels/builtin_util.h"
+#include "gen/tf32x3_cuh.h"
+#include "gen/conv_tc_cuh.h"
 
 struct ctc {
 	int bm, bn, bk, wm, wn, nt, pxt, kst, smem;
@@ -87,74 +89,20 @@ static void emit_head(struct buf *s, const struct ctc *t)
  * kb, store_a writes it to As, load_b cp.asyncs the B tile. */
 static void emit_loaders(struct buf *s)
 {
-	buf_adds(s, "    const int am = tid % BM, ak = tid / BM;\n"
-		    "    bool aokv[PXT];\n"
-		    "    int id0v[PXT], ih0v[PXT], iw0v[PXT];\n"
-		    "#pragma unroll\n"
-		    "    for (int r = 0; r < PXT; r++) {\n"
-		    "        const long long ap = p0 + am + r * NT;\n");
+	bt_cuh_section(s, conv_tc_cuh, "pixels");
 	cg_emit_origin(s, "        ");
-	buf_adds(s, "        aokv[r] = aok; id0v[r] = id0; ih0v[r] = ih0; iw0v[r] = iw0;\n"
-		    "    }\n"
-		    "    float ra[PXT][KQ];\n"
-		    "    auto gather = [&](int kb) {\n"
-		    "#pragma unroll\n"
-		    "        for (int r = 0; r < PXT; r++) {\n"
-		    "            const bool aok = aokv[r];\n"
-		    "            const int id0 = id0v[r], ih0 = ih0v[r], iw0 = iw0v[r];\n"
-		    "#pragma unroll\n"
-		    "            for (int q = 0; q < KQ; q++) {\n"
-		    "                const int kk = ak + q * KST;\n");
+	bt_cuh_section(s, conv_tc_cuh, "gather_head");
 	cg_emit_gather(s, "                ");
-	buf_adds(s, "                ra[r][q] = v;\n"
-		    "            }\n"
-		    "        }\n"
-		    "    };\n"
-		    "    auto store_a = [&](float* As) {\n"
-		    "#pragma unroll\n"
-		    "        for (int r = 0; r < PXT; r++)\n"
-		    "#pragma unroll\n"
-		    "            for (int q = 0; q < KQ; q++) As[(ak + q * KST) * (BM + 8) + am + r * NT] = ra[r][q];\n"
-		    "    };\n"
-		    "    auto load_b = [&](float* Bs, int tile) {\n"
-		    "        load_tile<BN, BK, 4>(Bs, w, K, CO, K, co0, (long long)tile * BK, vb);\n"
-		    "    };\n");
+	bt_cuh_section(s, conv_tc_cuh, "gather_tail");
 }
 
 /* One K tile's 3xTF32 products into a fresh fragment, then FADDed into acc:
  * tensor-core accumulation truncates, so long sums drift past 1e-4. */
 static void emit_mma(struct buf *s)
 {
-	buf_adds(s, "        wmma::fragment<wmma::accumulator, 16, 16, 8, float> part[FM][FN];\n"
-		    "#pragma unroll\n"
-		    "        for (int i = 0; i < FM; i++)\n"
-		    "#pragma unroll\n"
-		    "            for (int j = 0; j < FN; j++) wmma::fill_fragment(part[i][j], 0.0f);\n"
-		    "        // not unrolled: with the gathered registers live, unrolling spilled\n"
-		    "#pragma unroll 1\n"
-		    "        for (int kk = 0; kk < BK; kk += 8) {\n"
-		    "            wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::col_major> ah[FM], al[FM];\n"
-		    "            wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::col_major> bh[FN], bl[FN];\n"
-		    "#pragma unroll\n"
-		    "            for (int i = 0; i < FM; i++) {\n"
-		    "                wmma::load_matrix_sync(ah[i], As + kk * (BM + 8) + (wm * FM + i) * 16, BM + 8);\n"
-		    "#pragma unroll\n"
-		    "                for (int e = 0; e < ah[i].num_elements; e++) {\n"
-		    "                    const float v = ah[i].x[e], h = wmma::__float_to_tf32(v);\n"
-		    "                    ah[i].x[e] = h;\n"
-		    "                    al[i].x[e] = wmma::__float_to_tf32(v - h);\n"
-		    "                }\n"
-		    "            }\n"
-		    "#pragma unroll\n"
-		    "            for (int j = 0; j < FN; j++) {\n"
-		    "                wmma::load_matrix_sync(bh[j], Bs + (wn * FN + j) * 16 * (BK + 4) + kk, BK + 4);\n"
-		    "#pragma unroll\n"
-		    "                for (int e = 0; e < bh[j].num_elements; e++) {\n"
-		    "                    const float v = bh[j].x[e], h = wmma::__float_to_tf32(v);\n"
-		    "                    bh[j].x[e] = h;\n"
-		    "                    bl[j].x[e] = wmma::__float_to_tf32(v - h);\n"
-		    "                }\n"
-		    "            }\n");
+	bt_cuh_section(s, tf32x3_cuh, "part_init");
+	buf_adds(s, "        // not unrolled: with the gathered registers live, unrolling spilled\n");
+	bt_cuh_section(s, tf32x3_cuh, "split_kstep");
 	tmpl_tc_emit_mma(s);
 }
 
@@ -162,59 +110,11 @@ static void emit_kernel(struct buf *s, const struct cg *g, const struct ctc *t)
 {
 	emit_head(s, t);
 	cg_emit_sig(s, "conv_tc", t->nt, g);
-	buf_adds(s, "#ifdef __CUDACC__\n"
-		    "    extern __shared__ __align__(128) float smem[];\n"
-		    "#else\n"
-		    "    extern __shared__ float smem[];\n"
-		    "#endif\n"
-		    "    const long long P = OD * OH * OW, IS = ID * IH * IW;\n"
-		    "    const int K = (int)CI * KT, ntiles = (K + BK - 1) / BK;\n"
-		    "    const long long n = blockIdx.z, p0 = (long long)blockIdx.x * BM;\n"
-		    "    const int co0 = blockIdx.y * BN, tid = threadIdx.x;\n"
-		    "    const int warp = tid >> 5, wm = warp / WN, wn = warp % WN;\n"
-		    "    const float* xn = x + n * CI * IS;\n"
-		    "    const bool vb = (K & 3) == 0; // 16-byte weight rows\n");
+	bt_cuh_section(s, conv_tc_cuh, "kernel_head");
 	emit_loaders(s);
-	buf_adds(s, "    wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc[FM][FN];\n"
-		    "#pragma unroll\n"
-		    "    for (int i = 0; i < FM; i++)\n"
-		    "#pragma unroll\n"
-		    "        for (int j = 0; j < FN; j++) wmma::fill_fragment(acc[i][j], 0.0f);\n"
-		    "    load_b(smem + SA, 0);\n"
-		    "    cp_commit();\n"
-		    "    gather(0);\n"
-		    "    // Stage t & 1 holds tile t. Its As was last read at t - 2 and the\n"
-		    "    // barrier of t - 1 separates that; the next Bs and the gather are\n"
-		    "    // issued after this tile's barrier, when t - 1's reads are done.\n"
-		    "    for (int t = 0; t < ntiles; t++) {\n"
-		    "        float* As = smem + (t & 1) * (SA + SB);\n"
-		    "        const float* Bs = As + SA;\n"
-		    "        store_a(As);\n"
-		    "        cp_wait<0>();\n"
-		    "        __syncthreads();\n"
-		    "        if (t + 1 < ntiles) {\n"
-		    "            load_b(smem + ((t + 1) & 1) * (SA + SB) + SA, t + 1);\n"
-		    "            gather((t + 1) * BK);\n"
-		    "        }\n"
-		    "        cp_commit();\n");
+	bt_cuh_section(s, conv_tc_cuh, "main_loop");
 	emit_mma(s);
-	buf_addf(s, "    }\n"
-		    "    __syncthreads();\n"
-		    "    // stage C as Cs[n][m], then store along output pixels\n"
-		    "    float* Cs = smem;\n"
-		    "#pragma unroll\n"
-		    "    for (int i = 0; i < FM; i++)\n"
-		    "#pragma unroll\n"
-		    "        for (int j = 0; j < FN; j++)\n"
-		    "            wmma::store_matrix_sync(Cs + (wn * FN + j) * 16 * (BM + 4) + (wm * FM + i) * 16,\n"
-		    "                                    acc[i][j], BM + 4, wmma::mem_col_major);\n"
-		    "    __syncthreads();\n"
-		    "    for (int e = tid; e < BM * BN; e += NT) {\n"
-		    "        const int j = e / BM, i = e %% BM, co = co0 + j;\n"
-		    "        const long long p = p0 + i;\n"
-		    "        if (p < P && co < CO) y[(n * CO + co) * P + p] = Cs[j * (BM + 4) + i]%s;\n"
-		    "    }\n}\n\n",
-		 g->bias ? " + bias[co]" : "");
+	bt_cuh_fill(s, conv_tc_cuh, "store", "BIAS", g->bias ? " + bias[co]" : "", NULL);
 }
 
 int tmpl_convtc_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err)

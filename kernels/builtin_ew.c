@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kernels/builtin_util.h"
+#include "gen/ew_cuh.h"
 
 /* A float literal: "1.0f", "-1.0f", "0.01f" ("%gf" would give "1f", not C). */
 static const char *flit(double v, char out[40])
@@ -103,18 +104,8 @@ int tmpl_ew_render(const json_t *spec, const json_t *p, struct buf *s, struct bu
 		    "    const long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
 		    "    const long long nthreads = (long long)gridDim.x * blockDim.x;\n",
 		 vec, vt, vt, vt, vt);
-	buf_addf(s, "    for (long long i = tid; i < nv; i += nthreads * %d) {\n"
-		    "        %s r[%d];\n"
-		    "#pragma unroll\n"
-		    "        for (int k = 0; k < %d; k++) {\n"
-		    "            long long j = i + k * nthreads;\n"
-		    "            if (j < nv) r[k] = %s;\n"
-		    "        }\n"
-		    "#pragma unroll\n"
-		    "        for (int k = 0; k < %d; k++) {\n"
-		    "            long long j = i + k * nthreads;\n"
-		    "            if (j >= nv) break;\n",
-		 ilp, vt, ilp, ilp, stream ? "__ldg(&xv[j])" : "xv[j]", ilp);
+	bt_cuh_fill(s, ew_cuh, "loop", "ILP", BT_INT(ilp), "VT", vt,
+		    "LOAD", stream ? "__ldg(&xv[j])" : "xv[j]", NULL);
 	if (vec == 4)
 		buf_adds(s, "            float4 v4 = r[k];\n"
 			    "            v4.x = op(v4.x); v4.y = op(v4.y); v4.z = op(v4.z); v4.w = op(v4.w);\n");

@@ -11,6 +11,7 @@
 #include "kernels/builtin_tmpl.h"
 
 #include "kernels/builtin_util.h"
+#include "gen/loss_cuh.h"
 
 enum { L_MSE, L_HUBER, L_KL, L_HINGE, L_CE, L_TRIPLET };
 
@@ -37,33 +38,13 @@ static double spec_attr(const json_t *spec, const char *name, double dflt)
  * and writes the mean. */
 static void emit_final(struct buf *s)
 {
-	buf_adds(s, "extern \"C\" __global__ void __launch_bounds__(256)\n"
-		    "loss_final(const double* __restrict__ part, long long np, float* __restrict__ loss,\n"
-		    "           long long count)\n{\n"
-		    "    __shared__ double ws[8];\n"
-		    "    double v = 0.0;\n"
-		    "    for (long long i = threadIdx.x; i < np; i += blockDim.x) v += part[i];\n"
-		    "    for (int o = 16; o; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);\n"
-		    "    if ((threadIdx.x & 31) == 0) ws[threadIdx.x >> 5] = v;\n"
-		    "    __syncthreads();\n"
-		    "    if (threadIdx.x == 0) {\n"
-		    "        double t = 0.0;\n"
-		    "        for (int w = 0; w < (int)(blockDim.x >> 5); w++) t += ws[w];\n"
-		    "        loss[0] = (float)(t / (double)count);\n"
-		    "    }\n}\n\n");
+	bt_cuh_section(s, loss_cuh, "final");
 }
 
 /* Block reduce of the double v, thread 0 writes part[blockIdx.x]. */
 static void emit_block_sum(struct buf *s)
 {
-	buf_adds(s, "    for (int o = 16; o; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);\n"
-		    "    if ((threadIdx.x & 31) == 0) ws[threadIdx.x >> 5] = v;\n"
-		    "    __syncthreads();\n"
-		    "    if (threadIdx.x == 0) {\n"
-		    "        double t = 0.0;\n"
-		    "        for (int w = 0; w < (int)(blockDim.x >> 5); w++) t += ws[w];\n"
-		    "        part[blockIdx.x] = t;\n"
-		    "    }\n}\n\n");
+	bt_cuh_section(s, loss_cuh, "block_sum");
 }
 
 static int mean_supports(const json_t *spec)
@@ -132,60 +113,19 @@ static int mean_render(const json_t *spec, const json_t *p, struct buf *s, struc
 		buf_addf(s, "__device__ __forceinline__ %s loss4(float x, float y) { return (%s)lossf(x, y); }\n",
 			 acc, acc);
 	emit_final(s);
-	buf_addf(s, "extern \"C\" __global__ void __launch_bounds__(%d)\n"
-		    "loss_part(const float* __restrict__ a, const float* __restrict__ b,\n"
-		    "          double* __restrict__ part, long long n, long long cols)\n{\n"
-		    "    __shared__ double ws[32];\n"
-		    "    const long long nv = n / %d;\n"
-		    "    const %s* av = reinterpret_cast<const %s*>(a);\n"
-		    "    const long long stride = (long long)gridDim.x * blockDim.x;\n"
-		    "    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
-		    "    %s acc[%d];\n"
-		    "#pragma unroll\n"
-		    "    for (int u = 0; u < %d; u++) acc[u] = 0;\n",
-		 block, vec, vt, vt, acc, unroll, unroll);
+	bt_cuh_fill(s, loss_cuh, "part_head", "BLOCK", BT_INT(block), "VEC", BT_INT(vec), "VT", vt,
+		    "ACC", acc, "UNROLL", BT_INT(unroll), NULL);
 	if (hinge)
 		/* targets[col] broadcast along the rows: track the column of
 		 * element i * vec incrementally (no 64-bit modulo per load). */
-		buf_addf(s, "    const %s* bv = reinterpret_cast<const %s*>(b);\n"
-			    "    const long long sm = (stride * %d) %% cols;\n"
-			    "    long long col = (i * %d) %% cols;\n"
-			    "    for (; i + %d * stride < nv; i += %d * stride) {\n"
-			    "        %s x[%d], y[%d];\n"
-			    "        long long cu = col;\n"
-			    "#pragma unroll\n"
-			    "        for (int u = 0; u < %d; u++) {\n"
-			    "            x[u] = av[i + u * stride]; y[u] = bv[cu / %d];\n"
-			    "            cu += sm; if (cu >= cols) cu -= cols;\n"
-			    "        }\n"
-			    "        col = cu;\n"
-			    "#pragma unroll\n"
-			    "        for (int u = 0; u < %d; u++) acc[u] += loss4(x[u], y[u]);\n"
-			    "    }\n"
-			    "    for (; i < nv; i += stride) {\n"
-			    "        acc[0] += loss4(av[i], bv[col / %d]);\n"
-			    "        col += sm; if (col >= cols) col -= cols;\n"
-			    "    }\n",
-			 vt, vt, vec, vec, unroll - 1, unroll, vt, unroll, unroll, unroll, vec, unroll,
-			 vec);
+		bt_cuh_fill(s, loss_cuh, "part_cols", "VT", vt, "VEC", BT_INT(vec),
+			    "UNROLL_M1", BT_INT(unroll - 1), "UNROLL", BT_INT(unroll), NULL);
 	else
-		buf_addf(s, "    const %s* bv = reinterpret_cast<const %s*>(b);\n"
-			    "    for (; i + %d * stride < nv; i += %d * stride) {\n"
-			    "        %s x[%d], y[%d];\n"
-			    "#pragma unroll\n"
-			    "        for (int u = 0; u < %d; u++) { x[u] = av[i + u * stride]; y[u] = bv[i + u * stride]; }\n"
-			    "#pragma unroll\n"
-			    "        for (int u = 0; u < %d; u++) acc[u] += loss4(x[u], y[u]);\n"
-			    "    }\n"
-			    "    for (; i < nv; i += stride) acc[0] += loss4(av[i], bv[i]);\n",
-			 vt, vt, unroll - 1, unroll, vt, unroll, unroll, unroll, unroll);
+		bt_cuh_fill(s, loss_cuh, "part_flat", "VT", vt, "UNROLL_M1", BT_INT(unroll - 1),
+			    "UNROLL", BT_INT(unroll), NULL);
 	/* The last n % vec elements (none when vec is 1). */
-	buf_addf(s, "    double v = 0.0;\n"
-		    "#pragma unroll\n"
-		    "    for (int u = 0; u < %d; u++) v += (double)acc[u];\n"
-		    "    long long e = nv * %d + blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
-		    "    if (e < n) v += (double)lossf(a[e], b[%s]);\n",
-		 unroll, vec, hinge ? "e % cols" : "e");
+	bt_cuh_fill(s, loss_cuh, "part_tail", "UNROLL", BT_INT(unroll), "VEC", BT_INT(vec),
+		    "B_INDEX", hinge ? "e % cols" : "e", NULL);
 	emit_block_sum(s);
 	buf_addf(s, "/*@launch\n"
 		    "scratch double part[%d];\n"
@@ -223,16 +163,9 @@ static void emit_ce_row(struct buf *s, int vec, int fast)
 	buf_addf(s, "__device__ __forceinline__ void upd(float& m, float& s, float v) {\n"
 		    "    if (v > m) { s = s * %s(m - v) + 1.0f; m = v; } else { s += %s(v - m); }\n}\n",
 		 ex, ex);
-	buf_addf(s, "__device__ __forceinline__ void comb(float& m, float& s, float m2, float s2) {\n"
-		    "    float mm = fmaxf(m, m2);\n"
-		    "    if (mm == -__int_as_float(0x7f800000)) return;\n"
-		    "    s = s * %s(m - mm) + s2 * %s(m2 - mm);\n    m = mm;\n}\n", ex, ex);
+	bt_cuh_fill(s, loss_cuh, "comb", "EXP", ex, NULL);
 	if (vec == 4)
-		buf_addf(s, "__device__ __forceinline__ void upd4(float& m, float& s, float4 v) {\n"
-			    "    float mx = fmaxf(fmaxf(v.x, v.y), fmaxf(v.z, v.w));\n"
-			    "    if (mx > m) { s = s * %s(m - mx); m = mx; }\n"
-			    "    s += %s(v.x - m) + %s(v.y - m) + %s(v.z - m) + %s(v.w - m);\n}\n",
-			 ex, ex, ex, ex, ex);
+		bt_cuh_fill(s, loss_cuh, "upd4", "EXP", ex, NULL);
 	else
 		buf_adds(s, "__device__ __forceinline__ void upd4(float& m, float& s, float v) { upd(m, s, v); }\n");
 }
@@ -278,64 +211,15 @@ static int rows_render(const json_t *spec, const json_t *p, struct buf *s, struc
 			    "loss_rows(const float* __restrict__ a, const long long* __restrict__ tg,\n"
 			    "          double* __restrict__ part, long long rows, long long cols)\n{\n", block);
 	else
-		buf_addf(s, "extern \"C\" __global__ void __launch_bounds__(%d)\n"
-			    "loss_rows(const float* __restrict__ a, const float* __restrict__ pp,\n"
-			    "          const float* __restrict__ nn, double* __restrict__ part, long long rows,\n"
-			    "          long long cols, float margin)\n{\n", block);
-	buf_addf(s, "    __shared__ double ws[32];\n"
-		    "    const int lane = threadIdx.x & 31, W = blockDim.x >> 5;\n"
-		    "    const long long nv = cols / %d;\n"
-		    "    double v = 0.0;\n"
-		    "    for (long long r = blockIdx.x * (long long)W + (threadIdx.x >> 5); r < rows;\n"
-		    "         r += (long long)gridDim.x * W) {\n"
-		    "        const %s* ar = reinterpret_cast<const %s*>(a + r * cols);\n"
-		    "        long long j = lane;\n",
-		 vec, vt, vt);
+		bt_cuh_fill(s, loss_cuh, "rows_head", "BLOCK", BT_INT(block), NULL);
+	bt_cuh_fill(s, loss_cuh, "rows_setup", "VEC", BT_INT(vec), "VT", vt, NULL);
 	if (ce) {
-		buf_addf(s, "        float m = -__int_as_float(0x7f800000), s = 0.0f;\n"
-			    "        for (; j + %d * 32 < nv; j += %d * 32) {\n"
-			    "            %s x[%d];\n"
-			    "#pragma unroll\n"
-			    "            for (int u = 0; u < %d; u++) x[u] = ar[j + u * 32];\n"
-			    "#pragma unroll\n"
-			    "            for (int u = 0; u < %d; u++) upd4(m, s, x[u]);\n"
-			    "        }\n"
-			    "        for (; j < nv; j += 32) upd4(m, s, ar[j]);\n"
-			    "        for (long long k = nv * %d + lane; k < cols; k += 32) upd(m, s, a[r * cols + k]);\n"
-			    "        for (int o = 16; o; o >>= 1) {\n"
-			    "            float m2 = __shfl_xor_sync(0xffffffffu, m, o), s2 = __shfl_xor_sync(0xffffffffu, s, o);\n"
-			    "            comb(m, s, m2, s2);\n"
-			    "        }\n"
-			    "        if (lane == 0) {\n"
-			    "            long long t = tg[r];\n"
-			    "            float pt = t >= 0 && t < cols ? a[r * cols + t] : __int_as_float(0x7fc00000);\n"
-			    "            v += (double)(m + %s(s) - pt);\n"
-			    "        }\n    }\n",
-			 unroll - 1, unroll, vt, unroll, unroll, unroll, vec, fast ? "__logf" : "logf");
+		bt_cuh_fill(s, loss_cuh, "rows_lse", "UNROLL_M1", BT_INT(unroll - 1),
+			    "UNROLL", BT_INT(unroll), "VT", vt, "VEC", BT_INT(vec),
+			    "LOG", fast ? "__logf" : "logf", NULL);
 	} else {
-		buf_addf(s, "        const %s* pr = reinterpret_cast<const %s*>(pp + r * cols);\n"
-			    "        const %s* nr = reinterpret_cast<const %s*>(nn + r * cols);\n"
-			    "        float sp = 0.0f, sn = 0.0f;\n"
-			    "        for (; j + %d * 32 < nv; j += %d * 32) {\n"
-			    "            %s x[%d], y[%d], z[%d];\n"
-			    "#pragma unroll\n"
-			    "            for (int u = 0; u < %d; u++) { x[u] = ar[j + u * 32]; y[u] = pr[j + u * 32]; z[u] = nr[j + u * 32]; }\n"
-			    "#pragma unroll\n"
-			    "            for (int u = 0; u < %d; u++) tri(sp, sn, x[u], y[u], z[u]);\n"
-			    "        }\n"
-			    "        for (; j < nv; j += 32) tri(sp, sn, ar[j], pr[j], nr[j]);\n"
-			    "        for (long long k = nv * %d + lane; k < cols; k += 32)\n"
-			    "            tri(sp, sn, a[r * cols + k], pp[r * cols + k], nn[r * cols + k]);\n"
-			    "        for (int o = 16; o; o >>= 1) {\n"
-			    "            sp += __shfl_xor_sync(0xffffffffu, sp, o);\n"
-			    "            sn += __shfl_xor_sync(0xffffffffu, sn, o);\n"
-			    "        }\n"
-			    "        if (lane == 0) {\n"
-			    "            float d = sqrtf(sp) - sqrtf(sn) + margin;\n"
-			    "            v += (double)(d > 0.0f ? d : 0.0f);\n"
-			    "        }\n    }\n",
-			 vt, vt, vt, vt, unroll - 1, unroll, vt, unroll, unroll, unroll, unroll, unroll,
-			 vec);
+		bt_cuh_fill(s, loss_cuh, "rows_triplet", "VT", vt, "UNROLL_M1", BT_INT(unroll - 1),
+			    "UNROLL", BT_INT(unroll), "VEC", BT_INT(vec), NULL);
 	}
 	emit_block_sum(s);
 	if (ce)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kernels/builtin_util.h"
+#include "gen/matmul_cuh.h"
 
 int tmpl_matmul_supports(const json_t *spec)
 {
@@ -38,21 +39,7 @@ int tmpl_matmul_render(const json_t *spec, const json_t *p, struct buf *s, struc
 	buf_addf(s, "// template matmul: BM=%d BN=%d BK=%d TM=%d TN=%d tri_skip=%d\n"
 		    "#define BM %d\n#define BN %d\n#define BK %d\n#define TM %d\n#define TN %d\n"
 		    "#define NT %d\n", BM, BN, BK, TM, TN, skip, BM, BN, BK, TM, TN, nt);
-	buf_addf(s, "extern \"C\" __global__ void __launch_bounds__(NT)\n"
-		    "sgemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,\n"
-		    "      long long M, long long N, long long K)\n{\n"
-		    "    __shared__ float As[BK][BM + 4];\n"
-		    "    __shared__ float Bs[BK][BN + 4];\n"
-		    "    const long long bz = blockIdx.z;\n"
-		    "    A += bz * M * K; B += bz * K * N; C += bz * M * N;\n"
-		    "    const long long row0 = (long long)blockIdx.y * BM, col0 = (long long)blockIdx.x * BN;\n"
-		    "    const int tid = threadIdx.x, tr = tid / (BN / TN), tc = tid %% (BN / TN);\n"
-		    "    float acc[TM][TN];\n"
-		    "#pragma unroll\n"
-		    "    for (int i = 0; i < TM; i++)\n"
-		    "#pragma unroll\n"
-		    "        for (int j = 0; j < TN; j++) acc[i][j] = 0.0f;\n"
-		    "    long long kbeg = 0, kend = K;\n");
+	bt_cuh_section(s, matmul_cuh, "head");
 	if (k->tri && skip) {
 		/* Structural zeros: upper A[i][k] = 0 for k < i, B[k][j] = 0 for k > j. */
 		if (k->tri == 1)
@@ -61,33 +48,14 @@ int tmpl_matmul_render(const json_t *spec, const json_t *p, struct buf *s, struc
 			buf_adds(s, "    kbeg = col0; kend = min(K, row0 + BM);\n");
 		buf_adds(s, "    kbeg = (kbeg / BK) * BK;\n");
 	}
-	buf_addf(s, "    for (long long k0 = kbeg; k0 < kend; k0 += BK) {\n"
-		    "        for (int i = tid; i < BM * BK; i += NT) {\n"
-		    "            int r = %s, kk = %s;\n"
-		    "            long long gr = row0 + r, gk = k0 + kk;\n"
-		    "            As[kk][r] = (gr < M && gk < K) ? A[%s] : 0.0f;\n"
-		    "        }\n"
-		    "        for (int i = tid; i < BN * BK; i += NT) {\n"
-		    "            int cc = %s, kk = %s;\n"
-		    "            long long gc = col0 + cc, gk = k0 + kk;\n"
-		    "            Bs[kk][cc] = (gc < N && gk < K) ? B[%s] : 0.0f;\n"
-		    "        }\n"
-		    "        __syncthreads();\n",
-		 k->trans_a ? "i % BM" : "i / BK", k->trans_a ? "i / BM" : "i % BK",
-		 k->trans_a ? "gk * M + gr" : "gr * K + gk",
-		 k->trans_b ? "i / BK" : "i % BN", k->trans_b ? "i % BK" : "i / BN",
-		 k->trans_b ? "gc * K + gk" : "gk * N + gc");
+	bt_cuh_fill(s, matmul_cuh, "tile_loads", "A_R", k->trans_a ? "i % BM" : "i / BK",
+		    "A_KK", k->trans_a ? "i / BM" : "i % BK",
+		    "A_IDX", k->trans_a ? "gk * M + gr" : "gr * K + gk",
+		    "B_CC", k->trans_b ? "i / BK" : "i % BN",
+		    "B_KK", k->trans_b ? "i % BK" : "i / BN",
+		    "B_IDX", k->trans_b ? "gc * K + gk" : "gk * N + gc", NULL);
 	bt_emit_tile_fma(s, "tr * TM + i");
-	buf_adds(s, "        __syncthreads();\n"
-		    "    }\n");
-	buf_adds(s, "#pragma unroll\n"
-		    "    for (int i = 0; i < TM; i++) {\n"
-		    "        long long r = row0 + tr * TM + i;\n"
-		    "        if (r >= M) break;\n"
-		    "#pragma unroll\n"
-		    "        for (int j = 0; j < TN; j++) {\n"
-		    "            long long cc = col0 + tc * TN + j;\n"
-		    "            if (cc >= N) break;\n");
+	bt_cuh_section(s, matmul_cuh, "store");
 	if (k->tri == 1)
 		buf_adds(s, "            C[r * N + cc] = r <= cc ? acc[i][j] : 0.0f;\n");
 	else if (k->tri == 2)

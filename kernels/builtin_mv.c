@@ -6,6 +6,12 @@
 #include <string.h>
 
 #include "kernels/builtin_util.h"
+#include "gen/diagmm_cuh.h"
+#include "gen/gemv_cuh.h"
+#include "gen/matmul_splitk_cuh.h"
+#include "gen/matmul_tc_cuh.h"
+#include "gen/tc_cp_async_cuh.h"
+#include "gen/tf32x3_cuh.h"
 
 static int pow2_in(int v, int lo, int hi)
 {
@@ -39,78 +45,9 @@ static int gemv_render(const json_t *spec, const json_t *p, struct buf *s, struc
 	buf_addf(s, "// template gemv: NT=%d ROWS=%d SPLIT=%d UNROLL=%d\n"
 		    "#define NT %d\n#define ROWS %d\n#define SPLIT %d\n#define UNROLL %d\n",
 		 nt, rows, split, unroll, nt, rows, split, unroll);
-	buf_addf(s, "extern \"C\" __global__ void __launch_bounds__(NT)\n"
-		    "gemv(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,\n"
-		    "     double* __restrict__ part, long long M, long long K)\n{\n"
-		    "    __shared__ double red[NT / 32][ROWS];\n"
-		    "    const long long r0 = (long long)blockIdx.x * ROWS;\n"
-		    "    const float* Ar[ROWS];\n"
-		    "#pragma unroll\n"
-		    "    for (int j = 0; j < ROWS; j++) Ar[j] = A + min(r0 + j, M - 1) * K; // clamped: duplicate rows are not stored\n"
-		    "    // this block's K slice, a multiple of 4 long so float4s stay aligned\n"
-		    "    const long long chunk = (K + 4LL * SPLIT - 1) / (4LL * SPLIT) * 4;\n"
-		    "    const long long k0 = blockIdx.y * chunk, k1 = min(K, k0 + chunk);\n"
-		    "    float acc[ROWS][4];\n"
-		    "#pragma unroll\n"
-		    "    for (int j = 0; j < ROWS; j++) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;\n"
-		    "    double dacc[ROWS];\n"
-		    "#pragma unroll\n"
-		    "    for (int j = 0; j < ROWS; j++) dacc[j] = 0.0;\n"
-		    "    if ((K & 3) == 0) {\n"
-		    "        const float4* B4 = reinterpret_cast<const float4*>(B + k0);\n"
-		    "        const long long n4 = k0 < k1 ? (k1 - k0) >> 2 : 0;\n"
-		    "        // fp32 partials flushed to double every 1024 float4s per thread\n"
-		    "        for (long long base = 0; base < n4; base += (long long)NT * 1024) {\n"
-		    "            const long long e = min(n4, base + (long long)NT * 1024);\n"
-		    "#pragma unroll %d\n"
-		    "            for (long long i = base + threadIdx.x; i < e; i += NT) {\n"
-		    "                const float4 bv = __ldg(B4 + i);\n"
-		    "#pragma unroll\n"
-		    "                for (int j = 0; j < ROWS; j++) {\n"
-		    "                    const float4 av = reinterpret_cast<const float4*>(Ar[j] + k0)[i];\n"
-		    "                    acc[j][0] = fmaf(av.x, bv.x, acc[j][0]);\n"
-		    "                    acc[j][1] = fmaf(av.y, bv.y, acc[j][1]);\n"
-		    "                    acc[j][2] = fmaf(av.z, bv.z, acc[j][2]);\n"
-		    "                    acc[j][3] = fmaf(av.w, bv.w, acc[j][3]);\n"
-		    "                }\n"
-		    "            }\n"
-		    "#pragma unroll\n"
-		    "            for (int j = 0; j < ROWS; j++) {\n"
-		    "                dacc[j] += ((double)acc[j][0] + (double)acc[j][1]) + ((double)acc[j][2] + (double)acc[j][3]);\n"
-		    "                acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;\n"
-		    "            }\n"
-		    "        }\n"
-		    "    } else {\n"
-		    "        for (long long k = k0 + threadIdx.x; k < k1; k += NT) {\n"
-		    "            const double bv = (double)B[k];\n"
-		    "#pragma unroll\n"
-		    "            for (int j = 0; j < ROWS; j++) dacc[j] += (double)Ar[j][k] * bv;\n"
-		    "        }\n"
-		    "    }\n"
-		    "    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;\n"
-		    "#pragma unroll\n"
-		    "    for (int j = 0; j < ROWS; j++) {\n"
-		    "        double v = dacc[j];\n"
-		    "        for (int o = 16; o; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);\n"
-		    "        if (lane == 0) red[w][j] = v;\n"
-		    "    }\n"
-		    "    __syncthreads();\n"
-		    "    if (threadIdx.x < ROWS && r0 + threadIdx.x < M) {\n"
-		    "        double v = 0.0;\n"
-		    "        for (int i = 0; i < NT / 32; i++) v += red[i][threadIdx.x];\n"
-		    "        if (SPLIT == 1) C[r0 + threadIdx.x] = (float)v;\n"
-		    "        else part[(r0 + threadIdx.x) * SPLIT + blockIdx.y] = v;\n"
-		    "    }\n"
-		    "}\n\n", unroll);
+	bt_cuh_fill(s, gemv_cuh, "gemv", "UNROLL", BT_INT(unroll), NULL);
 	if (split > 1)
-		buf_adds(s, "extern \"C\" __global__ void gemv_sum(const double* __restrict__ part,\n"
-			    "                                    float* __restrict__ C, long long M)\n{\n"
-			    "    const long long m = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
-			    "    if (m >= M) return;\n"
-			    "    double v = 0.0;\n"
-			    "    for (int i = 0; i < SPLIT; i++) v += part[m * SPLIT + i];\n"
-			    "    C[m] = (float)v;\n"
-			    "}\n\n");
+		bt_cuh_section(s, gemv_cuh, "gemv_sum");
 	buf_addf(s, "/*@launch\nscratch double part[%s * %d];\n"
 		    "gemv<<<dim3(ceil_div(%s, %d), %d), %d>>>(%s, %s, %s, part, %s, %s);\n",
 		 M.s, split, M.s, rows, split, nt, bt_name(a), bt_name(b), bt_name(c), M.s, K.s);
@@ -145,41 +82,11 @@ static int diagmm_render(const json_t *spec, const json_t *p, struct buf *s, str
 	bt_dims_expr(&W, b, 1, 2);
 	buf_addf(s, "// template diagmm: NT=%d VEC=%d ILP=%d\n"
 		    "#define NT %d\n#define ILP %d\n", nt, vec, ilp, nt, ilp);
-	buf_adds(s, "extern \"C\" __global__ void __launch_bounds__(NT)\n"
-		    "diagmm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,\n"
-		    "       long long R, long long W)\n{\n"
-		    "    for (long long r = blockIdx.y; r < R; r += gridDim.y) {\n"
-		    "        const float d = __ldg(A + r);\n"
-		    "        const float* br = B + r * W;\n"
-		    "        float* cr = C + r * W;\n");
+	bt_cuh_section(s, diagmm_cuh, "head");
 	if (vec == 4)
-		buf_adds(s, "        if ((W & 3) == 0) {\n"
-			    "            const long long w4 = W >> 2;\n"
-			    "            const long long j0 = (long long)blockIdx.x * (NT * ILP) + threadIdx.x;\n"
-			    "            float4 v[ILP];\n"
-			    "#pragma unroll\n"
-			    "            for (int u = 0; u < ILP; u++)\n"
-			    "                if (j0 + u * NT < w4) v[u] = __ldg(reinterpret_cast<const float4*>(br) + j0 + u * NT);\n"
-			    "#pragma unroll\n"
-			    "            for (int u = 0; u < ILP; u++)\n"
-			    "                if (j0 + u * NT < w4)\n"
-			    "                    __stcs(reinterpret_cast<float4*>(cr) + j0 + u * NT,\n"
-			    "                           make_float4(d * v[u].x, d * v[u].y, d * v[u].z, d * v[u].w));\n"
-			    "            continue;\n"
-			    "        }\n"
-			    "        // unaligned rows: the same span of 4 * NT * ILP elements, one at a time\n"
-			    "        for (long long j = (long long)blockIdx.x * (4 * NT * ILP) + threadIdx.x;\n"
-			    "             j < min(W, (long long)(blockIdx.x + 1) * (4 * NT * ILP)); j += NT)\n"
-			    "            cr[j] = d * br[j];\n");
+		bt_cuh_section(s, diagmm_cuh, "vec4");
 	else
-		buf_adds(s, "        const long long j0 = (long long)blockIdx.x * (NT * ILP) + threadIdx.x;\n"
-			    "        float v[ILP];\n"
-			    "#pragma unroll\n"
-			    "        for (int u = 0; u < ILP; u++)\n"
-			    "            if (j0 + u * NT < W) v[u] = __ldg(br + j0 + u * NT);\n"
-			    "#pragma unroll\n"
-			    "        for (int u = 0; u < ILP; u++)\n"
-			    "            if (j0 + u * NT < W) __stcs(cr + j0 + u * NT, d * v[u]);\n");
+		bt_cuh_section(s, diagmm_cuh, "scalar");
 	buf_addf(s, "    }\n}\n\n/*@launch\n"
 		    "diagmm<<<dim3(ceil_div(%s, %d), min(%s, 65535)), %d>>>(%s, %s, %s, %s, %s);\n@*/\n",
 		 W.s, per, R.s, nt, bt_name(a), bt_name(b), bt_name(c), R.s, W.s);
@@ -242,69 +149,7 @@ static int splitk_render(const json_t *spec, const json_t *p, struct buf *s, str
 	buf_addf(s, "// template matmul_splitk: BM=%d BN=%d BK=%d SPLIT=%d\n"
 		    "#define BM %d\n#define BN %d\n#define BK %d\n#define SPLIT %d\n#define NT %d\n",
 		 BM, BN, BK, split, BM, BN, BK, split, nt);
-	buf_adds(s, "extern \"C\" __global__ void __launch_bounds__(NT)\n"
-		    "splitk(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ part,\n"
-		    "       long long M, long long N, long long K)\n{\n"
-		    "    __align__(16) __shared__ float As[BK][BM + 4];\n"
-		    "    __align__(16) __shared__ float Bs[BK][BN + 4];\n"
-		    "    const long long row0 = (long long)blockIdx.y * BM, col0 = (long long)blockIdx.x * BN;\n"
-		    "    const long long chunk = (K + (long long)SPLIT * BK - 1) / ((long long)SPLIT * BK) * BK;\n"
-		    "    const long long kbeg = blockIdx.z * chunk, kend = min(K, kbeg + chunk);\n"
-		    "    const int tid = threadIdx.x, tr = tid / (BN / 8), tc = tid % (BN / 8);\n"
-		    "    float acc[8][8];\n"
-		    "#pragma unroll\n"
-		    "    for (int i = 0; i < 8; i++)\n"
-		    "#pragma unroll\n"
-		    "        for (int j = 0; j < 8; j++) acc[i][j] = 0.0f;\n"
-		    "    for (long long k0 = kbeg; k0 < kend; k0 += BK) {\n"
-		    "        for (int i = tid; i < BM * BK; i += NT) {\n"
-		    "            const int r = i / BK, kk = i % BK;\n"
-		    "            const long long gr = row0 + r, gk = k0 + kk;\n"
-		    "            As[kk][r] = (gr < M && gk < kend) ? A[gr * K + gk] : 0.0f;\n"
-		    "        }\n"
-		    "        for (int i = tid; i < BN * BK; i += NT) {\n"
-		    "            const int cc = i % BN, kk = i / BN;\n"
-		    "            const long long gc = col0 + cc, gk = k0 + kk;\n"
-		    "            Bs[kk][cc] = (gc < N && gk < kend) ? B[gk * N + gc] : 0.0f;\n"
-		    "        }\n"
-		    "        __syncthreads();\n"
-		    "#pragma unroll\n"
-		    "        for (int kk = 0; kk < BK; kk++) {\n"
-		    "            // rows tr*4.. and BM/2+tr*4.., columns tc*4.. and BN/2+tc*4..\n"
-		    "            const float4 a0 = *reinterpret_cast<const float4*>(&As[kk][tr * 4]);\n"
-		    "            const float4 a1 = *reinterpret_cast<const float4*>(&As[kk][BM / 2 + tr * 4]);\n"
-		    "            const float4 b0 = *reinterpret_cast<const float4*>(&Bs[kk][tc * 4]);\n"
-		    "            const float4 b1 = *reinterpret_cast<const float4*>(&Bs[kk][BN / 2 + tc * 4]);\n"
-		    "            const float av[8] = { a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w };\n"
-		    "            const float bv[8] = { b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w };\n"
-		    "#pragma unroll\n"
-		    "            for (int i = 0; i < 8; i++)\n"
-		    "#pragma unroll\n"
-		    "                for (int j = 0; j < 8; j++) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);\n"
-		    "        }\n"
-		    "        __syncthreads();\n"
-		    "    }\n"
-		    "    float* P = part + blockIdx.z * M * N;\n"
-		    "#pragma unroll\n"
-		    "    for (int i = 0; i < 8; i++) {\n"
-		    "        const long long r = row0 + (i < 4 ? tr * 4 + i : BM / 2 + tr * 4 + i - 4);\n"
-		    "        if (r >= M) continue;\n"
-		    "#pragma unroll\n"
-		    "        for (int j = 0; j < 8; j++) {\n"
-		    "            const long long cc = col0 + (j < 4 ? tc * 4 + j : BN / 2 + tc * 4 + j - 4);\n"
-		    "            if (cc < N) P[r * N + cc] = acc[i][j];\n"
-		    "        }\n"
-		    "    }\n"
-		    "}\n\n"
-		    "extern \"C\" __global__ void splitk_sum(const float* __restrict__ part, float* __restrict__ C,\n"
-		    "                                      long long MN)\n{\n"
-		    "    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
-		    "    if (i >= MN) return;\n"
-		    "    double v = 0.0;\n"
-		    "#pragma unroll 8\n"
-		    "    for (int z = 0; z < SPLIT; z++) v += (double)part[z * MN + i];\n"
-		    "    C[i] = (float)v;\n"
-		    "}\n\n");
+	bt_cuh_section(s, matmul_splitk_cuh, "kernels");
 	buf_addf(s, "/*@launch\nscratch float part[%d * %s * %s];\n"
 		    "splitk<<<dim3(ceil_div(%s, %d), ceil_div(%s, %d), %d), %d>>>(%s, %s, part, %s, %s, %s);\n"
 		    "splitk_sum<<<ceil_div(%s * %s, 256), 256>>>(part, %s, %s * %s);\n@*/\n",
@@ -385,22 +230,8 @@ static int tc_cap_split(const json_t *spec, const struct bt_mm_kind *k, int spli
  * accumulation truncates, so long sums drift past 1e-4. matmul_tc, conv_tc. */
 void tmpl_tc_emit_mma(struct buf *s)
 {
-	buf_adds(s, "#pragma unroll\n"
-		    "            for (int i = 0; i < FM; i++)\n"
-		    "#pragma unroll\n"
-		    "                for (int j = 0; j < FN; j++) {\n"
-		    "                    // small terms first\n"
-		    "                    wmma::mma_sync(part[i][j], al[i], bh[j], part[i][j]);\n"
-		    "                    wmma::mma_sync(part[i][j], ah[i], bl[j], part[i][j]);\n"
-		    "                    wmma::mma_sync(part[i][j], ah[i], bh[j], part[i][j]);\n"
-		    "                }\n"
-		    "        }\n"
-		    "#pragma unroll\n"
-		    "        for (int i = 0; i < FM; i++)\n"
-		    "#pragma unroll\n"
-		    "            for (int j = 0; j < FN; j++)\n"
-		    "#pragma unroll\n"
-		    "                for (int e = 0; e < acc[i][j].num_elements; e++) acc[i][j].x[e] += part[i][j].x[e];\n");
+	bt_cuh_section(s, tf32x3_cuh, "products");
+	bt_cuh_section(s, tf32x3_cuh, "fadd");
 }
 
 /* The device helpers: cp.async wrappers and the tile loader (also conv_tc's). */
@@ -408,62 +239,7 @@ void tmpl_tc_helpers(struct buf *s)
 {
 	/* Without __CUDACC__ (the host emulator of tests/tools) the wmma and
 	 * cp.async pieces come from tests/tools/emulate_shim_mv.h. */
-	buf_adds(s, "#ifdef __CUDACC__\n"
-		    "#include <mma.h>\n"
-		    "#endif\n"
-		    "using namespace nvcuda;\n"
-		    "__device__ __forceinline__ void cp16(float* dst, const float* src, int bytes) {\n"
-		    "#ifdef __CUDACC__\n"
-		    "    unsigned d = (unsigned)__cvta_generic_to_shared(dst);\n"
-		    "    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\\n\" :: \"r\"(d), \"l\"(src), \"r\"(bytes) : \"memory\");\n"
-		    "#else\n"
-		    "    kf_cp_async(dst, src, 16, bytes);\n"
-		    "#endif\n"
-		    "}\n"
-		    "__device__ __forceinline__ void cp4(float* dst, const float* src, int bytes) {\n"
-		    "#ifdef __CUDACC__\n"
-		    "    unsigned d = (unsigned)__cvta_generic_to_shared(dst);\n"
-		    "    asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4, %2;\\n\" :: \"r\"(d), \"l\"(src), \"r\"(bytes) : \"memory\");\n"
-		    "#else\n"
-		    "    kf_cp_async(dst, src, 4, bytes);\n"
-		    "#endif\n"
-		    "}\n"
-		    "__device__ __forceinline__ void cp_commit() {\n"
-		    "#ifdef __CUDACC__\n"
-		    "    asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\");\n"
-		    "#else\n"
-		    "    kf_cp_commit();\n"
-		    "#endif\n"
-		    "}\n"
-		    "template <int N> __device__ __forceinline__ void cp_wait() {\n"
-		    "#ifdef __CUDACC__\n"
-		    "    asm volatile(\"cp.async.wait_group %0;\\n\" :: \"n\"(N) : \"memory\");\n"
-		    "#else\n"
-		    "    kf_cp_wait(N);\n"
-		    "#endif\n"
-		    "}\n"
-		    "// Copies the TR x TC window at (ro, co) of a row-major matrix X (leading\n"
-		    "// dimension ld, valid rows < rlim, columns < clim) to S[TR][TC + PAD],\n"
-		    "// zero-filling outside. src-size 0 reads nothing, the address is only clamped.\n"
-		    "template <int TR, int TC, int PAD>\n"
-		    "__device__ __forceinline__ void load_tile(float* S, const float* __restrict__ X, long long ld,\n"
-		    "        long long rlim, long long clim, long long ro, long long co, bool vec) {\n"
-		    "    if (vec) {\n"
-		    "        for (int c = threadIdx.x; c < TR * TC / 4; c += NT) {\n"
-		    "            const int r = c / (TC / 4), q = (c % (TC / 4)) * 4;\n"
-		    "            const long long gr = ro + r, gc = co + q;\n"
-		    "            const long long n = gr < rlim ? max(0LL, min(4LL, clim - gc)) : 0;\n"
-		    "            cp16(S + r * (TC + PAD) + q, n ? X + gr * ld + gc : X, (int)n * 4);\n"
-		    "        }\n"
-		    "    } else {\n"
-		    "        for (int c = threadIdx.x; c < TR * TC; c += NT) {\n"
-		    "            const int r = c / TC, q = c % TC;\n"
-		    "            const long long gr = ro + r, gc = co + q;\n"
-		    "            const bool in = gr < rlim && gc < clim;\n"
-		    "            cp4(S + r * (TC + PAD) + q, in ? X + gr * ld + gc : X, in ? 4 : 0);\n"
-		    "        }\n"
-		    "    }\n"
-		    "}\n");
+	bt_cuh_section(s, tc_cp_async_cuh, "helpers");
 }
 
 static int tc_render(const json_t *spec, const json_t *p, struct buf *s, struct buf *err)
@@ -503,130 +279,37 @@ static int tc_render(const json_t *spec, const json_t *p, struct buf *s, struct 
 		    "#define SA %d\n#define SB %d\n",
 		 BM, BN, BK, WM, WN, ST, split, BM, BN, BK, WM, WN, ST, split, nt, sa, sb);
 	tmpl_tc_helpers(s);
-	buf_adds(s, "extern \"C\" __global__ void __launch_bounds__(NT)\n"
-		    "mm_tc(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,\n"
-		    "      float* __restrict__ part, long long M, long long N, long long K, long long batch)\n{\n"
-		    "#ifdef __CUDACC__\n"
-		    "    extern __shared__ __align__(128) float smem[];\n"
-		    "#else\n"
-		    "    extern __shared__ float smem[];\n"
-		    "#endif\n"
-		    "    const long long bz = blockIdx.z / SPLIT, sz = blockIdx.z % SPLIT;\n"
-		    "    A += bz * M * K; B += bz * K * N;\n"
-		    "    float* out = SPLIT == 1 ? C + bz * M * N : part + (sz * batch + bz) * M * N;\n"
-		    "    const long long row0 = (long long)blockIdx.y * BM, col0 = (long long)blockIdx.x * BN;\n"
-		    "    const long long chunk = (K + (long long)SPLIT * BK - 1) / ((long long)SPLIT * BK) * BK;\n"
-		    "    const long long kbeg = sz * chunk, kend = min(K, kbeg + chunk);\n"
-		    "    const int ntiles = kend > kbeg ? (int)((kend - kbeg + BK - 1) / BK) : 0;\n"
-		    "    const int warp = threadIdx.x >> 5, wm = warp / WN, wn = warp % WN;\n");
+	bt_cuh_section(s, matmul_tc_cuh, "head");
 	/* Stored layouts: A (M,K) or, transposed, (K,M); B (K,N) or (N,K). */
 	buf_addf(s, "    const bool va = (%s & 3) == 0, vb = (%s & 3) == 0;\n",
 		 k->trans_a ? "M" : "K", k->trans_b ? "K" : "N");
-	buf_adds(s, "    auto load = [&](int stage, int t) {\n"
-		    "        const long long k0 = kbeg + (long long)t * BK;\n"
-		    "        float* As = smem + stage * (SA + SB);\n"
-		    "        float* Bs = As + SA;\n");
+	bt_cuh_section(s, matmul_tc_cuh, "load_head");
 	buf_adds(s, k->trans_a ? "        load_tile<BK, BM, 8>(As, A, M, kend, M, k0, row0, va);\n"
 			       : "        load_tile<BM, BK, 4>(As, A, K, M, kend, row0, k0, va);\n");
 	buf_adds(s, k->trans_b ? "        load_tile<BN, BK, 4>(Bs, B, K, N, kend, col0, k0, vb);\n"
 			       : "        load_tile<BK, BN, 8>(Bs, B, N, kend, N, k0, col0, vb);\n");
-	buf_adds(s, "    };\n"
-		    "    wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc[FM][FN];\n"
-		    "#pragma unroll\n"
-		    "    for (int i = 0; i < FM; i++)\n"
-		    "#pragma unroll\n"
-		    "        for (int j = 0; j < FN; j++) wmma::fill_fragment(acc[i][j], 0.0f);\n"
-		    "    // ring of STAGES tiles: before iteration t, groups 0..t+STAGES-2 were\n"
-		    "    // committed (empty ones past the end), so waiting until STAGES-2 remain\n"
-		    "    // pending completes tile t; the barrier then publishes it to all threads and\n"
-		    "    // frees stage (t-1)%STAGES, computed last iteration, for tile t+STAGES-1.\n"
-		    "#pragma unroll\n"
-		    "    for (int st = 0; st < STAGES - 1; st++) {\n"
-		    "        if (st < ntiles) load(st, st);\n"
-		    "        cp_commit();\n"
-		    "    }\n"
-		    "    for (int t = 0; t < ntiles; t++) {\n"
-		    "        cp_wait<STAGES - 2>();\n"
-		    "        __syncthreads();\n"
-		    "        if (t + STAGES - 1 < ntiles) load((t + STAGES - 1) % STAGES, t + STAGES - 1);\n"
-		    "        cp_commit();\n"
-		    "        const float* As = smem + (t % STAGES) * (SA + SB);\n"
-		    "        const float* Bs = As + SA;\n"
-		    "        // The tile's products in a fresh accumulator, added to acc with\n"
-		    "        // FADD after the tile: tensor-core accumulation truncates, and over\n"
-		    "        // K = 8192 the bias alone passed 1e-4 relative.\n"
-		    "        wmma::fragment<wmma::accumulator, 16, 16, 8, float> part[FM][FN];\n"
-		    "#pragma unroll\n"
-		    "        for (int i = 0; i < FM; i++)\n"
-		    "#pragma unroll\n"
-		    "            for (int j = 0; j < FN; j++) wmma::fill_fragment(part[i][j], 0.0f);\n"
-		    "#pragma unroll\n"
-		    "        for (int kk = 0; kk < BK; kk += 8) {\n");
+	bt_cuh_section(s, matmul_tc_cuh, "ring");
 	buf_addf(s, "            wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::%s> ah[FM], al[FM];\n"
 		    "            wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::%s> bh[FN], bl[FN];\n",
 		 k->trans_a ? "col_major" : "row_major", k->trans_b ? "col_major" : "row_major");
 	/* Fragment pointers (32-byte aligned: row offsets are multiples of 8
 	 * rows of a stride that is a multiple of 4 floats, columns of 8). */
-	buf_addf(s, "#pragma unroll\n"
-		    "            for (int i = 0; i < FM; i++) {\n"
-		    "                const int r = (wm * FM + i) * 16;\n"
-		    "                wmma::load_matrix_sync(ah[i], %s, %s);\n"
-		    "#pragma unroll\n"
-		    "                for (int e = 0; e < ah[i].num_elements; e++) {\n"
-		    "                    const float x = ah[i].x[e], h = wmma::__float_to_tf32(x);\n"
-		    "                    ah[i].x[e] = h;\n"
-		    "                    al[i].x[e] = wmma::__float_to_tf32(x - h);\n"
-		    "                }\n"
-		    "            }\n",
-		 k->trans_a ? "As + kk * (BM + 8) + r" : "As + r * (BK + 4) + kk",
-		 k->trans_a ? "BM + 8" : "BK + 4");
-	buf_addf(s, "#pragma unroll\n"
-		    "            for (int j = 0; j < FN; j++) {\n"
-		    "                const int cc = (wn * FN + j) * 16;\n"
-		    "                wmma::load_matrix_sync(bh[j], %s, %s);\n"
-		    "#pragma unroll\n"
-		    "                for (int e = 0; e < bh[j].num_elements; e++) {\n"
-		    "                    const float x = bh[j].x[e], h = wmma::__float_to_tf32(x);\n"
-		    "                    bh[j].x[e] = h;\n"
-		    "                    bl[j].x[e] = wmma::__float_to_tf32(x - h);\n"
-		    "                }\n"
-		    "            }\n",
-		 k->trans_b ? "Bs + cc * (BK + 4) + kk" : "Bs + kk * (BN + 8) + cc",
-		 k->trans_b ? "BK + 4" : "BN + 8");
+	bt_cuh_fill(s, matmul_tc_cuh, "frags",
+		    "A_PTR", k->trans_a ? "As + kk * (BM + 8) + r" : "As + r * (BK + 4) + kk",
+		    "A_LD", k->trans_a ? "BM + 8" : "BK + 4",
+		    "B_PTR", k->trans_b ? "Bs + cc * (BK + 4) + kk" : "Bs + kk * (BN + 8) + cc",
+		    "B_LD", k->trans_b ? "BK + 4" : "BN + 8", NULL);
 	tmpl_tc_emit_mma(s);
-	buf_adds(s, "    }\n"
-		    "    cp_wait<0>();\n"
-		    "    __syncthreads();\n"
-		    "    // stage the BM x BN tile in shared memory, then write it with bounds (and mask)\n"
-		    "    float* Cs = smem;\n"
-		    "#pragma unroll\n"
-		    "    for (int i = 0; i < FM; i++)\n"
-		    "#pragma unroll\n"
-		    "        for (int j = 0; j < FN; j++)\n"
-		    "            wmma::store_matrix_sync(Cs + (wm * FM + i) * 16 * (BN + 4) + (wn * FN + j) * 16,\n"
-		    "                                    acc[i][j], BN + 4, wmma::mem_row_major);\n"
-		    "    __syncthreads();\n"
-		    "    for (int e = threadIdx.x; e < BM * BN; e += NT) {\n"
-		    "        const int r = e / BN, cc = e % BN;\n"
-		    "        const long long gr = row0 + r, gc = col0 + cc;\n"
-		    "        if (gr >= M || gc >= N) continue;\n");
+	bt_cuh_section(s, matmul_tc_cuh, "store");
 	if (k->tri == 1)
 		buf_adds(s, "        out[gr * N + gc] = gr <= gc ? Cs[r * (BN + 4) + cc] : 0.0f;\n");
 	else if (k->tri == 2)
 		buf_adds(s, "        out[gr * N + gc] = gr >= gc ? Cs[r * (BN + 4) + cc] : 0.0f;\n");
 	else
 		buf_adds(s, "        out[gr * N + gc] = Cs[r * (BN + 4) + cc];\n");
-	buf_adds(s, "    }\n}\n\n");
+	bt_cuh_section(s, matmul_tc_cuh, "kernel_end");
 	if (split > 1)
-		buf_adds(s, "extern \"C\" __global__ void tc_sum(const float* __restrict__ part, float* __restrict__ C,\n"
-			    "                                  long long total)\n{\n"
-			    "    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
-			    "    if (i >= total) return;\n"
-			    "    double v = 0.0;\n"
-			    "#pragma unroll 8\n"
-			    "    for (int z = 0; z < SPLIT; z++) v += (double)part[z * total + i];\n"
-			    "    C[i] = (float)v;\n"
-			    "}\n\n");
+		bt_cuh_section(s, matmul_tc_cuh, "tc_sum");
 	/* With SPLIT == 1 the scratch is one element and unused. */
 	if (split > 1)
 		buf_addf(s, "/*@launch\nscratch float part[%d * %s * %s * %s];\n", split, batch.s, M.s, N.s);

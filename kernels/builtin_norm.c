@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "kernels/builtin_util.h"
+#include "gen/norm_cuh.h"
 
 enum { M_BN, M_IN, M_GN, M_FRO, M_LN };
 
@@ -61,17 +62,7 @@ static int stats_supports(const json_t *spec)
 /* Block-wide sum of two doubles into (a, b) of thread 0 (and all threads). */
 static void emit_block_sum2(struct buf *s)
 {
-	buf_adds(s, "__device__ __forceinline__ void block_sum2(double& a, double& b)\n{\n"
-		    "    __shared__ double ra[32], rb[32];\n"
-		    "    for (int o = 16; o; o >>= 1) {\n"
-		    "        a += __shfl_xor_sync(0xffffffffu, a, o);\n"
-		    "        b += __shfl_xor_sync(0xffffffffu, b, o);\n"
-		    "    }\n"
-		    "    if ((threadIdx.x & 31) == 0) { ra[threadIdx.x >> 5] = a; rb[threadIdx.x >> 5] = b; }\n"
-		    "    __syncthreads();\n"
-		    "    a = 0.0; b = 0.0;\n"
-		    "    for (int w = 0; w < (int)(blockDim.x >> 5); w++) { a += ra[w]; b += rb[w]; }\n"
-		    "}\n\n");
+	bt_cuh_section(s, norm_cuh, "block_sum2");
 }
 
 /* Sum and sum of squares of the chunk; float per lane (short sums), double
@@ -79,80 +70,27 @@ static void emit_block_sum2(struct buf *s)
  * (checked at run time: other sizes take the scalar loop). */
 static void emit_stats_part(struct buf *s, int block, int vec)
 {
-	buf_addf(s, "extern \"C\" __global__ void __launch_bounds__(%d)\n"
-		    "norm_part(const float* __restrict__ x, double* __restrict__ part, long long L)\n{\n"
-		    "    const long long row = blockIdx.y;\n"
-		    "    double a, b;\n", block);
+	bt_cuh_fill(s, norm_cuh, "part_head", "BLOCK", BT_INT(block), NULL);
 	if (vec == 4)
-		buf_adds(s, "    if ((L & 3) == 0) {\n"
-			    "        const long long nv = L >> 2;\n"
-			    "        const long long per = (nv + gridDim.x - 1) / gridDim.x;\n"
-			    "        const long long lo = blockIdx.x * per;\n"
-			    "        const long long hi = min(lo + per, nv);\n"
-			    "        const float4* xv = reinterpret_cast<const float4*>(x + row * L);\n"
-			    "        float s0 = 0.f, s1 = 0.f, s2 = 0.f, s3 = 0.f, q0 = 0.f, q1 = 0.f, q2 = 0.f, q3 = 0.f;\n"
-			    "        for (long long i = lo + threadIdx.x; i < hi; i += blockDim.x) {\n"
-			    "            float4 v = __ldg(xv + i);\n"
-			    "            s0 += v.x; s1 += v.y; s2 += v.z; s3 += v.w;\n"
-			    "            q0 = fmaf(v.x, v.x, q0); q1 = fmaf(v.y, v.y, q1);\n"
-			    "            q2 = fmaf(v.z, v.z, q2); q3 = fmaf(v.w, v.w, q3);\n"
-			    "        }\n"
-			    "        a = ((double)s0 + (double)s1) + ((double)s2 + (double)s3);\n"
-			    "        b = ((double)q0 + (double)q1) + ((double)q2 + (double)q3);\n"
-			    "    } else\n");
-	buf_adds(s, "    {\n"
-		    "        const long long per = (L + gridDim.x - 1) / gridDim.x;\n"
-		    "        const long long lo = blockIdx.x * per;\n"
-		    "        const long long hi = min(lo + per, L);\n"
-		    "        const float* xr = x + row * L;\n"
-		    "        float s0 = 0.f, s1 = 0.f, q0 = 0.f, q1 = 0.f;\n"
-		    "        long long i = lo + threadIdx.x;\n"
-		    "        for (; i + blockDim.x < hi; i += 2 * blockDim.x) {\n"
-		    "            float v = __ldg(xr + i), w = __ldg(xr + i + blockDim.x);\n"
-		    "            s0 += v; s1 += w; q0 = fmaf(v, v, q0); q1 = fmaf(w, w, q1);\n"
-		    "        }\n"
-		    "        if (i < hi) { float v = __ldg(xr + i); s0 += v; q0 = fmaf(v, v, q0); }\n"
-		    "        a = (double)s0 + (double)s1;\n"
-		    "        b = (double)q0 + (double)q1;\n"
-		    "    }\n"
-		    "    block_sum2(a, b);\n"
-		    "    if (threadIdx.x == 0) {\n"
-		    "        const long long k = row * gridDim.x + blockIdx.x;\n"
-		    "        part[2 * k] = a;\n"
-		    "        part[2 * k + 1] = b;\n"
-		    "    }\n}\n\n");
+		bt_cuh_section(s, norm_cuh, "stats_part_vec4");
+	bt_cuh_section(s, norm_cuh, "stats_part_scalar");
 }
 
 /* One block per statistic: its parts are rows*chunks entries. */
 static void emit_stats_final(struct buf *s, int mode)
 {
-	buf_adds(s, "// Block t reduces statistic t's parts into stats[2t] = mean,\n"
-		    "// stats[2t+1] = 1/sqrt(var + eps) (biased variance, in double).\n"
-		    "extern \"C\" __global__ void __launch_bounds__(256)\n"
-		    "norm_final(const double* __restrict__ part, float* __restrict__ stats, long long np,\n"
-		    "           long long C, long long chunks, long long count, double eps)\n{\n"
-		    "    const long long t = blockIdx.x;\n"
-		    "    double a = 0.0, b = 0.0;\n"
-		    "    for (long long k = threadIdx.x; k < np; k += blockDim.x) {\n");
+	bt_cuh_section(s, norm_cuh, "stats_final_head");
 	if (mode == M_BN)	/* rows n*C + t for every n */
 		buf_adds(s, "        const long long j = ((k / chunks) * C + t) * chunks + k % chunks;\n");
 	else
 		buf_adds(s, "        const long long j = t * np + k;\n");
-	buf_adds(s, "        a += part[2 * j];\n"
-		    "        b += part[2 * j + 1];\n"
-		    "    }\n"
-		    "    block_sum2(a, b);\n"
-		    "    if (threadIdx.x == 0) {\n");
+	bt_cuh_section(s, norm_cuh, "stats_final_sum");
 	if (mode == M_FRO)
 		buf_adds(s, "        stats[2 * t] = 0.0f;\n"
 			    "        stats[2 * t + 1] = (float)(1.0 / sqrt(b));\n");
 	else
-		buf_adds(s, "        const double mean = a / (double)count;\n"
-			    "        double var = b / (double)count - mean * mean;\n"
-			    "        if (var < 0.0) var = 0.0;\n"
-			    "        stats[2 * t] = (float)mean;\n"
-			    "        stats[2 * t + 1] = (float)(1.0 / sqrt(var + eps));\n");
-	buf_adds(s, "    }\n}\n\n");
+		bt_cuh_section(s, norm_cuh, "stats_final_out");
+	bt_cuh_section(s, norm_cuh, "stats_final_end");
 }
 
 /* y = f(x) for one element (u) of a row, affine by per-row scale/shift or,
@@ -175,11 +113,7 @@ static void emit_stats_apply(struct buf *s, int mode, int ablock, int apt, int v
 	static const char *cb[4] = { "b.x", "b.y", "b.z", "b.w" };
 	int k;
 
-	buf_addf(s, "extern \"C\" __global__ void __launch_bounds__(%d)\n"
-		    "norm_apply(const float* __restrict__ x, const float* __restrict__ stats,\n"
-		    "           const float* __restrict__ weight, const float* __restrict__ bias,\n"
-		    "           float* __restrict__ y, long long L, long long C, long long rps)\n{\n"
-		    "    const long long row = blockIdx.y;\n", ablock);
+	bt_cuh_fill(s, norm_cuh, "apply_head", "ABLOCK", BT_INT(ablock), NULL);
 	if (mode == M_BN)
 		buf_adds(s, "    const long long st = row % C;\n");
 	else
@@ -198,23 +132,8 @@ static void emit_stats_apply(struct buf *s, int mode, int ablock, int apt, int v
 		buf_adds(s, "    const float* wr = weight + (row % C) * L;\n"
 			    "    const float* br = bias + (row % C) * L;\n");
 	if (vec == 4) {
-		buf_addf(s, "    if ((L & 3) == 0) {\n"
-			    "        const long long nv = L >> 2;\n"
-			    "        const float4* xv = reinterpret_cast<const float4*>(xr);\n"
-			    "        float4* yv = reinterpret_cast<float4*>(yr);\n"
-			    "        const long long base = (long long)blockIdx.x * %d + threadIdx.x;\n"
-			    "        float4 v[%d];\n"
-			    "#pragma unroll\n"
-			    "        for (int k = 0; k < %d; k++) {\n"
-			    "            const long long i = base + (long long)k * %d;\n"
-			    "            if (i < nv) v[k] = __ldg(xv + i);\n"
-			    "        }\n"
-			    "#pragma unroll\n"
-			    "        for (int k = 0; k < %d; k++) {\n"
-			    "            const long long i = base + (long long)k * %d;\n"
-			    "            if (i >= nv) break;\n"
-			    "            float4 u = v[k];\n",
-			 ablock * apt, apt, apt, ablock, apt, ablock);
+		bt_cuh_fill(s, norm_cuh, "stats_apply_vec4", "SPAN", BT_INT(ablock * apt),
+			    "APT", BT_INT(apt), "ABLOCK", BT_INT(ablock), NULL);
 		if (mode == M_LN)
 			buf_adds(s, "            const float4 w = __ldg(reinterpret_cast<const float4*>(wr) + i);\n"
 				    "            const float4 b = __ldg(reinterpret_cast<const float4*>(br) + i);\n");
@@ -378,12 +297,7 @@ static int rms_render(const json_t *spec, const json_t *p, struct buf *s, struct
 	for (k = 0; k < vec; k++)
 		buf_addf(s, "        float s%d = 0.0f;\n", k);
 	if (cache)
-		buf_addf(s, "        %s r[C_];\n"
-			    "#pragma unroll\n"
-			    "        for (int c = 0; c < C_; c++) {\n"
-			    "            if (c >= C) break;\n"
-			    "            const %s v = __ldg(xp + (long long)c * nq);\n"
-			    "            r[c] = v;\n", vt, vt);
+		bt_cuh_fill(s, norm_cuh, "rms_regs", "VT", vt, NULL);
 	else
 		buf_addf(s, "#pragma unroll 8\n"
 			    "        for (long long c = 0; c < C; c++) {\n"
@@ -406,21 +320,7 @@ static int rms_render(const json_t *spec, const json_t *p, struct buf *s, struct
 			    "        for (long long c = 0; c < C; c++) {\n"
 			    "            %s v = __ldg(xp + c * nq);\n", vt);
 	emit_rms_scale(s, vec, "            ");
-	buf_adds(s, "            __stcs(yp + (long long)c * nq, v);\n"
-		    "        }\n"
-		    "        return;\n"
-		    "    }\n"
-		    "    for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < HW;\n"
-		    "         q += (long long)gridDim.x * blockDim.x) {\n"
-		    "        float s0 = 0.0f;\n"
-		    "        for (long long c = 0; c < C; c++) {\n"
-		    "            const float v = x[off + c * HW + q];\n"
-		    "            s0 = fmaf(v, v, s0);\n"
-		    "        }\n"
-		    "        const float f0 = 1.0f / sqrtf(s0 / (float)C + eps);\n"
-		    "        for (long long c = 0; c < C; c++)\n"
-		    "            y[off + c * HW + q] = x[off + c * HW + q] * f0;\n"
-		    "    }\n}\n\n");
+	bt_cuh_section(s, norm_cuh, "rms_tail");
 	buf_addf(s, "/*@launch\nrms_norm<<<dim3(ceil_div(%s, %d), %s), %d>>>(%s, %s, %s, %s, %.9g);\n@*/\n",
 		 HW.s, vec * block, N.s, block, bt_name(in), bt_name(out), C.s, HW.s,
 		 bt_scalar(spec, "eps", 1e-5));
@@ -481,39 +381,13 @@ static int row_render(const json_t *spec, const json_t *p, struct buf *s, struct
 		 smem ? " and shared memory" : " (the rest re-read from L2)");
 	if (smem)
 		buf_adds(s, "    extern __shared__ float4 cache[];\n");
-	buf_adds(s, "    __shared__ float red[32];\n"
-		    "    const float* xr = x + (long long)blockIdx.x * len;\n"
-		    "    float* yr = y + (long long)blockIdx.x * len;\n"
-		    "    long long h = ((16 - ((unsigned long long)xr & 15)) & 15) >> 2;\n"
-		    "    if (h > len || ((((unsigned long long)xr ^ (unsigned long long)yr) & 15) != 0))\n"
-		    "        h = len;	// x and y misaligned differently: all scalar\n"
-		    "    const long long nb = (len - h) >> 2;\n"
-		    "    const long long t0 = h + 4 * nb;\n"
-		    "    const float4* xv = reinterpret_cast<const float4*>(xr + h);\n"
-		    "    float4* yv = reinterpret_cast<float4*>(yr + h);\n"
-		    "    const int tid = threadIdx.x;\n"
-		    "    float s = 0.0f;\n"
-		    "    for (long long i = tid; i < h; i += NT) s += ACC(xr[i]);\n"
-		    "    for (long long i = t0 + tid; i < len; i += NT) s += ACC(xr[i]);\n");
+	bt_cuh_section(s, norm_cuh, "row_head");
 	if (kreg)
-		buf_adds(s, "    float4 r[KREG];\n"
-			    "#pragma unroll\n"
-			    "    for (int k = 0; k < KREG; k++) {\n"
-			    "        const long long i = (long long)k * NT + tid;\n"
-			    "        if (i < nb) { r[k] = __ldg(xv + i); s += ACC4(r[k]); }\n"
-			    "    }\n");
-	buf_adds(s, "#pragma unroll 4\n"
-		    "    for (long long i = (long long)KREG * NT + tid; i < nb; i += NT) {\n"
-		    "        const float4 v = __ldg(xv + i);\n");
+		bt_cuh_section(s, norm_cuh, "row_regs");
+	bt_cuh_section(s, norm_cuh, "row_rest");
 	if (smem)
 		buf_adds(s, "        cache[i - (long long)KREG * NT] = v;\n");
-	buf_adds(s, "        s += ACC4(v);\n"
-		    "    }\n"
-		    "    for (int o = 16; o; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);\n"
-		    "    if ((tid & 31) == 0) red[tid >> 5] = s;\n"
-		    "    __syncthreads();\n"
-		    "    s = 0.0f;\n"
-		    "    for (int w = 0; w < NT / 32; w++) s += red[w];\n");
+	bt_cuh_section(s, norm_cuh, "row_sum");
 	if (l1)
 		buf_adds(s, "    const float f = (float)len / s;\n");
 	else if (fast)
@@ -523,23 +397,13 @@ static int row_render(const json_t *spec, const json_t *p, struct buf *s, struct
 	buf_adds(s, "    for (long long i = tid; i < h; i += NT) yr[i] = xr[i] * f;\n"
 		    "    for (long long i = t0 + tid; i < len; i += NT) yr[i] = xr[i] * f;\n");
 	if (kreg)
-		buf_adds(s, "#pragma unroll\n"
-			    "    for (int k = 0; k < KREG; k++) {\n"
-			    "        const long long i = (long long)k * NT + tid;\n"
-			    "        if (i < nb) {\n"
-			    "            float4 v = r[k];\n"
-			    "            v.x *= f; v.y *= f; v.z *= f; v.w *= f;\n"
-			    "            __stcs(yv + i, v);\n"
-			    "        }\n"
-			    "    }\n");
+		bt_cuh_section(s, norm_cuh, "row_apply_regs");
 	buf_adds(s, "    for (long long i = (long long)KREG * NT + tid; i < nb; i += NT) {\n");
 	if (smem)
 		buf_adds(s, "        float4 v = cache[i - (long long)KREG * NT];\n");
 	else
 		buf_adds(s, "        float4 v = __ldg(xv + i);\n");
-	buf_adds(s, "        v.x *= f; v.y *= f; v.z *= f; v.w *= f;\n"
-		    "        __stcs(yv + i, v);\n"
-		    "    }\n}\n\n");
+	bt_cuh_section(s, norm_cuh, "row_apply_end");
 	if (smem)
 		buf_addf(s, "/*@launch\nrow_norm<<<%s, %d, max(0, %s / 4 - %d) * 16>>>(%s, %s, %s);\n@*/\n",
 			 R.s, block, D.s, block * kreg, bt_name(in), bt_name(out), D.s);

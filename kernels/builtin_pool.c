@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "kernels/builtin_util.h"
+#include "gen/pool_cuh.h"
 
 struct pgeo {
 	long long in[3], out[3], nc;
@@ -78,18 +79,14 @@ static void pool_defines(struct buf *s, const struct pgeo *g)
 			    "#define P%c %d\n#define DIL%c %d\n",
 			 ax[i], g->in[i], ax[i], g->out[i], ax[i], g->k[i], ax[i], g->s[i], ax[i], g->p[i],
 			 ax[i], g->d[i]);
-	buf_adds(s, "#define NEG_INF (-__int_as_float(0x7f800000))\n"
-		    "// max as PyTorch: a NaN wins and stays\n"
-		    "#define MAXNAN(m, v) (((v) > (m) || (v) != (v)) ? (v) : (m))\n");
+	bt_cuh_section(s, pool_cuh, "defines");
 }
 
 /* The average's divisor for the window starting at (d0, h0, w0). */
 static void pool_divisor(struct buf *s, const struct pgeo *g)
 {
 	if (g->cip)
-		buf_adds(s, "    // count_include_pad: the window clipped to the padded extent\n"
-			    "    const float div = (float)((min(d0 + KD, ID + PD) - d0) * (min(h0 + KH, IH + PH) - h0) *\n"
-			    "                              (min(w0 + KW, IW + PW) - w0));\n");
+		bt_cuh_section(s, pool_cuh, "divisor_pad");
 	else
 		buf_adds(s, "    const float div = (float)((min(d0 + KD, ID) - max(d0, 0)) * (min(h0 + KH, IH) - max(h0, 0)) *\n"
 			    "                              (min(w0 + KW, IW) - max(w0, 0)));\n");
@@ -115,50 +112,15 @@ static int pool_render(const json_t *spec, const json_t *p, struct buf *s, struc
 		return kf_err(err, "pool: bad parameters");
 	buf_addf(s, "// template pool: block=%d opt=%d (%s)\n", block, opt, g.max ? "max" : "avg");
 	pool_defines(s, &g);
-	buf_adds(s, "__device__ __forceinline__ float pool_one(const float* __restrict__ xp, int od, int oh, int ow)\n{\n"
-		    "    const int d0 = od * SD - PD, h0 = oh * SH - PH, w0 = ow * SW - PW;\n");
+	bt_cuh_section(s, pool_cuh, "one_head");
 	if (g.max)
-		buf_adds(s, "    float m = NEG_INF;\n"
-			    "    for (int kd = 0; kd < KD; ++kd) {\n"
-			    "        const int id = d0 + kd * DILD;\n"
-			    "        if (id < 0 || id >= ID) continue;\n"
-			    "        for (int kh = 0; kh < KH; ++kh) {\n"
-			    "            const int ih = h0 + kh * DILH;\n"
-			    "            if (ih < 0 || ih >= IH) continue;\n"
-			    "            const float* rp = xp + ((long long)id * IH + ih) * IW;\n"
-			    "#pragma unroll\n"
-			    "            for (int kw = 0; kw < KW; ++kw) {\n"
-			    "                const int iw = w0 + kw * DILW;\n"
-			    "                if (iw < 0 || iw >= IW) continue;\n"
-			    "                const float v = __ldg(rp + iw);\n"
-			    "                m = MAXNAN(m, v);\n"
-			    "            }\n        }\n    }\n"
-			    "    return m;\n}\n");
+		bt_cuh_section(s, pool_cuh, "one_max");
 	else {
 		pool_divisor(s, &g);
-		buf_adds(s, "    float acc = 0.0f;\n"
-			    "    const int d1 = min(d0 + KD, ID), h1 = min(h0 + KH, IH), w1 = min(w0 + KW, IW);\n"
-			    "    for (int id = max(d0, 0); id < d1; ++id)\n"
-			    "        for (int ih = max(h0, 0); ih < h1; ++ih) {\n"
-			    "            const float* rp = xp + ((long long)id * IH + ih) * IW;\n"
-			    "            for (int iw = max(w0, 0); iw < w1; ++iw) acc += __ldg(rp + iw);\n"
-			    "        }\n"
-			    "    return acc / div;\n}\n");
+		bt_cuh_section(s, pool_cuh, "one_avg");
 	}
-	buf_addf(s, "extern \"C\" __global__ void __launch_bounds__(%d)\n"
-		    "pool_fwd(const float* __restrict__ x, float* __restrict__ out, long long total)\n{\n"
-		    "    const long long base = (long long)blockIdx.x * %d + threadIdx.x;\n"
-		    "#pragma unroll\n"
-		    "    for (int u = 0; u < %d; u++) {\n"
-		    "        const long long idx = base + (long long)u * %d;\n"
-		    "        if (idx >= total) break;\n"
-		    "        long long t = idx;\n"
-		    "        const int ow = (int)(t %% OW); t /= OW;\n"
-		    "        const int oh = (int)(t %% OH); t /= OH;\n"
-		    "        const int od = (int)(t %% OD); t /= OD;\n"
-		    "        out[idx] = pool_one(x + t * ((long long)ID * IH * IW), od, oh, ow);\n"
-		    "    }\n}\n",
-		 block, block * opt, opt, block);
+	bt_cuh_fill(s, pool_cuh, "kernel", "BLOCK", BT_INT(block), "SPAN", BT_INT(block * opt),
+		    "OPT", BT_INT(opt), NULL);
 	bt_dims_expr(&tot, out, 0, bt_ndim(out));
 	buf_addf(s, "\n/*@launch\npool_fwd<<<ceil_div(%s, %d), %d>>>(%s, %s, %s);\n@*/\n", tot.s, block * opt,
 		 block, bt_name(in), bt_name(out), tot.s);
@@ -220,76 +182,19 @@ static int pool_tile_render(const json_t *spec, const json_t *p, struct buf *s, 
 		    "#define NSEG %lld    // blocks per output row\n"
 		    "#define SEGW %lld    // input columns staged per block\n",
 		 t, (g.out[2] + t - 1) / t, seg_cols(&g, t));
-	buf_addf(s, "extern \"C\" __global__ void __launch_bounds__(%d)\n"
-		    "pool_rows(const float* __restrict__ x, float* __restrict__ out)\n{\n"
-		    "    __shared__ float4 colv[SEGW / 4];\n"
-		    "    float* col = reinterpret_cast<float*>(colv);\n"
-		    "    const long long orow = blockIdx.x / NSEG;   // (n, c, od, oh)\n"
-		    "    const int ow0 = (int)(blockIdx.x %% NSEG) * TW;\n"
-		    "    long long r = orow;\n"
-		    "    const int oh = (int)(r %% OH); r /= OH;\n"
-		    "    const int od = (int)(r %% OD); r /= OD;\n"
-		    "    const float* xp = x + r * ((long long)ID * IH * IW);\n"
-		    "    const int d0 = od * SD - PD, h0 = oh * SH - PH;\n"
-		    "    const int ws = ow0 * SW - PW;\n"
-		    "    const int wb = ws - (((ws %% 4) + 4) %% 4);   // aligned down for float4\n"
-		    "    // 1: reduce the window's input rows into a row of column partials\n",
-		 block);
+	bt_cuh_fill(s, pool_cuh, "tile_head", "BLOCK", BT_INT(block), NULL);
 	if (vec == 4)
-		buf_addf(s, "    for (int c = threadIdx.x; c < SEGW / 4; c += %d) {\n"
-			    "        const int iw = wb + 4 * c;\n"
-			    "        float4 a = make_float4(%s, %s, %s, %s);\n"
-			    "        if (iw >= 0 && iw < IW) {   // IW %% 4 == 0: a quad is all in or all out\n"
-			    "        for (int kd = 0; kd < KD; ++kd) {\n"
-			    "            const int id = d0 + kd * DILD;\n"
-			    "            if (id < 0 || id >= ID) continue;\n"
-			    "#pragma unroll 4\n"
-			    "            for (int kh = 0; kh < KH; ++kh) {\n"
-			    "                const int ih = h0 + kh * DILH;\n"
-			    "                if (ih < 0 || ih >= IH) continue;\n"
-			    "                const float4 v = __ldg(reinterpret_cast<const float4*>(xp + ((long long)id * IH + ih) * IW + iw));\n"
-			    "                a.x = COMB(a.x, v.x); a.y = COMB(a.y, v.y); a.z = COMB(a.z, v.z); a.w = COMB(a.w, v.w);\n"
-			    "            }\n        }\n        }\n"
-			    "        colv[c] = a;\n    }\n",
-			 block, ident, ident, ident, ident);
+		bt_cuh_fill(s, pool_cuh, "tile_load_vec4", "BLOCK", BT_INT(block),
+			    "IDENT", ident, NULL);
 	else
-		buf_addf(s, "    for (int c = threadIdx.x; c < SEGW; c += %d) {\n"
-			    "        const int iw = wb + c;\n"
-			    "        float a = %s;\n"
-			    "        if (iw >= 0 && iw < IW) {\n"
-			    "        for (int kd = 0; kd < KD; ++kd) {\n"
-			    "            const int id = d0 + kd * DILD;\n"
-			    "            if (id < 0 || id >= ID) continue;\n"
-			    "#pragma unroll 4\n"
-			    "            for (int kh = 0; kh < KH; ++kh) {\n"
-			    "                const int ih = h0 + kh * DILH;\n"
-			    "                if (ih < 0 || ih >= IH) continue;\n"
-			    "                const float v = __ldg(xp + ((long long)id * IH + ih) * IW + iw);\n"
-			    "                a = COMB(a, v);\n"
-			    "            }\n        }\n        }\n"
-			    "        col[c] = a;\n    }\n",
-			 block, ident);
-	buf_addf(s, "    __syncthreads();\n"
-		    "    // 2: each output reduces its kw columns\n"
-		    "    for (int t = threadIdx.x; t < TW; t += %d) {\n"
-		    "        const int ow = ow0 + t;\n"
-		    "        if (ow >= OW) break;\n"
-		    "        const int w0 = ow * SW - PW;\n"
-		    "        float a = %s;\n"
-		    "#pragma unroll\n"
-		    "        for (int kw = 0; kw < KW; ++kw) {\n"
-		    "            const int iw = w0 + kw * DILW;\n"
-		    "            if (iw < 0 || iw >= IW) continue;\n"
-		    "            const float v = col[iw - wb];\n"
-		    "            a = COMB(a, v);\n"
-		    "        }\n",
-		 block, ident);
+		bt_cuh_fill(s, pool_cuh, "tile_load", "BLOCK", BT_INT(block), "IDENT", ident, NULL);
+	bt_cuh_fill(s, pool_cuh, "tile_reduce", "BLOCK", BT_INT(block), "IDENT", ident, NULL);
 	if (g.max)
-		buf_adds(s, "        out[orow * OW + ow] = a;\n    }\n}\n");
+		bt_cuh_section(s, pool_cuh, "tile_store");
 	else {
 		buf_adds(s, "    {\n");
 		pool_divisor(s, &g);
-		buf_adds(s, "        out[orow * OW + ow] = a / div;\n    }\n    }\n}\n");
+		bt_cuh_section(s, pool_cuh, "tile_store_avg");
 	}
 	bt_dims_expr(&rows, out, 0, bt_ndim(out) - 1);
 	buf_addf(s, "\n/*@launch\npool_rows<<<%s * %lld, %d>>>(%s, %s);\n@*/\n", rows.s,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kernels/builtin_util.h"
+#include "gen/reduce_cuh.h"
 
 enum { R_SUM, R_MEAN, R_MAX, R_MIN, R_ARGMAX, R_ARGMIN };
 
@@ -51,32 +52,15 @@ int tmpl_reduce_render(const json_t *spec, const json_t *p, struct buf *s, struc
 	default: init = "__int_as_float(0x7f800000)"; acc = "if (v < a[u]) { a[u] = v; ix[u] = kk; }"; break;
 	}
 	buf_addf(s, "// template reduce: block=%d unroll=%d\n", block, unroll);
-	buf_addf(s, "extern \"C\" __global__ void __launch_bounds__(%d)\n"
-		    "reduce_dim(const float* __restrict__ x, %s* __restrict__ y, long long outer,\n"
-		    "           long long r, long long inner)\n{\n"
-		    "    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
-		    "    if (t >= outer * inner) return;\n"
-		    "    long long o = t / inner, i = t - o * inner;\n"
-		    "    const float* p = x + o * r * inner + i;\n"
-		    "    float a[%d]; long long ix[%d];\n"
-		    "#pragma unroll\n"
-		    "    for (int u = 0; u < %d; u++) { a[u] = %s; ix[u] = 0; }\n"
-		    "    long long k = 0;\n"
-		    "    for (; k + %d <= r; k += %d) {\n"
-		    "        float vs[%d];\n"
-		    "#pragma unroll\n"
-		    "        for (int u = 0; u < %d; u++) vs[u] = p[(k + u) * inner];\n"
-		    "#pragma unroll\n"
-		    "        for (int u = 0; u < %d; u++) { float v = vs[u];\n",
-		 block, arg ? "long long" : "float", unroll, unroll, unroll, init, unroll, unroll,
-		 unroll, unroll, unroll);
+	bt_cuh_fill(s, reduce_cuh, "kernel", "BLOCK", BT_INT(block),
+		    "OUT_T", arg ? "long long" : "float", "UNROLL", BT_INT(unroll),
+		    "INIT", init, NULL);
 	/* argmax/argmin record the index: keep the first occurrence (PyTorch). */
 	if (arg)
 		buf_addf(s, "            { long long kk = k + u; %s }\n", acc);
 	else
 		buf_addf(s, "            %s;\n", acc);
-	buf_adds(s, "        }\n    }\n"
-		    "    for (; k < r; k++) { float v = p[k * inner]; const int u = 0; const long long kk = k; (void)kk;\n");
+	bt_cuh_section(s, reduce_cuh, "tail");
 	buf_addf(s, "        %s;\n    }\n", acc);
 	switch (op) {
 	case R_SUM: case R_MEAN:

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kernels/builtin_util.h"
+#include "gen/rowsoftmax_cuh.h"
 
 static int is_log(const json_t *spec)
 {
@@ -41,22 +42,13 @@ int tmpl_rowsoftmax_render(const json_t *spec, const json_t *p, struct buf *s, s
 	bt_dims_expr(&c, in, 1, 2);
 	buf_addf(s, "// template rowsoftmax: block=%d vec=%d online=%d fast=%d%s\n", block, vec,
 		 online, fast, is_log(spec) ? " (log-softmax)" : "");
-	buf_adds(s, "#define NEG_INF (-__int_as_float(0x7f800000))\n"
-		    "__device__ __forceinline__ void comb(float& m, float& s, float m2, float s2) {\n"
-		    "    float mm = fmaxf(m, m2);\n"
-		    "    if (mm == NEG_INF) return;\n");
+	bt_cuh_section(s, rowsoftmax_cuh, "defines");
 	buf_addf(s, "    s = s * %s(m - mm) + s2 * %s(m2 - mm);\n    m = mm;\n}\n", ex, ex);
 	buf_addf(s, "__device__ __forceinline__ void upd(float& m, float& s, float v) {\n"
 		    "    if (v > m) { s = s * %s(m - v) + 1.0f; m = v; } else { s += %s(v - m); }\n}\n",
 		 ex, ex);
-	buf_addf(s, "extern \"C\" __global__ void __launch_bounds__(%d)\n"
-		    "row_softmax(const float* __restrict__ x, float* __restrict__ y, long long cols)\n{\n"
-		    "    __shared__ float sm[32], ss[32];\n"
-		    "    const float* xr = x + blockIdx.x * cols;\n"
-		    "    float* yr = y + blockIdx.x * cols;\n"
-		    "    const long long nv = cols / %d;\n"
-		    "    const %s* xv = reinterpret_cast<const %s*>(xr);\n"
-		    "    float m = NEG_INF, s = 0.0f;\n", block, vec, vt, vt);
+	bt_cuh_fill(s, rowsoftmax_cuh, "kernel_head", "BLOCK", BT_INT(block), "VEC", BT_INT(vec),
+		    "VT", vt, NULL);
 	if (online) {
 		buf_adds(s, "    for (long long i = threadIdx.x; i < nv; i += blockDim.x) {\n");
 		if (vec == 4)
@@ -70,14 +62,7 @@ int tmpl_rowsoftmax_render(const json_t *spec, const json_t *p, struct buf *s, s
 			buf_adds(s, "        float4 v = xv[i]; m = fmaxf(m, fmaxf(fmaxf(v.x, v.y), fmaxf(v.z, v.w)));\n");
 		else
 			buf_adds(s, "        m = fmaxf(m, xv[i]);\n");
-		buf_adds(s, "    }\n"
-			    "    for (int o = 16; o; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));\n"
-			    "    if ((threadIdx.x & 31) == 0) sm[threadIdx.x >> 5] = m;\n"
-			    "    __syncthreads();\n"
-			    "    m = NEG_INF;\n"
-			    "    for (int w = 0; w < (int)(blockDim.x >> 5); w++) m = fmaxf(m, sm[w]);\n"
-			    "    __syncthreads();\n"
-			    "    for (long long i = threadIdx.x; i < nv; i += blockDim.x) {\n");
+		bt_cuh_section(s, rowsoftmax_cuh, "max_reduce");
 		if (vec == 4)
 			buf_addf(s, "        float4 v = xv[i]; s += %s(v.x - m) + %s(v.y - m) + %s(v.z - m) + %s(v.w - m);\n",
 				 ex, ex, ex, ex);
@@ -85,14 +70,7 @@ int tmpl_rowsoftmax_render(const json_t *spec, const json_t *p, struct buf *s, s
 			buf_addf(s, "        s += %s(xv[i] - m);\n", ex);
 		buf_adds(s, "    }\n");
 	}
-	buf_adds(s, "    for (int o = 16; o; o >>= 1) {\n"
-		    "        float m2 = __shfl_xor_sync(0xffffffffu, m, o), s2 = __shfl_xor_sync(0xffffffffu, s, o);\n"
-		    "        comb(m, s, m2, s2);\n"
-		    "    }\n"
-		    "    if ((threadIdx.x & 31) == 0) { sm[threadIdx.x >> 5] = m; ss[threadIdx.x >> 5] = s; }\n"
-		    "    __syncthreads();\n"
-		    "    m = NEG_INF; s = 0.0f;\n"
-		    "    for (int w = 0; w < (int)(blockDim.x >> 5); w++) comb(m, s, sm[w], ss[w]);\n");
+	bt_cuh_section(s, rowsoftmax_cuh, "comb_reduce");
 	if (is_log(spec))
 		buf_adds(s, "    const float sub = m + logf(s);\n"
 			    "#define OUT(v) ((v) - sub)\n");
@@ -102,9 +80,7 @@ int tmpl_rowsoftmax_render(const json_t *spec, const json_t *p, struct buf *s, s
 	buf_addf(s, "    %s* yv = reinterpret_cast<%s*>(yr);\n"
 		    "    for (long long i = threadIdx.x; i < nv; i += blockDim.x) {\n", vt, vt);
 	if (vec == 4)
-		buf_adds(s, "        float4 v = xv[i];\n"
-			    "        v.x = OUT(v.x); v.y = OUT(v.y); v.z = OUT(v.z); v.w = OUT(v.w);\n"
-			    "        yv[i] = v;\n");
+		bt_cuh_section(s, rowsoftmax_cuh, "out_vec4");
 	else
 		buf_adds(s, "        yv[i] = OUT(xv[i]);\n");
 	buf_addf(s, "    }\n}\n\n/*@launch\nrow_softmax<<<%s, %d>>>(%s, %s, %s);\n@*/\n", rows.s, block,

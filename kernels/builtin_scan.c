@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "kernels/builtin_util.h"
+#include "gen/scan_cuh.h"
 
 enum { S_SUM, S_PROD, S_REV, S_EXCL, S_MASK };
 
@@ -55,33 +56,21 @@ static void scan_load(struct buf *s, int op, int vec)
 	const char *id = op == S_PROD ? "1.0f" : "0.0f";
 
 	if (vec == 4) {
-		buf_addf(s, "#pragma unroll\n"
-			    "        for (int q = 0; q < ITEMS / 4; q++) {\n"
-			    "            const long long j = j0 + 4 * q;\n"
-			    "            if (j < cols) {\n"
-			    "                const float4 f = __ldg(reinterpret_cast<const float4*>(xr + %s));\n",
-			 op == S_REV ? "cols - 4 - j" : "j");
+		bt_cuh_fill(s, scan_cuh, "load_vec4",
+			    "J", op == S_REV ? "cols - 4 - j" : "j", NULL);
 		if (op == S_REV)
 			buf_adds(s, "                v[4 * q] = f.w; v[4 * q + 1] = f.z; v[4 * q + 2] = f.y; v[4 * q + 3] = f.x;\n");
 		else
 			buf_adds(s, "                v[4 * q] = f.x; v[4 * q + 1] = f.y; v[4 * q + 2] = f.z; v[4 * q + 3] = f.w;\n");
 		if (op == S_MASK)
-			buf_adds(s, "                const unsigned mw = __ldg(reinterpret_cast<const unsigned*>(mr + j));\n"
-				    "#pragma unroll\n"
-				    "                for (int b = 0; b < 4; b++)\n"
-				    "                    if (!((mw >> (8 * b)) & 0xffu)) v[4 * q + b] = 0.0f;\n");
+			bt_cuh_section(s, scan_cuh, "mask_load");
 		buf_addf(s, "            } else {\n"
 			    "                v[4 * q] = v[4 * q + 1] = v[4 * q + 2] = v[4 * q + 3] = %s;\n"
 			    "            }\n        }\n", id);
 		return;
 	}
-	buf_addf(s, "#pragma unroll\n"
-		    "        for (int u = 0; u < ITEMS; u++) {\n"
-		    "            const long long j = j0 + u;\n"
-		    "            v[u] = %s;\n"
-		    "            if (j < cols) {\n"
-		    "                const long long pj = %s;\n",
-		 id, op == S_REV ? "cols - 1 - j" : "j");
+	bt_cuh_fill(s, scan_cuh, "load_scalar", "IDENT", id,
+		    "J", op == S_REV ? "cols - 1 - j" : "j", NULL);
 	if (op == S_MASK)
 		buf_adds(s, "                v[u] = mr[pj] ? __ldg(xr + pj) : 0.0f;\n");
 	else
@@ -93,13 +82,10 @@ static void scan_load(struct buf *s, int op, int vec)
 static void scan_store(struct buf *s, int op, int vec, int stream)
 {
 	if (vec == 4) {
-		buf_addf(s, "#pragma unroll\n"
-			    "        for (int q = 0; q < ITEMS / 4; q++) {\n"
-			    "            const long long j = j0 + 4 * q;\n"
-			    "            if (j >= cols) break;\n"
-			    "            const float4 f = make_float4(%s);\n",
-			 op == S_REV ? "v[4 * q + 3], v[4 * q + 2], v[4 * q + 1], v[4 * q]" :
-				       "v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]");
+		bt_cuh_fill(s, scan_cuh, "store_vec4", "VALS",
+			    op == S_REV ? "v[4 * q + 3], v[4 * q + 2], v[4 * q + 1], v[4 * q]"
+					: "v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]",
+			    NULL);
 		if (stream)
 			buf_addf(s, "            __stcs(reinterpret_cast<float4*>(yr + %s), f);\n        }\n",
 				 op == S_REV ? "cols - 4 - j" : "j");
@@ -108,10 +94,7 @@ static void scan_store(struct buf *s, int op, int vec, int stream)
 				 op == S_REV ? "cols - 4 - j" : "j");
 		return;
 	}
-	buf_adds(s, "#pragma unroll\n"
-		    "        for (int u = 0; u < ITEMS; u++) {\n"
-		    "            const long long j = j0 + u;\n"
-		    "            if (j >= cols) break;\n");
+	bt_cuh_section(s, scan_cuh, "store");
 	if (stream)
 		buf_addf(s, "            __stcs(yr + %s, v[u]);\n        }\n", op == S_REV ? "cols - 1 - j" : "j");
 	else
@@ -152,42 +135,12 @@ static int scan_render(const json_t *spec, const json_t *p, struct buf *s, struc
 		 block, op == S_MASK ? "const unsigned char* __restrict__ mask, " : "");
 	if (op == S_MASK)
 		buf_adds(s, "    const unsigned char* mr = mask + (long long)blockIdx.x * cols;\n");
-	buf_addf(s, "    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n"
-		    "    double carry = IDENT;   // the scan of all earlier tiles\n"
-		    "    for (long long base = 0; base < cols; base += (long long)%d * ITEMS) {\n"
-		    "        const long long j0 = base + (long long)threadIdx.x * ITEMS;\n"
-		    "        float v[ITEMS];\n",
-		 block);
+	bt_cuh_fill(s, scan_cuh, "scan_head", "BLOCK", BT_INT(block), NULL);
 	scan_load(s, op, vec);
-	buf_adds(s, "        // thread-local inclusive scan of the chunk\n"
-		    "#pragma unroll\n"
-		    "        for (int u = 1; u < ITEMS; u++) v[u] = OP(v[u - 1], v[u]);\n"
-		    "        // warp inclusive scan of the chunk totals\n"
-		    "        acc_t inc = (acc_t)v[ITEMS - 1];\n"
-		    "#pragma unroll\n"
-		    "        for (int d = 1; d < 32; d <<= 1) {\n"
-		    "            const acc_t n = __shfl_up_sync(0xffffffffu, inc, d);\n"
-		    "            if (lane >= d) inc = OP(n, inc);\n"
-		    "        }\n"
-		    "        acc_t exc = __shfl_up_sync(0xffffffffu, inc, 1);\n"
-		    "        if (lane == 0) exc = (acc_t)IDENT;\n"
-		    "        if (lane == 31) wtot[warp] = inc;\n"
-		    "        __syncthreads();\n"
-		    "        acc_t woff = (acc_t)IDENT, tot = (acc_t)IDENT;\n"
-		    "#pragma unroll\n"
-		    "        for (int w = 0; w < NWARP; w++) {\n"
-		    "            const acc_t t = wtot[w];\n"
-		    "            if (w < warp) woff = OP(woff, t);\n"
-		    "            tot = OP(tot, t);\n"
-		    "        }\n"
-		    "        __syncthreads();\n"
-		    "        const acc_t off = (acc_t)OP(carry, (double)OP(woff, exc));\n"
-		    "        carry = OP(carry, (double)tot);\n");
+	bt_cuh_section(s, scan_cuh, "chunk_scan");
 	/* the results replace v[] in place (no second array: registers) */
 	if (op == S_EXCL)
-		buf_adds(s, "#pragma unroll\n"
-			    "        for (int u = ITEMS - 1; u > 0; u--) v[u] = (float)OP(off, (acc_t)v[u - 1]);\n"
-			    "        v[0] = (float)off;\n");
+		bt_cuh_section(s, scan_cuh, "exclusive");
 	else
 		buf_adds(s, "#pragma unroll\n"
 			    "        for (int u = 0; u < ITEMS; u++) v[u] = (float)OP(off, (acc_t)v[u]);\n");

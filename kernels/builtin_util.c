@@ -1,6 +1,10 @@
 #include "kernels/builtin_util.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include "gen/tile_fma_cuh.h"
 
 static const json_t *nth_role(const json_t *spec, const char *key, int i)
 {
@@ -175,16 +179,109 @@ void bt_mm_dims(const json_t *spec, const struct bt_mm_kind *k, struct buf *batc
 
 void bt_emit_tile_fma(struct buf *s, const char *a_index)
 {
-	buf_addf(s, "#pragma unroll\n"
-		    "        for (int kk = 0; kk < BK; kk++) {\n"
-		    "            float av[TM], bv[TN];\n"
-		    "#pragma unroll\n"
-		    "            for (int i = 0; i < TM; i++) av[i] = As[kk][%s];\n"
-		    "#pragma unroll\n"
-		    "            for (int j = 0; j < TN; j++) bv[j] = Bs[kk][tc * TN + j];\n"
-		    "#pragma unroll\n"
-		    "            for (int i = 0; i < TM; i++)\n"
-		    "#pragma unroll\n"
-		    "                for (int j = 0; j < TN; j++) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);\n"
-		    "        }\n", a_index);
+	bt_cuh_fill(s, tile_fma_cuh, "tile_fma", "A_INDEX", a_index, NULL);
+}
+
+#define CUH_MARK "//@ "
+
+int bt_cuh_find(const char *cuh, const char *name, const char **p, size_t *n)
+{
+	size_t mark = strlen(CUH_MARK), len = strlen(name);
+
+	for (const char *l = cuh; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+		if (strncmp(l, CUH_MARK, mark) || strncmp(l + mark, name, len) || l[mark + len] != '\n')
+			continue;
+		const char *b = l + mark + len + 1, *e = b;
+		while (*e && strncmp(e, CUH_MARK, mark)) {
+			const char *nl = strchr(e, '\n');
+			e = nl ? nl + 1 : e + strlen(e);
+		}
+		*p = b;
+		*n = (size_t)(e - b);
+		return 0;
+	}
+	return -1;
+}
+
+#define CUH_MAX_KEYS 16
+
+const char *bt_int(char *b, size_t size, long long v)
+{
+	snprintf(b, size, "%lld", v);
+	return b;
+}
+
+static int key_len(const char *p)
+{
+	int n = 0;
+
+	while ((p[n] >= 'A' && p[n] <= 'Z') || (n && ((p[n] >= '0' && p[n] <= '9') || p[n] == '_')))
+		n++;
+	return n && p[n] == '@' ? n : 0;
+}
+
+int bt_cuh_expand(struct buf *s, const char *cuh, const char *name, const char *const *kv,
+		  struct buf *err)
+{
+	int used[CUH_MAX_KEYS] = { 0 }, nkv = 0;
+	const char *p, *e;
+	size_t n;
+
+	while (kv && kv[2 * nkv]) {
+		if (nkv == CUH_MAX_KEYS || !kv[2 * nkv + 1])
+			return kf_err(err, "section %s: too many placeholders or one without value", name);
+		nkv++;
+	}
+	if (bt_cuh_find(cuh, name, &p, &n))
+		return kf_err(err, "no section %s", name);
+	for (e = p + n; p < e; p++) {
+		int k = *p == '@' ? key_len(p + 1) : 0, i;
+
+		if (!k) {
+			buf_addc(s, *p);
+			continue;
+		}
+		for (i = 0; i < nkv; i++)
+			if (!strncmp(kv[2 * i], p + 1, (size_t)k) && !kv[2 * i][k])
+				break;
+		if (i == nkv)
+			return kf_err(err, "section %s: no value for @%.*s@", name, k, p + 1);
+		buf_adds(s, kv[2 * i + 1]);
+		used[i] = 1;
+		p += k + 1;
+	}
+	for (int i = 0; i < nkv; i++)
+		if (!used[i])
+			return kf_err(err, "section %s: no placeholder @%s@", name, kv[2 * i]);
+	return 0;
+}
+
+static void expand_or_abort(struct buf *s, const char *cuh, const char *name,
+			    const char *const *kv)
+{
+	struct buf err = BUF_INIT;
+
+	if (bt_cuh_expand(s, cuh, name, kv, &err)) {
+		fprintf(stderr, "kforge: built-in kernel text: %s\n", err.s);
+		abort();
+	}
+}
+
+void bt_cuh_section(struct buf *s, const char *cuh, const char *name)
+{
+	expand_or_abort(s, cuh, name, NULL);
+}
+
+void bt_cuh_fill(struct buf *s, const char *cuh, const char *name, ...)
+{
+	const char *kv[2 * CUH_MAX_KEYS + 2];
+	int n = 0;
+	va_list ap;
+
+	va_start(ap, name);
+	while (n < 2 * CUH_MAX_KEYS + 1 && (kv[n] = va_arg(ap, const char *)))
+		n++;
+	va_end(ap);
+	kv[n] = NULL;
+	expand_or_abort(s, cuh, name, kv);
 }

@@ -46,4 +46,27 @@ void bt_mm_dims(const json_t *spec, const struct bt_mm_kind *k, struct buf *batc
  * av[i] = As[kk][a_index] (an expression of i). */
 void bt_emit_tile_fma(struct buf *s, const char *a_index);
 
+/* The fixed device text of the templates lives in kernels/cuda/NAME.cuh,
+ * embedded as NAME_cuh (scripts/cuh2c.sh). A .cuh holds sections: a line
+ * "//@ NAME" opens one, which runs to the next such line or the end; text
+ * before the first is the file's comment and is never emitted. A section
+ * may hold placeholders "@KEY@" (KEY: capitals, digits, '_') for the few
+ * parameters C fills in; any other '@' is text.
+ * bt_cuh_find points *p, *n at section name's text, or returns -1.
+ * bt_cuh_expand appends section name with each placeholder replaced by its
+ * value (kv: KEY, value, ..., NULL; kv itself may be NULL); -1 with err if
+ * the section is unknown, a placeholder has no value or a value no
+ * placeholder. bt_cuh_section and bt_cuh_fill (kv as arguments) abort on
+ * those: they name text built into kforge, so it is a build error. */
+int bt_cuh_find(const char *cuh, const char *name, const char **p, size_t *n);
+int bt_cuh_expand(struct buf *s, const char *cuh, const char *name, const char *const *kv,
+		  struct buf *err);
+void bt_cuh_section(struct buf *s, const char *cuh, const char *name);
+void bt_cuh_fill(struct buf *s, const char *cuh, const char *name, ...)
+	__attribute__((sentinel));
+/* v in decimal, for a placeholder's value: BT_INT's buffer lives until the
+ * end of the enclosing block, so it is good for one bt_cuh_fill call. */
+const char *bt_int(char *b, size_t size, long long v);
+#define BT_INT(v) bt_int((char[24]){ 0 }, 24, (v))
+
 #endif

@@ -22,6 +22,8 @@
 #include <string.h>
 
 #include "kernels/builtin_util.h"
+#include "gen/tf32x3_cuh.h"
+#include "gen/conv_epi_cuh.h"
 
 struct cepi_tile {
 	int bm, bn, bk, wm, wn, cb, nt, pxt, kst, smem;
@@ -133,56 +135,13 @@ static int tile_read(const struct cepi_geo *g, const json_t *p, struct cepi_tile
 /* cp.async wrappers, once per candidate (several kernels may share it). */
 static void emit_helpers(struct buf *s)
 {
-	buf_adds(s, "#ifndef KF_CEPI_HELPERS\n#define KF_CEPI_HELPERS\n"
-		    "#ifdef __CUDACC__\n#include <mma.h>\n#endif\n"
-		    "using namespace nvcuda;\n"
-		    "__device__ __forceinline__ void cepi_cp16(float* dst, const float* src, int bytes) {\n"
-		    "#ifdef __CUDACC__\n"
-		    "    unsigned d = (unsigned)__cvta_generic_to_shared(dst);\n"
-		    "    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\\n\" :: \"r\"(d), \"l\"(src), \"r\"(bytes) : \"memory\");\n"
-		    "#else\n"
-		    "    kf_cp_async(dst, src, 16, bytes);\n"
-		    "#endif\n"
-		    "}\n"
-		    "__device__ __forceinline__ void cepi_cp4(float* dst, const float* src, int bytes) {\n"
-		    "#ifdef __CUDACC__\n"
-		    "    unsigned d = (unsigned)__cvta_generic_to_shared(dst);\n"
-		    "    asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4, %2;\\n\" :: \"r\"(d), \"l\"(src), \"r\"(bytes) : \"memory\");\n"
-		    "#else\n"
-		    "    kf_cp_async(dst, src, 4, bytes);\n"
-		    "#endif\n"
-		    "}\n"
-		    "__device__ __forceinline__ void cepi_commit() {\n"
-		    "#ifdef __CUDACC__\n"
-		    "    asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\");\n"
-		    "#else\n"
-		    "    kf_cp_commit();\n"
-		    "#endif\n"
-		    "}\n"
-		    "__device__ __forceinline__ void cepi_wait_all() {\n"
-		    "#ifdef __CUDACC__\n"
-		    "    asm volatile(\"cp.async.wait_group 0;\\n\" ::: \"memory\");\n"
-		    "#else\n"
-		    "    kf_cp_wait(0);\n"
-		    "#endif\n"
-		    "}\n"
-		    "#endif\n");
+	bt_cuh_section(s, conv_epi_cuh, "helpers");
 }
 
 static void emit_repack(struct buf *s, const char *name, const struct cepi_geo *g)
 {
-	buf_addf(s, "// weights to [G][tap][C_out/G][C_in/G]\n"
-		    "extern \"C\" __global__ void %s_wrepack(const float* __restrict__ w, float* __restrict__ wp,\n"
-		    "    long long CI, long long CO)\n{\n"
-		    "    constexpr int T = %d, G = %d, TR = %d;\n"
-		    "    const long long cpg = CI / G, opg = CO / G;\n"
-		    "    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
-		    "    if (i >= G * T * opg * cpg) return;\n"
-		    "    const long long c = i %% cpg, oc = (i / cpg) %% opg, t = (i / (cpg * opg)) %% T;\n"
-		    "    const long long gi = i / (cpg * opg * T);\n"
-		    "    wp[i] = TR ? w[((gi * cpg + c) * opg + oc) * T + t] : w[((gi * opg + oc) * cpg + c) * T + t];\n"
-		    "}\n\n",
-		 name, cepi_taps(g), g->groups, g->transposed);
+	bt_cuh_fill(s, conv_epi_cuh, "repack", "NAME", name, "TAPS", BT_INT(cepi_taps(g)),
+		    "GROUPS", BT_INT(g->groups), "TRANSPOSED", BT_INT(g->transposed), NULL);
 }
 
 static void emit_consts(struct buf *s, const struct cepi_geo *g, const struct cepi_tile *t)
@@ -217,28 +176,7 @@ int cepi_smem_fit(long long pipe, int bn, int pitch, int limit_kb, int *smem, st
  * fd/fh/fw, cpg and tab_*; defines ntv, cch and ntiles (K tiles). */
 void cepi_emit_taps(struct buf *s)
 {
-	buf_adds(s, "    // valid taps per axis: all (forward), or those whose input index is whole\n"
-		    "    int nvd = 0, nvh = 0, nvw = 0;\n"
-		    "    for (int k = 0; k < KD; k++) nvd += !TR || (fd + PD - k * DD) % SD == 0;\n"
-		    "    for (int k = 0; k < KH; k++) nvh += !TR || (fh + PH - k * DH) % SH == 0;\n"
-		    "    for (int k = 0; k < KW; k++) nvw += !TR || (fw + PW - k * DW) % SW == 0;\n"
-		    "    const int ntv = nvd * nvh * nvw;\n"
-		    "    for (int i = tid; i < TT; i += NT) {\n"
-		    "        int t = -1, dd = -0x3fffffff, dh = 0, dw = 0;\n"
-		    "        if (i < ntv) {\n"
-		    "            int jd = i / (nvh * nvw), jh = i / nvw % nvh, jw = i % nvw, kd = 0, kh = 0, kw = 0;\n"
-		    "            for (int k = 0; k < KD; k++) if (!TR || (fd + PD - k * DD) % SD == 0) { if (jd-- == 0) kd = k; }\n"
-		    "            for (int k = 0; k < KH; k++) if (!TR || (fh + PH - k * DH) % SH == 0) { if (jh-- == 0) kh = k; }\n"
-		    "            for (int k = 0; k < KW; k++) if (!TR || (fw + PW - k * DW) % SW == 0) { if (jw-- == 0) kw = k; }\n"
-		    "            t = (kd * KH + kh) * KW + kw;\n"
-		    "            dd = TR ? (fd + PD - kd * DD) / SD : kd * DD - PD;\n"
-		    "            dh = TR ? (fh + PH - kh * DH) / SH : kh * DH - PH;\n"
-		    "            dw = TR ? (fw + PW - kw * DW) / SW : kw * DW - PW;\n"
-		    "        }\n"
-		    "        tab_t[i] = t; tab_d[i] = dd; tab_h[i] = dh; tab_w[i] = dw;\n"
-		    "        tab_o[i] = i < ntv ? (int)(((long long)dd * IH + dh) * IW + dw) : 0;\n"
-		    "    }\n"
-		    "    const int cch = (cpg + CB - 1) / CB, ntiles = (ntv + TPT - 1) / TPT * cch;\n");
+	bt_cuh_section(s, conv_epi_cuh, "taps");
 }
 
 /* Block setup: phase, group, channel tile; the tap table (the phase's
@@ -246,42 +184,9 @@ void cepi_emit_taps(struct buf *s)
  * offset that fails every bounds test); this thread's pixels. */
 static void emit_setup(struct buf *s)
 {
-	buf_adds(s, "#ifdef __CUDACC__\n"
-		    "    extern __shared__ __align__(128) float smem[];\n"
-		    "#else\n"
-		    "    extern __shared__ float smem[];\n"
-		    "#endif\n"
-		    "    __shared__ int tab_t[TT], tab_d[TT], tab_h[TT], tab_w[TT], tab_o[TT];\n"
-		    "    __shared__ long long pix_s[BM];\n"
-		    "    __shared__ int pix_n[BM];\n"
-		    "    const int tid = threadIdx.x, warp = tid >> 5, wm = warp / WN, wn = warp % WN;\n"
-		    "    const int ph = blockIdx.z;\n"
-		    "    const int fw = TR ? ph % SW : 0, fh = TR ? ph / SW % SH : 0, fd = TR ? ph / (SW * SH) : 0;\n"
-		    "    const long long QD = (OD + FD - 1) / FD, QH = (OH + FH - 1) / FH, QW = (OW + FW - 1) / FW;\n"
-		    "    const long long P = OD * OH * OW, IS = ID * IH * IW, M = NB * QD * QH * QW;\n"
-		    "    const int cpg = (int)(CI / G), opg = (int)(CO / G), nbt = (opg + BN - 1) / BN;\n"
-		    "    const int g = blockIdx.y / nbt, co0 = blockIdx.y % nbt * BN;\n"
-		    "    const long long m0 = (long long)blockIdx.x * BM;\n");
+	bt_cuh_section(s, conv_epi_cuh, "setup_head");
 	cepi_emit_taps(s);
-	buf_adds(s, "    // this thread's pixels: input base per axis (forward o * S, transposed j)\n"
-		    "    const int am = tid % BM, ak = tid / BM;\n"
-		    "    bool aok[PXT];\n"
-		    "    int bd[PXT], bh[PXT], bw[PXT];\n"
-		    "    long long xo[PXT];\n"
-		    "#pragma unroll\n"
-		    "    for (int r = 0; r < PXT; r++) {\n"
-		    "        const long long p = m0 + am + r * NT;\n"
-		    "        const long long jw = p % QW, q1 = p / QW, jh = q1 % QH, q2 = q1 / QH, jd = q2 % QD, nb = q2 / QD;\n"
-		    "        const long long od = fd + jd * FD, oh = fh + jh * FH, ow = fw + jw * FW;\n"
-		    "        aok[r] = p < M && od < OD && oh < OH && ow < OW;\n"
-		    "        bd[r] = (int)(TR ? jd : od * SD); bh[r] = (int)(TR ? jh : oh * SH); bw[r] = (int)(TR ? jw : ow * SW);\n"
-		    "        xo[r] = aok[r] ? (nb * CI + (long long)g * cpg) * IS + ((long long)bd[r] * IH + bh[r]) * IW + bw[r] : 0;\n"
-		    "        if (ak == 0) {\n"
-		    "            pix_n[am + r * NT] = aok[r] ? (int)nb : -1;\n"
-		    "            pix_s[am + r * NT] = (od * OH + oh) * OW + ow;\n"
-		    "        }\n"
-		    "    }\n"
-		    "    __syncthreads();\n");
+	bt_cuh_section(s, conv_epi_cuh, "setup_pixels");
 }
 
 /* gather(tile): the A tile into registers ra; store_a: ra to As[k][m];
@@ -289,93 +194,16 @@ static void emit_setup(struct buf *s)
  * for the padding taps). */
 static void emit_loaders(struct buf *s)
 {
-	buf_adds(s, "    float ra[PXT][KQ];\n"
-		    "    auto gather = [&](int tile) {\n"
-		    "        const int tg = tile / cch, c0 = (tile - tg * cch) * CB;\n"
-		    "#pragma unroll\n"
-		    "        for (int q = 0; q < KQ; q++) {\n"
-		    "            const int kk = ak + q * KST, ti = tg * TPT + kk / CB, c = c0 + kk % CB;\n"
-		    "            const int dd = tab_d[ti], dh = tab_h[ti], dw = tab_w[ti];\n"
-		    "            const long long off = (long long)c * IS + tab_o[ti];\n"
-		    "#pragma unroll\n"
-		    "            for (int r = 0; r < PXT; r++) {\n"
-		    "                const int id = bd[r] + dd, ih = bh[r] + dh, iw = bw[r] + dw;\n"
-		    "                float v = 0.0f;\n"
-		    "                if (aok[r] && c < cpg && id >= 0 && id < ID && ih >= 0 && ih < IH && iw >= 0 && iw < IW)\n"
-		    "                    v = __ldg(x + xo[r] + off);\n"
-		    "                ra[r][q] = v;\n"
-		    "            }\n"
-		    "        }\n"
-		    "    };\n"
-		    "    auto store_a = [&](float* As) {\n"
-		    "#pragma unroll\n"
-		    "        for (int r = 0; r < PXT; r++)\n"
-		    "#pragma unroll\n"
-		    "            for (int q = 0; q < KQ; q++) As[(ak + q * KST) * (BM + 8) + am + r * NT] = ra[r][q];\n"
-		    "    };\n"
-		    "    const bool vb = (cpg & 3) == 0; // 16-byte weight rows\n"
-		    "    auto load_b = [&](float* Bs, int tile) {\n"
-		    "        const int tg = tile / cch, c0 = (tile - tg * cch) * CB;\n"
-		    "        const int step = vb ? 4 : 1;\n"
-		    "        for (int e = tid * step; e < BN * BK; e += NT * step) {\n"
-		    "            const int nn = e / BK, kk = e % BK, t = tab_t[tg * TPT + kk / CB], c = c0 + kk % CB;\n"
-		    "            const int oc = co0 + nn;\n"
-		    "            const int cnt = t >= 0 && oc < opg ? max(0, min(step, cpg - c)) : 0;\n"
-		    "            const float* src = cnt ? wp + (((long long)g * T + t) * opg + oc) * cpg + c : wp;\n"
-		    "            if (vb) cepi_cp16(Bs + nn * (BK + 4) + kk, src, cnt * 4);\n"
-		    "            else cepi_cp4(Bs + nn * (BK + 4) + kk, src, cnt * 4);\n"
-		    "        }\n"
-		    "    };\n");
+	bt_cuh_section(s, conv_epi_cuh, "loaders");
 }
 
 static void emit_mma(struct buf *s)
 {
-	buf_adds(s, "        wmma::fragment<wmma::accumulator, 16, 16, 8, float> part[FM][FN];\n"
-		    "#pragma unroll\n"
-		    "        for (int i = 0; i < FM; i++)\n"
-		    "#pragma unroll\n"
-		    "            for (int j = 0; j < FN; j++) wmma::fill_fragment(part[i][j], 0.0f);\n"
-		    "#pragma unroll 1\n"
-		    "        for (int kk = 0; kk < BK; kk += 8) {\n"
-		    "            wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::col_major> ah[FM], al[FM];\n"
-		    "            wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::col_major> bh[FN], bl[FN];\n"
-		    "#pragma unroll\n"
-		    "            for (int i = 0; i < FM; i++) {\n"
-		    "                wmma::load_matrix_sync(ah[i], As + kk * (BM + 8) + (wm * FM + i) * 16, BM + 8);\n"
-		    "#pragma unroll\n"
-		    "                for (int e = 0; e < ah[i].num_elements; e++) {\n"
-		    "                    const float v = ah[i].x[e], h = wmma::__float_to_tf32(v);\n"
-		    "                    ah[i].x[e] = h;\n"
-		    "                    al[i].x[e] = wmma::__float_to_tf32(v - h);\n"
-		    "                }\n"
-		    "            }\n"
-		    "#pragma unroll\n"
-		    "            for (int j = 0; j < FN; j++) {\n"
-		    "                wmma::load_matrix_sync(bh[j], Bs + (wn * FN + j) * 16 * (BK + 4) + kk, BK + 4);\n"
-		    "#pragma unroll\n"
-		    "                for (int e = 0; e < bh[j].num_elements; e++) {\n"
-		    "                    const float v = bh[j].x[e], h = wmma::__float_to_tf32(v);\n"
-		    "                    bh[j].x[e] = h;\n"
-		    "                    bl[j].x[e] = wmma::__float_to_tf32(v - h);\n"
-		    "                }\n"
-		    "            }\n"
-		    "#pragma unroll\n"
-		    "            for (int i = 0; i < FM; i++)\n"
-		    "#pragma unroll\n"
-		    "                for (int j = 0; j < FN; j++) {\n"
-		    "                    // small terms first\n"
-		    "                    wmma::mma_sync(part[i][j], al[i], bh[j], part[i][j]);\n"
-		    "                    wmma::mma_sync(part[i][j], ah[i], bl[j], part[i][j]);\n"
-		    "                    wmma::mma_sync(part[i][j], ah[i], bh[j], part[i][j]);\n"
-		    "                }\n"
-		    "        }\n"
-		    "        // tensor-core accumulation truncates: each tile's sum FADDed in fp32\n"
-		    "#pragma unroll\n"
-		    "        for (int i = 0; i < FM; i++)\n"
-		    "#pragma unroll\n"
-		    "            for (int j = 0; j < FN; j++)\n"
-		    "#pragma unroll\n"
-		    "                for (int e = 0; e < acc[i][j].num_elements; e++) acc[i][j].x[e] += part[i][j].x[e];\n");
+	bt_cuh_section(s, tf32x3_cuh, "part_init");
+	bt_cuh_section(s, tf32x3_cuh, "split_kstep");
+	bt_cuh_section(s, tf32x3_cuh, "products");
+	buf_adds(s, "        // tensor-core accumulation truncates: each tile's sum FADDed in fp32\n");
+	bt_cuh_section(s, tf32x3_cuh, "fadd");
 }
 
 static void emit_kernel(struct buf *s, const char *name, const struct cepi_geo *g,
@@ -389,52 +217,10 @@ static void emit_kernel(struct buf *s, const char *name, const struct cepi_geo *
 	emit_consts(s, g, t);
 	emit_setup(s);
 	emit_loaders(s);
-	buf_adds(s, "    wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc[FM][FN];\n"
-		    "#pragma unroll\n"
-		    "    for (int i = 0; i < FM; i++)\n"
-		    "#pragma unroll\n"
-		    "        for (int j = 0; j < FN; j++) wmma::fill_fragment(acc[i][j], 0.0f);\n"
-		    "    if (ntiles > 0) {\n"
-		    "        load_b(smem + SA, 0);\n"
-		    "        gather(0);\n"
-		    "    }\n"
-		    "    cepi_commit();\n"
-		    "    // Stage t & 1 holds tile t. Its As was last read at t - 2 and the\n"
-		    "    // barrier of t - 1 separates that; the next Bs and the gather are\n"
-		    "    // issued after this tile's barrier, when t - 1's reads are done.\n"
-		    "    for (int t = 0; t < ntiles; t++) {\n"
-		    "        float* As = smem + (t & 1) * (SA + SB);\n"
-		    "        const float* Bs = As + SA;\n"
-		    "        store_a(As);\n"
-		    "        cepi_wait_all();\n"
-		    "        __syncthreads();\n"
-		    "        if (t + 1 < ntiles) {\n"
-		    "            load_b(smem + ((t + 1) & 1) * (SA + SB) + SA, t + 1);\n"
-		    "            gather(t + 1);\n"
-		    "        }\n"
-		    "        cepi_commit();\n");
+	bt_cuh_section(s, conv_epi_cuh, "main_loop");
 	emit_mma(s);
-	buf_addf(s, "    }\n"
-		    "    __syncthreads();\n"
-		    "    // stage C as Cs[n][m], then store along output positions\n"
-		    "    float* Cs = smem;\n"
-		    "#pragma unroll\n"
-		    "    for (int i = 0; i < FM; i++)\n"
-		    "#pragma unroll\n"
-		    "        for (int j = 0; j < FN; j++)\n"
-		    "            wmma::store_matrix_sync(Cs + (wn * FN + j) * 16 * (BM + 4) + (wm * FM + i) * 16,\n"
-		    "                                    acc[i][j], BM + 4, wmma::mem_col_major);\n"
-		    "    __syncthreads();\n"
-		    "    for (int q = tid; q < BM * BN; q += NT) {\n"
-		    "        const int jj = q / BM, ii = q %% BM, oc = co0 + jj;\n"
-		    "        if (pix_n[ii] < 0 || oc >= opg) continue;\n"
-		    "        const long long n = pix_n[ii], c = (long long)g * opg + oc, s = pix_s[ii];\n"
-		    "        float v = Cs[jj * (BM + 4) + ii];\n"
-		    "        {\n%s%s"
-		    "        }\n"
-		    "        y[(n * CO + c) * P + s] = v;\n"
-		    "    }\n}\n\n",
-		 e && e->code ? e->code : "", e && e->code && *e->code ? "\n" : "");
+	bt_cuh_fill(s, conv_epi_cuh, "store", "CODE", e && e->code ? e->code : "",
+		    "NL", e && e->code && *e->code ? "\n" : "", NULL);
 }
 
 /* Every core's GEMM kernel signature, from its name on: the arguments

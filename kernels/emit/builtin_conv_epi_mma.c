@@ -18,6 +18,7 @@
 
 #include "kernels/emit/builtin_gemm_epi_int.h"
 #include "kernels/builtin_util.h"
+#include "gen/conv_epi_mma_cuh.h"
 
 struct cmma_tile {
 	int bm, bn, wm, wn, cb, stages, bf, nt, smem;
@@ -74,18 +75,8 @@ static int tile_read(const struct cepi_geo *g, const json_t *p, struct cmma_tile
 /* Weights to [G][tap][C_in/G][C_out/G]: a B tile row is C_out contiguous. */
 void cepi_emit_repack(struct buf *s, const char *name, const struct cepi_geo *g)
 {
-	buf_addf(s, "// weights to [G][tap][C_in/G][C_out/G]\n"
-		    "extern \"C\" __global__ void %s_wrepack(const float* __restrict__ w, float* __restrict__ wp,\n"
-		    "    long long CI, long long CO)\n{\n"
-		    "    constexpr int T = %d, G = %d, TR = %d;\n"
-		    "    const long long cpg = CI / G, opg = CO / G;\n"
-		    "    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
-		    "    if (i >= G * T * opg * cpg) return;\n"
-		    "    const long long oc = i %% opg, c = (i / opg) %% cpg, t = (i / (opg * cpg)) %% T;\n"
-		    "    const long long gi = i / (opg * cpg * T);\n"
-		    "    wp[i] = TR ? w[((gi * cpg + c) * opg + oc) * T + t] : w[((gi * opg + oc) * cpg + c) * T + t];\n"
-		    "}\n\n",
-		 name, cepi_taps(g), g->groups, g->transposed);
+	bt_cuh_fill(s, conv_epi_mma_cuh, "repack", "NAME", name, "TAPS", BT_INT(cepi_taps(g)),
+		    "GROUPS", BT_INT(g->groups), "TRANSPOSED", BT_INT(g->transposed), NULL);
 }
 
 static void emit_head(struct buf *s, const char *name, const struct cepi_geo *g,
@@ -120,23 +111,11 @@ void cepi_emit_geo_consts(struct buf *s, const struct cepi_geo *g, int cb)
 /* Phase, group, channel tile, the tap table, the store's pixel table. */
 void cepi_emit_block(struct buf *s, const struct cepi_geo *g)
 {
-	buf_adds(s, "#ifdef __CUDACC__\n"
-		    "    extern __shared__ __align__(128) float smem[];\n"
-		    "#else\n"
-		    "    extern __shared__ float smem[];\n"
-		    "#endif\n"
-		    "    __shared__ int tab_t[TT], tab_d[TT], tab_h[TT], tab_w[TT], tab_o[TT];\n"
-		    "    __shared__ long long pix_s[BM];\n"
-		    "    __shared__ int pix_n[BM];\n"
-		    "    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;\n");
+	bt_cuh_section(s, conv_epi_mma_cuh, "block_head");
 	/* PO: grid.x is (tile, phase) with the phase fastest */
 	buf_adds(s, g->po ? "    const int ph = (int)(blockIdx.x % (FD * FH * FW));\n"
 			  : "    const int ph = blockIdx.z;\n");
-	buf_adds(s, "    const int fw = TR ? ph % SW : 0, fh = TR ? ph / SW % SH : 0, fd = TR ? ph / (SW * SH) : 0;\n"
-		    "    const long long QD = (OD + FD - 1) / FD, QH = (OH + FH - 1) / FH, QW = (OW + FW - 1) / FW;\n"
-		    "    const long long P = OD * OH * OW, IS = ID * IH * IW, M = NB * QD * QH * QW;\n"
-		    "    const int cpg = (int)(CI / G), opg = (int)(CO / G), nbt = (opg + BN - 1) / BN;\n"
-		    "    const int grp = blockIdx.y / nbt, co0 = blockIdx.y % nbt * BN;\n");
+	bt_cuh_section(s, conv_epi_mma_cuh, "block_phase");
 	buf_addf(s, "    const long long m0 = (long long)%s * BM;\n",
 		 g->po ? "(blockIdx.x / (FD * FH * FW))" : "blockIdx.x");
 	cepi_emit_taps(s);
@@ -146,29 +125,7 @@ void cepi_emit_block(struct buf *s, const struct cepi_geo *g)
 static void emit_setup(struct buf *s, const struct cepi_geo *g)
 {
 	cepi_emit_block(s, g);
-	buf_adds(s, "    // gather rows r = (lane & 7) + 8 (warp + NW p), k = 4 j + kq: per copy a warp\n"
-		    "    // writes 8 rows x 4 k; r & 7 = lane & 7 gives the row's A swizzle\n"
-		    "    const int kq = lane >> 3, aswz = ((lane & 1) << 2) | ((lane >> 1) & 3);\n"
-		    "    bool aok[PX];\n"
-		    "    int bd[PX], bh[PX], bw[PX];\n"
-		    "    long long xo[PX];\n"
-		    "    unsigned arow[PX];\n"
-		    "#pragma unroll\n"
-		    "    for (int p = 0; p < PX; p++) {\n"
-		    "        const int r = (lane & 7) + 8 * (warp + NW * p);\n"
-		    "        const long long q = m0 + r;\n"
-		    "        const long long jw = q % QW, q1 = q / QW, jh = q1 % QH, q2 = q1 / QH, jd = q2 % QD, nb = q2 / QD;\n"
-		    "        const long long od = fd + jd * FD, oh = fh + jh * FH, ow = fw + jw * FW;\n"
-		    "        aok[p] = q < M && od < OD && oh < OH && ow < OW;\n"
-		    "        bd[p] = (int)(TR ? jd : od * SD); bh[p] = (int)(TR ? jh : oh * SH); bw[p] = (int)(TR ? jw : ow * SW);\n"
-		    "        xo[p] = aok[p] ? (nb * CI + (long long)grp * cpg) * IS + ((long long)bd[p] * IH + bh[p]) * IW + bw[p] : 0;\n"
-		    "        arow[p] = (unsigned)r * BK * 4;\n"
-		    "        if (kq == 0) {\n"
-		    "            pix_n[r] = aok[p] ? (int)nb : -1;\n"
-		    "            pix_s[r] = (od * OH + oh) * OW + ow;\n"
-		    "        }\n"
-		    "    }\n"
-		    "    __syncthreads();\n");
+	bt_cuh_section(s, conv_epi_mma_cuh, "setup");
 }
 
 /* The B tile from the repacked weights (16-byte rows when C_out/G % 4 == 0):
@@ -178,48 +135,14 @@ void cepi_emit_load_b(struct buf *s, const struct cepi_geo *g, const char *b_vec
 {
 	const char *ix = (long long)cepi_taps(g) * g->val[CE_CI] * cepi_opg(g) < (1LL << 31) ? "int" : "long long";
 
-	buf_addf(s, "        if (vb) {\n"
-		    "#pragma unroll\n"
-		    "            for (int e = 0; e < BK * (BN / 4) / NT; e++) {\n"
-		    "                const int bi = tid + e * NT, r = bi / (BN / 4), q = bi %% (BN / 4);\n"
-		    "                const int tp = tab_t[tg * TPT + r / CB], c = c0 + r %% CB, oc = co0 + q * 4;\n"
-		    "                const bool in = tp >= 0 && c < cpg && oc < opg;\n"
-		    "                kfg_cp16(sb + (%s) * 4,\n"
-		    "                         in ? wp + ((((%s)grp * T + tp) * cpg + c) * opg + oc) : wp, in);\n"
-		    "            }\n"
-		    "        } else {\n"
-		    "#pragma unroll 2\n"
-		    "            for (int e = 0; e < BK * BN / NT; e++) {\n"
-		    "                const int bi = tid + e * NT, r = bi / BN, cc = bi %% BN;\n"
-		    "                const int tp = tab_t[tg * TPT + r / CB], c = c0 + r %% CB, oc = co0 + cc;\n"
-		    "                const bool in = tp >= 0 && c < cpg && oc < opg;\n"
-		    "                kfg_cp4(sb + (%s) * 4,\n"
-		    "                        in ? wp + ((((%s)grp * T + tp) * cpg + c) * opg + oc) : wp, in);\n"
-		    "            }\n"
-		    "        }\n", b_vec, ix, b_one, ix);
+	bt_cuh_fill(s, conv_epi_mma_cuh, "load_b", "B_VEC", b_vec, "IX", ix, "B_ONE", b_one, NULL);
 }
 
 /* load(stage, tile): A gathered (zero off the image, past the channels, for
  * the padding taps), B from the repacked weights; gemm_epi's layouts. */
 static void emit_loader(struct buf *s, const struct cepi_geo *g)
 {
-	buf_adds(s, "    const bool vb = (opg & 3) == 0; // 16-byte weight rows\n"
-		    "    auto load = [&](int stage, int tile) {\n"
-		    "        const int tg = tile / cch, c0 = (tile - tg * cch) * CB;\n"
-		    "        const unsigned sa = sbase + stage * (SA + SB) * 4, sb = sa + SA * 4;\n"
-		    "#pragma unroll\n"
-		    "        for (int j = 0; j < BK / 4; j++) {\n"
-		    "            const int kk = 4 * j + kq, ti = tg * TPT + kk / CB, c = c0 + kk % CB;\n"
-		    "            const int dd = tab_d[ti], dh = tab_h[ti], dw = tab_w[ti];\n"
-		    "            const long long off = (long long)c * IS + tab_o[ti];\n"
-		    "            const unsigned col = ((unsigned)((j ^ aswz) << 2) + kq) * 4;\n"
-		    "#pragma unroll\n"
-		    "            for (int p = 0; p < PX; p++) {\n"
-		    "                const int id = bd[p] + dd, ih = bh[p] + dh, iw = bw[p] + dw;\n"
-		    "                const bool in = aok[p] && c < cpg && id >= 0 && id < ID && ih >= 0 && ih < IH && iw >= 0 && iw < IW;\n"
-		    "                kfg_cp4(sa + arow[p] + col, in ? x + xo[p] + off : x, in);\n"
-		    "            }\n"
-		    "        }\n");
+	bt_cuh_section(s, conv_epi_mma_cuh, "loader");
 	cepi_emit_load_b(s, g, "r * BN + ((q ^ (((r >> 2) & 3) << 1)) << 2)",
 			 "r * BN + (((cc >> 2) ^ (((r >> 2) & 3) << 1)) << 2) + (cc & 3)");
 	buf_adds(s, "    };\n");
@@ -231,54 +154,10 @@ static void emit_main(struct buf *s, const struct cepi_geo *g, const struct cmma
 {
 	buf_adds(s, "    const unsigned sbase = kfg_smem(smem);\n");
 	emit_loader(s, g);
-	buf_adds(s, "    {\n"
-		    "    float acc[MT][NQ * 4][4];\n"
-		    "#pragma unroll\n"
-		    "    for (int i = 0; i < MT; i++)\n"
-		    "#pragma unroll\n"
-		    "        for (int j = 0; j < NQ * 4; j++)\n"
-		    "#pragma unroll\n"
-		    "            for (int e = 0; e < 4; e++) acc[i][j][e] = 0.0f;\n"
-		    "#pragma unroll\n"
-		    "    for (int st = 0; st < STAGES - 1; st++) {\n"
-		    "        if (st < ntiles) load(st, st);\n"
-		    "        kfg_commit();\n"
-		    "    }\n"
-		    "    const int g = lane >> 2, t = lane & 3;\n"
-		    "    const int wm0 = (warp / WN) * (BM / WM), wn0 = (warp % WN) * (BN / WN);\n"
-		    "    unsigned a_off[MT], b_off[NQ];   // fragment addresses (bytes, within a stage)\n"
-		    "#pragma unroll\n"
-		    "    for (int i = 0; i < MT; i++) a_off[i] = (wm0 + 16 * i + g) * BK * 4;\n"
-		    "#pragma unroll\n"
-		    "    for (int q = 0; q < NQ; q++) b_off[q] = (4 * t * BN + ((((wn0 >> 2) + 8 * q + g) ^ (t << 1)) << 2)) * 4;\n"
-		    "    for (int kt = 0; kt < ntiles; kt++) {\n"
-		    "        kfg_wait<STAGES - 2>();\n"
-		    "        __syncthreads();\n"
-		    "        if (kt + STAGES - 1 < ntiles) load((kt + STAGES - 1) % STAGES, kt + STAGES - 1);\n"
-		    "        kfg_commit();\n"
-		    "        const unsigned sa = sbase + (kt % STAGES) * (SA + SB) * 4, sb = sa + SA * 4;\n");
+	bt_cuh_section(s, conv_epi_mma_cuh, "main_head");
 	/* rows wm0 + 16i + g (+ 8): r & 7 = g */
 	gemm_emit_mma_ktile(s, t->bf, "((g & 1) << 2) | ((g >> 1) & 3)");
-	buf_adds(s, "    }\n"
-		    "    kfg_wait<0>();\n"
-		    "    __syncthreads();\n"
-		    "    // thread (g, t): rows g, g + 8 of each m16 tile; columns 8t + jj (acc[..][2rr])\n"
-		    "    // and 8t + 4 + jj (acc[..][2rr + 1]) of each 32-wide group (gemm_epi_mma's store)\n"
-		    "    float* Cs = smem;\n"
-		    "#pragma unroll\n"
-		    "    for (int i = 0; i < MT; i++)\n"
-		    "#pragma unroll\n"
-		    "        for (int rr = 0; rr < 2; rr++)\n"
-		    "#pragma unroll\n"
-		    "            for (int qq = 0; qq < NQ; qq++)\n"
-		    "#pragma unroll\n"
-		    "                for (int jj = 0; jj < 4; jj++) {\n"
-		    "                    const int m = wm0 + 16 * i + g + 8 * rr, n = wn0 + 32 * qq + 8 * t + jj;\n"
-		    "                    Cs[n * CS + m] = acc[i][4 * qq + jj][2 * rr];\n"
-		    "                    Cs[(n + 4) * CS + m] = acc[i][4 * qq + jj][2 * rr + 1];\n"
-		    "                }\n"
-		    "    }\n"
-		    "    __syncthreads();\n");
+	bt_cuh_section(s, conv_epi_mma_cuh, "main_tail");
 }
 
 /* Cs[n][m] (smem, stride CS) to y, the epilogue applied. NT a multiple
@@ -289,36 +168,10 @@ void cepi_emit_store(struct buf *s, const struct epi *e, int pos_fixed)
 	const char *code = e && e->code ? e->code : "", *nl = e && e->code && *e->code ? "\n" : "";
 
 	if (pos_fixed) {
-		buf_addf(s, "    {\n"
-			    "    const int ii = tid %% BM;\n"
-			    "    if (pix_n[ii] >= 0) {\n"
-			    "        const long long n = pix_n[ii], s = pix_s[ii];\n"
-			    "        float* const yp = y + n * CO * P + s;\n"
-			    "#pragma unroll 4\n"
-			    "        for (int jj = tid / BM; jj < BN; jj += NT / BM) {\n"
-			    "            const int oc = co0 + jj;\n"
-			    "            if (oc >= opg) break;\n"
-			    "            const long long c = (long long)grp * opg + oc;\n"
-			    "            float v = smem[jj * CS + ii];\n"
-			    "            {\n%s%s"
-			    "            }\n"
-			    "            yp[c * P] = v;\n"
-			    "        }\n"
-			    "    }\n"
-			    "    }\n}\n\n",
-			 code, nl);
+		bt_cuh_fill(s, conv_epi_mma_cuh, "store_fixed", "CODE", code, "NL", nl, NULL);
 		return;
 	}
-	buf_addf(s, "    for (int q = tid; q < BM * BN; q += NT) {\n"
-		    "        const int jj = q / BM, ii = q %% BM, oc = co0 + jj;\n"
-		    "        if (pix_n[ii] < 0 || oc >= opg) continue;\n"
-		    "        const long long n = pix_n[ii], c = (long long)grp * opg + oc, s = pix_s[ii];\n"
-		    "        float v = smem[jj * CS + ii];\n"
-		    "        {\n%s%s"
-		    "        }\n"
-		    "        y[(n * CO + c) * P + s] = v;\n"
-		    "    }\n}\n\n",
-		 code, nl);
+	bt_cuh_fill(s, conv_epi_mma_cuh, "store", "CODE", code, "NL", nl, NULL);
 }
 
 int cepi_emit_mma(struct buf *src, struct buf *launch, const char *name, const struct cepi_geo *g,

@@ -12,6 +12,7 @@
 
 #include "kernels/emit/builtin_epi.h"
 #include "kernels/builtin_util.h"
+#include "gen/conv_epi_pw_cuh.h"
 
 static int pointwise(const struct cepi_geo *g)
 {
@@ -50,15 +51,7 @@ int cepi_emit_pw(struct buf *src, struct buf *launch, const char *name, const st
 	sh.expr[2] = pos.s;
 	sh.expr[3] = g->sz[CE_CI];
 	/* the GEMM's (b, m, n) renamed to the conv's (n, c, s), one scope in */
-	buf_addf(&code, "        {\n"
-			"        const long long kf_pb = b, kf_pm = m, kf_pn = n;\n"
-			"        {\n"
-			"        const long long n = kf_pb, c = kf_pm, s = kf_pn;\n"
-			"        (void)n; (void)c; (void)s;\n"
-			"%s"
-			"        }\n"
-			"        }\n",
-		 e && e->code ? e->code : "");
+	bt_cuh_fill(&code, conv_epi_pw_cuh, "epi_block", "CODE", e && e->code ? e->code : "", NULL);
 	ge.params = e ? e->params : NULL;
 	ge.args = e ? e->args : NULL;
 	ge.code = code.s;

@@ -17,6 +17,7 @@
 
 #include "kernels/emit/builtin_gemm_epi_int.h"
 #include "kernels/builtin_util.h"
+#include "gen/conv_epi_wg_cuh.h"
 
 struct cwg_tile {
 	int mw, bm, bn, cb, stages, bf, ps, smem, nt;
@@ -97,55 +98,14 @@ static int xform_small(const struct cepi_geo *g)
 
 static void emit_xform(struct buf *s, const char *name, const struct cepi_geo *g, int ps)
 {
-	buf_addf(s, "// x to [N][D][H][W][G][C_in/G padded to 4]%s\n"
-		    "extern \"C\" __global__ void %s_xform(const float* __restrict__ x, float* __restrict__ xt,\n"
-		    "    long long NB, long long CI, long long ID, long long IH, long long IW)\n{\n"
-		    "    constexpr int G = %d, PS = %d;\n"
-		    "    const long long IS = ID * IH * IW;\n"
-		    "    const int cpg = (int)(CI / G), cpg4 = (cpg + 3) & ~3, CX = G * cpg4;\n"
-		    "    const long long XS = NB * IS * CX;   // PS: x - trunc(x) at xt + XS\n",
-		 ps ? ", then its small parts (x - tf32(x))" : "", name, g->groups, ps);
+	bt_cuh_fill(s, conv_epi_wg_cuh, "xform_head",
+		    "PS_NOTE", ps ? ", then its small parts (x - tf32(x))" : "", "NAME", name,
+		    "GROUPS", BT_INT(g->groups), "PS", BT_INT(ps), NULL);
 	if (xform_small(g)) {
-		buf_adds(s, "    // block 256: a thread per (image, position, float4 of channels), positions fastest\n"
-			    "    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
-			    "    if (i >= NB * IS * (CX / 4)) return;\n"
-			    "    const long long sp = i % IS, q = i / IS, nb = q / (CX / 4);\n"
-			    "    const int ch = (int)(q % (CX / 4)) * 4, c = ch % cpg4;\n"
-			    "    const float* p = x + (nb * CI + (long long)(ch / cpg4) * cpg + c) * IS + sp;\n"
-			    "    const float4 v = make_float4(p[0], c + 1 < cpg ? p[IS] : 0.0f,\n"
-			    "        c + 2 < cpg ? p[2 * IS] : 0.0f, c + 3 < cpg ? p[3 * IS] : 0.0f);\n"
-			    "    const long long o = (nb * IS + sp) * CX + ch;\n"
-			    "    *(float4*)(xt + o) = v;\n"
-			    "    if (PS)\n"
-			    "        *(float4*)(xt + XS + o) = make_float4(v.x - kfg_trunc(v.x), v.y - kfg_trunc(v.y),\n"
-			    "            v.z - kfg_trunc(v.z), v.w - kfg_trunc(v.w));\n"
-			    "}\n\n");
+		bt_cuh_section(s, conv_epi_wg_cuh, "xform_flat");
 		return;
 	}
-	buf_adds(s, "    // block (32, 8), grid (positions / 32, CX / 32, N)\n"
-		    "    __shared__ float tile[32][33];\n"
-		    "    const long long s0 = (long long)blockIdx.x * 32, nb = blockIdx.z;\n"
-		    "    const int ch0 = blockIdx.y * 32, tx = threadIdx.x, ty = threadIdx.y;\n"
-		    "#pragma unroll\n"
-		    "    for (int i = 0; i < 4; i++) {\n"
-		    "        const int ch = ch0 + ty + 8 * i, c = ch % cpg4;\n"
-		    "        const long long sp = s0 + tx;\n"
-		    "        float v = 0.0f;\n"
-		    "        if (ch < CX && c < cpg && sp < IS) v = x[(nb * CI + (long long)(ch / cpg4) * cpg + c) * IS + sp];\n"
-		    "        tile[ty + 8 * i][tx] = v;\n"
-		    "    }\n"
-		    "    __syncthreads();\n"
-		    "#pragma unroll\n"
-		    "    for (int i = 0; i < 4; i++) {\n"
-		    "        const long long sp = s0 + ty + 8 * i;\n"
-		    "        if (sp < IS && ch0 + tx < CX) {\n"
-		    "            const long long o = (nb * IS + sp) * CX + ch0 + tx;\n"
-		    "            const float v = tile[tx][ty + 8 * i];\n"
-		    "            xt[o] = v;\n"
-		    "            if (PS) xt[XS + o] = v - kfg_trunc(v);\n"
-		    "        }\n"
-		    "    }\n"
-		    "}\n\n");
+	bt_cuh_section(s, conv_epi_wg_cuh, "xform_transpose");
 }
 
 /* This thread's gather rows (LPR threads to a 128-byte A row, CPR chunks
@@ -153,31 +113,7 @@ static void emit_xform(struct buf *s, const char *name, const struct cepi_geo *g
  * every bounds test fails. */
 static void emit_rows(struct buf *s)
 {
-	buf_adds(s, "    constexpr int CPR = BM / 128, LPR = 8 / CPR, RPP = NT / LPR, RX = BM / RPP;\n"
-		    "    const int cpg4 = (cpg + 3) & ~3, aq = tid % LPR, ar = tid / LPR;\n"
-		    "    const long long CX = (long long)G * cpg4;   // floats per input position\n"
-		    "    const bool q32 = M + BM <= 0x7fffffffLL;   // rows split in 32 bits\n"
-		    "    int bd[RX], bh[RX], bw[RX];\n"
-		    "    long long xo[RX];\n"
-		    "#pragma unroll\n"
-		    "    for (int e = 0; e < RX; e++) {\n"
-		    "        const int r = ar + RPP * e;\n"
-		    "        const long long q = m0 + r;\n"
-		    "        long long jw, jh, jd, nb;   // in 32 bits where they fit\n"
-		    "        if (q32) { const unsigned u = (unsigned)q / (unsigned)QW, v = u / (unsigned)QH, w = v / (unsigned)QD;\n"
-		    "                   jw = (unsigned)q - u * (unsigned)QW; jh = u - v * (unsigned)QH; jd = v - w * (unsigned)QD; nb = w; }\n"
-		    "        else { const long long u = q / QW, v = u / QH; jw = q - u * QW; jh = u - v * QH; nb = v / QD; jd = v - nb * QD; }\n"
-		    "        const long long od = fd + jd * FD, oh = fh + jh * FH, ow = fw + jw * FW;\n"
-		    "        const bool ok = q < M && od < OD && oh < OH && ow < OW;\n"
-		    "        bd[e] = ok ? (int)(TR ? jd : od * SD) : -0x3fffffff;\n"
-		    "        bh[e] = (int)(TR ? jh : oh * SH); bw[e] = (int)(TR ? jw : ow * SW);\n"
-		    "        xo[e] = ok ? (((nb * ID + bd[e]) * IH + bh[e]) * IW + bw[e]) * CX + (long long)grp * cpg4 : 0;\n"
-		    "        if (aq == 0) {\n"
-		    "            pix_n[r] = ok ? (int)nb : -1;\n"
-		    "            pix_s[r] = (od * OH + oh) * OW + ow;\n"
-		    "        }\n"
-		    "    }\n"
-		    "    __syncthreads();\n");
+	bt_cuh_section(s, conv_epi_wg_cuh, "rows");
 }
 
 /* load(stage, tile): A from the channels-last x, 16-byte copies (zeros off
@@ -185,25 +121,7 @@ static void emit_rows(struct buf *s)
  * swizzled K-major; B into [k][BSTR]. */
 static void emit_loader(struct buf *s, const struct cepi_geo *g)
 {
-	buf_adds(s, "    const bool vb = (opg & 3) == 0; // 16-byte weight rows\n"
-		    "    const float* xsm = x + (PS ? NB * IS * CX : 0);   // the copy's small parts (PS)\n"
-		    "    auto load = [&](int stage, int tile) {\n"
-		    "        const int tg = tile / cch, c0 = (tile - tg * cch) * CB;\n"
-		    "        const unsigned sa = sbase + stage * STAGE_BYTES, sb = sa + SB_OFF;\n"
-		    "#pragma unroll\n"
-		    "        for (int u = 0; u < CPR; u++) {\n"
-		    "            const int qc = aq + LPR * u, ti = tg * TPT + 4 * qc / CB, c = c0 + 4 * qc % CB;\n"
-		    "            const int dd = tab_d[ti], dh = tab_h[ti], dw = tab_w[ti];\n"
-		    "            const long long off = (long long)tab_o[ti] * CX + c;\n"
-		    "            const unsigned col = (unsigned)((qc ^ (ar & 7)) << 4);\n"
-		    "#pragma unroll\n"
-		    "            for (int e = 0; e < RX; e++) {\n"
-		    "                const bool in = c < cpg4 && (unsigned)(bd[e] + dd) < (unsigned)ID &&\n"
-		    "                                (unsigned)(bh[e] + dh) < (unsigned)IH && (unsigned)(bw[e] + dw) < (unsigned)IW;\n"
-		    "                kfg_cp16(sa + (ar + RPP * e) * 128 + col, in ? x + xo[e] + off : x, in);\n"
-		    "                if (PS) kfg_cp16(sa + SA_BYTES + (ar + RPP * e) * 128 + col, in ? xsm + xo[e] + off : x, in);\n"
-		    "            }\n"
-		    "        }\n");
+	bt_cuh_section(s, conv_epi_wg_cuh, "loader");
 	cepi_emit_load_b(s, g, "r * BSTR + q * 4", "r * BSTR + cc");
 	buf_adds(s, "    };\n");
 }
@@ -217,28 +135,10 @@ static void emit_main(struct buf *s, const struct cepi_geo *g, const struct cwg_
 	buf_adds(s, "    auto stage_a = [&](int kt) { return sbase + (kt % STAGES) * STAGE_BYTES; };\n");
 	emit_loader(s, g);
 	/* the fragment indices end with the block so the epilogue sees n, c, s, v */
-	buf_adds(s, "    auto load_tile = [&](int kt) { load(kt % STAGES, kt); };\n"
-		    "    {\n"
-		    "    const int ktiles = ntiles, wg = warp >> 2, ww = warp & 3, g = lane >> 2, t = lane & 3;\n"
-		    "    // this warpgroup's weight rows: operand rows 16ww+g, 16ww+g+8 are channels 2g, 2g+1\n"
-		    "    const int nn = (MW == 1 ? 64 * wg : 0) + 16 * ww + 2 * g, mb = MW == 2 ? 128 * wg : 0;\n"
-		    "    auto load_b = [&](float2 (&nb)[4][2], int kt) { kfg_load_b_kn<BSTR>(nb, stage_a(kt) + SB_OFF + nn * 4, t); };\n");
+	bt_cuh_section(s, conv_epi_wg_cuh, "main_head");
 	/* the next tile's gather issued behind the first k step */
 	gemm_emit_wg_loop(s, t->mw == 2 ? " + wg * 16384" : "", 1, t->ps);
-	buf_adds(s, "    kfg_wait<0>();\n"
-		    "    __syncthreads();\n"
-		    "    // acc[4j + h]: position mb + 2t + 8j + h, channel nn; acc[4j + 2 + h]: channel nn + 1\n"
-		    "    float* Cs = smem;\n"
-		    "#pragma unroll\n"
-		    "    for (int j = 0; j < 16; j++)\n"
-		    "#pragma unroll\n"
-		    "        for (int h = 0; h < 2; h++) {\n"
-		    "            const int m = mb + 2 * t + 8 * j + h;\n"
-		    "            Cs[nn * CS + m] = acc[4 * j + h];\n"
-		    "            Cs[(nn + 1) * CS + m] = acc[4 * j + 2 + h];\n"
-		    "        }\n"
-		    "    }\n"
-		    "    __syncthreads();\n");
+	bt_cuh_section(s, conv_epi_wg_cuh, "main_tail");
 }
 
 int cepi_emit_wg(struct buf *src, struct buf *launch, const char *name, const struct cepi_geo *g,

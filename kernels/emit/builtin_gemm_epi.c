@@ -14,6 +14,9 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "kernels/builtin_util.h"
+#include "gen/gemm_epi_cuh.h"
+
 #define MAX_EPI_TEXT (64 * 1024)
 
 static int is_ident(const char *s)
@@ -204,55 +207,23 @@ static int configure(struct gemm_cfg *c, const struct gemm_shape *sh, const json
 /* Device helpers of both cores, once per candidate (guarded). */
 void gemm_emit_common(struct buf *s)
 {
-	buf_adds(s, "#ifndef KF_GEMM_EPI_COMMON\n#define KF_GEMM_EPI_COMMON\n"
-		    "#ifdef __CUDACC__ // (on the host: tests/tools/emulate_shim_mma.h)\n"
-		    "__device__ __forceinline__ unsigned kfg_smem(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }\n"
-		    "// cp.async with src-size: 0 bytes read give zeros (the edges)\n"
-		    "__device__ __forceinline__ void kfg_cp16(unsigned d, const float* s, bool in)\n"
-		    "{ asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\\n\" :: \"r\"(d), \"l\"(s), \"r\"(in ? 16 : 0) : \"memory\"); }\n"
-		    "__device__ __forceinline__ void kfg_cp4(unsigned d, const float* s, bool in)\n"
-		    "{ asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4, %2;\\n\" :: \"r\"(d), \"l\"(s), \"r\"(in ? 4 : 0) : \"memory\"); }\n"
-		    "__device__ __forceinline__ void kfg_commit() { asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\"); }\n"
-		    "template <int N> __device__ __forceinline__ void kfg_wait() { asm volatile(\"cp.async.wait_group %0;\\n\" :: \"n\"(N) : \"memory\"); }\n"
-		    "__device__ __forceinline__ float4 kfg_lds128(unsigned a)\n"
-		    "{\n    float4 v;\n"
-		    "    asm volatile(\"ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\\n\" : \"=f\"(v.x), \"=f\"(v.y), \"=f\"(v.z), \"=f\"(v.w) : \"r\"(a));\n"
-		    "    return v;\n}\n"
-		    "__device__ __forceinline__ void kfg_sts128(unsigned a, unsigned x, unsigned y, unsigned z, unsigned w)\n"
-		    "{ asm volatile(\"st.shared.v4.b32 [%0], {%1, %2, %3, %4};\\n\" :: \"r\"(a), \"r\"(x), \"r\"(y), \"r\"(z), \"r\"(w) : \"memory\"); }\n"
-		    "__device__ __forceinline__ float kfg_trunc(float x) { return __uint_as_float(__float_as_uint(x) & 0xffffe000u); }\n"
-		    "// two floats as bf16x2 (round to nearest), lo in the low half (the lower k slot)\n"
-		    "__device__ __forceinline__ unsigned kfg_bf2(float lo, float hi)\n"
-		    "{\n    unsigned d;\n"
-		    "    asm(\"cvt.rn.bf16x2.f32 %0, %1, %2;\\n\" : \"=r\"(d) : \"f\"(hi), \"f\"(lo));\n"
-		    "    return d;\n}\n"
-		    "#endif\n"
-		    "#endif\n");
+	bt_cuh_section(s, gemm_epi_cuh, "common");
 }
 
 /* The epilogue as a function of v, b, m, n and the caller's parameters only. */
 static void emit_epi(struct buf *s, const struct gemm_cfg *c, const struct epi *e)
 {
-	buf_addf(s, "__device__ __forceinline__ float %s_epi(float v, long long b, long long m, long long n%s)\n"
-		    "{\n    (void)b, (void)m, (void)n;\n    {\n%s\n    }\n    return v;\n}\n",
-		 c->name, c->params, e && e->code ? e->code : "");
+	bt_cuh_fill(s, gemm_epi_cuh, "epi_fn", "NAME", c->name, "PARAMS", c->params,
+		    "CODE", e && e->code ? e->code : "", NULL);
 }
 
 void gemm_emit_prologue(struct buf *s, const struct gemm_cfg *c)
 {
 	const struct gemm_shape *sh = c->sh;
 
-	buf_addf(s, "    const long long kf_bz = blockIdx.z / %d, kf_sz = blockIdx.z %% %d;\n"
-		    "    const long long M = kf_M, N = kf_N, K = kf_K;\n"
-		    "    const float* __restrict__ A = kf_a + %s;\n"
-		    "    const float* __restrict__ B = kf_b + %s;\n"
-		    "    float* __restrict__ Cout = kf_c + (kf_sz * %lldLL + kf_bz) * M * N;\n"
-		    "    // this block's K slice, whole 32-wide tiles but the last\n"
-		    "    const long long kchunk = (K + %dLL * 32 - 1) / (%dLL * 32) * 32;\n"
-		    "    const long long kbeg = kf_sz * kchunk, kend = min(K, kbeg + kchunk);\n"
-		    "    const int ktiles = kend > kbeg ? (int)((kend - kbeg + 31) / 32) : 0;\n",
-		 c->split, c->split, sh->a_bcast ? "0" : "kf_bz * M * K",
-		 sh->b_bcast ? "0" : "kf_bz * K * N", sh->batch, c->split, c->split);
+	bt_cuh_fill(s, gemm_epi_cuh, "prologue", "SPLIT", BT_INT(c->split),
+		    "A_OFF", sh->a_bcast ? "0" : "kf_bz * M * K",
+		    "B_OFF", sh->b_bcast ? "0" : "kf_bz * K * N", "BATCH", BT_INT(sh->batch), NULL);
 	if (c->split > 1)
 		buf_adds(s, "    auto epi = [&](float v, long long m, long long n) { (void)m, (void)n; return v; };\n");
 	else
@@ -262,18 +233,8 @@ void gemm_emit_prologue(struct buf *s, const struct gemm_cfg *c)
 
 static void emit_sum(struct buf *s, const struct gemm_cfg *c)
 {
-	buf_addf(s, "// The K slices' fp32 partials added in double, then the epilogue.\n"
-		    "extern \"C\" __global__ void __launch_bounds__(256)\n"
-		    "%s_sum(const float* __restrict__ kf_p, float* __restrict__ kf_c%s, long long kf_MN,\n"
-		    "       long long kf_N, long long kf_total)\n{\n"
-		    "    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
-		    "    if (i >= kf_total) return;\n"
-		    "    double acc = 0.0;\n"
-		    "#pragma unroll 4\n"
-		    "    for (int z = 0; z < %d; z++) acc += (double)kf_p[z * kf_total + i];\n"
-		    "    const long long r = i %% kf_MN;\n"
-		    "    kf_c[i] = %s_epi((float)acc, i / kf_MN, r / kf_N, r %% kf_N%s);\n}\n",
-		 c->name, c->params, c->split, c->name, c->pnames);
+	bt_cuh_fill(s, gemm_epi_cuh, "sum", "NAME", c->name, "PARAMS", c->params,
+		    "SPLIT", BT_INT(c->split), "PNAMES", c->pnames, NULL);
 }
 
 int gemm_epi_emit(struct buf *src, struct buf *launch, const char *name,

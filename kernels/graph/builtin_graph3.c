@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "kernels/builtin_util.h"
+#include "gen/graph3_cuh.h"
 
 static int dim_of(const struct gr_plan *p, int k, const char *key)
 {
@@ -422,20 +423,9 @@ static int cumsum_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *
 static void mm_body(struct buf *b, long long M, long long N, long long K, long long sam, long long sak,
 		    long long sbk, long long sbn, const char *boffs, const char *st)
 {
-	buf_addf(b, "    __shared__ float As[16][17], Bs[16][17];\n"
-		    "    const long long z = blockIdx.z;\n    long long aoff = 0, boff = 0;\n%s"
-		    "    const int tx = threadIdx.x %% 16, ty = threadIdx.x / 16;\n"
-		    "    const long long m = blockIdx.y * 16LL + ty, n = blockIdx.x * 16LL + tx;\n"
-		    "    float acc = 0.0f;\n"
-		    "    for (long long k0 = 0; k0 < %lldLL; k0 += 16) {\n"
-		    "        As[ty][tx] = (m < %lldLL && k0 + tx < %lldLL) ? a[aoff + m * %lldLL + (k0 + tx) * %lldLL] : 0.0f;\n"
-		    "        Bs[ty][tx] = (k0 + ty < %lldLL && n < %lldLL) ? b[boff + (k0 + ty) * %lldLL + n * %lldLL] : 0.0f;\n"
-		    "        __syncthreads();\n"
-		    "#pragma unroll\n        for (int kk = 0; kk < 16; kk++)\n"
-		    "            acc += As[ty][kk] * Bs[kk][tx];\n"
-		    "        __syncthreads();\n    }\n"
-		    "    if (m < %lldLL && n < %lldLL) {\n%s    }\n",
-		 boffs, K, M, K, sam, sak, K, N, sbk, sbn, M, N, st);
+	bt_cuh_fill(b, graph3_cuh, "mm_body", "BOFFS", boffs, "K", BT_INT(K), "M", BT_INT(M),
+		    "SAM", BT_INT(sam), "SAK", BT_INT(sak), "N", BT_INT(N), "SBK", BT_INT(sbk),
+		    "SBN", BT_INT(sbn), "STORE", st, NULL);
 }
 
 static int matmul_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
@@ -580,20 +570,11 @@ static int rnn_head(struct gr_plan *p, int gi, struct buf *err)
 				 G, G, G, d * T * B * G * H, G * H, H,
 				 bias ? " + bih[g * H_ + j]" : "", bias ? " + bhh[g * H_ + j]" : "");
 			if (G == 4)
-				buf_addf(&body, "    const float cp = s > 0 ? c[%lldLL + b * H_ + j] : %s;\n"
-					    "    const float ig = 1.0f / (1.0f + expf(-(gx[0] + gh[0])));\n"
-					    "    const float fg = 1.0f / (1.0f + expf(-(gx[1] + gh[1])));\n"
-					    "    const float gg = tanhf(gx[2] + gh[2]);\n"
-					    "    const float og = 1.0f / (1.0f + expf(-(gx[3] + gh[3])));\n"
-					    "    const float cc = fg * cp + ig * gg;\n"
-					    "    const float h = og * tanhf(cc);\n"
-					    "    c[%lldLL + b * H_ + j] = cc;\n",
-					 d * B * H, c0 ? "c0[H0OFF + b * H_ + j]" : "0.0f", d * B * H);
+				bt_cuh_fill(&body, graph3_cuh, "lstm_cell",
+					    "H0OFF", BT_INT(d * B * H),
+					    "C0", c0 ? "c0[H0OFF + b * H_ + j]" : "0.0f", NULL);
 			else if (G == 3)
-				buf_adds(&body, "    const float rg = 1.0f / (1.0f + expf(-(gx[0] + gh[0])));\n"
-					    "    const float zg = 1.0f / (1.0f + expf(-(gx[1] + gh[1])));\n"
-					    "    const float ng = tanhf(gx[2] + rg * gh[2]);\n"
-					    "    const float h = (1.0f - zg) * ng + zg * hprev;\n");
+				bt_cuh_section(&body, graph3_cuh, "gru_update");
 			else
 				buf_addf(&body, "    const float h = %s;\n", !strcmp(kind, "rnn_tanh") ?
 					 "tanhf(gx[0] + gh[0])" : "fmaxf(gx[0] + gh[0], 0.0f)");
@@ -752,17 +733,9 @@ int gr_attn_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
 	struct buf body = BUF_INIT, sig = BUF_INIT, args = BUF_INIT, grid = BUF_INIT, st = BUF_INIT, pre = BUF_INIT;
 	char qn[80], kn[80], vn[80], name[48];
 
-	buf_addf(&body, "    __shared__ float qs[%lld];\n    __shared__ double sh[128];\n"
-		    "    const long long row = blockIdx.x, z = row / %lldLL, i = row %% %lldLL;\n"
-		    "    const float* kp = kt + z * %lldLL;\n    const float* vp = v + z * %lldLL;\n"
-		    "    for (int d = threadIdx.x; d < %lld; d += 128) qs[d] = q[row * %lldLL + d];\n"
-		    "    __syncthreads();\n    (void)i;\n"
-		    "    float m = __int_as_float(-8388608), acc[%lld];\n    double l = 0.0;\n"
-		    "#pragma unroll\n    for (int c = 0; c < %lld; c++) acc[c] = 0.0f;\n"
-		    "    for (long long j = threadIdx.x; j < %lldLL; j += 128) {\n"
-		    "        float sc = 0.0f;\n"
-		    "        for (int d = 0; d < %lld; d++) sc += qs[d] * kp[d * %lldLL + j];\n",
-		 D, M, M, D * S, S * DV, D, D, DV, DV, S, D, S);
+	bt_cuh_fill(&body, graph3_cuh, "attn_head", "D", BT_INT(D), "M", BT_INT(M),
+		    "DS", BT_INT(D * S), "SDV", BT_INT(S * DV), "DV", BT_INT(DV),
+		    "S", BT_INT(S), NULL);
 	for (int c = 0; c < g->fold - 1; c++) {
 		const struct gr_node *n = &p->n[g->chain[c]];
 		if (!strcmp(n->op, "binary")) {
@@ -785,21 +758,7 @@ int gr_attn_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
 			buf_adds(&body, ";\n");
 		}
 	}
-	buf_addf(&body, "        if (sc == __int_as_float(-8388608)) continue;\n"
-		    "        if (sc > m) {\n"
-		    "            const float f = expf(m - sc);\n            l *= f;\n"
-		    "#pragma unroll\n            for (int c = 0; c < %lld; c++) acc[c] *= f;\n"
-		    "            m = sc;\n        }\n"
-		    "        const float pr = expf(sc - m);\n        l += pr;\n"
-		    "#pragma unroll\n        for (int c = 0; c < %lld; c++) acc[c] += pr * vp[j * %lldLL + c];\n"
-		    "    }\n"
-		    "    const double mx = block_max((double)m, sh);\n"
-		    "    const float f = m == __int_as_float(-8388608) ? 0.0f : expf((float)((double)m - mx));\n"
-		    "    const double tot = block_sum(l * f, sh);\n"
-		    "#pragma unroll\n    for (int c = 0; c < %lld; c++) {\n"
-		    "        const double a = block_sum((double)(acc[c] * f), sh);\n"
-		    "        if (threadIdx.x == 0) {\n",
-		 DV, DV, DV, DV);
+	bt_cuh_fill(&body, graph3_cuh, "attn_scores", "DV", BT_INT(DV), NULL);
 	gr_store_elem(&body, "            ", "row * (long long)DV_ + c", "(float)(a / tot)", e);
 	buf_adds(&body, "        }\n    }\n");
 	gr_helpers(p, GR_H_SUM | GR_H_MAX);

@@ -17,6 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/builtin_util.h"
+#include "gen/graph_csum_cuh.h"
+
 #define CS_MAX_AX 3
 #define CS_MAX_K 32	/* taps along an axis: a 32-bit mask */
 #define CS_MAX_I 4096	/* positions along an axis: the class tables */
@@ -248,13 +251,8 @@ int gr_csum_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
 	if ((rc = gr_array(p, "unsigned char", "csk", gi, (size_t)(c->nb * c->T), v.s, kv, sizeof(kv), err)))
 		goto out;
 	/* x's sums per channel row and bucket: a block per (n, ci), x read once */
-	buf_addf(&body, "    /* xs[o][b] = sum of x's %lld positions of channel row o in bucket b (%d), in"
-		    " double, fixed order */\n"
-		    "    __shared__ double sh[256];\n"
-		    "    const float* xr = x + (long long)blockIdx.x * %lldLL;\n"
-		    "    double s[%d];\n"
-		    "#pragma unroll\n    for (int b = 0; b < %d; b++)\n        s[b] = 0.0;\n",
-		 Ix, c->nb, Ix, c->nb, c->nb);
+	bt_cuh_fill(&body, graph_csum_cuh, "bucket_sums", "IX", BT_INT(Ix),
+		    "NB", BT_INT(c->nb), NULL);
 	if (c->nb == 1 && Ix % 4 == 0) {
 		buf_addf(&body, "#pragma unroll 4\n"
 			    "    for (long long i = threadIdx.x; i < %lldLL; i += 256) {\n"
@@ -309,12 +307,8 @@ int gr_csum_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
 			 COg, COg, c->T);
 	else
 		buf_addf(&body, "        const float* wp = w + (c * %lldLL + j) * %lldLL;\n", CIg, c->T);
-	buf_addf(&body, "        for (int t = 0; t < %lld; t++) {\n"
-		    "            double r = 0.0;\n"
-		    "            for (int b = 0; b < %d; b++)\n"
-		    "                if (%s[b * %lld + t])\n                    r += xb[b];\n"
-		    "            s += (double)wp[t] * r;\n        }\n    }\n",
-		 c->T, c->nb, kv, c->T);
+	bt_cuh_fill(&body, graph_csum_cuh, "steps", "T", BT_INT(c->T), "NB", BT_INT(c->nb),
+		    "KV", kv, NULL);
 	if (bias)
 		buf_addf(&body, "    s += (double)cb[c] * %lld.0;\n", c->O);
 	if (a != 1.0 || cc != 0.0)

@@ -12,6 +12,7 @@
 
 #include "kernels/emit/builtin_epi.h"
 #include "kernels/builtin_util.h"
+#include "gen/graph_ops_cuh.h"
 
 /* The store of one output element: ei and v, the epilogue, y[ei] = v. */
 static void store(struct buf *b, const char *ind, const char *idx, const char *val,
@@ -141,19 +142,13 @@ void gr_helpers(struct gr_plan *p, unsigned h)
 		if (!(h & (1u << i)) || (p->helpers & (1u << i)))
 			continue;
 		p->helpers |= 1u << i;
-		buf_addf(&p->src, "/* Block-wide %s over blockDim.x (a power of two) threads, fixed order. */\n"
-			    "static __device__ double block_%s(double v, double* sh)\n{\n"
-			    "    sh[threadIdx.x] = v;\n    __syncthreads();\n"
-			    "    for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {\n"
-			    "        if (threadIdx.x < s) {\n"
-			    "            const double a = sh[threadIdx.x], b = sh[threadIdx.x + s];\n", fn[i], fn[i]);
+		bt_cuh_fill(&p->src, graph_ops_cuh, "block_reduce", "OP", fn[i], NULL);
 		if (i == 0)
 			buf_adds(&p->src, "            sh[threadIdx.x] = a + b;\n");
 		else	/* NaN propagates */
 			buf_addf(&p->src, "            sh[threadIdx.x] = (a %s b || a != a) ? a : b;\n",
 				 i == 1 ? ">" : "<");
-		buf_adds(&p->src, "        }\n        __syncthreads();\n    }\n"
-			    "    const double r = sh[0];\n    __syncthreads();\n    return r;\n}\n\n");
+		bt_cuh_section(&p->src, graph_ops_cuh, "helpers_end");
 	}
 }
 
@@ -230,34 +225,11 @@ static int linear_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *
 	}
 	if ((M + p->BM - 1) / p->BM >= 65536)
 		return kf_err(err, "graph: linear '%s': %lld rows", o->name, M);
-	buf_addf(&body, "    /* tiled SGEMM, y = x [%lld x %lld] @ w^T, BM=%d BN=%d BK=%d TM=%d TN=%d */\n"
-		    "    __shared__ float As[BK][BM + 4];\n    __shared__ float Bs[BK][BN + 4];\n"
-		    "    const long long M = %lldLL, N = %lldLL, K = %lldLL;\n"
-		    "    const long long row0 = (long long)blockIdx.y * BM, col0 = (long long)blockIdx.x * BN;\n"
-		    "    const int tid = threadIdx.x, tr = tid / (BN / TN), tc = tid %% (BN / TN);\n"
-		    "    float acc[TM][TN];\n"
-		    "#pragma unroll\n    for (int i = 0; i < TM; i++)\n"
-		    "#pragma unroll\n        for (int j = 0; j < TN; j++) acc[i][j] = 0.0f;\n"
-		    "    for (long long k0 = 0; k0 < K; k0 += BK) {\n"
-		    "        for (int i = tid; i < BM * BK; i += NT) {\n"
-		    "            const int r = i / BK, kk = i %% BK;\n"
-		    "            const long long gr = row0 + r, gk = k0 + kk;\n"
-		    "            As[kk][r] = (gr < M && gk < K) ? x[gr * K + gk] : 0.0f;\n"
-		    "        }\n"
-		    "        for (int i = tid; i < BN * BK; i += NT) {\n"
-		    "            const int cc = i / BK, kk = i %% BK;\n"
-		    "            const long long gc = col0 + cc, gk = k0 + kk;\n"
-		    "            Bs[kk][cc] = (gc < N && gk < K) ? w[gc * K + gk] : 0.0f;\n"
-		    "        }\n        __syncthreads();\n",
-		 M, K, p->BM, p->BN, p->BK, p->TM, p->TN, M, N, K);
+	bt_cuh_fill(&body, graph_ops_cuh, "linear_head", "M", BT_INT(M), "K", BT_INT(K),
+		    "BM", BT_INT(p->BM), "BN", BT_INT(p->BN), "BK", BT_INT(p->BK),
+		    "TM", BT_INT(p->TM), "TN", BT_INT(p->TN), "N", BT_INT(N), NULL);
 	bt_emit_tile_fma(&body, "tr * TM + i");
-	buf_adds(&body, "        __syncthreads();\n    }\n"
-		    "    for (int ti = 0; ti < TM; ti++) {\n"
-		    "        const long long r = row0 + tr * TM + ti;\n"
-		    "        if (r >= M) break;\n"
-		    "        for (int tj = 0; tj < TN; tj++) {\n"
-		    "            const long long cc = col0 + tc * TN + tj;\n"
-		    "            if (cc >= N) break;\n");
+	bt_cuh_section(&body, graph_ops_cuh, "linear_store");
 	store(&body, "            ", "r * N + cc", "acc[ti][tj]", e);
 	buf_adds(&body, "        }\n    }\n");
 	buf_addf(&pre, "#define BM %d\n#define BN %d\n#define BK %d\n#define TM %d\n#define TN %d\n"
@@ -392,52 +364,19 @@ static int conv_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 	geometry(&body, "S", S, nd, 1);
 	geometry(&body, "P", P, nd, 0);
 	geometry(&body, "DIL", D, nd, 1);
-	buf_addf(&body, "    const long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
-		    "    if (idx >= (long long)NB * CO * OD * OH * OW) return;\n"
-		    "    long long t = idx;\n"
-		    "    const int ow = (int)(t %% OW); t /= OW;\n"
-		    "    const int oh = (int)(t %% OH); t /= OH;\n"
-		    "    const int od = (int)(t %% OD); t /= OD;\n"
-		    "    const int co = (int)(t %% CO);\n"
-		    "    const long long n = t / CO;\n"
-		    "    const int cpg = CI / GROUPS, opg = CO / GROUPS, g = co / opg, oc = co %% opg;\n"
-		    "    %s;\n"
-		    "    for (int cj = 0; cj < cpg; ++cj) {\n"
-		    "        const int ci = g * cpg + cj;\n"
-		    "        const float* xp = x + (n * CI + ci) * ((long long)ID * IH * IW);\n",
-		 p->dacc ? "double acc = 0.0" : "float acc = 0.0f");
+	bt_cuh_fill(&body, graph_ops_cuh, "conv_head",
+		    "ACC_DECL", p->dacc ? "double acc = 0.0" : "float acc = 0.0f", NULL);
 	if (!tr)
-		buf_adds(&body, "        const float* wp = w + (long long)(co * cpg + cj) * (KD * KH * KW);\n"
-			    "        for (int kd = 0; kd < KD; ++kd) {\n"
-			    "            const int id = od * SD - PD + kd * DILD;\n"
-			    "            if (id < 0 || id >= ID) continue;\n"
-			    "            for (int kh = 0; kh < KH; ++kh) {\n"
-			    "                const int ih = oh * SH - PH + kh * DILH;\n"
-			    "                if (ih < 0 || ih >= IH) continue;\n"
-			    "                for (int kw = 0; kw < KW; ++kw) {\n"
-			    "                    const int iw = ow * SW - PW + kw * DILW;\n"
-			    "                    if (iw < 0 || iw >= IW) continue;\n");
+		bt_cuh_section(&body, graph_ops_cuh, "conv_taps");
 	else	/* out[o] gathers x[i] where o = i * S - P + k * DIL */
-		buf_adds(&body, "        const float* wp = w + (long long)(ci * opg + oc) * (KD * KH * KW);\n"
-			    "        for (int kd = 0; kd < KD; ++kd) {\n"
-			    "            const int nd = od + PD - kd * DILD;\n"
-			    "            if (nd < 0 || nd % SD != 0 || nd / SD >= ID) continue;\n"
-			    "            const int id = nd / SD;\n"
-			    "            for (int kh = 0; kh < KH; ++kh) {\n"
-			    "                const int nh = oh + PH - kh * DILH;\n"
-			    "                if (nh < 0 || nh % SH != 0 || nh / SH >= IH) continue;\n"
-			    "                const int ih = nh / SH;\n"
-			    "                for (int kw = 0; kw < KW; ++kw) {\n"
-			    "                    const int nw = ow + PW - kw * DILW;\n"
-			    "                    if (nw < 0 || nw % SW != 0 || nw / SW >= IW) continue;\n"
-			    "                    const int iw = nw / SW;\n");
+		bt_cuh_section(&body, graph_ops_cuh, "convt_taps");
 	if (p->dacc)	/* level 3: deep nets amplify fp32 rounding (batch norm of few values) */
 		buf_adds(&body, "                    acc = fma((double)xp[((long long)id * IH + ih) * IW + iw],\n"
 			    "                              (double)wp[(kd * KH + kh) * KW + kw], acc);\n");
 	else
 		buf_adds(&body, "                    acc = fmaf(xp[((long long)id * IH + ih) * IW + iw],\n"
 			    "                               wp[(kd * KH + kh) * KW + kw], acc);\n");
-	buf_adds(&body, "                }\n            }\n        }\n    }\n");
+	bt_cuh_section(&body, graph_ops_cuh, "conv_end");
 	store(&body, "    ", "idx", p->dacc ? "(float)acc" : "acc", e);
 	signature(&sig, p, "const float* __restrict__ x, const float* __restrict__ w, ", e);
 	buf_addf(&args, "%s, %s, ", xs, ws);
@@ -482,36 +421,11 @@ static int pool_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 	geometry(&body, "S", S, nd, 1);
 	geometry(&body, "P", P, nd, 0);
 	geometry(&body, "DIL", D, nd, 1);
-	buf_addf(&body, "    const long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
-		    "    if (idx >= %lldLL) return;\n"
-		    "    long long t = idx;\n"
-		    "    const int ow = (int)(t %% OW); t /= OW;\n"
-		    "    const int oh = (int)(t %% OH); t /= OH;\n"
-		    "    const int od = (int)(t %% OD); t /= OD;\n"
-		    "    const float* xp = x + t * ((long long)ID * IH * IW);   /* t = n * C + c */\n"
-		    "    const int d0 = od * SD - PD, h0 = oh * SH - PH, w0 = ow * SW - PW;\n", o->numel);
+	bt_cuh_fill(&body, graph_ops_cuh, "pool_head", "NUMEL", BT_INT(o->numel), NULL);
 	if (mx)
-		buf_adds(&body, "    float m = __int_as_float((int)0xff800000);\n"
-			    "    for (int kd = 0; kd < KD; ++kd) {\n"
-			    "        const int id = d0 + kd * DILD;\n"
-			    "        if (id < 0 || id >= ID) continue;\n"
-			    "        for (int kh = 0; kh < KH; ++kh) {\n"
-			    "            const int ih = h0 + kh * DILH;\n"
-			    "            if (ih < 0 || ih >= IH) continue;\n"
-			    "            for (int kw = 0; kw < KW; ++kw) {\n"
-			    "                const int iw = w0 + kw * DILW;\n"
-			    "                if (iw < 0 || iw >= IW) continue;\n"
-			    "                const float a = xp[((long long)id * IH + ih) * IW + iw];\n"
-			    "                if (a > m || a != a) m = a;   /* NaN propagates */\n"
-			    "            }\n        }\n    }\n");
+		bt_cuh_section(&body, graph_ops_cuh, "pool_max");
 	else	/* divisor: the window clipped to the padded extent [-P, I + P) */
-		buf_adds(&body, "    const int d1 = min(d0 + KD, ID + PD), h1 = min(h0 + KH, IH + PH), w1 = min(w0 + KW, IW + PW);\n"
-			    "    const float divisor = (float)((d1 - d0) * (h1 - h0) * (w1 - w0));\n"
-			    "    float s = 0.0f;\n"
-			    "    for (int id = max(d0, 0); id < min(d1, ID); ++id)\n"
-			    "        for (int ih = max(h0, 0); ih < min(h1, IH); ++ih)\n"
-			    "            for (int iw = max(w0, 0); iw < min(w1, IW); ++iw)\n"
-			    "                s += xp[((long long)id * IH + ih) * IW + iw];\n");
+		bt_cuh_section(&body, graph_ops_cuh, "pool_avg");
 	store(&body, "    ", "idx", mx ? "m" : "s / divisor", e);
 	signature(&sig, p, "const float* __restrict__ x, ", e);
 	buf_addf(&args, "%s, ", in_name(p, n->in[0], xs, sizeof(xs)));
@@ -666,17 +580,10 @@ static int softmax_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf 
 			    "    if (row >= %lldLL) return;\n", rows);
 	else
 		buf_addf(&body, "    __shared__ double sh[%lld];\n    const long long row = blockIdx.x;\n", bs);
-	buf_addf(&body, "    const long long base = (row / %lldLL) * %lldLL + row %% %lldLL;\n"
-		    "    double m = -(double)__int_as_float(0x7f800000);\n"
-		    "    for (long long j = %s; j < %lldLL; %s) {\n"
-		    "        const double a = (double)x[base + j * %lldLL];\n"
-		    "        if (a > m || a != a) m = a;\n    }\n"
-		    "%s    double s = 0.0;\n"
-		    "    for (long long j = %s; j < %lldLL; %s)\n"
-		    "        s += exp((double)x[base + j * %lldLL] - m);\n"
-		    "%s    for (long long j = %s; j < %lldLL; %s)\n",
-		 inner, D * inner, inner, j0, D, jstep, inner, th ? "" : "    m = block_max(m, sh);\n", j0,
-		 D, jstep, inner, th ? "" : "    s = block_sum(s, sh);\n", j0, D, jstep);
+	bt_cuh_fill(&body, graph_ops_cuh, "softmax_head", "INNER", BT_INT(inner),
+		    "D_INNER", BT_INT(D * inner), "J0", j0, "D", BT_INT(D), "JSTEP", jstep,
+		    "BLOCK_MAX", th ? "" : "    m = block_max(m, sh);\n",
+		    "BLOCK_SUM", th ? "" : "    s = block_sum(s, sh);\n", NULL);
 	snprintf(ix, sizeof(ix), "base + j * %lldLL", inner);
 	store(&body, "    ", ix, lg ? "(float)((double)x[ei] - m - log(s))" :
 	      "(float)(exp((double)x[ei] - m) / s)", e);
@@ -721,15 +628,12 @@ static int adaptive_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf
 	buf_adds(&body, "    long long count = 1");
 	for (int j = 0; j < nd; j++)
 		buf_addf(&body, " * n%d", j);
-	buf_adds(&body, ";\n    double s = 0.0;\n"
-		    "    for (long long r = threadIdx.x; r < count; r += blockDim.x) {\n"
-		    "        long long q = r, off = base;\n");
+	bt_cuh_section(&body, graph_ops_cuh, "adaptive_sum");
 	for (int j = nd - 1; j >= 0; j--) {
 		buf_addf(&body, "        off += (lo%d + q %% n%d) * %lldLL; q /= n%d;\n", j, j, ist, j);
 		ist *= x->shape[2 + j];
 	}
-	buf_adds(&body, "        s += (double)x[off];\n    }\n    s = block_sum(s, sh);\n"
-		    "    if (threadIdx.x == 0)\n");
+	bt_cuh_section(&body, graph_ops_cuh, "adaptive_end");
 	store(&body, "    ", "o", "(float)(s / (double)count)", e);
 	rc = block_kernel(p, gi, "adaptive_avg_pool", &body, o->numel, bs, n->in[0], e, err);
 	buf_release(&body);

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "kernels/builtin_util.h"
+#include "gen/graph_red_cuh.h"
 
 /* thread per output: at most this many values a thread, at least this
  * many outputs (threads) */
@@ -204,10 +205,9 @@ static int part_kernel(struct gr_plan *p, const char *name, const char *what, co
 	int rc;
 
 	gr_view_counts(v, &R, &outs);
-	buf_addf(&body, "    /* %s over %lld values in %lld blocks of %lld: partial results */\n"
-		    "    __shared__ double sh[256];\n%s    double s = %s;\n%s        %s\n    }\n"
-		    "    s = block_%s(s, sh);\n    if (threadIdx.x == 0) part[blockIdx.x] = s;\n",
-		 what, R, P, (R + P - 1) / P, head->s, init, loop->s, step, comb);
+	bt_cuh_fill(&body, graph_red_cuh, "part_kernel", "WHAT", what, "R", BT_INT(R),
+		    "P", BT_INT(P), "CHUNK", BT_INT((R + P - 1) / P), "HEAD", head->s, "INIT", init,
+		    "LOOP", loop->s, "STEP", step, "COMB", comb, NULL);
 	buf_addf(&args, "%s, %s", xs, pb);
 	buf_addf(&grid, "%lld", outs * P);
 	rc = gr_kernel(p, name, "const float* __restrict__ x, double* __restrict__ part", body.s, grid.s,
@@ -241,13 +241,8 @@ static int split_kernels(struct gr_plan *p, int gi, const char *kind, const stru
 		goto out;
 	buf_addf(&args, "%s, %s", xs, pb);
 	buf_addf(&grid, "%lld", nstat * P);
-	buf_addf(&body, "    /* squares about the mean, the same blocks */\n"
-		    "    __shared__ double sh[256];\n%s    double t = 0.0;\n"
-		    "    for (int k = 0; k < %lld; k++) t += part[o * %lldLL + k];\n"
-		    "    const double mean = t / %lld.0;\n"
-		    "    double q = 0.0;\n%s        q += (a - mean) * (a - mean);\n    }\n"
-		    "    q = block_sum(q, sh);\n    if (threadIdx.x == 0) part[%lldLL + blockIdx.x] = q;\n",
-		 head.s, P, P, R, loop.s, nstat * P);
+	bt_cuh_fill(&body, graph_red_cuh, "squares", "HEAD", head.s, "P", BT_INT(P), "R", BT_INT(R),
+		    "LOOP", loop.s, "QOFF", BT_INT(nstat * P), NULL);
 	snprintf(name, sizeof(name), "g%d_norm_squares", gi);
 	rc = gr_kernel(p, name, "const float* __restrict__ x, double* __restrict__ part", body.s, grid.s,
 		       256, args.s, err);
@@ -324,13 +319,8 @@ int gr_reduce_split(struct gr_plan *p, int gi, const char *fn, const struct gr_r
 	rc = part_kernel(p, name, fn, v, P, xs, pb, init, step, sum ? "sum" : fn, &head, &loop, err);
 	if (rc)
 		goto out;
-	buf_addf(&body, "    /* the %lld partial results of each output, in order */\n"
-		    "    const long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
-		    "    if (o >= %lldLL) return;\n"
-		    "    double s = %s;\n"
-		    "    for (int k = 0; k < %lld; k++) {\n"
-		    "        const double a = part[o * %lldLL + k];\n"
-		    "        %s\n    }\n", P, outs, init, P, P, step);
+	bt_cuh_fill(&body, graph_red_cuh, "combine", "P", BT_INT(P), "OUTS", BT_INT(outs),
+		    "INIT", init, "STEP", step, NULL);
 	snprintf(val, sizeof(val), !strcmp(fn, "mean") ? "(float)(s / %lld.0)" : "(float)s", R);
 	gr_store_elem(&body, "    ", "o", val, e);
 	gr_sig(&sig, p, "const double* __restrict__ part, ", e);
