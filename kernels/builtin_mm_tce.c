@@ -1,6 +1,7 @@
 /* Template "matmul_tce": the level-1 matrix products through gemm_epi_emit
  * (kernels/emit/builtin_gemm_epi*.c), the fp32-accurate tensor-core core of
- * tools/gemm (wgmma on sm_90a, or mma.sync), with no epilogue but the
+ * the GEMM study (wgmma on sm_90a, or mma.sync; docs/results/gemm-4096-h100),
+ * with no epilogue but the
  * triangular mask of 14/15. Not 4 (matrix-vector: "gemv"). Parameters
  * are gemm_epi_emit's tparams: core, split, BM, BN, WM, WN, STAGES, SPLIT. */
 #include "kernels/builtin_tmpl.h"

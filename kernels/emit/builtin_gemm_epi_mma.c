@@ -1,4 +1,4 @@
-/* gemm_epi_emit's mma.sync core (sm_80+): tools/gemm/mma_{tf32bf16,3xtf32}_128x128_part
+/* gemm_epi_emit's mma.sync core (sm_80+): the GEMM study's mma_{tf32bf16,3xtf32}_128x128_part
  * generalised to any M, N, K (zero-filled edges), both layouts of A and B,
  * batches, K slices and tiles BM x BN on WM x WN warps. Fragments come
  * from shared memory with 16-byte loads (thread t of a quad takes k =

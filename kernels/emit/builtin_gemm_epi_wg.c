@@ -1,4 +1,4 @@
-/* gemm_epi_emit's wgmma core (sm_90a): tools/gemm/wgmma_{tf32bf16,3xtf32}_128x128_ilv
+/* gemm_epi_emit's wgmma core (sm_90a): the GEMM study's wgmma_{tf32bf16,3xtf32}_128x128_ilv
  * generalised to any M, N, K (zero-filled edges), both layouts of A and B,
  * batches and K slices. The product runs transposed, C^T = B^T A^T: the A
  * tile (K-contiguous rows, 128-byte swizzle) is the shared-memory operand

@@ -492,7 +492,7 @@ static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
 		p->dacc = json_integer_value(json_object_get(spec, "level")) == 3;
 	/* Convolutions on the wgmma core take 3xTF32 on every level: that core
 	 * is not bound by its tensor cores, and tf32+bf16 missed 1e-4 on two
-	 * level-2 problems' U[-100, 100) draw (docs/results/conv-wgmma-h100). */
+	 * level-2 problems' U[-100, 100) draw (docs/results/conv-wgmma-h100, in git history at 5fd28ee). */
 	p->conv_split3 = p->split3 < 0 ? !p->conv_mma || json_integer_value(json_object_get(spec, "level")) == 3
 				       : p->split3;
 	/* Level 3's deep nets: the tf32+bf16 split (~18 bits) missed 1e-4 on

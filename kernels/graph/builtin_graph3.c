@@ -1,5 +1,5 @@
 /* The graph template's level-3 ops, one float kernel per node (as
- * tools/level2/refcu3.py does in double): index maps (permute, slice,
+ * problems/gen/level2/refcu3.py does in double): index maps (permute, slice,
  * expand, pad, masked_fill, concat: one copy per operand), cumsum (a thread
  * per line, double sum), batched matmul (16x16 tiles) and rnn (per layer
  * and direction: one GEMM of the input projection over all steps, then one
