@@ -1,7 +1,8 @@
 /* gemm_epi_emit: fp32-accurate tensor-core GEMM with a fused epilogue
  * (kernels/emit/builtin_epi.h), from the kernels of the GEMM study
- * (docs/results/gemm-4096-h100; their sources in git history): the sm_90a wgmma core (wgmma_*_128x128_ilv) or the sm_80+
- * mma.sync core (mma_*_128x128_part), each with the tf32+bf16 or the 3xTF32
+ * (docs/results/gemm-4096-h100; their sources in git history): the sm_90a
+ * wgmma core (wgmma_*_128x128_ilv) or the sm_80+ mma.sync core
+ * (mma_*_128x128_part), each with the tf32+bf16 or the 3xTF32
  * split. This file resolves the parameters, the K slicing and the launch;
  * builtin_gemm_epi_wg.c and builtin_gemm_epi_mma.c write the kernels.
  *
