@@ -137,7 +137,7 @@ else
 	# The longest files first (the CPU seconds a run prints), so no one of
 	# them is left alone at the end; then the rest, highest numbered first.
 	ordered=""
-	for h in t0367 t0820 t0922 t1000 t0920 t0921; do
+	for h in t0922 t0820 t0367 t0920 t0921 t0915 t0918; do
 		for t in $list; do
 			case "$t" in */"$h"-*) ordered="$ordered $t" ;; esac
 		done
