@@ -25,6 +25,19 @@ expect_exit() {
 contains() { if grep -Eq -- "$3" "$2"; then ok "$1"; else nok "$1"; echo "# '$3' not in $2:"; head -n 20 "$2" | sed 's/^/#   /'; fi; }
 lacks() { if grep -Eq -- "$3" "$2"; then nok "$1"; grep -E -- "$3" "$2" | head -n 5 | sed 's/^/#   /'; else ok "$1"; fi; }
 
+# have_nvrtc: whether NVRTC compiles a candidate here. need_nvrtc [WHAT]:
+# ends the script with a skip ("NVRTC not available: WHAT") unless it does.
+have_nvrtc() {
+	"$KF_BUILD/tests/kfcompile" --exe "$KFORGE" "$KF_ROOT/tests/candidates/relu_ok.cu" >probe 2>&1 &&
+		! grep -q "NVRTC not found" probe
+}
+need_nvrtc() {
+	if ! have_nvrtc; then
+		skip "NVRTC not available${1:+: $1}"
+		exit 0
+	fi
+}
+
 # need_emulator: ends the script with a skip unless c++, python3 and NVRTC
 # are there (the built-in kernels compile with NVRTC and run emulated on
 # the host: tests/tools/check_templates.py).
@@ -33,11 +46,7 @@ need_emulator() {
 		skip "c++ or python3 missing: the built-in kernels cannot be emulated"
 		exit 0
 	fi
-	if ! "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" "$KF_ROOT/tests/candidates/relu_ok.cu" \
-		>probe 2>&1 || grep -q "NVRTC not found" probe; then
-		skip "NVRTC not available: the built-in kernels cannot be compiled"
-		exit 0
-	fi
+	need_nvrtc "the built-in kernels cannot be compiled"
 }
 
 # The emulators' precompiled shim (tests/tools/emulate_refs.py shim_header):

@@ -4,11 +4,7 @@
 # 8 MiB is refused by each; a broken spec is listed as BROKEN by
 # problems list, which lists every other problem and exits 4.
 . "$KF_ROOT/tests/lib.sh"
-if ! "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" "$KF_ROOT/tests/candidates/relu_ok.cu" >probe 2>&1 ||
-	grep -q "NVRTC not found" probe; then
-	skip "NVRTC not available: compile-only evals cannot run"
-	exit 0
-fi
+need_nvrtc "compile-only evals cannot run"
 R="$T_TMP/root"
 mkdir -p "$R/problems/level1" "$R/templates"
 cp -r "$KF_ROOT/templates/prompts" "$R/templates/" 2>/dev/null

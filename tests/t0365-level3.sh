@@ -62,8 +62,7 @@ contains "all of them" "$T_TMP/out" "^checked [0-9]+ decompositions, 0 failed$"
 
 # NVRTC: every sixth reference at full size (the small trees below emulate
 # most of them on the host); make test-long compiles every one
-if ! "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" "$KF_ROOT/tests/candidates/relu_ok.cu" >probe 2>&1 ||
-	grep -q "NVRTC not found" probe; then
+if ! have_nvrtc; then
 	skip "NVRTC not available: level-3 references not compiled"
 else
 	set --

@@ -19,8 +19,7 @@ check "701 .npy files" test "$(ls dump/inputs | wc -l)" -eq 701
 check "params differ from each other" sh -c '! cmp -s dump/inputs/p0.npy dump/inputs/p699.npy'
 check "the oracle sample of y" test -s dump/oracle/y.json
 
-if ! "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" "$KF_ROOT/tests/candidates/relu_ok.cu" >probe 2>&1 ||
-	grep -q "NVRTC not found" probe; then
+if ! have_nvrtc; then
 	skip "NVRTC not available: compile-only evals cannot run"
 else
 	expect_exit 0 "compile-only eval of a candidate reading all 700 params" \

@@ -10,10 +10,7 @@ C="$KF_ROOT/tests/candidates"
 DB="$KFORGE_DB"
 q() { sqlite3 "$DB" "$1"; }
 
-if ! "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" "$C/relu_ok.cu" >probe 2>&1 || grep -q "NVRTC not found" probe; then
-	skip "NVRTC not available: compile-only evals cannot run"
-	exit 0
-fi
+need_nvrtc "compile-only evals cannot run"
 
 expect_exit 0 "compile-only eval of an honest kernel exits 0" "$KFORGE" eval 19 "$C/relu_ok.cu" --compile-only
 contains "prints status not_run" "$T_TMP/out" "^status: not_run"

@@ -5,10 +5,7 @@
 # every other one compiles (not_run). The GPU side is tests/gpu/g0450.
 . "$KF_ROOT/tests/lib.sh"
 export KFORGE_ROOT="$KF_ROOT"
-if ! "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" "$KF_ROOT/tests/candidates/relu_ok.cu" >probe 2>&1 || grep -q "NVRTC not found" probe; then
-	skip "NVRTC not available"
-	exit 0
-fi
+need_nvrtc
 set --
 for f in "$KF_ROOT"/tests/candidates/adversarial/*.cu; do
 	set -- "$@" "$(sed -n '1s|^// problem: ||p' "$f")" "$f"

@@ -8,11 +8,7 @@
 . "$KF_ROOT/tests/lib.sh"
 . "$KF_ROOT/tests/llm-lib.sh"
 export KFORGE_ROOT="$KF_ROOT"
-if ! "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" "$KF_ROOT/tests/candidates/relu_ok.cu" >probe 2>&1 ||
-	grep -q "NVRTC not found" probe; then
-	skip "NVRTC not available: compile-only searches cannot run"
-	exit 0
-fi
+need_nvrtc "compile-only searches cannot run"
 q() { sqlite3 "$1" "$2"; }
 printf '{"retries": 1, "backoff_base_s": 0.01}\n' >llm.json
 export KFORGE_LLM_CONFIG="$T_TMP/llm.json"

@@ -13,11 +13,7 @@ EXCL="--exclude runs.created_at --exclude runs.finished_at --exclude rounds.star
  --exclude ideas.created_at --exclude candidates.created_at --exclude kernels.created_at
  --exclude compiles.created_at --exclude compiles.duration_ms --exclude compiles.log
  --exclude evals.created_at --exclude evals.env"
-if ! "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" "$KF_ROOT/tests/candidates/relu_ok.cu" >probe 2>&1 ||
-	grep -q "NVRTC not found" probe; then
-	skip "NVRTC not available: compile-only searches cannot run"
-	exit 0
-fi
+need_nvrtc "compile-only searches cannot run"
 ARGS="--problems 19,20,21 --compile-only --rounds 3 -k 2 -m 2 --proposer llm"
 q() { sqlite3 "$1" "$2"; }
 

@@ -5,11 +5,7 @@
 . "$KF_ROOT/tests/lib.sh"
 . "$KF_ROOT/tests/llm-lib.sh"
 export KFORGE_ROOT="$KF_ROOT"
-if ! "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" "$KF_ROOT/tests/candidates/relu_ok.cu" >probe 2>&1 ||
-	grep -q "NVRTC not found" probe; then
-	skip "NVRTC not available: compile-only searches cannot run"
-	exit 0
-fi
+need_nvrtc "compile-only searches cannot run"
 ARGS="--problems 19 --compile-only --rounds 1 -k 1 -m 1 --proposer llm --no-reference --jobs 1"
 q() { sqlite3 "$1" "$2"; }
 now_ms() { date +%s%3N; }

@@ -9,11 +9,7 @@
 . "$KF_ROOT/tests/lib.sh"
 . "$KF_ROOT/tests/llm-lib.sh"
 export KFORGE_ROOT="$KF_ROOT"
-if ! "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" "$KF_ROOT/tests/candidates/relu_ok.cu" >probe 2>&1 ||
-	grep -q "NVRTC not found" probe; then
-	skip "NVRTC not available: compile-only searches cannot run"
-	exit 0
-fi
+need_nvrtc "compile-only searches cannot run"
 q() { sqlite3 "$1" "$2"; }
 # profiled DB: a store whose evaluations get a memory-limited profile of
 # two kernels, one with a name that is not plain text

@@ -104,8 +104,7 @@ else
 fi
 
 # ---- a compile-only dataset of level 1, 2 and 3 problems
-if ! "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" "$KF_ROOT/tests/candidates/relu_ok.cu" \
-	>probe 2>&1 || grep -q "NVRTC not found" probe; then
+if ! have_nvrtc; then
 	skip "NVRTC not available: no compile-only dataset"
 else
 	# conv kernel_size as int and as tuple, stride None, numeric and named

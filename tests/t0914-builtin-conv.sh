@@ -36,11 +36,7 @@ else
 	skip "no c++ or python3: conv kernels not emulated"
 fi
 
-if ! "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" "$KF_ROOT/tests/candidates/relu_ok.cu" >probe 2>&1 ||
-	grep -q "NVRTC not found" probe; then
-	skip "NVRTC not available: conv kernels not compiled"
-	exit 0
-fi
+need_nvrtc "conv kernels not compiled"
 # 2-D with bias and stride; depthwise-separable (all three templates).
 python3 "$TOOLS/check_templates.py" "$KF_BUILD" "$KF_ROOT" nvrtc --impls 1 --no-emulate \
 	50 86 >nvrtc.out 2>&1
