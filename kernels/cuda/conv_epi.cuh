@@ -1,36 +1,11 @@
-// The conv epilogue kernels (kernels/emit/builtin_conv_epi.c): helpers, the
+// The conv epilogue kernels (kernels/emit/builtin_conv_epi.c): helpers (their
+// cp.async wrappers are tc_cp_async.cuh's cp_async), the
 // weight repack, valid taps, set-up, gathers, main loop and the store with
 // the epilogue's @CODE@; the 3xTF32 k-step comes from tf32x3.cuh.
 //@ helpers
 #ifndef KF_CEPI_HELPERS
 #define KF_CEPI_HELPERS
-#ifdef __CUDACC__
-#include <mma.h>
-#endif
-using namespace nvcuda;
-__device__ __forceinline__ void cepi_cp16(float* dst, const float* src, int bytes) {
-#ifdef __CUDACC__
-    unsigned d = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" :: "r"(d), "l"(src), "r"(bytes) : "memory");
-#else
-    kf_cp_async(dst, src, 16, bytes);
-#endif
-}
-__device__ __forceinline__ void cepi_cp4(float* dst, const float* src, int bytes) {
-#ifdef __CUDACC__
-    unsigned d = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" :: "r"(d), "l"(src), "r"(bytes) : "memory");
-#else
-    kf_cp_async(dst, src, 4, bytes);
-#endif
-}
-__device__ __forceinline__ void cepi_commit() {
-#ifdef __CUDACC__
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-#else
-    kf_cp_commit();
-#endif
-}
+//@ helpers_end
 __device__ __forceinline__ void cepi_wait_all() {
 #ifdef __CUDACC__
     asm volatile("cp.async.wait_group 0;\n" ::: "memory");

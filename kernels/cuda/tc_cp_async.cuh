@@ -1,13 +1,15 @@
 // cp.async wrappers and the zero-filling tile loader of matmul_tc and
-// conv_tc (kernels/builtin_mv.c tmpl_tc_helpers). Without __CUDACC__ (the host
+// conv_tc (kernels/builtin_mv.c tmpl_tc_helpers); the wrappers (section
+// cp_async: cp16 and cp4 prefixed by P, the commit named COMMIT) are conv_epi's too
+// (kernels/emit/builtin_conv_epi.c). Without __CUDACC__ (the host
 // emulator of tests/tools) the wmma and cp.async pieces come from
 // tests/tools/emulate_shim_mv.h.
-//@ helpers
+//@ cp_async
 #ifdef __CUDACC__
 #include <mma.h>
 #endif
 using namespace nvcuda;
-__device__ __forceinline__ void cp16(float* dst, const float* src, int bytes) {
+__device__ __forceinline__ void @P@cp16(float* dst, const float* src, int bytes) {
 #ifdef __CUDACC__
     unsigned d = (unsigned)__cvta_generic_to_shared(dst);
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" :: "r"(d), "l"(src), "r"(bytes) : "memory");
@@ -15,7 +17,7 @@ __device__ __forceinline__ void cp16(float* dst, const float* src, int bytes) {
     kf_cp_async(dst, src, 16, bytes);
 #endif
 }
-__device__ __forceinline__ void cp4(float* dst, const float* src, int bytes) {
+__device__ __forceinline__ void @P@cp4(float* dst, const float* src, int bytes) {
 #ifdef __CUDACC__
     unsigned d = (unsigned)__cvta_generic_to_shared(dst);
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" :: "r"(d), "l"(src), "r"(bytes) : "memory");
@@ -23,13 +25,14 @@ __device__ __forceinline__ void cp4(float* dst, const float* src, int bytes) {
     kf_cp_async(dst, src, 4, bytes);
 #endif
 }
-__device__ __forceinline__ void cp_commit() {
+__device__ __forceinline__ void @COMMIT@() {
 #ifdef __CUDACC__
     asm volatile("cp.async.commit_group;\n" ::: "memory");
 #else
     kf_cp_commit();
 #endif
 }
+//@ helpers
 template <int N> __device__ __forceinline__ void cp_wait() {
 #ifdef __CUDACC__
     asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory");

@@ -24,6 +24,7 @@
 #include "kernels/builtin_util.h"
 #include "gen/tf32x3_cuh.h"
 #include "gen/conv_epi_cuh.h"
+#include "gen/tc_cp_async_cuh.h"
 
 struct cepi_tile {
 	int bm, bn, bk, wm, wn, cb, nt, pxt, kst, smem;
@@ -136,6 +137,8 @@ static int tile_read(const struct cepi_geo *g, const json_t *p, struct cepi_tile
 static void emit_helpers(struct buf *s)
 {
 	bt_cuh_section(s, conv_epi_cuh, "helpers");
+	bt_cuh_fill(s, tc_cp_async_cuh, "cp_async", "P", "cepi_", "COMMIT", "cepi_commit", NULL);
+	bt_cuh_section(s, conv_epi_cuh, "helpers_end");
 }
 
 static void emit_repack(struct buf *s, const char *name, const struct cepi_geo *g)
