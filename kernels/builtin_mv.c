@@ -239,7 +239,7 @@ void tmpl_tc_helpers(struct buf *s)
 {
 	/* Without __CUDACC__ (the host emulator of tests/tools) the wmma and
 	 * cp.async pieces come from tests/tools/emulate_shim_mv.h. */
-	bt_cuh_fill(s, tc_cp_async_cuh, "cp_async", "P", "", "COMMIT", "cp_commit", NULL);
+	bt_cuh_fill(s, tc_cp_async_cuh, "cp_async", "P", "", "CP_COMMIT", "cp_commit", NULL);
 	bt_cuh_section(s, tc_cp_async_cuh, "helpers");
 }
 

@@ -1,6 +1,6 @@
 // cp.async wrappers and the zero-filling tile loader of matmul_tc and
 // conv_tc (kernels/builtin_mv.c tmpl_tc_helpers); the wrappers (section
-// cp_async: cp16 and cp4 prefixed by P, the commit named COMMIT) are conv_epi's too
+// cp_async: cp16 and cp4 prefixed by P, the commit named CP_COMMIT) are conv_epi's too
 // (kernels/emit/builtin_conv_epi.c). Without __CUDACC__ (the host
 // emulator of tests/tools) the wmma and cp.async pieces come from
 // tests/tools/emulate_shim_mv.h.
@@ -25,7 +25,7 @@ __device__ __forceinline__ void @P@cp4(float* dst, const float* src, int bytes) 
     kf_cp_async(dst, src, 4, bytes);
 #endif
 }
-__device__ __forceinline__ void @COMMIT@() {
+__device__ __forceinline__ void @CP_COMMIT@() {
 #ifdef __CUDACC__
     asm volatile("cp.async.commit_group;\n" ::: "memory");
 #else

@@ -137,7 +137,7 @@ static int tile_read(const struct cepi_geo *g, const json_t *p, struct cepi_tile
 static void emit_helpers(struct buf *s)
 {
 	bt_cuh_section(s, conv_epi_cuh, "helpers");
-	bt_cuh_fill(s, tc_cp_async_cuh, "cp_async", "P", "cepi_", "COMMIT", "cepi_commit", NULL);
+	bt_cuh_fill(s, tc_cp_async_cuh, "cp_async", "P", "cepi_", "CP_COMMIT", "cepi_commit", NULL);
 	bt_cuh_section(s, conv_epi_cuh, "helpers_end");
 }
 
