@@ -19,6 +19,9 @@ Every figure comes from the store (python3's sqlite3, read-only), a section per 
   per idea category (the best kernel whose idea has that category);
 - per category: kernels made, compiled, correct, and how many beat their problem's
   reference kernel (round 0) and PyTorch eager;
+- every problem whose best kernel is slower than PyTorch eager, with why: both at the
+  roofline floor, eager beyond the fp32 roofline, or the gap named (each side's share of
+  the floor, and the kernel's limiter where the store has its profile);
 - search throughput: candidates evaluated per GPU-minute, and the GPU busy fraction
   (kernel time of all check and timed runs over the search's wall time);
 - the tarball's size and SHA-256.
@@ -421,7 +424,66 @@ def level_section(w, lv, pids, probs, views, speedups, q, sev, failed, baseline,
             family_table("torch.compile", cviews, "compile")
             w("")
 
+    below_eager(w, lv, counted, probs, views, speedups, q)
     categories(w, lv, inscope, counted, q, sev, failed, baseline)
+
+
+REACHED = 0.8   # a side at this share of the roofline floor or more has reached it
+
+
+def below_eager(w, lv, counted, probs, views, speedups, q):
+    rows = []
+    for gpu, label, best in views:
+        sp = speedups({p: best[p] for p in counted if p in best}, gpu, "eager")
+        for p in sorted(sp, key=lambda p: probs[p]["number"]):
+            if sp[p] < 1.0:
+                rows.append((p, gpu, label, best[p][1], best[p][0], best[p][0] * sp[p]))
+    if not rows:
+        return
+    peaks = {r["name"]: (r["peak_bw_gbs"], r["peak_fp32_tflops"])
+             for r in q("SELECT name, peak_bw_gbs, peak_fp32_tflops FROM gpus")}
+    work = {r["id"]: (r["flops"], r["min_bytes"]) for r in q("SELECT id, flops, min_bytes FROM problems")}
+    try:
+        lim = {(r["kernel_hash"], r["problem_id"], r["gpu_name"]): r["limiter"] for r in
+               q("SELECT kernel_hash, problem_id, gpu_name, limiter FROM profiles ORDER BY created_at")}
+    except sqlite3.Error:  # a store from before schema v5: no profiles
+        lim = {}
+    w("### Below PyTorch eager, level %d\n" % lv)
+    w("Problems whose best correct kernel is slower than eager, and why. The floor is the time "
+      "the GPU's measured ceilings allow (the problem's minimum bytes over the peak bandwidth, "
+      "its flops over the peak fp32 rate, whichever is longer); a side at %d%% of it or more "
+      "has reached it. The limiter is the kernel's profile's, where the store has one.\n"
+      % (REACHED * 100))
+    head(w, ["problem", "GPU", "kernels", "speedup vs eager", "kernel % of floor",
+             "eager % of floor", "limiter", "why"])
+    for p, gpu, label, kh, t, eager in rows:
+        bw, tf = peaks.get(gpu, (None, None))
+        flops, nbytes = work.get(p, (None, None))
+        floor = None
+        if bw and nbytes:
+            floor = nbytes / (bw * 1e9) * 1e3
+        if tf and flops:
+            c = flops / (tf * 1e12) * 1e3
+            floor = max(floor, c) if floor else c
+        lm = lim.get((kh, p, gpu))
+        if not floor:
+            ke = ee = None
+            why = "no roofline for it in the store (the problem's flops and bytes, or the GPU's ceilings)"
+        else:
+            ke, ee = floor / t, floor / eager
+            if ee > 1.0:
+                why = ("eager runs faster than the fp32 roofline allows: TF32 tensor cores, or less "
+                       "work than the problem's flops count; the kernel keeps fp32 accuracy")
+            elif ke >= REACHED and ee >= REACHED:
+                why = "roofline floor reached by both"
+            else:
+                why = "gap: the kernel reaches %.0f%% of the floor, eager %.0f%%" % (100 * ke, 100 * ee)
+                if lm:
+                    why += "; the kernel is %s-bound" % lm
+        w(row([p, gpu.replace("NVIDIA ", ""), label, "%sx" % fmt(eager / t),
+               "%.0f%%" % (100 * ke) if ke else "-", "%.0f%%" % (100 * ee) if ee else "-",
+               lm or "-", why]))
+    w("")
 
 
 def categories(w, lv, inscope, counted, q, sev, failed, baseline):

@@ -230,6 +230,14 @@ contains "level-3 fast_p: the latest collect protocol decides" lv3.md \
 	'^\| NVIDIA H100 80GB HBM3 \| search \| eager \| 67% \| 33% \| 33% \| 33% \| 1\.549 \| 2 \|$'
 contains "the ill-conditioned problem is marked" lv3.md '^\| level3/002_Deep \| fp32 rounding over 100 layers \| correct, 0\.800x \|$'
 lacks "no degenerate table without one" lv3.md 'Degenerate problems'
+# Below eager, why (levelstore.py: the GPU's ceilings, the problems' flops and bytes).
+contains "a level-2 problem below eager names the gap and the kernel's limiter" lv2.md \
+	'^\| level2/002_Gemm_Softmax \| H100 80GB HBM3 \| search \| 0\.500x \| 50% \| 100% \| compute \| gap: the kernel reaches 50% of the floor, eager 100%; the kernel is compute-bound \|$'
+contains "a level-3 problem with both at the floor says so" lv3.md \
+	'^\| level3/002_Deep \| H100 80GB HBM3 \| search \| 0\.800x \| 80% \| 100% \| - \| roofline floor reached by both \|$'
+contains "a level-1 problem whose eager beats the fp32 roofline says so" lv.md \
+	'^\| level1/019_ReLU \| H100 80GB HBM3 \| search \| 0\.500x \| 75% \| 150% \| - \| eager runs faster than the fp32 roofline allows'
+lacks "a problem faster than eager is not listed below it" lv2.md '^\| level2/001_Conv_ReLU \| H100'
 contains "level 1 keeps its own section" lv.md '^\| NVIDIA H100 80GB HBM3 \| search \| eager \| 100% \| 50% \| 50% \| 0% \| 1\.000 \| 2 \|$'
 # The site of that store: a fast_p table per GPU and level, level 2's without its
 # degenerate problem (fast_0 2/3, geomean 1.118 as above), none over all levels.
