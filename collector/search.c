@@ -1,6 +1,7 @@
 /* The search driver: configuration and run identity, resume, the
  * response cache, problems on worker threads, progress. */
 #include "search_int.h"
+#include "collector/search_order.h"
 #include "core/fsutil.h"
 #include "core/json.h"
 #include "core/log.h"
@@ -413,7 +414,7 @@ static void *worker(void *arg)
 	for (;;) {
 		int idx, r;
 		pthread_mutex_lock(&S->lock);
-		idx = S->next < S->n && !stop_flag ? S->next++ : -1;
+		idx = S->next < S->n && !stop_flag ? S->order[S->next++] : -1;
 		pthread_mutex_unlock(&S->lock);
 		if (idx < 0)
 			break;
@@ -542,6 +543,8 @@ int search_run(const struct search_config *cfg, const char *db_path, const char 
 	for (int i = 0; i < S.n; i++)
 		if (problem_load(&S.probs[i], cfg->problems->v[i].dir, err) < 0)
 			goto out_nostore;
+	S.order = xcalloc((size_t)S.n, sizeof(*S.order));
+	search_order(S.probs, S.n, S.order);
 	if (store_open(&st, db_path, STORE_CREATE, err) < 0)
 		goto out_nostore;
 	if (store_begin(&st, err) < 0)
@@ -612,6 +615,7 @@ out:
 out_nostore:
 	free(th);
 	free(S.p);
+	free(S.order);
 	for (int i = 0; S.probs && i < S.n; i++)
 		problem_release(&S.probs[i]);
 	free(S.probs);

@@ -21,6 +21,7 @@ struct search {
 	struct search_pstat *p;
 	struct problem *probs;     /* the n problems, loaded once (problem_load) */
 	int n, next;
+	int *order;                /* problems by cost, costliest first (search_order) */
 	int t_ideas, t_impls, t_calls;
 	long long t_tokens;
 	double t0;

@@ -15,6 +15,12 @@
 # 16 KiB slice read 16640 bytes once, 19200 under ncu, and wrote 11904 or
 # 0). The limiters must be memory, compute and launch, and
 # the profile's cost per kernel launch is printed ("# cost").
+# ncu also collects achieved occupancy's numerator and denominator
+# (sm__warps_active.sum, sm__cycles_active.sum): without them its
+# replay gave the launch-bound kernel 1.41% against its own 2.93% with
+# them (H100, ncu 2025.3.1; ours 2.86% either way), so its figure must
+# match the ratio of its own counters (checked), and ncu's Occupancy
+# section's "Achieved Occupancy" is printed beside.
 . "$KF_ROOT/tests/lib.sh"
 export KFORGE_ROOT="$KF_ROOT"
 NCU=$(command -v ncu 2>/dev/null || true)
@@ -157,13 +163,30 @@ prof_one() {  # LABEL PROBLEM FILE WANT
 	fi
 	KFORGE_NO_PROFILE=1 KFORGE_NO_CUPTI=1 "$NCU" --target-processes all --clock-control none \
 		--cache-control none --kernel-name "regex:^($names)\$" --launch-count 96 \
-		--metrics "$m" --csv --page raw --print-units base --log-file "$1.ncu.csv" \
+		--metrics "$m,sm__warps_active.sum,sm__cycles_active.sum" --csv --page raw --print-units base --log-file "$1.ncu.csv" \
 		"$KFORGE" --db "$T_TMP/$1-ncu.db" eval --quick-launches 4 --timeout 300 "$2" "$3" \
 		>"$1.ncu.out" 2>&1
 	rc=$?
 	check "$1: the same candidate under ncu (exit $rc)" test "$rc" -eq 0
 	[ "$rc" -eq 0 ] || { tail -n 20 "$1.ncu.out" | sed 's/^/# /'; return; }
 	check "$1: CUPTI's profile agrees with ncu, limiter $4" python3 cmp.py "$db" "$1.json" "$1.ncu.csv" "$1" "$4"
+	check "$1: ncu's achieved occupancy is its own counters' ratio" python3 - "$1.ncu.csv" "$1" <<'PY'
+import csv, statistics, sys
+rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if not l.startswith("==")) if r]
+h = rows[0]
+d = [dict(zip(h, r)) for r in rows[2:] if len(r) == len(h)]
+f = lambda r, k: float(r[k].replace(",", ""))
+pct = statistics.median(f(r, "sm__warps_active.avg.pct_of_peak_sustained_active") for r in d)
+# 64 warps per SM on sm_90: the peak the percentage is of.
+ratio = statistics.median(100 * f(r, "sm__warps_active.sum") / f(r, "sm__cycles_active.sum") / 64 for r in d)
+print("# %s ncu achieved occupancy %.4f%%, its counters' ratio %.4f%%" % (sys.argv[2], pct, ratio))
+sys.exit(0 if abs(pct - ratio) <= 0.05 * ratio else 1)
+PY
+	KFORGE_NO_PROFILE=1 KFORGE_NO_CUPTI=1 "$NCU" --target-processes all --clock-control none \
+		--cache-control none --kernel-name "regex:^($names)\$" --launch-count 8 \
+		--section Occupancy --csv --page details --log-file "$1.occ.csv" \
+		"$KFORGE" --db "$T_TMP/$1-occ.db" eval --quick-launches 4 --timeout 300 "$2" "$3" >/dev/null 2>&1
+	grep '"Achieved Occupancy"' "$1.occ.csv" | awk -F'","' -v l="$1" '{ printf "# %s ncu Occupancy section: achieved %s%%\n", l, $NF }' | tr -d '"' | head -n 8
 }
 
 prof_one memory p/relu_mid/019_ReLU mem.cu memory
