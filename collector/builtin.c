@@ -170,6 +170,7 @@ static int add_revisits(const struct idea_request *req, int want, struct idea_li
  * the first after the reference): 1 with *bp, else 0. */
 static int round_plan(const struct proposer_problem *pp, int r, struct builtin_plan *bp)
 {
+	memset(bp, 0, sizeof(*bp));
 	return r <= 1 && builtin_best_plan(pp->spec, pp->arch && *pp->arch ? pp->arch : NULL, bp);
 }
 
