@@ -160,12 +160,6 @@ static int add_revisits(const struct idea_request *req, int want, struct idea_li
 	return got;
 }
 
-/* The ideas a profile's limiter asks for first (docs/search.md): memory-
- * bound, fewer or better bytes (memory, async); compute-bound, cheaper or
- * narrower math (compute, precision); latency-bound, more parallel work
- * and shorter dependent chains (parallelism, control); launch-bound,
- * fewer launches (ideas that fuse, in one kernel). What they are, for the
- * record, in *what. */
 /* The best-known plan of the problem when round r starts from it (round 1,
  * the first after the reference): 1 with *bp, else 0. */
 static int round_plan(const struct proposer_problem *pp, int r, struct builtin_plan *bp)
@@ -177,6 +171,12 @@ static int round_plan(const struct proposer_problem *pp, int r, struct builtin_p
 #define PLAN_WHY "the template's best-known plan: "
 #define PLAN_TEXT "Start from the template's best-known plan for this problem (%s %s). "
 
+/* The ideas a profile's limiter asks for first (docs/search.md): memory-
+ * bound, fewer or better bytes (memory, async); compute-bound, cheaper or
+ * narrower math (compute, precision); latency-bound, more parallel work
+ * and shorter dependent chains (parallelism, control); launch-bound,
+ * fewer launches (ideas that fuse, in one kernel). What they are, for the
+ * record, in *what. */
 static int limiter_wants(const char *lim, const struct catalogue_idea *c, const char **what)
 {
 	static const char *const fuse[] = { "fuse", "fusion", "one kernel", "single kernel",
