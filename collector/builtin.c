@@ -6,7 +6,9 @@
  * rest of the round revisits the tried ideas that did best, as a person
  * re-tunes what worked. Implementations: the idea's parameter choices
  * applied to the best seed kernel of the same template (or the template
- * defaults). */
+ * defaults). Round 1 starts from the template's best-known plan for the
+ * problem (kernels/plans.c): its idea comes first, and that idea's first
+ * point is the plan's parameters on the template's defaults. */
 #include "collector/builtin.h"
 
 #include <stdint.h>
@@ -64,12 +66,15 @@ struct scored {
 	double score;
 	uint64_t tie;
 	int first;                 /* what the best kernel's limiter asks for */
+	int plan;                  /* the template's best-known plan (round 1) */
 };
 
 static int scored_cmp(const void *a, const void *b)
 {
 	const struct scored *x = a, *y = b;
 
+	if (x->plan != y->plan)
+		return x->plan ? -1 : 1;
 	if (x->first != y->first)
 		return x->first ? -1 : 1;
 	if (x->score != y->score)
@@ -155,6 +160,17 @@ static int add_revisits(const struct idea_request *req, int want, struct idea_li
 	return got;
 }
 
+/* The best-known plan of the problem when round r starts from it (round 1,
+ * the first after the reference): 1 with *bp, else 0. */
+static int round_plan(const struct proposer_problem *pp, int r, struct builtin_plan *bp)
+{
+	memset(bp, 0, sizeof(*bp));
+	return r <= 1 && builtin_best_plan(pp->spec, pp->arch && *pp->arch ? pp->arch : NULL, bp);
+}
+
+#define PLAN_WHY "the template's best-known plan: "
+#define PLAN_TEXT "Start from the template's best-known plan for this problem (%s %s). "
+
 /* The ideas a profile's limiter asks for first (docs/search.md): memory-
  * bound, fewer or better bytes (memory, async); compute-bound, cheaper or
  * narrower math (compute, precision); latency-bound, more parallel work
@@ -196,7 +212,8 @@ static int b_ideas(void *self, const struct idea_request *req, struct idea_list 
 	json_t *rq, *rs, *hist, *chosen;
 	const char *lim_what = NULL;
 	struct buf lim_why = BUF_INIT;
-	int n = 0, i;
+	struct builtin_plan bp;
+	int n = 0, i, have_plan = round_plan(req->problem, req->round, &bp), planned = 0;
 
 	(void)self;
 	v = calloc((size_t)catalogue_count, sizeof(*v));
@@ -238,6 +255,8 @@ static int b_ideas(void *self, const struct idea_request *req, struct idea_list 
 				v[n].score += helped[b];
 		v[n].tie = hash_str(req->seed, c->id);
 		v[n].first = limiter_wants(req->limiter, c, &lim_what);
+		v[n].plan = have_plan && !strcmp(c->id, bp.idea) && !strcmp(c->template_id, bp.template_id);
+		planned |= v[n].plan;
 		n++;
 	}
 	qsort(v, (size_t)n, sizeof(*v), scored_cmp);
@@ -251,13 +270,25 @@ static int b_ideas(void *self, const struct idea_request *req, struct idea_list 
 			v[i].score > 0 ? "its categories helped in earlier rounds" :
 			v[i].score < 0 ? "untried; its categories have not helped yet" :
 			"untried; no evidence yet for its categories";
-		it->text = xstrdup(v[i].c->text);
+		struct buf w = BUF_INIT;
+		if (v[i].plan) {
+			struct buf t = BUF_INIT;
+			buf_addf(&t, PLAN_TEXT "%s", bp.template_id, bp.params, v[i].c->text);
+			it->text = buf_detach(&t, NULL);
+			buf_addf(&w, PLAN_WHY "%s", bp.evidence);
+		} else {
+			it->text = xstrdup(v[i].c->text);
+			buf_addf(&w, "%s%s%s", v[i].first ? lim_why.s : "", v[i].first ? "; " : "", why);
+		}
 		it->categories = v[i].c->categories;
 		it->category_method = xstrdup("catalogue");
 		it->catalogue_id = xstrdup(v[i].c->id);
-		json_array_append_new(chosen, json_pack("{s:s,s:s,s:f,s:s++}", "id", v[i].c->id,
-			"template", v[i].c->template_id, "category_score", v[i].score, "why",
-			v[i].first ? lim_why.s : "", v[i].first ? "; " : "", why));
+		json_t *ch = json_pack("{s:s,s:s,s:f,s:s}", "id", v[i].c->id, "template",
+				       v[i].c->template_id, "category_score", v[i].score, "why", w.s);
+		buf_release(&w);
+		if (v[i].plan)
+			json_object_set_new(ch, "plan", json_true());
+		json_array_append_new(chosen, ch);
 	}
 	int revisits = i < req->k ? add_revisits(req, req->k - i, out, chosen) : 0;
 	if (revisits < 0) {
@@ -280,6 +311,11 @@ static int b_ideas(void *self, const struct idea_request *req, struct idea_list 
 		       "parameter points left to measure" : NULL);
 	if (lim_what)
 		json_object_set_new(rs, "why", json_string(lim_why.s));
+	/* Only when round 1 leads with it: other records stay as they were. */
+	if (planned && req->k > 0)
+		json_object_set_new(rs, "plan", json_pack("{s:s,s:s,s:o*,s:s}", "idea", bp.idea,
+			"template", bp.template_id, "params", json_loads(bp.params, 0, NULL),
+			"evidence", bp.evidence));
 	set_record(rec, rq, rs);
 	buf_release(&lim_why);
 	free(v);
@@ -347,19 +383,76 @@ struct pick {
 	long total;
 	int repeats;               /* points whose kernel an earlier round has */
 	int round_repeats;         /* points whose kernel this round has made */
+	int plan;                  /* the best-known plan's point: 1 made, -1 a kernel that
+				    * exists already, 0 not this idea's round */
+	struct builtin_plan bp;
 	json_t *made;              /* [{template, params}] of the proposals */
 };
 
-/* One idea's choice of points: the first m of a seeded shuffle of its parameter
- * combinations, built on the fastest seed of its template, leaving out the
- * seeds' own points and kernels in req->known or in hashes (to which it adds
- * its own). out NULL: only the hashes (an earlier idea of the round, replayed). */
+/* Point p (taken over) of pk's idea, on base: 1 a proposal (only its hash when
+ * out is NULL), 0 skipped as a seed's own point or a kernel that exists. */
+static int take_point(const struct impl_request *req, json_t *hashes, struct proposal_list *out,
+		      struct pick *pk, json_t *p, const char *on)
+{
+	const struct catalogue_idea *c = pk->c;
+	struct proposal *pr;
+	struct buf src = BUF_INIT, e = BUF_INIT, note = BUF_INIT;
+
+	if (same_as_seed(req, c->template_id, p)) {
+		/* That kernel exists already: a slot for a new point instead. */
+		json_decref(p);
+		return 0;
+	}
+	int bad = builtin_tmpl_render(c->template_id, req->problem->spec, p, &src, &e);
+	if (!bad) {
+		/* Points that render the same text as a kernel the problem has, or as one
+		 * an earlier idea of the round makes: a slot for another point instead
+		 * (evaluated once anyway, the slot would be lost). */
+		char h[65];
+		candidate_hash(src.s, src.len, h);
+		int k = known_kernel(req, hashes, h);
+		if (k) {
+			*(k == 1 ? &pk->repeats : &pk->round_repeats) += 1;
+			json_decref(p);
+			buf_release(&src);
+			buf_release(&e);
+			return 0;
+		}
+		json_array_append_new(hashes, json_string(h));
+	}
+	if (!out) {
+		json_decref(p);
+		buf_release(&src);
+		buf_release(&e);
+		return 1;
+	}
+	pr = proposal_list_add(out);
+	pr->template_id = xstrdup(c->template_id);
+	pr->params = p;
+	if (bad)
+		pr->format_error = xstrdup(e.s);
+	else
+		pr->source = buf_detach(&src, NULL);
+	buf_addf(&note, "%s on %s", c->id, on);
+	pr->note = buf_detach(&note, NULL);
+	json_array_append_new(pk->made, json_pack("{s:s,s:O}", "template", c->template_id,
+						  "params", p));
+	buf_release(&src);
+	buf_release(&e);
+	return 1;
+}
+
+/* One idea's choice of points: in round 1, the idea of the template's
+ * best-known plan takes the plan's parameters on the template's defaults
+ * first; then the first of a seeded shuffle of its parameter combinations,
+ * built on the fastest seed of its template, leaving out the seeds' own
+ * points and kernels in req->known or in hashes (to which it adds its own),
+ * up to m. out NULL: only the hashes (an earlier idea of the round, replayed). */
 static int pick(const struct impl_request *req, json_t *hashes, struct proposal_list *out,
 		struct pick *pk, struct buf *err)
 {
 	const struct catalogue_idea *c = req->idea->catalogue_id ?
 		catalogue_find(req->idea->catalogue_id) : NULL;
-	const json_t *spec = req->problem->spec;
 	const struct seed_kernel *base = NULL;
 	json_t *choices;
 	long total, i, *order;
@@ -384,6 +477,15 @@ static int pick(const struct impl_request *req, json_t *hashes, struct proposal_
 	pk->base = base;
 	pk->total = total;
 	pk->made = json_array();
+	if (req->m > 0 && round_plan(req->problem, req->round, &pk->bp) &&
+	    !strcmp(pk->bp.idea, c->id) && !strcmp(pk->bp.template_id, c->template_id)) {
+		json_t *pp = json_loads(pk->bp.params, 0, NULL);
+		json_t *p = builtin_tmpl_params(c->template_id, pp);
+		json_decref(pp);
+		pk->plan = p && take_point(req, hashes, out, pk, p, "template defaults: the "
+					   "template's best-known plan") ? 1 : -1;
+		got += pk->plan == 1;
+	}
 	for (i = 0; i < total; i++)
 		order[i] = i;
 	/* Seeded shuffle: different rounds try different corners first. */
@@ -395,56 +497,9 @@ static int pick(const struct impl_request *req, json_t *hashes, struct proposal_
 	for (i = 0; i < total && got < req->m; i++) {
 		json_t *p = builtin_tmpl_params(c->template_id, base ? base->params : NULL);
 		json_t *ch = combo(choices, order[i]);
-		struct proposal *pr;
-		struct buf src = BUF_INIT, e = BUF_INIT;
 		json_object_update(p, ch);
 		json_decref(ch);
-		if (same_as_seed(req, c->template_id, p)) {
-			/* That kernel exists already: a slot for a new point instead. */
-			json_decref(p);
-			continue;
-		}
-		int bad = builtin_tmpl_render(c->template_id, spec, p, &src, &e);
-		if (!bad) {
-			/* Points that render the same text as a kernel the problem has, or as one
-			 * an earlier idea of the round makes: a slot for another point instead
-			 * (evaluated once anyway, the slot would be lost). */
-			char h[65];
-			candidate_hash(src.s, src.len, h);
-			int k = known_kernel(req, hashes, h);
-			if (k) {
-				*(k == 1 ? &pk->repeats : &pk->round_repeats) += 1;
-				json_decref(p);
-				buf_release(&src);
-				buf_release(&e);
-				continue;
-			}
-			json_array_append_new(hashes, json_string(h));
-		}
-		got++;
-		if (!out) {
-			json_decref(p);
-			buf_release(&src);
-			buf_release(&e);
-			continue;
-		}
-		pr = proposal_list_add(out);
-		pr->template_id = xstrdup(c->template_id);
-		pr->params = p;
-		if (bad) {
-			pr->format_error = xstrdup(e.s);
-		} else {
-			pr->source = buf_detach(&src, NULL);
-		}
-		{
-			struct buf note = BUF_INIT;
-			buf_addf(&note, "%s on %s", c->id, base ? base->kernel_id : "template defaults");
-			pr->note = buf_detach(&note, NULL);
-		}
-		json_array_append_new(pk->made, json_pack("{s:s,s:O}", "template", c->template_id,
-							  "params", p));
-		buf_release(&src);
-		buf_release(&e);
+		got += take_point(req, hashes, out, pk, p, base ? base->kernel_id : "template defaults");
 	}
 	free(order);
 	json_decref(choices);
@@ -477,9 +532,14 @@ static int b_implement(void *self, const struct impl_request *req, struct propos
 	set_record(rec, json_pack("{s:s,s:s,s:i,s:i,s:s?,s:o}", "problem", req->problem->id, "idea",
 				  pk.c->id, "round", req->round, "m", req->m, "base_kernel",
 				  pk.base ? pk.base->kernel_id : NULL, "round_ideas_before", before),
-		   json_pack("{s:o,s:I,s:i,s:i}", "implementations", pk.made, "combinations",
+		   json_pack("{s:o,s:I,s:i,s:i,s:o*}", "implementations", pk.made, "combinations",
 			     (json_int_t)pk.total, "skipped_known", pk.repeats,
-			     "skipped_round", pk.round_repeats));
+			     "skipped_round", pk.round_repeats, "plan", !pk.plan ? NULL :
+			     json_pack("{s:o*,s:s,s:b,s:s}", "params", json_loads(pk.bp.params, 0, NULL),
+				       "evidence", pk.bp.evidence, "made", pk.plan == 1, "why",
+				       pk.plan == 1 ? "the template's best-known plan, the first "
+				       "implementation" : "the template's best-known plan: its kernel "
+				       "exists already, skipped")));
 	json_decref(hashes);
 	return 0;
 }

@@ -24,4 +24,15 @@ json_t *builtin_tmpl_params(const char *template_id, const json_t *params);
 int builtin_tmpl_render(const char *template_id, const json_t *spec, const json_t *params,
 			struct buf *src, struct buf *err);
 
+/* A template's best-known plan for a problem (kernels/plans.c): the catalogue
+ * idea (collector/catalogue_*.inc) that names it, the template, its
+ * parameters (a JSON object, applied on the template's defaults) and where
+ * the plan comes from. Static strings. */
+struct builtin_plan {
+	const char *idea, *template_id, *params, *evidence;
+};
+/* The plan for the spec on a GPU of arch ("sm_90"; NULL or "" is taken as
+ * sm_90, the H100 every plan was measured on): 1 with *out, 0 none. */
+int builtin_best_plan(const json_t *spec, const char *arch, struct builtin_plan *out);
+
 #endif

@@ -57,16 +57,20 @@ check "... and no prompt carries a profile" \
 stop_mock
 
 # The built-in proposer: the best kernel (the reference) is memory-limited.
+# Round 1 leads with the template's best-known plan (kernels/plans.c); the
+# limiter ranks the ideas after it.
 profiled b.db
 expect_exit 0 "a built-in search over profiled kernels" "$KFORGE" --db b.db search \
-	--problems 19 --compile-only --rounds 1 -k 2 -m 1 --proposer builtin
-check "its ideas call says the limiter chose them" test "$(q b.db "
+	--problems 19 --compile-only --rounds 1 -k 3 -m 1 --proposer builtin
+check "its ideas call says the limiter chose them, after the plan" test "$(q b.db "
 	select count(*) from llm_calls where purpose = 'ideas' and round = 1
 	and json_extract(response, '\$.why') like 'limiter memory (profile of kernel_%): memory and async ideas first'
-	and json_extract(response, '\$.ideas[0].why') like 'limiter memory (profile of kernel_%'")" = 1
-check "... and the ideas are memory or async ones" test "$(q b.db "
-	select count(*) from ideas i where i.round = 1 and not exists (select 1 from idea_categories c
-	where c.idea_id = i.id and c.category in ('memory', 'async'))")" = 0
+	and json_extract(response, '\$.ideas[0].plan') = 1
+	and json_extract(response, '\$.ideas[1].why') like 'limiter memory (profile of kernel_%'")" = 1
+check "... and the other ideas are memory or async ones" test "$(q b.db "
+	select count(*) || ' ' || sum(not exists (select 1 from idea_categories c
+	where c.idea_id = i.id and c.category in ('memory', 'async'))) from ideas i where i.round = 1
+	and i.text not like 'Start from the template''s best-known plan%'")" = "2 0"
 "$KFORGE" --db plain.db search --problems 19 --compile-only --rounds 1 -k 2 -m 1 --proposer builtin >/dev/null 2>&1
 check "without profiles the record has no limiter" test "$(q plain.db "
 	select count(*) from llm_calls where purpose = 'ideas' and (json_extract(response, '\$.why') is not null

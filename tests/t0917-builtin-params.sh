@@ -42,13 +42,15 @@ expect_exit 1 "an unknown template is an error" "$E" render \
 contains "naming it" "$T_TMP/err" "unknown template 'nosuch'"
 
 # Ideas written for a shape ("requires" in the catalogue) apply only there,
-# and come first there: round 1 of the large-K product (6) is split-K,
-# whatever the seed; a dense product (2) gets no triangle skipping.
+# and come first there, after the template's best-known plan (kernels/plans.c):
+# round 1 of the large-K product (6) is the plan, then split-K, whatever the
+# seed; a dense product (2) gets no triangle skipping.
 spec6=$(ls "$KF_ROOT"/problems/level1/006_*/spec.json)
 for seed in 1 2 3; do
-	"$E" ideas "$spec6" 2 "$seed" >ideas6.txt 2>&1
-	check "problem 6, seed $seed: both first ideas are split-K" \
-		test "$(grep -c -- 'split-k' ideas6.txt)" -eq 2
+	"$E" ideas "$spec6" 3 "$seed" >ideas6.txt 2>&1
+	check "problem 6, seed $seed: the plan, then both split-K ideas" \
+		sh -c 'test "$(head -n 1 ideas6.txt)" = "mm-tce-wgmma plan" &&
+			test "$(tail -n 2 ideas6.txt | grep -c -- split-k)" -eq 2'
 done
 "$E" ideas "$(ls "$KF_ROOT"/problems/level1/002_*/spec.json)" 1000 1 >ideas2.txt 2>&1
 check "problem 2 has matmul ideas" grep -qx mm-register-blocking ideas2.txt
@@ -57,8 +59,9 @@ lacks "nor split-K" ideas2.txt 'split-k'
 "$E" ideas "$(ls "$KF_ROOT"/problems/level1/050_*/spec.json)" 1000 1 >ideas50.txt 2>&1
 check "a standard convolution has conv ideas" grep -qx conv-implicit-gemm ideas50.txt
 lacks "but no depthwise-separable fusion" ideas50.txt '^conv-fuse-separable$'
-"$E" ideas "$(ls "$KF_ROOT"/problems/level1/014_*/spec.json)" 1 1 >ideas14.txt 2>&1
-check "an upper-triangular product tries triangle skipping first" grep -qx mm-tri-skip ideas14.txt
+"$E" ideas "$(ls "$KF_ROOT"/problems/level1/014_*/spec.json)" 2 1 >ideas14.txt 2>&1
+check "an upper-triangular product tries triangle skipping first after the plan" \
+	test "$(tr '\n' ' ' <ideas14.txt)" = "mm-tce-wgmma plan mm-tri-skip "
 # Every "requires" names a shape some level-1 problem has (an unknown name
 # would silently never apply).
 "$KFORGE" catalogue --json >cat.json

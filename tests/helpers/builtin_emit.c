@@ -1,10 +1,16 @@
 /* Drives the built-in proposer on a spec file, for tests:
  *   builtin_emit render SPEC TEMPLATE [PARAMS-JSON]   print one candidate
- *   builtin_emit ideas SPEC K SEED [HISTORY-JSON]     print idea ids, one per line (a
- *                                                     revisit: "ID revisit"); history:
+ *   builtin_emit ideas SPEC K SEED [HISTORY-JSON]     round 1's idea ids, one per line (a
+ *                                                     revisit: "ID revisit", the best-known
+ *                                                     plan's: "ID plan"); history:
  *                                                     [{"idea","kernels","correct","best_speedup"}]
  *   builtin_emit all SPEC OUTDIR M SEED               every applicable idea, M impls each,
- *                                                     written as OUTDIR/NNN-idea-i.cu */
+ *                                                     written as OUTDIR/NNN-idea-i.cu (as a
+ *                                                     round after the first: no plan point,
+ *                                                     so the render digests keep to templates)
+ *   builtin_emit plan SPEC [ARCH]                     the best-known plan: "IDEA TEMPLATE
+ *                                                     PARAMS" and its evidence; rendered, and
+ *                                                     its idea checked against the catalogue */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,10 +60,34 @@ int main(int argc, char **argv)
 		}
 		fputs(src.s, stdout);
 		rc = 0;
+	} else if (!strcmp(argv[1], "plan") && (argc == 3 || argc == 4)) {
+		struct builtin_plan bp;
+		const struct catalogue_idea *c;
+		json_t *pj;
+		if (!builtin_best_plan(spec, argc == 4 ? argv[3] : NULL, &bp)) {
+			fprintf(stderr, "no plan\n");
+			goto out;
+		}
+		printf("%s %s %s\n%s\n", bp.idea, bp.template_id, bp.params, bp.evidence);
+		c = catalogue_find(bp.idea);
+		if (!c || !c->template_id || strcmp(c->template_id, bp.template_id) ||
+		    !(c->families & family_of_problem(spec)) || builtin_requires(c->requires, spec) != 1) {
+			fprintf(stderr, "plan idea %s is no catalogue idea of template %s for this problem\n",
+				bp.idea, bp.template_id);
+			goto out;
+		}
+		pj = json_loads(bp.params, 0, NULL);
+		if (!json_is_object(pj) || builtin_tmpl_render(bp.template_id, spec, pj, &src, &err)) {
+			fprintf(stderr, "%s\n", pj ? err.s : "plan params are not JSON");
+			json_decref(pj);
+			goto out;
+		}
+		json_decref(pj);
+		rc = 0;
 	} else if ((!strcmp(argv[1], "ideas") && (argc == 5 || argc == 6)) ||
 		   (!strcmp(argv[1], "all") && argc == 6)) {
 		int all = !strcmp(argv[1], "all");
-		struct idea_request rq = { &pp, NULL, 0, all ? 1000 : atoi(argv[3]), 1,
+		struct idea_request rq = { &pp, NULL, 0, all ? 1000 : atoi(argv[3]), all ? 2 : 1,
 					   strtoull(argv[all ? 5 : 4], NULL, 10) };
 		if (!all && argc == 6) {
 			hist_json = json_loads(argv[5], 0, NULL);
@@ -85,11 +115,12 @@ int main(int argc, char **argv)
 		for (int i = 0; i < ideas.n; i++) {
 			if (!all) {
 				printf("%s%s\n", ideas.v[i].catalogue_id,
-				       !strncmp(ideas.v[i].text, "Revisit ", 8) ? " revisit" : "");
+				       !strncmp(ideas.v[i].text, "Revisit ", 8) ? " revisit" :
+				       strstr(ideas.v[i].text, "best-known plan") ? " plan" : "");
 				continue;
 			}
 			struct proposal_list pl;
-			struct impl_request ir = { &pp, &ideas.v[i], NULL, 0, atoi(argv[4]), 1, rq.seed };
+			struct impl_request ir = { &pp, &ideas.v[i], NULL, 0, atoi(argv[4]), rq.round, rq.seed };
 			proposal_list_init(&pl);
 			if (pr.implement(pr.self, &ir, &pl, &rec, &err)) {
 				fprintf(stderr, "%s\n", err.s);

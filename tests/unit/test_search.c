@@ -18,6 +18,7 @@
 #include "core/fsutil.h"
 #include "core/json.h"
 #include "core/sha256.h"
+#include "engine/candidate.h"
 #include "store/store.h"
 
 static char dir[64];
@@ -294,8 +295,8 @@ static void test_profile_text(void **state)
 	buf_release(&name);
 }
 
-/* The built-in proposer's ideas for a problem at seed 7 (k = all), their ids in order. */
-static void builtin_ideas(const char *problem, const char *limiter, char *ids, size_t n,
+/* The built-in proposer's ideas for a problem in a round at seed 7 (k = all), their ids in order. */
+static void builtin_ideas(const char *problem, int round, const char *limiter, char *ids, size_t n,
 			  json_t **resp, json_t **req)
 {
 	struct buf err = BUF_INIT, path = BUF_INIT;
@@ -312,7 +313,7 @@ static void builtin_ideas(const char *problem, const char *limiter, char *ids, s
 	pp.id = problem;
 	pp.spec = spec;
 	assert_int_equal(builtin_proposer_open(&pr, &err), 0);
-	struct idea_request rq = { &pp, NULL, 0, 1000, 1, 7 };
+	struct idea_request rq = { &pp, NULL, 0, 1000, round, 7 };
 	rq.limiter = limiter;
 	rq.limiter_kernel = "kernel_abc";
 	idea_list_init(&l);
@@ -333,34 +334,59 @@ static void builtin_ideas(const char *problem, const char *limiter, char *ids, s
 }
 
 /* The best kernel's limiter puts its ideas first and the record says so;
- * without a profile the order is the one before profiles existed. */
+ * without a profile the order is the one before profiles existed. Round 1
+ * leads with the template's best-known plan (kernels/plans.c; issue 42),
+ * the other ideas in the same order as in later rounds. */
 static void test_builtin_limiter(void **state)
 {
 	static const char relu[] = "level1/019_ReLU", scan[] = "level1/093_masked_cumsum";
 	static const struct {
-		const char *problem, *limiter, *want;
+		const char *problem;
+		int round;
+		const char *limiter, *want;
 	} cases[] = {
 		/* the order before this change (builtin_emit ideas SPEC 1000 7) */
-		{ relu, NULL, "ew-unroll ew-vec4 ew-gridstride ew-ilp ew-streaming-stores ew-fastmath ew-blocksize" },
-		{ relu, "memory", "ew-vec4 ew-ilp ew-streaming-stores ew-unroll ew-gridstride ew-fastmath ew-blocksize" },
-		{ relu, "compute", "ew-ilp ew-fastmath ew-unroll ew-vec4 ew-gridstride ew-streaming-stores ew-blocksize" },
-		{ relu, "latency", "ew-unroll ew-gridstride ew-blocksize ew-vec4 ew-ilp ew-streaming-stores ew-fastmath" },
+		{ relu, 2, NULL, "ew-unroll ew-vec4 ew-gridstride ew-ilp ew-streaming-stores ew-fastmath ew-blocksize" },
+		{ relu, 2, "memory", "ew-vec4 ew-ilp ew-streaming-stores ew-unroll ew-gridstride ew-fastmath ew-blocksize" },
+		{ relu, 2, "compute", "ew-ilp ew-fastmath ew-unroll ew-vec4 ew-gridstride ew-streaming-stores ew-blocksize" },
+		{ relu, 2, "latency", "ew-unroll ew-gridstride ew-blocksize ew-vec4 ew-ilp ew-streaming-stores ew-fastmath" },
 		/* no elementwise idea fuses launches: the order stays */
-		{ relu, "launch", "ew-unroll ew-vec4 ew-gridstride ew-ilp ew-streaming-stores ew-fastmath ew-blocksize" },
-		{ scan, NULL, "scan-single-pass scan-streaming-stores scan-block-size scan-double-carry "
-			      "scan-warp-per-row scan-fused-mask scan-warp scan-vec4-chunks" },
+		{ relu, 2, "launch", "ew-unroll ew-vec4 ew-gridstride ew-ilp ew-streaming-stores ew-fastmath ew-blocksize" },
+		{ scan, 2, NULL, "scan-single-pass scan-streaming-stores scan-block-size scan-double-carry "
+				 "scan-warp-per-row scan-fused-mask scan-warp scan-vec4-chunks" },
 		/* the ideas that fuse first */
-		{ scan, "launch", "scan-fused-mask scan-single-pass scan-streaming-stores scan-block-size "
-				  "scan-double-carry scan-warp-per-row scan-warp scan-vec4-chunks" },
+		{ scan, 2, "launch", "scan-fused-mask scan-single-pass scan-streaming-stores scan-block-size "
+				     "scan-double-carry scan-warp-per-row scan-warp scan-vec4-chunks" },
+		/* round 1: the plan's idea, then the rest as above */
+		{ relu, 1, NULL, "ew-fastmath ew-unroll ew-vec4 ew-gridstride ew-ilp ew-streaming-stores ew-blocksize" },
+		{ relu, 1, "memory", "ew-fastmath ew-vec4 ew-ilp ew-streaming-stores ew-unroll ew-gridstride ew-blocksize" },
+		{ scan, 1, "launch", "scan-warp scan-fused-mask scan-single-pass scan-streaming-stores "
+				     "scan-block-size scan-double-carry scan-warp-per-row scan-vec4-chunks" },
 	};
 	(void)state;
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		char ids[512];
 		json_t *rs, *rq, *first;
-		builtin_ideas(cases[c].problem, cases[c].limiter, ids, sizeof(ids), &rs, &rq);
+		builtin_ideas(cases[c].problem, cases[c].round, cases[c].limiter, ids, sizeof(ids), &rs, &rq);
 		assert_string_equal(ids, cases[c].want);
 		assert_non_null(rs);
 		first = json_array_get(json_object_get(rs, "ideas"), 0);
+		if (cases[c].round == 1) {
+			/* the plan's record: why it leads, and what it is */
+			const char *why = json_string_value(json_object_get(first, "why"));
+			json_t *plan = json_object_get(rs, "plan");
+			assert_true(json_is_true(json_object_get(first, "plan")));
+			assert_non_null(why);
+			assert_true(!strncmp(why, "the template's best-known plan: ", 32) && strlen(why) > 40);
+			assert_string_equal(json_string_value(json_object_get(plan, "idea")),
+					    json_string_value(json_object_get(first, "id")));
+			assert_true(json_is_object(json_object_get(plan, "params")));
+			/* the other ideas are not the plan */
+			assert_null(json_object_get(json_array_get(json_object_get(rs, "ideas"), 1), "plan"));
+		} else {
+			assert_null(json_object_get(rs, "plan"));
+			assert_null(json_object_get(first, "plan"));
+		}
 		if (!cases[c].limiter) {
 			assert_null(json_object_get(rq, "limiter"));
 			assert_null(json_object_get(rs, "why"));
@@ -371,12 +397,93 @@ static void test_builtin_limiter(void **state)
 			assert_string_equal(json_string_value(json_object_get(json_object_get(rq, "limiter"),
 									      "limiter")), cases[c].limiter);
 			assert_non_null(strstr(json_string_value(json_object_get(rs, "why")), want));
-			if (cases[c].problem == scan || strcmp(cases[c].limiter, "launch"))
+			/* (in round 1 the plan leads, and says why) */
+			if (cases[c].round > 1 && (cases[c].problem == scan || strcmp(cases[c].limiter, "launch")))
 				assert_non_null(strstr(json_string_value(json_object_get(first, "why")), want));
 		}
 		json_decref(rs);
 		json_decref(rq);
 	}
+}
+
+/* Round 1's implementation of the plan's idea: its first point is the plan's
+ * parameters on the template's defaults, whatever the seed, the other point
+ * from the idea's shuffle; when that kernel exists already (an earlier
+ * round's), the slot goes to another point and the record says so. Round 2
+ * takes no plan point. */
+static void test_builtin_plan_point(void **state)
+{
+	static const char prob[] = "level1/089_cumsum";
+	struct buf err = BUF_INIT, path = BUF_INIT, src = BUF_INIT;
+	struct proposer pr;
+	struct proposer_problem pp;
+	struct builtin_plan bp;
+	struct idea it = { 0 };
+	json_t *spec, *planp, *full;
+	char h[65];
+
+	(void)state;
+	buf_addf(&path, "%s/problems/%s/spec.json", getenv("KF_ROOT") ? getenv("KF_ROOT") : ".", prob);
+	spec = json_load_file(path.s, 0, NULL);
+	assert_non_null(spec);
+	memset(&pp, 0, sizeof(pp));
+	pp.id = prob;
+	pp.spec = spec;
+	pp.arch = "";                                   /* none named: sm_90 */
+	assert_int_equal(builtin_best_plan(spec, NULL, &bp), 1);
+	assert_string_equal(bp.template_id, "scan"); /* an idea of 4 points */
+	planp = json_loads(bp.params, 0, NULL);
+	full = builtin_tmpl_params(bp.template_id, planp);
+	assert_int_equal(builtin_tmpl_render(bp.template_id, spec, full, &src, &err), 0);
+	candidate_hash(src.s, src.len, h);
+	it.catalogue_id = (char *)bp.idea;
+	assert_int_equal(builtin_proposer_open(&pr, &err), 0);
+	for (int known = 0; known < 2; known++)
+		for (unsigned long long seed = 1; seed <= 3; seed++)
+			for (int round = 1; round <= 2; round++) {
+				const char *kn[1] = { h };
+				struct impl_request rq = { &pp, &it, NULL, 0, 2, round, seed,
+							   known ? kn : NULL, known, NULL, 0 };
+				struct proposal_list pl;
+				struct proposer_record rec;
+				json_t *rs, *plan;
+				int has = 0;
+				proposal_list_init(&pl);
+				proposer_record_init(&rec);
+				assert_int_equal(pr.implement(pr.self, &rq, &pl, &rec, &err), 0);
+				assert_int_equal(pl.n, 2);
+				for (int i = 0; i < pl.n; i++)
+					has |= json_equal(pl.v[i].params, full);
+				rs = json_loads(rec.response.s, 0, NULL);
+				plan = json_object_get(rs, "plan");
+				if (round == 2) {
+					/* later rounds: no plan point, no plan record */
+					assert_null(plan);
+				} else if (!known) {
+					assert_true(json_equal(pl.v[0].params, full));
+					assert_non_null(strstr(pl.v[0].note, "best-known plan"));
+					assert_null(strstr(pl.v[1].note, "best-known plan"));
+					assert_true(json_is_true(json_object_get(plan, "made")));
+					assert_true(json_equal(json_object_get(plan, "params"), planp));
+					assert_string_equal(json_string_value(json_object_get(plan, "evidence")),
+							    bp.evidence);
+				} else {
+					assert_false(has);
+					assert_true(json_is_false(json_object_get(plan, "made")));
+					assert_true(json_integer_value(json_object_get(rs, "skipped_known")) >= 1);
+				}
+				json_decref(rs);
+				proposal_list_release(&pl);
+				proposer_record_release(&rec);
+			}
+	if (pr.release)
+		pr.release(pr.self);
+	json_decref(full);
+	json_decref(planp);
+	json_decref(spec);
+	buf_release(&src);
+	buf_release(&err);
+	buf_release(&path);
 }
 
 int main(void)
@@ -387,6 +494,7 @@ int main(void)
 		cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_profile_text),
 		cmocka_unit_test(test_builtin_limiter),
+		cmocka_unit_test(test_builtin_plan_point),
 		cmocka_unit_test_setup_teardown(test_cache_scope, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
