@@ -7,8 +7,8 @@
 # are refused; the catalogue's graph-fp64 is offered first where the spec
 # carries the flag and nowhere else (the flag decides, not the problem); at
 # small sizes (gen.py --small) the f64 kernels of 024, 045, 048 and 049,
-# emulated on the host, match the Python graph evaluator, far closer than
-# fp32 does on 024, and a mutated one fails.
+# emulated on the host, match the Python graph evaluator, also on a draw of
+# 024 where its fp32 kernel fails, and a mutated one fails.
 . "$KF_ROOT/tests/lib.sh"
 export KFORGE_ROOT="$KF_ROOT"
 
@@ -30,10 +30,10 @@ mkdir -p fx f64 f32
 while read -r s; do
 	b=$(basename "$(dirname "$s")")
 	ln -s "$s" "fx/$b.json"
-	if "$E" render "$s" graph '{"f64": 1}' >f64/$b.body 2>f64/$b.err; then
-		{ echo "// problem: $b"; cat f64/$b.body; } >f64/$b.cu
+	if "$E" render "$s" graph '{"f64": 1}' >"f64/$b.body" 2>"f64/$b.err"; then
+		{ echo "// problem: $b"; cat "f64/$b.body"; } >"f64/$b.cu"
 	else
-		echo "$b: $(cat f64/$b.err)" >>render.bad
+		echo "$b: $(cat "f64/$b.err")" >>render.bad
 	fi
 done <flagged.txt
 check "each renders with f64" test ! -s render.bad
@@ -94,19 +94,21 @@ fi
  echo $? >cc.rc) &
 cc_pid=$!
 
-# small sizes, emulated: f64 matches the evaluator; on 024 fp32 passes too at
-# this size, but the f64 error is three orders of magnitude smaller
+# small sizes, emulated: f64 matches the evaluator
 expect_exit 0 "gen.py --small writes the four" python3 "$KF_ROOT/problems/gen/level3/gen.py" --small small 24 45 48 49
 python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emu -j "$(par_jobs)" \
 	--params '{"f64": 1, "src_limit": 0}' 24 45 48 49 >emu.out 2>&1
 check "check_graph3 exits 0" test $? -eq 0
 contains "the f64 kernels of 024, 045, 048, 049 match the evaluator" emu.out "^checked 4 kernels, 0 failed$"
 grep '^not ok' emu.out | head -n 5 | cut -c1-300 | sed 's/^/# /'
-python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emu32 --params '{"src_limit": 0}' 24 >emu32.out 2>&1
-mabs() { sed -n "s/^ok $1.*(max abs \([0-9.e+-]*\))\$/\1/p" "$2"; }
-a64=$(mabs 024_ emu.out) a32=$(mabs 024_ emu32.out)
-check "024: f64 max abs error ${a64:-?} < 1e-6, fp32's ${a32:-?} > 1e-5" python3 -c "
-import sys; sys.exit(not (float('${a64:-1}') < 1e-6 and float('${a32:-0}') > 1e-5))"
+# on the spec's draw fp32 passes the four at these sizes; on 024's draw from
+# seed 1008 its two samples nearly agree somewhere, batch norm over them
+# switches sign in fp32 and its kernel misses every output; f64's does not
+python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emu8 --seed 1008 \
+	--params '{"src_limit": 0}' --params '{"f64": 1, "src_limit": 0}' 24 >emu8.out 2>&1
+contains "seed 1008: the fp32 kernel of 024 fails" emu8.out '^not ok 024_EfficientNetB2 \{"src_limit": 0\} .*python: [1-9][0-9]* bad'
+contains "and its f64 kernel matches" emu8.out '^ok 024_EfficientNetB2 \{"f64": 1, "src_limit": 0\} .*python: 0 bad'
+sed 's/^/# /' emu8.out
 # the comparison can fail: the output rounded from 1.001 times the result
 python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emumut --params '{"f64": 1}' \
 	--sed "y[i] = (float)x[i];" "y[i] = (float)(x[i] * 1.001);" 49 >mut.out 2>&1
