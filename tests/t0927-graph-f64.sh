@@ -8,7 +8,8 @@
 # carries the flag and nowhere else (the flag decides, not the problem); at
 # small sizes (gen.py --small) the f64 kernels of 024, 045, 048 and 049,
 # emulated on the host, match the Python graph evaluator, also on a draw of
-# 024 where its fp32 kernel fails, and a mutated one fails.
+# 024 where its fp32 kernel fails, and a mutated one fails (make test-long:
+# every level-3 net in double).
 . "$KF_ROOT/tests/lib.sh"
 export KFORGE_ROOT="$KF_ROOT"
 
@@ -114,6 +115,17 @@ python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emumut --params
 	--sed "y[i] = (float)x[i];" "y[i] = (float)(x[i] * 1.001);" 49 >mut.out 2>&1
 check "a mutated f64 kernel fails" test $? -eq 1
 contains "and is named" mut.out "^not ok 049_Mamba2ReturnFinalState .*python: [1-9][0-9]* bad"
+# make test-long: every level-3 net in double (about a CPU-minute)
+if long_tier; then
+	expect_exit 0 "gen.py --small writes every net" python3 "$KF_ROOT/problems/gen/level3/gen.py" --small all
+	python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" all emuall -j "$(par_jobs)" \
+		--params '{"f64": 1, "src_limit": 0}' >emuall.out 2>&1
+	n=$(ls -d all/problems/level3/*/ | wc -l)
+	contains "the f64 kernels of all $n nets match the evaluator" emuall.out "^checked $n kernels, 0 failed$"
+	grep '^not ok' emuall.out | head -n 5 | cut -c1-300 | sed 's/^/# /'
+else
+	skip "every level-3 net in double: long tier (make test-long)"
+fi
 
 wait "$cc_pid"
 check "kfcompile ran" test "$(cat cc.rc)" -eq 0
