@@ -128,13 +128,18 @@ static int moved(const struct gr_plan *p, int k)
 	return (p->t[k].spec && !p->t[k].is_bool) || k == p->n[p->nn - 1].out;
 }
 
-/* A launch statement's line with every moved tensor k's name replaced by
- * its part of f64_io (off[k]). */
+/* A launch block's line with every moved tensor k's name among a launch's
+ * arguments replaced by its part of f64_io (off[k]); kernel names, grids
+ * and loop heads as they are. */
 static void rename_line(const struct gr_plan *p, const long long *off, const char *s, size_t n,
 			struct buf *o)
 {
 	size_t i = 0, e;
 
+	for (; i + 4 <= n && memcmp(s + i, ">>>(", 4); i++)
+		;
+	i = i + 4 <= n ? i + 4 : n;
+	buf_add(o, s, i);
 	while (i < n) {
 		e = i + 1;
 		if (s[i] == '/' && e < n && s[e] == '/') {
