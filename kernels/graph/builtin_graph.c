@@ -31,7 +31,7 @@
  * default, or 0 as each kernel brings them); src_limit 0 renders past the
  * engine's source limit (host emulation); f64 (1: the rendering rewritten
  * in double, inputs copied in and the output rounded out, for problems
- * fp32 cannot pass, builtin_graph_f64.c; tc must stay 0). */
+ * fp32 cannot pass, builtin_graph_f64.c; tc is ignored with it). */
 #include "kernels/graph/builtin_graph.h"
 
 #include <math.h>
@@ -489,6 +489,11 @@ static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
 	p->dedup = bt_param(prm, "dedup", 2);
 	p->once = bt_param(prm, "once", 1);
 	p->f64 = bt_param(prm, "f64", 0);
+	/* double throughout, so no tensor cores: tc and mma are ignored rather
+	 * than refused, as the search stacks ideas (graph-tensor-core on an f64
+	 * kernel renders that kernel again, which the proposer skips) */
+	if (p->f64)
+		p->tc = p->mma = 0;
 	/* room for the header and the scratch declarations */
 	p->src_budget = CANDIDATE_MAX_BYTES - 2048;
 	if (p->dacc < 0)
@@ -515,8 +520,6 @@ static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
 		rc = kf_err(err, "graph: once must be 0 or 1");
 	else if (p->f64 != 0 && p->f64 != 1)
 		rc = kf_err(err, "graph: f64 must be 0 or 1");
-	else if (p->f64 && p->tc)
-		rc = kf_err(err, "graph: f64 computes in double, without tensor cores: tc must be 0");
 	else if (p->conv_wg != 1 && p->conv_wg != 2)
 		rc = kf_err(err, "graph: conv_wg must be 1 or 2");
 	else if ((p->conv_ps != 0 && p->conv_ps != 1) || (p->conv_pw != 0 && p->conv_pw != 1) ||
@@ -604,7 +607,7 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 	int l3 = json_integer_value(json_object_get(spec, "level")) == 3, rc = 0;
 	struct buf t = BUF_INIT;
 
-	for (int i = 0; i < (l3 && bt_param(prm, "tc", 0) ? 4 : 1); i++) {
+	for (int i = 0; i < (l3 && bt_param(prm, "tc", 0) && !bt_param(prm, "f64", 0) ? 4 : 1); i++) {
 		buf_reset(&t);
 		buf_reset(err);
 		rc = render_room(spec, prm, l3 ? room[i] : 0, &t, err);

@@ -9,7 +9,7 @@
  * kernel, the graph writes its result into the output's part and a last
  * kernel rounds it into the float32 output. What has no double form here (vector types, half, bit
  * casts, fast-math and tensor-core intrinsics) is refused, never left in
- * fp32; the tensor-core emitters are off (render_pass refuses tc). */
+ * fp32; the tensor-core emitters are off (render_pass ignores tc). */
 #include "kernels/graph/builtin_graph.h"
 
 #include <ctype.h>
