@@ -140,11 +140,13 @@ int builtin_best_plan(const json_t *spec, const char *arch, struct builtin_plan 
 	if (!fam)
 		return 0;
 	if (!strcmp(fam, "graph") && json_is_string(json_object_get(spec, "ill_conditioned"))) {
-		/* HOOK (issue 42): an ill-conditioned spec passes only in double (docs/results/
-		 * level3-builtin-h100). Once the graph template takes "f64" (a parallel branch),
-		 * its plan goes here: *out = (struct builtin_plan){ IDEA, "graph", "{\"f64\": 1}",
-		 * EVIDENCE }; return 1; with IDEA a catalogue entry of that path. Until then
-		 * these specs take the graph rows below. */
+		/* fp32 misses the 1e-4 check on level-3 024, 045, 048 and 049 (docs/results/
+		 * level3-builtin-h100): correct first, in double. The fp32 tensor-core
+		 * variant stays among round 1's ideas for flagged specs where fp32 passes. */
+		*out = (struct builtin_plan){ "graph-fp64", "graph", "{\"fuse\": 1, \"f64\": 1}",
+			"ill-conditioned: fp32 misses the 1e-4 check (level3-builtin-h100), the "
+			"double path passes the CPU emulation (t0928); no GPU measurement yet" };
+		return 1;
 	}
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		const struct plan_row *r = &rows[i];

@@ -62,12 +62,16 @@ lacks "but no depthwise-separable fusion" ideas50.txt '^conv-fuse-separable$'
 "$E" ideas "$(ls "$KF_ROOT"/problems/level1/014_*/spec.json)" 2 1 >ideas14.txt 2>&1
 check "an upper-triangular product tries triangle skipping first after the plan" \
 	test "$(tr '\n' ' ' <ideas14.txt)" = "mm-tce-wgmma plan mm-tri-skip "
-# Every "requires" names a shape some level-1 problem has (an unknown name
-# would silently never apply).
+# Every "requires" names a shape some level-1 problem has, or (the graph
+# template's ideas) some level-3 one (an unknown name would silently never
+# apply).
 "$KFORGE" catalogue --json >cat.json
 for n in $(seq 1 100); do
 	"$E" ideas "$(ls "$KF_ROOT"/problems/level1/$(printf %03d "$n")_*/spec.json)" 1000 1 2>/dev/null
 done | sort -u >applied.txt
+for s in "$KF_ROOT"/problems/level3/*/spec.json; do
+	"$E" ideas "$s" 1000 1 2>/dev/null
+done | sort -u >>applied.txt
 python3 -c "
 import json, sys
 req = [i['id'] for i in json.load(open('cat.json')) if i.get('requires')]

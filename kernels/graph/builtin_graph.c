@@ -29,7 +29,9 @@
  * sizes as arguments while over the source limit, 3 always); once (the
  * tensor-core emitters' guarded helper blocks written once, gr_once: 1, the
  * default, or 0 as each kernel brings them); src_limit 0 renders past the
- * engine's source limit (host emulation). */
+ * engine's source limit (host emulation); f64 (1: the rendering rewritten
+ * in double, inputs copied in and the output rounded out, for problems
+ * fp32 cannot pass, builtin_graph_f64.c; tc is ignored with it). */
 #include "kernels/graph/builtin_graph.h"
 
 #include <math.h>
@@ -486,6 +488,12 @@ static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
 	p->red = bt_param(prm, "red", -1);
 	p->dedup = bt_param(prm, "dedup", 2);
 	p->once = bt_param(prm, "once", 1);
+	p->f64 = bt_param(prm, "f64", 0);
+	/* double throughout, so no tensor cores: tc and mma are ignored rather
+	 * than refused, as the search stacks ideas (graph-tensor-core on an f64
+	 * kernel renders that kernel again, which the proposer skips) */
+	if (p->f64)
+		p->tc = p->mma = 0;
 	/* room for the header and the scratch declarations */
 	p->src_budget = CANDIDATE_MAX_BYTES - 2048;
 	if (p->dacc < 0)
@@ -510,6 +518,8 @@ static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
 		rc = kf_err(err, "graph: dedup must be 0..3");
 	else if (p->once != 0 && p->once != 1)
 		rc = kf_err(err, "graph: once must be 0 or 1");
+	else if (p->f64 != 0 && p->f64 != 1)
+		rc = kf_err(err, "graph: f64 must be 0 or 1");
 	else if (p->conv_wg != 1 && p->conv_wg != 2)
 		rc = kf_err(err, "graph: conv_wg must be 1 or 2");
 	else if ((p->conv_ps != 0 && p->conv_ps != 1) || (p->conv_pw != 0 && p->conv_pw != 1) ||
@@ -564,8 +574,8 @@ static int render_room(const json_t *spec, const json_t *prm, long long room, st
 	}
 	if (!rc) {
 		buf_addf(s, "// template graph: fuse=%d tc=%d mma=%d block=%d BM=%d BN=%d BK=%d TM=%d "
-			    "TN=%d; %d kernels\n", p->fuse, p->tc, p->mma, p->block, p->BM, p->BN, p->BK, p->TM, p->TN,
-			 p->launches);
+			    "TN=%d%s; %d kernels\n", p->fuse, p->tc, p->mma, p->block, p->BM, p->BN, p->BK, p->TM, p->TN,
+			 p->f64 ? " f64=1" : "", p->launches);
 		buf_adds(s, p->src.s);
 		buf_addf(s, "\n/*@launch\n");
 		for (int b = 0; !p->off && b < p->nbuf; b++)
@@ -576,8 +586,10 @@ static int render_room(const json_t *spec, const json_t *prm, long long room, st
 		if (p->off && tot[1])
 			buf_addf(s, "scratch double arenad[%lld];\n", tot[1]);
 		buf_addf(s, "%s@*/\n", p->launch.s);
+		if (p->f64)
+			rc = gr_f64_promote(p, s, err);
 		/* the engine would refuse it (even with kernels deduplicated) */
-		if (s->len > CANDIDATE_MAX_BYTES && bt_param(prm, "src_limit", 1)) {
+		if (!rc && s->len > CANDIDATE_MAX_BYTES && bt_param(prm, "src_limit", 1)) {
 			kf_err(err, "graph: %zu bytes of source, over the engine's %d", s->len,
 			       CANDIDATE_MAX_BYTES);
 			rc = GR_TOO_BIG;
@@ -595,7 +607,7 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 	int l3 = json_integer_value(json_object_get(spec, "level")) == 3, rc = 0;
 	struct buf t = BUF_INIT;
 
-	for (int i = 0; i < (l3 && bt_param(prm, "tc", 0) ? 4 : 1); i++) {
+	for (int i = 0; i < (l3 && bt_param(prm, "tc", 0) && !bt_param(prm, "f64", 0) ? 4 : 1); i++) {
 		buf_reset(&t);
 		buf_reset(err);
 		rc = render_room(spec, prm, l3 ? room[i] : 0, &t, err);
@@ -611,6 +623,6 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 const struct tmpl_def tmpl_graph_defs[] = {
 	{ "graph", graph_supports, graph_render,
 	  "{\"fuse\": 1, \"tc\": 0, \"mma\": 0, \"fold\": 1, \"block\": 256, \"BM\": 64, \"BN\": 64, \"BK\": 16, "
-	  "\"TM\": 4, \"TN\": 4, \"conv_wmma\": 0, \"conv_mma\": -1, \"conv_wg\": 2, \"conv_ps\": 1, \"conv_pw\": 1, \"conv_po\": 1, \"split3\": -1, \"attn\": 1, \"dacc\": -1, \"red\": -1, \"dedup\": 2, \"once\": 1, \"src_limit\": 1}" },
+	  "\"TM\": 4, \"TN\": 4, \"conv_wmma\": 0, \"conv_mma\": -1, \"conv_wg\": 2, \"conv_ps\": 1, \"conv_pw\": 1, \"conv_po\": 1, \"split3\": -1, \"attn\": 1, \"dacc\": -1, \"red\": -1, \"dedup\": 2, \"once\": 1, \"f64\": 0, \"src_limit\": 1}" },
 	{ NULL, NULL, NULL, NULL },
 };

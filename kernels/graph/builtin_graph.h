@@ -116,6 +116,7 @@ struct gr_plan {
 				 * apply (builtin_graph_red.c) */
 	long long tc_room;	/* level 3: tc only while the source is under this (0: always,
 				 * -1: never) */
+	int f64;		/* the rendering rewritten in double (builtin_graph_f64.c) */
 	struct buf guards;	/* "\nKF_X\n" for each helper block in src (gr_once) */
 	struct buf src, launch;
 };
@@ -239,6 +240,13 @@ int gr_norm_stats(struct gr_plan *p, int gi, const char *kind, const struct gr_r
  * caller emits a block per output), negative on error. */
 int gr_reduce_split(struct gr_plan *p, int gi, const char *fn, const struct gr_rview *v,
 		    const char *xs, const struct gr_epi *e, struct buf *err);
+
+/* builtin_graph_f64.c: the rendered candidate s (header, kernels, launch
+ * block) of plan p rewritten in double: kernels, scratch buffers and a
+ * double copy of each float32 input and of the output, with the kernels
+ * converting them around the graph. 0, or negative with err filled (a
+ * construct without a double form, a name taken, scratch over the limit). */
+int gr_f64_promote(const struct gr_plan *p, struct buf *s, struct buf *err);
 
 /* builtin_graph3.c: level-3 ops (matmul, permute, concat, expand, slice,
  * pad, cumsum, masked_fill, rnn). Shape checks of node k at build time. */

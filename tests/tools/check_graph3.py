@@ -7,7 +7,9 @@ element must agree with problems/gen/level2/graph_eval.py at the fp32 tolerance
 (atol = rtol = 1e-4).
 
 usage: check_graph3.py BUILD SMALLROOT WORK [-j N] [--params JSON]... [--sed S R]
-                       [NUMBER...]
+                       [--seed N] [NUMBER...]
+--seed N: the inputs' draw from seed N (default: the problem's number); WORK
+keeps the inputs it drew first, so a new seed wants a new WORK.
 Prints "ok"/"not ok" per problem and kernel, and "checked N kernels, N failed"."""
 import json
 import os
@@ -36,7 +38,7 @@ def run_one(build, root, work, base, params, sed, cache):
     os.makedirs(out, exist_ok=True)
     if not os.path.isdir(idir):
         os.makedirs(idir)
-        rng = random.Random(spec["number"])
+        rng = random.Random(int(os.environ.get("CHECK_GRAPH3_SEED", spec["number"])))
         for t in spec["inputs"]:
             sh = [spec["sizes"][x] if isinstance(x, str) else x for x in t["shape"]]
             e3.write_npy(os.path.join(idir, t["name"] + ".npy"), sh, t["dtype"],
@@ -54,4 +56,10 @@ def run_one(build, root, work, base, params, sed, cache):
 
 
 if __name__ == "__main__":
-    sys.exit(cg.drive(sys.argv[1:], 3, run_one, __doc__))
+    argv = sys.argv[1:]
+    if "--seed" in argv:
+        i = argv.index("--seed")
+        # through the environment: the jobs are other processes
+        os.environ["CHECK_GRAPH3_SEED"] = str(int(argv[i + 1]))
+        del argv[i:i + 2]
+    sys.exit(cg.drive(argv, 3, run_one, __doc__))

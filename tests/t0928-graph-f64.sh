@@ -1,0 +1,135 @@
+#!/bin/sh
+# The graph template's double-precision path (f64=1, builtin_graph_f64.c) for
+# the level-3 problems whose fp32 forward misses the double reference (spec
+# "ill_conditioned"): every flagged problem renders at full size with f64,
+# its launch plan passes the engine's check and NVRTC compiles it; the
+# kernels hold no fp32 arithmetic; tensor cores are ignored and what has no
+# double form refused; the catalogue's graph-fp64 is offered first where the spec
+# carries the flag and nowhere else (the flag decides, not the problem); at
+# small sizes (gen.py --small) the f64 kernels of 024, 045, 048 and 049,
+# emulated on the host, match the Python graph evaluator, also on a draw of
+# 024 where its fp32 kernel fails, and a mutated one fails (make test-long:
+# every level-3 net in double).
+. "$KF_ROOT/tests/lib.sh"
+export KFORGE_ROOT="$KF_ROOT"
+
+E="$KF_BUILD/tests/builtin_emit"
+if ! command -v python3 >/dev/null 2>&1; then
+	skip "python3 missing: the flagged specs cannot be listed"
+	exit 0
+fi
+python3 -c "
+import json, sys
+for f in sys.argv[1:]:
+    if isinstance(json.load(open(f)).get('ill_conditioned'), str): print(f)" \
+	"$KF_ROOT"/problems/level3/*/spec.json >flagged.txt
+check "five level-3 specs are flagged ill_conditioned" test "$(wc -l <flagged.txt)" -eq 5
+
+# every flagged problem at full size: renders, double throughout
+mkdir -p fx f64 f32
+: >render.bad
+while read -r s; do
+	b=$(basename "$(dirname "$s")")
+	ln -s "$s" "fx/$b.json"
+	if "$E" render "$s" graph '{"f64": 1}' >"f64/$b.body" 2>"f64/$b.err"; then
+		{ echo "// problem: $b"; cat "f64/$b.body"; } >"f64/$b.cu"
+	else
+		echo "$b: $(cat "f64/$b.err")" >>render.bad
+	fi
+done <flagged.txt
+check "each renders with f64" test ! -s render.bad
+head -n 5 render.bad | sed 's/^/# /'
+check "the header says f64=1" sh -c 'for f in f64/*.body; do head -n 1 "$f" | grep -q " f64=1;" || exit 1; done'
+# outside the two conversion kernels: no float, no float literal, no float math
+python3 - f64/*.body >fp32.txt <<'PY'
+import re, sys
+for f in sys.argv[1:]:
+    code = open(f).read().split("\n/*@launch\n")[0]
+    code = re.sub(r'extern "C" __global__ void gf64_(in|out)\(.*?\n}\n', "", code, flags=re.S)
+    code = re.sub(r"//[^\n]*|/\*.*?\*/", "", code, flags=re.S)
+    for w in re.findall(r"\b(float|[a-z0-9]+f(?=\()|[0-9.]+(?:e[+-]?[0-9]+)?f\b)", code):
+        print(f, w)
+PY
+check "no fp32 left in the graph's kernels" test ! -s fp32.txt
+head -n 5 fp32.txt | sed 's/^/# /'
+check "every intermediate is double" sh -c '! grep -h "^scratch float" f64/*.body'
+check "the inputs are widened, the output rounded" sh -c \
+	'for f in f64/*.body; do grep -q "^gf64_in<<<" "$f" && grep -q "^gf64_out<<<.*, out, [0-9]*);$" "$f" || exit 1; done'
+"$KF_BUILD/tests/kfcompile" --exe "$KFORGE" --fixtures fx --launch-only f64/*.cu >lo.txt 2>&1
+check "every launch plan passes the engine's check" test "$(grep -c ': launch_ok$' lo.txt)" -eq 5
+grep -v ': launch_ok$' lo.txt | head -n 5 | cut -c1-300 | sed 's/^/# /'
+s24=$(ls "$KF_ROOT"/problems/level3/024_*/spec.json)
+"$E" render "$s24" graph '{}' >f32/024.cu
+"$E" render "$s24" graph '{"f64": 0}' >f32/024-0.cu
+check "f64 0 is the fp32 rendering, byte for byte" cmp -s f32/024.cu f32/024-0.cu
+# tensor cores are ignored with f64 (the search stacks ideas: graph-tensor-core
+# on an f64 kernel renders it again, and graph-fp64 on a tc one the f64 kernel)
+"$E" render "$s24" graph '{"f64": 1, "tc": 1, "mma": 1}' >f32/024-tc.cu
+check "f64 with tc 1 is the f64 rendering, byte for byte" cmp -s f32/024-tc.cu "$(ls f64/024_*.body)"
+expect_exit 1 "f64 2 is refused" "$E" render "$s24" graph '{"f64": 2}'
+# what has no double form is refused, not left in fp32 (level-2 42's float4 loads)
+expect_exit 1 "a float4 kernel is refused" "$E" render \
+	"$(ls "$KF_ROOT"/problems/level2/042_*/spec.json)" graph '{"f64": 1}'
+contains "naming it" "$T_TMP/err" "'float4' has no double form"
+
+# the catalogue: graph-fp64 first where the flag is, absent elsewhere
+while read -r s; do
+	"$E" ideas "$s" 1 1
+done <flagged.txt >first.txt
+check "graph-fp64 is the first idea on each flagged problem" test "$(grep -cE "^graph-fp64( plan)?$" first.txt)" -eq 5
+"$E" ideas "$(ls "$KF_ROOT"/problems/level3/001_*/spec.json)" 1000 1 >ideas1.txt
+lacks "an unflagged problem is not offered it" ideas1.txt '^graph-fp64$'
+python3 -c "
+import json, sys
+s = json.load(open(sys.argv[1])); del s['ill_conditioned']; json.dump(s, open('unflagged.json', 'w'))
+s = json.load(open(sys.argv[2])); s['ill_conditioned'] = 'a test'; json.dump(s, open('flagged.json', 'w'))" \
+	"$s24" "$(ls "$KF_ROOT"/problems/level3/001_*/spec.json)"
+"$E" ideas unflagged.json 1000 1 >ideas-u.txt
+lacks "024 without its flag is not offered it" ideas-u.txt '^graph-fp64$'
+"$E" ideas flagged.json 1 1 >ideas-f.txt
+check "001 with a flag is, first" grep -qE "^graph-fp64( plan)?$" ideas-f.txt
+
+if ! command -v c++ >/dev/null 2>&1 || ! have_nvrtc; then
+	skip "c++ or NVRTC missing: the f64 kernels are not compiled nor emulated"
+	exit 0
+fi
+("$KF_BUILD/tests/kfcompile" --exe "$KFORGE" --arch sm_90a --timeout 120 --fixtures fx f64/*.cu >cc.txt 2>&1
+ echo $? >cc.rc) &
+cc_pid=$!
+
+# small sizes, emulated: f64 matches the evaluator
+expect_exit 0 "gen.py --small writes the four" python3 "$KF_ROOT/problems/gen/level3/gen.py" --small small 24 45 48 49
+python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emu -j "$(par_jobs)" \
+	--params '{"f64": 1, "src_limit": 0}' 24 45 48 49 >emu.out 2>&1
+check "check_graph3 exits 0" test $? -eq 0
+contains "the f64 kernels of 024, 045, 048, 049 match the evaluator" emu.out "^checked 4 kernels, 0 failed$"
+grep '^not ok' emu.out | head -n 5 | cut -c1-300 | sed 's/^/# /'
+# on the spec's draw fp32 passes the four at these sizes; on 024's draw from
+# seed 1008 its two samples nearly agree somewhere, batch norm over them
+# switches sign in fp32 and its kernel misses every output; f64's does not
+python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emu8 --seed 1008 \
+	--params '{"src_limit": 0}' --params '{"f64": 1, "src_limit": 0}' 24 >emu8.out 2>&1
+contains "seed 1008: the fp32 kernel of 024 fails" emu8.out '^not ok 024_EfficientNetB2 \{"src_limit": 0\} .*python: [1-9][0-9]* bad'
+contains "and its f64 kernel matches" emu8.out '^ok 024_EfficientNetB2 \{"f64": 1, "src_limit": 0\} .*python: 0 bad'
+sed 's/^/# /' emu8.out
+# the comparison can fail: the output rounded from 1.001 times the result
+python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emumut --params '{"f64": 1}' \
+	--sed "y[i] = (float)x[i];" "y[i] = (float)(x[i] * 1.001);" 49 >mut.out 2>&1
+check "a mutated f64 kernel fails" test $? -eq 1
+contains "and is named" mut.out "^not ok 049_Mamba2ReturnFinalState .*python: [1-9][0-9]* bad"
+# make test-long: every level-3 net in double (about a CPU-minute)
+if long_tier; then
+	expect_exit 0 "gen.py --small writes every net" python3 "$KF_ROOT/problems/gen/level3/gen.py" --small all
+	python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" all emuall -j "$(par_jobs)" \
+		--params '{"f64": 1, "src_limit": 0}' >emuall.out 2>&1
+	n=$(ls -d all/problems/level3/*/ | wc -l)
+	contains "the f64 kernels of all $n nets match the evaluator" emuall.out "^checked $n kernels, 0 failed$"
+	grep '^not ok' emuall.out | head -n 5 | cut -c1-300 | sed 's/^/# /'
+else
+	skip "every level-3 net in double: long tier (make test-long)"
+fi
+
+wait "$cc_pid"
+check "kfcompile ran" test "$(cat cc.rc)" -eq 0
+check "NVRTC compiles the five (sm_90a)" test "$(grep -c ': ok ' cc.txt)" -eq 5
+grep -v ': ok ' cc.txt | head -n 5 | cut -c1-300 | sed 's/^/# /'
