@@ -23,6 +23,8 @@ struct search {
 	int n, next;
 	int t_ideas, t_impls, t_calls;
 	long long t_tokens;
+	int s_evals, s_cands;      /* this invocation's fresh evaluations and candidate rows */
+	int jobs;
 	double t0;
 	search_progress_fn progress;
 	void *pctx;

@@ -60,6 +60,8 @@ static const struct {
 	{ "baselines", "problem_id IN sel_p", "problem_id, gpu_name, variant" },
 	{ "profiles", "eval_id IN (SELECT id FROM main.evals)", "eval_id" },
 	{ "profile_kernels", "eval_id IN (SELECT eval_id FROM main.profiles)", "eval_id, idx" },
+	{ "search_sessions", "run_id IN (SELECT id FROM main.runs) AND (?1 IS NULL OR EXISTS"
+	  " (SELECT 1 FROM json_each(problems) j WHERE j.value IN sel_p))", "id" },
 };
 
 static int xerr(sqlite3 *db, struct buf *err, const char *what)
@@ -103,11 +105,12 @@ static int run_bound(sqlite3 *db, const char *sql, const char *problems, int ov,
 
 /* The source's columns in the copy's order, NULL for one the source lacks:
  * a store of an older schema, read as it is (read-only, not migrated),
- * packs like a migrated one (migrations only add columns). */
+ * packs like a migrated one (migrations only add columns and tables).
+ * 0, 1 when the source lacks the whole table, or -1. */
 static int copy_columns(sqlite3 *db, const char *table, struct buf *cols, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
-	int rc;
+	int rc, have = 0;
 
 	buf_reset(cols);
 	if (sqlite3_prepare_v2(db, "SELECT m.name, s.name IS NOT NULL FROM pragma_table_info(?1, 'main') m"
@@ -115,13 +118,15 @@ static int copy_columns(sqlite3 *db, const char *table, struct buf *cols, struct
 			       -1, &st, NULL) != SQLITE_OK)
 		return xerr(db, err, "columns");
 	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		have |= sqlite3_column_int(st, 1);
 		buf_addf(cols, "%s%s", cols->len ? ", " : "",
 			 sqlite3_column_int(st, 1) ? (const char *)sqlite3_column_text(st, 0) : "NULL");
+	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE || !cols->len)
 		return kf_err(err, "export: no columns for %s: %s", table, sqlite3_errmsg(db));
-	return 0;
+	return have ? 0 : 1;   /* 1: a table the older source lacks (nothing to copy) */
 }
 
 int store_export_copy(const char *src, const char *dst, const struct export_filter *f,
@@ -177,8 +182,11 @@ int store_export_copy(const char *src, const char *dst, const struct export_filt
 	for (size_t i = 0; i < sizeof(copy_plan) / sizeof(copy_plan[0]); i++) {
 		/* Rows go in primary-key order: stores with the same rows (a merge
 		 * of A and B, or of B and A) give the same bytes. */
-		if (copy_columns(db, copy_plan[i].table, &cols, err) < 0)
+		int have = copy_columns(db, copy_plan[i].table, &cols, err);
+		if (have < 0)
 			goto out;
+		if (have > 0)
+			continue;
 		buf_setf(&sql, "INSERT INTO main.%s SELECT %s FROM src.%s WHERE %s ORDER BY %s",
 			 copy_plan[i].table, cols.s, copy_plan[i].table, copy_plan[i].where,
 			 copy_plan[i].key);
