@@ -334,6 +334,8 @@ void search_note(struct sproblem *P, int kernels, int correct, double speedup, d
 		ps->best_ms = ms;
 	ps->llm_calls += calls;
 	ps->tokens += tokens;
+	if (kernels || calls)
+		S->worked[P->idx] = 1;
 	S->t_impls += kernels;
 	S->t_calls += calls;
 	S->t_tokens += tokens;
@@ -506,18 +508,23 @@ static int load_stats(struct search *S, struct store *st, struct buf *err)
 	return 0;
 }
 
-/* This invocation's row of search_sessions: the problems its workers
- * took (the first S->next of the run's), their levels, what it made. */
+/* This invocation's row of search_sessions: the problems it worked on
+ * (made a candidate or a proposer call for; else those its workers took),
+ * their levels, what it made. */
 static int put_session(struct search *S, struct store *st, const char *started, const char *ended,
 		       const char *status, struct buf *err)
 {
 	json_t *probs = json_array(), *levels = json_array(), *row;
 	struct buf pj = BUF_INIT, lj = BUF_INIT;
 	char id[33];
-	int seen[64] = { 0 }, r;
+	int seen[64] = { 0 }, r, any = 0;
 
+	for (int i = 0; i < S->n; i++)
+		any |= S->worked[i];
 	for (int i = 0; i < S->next && i < S->n; i++) {
 		int lv = S->cfg->problems->v[i].level;
+		if (any && !S->worked[i])
+			continue;
 		json_array_append_new(probs, json_string(S->cfg->problems->v[i].id));
 		if (lv >= 0 && lv < 64)
 			seen[lv] = 1;
@@ -577,6 +584,7 @@ int search_run(const struct search_config *cfg, const char *db_path, const char 
 	snprintf(res->run_id, sizeof(res->run_id), "%s", S.run_id);
 	S.p = xcalloc((size_t)S.n, sizeof(*S.p));
 	S.probs = xcalloc((size_t)S.n, sizeof(*S.probs));
+	S.worked = xcalloc((size_t)S.n, sizeof(*S.worked));
 	for (int i = 0; i < S.n; i++)
 		if (problem_load(&S.probs[i], cfg->problems->v[i].dir, err) < 0)
 			goto out_nostore;
@@ -659,6 +667,7 @@ out:
 out_nostore:
 	free(th);
 	free(S.p);
+	free(S.worked);
 	for (int i = 0; S.probs && i < S.n; i++)
 		problem_release(&S.probs[i]);
 	free(S.probs);
