@@ -105,12 +105,11 @@ static int run_bound(sqlite3 *db, const char *sql, const char *problems, int ov,
 
 /* The source's columns in the copy's order, NULL for one the source lacks:
  * a store of an older schema, read as it is (read-only, not migrated),
- * packs like a migrated one (migrations only add columns and tables).
- * 0, 1 when the source lacks the whole table, or -1. */
+ * packs like a migrated one (migrations only add columns). */
 static int copy_columns(sqlite3 *db, const char *table, struct buf *cols, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
-	int rc, have = 0;
+	int rc;
 
 	buf_reset(cols);
 	if (sqlite3_prepare_v2(db, "SELECT m.name, s.name IS NOT NULL FROM pragma_table_info(?1, 'main') m"
@@ -118,15 +117,13 @@ static int copy_columns(sqlite3 *db, const char *table, struct buf *cols, struct
 			       -1, &st, NULL) != SQLITE_OK)
 		return xerr(db, err, "columns");
 	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		have |= sqlite3_column_int(st, 1);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		buf_addf(cols, "%s%s", cols->len ? ", " : "",
 			 sqlite3_column_int(st, 1) ? (const char *)sqlite3_column_text(st, 0) : "NULL");
-	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE || !cols->len)
 		return kf_err(err, "export: no columns for %s: %s", table, sqlite3_errmsg(db));
-	return have ? 0 : 1;   /* 1: a table the older source lacks (nothing to copy) */
+	return 0;
 }
 
 int store_export_copy(const char *src, const char *dst, const struct export_filter *f,
@@ -182,11 +179,8 @@ int store_export_copy(const char *src, const char *dst, const struct export_filt
 	for (size_t i = 0; i < sizeof(copy_plan) / sizeof(copy_plan[0]); i++) {
 		/* Rows go in primary-key order: stores with the same rows (a merge
 		 * of A and B, or of B and A) give the same bytes. */
-		int have = copy_columns(db, copy_plan[i].table, &cols, err);
-		if (have < 0)
+		if (copy_columns(db, copy_plan[i].table, &cols, err) < 0)
 			goto out;
-		if (have > 0)
-			continue;
 		buf_setf(&sql, "INSERT INTO main.%s SELECT %s FROM src.%s WHERE %s ORDER BY %s",
 			 copy_plan[i].table, cols.s, copy_plan[i].table, copy_plan[i].where,
 			 copy_plan[i].key);

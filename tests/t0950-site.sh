@@ -280,6 +280,11 @@ expect_exit 0 "pack the level 1-3 store" "$KFORGE" --db lv.db pack --version 9.9
 expect_exit 0 "results page from the tarball" python3 "$KF_ROOT/scripts/results_md.py" \
 	lvdist/kforge-kernelbench-9.9.0.tar.zst --version 9.9.0 --kernelbench kb -o lvt.md
 check "it gives the same page" cmp lv.md lvt.md
+# A pack of some problems holds the sessions that worked on them, no other.
+expect_exit 0 "pack two level-2 problems" "$KFORGE" --db lv.db pack --version 9.9.0 \
+	--problems level2/001_Conv_ReLU,level2/002_Gemm_Softmax -o lv2dist
+"$KFORGE" dataset cat lv2dist/kforge-kernelbench-9.9.0.tar.zst kforge.db >lv2pack.db
+check "its store holds level 2's session only" test "$(sqlite3 lv2pack.db "select group_concat(id) from search_sessions")" = session_level2
 
 
 # Replacing: a kforge site is replaced whole; anything else is refused.
