@@ -59,4 +59,5 @@ check "SIGINT during a back-off wait: exits within 2 s (took ${secs}0 ms)" test 
 check "exit 1" test "$rc" -eq 1
 check "the call is recorded as cancelled, after its 429 attempt" test "$(q bo.db "select error || ' ' || json_extract(attempts, '\$[0].http_status') || ' ' || json_array_length(attempts) from llm_calls")" = "cancelled 429 1"
 check "one request only" test "$(requests bo)" -eq 1
+check "the invocation stopped by SIGINT recorded its session" test "$(q bo.db "select count(*)||' '||status from search_sessions")" = "1 stopped"
 stop_mock
