@@ -335,6 +335,8 @@ void search_note(struct sproblem *P, int kernels, int correct, double speedup, d
 		ps->best_ms = ms;
 	ps->llm_calls += calls;
 	ps->tokens += tokens;
+	if (kernels || calls)
+		S->worked[P->idx] = 1;
 	S->t_impls += kernels;
 	S->t_calls += calls;
 	S->t_tokens += tokens;
@@ -507,6 +509,48 @@ static int load_stats(struct search *S, struct store *st, struct buf *err)
 	return 0;
 }
 
+/* This invocation's row of search_sessions: the problems it worked on
+ * (made a candidate or a proposer call for; else those its workers took),
+ * their levels, what it made. */
+static int put_session(struct search *S, struct store *st, const char *started, const char *ended,
+		       const char *status, struct buf *err)
+{
+	json_t *probs = json_array(), *levels = json_array(), *row;
+	struct buf pj = BUF_INIT, lj = BUF_INIT;
+	char id[33];
+	int seen[64] = { 0 }, r, any = 0;
+
+	for (int i = 0; i < S->n; i++)
+		any |= S->worked[i];
+	/* The problems taken, in the order taken (search_order): S->order[0..next). */
+	for (int k = 0; k < S->next && k < S->n; k++) {
+		int i = S->order[k], lv = S->cfg->problems->v[i].level;
+		if (any && !S->worked[i])
+			continue;
+		json_array_append_new(probs, json_string(S->cfg->problems->v[i].id));
+		if (lv >= 0 && lv < 64)
+			seen[lv] = 1;
+	}
+	for (int lv = 0; lv < 64; lv++)
+		if (seen[lv])
+			json_array_append_new(levels, json_integer(lv));
+	json_add_compact(&pj, probs);
+	json_add_compact(&lj, levels);
+	store_random_id(id);
+	row = json_pack("{s:s,s:s,s:s?,s:s,s:s,s:f,s:s,s:s,s:s,s:i,s:i,s:i,s:s}", "id", id, "run_id",
+			S->run_id, "gpu_name", S->gpu[0] ? S->gpu : NULL, "started_at", started,
+			"ended_at", ended, "wall_s", search_now_s() - S->t0, "status", status,
+			"problems", pj.s, "levels", lj.s, "evaluations", S->s_evals, "candidates",
+			S->s_cands, "jobs", S->jobs > 0 ? S->jobs : 1, "kforge_version", kforge_version());
+	r = row ? store_insert(st, "search_sessions", row, STORE_INSERT, err) : kf_err(err, "out of memory");
+	json_decref(row);
+	json_decref(probs);
+	json_decref(levels);
+	buf_release(&pj);
+	buf_release(&lj);
+	return r < 0 ? -1 : 0;
+}
+
 int search_run(const struct search_config *cfg, const char *db_path, const char *root,
 	       struct proposer *prop, const struct search_backend *be, int jobs,
 	       search_progress_fn progress, void *progress_ctx, struct search_result *res,
@@ -517,6 +561,7 @@ int search_run(const struct search_config *cfg, const char *db_path, const char 
 	pthread_t *th = NULL;
 	int done = 0, ret = -1, nth = 0;
 	const char *gpu;
+	char started[32];
 
 	(void)root;
 	if (!cfg->problems || !cfg->problems->n)
@@ -532,6 +577,7 @@ int search_run(const struct search_config *cfg, const char *db_path, const char 
 	S.progress = progress;
 	S.pctx = progress_ctx;
 	S.t0 = search_now_s();
+	store_now(started);
 	buf_init(&S.errors);
 	pthread_mutex_init(&S.lock, NULL);
 	gpu = be->gpu_name ? be->gpu_name(be->ctx) : "";
@@ -540,6 +586,7 @@ int search_run(const struct search_config *cfg, const char *db_path, const char 
 	snprintf(res->run_id, sizeof(res->run_id), "%s", S.run_id);
 	S.p = xcalloc((size_t)S.n, sizeof(*S.p));
 	S.probs = xcalloc((size_t)S.n, sizeof(*S.probs));
+	S.worked = xcalloc((size_t)S.n, sizeof(*S.worked));
 	for (int i = 0; i < S.n; i++)
 		if (problem_load(&S.probs[i], cfg->problems->v[i].dir, err) < 0)
 			goto out_nostore;
@@ -575,6 +622,7 @@ int search_run(const struct search_config *cfg, const char *db_path, const char 
 		jobs = 1;
 	if (jobs > S.n)
 		jobs = S.n;
+	S.jobs = jobs;
 	th = xcalloc((size_t)jobs, sizeof(*th));
 	for (nth = 0; nth < jobs; nth++)
 		if (pthread_create(&th[nth], NULL, worker, &S)) {
@@ -591,16 +639,24 @@ int search_run(const struct search_config *cfg, const char *db_path, const char 
 		const char *status = S.failed ? "failed" : S.interrupted ? "stopped" : "finished";
 		char now[32];
 		json_t *set, *where = json_pack("{s:s}", "id", S.run_id);
+		int r;
 		store_now(now);
 		set = !strcmp(status, "finished") ? json_pack("{s:s,s:s}", "status", status, "finished_at", now)
 						  : json_pack("{s:s}", "status", status);
-		if (store_update(&st, "runs", set, where, err) < 0) {
-			json_decref(set);
-			json_decref(where);
-			goto out;
-		}
+		/* The run's status and this invocation's session, together. */
+		r = store_begin(&st, err);
+		if (r == 0)
+			r = store_update(&st, "runs", set, where, err);
+		if (r >= 0)
+			r = put_session(&S, &st, started, now, status, err);
+		if (r < 0)
+			store_rollback(&st);
+		else
+			r = store_commit(&st, err);
 		json_decref(set);
 		json_decref(where);
+		if (r < 0)
+			goto out;
 		snprintf(res->status, sizeof(res->status), "%s", status);
 	}
 	for (int i = 0; i < S.n; i++) {
@@ -616,6 +672,7 @@ out_nostore:
 	free(th);
 	free(S.p);
 	free(S.order);
+	free(S.worked);
 	for (int i = 0; S.probs && i < S.n; i++)
 		problem_release(&S.probs[i]);
 	free(S.probs);

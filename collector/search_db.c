@@ -435,6 +435,10 @@ int sdb_eval_put(struct sproblem *P, int round, const char *idea_id, const char 
 		goto out;
 	}
 	correct = !strcmp(status, "correct");
+	pthread_mutex_lock(&P->S->lock);
+	P->S->s_evals += source && !o.cached;
+	P->S->s_cands += r;
+	pthread_mutex_unlock(&P->S->lock);
 	search_note(P, r, r && correct, correct ? o.speedup_eager : 0, correct ? o.time_mean_ms : 0,
 		    0, 0);
 	r = 0;

@@ -24,6 +24,9 @@ struct search {
 	int *order;                /* problems by cost, costliest first (search_order) */
 	int t_ideas, t_impls, t_calls;
 	long long t_tokens;
+	int s_evals, s_cands;      /* this invocation's fresh evaluations and candidate rows */
+	unsigned char *worked;     /* per problem: this invocation made a candidate or a call */
+	int jobs;
 	double t0;
 	search_progress_fn progress;
 	void *pctx;

@@ -71,6 +71,8 @@ void ds_spec_shape(json_t *spec);
 /* A profiles row (with its kernels): every field present, reals real,
  * integers integer, else null; kernels a list (docs/dataset.md). */
 void ds_profile_shape(json_t *row);
+/* A search_sessions row: problems a list of strings, levels of integers. */
+void ds_session_shape(json_t *row);
 int ds_gpu_null(const char *field);
 
 /* features.c: folds a row into the Arrow type of a file's rows (*acc NULL

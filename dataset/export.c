@@ -23,6 +23,7 @@ const struct ds_table ds_tables[] = {
 	{ "data/baselines.jsonl", "baselines", "PyTorch eager and torch.compile times per GPU" },
 	{ "data/gpus.jsonl", "gpus", "GPU models with measured ceilings" },
 	{ "data/profiles.jsonl", "profiles", "hardware-counter profiles of evaluations: limiter, DRAM, L2, SM, tensor, occupancy, per kernel" },
+	{ "data/search_sessions.jsonl", "search_sessions", "kforge search invocations: GPU, wall time, problems and levels, evaluations and candidates made" },
 	{ NULL, NULL, NULL },
 };
 
@@ -31,7 +32,8 @@ int ds_json_column(const char *table, const char *column)
 	static const char *const cols[] = {
 		"problems.spec", "runs.config", "ideas.parent_ids", "candidates.parent_ids",
 		"candidates.params", "evals.protocol_params", "evals.env", "verifications.review_flags",
-		"verifications.env", "llm_calls.attempts", "compiles.options", NULL,
+		"verifications.env", "llm_calls.attempts", "compiles.options", "search_sessions.problems",
+		"search_sessions.levels", NULL,
 	};
 	size_t tl = strlen(table);
 	for (int i = 0; cols[i]; i++)

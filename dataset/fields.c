@@ -194,6 +194,19 @@ static const struct field_doc docs[] = {
 			      "dram_write_bytes, dram_pct, l2_hit_pct, sm_pct, tensor_pct, occupancy_pct, "
 			      "registers, shared_bytes, block_threads, grid_blocks, limiter} (integers "
 			      "integers, the others reals, null when not measured)" },
+	{ "search_sessions.id", "session id (random, made once: merges keep one row)" },
+	{ "search_sessions.run_id", "run id" },
+	{ "search_sessions.gpu_name", "GPU the invocation evaluated on; null when it only compiled" },
+	{ "search_sessions.started_at", "start of the invocation (ISO-8601 UTC)" },
+	{ "search_sessions.ended_at", "end of the invocation (ISO-8601 UTC)" },
+	{ "search_sessions.wall_s", "wall time of the invocation, s" },
+	{ "search_sessions.status", "the run's status when it ended: finished, stopped or failed" },
+	{ "search_sessions.problems", "ids of the problems it worked on (a list of strings)" },
+	{ "search_sessions.levels", "their KernelBench levels, ascending (a list of integers)" },
+	{ "search_sessions.evaluations", "evaluations the engine made (not served from the store)" },
+	{ "search_sessions.candidates", "candidate rows it recorded" },
+	{ "search_sessions.jobs", "problems searched at once" },
+	{ "search_sessions.kforge_version", "kforge version that ran it" },
 	{ NULL, NULL },
 };
 

@@ -195,6 +195,27 @@ void ds_profile_shape(json_t *row)
 	}
 }
 
+/* A search session's problems are a list of strings and its levels a list
+ * of integers; anything else (text that did not parse) becomes [] or
+ * loses the odd element, so the field keeps one Arrow type. */
+void ds_session_shape(json_t *row)
+{
+	static const char *const lists[] = { "problems", "levels" };
+	for (int l = 0; l < 2; l++) {
+		json_t *a = json_object_get(row, lists[l]), *v;
+		size_t i;
+		if (!json_is_array(a)) {
+			json_object_set_new(row, lists[l], json_array());
+			continue;
+		}
+		for (i = json_array_size(a); i-- > 0;) {
+			v = json_array_get(a, i);
+			if (l ? !json_is_integer(v) : !json_is_string(v))
+				json_array_remove(a, i);
+		}
+	}
+}
+
 int ds_gpu_null(const char *field)
 {
 	return !strcmp(field, "gpu_name");
@@ -212,6 +233,8 @@ void ds_row_shape(const char *table, json_t *row, json_t *reals)
 			json_object_set_new_nocheck(row, k, json_null());
 	if (!strcmp(table, "profiles"))
 		ds_profile_shape(row);
+	if (!strcmp(table, "search_sessions"))
+		ds_session_shape(row);
 	if (!strcmp(table, "problems") && json_is_object(json_object_get(row, "spec")))
 		ds_spec_shape(json_object_get(row, "spec"));
 	if (reals && json_object_size(reals))

@@ -22,8 +22,11 @@ Every figure comes from the store (python3's sqlite3, read-only), a section per 
 - every problem whose best kernel is slower than PyTorch eager, with why: both at the
   roofline floor, eager beyond the fp32 roofline, or the gap named (each side's share of
   the floor, and the kernel's limiter where the store has its profile);
-- search throughput: candidates evaluated per GPU-minute, and the GPU busy fraction
-  (kernel time of all check and timed runs over the search's wall time);
+- search throughput, per level and over all levels, per GPU, from the store's search
+  sessions (schema v6: one per `kforge search` invocation): evaluations per GPU-minute, and
+  the GPU busy fraction (kernel time of the check and timed trials of the evaluations each
+  session made, over the sessions' wall time); for an older store without sessions, from
+  --search-seconds (the page says which);
 - the tarball's size and SHA-256.
 fast_0 is the fraction of problems with a correct kernel (KernelBench's definition). A
 level's problems are those the search covered (rounds, candidates or evaluations), else all
@@ -558,13 +561,21 @@ def throughput(w, a, q, runs, sev):
     no_refs.sort()
     w("- candidates: %d (%d correct); evaluations on %s by the search: %d" %
       (ncand["n"], ncand["ok"] or 0, sgpu or "no GPU (compile only)", len(ev)))
-    if a.search_seconds > 0:
+    sessions = search_sessions(q)
+    if sessions:
+        session_table(w, q, sessions, a)
+    elif a.search_seconds > 0:
+        w("- source: `--search-seconds %g` (the store records no search sessions: schema before v6, "
+          "or no search since)" % a.search_seconds)
         w("- search wall time on the GPU: %.0f s; **%.1f candidates per GPU-minute** (evaluated "
           "ones: a candidate that re-renders a kernel its problem already has reuses that "
           "kernel's evaluation)" % (a.search_seconds, len(ev) / (a.search_seconds / 60.0)))
         w("- GPU busy fraction (kernel time of %d check and timed runs, %.0f s, over the wall "
           "time): **%.1f%%**" % (kern["n"], (kern["ms"] or 0) / 1000.0,
                                  100.0 * (kern["ms"] or 0) / 1000.0 / a.search_seconds))
+    else:
+        w("- no search sessions in the store (schema before v6) and no `--search-seconds`: "
+          "no figures per GPU-minute")
     if harness:
         w("- harness overhead per evaluation (wall minus kernel time): median %.0f ms; "
           "%d of %d evaluations computed reference outputs (the rest found them kept%s); "
@@ -572,6 +583,65 @@ def throughput(w, a, q, runs, sev):
           (harness[len(harness) // 2], n_refs, len(harness),
            "" if counted else "; this kforge kept one problem's at a time, since 5ec8049 "
            "the worker keeps several problems'", no_refs[len(no_refs) // 2]))
+    w("")
+
+
+def search_sessions(q):
+    """The store's search sessions (schema v6), oldest first; [] for an older store."""
+    if not q("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'search_sessions'"):
+        return []
+    return q("SELECT * FROM search_sessions ORDER BY started_at, id")
+
+
+def session_table(w, q, sessions, a):
+    """Throughput per level (sessions whose problems lie in one level) and over all levels,
+    per GPU: the sessions' wall time and evaluation counts; the GPU's busy time is the
+    check and timed trials of the collect-% evaluations a session made (its run's
+    candidates' kernels, created within its window), each evaluation counted once."""
+    groups, mixed = {}, 0
+    for s in sessions:
+        try:
+            lv = json.loads(s["levels"] or "[]")
+        except ValueError:
+            lv = []
+        evs = {}
+        if s["gpu_name"]:
+            for r in q("SELECT e.id, (SELECT sum(t.time_ms) FROM eval_trials t WHERE t.eval_id = e.id) AS ms,"
+                       " (SELECT count(*) FROM eval_trials t WHERE t.eval_id = e.id) AS n FROM evals e"
+                       " WHERE e.gpu_name = ? AND e.protocol LIKE 'collect-%' AND e.created_at >= ?"
+                       " AND e.created_at <= ? AND EXISTS (SELECT 1 FROM candidates c WHERE c.run_id = ?"
+                       " AND c.kernel_hash = e.kernel_hash AND c.problem_id = e.problem_id)",
+                       s["gpu_name"], s["started_at"], s["ended_at"], s["run_id"]):
+                evs[r["id"]] = (r["ms"] or 0.0, r["n"])
+        scopes = [lv[0]] if isinstance(lv, list) and len(lv) == 1 and isinstance(lv[0], int) else []
+        mixed += not scopes
+        for scope in scopes + ["all"]:
+            g = groups.setdefault((s["gpu_name"] or "", scope),
+                                  {"n": 0, "wall": 0.0, "evals": 0, "kern": {}})
+            g["n"] += 1
+            g["wall"] += s["wall_s"] or 0.0
+            g["evals"] += s["evaluations"] or 0
+            g["kern"].update(evs)
+    w("- source: the store's %d search session(s) (`search_sessions`: one per `kforge search` "
+      "invocation, with its wall time and evaluation count)%s; GPU busy: the check and timed "
+      "trials' time of the collect evaluations each session made over its wall time%s" %
+      (len(sessions), "; %d over several levels (or none) count under all levels only" % mixed
+       if mixed else "",
+       "; `--search-seconds` not used" if a.search_seconds > 0 else ""))
+    w("- target (issue 42): at least 60 evaluations per GPU-minute and the GPU busy at least 80%\n")
+    w("| scope | GPU | sessions | wall time | evaluations | per GPU-minute | trials | kernel time | GPU busy |")
+    w("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    order = lambda k: (k[0], k[1] == "all", k[1] if k[1] != "all" else 0)  # noqa: E731
+    for gpu, scope in sorted(groups, key=order):
+        g = groups[(gpu, scope)]
+        ms = sum(v[0] for v in g["kern"].values())
+        nt = sum(v[1] for v in g["kern"].values())
+        rate = "**%.1f**" % (g["evals"] / (g["wall"] / 60.0)) if g["wall"] > 0 else "-"
+        busy = "**%.1f%%**" % (100.0 * ms / 1000.0 / g["wall"]) if gpu and g["wall"] > 0 else "-"
+        w("| %s | %s | %d | %.0f s | %d | %s | %s | %s | %s |" %
+          ("level %d" % scope if scope != "all" else "all levels", gpu or "none (compile only)",
+           g["n"], g["wall"], g["evals"], rate, nt if gpu else "-",
+           "%.1f s" % (ms / 1000.0) if gpu else "-", busy))
     w("")
 
 

@@ -304,7 +304,7 @@ const char *const *store_table_key(const char *t)
 		{ "idea_categories", k_cats }, { "kernels", k_hash }, { "candidates", k_id },
 		{ "compiles", k_id }, { "compile_kernels", k_ck }, { "evals", k_id },
 		{ "eval_trials", k_trials }, { "verifications", k_id }, { "baselines", k_base },
-		{ "profiles", k_eval }, { "profile_kernels", k_pk },
+		{ "profiles", k_eval }, { "profile_kernels", k_pk }, { "search_sessions", k_id },
 	};
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
 		if (!strcmp(map[i].t, t))

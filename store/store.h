@@ -16,7 +16,7 @@
 #include <jansson.h>
 #include "core/buf.h"
 
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 
 struct sqlite3;
 

@@ -60,6 +60,8 @@ static const struct {
 	{ "baselines", "problem_id IN sel_p", "problem_id, gpu_name, variant" },
 	{ "profiles", "eval_id IN (SELECT id FROM main.evals)", "eval_id" },
 	{ "profile_kernels", "eval_id IN (SELECT eval_id FROM main.profiles)", "eval_id, idx" },
+	{ "search_sessions", "run_id IN (SELECT id FROM main.runs) AND (?1 IS NULL OR EXISTS"
+	  " (SELECT 1 FROM json_each(problems) j WHERE j.value IN sel_p))", "id" },
 };
 
 static int xerr(sqlite3 *db, struct buf *err, const char *what)

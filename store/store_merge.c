@@ -65,6 +65,7 @@ static const struct run_scoped scoped[] = {
 	{ "ideas", { "id", "run_id", "llm_call_id", NULL }, { "parent_ids", NULL } },
 	{ "idea_categories", { "idea_id", NULL }, { NULL } },
 	{ "candidates", { "id", "run_id", "idea_id", "llm_call_id", NULL }, { "parent_ids", NULL } },
+	{ "search_sessions", { "run_id", NULL }, { NULL } },
 	{ NULL, { NULL }, { NULL } },
 };
 

@@ -18,6 +18,9 @@
  *   reference to them. Copies of one execution (same start) are unioned,
  *   the more advanced row winning (finished over running, a done round
  *   over an open one, an evaluated candidate over a pending one).
+ * - search_sessions: one row per search invocation, under an id made once
+ *   (random), so a row merged again is the same row; a renamed run's
+ *   sessions follow it.
  * Anything else that differs (a problem's spec, an idea's text, ...) is a
  * conflict: listed (table, key, columns), and the merge of that source is
  * rolled back. Rows resolved by rule are counted and described in `notes`.

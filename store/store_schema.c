@@ -217,17 +217,41 @@ static const char schema_v5[] =
 "  limiter TEXT NOT NULL CHECK(limiter IN ('memory','compute','latency','launch')),\n"
 "  PRIMARY KEY(eval_id, idx));\n";
 
+/* v6: one row per `kforge search` invocation that evaluated (on a GPU or
+ * compile-only): its wall time, what it covered and how much it made, for
+ * the release page's throughput (evaluations per GPU-minute, GPU busy).
+ * The id is random, made once: merges carry a row once. gpu_name NULL:
+ * compile-only. problems: JSON array of the problem ids it worked on;
+ * levels: JSON array of their levels, ascending. evaluations: the
+ * engine's fresh (not cached) evaluations; candidates: candidate rows. */
+static const char schema_v6[] =
+"CREATE TABLE search_sessions(\n"
+"  id TEXT PRIMARY KEY,\n"
+"  run_id TEXT NOT NULL REFERENCES runs(id),\n"
+"  gpu_name TEXT,\n"
+"  started_at TEXT NOT NULL, ended_at TEXT NOT NULL,\n"
+"  wall_s REAL NOT NULL CHECK(wall_s >= 0),\n"
+"  status TEXT NOT NULL CHECK(status IN ('finished','stopped','failed')),\n"
+"  problems TEXT NOT NULL, levels TEXT NOT NULL,\n"
+"  evaluations INTEGER NOT NULL CHECK(evaluations >= 0),\n"
+"  candidates INTEGER NOT NULL CHECK(candidates >= 0),\n"
+"  jobs INTEGER NOT NULL CHECK(jobs >= 1),\n"
+"  kforge_version TEXT NOT NULL);\n"
+"CREATE INDEX search_sessions_by_run ON search_sessions(run_id, started_at);\n";
+
 const struct store_migration store_migrations[] = {
 	{ 1, schema_v1 },
 	{ 2, schema_v2 },
 	{ 3, schema_v3 },
 	{ 4, schema_v4 },
 	{ 5, schema_v5 },
+	{ 6, schema_v6 },
 };
 const int store_n_migrations = (int)(sizeof(store_migrations) / sizeof(store_migrations[0]));
 
 const char *const store_tables[] = {
 	"meta", "gpus", "problems", "runs", "rounds", "llm_calls", "ideas", "idea_categories",
 	"kernels", "candidates", "compiles", "compile_kernels", "evals", "eval_trials",
-	"verifications", "baselines", "profiles", "profile_kernels", NULL,
+	"verifications", "baselines", "profiles", "profile_kernels",
+	"search_sessions", NULL,
 };

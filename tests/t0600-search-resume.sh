@@ -10,7 +10,8 @@ DUMP="python3 $KF_ROOT/tests/tools/dbdump.py"
 # Wall-clock columns differ between runs by nature.
 EXCL="--exclude runs.created_at --exclude runs.finished_at --exclude rounds.started_at
  --exclude rounds.finished_at --exclude llm_calls.created_at --exclude llm_calls.latency_ms --exclude llm_calls.attempts
- --exclude ideas.created_at --exclude candidates.created_at"
+ --exclude ideas.created_at --exclude candidates.created_at
+ --exclude search_sessions"
 
 mkfixture() { # root
 	for i in 1 2 3; do

@@ -7,7 +7,8 @@ SF="$KF_BUILD/tests/searchfake"
 DUMP="python3 $KF_ROOT/tests/tools/dbdump.py"
 EXCL="--exclude runs.created_at --exclude runs.finished_at --exclude rounds.started_at
  --exclude rounds.finished_at --exclude llm_calls.created_at --exclude llm_calls.latency_ms --exclude llm_calls.attempts
- --exclude ideas.created_at --exclude candidates.created_at"
+ --exclude ideas.created_at --exclude candidates.created_at
+ --exclude search_sessions"
 for i in 1 2 3; do
 	d="root/problems/level1/00${i}_P$i"
 	mkdir -p "$d"

@@ -105,6 +105,10 @@ check "OUT/results.md written" test -s dist/results.md
 contains "the release page reads the tarball with this kforge, not zstd(1)" "$T_TMP/out" "results_md.py .* --kforge $T_TMP/stub"
 contains "it is the release page of that version" dist/results.md '^# kforge levels 1-3 dataset v1\.2\.3: built-in proposer$'
 contains "with a section per level" dist/results.md '^## Level 3$'
+# Throughput per level from the store's search sessions, no --search-seconds (issue 42).
+lacks "dataset.sh passes no --search-seconds" "$T_TMP/out" "results_md.py .*--search-seconds"
+contains "the page has level 2's throughput from the sessions" dist/results.md \
+	'^\| level 2 \| NVIDIA H100 80GB HBM3 \| 1 \| 60 s \| 60 \| \*\*60\.0\*\* \| 10 \| 48\.0 s \| \*\*80\.0%\*\* \|$'
 # KernelBench's published times only where given (KERNELBENCH=DIR, an input:
 # no fallback to a copy beside the checkout).
 lacks "no KernelBench column without KERNELBENCH" dist/results.md "KernelBench H100 eager"

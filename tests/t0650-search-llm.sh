@@ -12,7 +12,8 @@ EXCL="--exclude runs.created_at --exclude runs.finished_at --exclude rounds.star
  --exclude rounds.finished_at --exclude llm_calls.created_at --exclude llm_calls.latency_ms --exclude llm_calls.attempts
  --exclude ideas.created_at --exclude candidates.created_at --exclude kernels.created_at
  --exclude compiles.created_at --exclude compiles.duration_ms --exclude compiles.log
- --exclude evals.created_at --exclude evals.env"
+ --exclude evals.created_at --exclude evals.env
+ --exclude search_sessions"
 need_nvrtc "compile-only searches cannot run"
 ARGS="--problems 19,20,21 --compile-only --rounds 3 -k 2 -m 2 --proposer llm"
 q() { sqlite3 "$1" "$2"; }

@@ -38,6 +38,8 @@ contains "says how to resume" hang.out "search stopped; run 'kforge search' agai
 check "the call is recorded as cancelled" test "$(q hang.db "select error from llm_calls")" = cancelled
 check "with its one attempt, cancelled" test "$(q hang.db "select json_extract(attempts, '\$[0].class') || ' ' || json_array_length(attempts) from llm_calls")" = "cancelled 1"
 check "the run is stopped" test "$(q hang.db "select status from runs")" = stopped
+check "the stopped invocation recorded its session (issue 42)" test \
+	"$(q hang.db "select count(*)||' '||status||' '||(gpu_name is null)||' '||levels from search_sessions")" = "1 stopped 1 [1]"
 check "the store is sound" test "$(q hang.db 'PRAGMA integrity_check')" = ok
 ID=$(q hang.db "select id from llm_calls")
 start_mock good
@@ -45,6 +47,9 @@ expect_exit 0 "resumed against a good server, the search finishes" "$KFORGE" --d
 check "the cancelled call was retried and answered" test "$(q hang.db "select attempt || ' ' || http_status || ' ' || coalesce(error, '-') from llm_calls where id = '$ID'")" = "2 200 -"
 check "the cancelled attempt is kept as ID#1" test "$(q hang.db "select error from llm_calls where id = '$ID#1'")" = cancelled
 check "kernels were made" test "$(q hang.db "select count(*) from candidates")" -gt 0
+check "the resumed invocation recorded a second session, finished, with the candidates" test \
+	"$(q hang.db "select group_concat(status || ':' || candidates, ' ') from (select * from search_sessions order by started_at, status desc)")" = \
+	"stopped:0 finished:$(q hang.db "select count(*) from candidates")"
 
 # In a back-off wait: a 429 asking for 60 s, then SIGINT.
 script wait '{"steps": [{"mode": "429", "retry_after": 60}], "default": {"mode": "timeout"}}'
@@ -54,4 +59,5 @@ check "SIGINT during a back-off wait: exits within 2 s (took ${secs}0 ms)" test 
 check "exit 1" test "$rc" -eq 1
 check "the call is recorded as cancelled, after its 429 attempt" test "$(q bo.db "select error || ' ' || json_extract(attempts, '\$[0].http_status') || ' ' || json_array_length(attempts) from llm_calls")" = "cancelled 429 1"
 check "one request only" test "$(requests bo)" -eq 1
+check "the invocation stopped by SIGINT recorded its session" test "$(q bo.db "select count(*)||' '||status from search_sessions")" = "1 stopped"
 stop_mock

@@ -155,6 +155,14 @@ check "the two seeds share a kernel" test "$(sqlite3 s1.db "attach 's2.db' as b;
 order_free seeds s1.db s2.db
 order_free again s1.db s1b.db
 check "again: both executions of the run are kept" test "$(q again-ab.db "select count(*) from runs")" = 2
+# Search sessions (schema v6): one per invocation, carried once by id, following a renamed run.
+check "seeds: each search's session is carried" test "$(q seeds-ab.db "select count(*) from search_sessions")" = 2
+check "again: merged twice, still one session per execution" test \
+	"$(q again-abb.db "select count(*) from search_sessions")/$(q again-aba.db "select count(distinct id) from search_sessions")" = 2/2
+check "again: the later execution's session follows its renamed run" test \
+	"$(q again-ab.db "select count(*) from search_sessions s join runs r on r.id = s.run_id where r.id like 'run_%~%' and s.started_at >= r.created_at")" = 1
+expect_exit 0 "merge the merged store into itself again" "$KFORGE" merge again-ab.db s1b.db s1.db -o again-3.db
+check "... sessions still 2" test "$(q again-3.db "select count(*) from search_sessions")" = 2
 
 # The committed stores of docs/results (real H200 searches of one
 # configuration by two kforge versions; the v0.1.0 release and its search).

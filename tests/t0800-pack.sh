@@ -30,9 +30,9 @@ check "... before writing anything" test ! -e bad
 mkdir -p elsewhere/deeper && cp "$KFORGE_DB" elsewhere/deeper/other-name.db
 expect_exit 0 "pack a copy of the store at another path" "$KFORGE" --db elsewhere/deeper/other-name.db pack --version 1.0.0 -o moved
 check "same bytes: the store's path leaves no trace" cmp -s "$TZ" moved/kforge-kernelbench-1.0.0.tar.zst
-# A store of schema v3 (before llm_calls.attempts and profiles), packed as it is
-# (read-only, not migrated): the same dataset, attempts null.
-cp "$KFORGE_DB" v3.db && sqlite3 v3.db "ALTER TABLE llm_calls DROP COLUMN attempts; DROP TABLE profile_kernels; DROP TABLE profiles; PRAGMA user_version = 3"
+# A store of schema v3 (before llm_calls.attempts, profiles and search_sessions), packed
+# as it is (read-only, not migrated): the same dataset, attempts null, the tables it lacks empty.
+cp "$KFORGE_DB" v3.db && sqlite3 v3.db "ALTER TABLE llm_calls DROP COLUMN attempts; DROP TABLE profile_kernels; DROP TABLE profiles; DROP TABLE search_sessions; PRAGMA user_version = 3"
 expect_exit 0 "pack a store of an older schema" "$KFORGE" --db v3.db pack --version 1.0.0 -o v3
 check "... not migrated by packing" test "$(sqlite3 v3.db 'PRAGMA user_version')" = 3
 check "... the same bytes (no attempts were recorded)" cmp -s "$TZ" v3/kforge-kernelbench-1.0.0.tar.zst
@@ -82,7 +82,7 @@ check "both extract to the same files" diff -r py pyz
 check "every JSONL line parses with Python json, objects, fields as schema.json says" python3 -c "
 import json, glob
 schema = json.load(open('py/schema.json'))['files']
-files = glob.glob('py/**/*.jsonl', recursive=True); assert len(files) == 16, files
+files = glob.glob('py/**/*.jsonl', recursive=True); assert len(files) == 17, files
 T = {'string': str, 'integer': int, 'number': (int, float), 'array': list, 'object': dict, 'boolean': bool}
 for f in files:
     fields = schema[f[3:]]['fields']

@@ -271,4 +271,41 @@ sys.exit(0 if ok else 1)"
 	else
 		skip "datasets types the profiles config (pyarrow/datasets could not be installed: $arrow_why)"
 	fi
+
+	# ---- and with search sessions (schema v6, issue 42): a config of its own, one type per
+	# field: a whole wall time a real, a compile-only session's GPU null, its lists empty, a
+	# level list with text in it (no kforge writes one) cleaned
+	cp prof.db sess.db
+	check "record three search sessions" python3 - sess.db <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+run = db.execute("SELECT id FROM runs ORDER BY id LIMIT 1").fetchone()[0]
+S = "INSERT INTO search_sessions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"
+db.execute(S, ("s1", run, "NVIDIA H100 80GB HBM3", "2026-01-01T00:00:00Z", "2026-01-01T00:01:00Z", 60,
+               "stopped", '["level1/019_ReLU"]', "[1]", 60, 61, 4, "test"))
+db.execute(S, ("s2", run, None, "2026-01-02T00:00:00Z", "2026-01-02T00:00:01Z", 0.5, "finished", "[]", "[]",
+               0, 0, 1, "test"))
+db.execute(S, ("s3", run, "", "2026-01-03T00:00:00Z", "2026-01-03T00:00:01Z", 1.25, "failed",
+               '["level1/019_ReLU", 7]', '[1, "2"]', 1, 1, 1, "test"))
+db.commit()
+PY
+	expect_exit 0 "pack it" "$KFORGE" --db sess.db pack --version 0.1.0 -o sess
+	expect_exit 0 "kforge dataset verify passes" "$KFORGE" dataset verify sess/kforge-kernelbench-0.1.0.tar.zst
+	untar sess/kforge-kernelbench-0.1.0.tar.zst sess/x
+	expect_exit 0 "every config, search_sessions too, has one Arrow schema" $KTOOL --print sess/x
+	contains "... 17 configs: search_sessions is one" out "^17 configs, 0 problems"
+	contains "... one type per field: lists of strings and of integers, wall_s double" out \
+		"^search_sessions: struct<candidates: int64, ended_at: string, evaluations: int64, gpu_name: string, id: string, jobs: int64, kforge_version: string, levels: list<int64>, problems: list<string>, run_id: string, started_at: string, status: string, wall_s: double>$"
+	contains "... a whole wall time written as a real" sess/x/data/search_sessions.jsonl '"id":"s1",.*"wall_s":60\.0\}'
+	contains "... no GPU: null, no levels: []" sess/x/data/search_sessions.jsonl '"gpu_name":null,"id":"s2",.*"levels":\[\],"problems":\[\]'
+	contains "... the odd list elements left out" sess/x/data/search_sessions.jsonl '"gpu_name":null,"id":"s3",.*"levels":\[1\],"problems":\["level1/019_ReLU"\]'
+	check "the card declares the search_sessions config" sh -c \
+		"grep -A3 '^- config_name: search_sessions\$' sess/x/README.md | grep -q 'path: data/search_sessions.jsonl'"
+	check "schema.json describes every field" python3 -c "
+import json, sys
+f = json.load(open('sess/x/schema.json'))['files']['data/search_sessions.jsonl']['fields']
+sys.exit(not (f['wall_s']['type'] == 'number' and f['levels']['type'] == 'json' and f['gpu_name']['nullable']
+              and all(v['description'] != '(not documented)' for v in f.values())))"
+	lacks "the dataset with profiles (no sessions) has no search_sessions config" prof/x/README.md "config_name: search_sessions"
+	arrow_load "pyarrow and datasets load every config of the dataset with search sessions" sess/x
 fi

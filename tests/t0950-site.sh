@@ -239,6 +239,30 @@ contains "a level-1 problem whose eager beats the fp32 roofline says so" lv.md \
 	'^\| level1/019_ReLU \| H100 80GB HBM3 \| search \| 0\.500x \| 75% \| 150% \| - \| eager runs faster than the fp32 roofline allows'
 lacks "a problem faster than eager is not listed below it" lv2.md '^\| level2/001_Conv_ReLU \| H100'
 contains "level 1 keeps its own section" lv.md '^\| NVIDIA H100 80GB HBM3 \| search \| eager \| 100% \| 50% \| 50% \| 0% \| 1\.000 \| 2 \|$'
+# Search throughput per level from the store's search sessions (schema v6; levelstore.py):
+# level 2: 60 evaluations in 60 s, trials of 48 s; level 3: 30 in 120 s, 30 s; level 1's
+# trials lie outside every session; a compile-only level-1 session: 10 in 30 s.
+sed -n '/^## Search throughput$/,/^## /p' lv.md >lvtp.md
+contains "throughput names its source: the sessions" lvtp.md '^- source: the store.s 3 search session\(s\) \(`search_sessions`'
+contains "level 2: 60.0 evaluations per GPU-minute, 80.0% busy" lvtp.md \
+	'^\| level 2 \| NVIDIA H100 80GB HBM3 \| 1 \| 60 s \| 60 \| \*\*60\.0\*\* \| 10 \| 48\.0 s \| \*\*80\.0%\*\* \|$'
+contains "level 3: 15.0 per GPU-minute, 25.0% busy" lvtp.md \
+	'^\| level 3 \| NVIDIA H100 80GB HBM3 \| 1 \| 120 s \| 30 \| \*\*15\.0\*\* \| 8 \| 30\.0 s \| \*\*25\.0%\*\* \|$'
+contains "all levels: 30.0 per GPU-minute, 43.3% busy (level 1's trials left out)" lvtp.md \
+	'^\| all levels \| NVIDIA H100 80GB HBM3 \| 2 \| 180 s \| 90 \| \*\*30\.0\*\* \| 18 \| 78\.0 s \| \*\*43\.3%\*\* \|$'
+contains "a compile-only session: per minute, no busy figure" lvtp.md \
+	'^\| level 1 \| none \(compile only\) \| 1 \| 30 s \| 10 \| \*\*20\.0\*\* \| - \| - \| - \|$'
+# A store without sessions (before v6): --search-seconds, and the page says so.
+cp lv.db lvold.db
+sqlite3 lvold.db "DROP TABLE search_sessions"
+expect_exit 0 "results page of a store without sessions, --search-seconds 600" python3 \
+	"$KF_ROOT/scripts/results_md.py" lvold.db --version 9.9.0 --search-seconds 600 -o lvold.md
+contains "it names --search-seconds as the source" lvold.md '^- source: `--search-seconds 600` \(the store records no search sessions'
+contains "and its figures: 11 evaluations in 10 minutes" lvold.md '^- search wall time on the GPU: 600 s; \*\*1\.1 candidates per GPU-minute'
+lacks "no session table there" lvold.md '^\| all levels \|'
+expect_exit 0 "results page of a store without sessions or --search-seconds" python3 \
+	"$KF_ROOT/scripts/results_md.py" lvold.db --version 9.9.0 -o lvold2.md
+contains "says there are no figures" lvold2.md '^- no search sessions in the store \(schema before v6\) and no `--search-seconds`'
 # The site of that store: a fast_p table per GPU and level, level 2's without its
 # degenerate problem (fast_0 2/3, geomean 1.118 as above), none over all levels.
 expect_exit 0 "site of a level 1-3 store" "$KFORGE" --db lv.db site -o lvsite --no-kernel-pages
@@ -256,6 +280,11 @@ expect_exit 0 "pack the level 1-3 store" "$KFORGE" --db lv.db pack --version 9.9
 expect_exit 0 "results page from the tarball" python3 "$KF_ROOT/scripts/results_md.py" \
 	lvdist/kforge-kernelbench-9.9.0.tar.zst --version 9.9.0 --kernelbench kb -o lvt.md
 check "it gives the same page" cmp lv.md lvt.md
+# A pack of some problems holds the sessions that worked on them, no other.
+expect_exit 0 "pack two level-2 problems" "$KFORGE" --db lv.db pack --version 9.9.0 \
+	--problems level2/001_Conv_ReLU,level2/002_Gemm_Softmax -o lv2dist
+"$KFORGE" dataset cat lv2dist/kforge-kernelbench-9.9.0.tar.zst kforge.db >lv2pack.db
+check "its store holds level 2's session only" test "$(sqlite3 lv2pack.db "select group_concat(id) from search_sessions")" = session_level2
 
 
 # Replacing: a kforge site is replaced whole; anything else is refused.

@@ -11,7 +11,12 @@ Level 3: 001 3x, 002 ill-conditioned 0.8x, 003 correct under collect-v1 but
 incorrect under collect-v2 (the latest protocol decides: not correct).
 Below eager, with the GPU's ceilings (3000 GB/s, 60 TFLOP/s): level1/019 has a 1.5 ms
 floor that eager (1 ms) beats; level2/002 a 1 ms one (eager 100%, kernel 50%, profiled
-compute-bound); level3/002 a 2 ms one (eager 100%, kernel 80%: both reached it)."""
+compute-bound); level3/002 a 2 ms one (eager 100%, kernel 80%: both reached it).
+Search sessions (schema v6): level 2, 60 s, 60 evaluations, whose 5 evaluations (made in
+its window) have trials of 48 s: 60.0 per GPU-minute, 80.0% busy; level 3, 120 s, 30
+evaluations, 4 evaluations with 30 s: 15.0, 25.0%; all levels: 180 s, 90, 78 s: 30.0,
+43.3%. Level 1's evaluations (100 s of trials) lie outside every window; a compile-only
+level-1 session of 30 s and 10 evaluations: 20.0 per minute, no busy figure."""
 import hashlib
 import json
 import os
@@ -21,6 +26,9 @@ import sys
 GPU = "NVIDIA H100 80GB HBM3"
 T0 = "2026-11-27T00:00:00Z"
 RUN = "run_levels"
+# level: (session start, end, wall s, evaluations, when its evaluations were made, trial ms each)
+SESSIONS = {2: ("2026-11-27T01:00:00Z", "2026-11-27T01:01:00Z", 60.0, 60, "2026-11-27T01:00:30Z", 4800.0),
+            3: ("2026-11-27T01:10:00Z", "2026-11-27T01:12:00Z", 120.0, 30, "2026-11-27T01:11:00Z", 3750.0)}
 # id, kernelbench file, spec flags, {variant: ms}, KernelBench H100 eager ms,
 # kernels [(round, status, ms, categories, protocol)]
 PROBLEMS = [
@@ -99,13 +107,29 @@ def main():
                                    "impl_index": 0, "kernel_hash": h, "status": status,
                                    "created_at": T0})
             eid = sha("%s|%s|%s|%s" % (h, pid, GPU, proto))
+            made = SESSIONS[level][4] if level in SESSIONS else T0
             ins("evals", {"id": eid, "kernel_hash": h, "problem_id": pid, "gpu_name": GPU,
                           "protocol": proto, "protocol_params": "{}", "status": status,
-                          "time_mean_ms": ms, "n_trials": 100 if ms else 0, "created_at": T0})
+                          "time_mean_ms": ms, "n_trials": 100 if ms else 0, "created_at": made})
+            # a check and a timed trial; level 1's 50 s each, outside every session
+            tms = SESSIONS[level][5] if level in SESSIONS else 50000.0
+            for kind in ("check", "time"):
+                ins("eval_trials", {"eval_id": eid, "kind": kind, "idx": 0, "time_ms": tms})
             if pid == "level2/002_Gemm_Softmax":
                 ins("profiles", {"eval_id": eid, "kernel_hash": h, "problem_id": pid, "gpu_name": GPU,
                                  "limiter": "compute", "launches": 1, "kernel_ms": ms, "cost_ms": 500.0,
                                  "tool": "test", "created_at": T0})
+    for level, (t0, t1, wall, n, _, _) in SESSIONS.items():
+        pids = [p[0] for p in PROBLEMS if p[0].startswith("level%d/" % level)]
+        ins("search_sessions", {"id": "session_level%d" % level, "run_id": RUN, "gpu_name": GPU,
+                                "started_at": t0, "ended_at": t1, "wall_s": wall, "status": "stopped",
+                                "problems": json.dumps(pids), "levels": json.dumps([level]),
+                                "evaluations": n, "candidates": n, "jobs": 1, "kforge_version": "test"})
+    ins("search_sessions", {"id": "session_compile_only", "run_id": RUN, "gpu_name": None,
+                            "started_at": "2026-11-27T02:00:00Z", "ended_at": "2026-11-27T02:00:30Z",
+                            "wall_s": 30.0, "status": "finished", "problems": json.dumps(["level1/001_Matmul"]),
+                            "levels": "[1]", "evaluations": 10, "candidates": 10, "jobs": 2,
+                            "kforge_version": "test"})
     db.commit()
     os.makedirs(kbdir, exist_ok=True)
     with open(os.path.join(kbdir, "H100_Modal_baseline_time_torch.json"), "w") as f:

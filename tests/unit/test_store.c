@@ -103,8 +103,9 @@ static void test_migrate_v1(void **state)
 
 	db_path(p, sizeof(p), "v1.db");
 	assert_int_equal(store_open(&s, p, STORE_CREATE, &err), 0);
-	/* Back to v1's shape: drop what v2, v4 and v5 added. */
-	assert_int_equal(store_exec(&s, "DROP TABLE profile_kernels; DROP TABLE profiles;"
+	/* Back to v1's shape: drop what v2, v4, v5 and v6 added. */
+	assert_int_equal(store_exec(&s, "DROP TABLE search_sessions;"
+				    "DROP TABLE profile_kernels; DROP TABLE profiles;"
 				    "DROP INDEX llm_calls_by_retry; ALTER TABLE llm_calls DROP COLUMN retry_of;"
 				    "ALTER TABLE llm_calls DROP COLUMN attempt; ALTER TABLE llm_calls DROP COLUMN attempts;"
 				    " PRAGMA user_version = 1", &err), 0);
@@ -152,6 +153,66 @@ static void test_migrate_v1(void **state)
 	assert_non_null(json_object_get(row, "attempts"));
 	assert_true(json_is_null(json_object_get(row, "attempts")));
 	json_decref(row);
+	store_close(&s);
+	buf_release(&err);
+}
+
+/* A v5 store (profiles, no sessions) migrates to v6: search_sessions with
+ * its checks, the rows kept; read-only it is read as it is, the table
+ * left out of the row counts. */
+static void test_migrate_v5_sessions(void **state)
+{
+	struct store s;
+	struct buf err = BUF_INIT;
+	char p[256];
+	long long v = -1;
+	json_t *row, *counts;
+	sqlite3 *db;
+	(void)state;
+
+	db_path(p, sizeof(p), "v5.db");
+	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+	for (int i = 0; i < store_n_migrations && store_migrations[i].version <= 5; i++)
+		assert_int_equal(sqlite3_exec(db, store_migrations[i].sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 5;"
+				      "INSERT INTO runs(id,created_at,status,strategy,proposer,seed,config,kforge_version)"
+				      " VALUES('r','t','stopped','branch','builtin',1,'{}','v')", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+
+	assert_int_equal(store_open(&s, p, STORE_READONLY, &err), 0);
+	assert_int_equal(s.version, 5);
+	counts = store_row_counts(&s, &err);
+	assert_non_null(counts);
+	assert_null(json_object_get(counts, "search_sessions"));
+	assert_int_equal(jget_int(counts, "runs", -1), 1);
+	json_decref(counts);
+	store_close(&s);
+
+	assert_int_equal(store_open(&s, p, 0, &err), 0);
+	assert_int_equal(store_query_int(&s, "PRAGMA user_version", NULL, 0, &v, &err), 0);
+	assert_int_equal(v, 6);
+	assert_int_equal(store_query_int(&s, "SELECT count(*) FROM runs", NULL, 0, &v, &err), 0);
+	assert_int_equal(v, 1);
+	row = json_pack("{s:s,s:s,s:n,s:s,s:s,s:f,s:s,s:s,s:s,s:i,s:i,s:i,s:s}", "id", "s1", "run_id", "r",
+			"gpu_name", "started_at", "t0", "ended_at", "t1", "wall_s", 60.0, "status", "stopped",
+			"problems", "[\"level2/001_X\"]", "levels", "[2]", "evaluations", 60, "candidates", 61,
+			"jobs", 1, "kforge_version", "v");
+	assert_int_equal(store_insert(&s, "search_sessions", row, STORE_INSERT, &err), 1);
+	/* bounds: a negative wall time, an unknown status, no run: refused */
+	json_object_set_new(row, "id", json_string("s2"));
+	json_object_set_new(row, "wall_s", json_real(-1));
+	assert_int_equal(store_insert(&s, "search_sessions", row, STORE_INSERT, &err), -1);
+	json_object_set_new(row, "wall_s", json_real(1));
+	json_object_set_new(row, "status", json_string("running"));
+	assert_int_equal(store_insert(&s, "search_sessions", row, STORE_INSERT, &err), -1);
+	json_object_set_new(row, "status", json_string("finished"));
+	json_object_set_new(row, "run_id", json_string("nope"));
+	assert_int_equal(store_insert(&s, "search_sessions", row, STORE_INSERT, &err), -1);
+	json_decref(row);
+	counts = store_row_counts(&s, &err);
+	assert_int_equal(jget_int(counts, "search_sessions", -1), 1);
+	json_decref(counts);
 	store_close(&s);
 	buf_release(&err);
 }
@@ -504,6 +565,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rollback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kill_consistency, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_profiles, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_v5_sessions, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
