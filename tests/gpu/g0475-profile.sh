@@ -15,12 +15,12 @@
 # 16 KiB slice read 16640 bytes once, 19200 under ncu, and wrote 11904 or
 # 0). The limiters must be memory, compute and launch, and
 # the profile's cost per kernel launch is printed ("# cost").
-# ncu also collects achieved occupancy's numerator and denominator
-# (sm__warps_active.sum, sm__cycles_active.sum): without them its
-# replay gave the launch-bound kernel 1.41% against its own 2.93% with
-# them (H100, ncu 2025.3.1; ours 2.86% either way), so its figure must
-# match the ratio of its own counters (checked), and ncu's Occupancy
-# section's "Achieved Occupancy" is printed beside.
+# Achieved occupancy is compared with ncu's Occupancy section ("Achieved
+# Occupancy", the figure its users read): on the launch-bound kernel's
+# microsecond launches ncu's --metrics figure moves with the metrics
+# collected beside it (1.38% to 2.93% on the H100, ncu 2025.3.1, each the
+# ratio of its own counters, printed), while the section gives 2.85-2.97%
+# and ours 2.86% (docs/engine.md "Profiles").
 . "$KF_ROOT/tests/lib.sh"
 export KFORGE_ROOT="$KF_ROOT"
 NCU=$(command -v ncu 2>/dev/null || true)
@@ -55,6 +55,7 @@ MM=$(ls -d "$KF_ROOT"/problems/level1/001_*)
 cat >cmp.py <<'PY'
 import csv, json, sqlite3, statistics, sys
 db, eval_json, ncu_csv, label, want = sys.argv[1:6]
+occ_csv = sys.argv[6] if len(sys.argv) > 6 else None
 ev = json.load(open(eval_json))
 con = sqlite3.connect(db)
 con.row_factory = sqlite3.Row
@@ -103,6 +104,17 @@ def num(s):
         return float(s.replace(",", ""))
     except ValueError:
         return None
+# ncu --section Occupancy --page details: a row per launch and metric.
+OCC = "sm__warps_active.avg.pct_of_peak_sustained_active"
+occ = {}
+if occ_csv:
+    orows = [r for r in csv.reader(l for l in open(occ_csv) if not l.startswith("==")) if r]
+    if orows:
+        oh = orows[0]
+        for r in orows[1:]:
+            d = dict(zip(oh, r))
+            if d.get("Metric Name") == "Achieved Occupancy" and num(d.get("Metric Value", "")) is not None:
+                occ.setdefault(d["Kernel Name"].split("(")[0].strip(), []).append(num(d["Metric Value"]))
 bad = 0
 for name, kl in ours.items():
     tl = theirs.get(name)
@@ -127,6 +139,8 @@ for name, kl in ours.items():
                 vs = [num(d[x]) for x in metrics if "tensor" in x and x in d and num(d[x]) is not None]
                 if vs:
                     tv.append(max(vs))
+        elif m == OCC and occ.get(name):
+            tv = occ[name]  # ncu's Occupancy section (see the top of the file)
         else:
             tv = [num(d[m]) for d in tl if m in d and num(d[m]) is not None]
         if not a or not tv:
@@ -169,8 +183,12 @@ prof_one() {  # LABEL PROBLEM FILE WANT
 	rc=$?
 	check "$1: the same candidate under ncu (exit $rc)" test "$rc" -eq 0
 	[ "$rc" -eq 0 ] || { tail -n 20 "$1.ncu.out" | sed 's/^/# /'; return; }
-	check "$1: CUPTI's profile agrees with ncu, limiter $4" python3 cmp.py "$db" "$1.json" "$1.ncu.csv" "$1" "$4"
-	check "$1: ncu's achieved occupancy is its own counters' ratio" python3 - "$1.ncu.csv" "$1" <<'PY'
+	KFORGE_NO_PROFILE=1 KFORGE_NO_CUPTI=1 "$NCU" --target-processes all --clock-control none \
+		--cache-control none --kernel-name "regex:^($names)\$" --launch-count 16 \
+		--section Occupancy --csv --page details --log-file "$1.occ.csv" \
+		"$KFORGE" --db "$T_TMP/$1-occ.db" eval --quick-launches 4 --timeout 300 "$2" "$3" >/dev/null 2>&1
+	check "$1: CUPTI's profile agrees with ncu, limiter $4" python3 cmp.py "$db" "$1.json" "$1.ncu.csv" "$1" "$4" "$1.occ.csv"
+	python3 - "$1.ncu.csv" "$1" <<'PY'
 import csv, statistics, sys
 rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if not l.startswith("==")) if r]
 h = rows[0]
@@ -179,14 +197,8 @@ f = lambda r, k: float(r[k].replace(",", ""))
 pct = statistics.median(f(r, "sm__warps_active.avg.pct_of_peak_sustained_active") for r in d)
 # 64 warps per SM on sm_90: the peak the percentage is of.
 ratio = statistics.median(100 * f(r, "sm__warps_active.sum") / f(r, "sm__cycles_active.sum") / 64 for r in d)
-print("# %s ncu achieved occupancy %.4f%%, its counters' ratio %.4f%%" % (sys.argv[2], pct, ratio))
-sys.exit(0 if abs(pct - ratio) <= 0.05 * ratio else 1)
+print("# %s ncu --metrics: achieved occupancy %.4f%%, its counters' ratio %.4f%%" % (sys.argv[2], pct, ratio))
 PY
-	KFORGE_NO_PROFILE=1 KFORGE_NO_CUPTI=1 "$NCU" --target-processes all --clock-control none \
-		--cache-control none --kernel-name "regex:^($names)\$" --launch-count 8 \
-		--section Occupancy --csv --page details --log-file "$1.occ.csv" \
-		"$KFORGE" --db "$T_TMP/$1-occ.db" eval --quick-launches 4 --timeout 300 "$2" "$3" >/dev/null 2>&1
-	grep '"Achieved Occupancy"' "$1.occ.csv" | awk -F'","' -v l="$1" '{ printf "# %s ncu Occupancy section: achieved %s%%\n", l, $NF }' | tr -d '"' | head -n 8
 }
 
 prof_one memory p/relu_mid/019_ReLU mem.cu memory
