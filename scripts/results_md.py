@@ -628,7 +628,7 @@ def session_table(w, q, sessions, a):
       (len(sessions), "; %d over several levels (or none) count under all levels only" % mixed
        if mixed else "",
        "; `--search-seconds` not used" if a.search_seconds > 0 else ""))
-    w("- target (issue 42): at least 60 evaluations per GPU-minute and the GPU busy at least 80%\n")
+    w("- goal for a default search: at least 60 evaluations per GPU-minute, the GPU busy at least 80%\n")
     w("| scope | GPU | sessions | wall time | evaluations | per GPU-minute | trials | kernel time | GPU busy |")
     w("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     order = lambda k: (k[0], k[1] == "all", k[1] if k[1] != "all" else 0)  # noqa: E731
