@@ -111,17 +111,21 @@ void engine_time_stats(const json_t *result, struct eval_outcome *o);
  * max_gpus; 0 = all) and says hello to each. The first worker compiles the
  * harness kernels and returns their cubin, which later (re)starts reuse.
  * info receives the first worker's device description (new reference).
- * KF_ENOGPU when there is no usable driver or GPU. */
+ * A GPU whose worker fails to start 3 times in a row is retired (a
+ * warning); open fails only when none starts. KF_ENOGPU when there is no
+ * usable driver or GPU. */
 int supervisor_open(struct supervisor **sp, const char *exe, int max_gpus, json_t **info,
 		    struct buf *err);
 /* Sends one request (JSON + binary attachment) to a free worker and waits
  * for its reply, restarting the worker when it dies, hangs past the
  * deadline it announced, or reports a fatal error. *reply is a new
  * object; a dead or hung worker gives {"status":"timeout"|"runtime_error",
- * "fatal":true, "detail":...}. -1 only when no worker can be started. */
+ * "fatal":true, "detail":...}. A worker that fails to start passes the
+ * request to another; -1 only when every GPU was retired. */
 int supervisor_request(struct supervisor *s, int type, const json_t *req, const void *bin,
 		       size_t bin_len, json_t **reply, struct buf *err);
-int supervisor_n_workers(const struct supervisor *s);
+/* Workers in the pool (retired ones left out). */
+int supervisor_n_workers(struct supervisor *s);
 /* Requests waiting for a worker, and busy workers in *busy (for tests). */
 int supervisor_waiting(struct supervisor *s, int *busy);
 void supervisor_close(struct supervisor *s);

@@ -5,7 +5,10 @@
  * or hang never affects the next. Waiting requests are served first come,
  * first served, except that a worker takes a request for the problem it
  * just ran first: it has that problem's inputs and reference module
- * loaded (reference outputs it keeps for several problems). */
+ * loaded (reference outputs it keeps for several problems).
+ * A worker that fails to start MAX_START_FAILS times in a row (context
+ * creation, hello) is retired: its GPU leaves the pool with a warning and
+ * the others go on; a worker killed by candidates restarts forever. */
 #include "engine_int.h"
 #include "engine/rt.h"
 #include "core/cudadrv.h"
@@ -26,6 +29,7 @@
 #define HELLO_TIMEOUT_S 120.0      /* context + harness compile (first start) */
 #define FIRST_FRAME_S 30.0         /* until the worker's first PROGRESS */
 #define GRACE_S 2.0
+#define MAX_START_FAILS 3          /* failed starts in a row that retire a worker */
 #define AFFINITY_MAX_STREAK 32     /* then the oldest waiter, whatever its problem;
 				    * KFORGE_AFFINITY_STREAK (0-1000) overrides, 0 = first come,
 				    * first served (tests make concurrent problems alternate) */
@@ -36,6 +40,9 @@ struct worker {
 	int to, from;              /* pipe ends in the supervisor */
 	int busy, alive;
 	int restarts;
+	int fails;                 /* failed starts in a row */
+	int retired;               /* out of the pool for good (written under mu) */
+	char name[128];            /* its GPU's name, once known */
 	char last_key[512];        /* problem of its last request */
 	int streak;                /* requests in a row for last_key */
 };
@@ -50,6 +57,7 @@ struct supervisor {
 	char *exe;
 	struct worker *w;
 	int n;
+	int live;                  /* workers not retired (under mu) */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct waiter *wq;         /* oldest first */
@@ -80,6 +88,31 @@ static void worker_kill(struct worker *w)
 	w->pid = -1;
 	w->to = w->from = -1;
 	w->alive = 0;
+}
+
+/* Reaps a worker that closed its pipe (waiting at most 5 s) and says how
+ * it ended into how; 0 when it did, -1 when it is still running. */
+static int worker_reap(struct worker *w, struct buf *how)
+{
+	int st = 0;
+	pid_t got = 0;
+	struct proc_result pr;
+
+	for (int i = 0; w->pid > 0 && i < 500 && got == 0; i++) {
+		got = waitpid(w->pid, &st, WNOHANG);
+		if (got == 0)
+			usleep(10000);
+	}
+	if (w->pid <= 0 || got != w->pid)
+		return -1;
+	proc_result_init(&pr);
+	pr.exited = WIFEXITED(st);
+	pr.status = WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st);
+	pr.signaled = WIFSIGNALED(st);
+	proc_describe(&pr, how);
+	proc_result_release(&pr);
+	w->pid = -1;
+	return 0;
 }
 
 /* Moves fd to a number >= 10 (so dup2 onto 3/4 never collides). */
@@ -137,6 +170,13 @@ static int worker_start(struct supervisor *s, struct worker *w, struct buf *err)
 	rt_msg_init(&m);
 	if (!r)
 		r = rt_recv(w->from, &m, now_s() + HELLO_TIMEOUT_S, err);
+	if (r == -1) {
+		/* The pipe closed: it exited before its hello (say how). */
+		struct buf how = BUF_INIT;
+		if (worker_reap(w, &how) == 0)
+			kf_err(err, "GPU worker %d exited before answering hello (%s)", w->device, how.s);
+		buf_release(&how);
+	}
 	if (r == -2)
 		r = kf_err(err, "GPU worker %d did not start within %.0f s", w->device, HELLO_TIMEOUT_S);
 	if (!r && m.type != RT_INFO)
@@ -148,12 +188,36 @@ static int worker_start(struct supervisor *s, struct worker *w, struct buf *err)
 		buf_add(&s->harness, m.bin.s, m.bin.len);
 	if (!r && !s->info)
 		s->info = json_incref(m.json);
+	if (!r && *jget_str(m.json, "name", ""))
+		snprintf(w->name, sizeof(w->name), "%s", jget_str(m.json, "name", ""));
 	rt_msg_release(&m);
 	if (r) {
 		worker_kill(w);
 		return -1;
 	}
 	return 0;
+}
+
+/* Starts w (it is the caller's: busy, or during open) and counts failed
+ * starts in a row; the MAX_START_FAILS-th retires it with a warning. */
+static int worker_restart(struct supervisor *s, struct worker *w, struct buf *err)
+{
+	int left;
+
+	if (worker_start(s, w, err) == 0) {
+		w->fails = 0;
+		return 0;
+	}
+	if (++w->fails < MAX_START_FAILS)
+		return -1;
+	pthread_mutex_lock(&s->mu);
+	w->retired = 1;
+	left = --s->live;
+	pthread_mutex_unlock(&s->mu);
+	log_warn("GPU %d%s%s%s taken out of the pool after %d failed starts in a row "
+		 "(%d GPU%s left): %s", w->device, w->name[0] ? " (" : "", w->name,
+		 w->name[0] ? ")" : "", w->fails, left, left == 1 ? "" : "s", err->s);
+	return -1;
 }
 
 int supervisor_open(struct supervisor **sp, const char *exe, int max_gpus, json_t **info,
@@ -194,6 +258,7 @@ int supervisor_open(struct supervisor **sp, const char *exe, int max_gpus, json_
 	s = xcalloc(1, sizeof(*s));
 	s->exe = xstrdup(exe);
 	s->n = n;
+	s->live = n;
 	s->max_streak = streak;
 	s->w = xcalloc((size_t)n, sizeof(*s->w));
 	buf_init(&s->harness);
@@ -203,19 +268,34 @@ int supervisor_open(struct supervisor **sp, const char *exe, int max_gpus, json_
 		s->w[i].device = i;
 		s->w[i].pid = -1;
 		s->w[i].to = s->w[i].from = -1;
-		if (worker_start(s, &s->w[i], err) < 0) {
-			supervisor_close(s);
-			return -1;
-		}
+	}
+	/* A GPU that cannot start is retired, as long as another one can. */
+	for (int i = 0; i < n; i++) {
+		struct buf e = BUF_INIT;
+		while (worker_restart(s, &s->w[i], &e) < 0 && !s->w[i].retired)
+			buf_reset(&e);
+		if (s->w[i].retired)
+			kf_err(err, "every GPU worker failed to start (%d tries each); last: %s",
+			       MAX_START_FAILS, e.s);
+		buf_release(&e);
+	}
+	if (s->live == 0) {
+		supervisor_close(s);
+		return -1;
 	}
 	*info = json_incref(s->info);
 	*sp = s;
 	return 0;
 }
 
-int supervisor_n_workers(const struct supervisor *s)
+int supervisor_n_workers(struct supervisor *s)
 {
-	return s->n;
+	int n;
+
+	pthread_mutex_lock(&s->mu);
+	n = s->live;
+	pthread_mutex_unlock(&s->mu);
+	return n;
 }
 
 static void grant(struct supervisor *s, struct waiter *q, int i)
@@ -240,11 +320,12 @@ static void grant(struct supervisor *s, struct waiter *q, int i)
  * own problem (the oldest such waiter), then the oldest waiters. */
 static void dispatch(struct supervisor *s)
 {
-	for (int pass = 0; pass < 2; pass++)
+	/* Running workers before ones that must start again first. */
+	for (int pass = 0; pass < 3; pass++)
 		for (int i = 0; i < s->n && s->wq; i++) {
 			struct worker *w = &s->w[i];
 			struct waiter *q = s->wq;
-			if (w->busy)
+			if (w->busy || w->retired || (pass < 2) != w->alive)
 				continue;
 			if (pass == 0) {
 				if (!w->last_key[0] || w->streak >= s->max_streak)
@@ -258,19 +339,31 @@ static void dispatch(struct supervisor *s)
 	pthread_cond_broadcast(&s->cv);
 }
 
-static struct worker *acquire(struct supervisor *s, const char *key)
+/* A free worker for key, or NULL once every worker is retired. again:
+ * a request whose worker failed to start, which goes first. */
+static struct worker *acquire(struct supervisor *s, const char *key, int again)
 {
 	struct waiter me = { key ? key : "", -1, NULL }, **t;
 
 	pthread_mutex_lock(&s->mu);
-	for (t = &s->wq; *t; t = &(*t)->next)
-		;
-	*t = &me;
+	if (again) {
+		me.next = s->wq;
+		s->wq = &me;
+	} else {
+		for (t = &s->wq; *t; t = &(*t)->next)
+			;
+		*t = &me;
+	}
 	dispatch(s);
-	while (me.granted < 0)
+	while (me.granted < 0 && s->live > 0)
 		pthread_cond_wait(&s->cv, &s->mu);
+	if (me.granted < 0) {
+		for (t = &s->wq; *t != &me; t = &(*t)->next)
+			;
+		*t = me.next;
+	}
 	pthread_mutex_unlock(&s->mu);
-	return &s->w[me.granted];
+	return me.granted < 0 ? NULL : &s->w[me.granted];
 }
 
 static void release(struct supervisor *s, struct worker *w)
@@ -279,6 +372,31 @@ static void release(struct supervisor *s, struct worker *w)
 	w->busy = 0;
 	dispatch(s);
 	pthread_mutex_unlock(&s->mu);
+}
+
+/* A worker for the request, started: one that fails to start gives the
+ * request back to the queue (first in it), so another worker takes it. */
+static struct worker *acquire_started(struct supervisor *s, const char *key, struct buf *err)
+{
+	for (int again = 0;; again = 1) {
+		struct worker *w = acquire(s, key, again);
+		if (!w) {
+			struct buf last = BUF_INIT;
+			buf_adds(&last, err->s);
+			kf_err(err, "every GPU was taken out of the pool (failed starts)%s%s",
+			       last.len ? "; last: " : "", last.s);
+			buf_release(&last);
+			return NULL;
+		}
+		if (w->alive) {
+			buf_reset(err);
+			return w;
+		}
+		buf_reset(err);
+		if (worker_restart(s, w, err) == 0)
+			return w;
+		release(s, w);
+	}
 }
 
 int supervisor_waiting(struct supervisor *s, int *busy)
@@ -303,7 +421,8 @@ static json_t *dead_reply(const char *status, const char *detail)
 int supervisor_request(struct supervisor *s, int type, const json_t *req, const void *bin,
 		       size_t bin_len, json_t **reply, struct buf *err)
 {
-	struct worker *w = acquire(s, type == RT_EVAL ? jget_str(req, "problem_dir", "") : "");
+	const char *key = type == RT_EVAL ? jget_str(req, "problem_dir", "") : "";
+	struct worker *w;
 	struct rt_msg m;
 	struct buf e2 = BUF_INIT;
 	double deadline;
@@ -311,13 +430,19 @@ int supervisor_request(struct supervisor *s, int type, const json_t *req, const 
 
 	*reply = NULL;
 	rt_msg_init(&m);
-	if (!w->alive && worker_start(s, w, err) < 0)
-		goto out;
-	if (rt_send(w->to, type, req, bin, bin_len, &e2) < 0) {
-		/* Died between requests: start again and retry once. */
-		worker_kill(w);
-		if (worker_start(s, w, err) < 0 || rt_send(w->to, type, req, bin, bin_len, err) < 0)
+	for (int tries = 0;; tries++) {
+		if (!(w = acquire_started(s, key, err)))
 			goto out;
+		if (rt_send(w->to, type, req, bin, bin_len, &e2) == 0)
+			break;
+		/* Died between requests: start it again (or another) and retry. */
+		worker_kill(w);
+		release(s, w);
+		if (tries + 1 >= MAX_START_FAILS) {
+			kf_err(err, "GPU worker %d: %s", w->device, e2.s);
+			goto out;
+		}
+		buf_reset(&e2);
 	}
 	deadline = now_s() + FIRST_FRAME_S;
 	for (;;) {
@@ -341,25 +466,9 @@ int supervisor_request(struct supervisor *s, int type, const json_t *req, const 
 		}
 		{
 			/* EOF or garbage: the worker died (a crash in the driver). */
-			int st = 0;
-			struct proc_result pr;
 			struct buf how = BUF_INIT;
-			proc_result_init(&pr);
-			pid_t got = 0;
-			for (int i = 0; w->pid > 0 && i < 500 && got == 0; i++) {
-				got = waitpid(w->pid, &st, WNOHANG);
-				if (got == 0)
-					usleep(10000);
-			}
-			if (w->pid > 0 && got == w->pid) {
-				pr.exited = WIFEXITED(st);
-				pr.status = WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st);
-				pr.signaled = WIFSIGNALED(st);
-				proc_describe(&pr, &how);
-				w->pid = -1;
-			} else {
+			if (worker_reap(w, &how) < 0)
 				buf_adds(&how, e2.s);
-			}
 			worker_kill(w);
 			{
 				struct buf d = BUF_INIT;
@@ -368,22 +477,22 @@ int supervisor_request(struct supervisor *s, int type, const json_t *req, const 
 				buf_release(&d);
 			}
 			buf_release(&how);
-			proc_result_release(&pr);
 			break;
 		}
 	}
 	/* Restart now, so the next candidate finds a ready context. */
 	if (!w->alive) {
 		w->restarts++;
-		if (worker_start(s, w, &e2) < 0)
-			log_warn("GPU worker %d restart failed: %s (retried at the next request)",
+		buf_reset(&e2);
+		if (worker_restart(s, w, &e2) < 0 && !w->retired)
+			log_warn("GPU worker %d restart failed: %s (retried at its next request)",
 				 w->device, e2.s);
 	}
 	ret = 0;
+	release(s, w);
 out:
 	rt_msg_release(&m);
 	buf_release(&e2);
-	release(s, w);
 	return ret;
 }
 

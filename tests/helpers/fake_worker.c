@@ -3,7 +3,9 @@
  * "mode": ok | pid | crash | hang_after_progress | fatal | slow_progress |
  * wait_file (until "file" exists, announcing itself) | printf (writes to
  * stdout). With "log", each request first appends its "problem_dir" and a
- * newline to that file. */
+ * newline to that file. FAKE_WORKER_DEAD_DEVICE=N|all: the worker of
+ * --device N (or any) exits (status 3) before answering hello, a GPU that
+ * cannot start; with FAKE_WORKER_DEAD_IF=path, only while that file exists. */
 #include "core/json.h"
 #include "engine/rt.h"
 
@@ -20,6 +22,11 @@ int main(int argc, char **argv)
 
 	if (argc < 2 || strcmp(argv[1], "__worker"))
 		return 2;
+	if (getenv("FAKE_WORKER_DEAD_DEVICE") && argc >= 4 && !strcmp(argv[2], "--device") &&
+	    (!strcmp(argv[3], getenv("FAKE_WORKER_DEAD_DEVICE")) ||
+	     !strcmp("all", getenv("FAKE_WORKER_DEAD_DEVICE"))) &&
+	    (!getenv("FAKE_WORKER_DEAD_IF") || access(getenv("FAKE_WORKER_DEAD_IF"), F_OK) == 0))
+		return 3;
 	rt_msg_init(&m);
 	for (;;) {
 		const char *mode;

@@ -523,16 +523,22 @@ static void *aff_thread(void *p)
 	return NULL;
 }
 
-static void wait_queue(struct supervisor *s, int waiting, int busy)
+static int queue_reached(struct supervisor *s, int waiting, int busy)
 {
 	int b = 0;
 
 	for (int i = 0; i < 1000; i++) {
 		if (supervisor_waiting(s, &b) == waiting && b == busy)
-			return;
+			return 1;
 		usleep(5000);
 	}
-	fail_msg("queue never reached %d waiting, %d busy", waiting, busy);
+	return 0;
+}
+
+static void wait_queue(struct supervisor *s, int waiting, int busy)
+{
+	if (!queue_reached(s, waiting, busy))
+		fail_msg("queue never reached %d waiting, %d busy", waiting, busy);
 }
 
 /* X holds the worker; then Y, X and Z queue in that order. streak: the
@@ -628,6 +634,297 @@ static void test_supervisor_affinity_env(void **state)
 	}
 	unsetenv("KFORGE_AFFINITY_STREAK");
 	unsetenv("KFORGE_WORKER_TEST_GPUS");
+	buf_release(&err);
+}
+
+/* ---- a GPU that keeps failing leaves the pool (issue 43) ------------------ */
+
+/* stderr into a temp file (the supervisor's warnings), and back. */
+struct capture {
+	char path[32];
+	int fd, saved;
+};
+
+static void capture_start(struct capture *c)
+{
+	snprintf(c->path, sizeof(c->path), "/tmp/kf-err-XXXXXX");
+	c->fd = mkstemp(c->path);
+	assert_true(c->fd >= 0);
+	fflush(stderr);
+	c->saved = dup(2);
+	assert_true(c->saved >= 0 && dup2(c->fd, 2) == 2);
+}
+
+static void capture_end(struct capture *c, struct buf *got)
+{
+	struct buf err = BUF_INIT;
+
+	fflush(stderr);
+	assert_true(dup2(c->saved, 2) == 2);
+	close(c->saved);
+	close(c->fd);
+	assert_int_equal(buf_read_file(got, c->path, 1 << 20, &err), 0);
+	unlink(c->path);
+	fputs(got->s, stderr);   /* still shown in the test's output */
+	buf_release(&err);
+}
+
+static int pool_open(struct supervisor **s, const char *dead, const char *dead_if,
+		     struct buf *err)
+{
+	const char *kb = getenv("KF_BUILD");
+	struct buf exe = BUF_INIT;
+	json_t *info = NULL;
+	int r;
+
+	buf_addf(&exe, "%s/tests/fake_worker", kb ? kb : "build");
+	if (access(exe.s, X_OK) != 0) {
+		buf_release(&exe);
+		return 1;
+	}
+	setenv("KFORGE_WORKER_TEST_GPUS", "2", 1);
+	setenv("FAKE_WORKER_DEAD_DEVICE", dead, 1);
+	if (dead_if)
+		setenv("FAKE_WORKER_DEAD_IF", dead_if, 1);
+	else
+		unsetenv("FAKE_WORKER_DEAD_IF");
+	r = supervisor_open(s, exe.s, 0, &info, err);
+	json_decref(info);
+	buf_release(&exe);
+	return r;
+}
+
+static void pool_close(struct supervisor *s)
+{
+	supervisor_close(s);
+	unsetenv("KFORGE_WORKER_TEST_GPUS");
+	unsetenv("FAKE_WORKER_DEAD_DEVICE");
+	unsetenv("FAKE_WORKER_DEAD_IF");
+}
+
+struct pid_arg {
+	struct supervisor *s;
+	int rc, pid[2];
+	char status[32];
+};
+
+static void *pid_thread(void *p)
+{
+	struct pid_arg *a = p;
+
+	for (int k = 0; k < 2; k++) {
+		json_t *req = json_pack("{s:s}", "mode", "pid"), *rep = NULL;
+		struct buf err = BUF_INIT;
+		a->rc |= supervisor_request(a->s, RT_EVAL, req, NULL, 0, &rep, &err);
+		a->pid[k] = (int)jget_int(rep, "pid", -1);
+		if (!a->status[0] || !strcmp(a->status, "correct"))
+			snprintf(a->status, sizeof(a->status), "%s", jget_str(rep, "status", "none"));
+		json_decref(req);
+		json_decref(rep);
+		buf_release(&err);
+	}
+	return NULL;
+}
+
+/* 10 requests from 5 threads: all served, all by the worker with pid. */
+static void ten_requests_on(struct supervisor *s, int pid)
+{
+	struct pid_arg a[5];
+	pthread_t th[5];
+
+	memset(a, 0, sizeof(a));
+	for (int i = 0; i < 5; i++) {
+		a[i].s = s;
+		assert_int_equal(pthread_create(&th[i], NULL, pid_thread, &a[i]), 0);
+	}
+	for (int i = 0; i < 5; i++)
+		pthread_join(th[i], NULL);
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(a[i].rc, 0);
+		assert_string_equal(a[i].status, "correct");
+		assert_int_equal(a[i].pid[0], pid);
+		assert_int_equal(a[i].pid[1], pid);
+	}
+}
+
+/* GPU 1 never starts: open retires it (saying so) and GPU 0 serves all. */
+static void test_pool_dead_at_open(void **state)
+{
+	struct supervisor *s = NULL;
+	struct buf err = BUF_INIT, got = BUF_INIT;
+	struct capture c;
+	int r;
+
+	(void)state;
+	capture_start(&c);
+	r = pool_open(&s, "1", NULL, &err);
+	capture_end(&c, &got);
+	if (r == 1)
+		skip();
+	if (r < 0)
+		fail_msg("%s", err.s);
+	assert_int_equal(supervisor_n_workers(s), 1);
+	if (!strstr(got.s, "GPU 1 taken out of the pool after 3 failed starts in a row") ||
+	    !strstr(got.s, "exited before answering hello (exit 3)"))
+		fail_msg("stderr: %s", got.s);
+	ten_requests_on(s, pid_of(s));
+	assert_int_equal(supervisor_n_workers(s), 1);
+	pool_close(s);
+	buf_release(&err);
+	buf_release(&got);
+}
+
+/* A worker killed by its candidates 10 times in a row restarts every
+ * time: never retired, even as the last GPU of the pool (GPU 1 is dead). */
+static void test_pool_crashes_never_retire(void **state)
+{
+	struct supervisor *s = NULL;
+	struct buf err = BUF_INIT;
+	int r, p = 0;
+
+	(void)state;
+	r = pool_open(&s, "1", NULL, &err);
+	if (r == 1)
+		skip();
+	if (r < 0)
+		fail_msg("%s", err.s);
+	for (int i = 0; i < 10; i++) {
+		json_t *rep = request(s, "crash", NULL);
+		int q;
+		assert_string_equal(jget_str(rep, "status", ""), "runtime_error");
+		json_decref(rep);
+		q = pid_of(s);
+		assert_int_not_equal(q, p);
+		p = q;
+	}
+	assert_int_equal(supervisor_n_workers(s), 1);
+	pool_close(s);
+	buf_release(&err);
+}
+
+/* GPU 1 starts, dies under a candidate, then cannot start again: retired
+ * after 3 failed starts while GPU 0 is busy; the request that met those
+ * failed starts waits for GPU 0 instead of failing, and later ones all go
+ * to GPU 0. */
+static void test_pool_retired_later(void **state)
+{
+	struct supervisor *s = NULL;
+	struct buf err = BUF_INIT, got = BUF_INIT;
+	char flag[] = "/tmp/kf-dead-XXXXXX", go[] = "/tmp/kf-go-XXXXXX";
+	struct aff_arg hold = { NULL, "wait_file", "problems/X", go, "", -1 };
+	struct pid_arg b;
+	pthread_t th, tb;
+	struct capture c;
+	json_t *req, *rep = NULL;
+	int fd, r, rc, queued, p0, busy = 0;
+
+	(void)state;
+	fd = mkstemp(flag);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(flag);
+	fd = mkstemp(go);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(go);
+	r = pool_open(&s, "1", flag, &err);
+	if (r == 1)
+		skip();
+	if (r < 0)
+		fail_msg("%s", err.s);
+	assert_int_equal(supervisor_n_workers(s), 2);
+	p0 = pid_of(s);                       /* the first free worker: GPU 0 */
+	hold.s = s;
+	assert_int_equal(pthread_create(&th, NULL, aff_thread, &hold), 0);
+	wait_queue(s, 0, 1);                  /* GPU 0 held */
+	fd = open(flag, O_CREAT | O_WRONLY, 0600);   /* GPU 1 cannot start from now */
+	assert_true(fd >= 0);
+	close(fd);
+	/* No assertion while stderr is captured (its message would be lost). */
+	capture_start(&c);
+	req = json_pack("{s:s}", "mode", "crash");
+	rc = supervisor_request(s, RT_EVAL, req, NULL, 0, &rep, &err);  /* GPU 1 */
+	json_decref(req);
+	memset(&b, 0, sizeof(b));
+	b.s = s;
+	r = pthread_create(&tb, NULL, pid_thread, &b);
+	for (int i = 0; !r && i < 1000 && supervisor_n_workers(s) != 1; i++)
+		usleep(5000);
+	queued = queue_reached(s, 1, 1);      /* b waits for GPU 0 */
+	fd = open(go, O_CREAT | O_WRONLY, 0600);     /* GPU 0 free */
+	if (fd >= 0)
+		close(fd);
+	pthread_join(th, NULL);
+	if (!r)
+		pthread_join(tb, NULL);
+	capture_end(&c, &got);
+	assert_int_equal(r, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(rc, 0);
+	assert_true(queued);
+	assert_int_equal(supervisor_n_workers(s), 1);
+	assert_string_equal(jget_str(rep, "status", ""), "runtime_error");
+	json_decref(rep);
+	assert_int_equal(hold.rc, 0);
+	assert_int_equal(b.rc, 0);
+	assert_string_equal(b.status, "correct");
+	assert_int_equal(b.pid[0], p0);
+	assert_int_equal(b.pid[1], p0);
+	if (!strstr(got.s, "GPU 1 (Fake GPU) taken out of the pool after 3 failed starts in a row"))
+		fail_msg("stderr: %s", got.s);
+	ten_requests_on(s, p0);
+	assert_int_equal(supervisor_waiting(s, &busy), 0);
+	assert_int_equal(busy, 0);
+	pool_close(s);
+	unlink(flag);
+	unlink(go);
+	buf_release(&err);
+	buf_release(&got);
+}
+
+/* No GPU starts: open fails and says so. A pool whose last GPU stops
+ * starting fails the request that finds none left, and says so. */
+static void test_pool_all_dead(void **state)
+{
+	struct supervisor *s = NULL;
+	struct buf err = BUF_INIT;
+	char flag[] = "/tmp/kf-dead-XXXXXX";
+	json_t *req, *rep = NULL;
+	int fd, r;
+
+	(void)state;
+	r = pool_open(&s, "all", NULL, &err);
+	if (r == 1)
+		skip();
+	assert_int_equal(r, -1);
+	assert_null(s);
+	if (!strstr(err.s, "every GPU worker failed to start (3 tries each)") ||
+	    !strstr(err.s, "exited before answering hello"))
+		fail_msg("err: %s", err.s);
+	pool_close(NULL);
+
+	fd = mkstemp(flag);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(flag);
+	if (pool_open(&s, "all", flag, &err) < 0)
+		fail_msg("%s", err.s);
+	fd = open(flag, O_CREAT | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	for (int i = 0; i < 2; i++) {      /* both GPUs die, neither restarts */
+		json_t *x = request(s, "crash", NULL);
+		json_decref(x);
+	}
+	req = json_pack("{s:s}", "mode", "pid");
+	assert_int_equal(supervisor_request(s, RT_EVAL, req, NULL, 0, &rep, &err), -1);
+	assert_null(rep);
+	if (!strstr(err.s, "every GPU was taken out of the pool"))
+		fail_msg("err: %s", err.s);
+	assert_int_equal(supervisor_n_workers(s), 0);
+	json_decref(req);
+	pool_close(s);
+	unlink(flag);
 	buf_release(&err);
 }
 
@@ -806,6 +1103,10 @@ int main(void)
 		cmocka_unit_test(test_supervisor_worker_stdout),
 		cmocka_unit_test(test_supervisor_affinity),
 		cmocka_unit_test(test_supervisor_affinity_env),
+		cmocka_unit_test(test_pool_dead_at_open),
+		cmocka_unit_test(test_pool_crashes_never_retire),
+		cmocka_unit_test(test_pool_retired_later),
+		cmocka_unit_test(test_pool_all_dead),
 		cmocka_unit_test(test_keep_eviction_order),
 		cmocka_unit_test(test_engine_threads),
 	};
