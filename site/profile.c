@@ -2,9 +2,11 @@
 #include "html.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/json.h"
+#include "core/xalloc.h"
 
 static double num(const json_t *o, const char *k)
 {
@@ -96,6 +98,58 @@ void profile_kernel_cells(const json_t *k, void (*cell)(void *ctx, int i, const 
 	buf_release(&b);
 }
 
+struct group {
+	const char *name;
+	int launches;
+	double ms;
+	size_t first;              /* launch order, for ties */
+};
+
+static int by_time(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+
+	if (x->ms != y->ms)
+		return x->ms < y->ms ? 1 : -1;
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+json_t *profile_by_name(const json_t *p)
+{
+	const json_t *ks = json_object_get(p, "kernels"), *k;
+	size_t i, n = json_array_size(ks), ng = 0;
+	struct group *g = xcalloc(n ? n : 1, sizeof(*g));
+	double total = 0;
+	json_t *out = json_array();
+
+	json_array_foreach(ks, i, k) {
+		const char *name = jget_str(k, "name", "");
+		double d = num(k, "duration_ms");
+		size_t j;
+		for (j = 0; j < ng && strcmp(g[j].name, name); j++)
+			;
+		if (j == ng)
+			g[ng++] = (struct group){ name, 0, 0, i };
+		g[j].launches++;
+		if (isfinite(d)) {
+			g[j].ms += d;
+			total += d;
+		}
+	}
+	qsort(g, ng, sizeof(*g), by_time);
+	for (i = 0; i < ng && i < PROFILE_MAX_KERNELS; i++) {
+		struct buf t = BUF_INIT, s = BUF_INIT;
+		fmt_ms(&t, total > 0 ? g[i].ms : NAN);
+		fmt_pct(&s, total > 0 ? g[i].ms / total : NAN);
+		json_array_append_new(out, json_pack("{s:s,s:i,s:s,s:s}", "name", g[i].name, "launches",
+						     g[i].launches, "time", t.s, "share", s.s));
+		buf_release(&t);
+		buf_release(&s);
+	}
+	free(g);
+	return out;
+}
+
 static void view_row(void *ctx, const char *label, const char *value)
 {
 	json_array_append_new(ctx, json_pack("{s:s,s:s}", "label", label, "value", value));
@@ -126,6 +180,14 @@ json_t *profile_view(const json_t *p)
 		json_array_append_new(ks, o);
 	}
 	json_object_set_new(v, "kernels", ks);
+	{
+		json_t *g = profile_by_name(p);
+		if (json_array_size(g) > 1) {
+			json_object_set_new(v, "by_name", g);
+			json_object_set_new(v, "has_by_name", json_true());
+		} else
+			json_decref(g);
+	}
 	if (n > PROFILE_MAX_KERNELS)
 		json_object_set_new(v, "more_kernels", json_integer((json_int_t)(n - PROFILE_MAX_KERNELS)));
 	json_object_set_new(v, "tool", json_string(jget_str(p, "tool", "")));

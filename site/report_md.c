@@ -126,6 +126,20 @@ void report_md_profile(struct buf *out, const json_t *p)
 	profile_rows(p, md_row, out);
 	if (!json_array_size(json_object_get(p, "kernels")))
 		return;
+	{
+		json_t *g = profile_by_name(p), *e;
+		if (json_array_size(g) > 1) {
+			buf_adds(out, "\nWhere the time goes, by kernel:\n\n| Kernel | Launches | Time | Share |\n"
+				 "|---|--:|--:|--:|\n");
+			json_array_foreach(g, i, e) {
+				buf_adds(out, "| ");
+				md_escape(out, jget_str(e, "name", ""));
+				buf_addf(out, " | %lld | %s | %s |\n", (long long)jget_int(e, "launches", 0),
+					 jget_str(e, "time", ""), jget_str(e, "share", ""));
+			}
+		}
+		json_decref(g);
+	}
 	buf_adds(out, "\n|");
 	for (i = 0; profile_kernel_heads[i]; i++) {
 		buf_adds(out, " ");

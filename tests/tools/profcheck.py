@@ -96,6 +96,17 @@ def main():
                       lim is not None and lim.get_text() == want[1] and len(rows) == min(nk, 64),
                       "%s: the best kernel's profile on %s (limiter %s, %d kernels)" % (pid, gpu, want[1], nk),
                       "page: %r, %d kernel rows" % (lim and lim.get_text(), len(rows)))
+                # Where the time goes: the kernels grouped by name, costliest first,
+                # only when there are several names.
+                groups = db.execute("SELECT name, COUNT(*), SUM(duration_ms) FROM profile_kernels"
+                                    " WHERE eval_id = ? GROUP BY name ORDER BY SUM(duration_ms) DESC,"
+                                    " MIN(idx)", (want[0],)).fetchall()
+                gt = root.find("table", **{"class": "prof-by-name narrow"})
+                got = [[td.get_text() for td in tr.find_all("td")][:2]
+                       for tr in gt.find("tbody").find_all("tr")] if gt else []
+                wantg = [[g[0], str(g[1])] for g in groups] if len(groups) > 1 else []
+                check(got == wantg, "%s: where the time goes, by kernel name (%d names)" % (pid, len(groups)),
+                      "page %r, want %r" % (got, wantg))
             else:
                 check(prof is None and root.find("p", id="profile-none") is not None and
                       "No profile recorded." in root.find("p", id="profile-none").get_text(),

@@ -13,7 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/json.h"
 #include "site/diff.h"
+#include "site/profile.h"
 #include "site/report_md.h"
 
 static void write_file(const char *path, const char *s)
@@ -117,6 +119,54 @@ static void test_html(void **state)
 	buf_release(&err);
 }
 
+/* A block of three launches of two kernels: grouped by name, the costliest
+ * first, with launches and shares; one name gives no such table. */
+static void test_time_by_kernel(void **state)
+{
+	(void)state;
+	json_t *p = json_loads("{\"limiter\": \"launch\", \"launches\": 3, \"kernel_ms\": 1.75,"
+		" \"kernels\": [{\"name\": \"a\", \"duration_ms\": 0.5},"
+		" {\"name\": \"b|c\", \"duration_ms\": 1.0}, {\"name\": \"a\", \"duration_ms\": 0.25}]}",
+		0, NULL);
+	struct buf o = BUF_INIT;
+
+	assert_non_null(p);
+	json_t *g = profile_by_name(p);
+	assert_int_equal(json_array_size(g), 2);
+	assert_string_equal(jget_str(json_array_get(g, 0), "name", ""), "b|c");
+	assert_int_equal(jget_int(json_array_get(g, 0), "launches", 0), 1);
+	assert_string_equal(jget_str(json_array_get(g, 0), "share", ""), "57.1%");
+	assert_string_equal(jget_str(json_array_get(g, 1), "name", ""), "a");
+	assert_int_equal(jget_int(json_array_get(g, 1), "launches", 0), 2);
+	assert_string_equal(jget_str(json_array_get(g, 1), "time", ""), "750.0 µs");
+	assert_string_equal(jget_str(json_array_get(g, 1), "share", ""), "42.9%");
+	json_decref(g);
+	json_t *v = profile_view(p);
+	assert_true(json_is_true(json_object_get(v, "has_by_name")));
+	assert_int_equal(json_array_size(json_object_get(v, "by_name")), 2);
+	json_decref(v);
+	report_md_profile(&o, p);
+	const char *h = strstr(o.s, "Where the time goes, by kernel:");
+	const char *r1 = strstr(o.s, "| b\\|c | 1 | 1 ms | 57.1% |");
+	const char *r2 = strstr(o.s, "| a | 2 | 750.0 µs | 42.9% |");
+	assert_non_null(h);
+	assert_non_null(r1);
+	assert_non_null(r2);
+	assert_true(h < r1 && r1 < r2);
+	json_decref(p);
+
+	p = json_loads("{\"limiter\": \"memory\", \"kernels\": [{\"name\": \"a\", \"duration_ms\": 1},"
+		       " {\"name\": \"a\", \"duration_ms\": 2}]}", 0, NULL);
+	buf_reset(&o);
+	report_md_profile(&o, p);
+	assert_null(strstr(o.s, "Where the time goes"));
+	v = profile_view(p);
+	assert_null(json_object_get(v, "has_by_name"));
+	json_decref(v);
+	json_decref(p);
+	buf_release(&o);
+}
+
 static void test_md_profile(void **state)
 {
 	(void)state;
@@ -167,6 +217,7 @@ int main(void)
 		cmocka_unit_test(test_against_diff_u),
 		cmocka_unit_test(test_html),
 		cmocka_unit_test(test_md_profile),
+		cmocka_unit_test(test_time_by_kernel),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
