@@ -23,6 +23,9 @@
 #                     (default kernelbench for level1, kernelbench-level2,
 #                     kernelbench-level3, kernelbench-all, else kernelbench-custom)
 #   DB=kforge.db OUT=dist
+#   GOALS=            a JSON file of the release's goals (scripts/results_md.py
+#                     --goals): the release page says, per level and goal, the
+#                     measured figure and whether it is met
 #   KERNELBENCH=      a directory of KernelBench's H100_Modal_*.json: the release
 #                     page puts KernelBench's published H100 times beside
 # Running it again resumes the search where it stopped.
@@ -165,6 +168,7 @@ else
 		set -- "$DB" --version "$VERSION" -o "$OUT/results.md" --kforge "$KFORGE"
 	fi
 	[ -z "${KERNELBENCH:-}" ] || set -- "$@" --kernelbench "$KERNELBENCH"
+	[ -z "${GOALS:-}" ] || set -- "$@" --goals "$GOALS"
 	echo "dataset: results: python3 scripts/results_md.py $*"
 	python3 "${KFORGE_ROOT:-.}/scripts/results_md.py" "$@" || {
 		echo "dataset: results: failed; run 'make dataset' again to resume" >&2

@@ -4,6 +4,7 @@
   scripts/results_md.py STORE --version 0.1.0 --tarball DIST/kforge-kernelbench-0.1.0.tar.zst
                       [--search-seconds S] [--kernelbench DIR|none] [--screens DIR]
                       [--commands FILE] [--notes FILE.md] [--cross-gpu REPORT.md] [--kforge PATH]
+                      [--goals GOALS.json]
                       [-o OUT.md]
 
 STORE is a store file, an unpacked dataset (its kforge.db) or a dataset tarball.
@@ -27,6 +28,8 @@ Every figure comes from the store (python3's sqlite3, read-only), a section per 
   the GPU busy fraction (kernel time of the check and timed trials of the evaluations each
   session made, over the sessions' wall time); for an older store without sessions, from
   --search-seconds (the page says which);
+- with --goals, the release's goals first: per level and goal, the target, the measured
+  figure and whether it is met;
 - the tarball's size and SHA-256.
 fast_0 is the fraction of problems with a correct kernel (KernelBench's definition). A
 level's problems are those the search covered (rounds, candidates or evaluations), else all
@@ -154,6 +157,8 @@ def main():
     ap.add_argument("--commands", help="a file with the commands that reproduce the run")
     ap.add_argument("--notes", help="a Markdown file: what the run shows and does not")
     ap.add_argument("--cross-gpu", help="the output of `kforge report --gpus` on the store")
+    ap.add_argument("--goals", help="a JSON file of the release's goals (see goals_section): the page "
+                    "says, per goal, the measured figure and whether it is met")
     ap.add_argument("--kforge", help="the kforge that reads the tarball (`kforge dataset cat`); "
                     "default: GNU tar, which needs zstd(1) for a .tar.zst")
     ap.add_argument("-o", "--out")
@@ -318,6 +323,9 @@ def render(a, db):
             w("| %s | %s | `%s` | %s |" % (r["problem_id"], r["gpu_name"], r["kernel_hash"][:12],
                                          ", ".join(json.loads(r["review_flags"] or "[]"))))
         w("")
+
+    if a.goals:
+        goals_section(w, a, q, levels, scope, probs, views, speedups, runs)
 
     for lv in levels:
         level_section(w, lv, scope[lv], probs, views, speedups, q, sev, failed, baseline,
@@ -593,11 +601,10 @@ def search_sessions(q):
     return q("SELECT * FROM search_sessions ORDER BY started_at, id")
 
 
-def session_table(w, q, sessions, a):
-    """Throughput per level (sessions whose problems lie in one level) and over all levels,
-    per GPU: the sessions' wall time and evaluation counts; the GPU's busy time is the
-    check and timed trials of the collect-% evaluations a session made (its run's
-    candidates' kernels, created within its window), each evaluation counted once."""
+def session_groups(q, sessions):
+    """{(gpu, level or "all"): {n, wall, evals, kern: {eval id: (ms, trials)}}} over the
+    sessions (a session over one level counts there and under "all"), and how many
+    sessions covered several levels (or none)."""
     groups, mixed = {}, 0
     for s in sessions:
         try:
@@ -622,6 +629,15 @@ def session_table(w, q, sessions, a):
             g["wall"] += s["wall_s"] or 0.0
             g["evals"] += s["evaluations"] or 0
             g["kern"].update(evs)
+    return groups, mixed
+
+
+def session_table(w, q, sessions, a):
+    """Throughput per level (sessions whose problems lie in one level) and over all levels,
+    per GPU: the sessions' wall time and evaluation counts; the GPU's busy time is the
+    check and timed trials of the collect-% evaluations a session made (its run's
+    candidates' kernels, created within its window), each evaluation counted once."""
+    groups, mixed = session_groups(q, sessions)
     w("- source: the store's %d search session(s) (`search_sessions`: one per `kforge search` "
       "invocation, with its wall time and evaluation count)%s; GPU busy: the check and timed "
       "trials' time of the collect evaluations each session made over its wall time%s" %
@@ -642,6 +658,89 @@ def session_table(w, q, sessions, a):
           ("level %d" % scope if scope != "all" else "all levels", gpu or "none (compile only)",
            g["n"], g["wall"], g["evals"], rate, nt if gpu else "-",
            "%.1f s" % (ms / 1000.0) if gpu else "-", busy))
+    w("")
+
+
+GOAL_KINDS = {
+    # key: (label, how the measured figure reads, larger is better)
+    "eager_geomean": "geomean speedup against PyTorch eager",
+    "compile_geomean": "geomean speedup against torch.compile",
+    "fast_1": "fast_1 against eager (fraction of the level's problems)",
+    "correct": "problems with a correct kernel (fraction)",
+    "evals_per_min": "evaluations per GPU-minute (search sessions)",
+    "gpu_busy": "GPU busy fraction (search sessions)",
+}
+
+
+def load_goals(path):
+    """{level: {kind: target}} from {"levels": {"1": {kind: number, ...}, ...}}; bounded."""
+    with open(path, "rb") as f:
+        raw = f.read(65537)
+    if len(raw) > 65536:
+        raise ValueError("%s: over 64 KiB" % path)
+    g = json.loads(raw.decode("utf-8"))
+    out = {}
+    levels = g.get("levels") if isinstance(g, dict) else None
+    if not isinstance(levels, dict):
+        raise ValueError("%s: no \"levels\" object" % path)
+    for lv, goals in levels.items():
+        if not re.fullmatch(r"[1-9]", lv) or not isinstance(goals, dict):
+            raise ValueError("%s: level %r is not 1-9 with an object of goals" % (path, lv))
+        for k, v in goals.items():
+            if k not in GOAL_KINDS or isinstance(v, bool) or not isinstance(v, (int, float)) or \
+                    not math.isfinite(v) or v < 0:
+                raise ValueError("%s: level %s: %r: want one of %s with a number >= 0" %
+                                 (path, lv, k, ", ".join(GOAL_KINDS)))
+        out[int(lv)] = goals
+    return out
+
+
+def goals_section(w, a, q, levels, scope, probs, views, speedups, runs):
+    goals = load_goals(a.goals)
+    gpu = runs[-1]["gpu_name"] if runs and runs[-1]["gpu_name"] else (views[0][0] if views else None)
+    # The verified kernels where the GPU has them, else the search's.
+    view = next((v for v in views if v[0] == gpu and v[1] == "verified"), None) or \
+        next((v for v in views if v[0] == gpu), None)
+    sessions = search_sessions(q)
+    groups = session_groups(q, sessions)[0] if sessions else {}
+    w("## Goals\n")
+    w("The release's goals (%s), each against its measured figure on %s (%s kernels; "
+      "throughput from the store's search sessions). A goal that is not met says so; the notes "
+      "below say what stands in the way.\n" %
+      (os.path.basename(a.goals), gpu or "no GPU", view[1] if view else "no"))
+    w("| level | goal | target | measured | met |")
+    w("|---|---|--:|--:|---|")
+    for lv in sorted(goals):
+        counted = [p for p in scope.get(lv, []) if not probs[p]["degenerate"]]
+        best = {p: view[2][p] for p in counted if view and p in view[2]}
+        for kind, target in goals[lv].items():
+            got, shown = None, "not measured"
+            if kind in ("eager_geomean", "compile_geomean") and best:
+                sp = speedups(best, gpu, "eager" if kind == "eager_geomean" else "compile")
+                if sp:
+                    got = geomean(sp.values())
+                    shown = "%s (%d problem%s)" % (fmt(got), len(sp), "" if len(sp) == 1 else "s")
+            elif kind == "fast_1" and counted and view:
+                sp = speedups(best, gpu, "eager")
+                n = sum(1 for v in sp.values() if v > 1)
+                got = n / len(counted)
+                shown = "%s (%d of %d)" % (pct(n, len(counted)), n, len(counted))
+            elif kind == "correct" and counted and view:
+                got = len(best) / len(counted)
+                shown = "%s (%d of %d)" % (pct(len(best), len(counted)), len(best), len(counted))
+            elif kind in ("evals_per_min", "gpu_busy") and (gpu or "", lv) in groups:
+                g = groups[(gpu or "", lv)]
+                if g["wall"] > 0:
+                    if kind == "evals_per_min":
+                        got = g["evals"] / (g["wall"] / 60.0)
+                        shown = "%.1f" % got
+                    else:
+                        got = sum(v[0] for v in g["kern"].values()) / 1000.0 / g["wall"]
+                        shown = "%.1f%%" % (100 * got)
+            frac = kind in ("fast_1", "correct", "gpu_busy")
+            tshown = "%.0f%%" % (100 * target) if frac else ("%gx" % target if "geomean" in kind else "%g" % target)
+            met = "not measured" if got is None else ("yes" if got >= target - 1e-12 else "**no**")
+            w(row(["level %d" % lv, GOAL_KINDS[kind], tshown, shown, met]))
     w("")
 
 

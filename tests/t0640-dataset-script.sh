@@ -116,4 +116,11 @@ lacks "no KernelBench column without KERNELBENCH" dist/results.md "KernelBench H
 expect_exit 0 "dataset with KERNELBENCH=DIR" env DB="$T_TMP/lv.db" KFORGE_ROOT="$KF_ROOT" KERNELBENCH="$T_TMP/kb" \
 	VERSION=1.2.3 sh "$KF_ROOT/scripts/dataset.sh" all
 contains "passes it to the release page" "$T_TMP/out" "results_md.py .* --kernelbench $T_TMP/kb"
+
 contains "which puts KernelBench's times beside" dist/results.md "KernelBench H100 eager"
+lacks "no goals without GOALS" dist/results.md '^## Goals$'
+printf '{"levels": {"2": {"fast_1": 0.9}}}' >"$T_TMP/goals.json"
+expect_exit 0 "dataset with GOALS=FILE" env DB="$T_TMP/lv.db" KFORGE_ROOT="$KF_ROOT" GOALS="$T_TMP/goals.json" \
+	VERSION=1.2.3 sh "$KF_ROOT/scripts/dataset.sh" all
+contains "passes it to the release page" "$T_TMP/out" "results_md.py .* --goals $T_TMP/goals.json"
+contains "which shows the goal, unmet" dist/results.md '^\| level 2 \| fast_1 against eager .* \| 90% \| .* \| \*\*no\*\* \|$'

@@ -238,6 +238,25 @@ contains "a level-3 problem with both at the floor says so" lv3.md \
 contains "a level-1 problem whose eager beats the fp32 roofline says so" lv.md \
 	'^\| level1/019_ReLU \| H100 80GB HBM3 \| search \| 0\.500x \| 75% \| 150% \| - \| eager runs faster than the fp32 roofline allows'
 lacks "a problem faster than eager is not listed below it" lv2.md '^\| level2/001_Conv_ReLU \| H100'
+# The release's goals (--goals): per level, the target, the measured figure, met or not.
+cat >goals.json <<'EOF'
+{"levels": {"2": {"eager_geomean": 1.0, "fast_1": 0.5, "compile_geomean": 1.2, "evals_per_min": 60, "gpu_busy": 0.8},
+            "3": {"eager_geomean": 1.2, "correct": 1.0, "gpu_busy": 0.8}}}
+EOF
+expect_exit 0 "results page with goals" python3 "$KF_ROOT/scripts/results_md.py" lv.db --version 9.9.0 \
+	--goals goals.json -o lvg.md
+sed -n '/^## Goals$/,/^## Level 1$/p' lvg.md >goals.md
+contains "a level-2 geomean goal met" goals.md '^\| level 2 \| geomean speedup against PyTorch eager \| 1x \| 1\.118 \(2 problems\) \| yes \|$'
+contains "a level-2 fast_1 goal not met, with the figure" goals.md '^\| level 2 \| fast_1 against eager .* \| 50% \| 33% \(1 of 3\) \| \*\*no\*\* \|$'
+contains "torch.compile" goals.md '^\| level 2 \| geomean speedup against torch\.compile \| 1\.2x \| 1\.250 \(1 problem\) \| yes \|$'
+contains "the sessions' rate, met at the bound" goals.md '^\| level 2 \| evaluations per GPU-minute .* \| 60 \| 60\.0 \| yes \|$'
+contains "level 3's busy fraction not met" goals.md '^\| level 3 \| GPU busy fraction .* \| 80% \| 25\.0% \| \*\*no\*\* \|$'
+contains "level 3's correct problems not met" goals.md '^\| level 3 \| problems with a correct kernel .* \| 100% \| 67% \(2 of 3\) \| \*\*no\*\* \|$'
+lacks "no goals section without --goals" lv.md '^## Goals$'
+echo '{"levels": {"2": {"speed": 2}}}' >badgoals.json
+expect_exit 1 "an unknown goal is refused" python3 "$KF_ROOT/scripts/results_md.py" lv.db --version 9.9.0 \
+	--goals badgoals.json -o bad.md
+contains "  naming the kinds it knows" "$T_TMP/err" "want one of eager_geomean"
 contains "level 1 keeps its own section" lv.md '^\| NVIDIA H100 80GB HBM3 \| search \| eager \| 100% \| 50% \| 50% \| 0% \| 1\.000 \| 2 \|$'
 # Search throughput per level from the store's search sessions (schema v6; levelstore.py):
 # level 2: 60 evaluations in 60 s, trials of 48 s; level 3: 30 in 120 s, 30 s; level 1's
