@@ -364,7 +364,8 @@ static void problem_view(struct sproblem *P)
 	P->pp.torch_text = P->prob->torch_text;
 	P->pp.reference_src = P->prob->reference_src;
 	P->pp.gpu_name = P->S->gpu;
-	P->pp.arch = P->S->cfg->arch ? P->S->cfg->arch : "";
+	/* The GPU's target when the search names none: the plans depend on it. */
+	P->pp.arch = P->S->cfg->arch ? P->S->cfg->arch : P->S->be->arch ? P->S->be->arch(P->S->be->ctx) : "";
 }
 
 static int run_problem(struct search *S, int idx, struct buf *err)

@@ -70,6 +70,9 @@ struct search_backend {
 	int (*eval)(void *ctx, const char *problem_id, const char *candidate,
 		    struct eval_outcome *out, struct buf *err);
 	const char *(*gpu_name)(void *ctx);
+	/* The target ("sm_90a"; NULL or "" unknown): the built-in proposer's
+	 * plans depend on it (kernels/plans.c). NULL: none. */
+	const char *(*arch)(void *ctx);
 };
 
 /* The real backend over engine.h; engine_open is referenced weakly so

@@ -16,6 +16,12 @@ static const char *eng_gpu(void *ctx)
 	return g ? g : "";
 }
 
+static const char *eng_arch(void *ctx)
+{
+	const char *a = engine_arch(ctx);
+	return a ? a : "";
+}
+
 int search_backend_engine(struct search_backend *be, const char *root, const char *db_path,
 			  const struct search_config *cfg, struct buf *err)
 {
@@ -37,6 +43,7 @@ int search_backend_engine(struct search_backend *be, const char *root, const cha
 	be->ctx = e;
 	be->eval = eng_eval;
 	be->gpu_name = eng_gpu;
+	be->arch = eng_arch;
 	return 0;
 }
 

@@ -447,6 +447,11 @@ const char *engine_gpu_name(const struct engine *e)
 	return e->compile_only ? "" : e->gpu_name;
 }
 
+const char *engine_arch(const struct engine *e)
+{
+	return e->arch;
+}
+
 void engine_close(struct engine *e)
 {
 	if (!e)

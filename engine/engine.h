@@ -137,6 +137,8 @@ int engine_reference_sample_draw(const struct problem *p, unsigned long long see
 void engine_gpu_peaks(const struct engine *e, double *gbs, double *gflops);
 /* The GPU model name ("" with compile_only). */
 const char *engine_gpu_name(const struct engine *e);
+/* The target it compiles for ("sm_90a"; --arch with compile_only). */
+const char *engine_arch(const struct engine *e);
 void engine_close(struct engine *e);
 
 #endif

@@ -76,3 +76,18 @@ contains "a depthwise conv's is conv_dw's" plans.txt '^level1/082_[^ ]* conv-sme
 contains "a 3-D strided transposed conv's is conv_tce's" plans.txt '^level1/077_[^ ]* conv-tce-wgmma conv_tce '
 "$E" plan "$KF_ROOT/problems/level1/001_Square_matrix_multiplication/spec.json" sm_80 >p80.txt
 contains "without wgmma, matmul_tce's plan takes the mma core" p80.txt '^mm-tce-mma matmul_tce \{"core": "mma"'
+
+# The search gives the proposer its GPU's target (the backend's arch): on a
+# GPU without wgmma round 1 leads with the mma.sync twins; on an H100 (sm_90a)
+# with the wgmma plans.
+for a in sm_80 sm_90a; do
+	expect_exit 0 "a 1-round search on a fake $a GPU" "$SF" --db "$T_TMP/a$a.db" --root "$KF_ROOT" \
+		--problems level1/1,level2/1 --rounds 1 --k 2 --m 1 --proposer builtin --gpu-arch "$a"
+	sqlite3 "$T_TMP/a$a.db" "select problem_id, json_extract(response, '\$.plan.idea'),
+	  json_extract(response, '\$.plan.params') from llm_calls where purpose='ideas' and round=1
+	  order by problem_id" >"plan-$a.txt"
+done
+contains "sm_80: the matmul's plan is the mma core" plan-sm_80.txt '^level1/001_[^|]*\|mm-tce-mma\|\{"core":"mma"'
+contains "sm_80: the graph's plan adds mma" plan-sm_80.txt '^level2/001_[^|]*\|graph-tensor-core\|\{"fuse":1,"mma":1,"tc":1\}$'
+contains "sm_90a: the matmul's plan is wgmma" plan-sm_90a.txt '^level1/001_[^|]*\|mm-tce-wgmma\|\{"core":"wgmma"'
+contains "sm_90a: the graph's plan is the wgmma one" plan-sm_90a.txt '^level2/001_[^|]*\|graph-tensor-core\|\{"fuse":1,"tc":1\}$'

@@ -4,6 +4,7 @@
  *              [--rounds R] [--k K] [--m M] [--seed N] [--jobs J]
  *              [--delay-ms D] [--impls N] [--calls N] [--compile-only]
  *              [--resume] [--wall SECONDS] [--bad-utf8] [--proposer builtin]
+ *              [--gpu-arch sm_XX] (the fake GPU's target, for the proposer's plans)
  * The fake engine writes kernels and evals rows as the real one would;
  * status and time derive from the candidate's hash. Exit 0 when the run
  * finished, 1 on error. */
@@ -103,6 +104,14 @@ static int fake_eval(void *ctx, const char *problem_id, const char *cand, struct
 out:
 	store_close(&st);
 	return r;
+}
+
+static const char *fake_arch = "";
+
+static const char *fake_arch_of(void *ctx)
+{
+	(void)ctx;
+	return fake_arch;
 }
 
 static const char *fake_gpu_name(void *ctx)
@@ -227,7 +236,7 @@ int main(int argc, char **argv)
 		{ "jobs", required_argument, NULL, 'j' },	 { "delay-ms", required_argument, NULL, 'D' },
 		{ "impls", required_argument, NULL, 'I' },	 { "calls", required_argument, NULL, 'C' },
 		{ "compile-only", no_argument, NULL, 'c' },	 { "resume", no_argument, NULL, 'X' },
-		{ "wall", required_argument, NULL, 'W' },
+		{ "wall", required_argument, NULL, 'W' },	 { "gpu-arch", required_argument, NULL, 'A' },
 		{ "bad-utf8", no_argument, NULL, 'U' },	 { "proposer", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -235,7 +244,7 @@ int main(int argc, char **argv)
 	struct problem_list pl;
 	struct proposer prop;
 	struct proposer_options po = { 0 };
-	struct search_backend be = { NULL, fake_eval, fake_gpu_name };
+	struct search_backend be = { NULL, fake_eval, fake_gpu_name, fake_arch_of };
 	struct search_result res;
 	struct buf err = BUF_INIT;
 	const char *root = ".", *problems = "level1";
@@ -263,6 +272,7 @@ int main(int argc, char **argv)
 		case 'c': compile_only = cfg.compile_only = 1; cfg.arch = "sm_90"; break;
 		case 'X': resume = 1; break;
 		case 'W': wall = atof(optarg); break;
+		case 'A': fake_arch = optarg; break;
 		case 'U': bad_utf8 = 1; break;
 		case 'P': cfg.proposer = optarg; break;
 		default: return 2;
