@@ -257,6 +257,9 @@ echo '{"levels": {"2": {"speed": 2}}}' >badgoals.json
 expect_exit 1 "an unknown goal is refused" python3 "$KF_ROOT/scripts/results_md.py" lv.db --version 9.9.0 \
 	--goals badgoals.json -o bad.md
 contains "  naming the kinds it knows" "$T_TMP/err" "want one of eager_geomean"
+expect_exit 0 "the v0.2.0 goals (docs/results/goals-v0.2.0.json) load" python3 "$KF_ROOT/scripts/results_md.py" \
+	lv.db --version 0.2.0 --goals "$KF_ROOT/docs/results/goals-v0.2.0.json" -o g020.md
+check "  a goal row per level and kind (3 x 6)" test "$(sed -n '/^## Goals$/,/^## Level 1$/p' g020.md | grep -c '^| level [123] | ')" -eq 18
 contains "level 1 keeps its own section" lv.md '^\| NVIDIA H100 80GB HBM3 \| search \| eager \| 100% \| 50% \| 50% \| 0% \| 1\.000 \| 2 \|$'
 # Search throughput per level from the store's search sessions (schema v6; levelstore.py):
 # level 2: 60 evaluations in 60 s, trials of 48 s; level 3: 30 in 120 s, 30 s; level 1's
