@@ -17,21 +17,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sitecheck  # noqa: E402
-from sitecheck import check, parse, slug  # noqa: E402
+from sitecheck import check, fmt_num, parse, slug  # noqa: E402
 
 LIMITERS = ["memory", "compute", "latency", "launch"]
-
-
-def fmt3(v):
-    """site/html.c fmt_num."""
-    a = abs(v)
-    if a >= 1000:
-        return "%.0f" % v
-    if a >= 100:
-        return "%.1f" % v
-    if a >= 0.01 or a == 0:
-        return "%.2f" % v
-    return "%.3g" % v
 
 
 def latest_time(db, h, pid, gpu):
@@ -57,7 +45,7 @@ def profile_of(db, h, pid, gpu):
 
 
 def speed_s(e, t):
-    return "—" if not e or not t else fmt3(e / t) + "×"
+    return "—" if not e or not t else fmt_num(e / t) + "×"
 
 
 def first_parent(text):

@@ -448,7 +448,7 @@ def main():
                 want = bm / b[2] if b and bm else None
                 if not close(num(c["v"]), want):
                     errs.append("%s %s: want %r got %r" % (p, c["gpu"], want, c["v"]))
-                if want is not None and not c["text"].startswith(sitecheck_fmt(want)):
+                if want is not None and not c["text"].startswith(sitecheck.fmt_num(want)):
                     errs.append("%s %s: shows %r for %r" % (p, c["gpu"], c["text"], want))
         check(rows and not errs, "leaderboard table holds the best speedups (%d rows)"
               % len(rows or []), "\n".join(errs[:8]))
@@ -563,17 +563,6 @@ def main():
         d.quit()
     print("1..%d" % N)
     return 1 if FAILED else 0
-
-
-def sitecheck_fmt(v):
-    a = abs(v)
-    if a >= 1000:
-        return "%.0f" % v
-    if a >= 100:
-        return "%.1f" % v
-    if a >= 0.01 or a == 0:
-        return "%.2f" % v
-    return "%.3g" % v
 
 
 if __name__ == "__main__":

@@ -100,6 +100,18 @@ def parse(path):
     return b
 
 
+def fmt_num(v):
+    """site/html.c fmt_num: a speedup or ratio as the site prints it."""
+    a = abs(v)
+    if a >= 1000:
+        return "%.0f" % v
+    if a >= 100:
+        return "%.1f" % v
+    if a >= 0.01 or a == 0:
+        return "%.2f" % v
+    return "%.3g" % v
+
+
 def slug(pid):
     out = []
     for i, c in enumerate(pid[:120]):
