@@ -454,11 +454,10 @@ def below_eager(w, lv, counted, probs, views, speedups, q):
     peaks = {r["name"]: (r["peak_bw_gbs"], r["peak_fp32_tflops"])
              for r in q("SELECT name, peak_bw_gbs, peak_fp32_tflops FROM gpus")}
     work = {r["id"]: (r["flops"], r["min_bytes"]) for r in q("SELECT id, flops, min_bytes FROM problems")}
-    try:
+    lim = {}
+    if has_table(q, "profiles"):  # schema v5 on
         lim = {(r["kernel_hash"], r["problem_id"], r["gpu_name"]): r["limiter"] for r in
                q("SELECT kernel_hash, problem_id, gpu_name, limiter FROM profiles ORDER BY created_at")}
-    except sqlite3.Error:  # a store from before schema v5: no profiles
-        lim = {}
     w("### Below PyTorch eager, level %d\n" % lv)
     w("Problems whose best correct kernel is slower than eager, and why. The floor is the time "
       "the GPU's measured ceilings allow (the problem's minimum bytes over the peak bandwidth, "
@@ -594,9 +593,14 @@ def throughput(w, a, q, runs, sev):
     w("")
 
 
+def has_table(q, name):
+    """Whether the store has table name (older schemas lack the newer ones)."""
+    return bool(q("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", name))
+
+
 def search_sessions(q):
     """The store's search sessions (schema v6), oldest first; [] for an older store."""
-    if not q("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'search_sessions'"):
+    if not has_table(q, "search_sessions"):
         return []
     return q("SELECT * FROM search_sessions ORDER BY started_at, id")
 
