@@ -58,7 +58,7 @@ if command -v python3 >/dev/null 2>&1 && python3 "$KF_ROOT/problems/gen/level1/n
 	expect_exit 0 "NVRTC compiles every reference.cu for sm_90" python3 \
 		"$KF_ROOT/problems/gen/level1/nvrtc_check.py" $files
 	contains "58 compiled" "$T_TMP/out" "compiled 58 files, 0 failed"
-	sed 's/double acc = 0.0;/double acc = nosuch;/' "$P"/001_*/reference.cu >broken.cu
+	sed 's/acc\[r\]\[c\] = 0.0;/acc[r][c] = nosuch;/' "$P"/001_*/reference.cu >broken.cu
 	expect_exit 1 "NVRTC rejects a broken reference" python3 "$KF_ROOT/problems/gen/level1/nvrtc_check.py" broken.cu
 	contains "with the compiler's message" "$T_TMP/out" "identifier \"nosuch\" is undefined"
 elif [ -x "$NVCC" ]; then
@@ -70,7 +70,7 @@ elif [ -x "$NVCC" ]; then
 		b=$(basename "$d")
 		if [ -s "cubin/$b.cubin" ]; then ok "nvcc compiles $b/reference.cu"; else nok "nvcc compiles $b/reference.cu"; sed 's/^/# /' "cubin/$b.log" | head -n 10; fi
 	done
-	sed 's/double acc = 0.0;/double acc = nosuch;/' "$P"/001_*/reference.cu >broken.cu
+	sed 's/acc\[r\]\[c\] = 0.0;/acc[r][c] = nosuch;/' "$P"/001_*/reference.cu >broken.cu
 	check_fail "nvcc rejects a broken reference" "$NVCC" -arch=sm_90 --cubin -o broken.cubin broken.cu
 else
 	skip "neither NVRTC nor nvcc found: reference.cu compile checks"

@@ -2,7 +2,7 @@
 """Generates problems/level1/ for the matmul, conv and pool problems (probsB's
 58: 1-4, 6-18, 41-46, 50, 54-87) from the table below: spec.json,
 reference.py (PyTorch module, KernelBench semantics) and reference.cu (plain
-one-thread-per-output reference, double accumulation).
+reference, double accumulation: one thread per output, tiles for the products).
 
 With --tsv (KernelBench's level-1 table, level1.tsv: an input, not part of
 the tree) every shape in the table is checked against it; output sizes are
@@ -12,7 +12,13 @@ computed with PyTorch's formulas and must equal the tsv's output shapes.
 
 --out writes DIR/problems/level1/ instead of the root's; --check regenerates
 into memory and fails if a committed file differs (make problems runs them all)."""
-import argparse, json, math, os, sys
+import argparse, importlib.util, json, math, os, sys
+
+# the tiled double GEMM body (also the level-2/3 generator's, through this module)
+_gt = importlib.util.spec_from_file_location(
+    "gemm_tiled", os.path.join(os.path.dirname(os.path.abspath(__file__)), "gemm_tiled.py"))
+gemm_tiled = importlib.util.module_from_spec(_gt)
+_gt.loader.exec_module(gemm_tiled)
 
 F32 = 4
 # reference.cu's first line (spec.json and reference.py carry none: problems/README.md)
@@ -508,29 +514,25 @@ def build_matmul(row):
         bidx = "(b * K + k) * N + n" if batched else ("n * K + k" if tb else "k * N + n")
         layout = "A %s, B %s" % ("(batch, M, K)" if batched else ("(K, M)" if ta else "(M, K)"),
                                  "(batch, K, N)" if batched else ("(N, K)" if tb else "(K, N)"))
-        mline = ""
-        if mask == "triu":
-            mline = "    if (m > n) { C[idx] = 0.0f; return; }   /* torch.triu of the product */\n"
-        elif mask == "tril":
-            mline = "    if (m < n) { C[idx] = 0.0f; return; }   /* torch.tril of the product */\n"
-        cu = ("// Reference: C[b][m][n] = sum_k A[..] * B[..] with %s; one thread per\n"
-              "// output element, double accumulation over the whole K.\n"
+        store = {"triu": "C[(b * M + m) * N + n] = m > n ? 0.0f : (float)%s;   /* torch.triu of the product */",
+                 "tril": "C[(b * M + m) * N + n] = m < n ? 0.0f : (float)%s;   /* torch.tril of the product */",
+                 "none": "C[(b * M + m) * N + n] = (float)%s;"}[mask]
+        # (the tiled body names the indices m, k, n, as aidx and bidx do)
+        body = gemm_tiled.body(
+            M, lambda m, k: "A[%s]" % aidx, lambda k, n: "B[%s]" % bidx,
+            not ta or batched, not tb or batched, lambda acc: [store % acc], ("M", "N", "K"),
+            prelude="    const long long b = blockIdx.z;\n    (void)b;\n")
+        cu = ("// Reference: C[b][m][n] = sum_k A[..] * B[..] with %s; double\n"
+              "// accumulation over the whole K, k in order for every output. 256 threads\n"
+              "// compute a tile of outputs, sharing each k's loads through shared memory.\n"
               "extern \"C\" __global__ void matmul_ref(const float* __restrict__ A, const float* __restrict__ B,\n"
               "                                       float* __restrict__ C, long long batch, long long M,\n"
               "                                       long long N, long long K)\n{\n"
-              "    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
-              "    if (idx >= batch * M * N) return;\n"
-              "    const long long n = idx %% N;\n"
-              "    const long long m = (idx / N) %% M;\n"
-              "    const long long b = idx / (M * N);\n"
-              "    (void)b;\n%s"
-              "    double acc = 0.0;\n"
-              "    for (long long k = 0; k < K; ++k)\n"
-              "        acc += (double)A[%s] * (double)B[%s];\n"
-              "    C[idx] = (float)acc;\n}\n") % (layout, mline, aidx, bidx)
-        total = " * ".join(x for x in ([] if e_batch == "1" else [str(e_batch)]) + ["(%s)" % e_m if "*" in str(e_m) else str(e_m), str(e_n)])
-        launch = "matmul_ref<<<ceil_div(%s, 256), 256>>>(A, B, C, %s, %s, %s, %s);" % (
-            total, e_batch, e_m, e_n, e_k)
+              "    (void)batch;\n%s}\n") % (layout, body)
+        assert gemm_tiled.fits(M, N, batch), (num, M, N, batch)
+        launch = "matmul_ref<<<%s, %d>>>(A, B, C, %s, %s, %s, %s);" % (
+            gemm_tiled.grid(M, N, batch, m_expr=e_m, n_expr=e_n, batch_expr=e_batch), gemm_tiled.THREADS,
+            e_batch, e_m, e_n, e_k)
     cu += CU_TAIL % launch
     return spec, py, cu
 

@@ -10,7 +10,7 @@ as float. Python 3.11 stdlib only."""
 import re
 
 from refcu3 import Level3Ops
-from shapes import CONV_BODY, CONV_HEAD, pad3, prod
+from shapes import CONV_BODY, CONV_HEAD, GT, pad3, prod
 
 EW_BLOCK = 256
 MAX_SCRATCH_BYTES = 8 << 30     # the engine's limit on all scratch buffers together
@@ -407,16 +407,26 @@ class Gen(Level3Ops):
             args.append(bsrc)
         params.append("%s* out" % ot)
         args.append(ob)
+        bias = len(n["in"]) > 2
+        cast = self.cast(n)
+        desc = "%s = x (%d x %d) @ weight^T (%d x %d)%s" % (n["out"], M, K, N, K, " + bias" if bias else "")
+        if GT.fits(M, N):
+            epi = lambda acc: ["out[m * %dLL + n] = %s(%s%s);" % (N, cast, acc, " + (double)bias[n]" if bias else "")]
+            body = GT.body(M, lambda m, k: "x[%s * %dLL + %s]" % (m, K, k),
+                           lambda k, n_: "weight[%s * %dLL + %s]" % (n_, K, k), True, False, epi,
+                           ("%dLL" % M, "%dLL" % N, "%dLL" % K))
+            self.kernel("n%d_linear" % i, params, body, GT.grid(M, N), GT.THREADS, args,
+                        desc + ": tiles through shared memory, each output's k summed in order")
+            return
         body = self.ew_head(M * N)
         body += "    const long long col = i %% %dLL, row = i / %dLL;\n" % (N, N)
         body += "    double acc = 0.0;\n"
         body += "    for (long long k = 0; k < %dLL; ++k)\n" % K
         body += "        acc += (double)x[row * %dLL + k] * (double)weight[col * %dLL + k];\n" % (K, K)
-        if len(n["in"]) > 2:
+        if bias:
             body += "    acc += (double)bias[col];\n"
-        body += "    out[i] = %sacc;\n" % self.cast(n)
-        self.kernel("n%d_linear" % i, params, body, "ceil_div(%d, %d)" % (M * N, EW_BLOCK), EW_BLOCK, args,
-                    "%s = x (%d x %d) @ weight^T (%d x %d)%s" % (n["out"], M, K, N, K, " + bias" if len(n["in"]) > 2 else ""))
+        body += "    out[i] = %sacc;\n" % cast
+        self.kernel("n%d_linear" % i, params, body, "ceil_div(%d, %d)" % (M * N, EW_BLOCK), EW_BLOCK, args, desc)
 
     def emit_conv(self, i, n):
         xs = self.shape[n["in"][0]]

@@ -5,7 +5,7 @@ launch block) and the fused attention chain. Same conventions as refcu.py:
 double arithmetic, one thread per output element unless said otherwise.
 Python 3.11 stdlib only."""
 import refcu as R     # refcu imports this module first: its names are read at call time
-from shapes import prod
+from shapes import GT, prod
 
 
 class Level3Ops:
@@ -200,24 +200,42 @@ class Level3Ops:
         sh = n["shape"]
         r = len(sh)
         K, N = ash[-1], bsh[-1]
+        M = sh[-2]
         asrc, act_ = self.ref(a)
         bsrc, bct = self.ref(b)
         ob, ot = self.out_decl(n)
         numel = prod(sh)
-        body = self.ew_head(numel)
-        body += R.decompose("i", sh, "c")
+        batch = numel // (M * N)
+        cast = self.cast(n)
 
         def base(s):
             al = [1] * (r - len(s)) + list(s)
             st = R.strides(al)
             return " + ".join(["c%d * %dLL" % (j, st[j]) for j in range(r - 2) if al[j] != 1] or ["0"])
+        params = ["const %s* a" % act_, "const %s* b" % bct, "%s* out" % ot]
+        if GT.fits(M, N, batch):
+            pre = ""
+            if r > 2:
+                pre = R.decompose("(long long)blockIdx.z", sh[:-2], "c")
+            pre += "    const long long abase = %s, bbase = %s;\n" % (base(ash), base(bsh))
+            pre += "    const long long obase = (long long)blockIdx.z * %dLL;\n" % (M * N)
+            epi = lambda acc: ["out[obase + m * %dLL + n] = %s%s;" % (N, cast, acc)]
+            body = GT.body(M, lambda m, k: "a[abase + %s * %dLL + %s]" % (m, K, k),
+                           lambda k, n_: "b[bbase + %s * %dLL + %s]" % (k, N, n_), True, True, epi,
+                           ("%dLL" % M, "%dLL" % N, "%dLL" % K), prelude=pre)
+            self.kernel("n%d_matmul" % i, params, body, GT.grid(M, N, batch), GT.THREADS, [asrc, bsrc, ob],
+                        "%s = a %s @ b %s: tiles through shared memory, each output's k summed in order"
+                        % (n["out"], ash, bsh))
+            return
+        body = self.ew_head(numel)
+        body += R.decompose("i", sh, "c")
         body += "    const long long abase = %s + c%d * %dLL;\n" % (base(ash), r - 2, K)
         body += "    const long long bbase = %s + c%d;\n" % (base(bsh), r - 1)
         body += "    double acc = 0.0;\n"
         body += "    for (long long k = 0; k < %dLL; ++k)\n" % K
         body += "        acc += (double)a[abase + k] * (double)b[bbase + k * %dLL];\n" % N
-        body += "    out[i] = %sacc;\n" % self.cast(n)
-        self.kernel("n%d_matmul" % i, ["const %s* a" % act_, "const %s* b" % bct, "%s* out" % ot], body,
+        body += "    out[i] = %sacc;\n" % cast
+        self.kernel("n%d_matmul" % i, params, body,
                     "ceil_div(%d, %d)" % (numel, R.EW_BLOCK), R.EW_BLOCK, [asrc, bsrc, ob],
                     "%s = a %s @ b %s, one thread per output" % (n["out"], ash, bsh))
 

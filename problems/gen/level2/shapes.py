@@ -16,6 +16,7 @@ taps_convt = refgen.taps_convt
 pad3 = refgen.pad3
 CONV_HEAD = refgen.CONV_HEAD
 CONV_BODY = refgen.CONV_BODY
+GT = refgen.gemm_tiled         # the tiled double GEMM body
 
 
 def prod(xs):

@@ -23,20 +23,48 @@ static __device__ double block_sum(double v, double* sh)
     return r;
 }
 
-/* t0 = x (16384 x 4096) @ weight^T (4096 x 4096) + bias */
+/* t0 = x (16384 x 4096) @ weight^T (4096 x 4096) + bias: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n0_linear(const float* x,
     const float* weight,
     const float* bias,
     double* out)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= 67108864LL) return;
-    const long long col = i % 4096LL, row = i / 4096LL;
-    double acc = 0.0;
-    for (long long k = 0; k < 4096LL; ++k)
-        acc += (double)x[row * 4096LL + k] * (double)weight[col * 4096LL + k];
-    acc += (double)bias[col];
-    out[i] = acc;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < 4096LL; k0 += 16) {
+        const int kn = 4096LL - k0 < 16 ? (int)(4096LL - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < 16384LL && k < 4096LL ? (double)x[m * 4096LL + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < 4096LL && k < 4096LL ? (double)weight[n * 4096LL + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < 16384LL && n < 4096LL) {
+                out[m * 4096LL + n] = (acc[r][c] + (double)bias[n]);
+            }
+        }
 }
 
 /* t1: mul */
@@ -100,7 +128,7 @@ extern "C" __global__ void n2_norm_apply(const double* x,
 /*@launch
 scratch double buf0[67108864];
 scratch double buf1[8192];
-n0_linear<<<ceil_div(67108864, 256), 256>>>(x, gemm_weight, gemm_bias, buf0);
+n0_linear<<<dim3(ceil_div(4096, 64), ceil_div(16384, 64), 1), 256>>>(x, gemm_weight, gemm_bias, buf0);
 n1_mul<<<ceil_div(67108864, 256), 256>>>(buf0, scale, buf0);
 n2_norm_stats<<<4096, 256>>>(buf0, buf1);
 n2_norm_apply<<<ceil_div(67108864, 256), 256>>>(buf0, buf1, bn_weight, bn_bias, out);

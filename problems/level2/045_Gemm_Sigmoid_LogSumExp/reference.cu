@@ -40,20 +40,48 @@ static __device__ double block_max(double v, double* sh)
     return r;
 }
 
-/* t0 = x (16384 x 2048) @ weight^T (4096 x 2048) + bias */
+/* t0 = x (16384 x 2048) @ weight^T (4096 x 2048) + bias: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n0_linear(const float* x,
     const float* weight,
     const float* bias,
     double* out)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= 67108864LL) return;
-    const long long col = i % 4096LL, row = i / 4096LL;
-    double acc = 0.0;
-    for (long long k = 0; k < 2048LL; ++k)
-        acc += (double)x[row * 2048LL + k] * (double)weight[col * 2048LL + k];
-    acc += (double)bias[col];
-    out[i] = acc;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < 2048LL; k0 += 16) {
+        const int kn = 2048LL - k0 < 16 ? (int)(2048LL - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < 16384LL && k < 2048LL ? (double)x[m * 2048LL + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < 4096LL && k < 2048LL ? (double)weight[n * 2048LL + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < 16384LL && n < 4096LL) {
+                out[m * 4096LL + n] = (acc[r][c] + (double)bias[n]);
+            }
+        }
 }
 
 /* t1: sigmoid */
@@ -66,20 +94,48 @@ extern "C" __global__ void n1_sigmoid(const double* x,
     out[i] = (1.0 / (1.0 + exp(-a)));
 }
 
-/* t2 = x (16384 x 4096) @ weight^T (1024 x 4096) + bias */
+/* t2 = x (16384 x 4096) @ weight^T (1024 x 4096) + bias: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n2_linear(const double* x,
     const float* weight,
     const float* bias,
     double* out)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= 16777216LL) return;
-    const long long col = i % 1024LL, row = i / 1024LL;
-    double acc = 0.0;
-    for (long long k = 0; k < 4096LL; ++k)
-        acc += (double)x[row * 4096LL + k] * (double)weight[col * 4096LL + k];
-    acc += (double)bias[col];
-    out[i] = acc;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < 4096LL; k0 += 16) {
+        const int kn = 4096LL - k0 < 16 ? (int)(4096LL - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < 16384LL && k < 4096LL ? (double)x[m * 4096LL + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < 1024LL && k < 4096LL ? (double)weight[n * 4096LL + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < 16384LL && n < 1024LL) {
+                out[m * 1024LL + n] = (acc[r][c] + (double)bias[n]);
+            }
+        }
 }
 
 /* out: logsumexp over dims [1] of [16384, 1024] (1024 values each), one block per output */
@@ -111,8 +167,8 @@ extern "C" __global__ void n3_logsumexp(const double* x,
 /*@launch
 scratch double buf0[67108864];
 scratch double buf1[16777216];
-n0_linear<<<ceil_div(67108864, 256), 256>>>(x, linear1_weight, linear1_bias, buf0);
+n0_linear<<<dim3(ceil_div(4096, 64), ceil_div(16384, 64), 1), 256>>>(x, linear1_weight, linear1_bias, buf0);
 n1_sigmoid<<<ceil_div(67108864, 256), 256>>>(buf0, buf0);
-n2_linear<<<ceil_div(16777216, 256), 256>>>(buf0, linear2_weight, linear2_bias, buf1);
+n2_linear<<<dim3(ceil_div(1024, 64), ceil_div(16384, 64), 1), 256>>>(buf0, linear2_weight, linear2_bias, buf1);
 n3_logsumexp<<<16384, 256>>>(buf1, out);
 @*/

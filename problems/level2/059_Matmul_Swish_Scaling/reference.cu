@@ -9,20 +9,48 @@
 // norm statistics and adaptive pools one block per output value with a fixed-order
 // tree. Intermediates in double scratch buffers (reused once dead); a reshape is a
 // view of the same buffer. The last node writes the float output.
-/* t0 = x (128 x 32768) @ weight^T (32768 x 32768) + bias */
+/* t0 = x (128 x 32768) @ weight^T (32768 x 32768) + bias: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n0_linear(const float* x,
     const float* weight,
     const float* bias,
     double* out)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= 4194304LL) return;
-    const long long col = i % 32768LL, row = i / 32768LL;
-    double acc = 0.0;
-    for (long long k = 0; k < 32768LL; ++k)
-        acc += (double)x[row * 32768LL + k] * (double)weight[col * 32768LL + k];
-    acc += (double)bias[col];
-    out[i] = acc;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < 32768LL; k0 += 16) {
+        const int kn = 32768LL - k0 < 16 ? (int)(32768LL - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < 128LL && k < 32768LL ? (double)x[m * 32768LL + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < 32768LL && k < 32768LL ? (double)weight[n * 32768LL + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < 128LL && n < 32768LL) {
+                out[m * 32768LL + n] = (acc[r][c] + (double)bias[n]);
+            }
+        }
 }
 
 /* t1: sigmoid */
@@ -60,7 +88,7 @@ extern "C" __global__ void n3_mul(const double* a_in,
 /*@launch
 scratch double buf0[4194304];
 scratch double buf1[4194304];
-n0_linear<<<ceil_div(4194304, 256), 256>>>(x, matmul_weight, matmul_bias, buf0);
+n0_linear<<<dim3(ceil_div(32768, 64), ceil_div(128, 64), 1), 256>>>(x, matmul_weight, matmul_bias, buf0);
 n1_sigmoid<<<ceil_div(4194304, 256), 256>>>(buf0, buf1);
 n2_mul<<<ceil_div(4194304, 256), 256>>>(buf0, buf1, buf0);
 n3_mul<<<ceil_div(4194304, 256), 256>>>(buf0, out);

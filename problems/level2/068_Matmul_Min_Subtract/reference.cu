@@ -8,20 +8,48 @@
 // norm statistics and adaptive pools one block per output value with a fixed-order
 // tree. Intermediates in double scratch buffers (reused once dead); a reshape is a
 // view of the same buffer. The last node writes the float output.
-/* t0 = x (128 x 16384) @ weight^T (16384 x 16384) + bias */
+/* t0 = x (128 x 16384) @ weight^T (16384 x 16384) + bias: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n0_linear(const float* x,
     const float* weight,
     const float* bias,
     double* out)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= 2097152LL) return;
-    const long long col = i % 16384LL, row = i / 16384LL;
-    double acc = 0.0;
-    for (long long k = 0; k < 16384LL; ++k)
-        acc += (double)x[row * 16384LL + k] * (double)weight[col * 16384LL + k];
-    acc += (double)bias[col];
-    out[i] = acc;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < 16384LL; k0 += 16) {
+        const int kn = 16384LL - k0 < 16 ? (int)(16384LL - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < 128LL && k < 16384LL ? (double)x[m * 16384LL + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < 16384LL && k < 16384LL ? (double)weight[n * 16384LL + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < 128LL && n < 16384LL) {
+                out[m * 16384LL + n] = (acc[r][c] + (double)bias[n]);
+            }
+        }
 }
 
 /* t1: min */
@@ -50,7 +78,7 @@ extern "C" __global__ void n2_sub(const double* a_in,
 
 /*@launch
 scratch double buf0[2097152];
-n0_linear<<<ceil_div(2097152, 256), 256>>>(x, linear_weight, linear_bias, buf0);
+n0_linear<<<dim3(ceil_div(16384, 64), ceil_div(128, 64), 1), 256>>>(x, linear_weight, linear_bias, buf0);
 n1_min<<<ceil_div(2097152, 256), 256>>>(buf0, constant, buf0);
 n2_sub<<<ceil_div(2097152, 256), 256>>>(buf0, constant, out);
 @*/

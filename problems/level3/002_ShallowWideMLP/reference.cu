@@ -5,7 +5,7 @@
 // norm statistics and adaptive pools one block per output value with a fixed-order
 // tree. Intermediates in double scratch (reused once dead); a reshape is a view of
 // the same buffer. The last node writes the float output.
-/* t0 = x (128 x 16384) @ weight^T (32768 x 16384) + bias */
+/* t0 = x (128 x 16384) @ weight^T (32768 x 16384) + bias: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n0_linear(const float* x,
     const float* weight,
     const float* bias,
@@ -15,16 +15,50 @@ extern "C" __global__ void n0_linear(const float* x,
     long long lc2,
     long long lc3,
     long long lc4,
-    long long lc5)
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long col = i % lc1, row = i / lc2;
-    double acc = 0.0;
-    for (long long k = 0; k < lc3; ++k)
-        acc += (double)x[row * lc4 + k] * (double)weight[col * lc5 + k];
-    acc += (double)bias[col];
-    out[i] = acc;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc0; k0 += 16) {
+        const int kn = lc1 - k0 < 16 ? (int)(lc2 - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc3 && k < lc4 ? (double)x[m * lc5 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc6 && k < lc7 ? (double)weight[n * lc8 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc9 && n < lc10) {
+                out[m * lc11 + n] = (acc[r][c] + (double)bias[n]);
+            }
+        }
 }
 
 /* t1: relu */
@@ -38,7 +72,7 @@ extern "C" __global__ void n1_relu(const double* x,
     out[i] = (a < 0.0 ? 0.0 : a);
 }
 
-/* t2 = x (128 x 32768) @ weight^T (32768 x 32768) + bias */
+/* t2 = x (128 x 32768) @ weight^T (32768 x 32768) + bias: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n2_linear(const double* x,
     const float* weight,
     const float* bias,
@@ -48,19 +82,53 @@ extern "C" __global__ void n2_linear(const double* x,
     long long lc2,
     long long lc3,
     long long lc4,
-    long long lc5)
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long col = i % lc1, row = i / lc2;
-    double acc = 0.0;
-    for (long long k = 0; k < lc3; ++k)
-        acc += (double)x[row * lc4 + k] * (double)weight[col * lc5 + k];
-    acc += (double)bias[col];
-    out[i] = acc;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc0; k0 += 16) {
+        const int kn = lc1 - k0 < 16 ? (int)(lc2 - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc3 && k < lc4 ? (double)x[m * lc5 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc6 && k < lc7 ? (double)weight[n * lc8 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc9 && n < lc10) {
+                out[m * lc11 + n] = (acc[r][c] + (double)bias[n]);
+            }
+        }
 }
 
-/* out = x (128 x 32768) @ weight^T (16384 x 32768) + bias */
+/* out = x (128 x 32768) @ weight^T (16384 x 32768) + bias: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n4_linear(const double* x,
     const float* weight,
     const float* bias,
@@ -70,24 +138,58 @@ extern "C" __global__ void n4_linear(const double* x,
     long long lc2,
     long long lc3,
     long long lc4,
-    long long lc5)
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long col = i % lc1, row = i / lc2;
-    double acc = 0.0;
-    for (long long k = 0; k < lc3; ++k)
-        acc += (double)x[row * lc4 + k] * (double)weight[col * lc5 + k];
-    acc += (double)bias[col];
-    out[i] = (float)acc;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc0; k0 += 16) {
+        const int kn = lc1 - k0 < 16 ? (int)(lc2 - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc3 && k < lc4 ? (double)x[m * lc5 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc6 && k < lc7 ? (double)weight[n * lc8 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc9 && n < lc10) {
+                out[m * lc11 + n] = (float)(acc[r][c] + (double)bias[n]);
+            }
+        }
 }
 
 /*@launch
 scratch double buf0[4194304];
 scratch double buf1[4194304];
-n0_linear<<<ceil_div(4194304, 256), 256>>>(x, network_0_weight, network_0_bias, buf0, 4194304, 32768, 32768, 16384, 16384, 16384);
+n0_linear<<<dim3(ceil_div(32768, 64), ceil_div(128, 64), 1), 256>>>(x, network_0_weight, network_0_bias, buf0, 16384, 16384, 16384, 128, 16384, 16384, 32768, 16384, 16384, 128, 32768, 32768);
 n1_relu<<<ceil_div(4194304, 256), 256>>>(buf0, buf0, 4194304);
-n2_linear<<<ceil_div(4194304, 256), 256>>>(buf0, network_2_weight, network_2_bias, buf1, 4194304, 32768, 32768, 32768, 32768, 32768);
+n2_linear<<<dim3(ceil_div(32768, 64), ceil_div(128, 64), 1), 256>>>(buf0, network_2_weight, network_2_bias, buf1, 32768, 32768, 32768, 128, 32768, 32768, 32768, 32768, 32768, 128, 32768, 32768);
 n1_relu<<<ceil_div(4194304, 256), 256>>>(buf1, buf1, 4194304);
-n4_linear<<<ceil_div(2097152, 256), 256>>>(buf1, network_4_weight, network_4_bias, out, 2097152, 16384, 16384, 32768, 32768, 32768);
+n4_linear<<<dim3(ceil_div(16384, 64), ceil_div(128, 64), 1), 256>>>(buf1, network_4_weight, network_4_bias, out, 32768, 32768, 32768, 128, 32768, 32768, 16384, 32768, 32768, 128, 16384, 16384);
 @*/

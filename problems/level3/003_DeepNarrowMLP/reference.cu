@@ -5,7 +5,7 @@
 // norm statistics and adaptive pools one block per output value with a fixed-order
 // tree. Intermediates in double scratch (reused once dead); a reshape is a view of
 // the same buffer. The last node writes the float output.
-/* t0 = x (1024 x 8192) @ weight^T (1024 x 8192) + bias */
+/* t0 = x (1024 x 8192) @ weight^T (1024 x 8192) + bias: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n0_linear(const float* x,
     const float* weight,
     const float* bias,
@@ -15,16 +15,50 @@ extern "C" __global__ void n0_linear(const float* x,
     long long lc2,
     long long lc3,
     long long lc4,
-    long long lc5)
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long col = i % lc1, row = i / lc2;
-    double acc = 0.0;
-    for (long long k = 0; k < lc3; ++k)
-        acc += (double)x[row * lc4 + k] * (double)weight[col * lc5 + k];
-    acc += (double)bias[col];
-    out[i] = acc;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc0; k0 += 16) {
+        const int kn = lc1 - k0 < 16 ? (int)(lc2 - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc3 && k < lc4 ? (double)x[m * lc5 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc6 && k < lc7 ? (double)weight[n * lc8 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc9 && n < lc10) {
+                out[m * lc11 + n] = (acc[r][c] + (double)bias[n]);
+            }
+        }
 }
 
 /* t1: relu */
@@ -38,7 +72,7 @@ extern "C" __global__ void n1_relu(const double* x,
     out[i] = (a < 0.0 ? 0.0 : a);
 }
 
-/* t2 = x (1024 x 1024) @ weight^T (1024 x 1024) + bias */
+/* t2 = x (1024 x 1024) @ weight^T (1024 x 1024) + bias: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n2_linear(const double* x,
     const float* weight,
     const float* bias,
@@ -48,19 +82,53 @@ extern "C" __global__ void n2_linear(const double* x,
     long long lc2,
     long long lc3,
     long long lc4,
-    long long lc5)
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long col = i % lc1, row = i / lc2;
-    double acc = 0.0;
-    for (long long k = 0; k < lc3; ++k)
-        acc += (double)x[row * lc4 + k] * (double)weight[col * lc5 + k];
-    acc += (double)bias[col];
-    out[i] = acc;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc0; k0 += 16) {
+        const int kn = lc1 - k0 < 16 ? (int)(lc2 - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc3 && k < lc4 ? (double)x[m * lc5 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc6 && k < lc7 ? (double)weight[n * lc8 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc9 && n < lc10) {
+                out[m * lc11 + n] = (acc[r][c] + (double)bias[n]);
+            }
+        }
 }
 
-/* out = x (1024 x 1024) @ weight^T (8192 x 1024) + bias */
+/* out = x (1024 x 1024) @ weight^T (8192 x 1024) + bias: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n32_linear(const double* x,
     const float* weight,
     const float* bias,
@@ -70,52 +138,86 @@ extern "C" __global__ void n32_linear(const double* x,
     long long lc2,
     long long lc3,
     long long lc4,
-    long long lc5)
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long col = i % lc1, row = i / lc2;
-    double acc = 0.0;
-    for (long long k = 0; k < lc3; ++k)
-        acc += (double)x[row * lc4 + k] * (double)weight[col * lc5 + k];
-    acc += (double)bias[col];
-    out[i] = (float)acc;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc0; k0 += 16) {
+        const int kn = lc1 - k0 < 16 ? (int)(lc2 - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc3 && k < lc4 ? (double)x[m * lc5 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc6 && k < lc7 ? (double)weight[n * lc8 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc9 && n < lc10) {
+                out[m * lc11 + n] = (float)(acc[r][c] + (double)bias[n]);
+            }
+        }
 }
 
 /*@launch
 scratch double buf0[1048576];
 scratch double buf1[1048576];
-n0_linear<<<ceil_div(1048576, 256), 256>>>(x, network_0_weight, network_0_bias, buf0, 1048576, 1024, 1024, 8192, 8192, 8192);
+n0_linear<<<dim3(ceil_div(1024, 64), ceil_div(1024, 64), 1), 256>>>(x, network_0_weight, network_0_bias, buf0, 8192, 8192, 8192, 1024, 8192, 8192, 1024, 8192, 8192, 1024, 1024, 1024);
 n1_relu<<<ceil_div(1048576, 256), 256>>>(buf0, buf0, 1048576);
-n2_linear<<<ceil_div(1048576, 256), 256>>>(buf0, network_2_weight, network_2_bias, buf1, 1048576, 1024, 1024, 1024, 1024, 1024);
+n2_linear<<<dim3(ceil_div(1024, 64), ceil_div(1024, 64), 1), 256>>>(buf0, network_2_weight, network_2_bias, buf1, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024);
 n1_relu<<<ceil_div(1048576, 256), 256>>>(buf1, buf1, 1048576);
-n2_linear<<<ceil_div(1048576, 256), 256>>>(buf1, network_4_weight, network_4_bias, buf0, 1048576, 1024, 1024, 1024, 1024, 1024);
+n2_linear<<<dim3(ceil_div(1024, 64), ceil_div(1024, 64), 1), 256>>>(buf1, network_4_weight, network_4_bias, buf0, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024);
 n1_relu<<<ceil_div(1048576, 256), 256>>>(buf0, buf0, 1048576);
-n2_linear<<<ceil_div(1048576, 256), 256>>>(buf0, network_6_weight, network_6_bias, buf1, 1048576, 1024, 1024, 1024, 1024, 1024);
+n2_linear<<<dim3(ceil_div(1024, 64), ceil_div(1024, 64), 1), 256>>>(buf0, network_6_weight, network_6_bias, buf1, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024);
 n1_relu<<<ceil_div(1048576, 256), 256>>>(buf1, buf1, 1048576);
-n2_linear<<<ceil_div(1048576, 256), 256>>>(buf1, network_8_weight, network_8_bias, buf0, 1048576, 1024, 1024, 1024, 1024, 1024);
+n2_linear<<<dim3(ceil_div(1024, 64), ceil_div(1024, 64), 1), 256>>>(buf1, network_8_weight, network_8_bias, buf0, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024);
 n1_relu<<<ceil_div(1048576, 256), 256>>>(buf0, buf0, 1048576);
-n2_linear<<<ceil_div(1048576, 256), 256>>>(buf0, network_10_weight, network_10_bias, buf1, 1048576, 1024, 1024, 1024, 1024, 1024);
+n2_linear<<<dim3(ceil_div(1024, 64), ceil_div(1024, 64), 1), 256>>>(buf0, network_10_weight, network_10_bias, buf1, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024);
 n1_relu<<<ceil_div(1048576, 256), 256>>>(buf1, buf1, 1048576);
-n2_linear<<<ceil_div(1048576, 256), 256>>>(buf1, network_12_weight, network_12_bias, buf0, 1048576, 1024, 1024, 1024, 1024, 1024);
+n2_linear<<<dim3(ceil_div(1024, 64), ceil_div(1024, 64), 1), 256>>>(buf1, network_12_weight, network_12_bias, buf0, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024);
 n1_relu<<<ceil_div(1048576, 256), 256>>>(buf0, buf0, 1048576);
-n2_linear<<<ceil_div(1048576, 256), 256>>>(buf0, network_14_weight, network_14_bias, buf1, 1048576, 1024, 1024, 1024, 1024, 1024);
+n2_linear<<<dim3(ceil_div(1024, 64), ceil_div(1024, 64), 1), 256>>>(buf0, network_14_weight, network_14_bias, buf1, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024);
 n1_relu<<<ceil_div(1048576, 256), 256>>>(buf1, buf1, 1048576);
-n2_linear<<<ceil_div(1048576, 256), 256>>>(buf1, network_16_weight, network_16_bias, buf0, 1048576, 1024, 1024, 1024, 1024, 1024);
+n2_linear<<<dim3(ceil_div(1024, 64), ceil_div(1024, 64), 1), 256>>>(buf1, network_16_weight, network_16_bias, buf0, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024);
 n1_relu<<<ceil_div(1048576, 256), 256>>>(buf0, buf0, 1048576);
-n2_linear<<<ceil_div(1048576, 256), 256>>>(buf0, network_18_weight, network_18_bias, buf1, 1048576, 1024, 1024, 1024, 1024, 1024);
+n2_linear<<<dim3(ceil_div(1024, 64), ceil_div(1024, 64), 1), 256>>>(buf0, network_18_weight, network_18_bias, buf1, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024);
 n1_relu<<<ceil_div(1048576, 256), 256>>>(buf1, buf1, 1048576);
-n2_linear<<<ceil_div(1048576, 256), 256>>>(buf1, network_20_weight, network_20_bias, buf0, 1048576, 1024, 1024, 1024, 1024, 1024);
+n2_linear<<<dim3(ceil_div(1024, 64), ceil_div(1024, 64), 1), 256>>>(buf1, network_20_weight, network_20_bias, buf0, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024);
 n1_relu<<<ceil_div(1048576, 256), 256>>>(buf0, buf0, 1048576);
-n2_linear<<<ceil_div(1048576, 256), 256>>>(buf0, network_22_weight, network_22_bias, buf1, 1048576, 1024, 1024, 1024, 1024, 1024);
+n2_linear<<<dim3(ceil_div(1024, 64), ceil_div(1024, 64), 1), 256>>>(buf0, network_22_weight, network_22_bias, buf1, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024);
 n1_relu<<<ceil_div(1048576, 256), 256>>>(buf1, buf1, 1048576);
-n2_linear<<<ceil_div(1048576, 256), 256>>>(buf1, network_24_weight, network_24_bias, buf0, 1048576, 1024, 1024, 1024, 1024, 1024);
+n2_linear<<<dim3(ceil_div(1024, 64), ceil_div(1024, 64), 1), 256>>>(buf1, network_24_weight, network_24_bias, buf0, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024);
 n1_relu<<<ceil_div(1048576, 256), 256>>>(buf0, buf0, 1048576);
-n2_linear<<<ceil_div(1048576, 256), 256>>>(buf0, network_26_weight, network_26_bias, buf1, 1048576, 1024, 1024, 1024, 1024, 1024);
+n2_linear<<<dim3(ceil_div(1024, 64), ceil_div(1024, 64), 1), 256>>>(buf0, network_26_weight, network_26_bias, buf1, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024);
 n1_relu<<<ceil_div(1048576, 256), 256>>>(buf1, buf1, 1048576);
-n2_linear<<<ceil_div(1048576, 256), 256>>>(buf1, network_28_weight, network_28_bias, buf0, 1048576, 1024, 1024, 1024, 1024, 1024);
+n2_linear<<<dim3(ceil_div(1024, 64), ceil_div(1024, 64), 1), 256>>>(buf1, network_28_weight, network_28_bias, buf0, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024);
 n1_relu<<<ceil_div(1048576, 256), 256>>>(buf0, buf0, 1048576);
-n2_linear<<<ceil_div(1048576, 256), 256>>>(buf0, network_30_weight, network_30_bias, buf1, 1048576, 1024, 1024, 1024, 1024, 1024);
+n2_linear<<<dim3(ceil_div(1024, 64), ceil_div(1024, 64), 1), 256>>>(buf0, network_30_weight, network_30_bias, buf1, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024);
 n1_relu<<<ceil_div(1048576, 256), 256>>>(buf1, buf1, 1048576);
-n32_linear<<<ceil_div(8388608, 256), 256>>>(buf1, network_32_weight, network_32_bias, out, 8388608, 8192, 8192, 1024, 1024, 1024);
+n32_linear<<<dim3(ceil_div(8192, 64), ceil_div(1024, 64), 1), 256>>>(buf1, network_32_weight, network_32_bias, out, 1024, 1024, 1024, 1024, 1024, 1024, 8192, 1024, 1024, 1024, 8192, 8192);
 @*/

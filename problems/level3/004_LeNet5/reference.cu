@@ -200,7 +200,7 @@ extern "C" __global__ void n3_conv(const double* x,
     out[idx] = acc;
 }
 
-/* t7 = x (4096 x 400) @ weight^T (120 x 400) + bias */
+/* t7 = x (4096 x 400) @ weight^T (120 x 400) + bias: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n7_linear(const double* x,
     const float* weight,
     const float* bias,
@@ -210,19 +210,53 @@ extern "C" __global__ void n7_linear(const double* x,
     long long lc2,
     long long lc3,
     long long lc4,
-    long long lc5)
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long col = i % lc1, row = i / lc2;
-    double acc = 0.0;
-    for (long long k = 0; k < lc3; ++k)
-        acc += (double)x[row * lc4 + k] * (double)weight[col * lc5 + k];
-    acc += (double)bias[col];
-    out[i] = acc;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc0; k0 += 16) {
+        const int kn = lc1 - k0 < 16 ? (int)(lc2 - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc3 && k < lc4 ? (double)x[m * lc5 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc6 && k < lc7 ? (double)weight[n * lc8 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc9 && n < lc10) {
+                out[m * lc11 + n] = (acc[r][c] + (double)bias[n]);
+            }
+        }
 }
 
-/* out = x (4096 x 84) @ weight^T (20 x 84) + bias */
+/* out = x (4096 x 84) @ weight^T (20 x 84) + bias: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n11_linear(const double* x,
     const float* weight,
     const float* bias,
@@ -232,16 +266,50 @@ extern "C" __global__ void n11_linear(const double* x,
     long long lc2,
     long long lc3,
     long long lc4,
-    long long lc5)
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long col = i % lc1, row = i / lc2;
-    double acc = 0.0;
-    for (long long k = 0; k < lc3; ++k)
-        acc += (double)x[row * lc4 + k] * (double)weight[col * lc5 + k];
-    acc += (double)bias[col];
-    out[i] = (float)acc;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc0; k0 += 16) {
+        const int kn = lc1 - k0 < 16 ? (int)(lc2 - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc3 && k < lc4 ? (double)x[m * lc5 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc6 && k < lc7 ? (double)weight[n * lc8 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc9 && n < lc10) {
+                out[m * lc11 + n] = (float)(acc[r][c] + (double)bias[n]);
+            }
+        }
 }
 
 /*@launch
@@ -253,9 +321,9 @@ n2_maxpool<<<ceil_div(4816896, 256), 256>>>(buf0, buf1, 1, 28, 28, 1, 14, 14, 1,
 n3_conv<<<ceil_div(6553600, 256), 256>>>(buf1, conv2_weight, conv2_bias, buf0, 4096, 6, 16, 1, 1, 14, 14, 1, 10, 10, 1, 5, 5, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_relu<<<ceil_div(6553600, 256), 256>>>(buf0, buf0, 6553600);
 n2_maxpool<<<ceil_div(1638400, 256), 256>>>(buf0, buf1, 1, 10, 10, 1, 5, 5, 1, 2, 2, 1, 2, 2, 0, 0, 0, 1, 1, 1, 1638400);
-n7_linear<<<ceil_div(491520, 256), 256>>>(buf1, fc1_weight, fc1_bias, buf0, 491520, 120, 120, 400, 400, 400);
+n7_linear<<<dim3(ceil_div(120, 64), ceil_div(4096, 64), 1), 256>>>(buf1, fc1_weight, fc1_bias, buf0, 400, 400, 400, 4096, 400, 400, 120, 400, 400, 4096, 120, 120);
 n1_relu<<<ceil_div(491520, 256), 256>>>(buf0, buf0, 491520);
-n7_linear<<<ceil_div(344064, 256), 256>>>(buf0, fc2_weight, fc2_bias, buf1, 344064, 84, 84, 120, 120, 120);
+n7_linear<<<dim3(ceil_div(84, 64), ceil_div(4096, 64), 1), 256>>>(buf0, fc2_weight, fc2_bias, buf1, 120, 120, 120, 4096, 120, 120, 84, 120, 120, 4096, 84, 84);
 n1_relu<<<ceil_div(344064, 256), 256>>>(buf1, buf1, 344064);
-n11_linear<<<ceil_div(81920, 256), 256>>>(buf1, fc3_weight, fc3_bias, out, 81920, 20, 20, 84, 84, 84);
+n11_linear<<<dim3(ceil_div(20, 64), ceil_div(4096, 64), 1), 256>>>(buf1, fc3_weight, fc3_bias, out, 84, 84, 84, 4096, 84, 84, 20, 84, 84, 4096, 20, 20);
 @*/

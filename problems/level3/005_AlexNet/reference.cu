@@ -200,7 +200,7 @@ extern "C" __global__ void n3_conv(const double* x,
     out[idx] = acc;
 }
 
-/* t14 = x (1024 x 9216) @ weight^T (4096 x 9216) + bias */
+/* t14 = x (1024 x 9216) @ weight^T (4096 x 9216) + bias: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n14_linear(const double* x,
     const float* weight,
     const float* bias,
@@ -210,19 +210,53 @@ extern "C" __global__ void n14_linear(const double* x,
     long long lc2,
     long long lc3,
     long long lc4,
-    long long lc5)
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long col = i % lc1, row = i / lc2;
-    double acc = 0.0;
-    for (long long k = 0; k < lc3; ++k)
-        acc += (double)x[row * lc4 + k] * (double)weight[col * lc5 + k];
-    acc += (double)bias[col];
-    out[i] = acc;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc0; k0 += 16) {
+        const int kn = lc1 - k0 < 16 ? (int)(lc2 - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc3 && k < lc4 ? (double)x[m * lc5 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc6 && k < lc7 ? (double)weight[n * lc8 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc9 && n < lc10) {
+                out[m * lc11 + n] = (acc[r][c] + (double)bias[n]);
+            }
+        }
 }
 
-/* out = x (1024 x 4096) @ weight^T (1000 x 4096) + bias */
+/* out = x (1024 x 4096) @ weight^T (1000 x 4096) + bias: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n18_linear(const double* x,
     const float* weight,
     const float* bias,
@@ -232,16 +266,50 @@ extern "C" __global__ void n18_linear(const double* x,
     long long lc2,
     long long lc3,
     long long lc4,
-    long long lc5)
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long col = i % lc1, row = i / lc2;
-    double acc = 0.0;
-    for (long long k = 0; k < lc3; ++k)
-        acc += (double)x[row * lc4 + k] * (double)weight[col * lc5 + k];
-    acc += (double)bias[col];
-    out[i] = (float)acc;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc0; k0 += 16) {
+        const int kn = lc1 - k0 < 16 ? (int)(lc2 - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc3 && k < lc4 ? (double)x[m * lc5 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc6 && k < lc7 ? (double)weight[n * lc8 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc9 && n < lc10) {
+                out[m * lc11 + n] = (float)(acc[r][c] + (double)bias[n]);
+            }
+        }
 }
 
 /*@launch
@@ -260,9 +328,9 @@ n1_relu<<<ceil_div(66453504, 256), 256>>>(buf1, buf1, 66453504);
 n3_conv<<<ceil_div(44302336, 256), 256>>>(buf1, conv5_weight, conv5_bias, buf0, 1024, 384, 256, 1, 1, 13, 13, 1, 13, 13, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_relu<<<ceil_div(44302336, 256), 256>>>(buf0, buf0, 44302336);
 n2_maxpool<<<ceil_div(9437184, 256), 256>>>(buf0, buf1, 1, 13, 13, 1, 6, 6, 1, 3, 3, 1, 2, 2, 0, 0, 0, 1, 1, 1, 9437184);
-n14_linear<<<ceil_div(4194304, 256), 256>>>(buf1, fc1_weight, fc1_bias, buf0, 4194304, 4096, 4096, 9216, 9216, 9216);
+n14_linear<<<dim3(ceil_div(4096, 64), ceil_div(1024, 64), 1), 256>>>(buf1, fc1_weight, fc1_bias, buf0, 9216, 9216, 9216, 1024, 9216, 9216, 4096, 9216, 9216, 1024, 4096, 4096);
 n1_relu<<<ceil_div(4194304, 256), 256>>>(buf0, buf0, 4194304);
-n14_linear<<<ceil_div(4194304, 256), 256>>>(buf0, fc2_weight, fc2_bias, buf1, 4194304, 4096, 4096, 4096, 4096, 4096);
+n14_linear<<<dim3(ceil_div(4096, 64), ceil_div(1024, 64), 1), 256>>>(buf0, fc2_weight, fc2_bias, buf1, 4096, 4096, 4096, 1024, 4096, 4096, 4096, 4096, 4096, 1024, 4096, 4096);
 n1_relu<<<ceil_div(4194304, 256), 256>>>(buf1, buf1, 4194304);
-n18_linear<<<ceil_div(1024000, 256), 256>>>(buf1, fc3_weight, fc3_bias, out, 1024000, 1000, 1000, 4096, 4096, 4096);
+n18_linear<<<dim3(ceil_div(1000, 64), ceil_div(1024, 64), 1), 256>>>(buf1, fc3_weight, fc3_bias, out, 4096, 4096, 4096, 1024, 4096, 4096, 1000, 4096, 4096, 1024, 1000, 1000);
 @*/

@@ -335,7 +335,7 @@ extern "C" __global__ void n342_adaptive_avg_pool(const double* x,
     if (threadIdx.x == 0) out[o] = (s / (double)count);
 }
 
-/* out = x (10 x 2048) @ weight^T (1000 x 2048) + bias */
+/* out = x (10 x 2048) @ weight^T (1000 x 2048) + bias: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n344_linear(const double* x,
     const float* weight,
     const float* bias,
@@ -345,16 +345,50 @@ extern "C" __global__ void n344_linear(const double* x,
     long long lc2,
     long long lc3,
     long long lc4,
-    long long lc5)
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long col = i % lc1, row = i / lc2;
-    double acc = 0.0;
-    for (long long k = 0; k < lc3; ++k)
-        acc += (double)x[row * lc4 + k] * (double)weight[col * lc5 + k];
-    acc += (double)bias[col];
-    out[i] = (float)acc;
+    __shared__ double As[16][17];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)16, n0 = blockIdx.x * (long long)64;
+    double acc[1][4];
+    for (int r = 0; r < 1; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc0; k0 += 16) {
+        const int kn = lc1 - k0 < 16 ? (int)(lc2 - k0) : 16;
+        for (int e = threadIdx.x; e < 256; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc3 && k < lc4 ? (double)x[m * lc5 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc6 && k < lc7 ? (double)weight[n * lc8 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[1], bv[4];
+            for (int r = 0; r < 1; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 1; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 1; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc9 && n < lc10) {
+                out[m * lc11 + n] = (float)(acc[r][c] + (double)bias[n]);
+            }
+        }
 }
 
 /*@launch
@@ -808,5 +842,5 @@ n1_norm_apply<<<ceil_div(1003520, 256), 256>>>(buf2, buf1, layer4_2_bn3_weight, 
 n14_add<<<ceil_div(1003520, 256), 256>>>(buf2, buf0, buf2, 1003520);
 n2_relu<<<ceil_div(1003520, 256), 256>>>(buf2, buf2, 1003520);
 n342_adaptive_avg_pool<<<20480, 64>>>(buf2, buf1, 1, 1, 1, 1, 2048, 2048, 7, 1, 7, 0, 1, 7, 1, 7, 0, 1, 2048, 49, 7, 1);
-n344_linear<<<ceil_div(10000, 256), 256>>>(buf1, fc_weight, fc_bias, out, 10000, 1000, 1000, 2048, 2048, 2048);
+n344_linear<<<dim3(ceil_div(1000, 64), ceil_div(10, 16), 1), 256>>>(buf1, fc_weight, fc_bias, out, 2048, 2048, 2048, 10, 2048, 2048, 1000, 2048, 2048, 10, 1000, 1000);
 @*/

@@ -100,7 +100,7 @@ extern "C" __global__ void n3_permute(const double* x,
     out[i] = (double)x[src];
 }
 
-/* t5 = x (392 x 768) @ weight^T (512 x 768) + bias */
+/* t5 = x (392 x 768) @ weight^T (512 x 768) + bias: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n5_linear(const double* x,
     const float* weight,
     const float* bias,
@@ -110,16 +110,50 @@ extern "C" __global__ void n5_linear(const double* x,
     long long lc2,
     long long lc3,
     long long lc4,
-    long long lc5)
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long col = i % lc1, row = i / lc2;
-    double acc = 0.0;
-    for (long long k = 0; k < lc3; ++k)
-        acc += (double)x[row * lc4 + k] * (double)weight[col * lc5 + k];
-    acc += (double)bias[col];
-    out[i] = acc;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc0; k0 += 16) {
+        const int kn = lc1 - k0 < 16 ? (int)(lc2 - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc3 && k < lc4 ? (double)x[m * lc5 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc6 && k < lc7 ? (double)weight[n * lc8 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc9 && n < lc10) {
+                out[m * lc11 + n] = (acc[r][c] + (double)bias[n]);
+            }
+        }
 }
 
 /* t6: broadcast [1, 1, 512] to [2, 1, 512] */
@@ -233,7 +267,7 @@ extern "C" __global__ void n14_permute(const double* x,
     out[i] = (double)x[src];
 }
 
-/* t20 = a [1576, 2, 64] @ b [1576, 64, 2], one thread per output */
+/* t20 = a [1576, 2, 64] @ b [1576, 64, 2]: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n20_matmul(const double* a,
     const double* b,
     double* out,
@@ -246,20 +280,52 @@ extern "C" __global__ void n20_matmul(const double* a,
     long long lc6,
     long long lc7,
     long long lc8,
-    long long lc9)
+    long long lc9,
+    long long lc10,
+    long long lc11,
+    long long lc12,
+    long long lc13,
+    long long lc14)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    long long c_t = i;
-    const long long c2 = c_t % lc1; c_t /= lc2;
-    const long long c1 = c_t % lc3; c_t /= lc4;
-    const long long c0 = c_t;
-    const long long abase = c0 * lc5 + c1 * lc6;
-    const long long bbase = c0 * lc7 + c2;
-    double acc = 0.0;
-    for (long long k = 0; k < lc8; ++k)
-        acc += (double)a[abase + k] * (double)b[bbase + k * lc9];
-    out[i] = acc;
+    const long long c0 = (long long)blockIdx.z;
+    const long long abase = c0 * lc0, bbase = c0 * lc1;
+    const long long obase = (long long)blockIdx.z * lc2;
+    __shared__ double As[16][17];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)16, n0 = blockIdx.x * (long long)64;
+    double acc[1][4];
+    for (int r = 0; r < 1; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc3; k0 += 16) {
+        const int kn = lc4 - k0 < 16 ? (int)(lc5 - k0) : 16;
+        for (int e = threadIdx.x; e < 256; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc6 && k < lc7 ? (double)a[abase + m * lc8 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int nn = e % 64, kk = e / 64;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc9 && k < lc10 ? (double)b[bbase + k * lc11 + n] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[1], bv[4];
+            for (int r = 0; r < 1; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 1; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 1; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc12 && n < lc13) {
+                out[obase + m * lc14 + n] = acc[r][c];
+            }
+        }
 }
 
 /* t21: mul with 0.125 */
@@ -379,6 +445,62 @@ extern "C" __global__ void n31_relu(const double* x,
     out[i] = (a < 0.0 ? 0.0 : a);
 }
 
+/* t167 = x (2 x 512) @ weight^T (2048 x 512) + bias: tiles through shared memory, each output's k summed in order */
+extern "C" __global__ void n167_linear(const double* x,
+    const float* weight,
+    const float* bias,
+    double* out,
+    long long lc0,
+    long long lc1,
+    long long lc2,
+    long long lc3,
+    long long lc4,
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11)
+{
+    __shared__ double As[16][17];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)16, n0 = blockIdx.x * (long long)64;
+    double acc[1][4];
+    for (int r = 0; r < 1; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc0; k0 += 16) {
+        const int kn = lc1 - k0 < 16 ? (int)(lc2 - k0) : 16;
+        for (int e = threadIdx.x; e < 256; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc3 && k < lc4 ? (double)x[m * lc5 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc6 && k < lc7 ? (double)weight[n * lc8 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[1], bv[4];
+            for (int r = 0; r < 1; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 1; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 1; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc9 && n < lc10) {
+                out[m * lc11 + n] = (acc[r][c] + (double)bias[n]);
+            }
+        }
+}
+
 /* t168: gelu */
 extern "C" __global__ void n168_gelu(const double* x,
     double* out,
@@ -390,7 +512,7 @@ extern "C" __global__ void n168_gelu(const double* x,
     out[i] = (0.5 * a * (1.0 + erf(a * 0.70710678118654752440)));
 }
 
-/* out = x (2 x 2048) @ weight^T (10 x 2048) + bias */
+/* out = x (2 x 2048) @ weight^T (10 x 2048) + bias: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n169_linear(const double* x,
     const float* weight,
     const float* bias,
@@ -400,16 +522,50 @@ extern "C" __global__ void n169_linear(const double* x,
     long long lc2,
     long long lc3,
     long long lc4,
-    long long lc5)
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long col = i % lc1, row = i / lc2;
-    double acc = 0.0;
-    for (long long k = 0; k < lc3; ++k)
-        acc += (double)x[row * lc4 + k] * (double)weight[col * lc5 + k];
-    acc += (double)bias[col];
-    out[i] = (float)acc;
+    __shared__ double As[16][17];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)16, n0 = blockIdx.x * (long long)64;
+    double acc[1][4];
+    for (int r = 0; r < 1; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc0; k0 += 16) {
+        const int kn = lc1 - k0 < 16 ? (int)(lc2 - k0) : 16;
+        for (int e = threadIdx.x; e < 256; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc3 && k < lc4 ? (double)x[m * lc5 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc6 && k < lc7 ? (double)weight[n * lc8 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[1], bv[4];
+            for (int r = 0; r < 1; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 1; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 1; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc9 && n < lc10) {
+                out[m * lc11 + n] = (float)(acc[r][c] + (double)bias[n]);
+            }
+        }
 }
 
 /*@launch
@@ -420,11 +576,11 @@ scratch double buf3[201728];
 scratch double buf4[201728];
 n1_permute<<<ceil_div(301056, 256), 256>>>(img, buf0, 301056, 16, 16, 224, 224, 14, 14, 3, 3, 150528, 50176, 3584, 1, 224);
 n3_permute<<<ceil_div(301056, 256), 256>>>(buf0, buf1, 301056, 16, 16, 16, 16, 14, 14, 14, 14, 3, 3, 150528, 50176, 3584, 256, 1, 16);
-n5_linear<<<ceil_div(200704, 256), 256>>>(buf1, patch_to_embedding_weight, patch_to_embedding_bias, buf0, 200704, 512, 512, 768, 768, 768);
+n5_linear<<<dim3(ceil_div(512, 64), ceil_div(392, 64), 1), 256>>>(buf1, patch_to_embedding_weight, patch_to_embedding_bias, buf0, 768, 768, 768, 392, 768, 768, 512, 768, 768, 392, 512, 512);
 n6_expand<<<ceil_div(1024, 256), 256>>>(cls_token, buf1, 1024, 512);
 concat8_double_double<<<ceil_div(201728, 256), 256>>>(buf1, buf0, buf1, buf1, buf1, buf1, buf1, buf1, 1, 196, 0, 0, 0, 0, 0, 0, buf2, 2, 512, 197, 0, 197);
 n8_add<<<ceil_div(201728, 256), 256>>>(buf2, pos_embedding, buf2, 201728, 512, 197, 512, 512);
-n5_linear<<<ceil_div(605184, 256), 256>>>(buf2, transformer_layers_0_self_attn_in_proj_weight, transformer_layers_0_self_attn_in_proj_bias, buf0, 605184, 1536, 1536, 512, 512, 512);
+n5_linear<<<dim3(ceil_div(1536, 64), ceil_div(394, 64), 1), 256>>>(buf2, transformer_layers_0_self_attn_in_proj_weight, transformer_layers_0_self_attn_in_proj_bias, buf0, 512, 512, 512, 394, 512, 512, 1536, 512, 512, 394, 1536, 1536);
 n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf1, 201728, 512, 512, 1, 1, 1536, 0, 1, 1);
 n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf3, 201728, 512, 512, 1, 1, 1536, 512, 1, 1);
 n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf4, 201728, 512, 512, 1, 1, 1536, 1024, 1, 1);
@@ -432,22 +588,22 @@ n14_permute<<<ceil_div(201728, 256), 256>>>(buf1, buf0, 201728, 64, 64, 2, 2, 64
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf3, buf1, 201728, 64, 64, 2, 2, 64, 100864, 1);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf4, buf3, 201728, 64, 64, 2, 2, 64, 100864, 1);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf1, buf4, 201728, 2, 2, 64, 64, 128, 1, 64);
-n20_matmul<<<ceil_div(6304, 256), 256>>>(buf0, buf4, buf1, 6304, 2, 2, 2, 2, 128, 64, 128, 64, 2);
+n20_matmul<<<dim3(ceil_div(2, 64), ceil_div(2, 16), 1576), 256>>>(buf0, buf4, buf1, 128, 128, 4, 64, 64, 64, 2, 64, 64, 2, 64, 2, 2, 2, 2);
 n21_mul<<<ceil_div(6304, 256), 256>>>(buf1, buf1, 6304);
 n22_softmax<<<3152, 32>>>(buf1, buf4, 1, 2, 1, 2, 1, 2, 1, 2, 1, 1);
-n20_matmul<<<ceil_div(201728, 256), 256>>>(buf4, buf3, buf1, 201728, 64, 64, 2, 2, 4, 2, 128, 2, 64);
+n20_matmul<<<dim3(ceil_div(64, 64), ceil_div(2, 16), 1576), 256>>>(buf4, buf3, buf1, 4, 128, 128, 2, 2, 2, 2, 2, 2, 64, 2, 64, 2, 64, 64);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf1, buf3, 201728, 64, 64, 1576, 1576, 64, 128, 1);
-n5_linear<<<ceil_div(201728, 256), 256>>>(buf3, transformer_layers_0_self_attn_out_proj_weight, transformer_layers_0_self_attn_out_proj_bias, buf4, 201728, 512, 512, 512, 512, 512);
+n5_linear<<<dim3(ceil_div(512, 64), ceil_div(394, 64), 1), 256>>>(buf3, transformer_layers_0_self_attn_out_proj_weight, transformer_layers_0_self_attn_out_proj_bias, buf4, 512, 512, 512, 394, 512, 512, 512, 512, 512, 394, 512, 512);
 n28_add<<<ceil_div(201728, 256), 256>>>(buf2, buf4, buf2, 201728);
 n29_norm_stats<<<394, 256>>>(buf2, buf3, 512, 512, 512, 512.0, 512.0);
 n29_norm_apply<<<ceil_div(201728, 256), 256>>>(buf2, buf3, transformer_layers_0_norm1_weight, transformer_layers_0_norm1_bias, buf2, 201728, 512, 512, 512);
-n5_linear<<<ceil_div(806912, 256), 256>>>(buf2, transformer_layers_0_linear1_weight, transformer_layers_0_linear1_bias, buf0, 806912, 2048, 2048, 512, 512, 512);
+n5_linear<<<dim3(ceil_div(2048, 64), ceil_div(394, 64), 1), 256>>>(buf2, transformer_layers_0_linear1_weight, transformer_layers_0_linear1_bias, buf0, 512, 512, 512, 394, 512, 512, 2048, 512, 512, 394, 2048, 2048);
 n31_relu<<<ceil_div(806912, 256), 256>>>(buf0, buf0, 806912);
-n5_linear<<<ceil_div(201728, 256), 256>>>(buf0, transformer_layers_0_linear2_weight, transformer_layers_0_linear2_bias, buf4, 201728, 512, 512, 2048, 2048, 2048);
+n5_linear<<<dim3(ceil_div(512, 64), ceil_div(394, 64), 1), 256>>>(buf0, transformer_layers_0_linear2_weight, transformer_layers_0_linear2_bias, buf4, 2048, 2048, 2048, 394, 2048, 2048, 512, 2048, 2048, 394, 512, 512);
 n28_add<<<ceil_div(201728, 256), 256>>>(buf2, buf4, buf2, 201728);
 n29_norm_stats<<<394, 256>>>(buf2, buf3, 512, 512, 512, 512.0, 512.0);
 n29_norm_apply<<<ceil_div(201728, 256), 256>>>(buf2, buf3, transformer_layers_0_norm2_weight, transformer_layers_0_norm2_bias, buf2, 201728, 512, 512, 512);
-n5_linear<<<ceil_div(605184, 256), 256>>>(buf2, transformer_layers_1_self_attn_in_proj_weight, transformer_layers_1_self_attn_in_proj_bias, buf0, 605184, 1536, 1536, 512, 512, 512);
+n5_linear<<<dim3(ceil_div(1536, 64), ceil_div(394, 64), 1), 256>>>(buf2, transformer_layers_1_self_attn_in_proj_weight, transformer_layers_1_self_attn_in_proj_bias, buf0, 512, 512, 512, 394, 512, 512, 1536, 512, 512, 394, 1536, 1536);
 n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf4, 201728, 512, 512, 1, 1, 1536, 0, 1, 1);
 n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf3, 201728, 512, 512, 1, 1, 1536, 512, 1, 1);
 n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf1, 201728, 512, 512, 1, 1, 1536, 1024, 1, 1);
@@ -455,22 +611,22 @@ n14_permute<<<ceil_div(201728, 256), 256>>>(buf4, buf0, 201728, 64, 64, 2, 2, 64
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf3, buf4, 201728, 64, 64, 2, 2, 64, 100864, 1);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf1, buf3, 201728, 64, 64, 2, 2, 64, 100864, 1);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf4, buf1, 201728, 2, 2, 64, 64, 128, 1, 64);
-n20_matmul<<<ceil_div(6304, 256), 256>>>(buf0, buf1, buf4, 6304, 2, 2, 2, 2, 128, 64, 128, 64, 2);
+n20_matmul<<<dim3(ceil_div(2, 64), ceil_div(2, 16), 1576), 256>>>(buf0, buf1, buf4, 128, 128, 4, 64, 64, 64, 2, 64, 64, 2, 64, 2, 2, 2, 2);
 n21_mul<<<ceil_div(6304, 256), 256>>>(buf4, buf4, 6304);
 n22_softmax<<<3152, 32>>>(buf4, buf1, 1, 2, 1, 2, 1, 2, 1, 2, 1, 1);
-n20_matmul<<<ceil_div(201728, 256), 256>>>(buf1, buf3, buf4, 201728, 64, 64, 2, 2, 4, 2, 128, 2, 64);
+n20_matmul<<<dim3(ceil_div(64, 64), ceil_div(2, 16), 1576), 256>>>(buf1, buf3, buf4, 4, 128, 128, 2, 2, 2, 2, 2, 2, 64, 2, 64, 2, 64, 64);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf4, buf3, 201728, 64, 64, 1576, 1576, 64, 128, 1);
-n5_linear<<<ceil_div(201728, 256), 256>>>(buf3, transformer_layers_1_self_attn_out_proj_weight, transformer_layers_1_self_attn_out_proj_bias, buf4, 201728, 512, 512, 512, 512, 512);
+n5_linear<<<dim3(ceil_div(512, 64), ceil_div(394, 64), 1), 256>>>(buf3, transformer_layers_1_self_attn_out_proj_weight, transformer_layers_1_self_attn_out_proj_bias, buf4, 512, 512, 512, 394, 512, 512, 512, 512, 512, 394, 512, 512);
 n28_add<<<ceil_div(201728, 256), 256>>>(buf2, buf4, buf2, 201728);
 n29_norm_stats<<<394, 256>>>(buf2, buf3, 512, 512, 512, 512.0, 512.0);
 n29_norm_apply<<<ceil_div(201728, 256), 256>>>(buf2, buf3, transformer_layers_1_norm1_weight, transformer_layers_1_norm1_bias, buf2, 201728, 512, 512, 512);
-n5_linear<<<ceil_div(806912, 256), 256>>>(buf2, transformer_layers_1_linear1_weight, transformer_layers_1_linear1_bias, buf0, 806912, 2048, 2048, 512, 512, 512);
+n5_linear<<<dim3(ceil_div(2048, 64), ceil_div(394, 64), 1), 256>>>(buf2, transformer_layers_1_linear1_weight, transformer_layers_1_linear1_bias, buf0, 512, 512, 512, 394, 512, 512, 2048, 512, 512, 394, 2048, 2048);
 n31_relu<<<ceil_div(806912, 256), 256>>>(buf0, buf0, 806912);
-n5_linear<<<ceil_div(201728, 256), 256>>>(buf0, transformer_layers_1_linear2_weight, transformer_layers_1_linear2_bias, buf4, 201728, 512, 512, 2048, 2048, 2048);
+n5_linear<<<dim3(ceil_div(512, 64), ceil_div(394, 64), 1), 256>>>(buf0, transformer_layers_1_linear2_weight, transformer_layers_1_linear2_bias, buf4, 2048, 2048, 2048, 394, 2048, 2048, 512, 2048, 2048, 394, 512, 512);
 n28_add<<<ceil_div(201728, 256), 256>>>(buf2, buf4, buf2, 201728);
 n29_norm_stats<<<394, 256>>>(buf2, buf3, 512, 512, 512, 512.0, 512.0);
 n29_norm_apply<<<ceil_div(201728, 256), 256>>>(buf2, buf3, transformer_layers_1_norm2_weight, transformer_layers_1_norm2_bias, buf2, 201728, 512, 512, 512);
-n5_linear<<<ceil_div(605184, 256), 256>>>(buf2, transformer_layers_2_self_attn_in_proj_weight, transformer_layers_2_self_attn_in_proj_bias, buf0, 605184, 1536, 1536, 512, 512, 512);
+n5_linear<<<dim3(ceil_div(1536, 64), ceil_div(394, 64), 1), 256>>>(buf2, transformer_layers_2_self_attn_in_proj_weight, transformer_layers_2_self_attn_in_proj_bias, buf0, 512, 512, 512, 394, 512, 512, 1536, 512, 512, 394, 1536, 1536);
 n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf4, 201728, 512, 512, 1, 1, 1536, 0, 1, 1);
 n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf3, 201728, 512, 512, 1, 1, 1536, 512, 1, 1);
 n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf1, 201728, 512, 512, 1, 1, 1536, 1024, 1, 1);
@@ -478,22 +634,22 @@ n14_permute<<<ceil_div(201728, 256), 256>>>(buf4, buf0, 201728, 64, 64, 2, 2, 64
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf3, buf4, 201728, 64, 64, 2, 2, 64, 100864, 1);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf1, buf3, 201728, 64, 64, 2, 2, 64, 100864, 1);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf4, buf1, 201728, 2, 2, 64, 64, 128, 1, 64);
-n20_matmul<<<ceil_div(6304, 256), 256>>>(buf0, buf1, buf4, 6304, 2, 2, 2, 2, 128, 64, 128, 64, 2);
+n20_matmul<<<dim3(ceil_div(2, 64), ceil_div(2, 16), 1576), 256>>>(buf0, buf1, buf4, 128, 128, 4, 64, 64, 64, 2, 64, 64, 2, 64, 2, 2, 2, 2);
 n21_mul<<<ceil_div(6304, 256), 256>>>(buf4, buf4, 6304);
 n22_softmax<<<3152, 32>>>(buf4, buf1, 1, 2, 1, 2, 1, 2, 1, 2, 1, 1);
-n20_matmul<<<ceil_div(201728, 256), 256>>>(buf1, buf3, buf4, 201728, 64, 64, 2, 2, 4, 2, 128, 2, 64);
+n20_matmul<<<dim3(ceil_div(64, 64), ceil_div(2, 16), 1576), 256>>>(buf1, buf3, buf4, 4, 128, 128, 2, 2, 2, 2, 2, 2, 64, 2, 64, 2, 64, 64);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf4, buf3, 201728, 64, 64, 1576, 1576, 64, 128, 1);
-n5_linear<<<ceil_div(201728, 256), 256>>>(buf3, transformer_layers_2_self_attn_out_proj_weight, transformer_layers_2_self_attn_out_proj_bias, buf4, 201728, 512, 512, 512, 512, 512);
+n5_linear<<<dim3(ceil_div(512, 64), ceil_div(394, 64), 1), 256>>>(buf3, transformer_layers_2_self_attn_out_proj_weight, transformer_layers_2_self_attn_out_proj_bias, buf4, 512, 512, 512, 394, 512, 512, 512, 512, 512, 394, 512, 512);
 n28_add<<<ceil_div(201728, 256), 256>>>(buf2, buf4, buf2, 201728);
 n29_norm_stats<<<394, 256>>>(buf2, buf3, 512, 512, 512, 512.0, 512.0);
 n29_norm_apply<<<ceil_div(201728, 256), 256>>>(buf2, buf3, transformer_layers_2_norm1_weight, transformer_layers_2_norm1_bias, buf2, 201728, 512, 512, 512);
-n5_linear<<<ceil_div(806912, 256), 256>>>(buf2, transformer_layers_2_linear1_weight, transformer_layers_2_linear1_bias, buf0, 806912, 2048, 2048, 512, 512, 512);
+n5_linear<<<dim3(ceil_div(2048, 64), ceil_div(394, 64), 1), 256>>>(buf2, transformer_layers_2_linear1_weight, transformer_layers_2_linear1_bias, buf0, 512, 512, 512, 394, 512, 512, 2048, 512, 512, 394, 2048, 2048);
 n31_relu<<<ceil_div(806912, 256), 256>>>(buf0, buf0, 806912);
-n5_linear<<<ceil_div(201728, 256), 256>>>(buf0, transformer_layers_2_linear2_weight, transformer_layers_2_linear2_bias, buf4, 201728, 512, 512, 2048, 2048, 2048);
+n5_linear<<<dim3(ceil_div(512, 64), ceil_div(394, 64), 1), 256>>>(buf0, transformer_layers_2_linear2_weight, transformer_layers_2_linear2_bias, buf4, 2048, 2048, 2048, 394, 2048, 2048, 512, 2048, 2048, 394, 512, 512);
 n28_add<<<ceil_div(201728, 256), 256>>>(buf2, buf4, buf2, 201728);
 n29_norm_stats<<<394, 256>>>(buf2, buf3, 512, 512, 512, 512.0, 512.0);
 n29_norm_apply<<<ceil_div(201728, 256), 256>>>(buf2, buf3, transformer_layers_2_norm2_weight, transformer_layers_2_norm2_bias, buf2, 201728, 512, 512, 512);
-n5_linear<<<ceil_div(605184, 256), 256>>>(buf2, transformer_layers_3_self_attn_in_proj_weight, transformer_layers_3_self_attn_in_proj_bias, buf0, 605184, 1536, 1536, 512, 512, 512);
+n5_linear<<<dim3(ceil_div(1536, 64), ceil_div(394, 64), 1), 256>>>(buf2, transformer_layers_3_self_attn_in_proj_weight, transformer_layers_3_self_attn_in_proj_bias, buf0, 512, 512, 512, 394, 512, 512, 1536, 512, 512, 394, 1536, 1536);
 n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf4, 201728, 512, 512, 1, 1, 1536, 0, 1, 1);
 n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf3, 201728, 512, 512, 1, 1, 1536, 512, 1, 1);
 n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf1, 201728, 512, 512, 1, 1, 1536, 1024, 1, 1);
@@ -501,22 +657,22 @@ n14_permute<<<ceil_div(201728, 256), 256>>>(buf4, buf0, 201728, 64, 64, 2, 2, 64
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf3, buf4, 201728, 64, 64, 2, 2, 64, 100864, 1);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf1, buf3, 201728, 64, 64, 2, 2, 64, 100864, 1);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf4, buf1, 201728, 2, 2, 64, 64, 128, 1, 64);
-n20_matmul<<<ceil_div(6304, 256), 256>>>(buf0, buf1, buf4, 6304, 2, 2, 2, 2, 128, 64, 128, 64, 2);
+n20_matmul<<<dim3(ceil_div(2, 64), ceil_div(2, 16), 1576), 256>>>(buf0, buf1, buf4, 128, 128, 4, 64, 64, 64, 2, 64, 64, 2, 64, 2, 2, 2, 2);
 n21_mul<<<ceil_div(6304, 256), 256>>>(buf4, buf4, 6304);
 n22_softmax<<<3152, 32>>>(buf4, buf1, 1, 2, 1, 2, 1, 2, 1, 2, 1, 1);
-n20_matmul<<<ceil_div(201728, 256), 256>>>(buf1, buf3, buf4, 201728, 64, 64, 2, 2, 4, 2, 128, 2, 64);
+n20_matmul<<<dim3(ceil_div(64, 64), ceil_div(2, 16), 1576), 256>>>(buf1, buf3, buf4, 4, 128, 128, 2, 2, 2, 2, 2, 2, 64, 2, 64, 2, 64, 64);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf4, buf3, 201728, 64, 64, 1576, 1576, 64, 128, 1);
-n5_linear<<<ceil_div(201728, 256), 256>>>(buf3, transformer_layers_3_self_attn_out_proj_weight, transformer_layers_3_self_attn_out_proj_bias, buf4, 201728, 512, 512, 512, 512, 512);
+n5_linear<<<dim3(ceil_div(512, 64), ceil_div(394, 64), 1), 256>>>(buf3, transformer_layers_3_self_attn_out_proj_weight, transformer_layers_3_self_attn_out_proj_bias, buf4, 512, 512, 512, 394, 512, 512, 512, 512, 512, 394, 512, 512);
 n28_add<<<ceil_div(201728, 256), 256>>>(buf2, buf4, buf2, 201728);
 n29_norm_stats<<<394, 256>>>(buf2, buf3, 512, 512, 512, 512.0, 512.0);
 n29_norm_apply<<<ceil_div(201728, 256), 256>>>(buf2, buf3, transformer_layers_3_norm1_weight, transformer_layers_3_norm1_bias, buf2, 201728, 512, 512, 512);
-n5_linear<<<ceil_div(806912, 256), 256>>>(buf2, transformer_layers_3_linear1_weight, transformer_layers_3_linear1_bias, buf0, 806912, 2048, 2048, 512, 512, 512);
+n5_linear<<<dim3(ceil_div(2048, 64), ceil_div(394, 64), 1), 256>>>(buf2, transformer_layers_3_linear1_weight, transformer_layers_3_linear1_bias, buf0, 512, 512, 512, 394, 512, 512, 2048, 512, 512, 394, 2048, 2048);
 n31_relu<<<ceil_div(806912, 256), 256>>>(buf0, buf0, 806912);
-n5_linear<<<ceil_div(201728, 256), 256>>>(buf0, transformer_layers_3_linear2_weight, transformer_layers_3_linear2_bias, buf4, 201728, 512, 512, 2048, 2048, 2048);
+n5_linear<<<dim3(ceil_div(512, 64), ceil_div(394, 64), 1), 256>>>(buf0, transformer_layers_3_linear2_weight, transformer_layers_3_linear2_bias, buf4, 2048, 2048, 2048, 394, 2048, 2048, 512, 2048, 2048, 394, 512, 512);
 n28_add<<<ceil_div(201728, 256), 256>>>(buf2, buf4, buf2, 201728);
 n29_norm_stats<<<394, 256>>>(buf2, buf3, 512, 512, 512, 512.0, 512.0);
 n29_norm_apply<<<ceil_div(201728, 256), 256>>>(buf2, buf3, transformer_layers_3_norm2_weight, transformer_layers_3_norm2_bias, buf2, 201728, 512, 512, 512);
-n5_linear<<<ceil_div(605184, 256), 256>>>(buf2, transformer_layers_4_self_attn_in_proj_weight, transformer_layers_4_self_attn_in_proj_bias, buf0, 605184, 1536, 1536, 512, 512, 512);
+n5_linear<<<dim3(ceil_div(1536, 64), ceil_div(394, 64), 1), 256>>>(buf2, transformer_layers_4_self_attn_in_proj_weight, transformer_layers_4_self_attn_in_proj_bias, buf0, 512, 512, 512, 394, 512, 512, 1536, 512, 512, 394, 1536, 1536);
 n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf4, 201728, 512, 512, 1, 1, 1536, 0, 1, 1);
 n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf3, 201728, 512, 512, 1, 1, 1536, 512, 1, 1);
 n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf1, 201728, 512, 512, 1, 1, 1536, 1024, 1, 1);
@@ -524,22 +680,22 @@ n14_permute<<<ceil_div(201728, 256), 256>>>(buf4, buf0, 201728, 64, 64, 2, 2, 64
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf3, buf4, 201728, 64, 64, 2, 2, 64, 100864, 1);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf1, buf3, 201728, 64, 64, 2, 2, 64, 100864, 1);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf4, buf1, 201728, 2, 2, 64, 64, 128, 1, 64);
-n20_matmul<<<ceil_div(6304, 256), 256>>>(buf0, buf1, buf4, 6304, 2, 2, 2, 2, 128, 64, 128, 64, 2);
+n20_matmul<<<dim3(ceil_div(2, 64), ceil_div(2, 16), 1576), 256>>>(buf0, buf1, buf4, 128, 128, 4, 64, 64, 64, 2, 64, 64, 2, 64, 2, 2, 2, 2);
 n21_mul<<<ceil_div(6304, 256), 256>>>(buf4, buf4, 6304);
 n22_softmax<<<3152, 32>>>(buf4, buf1, 1, 2, 1, 2, 1, 2, 1, 2, 1, 1);
-n20_matmul<<<ceil_div(201728, 256), 256>>>(buf1, buf3, buf4, 201728, 64, 64, 2, 2, 4, 2, 128, 2, 64);
+n20_matmul<<<dim3(ceil_div(64, 64), ceil_div(2, 16), 1576), 256>>>(buf1, buf3, buf4, 4, 128, 128, 2, 2, 2, 2, 2, 2, 64, 2, 64, 2, 64, 64);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf4, buf3, 201728, 64, 64, 1576, 1576, 64, 128, 1);
-n5_linear<<<ceil_div(201728, 256), 256>>>(buf3, transformer_layers_4_self_attn_out_proj_weight, transformer_layers_4_self_attn_out_proj_bias, buf4, 201728, 512, 512, 512, 512, 512);
+n5_linear<<<dim3(ceil_div(512, 64), ceil_div(394, 64), 1), 256>>>(buf3, transformer_layers_4_self_attn_out_proj_weight, transformer_layers_4_self_attn_out_proj_bias, buf4, 512, 512, 512, 394, 512, 512, 512, 512, 512, 394, 512, 512);
 n28_add<<<ceil_div(201728, 256), 256>>>(buf2, buf4, buf2, 201728);
 n29_norm_stats<<<394, 256>>>(buf2, buf3, 512, 512, 512, 512.0, 512.0);
 n29_norm_apply<<<ceil_div(201728, 256), 256>>>(buf2, buf3, transformer_layers_4_norm1_weight, transformer_layers_4_norm1_bias, buf2, 201728, 512, 512, 512);
-n5_linear<<<ceil_div(806912, 256), 256>>>(buf2, transformer_layers_4_linear1_weight, transformer_layers_4_linear1_bias, buf0, 806912, 2048, 2048, 512, 512, 512);
+n5_linear<<<dim3(ceil_div(2048, 64), ceil_div(394, 64), 1), 256>>>(buf2, transformer_layers_4_linear1_weight, transformer_layers_4_linear1_bias, buf0, 512, 512, 512, 394, 512, 512, 2048, 512, 512, 394, 2048, 2048);
 n31_relu<<<ceil_div(806912, 256), 256>>>(buf0, buf0, 806912);
-n5_linear<<<ceil_div(201728, 256), 256>>>(buf0, transformer_layers_4_linear2_weight, transformer_layers_4_linear2_bias, buf4, 201728, 512, 512, 2048, 2048, 2048);
+n5_linear<<<dim3(ceil_div(512, 64), ceil_div(394, 64), 1), 256>>>(buf0, transformer_layers_4_linear2_weight, transformer_layers_4_linear2_bias, buf4, 2048, 2048, 2048, 394, 2048, 2048, 512, 2048, 2048, 394, 512, 512);
 n28_add<<<ceil_div(201728, 256), 256>>>(buf2, buf4, buf2, 201728);
 n29_norm_stats<<<394, 256>>>(buf2, buf3, 512, 512, 512, 512.0, 512.0);
 n29_norm_apply<<<ceil_div(201728, 256), 256>>>(buf2, buf3, transformer_layers_4_norm2_weight, transformer_layers_4_norm2_bias, buf2, 201728, 512, 512, 512);
-n5_linear<<<ceil_div(605184, 256), 256>>>(buf2, transformer_layers_5_self_attn_in_proj_weight, transformer_layers_5_self_attn_in_proj_bias, buf0, 605184, 1536, 1536, 512, 512, 512);
+n5_linear<<<dim3(ceil_div(1536, 64), ceil_div(394, 64), 1), 256>>>(buf2, transformer_layers_5_self_attn_in_proj_weight, transformer_layers_5_self_attn_in_proj_bias, buf0, 512, 512, 512, 394, 512, 512, 1536, 512, 512, 394, 1536, 1536);
 n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf4, 201728, 512, 512, 1, 1, 1536, 0, 1, 1);
 n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf3, 201728, 512, 512, 1, 1, 1536, 512, 1, 1);
 n10_slice<<<ceil_div(201728, 256), 256>>>(buf0, buf1, 201728, 512, 512, 1, 1, 1536, 1024, 1, 1);
@@ -547,23 +703,23 @@ n14_permute<<<ceil_div(201728, 256), 256>>>(buf4, buf0, 201728, 64, 64, 2, 2, 64
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf3, buf4, 201728, 64, 64, 2, 2, 64, 100864, 1);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf1, buf3, 201728, 64, 64, 2, 2, 64, 100864, 1);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf4, buf1, 201728, 2, 2, 64, 64, 128, 1, 64);
-n20_matmul<<<ceil_div(6304, 256), 256>>>(buf0, buf1, buf4, 6304, 2, 2, 2, 2, 128, 64, 128, 64, 2);
+n20_matmul<<<dim3(ceil_div(2, 64), ceil_div(2, 16), 1576), 256>>>(buf0, buf1, buf4, 128, 128, 4, 64, 64, 64, 2, 64, 64, 2, 64, 2, 2, 2, 2);
 n21_mul<<<ceil_div(6304, 256), 256>>>(buf4, buf4, 6304);
 n22_softmax<<<3152, 32>>>(buf4, buf1, 1, 2, 1, 2, 1, 2, 1, 2, 1, 1);
-n20_matmul<<<ceil_div(201728, 256), 256>>>(buf1, buf3, buf4, 201728, 64, 64, 2, 2, 4, 2, 128, 2, 64);
+n20_matmul<<<dim3(ceil_div(64, 64), ceil_div(2, 16), 1576), 256>>>(buf1, buf3, buf4, 4, 128, 128, 2, 2, 2, 2, 2, 2, 64, 2, 64, 2, 64, 64);
 n14_permute<<<ceil_div(201728, 256), 256>>>(buf4, buf3, 201728, 64, 64, 1576, 1576, 64, 128, 1);
-n5_linear<<<ceil_div(201728, 256), 256>>>(buf3, transformer_layers_5_self_attn_out_proj_weight, transformer_layers_5_self_attn_out_proj_bias, buf4, 201728, 512, 512, 512, 512, 512);
+n5_linear<<<dim3(ceil_div(512, 64), ceil_div(394, 64), 1), 256>>>(buf3, transformer_layers_5_self_attn_out_proj_weight, transformer_layers_5_self_attn_out_proj_bias, buf4, 512, 512, 512, 394, 512, 512, 512, 512, 512, 394, 512, 512);
 n28_add<<<ceil_div(201728, 256), 256>>>(buf2, buf4, buf2, 201728);
 n29_norm_stats<<<394, 256>>>(buf2, buf3, 512, 512, 512, 512.0, 512.0);
 n29_norm_apply<<<ceil_div(201728, 256), 256>>>(buf2, buf3, transformer_layers_5_norm1_weight, transformer_layers_5_norm1_bias, buf2, 201728, 512, 512, 512);
-n5_linear<<<ceil_div(806912, 256), 256>>>(buf2, transformer_layers_5_linear1_weight, transformer_layers_5_linear1_bias, buf0, 806912, 2048, 2048, 512, 512, 512);
+n5_linear<<<dim3(ceil_div(2048, 64), ceil_div(394, 64), 1), 256>>>(buf2, transformer_layers_5_linear1_weight, transformer_layers_5_linear1_bias, buf0, 512, 512, 512, 394, 512, 512, 2048, 512, 512, 394, 2048, 2048);
 n31_relu<<<ceil_div(806912, 256), 256>>>(buf0, buf0, 806912);
-n5_linear<<<ceil_div(201728, 256), 256>>>(buf0, transformer_layers_5_linear2_weight, transformer_layers_5_linear2_bias, buf4, 201728, 512, 512, 2048, 2048, 2048);
+n5_linear<<<dim3(ceil_div(512, 64), ceil_div(394, 64), 1), 256>>>(buf0, transformer_layers_5_linear2_weight, transformer_layers_5_linear2_bias, buf4, 2048, 2048, 2048, 394, 2048, 2048, 512, 2048, 2048, 394, 512, 512);
 n28_add<<<ceil_div(201728, 256), 256>>>(buf2, buf4, buf2, 201728);
 n29_norm_stats<<<394, 256>>>(buf2, buf3, 512, 512, 512, 512.0, 512.0);
 n29_norm_apply<<<ceil_div(201728, 256), 256>>>(buf2, buf3, transformer_layers_5_norm2_weight, transformer_layers_5_norm2_bias, buf2, 201728, 512, 512, 512);
 n10_slice<<<ceil_div(1024, 256), 256>>>(buf2, buf4, 1024, 512, 512, 512, 512, 100864, 0, 1, 512);
-n5_linear<<<ceil_div(4096, 256), 256>>>(buf4, mlp_head_0_weight, mlp_head_0_bias, buf3, 4096, 2048, 2048, 512, 512, 512);
+n167_linear<<<dim3(ceil_div(2048, 64), ceil_div(2, 16), 1), 256>>>(buf4, mlp_head_0_weight, mlp_head_0_bias, buf3, 512, 512, 512, 2, 512, 512, 2048, 512, 512, 2, 2048, 2048);
 n168_gelu<<<ceil_div(4096, 256), 256>>>(buf3, buf3, 4096);
-n169_linear<<<ceil_div(20, 256), 256>>>(buf3, mlp_head_3_weight, mlp_head_3_bias, out, 20, 10, 10, 2048, 2048, 2048);
+n169_linear<<<dim3(ceil_div(10, 64), ceil_div(2, 16), 1), 256>>>(buf3, mlp_head_3_weight, mlp_head_3_bias, out, 2048, 2048, 2048, 2, 2048, 2048, 10, 2048, 2048, 2, 10, 10);
 @*/

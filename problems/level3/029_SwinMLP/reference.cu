@@ -298,7 +298,7 @@ extern "C" __global__ void n22_add(const double* a_in,
     out[i] = (a + b);
 }
 
-/* t24 = x (31360 x 96) @ weight^T (384 x 96) + bias */
+/* t24 = x (31360 x 96) @ weight^T (384 x 96) + bias: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n24_linear(const double* x,
     const float* weight,
     const float* bias,
@@ -308,16 +308,50 @@ extern "C" __global__ void n24_linear(const double* x,
     long long lc2,
     long long lc3,
     long long lc4,
-    long long lc5)
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long col = i % lc1, row = i / lc2;
-    double acc = 0.0;
-    for (long long k = 0; k < lc3; ++k)
-        acc += (double)x[row * lc4 + k] * (double)weight[col * lc5 + k];
-    acc += (double)bias[col];
-    out[i] = acc;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc0; k0 += 16) {
+        const int kn = lc1 - k0 < 16 ? (int)(lc2 - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc3 && k < lc4 ? (double)x[m * lc5 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc6 && k < lc7 ? (double)weight[n * lc8 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc9 && n < lc10) {
+                out[m * lc11 + n] = (acc[r][c] + (double)bias[n]);
+            }
+        }
 }
 
 /* t25: gelu */
@@ -452,7 +486,7 @@ extern "C" __global__ void n66_norm_stats(const double* x,
     }
 }
 
-/* t67 = x (7840 x 384) @ weight^T (192 x 384) */
+/* t67 = x (7840 x 384) @ weight^T (192 x 384): tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n67_linear(const double* x,
     const float* weight,
     double* out,
@@ -461,15 +495,50 @@ extern "C" __global__ void n67_linear(const double* x,
     long long lc2,
     long long lc3,
     long long lc4,
-    long long lc5)
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long col = i % lc1, row = i / lc2;
-    double acc = 0.0;
-    for (long long k = 0; k < lc3; ++k)
-        acc += (double)x[row * lc4 + k] * (double)weight[col * lc5 + k];
-    out[i] = acc;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc0; k0 += 16) {
+        const int kn = lc1 - k0 < 16 ? (int)(lc2 - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc3 && k < lc4 ? (double)x[m * lc5 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc6 && k < lc7 ? (double)weight[n * lc8 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc9 && n < lc10) {
+                out[m * lc11 + n] = (acc[r][c]);
+            }
+        }
 }
 
 /* t348: AdaptiveAvgPool to [1], one block per output */
@@ -509,7 +578,7 @@ extern "C" __global__ void n348_adaptive_avg_pool(const double* x,
     if (threadIdx.x == 0) out[o] = (s / (double)count);
 }
 
-/* out = x (10 x 768) @ weight^T (1000 x 768) + bias */
+/* out = x (10 x 768) @ weight^T (1000 x 768) + bias: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n350_linear(const double* x,
     const float* weight,
     const float* bias,
@@ -519,16 +588,50 @@ extern "C" __global__ void n350_linear(const double* x,
     long long lc2,
     long long lc3,
     long long lc4,
-    long long lc5)
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long col = i % lc1, row = i / lc2;
-    double acc = 0.0;
-    for (long long k = 0; k < lc3; ++k)
-        acc += (double)x[row * lc4 + k] * (double)weight[col * lc5 + k];
-    acc += (double)bias[col];
-    out[i] = (float)acc;
+    __shared__ double As[16][17];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)16, n0 = blockIdx.x * (long long)64;
+    double acc[1][4];
+    for (int r = 0; r < 1; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc0; k0 += 16) {
+        const int kn = lc1 - k0 < 16 ? (int)(lc2 - k0) : 16;
+        for (int e = threadIdx.x; e < 256; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc3 && k < lc4 ? (double)x[m * lc5 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc6 && k < lc7 ? (double)weight[n * lc8 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[1], bv[4];
+            for (int r = 0; r < 1; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 1; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 1; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc9 && n < lc10) {
+                out[m * lc11 + n] = (float)(acc[r][c] + (double)bias[n]);
+            }
+        }
 }
 
 /*@launch
@@ -551,9 +654,9 @@ n7_permute<<<ceil_div(3010560, 256), 256>>>(buf0, buf2, 3010560, 96, 96, 7, 7, 8
 n22_add<<<ceil_div(3010560, 256), 256>>>(buf1, buf2, buf1, 3010560);
 n3_norm_stats<<<31360, 128>>>(buf1, buf2, 96, 96, 96, 96.0, 96.0);
 n3_norm_apply<<<ceil_div(3010560, 256), 256>>>(buf1, buf2, layers_0_blocks_0_norm2_weight, layers_0_blocks_0_norm2_bias, buf0, 3010560, 96, 96, 96);
-n24_linear<<<ceil_div(12042240, 256), 256>>>(buf0, layers_0_blocks_0_mlp_fc1_weight, layers_0_blocks_0_mlp_fc1_bias, buf2, 12042240, 384, 384, 96, 96, 96);
+n24_linear<<<dim3(ceil_div(384, 64), ceil_div(31360, 64), 1), 256>>>(buf0, layers_0_blocks_0_mlp_fc1_weight, layers_0_blocks_0_mlp_fc1_bias, buf2, 96, 96, 96, 31360, 96, 96, 384, 96, 96, 31360, 384, 384);
 n25_gelu<<<ceil_div(12042240, 256), 256>>>(buf2, buf2, 12042240);
-n24_linear<<<ceil_div(3010560, 256), 256>>>(buf2, layers_0_blocks_0_mlp_fc2_weight, layers_0_blocks_0_mlp_fc2_bias, buf0, 3010560, 96, 96, 384, 384, 384);
+n24_linear<<<dim3(ceil_div(96, 64), ceil_div(31360, 64), 1), 256>>>(buf2, layers_0_blocks_0_mlp_fc2_weight, layers_0_blocks_0_mlp_fc2_bias, buf0, 384, 384, 384, 31360, 384, 384, 96, 384, 384, 31360, 96, 96);
 n22_add<<<ceil_div(3010560, 256), 256>>>(buf1, buf0, buf1, 3010560);
 n3_norm_stats<<<31360, 128>>>(buf1, buf2, 96, 96, 96, 96.0, 96.0);
 n3_norm_apply<<<ceil_div(3010560, 256), 256>>>(buf1, buf2, layers_0_blocks_1_norm1_weight, layers_0_blocks_1_norm1_bias, buf0, 3010560, 96, 96, 96);
@@ -568,9 +671,9 @@ n46_slice<<<ceil_div(3010560, 256), 256>>>(buf2, buf0, 3010560, 5376, 5376, 96, 
 n22_add<<<ceil_div(3010560, 256), 256>>>(buf1, buf0, buf1, 3010560);
 n3_norm_stats<<<31360, 128>>>(buf1, buf2, 96, 96, 96, 96.0, 96.0);
 n3_norm_apply<<<ceil_div(3010560, 256), 256>>>(buf1, buf2, layers_0_blocks_1_norm2_weight, layers_0_blocks_1_norm2_bias, buf0, 3010560, 96, 96, 96);
-n24_linear<<<ceil_div(12042240, 256), 256>>>(buf0, layers_0_blocks_1_mlp_fc1_weight, layers_0_blocks_1_mlp_fc1_bias, buf2, 12042240, 384, 384, 96, 96, 96);
+n24_linear<<<dim3(ceil_div(384, 64), ceil_div(31360, 64), 1), 256>>>(buf0, layers_0_blocks_1_mlp_fc1_weight, layers_0_blocks_1_mlp_fc1_bias, buf2, 96, 96, 96, 31360, 96, 96, 384, 96, 96, 31360, 384, 384);
 n25_gelu<<<ceil_div(12042240, 256), 256>>>(buf2, buf2, 12042240);
-n24_linear<<<ceil_div(3010560, 256), 256>>>(buf2, layers_0_blocks_1_mlp_fc2_weight, layers_0_blocks_1_mlp_fc2_bias, buf0, 3010560, 96, 96, 384, 384, 384);
+n24_linear<<<dim3(ceil_div(96, 64), ceil_div(31360, 64), 1), 256>>>(buf2, layers_0_blocks_1_mlp_fc2_weight, layers_0_blocks_1_mlp_fc2_bias, buf0, 384, 384, 384, 31360, 384, 384, 96, 384, 384, 31360, 96, 96);
 n22_add<<<ceil_div(3010560, 256), 256>>>(buf1, buf0, buf1, 3010560);
 n46_slice<<<ceil_div(1505280, 256), 256>>>(buf1, buf0, 1505280, 150528, 150528, 5376, 5376, 301056, 0, 2, 5376);
 n46_slice<<<ceil_div(752640, 256), 256>>>(buf0, buf2, 752640, 2688, 2688, 96, 96, 5376, 0, 2, 96);
@@ -583,7 +686,7 @@ n46_slice<<<ceil_div(752640, 256), 256>>>(buf0, buf1, 752640, 2688, 2688, 96, 96
 concat8_double_double<<<ceil_div(3010560, 256), 256>>>(buf2, buf3, buf4, buf1, buf2, buf2, buf2, buf2, 96, 96, 96, 96, 0, 0, 0, 0, buf0, 7840, 1, 384, 0, 384);
 n66_norm_stats<<<7840, 256>>>(buf0, buf3, 384, 384, 384, 384.0, 384.0);
 n3_norm_apply<<<ceil_div(3010560, 256), 256>>>(buf0, buf3, layers_0_downsample_norm_weight, layers_0_downsample_norm_bias, buf0, 3010560, 384, 384, 384);
-n67_linear<<<ceil_div(1505280, 256), 256>>>(buf0, layers_0_downsample_reduction_weight, buf1, 1505280, 192, 192, 384, 384, 384);
+n67_linear<<<dim3(ceil_div(192, 64), ceil_div(7840, 64), 1), 256>>>(buf0, layers_0_downsample_reduction_weight, buf1, 384, 384, 384, 7840, 384, 384, 192, 384, 384, 7840, 192, 192);
 n66_norm_stats<<<7840, 256>>>(buf1, buf4, 192, 192, 192, 192.0, 192.0);
 n3_norm_apply<<<ceil_div(1505280, 256), 256>>>(buf1, buf4, layers_1_blocks_0_norm1_weight, layers_1_blocks_0_norm1_bias, buf0, 1505280, 192, 192, 192);
 n7_permute<<<ceil_div(1505280, 256), 256>>>(buf0, buf2, 1505280, 192, 192, 7, 7, 7, 7, 4, 4, 4, 4, 150528, 37632, 1344, 5376, 192, 1);
@@ -594,9 +697,9 @@ n7_permute<<<ceil_div(1505280, 256), 256>>>(buf0, buf2, 1505280, 192, 192, 7, 7,
 n22_add<<<ceil_div(1505280, 256), 256>>>(buf1, buf2, buf1, 1505280);
 n66_norm_stats<<<7840, 256>>>(buf1, buf3, 192, 192, 192, 192.0, 192.0);
 n3_norm_apply<<<ceil_div(1505280, 256), 256>>>(buf1, buf3, layers_1_blocks_0_norm2_weight, layers_1_blocks_0_norm2_bias, buf0, 1505280, 192, 192, 192);
-n24_linear<<<ceil_div(6021120, 256), 256>>>(buf0, layers_1_blocks_0_mlp_fc1_weight, layers_1_blocks_0_mlp_fc1_bias, buf2, 6021120, 768, 768, 192, 192, 192);
+n24_linear<<<dim3(ceil_div(768, 64), ceil_div(7840, 64), 1), 256>>>(buf0, layers_1_blocks_0_mlp_fc1_weight, layers_1_blocks_0_mlp_fc1_bias, buf2, 192, 192, 192, 7840, 192, 192, 768, 192, 192, 7840, 768, 768);
 n25_gelu<<<ceil_div(6021120, 256), 256>>>(buf2, buf2, 6021120);
-n24_linear<<<ceil_div(1505280, 256), 256>>>(buf2, layers_1_blocks_0_mlp_fc2_weight, layers_1_blocks_0_mlp_fc2_bias, buf0, 1505280, 192, 192, 768, 768, 768);
+n24_linear<<<dim3(ceil_div(192, 64), ceil_div(7840, 64), 1), 256>>>(buf2, layers_1_blocks_0_mlp_fc2_weight, layers_1_blocks_0_mlp_fc2_bias, buf0, 768, 768, 768, 7840, 768, 768, 192, 768, 768, 7840, 192, 192);
 n22_add<<<ceil_div(1505280, 256), 256>>>(buf1, buf0, buf1, 1505280);
 n66_norm_stats<<<7840, 256>>>(buf1, buf4, 192, 192, 192, 192.0, 192.0);
 n3_norm_apply<<<ceil_div(1505280, 256), 256>>>(buf1, buf4, layers_1_blocks_1_norm1_weight, layers_1_blocks_1_norm1_bias, buf0, 1505280, 192, 192, 192);
@@ -611,9 +714,9 @@ n46_slice<<<ceil_div(1505280, 256), 256>>>(buf2, buf0, 1505280, 5376, 5376, 192,
 n22_add<<<ceil_div(1505280, 256), 256>>>(buf1, buf0, buf1, 1505280);
 n66_norm_stats<<<7840, 256>>>(buf1, buf3, 192, 192, 192, 192.0, 192.0);
 n3_norm_apply<<<ceil_div(1505280, 256), 256>>>(buf1, buf3, layers_1_blocks_1_norm2_weight, layers_1_blocks_1_norm2_bias, buf0, 1505280, 192, 192, 192);
-n24_linear<<<ceil_div(6021120, 256), 256>>>(buf0, layers_1_blocks_1_mlp_fc1_weight, layers_1_blocks_1_mlp_fc1_bias, buf2, 6021120, 768, 768, 192, 192, 192);
+n24_linear<<<dim3(ceil_div(768, 64), ceil_div(7840, 64), 1), 256>>>(buf0, layers_1_blocks_1_mlp_fc1_weight, layers_1_blocks_1_mlp_fc1_bias, buf2, 192, 192, 192, 7840, 192, 192, 768, 192, 192, 7840, 768, 768);
 n25_gelu<<<ceil_div(6021120, 256), 256>>>(buf2, buf2, 6021120);
-n24_linear<<<ceil_div(1505280, 256), 256>>>(buf2, layers_1_blocks_1_mlp_fc2_weight, layers_1_blocks_1_mlp_fc2_bias, buf0, 1505280, 192, 192, 768, 768, 768);
+n24_linear<<<dim3(ceil_div(192, 64), ceil_div(7840, 64), 1), 256>>>(buf2, layers_1_blocks_1_mlp_fc2_weight, layers_1_blocks_1_mlp_fc2_bias, buf0, 768, 768, 768, 7840, 768, 768, 192, 768, 768, 7840, 192, 192);
 n22_add<<<ceil_div(1505280, 256), 256>>>(buf1, buf0, buf1, 1505280);
 n46_slice<<<ceil_div(752640, 256), 256>>>(buf1, buf4, 752640, 75264, 75264, 5376, 5376, 150528, 0, 2, 5376);
 n46_slice<<<ceil_div(376320, 256), 256>>>(buf4, buf3, 376320, 2688, 2688, 192, 192, 5376, 0, 2, 192);
@@ -626,7 +729,7 @@ n46_slice<<<ceil_div(376320, 256), 256>>>(buf4, buf1, 376320, 2688, 2688, 192, 1
 concat8_double_double<<<ceil_div(1505280, 256), 256>>>(buf3, buf0, buf2, buf1, buf3, buf3, buf3, buf3, 192, 192, 192, 192, 0, 0, 0, 0, buf4, 1960, 1, 768, 0, 768);
 n66_norm_stats<<<1960, 256>>>(buf4, buf3, 768, 768, 768, 768.0, 768.0);
 n3_norm_apply<<<ceil_div(1505280, 256), 256>>>(buf4, buf3, layers_1_downsample_norm_weight, layers_1_downsample_norm_bias, buf4, 1505280, 768, 768, 768);
-n67_linear<<<ceil_div(752640, 256), 256>>>(buf4, layers_1_downsample_reduction_weight, buf3, 752640, 384, 384, 768, 768, 768);
+n67_linear<<<dim3(ceil_div(384, 64), ceil_div(1960, 64), 1), 256>>>(buf4, layers_1_downsample_reduction_weight, buf3, 768, 768, 768, 1960, 768, 768, 384, 768, 768, 1960, 384, 384);
 n66_norm_stats<<<1960, 256>>>(buf3, buf1, 384, 384, 384, 384.0, 384.0);
 n3_norm_apply<<<ceil_div(752640, 256), 256>>>(buf3, buf1, layers_2_blocks_0_norm1_weight, layers_2_blocks_0_norm1_bias, buf4, 752640, 384, 384, 384);
 n7_permute<<<ceil_div(752640, 256), 256>>>(buf4, buf1, 752640, 384, 384, 7, 7, 7, 7, 2, 2, 2, 2, 75264, 37632, 2688, 5376, 384, 1);
@@ -637,9 +740,9 @@ n7_permute<<<ceil_div(752640, 256), 256>>>(buf4, buf1, 752640, 384, 384, 7, 7, 2
 n22_add<<<ceil_div(752640, 256), 256>>>(buf3, buf1, buf3, 752640);
 n66_norm_stats<<<1960, 256>>>(buf3, buf1, 384, 384, 384, 384.0, 384.0);
 n3_norm_apply<<<ceil_div(752640, 256), 256>>>(buf3, buf1, layers_2_blocks_0_norm2_weight, layers_2_blocks_0_norm2_bias, buf4, 752640, 384, 384, 384);
-n24_linear<<<ceil_div(3010560, 256), 256>>>(buf4, layers_2_blocks_0_mlp_fc1_weight, layers_2_blocks_0_mlp_fc1_bias, buf1, 3010560, 1536, 1536, 384, 384, 384);
+n24_linear<<<dim3(ceil_div(1536, 64), ceil_div(1960, 64), 1), 256>>>(buf4, layers_2_blocks_0_mlp_fc1_weight, layers_2_blocks_0_mlp_fc1_bias, buf1, 384, 384, 384, 1960, 384, 384, 1536, 384, 384, 1960, 1536, 1536);
 n25_gelu<<<ceil_div(3010560, 256), 256>>>(buf1, buf1, 3010560);
-n24_linear<<<ceil_div(752640, 256), 256>>>(buf1, layers_2_blocks_0_mlp_fc2_weight, layers_2_blocks_0_mlp_fc2_bias, buf4, 752640, 384, 384, 1536, 1536, 1536);
+n24_linear<<<dim3(ceil_div(384, 64), ceil_div(1960, 64), 1), 256>>>(buf1, layers_2_blocks_0_mlp_fc2_weight, layers_2_blocks_0_mlp_fc2_bias, buf4, 1536, 1536, 1536, 1960, 1536, 1536, 384, 1536, 1536, 1960, 384, 384);
 n22_add<<<ceil_div(752640, 256), 256>>>(buf3, buf4, buf3, 752640);
 n66_norm_stats<<<1960, 256>>>(buf3, buf1, 384, 384, 384, 384.0, 384.0);
 n3_norm_apply<<<ceil_div(752640, 256), 256>>>(buf3, buf1, layers_2_blocks_1_norm1_weight, layers_2_blocks_1_norm1_bias, buf4, 752640, 384, 384, 384);
@@ -654,9 +757,9 @@ n46_slice<<<ceil_div(752640, 256), 256>>>(buf4, buf1, 752640, 5376, 5376, 384, 3
 n22_add<<<ceil_div(752640, 256), 256>>>(buf3, buf1, buf3, 752640);
 n66_norm_stats<<<1960, 256>>>(buf3, buf1, 384, 384, 384, 384.0, 384.0);
 n3_norm_apply<<<ceil_div(752640, 256), 256>>>(buf3, buf1, layers_2_blocks_1_norm2_weight, layers_2_blocks_1_norm2_bias, buf4, 752640, 384, 384, 384);
-n24_linear<<<ceil_div(3010560, 256), 256>>>(buf4, layers_2_blocks_1_mlp_fc1_weight, layers_2_blocks_1_mlp_fc1_bias, buf1, 3010560, 1536, 1536, 384, 384, 384);
+n24_linear<<<dim3(ceil_div(1536, 64), ceil_div(1960, 64), 1), 256>>>(buf4, layers_2_blocks_1_mlp_fc1_weight, layers_2_blocks_1_mlp_fc1_bias, buf1, 384, 384, 384, 1960, 384, 384, 1536, 384, 384, 1960, 1536, 1536);
 n25_gelu<<<ceil_div(3010560, 256), 256>>>(buf1, buf1, 3010560);
-n24_linear<<<ceil_div(752640, 256), 256>>>(buf1, layers_2_blocks_1_mlp_fc2_weight, layers_2_blocks_1_mlp_fc2_bias, buf4, 752640, 384, 384, 1536, 1536, 1536);
+n24_linear<<<dim3(ceil_div(384, 64), ceil_div(1960, 64), 1), 256>>>(buf1, layers_2_blocks_1_mlp_fc2_weight, layers_2_blocks_1_mlp_fc2_bias, buf4, 1536, 1536, 1536, 1960, 1536, 1536, 384, 1536, 1536, 1960, 384, 384);
 n22_add<<<ceil_div(752640, 256), 256>>>(buf3, buf4, buf3, 752640);
 n66_norm_stats<<<1960, 256>>>(buf3, buf1, 384, 384, 384, 384.0, 384.0);
 n3_norm_apply<<<ceil_div(752640, 256), 256>>>(buf3, buf1, layers_2_blocks_2_norm1_weight, layers_2_blocks_2_norm1_bias, buf4, 752640, 384, 384, 384);
@@ -668,9 +771,9 @@ n7_permute<<<ceil_div(752640, 256), 256>>>(buf4, buf1, 752640, 384, 384, 7, 7, 2
 n22_add<<<ceil_div(752640, 256), 256>>>(buf3, buf1, buf3, 752640);
 n66_norm_stats<<<1960, 256>>>(buf3, buf1, 384, 384, 384, 384.0, 384.0);
 n3_norm_apply<<<ceil_div(752640, 256), 256>>>(buf3, buf1, layers_2_blocks_2_norm2_weight, layers_2_blocks_2_norm2_bias, buf4, 752640, 384, 384, 384);
-n24_linear<<<ceil_div(3010560, 256), 256>>>(buf4, layers_2_blocks_2_mlp_fc1_weight, layers_2_blocks_2_mlp_fc1_bias, buf1, 3010560, 1536, 1536, 384, 384, 384);
+n24_linear<<<dim3(ceil_div(1536, 64), ceil_div(1960, 64), 1), 256>>>(buf4, layers_2_blocks_2_mlp_fc1_weight, layers_2_blocks_2_mlp_fc1_bias, buf1, 384, 384, 384, 1960, 384, 384, 1536, 384, 384, 1960, 1536, 1536);
 n25_gelu<<<ceil_div(3010560, 256), 256>>>(buf1, buf1, 3010560);
-n24_linear<<<ceil_div(752640, 256), 256>>>(buf1, layers_2_blocks_2_mlp_fc2_weight, layers_2_blocks_2_mlp_fc2_bias, buf4, 752640, 384, 384, 1536, 1536, 1536);
+n24_linear<<<dim3(ceil_div(384, 64), ceil_div(1960, 64), 1), 256>>>(buf1, layers_2_blocks_2_mlp_fc2_weight, layers_2_blocks_2_mlp_fc2_bias, buf4, 1536, 1536, 1536, 1960, 1536, 1536, 384, 1536, 1536, 1960, 384, 384);
 n22_add<<<ceil_div(752640, 256), 256>>>(buf3, buf4, buf3, 752640);
 n66_norm_stats<<<1960, 256>>>(buf3, buf1, 384, 384, 384, 384.0, 384.0);
 n3_norm_apply<<<ceil_div(752640, 256), 256>>>(buf3, buf1, layers_2_blocks_3_norm1_weight, layers_2_blocks_3_norm1_bias, buf4, 752640, 384, 384, 384);
@@ -685,9 +788,9 @@ n46_slice<<<ceil_div(752640, 256), 256>>>(buf4, buf1, 752640, 5376, 5376, 384, 3
 n22_add<<<ceil_div(752640, 256), 256>>>(buf3, buf1, buf3, 752640);
 n66_norm_stats<<<1960, 256>>>(buf3, buf1, 384, 384, 384, 384.0, 384.0);
 n3_norm_apply<<<ceil_div(752640, 256), 256>>>(buf3, buf1, layers_2_blocks_3_norm2_weight, layers_2_blocks_3_norm2_bias, buf4, 752640, 384, 384, 384);
-n24_linear<<<ceil_div(3010560, 256), 256>>>(buf4, layers_2_blocks_3_mlp_fc1_weight, layers_2_blocks_3_mlp_fc1_bias, buf1, 3010560, 1536, 1536, 384, 384, 384);
+n24_linear<<<dim3(ceil_div(1536, 64), ceil_div(1960, 64), 1), 256>>>(buf4, layers_2_blocks_3_mlp_fc1_weight, layers_2_blocks_3_mlp_fc1_bias, buf1, 384, 384, 384, 1960, 384, 384, 1536, 384, 384, 1960, 1536, 1536);
 n25_gelu<<<ceil_div(3010560, 256), 256>>>(buf1, buf1, 3010560);
-n24_linear<<<ceil_div(752640, 256), 256>>>(buf1, layers_2_blocks_3_mlp_fc2_weight, layers_2_blocks_3_mlp_fc2_bias, buf4, 752640, 384, 384, 1536, 1536, 1536);
+n24_linear<<<dim3(ceil_div(384, 64), ceil_div(1960, 64), 1), 256>>>(buf1, layers_2_blocks_3_mlp_fc2_weight, layers_2_blocks_3_mlp_fc2_bias, buf4, 1536, 1536, 1536, 1960, 1536, 1536, 384, 1536, 1536, 1960, 384, 384);
 n22_add<<<ceil_div(752640, 256), 256>>>(buf3, buf4, buf3, 752640);
 n66_norm_stats<<<1960, 256>>>(buf3, buf1, 384, 384, 384, 384.0, 384.0);
 n3_norm_apply<<<ceil_div(752640, 256), 256>>>(buf3, buf1, layers_2_blocks_4_norm1_weight, layers_2_blocks_4_norm1_bias, buf4, 752640, 384, 384, 384);
@@ -699,9 +802,9 @@ n7_permute<<<ceil_div(752640, 256), 256>>>(buf4, buf1, 752640, 384, 384, 7, 7, 2
 n22_add<<<ceil_div(752640, 256), 256>>>(buf3, buf1, buf3, 752640);
 n66_norm_stats<<<1960, 256>>>(buf3, buf1, 384, 384, 384, 384.0, 384.0);
 n3_norm_apply<<<ceil_div(752640, 256), 256>>>(buf3, buf1, layers_2_blocks_4_norm2_weight, layers_2_blocks_4_norm2_bias, buf4, 752640, 384, 384, 384);
-n24_linear<<<ceil_div(3010560, 256), 256>>>(buf4, layers_2_blocks_4_mlp_fc1_weight, layers_2_blocks_4_mlp_fc1_bias, buf1, 3010560, 1536, 1536, 384, 384, 384);
+n24_linear<<<dim3(ceil_div(1536, 64), ceil_div(1960, 64), 1), 256>>>(buf4, layers_2_blocks_4_mlp_fc1_weight, layers_2_blocks_4_mlp_fc1_bias, buf1, 384, 384, 384, 1960, 384, 384, 1536, 384, 384, 1960, 1536, 1536);
 n25_gelu<<<ceil_div(3010560, 256), 256>>>(buf1, buf1, 3010560);
-n24_linear<<<ceil_div(752640, 256), 256>>>(buf1, layers_2_blocks_4_mlp_fc2_weight, layers_2_blocks_4_mlp_fc2_bias, buf4, 752640, 384, 384, 1536, 1536, 1536);
+n24_linear<<<dim3(ceil_div(384, 64), ceil_div(1960, 64), 1), 256>>>(buf1, layers_2_blocks_4_mlp_fc2_weight, layers_2_blocks_4_mlp_fc2_bias, buf4, 1536, 1536, 1536, 1960, 1536, 1536, 384, 1536, 1536, 1960, 384, 384);
 n22_add<<<ceil_div(752640, 256), 256>>>(buf3, buf4, buf3, 752640);
 n66_norm_stats<<<1960, 256>>>(buf3, buf1, 384, 384, 384, 384.0, 384.0);
 n3_norm_apply<<<ceil_div(752640, 256), 256>>>(buf3, buf1, layers_2_blocks_5_norm1_weight, layers_2_blocks_5_norm1_bias, buf4, 752640, 384, 384, 384);
@@ -716,9 +819,9 @@ n46_slice<<<ceil_div(752640, 256), 256>>>(buf4, buf1, 752640, 5376, 5376, 384, 3
 n22_add<<<ceil_div(752640, 256), 256>>>(buf3, buf1, buf3, 752640);
 n66_norm_stats<<<1960, 256>>>(buf3, buf1, 384, 384, 384, 384.0, 384.0);
 n3_norm_apply<<<ceil_div(752640, 256), 256>>>(buf3, buf1, layers_2_blocks_5_norm2_weight, layers_2_blocks_5_norm2_bias, buf4, 752640, 384, 384, 384);
-n24_linear<<<ceil_div(3010560, 256), 256>>>(buf4, layers_2_blocks_5_mlp_fc1_weight, layers_2_blocks_5_mlp_fc1_bias, buf1, 3010560, 1536, 1536, 384, 384, 384);
+n24_linear<<<dim3(ceil_div(1536, 64), ceil_div(1960, 64), 1), 256>>>(buf4, layers_2_blocks_5_mlp_fc1_weight, layers_2_blocks_5_mlp_fc1_bias, buf1, 384, 384, 384, 1960, 384, 384, 1536, 384, 384, 1960, 1536, 1536);
 n25_gelu<<<ceil_div(3010560, 256), 256>>>(buf1, buf1, 3010560);
-n24_linear<<<ceil_div(752640, 256), 256>>>(buf1, layers_2_blocks_5_mlp_fc2_weight, layers_2_blocks_5_mlp_fc2_bias, buf4, 752640, 384, 384, 1536, 1536, 1536);
+n24_linear<<<dim3(ceil_div(384, 64), ceil_div(1960, 64), 1), 256>>>(buf1, layers_2_blocks_5_mlp_fc2_weight, layers_2_blocks_5_mlp_fc2_bias, buf4, 1536, 1536, 1536, 1960, 1536, 1536, 384, 1536, 1536, 1960, 384, 384);
 n22_add<<<ceil_div(752640, 256), 256>>>(buf3, buf4, buf3, 752640);
 n46_slice<<<ceil_div(376320, 256), 256>>>(buf3, buf4, 376320, 37632, 37632, 5376, 5376, 75264, 0, 2, 5376);
 n46_slice<<<ceil_div(188160, 256), 256>>>(buf4, buf1, 188160, 2688, 2688, 384, 384, 5376, 0, 2, 384);
@@ -731,7 +834,7 @@ n46_slice<<<ceil_div(188160, 256), 256>>>(buf4, buf3, 188160, 2688, 2688, 384, 3
 concat8_double_double<<<ceil_div(752640, 256), 256>>>(buf1, buf0, buf2, buf3, buf1, buf1, buf1, buf1, 384, 384, 384, 384, 0, 0, 0, 0, buf4, 490, 1, 1536, 0, 1536);
 n66_norm_stats<<<490, 256>>>(buf4, buf3, 1536, 1536, 1536, 1536.0, 1536.0);
 n3_norm_apply<<<ceil_div(752640, 256), 256>>>(buf4, buf3, layers_2_downsample_norm_weight, layers_2_downsample_norm_bias, buf4, 752640, 1536, 1536, 1536);
-n67_linear<<<ceil_div(376320, 256), 256>>>(buf4, layers_2_downsample_reduction_weight, buf3, 376320, 768, 768, 1536, 1536, 1536);
+n67_linear<<<dim3(ceil_div(768, 64), ceil_div(490, 64), 1), 256>>>(buf4, layers_2_downsample_reduction_weight, buf3, 1536, 1536, 1536, 490, 1536, 1536, 768, 1536, 1536, 490, 768, 768);
 n66_norm_stats<<<490, 256>>>(buf3, buf1, 768, 768, 768, 768.0, 768.0);
 n3_norm_apply<<<ceil_div(376320, 256), 256>>>(buf3, buf1, layers_3_blocks_0_norm1_weight, layers_3_blocks_0_norm1_bias, buf4, 376320, 768, 768, 768);
 n11_permute<<<ceil_div(376320, 256), 256>>>(buf4, buf1, 376320, 32, 32, 49, 49, 24, 24, 37632, 32, 768, 1);
@@ -740,9 +843,9 @@ n11_permute<<<ceil_div(376320, 256), 256>>>(buf4, buf1, 376320, 32, 32, 24, 24, 
 n22_add<<<ceil_div(376320, 256), 256>>>(buf3, buf1, buf3, 376320);
 n66_norm_stats<<<490, 256>>>(buf3, buf1, 768, 768, 768, 768.0, 768.0);
 n3_norm_apply<<<ceil_div(376320, 256), 256>>>(buf3, buf1, layers_3_blocks_0_norm2_weight, layers_3_blocks_0_norm2_bias, buf4, 376320, 768, 768, 768);
-n24_linear<<<ceil_div(1505280, 256), 256>>>(buf4, layers_3_blocks_0_mlp_fc1_weight, layers_3_blocks_0_mlp_fc1_bias, buf1, 1505280, 3072, 3072, 768, 768, 768);
+n24_linear<<<dim3(ceil_div(3072, 64), ceil_div(490, 64), 1), 256>>>(buf4, layers_3_blocks_0_mlp_fc1_weight, layers_3_blocks_0_mlp_fc1_bias, buf1, 768, 768, 768, 490, 768, 768, 3072, 768, 768, 490, 3072, 3072);
 n25_gelu<<<ceil_div(1505280, 256), 256>>>(buf1, buf1, 1505280);
-n24_linear<<<ceil_div(376320, 256), 256>>>(buf1, layers_3_blocks_0_mlp_fc2_weight, layers_3_blocks_0_mlp_fc2_bias, buf4, 376320, 768, 768, 3072, 3072, 3072);
+n24_linear<<<dim3(ceil_div(768, 64), ceil_div(490, 64), 1), 256>>>(buf1, layers_3_blocks_0_mlp_fc2_weight, layers_3_blocks_0_mlp_fc2_bias, buf4, 3072, 3072, 3072, 490, 3072, 3072, 768, 3072, 3072, 490, 768, 768);
 n22_add<<<ceil_div(376320, 256), 256>>>(buf3, buf4, buf3, 376320);
 n66_norm_stats<<<490, 256>>>(buf3, buf1, 768, 768, 768, 768.0, 768.0);
 n3_norm_apply<<<ceil_div(376320, 256), 256>>>(buf3, buf1, layers_3_blocks_1_norm1_weight, layers_3_blocks_1_norm1_bias, buf4, 376320, 768, 768, 768);
@@ -752,13 +855,13 @@ n11_permute<<<ceil_div(376320, 256), 256>>>(buf4, buf1, 376320, 32, 32, 24, 24, 
 n22_add<<<ceil_div(376320, 256), 256>>>(buf3, buf1, buf3, 376320);
 n66_norm_stats<<<490, 256>>>(buf3, buf1, 768, 768, 768, 768.0, 768.0);
 n3_norm_apply<<<ceil_div(376320, 256), 256>>>(buf3, buf1, layers_3_blocks_1_norm2_weight, layers_3_blocks_1_norm2_bias, buf4, 376320, 768, 768, 768);
-n24_linear<<<ceil_div(1505280, 256), 256>>>(buf4, layers_3_blocks_1_mlp_fc1_weight, layers_3_blocks_1_mlp_fc1_bias, buf1, 1505280, 3072, 3072, 768, 768, 768);
+n24_linear<<<dim3(ceil_div(3072, 64), ceil_div(490, 64), 1), 256>>>(buf4, layers_3_blocks_1_mlp_fc1_weight, layers_3_blocks_1_mlp_fc1_bias, buf1, 768, 768, 768, 490, 768, 768, 3072, 768, 768, 490, 3072, 3072);
 n25_gelu<<<ceil_div(1505280, 256), 256>>>(buf1, buf1, 1505280);
-n24_linear<<<ceil_div(376320, 256), 256>>>(buf1, layers_3_blocks_1_mlp_fc2_weight, layers_3_blocks_1_mlp_fc2_bias, buf4, 376320, 768, 768, 3072, 3072, 3072);
+n24_linear<<<dim3(ceil_div(768, 64), ceil_div(490, 64), 1), 256>>>(buf1, layers_3_blocks_1_mlp_fc2_weight, layers_3_blocks_1_mlp_fc2_bias, buf4, 3072, 3072, 3072, 490, 3072, 3072, 768, 3072, 3072, 490, 768, 768);
 n22_add<<<ceil_div(376320, 256), 256>>>(buf3, buf4, buf3, 376320);
 n66_norm_stats<<<490, 256>>>(buf3, buf4, 768, 768, 768, 768.0, 768.0);
 n3_norm_apply<<<ceil_div(376320, 256), 256>>>(buf3, buf4, norm_weight, norm_bias, buf3, 376320, 768, 768, 768);
 n2_permute<<<ceil_div(376320, 256), 256>>>(buf3, buf4, 376320, 49, 49, 768, 768, 37632, 1, 768);
 n348_adaptive_avg_pool<<<7680, 64>>>(buf4, buf3, 1, 1, 768, 768, 49, 1, 49, 0, 1, 768, 49, 1);
-n350_linear<<<ceil_div(10000, 256), 256>>>(buf3, head_weight, head_bias, out, 10000, 1000, 1000, 768, 768, 768);
+n350_linear<<<dim3(ceil_div(1000, 64), ceil_div(10, 16), 1), 256>>>(buf3, head_weight, head_bias, out, 768, 768, 768, 10, 768, 768, 1000, 768, 768, 10, 1000, 1000);
 @*/

@@ -293,7 +293,7 @@ extern "C" __global__ void concat8_double_double(const double* x0,
     out[(o * total + off + cg) * inner + e] = (double)xs[k][(o * ws[k] + c) * inner + e];
 }
 
-/* t11 = x (31360 x 96) @ weight^T (288 x 96) + bias */
+/* t11 = x (31360 x 96) @ weight^T (288 x 96) + bias: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n11_linear(const double* x,
     const float* weight,
     const double* bias,
@@ -303,16 +303,50 @@ extern "C" __global__ void n11_linear(const double* x,
     long long lc2,
     long long lc3,
     long long lc4,
-    long long lc5)
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long col = i % lc1, row = i / lc2;
-    double acc = 0.0;
-    for (long long k = 0; k < lc3; ++k)
-        acc += (double)x[row * lc4 + k] * (double)weight[col * lc5 + k];
-    acc += (double)bias[col];
-    out[i] = acc;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc0; k0 += 16) {
+        const int kn = lc1 - k0 < 16 ? (int)(lc2 - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc3 && k < lc4 ? (double)x[m * lc5 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc6 && k < lc7 ? (double)weight[n * lc8 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc9 && n < lc10) {
+                out[m * lc11 + n] = (acc[r][c] + (double)bias[n]);
+            }
+        }
 }
 
 /* t13: permute [2, 0, 3, 1, 4] of [640, 49, 3, 3, 32] */
@@ -470,7 +504,7 @@ extern "C" __global__ void n30_permute(const double* x,
     out[i] = (double)x[src];
 }
 
-/* t31 = a [640, 3, 49, 32] @ b [640, 3, 32, 49], one thread per output */
+/* t31 = a [640, 3, 49, 32] @ b [640, 3, 32, 49]: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n31_matmul(const double* a,
     const double* b,
     double* out,
@@ -487,21 +521,54 @@ extern "C" __global__ void n31_matmul(const double* a,
     long long lc10,
     long long lc11,
     long long lc12,
-    long long lc13)
+    long long lc13,
+    long long lc14,
+    long long lc15,
+    long long lc16,
+    long long lc17,
+    long long lc18)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    long long c_t = i;
-    const long long c3 = c_t % lc1; c_t /= lc2;
-    const long long c2 = c_t % lc3; c_t /= lc4;
-    const long long c1 = c_t % lc5; c_t /= lc6;
+    long long c_t = (long long)blockIdx.z;
+    const long long c1 = c_t % lc0; c_t /= lc1;
     const long long c0 = c_t;
-    const long long abase = c0 * lc7 + c1 * lc8 + c2 * lc9;
-    const long long bbase = c0 * lc10 + c1 * lc11 + c3;
-    double acc = 0.0;
-    for (long long k = 0; k < lc12; ++k)
-        acc += (double)a[abase + k] * (double)b[bbase + k * lc13];
-    out[i] = acc;
+    const long long abase = c0 * lc2 + c1 * lc3, bbase = c0 * lc4 + c1 * lc5;
+    const long long obase = (long long)blockIdx.z * lc6;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc7; k0 += 16) {
+        const int kn = lc8 - k0 < 16 ? (int)(lc9 - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc10 && k < lc11 ? (double)a[abase + m * lc12 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int nn = e % 64, kk = e / 64;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc13 && k < lc14 ? (double)b[bbase + k * lc15 + n] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc16 && n < lc17) {
+                out[obase + m * lc18 + n] = acc[r][c];
+            }
+        }
 }
 
 /* t32: clamp */
@@ -600,7 +667,7 @@ extern "C" __global__ void n35_const(double* out,
     out[i] = const_d0[i];
 }
 
-/* t36 = x (169 x 2) @ weight^T (512 x 2) + bias */
+/* t36 = x (169 x 2) @ weight^T (512 x 2) + bias: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n36_linear(const double* x,
     const float* weight,
     const float* bias,
@@ -610,16 +677,50 @@ extern "C" __global__ void n36_linear(const double* x,
     long long lc2,
     long long lc3,
     long long lc4,
-    long long lc5)
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long col = i % lc1, row = i / lc2;
-    double acc = 0.0;
-    for (long long k = 0; k < lc3; ++k)
-        acc += (double)x[row * lc4 + k] * (double)weight[col * lc5 + k];
-    acc += (double)bias[col];
-    out[i] = acc;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc0; k0 += 16) {
+        const int kn = lc1 - k0 < 16 ? (int)(lc2 - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc3 && k < lc4 ? (double)x[m * lc5 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc6 && k < lc7 ? (double)weight[n * lc8 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc9 && n < lc10) {
+                out[m * lc11 + n] = (acc[r][c] + (double)bias[n]);
+            }
+        }
 }
 
 /* t37: relu */
@@ -633,7 +734,7 @@ extern "C" __global__ void n37_relu(const double* x,
     out[i] = (a < 0.0 ? 0.0 : a);
 }
 
-/* t38 = x (169 x 512) @ weight^T (3 x 512) */
+/* t38 = x (169 x 512) @ weight^T (3 x 512): tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n38_linear(const double* x,
     const float* weight,
     double* out,
@@ -642,15 +743,50 @@ extern "C" __global__ void n38_linear(const double* x,
     long long lc2,
     long long lc3,
     long long lc4,
-    long long lc5)
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long col = i % lc1, row = i / lc2;
-    double acc = 0.0;
-    for (long long k = 0; k < lc3; ++k)
-        acc += (double)x[row * lc4 + k] * (double)weight[col * lc5 + k];
-    out[i] = acc;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc0; k0 += 16) {
+        const int kn = lc1 - k0 < 16 ? (int)(lc2 - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc3 && k < lc4 ? (double)x[m * lc5 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc6 && k < lc7 ? (double)weight[n * lc8 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc9 && n < lc10) {
+                out[m * lc11 + n] = (acc[r][c]);
+            }
+        }
 }
 
 /* row indices (a constant index tensor of the module) */
@@ -1813,7 +1949,7 @@ extern "C" __global__ void n835_adaptive_avg_pool(const double* x,
     if (threadIdx.x == 0) out[o] = (s / (double)count);
 }
 
-/* out = x (10 x 768) @ weight^T (1000 x 768) + bias */
+/* out = x (10 x 768) @ weight^T (1000 x 768) + bias: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n837_linear(const double* x,
     const float* weight,
     const float* bias,
@@ -1823,16 +1959,50 @@ extern "C" __global__ void n837_linear(const double* x,
     long long lc2,
     long long lc3,
     long long lc4,
-    long long lc5)
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long col = i % lc1, row = i / lc2;
-    double acc = 0.0;
-    for (long long k = 0; k < lc3; ++k)
-        acc += (double)x[row * lc4 + k] * (double)weight[col * lc5 + k];
-    acc += (double)bias[col];
-    out[i] = (float)acc;
+    __shared__ double As[16][17];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)16, n0 = blockIdx.x * (long long)64;
+    double acc[1][4];
+    for (int r = 0; r < 1; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc0; k0 += 16) {
+        const int kn = lc1 - k0 < 16 ? (int)(lc2 - k0) : 16;
+        for (int e = threadIdx.x; e < 256; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc3 && k < lc4 ? (double)x[m * lc5 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc6 && k < lc7 ? (double)weight[n * lc8 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[1], bv[4];
+            for (int r = 0; r < 1; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 1; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 1; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc9 && n < lc10) {
+                out[m * lc11 + n] = (float)(acc[r][c] + (double)bias[n]);
+            }
+        }
 }
 
 /*@launch
@@ -1851,7 +2021,7 @@ n9_mul<<<ceil_div(96, 256), 256>>>(layers_0_blocks_0_attn_v_bias, buf2, 96);
 concat8_float_double<<<ceil_div(96, 256), 256>>>(layers_0_blocks_0_attn_q_bias, layers_0_blocks_0_attn_q_bias, layers_0_blocks_0_attn_q_bias, layers_0_blocks_0_attn_q_bias, layers_0_blocks_0_attn_q_bias, layers_0_blocks_0_attn_q_bias, layers_0_blocks_0_attn_q_bias, layers_0_blocks_0_attn_q_bias, 96, 0, 0, 0, 0, 0, 0, 0, buf3, 1, 1, 288, 0, 96);
 concat8_double_double<<<ceil_div(96, 256), 256>>>(buf2, buf2, buf2, buf2, buf2, buf2, buf2, buf2, 96, 0, 0, 0, 0, 0, 0, 0, buf3, 1, 1, 288, 96, 96);
 concat8_float_double<<<ceil_div(96, 256), 256>>>(layers_0_blocks_0_attn_v_bias, layers_0_blocks_0_attn_v_bias, layers_0_blocks_0_attn_v_bias, layers_0_blocks_0_attn_v_bias, layers_0_blocks_0_attn_v_bias, layers_0_blocks_0_attn_v_bias, layers_0_blocks_0_attn_v_bias, layers_0_blocks_0_attn_v_bias, 96, 0, 0, 0, 0, 0, 0, 0, buf3, 1, 1, 288, 192, 96);
-n11_linear<<<ceil_div(9031680, 256), 256>>>(buf0, layers_0_blocks_0_attn_qkv_weight, buf3, buf2, 9031680, 288, 288, 96, 96, 96);
+n11_linear<<<dim3(ceil_div(288, 64), ceil_div(31360, 64), 1), 256>>>(buf0, layers_0_blocks_0_attn_qkv_weight, buf3, buf2, 96, 96, 96, 31360, 96, 96, 288, 96, 96, 31360, 288, 288);
 n13_permute<<<ceil_div(9031680, 256), 256>>>(buf2, buf0, 9031680, 32, 32, 49, 49, 3, 3, 640, 640, 96, 14112, 32, 288, 1);
 n14_slice<<<ceil_div(3010560, 256), 256>>>(buf0, buf2, 3010560, 3010560, 3010560, 3010560, 3010560, 9031680, 0, 1, 3010560);
 n14_slice<<<ceil_div(3010560, 256), 256>>>(buf0, buf3, 3010560, 3010560, 3010560, 3010560, 3010560, 9031680, 1, 1, 3010560);
@@ -1867,30 +2037,30 @@ n22_sqrt<<<ceil_div(94080, 256), 256>>>(buf5, buf5, 94080);
 n23_clamp<<<ceil_div(94080, 256), 256>>>(buf5, buf5, 94080);
 n24_div<<<ceil_div(3010560, 256), 256>>>(buf3, buf5, buf3, 3010560, 4704, 1568, 3, 32, 49, 147, 49);
 n30_permute<<<ceil_div(3010560, 256), 256>>>(buf3, buf0, 3010560, 49, 49, 32, 32, 3, 3, 4704, 1568, 1, 32);
-n31_matmul<<<ceil_div(4609920, 256), 256>>>(buf2, buf0, buf3, 4609920, 49, 49, 49, 49, 3, 3, 4704, 1568, 32, 4704, 1568, 32, 49);
+n31_matmul<<<dim3(ceil_div(49, 64), ceil_div(49, 64), 1920), 256>>>(buf2, buf0, buf3, 3, 3, 4704, 1568, 4704, 1568, 2401, 32, 32, 32, 49, 32, 32, 49, 32, 49, 49, 49, 49);
 n32_clamp<<<ceil_div(3, 256), 256>>>(layers_0_blocks_0_attn_logit_scale, buf5, 3);
 n33_exp<<<ceil_div(3, 256), 256>>>(buf5, buf5, 3);
 n34_mul<<<ceil_div(4609920, 256), 256>>>(buf3, buf5, buf3, 4609920, 2401, 3);
 n35_const<<<ceil_div(338, 256), 256>>>(buf5, 338);
-n36_linear<<<ceil_div(86528, 256), 256>>>(buf5, layers_0_blocks_0_attn_cpb_mlp_0_weight, layers_0_blocks_0_attn_cpb_mlp_0_bias, buf2, 86528, 512, 512, 2, 2, 2);
+n36_linear<<<dim3(ceil_div(512, 64), ceil_div(169, 64), 1), 256>>>(buf5, layers_0_blocks_0_attn_cpb_mlp_0_weight, layers_0_blocks_0_attn_cpb_mlp_0_bias, buf2, 2, 2, 2, 169, 2, 2, 512, 2, 2, 169, 512, 512);
 n37_relu<<<ceil_div(86528, 256), 256>>>(buf2, buf2, 86528);
-n38_linear<<<ceil_div(507, 256), 256>>>(buf2, layers_0_blocks_0_attn_cpb_mlp_2_weight, buf5, 507, 3, 3, 512, 512, 512);
+n38_linear<<<dim3(ceil_div(3, 64), ceil_div(169, 64), 1), 256>>>(buf2, layers_0_blocks_0_attn_cpb_mlp_2_weight, buf5, 512, 512, 512, 169, 512, 512, 3, 512, 512, 169, 3, 3);
 n40_take<<<ceil_div(7203, 256), 256>>>(buf5, buf0, 7203, 3, 3, 3);
 n2_permute<<<ceil_div(7203, 256), 256>>>(buf0, buf5, 7203, 49, 49, 49, 49, 1, 147, 3);
 n43_sigmoid<<<ceil_div(7203, 256), 256>>>(buf5, buf5, 7203);
 n44_mul<<<ceil_div(7203, 256), 256>>>(buf5, buf5, 7203, 16.0);
 n46_add<<<ceil_div(4609920, 256), 256>>>(buf3, buf5, buf3, 4609920, 2401, 3, 49, 49, 49, 2401, 49);
 n47_softmax<<<94080, 64>>>(buf3, buf2, 1, 49, 1, 49, 1, 49, 1, 49, 1, 1);
-n31_matmul<<<ceil_div(3010560, 256), 256>>>(buf2, buf4, buf3, 3010560, 32, 32, 49, 49, 3, 3, 7203, 2401, 49, 4704, 1568, 49, 32);
+n31_matmul<<<dim3(ceil_div(32, 64), ceil_div(49, 64), 1920), 256>>>(buf2, buf4, buf3, 3, 3, 7203, 2401, 4704, 1568, 1568, 49, 49, 49, 49, 49, 49, 32, 49, 32, 49, 32, 32);
 n30_permute<<<ceil_div(3010560, 256), 256>>>(buf3, buf4, 3010560, 32, 32, 3, 3, 49, 49, 4704, 32, 1568, 1);
-n36_linear<<<ceil_div(3010560, 256), 256>>>(buf4, layers_0_blocks_0_attn_proj_weight, layers_0_blocks_0_attn_proj_bias, buf3, 3010560, 96, 96, 96, 96, 96);
+n36_linear<<<dim3(ceil_div(96, 64), ceil_div(31360, 64), 1), 256>>>(buf4, layers_0_blocks_0_attn_proj_weight, layers_0_blocks_0_attn_proj_bias, buf3, 96, 96, 96, 31360, 96, 96, 96, 96, 96, 31360, 96, 96);
 n6_permute<<<ceil_div(3010560, 256), 256>>>(buf3, buf4, 3010560, 96, 96, 7, 7, 8, 8, 7, 7, 8, 8, 301056, 37632, 672, 4704, 96, 1);
 n3_norm_stats<<<31360, 128>>>(buf4, buf5, 96, 96, 96, 96.0, 96.0);
 n3_norm_apply<<<ceil_div(3010560, 256), 256>>>(buf4, buf5, layers_0_blocks_0_norm1_weight, layers_0_blocks_0_norm1_bias, buf4, 3010560, 96, 96, 96);
 n58_add<<<ceil_div(3010560, 256), 256>>>(buf1, buf4, buf1, 3010560);
-n36_linear<<<ceil_div(12042240, 256), 256>>>(buf1, layers_0_blocks_0_mlp_fc1_weight, layers_0_blocks_0_mlp_fc1_bias, buf0, 12042240, 384, 384, 96, 96, 96);
+n36_linear<<<dim3(ceil_div(384, 64), ceil_div(31360, 64), 1), 256>>>(buf1, layers_0_blocks_0_mlp_fc1_weight, layers_0_blocks_0_mlp_fc1_bias, buf0, 96, 96, 96, 31360, 96, 96, 384, 96, 96, 31360, 384, 384);
 n60_gelu<<<ceil_div(12042240, 256), 256>>>(buf0, buf0, 12042240);
-n36_linear<<<ceil_div(3010560, 256), 256>>>(buf0, layers_0_blocks_0_mlp_fc2_weight, layers_0_blocks_0_mlp_fc2_bias, buf4, 3010560, 96, 96, 384, 384, 384);
+n36_linear<<<dim3(ceil_div(96, 64), ceil_div(31360, 64), 1), 256>>>(buf0, layers_0_blocks_0_mlp_fc2_weight, layers_0_blocks_0_mlp_fc2_bias, buf4, 384, 384, 384, 31360, 384, 384, 96, 384, 384, 31360, 96, 96);
 n3_norm_stats<<<31360, 128>>>(buf4, buf5, 96, 96, 96, 96.0, 96.0);
 n3_norm_apply<<<ceil_div(3010560, 256), 256>>>(buf4, buf5, layers_0_blocks_0_norm2_weight, layers_0_blocks_0_norm2_bias, buf4, 3010560, 96, 96, 96);
 n58_add<<<ceil_div(3010560, 256), 256>>>(buf1, buf4, buf1, 3010560);
@@ -1900,7 +2070,7 @@ n9_mul<<<ceil_div(96, 256), 256>>>(layers_0_blocks_1_attn_v_bias, buf5, 96);
 concat8_float_double<<<ceil_div(96, 256), 256>>>(layers_0_blocks_1_attn_q_bias, layers_0_blocks_1_attn_q_bias, layers_0_blocks_1_attn_q_bias, layers_0_blocks_1_attn_q_bias, layers_0_blocks_1_attn_q_bias, layers_0_blocks_1_attn_q_bias, layers_0_blocks_1_attn_q_bias, layers_0_blocks_1_attn_q_bias, 96, 0, 0, 0, 0, 0, 0, 0, buf4, 1, 1, 288, 0, 96);
 concat8_double_double<<<ceil_div(96, 256), 256>>>(buf5, buf5, buf5, buf5, buf5, buf5, buf5, buf5, 96, 0, 0, 0, 0, 0, 0, 0, buf4, 1, 1, 288, 96, 96);
 concat8_float_double<<<ceil_div(96, 256), 256>>>(layers_0_blocks_1_attn_v_bias, layers_0_blocks_1_attn_v_bias, layers_0_blocks_1_attn_v_bias, layers_0_blocks_1_attn_v_bias, layers_0_blocks_1_attn_v_bias, layers_0_blocks_1_attn_v_bias, layers_0_blocks_1_attn_v_bias, layers_0_blocks_1_attn_v_bias, 96, 0, 0, 0, 0, 0, 0, 0, buf4, 1, 1, 288, 192, 96);
-n11_linear<<<ceil_div(9031680, 256), 256>>>(buf3, layers_0_blocks_1_attn_qkv_weight, buf4, buf2, 9031680, 288, 288, 96, 96, 96);
+n11_linear<<<dim3(ceil_div(288, 64), ceil_div(31360, 64), 1), 256>>>(buf3, layers_0_blocks_1_attn_qkv_weight, buf4, buf2, 96, 96, 96, 31360, 96, 96, 288, 96, 96, 31360, 288, 288);
 n13_permute<<<ceil_div(9031680, 256), 256>>>(buf2, buf0, 9031680, 32, 32, 49, 49, 3, 3, 640, 640, 96, 14112, 32, 288, 1);
 n14_slice<<<ceil_div(3010560, 256), 256>>>(buf0, buf4, 3010560, 3010560, 3010560, 3010560, 3010560, 9031680, 0, 1, 3010560);
 n14_slice<<<ceil_div(3010560, 256), 256>>>(buf0, buf3, 3010560, 3010560, 3010560, 3010560, 3010560, 9031680, 1, 1, 3010560);
@@ -1916,14 +2086,14 @@ n22_sqrt<<<ceil_div(94080, 256), 256>>>(buf5, buf5, 94080);
 n23_clamp<<<ceil_div(94080, 256), 256>>>(buf5, buf5, 94080);
 n24_div<<<ceil_div(3010560, 256), 256>>>(buf3, buf5, buf3, 3010560, 4704, 1568, 3, 32, 49, 147, 49);
 n30_permute<<<ceil_div(3010560, 256), 256>>>(buf3, buf0, 3010560, 49, 49, 32, 32, 3, 3, 4704, 1568, 1, 32);
-n31_matmul<<<ceil_div(4609920, 256), 256>>>(buf4, buf0, buf3, 4609920, 49, 49, 49, 49, 3, 3, 4704, 1568, 32, 4704, 1568, 32, 49);
+n31_matmul<<<dim3(ceil_div(49, 64), ceil_div(49, 64), 1920), 256>>>(buf4, buf0, buf3, 3, 3, 4704, 1568, 4704, 1568, 2401, 32, 32, 32, 49, 32, 32, 49, 32, 49, 49, 49, 49);
 n32_clamp<<<ceil_div(3, 256), 256>>>(layers_0_blocks_1_attn_logit_scale, buf5, 3);
 n33_exp<<<ceil_div(3, 256), 256>>>(buf5, buf5, 3);
 n34_mul<<<ceil_div(4609920, 256), 256>>>(buf3, buf5, buf3, 4609920, 2401, 3);
 n35_const<<<ceil_div(338, 256), 256>>>(buf5, 338);
-n36_linear<<<ceil_div(86528, 256), 256>>>(buf5, layers_0_blocks_1_attn_cpb_mlp_0_weight, layers_0_blocks_1_attn_cpb_mlp_0_bias, buf4, 86528, 512, 512, 2, 2, 2);
+n36_linear<<<dim3(ceil_div(512, 64), ceil_div(169, 64), 1), 256>>>(buf5, layers_0_blocks_1_attn_cpb_mlp_0_weight, layers_0_blocks_1_attn_cpb_mlp_0_bias, buf4, 2, 2, 2, 169, 2, 2, 512, 2, 2, 169, 512, 512);
 n37_relu<<<ceil_div(86528, 256), 256>>>(buf4, buf4, 86528);
-n38_linear<<<ceil_div(507, 256), 256>>>(buf4, layers_0_blocks_1_attn_cpb_mlp_2_weight, buf5, 507, 3, 3, 512, 512, 512);
+n38_linear<<<dim3(ceil_div(3, 64), ceil_div(169, 64), 1), 256>>>(buf4, layers_0_blocks_1_attn_cpb_mlp_2_weight, buf5, 512, 512, 512, 169, 512, 512, 3, 512, 512, 169, 3, 3);
 n40_take<<<ceil_div(7203, 256), 256>>>(buf5, buf4, 7203, 3, 3, 3);
 n2_permute<<<ceil_div(7203, 256), 256>>>(buf4, buf5, 7203, 49, 49, 49, 49, 1, 147, 3);
 n43_sigmoid<<<ceil_div(7203, 256), 256>>>(buf5, buf5, 7203);
@@ -1938,17 +2108,17 @@ n114_compare<<<ceil_div(153664, 256), 256>>>(buf0, buf4, 153664);
 n115_masked_fill<<<ceil_div(153664, 256), 256>>>(buf5, buf4, buf0, 153664);
 n118_add<<<ceil_div(4609920, 256), 256>>>(buf3, buf0, buf3, 4609920, 7203, 64, 49, 49, 49, 2401, 49);
 n47_softmax<<<94080, 64>>>(buf3, buf0, 1, 49, 1, 49, 1, 49, 1, 49, 1, 1);
-n31_matmul<<<ceil_div(3010560, 256), 256>>>(buf0, buf2, buf4, 3010560, 32, 32, 49, 49, 3, 3, 7203, 2401, 49, 4704, 1568, 49, 32);
+n31_matmul<<<dim3(ceil_div(32, 64), ceil_div(49, 64), 1920), 256>>>(buf0, buf2, buf4, 3, 3, 7203, 2401, 4704, 1568, 1568, 49, 49, 49, 49, 49, 49, 32, 49, 32, 49, 32, 32);
 n30_permute<<<ceil_div(3010560, 256), 256>>>(buf4, buf3, 3010560, 32, 32, 3, 3, 49, 49, 4704, 32, 1568, 1);
-n36_linear<<<ceil_div(3010560, 256), 256>>>(buf3, layers_0_blocks_1_attn_proj_weight, layers_0_blocks_1_attn_proj_bias, buf4, 3010560, 96, 96, 96, 96, 96);
+n36_linear<<<dim3(ceil_div(96, 64), ceil_div(31360, 64), 1), 256>>>(buf3, layers_0_blocks_1_attn_proj_weight, layers_0_blocks_1_attn_proj_bias, buf4, 96, 96, 96, 31360, 96, 96, 96, 96, 96, 31360, 96, 96);
 n6_permute<<<ceil_div(3010560, 256), 256>>>(buf4, buf3, 3010560, 96, 96, 7, 7, 8, 8, 7, 7, 8, 8, 301056, 37632, 672, 4704, 96, 1);
 n65_roll<<<ceil_div(3010560, 256), 256>>>(buf3, buf4, 3010560, 96, 96, 56, 56, 56, 56, 301056, 53, 56, 5376, 53, 56, 96, 1);
 n3_norm_stats<<<31360, 128>>>(buf4, buf5, 96, 96, 96, 96.0, 96.0);
 n3_norm_apply<<<ceil_div(3010560, 256), 256>>>(buf4, buf5, layers_0_blocks_1_norm1_weight, layers_0_blocks_1_norm1_bias, buf4, 3010560, 96, 96, 96);
 n58_add<<<ceil_div(3010560, 256), 256>>>(buf1, buf4, buf1, 3010560);
-n36_linear<<<ceil_div(12042240, 256), 256>>>(buf1, layers_0_blocks_1_mlp_fc1_weight, layers_0_blocks_1_mlp_fc1_bias, buf0, 12042240, 384, 384, 96, 96, 96);
+n36_linear<<<dim3(ceil_div(384, 64), ceil_div(31360, 64), 1), 256>>>(buf1, layers_0_blocks_1_mlp_fc1_weight, layers_0_blocks_1_mlp_fc1_bias, buf0, 96, 96, 96, 31360, 96, 96, 384, 96, 96, 31360, 384, 384);
 n60_gelu<<<ceil_div(12042240, 256), 256>>>(buf0, buf0, 12042240);
-n36_linear<<<ceil_div(3010560, 256), 256>>>(buf0, layers_0_blocks_1_mlp_fc2_weight, layers_0_blocks_1_mlp_fc2_bias, buf4, 3010560, 96, 96, 384, 384, 384);
+n36_linear<<<dim3(ceil_div(96, 64), ceil_div(31360, 64), 1), 256>>>(buf0, layers_0_blocks_1_mlp_fc2_weight, layers_0_blocks_1_mlp_fc2_bias, buf4, 384, 384, 384, 31360, 384, 384, 96, 384, 384, 31360, 96, 96);
 n3_norm_stats<<<31360, 128>>>(buf4, buf5, 96, 96, 96, 96.0, 96.0);
 n3_norm_apply<<<ceil_div(3010560, 256), 256>>>(buf4, buf5, layers_0_blocks_1_norm2_weight, layers_0_blocks_1_norm2_bias, buf4, 3010560, 96, 96, 96);
 n58_add<<<ceil_div(3010560, 256), 256>>>(buf1, buf4, buf1, 3010560);
@@ -1961,7 +2131,7 @@ n14_slice<<<ceil_div(752640, 256), 256>>>(buf4, buf0, 752640, 2688, 2688, 96, 96
 n14_slice<<<ceil_div(1505280, 256), 256>>>(buf1, buf4, 1505280, 150528, 150528, 5376, 5376, 301056, 1, 2, 5376);
 n14_slice<<<ceil_div(752640, 256), 256>>>(buf4, buf1, 752640, 2688, 2688, 96, 96, 5376, 1, 2, 96);
 concat8_double_double<<<ceil_div(3010560, 256), 256>>>(buf3, buf2, buf0, buf1, buf3, buf3, buf3, buf3, 96, 96, 96, 96, 0, 0, 0, 0, buf4, 7840, 1, 384, 0, 384);
-n38_linear<<<ceil_div(1505280, 256), 256>>>(buf4, layers_0_downsample_reduction_weight, buf1, 1505280, 192, 192, 384, 384, 384);
+n38_linear<<<dim3(ceil_div(192, 64), ceil_div(7840, 64), 1), 256>>>(buf4, layers_0_downsample_reduction_weight, buf1, 384, 384, 384, 7840, 384, 384, 192, 384, 384, 7840, 192, 192);
 n150_norm_stats<<<7840, 256>>>(buf1, buf5, 192, 192, 192, 192.0, 192.0);
 n3_norm_apply<<<ceil_div(1505280, 256), 256>>>(buf1, buf5, layers_0_downsample_norm_weight, layers_0_downsample_norm_bias, buf1, 1505280, 192, 192, 192);
 n6_permute<<<ceil_div(1505280, 256), 256>>>(buf1, buf4, 1505280, 192, 192, 7, 7, 7, 7, 4, 4, 4, 4, 150528, 37632, 1344, 5376, 192, 1);
@@ -1969,7 +2139,7 @@ n9_mul<<<ceil_div(192, 256), 256>>>(layers_1_blocks_0_attn_v_bias, buf5, 192);
 concat8_float_double<<<ceil_div(192, 256), 256>>>(layers_1_blocks_0_attn_q_bias, layers_1_blocks_0_attn_q_bias, layers_1_blocks_0_attn_q_bias, layers_1_blocks_0_attn_q_bias, layers_1_blocks_0_attn_q_bias, layers_1_blocks_0_attn_q_bias, layers_1_blocks_0_attn_q_bias, layers_1_blocks_0_attn_q_bias, 192, 0, 0, 0, 0, 0, 0, 0, buf3, 1, 1, 576, 0, 192);
 concat8_double_double<<<ceil_div(192, 256), 256>>>(buf5, buf5, buf5, buf5, buf5, buf5, buf5, buf5, 192, 0, 0, 0, 0, 0, 0, 0, buf3, 1, 1, 576, 192, 192);
 concat8_float_double<<<ceil_div(192, 256), 256>>>(layers_1_blocks_0_attn_v_bias, layers_1_blocks_0_attn_v_bias, layers_1_blocks_0_attn_v_bias, layers_1_blocks_0_attn_v_bias, layers_1_blocks_0_attn_v_bias, layers_1_blocks_0_attn_v_bias, layers_1_blocks_0_attn_v_bias, layers_1_blocks_0_attn_v_bias, 192, 0, 0, 0, 0, 0, 0, 0, buf3, 1, 1, 576, 384, 192);
-n11_linear<<<ceil_div(4515840, 256), 256>>>(buf4, layers_1_blocks_0_attn_qkv_weight, buf3, buf2, 4515840, 576, 576, 192, 192, 192);
+n11_linear<<<dim3(ceil_div(576, 64), ceil_div(7840, 64), 1), 256>>>(buf4, layers_1_blocks_0_attn_qkv_weight, buf3, buf2, 192, 192, 192, 7840, 192, 192, 576, 192, 192, 7840, 576, 576);
 n13_permute<<<ceil_div(4515840, 256), 256>>>(buf2, buf3, 4515840, 32, 32, 49, 49, 6, 6, 160, 160, 192, 28224, 32, 576, 1);
 n14_slice<<<ceil_div(1505280, 256), 256>>>(buf3, buf4, 1505280, 1505280, 1505280, 1505280, 1505280, 4515840, 0, 1, 1505280);
 n14_slice<<<ceil_div(1505280, 256), 256>>>(buf3, buf2, 1505280, 1505280, 1505280, 1505280, 1505280, 4515840, 1, 1, 1505280);
@@ -1985,30 +2155,30 @@ n22_sqrt<<<ceil_div(47040, 256), 256>>>(buf5, buf5, 47040);
 n23_clamp<<<ceil_div(47040, 256), 256>>>(buf5, buf5, 47040);
 n24_div<<<ceil_div(1505280, 256), 256>>>(buf2, buf5, buf2, 1505280, 9408, 1568, 6, 32, 49, 294, 49);
 n30_permute<<<ceil_div(1505280, 256), 256>>>(buf2, buf3, 1505280, 49, 49, 32, 32, 6, 6, 9408, 1568, 1, 32);
-n31_matmul<<<ceil_div(2304960, 256), 256>>>(buf4, buf3, buf2, 2304960, 49, 49, 49, 49, 6, 6, 9408, 1568, 32, 9408, 1568, 32, 49);
+n31_matmul<<<dim3(ceil_div(49, 64), ceil_div(49, 64), 960), 256>>>(buf4, buf3, buf2, 6, 6, 9408, 1568, 9408, 1568, 2401, 32, 32, 32, 49, 32, 32, 49, 32, 49, 49, 49, 49);
 n32_clamp<<<ceil_div(6, 256), 256>>>(layers_1_blocks_0_attn_logit_scale, buf5, 6);
 n33_exp<<<ceil_div(6, 256), 256>>>(buf5, buf5, 6);
 n34_mul<<<ceil_div(2304960, 256), 256>>>(buf2, buf5, buf2, 2304960, 2401, 6);
 n35_const<<<ceil_div(338, 256), 256>>>(buf5, 338);
-n36_linear<<<ceil_div(86528, 256), 256>>>(buf5, layers_1_blocks_0_attn_cpb_mlp_0_weight, layers_1_blocks_0_attn_cpb_mlp_0_bias, buf4, 86528, 512, 512, 2, 2, 2);
+n36_linear<<<dim3(ceil_div(512, 64), ceil_div(169, 64), 1), 256>>>(buf5, layers_1_blocks_0_attn_cpb_mlp_0_weight, layers_1_blocks_0_attn_cpb_mlp_0_bias, buf4, 2, 2, 2, 169, 2, 2, 512, 2, 2, 169, 512, 512);
 n37_relu<<<ceil_div(86528, 256), 256>>>(buf4, buf4, 86528);
-n38_linear<<<ceil_div(1014, 256), 256>>>(buf4, layers_1_blocks_0_attn_cpb_mlp_2_weight, buf5, 1014, 6, 6, 512, 512, 512);
+n38_linear<<<dim3(ceil_div(6, 64), ceil_div(169, 64), 1), 256>>>(buf4, layers_1_blocks_0_attn_cpb_mlp_2_weight, buf5, 512, 512, 512, 169, 512, 512, 6, 512, 512, 169, 6, 6);
 n40_take<<<ceil_div(14406, 256), 256>>>(buf5, buf4, 14406, 6, 6, 6);
 n2_permute<<<ceil_div(14406, 256), 256>>>(buf4, buf5, 14406, 49, 49, 49, 49, 1, 294, 6);
 n43_sigmoid<<<ceil_div(14406, 256), 256>>>(buf5, buf5, 14406);
 n44_mul<<<ceil_div(14406, 256), 256>>>(buf5, buf5, 14406, 16.0);
 n46_add<<<ceil_div(2304960, 256), 256>>>(buf2, buf5, buf2, 2304960, 2401, 6, 49, 49, 49, 2401, 49);
 n47_softmax<<<47040, 64>>>(buf2, buf4, 1, 49, 1, 49, 1, 49, 1, 49, 1, 1);
-n31_matmul<<<ceil_div(1505280, 256), 256>>>(buf4, buf0, buf3, 1505280, 32, 32, 49, 49, 6, 6, 14406, 2401, 49, 9408, 1568, 49, 32);
+n31_matmul<<<dim3(ceil_div(32, 64), ceil_div(49, 64), 960), 256>>>(buf4, buf0, buf3, 6, 6, 14406, 2401, 9408, 1568, 1568, 49, 49, 49, 49, 49, 49, 32, 49, 32, 49, 32, 32);
 n30_permute<<<ceil_div(1505280, 256), 256>>>(buf3, buf4, 1505280, 32, 32, 6, 6, 49, 49, 9408, 32, 1568, 1);
-n36_linear<<<ceil_div(1505280, 256), 256>>>(buf4, layers_1_blocks_0_attn_proj_weight, layers_1_blocks_0_attn_proj_bias, buf3, 1505280, 192, 192, 192, 192, 192);
+n36_linear<<<dim3(ceil_div(192, 64), ceil_div(7840, 64), 1), 256>>>(buf4, layers_1_blocks_0_attn_proj_weight, layers_1_blocks_0_attn_proj_bias, buf3, 192, 192, 192, 7840, 192, 192, 192, 192, 192, 7840, 192, 192);
 n6_permute<<<ceil_div(1505280, 256), 256>>>(buf3, buf4, 1505280, 192, 192, 7, 7, 4, 4, 7, 7, 4, 4, 150528, 37632, 1344, 9408, 192, 1);
 n150_norm_stats<<<7840, 256>>>(buf4, buf5, 192, 192, 192, 192.0, 192.0);
 n3_norm_apply<<<ceil_div(1505280, 256), 256>>>(buf4, buf5, layers_1_blocks_0_norm1_weight, layers_1_blocks_0_norm1_bias, buf4, 1505280, 192, 192, 192);
 n58_add<<<ceil_div(1505280, 256), 256>>>(buf1, buf4, buf1, 1505280);
-n36_linear<<<ceil_div(6021120, 256), 256>>>(buf1, layers_1_blocks_0_mlp_fc1_weight, layers_1_blocks_0_mlp_fc1_bias, buf2, 6021120, 768, 768, 192, 192, 192);
+n36_linear<<<dim3(ceil_div(768, 64), ceil_div(7840, 64), 1), 256>>>(buf1, layers_1_blocks_0_mlp_fc1_weight, layers_1_blocks_0_mlp_fc1_bias, buf2, 192, 192, 192, 7840, 192, 192, 768, 192, 192, 7840, 768, 768);
 n60_gelu<<<ceil_div(6021120, 256), 256>>>(buf2, buf2, 6021120);
-n36_linear<<<ceil_div(1505280, 256), 256>>>(buf2, layers_1_blocks_0_mlp_fc2_weight, layers_1_blocks_0_mlp_fc2_bias, buf4, 1505280, 192, 192, 768, 768, 768);
+n36_linear<<<dim3(ceil_div(192, 64), ceil_div(7840, 64), 1), 256>>>(buf2, layers_1_blocks_0_mlp_fc2_weight, layers_1_blocks_0_mlp_fc2_bias, buf4, 768, 768, 768, 7840, 768, 768, 192, 768, 768, 7840, 192, 192);
 n150_norm_stats<<<7840, 256>>>(buf4, buf5, 192, 192, 192, 192.0, 192.0);
 n3_norm_apply<<<ceil_div(1505280, 256), 256>>>(buf4, buf5, layers_1_blocks_0_norm2_weight, layers_1_blocks_0_norm2_bias, buf4, 1505280, 192, 192, 192);
 n58_add<<<ceil_div(1505280, 256), 256>>>(buf1, buf4, buf1, 1505280);
@@ -2018,7 +2188,7 @@ n9_mul<<<ceil_div(192, 256), 256>>>(layers_1_blocks_1_attn_v_bias, buf5, 192);
 concat8_float_double<<<ceil_div(192, 256), 256>>>(layers_1_blocks_1_attn_q_bias, layers_1_blocks_1_attn_q_bias, layers_1_blocks_1_attn_q_bias, layers_1_blocks_1_attn_q_bias, layers_1_blocks_1_attn_q_bias, layers_1_blocks_1_attn_q_bias, layers_1_blocks_1_attn_q_bias, layers_1_blocks_1_attn_q_bias, 192, 0, 0, 0, 0, 0, 0, 0, buf4, 1, 1, 576, 0, 192);
 concat8_double_double<<<ceil_div(192, 256), 256>>>(buf5, buf5, buf5, buf5, buf5, buf5, buf5, buf5, 192, 0, 0, 0, 0, 0, 0, 0, buf4, 1, 1, 576, 192, 192);
 concat8_float_double<<<ceil_div(192, 256), 256>>>(layers_1_blocks_1_attn_v_bias, layers_1_blocks_1_attn_v_bias, layers_1_blocks_1_attn_v_bias, layers_1_blocks_1_attn_v_bias, layers_1_blocks_1_attn_v_bias, layers_1_blocks_1_attn_v_bias, layers_1_blocks_1_attn_v_bias, layers_1_blocks_1_attn_v_bias, 192, 0, 0, 0, 0, 0, 0, 0, buf4, 1, 1, 576, 384, 192);
-n11_linear<<<ceil_div(4515840, 256), 256>>>(buf3, layers_1_blocks_1_attn_qkv_weight, buf4, buf2, 4515840, 576, 576, 192, 192, 192);
+n11_linear<<<dim3(ceil_div(576, 64), ceil_div(7840, 64), 1), 256>>>(buf3, layers_1_blocks_1_attn_qkv_weight, buf4, buf2, 192, 192, 192, 7840, 192, 192, 576, 192, 192, 7840, 576, 576);
 n13_permute<<<ceil_div(4515840, 256), 256>>>(buf2, buf3, 4515840, 32, 32, 49, 49, 6, 6, 160, 160, 192, 28224, 32, 576, 1);
 n14_slice<<<ceil_div(1505280, 256), 256>>>(buf3, buf4, 1505280, 1505280, 1505280, 1505280, 1505280, 4515840, 0, 1, 1505280);
 n14_slice<<<ceil_div(1505280, 256), 256>>>(buf3, buf2, 1505280, 1505280, 1505280, 1505280, 1505280, 4515840, 1, 1, 1505280);
@@ -2034,14 +2204,14 @@ n22_sqrt<<<ceil_div(47040, 256), 256>>>(buf5, buf5, 47040);
 n23_clamp<<<ceil_div(47040, 256), 256>>>(buf5, buf5, 47040);
 n24_div<<<ceil_div(1505280, 256), 256>>>(buf2, buf5, buf2, 1505280, 9408, 1568, 6, 32, 49, 294, 49);
 n30_permute<<<ceil_div(1505280, 256), 256>>>(buf2, buf3, 1505280, 49, 49, 32, 32, 6, 6, 9408, 1568, 1, 32);
-n31_matmul<<<ceil_div(2304960, 256), 256>>>(buf4, buf3, buf2, 2304960, 49, 49, 49, 49, 6, 6, 9408, 1568, 32, 9408, 1568, 32, 49);
+n31_matmul<<<dim3(ceil_div(49, 64), ceil_div(49, 64), 960), 256>>>(buf4, buf3, buf2, 6, 6, 9408, 1568, 9408, 1568, 2401, 32, 32, 32, 49, 32, 32, 49, 32, 49, 49, 49, 49);
 n32_clamp<<<ceil_div(6, 256), 256>>>(layers_1_blocks_1_attn_logit_scale, buf5, 6);
 n33_exp<<<ceil_div(6, 256), 256>>>(buf5, buf5, 6);
 n34_mul<<<ceil_div(2304960, 256), 256>>>(buf2, buf5, buf2, 2304960, 2401, 6);
 n35_const<<<ceil_div(338, 256), 256>>>(buf5, 338);
-n36_linear<<<ceil_div(86528, 256), 256>>>(buf5, layers_1_blocks_1_attn_cpb_mlp_0_weight, layers_1_blocks_1_attn_cpb_mlp_0_bias, buf4, 86528, 512, 512, 2, 2, 2);
+n36_linear<<<dim3(ceil_div(512, 64), ceil_div(169, 64), 1), 256>>>(buf5, layers_1_blocks_1_attn_cpb_mlp_0_weight, layers_1_blocks_1_attn_cpb_mlp_0_bias, buf4, 2, 2, 2, 169, 2, 2, 512, 2, 2, 169, 512, 512);
 n37_relu<<<ceil_div(86528, 256), 256>>>(buf4, buf4, 86528);
-n38_linear<<<ceil_div(1014, 256), 256>>>(buf4, layers_1_blocks_1_attn_cpb_mlp_2_weight, buf5, 1014, 6, 6, 512, 512, 512);
+n38_linear<<<dim3(ceil_div(6, 64), ceil_div(169, 64), 1), 256>>>(buf4, layers_1_blocks_1_attn_cpb_mlp_2_weight, buf5, 512, 512, 512, 169, 512, 512, 6, 512, 512, 169, 6, 6);
 n40_take<<<ceil_div(14406, 256), 256>>>(buf5, buf4, 14406, 6, 6, 6);
 n2_permute<<<ceil_div(14406, 256), 256>>>(buf4, buf5, 14406, 49, 49, 49, 49, 1, 294, 6);
 n43_sigmoid<<<ceil_div(14406, 256), 256>>>(buf5, buf5, 14406);
@@ -2056,17 +2226,17 @@ n114_compare<<<ceil_div(38416, 256), 256>>>(buf3, buf5, 38416);
 n115_masked_fill<<<ceil_div(38416, 256), 256>>>(buf4, buf5, buf3, 38416);
 n118_add<<<ceil_div(2304960, 256), 256>>>(buf2, buf3, buf2, 2304960, 14406, 16, 49, 49, 49, 2401, 49);
 n47_softmax<<<47040, 64>>>(buf2, buf4, 1, 49, 1, 49, 1, 49, 1, 49, 1, 1);
-n31_matmul<<<ceil_div(1505280, 256), 256>>>(buf4, buf0, buf3, 1505280, 32, 32, 49, 49, 6, 6, 14406, 2401, 49, 9408, 1568, 49, 32);
+n31_matmul<<<dim3(ceil_div(32, 64), ceil_div(49, 64), 960), 256>>>(buf4, buf0, buf3, 6, 6, 14406, 2401, 9408, 1568, 1568, 49, 49, 49, 49, 49, 49, 32, 49, 32, 49, 32, 32);
 n30_permute<<<ceil_div(1505280, 256), 256>>>(buf3, buf4, 1505280, 32, 32, 6, 6, 49, 49, 9408, 32, 1568, 1);
-n36_linear<<<ceil_div(1505280, 256), 256>>>(buf4, layers_1_blocks_1_attn_proj_weight, layers_1_blocks_1_attn_proj_bias, buf3, 1505280, 192, 192, 192, 192, 192);
+n36_linear<<<dim3(ceil_div(192, 64), ceil_div(7840, 64), 1), 256>>>(buf4, layers_1_blocks_1_attn_proj_weight, layers_1_blocks_1_attn_proj_bias, buf3, 192, 192, 192, 7840, 192, 192, 192, 192, 192, 7840, 192, 192);
 n6_permute<<<ceil_div(1505280, 256), 256>>>(buf3, buf4, 1505280, 192, 192, 7, 7, 4, 4, 7, 7, 4, 4, 150528, 37632, 1344, 9408, 192, 1);
 n65_roll<<<ceil_div(1505280, 256), 256>>>(buf4, buf3, 1505280, 192, 192, 28, 28, 28, 28, 150528, 25, 28, 5376, 25, 28, 192, 1);
 n150_norm_stats<<<7840, 256>>>(buf3, buf5, 192, 192, 192, 192.0, 192.0);
 n3_norm_apply<<<ceil_div(1505280, 256), 256>>>(buf3, buf5, layers_1_blocks_1_norm1_weight, layers_1_blocks_1_norm1_bias, buf3, 1505280, 192, 192, 192);
 n58_add<<<ceil_div(1505280, 256), 256>>>(buf1, buf3, buf1, 1505280);
-n36_linear<<<ceil_div(6021120, 256), 256>>>(buf1, layers_1_blocks_1_mlp_fc1_weight, layers_1_blocks_1_mlp_fc1_bias, buf2, 6021120, 768, 768, 192, 192, 192);
+n36_linear<<<dim3(ceil_div(768, 64), ceil_div(7840, 64), 1), 256>>>(buf1, layers_1_blocks_1_mlp_fc1_weight, layers_1_blocks_1_mlp_fc1_bias, buf2, 192, 192, 192, 7840, 192, 192, 768, 192, 192, 7840, 768, 768);
 n60_gelu<<<ceil_div(6021120, 256), 256>>>(buf2, buf2, 6021120);
-n36_linear<<<ceil_div(1505280, 256), 256>>>(buf2, layers_1_blocks_1_mlp_fc2_weight, layers_1_blocks_1_mlp_fc2_bias, buf4, 1505280, 192, 192, 768, 768, 768);
+n36_linear<<<dim3(ceil_div(192, 64), ceil_div(7840, 64), 1), 256>>>(buf2, layers_1_blocks_1_mlp_fc2_weight, layers_1_blocks_1_mlp_fc2_bias, buf4, 768, 768, 768, 7840, 768, 768, 192, 768, 768, 7840, 192, 192);
 n150_norm_stats<<<7840, 256>>>(buf4, buf5, 192, 192, 192, 192.0, 192.0);
 n3_norm_apply<<<ceil_div(1505280, 256), 256>>>(buf4, buf5, layers_1_blocks_1_norm2_weight, layers_1_blocks_1_norm2_bias, buf4, 1505280, 192, 192, 192);
 n58_add<<<ceil_div(1505280, 256), 256>>>(buf1, buf4, buf1, 1505280);
@@ -2079,7 +2249,7 @@ n14_slice<<<ceil_div(376320, 256), 256>>>(buf4, buf0, 376320, 2688, 2688, 192, 1
 n14_slice<<<ceil_div(752640, 256), 256>>>(buf1, buf4, 752640, 75264, 75264, 5376, 5376, 150528, 1, 2, 5376);
 n14_slice<<<ceil_div(376320, 256), 256>>>(buf4, buf1, 376320, 2688, 2688, 192, 192, 5376, 1, 2, 192);
 concat8_double_double<<<ceil_div(1505280, 256), 256>>>(buf3, buf2, buf0, buf1, buf3, buf3, buf3, buf3, 192, 192, 192, 192, 0, 0, 0, 0, buf4, 1960, 1, 768, 0, 768);
-n38_linear<<<ceil_div(752640, 256), 256>>>(buf4, layers_1_downsample_reduction_weight, buf1, 752640, 384, 384, 768, 768, 768);
+n38_linear<<<dim3(ceil_div(384, 64), ceil_div(1960, 64), 1), 256>>>(buf4, layers_1_downsample_reduction_weight, buf1, 768, 768, 768, 1960, 768, 768, 384, 768, 768, 1960, 384, 384);
 n150_norm_stats<<<1960, 256>>>(buf1, buf5, 384, 384, 384, 384.0, 384.0);
 n3_norm_apply<<<ceil_div(752640, 256), 256>>>(buf1, buf5, layers_1_downsample_norm_weight, layers_1_downsample_norm_bias, buf1, 752640, 384, 384, 384);
 n6_permute<<<ceil_div(752640, 256), 256>>>(buf1, buf4, 752640, 384, 384, 7, 7, 7, 7, 2, 2, 2, 2, 75264, 37632, 2688, 5376, 384, 1);
@@ -2087,7 +2257,7 @@ n9_mul<<<ceil_div(384, 256), 256>>>(layers_2_blocks_0_attn_v_bias, buf5, 384);
 concat8_float_double<<<ceil_div(384, 256), 256>>>(layers_2_blocks_0_attn_q_bias, layers_2_blocks_0_attn_q_bias, layers_2_blocks_0_attn_q_bias, layers_2_blocks_0_attn_q_bias, layers_2_blocks_0_attn_q_bias, layers_2_blocks_0_attn_q_bias, layers_2_blocks_0_attn_q_bias, layers_2_blocks_0_attn_q_bias, 384, 0, 0, 0, 0, 0, 0, 0, buf3, 1, 1, 1152, 0, 384);
 concat8_double_double<<<ceil_div(384, 256), 256>>>(buf5, buf5, buf5, buf5, buf5, buf5, buf5, buf5, 384, 0, 0, 0, 0, 0, 0, 0, buf3, 1, 1, 1152, 384, 384);
 concat8_float_double<<<ceil_div(384, 256), 256>>>(layers_2_blocks_0_attn_v_bias, layers_2_blocks_0_attn_v_bias, layers_2_blocks_0_attn_v_bias, layers_2_blocks_0_attn_v_bias, layers_2_blocks_0_attn_v_bias, layers_2_blocks_0_attn_v_bias, layers_2_blocks_0_attn_v_bias, layers_2_blocks_0_attn_v_bias, 384, 0, 0, 0, 0, 0, 0, 0, buf3, 1, 1, 1152, 768, 384);
-n11_linear<<<ceil_div(2257920, 256), 256>>>(buf4, layers_2_blocks_0_attn_qkv_weight, buf3, buf2, 2257920, 1152, 1152, 384, 384, 384);
+n11_linear<<<dim3(ceil_div(1152, 64), ceil_div(1960, 64), 1), 256>>>(buf4, layers_2_blocks_0_attn_qkv_weight, buf3, buf2, 384, 384, 384, 1960, 384, 384, 1152, 384, 384, 1960, 1152, 1152);
 n13_permute<<<ceil_div(2257920, 256), 256>>>(buf2, buf4, 2257920, 32, 32, 49, 49, 12, 12, 40, 40, 384, 56448, 32, 1152, 1);
 n14_slice<<<ceil_div(752640, 256), 256>>>(buf4, buf3, 752640, 752640, 752640, 752640, 752640, 2257920, 0, 1, 752640);
 n14_slice<<<ceil_div(752640, 256), 256>>>(buf4, buf2, 752640, 752640, 752640, 752640, 752640, 2257920, 1, 1, 752640);
@@ -2103,30 +2273,30 @@ n22_sqrt<<<ceil_div(23520, 256), 256>>>(buf5, buf5, 23520);
 n23_clamp<<<ceil_div(23520, 256), 256>>>(buf5, buf5, 23520);
 n24_div<<<ceil_div(752640, 256), 256>>>(buf2, buf5, buf2, 752640, 18816, 1568, 12, 32, 49, 588, 49);
 n30_permute<<<ceil_div(752640, 256), 256>>>(buf2, buf4, 752640, 49, 49, 32, 32, 12, 12, 18816, 1568, 1, 32);
-n31_matmul<<<ceil_div(1152480, 256), 256>>>(buf3, buf4, buf2, 1152480, 49, 49, 49, 49, 12, 12, 18816, 1568, 32, 18816, 1568, 32, 49);
+n31_matmul<<<dim3(ceil_div(49, 64), ceil_div(49, 64), 480), 256>>>(buf3, buf4, buf2, 12, 12, 18816, 1568, 18816, 1568, 2401, 32, 32, 32, 49, 32, 32, 49, 32, 49, 49, 49, 49);
 n32_clamp<<<ceil_div(12, 256), 256>>>(layers_2_blocks_0_attn_logit_scale, buf5, 12);
 n33_exp<<<ceil_div(12, 256), 256>>>(buf5, buf5, 12);
 n34_mul<<<ceil_div(1152480, 256), 256>>>(buf2, buf5, buf2, 1152480, 2401, 12);
 n35_const<<<ceil_div(338, 256), 256>>>(buf5, 338);
-n36_linear<<<ceil_div(86528, 256), 256>>>(buf5, layers_2_blocks_0_attn_cpb_mlp_0_weight, layers_2_blocks_0_attn_cpb_mlp_0_bias, buf4, 86528, 512, 512, 2, 2, 2);
+n36_linear<<<dim3(ceil_div(512, 64), ceil_div(169, 64), 1), 256>>>(buf5, layers_2_blocks_0_attn_cpb_mlp_0_weight, layers_2_blocks_0_attn_cpb_mlp_0_bias, buf4, 2, 2, 2, 169, 2, 2, 512, 2, 2, 169, 512, 512);
 n37_relu<<<ceil_div(86528, 256), 256>>>(buf4, buf4, 86528);
-n38_linear<<<ceil_div(2028, 256), 256>>>(buf4, layers_2_blocks_0_attn_cpb_mlp_2_weight, buf5, 2028, 12, 12, 512, 512, 512);
+n38_linear<<<dim3(ceil_div(12, 64), ceil_div(169, 64), 1), 256>>>(buf4, layers_2_blocks_0_attn_cpb_mlp_2_weight, buf5, 512, 512, 512, 169, 512, 512, 12, 512, 512, 169, 12, 12);
 n40_take<<<ceil_div(28812, 256), 256>>>(buf5, buf4, 28812, 12, 12, 12);
 n2_permute<<<ceil_div(28812, 256), 256>>>(buf4, buf5, 28812, 49, 49, 49, 49, 1, 588, 12);
 n43_sigmoid<<<ceil_div(28812, 256), 256>>>(buf5, buf5, 28812);
 n44_mul<<<ceil_div(28812, 256), 256>>>(buf5, buf5, 28812, 16.0);
 n46_add<<<ceil_div(1152480, 256), 256>>>(buf2, buf5, buf2, 1152480, 2401, 12, 49, 49, 49, 2401, 49);
 n47_softmax<<<23520, 64>>>(buf2, buf4, 1, 49, 1, 49, 1, 49, 1, 49, 1, 1);
-n31_matmul<<<ceil_div(752640, 256), 256>>>(buf4, buf0, buf3, 752640, 32, 32, 49, 49, 12, 12, 28812, 2401, 49, 18816, 1568, 49, 32);
+n31_matmul<<<dim3(ceil_div(32, 64), ceil_div(49, 64), 480), 256>>>(buf4, buf0, buf3, 12, 12, 28812, 2401, 18816, 1568, 1568, 49, 49, 49, 49, 49, 49, 32, 49, 32, 49, 32, 32);
 n30_permute<<<ceil_div(752640, 256), 256>>>(buf3, buf4, 752640, 32, 32, 12, 12, 49, 49, 18816, 32, 1568, 1);
-n36_linear<<<ceil_div(752640, 256), 256>>>(buf4, layers_2_blocks_0_attn_proj_weight, layers_2_blocks_0_attn_proj_bias, buf3, 752640, 384, 384, 384, 384, 384);
+n36_linear<<<dim3(ceil_div(384, 64), ceil_div(1960, 64), 1), 256>>>(buf4, layers_2_blocks_0_attn_proj_weight, layers_2_blocks_0_attn_proj_bias, buf3, 384, 384, 384, 1960, 384, 384, 384, 384, 384, 1960, 384, 384);
 n6_permute<<<ceil_div(752640, 256), 256>>>(buf3, buf4, 752640, 384, 384, 7, 7, 2, 2, 7, 7, 2, 2, 75264, 37632, 2688, 18816, 384, 1);
 n150_norm_stats<<<1960, 256>>>(buf4, buf5, 384, 384, 384, 384.0, 384.0);
 n3_norm_apply<<<ceil_div(752640, 256), 256>>>(buf4, buf5, layers_2_blocks_0_norm1_weight, layers_2_blocks_0_norm1_bias, buf4, 752640, 384, 384, 384);
 n58_add<<<ceil_div(752640, 256), 256>>>(buf1, buf4, buf1, 752640);
-n36_linear<<<ceil_div(3010560, 256), 256>>>(buf1, layers_2_blocks_0_mlp_fc1_weight, layers_2_blocks_0_mlp_fc1_bias, buf4, 3010560, 1536, 1536, 384, 384, 384);
+n36_linear<<<dim3(ceil_div(1536, 64), ceil_div(1960, 64), 1), 256>>>(buf1, layers_2_blocks_0_mlp_fc1_weight, layers_2_blocks_0_mlp_fc1_bias, buf4, 384, 384, 384, 1960, 384, 384, 1536, 384, 384, 1960, 1536, 1536);
 n60_gelu<<<ceil_div(3010560, 256), 256>>>(buf4, buf4, 3010560);
-n36_linear<<<ceil_div(752640, 256), 256>>>(buf4, layers_2_blocks_0_mlp_fc2_weight, layers_2_blocks_0_mlp_fc2_bias, buf3, 752640, 384, 384, 1536, 1536, 1536);
+n36_linear<<<dim3(ceil_div(384, 64), ceil_div(1960, 64), 1), 256>>>(buf4, layers_2_blocks_0_mlp_fc2_weight, layers_2_blocks_0_mlp_fc2_bias, buf3, 1536, 1536, 1536, 1960, 1536, 1536, 384, 1536, 1536, 1960, 384, 384);
 n150_norm_stats<<<1960, 256>>>(buf3, buf5, 384, 384, 384, 384.0, 384.0);
 n3_norm_apply<<<ceil_div(752640, 256), 256>>>(buf3, buf5, layers_2_blocks_0_norm2_weight, layers_2_blocks_0_norm2_bias, buf3, 752640, 384, 384, 384);
 n58_add<<<ceil_div(752640, 256), 256>>>(buf1, buf3, buf1, 752640);
@@ -2136,7 +2306,7 @@ n9_mul<<<ceil_div(384, 256), 256>>>(layers_2_blocks_1_attn_v_bias, buf5, 384);
 concat8_float_double<<<ceil_div(384, 256), 256>>>(layers_2_blocks_1_attn_q_bias, layers_2_blocks_1_attn_q_bias, layers_2_blocks_1_attn_q_bias, layers_2_blocks_1_attn_q_bias, layers_2_blocks_1_attn_q_bias, layers_2_blocks_1_attn_q_bias, layers_2_blocks_1_attn_q_bias, layers_2_blocks_1_attn_q_bias, 384, 0, 0, 0, 0, 0, 0, 0, buf4, 1, 1, 1152, 0, 384);
 concat8_double_double<<<ceil_div(384, 256), 256>>>(buf5, buf5, buf5, buf5, buf5, buf5, buf5, buf5, 384, 0, 0, 0, 0, 0, 0, 0, buf4, 1, 1, 1152, 384, 384);
 concat8_float_double<<<ceil_div(384, 256), 256>>>(layers_2_blocks_1_attn_v_bias, layers_2_blocks_1_attn_v_bias, layers_2_blocks_1_attn_v_bias, layers_2_blocks_1_attn_v_bias, layers_2_blocks_1_attn_v_bias, layers_2_blocks_1_attn_v_bias, layers_2_blocks_1_attn_v_bias, layers_2_blocks_1_attn_v_bias, 384, 0, 0, 0, 0, 0, 0, 0, buf4, 1, 1, 1152, 768, 384);
-n11_linear<<<ceil_div(2257920, 256), 256>>>(buf3, layers_2_blocks_1_attn_qkv_weight, buf4, buf2, 2257920, 1152, 1152, 384, 384, 384);
+n11_linear<<<dim3(ceil_div(1152, 64), ceil_div(1960, 64), 1), 256>>>(buf3, layers_2_blocks_1_attn_qkv_weight, buf4, buf2, 384, 384, 384, 1960, 384, 384, 1152, 384, 384, 1960, 1152, 1152);
 n13_permute<<<ceil_div(2257920, 256), 256>>>(buf2, buf4, 2257920, 32, 32, 49, 49, 12, 12, 40, 40, 384, 56448, 32, 1152, 1);
 n14_slice<<<ceil_div(752640, 256), 256>>>(buf4, buf3, 752640, 752640, 752640, 752640, 752640, 2257920, 0, 1, 752640);
 n14_slice<<<ceil_div(752640, 256), 256>>>(buf4, buf2, 752640, 752640, 752640, 752640, 752640, 2257920, 1, 1, 752640);
@@ -2152,14 +2322,14 @@ n22_sqrt<<<ceil_div(23520, 256), 256>>>(buf5, buf5, 23520);
 n23_clamp<<<ceil_div(23520, 256), 256>>>(buf5, buf5, 23520);
 n24_div<<<ceil_div(752640, 256), 256>>>(buf2, buf5, buf2, 752640, 18816, 1568, 12, 32, 49, 588, 49);
 n30_permute<<<ceil_div(752640, 256), 256>>>(buf2, buf4, 752640, 49, 49, 32, 32, 12, 12, 18816, 1568, 1, 32);
-n31_matmul<<<ceil_div(1152480, 256), 256>>>(buf3, buf4, buf2, 1152480, 49, 49, 49, 49, 12, 12, 18816, 1568, 32, 18816, 1568, 32, 49);
+n31_matmul<<<dim3(ceil_div(49, 64), ceil_div(49, 64), 480), 256>>>(buf3, buf4, buf2, 12, 12, 18816, 1568, 18816, 1568, 2401, 32, 32, 32, 49, 32, 32, 49, 32, 49, 49, 49, 49);
 n32_clamp<<<ceil_div(12, 256), 256>>>(layers_2_blocks_1_attn_logit_scale, buf5, 12);
 n33_exp<<<ceil_div(12, 256), 256>>>(buf5, buf5, 12);
 n34_mul<<<ceil_div(1152480, 256), 256>>>(buf2, buf5, buf2, 1152480, 2401, 12);
 n35_const<<<ceil_div(338, 256), 256>>>(buf5, 338);
-n36_linear<<<ceil_div(86528, 256), 256>>>(buf5, layers_2_blocks_1_attn_cpb_mlp_0_weight, layers_2_blocks_1_attn_cpb_mlp_0_bias, buf4, 86528, 512, 512, 2, 2, 2);
+n36_linear<<<dim3(ceil_div(512, 64), ceil_div(169, 64), 1), 256>>>(buf5, layers_2_blocks_1_attn_cpb_mlp_0_weight, layers_2_blocks_1_attn_cpb_mlp_0_bias, buf4, 2, 2, 2, 169, 2, 2, 512, 2, 2, 169, 512, 512);
 n37_relu<<<ceil_div(86528, 256), 256>>>(buf4, buf4, 86528);
-n38_linear<<<ceil_div(2028, 256), 256>>>(buf4, layers_2_blocks_1_attn_cpb_mlp_2_weight, buf5, 2028, 12, 12, 512, 512, 512);
+n38_linear<<<dim3(ceil_div(12, 64), ceil_div(169, 64), 1), 256>>>(buf4, layers_2_blocks_1_attn_cpb_mlp_2_weight, buf5, 512, 512, 512, 169, 512, 512, 12, 512, 512, 169, 12, 12);
 n40_take<<<ceil_div(28812, 256), 256>>>(buf5, buf4, 28812, 12, 12, 12);
 n2_permute<<<ceil_div(28812, 256), 256>>>(buf4, buf5, 28812, 49, 49, 49, 49, 1, 588, 12);
 n43_sigmoid<<<ceil_div(28812, 256), 256>>>(buf5, buf5, 28812);
@@ -2174,17 +2344,17 @@ n114_compare<<<ceil_div(9604, 256), 256>>>(buf3, buf5, 9604);
 n115_masked_fill<<<ceil_div(9604, 256), 256>>>(buf4, buf5, buf3, 9604);
 n118_add<<<ceil_div(1152480, 256), 256>>>(buf2, buf3, buf2, 1152480, 28812, 4, 49, 49, 49, 2401, 49);
 n47_softmax<<<23520, 64>>>(buf2, buf4, 1, 49, 1, 49, 1, 49, 1, 49, 1, 1);
-n31_matmul<<<ceil_div(752640, 256), 256>>>(buf4, buf0, buf3, 752640, 32, 32, 49, 49, 12, 12, 28812, 2401, 49, 18816, 1568, 49, 32);
+n31_matmul<<<dim3(ceil_div(32, 64), ceil_div(49, 64), 480), 256>>>(buf4, buf0, buf3, 12, 12, 28812, 2401, 18816, 1568, 1568, 49, 49, 49, 49, 49, 49, 32, 49, 32, 49, 32, 32);
 n30_permute<<<ceil_div(752640, 256), 256>>>(buf3, buf4, 752640, 32, 32, 12, 12, 49, 49, 18816, 32, 1568, 1);
-n36_linear<<<ceil_div(752640, 256), 256>>>(buf4, layers_2_blocks_1_attn_proj_weight, layers_2_blocks_1_attn_proj_bias, buf3, 752640, 384, 384, 384, 384, 384);
+n36_linear<<<dim3(ceil_div(384, 64), ceil_div(1960, 64), 1), 256>>>(buf4, layers_2_blocks_1_attn_proj_weight, layers_2_blocks_1_attn_proj_bias, buf3, 384, 384, 384, 1960, 384, 384, 384, 384, 384, 1960, 384, 384);
 n6_permute<<<ceil_div(752640, 256), 256>>>(buf3, buf4, 752640, 384, 384, 7, 7, 2, 2, 7, 7, 2, 2, 75264, 37632, 2688, 18816, 384, 1);
 n65_roll<<<ceil_div(752640, 256), 256>>>(buf4, buf3, 752640, 384, 384, 14, 14, 14, 14, 75264, 11, 14, 5376, 11, 14, 384, 1);
 n150_norm_stats<<<1960, 256>>>(buf3, buf5, 384, 384, 384, 384.0, 384.0);
 n3_norm_apply<<<ceil_div(752640, 256), 256>>>(buf3, buf5, layers_2_blocks_1_norm1_weight, layers_2_blocks_1_norm1_bias, buf3, 752640, 384, 384, 384);
 n58_add<<<ceil_div(752640, 256), 256>>>(buf1, buf3, buf1, 752640);
-n36_linear<<<ceil_div(3010560, 256), 256>>>(buf1, layers_2_blocks_1_mlp_fc1_weight, layers_2_blocks_1_mlp_fc1_bias, buf4, 3010560, 1536, 1536, 384, 384, 384);
+n36_linear<<<dim3(ceil_div(1536, 64), ceil_div(1960, 64), 1), 256>>>(buf1, layers_2_blocks_1_mlp_fc1_weight, layers_2_blocks_1_mlp_fc1_bias, buf4, 384, 384, 384, 1960, 384, 384, 1536, 384, 384, 1960, 1536, 1536);
 n60_gelu<<<ceil_div(3010560, 256), 256>>>(buf4, buf4, 3010560);
-n36_linear<<<ceil_div(752640, 256), 256>>>(buf4, layers_2_blocks_1_mlp_fc2_weight, layers_2_blocks_1_mlp_fc2_bias, buf3, 752640, 384, 384, 1536, 1536, 1536);
+n36_linear<<<dim3(ceil_div(384, 64), ceil_div(1960, 64), 1), 256>>>(buf4, layers_2_blocks_1_mlp_fc2_weight, layers_2_blocks_1_mlp_fc2_bias, buf3, 1536, 1536, 1536, 1960, 1536, 1536, 384, 1536, 1536, 1960, 384, 384);
 n150_norm_stats<<<1960, 256>>>(buf3, buf5, 384, 384, 384, 384.0, 384.0);
 n3_norm_apply<<<ceil_div(752640, 256), 256>>>(buf3, buf5, layers_2_blocks_1_norm2_weight, layers_2_blocks_1_norm2_bias, buf3, 752640, 384, 384, 384);
 n58_add<<<ceil_div(752640, 256), 256>>>(buf1, buf3, buf1, 752640);
@@ -2193,7 +2363,7 @@ n9_mul<<<ceil_div(384, 256), 256>>>(layers_2_blocks_2_attn_v_bias, buf5, 384);
 concat8_float_double<<<ceil_div(384, 256), 256>>>(layers_2_blocks_2_attn_q_bias, layers_2_blocks_2_attn_q_bias, layers_2_blocks_2_attn_q_bias, layers_2_blocks_2_attn_q_bias, layers_2_blocks_2_attn_q_bias, layers_2_blocks_2_attn_q_bias, layers_2_blocks_2_attn_q_bias, layers_2_blocks_2_attn_q_bias, 384, 0, 0, 0, 0, 0, 0, 0, buf3, 1, 1, 1152, 0, 384);
 concat8_double_double<<<ceil_div(384, 256), 256>>>(buf5, buf5, buf5, buf5, buf5, buf5, buf5, buf5, 384, 0, 0, 0, 0, 0, 0, 0, buf3, 1, 1, 1152, 384, 384);
 concat8_float_double<<<ceil_div(384, 256), 256>>>(layers_2_blocks_2_attn_v_bias, layers_2_blocks_2_attn_v_bias, layers_2_blocks_2_attn_v_bias, layers_2_blocks_2_attn_v_bias, layers_2_blocks_2_attn_v_bias, layers_2_blocks_2_attn_v_bias, layers_2_blocks_2_attn_v_bias, layers_2_blocks_2_attn_v_bias, 384, 0, 0, 0, 0, 0, 0, 0, buf3, 1, 1, 1152, 768, 384);
-n11_linear<<<ceil_div(2257920, 256), 256>>>(buf4, layers_2_blocks_2_attn_qkv_weight, buf3, buf2, 2257920, 1152, 1152, 384, 384, 384);
+n11_linear<<<dim3(ceil_div(1152, 64), ceil_div(1960, 64), 1), 256>>>(buf4, layers_2_blocks_2_attn_qkv_weight, buf3, buf2, 384, 384, 384, 1960, 384, 384, 1152, 384, 384, 1960, 1152, 1152);
 n13_permute<<<ceil_div(2257920, 256), 256>>>(buf2, buf4, 2257920, 32, 32, 49, 49, 12, 12, 40, 40, 384, 56448, 32, 1152, 1);
 n14_slice<<<ceil_div(752640, 256), 256>>>(buf4, buf3, 752640, 752640, 752640, 752640, 752640, 2257920, 0, 1, 752640);
 n14_slice<<<ceil_div(752640, 256), 256>>>(buf4, buf2, 752640, 752640, 752640, 752640, 752640, 2257920, 1, 1, 752640);
@@ -2209,30 +2379,30 @@ n22_sqrt<<<ceil_div(23520, 256), 256>>>(buf5, buf5, 23520);
 n23_clamp<<<ceil_div(23520, 256), 256>>>(buf5, buf5, 23520);
 n24_div<<<ceil_div(752640, 256), 256>>>(buf2, buf5, buf2, 752640, 18816, 1568, 12, 32, 49, 588, 49);
 n30_permute<<<ceil_div(752640, 256), 256>>>(buf2, buf4, 752640, 49, 49, 32, 32, 12, 12, 18816, 1568, 1, 32);
-n31_matmul<<<ceil_div(1152480, 256), 256>>>(buf3, buf4, buf2, 1152480, 49, 49, 49, 49, 12, 12, 18816, 1568, 32, 18816, 1568, 32, 49);
+n31_matmul<<<dim3(ceil_div(49, 64), ceil_div(49, 64), 480), 256>>>(buf3, buf4, buf2, 12, 12, 18816, 1568, 18816, 1568, 2401, 32, 32, 32, 49, 32, 32, 49, 32, 49, 49, 49, 49);
 n32_clamp<<<ceil_div(12, 256), 256>>>(layers_2_blocks_2_attn_logit_scale, buf5, 12);
 n33_exp<<<ceil_div(12, 256), 256>>>(buf5, buf5, 12);
 n34_mul<<<ceil_div(1152480, 256), 256>>>(buf2, buf5, buf2, 1152480, 2401, 12);
 n35_const<<<ceil_div(338, 256), 256>>>(buf5, 338);
-n36_linear<<<ceil_div(86528, 256), 256>>>(buf5, layers_2_blocks_2_attn_cpb_mlp_0_weight, layers_2_blocks_2_attn_cpb_mlp_0_bias, buf4, 86528, 512, 512, 2, 2, 2);
+n36_linear<<<dim3(ceil_div(512, 64), ceil_div(169, 64), 1), 256>>>(buf5, layers_2_blocks_2_attn_cpb_mlp_0_weight, layers_2_blocks_2_attn_cpb_mlp_0_bias, buf4, 2, 2, 2, 169, 2, 2, 512, 2, 2, 169, 512, 512);
 n37_relu<<<ceil_div(86528, 256), 256>>>(buf4, buf4, 86528);
-n38_linear<<<ceil_div(2028, 256), 256>>>(buf4, layers_2_blocks_2_attn_cpb_mlp_2_weight, buf5, 2028, 12, 12, 512, 512, 512);
+n38_linear<<<dim3(ceil_div(12, 64), ceil_div(169, 64), 1), 256>>>(buf4, layers_2_blocks_2_attn_cpb_mlp_2_weight, buf5, 512, 512, 512, 169, 512, 512, 12, 512, 512, 169, 12, 12);
 n40_take<<<ceil_div(28812, 256), 256>>>(buf5, buf4, 28812, 12, 12, 12);
 n2_permute<<<ceil_div(28812, 256), 256>>>(buf4, buf5, 28812, 49, 49, 49, 49, 1, 588, 12);
 n43_sigmoid<<<ceil_div(28812, 256), 256>>>(buf5, buf5, 28812);
 n44_mul<<<ceil_div(28812, 256), 256>>>(buf5, buf5, 28812, 16.0);
 n46_add<<<ceil_div(1152480, 256), 256>>>(buf2, buf5, buf2, 1152480, 2401, 12, 49, 49, 49, 2401, 49);
 n47_softmax<<<23520, 64>>>(buf2, buf4, 1, 49, 1, 49, 1, 49, 1, 49, 1, 1);
-n31_matmul<<<ceil_div(752640, 256), 256>>>(buf4, buf0, buf3, 752640, 32, 32, 49, 49, 12, 12, 28812, 2401, 49, 18816, 1568, 49, 32);
+n31_matmul<<<dim3(ceil_div(32, 64), ceil_div(49, 64), 480), 256>>>(buf4, buf0, buf3, 12, 12, 28812, 2401, 18816, 1568, 1568, 49, 49, 49, 49, 49, 49, 32, 49, 32, 49, 32, 32);
 n30_permute<<<ceil_div(752640, 256), 256>>>(buf3, buf4, 752640, 32, 32, 12, 12, 49, 49, 18816, 32, 1568, 1);
-n36_linear<<<ceil_div(752640, 256), 256>>>(buf4, layers_2_blocks_2_attn_proj_weight, layers_2_blocks_2_attn_proj_bias, buf3, 752640, 384, 384, 384, 384, 384);
+n36_linear<<<dim3(ceil_div(384, 64), ceil_div(1960, 64), 1), 256>>>(buf4, layers_2_blocks_2_attn_proj_weight, layers_2_blocks_2_attn_proj_bias, buf3, 384, 384, 384, 1960, 384, 384, 384, 384, 384, 1960, 384, 384);
 n6_permute<<<ceil_div(752640, 256), 256>>>(buf3, buf4, 752640, 384, 384, 7, 7, 2, 2, 7, 7, 2, 2, 75264, 37632, 2688, 18816, 384, 1);
 n150_norm_stats<<<1960, 256>>>(buf4, buf5, 384, 384, 384, 384.0, 384.0);
 n3_norm_apply<<<ceil_div(752640, 256), 256>>>(buf4, buf5, layers_2_blocks_2_norm1_weight, layers_2_blocks_2_norm1_bias, buf4, 752640, 384, 384, 384);
 n58_add<<<ceil_div(752640, 256), 256>>>(buf1, buf4, buf1, 752640);
-n36_linear<<<ceil_div(3010560, 256), 256>>>(buf1, layers_2_blocks_2_mlp_fc1_weight, layers_2_blocks_2_mlp_fc1_bias, buf4, 3010560, 1536, 1536, 384, 384, 384);
+n36_linear<<<dim3(ceil_div(1536, 64), ceil_div(1960, 64), 1), 256>>>(buf1, layers_2_blocks_2_mlp_fc1_weight, layers_2_blocks_2_mlp_fc1_bias, buf4, 384, 384, 384, 1960, 384, 384, 1536, 384, 384, 1960, 1536, 1536);
 n60_gelu<<<ceil_div(3010560, 256), 256>>>(buf4, buf4, 3010560);
-n36_linear<<<ceil_div(752640, 256), 256>>>(buf4, layers_2_blocks_2_mlp_fc2_weight, layers_2_blocks_2_mlp_fc2_bias, buf3, 752640, 384, 384, 1536, 1536, 1536);
+n36_linear<<<dim3(ceil_div(384, 64), ceil_div(1960, 64), 1), 256>>>(buf4, layers_2_blocks_2_mlp_fc2_weight, layers_2_blocks_2_mlp_fc2_bias, buf3, 1536, 1536, 1536, 1960, 1536, 1536, 384, 1536, 1536, 1960, 384, 384);
 n150_norm_stats<<<1960, 256>>>(buf3, buf5, 384, 384, 384, 384.0, 384.0);
 n3_norm_apply<<<ceil_div(752640, 256), 256>>>(buf3, buf5, layers_2_blocks_2_norm2_weight, layers_2_blocks_2_norm2_bias, buf3, 752640, 384, 384, 384);
 n58_add<<<ceil_div(752640, 256), 256>>>(buf1, buf3, buf1, 752640);
@@ -2242,7 +2412,7 @@ n9_mul<<<ceil_div(384, 256), 256>>>(layers_2_blocks_3_attn_v_bias, buf5, 384);
 concat8_float_double<<<ceil_div(384, 256), 256>>>(layers_2_blocks_3_attn_q_bias, layers_2_blocks_3_attn_q_bias, layers_2_blocks_3_attn_q_bias, layers_2_blocks_3_attn_q_bias, layers_2_blocks_3_attn_q_bias, layers_2_blocks_3_attn_q_bias, layers_2_blocks_3_attn_q_bias, layers_2_blocks_3_attn_q_bias, 384, 0, 0, 0, 0, 0, 0, 0, buf4, 1, 1, 1152, 0, 384);
 concat8_double_double<<<ceil_div(384, 256), 256>>>(buf5, buf5, buf5, buf5, buf5, buf5, buf5, buf5, 384, 0, 0, 0, 0, 0, 0, 0, buf4, 1, 1, 1152, 384, 384);
 concat8_float_double<<<ceil_div(384, 256), 256>>>(layers_2_blocks_3_attn_v_bias, layers_2_blocks_3_attn_v_bias, layers_2_blocks_3_attn_v_bias, layers_2_blocks_3_attn_v_bias, layers_2_blocks_3_attn_v_bias, layers_2_blocks_3_attn_v_bias, layers_2_blocks_3_attn_v_bias, layers_2_blocks_3_attn_v_bias, 384, 0, 0, 0, 0, 0, 0, 0, buf4, 1, 1, 1152, 768, 384);
-n11_linear<<<ceil_div(2257920, 256), 256>>>(buf3, layers_2_blocks_3_attn_qkv_weight, buf4, buf2, 2257920, 1152, 1152, 384, 384, 384);
+n11_linear<<<dim3(ceil_div(1152, 64), ceil_div(1960, 64), 1), 256>>>(buf3, layers_2_blocks_3_attn_qkv_weight, buf4, buf2, 384, 384, 384, 1960, 384, 384, 1152, 384, 384, 1960, 1152, 1152);
 n13_permute<<<ceil_div(2257920, 256), 256>>>(buf2, buf4, 2257920, 32, 32, 49, 49, 12, 12, 40, 40, 384, 56448, 32, 1152, 1);
 n14_slice<<<ceil_div(752640, 256), 256>>>(buf4, buf3, 752640, 752640, 752640, 752640, 752640, 2257920, 0, 1, 752640);
 n14_slice<<<ceil_div(752640, 256), 256>>>(buf4, buf2, 752640, 752640, 752640, 752640, 752640, 2257920, 1, 1, 752640);
@@ -2258,14 +2428,14 @@ n22_sqrt<<<ceil_div(23520, 256), 256>>>(buf5, buf5, 23520);
 n23_clamp<<<ceil_div(23520, 256), 256>>>(buf5, buf5, 23520);
 n24_div<<<ceil_div(752640, 256), 256>>>(buf2, buf5, buf2, 752640, 18816, 1568, 12, 32, 49, 588, 49);
 n30_permute<<<ceil_div(752640, 256), 256>>>(buf2, buf4, 752640, 49, 49, 32, 32, 12, 12, 18816, 1568, 1, 32);
-n31_matmul<<<ceil_div(1152480, 256), 256>>>(buf3, buf4, buf2, 1152480, 49, 49, 49, 49, 12, 12, 18816, 1568, 32, 18816, 1568, 32, 49);
+n31_matmul<<<dim3(ceil_div(49, 64), ceil_div(49, 64), 480), 256>>>(buf3, buf4, buf2, 12, 12, 18816, 1568, 18816, 1568, 2401, 32, 32, 32, 49, 32, 32, 49, 32, 49, 49, 49, 49);
 n32_clamp<<<ceil_div(12, 256), 256>>>(layers_2_blocks_3_attn_logit_scale, buf5, 12);
 n33_exp<<<ceil_div(12, 256), 256>>>(buf5, buf5, 12);
 n34_mul<<<ceil_div(1152480, 256), 256>>>(buf2, buf5, buf2, 1152480, 2401, 12);
 n35_const<<<ceil_div(338, 256), 256>>>(buf5, 338);
-n36_linear<<<ceil_div(86528, 256), 256>>>(buf5, layers_2_blocks_3_attn_cpb_mlp_0_weight, layers_2_blocks_3_attn_cpb_mlp_0_bias, buf4, 86528, 512, 512, 2, 2, 2);
+n36_linear<<<dim3(ceil_div(512, 64), ceil_div(169, 64), 1), 256>>>(buf5, layers_2_blocks_3_attn_cpb_mlp_0_weight, layers_2_blocks_3_attn_cpb_mlp_0_bias, buf4, 2, 2, 2, 169, 2, 2, 512, 2, 2, 169, 512, 512);
 n37_relu<<<ceil_div(86528, 256), 256>>>(buf4, buf4, 86528);
-n38_linear<<<ceil_div(2028, 256), 256>>>(buf4, layers_2_blocks_3_attn_cpb_mlp_2_weight, buf5, 2028, 12, 12, 512, 512, 512);
+n38_linear<<<dim3(ceil_div(12, 64), ceil_div(169, 64), 1), 256>>>(buf4, layers_2_blocks_3_attn_cpb_mlp_2_weight, buf5, 512, 512, 512, 169, 512, 512, 12, 512, 512, 169, 12, 12);
 n40_take<<<ceil_div(28812, 256), 256>>>(buf5, buf4, 28812, 12, 12, 12);
 n2_permute<<<ceil_div(28812, 256), 256>>>(buf4, buf5, 28812, 49, 49, 49, 49, 1, 588, 12);
 n43_sigmoid<<<ceil_div(28812, 256), 256>>>(buf5, buf5, 28812);
@@ -2280,17 +2450,17 @@ n114_compare<<<ceil_div(9604, 256), 256>>>(buf3, buf5, 9604);
 n115_masked_fill<<<ceil_div(9604, 256), 256>>>(buf4, buf5, buf3, 9604);
 n118_add<<<ceil_div(1152480, 256), 256>>>(buf2, buf3, buf2, 1152480, 28812, 4, 49, 49, 49, 2401, 49);
 n47_softmax<<<23520, 64>>>(buf2, buf4, 1, 49, 1, 49, 1, 49, 1, 49, 1, 1);
-n31_matmul<<<ceil_div(752640, 256), 256>>>(buf4, buf0, buf3, 752640, 32, 32, 49, 49, 12, 12, 28812, 2401, 49, 18816, 1568, 49, 32);
+n31_matmul<<<dim3(ceil_div(32, 64), ceil_div(49, 64), 480), 256>>>(buf4, buf0, buf3, 12, 12, 28812, 2401, 18816, 1568, 1568, 49, 49, 49, 49, 49, 49, 32, 49, 32, 49, 32, 32);
 n30_permute<<<ceil_div(752640, 256), 256>>>(buf3, buf4, 752640, 32, 32, 12, 12, 49, 49, 18816, 32, 1568, 1);
-n36_linear<<<ceil_div(752640, 256), 256>>>(buf4, layers_2_blocks_3_attn_proj_weight, layers_2_blocks_3_attn_proj_bias, buf3, 752640, 384, 384, 384, 384, 384);
+n36_linear<<<dim3(ceil_div(384, 64), ceil_div(1960, 64), 1), 256>>>(buf4, layers_2_blocks_3_attn_proj_weight, layers_2_blocks_3_attn_proj_bias, buf3, 384, 384, 384, 1960, 384, 384, 384, 384, 384, 1960, 384, 384);
 n6_permute<<<ceil_div(752640, 256), 256>>>(buf3, buf4, 752640, 384, 384, 7, 7, 2, 2, 7, 7, 2, 2, 75264, 37632, 2688, 18816, 384, 1);
 n65_roll<<<ceil_div(752640, 256), 256>>>(buf4, buf3, 752640, 384, 384, 14, 14, 14, 14, 75264, 11, 14, 5376, 11, 14, 384, 1);
 n150_norm_stats<<<1960, 256>>>(buf3, buf5, 384, 384, 384, 384.0, 384.0);
 n3_norm_apply<<<ceil_div(752640, 256), 256>>>(buf3, buf5, layers_2_blocks_3_norm1_weight, layers_2_blocks_3_norm1_bias, buf3, 752640, 384, 384, 384);
 n58_add<<<ceil_div(752640, 256), 256>>>(buf1, buf3, buf1, 752640);
-n36_linear<<<ceil_div(3010560, 256), 256>>>(buf1, layers_2_blocks_3_mlp_fc1_weight, layers_2_blocks_3_mlp_fc1_bias, buf4, 3010560, 1536, 1536, 384, 384, 384);
+n36_linear<<<dim3(ceil_div(1536, 64), ceil_div(1960, 64), 1), 256>>>(buf1, layers_2_blocks_3_mlp_fc1_weight, layers_2_blocks_3_mlp_fc1_bias, buf4, 384, 384, 384, 1960, 384, 384, 1536, 384, 384, 1960, 1536, 1536);
 n60_gelu<<<ceil_div(3010560, 256), 256>>>(buf4, buf4, 3010560);
-n36_linear<<<ceil_div(752640, 256), 256>>>(buf4, layers_2_blocks_3_mlp_fc2_weight, layers_2_blocks_3_mlp_fc2_bias, buf3, 752640, 384, 384, 1536, 1536, 1536);
+n36_linear<<<dim3(ceil_div(384, 64), ceil_div(1960, 64), 1), 256>>>(buf4, layers_2_blocks_3_mlp_fc2_weight, layers_2_blocks_3_mlp_fc2_bias, buf3, 1536, 1536, 1536, 1960, 1536, 1536, 384, 1536, 1536, 1960, 384, 384);
 n150_norm_stats<<<1960, 256>>>(buf3, buf5, 384, 384, 384, 384.0, 384.0);
 n3_norm_apply<<<ceil_div(752640, 256), 256>>>(buf3, buf5, layers_2_blocks_3_norm2_weight, layers_2_blocks_3_norm2_bias, buf3, 752640, 384, 384, 384);
 n58_add<<<ceil_div(752640, 256), 256>>>(buf1, buf3, buf1, 752640);
@@ -2299,7 +2469,7 @@ n9_mul<<<ceil_div(384, 256), 256>>>(layers_2_blocks_4_attn_v_bias, buf5, 384);
 concat8_float_double<<<ceil_div(384, 256), 256>>>(layers_2_blocks_4_attn_q_bias, layers_2_blocks_4_attn_q_bias, layers_2_blocks_4_attn_q_bias, layers_2_blocks_4_attn_q_bias, layers_2_blocks_4_attn_q_bias, layers_2_blocks_4_attn_q_bias, layers_2_blocks_4_attn_q_bias, layers_2_blocks_4_attn_q_bias, 384, 0, 0, 0, 0, 0, 0, 0, buf3, 1, 1, 1152, 0, 384);
 concat8_double_double<<<ceil_div(384, 256), 256>>>(buf5, buf5, buf5, buf5, buf5, buf5, buf5, buf5, 384, 0, 0, 0, 0, 0, 0, 0, buf3, 1, 1, 1152, 384, 384);
 concat8_float_double<<<ceil_div(384, 256), 256>>>(layers_2_blocks_4_attn_v_bias, layers_2_blocks_4_attn_v_bias, layers_2_blocks_4_attn_v_bias, layers_2_blocks_4_attn_v_bias, layers_2_blocks_4_attn_v_bias, layers_2_blocks_4_attn_v_bias, layers_2_blocks_4_attn_v_bias, layers_2_blocks_4_attn_v_bias, 384, 0, 0, 0, 0, 0, 0, 0, buf3, 1, 1, 1152, 768, 384);
-n11_linear<<<ceil_div(2257920, 256), 256>>>(buf4, layers_2_blocks_4_attn_qkv_weight, buf3, buf2, 2257920, 1152, 1152, 384, 384, 384);
+n11_linear<<<dim3(ceil_div(1152, 64), ceil_div(1960, 64), 1), 256>>>(buf4, layers_2_blocks_4_attn_qkv_weight, buf3, buf2, 384, 384, 384, 1960, 384, 384, 1152, 384, 384, 1960, 1152, 1152);
 n13_permute<<<ceil_div(2257920, 256), 256>>>(buf2, buf4, 2257920, 32, 32, 49, 49, 12, 12, 40, 40, 384, 56448, 32, 1152, 1);
 n14_slice<<<ceil_div(752640, 256), 256>>>(buf4, buf3, 752640, 752640, 752640, 752640, 752640, 2257920, 0, 1, 752640);
 n14_slice<<<ceil_div(752640, 256), 256>>>(buf4, buf2, 752640, 752640, 752640, 752640, 752640, 2257920, 1, 1, 752640);
@@ -2315,30 +2485,30 @@ n22_sqrt<<<ceil_div(23520, 256), 256>>>(buf5, buf5, 23520);
 n23_clamp<<<ceil_div(23520, 256), 256>>>(buf5, buf5, 23520);
 n24_div<<<ceil_div(752640, 256), 256>>>(buf2, buf5, buf2, 752640, 18816, 1568, 12, 32, 49, 588, 49);
 n30_permute<<<ceil_div(752640, 256), 256>>>(buf2, buf4, 752640, 49, 49, 32, 32, 12, 12, 18816, 1568, 1, 32);
-n31_matmul<<<ceil_div(1152480, 256), 256>>>(buf3, buf4, buf2, 1152480, 49, 49, 49, 49, 12, 12, 18816, 1568, 32, 18816, 1568, 32, 49);
+n31_matmul<<<dim3(ceil_div(49, 64), ceil_div(49, 64), 480), 256>>>(buf3, buf4, buf2, 12, 12, 18816, 1568, 18816, 1568, 2401, 32, 32, 32, 49, 32, 32, 49, 32, 49, 49, 49, 49);
 n32_clamp<<<ceil_div(12, 256), 256>>>(layers_2_blocks_4_attn_logit_scale, buf5, 12);
 n33_exp<<<ceil_div(12, 256), 256>>>(buf5, buf5, 12);
 n34_mul<<<ceil_div(1152480, 256), 256>>>(buf2, buf5, buf2, 1152480, 2401, 12);
 n35_const<<<ceil_div(338, 256), 256>>>(buf5, 338);
-n36_linear<<<ceil_div(86528, 256), 256>>>(buf5, layers_2_blocks_4_attn_cpb_mlp_0_weight, layers_2_blocks_4_attn_cpb_mlp_0_bias, buf4, 86528, 512, 512, 2, 2, 2);
+n36_linear<<<dim3(ceil_div(512, 64), ceil_div(169, 64), 1), 256>>>(buf5, layers_2_blocks_4_attn_cpb_mlp_0_weight, layers_2_blocks_4_attn_cpb_mlp_0_bias, buf4, 2, 2, 2, 169, 2, 2, 512, 2, 2, 169, 512, 512);
 n37_relu<<<ceil_div(86528, 256), 256>>>(buf4, buf4, 86528);
-n38_linear<<<ceil_div(2028, 256), 256>>>(buf4, layers_2_blocks_4_attn_cpb_mlp_2_weight, buf5, 2028, 12, 12, 512, 512, 512);
+n38_linear<<<dim3(ceil_div(12, 64), ceil_div(169, 64), 1), 256>>>(buf4, layers_2_blocks_4_attn_cpb_mlp_2_weight, buf5, 512, 512, 512, 169, 512, 512, 12, 512, 512, 169, 12, 12);
 n40_take<<<ceil_div(28812, 256), 256>>>(buf5, buf4, 28812, 12, 12, 12);
 n2_permute<<<ceil_div(28812, 256), 256>>>(buf4, buf5, 28812, 49, 49, 49, 49, 1, 588, 12);
 n43_sigmoid<<<ceil_div(28812, 256), 256>>>(buf5, buf5, 28812);
 n44_mul<<<ceil_div(28812, 256), 256>>>(buf5, buf5, 28812, 16.0);
 n46_add<<<ceil_div(1152480, 256), 256>>>(buf2, buf5, buf2, 1152480, 2401, 12, 49, 49, 49, 2401, 49);
 n47_softmax<<<23520, 64>>>(buf2, buf4, 1, 49, 1, 49, 1, 49, 1, 49, 1, 1);
-n31_matmul<<<ceil_div(752640, 256), 256>>>(buf4, buf0, buf3, 752640, 32, 32, 49, 49, 12, 12, 28812, 2401, 49, 18816, 1568, 49, 32);
+n31_matmul<<<dim3(ceil_div(32, 64), ceil_div(49, 64), 480), 256>>>(buf4, buf0, buf3, 12, 12, 28812, 2401, 18816, 1568, 1568, 49, 49, 49, 49, 49, 49, 32, 49, 32, 49, 32, 32);
 n30_permute<<<ceil_div(752640, 256), 256>>>(buf3, buf4, 752640, 32, 32, 12, 12, 49, 49, 18816, 32, 1568, 1);
-n36_linear<<<ceil_div(752640, 256), 256>>>(buf4, layers_2_blocks_4_attn_proj_weight, layers_2_blocks_4_attn_proj_bias, buf3, 752640, 384, 384, 384, 384, 384);
+n36_linear<<<dim3(ceil_div(384, 64), ceil_div(1960, 64), 1), 256>>>(buf4, layers_2_blocks_4_attn_proj_weight, layers_2_blocks_4_attn_proj_bias, buf3, 384, 384, 384, 1960, 384, 384, 384, 384, 384, 1960, 384, 384);
 n6_permute<<<ceil_div(752640, 256), 256>>>(buf3, buf4, 752640, 384, 384, 7, 7, 2, 2, 7, 7, 2, 2, 75264, 37632, 2688, 18816, 384, 1);
 n150_norm_stats<<<1960, 256>>>(buf4, buf5, 384, 384, 384, 384.0, 384.0);
 n3_norm_apply<<<ceil_div(752640, 256), 256>>>(buf4, buf5, layers_2_blocks_4_norm1_weight, layers_2_blocks_4_norm1_bias, buf4, 752640, 384, 384, 384);
 n58_add<<<ceil_div(752640, 256), 256>>>(buf1, buf4, buf1, 752640);
-n36_linear<<<ceil_div(3010560, 256), 256>>>(buf1, layers_2_blocks_4_mlp_fc1_weight, layers_2_blocks_4_mlp_fc1_bias, buf4, 3010560, 1536, 1536, 384, 384, 384);
+n36_linear<<<dim3(ceil_div(1536, 64), ceil_div(1960, 64), 1), 256>>>(buf1, layers_2_blocks_4_mlp_fc1_weight, layers_2_blocks_4_mlp_fc1_bias, buf4, 384, 384, 384, 1960, 384, 384, 1536, 384, 384, 1960, 1536, 1536);
 n60_gelu<<<ceil_div(3010560, 256), 256>>>(buf4, buf4, 3010560);
-n36_linear<<<ceil_div(752640, 256), 256>>>(buf4, layers_2_blocks_4_mlp_fc2_weight, layers_2_blocks_4_mlp_fc2_bias, buf3, 752640, 384, 384, 1536, 1536, 1536);
+n36_linear<<<dim3(ceil_div(384, 64), ceil_div(1960, 64), 1), 256>>>(buf4, layers_2_blocks_4_mlp_fc2_weight, layers_2_blocks_4_mlp_fc2_bias, buf3, 1536, 1536, 1536, 1960, 1536, 1536, 384, 1536, 1536, 1960, 384, 384);
 n150_norm_stats<<<1960, 256>>>(buf3, buf5, 384, 384, 384, 384.0, 384.0);
 n3_norm_apply<<<ceil_div(752640, 256), 256>>>(buf3, buf5, layers_2_blocks_4_norm2_weight, layers_2_blocks_4_norm2_bias, buf3, 752640, 384, 384, 384);
 n58_add<<<ceil_div(752640, 256), 256>>>(buf1, buf3, buf1, 752640);
@@ -2348,7 +2518,7 @@ n9_mul<<<ceil_div(384, 256), 256>>>(layers_2_blocks_5_attn_v_bias, buf5, 384);
 concat8_float_double<<<ceil_div(384, 256), 256>>>(layers_2_blocks_5_attn_q_bias, layers_2_blocks_5_attn_q_bias, layers_2_blocks_5_attn_q_bias, layers_2_blocks_5_attn_q_bias, layers_2_blocks_5_attn_q_bias, layers_2_blocks_5_attn_q_bias, layers_2_blocks_5_attn_q_bias, layers_2_blocks_5_attn_q_bias, 384, 0, 0, 0, 0, 0, 0, 0, buf4, 1, 1, 1152, 0, 384);
 concat8_double_double<<<ceil_div(384, 256), 256>>>(buf5, buf5, buf5, buf5, buf5, buf5, buf5, buf5, 384, 0, 0, 0, 0, 0, 0, 0, buf4, 1, 1, 1152, 384, 384);
 concat8_float_double<<<ceil_div(384, 256), 256>>>(layers_2_blocks_5_attn_v_bias, layers_2_blocks_5_attn_v_bias, layers_2_blocks_5_attn_v_bias, layers_2_blocks_5_attn_v_bias, layers_2_blocks_5_attn_v_bias, layers_2_blocks_5_attn_v_bias, layers_2_blocks_5_attn_v_bias, layers_2_blocks_5_attn_v_bias, 384, 0, 0, 0, 0, 0, 0, 0, buf4, 1, 1, 1152, 768, 384);
-n11_linear<<<ceil_div(2257920, 256), 256>>>(buf3, layers_2_blocks_5_attn_qkv_weight, buf4, buf2, 2257920, 1152, 1152, 384, 384, 384);
+n11_linear<<<dim3(ceil_div(1152, 64), ceil_div(1960, 64), 1), 256>>>(buf3, layers_2_blocks_5_attn_qkv_weight, buf4, buf2, 384, 384, 384, 1960, 384, 384, 1152, 384, 384, 1960, 1152, 1152);
 n13_permute<<<ceil_div(2257920, 256), 256>>>(buf2, buf4, 2257920, 32, 32, 49, 49, 12, 12, 40, 40, 384, 56448, 32, 1152, 1);
 n14_slice<<<ceil_div(752640, 256), 256>>>(buf4, buf3, 752640, 752640, 752640, 752640, 752640, 2257920, 0, 1, 752640);
 n14_slice<<<ceil_div(752640, 256), 256>>>(buf4, buf2, 752640, 752640, 752640, 752640, 752640, 2257920, 1, 1, 752640);
@@ -2364,14 +2534,14 @@ n22_sqrt<<<ceil_div(23520, 256), 256>>>(buf5, buf5, 23520);
 n23_clamp<<<ceil_div(23520, 256), 256>>>(buf5, buf5, 23520);
 n24_div<<<ceil_div(752640, 256), 256>>>(buf2, buf5, buf2, 752640, 18816, 1568, 12, 32, 49, 588, 49);
 n30_permute<<<ceil_div(752640, 256), 256>>>(buf2, buf4, 752640, 49, 49, 32, 32, 12, 12, 18816, 1568, 1, 32);
-n31_matmul<<<ceil_div(1152480, 256), 256>>>(buf3, buf4, buf2, 1152480, 49, 49, 49, 49, 12, 12, 18816, 1568, 32, 18816, 1568, 32, 49);
+n31_matmul<<<dim3(ceil_div(49, 64), ceil_div(49, 64), 480), 256>>>(buf3, buf4, buf2, 12, 12, 18816, 1568, 18816, 1568, 2401, 32, 32, 32, 49, 32, 32, 49, 32, 49, 49, 49, 49);
 n32_clamp<<<ceil_div(12, 256), 256>>>(layers_2_blocks_5_attn_logit_scale, buf5, 12);
 n33_exp<<<ceil_div(12, 256), 256>>>(buf5, buf5, 12);
 n34_mul<<<ceil_div(1152480, 256), 256>>>(buf2, buf5, buf2, 1152480, 2401, 12);
 n35_const<<<ceil_div(338, 256), 256>>>(buf5, 338);
-n36_linear<<<ceil_div(86528, 256), 256>>>(buf5, layers_2_blocks_5_attn_cpb_mlp_0_weight, layers_2_blocks_5_attn_cpb_mlp_0_bias, buf4, 86528, 512, 512, 2, 2, 2);
+n36_linear<<<dim3(ceil_div(512, 64), ceil_div(169, 64), 1), 256>>>(buf5, layers_2_blocks_5_attn_cpb_mlp_0_weight, layers_2_blocks_5_attn_cpb_mlp_0_bias, buf4, 2, 2, 2, 169, 2, 2, 512, 2, 2, 169, 512, 512);
 n37_relu<<<ceil_div(86528, 256), 256>>>(buf4, buf4, 86528);
-n38_linear<<<ceil_div(2028, 256), 256>>>(buf4, layers_2_blocks_5_attn_cpb_mlp_2_weight, buf5, 2028, 12, 12, 512, 512, 512);
+n38_linear<<<dim3(ceil_div(12, 64), ceil_div(169, 64), 1), 256>>>(buf4, layers_2_blocks_5_attn_cpb_mlp_2_weight, buf5, 512, 512, 512, 169, 512, 512, 12, 512, 512, 169, 12, 12);
 n40_take<<<ceil_div(28812, 256), 256>>>(buf5, buf4, 28812, 12, 12, 12);
 n2_permute<<<ceil_div(28812, 256), 256>>>(buf4, buf5, 28812, 49, 49, 49, 49, 1, 588, 12);
 n43_sigmoid<<<ceil_div(28812, 256), 256>>>(buf5, buf5, 28812);
@@ -2386,17 +2556,17 @@ n114_compare<<<ceil_div(9604, 256), 256>>>(buf3, buf5, 9604);
 n115_masked_fill<<<ceil_div(9604, 256), 256>>>(buf4, buf5, buf3, 9604);
 n118_add<<<ceil_div(1152480, 256), 256>>>(buf2, buf3, buf2, 1152480, 28812, 4, 49, 49, 49, 2401, 49);
 n47_softmax<<<23520, 64>>>(buf2, buf4, 1, 49, 1, 49, 1, 49, 1, 49, 1, 1);
-n31_matmul<<<ceil_div(752640, 256), 256>>>(buf4, buf0, buf3, 752640, 32, 32, 49, 49, 12, 12, 28812, 2401, 49, 18816, 1568, 49, 32);
+n31_matmul<<<dim3(ceil_div(32, 64), ceil_div(49, 64), 480), 256>>>(buf4, buf0, buf3, 12, 12, 28812, 2401, 18816, 1568, 1568, 49, 49, 49, 49, 49, 49, 32, 49, 32, 49, 32, 32);
 n30_permute<<<ceil_div(752640, 256), 256>>>(buf3, buf4, 752640, 32, 32, 12, 12, 49, 49, 18816, 32, 1568, 1);
-n36_linear<<<ceil_div(752640, 256), 256>>>(buf4, layers_2_blocks_5_attn_proj_weight, layers_2_blocks_5_attn_proj_bias, buf3, 752640, 384, 384, 384, 384, 384);
+n36_linear<<<dim3(ceil_div(384, 64), ceil_div(1960, 64), 1), 256>>>(buf4, layers_2_blocks_5_attn_proj_weight, layers_2_blocks_5_attn_proj_bias, buf3, 384, 384, 384, 1960, 384, 384, 384, 384, 384, 1960, 384, 384);
 n6_permute<<<ceil_div(752640, 256), 256>>>(buf3, buf4, 752640, 384, 384, 7, 7, 2, 2, 7, 7, 2, 2, 75264, 37632, 2688, 18816, 384, 1);
 n65_roll<<<ceil_div(752640, 256), 256>>>(buf4, buf3, 752640, 384, 384, 14, 14, 14, 14, 75264, 11, 14, 5376, 11, 14, 384, 1);
 n150_norm_stats<<<1960, 256>>>(buf3, buf5, 384, 384, 384, 384.0, 384.0);
 n3_norm_apply<<<ceil_div(752640, 256), 256>>>(buf3, buf5, layers_2_blocks_5_norm1_weight, layers_2_blocks_5_norm1_bias, buf3, 752640, 384, 384, 384);
 n58_add<<<ceil_div(752640, 256), 256>>>(buf1, buf3, buf1, 752640);
-n36_linear<<<ceil_div(3010560, 256), 256>>>(buf1, layers_2_blocks_5_mlp_fc1_weight, layers_2_blocks_5_mlp_fc1_bias, buf4, 3010560, 1536, 1536, 384, 384, 384);
+n36_linear<<<dim3(ceil_div(1536, 64), ceil_div(1960, 64), 1), 256>>>(buf1, layers_2_blocks_5_mlp_fc1_weight, layers_2_blocks_5_mlp_fc1_bias, buf4, 384, 384, 384, 1960, 384, 384, 1536, 384, 384, 1960, 1536, 1536);
 n60_gelu<<<ceil_div(3010560, 256), 256>>>(buf4, buf4, 3010560);
-n36_linear<<<ceil_div(752640, 256), 256>>>(buf4, layers_2_blocks_5_mlp_fc2_weight, layers_2_blocks_5_mlp_fc2_bias, buf3, 752640, 384, 384, 1536, 1536, 1536);
+n36_linear<<<dim3(ceil_div(384, 64), ceil_div(1960, 64), 1), 256>>>(buf4, layers_2_blocks_5_mlp_fc2_weight, layers_2_blocks_5_mlp_fc2_bias, buf3, 1536, 1536, 1536, 1960, 1536, 1536, 384, 1536, 1536, 1960, 384, 384);
 n150_norm_stats<<<1960, 256>>>(buf3, buf5, 384, 384, 384, 384.0, 384.0);
 n3_norm_apply<<<ceil_div(752640, 256), 256>>>(buf3, buf5, layers_2_blocks_5_norm2_weight, layers_2_blocks_5_norm2_bias, buf3, 752640, 384, 384, 384);
 n58_add<<<ceil_div(752640, 256), 256>>>(buf1, buf3, buf1, 752640);
@@ -2409,14 +2579,14 @@ n14_slice<<<ceil_div(188160, 256), 256>>>(buf4, buf0, 188160, 2688, 2688, 384, 3
 n14_slice<<<ceil_div(376320, 256), 256>>>(buf1, buf4, 376320, 37632, 37632, 5376, 5376, 75264, 1, 2, 5376);
 n14_slice<<<ceil_div(188160, 256), 256>>>(buf4, buf1, 188160, 2688, 2688, 384, 384, 5376, 1, 2, 384);
 concat8_double_double<<<ceil_div(752640, 256), 256>>>(buf3, buf2, buf0, buf1, buf3, buf3, buf3, buf3, 384, 384, 384, 384, 0, 0, 0, 0, buf4, 490, 1, 1536, 0, 1536);
-n38_linear<<<ceil_div(376320, 256), 256>>>(buf4, layers_2_downsample_reduction_weight, buf1, 376320, 768, 768, 1536, 1536, 1536);
+n38_linear<<<dim3(ceil_div(768, 64), ceil_div(490, 64), 1), 256>>>(buf4, layers_2_downsample_reduction_weight, buf1, 1536, 1536, 1536, 490, 1536, 1536, 768, 1536, 1536, 490, 768, 768);
 n150_norm_stats<<<490, 256>>>(buf1, buf5, 768, 768, 768, 768.0, 768.0);
 n3_norm_apply<<<ceil_div(376320, 256), 256>>>(buf1, buf5, layers_2_downsample_norm_weight, layers_2_downsample_norm_bias, buf1, 376320, 768, 768, 768);
 n9_mul<<<ceil_div(768, 256), 256>>>(layers_3_blocks_0_attn_v_bias, buf5, 768);
 concat8_float_double<<<ceil_div(768, 256), 256>>>(layers_3_blocks_0_attn_q_bias, layers_3_blocks_0_attn_q_bias, layers_3_blocks_0_attn_q_bias, layers_3_blocks_0_attn_q_bias, layers_3_blocks_0_attn_q_bias, layers_3_blocks_0_attn_q_bias, layers_3_blocks_0_attn_q_bias, layers_3_blocks_0_attn_q_bias, 768, 0, 0, 0, 0, 0, 0, 0, buf4, 1, 1, 2304, 0, 768);
 concat8_double_double<<<ceil_div(768, 256), 256>>>(buf5, buf5, buf5, buf5, buf5, buf5, buf5, buf5, 768, 0, 0, 0, 0, 0, 0, 0, buf4, 1, 1, 2304, 768, 768);
 concat8_float_double<<<ceil_div(768, 256), 256>>>(layers_3_blocks_0_attn_v_bias, layers_3_blocks_0_attn_v_bias, layers_3_blocks_0_attn_v_bias, layers_3_blocks_0_attn_v_bias, layers_3_blocks_0_attn_v_bias, layers_3_blocks_0_attn_v_bias, layers_3_blocks_0_attn_v_bias, layers_3_blocks_0_attn_v_bias, 768, 0, 0, 0, 0, 0, 0, 0, buf4, 1, 1, 2304, 1536, 768);
-n11_linear<<<ceil_div(1128960, 256), 256>>>(buf1, layers_3_blocks_0_attn_qkv_weight, buf4, buf3, 1128960, 2304, 2304, 768, 768, 768);
+n11_linear<<<dim3(ceil_div(2304, 64), ceil_div(490, 64), 1), 256>>>(buf1, layers_3_blocks_0_attn_qkv_weight, buf4, buf3, 768, 768, 768, 490, 768, 768, 2304, 768, 768, 490, 2304, 2304);
 n13_permute<<<ceil_div(1128960, 256), 256>>>(buf3, buf4, 1128960, 32, 32, 49, 49, 24, 24, 10, 10, 768, 112896, 32, 2304, 1);
 n14_slice<<<ceil_div(376320, 256), 256>>>(buf4, buf3, 376320, 376320, 376320, 376320, 376320, 1128960, 0, 1, 376320);
 n14_slice<<<ceil_div(376320, 256), 256>>>(buf4, buf2, 376320, 376320, 376320, 376320, 376320, 1128960, 1, 1, 376320);
@@ -2432,29 +2602,29 @@ n22_sqrt<<<ceil_div(11760, 256), 256>>>(buf5, buf5, 11760);
 n23_clamp<<<ceil_div(11760, 256), 256>>>(buf5, buf5, 11760);
 n24_div<<<ceil_div(376320, 256), 256>>>(buf2, buf5, buf2, 376320, 37632, 1568, 24, 32, 49, 1176, 49);
 n30_permute<<<ceil_div(376320, 256), 256>>>(buf2, buf4, 376320, 49, 49, 32, 32, 24, 24, 37632, 1568, 1, 32);
-n31_matmul<<<ceil_div(576240, 256), 256>>>(buf3, buf4, buf2, 576240, 49, 49, 49, 49, 24, 24, 37632, 1568, 32, 37632, 1568, 32, 49);
+n31_matmul<<<dim3(ceil_div(49, 64), ceil_div(49, 64), 240), 256>>>(buf3, buf4, buf2, 24, 24, 37632, 1568, 37632, 1568, 2401, 32, 32, 32, 49, 32, 32, 49, 32, 49, 49, 49, 49);
 n32_clamp<<<ceil_div(24, 256), 256>>>(layers_3_blocks_0_attn_logit_scale, buf5, 24);
 n33_exp<<<ceil_div(24, 256), 256>>>(buf5, buf5, 24);
 n34_mul<<<ceil_div(576240, 256), 256>>>(buf2, buf5, buf2, 576240, 2401, 24);
 n35_const<<<ceil_div(338, 256), 256>>>(buf5, 338);
-n36_linear<<<ceil_div(86528, 256), 256>>>(buf5, layers_3_blocks_0_attn_cpb_mlp_0_weight, layers_3_blocks_0_attn_cpb_mlp_0_bias, buf4, 86528, 512, 512, 2, 2, 2);
+n36_linear<<<dim3(ceil_div(512, 64), ceil_div(169, 64), 1), 256>>>(buf5, layers_3_blocks_0_attn_cpb_mlp_0_weight, layers_3_blocks_0_attn_cpb_mlp_0_bias, buf4, 2, 2, 2, 169, 2, 2, 512, 2, 2, 169, 512, 512);
 n37_relu<<<ceil_div(86528, 256), 256>>>(buf4, buf4, 86528);
-n38_linear<<<ceil_div(4056, 256), 256>>>(buf4, layers_3_blocks_0_attn_cpb_mlp_2_weight, buf5, 4056, 24, 24, 512, 512, 512);
+n38_linear<<<dim3(ceil_div(24, 64), ceil_div(169, 64), 1), 256>>>(buf4, layers_3_blocks_0_attn_cpb_mlp_2_weight, buf5, 512, 512, 512, 169, 512, 512, 24, 512, 512, 169, 24, 24);
 n40_take<<<ceil_div(57624, 256), 256>>>(buf5, buf4, 57624, 24, 24, 24);
 n2_permute<<<ceil_div(57624, 256), 256>>>(buf4, buf5, 57624, 49, 49, 49, 49, 1, 1176, 24);
 n43_sigmoid<<<ceil_div(57624, 256), 256>>>(buf5, buf5, 57624);
 n44_mul<<<ceil_div(57624, 256), 256>>>(buf5, buf5, 57624, 16.0);
 n46_add<<<ceil_div(576240, 256), 256>>>(buf2, buf5, buf2, 576240, 2401, 24, 49, 49, 49, 2401, 49);
 n47_softmax<<<11760, 64>>>(buf2, buf4, 1, 49, 1, 49, 1, 49, 1, 49, 1, 1);
-n31_matmul<<<ceil_div(376320, 256), 256>>>(buf4, buf0, buf3, 376320, 32, 32, 49, 49, 24, 24, 57624, 2401, 49, 37632, 1568, 49, 32);
+n31_matmul<<<dim3(ceil_div(32, 64), ceil_div(49, 64), 240), 256>>>(buf4, buf0, buf3, 24, 24, 57624, 2401, 37632, 1568, 1568, 49, 49, 49, 49, 49, 49, 32, 49, 32, 49, 32, 32);
 n30_permute<<<ceil_div(376320, 256), 256>>>(buf3, buf4, 376320, 32, 32, 24, 24, 49, 49, 37632, 32, 1568, 1);
-n36_linear<<<ceil_div(376320, 256), 256>>>(buf4, layers_3_blocks_0_attn_proj_weight, layers_3_blocks_0_attn_proj_bias, buf3, 376320, 768, 768, 768, 768, 768);
+n36_linear<<<dim3(ceil_div(768, 64), ceil_div(490, 64), 1), 256>>>(buf4, layers_3_blocks_0_attn_proj_weight, layers_3_blocks_0_attn_proj_bias, buf3, 768, 768, 768, 490, 768, 768, 768, 768, 768, 490, 768, 768);
 n150_norm_stats<<<490, 256>>>(buf3, buf5, 768, 768, 768, 768.0, 768.0);
 n3_norm_apply<<<ceil_div(376320, 256), 256>>>(buf3, buf5, layers_3_blocks_0_norm1_weight, layers_3_blocks_0_norm1_bias, buf3, 376320, 768, 768, 768);
 n58_add<<<ceil_div(376320, 256), 256>>>(buf1, buf3, buf1, 376320);
-n36_linear<<<ceil_div(1505280, 256), 256>>>(buf1, layers_3_blocks_0_mlp_fc1_weight, layers_3_blocks_0_mlp_fc1_bias, buf4, 1505280, 3072, 3072, 768, 768, 768);
+n36_linear<<<dim3(ceil_div(3072, 64), ceil_div(490, 64), 1), 256>>>(buf1, layers_3_blocks_0_mlp_fc1_weight, layers_3_blocks_0_mlp_fc1_bias, buf4, 768, 768, 768, 490, 768, 768, 3072, 768, 768, 490, 3072, 3072);
 n60_gelu<<<ceil_div(1505280, 256), 256>>>(buf4, buf4, 1505280);
-n36_linear<<<ceil_div(376320, 256), 256>>>(buf4, layers_3_blocks_0_mlp_fc2_weight, layers_3_blocks_0_mlp_fc2_bias, buf3, 376320, 768, 768, 3072, 3072, 3072);
+n36_linear<<<dim3(ceil_div(768, 64), ceil_div(490, 64), 1), 256>>>(buf4, layers_3_blocks_0_mlp_fc2_weight, layers_3_blocks_0_mlp_fc2_bias, buf3, 3072, 3072, 3072, 490, 3072, 3072, 768, 3072, 3072, 490, 768, 768);
 n150_norm_stats<<<490, 256>>>(buf3, buf5, 768, 768, 768, 768.0, 768.0);
 n3_norm_apply<<<ceil_div(376320, 256), 256>>>(buf3, buf5, layers_3_blocks_0_norm2_weight, layers_3_blocks_0_norm2_bias, buf3, 376320, 768, 768, 768);
 n58_add<<<ceil_div(376320, 256), 256>>>(buf1, buf3, buf1, 376320);
@@ -2462,7 +2632,7 @@ n9_mul<<<ceil_div(768, 256), 256>>>(layers_3_blocks_1_attn_v_bias, buf5, 768);
 concat8_float_double<<<ceil_div(768, 256), 256>>>(layers_3_blocks_1_attn_q_bias, layers_3_blocks_1_attn_q_bias, layers_3_blocks_1_attn_q_bias, layers_3_blocks_1_attn_q_bias, layers_3_blocks_1_attn_q_bias, layers_3_blocks_1_attn_q_bias, layers_3_blocks_1_attn_q_bias, layers_3_blocks_1_attn_q_bias, 768, 0, 0, 0, 0, 0, 0, 0, buf4, 1, 1, 2304, 0, 768);
 concat8_double_double<<<ceil_div(768, 256), 256>>>(buf5, buf5, buf5, buf5, buf5, buf5, buf5, buf5, 768, 0, 0, 0, 0, 0, 0, 0, buf4, 1, 1, 2304, 768, 768);
 concat8_float_double<<<ceil_div(768, 256), 256>>>(layers_3_blocks_1_attn_v_bias, layers_3_blocks_1_attn_v_bias, layers_3_blocks_1_attn_v_bias, layers_3_blocks_1_attn_v_bias, layers_3_blocks_1_attn_v_bias, layers_3_blocks_1_attn_v_bias, layers_3_blocks_1_attn_v_bias, layers_3_blocks_1_attn_v_bias, 768, 0, 0, 0, 0, 0, 0, 0, buf4, 1, 1, 2304, 1536, 768);
-n11_linear<<<ceil_div(1128960, 256), 256>>>(buf1, layers_3_blocks_1_attn_qkv_weight, buf4, buf3, 1128960, 2304, 2304, 768, 768, 768);
+n11_linear<<<dim3(ceil_div(2304, 64), ceil_div(490, 64), 1), 256>>>(buf1, layers_3_blocks_1_attn_qkv_weight, buf4, buf3, 768, 768, 768, 490, 768, 768, 2304, 768, 768, 490, 2304, 2304);
 n13_permute<<<ceil_div(1128960, 256), 256>>>(buf3, buf4, 1128960, 32, 32, 49, 49, 24, 24, 10, 10, 768, 112896, 32, 2304, 1);
 n14_slice<<<ceil_div(376320, 256), 256>>>(buf4, buf3, 376320, 376320, 376320, 376320, 376320, 1128960, 0, 1, 376320);
 n14_slice<<<ceil_div(376320, 256), 256>>>(buf4, buf2, 376320, 376320, 376320, 376320, 376320, 1128960, 1, 1, 376320);
@@ -2478,29 +2648,29 @@ n22_sqrt<<<ceil_div(11760, 256), 256>>>(buf5, buf5, 11760);
 n23_clamp<<<ceil_div(11760, 256), 256>>>(buf5, buf5, 11760);
 n24_div<<<ceil_div(376320, 256), 256>>>(buf2, buf5, buf2, 376320, 37632, 1568, 24, 32, 49, 1176, 49);
 n30_permute<<<ceil_div(376320, 256), 256>>>(buf2, buf4, 376320, 49, 49, 32, 32, 24, 24, 37632, 1568, 1, 32);
-n31_matmul<<<ceil_div(576240, 256), 256>>>(buf3, buf4, buf2, 576240, 49, 49, 49, 49, 24, 24, 37632, 1568, 32, 37632, 1568, 32, 49);
+n31_matmul<<<dim3(ceil_div(49, 64), ceil_div(49, 64), 240), 256>>>(buf3, buf4, buf2, 24, 24, 37632, 1568, 37632, 1568, 2401, 32, 32, 32, 49, 32, 32, 49, 32, 49, 49, 49, 49);
 n32_clamp<<<ceil_div(24, 256), 256>>>(layers_3_blocks_1_attn_logit_scale, buf5, 24);
 n33_exp<<<ceil_div(24, 256), 256>>>(buf5, buf5, 24);
 n34_mul<<<ceil_div(576240, 256), 256>>>(buf2, buf5, buf2, 576240, 2401, 24);
 n35_const<<<ceil_div(338, 256), 256>>>(buf5, 338);
-n36_linear<<<ceil_div(86528, 256), 256>>>(buf5, layers_3_blocks_1_attn_cpb_mlp_0_weight, layers_3_blocks_1_attn_cpb_mlp_0_bias, buf4, 86528, 512, 512, 2, 2, 2);
+n36_linear<<<dim3(ceil_div(512, 64), ceil_div(169, 64), 1), 256>>>(buf5, layers_3_blocks_1_attn_cpb_mlp_0_weight, layers_3_blocks_1_attn_cpb_mlp_0_bias, buf4, 2, 2, 2, 169, 2, 2, 512, 2, 2, 169, 512, 512);
 n37_relu<<<ceil_div(86528, 256), 256>>>(buf4, buf4, 86528);
-n38_linear<<<ceil_div(4056, 256), 256>>>(buf4, layers_3_blocks_1_attn_cpb_mlp_2_weight, buf5, 4056, 24, 24, 512, 512, 512);
+n38_linear<<<dim3(ceil_div(24, 64), ceil_div(169, 64), 1), 256>>>(buf4, layers_3_blocks_1_attn_cpb_mlp_2_weight, buf5, 512, 512, 512, 169, 512, 512, 24, 512, 512, 169, 24, 24);
 n40_take<<<ceil_div(57624, 256), 256>>>(buf5, buf4, 57624, 24, 24, 24);
 n2_permute<<<ceil_div(57624, 256), 256>>>(buf4, buf5, 57624, 49, 49, 49, 49, 1, 1176, 24);
 n43_sigmoid<<<ceil_div(57624, 256), 256>>>(buf5, buf5, 57624);
 n44_mul<<<ceil_div(57624, 256), 256>>>(buf5, buf5, 57624, 16.0);
 n46_add<<<ceil_div(576240, 256), 256>>>(buf2, buf5, buf2, 576240, 2401, 24, 49, 49, 49, 2401, 49);
 n47_softmax<<<11760, 64>>>(buf2, buf4, 1, 49, 1, 49, 1, 49, 1, 49, 1, 1);
-n31_matmul<<<ceil_div(376320, 256), 256>>>(buf4, buf0, buf3, 376320, 32, 32, 49, 49, 24, 24, 57624, 2401, 49, 37632, 1568, 49, 32);
+n31_matmul<<<dim3(ceil_div(32, 64), ceil_div(49, 64), 240), 256>>>(buf4, buf0, buf3, 24, 24, 57624, 2401, 37632, 1568, 1568, 49, 49, 49, 49, 49, 49, 32, 49, 32, 49, 32, 32);
 n30_permute<<<ceil_div(376320, 256), 256>>>(buf3, buf4, 376320, 32, 32, 24, 24, 49, 49, 37632, 32, 1568, 1);
-n36_linear<<<ceil_div(376320, 256), 256>>>(buf4, layers_3_blocks_1_attn_proj_weight, layers_3_blocks_1_attn_proj_bias, buf3, 376320, 768, 768, 768, 768, 768);
+n36_linear<<<dim3(ceil_div(768, 64), ceil_div(490, 64), 1), 256>>>(buf4, layers_3_blocks_1_attn_proj_weight, layers_3_blocks_1_attn_proj_bias, buf3, 768, 768, 768, 490, 768, 768, 768, 768, 768, 490, 768, 768);
 n150_norm_stats<<<490, 256>>>(buf3, buf5, 768, 768, 768, 768.0, 768.0);
 n3_norm_apply<<<ceil_div(376320, 256), 256>>>(buf3, buf5, layers_3_blocks_1_norm1_weight, layers_3_blocks_1_norm1_bias, buf3, 376320, 768, 768, 768);
 n58_add<<<ceil_div(376320, 256), 256>>>(buf1, buf3, buf1, 376320);
-n36_linear<<<ceil_div(1505280, 256), 256>>>(buf1, layers_3_blocks_1_mlp_fc1_weight, layers_3_blocks_1_mlp_fc1_bias, buf4, 1505280, 3072, 3072, 768, 768, 768);
+n36_linear<<<dim3(ceil_div(3072, 64), ceil_div(490, 64), 1), 256>>>(buf1, layers_3_blocks_1_mlp_fc1_weight, layers_3_blocks_1_mlp_fc1_bias, buf4, 768, 768, 768, 490, 768, 768, 3072, 768, 768, 490, 3072, 3072);
 n60_gelu<<<ceil_div(1505280, 256), 256>>>(buf4, buf4, 1505280);
-n36_linear<<<ceil_div(376320, 256), 256>>>(buf4, layers_3_blocks_1_mlp_fc2_weight, layers_3_blocks_1_mlp_fc2_bias, buf3, 376320, 768, 768, 3072, 3072, 3072);
+n36_linear<<<dim3(ceil_div(768, 64), ceil_div(490, 64), 1), 256>>>(buf4, layers_3_blocks_1_mlp_fc2_weight, layers_3_blocks_1_mlp_fc2_bias, buf3, 3072, 3072, 3072, 490, 3072, 3072, 768, 3072, 3072, 490, 768, 768);
 n150_norm_stats<<<490, 256>>>(buf3, buf5, 768, 768, 768, 768.0, 768.0);
 n3_norm_apply<<<ceil_div(376320, 256), 256>>>(buf3, buf5, layers_3_blocks_1_norm2_weight, layers_3_blocks_1_norm2_bias, buf3, 376320, 768, 768, 768);
 n58_add<<<ceil_div(376320, 256), 256>>>(buf1, buf3, buf1, 376320);
@@ -2508,5 +2678,5 @@ n150_norm_stats<<<490, 256>>>(buf1, buf5, 768, 768, 768, 768.0, 768.0);
 n3_norm_apply<<<ceil_div(376320, 256), 256>>>(buf1, buf5, norm_weight, norm_bias, buf1, 376320, 768, 768, 768);
 n2_permute<<<ceil_div(376320, 256), 256>>>(buf1, buf4, 376320, 49, 49, 768, 768, 37632, 1, 768);
 n835_adaptive_avg_pool<<<7680, 64>>>(buf4, buf5, 1, 1, 768, 768, 49, 1, 49, 0, 1, 768, 49, 1);
-n837_linear<<<ceil_div(10000, 256), 256>>>(buf5, head_weight, head_bias, out, 10000, 1000, 1000, 768, 768, 768);
+n837_linear<<<dim3(ceil_div(1000, 64), ceil_div(10, 16), 1), 256>>>(buf5, head_weight, head_bias, out, 768, 768, 768, 10, 768, 768, 1000, 768, 768, 10, 1000, 1000);
 @*/

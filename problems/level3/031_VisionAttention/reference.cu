@@ -66,7 +66,7 @@ extern "C" __global__ void n1_permute(const float* x,
     out[i] = (double)x[src];
 }
 
-/* t2 = x (32768 x 128) @ weight^T (384 x 128) + bias */
+/* t2 = x (32768 x 128) @ weight^T (384 x 128) + bias: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n2_linear(const double* x,
     const float* weight,
     const float* bias,
@@ -76,16 +76,50 @@ extern "C" __global__ void n2_linear(const double* x,
     long long lc2,
     long long lc3,
     long long lc4,
-    long long lc5)
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long col = i % lc1, row = i / lc2;
-    double acc = 0.0;
-    for (long long k = 0; k < lc3; ++k)
-        acc += (double)x[row * lc4 + k] * (double)weight[col * lc5 + k];
-    acc += (double)bias[col];
-    out[i] = acc;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc0; k0 += 16) {
+        const int kn = lc1 - k0 < 16 ? (int)(lc2 - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc3 && k < lc4 ? (double)x[m * lc5 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc6 && k < lc7 ? (double)weight[n * lc8 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc9 && n < lc10) {
+                out[m * lc11 + n] = (acc[r][c] + (double)bias[n]);
+            }
+        }
 }
 
 /* t3: dim 2 [0:128:1] of [16384, 2, 384] */
@@ -254,7 +288,7 @@ scratch double buf2[4194304];
 scratch double buf3[4194304];
 scratch double buf4[4194304];
 n1_permute<<<ceil_div(4194304, 256), 256>>>(x, buf0, 4194304, 128, 128, 2, 2, 1, 2097152, 16384);
-n2_linear<<<ceil_div(12582912, 256), 256>>>(buf0, attn_in_proj_weight, attn_in_proj_bias, buf1, 12582912, 384, 384, 128, 128, 128);
+n2_linear<<<dim3(ceil_div(384, 64), ceil_div(32768, 64), 1), 256>>>(buf0, attn_in_proj_weight, attn_in_proj_bias, buf1, 128, 128, 128, 32768, 128, 128, 384, 128, 128, 32768, 384, 384);
 n3_slice<<<ceil_div(4194304, 256), 256>>>(buf1, buf2, 4194304, 128, 128, 1, 1, 384, 0, 1, 1);
 n3_slice<<<ceil_div(4194304, 256), 256>>>(buf1, buf3, 4194304, 128, 128, 1, 1, 384, 128, 1, 1);
 n3_slice<<<ceil_div(4194304, 256), 256>>>(buf1, buf4, 4194304, 128, 128, 1, 1, 384, 256, 1, 1);
@@ -264,7 +298,7 @@ n7_permute<<<ceil_div(4194304, 256), 256>>>(buf4, buf3, 4194304, 32, 32, 16384, 
 n7_permute<<<ceil_div(4194304, 256), 256>>>(buf2, buf4, 4194304, 16384, 16384, 32, 32, 524288, 1, 32);
 n16_attention<<<131072, 256>>>(buf1, buf4, buf3, buf2, 16384, 32, 524288, 524288, 16384, 16384, 16384, 32, 32);
 n7_permute<<<ceil_div(4194304, 256), 256>>>(buf2, buf3, 4194304, 32, 32, 8, 8, 32, 524288, 1);
-n2_linear<<<ceil_div(4194304, 256), 256>>>(buf3, attn_out_proj_weight, attn_out_proj_bias, buf4, 4194304, 128, 128, 128, 128, 128);
+n2_linear<<<dim3(ceil_div(128, 64), ceil_div(32768, 64), 1), 256>>>(buf3, attn_out_proj_weight, attn_out_proj_bias, buf4, 128, 128, 128, 32768, 128, 128, 128, 128, 128, 32768, 128, 128);
 n21_add<<<ceil_div(4194304, 256), 256>>>(buf4, buf0, buf4, 4194304);
 n22_norm_stats<<<32768, 128>>>(buf4, buf2, 128, 128, 128, 128.0, 128.0);
 n22_norm_apply<<<ceil_div(4194304, 256), 256>>>(buf4, buf2, norm_weight, norm_bias, buf4, 4194304, 128, 128, 128);

@@ -101,7 +101,7 @@ extern "C" __global__ void n0_conv(const float* x,
     out[idx] = acc;
 }
 
-/* t2 = x (10 x 8192) @ weight^T (128 x 8192) + bias */
+/* t2 = x (10 x 8192) @ weight^T (128 x 8192) + bias: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n2_linear(const double* x,
     const float* weight,
     const float* bias,
@@ -111,16 +111,50 @@ extern "C" __global__ void n2_linear(const double* x,
     long long lc2,
     long long lc3,
     long long lc4,
-    long long lc5)
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long col = i % lc1, row = i / lc2;
-    double acc = 0.0;
-    for (long long k = 0; k < lc3; ++k)
-        acc += (double)x[row * lc4 + k] * (double)weight[col * lc5 + k];
-    acc += (double)bias[col];
-    out[i] = acc;
+    __shared__ double As[16][17];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)16, n0 = blockIdx.x * (long long)64;
+    double acc[1][4];
+    for (int r = 0; r < 1; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc0; k0 += 16) {
+        const int kn = lc1 - k0 < 16 ? (int)(lc2 - k0) : 16;
+        for (int e = threadIdx.x; e < 256; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc3 && k < lc4 ? (double)x[m * lc5 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc6 && k < lc7 ? (double)weight[n * lc8 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[1], bv[4];
+            for (int r = 0; r < 1; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 1; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 1; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc9 && n < lc10) {
+                out[m * lc11 + n] = (acc[r][c] + (double)bias[n]);
+            }
+        }
 }
 
 /* t3: broadcast [1, 1, 128] to [10, 1, 128] */
@@ -215,7 +249,7 @@ extern "C" __global__ void n9_slice(const float* x,
     out[i] = (double)x[src];
 }
 
-/* t15 = x (20 x 128) @ weight^T (128 x 128) + bias */
+/* t15 = x (20 x 128) @ weight^T (128 x 128) + bias: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n15_linear(const double* x,
     const double* weight,
     const double* bias,
@@ -225,19 +259,53 @@ extern "C" __global__ void n15_linear(const double* x,
     long long lc2,
     long long lc3,
     long long lc4,
-    long long lc5)
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long col = i % lc1, row = i / lc2;
-    double acc = 0.0;
-    for (long long k = 0; k < lc3; ++k)
-        acc += (double)x[row * lc4 + k] * (double)weight[col * lc5 + k];
-    acc += (double)bias[col];
-    out[i] = acc;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc0; k0 += 16) {
+        const int kn = lc1 - k0 < 16 ? (int)(lc2 - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc3 && k < lc4 ? (double)x[m * lc5 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc6 && k < lc7 ? (double)weight[n * lc8 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc9 && n < lc10) {
+                out[m * lc11 + n] = (acc[r][c] + (double)bias[n]);
+            }
+        }
 }
 
-/* t25 = a [40, 2, 32] @ b [40, 32, 2], one thread per output */
+/* t25 = a [40, 2, 32] @ b [40, 32, 2]: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n25_matmul(const double* a,
     const double* b,
     double* out,
@@ -250,20 +318,52 @@ extern "C" __global__ void n25_matmul(const double* a,
     long long lc6,
     long long lc7,
     long long lc8,
-    long long lc9)
+    long long lc9,
+    long long lc10,
+    long long lc11,
+    long long lc12,
+    long long lc13,
+    long long lc14)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    long long c_t = i;
-    const long long c2 = c_t % lc1; c_t /= lc2;
-    const long long c1 = c_t % lc3; c_t /= lc4;
-    const long long c0 = c_t;
-    const long long abase = c0 * lc5 + c1 * lc6;
-    const long long bbase = c0 * lc7 + c2;
-    double acc = 0.0;
-    for (long long k = 0; k < lc8; ++k)
-        acc += (double)a[abase + k] * (double)b[bbase + k * lc9];
-    out[i] = acc;
+    const long long c0 = (long long)blockIdx.z;
+    const long long abase = c0 * lc0, bbase = c0 * lc1;
+    const long long obase = (long long)blockIdx.z * lc2;
+    __shared__ double As[16][17];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)16, n0 = blockIdx.x * (long long)64;
+    double acc[1][4];
+    for (int r = 0; r < 1; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc3; k0 += 16) {
+        const int kn = lc4 - k0 < 16 ? (int)(lc5 - k0) : 16;
+        for (int e = threadIdx.x; e < 256; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc6 && k < lc7 ? (double)a[abase + m * lc8 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int nn = e % 64, kk = e / 64;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc9 && k < lc10 ? (double)b[bbase + k * lc11 + n] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[1], bv[4];
+            for (int r = 0; r < 1; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 1; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 1; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc12 && n < lc13) {
+                out[obase + m * lc14 + n] = acc[r][c];
+            }
+        }
 }
 
 /* t26: mul with 0.17677669529663687 */
@@ -304,6 +404,62 @@ extern "C" __global__ void n27_softmax(const double* x,
     s = block_sum(s, sh);
     for (long long j = threadIdx.x; j < lc7; j += blockDim.x)
         out[base + j * lc8] = (exp((double)x[base + j * lc9] - m) / s);
+}
+
+/* t31 = x (20 x 128) @ weight^T (128 x 128) + bias: tiles through shared memory, each output's k summed in order */
+extern "C" __global__ void n31_linear(const double* x,
+    const float* weight,
+    const float* bias,
+    double* out,
+    long long lc0,
+    long long lc1,
+    long long lc2,
+    long long lc3,
+    long long lc4,
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11)
+{
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc0; k0 += 16) {
+        const int kn = lc1 - k0 < 16 ? (int)(lc2 - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc3 && k < lc4 ? (double)x[m * lc5 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc6 && k < lc7 ? (double)weight[n * lc8 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc9 && n < lc10) {
+                out[m * lc11 + n] = (acc[r][c] + (double)bias[n]);
+            }
+        }
 }
 
 /* t34: add */
@@ -404,7 +560,7 @@ extern "C" __global__ void n216_slice(const double* x,
     out[i] = (double)x[src];
 }
 
-/* out = x (10 x 128) @ weight^T (1000 x 128) + bias */
+/* out = x (10 x 128) @ weight^T (1000 x 128) + bias: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n218_linear(const double* x,
     const float* weight,
     const float* bias,
@@ -414,16 +570,50 @@ extern "C" __global__ void n218_linear(const double* x,
     long long lc2,
     long long lc3,
     long long lc4,
-    long long lc5)
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long col = i % lc1, row = i / lc2;
-    double acc = 0.0;
-    for (long long k = 0; k < lc3; ++k)
-        acc += (double)x[row * lc4 + k] * (double)weight[col * lc5 + k];
-    acc += (double)bias[col];
-    out[i] = (float)acc;
+    __shared__ double As[16][17];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)16, n0 = blockIdx.x * (long long)64;
+    double acc[1][4];
+    for (int r = 0; r < 1; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc0; k0 += 16) {
+        const int kn = lc1 - k0 < 16 ? (int)(lc2 - k0) : 16;
+        for (int e = threadIdx.x; e < 256; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc3 && k < lc4 ? (double)x[m * lc5 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc6 && k < lc7 ? (double)weight[n * lc8 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[1], bv[4];
+            for (int r = 0; r < 1; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 1; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 1; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc9 && n < lc10) {
+                out[m * lc11 + n] = (float)(acc[r][c] + (double)bias[n]);
+            }
+        }
 }
 
 /*@launch
@@ -439,7 +629,7 @@ scratch double buf8[128];
 scratch double buf9[128];
 scratch double buf10[2560];
 n0_conv<<<ceil_div(81920, 256), 256>>>(x, conv1_weight, conv1_bias, buf0, 10, 3, 128, 1, 1, 32, 32, 1, 8, 8, 1, 4, 4, 1, 4, 4, 0, 0, 0, 1, 1, 1);
-n2_linear<<<ceil_div(1280, 256), 256>>>(buf0, linear_proj_weight, linear_proj_bias, buf1, 1280, 128, 128, 8192, 8192, 8192);
+n2_linear<<<dim3(ceil_div(128, 64), ceil_div(10, 16), 1), 256>>>(buf0, linear_proj_weight, linear_proj_bias, buf1, 8192, 8192, 8192, 10, 8192, 8192, 128, 8192, 8192, 10, 128, 128);
 n3_expand<<<ceil_div(1280, 256), 256>>>(cls_token, buf0, 1280, 128);
 concat8_double_double<<<ceil_div(2560, 256), 256>>>(buf0, buf1, buf0, buf0, buf0, buf0, buf0, buf0, 1, 1, 0, 0, 0, 0, 0, 0, buf2, 10, 128, 2, 0, 2);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf2, buf0, 2560, 128, 128, 10, 10, 128, 256, 1);
@@ -451,26 +641,26 @@ n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_0_self_attn_in_proj_w
 n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_0_self_attn_in_proj_bias, buf7, 128, 128, 128, 1, 1, 384, 0, 1, 1);
 n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_0_self_attn_in_proj_bias, buf8, 128, 128, 128, 1, 1, 384, 128, 1, 1);
 n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_0_self_attn_in_proj_bias, buf9, 128, 128, 128, 1, 1, 384, 256, 1, 1);
-n15_linear<<<ceil_div(2560, 256), 256>>>(buf0, buf4, buf7, buf10, 2560, 128, 128, 128, 128, 128);
-n15_linear<<<ceil_div(2560, 256), 256>>>(buf1, buf5, buf8, buf4, 2560, 128, 128, 128, 128, 128);
-n15_linear<<<ceil_div(2560, 256), 256>>>(buf3, buf6, buf9, buf1, 2560, 128, 128, 128, 128, 128);
+n15_linear<<<dim3(ceil_div(128, 64), ceil_div(20, 64), 1), 256>>>(buf0, buf4, buf7, buf10, 128, 128, 128, 20, 128, 128, 128, 128, 128, 20, 128, 128);
+n15_linear<<<dim3(ceil_div(128, 64), ceil_div(20, 64), 1), 256>>>(buf1, buf5, buf8, buf4, 128, 128, 128, 20, 128, 128, 128, 128, 128, 20, 128, 128);
+n15_linear<<<dim3(ceil_div(128, 64), ceil_div(20, 64), 1), 256>>>(buf3, buf6, buf9, buf1, 128, 128, 128, 20, 128, 128, 128, 128, 128, 20, 128, 128);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf10, buf3, 2560, 32, 32, 2, 2, 32, 1280, 1);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf4, buf10, 2560, 32, 32, 2, 2, 32, 1280, 1);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf1, buf5, 2560, 32, 32, 2, 2, 32, 1280, 1);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf10, buf1, 2560, 2, 2, 32, 32, 64, 1, 32);
-n25_matmul<<<ceil_div(160, 256), 256>>>(buf3, buf1, buf10, 160, 2, 2, 2, 2, 64, 32, 64, 32, 2);
+n25_matmul<<<dim3(ceil_div(2, 64), ceil_div(2, 16), 40), 256>>>(buf3, buf1, buf10, 64, 64, 4, 32, 32, 32, 2, 32, 32, 2, 32, 2, 2, 2, 2);
 n26_mul<<<ceil_div(160, 256), 256>>>(buf10, buf10, 160);
 n27_softmax<<<80, 32>>>(buf10, buf3, 1, 2, 1, 2, 1, 2, 1, 2, 1, 1);
-n25_matmul<<<ceil_div(2560, 256), 256>>>(buf3, buf5, buf1, 2560, 32, 32, 2, 2, 4, 2, 64, 2, 32);
+n25_matmul<<<dim3(ceil_div(32, 64), ceil_div(2, 16), 40), 256>>>(buf3, buf5, buf1, 4, 64, 64, 2, 2, 2, 2, 2, 2, 32, 2, 32, 2, 32, 32);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf1, buf10, 2560, 32, 32, 40, 40, 32, 64, 1);
-n2_linear<<<ceil_div(2560, 256), 256>>>(buf10, transformer_layers_0_self_attn_out_proj_weight, transformer_layers_0_self_attn_out_proj_bias, buf3, 2560, 128, 128, 128, 128, 128);
+n31_linear<<<dim3(ceil_div(128, 64), ceil_div(20, 64), 1), 256>>>(buf10, transformer_layers_0_self_attn_out_proj_weight, transformer_layers_0_self_attn_out_proj_bias, buf3, 128, 128, 128, 20, 128, 128, 128, 128, 128, 20, 128, 128);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf3, buf1, 2560, 128, 128, 2, 2, 128, 1280, 1);
 n34_add<<<ceil_div(2560, 256), 256>>>(buf2, buf1, buf2, 2560);
 n35_norm_stats<<<20, 128>>>(buf2, buf7, 128, 128, 128, 128.0, 128.0);
 n35_norm_apply<<<ceil_div(2560, 256), 256>>>(buf2, buf7, transformer_layers_0_norm1_weight, transformer_layers_0_norm1_bias, buf2, 2560, 128, 128, 128);
-n2_linear<<<ceil_div(10240, 256), 256>>>(buf2, transformer_layers_0_linear1_weight, transformer_layers_0_linear1_bias, buf6, 10240, 512, 512, 128, 128, 128);
+n31_linear<<<dim3(ceil_div(512, 64), ceil_div(20, 64), 1), 256>>>(buf2, transformer_layers_0_linear1_weight, transformer_layers_0_linear1_bias, buf6, 128, 128, 128, 20, 128, 128, 512, 128, 128, 20, 512, 512);
 n37_relu<<<ceil_div(10240, 256), 256>>>(buf6, buf6, 10240);
-n2_linear<<<ceil_div(2560, 256), 256>>>(buf6, transformer_layers_0_linear2_weight, transformer_layers_0_linear2_bias, buf10, 2560, 128, 128, 512, 512, 512);
+n31_linear<<<dim3(ceil_div(128, 64), ceil_div(20, 64), 1), 256>>>(buf6, transformer_layers_0_linear2_weight, transformer_layers_0_linear2_bias, buf10, 512, 512, 512, 20, 512, 512, 128, 512, 512, 20, 128, 128);
 n34_add<<<ceil_div(2560, 256), 256>>>(buf2, buf10, buf2, 2560);
 n35_norm_stats<<<20, 128>>>(buf2, buf8, 128, 128, 128, 128.0, 128.0);
 n35_norm_apply<<<ceil_div(2560, 256), 256>>>(buf2, buf8, transformer_layers_0_norm2_weight, transformer_layers_0_norm2_bias, buf2, 2560, 128, 128, 128);
@@ -483,26 +673,26 @@ n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_1_self_attn_in_proj_w
 n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_1_self_attn_in_proj_bias, buf9, 128, 128, 128, 1, 1, 384, 0, 1, 1);
 n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_1_self_attn_in_proj_bias, buf7, 128, 128, 128, 1, 1, 384, 128, 1, 1);
 n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_1_self_attn_in_proj_bias, buf8, 128, 128, 128, 1, 1, 384, 256, 1, 1);
-n15_linear<<<ceil_div(2560, 256), 256>>>(buf3, buf4, buf9, buf0, 2560, 128, 128, 128, 128, 128);
-n15_linear<<<ceil_div(2560, 256), 256>>>(buf1, buf5, buf7, buf3, 2560, 128, 128, 128, 128, 128);
-n15_linear<<<ceil_div(2560, 256), 256>>>(buf10, buf6, buf8, buf1, 2560, 128, 128, 128, 128, 128);
+n15_linear<<<dim3(ceil_div(128, 64), ceil_div(20, 64), 1), 256>>>(buf3, buf4, buf9, buf0, 128, 128, 128, 20, 128, 128, 128, 128, 128, 20, 128, 128);
+n15_linear<<<dim3(ceil_div(128, 64), ceil_div(20, 64), 1), 256>>>(buf1, buf5, buf7, buf3, 128, 128, 128, 20, 128, 128, 128, 128, 128, 20, 128, 128);
+n15_linear<<<dim3(ceil_div(128, 64), ceil_div(20, 64), 1), 256>>>(buf10, buf6, buf8, buf1, 128, 128, 128, 20, 128, 128, 128, 128, 128, 20, 128, 128);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf0, buf10, 2560, 32, 32, 2, 2, 32, 1280, 1);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf3, buf4, 2560, 32, 32, 2, 2, 32, 1280, 1);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf1, buf3, 2560, 32, 32, 2, 2, 32, 1280, 1);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf4, buf1, 2560, 2, 2, 32, 32, 64, 1, 32);
-n25_matmul<<<ceil_div(160, 256), 256>>>(buf10, buf1, buf5, 160, 2, 2, 2, 2, 64, 32, 64, 32, 2);
+n25_matmul<<<dim3(ceil_div(2, 64), ceil_div(2, 16), 40), 256>>>(buf10, buf1, buf5, 64, 64, 4, 32, 32, 32, 2, 32, 32, 2, 32, 2, 2, 2, 2);
 n26_mul<<<ceil_div(160, 256), 256>>>(buf5, buf5, 160);
 n27_softmax<<<80, 32>>>(buf5, buf10, 1, 2, 1, 2, 1, 2, 1, 2, 1, 1);
-n25_matmul<<<ceil_div(2560, 256), 256>>>(buf10, buf3, buf1, 2560, 32, 32, 2, 2, 4, 2, 64, 2, 32);
+n25_matmul<<<dim3(ceil_div(32, 64), ceil_div(2, 16), 40), 256>>>(buf10, buf3, buf1, 4, 64, 64, 2, 2, 2, 2, 2, 2, 32, 2, 32, 2, 32, 32);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf1, buf3, 2560, 32, 32, 40, 40, 32, 64, 1);
-n2_linear<<<ceil_div(2560, 256), 256>>>(buf3, transformer_layers_1_self_attn_out_proj_weight, transformer_layers_1_self_attn_out_proj_bias, buf10, 2560, 128, 128, 128, 128, 128);
+n31_linear<<<dim3(ceil_div(128, 64), ceil_div(20, 64), 1), 256>>>(buf3, transformer_layers_1_self_attn_out_proj_weight, transformer_layers_1_self_attn_out_proj_bias, buf10, 128, 128, 128, 20, 128, 128, 128, 128, 128, 20, 128, 128);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf10, buf1, 2560, 128, 128, 2, 2, 128, 1280, 1);
 n34_add<<<ceil_div(2560, 256), 256>>>(buf2, buf1, buf2, 2560);
 n35_norm_stats<<<20, 128>>>(buf2, buf9, 128, 128, 128, 128.0, 128.0);
 n35_norm_apply<<<ceil_div(2560, 256), 256>>>(buf2, buf9, transformer_layers_1_norm1_weight, transformer_layers_1_norm1_bias, buf2, 2560, 128, 128, 128);
-n2_linear<<<ceil_div(10240, 256), 256>>>(buf2, transformer_layers_1_linear1_weight, transformer_layers_1_linear1_bias, buf6, 10240, 512, 512, 128, 128, 128);
+n31_linear<<<dim3(ceil_div(512, 64), ceil_div(20, 64), 1), 256>>>(buf2, transformer_layers_1_linear1_weight, transformer_layers_1_linear1_bias, buf6, 128, 128, 128, 20, 128, 128, 512, 128, 128, 20, 512, 512);
 n37_relu<<<ceil_div(10240, 256), 256>>>(buf6, buf6, 10240);
-n2_linear<<<ceil_div(2560, 256), 256>>>(buf6, transformer_layers_1_linear2_weight, transformer_layers_1_linear2_bias, buf3, 2560, 128, 128, 512, 512, 512);
+n31_linear<<<dim3(ceil_div(128, 64), ceil_div(20, 64), 1), 256>>>(buf6, transformer_layers_1_linear2_weight, transformer_layers_1_linear2_bias, buf3, 512, 512, 512, 20, 512, 512, 128, 512, 512, 20, 128, 128);
 n34_add<<<ceil_div(2560, 256), 256>>>(buf2, buf3, buf2, 2560);
 n35_norm_stats<<<20, 128>>>(buf2, buf7, 128, 128, 128, 128.0, 128.0);
 n35_norm_apply<<<ceil_div(2560, 256), 256>>>(buf2, buf7, transformer_layers_1_norm2_weight, transformer_layers_1_norm2_bias, buf2, 2560, 128, 128, 128);
@@ -515,26 +705,26 @@ n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_2_self_attn_in_proj_w
 n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_2_self_attn_in_proj_bias, buf8, 128, 128, 128, 1, 1, 384, 0, 1, 1);
 n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_2_self_attn_in_proj_bias, buf9, 128, 128, 128, 1, 1, 384, 128, 1, 1);
 n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_2_self_attn_in_proj_bias, buf7, 128, 128, 128, 1, 1, 384, 256, 1, 1);
-n15_linear<<<ceil_div(2560, 256), 256>>>(buf10, buf4, buf8, buf0, 2560, 128, 128, 128, 128, 128);
-n15_linear<<<ceil_div(2560, 256), 256>>>(buf1, buf5, buf9, buf10, 2560, 128, 128, 128, 128, 128);
-n15_linear<<<ceil_div(2560, 256), 256>>>(buf3, buf6, buf7, buf1, 2560, 128, 128, 128, 128, 128);
+n15_linear<<<dim3(ceil_div(128, 64), ceil_div(20, 64), 1), 256>>>(buf10, buf4, buf8, buf0, 128, 128, 128, 20, 128, 128, 128, 128, 128, 20, 128, 128);
+n15_linear<<<dim3(ceil_div(128, 64), ceil_div(20, 64), 1), 256>>>(buf1, buf5, buf9, buf10, 128, 128, 128, 20, 128, 128, 128, 128, 128, 20, 128, 128);
+n15_linear<<<dim3(ceil_div(128, 64), ceil_div(20, 64), 1), 256>>>(buf3, buf6, buf7, buf1, 128, 128, 128, 20, 128, 128, 128, 128, 128, 20, 128, 128);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf0, buf3, 2560, 32, 32, 2, 2, 32, 1280, 1);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf10, buf4, 2560, 32, 32, 2, 2, 32, 1280, 1);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf1, buf10, 2560, 32, 32, 2, 2, 32, 1280, 1);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf4, buf1, 2560, 2, 2, 32, 32, 64, 1, 32);
-n25_matmul<<<ceil_div(160, 256), 256>>>(buf3, buf1, buf5, 160, 2, 2, 2, 2, 64, 32, 64, 32, 2);
+n25_matmul<<<dim3(ceil_div(2, 64), ceil_div(2, 16), 40), 256>>>(buf3, buf1, buf5, 64, 64, 4, 32, 32, 32, 2, 32, 32, 2, 32, 2, 2, 2, 2);
 n26_mul<<<ceil_div(160, 256), 256>>>(buf5, buf5, 160);
 n27_softmax<<<80, 32>>>(buf5, buf3, 1, 2, 1, 2, 1, 2, 1, 2, 1, 1);
-n25_matmul<<<ceil_div(2560, 256), 256>>>(buf3, buf10, buf1, 2560, 32, 32, 2, 2, 4, 2, 64, 2, 32);
+n25_matmul<<<dim3(ceil_div(32, 64), ceil_div(2, 16), 40), 256>>>(buf3, buf10, buf1, 4, 64, 64, 2, 2, 2, 2, 2, 2, 32, 2, 32, 2, 32, 32);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf1, buf10, 2560, 32, 32, 40, 40, 32, 64, 1);
-n2_linear<<<ceil_div(2560, 256), 256>>>(buf10, transformer_layers_2_self_attn_out_proj_weight, transformer_layers_2_self_attn_out_proj_bias, buf3, 2560, 128, 128, 128, 128, 128);
+n31_linear<<<dim3(ceil_div(128, 64), ceil_div(20, 64), 1), 256>>>(buf10, transformer_layers_2_self_attn_out_proj_weight, transformer_layers_2_self_attn_out_proj_bias, buf3, 128, 128, 128, 20, 128, 128, 128, 128, 128, 20, 128, 128);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf3, buf1, 2560, 128, 128, 2, 2, 128, 1280, 1);
 n34_add<<<ceil_div(2560, 256), 256>>>(buf2, buf1, buf2, 2560);
 n35_norm_stats<<<20, 128>>>(buf2, buf8, 128, 128, 128, 128.0, 128.0);
 n35_norm_apply<<<ceil_div(2560, 256), 256>>>(buf2, buf8, transformer_layers_2_norm1_weight, transformer_layers_2_norm1_bias, buf2, 2560, 128, 128, 128);
-n2_linear<<<ceil_div(10240, 256), 256>>>(buf2, transformer_layers_2_linear1_weight, transformer_layers_2_linear1_bias, buf6, 10240, 512, 512, 128, 128, 128);
+n31_linear<<<dim3(ceil_div(512, 64), ceil_div(20, 64), 1), 256>>>(buf2, transformer_layers_2_linear1_weight, transformer_layers_2_linear1_bias, buf6, 128, 128, 128, 20, 128, 128, 512, 128, 128, 20, 512, 512);
 n37_relu<<<ceil_div(10240, 256), 256>>>(buf6, buf6, 10240);
-n2_linear<<<ceil_div(2560, 256), 256>>>(buf6, transformer_layers_2_linear2_weight, transformer_layers_2_linear2_bias, buf10, 2560, 128, 128, 512, 512, 512);
+n31_linear<<<dim3(ceil_div(128, 64), ceil_div(20, 64), 1), 256>>>(buf6, transformer_layers_2_linear2_weight, transformer_layers_2_linear2_bias, buf10, 512, 512, 512, 20, 512, 512, 128, 512, 512, 20, 128, 128);
 n34_add<<<ceil_div(2560, 256), 256>>>(buf2, buf10, buf2, 2560);
 n35_norm_stats<<<20, 128>>>(buf2, buf9, 128, 128, 128, 128.0, 128.0);
 n35_norm_apply<<<ceil_div(2560, 256), 256>>>(buf2, buf9, transformer_layers_2_norm2_weight, transformer_layers_2_norm2_bias, buf2, 2560, 128, 128, 128);
@@ -547,26 +737,26 @@ n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_3_self_attn_in_proj_w
 n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_3_self_attn_in_proj_bias, buf7, 128, 128, 128, 1, 1, 384, 0, 1, 1);
 n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_3_self_attn_in_proj_bias, buf8, 128, 128, 128, 1, 1, 384, 128, 1, 1);
 n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_3_self_attn_in_proj_bias, buf9, 128, 128, 128, 1, 1, 384, 256, 1, 1);
-n15_linear<<<ceil_div(2560, 256), 256>>>(buf3, buf4, buf7, buf0, 2560, 128, 128, 128, 128, 128);
-n15_linear<<<ceil_div(2560, 256), 256>>>(buf1, buf5, buf8, buf3, 2560, 128, 128, 128, 128, 128);
-n15_linear<<<ceil_div(2560, 256), 256>>>(buf10, buf6, buf9, buf1, 2560, 128, 128, 128, 128, 128);
+n15_linear<<<dim3(ceil_div(128, 64), ceil_div(20, 64), 1), 256>>>(buf3, buf4, buf7, buf0, 128, 128, 128, 20, 128, 128, 128, 128, 128, 20, 128, 128);
+n15_linear<<<dim3(ceil_div(128, 64), ceil_div(20, 64), 1), 256>>>(buf1, buf5, buf8, buf3, 128, 128, 128, 20, 128, 128, 128, 128, 128, 20, 128, 128);
+n15_linear<<<dim3(ceil_div(128, 64), ceil_div(20, 64), 1), 256>>>(buf10, buf6, buf9, buf1, 128, 128, 128, 20, 128, 128, 128, 128, 128, 20, 128, 128);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf0, buf10, 2560, 32, 32, 2, 2, 32, 1280, 1);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf3, buf4, 2560, 32, 32, 2, 2, 32, 1280, 1);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf1, buf3, 2560, 32, 32, 2, 2, 32, 1280, 1);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf4, buf1, 2560, 2, 2, 32, 32, 64, 1, 32);
-n25_matmul<<<ceil_div(160, 256), 256>>>(buf10, buf1, buf5, 160, 2, 2, 2, 2, 64, 32, 64, 32, 2);
+n25_matmul<<<dim3(ceil_div(2, 64), ceil_div(2, 16), 40), 256>>>(buf10, buf1, buf5, 64, 64, 4, 32, 32, 32, 2, 32, 32, 2, 32, 2, 2, 2, 2);
 n26_mul<<<ceil_div(160, 256), 256>>>(buf5, buf5, 160);
 n27_softmax<<<80, 32>>>(buf5, buf10, 1, 2, 1, 2, 1, 2, 1, 2, 1, 1);
-n25_matmul<<<ceil_div(2560, 256), 256>>>(buf10, buf3, buf1, 2560, 32, 32, 2, 2, 4, 2, 64, 2, 32);
+n25_matmul<<<dim3(ceil_div(32, 64), ceil_div(2, 16), 40), 256>>>(buf10, buf3, buf1, 4, 64, 64, 2, 2, 2, 2, 2, 2, 32, 2, 32, 2, 32, 32);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf1, buf3, 2560, 32, 32, 40, 40, 32, 64, 1);
-n2_linear<<<ceil_div(2560, 256), 256>>>(buf3, transformer_layers_3_self_attn_out_proj_weight, transformer_layers_3_self_attn_out_proj_bias, buf10, 2560, 128, 128, 128, 128, 128);
+n31_linear<<<dim3(ceil_div(128, 64), ceil_div(20, 64), 1), 256>>>(buf3, transformer_layers_3_self_attn_out_proj_weight, transformer_layers_3_self_attn_out_proj_bias, buf10, 128, 128, 128, 20, 128, 128, 128, 128, 128, 20, 128, 128);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf10, buf1, 2560, 128, 128, 2, 2, 128, 1280, 1);
 n34_add<<<ceil_div(2560, 256), 256>>>(buf2, buf1, buf2, 2560);
 n35_norm_stats<<<20, 128>>>(buf2, buf7, 128, 128, 128, 128.0, 128.0);
 n35_norm_apply<<<ceil_div(2560, 256), 256>>>(buf2, buf7, transformer_layers_3_norm1_weight, transformer_layers_3_norm1_bias, buf2, 2560, 128, 128, 128);
-n2_linear<<<ceil_div(10240, 256), 256>>>(buf2, transformer_layers_3_linear1_weight, transformer_layers_3_linear1_bias, buf6, 10240, 512, 512, 128, 128, 128);
+n31_linear<<<dim3(ceil_div(512, 64), ceil_div(20, 64), 1), 256>>>(buf2, transformer_layers_3_linear1_weight, transformer_layers_3_linear1_bias, buf6, 128, 128, 128, 20, 128, 128, 512, 128, 128, 20, 512, 512);
 n37_relu<<<ceil_div(10240, 256), 256>>>(buf6, buf6, 10240);
-n2_linear<<<ceil_div(2560, 256), 256>>>(buf6, transformer_layers_3_linear2_weight, transformer_layers_3_linear2_bias, buf3, 2560, 128, 128, 512, 512, 512);
+n31_linear<<<dim3(ceil_div(128, 64), ceil_div(20, 64), 1), 256>>>(buf6, transformer_layers_3_linear2_weight, transformer_layers_3_linear2_bias, buf3, 512, 512, 512, 20, 512, 512, 128, 512, 512, 20, 128, 128);
 n34_add<<<ceil_div(2560, 256), 256>>>(buf2, buf3, buf2, 2560);
 n35_norm_stats<<<20, 128>>>(buf2, buf8, 128, 128, 128, 128.0, 128.0);
 n35_norm_apply<<<ceil_div(2560, 256), 256>>>(buf2, buf8, transformer_layers_3_norm2_weight, transformer_layers_3_norm2_bias, buf2, 2560, 128, 128, 128);
@@ -579,26 +769,26 @@ n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_4_self_attn_in_proj_w
 n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_4_self_attn_in_proj_bias, buf9, 128, 128, 128, 1, 1, 384, 0, 1, 1);
 n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_4_self_attn_in_proj_bias, buf7, 128, 128, 128, 1, 1, 384, 128, 1, 1);
 n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_4_self_attn_in_proj_bias, buf8, 128, 128, 128, 1, 1, 384, 256, 1, 1);
-n15_linear<<<ceil_div(2560, 256), 256>>>(buf10, buf4, buf9, buf0, 2560, 128, 128, 128, 128, 128);
-n15_linear<<<ceil_div(2560, 256), 256>>>(buf1, buf5, buf7, buf10, 2560, 128, 128, 128, 128, 128);
-n15_linear<<<ceil_div(2560, 256), 256>>>(buf3, buf6, buf8, buf1, 2560, 128, 128, 128, 128, 128);
+n15_linear<<<dim3(ceil_div(128, 64), ceil_div(20, 64), 1), 256>>>(buf10, buf4, buf9, buf0, 128, 128, 128, 20, 128, 128, 128, 128, 128, 20, 128, 128);
+n15_linear<<<dim3(ceil_div(128, 64), ceil_div(20, 64), 1), 256>>>(buf1, buf5, buf7, buf10, 128, 128, 128, 20, 128, 128, 128, 128, 128, 20, 128, 128);
+n15_linear<<<dim3(ceil_div(128, 64), ceil_div(20, 64), 1), 256>>>(buf3, buf6, buf8, buf1, 128, 128, 128, 20, 128, 128, 128, 128, 128, 20, 128, 128);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf0, buf3, 2560, 32, 32, 2, 2, 32, 1280, 1);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf10, buf4, 2560, 32, 32, 2, 2, 32, 1280, 1);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf1, buf10, 2560, 32, 32, 2, 2, 32, 1280, 1);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf4, buf1, 2560, 2, 2, 32, 32, 64, 1, 32);
-n25_matmul<<<ceil_div(160, 256), 256>>>(buf3, buf1, buf5, 160, 2, 2, 2, 2, 64, 32, 64, 32, 2);
+n25_matmul<<<dim3(ceil_div(2, 64), ceil_div(2, 16), 40), 256>>>(buf3, buf1, buf5, 64, 64, 4, 32, 32, 32, 2, 32, 32, 2, 32, 2, 2, 2, 2);
 n26_mul<<<ceil_div(160, 256), 256>>>(buf5, buf5, 160);
 n27_softmax<<<80, 32>>>(buf5, buf3, 1, 2, 1, 2, 1, 2, 1, 2, 1, 1);
-n25_matmul<<<ceil_div(2560, 256), 256>>>(buf3, buf10, buf1, 2560, 32, 32, 2, 2, 4, 2, 64, 2, 32);
+n25_matmul<<<dim3(ceil_div(32, 64), ceil_div(2, 16), 40), 256>>>(buf3, buf10, buf1, 4, 64, 64, 2, 2, 2, 2, 2, 2, 32, 2, 32, 2, 32, 32);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf1, buf10, 2560, 32, 32, 40, 40, 32, 64, 1);
-n2_linear<<<ceil_div(2560, 256), 256>>>(buf10, transformer_layers_4_self_attn_out_proj_weight, transformer_layers_4_self_attn_out_proj_bias, buf3, 2560, 128, 128, 128, 128, 128);
+n31_linear<<<dim3(ceil_div(128, 64), ceil_div(20, 64), 1), 256>>>(buf10, transformer_layers_4_self_attn_out_proj_weight, transformer_layers_4_self_attn_out_proj_bias, buf3, 128, 128, 128, 20, 128, 128, 128, 128, 128, 20, 128, 128);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf3, buf1, 2560, 128, 128, 2, 2, 128, 1280, 1);
 n34_add<<<ceil_div(2560, 256), 256>>>(buf2, buf1, buf2, 2560);
 n35_norm_stats<<<20, 128>>>(buf2, buf9, 128, 128, 128, 128.0, 128.0);
 n35_norm_apply<<<ceil_div(2560, 256), 256>>>(buf2, buf9, transformer_layers_4_norm1_weight, transformer_layers_4_norm1_bias, buf2, 2560, 128, 128, 128);
-n2_linear<<<ceil_div(10240, 256), 256>>>(buf2, transformer_layers_4_linear1_weight, transformer_layers_4_linear1_bias, buf6, 10240, 512, 512, 128, 128, 128);
+n31_linear<<<dim3(ceil_div(512, 64), ceil_div(20, 64), 1), 256>>>(buf2, transformer_layers_4_linear1_weight, transformer_layers_4_linear1_bias, buf6, 128, 128, 128, 20, 128, 128, 512, 128, 128, 20, 512, 512);
 n37_relu<<<ceil_div(10240, 256), 256>>>(buf6, buf6, 10240);
-n2_linear<<<ceil_div(2560, 256), 256>>>(buf6, transformer_layers_4_linear2_weight, transformer_layers_4_linear2_bias, buf10, 2560, 128, 128, 512, 512, 512);
+n31_linear<<<dim3(ceil_div(128, 64), ceil_div(20, 64), 1), 256>>>(buf6, transformer_layers_4_linear2_weight, transformer_layers_4_linear2_bias, buf10, 512, 512, 512, 20, 512, 512, 128, 512, 512, 20, 128, 128);
 n34_add<<<ceil_div(2560, 256), 256>>>(buf2, buf10, buf2, 2560);
 n35_norm_stats<<<20, 128>>>(buf2, buf7, 128, 128, 128, 128.0, 128.0);
 n35_norm_apply<<<ceil_div(2560, 256), 256>>>(buf2, buf7, transformer_layers_4_norm2_weight, transformer_layers_4_norm2_bias, buf2, 2560, 128, 128, 128);
@@ -611,29 +801,29 @@ n9_slice<<<ceil_div(16384, 256), 256>>>(transformer_layers_5_self_attn_in_proj_w
 n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_5_self_attn_in_proj_bias, buf8, 128, 128, 128, 1, 1, 384, 0, 1, 1);
 n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_5_self_attn_in_proj_bias, buf9, 128, 128, 128, 1, 1, 384, 128, 1, 1);
 n9_slice<<<ceil_div(128, 256), 256>>>(transformer_layers_5_self_attn_in_proj_bias, buf7, 128, 128, 128, 1, 1, 384, 256, 1, 1);
-n15_linear<<<ceil_div(2560, 256), 256>>>(buf3, buf4, buf8, buf0, 2560, 128, 128, 128, 128, 128);
-n15_linear<<<ceil_div(2560, 256), 256>>>(buf1, buf5, buf9, buf3, 2560, 128, 128, 128, 128, 128);
-n15_linear<<<ceil_div(2560, 256), 256>>>(buf10, buf6, buf7, buf1, 2560, 128, 128, 128, 128, 128);
+n15_linear<<<dim3(ceil_div(128, 64), ceil_div(20, 64), 1), 256>>>(buf3, buf4, buf8, buf0, 128, 128, 128, 20, 128, 128, 128, 128, 128, 20, 128, 128);
+n15_linear<<<dim3(ceil_div(128, 64), ceil_div(20, 64), 1), 256>>>(buf1, buf5, buf9, buf3, 128, 128, 128, 20, 128, 128, 128, 128, 128, 20, 128, 128);
+n15_linear<<<dim3(ceil_div(128, 64), ceil_div(20, 64), 1), 256>>>(buf10, buf6, buf7, buf1, 128, 128, 128, 20, 128, 128, 128, 128, 128, 20, 128, 128);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf0, buf10, 2560, 32, 32, 2, 2, 32, 1280, 1);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf3, buf4, 2560, 32, 32, 2, 2, 32, 1280, 1);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf1, buf3, 2560, 32, 32, 2, 2, 32, 1280, 1);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf4, buf1, 2560, 2, 2, 32, 32, 64, 1, 32);
-n25_matmul<<<ceil_div(160, 256), 256>>>(buf10, buf1, buf5, 160, 2, 2, 2, 2, 64, 32, 64, 32, 2);
+n25_matmul<<<dim3(ceil_div(2, 64), ceil_div(2, 16), 40), 256>>>(buf10, buf1, buf5, 64, 64, 4, 32, 32, 32, 2, 32, 32, 2, 32, 2, 2, 2, 2);
 n26_mul<<<ceil_div(160, 256), 256>>>(buf5, buf5, 160);
 n27_softmax<<<80, 32>>>(buf5, buf10, 1, 2, 1, 2, 1, 2, 1, 2, 1, 1);
-n25_matmul<<<ceil_div(2560, 256), 256>>>(buf10, buf3, buf1, 2560, 32, 32, 2, 2, 4, 2, 64, 2, 32);
+n25_matmul<<<dim3(ceil_div(32, 64), ceil_div(2, 16), 40), 256>>>(buf10, buf3, buf1, 4, 64, 64, 2, 2, 2, 2, 2, 2, 32, 2, 32, 2, 32, 32);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf1, buf3, 2560, 32, 32, 40, 40, 32, 64, 1);
-n2_linear<<<ceil_div(2560, 256), 256>>>(buf3, transformer_layers_5_self_attn_out_proj_weight, transformer_layers_5_self_attn_out_proj_bias, buf10, 2560, 128, 128, 128, 128, 128);
+n31_linear<<<dim3(ceil_div(128, 64), ceil_div(20, 64), 1), 256>>>(buf3, transformer_layers_5_self_attn_out_proj_weight, transformer_layers_5_self_attn_out_proj_bias, buf10, 128, 128, 128, 20, 128, 128, 128, 128, 128, 20, 128, 128);
 n6_permute<<<ceil_div(2560, 256), 256>>>(buf10, buf1, 2560, 128, 128, 2, 2, 128, 1280, 1);
 n34_add<<<ceil_div(2560, 256), 256>>>(buf2, buf1, buf2, 2560);
 n35_norm_stats<<<20, 128>>>(buf2, buf8, 128, 128, 128, 128.0, 128.0);
 n35_norm_apply<<<ceil_div(2560, 256), 256>>>(buf2, buf8, transformer_layers_5_norm1_weight, transformer_layers_5_norm1_bias, buf2, 2560, 128, 128, 128);
-n2_linear<<<ceil_div(10240, 256), 256>>>(buf2, transformer_layers_5_linear1_weight, transformer_layers_5_linear1_bias, buf6, 10240, 512, 512, 128, 128, 128);
+n31_linear<<<dim3(ceil_div(512, 64), ceil_div(20, 64), 1), 256>>>(buf2, transformer_layers_5_linear1_weight, transformer_layers_5_linear1_bias, buf6, 128, 128, 128, 20, 128, 128, 512, 128, 128, 20, 512, 512);
 n37_relu<<<ceil_div(10240, 256), 256>>>(buf6, buf6, 10240);
-n2_linear<<<ceil_div(2560, 256), 256>>>(buf6, transformer_layers_5_linear2_weight, transformer_layers_5_linear2_bias, buf3, 2560, 128, 128, 512, 512, 512);
+n31_linear<<<dim3(ceil_div(128, 64), ceil_div(20, 64), 1), 256>>>(buf6, transformer_layers_5_linear2_weight, transformer_layers_5_linear2_bias, buf3, 512, 512, 512, 20, 512, 512, 128, 512, 512, 20, 128, 128);
 n34_add<<<ceil_div(2560, 256), 256>>>(buf2, buf3, buf2, 2560);
 n35_norm_stats<<<20, 128>>>(buf2, buf9, 128, 128, 128, 128.0, 128.0);
 n35_norm_apply<<<ceil_div(2560, 256), 256>>>(buf2, buf9, transformer_layers_5_norm2_weight, transformer_layers_5_norm2_bias, buf2, 2560, 128, 128, 128);
 n216_slice<<<ceil_div(1280, 256), 256>>>(buf2, buf10, 1280, 128, 128, 128, 128, 256, 0, 1, 128);
-n218_linear<<<ceil_div(10000, 256), 256>>>(buf10, fc_out_weight, fc_out_bias, out, 10000, 1000, 1000, 128, 128, 128);
+n218_linear<<<dim3(ceil_div(1000, 64), ceil_div(10, 16), 1), 256>>>(buf10, fc_out_weight, fc_out_bias, out, 128, 128, 128, 10, 128, 128, 1000, 128, 128, 10, 1000, 1000);
 @*/

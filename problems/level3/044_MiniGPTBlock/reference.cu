@@ -89,7 +89,7 @@ extern "C" __global__ void n0_norm_apply(const float* x,
     out[i] = y;
 }
 
-/* t1 = x (65536 x 768) @ weight^T (2304 x 768) + bias */
+/* t1 = x (65536 x 768) @ weight^T (2304 x 768) + bias: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n1_linear(const double* x,
     const float* weight,
     const float* bias,
@@ -99,16 +99,50 @@ extern "C" __global__ void n1_linear(const double* x,
     long long lc2,
     long long lc3,
     long long lc4,
-    long long lc5)
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long col = i % lc1, row = i / lc2;
-    double acc = 0.0;
-    for (long long k = 0; k < lc3; ++k)
-        acc += (double)x[row * lc4 + k] * (double)weight[col * lc5 + k];
-    acc += (double)bias[col];
-    out[i] = acc;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc0; k0 += 16) {
+        const int kn = lc1 - k0 < 16 ? (int)(lc2 - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc3 && k < lc4 ? (double)x[m * lc5 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc6 && k < lc7 ? (double)weight[n * lc8 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc9 && n < lc10) {
+                out[m * lc11 + n] = (acc[r][c] + (double)bias[n]);
+            }
+        }
 }
 
 /* t2: dim 2 [0:768:1] of [128, 512, 2304] */
@@ -158,7 +192,7 @@ extern "C" __global__ void n6_permute(const double* x,
     out[i] = (double)x[src];
 }
 
-/* t12 = a [128, 8, 512, 96] @ b [128, 8, 96, 512], one thread per output */
+/* t12 = a [128, 8, 512, 96] @ b [128, 8, 96, 512]: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n12_matmul(const double* a,
     const double* b,
     double* out,
@@ -175,21 +209,54 @@ extern "C" __global__ void n12_matmul(const double* a,
     long long lc10,
     long long lc11,
     long long lc12,
-    long long lc13)
+    long long lc13,
+    long long lc14,
+    long long lc15,
+    long long lc16,
+    long long lc17,
+    long long lc18)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    long long c_t = i;
-    const long long c3 = c_t % lc1; c_t /= lc2;
-    const long long c2 = c_t % lc3; c_t /= lc4;
-    const long long c1 = c_t % lc5; c_t /= lc6;
+    long long c_t = (long long)blockIdx.z;
+    const long long c1 = c_t % lc0; c_t /= lc1;
     const long long c0 = c_t;
-    const long long abase = c0 * lc7 + c1 * lc8 + c2 * lc9;
-    const long long bbase = c0 * lc10 + c1 * lc11 + c3;
-    double acc = 0.0;
-    for (long long k = 0; k < lc12; ++k)
-        acc += (double)a[abase + k] * (double)b[bbase + k * lc13];
-    out[i] = acc;
+    const long long abase = c0 * lc2 + c1 * lc3, bbase = c0 * lc4 + c1 * lc5;
+    const long long obase = (long long)blockIdx.z * lc6;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc7; k0 += 16) {
+        const int kn = lc8 - k0 < 16 ? (int)(lc9 - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc10 && k < lc11 ? (double)a[abase + m * lc12 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int nn = e % 64, kk = e / 64;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc13 && k < lc14 ? (double)b[bbase + k * lc15 + n] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc16 && n < lc17) {
+                out[obase + m * lc18 + n] = acc[r][c];
+            }
+        }
 }
 
 /* t13: mul with 0.10206207261596577 */
@@ -427,7 +494,7 @@ scratch double buf2[268435456];
 scratch double buf3[201326592];
 n0_norm_stats<<<65536, 256>>>(x, buf1, 768, 768, 768, 768.0, 768.0);
 n0_norm_apply<<<ceil_div(50331648, 256), 256>>>(x, buf1, ln_1_weight, ln_1_bias, buf0, 50331648, 768, 768, 768);
-n1_linear<<<ceil_div(150994944, 256), 256>>>(buf0, attn_c_attn_weight, attn_c_attn_bias, buf1, 150994944, 2304, 2304, 768, 768, 768);
+n1_linear<<<dim3(ceil_div(2304, 64), ceil_div(65536, 64), 1), 256>>>(buf0, attn_c_attn_weight, attn_c_attn_bias, buf1, 768, 768, 768, 65536, 768, 768, 2304, 768, 768, 65536, 2304, 2304);
 n2_slice<<<ceil_div(50331648, 256), 256>>>(buf1, buf0, 50331648, 768, 768, 1, 1, 2304, 0, 1, 1);
 n2_slice<<<ceil_div(50331648, 256), 256>>>(buf1, buf2, 50331648, 768, 768, 1, 1, 2304, 768, 1, 1);
 n2_slice<<<ceil_div(50331648, 256), 256>>>(buf1, buf3, 50331648, 768, 768, 1, 1, 2304, 1536, 1, 1);
@@ -435,17 +502,17 @@ n6_permute<<<ceil_div(50331648, 256), 256>>>(buf2, buf1, 50331648, 96, 96, 512, 
 n6_permute<<<ceil_div(50331648, 256), 256>>>(buf0, buf2, 50331648, 96, 96, 512, 512, 8, 8, 393216, 96, 768, 1);
 n6_permute<<<ceil_div(50331648, 256), 256>>>(buf3, buf0, 50331648, 96, 96, 512, 512, 8, 8, 393216, 96, 768, 1);
 n6_permute<<<ceil_div(50331648, 256), 256>>>(buf1, buf3, 50331648, 512, 512, 96, 96, 8, 8, 393216, 49152, 1, 96);
-n12_matmul<<<ceil_div(268435456, 256), 256>>>(buf2, buf3, buf1, 268435456, 512, 512, 512, 512, 8, 8, 393216, 49152, 96, 393216, 49152, 96, 512);
+n12_matmul<<<dim3(ceil_div(512, 64), ceil_div(512, 64), 1024), 256>>>(buf2, buf3, buf1, 8, 8, 393216, 49152, 393216, 49152, 262144, 96, 96, 96, 512, 96, 96, 512, 96, 512, 512, 512, 512);
 n13_mul<<<ceil_div(268435456, 256), 256>>>(buf1, buf1, 268435456);
 n14_masked_fill<<<ceil_div(268435456, 256), 256>>>(buf1, buf2, 268435456, 512, 512, 512, 1);
 n15_softmax<<<524288, 256>>>(buf2, buf1, 1, 512, 1, 512, 1, 512, 1, 512, 1, 1);
-n12_matmul<<<ceil_div(50331648, 256), 256>>>(buf1, buf0, buf3, 50331648, 96, 96, 512, 512, 8, 8, 2097152, 262144, 512, 393216, 49152, 512, 96);
+n12_matmul<<<dim3(ceil_div(96, 64), ceil_div(512, 64), 1024), 256>>>(buf1, buf0, buf3, 8, 8, 2097152, 262144, 393216, 49152, 49152, 512, 512, 512, 512, 512, 512, 96, 512, 96, 512, 96, 96);
 n6_permute<<<ceil_div(50331648, 256), 256>>>(buf3, buf0, 50331648, 96, 96, 8, 8, 512, 512, 393216, 96, 49152, 1);
-n1_linear<<<ceil_div(50331648, 256), 256>>>(buf0, attn_c_proj_weight, attn_c_proj_bias, buf3, 50331648, 768, 768, 768, 768, 768);
+n1_linear<<<dim3(ceil_div(768, 64), ceil_div(65536, 64), 1), 256>>>(buf0, attn_c_proj_weight, attn_c_proj_bias, buf3, 768, 768, 768, 65536, 768, 768, 768, 768, 768, 65536, 768, 768);
 n20_add<<<ceil_div(50331648, 256), 256>>>(x, buf3, buf0, 50331648);
 n21_norm_stats<<<65536, 256>>>(buf0, buf2, 768, 768, 768, 768.0, 768.0);
 n21_norm_apply<<<ceil_div(50331648, 256), 256>>>(buf0, buf2, ln_2_weight, ln_2_bias, buf3, 50331648, 768, 768, 768);
-n1_linear<<<ceil_div(201326592, 256), 256>>>(buf3, mlp_c_fc_weight, mlp_c_fc_bias, buf1, 201326592, 3072, 3072, 768, 768, 768);
+n1_linear<<<dim3(ceil_div(3072, 64), ceil_div(65536, 64), 1), 256>>>(buf3, mlp_c_fc_weight, mlp_c_fc_bias, buf1, 768, 768, 768, 65536, 768, 768, 3072, 768, 768, 65536, 3072, 3072);
 n23_mul<<<ceil_div(201326592, 256), 256>>>(buf1, buf2, 201326592);
 n24_pow<<<ceil_div(201326592, 256), 256>>>(buf1, buf3, 201326592);
 n25_mul<<<ceil_div(201326592, 256), 256>>>(buf3, buf3, 201326592);
@@ -454,6 +521,6 @@ n27_mul<<<ceil_div(201326592, 256), 256>>>(buf1, buf1, 201326592);
 n28_tanh<<<ceil_div(201326592, 256), 256>>>(buf1, buf1, 201326592);
 n29_add<<<ceil_div(201326592, 256), 256>>>(buf1, buf1, 201326592);
 n30_mul<<<ceil_div(201326592, 256), 256>>>(buf2, buf1, buf2, 201326592);
-n1_linear<<<ceil_div(50331648, 256), 256>>>(buf2, mlp_c_proj_weight, mlp_c_proj_bias, buf3, 50331648, 768, 768, 3072, 3072, 3072);
+n1_linear<<<dim3(ceil_div(768, 64), ceil_div(65536, 64), 1), 256>>>(buf2, mlp_c_proj_weight, mlp_c_proj_bias, buf3, 3072, 3072, 3072, 65536, 3072, 3072, 768, 3072, 3072, 65536, 768, 768);
 n32_add<<<ceil_div(50331648, 256), 256>>>(buf0, buf3, out, 50331648);
 @*/

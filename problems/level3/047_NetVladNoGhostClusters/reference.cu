@@ -36,7 +36,7 @@ static __device__ double block_max(double v, double* sh)
     return r;
 }
 
-/* t1 = a [204800, 512] @ b [512, 32], one thread per output */
+/* t1 = a [204800, 512] @ b [512, 32]: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n1_matmul(const float* a,
     const float* b,
     double* out,
@@ -45,19 +45,53 @@ extern "C" __global__ void n1_matmul(const float* a,
     long long lc2,
     long long lc3,
     long long lc4,
-    long long lc5)
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11,
+    long long lc12)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    long long c_t = i;
-    const long long c1 = c_t % lc1; c_t /= lc2;
-    const long long c0 = c_t;
-    const long long abase = 0 + c0 * lc3;
-    const long long bbase = 0 + c1;
-    double acc = 0.0;
-    for (long long k = 0; k < lc4; ++k)
-        acc += (double)a[abase + k] * (double)b[bbase + k * lc5];
-    out[i] = acc;
+    const long long abase = 0, bbase = 0;
+    const long long obase = (long long)blockIdx.z * lc0;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc1; k0 += 16) {
+        const int kn = lc2 - k0 < 16 ? (int)(lc3 - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc4 && k < lc5 ? (double)a[abase + m * lc6 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int nn = e % 64, kk = e / 64;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc7 && k < lc8 ? (double)b[bbase + k * lc9 + n] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc10 && n < lc11) {
+                out[obase + m * lc12 + n] = acc[r][c];
+            }
+        }
 }
 
 /* t2: batch norm statistics (mean, biased variance) of 204800 values each, one block per statistic */
@@ -211,7 +245,7 @@ extern "C" __global__ void n7_permute(const double* x,
     out[i] = (double)x[src];
 }
 
-/* t9 = a [2048, 32, 100] @ b [2048, 100, 512], one thread per output */
+/* t9 = a [2048, 32, 100] @ b [2048, 100, 512]: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n9_matmul(const double* a,
     const float* b,
     double* out,
@@ -224,20 +258,52 @@ extern "C" __global__ void n9_matmul(const double* a,
     long long lc6,
     long long lc7,
     long long lc8,
-    long long lc9)
+    long long lc9,
+    long long lc10,
+    long long lc11,
+    long long lc12,
+    long long lc13,
+    long long lc14)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    long long c_t = i;
-    const long long c2 = c_t % lc1; c_t /= lc2;
-    const long long c1 = c_t % lc3; c_t /= lc4;
-    const long long c0 = c_t;
-    const long long abase = c0 * lc5 + c1 * lc6;
-    const long long bbase = c0 * lc7 + c2;
-    double acc = 0.0;
-    for (long long k = 0; k < lc8; ++k)
-        acc += (double)a[abase + k] * (double)b[bbase + k * lc9];
-    out[i] = acc;
+    const long long c0 = (long long)blockIdx.z;
+    const long long abase = c0 * lc0, bbase = c0 * lc1;
+    const long long obase = (long long)blockIdx.z * lc2;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc3; k0 += 16) {
+        const int kn = lc4 - k0 < 16 ? (int)(lc5 - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc6 && k < lc7 ? (double)a[abase + m * lc8 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int nn = e % 64, kk = e / 64;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc9 && k < lc10 ? (double)b[bbase + k * lc11 + n] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc12 && n < lc13) {
+                out[obase + m * lc14 + n] = acc[r][c];
+            }
+        }
 }
 
 /* t11: sub */
@@ -370,14 +436,14 @@ extern "C" __global__ void n22_div(const double* a_in,
 scratch double buf0[33554432];
 scratch double buf1[33554432];
 scratch double buf2[33554432];
-n1_matmul<<<ceil_div(6553600, 256), 256>>>(x, clusters, buf0, 6553600, 32, 32, 512, 512, 32);
+n1_matmul<<<dim3(ceil_div(32, 64), ceil_div(204800, 64), 1), 256>>>(x, clusters, buf0, 6553600, 512, 512, 512, 204800, 512, 512, 32, 512, 32, 204800, 32, 32);
 n2_norm_stats<<<32, 256>>>(buf0, buf1, 204800, 32, 204800, 32, 204800.0, 204800.0);
 n2_norm_apply<<<ceil_div(6553600, 256), 256>>>(buf0, buf1, batch_norm_weight, batch_norm_bias, buf0, 6553600, 32);
 n3_softmax<<<204800, 32>>>(buf0, buf1, 1, 32, 1, 32, 1, 32, 1, 32, 1, 1);
 n5_sum<<<65536, 128>>>(buf1, buf0, 32, 32, 3200, 100, 32);
 n6_mul<<<ceil_div(33554432, 256), 256>>>(buf0, clusters2, buf2, 33554432, 16384, 32, 512, 32, 32, 32);
 n7_permute<<<ceil_div(6553600, 256), 256>>>(buf1, buf0, 6553600, 100, 100, 32, 32, 3200, 1, 32);
-n9_matmul<<<ceil_div(33554432, 256), 256>>>(buf0, x, buf1, 33554432, 512, 512, 32, 32, 3200, 100, 51200, 100, 512);
+n9_matmul<<<dim3(ceil_div(512, 64), ceil_div(32, 64), 2048), 256>>>(buf0, x, buf1, 3200, 51200, 16384, 100, 100, 100, 32, 100, 100, 512, 100, 512, 32, 512, 512);
 n7_permute<<<ceil_div(33554432, 256), 256>>>(buf1, buf0, 33554432, 32, 32, 512, 512, 16384, 1, 512);
 n11_sub<<<ceil_div(33554432, 256), 256>>>(buf0, buf2, buf0, 33554432);
 n12_square<<<ceil_div(33554432, 256), 256>>>(buf0, buf1, 33554432);

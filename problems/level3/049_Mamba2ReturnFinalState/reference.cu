@@ -220,7 +220,7 @@ extern "C" __global__ void n12_permute(const float* x,
     out[i] = (double)x[src];
 }
 
-/* t34 = a [2048, 2, 8, 16, 64] @ b [2048, 2, 8, 64, 64], one thread per output */
+/* t34 = a [2048, 2, 8, 16, 64] @ b [2048, 2, 8, 64, 64]: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n13_matmul(const double* a,
     const double* b,
     double* out,
@@ -241,22 +241,55 @@ extern "C" __global__ void n13_matmul(const double* a,
     long long lc14,
     long long lc15,
     long long lc16,
-    long long lc17)
+    long long lc17,
+    long long lc18,
+    long long lc19,
+    long long lc20,
+    long long lc21,
+    long long lc22)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    long long c_t = i;
-    const long long c4 = c_t % lc1; c_t /= lc2;
-    const long long c3 = c_t % lc3; c_t /= lc4;
-    const long long c2 = c_t % lc5; c_t /= lc6;
-    const long long c1 = c_t % lc7; c_t /= lc8;
+    long long c_t = (long long)blockIdx.z;
+    const long long c2 = c_t % lc0; c_t /= lc1;
+    const long long c1 = c_t % lc2; c_t /= lc3;
     const long long c0 = c_t;
-    const long long abase = c0 * lc9 + c1 * lc10 + c2 * lc11 + c3 * lc12;
-    const long long bbase = c0 * lc13 + c1 * lc14 + c2 * lc15 + c4;
-    double acc = 0.0;
-    for (long long k = 0; k < lc16; ++k)
-        acc += (double)a[abase + k] * (double)b[bbase + k * lc17];
-    out[i] = acc;
+    const long long abase = c0 * lc4 + c1 * lc5 + c2 * lc6, bbase = c0 * lc7 + c1 * lc8 + c2 * lc9;
+    const long long obase = (long long)blockIdx.z * lc10;
+    __shared__ double As[16][17];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)16, n0 = blockIdx.x * (long long)64;
+    double acc[1][4];
+    for (int r = 0; r < 1; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc11; k0 += 16) {
+        const int kn = lc12 - k0 < 16 ? (int)(lc13 - k0) : 16;
+        for (int e = threadIdx.x; e < 256; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc14 && k < lc15 ? (double)a[abase + m * lc16 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int nn = e % 64, kk = e / 64;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc17 && k < lc18 ? (double)b[bbase + k * lc19 + n] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[1], bv[4];
+            for (int r = 0; r < 1; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 1; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 1; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc20 && n < lc21) {
+                out[obase + m * lc22 + n] = acc[r][c];
+            }
+        }
 }
 
 /* t37: mul with 0.0 */
@@ -375,7 +408,7 @@ extern "C" __global__ void n25_masked_fill(const double* x,
     out[i] = ((!(c3 - c2 >= lc4)) ? (double)x[src] : (double)__int_as_float((int)0xff800000));
 }
 
-/* t50 = a [2048, 8, 3, 3] @ b [2048, 8, 3, 1024], one thread per output */
+/* t50 = a [2048, 8, 3, 3] @ b [2048, 8, 3, 1024]: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n29_matmul(const double* a,
     const double* b,
     double* out,
@@ -392,21 +425,54 @@ extern "C" __global__ void n29_matmul(const double* a,
     long long lc10,
     long long lc11,
     long long lc12,
-    long long lc13)
+    long long lc13,
+    long long lc14,
+    long long lc15,
+    long long lc16,
+    long long lc17,
+    long long lc18)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    long long c_t = i;
-    const long long c3 = c_t % lc1; c_t /= lc2;
-    const long long c2 = c_t % lc3; c_t /= lc4;
-    const long long c1 = c_t % lc5; c_t /= lc6;
+    long long c_t = (long long)blockIdx.z;
+    const long long c1 = c_t % lc0; c_t /= lc1;
     const long long c0 = c_t;
-    const long long abase = c0 * lc7 + c1 * lc8 + c2 * lc9;
-    const long long bbase = c0 * lc10 + c1 * lc11 + c3;
-    double acc = 0.0;
-    for (long long k = 0; k < lc12; ++k)
-        acc += (double)a[abase + k] * (double)b[bbase + k * lc13];
-    out[i] = acc;
+    const long long abase = c0 * lc2 + c1 * lc3, bbase = c0 * lc4 + c1 * lc5;
+    const long long obase = (long long)blockIdx.z * lc6;
+    __shared__ double As[16][17];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)16, n0 = blockIdx.x * (long long)64;
+    double acc[1][4];
+    for (int r = 0; r < 1; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc7; k0 += 16) {
+        const int kn = lc8 - k0 < 16 ? (int)(lc9 - k0) : 16;
+        for (int e = threadIdx.x; e < 256; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc10 && k < lc11 ? (double)a[abase + m * lc12 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int nn = e % 64, kk = e / 64;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc13 && k < lc14 ? (double)b[bbase + k * lc15 + n] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[1], bv[4];
+            for (int r = 0; r < 1; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 1; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 1; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc16 && n < lc17) {
+                out[obase + m * lc18 + n] = acc[r][c];
+            }
+        }
 }
 
 /* out: the reshaped result (same elements) */
@@ -433,7 +499,7 @@ n8_permute<<<ceil_div(2097152, 256), 256>>>(buf2, buf0, 2097152, 8, 8, 64, 64, 2
 n10_mul<<<ceil_div(33554432, 256), 256>>>(B, buf0, buf2, 33554432, 16384, 8192, 2, 128, 64, 16, 8, 1024, 512, 8);
 n11_permute<<<ceil_div(33554432, 256), 256>>>(buf2, buf0, 33554432, 64, 64, 16, 16, 8, 8, 2, 2, 16384, 8192, 16, 1, 128);
 n12_permute<<<ceil_div(134217728, 256), 256>>>(X, buf2, 134217728, 64, 64, 64, 64, 8, 8, 2, 2, 65536, 32768, 64, 512, 1);
-n13_matmul<<<ceil_div(33554432, 256), 256>>>(buf0, buf2, buf3, 33554432, 64, 64, 16, 16, 8, 8, 2, 2, 16384, 8192, 1024, 64, 65536, 32768, 4096, 64, 64);
+n13_matmul<<<dim3(ceil_div(64, 64), ceil_div(16, 16), 32768), 256>>>(buf0, buf2, buf3, 8, 8, 2, 2, 16384, 8192, 1024, 65536, 32768, 4096, 1024, 64, 64, 64, 16, 64, 64, 64, 64, 64, 16, 64, 64);
 n11_permute<<<ceil_div(33554432, 256), 256>>>(buf3, buf0, 33554432, 16, 16, 64, 64, 8, 8, 2, 2, 16384, 8192, 1024, 1, 64);
 n5_slice<<<ceil_div(16777216, 256), 256>>>(buf0, buf3, 16777216, 8192, 8192, 8192, 8192, 16384, 0, 1, 8192);
 n16_mul<<<ceil_div(16777216, 256), 256>>>(buf3, buf3, 16777216);
@@ -445,7 +511,7 @@ n24_sub<<<ceil_div(147456, 256), 256>>>(buf3, buf3, buf1, 147456, 72, 9, 8, 3, 3
 n25_masked_fill<<<ceil_div(147456, 256), 256>>>(buf1, buf0, 147456, 3, 3, 3, 1);
 n7_exp<<<ceil_div(147456, 256), 256>>>(buf0, buf0, 147456);
 n11_permute<<<ceil_div(50331648, 256), 256>>>(buf2, buf3, 50331648, 16, 16, 64, 64, 3, 3, 8, 8, 24576, 1024, 8192, 16, 1);
-n29_matmul<<<ceil_div(50331648, 256), 256>>>(buf0, buf3, buf2, 50331648, 1024, 1024, 3, 3, 8, 8, 72, 9, 3, 24576, 3072, 3, 1024);
+n29_matmul<<<dim3(ceil_div(1024, 64), ceil_div(3, 16), 16384), 256>>>(buf0, buf3, buf2, 8, 8, 72, 9, 24576, 3072, 3072, 3, 3, 3, 3, 3, 3, 1024, 3, 1024, 3, 1024, 1024);
 n11_permute<<<ceil_div(50331648, 256), 256>>>(buf2, buf3, 50331648, 16, 16, 64, 64, 8, 8, 3, 3, 24576, 1024, 3072, 16, 1);
 n5_slice<<<ceil_div(16777216, 256), 256>>>(buf3, buf0, 16777216, 8192, 8192, 8192, 8192, 24576, 2, 1, 8192);
 n33_copy<<<ceil_div(16777216, 256), 256>>>(buf0, out, 16777216);

@@ -5,7 +5,7 @@
 // norm statistics and adaptive pools one block per output value with a fixed-order
 // tree. Intermediates in double scratch (reused once dead); a reshape is a view of
 // the same buffer. The last node writes the float output.
-/* t0 = x (16384 x 768) @ weight^T (2304 x 768) + bias */
+/* t0 = x (16384 x 768) @ weight^T (2304 x 768) + bias: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n0_linear(const float* x,
     const float* weight,
     const float* bias,
@@ -15,16 +15,50 @@ extern "C" __global__ void n0_linear(const float* x,
     long long lc2,
     long long lc3,
     long long lc4,
-    long long lc5)
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long col = i % lc1, row = i / lc2;
-    double acc = 0.0;
-    for (long long k = 0; k < lc3; ++k)
-        acc += (double)x[row * lc4 + k] * (double)weight[col * lc5 + k];
-    acc += (double)bias[col];
-    out[i] = acc;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc0; k0 += 16) {
+        const int kn = lc1 - k0 < 16 ? (int)(lc2 - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc3 && k < lc4 ? (double)x[m * lc5 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc6 && k < lc7 ? (double)weight[n * lc8 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc9 && n < lc10) {
+                out[m * lc11 + n] = (acc[r][c] + (double)bias[n]);
+            }
+        }
 }
 
 /* t1: dim 2 [0:768:1] of [16, 1024, 2304] */
@@ -74,7 +108,7 @@ extern "C" __global__ void n5_permute(const double* x,
     out[i] = (double)x[src];
 }
 
-/* t11 = a [16, 12, 1024, 64] @ b [16, 12, 64, 1024], one thread per output */
+/* t11 = a [16, 12, 1024, 64] @ b [16, 12, 64, 1024]: tiles through shared memory, each output's k summed in order */
 extern "C" __global__ void n11_matmul(const double* a,
     const double* b,
     double* out,
@@ -91,21 +125,54 @@ extern "C" __global__ void n11_matmul(const double* a,
     long long lc10,
     long long lc11,
     long long lc12,
-    long long lc13)
+    long long lc13,
+    long long lc14,
+    long long lc15,
+    long long lc16,
+    long long lc17,
+    long long lc18)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    long long c_t = i;
-    const long long c3 = c_t % lc1; c_t /= lc2;
-    const long long c2 = c_t % lc3; c_t /= lc4;
-    const long long c1 = c_t % lc5; c_t /= lc6;
+    long long c_t = (long long)blockIdx.z;
+    const long long c1 = c_t % lc0; c_t /= lc1;
     const long long c0 = c_t;
-    const long long abase = c0 * lc7 + c1 * lc8 + c2 * lc9;
-    const long long bbase = c0 * lc10 + c1 * lc11 + c3;
-    double acc = 0.0;
-    for (long long k = 0; k < lc12; ++k)
-        acc += (double)a[abase + k] * (double)b[bbase + k * lc13];
-    out[i] = acc;
+    const long long abase = c0 * lc2 + c1 * lc3, bbase = c0 * lc4 + c1 * lc5;
+    const long long obase = (long long)blockIdx.z * lc6;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+    for (long long k0 = 0; k0 < lc7; k0 += 16) {
+        const int kn = lc8 - k0 < 16 ? (int)(lc9 - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc10 && k < lc11 ? (double)a[abase + m * lc12 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int nn = e % 64, kk = e / 64;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc13 && k < lc14 ? (double)b[bbase + k * lc15 + n] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc16 && n < lc17) {
+                out[obase + m * lc18 + n] = acc[r][c];
+            }
+        }
 }
 
 /* t12: mul with 0.125 */
@@ -162,7 +229,7 @@ scratch double buf0[201326592];
 scratch double buf1[12582912];
 scratch double buf2[201326592];
 scratch double buf3[12582912];
-n0_linear<<<ceil_div(37748736, 256), 256>>>(x, c_attn_weight, c_attn_bias, buf0, 37748736, 2304, 2304, 768, 768, 768);
+n0_linear<<<dim3(ceil_div(2304, 64), ceil_div(16384, 64), 1), 256>>>(x, c_attn_weight, c_attn_bias, buf0, 768, 768, 768, 16384, 768, 768, 2304, 768, 768, 16384, 2304, 2304);
 n1_slice<<<ceil_div(12582912, 256), 256>>>(buf0, buf1, 12582912, 768, 768, 1, 1, 2304, 0, 1, 1);
 n1_slice<<<ceil_div(12582912, 256), 256>>>(buf0, buf2, 12582912, 768, 768, 1, 1, 2304, 768, 1, 1);
 n1_slice<<<ceil_div(12582912, 256), 256>>>(buf0, buf3, 12582912, 768, 768, 1, 1, 2304, 1536, 1, 1);
@@ -170,11 +237,11 @@ n5_permute<<<ceil_div(12582912, 256), 256>>>(buf2, buf0, 12582912, 64, 64, 1024,
 n5_permute<<<ceil_div(12582912, 256), 256>>>(buf1, buf2, 12582912, 64, 64, 1024, 1024, 12, 12, 786432, 64, 768, 1);
 n5_permute<<<ceil_div(12582912, 256), 256>>>(buf3, buf1, 12582912, 64, 64, 1024, 1024, 12, 12, 786432, 64, 768, 1);
 n5_permute<<<ceil_div(12582912, 256), 256>>>(buf0, buf3, 12582912, 1024, 1024, 64, 64, 12, 12, 786432, 65536, 1, 64);
-n11_matmul<<<ceil_div(201326592, 256), 256>>>(buf2, buf3, buf0, 201326592, 1024, 1024, 1024, 1024, 12, 12, 786432, 65536, 64, 786432, 65536, 64, 1024);
+n11_matmul<<<dim3(ceil_div(1024, 64), ceil_div(1024, 64), 192), 256>>>(buf2, buf3, buf0, 12, 12, 786432, 65536, 786432, 65536, 1048576, 64, 64, 64, 1024, 64, 64, 1024, 64, 1024, 1024, 1024, 1024);
 n12_mul<<<ceil_div(201326592, 256), 256>>>(buf0, buf0, 201326592);
 n13_masked_fill<<<ceil_div(201326592, 256), 256>>>(buf0, buf2, 201326592, 1024, 1024, 1024, 1);
 n14_relu<<<ceil_div(201326592, 256), 256>>>(buf2, buf2, 201326592);
-n11_matmul<<<ceil_div(12582912, 256), 256>>>(buf2, buf1, buf3, 12582912, 64, 64, 1024, 1024, 12, 12, 12582912, 1048576, 1024, 786432, 65536, 1024, 64);
+n11_matmul<<<dim3(ceil_div(64, 64), ceil_div(1024, 64), 192), 256>>>(buf2, buf1, buf3, 12, 12, 12582912, 1048576, 786432, 65536, 65536, 1024, 1024, 1024, 1024, 1024, 1024, 64, 1024, 64, 1024, 64, 64);
 n5_permute<<<ceil_div(12582912, 256), 256>>>(buf3, buf1, 12582912, 64, 64, 12, 12, 1024, 1024, 786432, 64, 65536, 1);
 n17_copy<<<ceil_div(12582912, 256), 256>>>(buf1, out, 12582912);
 @*/
