@@ -20,6 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 spec_ = importlib.util.spec_from_file_location("gen", os.path.join(HERE, "gen_b.py"))
 gen = importlib.util.module_from_spec(spec_)
 spec_.loader.exec_module(gen)
+gen.CONV_MIN_THREADS = 0     # several output channels per conv thread at these sizes too
 
 SMALL = [5, 3, 4, 6, 2, 7]
 # sizes over one tile of the tiled GEMM (gemm_tiled.py: 64 x 64 outputs, k by

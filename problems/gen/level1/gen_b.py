@@ -667,13 +667,14 @@ def bound_args(sig, init):
             vals[k] = jsonval(ast.literal_eval(default))
     return vals
 
-CONV_BODY = {
+# The convolution reference body: each thread computes R output channels
+# (co0 .. co0+R-1, one group) of one output position, so each input element
+# is read once per tap for R multiply-adds; every output still sums its taps
+# in the one-thread-per-output order (ci, kd, kh, kw), so the bits are those
+# of the plain loop. Geometry names (NB, CI, CO, GROUPS, ID.., OD.., KD..,
+# SD.., PD.., DILD..) come from the caller (#defines or const ints).
+CONV_TAPS = {
     False: (
-        "    const int cpg = CI / GROUPS;          /* input channels per group */\n"
-        "    const int g = co / (CO / GROUPS);\n"
-        "    double acc = 0.0;\n"
-        "    for (int cj = 0; cj < cpg; ++cj) {\n"
-        "        const int ci = g * cpg + cj;\n"
         "        for (int kd = 0; kd < KD; ++kd) {\n"
         "            const int id = od * SD - PD + kd * DILD;\n"
         "            if (id < 0 || id >= ID) continue;\n"
@@ -682,17 +683,8 @@ CONV_BODY = {
         "                if (ih < 0 || ih >= IH) continue;\n"
         "                for (int kw = 0; kw < KW; ++kw) {\n"
         "                    const int iw = ow * SW - PW + kw * DILW;\n"
-        "                    if (iw < 0 || iw >= IW) continue;\n"
-        "                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]\n"
-        "                         * (double)WEIGHT[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];\n"
-        "                }\n            }\n        }\n    }\n"),
+        "                    if (iw < 0 || iw >= IW) continue;\n"),
     True: (
-        "    const int cpg = CI / GROUPS;          /* input channels per group */\n"
-        "    const int opg = CO / GROUPS;          /* output channels per group */\n"
-        "    const int g = co / opg, oc = co % opg;\n"
-        "    double acc = 0.0;\n"
-        "    for (int cj = 0; cj < cpg; ++cj) {\n"
-        "        const int ci = g * cpg + cj;\n"
         "        for (int kd = 0; kd < KD; ++kd) {\n"
         "            const int nd = od + PD - kd * DILD;   /* = id * SD when input id reaches od */\n"
         "            if (nd < 0 || nd % SD != 0 || nd / SD >= ID) continue;\n"
@@ -704,21 +696,55 @@ CONV_BODY = {
         "                for (int kw = 0; kw < KW; ++kw) {\n"
         "                    const int nw = ow + PW - kw * DILW;\n"
         "                    if (nw < 0 || nw % SW != 0 || nw / SW >= IW) continue;\n"
-        "                    const int iw = nw / SW;\n"
-        "                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]\n"
-        "                         * (double)WEIGHT[(((long long)(ci * opg + oc) * KD + kd) * KH + kh) * KW + kw];\n"
-        "                }\n            }\n        }\n    }\n"),
+        "                    const int iw = nw / SW;\n"),
+}
+# weight element of output channel co0 + r, input channel ci (cj within the group), tap kd kh kw
+CONV_W = {
+    False: "(((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw",
+    True: "(((long long)ci * opg + oc0 + r) * KD + kd) * KH + kh) * KW + kw",
 }
 
-CONV_HEAD = (
-    "    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
-    "    if (idx >= (long long)NB * CO * OD * OH * OW) return;\n"
-    "    long long t = idx;\n"
-    "    const int ow = (int)(t % OW); t /= OW;\n"
-    "    const int oh = (int)(t % OH); t /= OH;\n"
-    "    const int od = (int)(t % OD); t /= OD;\n"
-    "    const int co = (int)(t % CO);\n"
-    "    const long long n = t / CO;\n")
+
+CONV_MIN_THREADS = 1 << 18   # 0 in the small trees the emulators run: R over 1 there too
+
+
+def conv_channels(opg, numel):
+    """R, the output channels per thread: the largest of 8, 4, 2 that divides
+    the channels per group and leaves at least CONV_MIN_THREADS threads, else 1."""
+    for r in (8, 4, 2):
+        if opg % r == 0 and numel // r >= CONV_MIN_THREADS:
+            return r
+    return 1
+
+
+def conv_code(transposed, weight, R, store):
+    """The kernel body: head, taps, and store(acc, co, o) (C statements for
+    output channel co at flat output index o; acc a double) per channel."""
+    s = ("    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+         "    if (t >= (long long)NB * (CO / %d) * OD * OH * OW) return;\n"
+         "    const int ow = (int)(t %% OW); t /= OW;\n"
+         "    const int oh = (int)(t %% OH); t /= OH;\n"
+         "    const int od = (int)(t %% OD); t /= OD;\n"
+         "    const int co0 = (int)(t %% (CO / %d)) * %d;   /* channels co0 .. co0 + %d */\n"
+         "    const long long n = t / (CO / %d);\n" % (R, R, R, R - 1, R))
+    s += "    const int cpg = CI / GROUPS;          /* input channels per group */\n"
+    s += "    const int opg = CO / GROUPS;          /* output channels per group */\n"
+    s += "    const int g = co0 / opg, oc0 = co0 % opg;\n" if transposed else "    const int g = co0 / opg;\n"
+    s += "    double acc[%d];\n" % R
+    s += "    for (int r = 0; r < %d; ++r) acc[r] = 0.0;\n" % R
+    s += "    for (int cj = 0; cj < cpg; ++cj) {\n"
+    s += "        const int ci = g * cpg + cj;\n"
+    s += CONV_TAPS[transposed]
+    s += "                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];\n"
+    s += "                    for (int r = 0; r < %d; ++r)\n" % R
+    s += "                        acc[r] += xv * (double)%s[(%s];\n" % (weight, CONV_W[transposed])
+    s += "                }\n            }\n        }\n    }\n"
+    s += "    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;\n"
+    s += "    for (int r = 0; r < %d; ++r) {\n" % R
+    s += "        const long long o = o0 + (long long)r * OD * OH * OW;\n"
+    s += "".join("        %s\n" % line for line in store("acc[r]", "co0 + r", "o"))
+    s += "    }\n"
+    return s
 
 def build_conv(row):
     num, file, desc, cls, attr, xdims, sig, init, call, g, extra = row
@@ -824,10 +850,12 @@ def build_conv(row):
     py += "def get_init_inputs():\n    return [%s]\n" % ", ".join(e[2] if len(e) > 2 else e[0] for e in init)
     # reference.cu
     head = ("// Reference: %s%s, x (%s) -> out (%s).\n"
-            "// One thread per output element, double accumulation. Spatial axes are padded\n"
+            "// Double accumulation, each output's taps in order; a thread computes %s\n"
+            "// output channel(s) of one position. Spatial axes are padded\n"
             "// to three (size 1, kernel 1, stride 1, no padding on the missing ones), so one\n"
             "// kernel serves 1D, 2D and 3D.%s\n") % (
         cls, " + pointwise Conv2d" if num == 86 else "", ", ".join(xshape), ", ".join(oshape),
+        1 if num == 86 else conv_channels(co // groups, nb * co * prod(outs)),
         " Transposed: out[od] gathers x[id] where od = id*S - P + k*DIL." if transposed else "")
     wshape = "(%s)" % ", ".join(str(sizes.get(s, s)) for s in params[0][1])
     if num == 86:
@@ -836,7 +864,7 @@ def build_conv(row):
         cu += "#define CPW %d   /* pointwise output channels */\n" % co
         cu += ("\nextern \"C\" __global__ void depthwise_ref(const float* __restrict__ x, const float* __restrict__ dw_weight,\n"
                "                                          double* __restrict__ mid)\n{\n")
-        cu += CONV_HEAD + CONV_BODY[False].replace("WEIGHT", "dw_weight") + "    mid[idx] = acc;\n}\n"
+        cu += conv_code(False, "dw_weight", 1, lambda acc, co, o: ["mid[%s] = %s;" % (o, acc)]) + "}\n"
         cu += ("\nextern \"C\" __global__ void pointwise_ref(const double* __restrict__ mid, const float* __restrict__ pw_weight,\n"
                "                                          float* __restrict__ out)\n{\n"
                "    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
@@ -861,12 +889,12 @@ def build_conv(row):
         if g["bias"]:
             args += "const float* __restrict__ bias, "
         cu += "\nextern \"C\" __global__ void conv_ref(%s\n                                     float* __restrict__ out)\n{\n" % args.rstrip()
-        cu += CONV_HEAD + CONV_BODY[transposed].replace("WEIGHT", "weight")
-        if g["bias"]:
-            cu += "    acc += (double)bias[co];\n"
-        cu += "    out[idx] = (float)acc;\n}\n"
-        launch = "conv_ref<<<ceil_div(%s, 256), 256>>>(x, weight, %sout);" % (
-            " * ".join(oshape), "bias, " if g["bias"] else "")
+        R = conv_channels(co // groups, out_numel)
+        b = " + (double)bias[%s]" if g["bias"] else ""
+        cu += conv_code(transposed, "weight", R,
+                        lambda acc, c, o: ["out[%s] = (float)(%s%s);" % (o, acc, b.replace("%s", c))]) + "}\n"
+        launch = "conv_ref<<<ceil_div(%s, %d), 256>>>(x, weight, %sout);" % (
+            " * ".join(oshape), 256 * R, "bias, " if g["bias"] else "")
     cu += CU_TAIL % launch
     return spec, py, cu
 

@@ -29,7 +29,7 @@ sys.path.insert(0, HERE)
 
 import parse as P      # noqa: E402
 import refcu           # noqa: E402
-from shapes import prod, taps_conv, taps_convt    # noqa: E402
+from shapes import prod, small_convs, taps_conv, taps_convt    # noqa: E402
 
 LEVEL = 2
 DSIZE = {"float32": 4, "bool": 1}
@@ -503,6 +503,8 @@ def main():
         if len(chans) != 2 or not all(1 <= v <= 64 for v in chans):
             print("--small-channels: IN,OUT, each 1..64", file=sys.stderr)
             return 2
+    if a.small:
+        small_convs()
     kb = None if a.committed else a.kb
     files = kb_files(a.root, kb)
     if not files:

@@ -10,7 +10,7 @@ as float. Python 3.11 stdlib only."""
 import re
 
 from refcu3 import Level3Ops
-from shapes import CONV_BODY, CONV_HEAD, GT, pad3, prod
+from shapes import GT, conv_channels, conv_code, pad3, prod
 
 EW_BLOCK = 256
 MAX_SCRATCH_BYTES = 8 << 30     # the engine's limit on all scratch buffers together
@@ -454,15 +454,15 @@ class Gen(Level3Ops):
         body = "    /* geometry; spatial axes padded to three */\n"
         for k in range(0, len(geo), 6):
             body += "    const int %s;\n" % ", ".join("%s = %d" % g for g in geo[k:k + 6])
-        body += CONV_HEAD + CONV_BODY[tr].replace("WEIGHT", "weight")
-        if bias:
-            body += "    acc += (double)bias[co];\n"
-        body += "    out[idx] = %sacc;\n" % self.cast(n)
         numel = prod(n["shape"])
+        R = conv_channels(co // n["groups"], numel)
+        cast = self.cast(n)
+        body += conv_code(tr, "weight", R, lambda acc, c, o: ["out[%s] = %s(%s%s);" % (
+            o, cast, acc, " + (double)bias[%s]" % c if bias else "")])
         self.kernel("n%d_conv%s" % (i, "_transpose" if tr else ""), params, body,
-                    "ceil_div(%d, %d)" % (numel, EW_BLOCK), EW_BLOCK, args,
-                    "%s: Conv%s%dd%s, one thread per output, double accumulation%s" % (
-                        n["out"], "Transpose" if tr else "", nd, "" if not bias else " + bias",
+                    "ceil_div(%d, %d)" % (numel // R, EW_BLOCK), EW_BLOCK, args,
+                    "%s: Conv%s%dd%s, %d output channel(s) of one position per thread, double accumulation%s" % (
+                        n["out"], "Transpose" if tr else "", nd, "" if not bias else " + bias", R,
                         "; transposed: out[o] gathers x[i] where o = i*S - P + k*DIL" if tr else ""))
 
     def emit_pool(self, i, n):

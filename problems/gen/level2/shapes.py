@@ -14,8 +14,13 @@ pool_out = refgen.pool_out          # (n, k, s, p, d, ceil)
 taps_conv = refgen.taps_conv        # (n_in, n_out, k, s, p, d)
 taps_convt = refgen.taps_convt
 pad3 = refgen.pad3
-CONV_HEAD = refgen.CONV_HEAD
-CONV_BODY = refgen.CONV_BODY
+conv_code = refgen.conv_code        # (transposed, weight, R, store): the conv body
+conv_channels = refgen.conv_channels
+
+
+def small_convs():
+    """Small trees: several output channels per conv thread at any size."""
+    refgen.CONV_MIN_THREADS = 0
 GT = refgen.gemm_tiled         # the tiled double GEMM body
 
 

@@ -30,7 +30,7 @@ sys.path.insert(0, L2)
 
 import faketorch as ft     # noqa: E402
 import refcu               # noqa: E402
-from shapes import prod    # noqa: E402
+from shapes import prod, small_convs    # noqa: E402
 
 _s = importlib.util.spec_from_file_location("gen_level2", os.path.join(L2, "gen.py"))
 gen2 = importlib.util.module_from_spec(_s)
@@ -489,6 +489,8 @@ def main():
     a = ap.parse_args()
     if a.scratch is not None:
         LIMITS["scratch"] = a.scratch
+    if a.small:
+        small_convs()
     kb = None if a.committed else a.kb
     files = kb_files(a.root, kb)
     if not files:

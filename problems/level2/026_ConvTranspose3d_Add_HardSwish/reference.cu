@@ -9,7 +9,7 @@
 // norm statistics and adaptive pools one block per output value with a fixed-order
 // tree. Intermediates in double scratch buffers (reused once dead); a reshape is a
 // view of the same buffer. The last node writes the float output.
-/* t0: ConvTranspose3d + bias, one thread per output, double accumulation; transposed: out[o] gathers x[i] where o = i*S - P + k*DIL */
+/* t0: ConvTranspose3d + bias, 8 output channel(s) of one position per thread, double accumulation; transposed: out[o] gathers x[i] where o = i*S - P + k*DIL */
 extern "C" __global__ void n0_conv_transpose(const float* x,
     const float* weight,
     const float* bias,
@@ -20,18 +20,18 @@ extern "C" __global__ void n0_conv_transpose(const float* x,
     const int IW = 16, OD = 32, OH = 32, OW = 32, KD = 3, KH = 3;
     const int KW = 3, SD = 2, SH = 2, SW = 2, PD = 1, PH = 1;
     const int PW = 1, DILD = 1, DILH = 1, DILW = 1;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
     const int opg = CO / GROUPS;          /* output channels per group */
-    const int g = co / opg, oc = co % opg;
-    double acc = 0.0;
+    const int g = co0 / opg, oc0 = co0 % opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -46,14 +46,18 @@ extern "C" __global__ void n0_conv_transpose(const float* x,
                     const int nw = ow + PW - kw * DILW;
                     if (nw < 0 || nw % SW != 0 || nw / SW >= IW) continue;
                     const int iw = nw / SW;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(ci * opg + oc) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)ci * opg + oc0 + r) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    acc += (double)bias[co];
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r] + (double)bias[co0 + r]);
+    }
 }
 
 /* t1: add */
@@ -96,7 +100,7 @@ extern "C" __global__ void n3_mul(const double* a_in,
 /*@launch
 scratch double buf0[268435456];
 scratch double buf1[268435456];
-n0_conv_transpose<<<ceil_div(268435456, 256), 256>>>(x, conv_transpose_weight, conv_transpose_bias, buf0);
+n0_conv_transpose<<<ceil_div(33554432, 256), 256>>>(x, conv_transpose_weight, conv_transpose_bias, buf0);
 n1_add<<<ceil_div(268435456, 256), 256>>>(buf0, add_input, buf0);
 n2_hardswish<<<ceil_div(268435456, 256), 256>>>(buf0, buf1);
 n3_mul<<<ceil_div(268435456, 256), 256>>>(buf0, buf1, out);

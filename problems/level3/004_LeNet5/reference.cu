@@ -5,7 +5,7 @@
 // norm statistics and adaptive pools one block per output value with a fixed-order
 // tree. Intermediates in double scratch (reused once dead); a reshape is a view of
 // the same buffer. The last node writes the float output.
-/* t0: Conv2d + bias, one thread per output, double accumulation */
+/* t0: Conv2d + bias, 2 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n0_conv(const float* x,
     const float* weight,
     const float* bias,
@@ -38,17 +38,18 @@ extern "C" __global__ void n0_conv(const float* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 2) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 2)) * 2;   /* channels co0 .. co0 + 1 */
+    const long long n = t / (CO / 2);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[2];
+    for (int r = 0; r < 2; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -60,14 +61,18 @@ extern "C" __global__ void n0_conv(const float* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 2; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    acc += (double)bias[co];
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 2; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r] + (double)bias[co0 + r]);
+    }
 }
 
 /* t1: relu */
@@ -135,7 +140,7 @@ extern "C" __global__ void n2_maxpool(const double* x,
     out[idx] = m;
 }
 
-/* t3: Conv2d + bias, one thread per output, double accumulation */
+/* t3: Conv2d + bias, 8 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n3_conv(const double* x,
     const float* weight,
     const float* bias,
@@ -168,17 +173,18 @@ extern "C" __global__ void n3_conv(const double* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -190,14 +196,18 @@ extern "C" __global__ void n3_conv(const double* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    acc += (double)bias[co];
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r] + (double)bias[co0 + r]);
+    }
 }
 
 /* t7 = x (4096 x 400) @ weight^T (120 x 400) + bias: tiles through shared memory, each output's k summed in order */
@@ -315,10 +325,10 @@ extern "C" __global__ void n11_linear(const double* x,
 /*@launch
 scratch double buf0[19267584];
 scratch double buf1[4816896];
-n0_conv<<<ceil_div(19267584, 256), 256>>>(x, conv1_weight, conv1_bias, buf0, 4096, 1, 6, 1, 1, 32, 32, 1, 28, 28, 1, 5, 5, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n0_conv<<<ceil_div(9633792, 256), 256>>>(x, conv1_weight, conv1_bias, buf0, 4096, 1, 6, 1, 1, 32, 32, 1, 28, 28, 1, 5, 5, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_relu<<<ceil_div(19267584, 256), 256>>>(buf0, buf0, 19267584);
 n2_maxpool<<<ceil_div(4816896, 256), 256>>>(buf0, buf1, 1, 28, 28, 1, 14, 14, 1, 2, 2, 1, 2, 2, 0, 0, 0, 1, 1, 1, 4816896);
-n3_conv<<<ceil_div(6553600, 256), 256>>>(buf1, conv2_weight, conv2_bias, buf0, 4096, 6, 16, 1, 1, 14, 14, 1, 10, 10, 1, 5, 5, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n3_conv<<<ceil_div(819200, 256), 256>>>(buf1, conv2_weight, conv2_bias, buf0, 4096, 6, 16, 1, 1, 14, 14, 1, 10, 10, 1, 5, 5, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_relu<<<ceil_div(6553600, 256), 256>>>(buf0, buf0, 6553600);
 n2_maxpool<<<ceil_div(1638400, 256), 256>>>(buf0, buf1, 1, 10, 10, 1, 5, 5, 1, 2, 2, 1, 2, 2, 0, 0, 0, 1, 1, 1, 1638400);
 n7_linear<<<dim3(ceil_div(120, 64), ceil_div(4096, 64), 1), 256>>>(buf1, fc1_weight, fc1_bias, buf0, 400, 400, 400, 4096, 400, 400, 120, 400, 400, 4096, 120, 120);

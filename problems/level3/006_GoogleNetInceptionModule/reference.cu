@@ -5,7 +5,7 @@
 // norm statistics and adaptive pools one block per output value with a fixed-order
 // tree. Intermediates in double scratch (reused once dead); a reshape is a view of
 // the same buffer. The last node writes the float output.
-/* t0: Conv2d + bias, one thread per output, double accumulation */
+/* t0: Conv2d + bias, 8 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n0_conv(const float* x,
     const float* weight,
     const float* bias,
@@ -38,17 +38,18 @@ extern "C" __global__ void n0_conv(const float* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -60,17 +61,21 @@ extern "C" __global__ void n0_conv(const float* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    acc += (double)bias[co];
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r] + (double)bias[co0 + r]);
+    }
 }
 
-/* t2: Conv2d + bias, one thread per output, double accumulation */
+/* t2: Conv2d + bias, 8 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n2_conv(const double* x,
     const float* weight,
     const float* bias,
@@ -103,17 +108,18 @@ extern "C" __global__ void n2_conv(const double* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -125,14 +131,18 @@ extern "C" __global__ void n2_conv(const double* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    acc += (double)bias[co];
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r] + (double)bias[co0 + r]);
+    }
 }
 
 /* t5: MaxPool2d (padding never wins), one thread per output */
@@ -231,12 +241,12 @@ scratch double buf1[240844800];
 scratch double buf2[104366080];
 scratch double buf3[24084480];
 scratch double buf4[32112640];
-n0_conv<<<ceil_div(96337920, 256), 256>>>(x, branch1x1_weight, branch1x1_bias, buf0, 10, 480, 192, 1, 1, 224, 224, 1, 224, 224, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
-n0_conv<<<ceil_div(48168960, 256), 256>>>(x, branch3x3_0_weight, branch3x3_0_bias, buf1, 10, 480, 96, 1, 1, 224, 224, 1, 224, 224, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
-n2_conv<<<ceil_div(104366080, 256), 256>>>(buf1, branch3x3_1_weight, branch3x3_1_bias, buf2, 10, 96, 208, 1, 1, 224, 224, 1, 224, 224, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
-n0_conv<<<ceil_div(8028160, 256), 256>>>(x, branch5x5_0_weight, branch5x5_0_bias, buf1, 10, 480, 16, 1, 1, 224, 224, 1, 224, 224, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
-n2_conv<<<ceil_div(24084480, 256), 256>>>(buf1, branch5x5_1_weight, branch5x5_1_bias, buf3, 10, 16, 48, 1, 1, 224, 224, 1, 224, 224, 1, 5, 5, 1, 1, 1, 0, 2, 2, 1, 1, 1);
+n0_conv<<<ceil_div(12042240, 256), 256>>>(x, branch1x1_weight, branch1x1_bias, buf0, 10, 480, 192, 1, 1, 224, 224, 1, 224, 224, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n0_conv<<<ceil_div(6021120, 256), 256>>>(x, branch3x3_0_weight, branch3x3_0_bias, buf1, 10, 480, 96, 1, 1, 224, 224, 1, 224, 224, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n2_conv<<<ceil_div(13045760, 256), 256>>>(buf1, branch3x3_1_weight, branch3x3_1_bias, buf2, 10, 96, 208, 1, 1, 224, 224, 1, 224, 224, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n0_conv<<<ceil_div(1003520, 256), 256>>>(x, branch5x5_0_weight, branch5x5_0_bias, buf1, 10, 480, 16, 1, 1, 224, 224, 1, 224, 224, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n2_conv<<<ceil_div(3010560, 256), 256>>>(buf1, branch5x5_1_weight, branch5x5_1_bias, buf3, 10, 16, 48, 1, 1, 224, 224, 1, 224, 224, 1, 5, 5, 1, 1, 1, 0, 2, 2, 1, 1, 1);
 n5_maxpool<<<ceil_div(240844800, 256), 256>>>(x, buf1, 1, 224, 224, 1, 224, 224, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1, 240844800);
-n2_conv<<<ceil_div(32112640, 256), 256>>>(buf1, branch_pool_1_weight, branch_pool_1_bias, buf4, 10, 480, 64, 1, 1, 224, 224, 1, 224, 224, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n2_conv<<<ceil_div(4014080, 256), 256>>>(buf1, branch_pool_1_weight, branch_pool_1_bias, buf4, 10, 480, 64, 1, 1, 224, 224, 1, 224, 224, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 concat8_double_float<<<ceil_div(256901120, 256), 256>>>(buf0, buf2, buf3, buf4, buf0, buf0, buf0, buf0, 192, 208, 48, 64, 0, 0, 0, 0, out, 10, 50176, 512, 0, 512);
 @*/

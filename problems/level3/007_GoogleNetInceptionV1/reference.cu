@@ -20,7 +20,7 @@ static __device__ double block_sum(double v, double* sh)
     return r;
 }
 
-/* t0: Conv2d + bias, one thread per output, double accumulation */
+/* t0: Conv2d + bias, 8 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n0_conv(const float* x,
     const float* weight,
     const float* bias,
@@ -53,17 +53,18 @@ extern "C" __global__ void n0_conv(const float* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -75,14 +76,18 @@ extern "C" __global__ void n0_conv(const float* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    acc += (double)bias[co];
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r] + (double)bias[co0 + r]);
+    }
 }
 
 /* t1: relu */
@@ -150,7 +155,7 @@ extern "C" __global__ void n2_maxpool(const double* x,
     out[idx] = m;
 }
 
-/* t3: Conv2d + bias, one thread per output, double accumulation */
+/* t3: Conv2d + bias, 4 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n3_conv(const double* x,
     const float* weight,
     const float* bias,
@@ -183,17 +188,18 @@ extern "C" __global__ void n3_conv(const double* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 4) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 4)) * 4;   /* channels co0 .. co0 + 3 */
+    const long long n = t / (CO / 4);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[4];
+    for (int r = 0; r < 4; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -205,14 +211,228 @@ extern "C" __global__ void n3_conv(const double* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 4; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    acc += (double)bias[co];
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 4; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r] + (double)bias[co0 + r]);
+    }
+}
+
+/* t5: Conv2d + bias, 8 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n5_conv(const double* x,
+    const float* weight,
+    const float* bias,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r] + (double)bias[co0 + r]);
+    }
+}
+
+/* t8: Conv2d + bias, 1 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n8_conv(const double* x,
+    const float* weight,
+    const float* bias,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 1) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 1)) * 1;   /* channels co0 .. co0 + 0 */
+    const long long n = t / (CO / 1);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[1];
+    for (int r = 0; r < 1; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 1; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 1; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r] + (double)bias[co0 + r]);
+    }
+}
+
+/* t9: Conv2d + bias, 2 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n9_conv(const double* x,
+    const float* weight,
+    const float* bias,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 2) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 2)) * 2;   /* channels co0 .. co0 + 1 */
+    const long long n = t / (CO / 2);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[2];
+    for (int r = 0; r < 2; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 2; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 2; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r] + (double)bias[co0 + r]);
+    }
 }
 
 /* concatenation along a dim: up to 8 operands of widths w0.. into out at offset off */
@@ -361,87 +581,87 @@ scratch double buf1[6021120];
 scratch double buf2[2007040];
 scratch double buf3[1003520];
 scratch double buf4[3763200];
-n0_conv<<<ceil_div(8028160, 256), 256>>>(x, conv1_weight, conv1_bias, buf0, 10, 3, 64, 1, 1, 224, 224, 1, 112, 112, 1, 7, 7, 1, 2, 2, 0, 3, 3, 1, 1, 1);
+n0_conv<<<ceil_div(1003520, 256), 256>>>(x, conv1_weight, conv1_bias, buf0, 10, 3, 64, 1, 1, 224, 224, 1, 112, 112, 1, 7, 7, 1, 2, 2, 0, 3, 3, 1, 1, 1);
 n1_relu<<<ceil_div(8028160, 256), 256>>>(buf0, buf0, 8028160);
 n2_maxpool<<<ceil_div(2007040, 256), 256>>>(buf0, buf1, 1, 112, 112, 1, 56, 56, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1, 2007040);
-n3_conv<<<ceil_div(2007040, 256), 256>>>(buf1, conv2_weight, conv2_bias, buf0, 10, 64, 64, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n3_conv<<<ceil_div(501760, 256), 256>>>(buf1, conv2_weight, conv2_bias, buf0, 10, 64, 64, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_relu<<<ceil_div(2007040, 256), 256>>>(buf0, buf0, 2007040);
-n3_conv<<<ceil_div(6021120, 256), 256>>>(buf0, conv3_weight, conv3_bias, buf1, 10, 64, 192, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n5_conv<<<ceil_div(752640, 256), 256>>>(buf0, conv3_weight, conv3_bias, buf1, 10, 64, 192, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_relu<<<ceil_div(6021120, 256), 256>>>(buf1, buf1, 6021120);
 n2_maxpool<<<ceil_div(1505280, 256), 256>>>(buf1, buf0, 1, 56, 56, 1, 28, 28, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1, 1505280);
-n3_conv<<<ceil_div(501760, 256), 256>>>(buf0, inception3a_branch1x1_weight, inception3a_branch1x1_bias, buf1, 10, 192, 64, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
-n3_conv<<<ceil_div(752640, 256), 256>>>(buf0, inception3a_branch3x3_0_weight, inception3a_branch3x3_0_bias, buf2, 10, 192, 96, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
-n3_conv<<<ceil_div(1003520, 256), 256>>>(buf2, inception3a_branch3x3_1_weight, inception3a_branch3x3_1_bias, buf3, 10, 96, 128, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
-n3_conv<<<ceil_div(125440, 256), 256>>>(buf0, inception3a_branch5x5_0_weight, inception3a_branch5x5_0_bias, buf2, 10, 192, 16, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
-n3_conv<<<ceil_div(250880, 256), 256>>>(buf2, inception3a_branch5x5_1_weight, inception3a_branch5x5_1_bias, buf4, 10, 16, 32, 1, 1, 28, 28, 1, 28, 28, 1, 5, 5, 1, 1, 1, 0, 2, 2, 1, 1, 1);
+n8_conv<<<ceil_div(501760, 256), 256>>>(buf0, inception3a_branch1x1_weight, inception3a_branch1x1_bias, buf1, 10, 192, 64, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n9_conv<<<ceil_div(376320, 256), 256>>>(buf0, inception3a_branch3x3_0_weight, inception3a_branch3x3_0_bias, buf2, 10, 192, 96, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n9_conv<<<ceil_div(501760, 256), 256>>>(buf2, inception3a_branch3x3_1_weight, inception3a_branch3x3_1_bias, buf3, 10, 96, 128, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n8_conv<<<ceil_div(125440, 256), 256>>>(buf0, inception3a_branch5x5_0_weight, inception3a_branch5x5_0_bias, buf2, 10, 192, 16, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(250880, 256), 256>>>(buf2, inception3a_branch5x5_1_weight, inception3a_branch5x5_1_bias, buf4, 10, 16, 32, 1, 1, 28, 28, 1, 28, 28, 1, 5, 5, 1, 1, 1, 0, 2, 2, 1, 1, 1);
 n2_maxpool<<<ceil_div(1505280, 256), 256>>>(buf0, buf2, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1505280);
-n3_conv<<<ceil_div(250880, 256), 256>>>(buf2, inception3a_branch_pool_1_weight, inception3a_branch_pool_1_bias, buf0, 10, 192, 32, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(250880, 256), 256>>>(buf2, inception3a_branch_pool_1_weight, inception3a_branch_pool_1_bias, buf0, 10, 192, 32, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 concat8_double_double<<<ceil_div(2007040, 256), 256>>>(buf1, buf3, buf4, buf0, buf1, buf1, buf1, buf1, 64, 128, 32, 32, 0, 0, 0, 0, buf2, 10, 784, 256, 0, 256);
-n3_conv<<<ceil_div(1003520, 256), 256>>>(buf2, inception3b_branch1x1_weight, inception3b_branch1x1_bias, buf3, 10, 256, 128, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
-n3_conv<<<ceil_div(1003520, 256), 256>>>(buf2, inception3b_branch3x3_0_weight, inception3b_branch3x3_0_bias, buf1, 10, 256, 128, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
-n3_conv<<<ceil_div(1505280, 256), 256>>>(buf1, inception3b_branch3x3_1_weight, inception3b_branch3x3_1_bias, buf0, 10, 128, 192, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
-n3_conv<<<ceil_div(250880, 256), 256>>>(buf2, inception3b_branch5x5_0_weight, inception3b_branch5x5_0_bias, buf4, 10, 256, 32, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
-n3_conv<<<ceil_div(752640, 256), 256>>>(buf4, inception3b_branch5x5_1_weight, inception3b_branch5x5_1_bias, buf1, 10, 32, 96, 1, 1, 28, 28, 1, 28, 28, 1, 5, 5, 1, 1, 1, 0, 2, 2, 1, 1, 1);
+n9_conv<<<ceil_div(501760, 256), 256>>>(buf2, inception3b_branch1x1_weight, inception3b_branch1x1_bias, buf3, 10, 256, 128, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n9_conv<<<ceil_div(501760, 256), 256>>>(buf2, inception3b_branch3x3_0_weight, inception3b_branch3x3_0_bias, buf1, 10, 256, 128, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n3_conv<<<ceil_div(376320, 256), 256>>>(buf1, inception3b_branch3x3_1_weight, inception3b_branch3x3_1_bias, buf0, 10, 128, 192, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n8_conv<<<ceil_div(250880, 256), 256>>>(buf2, inception3b_branch5x5_0_weight, inception3b_branch5x5_0_bias, buf4, 10, 256, 32, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n9_conv<<<ceil_div(376320, 256), 256>>>(buf4, inception3b_branch5x5_1_weight, inception3b_branch5x5_1_bias, buf1, 10, 32, 96, 1, 1, 28, 28, 1, 28, 28, 1, 5, 5, 1, 1, 1, 0, 2, 2, 1, 1, 1);
 n2_maxpool<<<ceil_div(2007040, 256), 256>>>(buf2, buf4, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1, 2007040);
-n3_conv<<<ceil_div(501760, 256), 256>>>(buf4, inception3b_branch_pool_1_weight, inception3b_branch_pool_1_bias, buf2, 10, 256, 64, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(501760, 256), 256>>>(buf4, inception3b_branch_pool_1_weight, inception3b_branch_pool_1_bias, buf2, 10, 256, 64, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 concat8_double_double<<<ceil_div(3763200, 256), 256>>>(buf3, buf0, buf1, buf2, buf3, buf3, buf3, buf3, 128, 192, 96, 64, 0, 0, 0, 0, buf4, 10, 784, 480, 0, 480);
 n2_maxpool<<<ceil_div(940800, 256), 256>>>(buf4, buf3, 1, 28, 28, 1, 14, 14, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1, 940800);
-n3_conv<<<ceil_div(376320, 256), 256>>>(buf3, inception4a_branch1x1_weight, inception4a_branch1x1_bias, buf2, 10, 480, 192, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
-n3_conv<<<ceil_div(188160, 256), 256>>>(buf3, inception4a_branch3x3_0_weight, inception4a_branch3x3_0_bias, buf4, 10, 480, 96, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
-n3_conv<<<ceil_div(407680, 256), 256>>>(buf4, inception4a_branch3x3_1_weight, inception4a_branch3x3_1_bias, buf1, 10, 96, 208, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
-n3_conv<<<ceil_div(31360, 256), 256>>>(buf3, inception4a_branch5x5_0_weight, inception4a_branch5x5_0_bias, buf4, 10, 480, 16, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
-n3_conv<<<ceil_div(94080, 256), 256>>>(buf4, inception4a_branch5x5_1_weight, inception4a_branch5x5_1_bias, buf0, 10, 16, 48, 1, 1, 14, 14, 1, 14, 14, 1, 5, 5, 1, 1, 1, 0, 2, 2, 1, 1, 1);
+n8_conv<<<ceil_div(376320, 256), 256>>>(buf3, inception4a_branch1x1_weight, inception4a_branch1x1_bias, buf2, 10, 480, 192, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(188160, 256), 256>>>(buf3, inception4a_branch3x3_0_weight, inception4a_branch3x3_0_bias, buf4, 10, 480, 96, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(407680, 256), 256>>>(buf4, inception4a_branch3x3_1_weight, inception4a_branch3x3_1_bias, buf1, 10, 96, 208, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n8_conv<<<ceil_div(31360, 256), 256>>>(buf3, inception4a_branch5x5_0_weight, inception4a_branch5x5_0_bias, buf4, 10, 480, 16, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(94080, 256), 256>>>(buf4, inception4a_branch5x5_1_weight, inception4a_branch5x5_1_bias, buf0, 10, 16, 48, 1, 1, 14, 14, 1, 14, 14, 1, 5, 5, 1, 1, 1, 0, 2, 2, 1, 1, 1);
 n2_maxpool<<<ceil_div(940800, 256), 256>>>(buf3, buf4, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1, 940800);
-n3_conv<<<ceil_div(125440, 256), 256>>>(buf4, inception4a_branch_pool_1_weight, inception4a_branch_pool_1_bias, buf3, 10, 480, 64, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(125440, 256), 256>>>(buf4, inception4a_branch_pool_1_weight, inception4a_branch_pool_1_bias, buf3, 10, 480, 64, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 concat8_double_double<<<ceil_div(1003520, 256), 256>>>(buf2, buf1, buf0, buf3, buf2, buf2, buf2, buf2, 192, 208, 48, 64, 0, 0, 0, 0, buf4, 10, 196, 512, 0, 512);
-n3_conv<<<ceil_div(313600, 256), 256>>>(buf4, inception4b_branch1x1_weight, inception4b_branch1x1_bias, buf3, 10, 512, 160, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
-n3_conv<<<ceil_div(219520, 256), 256>>>(buf4, inception4b_branch3x3_0_weight, inception4b_branch3x3_0_bias, buf2, 10, 512, 112, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
-n3_conv<<<ceil_div(439040, 256), 256>>>(buf2, inception4b_branch3x3_1_weight, inception4b_branch3x3_1_bias, buf1, 10, 112, 224, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
-n3_conv<<<ceil_div(47040, 256), 256>>>(buf4, inception4b_branch5x5_0_weight, inception4b_branch5x5_0_bias, buf2, 10, 512, 24, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
-n3_conv<<<ceil_div(125440, 256), 256>>>(buf2, inception4b_branch5x5_1_weight, inception4b_branch5x5_1_bias, buf0, 10, 24, 64, 1, 1, 14, 14, 1, 14, 14, 1, 5, 5, 1, 1, 1, 0, 2, 2, 1, 1, 1);
+n8_conv<<<ceil_div(313600, 256), 256>>>(buf4, inception4b_branch1x1_weight, inception4b_branch1x1_bias, buf3, 10, 512, 160, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(219520, 256), 256>>>(buf4, inception4b_branch3x3_0_weight, inception4b_branch3x3_0_bias, buf2, 10, 512, 112, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(439040, 256), 256>>>(buf2, inception4b_branch3x3_1_weight, inception4b_branch3x3_1_bias, buf1, 10, 112, 224, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n8_conv<<<ceil_div(47040, 256), 256>>>(buf4, inception4b_branch5x5_0_weight, inception4b_branch5x5_0_bias, buf2, 10, 512, 24, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(125440, 256), 256>>>(buf2, inception4b_branch5x5_1_weight, inception4b_branch5x5_1_bias, buf0, 10, 24, 64, 1, 1, 14, 14, 1, 14, 14, 1, 5, 5, 1, 1, 1, 0, 2, 2, 1, 1, 1);
 n2_maxpool<<<ceil_div(1003520, 256), 256>>>(buf4, buf2, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1003520);
-n3_conv<<<ceil_div(125440, 256), 256>>>(buf2, inception4b_branch_pool_1_weight, inception4b_branch_pool_1_bias, buf4, 10, 512, 64, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(125440, 256), 256>>>(buf2, inception4b_branch_pool_1_weight, inception4b_branch_pool_1_bias, buf4, 10, 512, 64, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 concat8_double_double<<<ceil_div(1003520, 256), 256>>>(buf3, buf1, buf0, buf4, buf3, buf3, buf3, buf3, 160, 224, 64, 64, 0, 0, 0, 0, buf2, 10, 196, 512, 0, 512);
-n3_conv<<<ceil_div(250880, 256), 256>>>(buf2, inception4c_branch1x1_weight, inception4c_branch1x1_bias, buf3, 10, 512, 128, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
-n3_conv<<<ceil_div(250880, 256), 256>>>(buf2, inception4c_branch3x3_0_weight, inception4c_branch3x3_0_bias, buf4, 10, 512, 128, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
-n3_conv<<<ceil_div(501760, 256), 256>>>(buf4, inception4c_branch3x3_1_weight, inception4c_branch3x3_1_bias, buf1, 10, 128, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
-n3_conv<<<ceil_div(47040, 256), 256>>>(buf2, inception4c_branch5x5_0_weight, inception4c_branch5x5_0_bias, buf4, 10, 512, 24, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
-n3_conv<<<ceil_div(125440, 256), 256>>>(buf4, inception4c_branch5x5_1_weight, inception4c_branch5x5_1_bias, buf0, 10, 24, 64, 1, 1, 14, 14, 1, 14, 14, 1, 5, 5, 1, 1, 1, 0, 2, 2, 1, 1, 1);
+n8_conv<<<ceil_div(250880, 256), 256>>>(buf2, inception4c_branch1x1_weight, inception4c_branch1x1_bias, buf3, 10, 512, 128, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(250880, 256), 256>>>(buf2, inception4c_branch3x3_0_weight, inception4c_branch3x3_0_bias, buf4, 10, 512, 128, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(501760, 256), 256>>>(buf4, inception4c_branch3x3_1_weight, inception4c_branch3x3_1_bias, buf1, 10, 128, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n8_conv<<<ceil_div(47040, 256), 256>>>(buf2, inception4c_branch5x5_0_weight, inception4c_branch5x5_0_bias, buf4, 10, 512, 24, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(125440, 256), 256>>>(buf4, inception4c_branch5x5_1_weight, inception4c_branch5x5_1_bias, buf0, 10, 24, 64, 1, 1, 14, 14, 1, 14, 14, 1, 5, 5, 1, 1, 1, 0, 2, 2, 1, 1, 1);
 n2_maxpool<<<ceil_div(1003520, 256), 256>>>(buf2, buf4, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1003520);
-n3_conv<<<ceil_div(125440, 256), 256>>>(buf4, inception4c_branch_pool_1_weight, inception4c_branch_pool_1_bias, buf2, 10, 512, 64, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(125440, 256), 256>>>(buf4, inception4c_branch_pool_1_weight, inception4c_branch_pool_1_bias, buf2, 10, 512, 64, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 concat8_double_double<<<ceil_div(1003520, 256), 256>>>(buf3, buf1, buf0, buf2, buf3, buf3, buf3, buf3, 128, 256, 64, 64, 0, 0, 0, 0, buf4, 10, 196, 512, 0, 512);
-n3_conv<<<ceil_div(219520, 256), 256>>>(buf4, inception4d_branch1x1_weight, inception4d_branch1x1_bias, buf3, 10, 512, 112, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
-n3_conv<<<ceil_div(282240, 256), 256>>>(buf4, inception4d_branch3x3_0_weight, inception4d_branch3x3_0_bias, buf2, 10, 512, 144, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
-n3_conv<<<ceil_div(564480, 256), 256>>>(buf2, inception4d_branch3x3_1_weight, inception4d_branch3x3_1_bias, buf1, 10, 144, 288, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
-n3_conv<<<ceil_div(62720, 256), 256>>>(buf4, inception4d_branch5x5_0_weight, inception4d_branch5x5_0_bias, buf2, 10, 512, 32, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
-n3_conv<<<ceil_div(125440, 256), 256>>>(buf2, inception4d_branch5x5_1_weight, inception4d_branch5x5_1_bias, buf0, 10, 32, 64, 1, 1, 14, 14, 1, 14, 14, 1, 5, 5, 1, 1, 1, 0, 2, 2, 1, 1, 1);
+n8_conv<<<ceil_div(219520, 256), 256>>>(buf4, inception4d_branch1x1_weight, inception4d_branch1x1_bias, buf3, 10, 512, 112, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(282240, 256), 256>>>(buf4, inception4d_branch3x3_0_weight, inception4d_branch3x3_0_bias, buf2, 10, 512, 144, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n9_conv<<<ceil_div(282240, 256), 256>>>(buf2, inception4d_branch3x3_1_weight, inception4d_branch3x3_1_bias, buf1, 10, 144, 288, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n8_conv<<<ceil_div(62720, 256), 256>>>(buf4, inception4d_branch5x5_0_weight, inception4d_branch5x5_0_bias, buf2, 10, 512, 32, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(125440, 256), 256>>>(buf2, inception4d_branch5x5_1_weight, inception4d_branch5x5_1_bias, buf0, 10, 32, 64, 1, 1, 14, 14, 1, 14, 14, 1, 5, 5, 1, 1, 1, 0, 2, 2, 1, 1, 1);
 n2_maxpool<<<ceil_div(1003520, 256), 256>>>(buf4, buf2, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1003520);
-n3_conv<<<ceil_div(125440, 256), 256>>>(buf2, inception4d_branch_pool_1_weight, inception4d_branch_pool_1_bias, buf4, 10, 512, 64, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(125440, 256), 256>>>(buf2, inception4d_branch_pool_1_weight, inception4d_branch_pool_1_bias, buf4, 10, 512, 64, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 concat8_double_double<<<ceil_div(1034880, 256), 256>>>(buf3, buf1, buf0, buf4, buf3, buf3, buf3, buf3, 112, 288, 64, 64, 0, 0, 0, 0, buf2, 10, 196, 528, 0, 528);
-n3_conv<<<ceil_div(501760, 256), 256>>>(buf2, inception4e_branch1x1_weight, inception4e_branch1x1_bias, buf3, 10, 528, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
-n3_conv<<<ceil_div(313600, 256), 256>>>(buf2, inception4e_branch3x3_0_weight, inception4e_branch3x3_0_bias, buf4, 10, 528, 160, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
-n3_conv<<<ceil_div(627200, 256), 256>>>(buf4, inception4e_branch3x3_1_weight, inception4e_branch3x3_1_bias, buf1, 10, 160, 320, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
-n3_conv<<<ceil_div(62720, 256), 256>>>(buf2, inception4e_branch5x5_0_weight, inception4e_branch5x5_0_bias, buf4, 10, 528, 32, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
-n3_conv<<<ceil_div(250880, 256), 256>>>(buf4, inception4e_branch5x5_1_weight, inception4e_branch5x5_1_bias, buf0, 10, 32, 128, 1, 1, 14, 14, 1, 14, 14, 1, 5, 5, 1, 1, 1, 0, 2, 2, 1, 1, 1);
+n8_conv<<<ceil_div(501760, 256), 256>>>(buf2, inception4e_branch1x1_weight, inception4e_branch1x1_bias, buf3, 10, 528, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(313600, 256), 256>>>(buf2, inception4e_branch3x3_0_weight, inception4e_branch3x3_0_bias, buf4, 10, 528, 160, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n9_conv<<<ceil_div(313600, 256), 256>>>(buf4, inception4e_branch3x3_1_weight, inception4e_branch3x3_1_bias, buf1, 10, 160, 320, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n8_conv<<<ceil_div(62720, 256), 256>>>(buf2, inception4e_branch5x5_0_weight, inception4e_branch5x5_0_bias, buf4, 10, 528, 32, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(250880, 256), 256>>>(buf4, inception4e_branch5x5_1_weight, inception4e_branch5x5_1_bias, buf0, 10, 32, 128, 1, 1, 14, 14, 1, 14, 14, 1, 5, 5, 1, 1, 1, 0, 2, 2, 1, 1, 1);
 n2_maxpool<<<ceil_div(1034880, 256), 256>>>(buf2, buf4, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1034880);
-n3_conv<<<ceil_div(250880, 256), 256>>>(buf4, inception4e_branch_pool_1_weight, inception4e_branch_pool_1_bias, buf2, 10, 528, 128, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(250880, 256), 256>>>(buf4, inception4e_branch_pool_1_weight, inception4e_branch_pool_1_bias, buf2, 10, 528, 128, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 concat8_double_double<<<ceil_div(1630720, 256), 256>>>(buf3, buf1, buf0, buf2, buf3, buf3, buf3, buf3, 256, 320, 128, 128, 0, 0, 0, 0, buf4, 10, 196, 832, 0, 832);
 n2_maxpool<<<ceil_div(407680, 256), 256>>>(buf4, buf3, 1, 14, 14, 1, 7, 7, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1, 407680);
-n3_conv<<<ceil_div(125440, 256), 256>>>(buf3, inception5a_branch1x1_weight, inception5a_branch1x1_bias, buf2, 10, 832, 256, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
-n3_conv<<<ceil_div(78400, 256), 256>>>(buf3, inception5a_branch3x3_0_weight, inception5a_branch3x3_0_bias, buf4, 10, 832, 160, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
-n3_conv<<<ceil_div(156800, 256), 256>>>(buf4, inception5a_branch3x3_1_weight, inception5a_branch3x3_1_bias, buf1, 10, 160, 320, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
-n3_conv<<<ceil_div(15680, 256), 256>>>(buf3, inception5a_branch5x5_0_weight, inception5a_branch5x5_0_bias, buf4, 10, 832, 32, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
-n3_conv<<<ceil_div(62720, 256), 256>>>(buf4, inception5a_branch5x5_1_weight, inception5a_branch5x5_1_bias, buf0, 10, 32, 128, 1, 1, 7, 7, 1, 7, 7, 1, 5, 5, 1, 1, 1, 0, 2, 2, 1, 1, 1);
+n8_conv<<<ceil_div(125440, 256), 256>>>(buf3, inception5a_branch1x1_weight, inception5a_branch1x1_bias, buf2, 10, 832, 256, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(78400, 256), 256>>>(buf3, inception5a_branch3x3_0_weight, inception5a_branch3x3_0_bias, buf4, 10, 832, 160, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(156800, 256), 256>>>(buf4, inception5a_branch3x3_1_weight, inception5a_branch3x3_1_bias, buf1, 10, 160, 320, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n8_conv<<<ceil_div(15680, 256), 256>>>(buf3, inception5a_branch5x5_0_weight, inception5a_branch5x5_0_bias, buf4, 10, 832, 32, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(62720, 256), 256>>>(buf4, inception5a_branch5x5_1_weight, inception5a_branch5x5_1_bias, buf0, 10, 32, 128, 1, 1, 7, 7, 1, 7, 7, 1, 5, 5, 1, 1, 1, 0, 2, 2, 1, 1, 1);
 n2_maxpool<<<ceil_div(407680, 256), 256>>>(buf3, buf4, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1, 407680);
-n3_conv<<<ceil_div(62720, 256), 256>>>(buf4, inception5a_branch_pool_1_weight, inception5a_branch_pool_1_bias, buf3, 10, 832, 128, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(62720, 256), 256>>>(buf4, inception5a_branch_pool_1_weight, inception5a_branch_pool_1_bias, buf3, 10, 832, 128, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 concat8_double_double<<<ceil_div(407680, 256), 256>>>(buf2, buf1, buf0, buf3, buf2, buf2, buf2, buf2, 256, 320, 128, 128, 0, 0, 0, 0, buf4, 10, 49, 832, 0, 832);
-n3_conv<<<ceil_div(188160, 256), 256>>>(buf4, inception5b_branch1x1_weight, inception5b_branch1x1_bias, buf3, 10, 832, 384, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
-n3_conv<<<ceil_div(94080, 256), 256>>>(buf4, inception5b_branch3x3_0_weight, inception5b_branch3x3_0_bias, buf2, 10, 832, 192, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
-n3_conv<<<ceil_div(188160, 256), 256>>>(buf2, inception5b_branch3x3_1_weight, inception5b_branch3x3_1_bias, buf1, 10, 192, 384, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
-n3_conv<<<ceil_div(23520, 256), 256>>>(buf4, inception5b_branch5x5_0_weight, inception5b_branch5x5_0_bias, buf2, 10, 832, 48, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
-n3_conv<<<ceil_div(62720, 256), 256>>>(buf2, inception5b_branch5x5_1_weight, inception5b_branch5x5_1_bias, buf0, 10, 48, 128, 1, 1, 7, 7, 1, 7, 7, 1, 5, 5, 1, 1, 1, 0, 2, 2, 1, 1, 1);
+n8_conv<<<ceil_div(188160, 256), 256>>>(buf4, inception5b_branch1x1_weight, inception5b_branch1x1_bias, buf3, 10, 832, 384, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(94080, 256), 256>>>(buf4, inception5b_branch3x3_0_weight, inception5b_branch3x3_0_bias, buf2, 10, 832, 192, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(188160, 256), 256>>>(buf2, inception5b_branch3x3_1_weight, inception5b_branch3x3_1_bias, buf1, 10, 192, 384, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n8_conv<<<ceil_div(23520, 256), 256>>>(buf4, inception5b_branch5x5_0_weight, inception5b_branch5x5_0_bias, buf2, 10, 832, 48, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(62720, 256), 256>>>(buf2, inception5b_branch5x5_1_weight, inception5b_branch5x5_1_bias, buf0, 10, 48, 128, 1, 1, 7, 7, 1, 7, 7, 1, 5, 5, 1, 1, 1, 0, 2, 2, 1, 1, 1);
 n2_maxpool<<<ceil_div(407680, 256), 256>>>(buf4, buf2, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1, 407680);
-n3_conv<<<ceil_div(62720, 256), 256>>>(buf2, inception5b_branch_pool_1_weight, inception5b_branch_pool_1_bias, buf4, 10, 832, 128, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(62720, 256), 256>>>(buf2, inception5b_branch_pool_1_weight, inception5b_branch_pool_1_bias, buf4, 10, 832, 128, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(buf3, buf1, buf0, buf4, buf3, buf3, buf3, buf3, 384, 384, 128, 128, 0, 0, 0, 0, buf2, 10, 49, 1024, 0, 1024);
 n82_adaptive_avg_pool<<<10240, 64>>>(buf2, buf3, 1, 1, 1, 1, 1024, 1024, 7, 1, 7, 0, 1, 7, 1, 7, 0, 1, 1024, 49, 7, 1);
 n84_linear<<<dim3(ceil_div(1000, 64), ceil_div(10, 16), 1), 256>>>(buf3, fc_weight, fc_bias, out, 1024, 1024, 1024, 10, 1024, 1024, 1000, 1024, 1024, 10, 1000, 1000);

@@ -20,7 +20,7 @@ static __device__ double block_sum(double v, double* sh)
     return r;
 }
 
-/* t0: Conv2d, one thread per output, double accumulation */
+/* t0: Conv2d, 8 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n0_conv(const float* x,
     const float* weight,
     double* out,
@@ -52,17 +52,18 @@ extern "C" __global__ void n0_conv(const float* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -74,13 +75,18 @@ extern "C" __global__ void n0_conv(const float* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* t1: batch norm statistics (mean, biased variance) of 125440 values each, one block per statistic */
@@ -211,7 +217,7 @@ extern "C" __global__ void n3_maxpool(const double* x,
     out[idx] = m;
 }
 
-/* t4: Conv2d, one thread per output, double accumulation */
+/* t4: Conv2d, 4 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n4_conv(const double* x,
     const float* weight,
     double* out,
@@ -243,17 +249,18 @@ extern "C" __global__ void n4_conv(const double* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 4) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 4)) * 4;   /* channels co0 .. co0 + 3 */
+    const long long n = t / (CO / 4);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[4];
+    for (int r = 0; r < 4; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -265,13 +272,87 @@ extern "C" __global__ void n4_conv(const double* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 4; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 4; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
+}
+
+/* t10: Conv2d, 8 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n10_conv(const double* x,
+    const float* weight,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* t14: add */
@@ -285,6 +366,144 @@ extern "C" __global__ void n14_add(const double* a_in,
     const double a = (double)a_in[i];
     const double b = (double)b_in[i];
     out[i] = (a + b);
+}
+
+/* t39: Conv2d, 2 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n39_conv(const double* x,
+    const float* weight,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 2) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 2)) * 2;   /* channels co0 .. co0 + 1 */
+    const long long n = t / (CO / 2);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[2];
+    for (int r = 0; r < 2; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 2; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 2; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
+}
+
+/* t81: Conv2d, 1 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n81_conv(const double* x,
+    const float* weight,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 1) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 1)) * 1;   /* channels co0 .. co0 + 0 */
+    const long long n = t / (CO / 1);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[1];
+    for (int r = 0; r < 1; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 1; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 1; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* t342: AdaptiveAvgPool to [1, 1], one block per output */
@@ -395,448 +614,448 @@ extern "C" __global__ void n344_linear(const double* x,
 scratch double buf0[8028160];
 scratch double buf1[8028160];
 scratch double buf2[8028160];
-n0_conv<<<ceil_div(8028160, 256), 256>>>(x, conv1_weight, buf0, 10, 3, 64, 1, 1, 224, 224, 1, 112, 112, 1, 7, 7, 1, 2, 2, 0, 3, 3, 1, 1, 1);
+n0_conv<<<ceil_div(1003520, 256), 256>>>(x, conv1_weight, buf0, 10, 3, 64, 1, 1, 224, 224, 1, 112, 112, 1, 7, 7, 1, 2, 2, 0, 3, 3, 1, 1, 1);
 n1_norm_stats<<<64, 256>>>(buf0, buf1, 12544, 125440, 12544, 12544, 802816, 125440, 12544, 12544, 802816, 125440.0, 125440.0);
 n1_norm_apply<<<ceil_div(8028160, 256), 256>>>(buf0, buf1, bn1_weight, bn1_bias, buf0, 8028160, 12544, 64);
 n2_relu<<<ceil_div(8028160, 256), 256>>>(buf0, buf0, 8028160);
 n3_maxpool<<<ceil_div(2007040, 256), 256>>>(buf0, buf1, 1, 112, 112, 1, 56, 56, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1, 2007040);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf1, layer1_0_conv1_weight, buf0, 10, 64, 64, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer1_0_conv1_weight, buf0, 10, 64, 64, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<64, 256>>>(buf0, buf2, 3136, 31360, 3136, 3136, 200704, 31360, 3136, 3136, 200704, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf0, buf2, layer1_0_bn1_weight, layer1_0_bn1_bias, buf0, 2007040, 3136, 64);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf0, buf0, 2007040);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf0, layer1_0_conv2_weight, buf2, 10, 64, 64, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer1_0_conv2_weight, buf2, 10, 64, 64, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<64, 256>>>(buf2, buf0, 3136, 31360, 3136, 3136, 200704, 31360, 3136, 3136, 200704, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf2, buf0, layer1_0_bn2_weight, layer1_0_bn2_bias, buf2, 2007040, 3136, 64);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf2, buf2, 2007040);
-n4_conv<<<ceil_div(8028160, 256), 256>>>(buf2, layer1_0_conv3_weight, buf0, 10, 64, 256, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n10_conv<<<ceil_div(1003520, 256), 256>>>(buf2, layer1_0_conv3_weight, buf0, 10, 64, 256, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf0, buf2, 3136, 31360, 3136, 3136, 802816, 31360, 3136, 3136, 802816, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(8028160, 256), 256>>>(buf0, buf2, layer1_0_bn3_weight, layer1_0_bn3_bias, buf0, 8028160, 3136, 256);
-n4_conv<<<ceil_div(8028160, 256), 256>>>(buf1, layer1_0_downsample_0_weight, buf2, 10, 64, 256, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n10_conv<<<ceil_div(1003520, 256), 256>>>(buf1, layer1_0_downsample_0_weight, buf2, 10, 64, 256, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf2, buf1, 3136, 31360, 3136, 3136, 802816, 31360, 3136, 3136, 802816, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(8028160, 256), 256>>>(buf2, buf1, layer1_0_downsample_1_weight, layer1_0_downsample_1_bias, buf2, 8028160, 3136, 256);
 n14_add<<<ceil_div(8028160, 256), 256>>>(buf0, buf2, buf0, 8028160);
 n2_relu<<<ceil_div(8028160, 256), 256>>>(buf0, buf0, 8028160);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf0, layer1_1_conv1_weight, buf1, 10, 256, 64, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer1_1_conv1_weight, buf1, 10, 256, 64, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<64, 256>>>(buf1, buf2, 3136, 31360, 3136, 3136, 200704, 31360, 3136, 3136, 200704, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf1, buf2, layer1_1_bn1_weight, layer1_1_bn1_bias, buf1, 2007040, 3136, 64);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf1, buf1, 2007040);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf1, layer1_1_conv2_weight, buf2, 10, 64, 64, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer1_1_conv2_weight, buf2, 10, 64, 64, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<64, 256>>>(buf2, buf1, 3136, 31360, 3136, 3136, 200704, 31360, 3136, 3136, 200704, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf2, buf1, layer1_1_bn2_weight, layer1_1_bn2_bias, buf2, 2007040, 3136, 64);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf2, buf2, 2007040);
-n4_conv<<<ceil_div(8028160, 256), 256>>>(buf2, layer1_1_conv3_weight, buf1, 10, 64, 256, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n10_conv<<<ceil_div(1003520, 256), 256>>>(buf2, layer1_1_conv3_weight, buf1, 10, 64, 256, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf1, buf2, 3136, 31360, 3136, 3136, 802816, 31360, 3136, 3136, 802816, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(8028160, 256), 256>>>(buf1, buf2, layer1_1_bn3_weight, layer1_1_bn3_bias, buf1, 8028160, 3136, 256);
 n14_add<<<ceil_div(8028160, 256), 256>>>(buf1, buf0, buf1, 8028160);
 n2_relu<<<ceil_div(8028160, 256), 256>>>(buf1, buf1, 8028160);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf1, layer1_2_conv1_weight, buf2, 10, 256, 64, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer1_2_conv1_weight, buf2, 10, 256, 64, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<64, 256>>>(buf2, buf0, 3136, 31360, 3136, 3136, 200704, 31360, 3136, 3136, 200704, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf2, buf0, layer1_2_bn1_weight, layer1_2_bn1_bias, buf2, 2007040, 3136, 64);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf2, buf2, 2007040);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf2, layer1_2_conv2_weight, buf0, 10, 64, 64, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer1_2_conv2_weight, buf0, 10, 64, 64, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<64, 256>>>(buf0, buf2, 3136, 31360, 3136, 3136, 200704, 31360, 3136, 3136, 200704, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf0, buf2, layer1_2_bn2_weight, layer1_2_bn2_bias, buf0, 2007040, 3136, 64);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf0, buf0, 2007040);
-n4_conv<<<ceil_div(8028160, 256), 256>>>(buf0, layer1_2_conv3_weight, buf2, 10, 64, 256, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n10_conv<<<ceil_div(1003520, 256), 256>>>(buf0, layer1_2_conv3_weight, buf2, 10, 64, 256, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf2, buf0, 3136, 31360, 3136, 3136, 802816, 31360, 3136, 3136, 802816, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(8028160, 256), 256>>>(buf2, buf0, layer1_2_bn3_weight, layer1_2_bn3_bias, buf2, 8028160, 3136, 256);
 n14_add<<<ceil_div(8028160, 256), 256>>>(buf2, buf1, buf2, 8028160);
 n2_relu<<<ceil_div(8028160, 256), 256>>>(buf2, buf2, 8028160);
-n4_conv<<<ceil_div(4014080, 256), 256>>>(buf2, layer2_0_conv1_weight, buf0, 10, 256, 128, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n10_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer2_0_conv1_weight, buf0, 10, 256, 128, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<128, 256>>>(buf0, buf1, 3136, 31360, 3136, 3136, 401408, 31360, 3136, 3136, 401408, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(4014080, 256), 256>>>(buf0, buf1, layer2_0_bn1_weight, layer2_0_bn1_bias, buf0, 4014080, 3136, 128);
 n2_relu<<<ceil_div(4014080, 256), 256>>>(buf0, buf0, 4014080);
-n4_conv<<<ceil_div(1003520, 256), 256>>>(buf0, layer2_0_conv2_weight, buf1, 10, 128, 128, 1, 1, 56, 56, 1, 28, 28, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
+n39_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer2_0_conv2_weight, buf1, 10, 128, 128, 1, 1, 56, 56, 1, 28, 28, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<128, 256>>>(buf1, buf0, 784, 7840, 784, 784, 100352, 7840, 784, 784, 100352, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(1003520, 256), 256>>>(buf1, buf0, layer2_0_bn2_weight, layer2_0_bn2_bias, buf1, 1003520, 784, 128);
 n2_relu<<<ceil_div(1003520, 256), 256>>>(buf1, buf1, 1003520);
-n4_conv<<<ceil_div(4014080, 256), 256>>>(buf1, layer2_0_conv3_weight, buf0, 10, 128, 512, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n10_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer2_0_conv3_weight, buf0, 10, 128, 512, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<512, 256>>>(buf0, buf1, 784, 7840, 784, 784, 401408, 7840, 784, 784, 401408, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(4014080, 256), 256>>>(buf0, buf1, layer2_0_bn3_weight, layer2_0_bn3_bias, buf0, 4014080, 784, 512);
-n4_conv<<<ceil_div(4014080, 256), 256>>>(buf2, layer2_0_downsample_0_weight, buf1, 10, 256, 512, 1, 1, 56, 56, 1, 28, 28, 1, 1, 1, 1, 2, 2, 0, 0, 0, 1, 1, 1);
+n10_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer2_0_downsample_0_weight, buf1, 10, 256, 512, 1, 1, 56, 56, 1, 28, 28, 1, 1, 1, 1, 2, 2, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<512, 256>>>(buf1, buf2, 784, 7840, 784, 784, 401408, 7840, 784, 784, 401408, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(4014080, 256), 256>>>(buf1, buf2, layer2_0_downsample_1_weight, layer2_0_downsample_1_bias, buf1, 4014080, 784, 512);
 n14_add<<<ceil_div(4014080, 256), 256>>>(buf0, buf1, buf0, 4014080);
 n2_relu<<<ceil_div(4014080, 256), 256>>>(buf0, buf0, 4014080);
-n4_conv<<<ceil_div(1003520, 256), 256>>>(buf0, layer2_1_conv1_weight, buf2, 10, 512, 128, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n39_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer2_1_conv1_weight, buf2, 10, 512, 128, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<128, 256>>>(buf2, buf1, 784, 7840, 784, 784, 100352, 7840, 784, 784, 100352, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(1003520, 256), 256>>>(buf2, buf1, layer2_1_bn1_weight, layer2_1_bn1_bias, buf2, 1003520, 784, 128);
 n2_relu<<<ceil_div(1003520, 256), 256>>>(buf2, buf2, 1003520);
-n4_conv<<<ceil_div(1003520, 256), 256>>>(buf2, layer2_1_conv2_weight, buf1, 10, 128, 128, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n39_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer2_1_conv2_weight, buf1, 10, 128, 128, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<128, 256>>>(buf1, buf2, 784, 7840, 784, 784, 100352, 7840, 784, 784, 100352, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(1003520, 256), 256>>>(buf1, buf2, layer2_1_bn2_weight, layer2_1_bn2_bias, buf1, 1003520, 784, 128);
 n2_relu<<<ceil_div(1003520, 256), 256>>>(buf1, buf1, 1003520);
-n4_conv<<<ceil_div(4014080, 256), 256>>>(buf1, layer2_1_conv3_weight, buf2, 10, 128, 512, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n10_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer2_1_conv3_weight, buf2, 10, 128, 512, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<512, 256>>>(buf2, buf1, 784, 7840, 784, 784, 401408, 7840, 784, 784, 401408, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(4014080, 256), 256>>>(buf2, buf1, layer2_1_bn3_weight, layer2_1_bn3_bias, buf2, 4014080, 784, 512);
 n14_add<<<ceil_div(4014080, 256), 256>>>(buf2, buf0, buf2, 4014080);
 n2_relu<<<ceil_div(4014080, 256), 256>>>(buf2, buf2, 4014080);
-n4_conv<<<ceil_div(1003520, 256), 256>>>(buf2, layer2_2_conv1_weight, buf1, 10, 512, 128, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n39_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer2_2_conv1_weight, buf1, 10, 512, 128, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<128, 256>>>(buf1, buf0, 784, 7840, 784, 784, 100352, 7840, 784, 784, 100352, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(1003520, 256), 256>>>(buf1, buf0, layer2_2_bn1_weight, layer2_2_bn1_bias, buf1, 1003520, 784, 128);
 n2_relu<<<ceil_div(1003520, 256), 256>>>(buf1, buf1, 1003520);
-n4_conv<<<ceil_div(1003520, 256), 256>>>(buf1, layer2_2_conv2_weight, buf0, 10, 128, 128, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n39_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer2_2_conv2_weight, buf0, 10, 128, 128, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<128, 256>>>(buf0, buf1, 784, 7840, 784, 784, 100352, 7840, 784, 784, 100352, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(1003520, 256), 256>>>(buf0, buf1, layer2_2_bn2_weight, layer2_2_bn2_bias, buf0, 1003520, 784, 128);
 n2_relu<<<ceil_div(1003520, 256), 256>>>(buf0, buf0, 1003520);
-n4_conv<<<ceil_div(4014080, 256), 256>>>(buf0, layer2_2_conv3_weight, buf1, 10, 128, 512, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n10_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer2_2_conv3_weight, buf1, 10, 128, 512, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<512, 256>>>(buf1, buf0, 784, 7840, 784, 784, 401408, 7840, 784, 784, 401408, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(4014080, 256), 256>>>(buf1, buf0, layer2_2_bn3_weight, layer2_2_bn3_bias, buf1, 4014080, 784, 512);
 n14_add<<<ceil_div(4014080, 256), 256>>>(buf1, buf2, buf1, 4014080);
 n2_relu<<<ceil_div(4014080, 256), 256>>>(buf1, buf1, 4014080);
-n4_conv<<<ceil_div(1003520, 256), 256>>>(buf1, layer2_3_conv1_weight, buf0, 10, 512, 128, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n39_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer2_3_conv1_weight, buf0, 10, 512, 128, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<128, 256>>>(buf0, buf2, 784, 7840, 784, 784, 100352, 7840, 784, 784, 100352, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(1003520, 256), 256>>>(buf0, buf2, layer2_3_bn1_weight, layer2_3_bn1_bias, buf0, 1003520, 784, 128);
 n2_relu<<<ceil_div(1003520, 256), 256>>>(buf0, buf0, 1003520);
-n4_conv<<<ceil_div(1003520, 256), 256>>>(buf0, layer2_3_conv2_weight, buf2, 10, 128, 128, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n39_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer2_3_conv2_weight, buf2, 10, 128, 128, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<128, 256>>>(buf2, buf0, 784, 7840, 784, 784, 100352, 7840, 784, 784, 100352, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(1003520, 256), 256>>>(buf2, buf0, layer2_3_bn2_weight, layer2_3_bn2_bias, buf2, 1003520, 784, 128);
 n2_relu<<<ceil_div(1003520, 256), 256>>>(buf2, buf2, 1003520);
-n4_conv<<<ceil_div(4014080, 256), 256>>>(buf2, layer2_3_conv3_weight, buf0, 10, 128, 512, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n10_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer2_3_conv3_weight, buf0, 10, 128, 512, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<512, 256>>>(buf0, buf2, 784, 7840, 784, 784, 401408, 7840, 784, 784, 401408, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(4014080, 256), 256>>>(buf0, buf2, layer2_3_bn3_weight, layer2_3_bn3_bias, buf0, 4014080, 784, 512);
 n14_add<<<ceil_div(4014080, 256), 256>>>(buf0, buf1, buf0, 4014080);
 n2_relu<<<ceil_div(4014080, 256), 256>>>(buf0, buf0, 4014080);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf0, layer3_0_conv1_weight, buf2, 10, 512, 256, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_0_conv1_weight, buf2, 10, 512, 256, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf2, buf1, 784, 7840, 784, 784, 200704, 7840, 784, 784, 200704, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf2, buf1, layer3_0_bn1_weight, layer3_0_bn1_bias, buf2, 2007040, 784, 256);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf2, buf2, 2007040);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_0_conv2_weight, buf1, 10, 256, 256, 1, 1, 28, 28, 1, 14, 14, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_0_conv2_weight, buf1, 10, 256, 256, 1, 1, 28, 28, 1, 14, 14, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf1, buf2, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf1, buf2, layer3_0_bn2_weight, layer3_0_bn2_bias, buf1, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf1, buf1, 501760);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf1, layer3_0_conv3_weight, buf2, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_0_conv3_weight, buf2, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1024, 256>>>(buf2, buf1, 196, 1960, 196, 196, 200704, 1960, 196, 196, 200704, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf2, buf1, layer3_0_bn3_weight, layer3_0_bn3_bias, buf2, 2007040, 196, 1024);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf0, layer3_0_downsample_0_weight, buf1, 10, 512, 1024, 1, 1, 28, 28, 1, 14, 14, 1, 1, 1, 1, 2, 2, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_0_downsample_0_weight, buf1, 10, 512, 1024, 1, 1, 28, 28, 1, 14, 14, 1, 1, 1, 1, 2, 2, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1024, 256>>>(buf1, buf0, 196, 1960, 196, 196, 200704, 1960, 196, 196, 200704, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf1, buf0, layer3_0_downsample_1_weight, layer3_0_downsample_1_bias, buf1, 2007040, 196, 1024);
 n14_add<<<ceil_div(2007040, 256), 256>>>(buf2, buf1, buf2, 2007040);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf2, buf2, 2007040);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_1_conv1_weight, buf0, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_1_conv1_weight, buf0, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf0, buf1, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf0, buf1, layer3_1_bn1_weight, layer3_1_bn1_bias, buf0, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf0, buf0, 501760);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_1_conv2_weight, buf1, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_1_conv2_weight, buf1, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf1, buf0, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf1, buf0, layer3_1_bn2_weight, layer3_1_bn2_bias, buf1, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf1, buf1, 501760);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf1, layer3_1_conv3_weight, buf0, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_1_conv3_weight, buf0, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1024, 256>>>(buf0, buf1, 196, 1960, 196, 196, 200704, 1960, 196, 196, 200704, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf0, buf1, layer3_1_bn3_weight, layer3_1_bn3_bias, buf0, 2007040, 196, 1024);
 n14_add<<<ceil_div(2007040, 256), 256>>>(buf0, buf2, buf0, 2007040);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf0, buf0, 2007040);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_2_conv1_weight, buf1, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_2_conv1_weight, buf1, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf1, buf2, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf1, buf2, layer3_2_bn1_weight, layer3_2_bn1_bias, buf1, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf1, buf1, 501760);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_2_conv2_weight, buf2, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_2_conv2_weight, buf2, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf2, buf1, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf2, buf1, layer3_2_bn2_weight, layer3_2_bn2_bias, buf2, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf2, buf2, 501760);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf2, layer3_2_conv3_weight, buf1, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_2_conv3_weight, buf1, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1024, 256>>>(buf1, buf2, 196, 1960, 196, 196, 200704, 1960, 196, 196, 200704, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf1, buf2, layer3_2_bn3_weight, layer3_2_bn3_bias, buf1, 2007040, 196, 1024);
 n14_add<<<ceil_div(2007040, 256), 256>>>(buf1, buf0, buf1, 2007040);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf1, buf1, 2007040);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_3_conv1_weight, buf2, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_3_conv1_weight, buf2, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf2, buf0, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf2, buf0, layer3_3_bn1_weight, layer3_3_bn1_bias, buf2, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf2, buf2, 501760);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_3_conv2_weight, buf0, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_3_conv2_weight, buf0, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf0, buf2, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf0, buf2, layer3_3_bn2_weight, layer3_3_bn2_bias, buf0, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf0, buf0, 501760);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf0, layer3_3_conv3_weight, buf2, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_3_conv3_weight, buf2, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1024, 256>>>(buf2, buf0, 196, 1960, 196, 196, 200704, 1960, 196, 196, 200704, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf2, buf0, layer3_3_bn3_weight, layer3_3_bn3_bias, buf2, 2007040, 196, 1024);
 n14_add<<<ceil_div(2007040, 256), 256>>>(buf2, buf1, buf2, 2007040);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf2, buf2, 2007040);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_4_conv1_weight, buf0, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_4_conv1_weight, buf0, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf0, buf1, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf0, buf1, layer3_4_bn1_weight, layer3_4_bn1_bias, buf0, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf0, buf0, 501760);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_4_conv2_weight, buf1, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_4_conv2_weight, buf1, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf1, buf0, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf1, buf0, layer3_4_bn2_weight, layer3_4_bn2_bias, buf1, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf1, buf1, 501760);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf1, layer3_4_conv3_weight, buf0, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_4_conv3_weight, buf0, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1024, 256>>>(buf0, buf1, 196, 1960, 196, 196, 200704, 1960, 196, 196, 200704, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf0, buf1, layer3_4_bn3_weight, layer3_4_bn3_bias, buf0, 2007040, 196, 1024);
 n14_add<<<ceil_div(2007040, 256), 256>>>(buf0, buf2, buf0, 2007040);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf0, buf0, 2007040);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_5_conv1_weight, buf1, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_5_conv1_weight, buf1, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf1, buf2, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf1, buf2, layer3_5_bn1_weight, layer3_5_bn1_bias, buf1, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf1, buf1, 501760);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_5_conv2_weight, buf2, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_5_conv2_weight, buf2, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf2, buf1, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf2, buf1, layer3_5_bn2_weight, layer3_5_bn2_bias, buf2, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf2, buf2, 501760);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf2, layer3_5_conv3_weight, buf1, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_5_conv3_weight, buf1, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1024, 256>>>(buf1, buf2, 196, 1960, 196, 196, 200704, 1960, 196, 196, 200704, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf1, buf2, layer3_5_bn3_weight, layer3_5_bn3_bias, buf1, 2007040, 196, 1024);
 n14_add<<<ceil_div(2007040, 256), 256>>>(buf1, buf0, buf1, 2007040);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf1, buf1, 2007040);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_6_conv1_weight, buf2, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_6_conv1_weight, buf2, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf2, buf0, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf2, buf0, layer3_6_bn1_weight, layer3_6_bn1_bias, buf2, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf2, buf2, 501760);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_6_conv2_weight, buf0, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_6_conv2_weight, buf0, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf0, buf2, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf0, buf2, layer3_6_bn2_weight, layer3_6_bn2_bias, buf0, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf0, buf0, 501760);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf0, layer3_6_conv3_weight, buf2, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_6_conv3_weight, buf2, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1024, 256>>>(buf2, buf0, 196, 1960, 196, 196, 200704, 1960, 196, 196, 200704, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf2, buf0, layer3_6_bn3_weight, layer3_6_bn3_bias, buf2, 2007040, 196, 1024);
 n14_add<<<ceil_div(2007040, 256), 256>>>(buf2, buf1, buf2, 2007040);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf2, buf2, 2007040);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_7_conv1_weight, buf0, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_7_conv1_weight, buf0, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf0, buf1, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf0, buf1, layer3_7_bn1_weight, layer3_7_bn1_bias, buf0, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf0, buf0, 501760);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_7_conv2_weight, buf1, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_7_conv2_weight, buf1, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf1, buf0, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf1, buf0, layer3_7_bn2_weight, layer3_7_bn2_bias, buf1, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf1, buf1, 501760);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf1, layer3_7_conv3_weight, buf0, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_7_conv3_weight, buf0, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1024, 256>>>(buf0, buf1, 196, 1960, 196, 196, 200704, 1960, 196, 196, 200704, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf0, buf1, layer3_7_bn3_weight, layer3_7_bn3_bias, buf0, 2007040, 196, 1024);
 n14_add<<<ceil_div(2007040, 256), 256>>>(buf0, buf2, buf0, 2007040);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf0, buf0, 2007040);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_8_conv1_weight, buf1, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_8_conv1_weight, buf1, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf1, buf2, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf1, buf2, layer3_8_bn1_weight, layer3_8_bn1_bias, buf1, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf1, buf1, 501760);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_8_conv2_weight, buf2, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_8_conv2_weight, buf2, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf2, buf1, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf2, buf1, layer3_8_bn2_weight, layer3_8_bn2_bias, buf2, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf2, buf2, 501760);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf2, layer3_8_conv3_weight, buf1, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_8_conv3_weight, buf1, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1024, 256>>>(buf1, buf2, 196, 1960, 196, 196, 200704, 1960, 196, 196, 200704, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf1, buf2, layer3_8_bn3_weight, layer3_8_bn3_bias, buf1, 2007040, 196, 1024);
 n14_add<<<ceil_div(2007040, 256), 256>>>(buf1, buf0, buf1, 2007040);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf1, buf1, 2007040);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_9_conv1_weight, buf2, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_9_conv1_weight, buf2, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf2, buf0, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf2, buf0, layer3_9_bn1_weight, layer3_9_bn1_bias, buf2, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf2, buf2, 501760);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_9_conv2_weight, buf0, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_9_conv2_weight, buf0, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf0, buf2, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf0, buf2, layer3_9_bn2_weight, layer3_9_bn2_bias, buf0, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf0, buf0, 501760);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf0, layer3_9_conv3_weight, buf2, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_9_conv3_weight, buf2, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1024, 256>>>(buf2, buf0, 196, 1960, 196, 196, 200704, 1960, 196, 196, 200704, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf2, buf0, layer3_9_bn3_weight, layer3_9_bn3_bias, buf2, 2007040, 196, 1024);
 n14_add<<<ceil_div(2007040, 256), 256>>>(buf2, buf1, buf2, 2007040);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf2, buf2, 2007040);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_10_conv1_weight, buf0, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_10_conv1_weight, buf0, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf0, buf1, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf0, buf1, layer3_10_bn1_weight, layer3_10_bn1_bias, buf0, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf0, buf0, 501760);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_10_conv2_weight, buf1, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_10_conv2_weight, buf1, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf1, buf0, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf1, buf0, layer3_10_bn2_weight, layer3_10_bn2_bias, buf1, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf1, buf1, 501760);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf1, layer3_10_conv3_weight, buf0, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_10_conv3_weight, buf0, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1024, 256>>>(buf0, buf1, 196, 1960, 196, 196, 200704, 1960, 196, 196, 200704, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf0, buf1, layer3_10_bn3_weight, layer3_10_bn3_bias, buf0, 2007040, 196, 1024);
 n14_add<<<ceil_div(2007040, 256), 256>>>(buf0, buf2, buf0, 2007040);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf0, buf0, 2007040);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_11_conv1_weight, buf1, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_11_conv1_weight, buf1, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf1, buf2, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf1, buf2, layer3_11_bn1_weight, layer3_11_bn1_bias, buf1, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf1, buf1, 501760);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_11_conv2_weight, buf2, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_11_conv2_weight, buf2, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf2, buf1, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf2, buf1, layer3_11_bn2_weight, layer3_11_bn2_bias, buf2, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf2, buf2, 501760);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf2, layer3_11_conv3_weight, buf1, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_11_conv3_weight, buf1, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1024, 256>>>(buf1, buf2, 196, 1960, 196, 196, 200704, 1960, 196, 196, 200704, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf1, buf2, layer3_11_bn3_weight, layer3_11_bn3_bias, buf1, 2007040, 196, 1024);
 n14_add<<<ceil_div(2007040, 256), 256>>>(buf1, buf0, buf1, 2007040);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf1, buf1, 2007040);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_12_conv1_weight, buf2, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_12_conv1_weight, buf2, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf2, buf0, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf2, buf0, layer3_12_bn1_weight, layer3_12_bn1_bias, buf2, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf2, buf2, 501760);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_12_conv2_weight, buf0, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_12_conv2_weight, buf0, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf0, buf2, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf0, buf2, layer3_12_bn2_weight, layer3_12_bn2_bias, buf0, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf0, buf0, 501760);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf0, layer3_12_conv3_weight, buf2, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_12_conv3_weight, buf2, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1024, 256>>>(buf2, buf0, 196, 1960, 196, 196, 200704, 1960, 196, 196, 200704, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf2, buf0, layer3_12_bn3_weight, layer3_12_bn3_bias, buf2, 2007040, 196, 1024);
 n14_add<<<ceil_div(2007040, 256), 256>>>(buf2, buf1, buf2, 2007040);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf2, buf2, 2007040);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_13_conv1_weight, buf0, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_13_conv1_weight, buf0, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf0, buf1, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf0, buf1, layer3_13_bn1_weight, layer3_13_bn1_bias, buf0, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf0, buf0, 501760);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_13_conv2_weight, buf1, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_13_conv2_weight, buf1, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf1, buf0, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf1, buf0, layer3_13_bn2_weight, layer3_13_bn2_bias, buf1, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf1, buf1, 501760);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf1, layer3_13_conv3_weight, buf0, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_13_conv3_weight, buf0, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1024, 256>>>(buf0, buf1, 196, 1960, 196, 196, 200704, 1960, 196, 196, 200704, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf0, buf1, layer3_13_bn3_weight, layer3_13_bn3_bias, buf0, 2007040, 196, 1024);
 n14_add<<<ceil_div(2007040, 256), 256>>>(buf0, buf2, buf0, 2007040);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf0, buf0, 2007040);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_14_conv1_weight, buf1, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_14_conv1_weight, buf1, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf1, buf2, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf1, buf2, layer3_14_bn1_weight, layer3_14_bn1_bias, buf1, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf1, buf1, 501760);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_14_conv2_weight, buf2, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_14_conv2_weight, buf2, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf2, buf1, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf2, buf1, layer3_14_bn2_weight, layer3_14_bn2_bias, buf2, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf2, buf2, 501760);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf2, layer3_14_conv3_weight, buf1, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_14_conv3_weight, buf1, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1024, 256>>>(buf1, buf2, 196, 1960, 196, 196, 200704, 1960, 196, 196, 200704, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf1, buf2, layer3_14_bn3_weight, layer3_14_bn3_bias, buf1, 2007040, 196, 1024);
 n14_add<<<ceil_div(2007040, 256), 256>>>(buf1, buf0, buf1, 2007040);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf1, buf1, 2007040);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_15_conv1_weight, buf2, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_15_conv1_weight, buf2, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf2, buf0, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf2, buf0, layer3_15_bn1_weight, layer3_15_bn1_bias, buf2, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf2, buf2, 501760);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_15_conv2_weight, buf0, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_15_conv2_weight, buf0, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf0, buf2, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf0, buf2, layer3_15_bn2_weight, layer3_15_bn2_bias, buf0, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf0, buf0, 501760);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf0, layer3_15_conv3_weight, buf2, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_15_conv3_weight, buf2, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1024, 256>>>(buf2, buf0, 196, 1960, 196, 196, 200704, 1960, 196, 196, 200704, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf2, buf0, layer3_15_bn3_weight, layer3_15_bn3_bias, buf2, 2007040, 196, 1024);
 n14_add<<<ceil_div(2007040, 256), 256>>>(buf2, buf1, buf2, 2007040);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf2, buf2, 2007040);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_16_conv1_weight, buf0, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_16_conv1_weight, buf0, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf0, buf1, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf0, buf1, layer3_16_bn1_weight, layer3_16_bn1_bias, buf0, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf0, buf0, 501760);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_16_conv2_weight, buf1, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_16_conv2_weight, buf1, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf1, buf0, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf1, buf0, layer3_16_bn2_weight, layer3_16_bn2_bias, buf1, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf1, buf1, 501760);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf1, layer3_16_conv3_weight, buf0, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_16_conv3_weight, buf0, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1024, 256>>>(buf0, buf1, 196, 1960, 196, 196, 200704, 1960, 196, 196, 200704, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf0, buf1, layer3_16_bn3_weight, layer3_16_bn3_bias, buf0, 2007040, 196, 1024);
 n14_add<<<ceil_div(2007040, 256), 256>>>(buf0, buf2, buf0, 2007040);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf0, buf0, 2007040);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_17_conv1_weight, buf1, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_17_conv1_weight, buf1, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf1, buf2, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf1, buf2, layer3_17_bn1_weight, layer3_17_bn1_bias, buf1, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf1, buf1, 501760);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_17_conv2_weight, buf2, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_17_conv2_weight, buf2, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf2, buf1, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf2, buf1, layer3_17_bn2_weight, layer3_17_bn2_bias, buf2, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf2, buf2, 501760);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf2, layer3_17_conv3_weight, buf1, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_17_conv3_weight, buf1, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1024, 256>>>(buf1, buf2, 196, 1960, 196, 196, 200704, 1960, 196, 196, 200704, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf1, buf2, layer3_17_bn3_weight, layer3_17_bn3_bias, buf1, 2007040, 196, 1024);
 n14_add<<<ceil_div(2007040, 256), 256>>>(buf1, buf0, buf1, 2007040);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf1, buf1, 2007040);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_18_conv1_weight, buf2, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_18_conv1_weight, buf2, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf2, buf0, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf2, buf0, layer3_18_bn1_weight, layer3_18_bn1_bias, buf2, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf2, buf2, 501760);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_18_conv2_weight, buf0, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_18_conv2_weight, buf0, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf0, buf2, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf0, buf2, layer3_18_bn2_weight, layer3_18_bn2_bias, buf0, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf0, buf0, 501760);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf0, layer3_18_conv3_weight, buf2, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_18_conv3_weight, buf2, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1024, 256>>>(buf2, buf0, 196, 1960, 196, 196, 200704, 1960, 196, 196, 200704, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf2, buf0, layer3_18_bn3_weight, layer3_18_bn3_bias, buf2, 2007040, 196, 1024);
 n14_add<<<ceil_div(2007040, 256), 256>>>(buf2, buf1, buf2, 2007040);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf2, buf2, 2007040);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_19_conv1_weight, buf0, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_19_conv1_weight, buf0, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf0, buf1, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf0, buf1, layer3_19_bn1_weight, layer3_19_bn1_bias, buf0, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf0, buf0, 501760);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_19_conv2_weight, buf1, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_19_conv2_weight, buf1, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf1, buf0, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf1, buf0, layer3_19_bn2_weight, layer3_19_bn2_bias, buf1, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf1, buf1, 501760);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf1, layer3_19_conv3_weight, buf0, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_19_conv3_weight, buf0, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1024, 256>>>(buf0, buf1, 196, 1960, 196, 196, 200704, 1960, 196, 196, 200704, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf0, buf1, layer3_19_bn3_weight, layer3_19_bn3_bias, buf0, 2007040, 196, 1024);
 n14_add<<<ceil_div(2007040, 256), 256>>>(buf0, buf2, buf0, 2007040);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf0, buf0, 2007040);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_20_conv1_weight, buf1, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_20_conv1_weight, buf1, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf1, buf2, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf1, buf2, layer3_20_bn1_weight, layer3_20_bn1_bias, buf1, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf1, buf1, 501760);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_20_conv2_weight, buf2, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_20_conv2_weight, buf2, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf2, buf1, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf2, buf1, layer3_20_bn2_weight, layer3_20_bn2_bias, buf2, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf2, buf2, 501760);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf2, layer3_20_conv3_weight, buf1, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_20_conv3_weight, buf1, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1024, 256>>>(buf1, buf2, 196, 1960, 196, 196, 200704, 1960, 196, 196, 200704, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf1, buf2, layer3_20_bn3_weight, layer3_20_bn3_bias, buf1, 2007040, 196, 1024);
 n14_add<<<ceil_div(2007040, 256), 256>>>(buf1, buf0, buf1, 2007040);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf1, buf1, 2007040);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_21_conv1_weight, buf2, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_21_conv1_weight, buf2, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf2, buf0, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf2, buf0, layer3_21_bn1_weight, layer3_21_bn1_bias, buf2, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf2, buf2, 501760);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_21_conv2_weight, buf0, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_21_conv2_weight, buf0, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf0, buf2, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf0, buf2, layer3_21_bn2_weight, layer3_21_bn2_bias, buf0, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf0, buf0, 501760);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf0, layer3_21_conv3_weight, buf2, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_21_conv3_weight, buf2, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1024, 256>>>(buf2, buf0, 196, 1960, 196, 196, 200704, 1960, 196, 196, 200704, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf2, buf0, layer3_21_bn3_weight, layer3_21_bn3_bias, buf2, 2007040, 196, 1024);
 n14_add<<<ceil_div(2007040, 256), 256>>>(buf2, buf1, buf2, 2007040);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf2, buf2, 2007040);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_22_conv1_weight, buf0, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer3_22_conv1_weight, buf0, 10, 1024, 256, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf0, buf1, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf0, buf1, layer3_22_bn1_weight, layer3_22_bn1_bias, buf0, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf0, buf0, 501760);
-n4_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_22_conv2_weight, buf1, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n81_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer3_22_conv2_weight, buf1, 10, 256, 256, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf1, buf0, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf1, buf0, layer3_22_bn2_weight, layer3_22_bn2_bias, buf1, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf1, buf1, 501760);
-n4_conv<<<ceil_div(2007040, 256), 256>>>(buf1, layer3_22_conv3_weight, buf0, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer3_22_conv3_weight, buf0, 10, 256, 1024, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1024, 256>>>(buf0, buf1, 196, 1960, 196, 196, 200704, 1960, 196, 196, 200704, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf0, buf1, layer3_22_bn3_weight, layer3_22_bn3_bias, buf0, 2007040, 196, 1024);
 n14_add<<<ceil_div(2007040, 256), 256>>>(buf0, buf2, buf0, 2007040);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf0, buf0, 2007040);
-n4_conv<<<ceil_div(1003520, 256), 256>>>(buf0, layer4_0_conv1_weight, buf1, 10, 1024, 512, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n39_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer4_0_conv1_weight, buf1, 10, 1024, 512, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<512, 256>>>(buf1, buf2, 196, 1960, 196, 196, 100352, 1960, 196, 196, 100352, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1003520, 256), 256>>>(buf1, buf2, layer4_0_bn1_weight, layer4_0_bn1_bias, buf1, 1003520, 196, 512);
 n2_relu<<<ceil_div(1003520, 256), 256>>>(buf1, buf1, 1003520);
-n4_conv<<<ceil_div(250880, 256), 256>>>(buf1, layer4_0_conv2_weight, buf2, 10, 512, 512, 1, 1, 14, 14, 1, 7, 7, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
+n81_conv<<<ceil_div(250880, 256), 256>>>(buf1, layer4_0_conv2_weight, buf2, 10, 512, 512, 1, 1, 14, 14, 1, 7, 7, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<512, 256>>>(buf2, buf1, 49, 490, 49, 49, 25088, 490, 49, 49, 25088, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(250880, 256), 256>>>(buf2, buf1, layer4_0_bn2_weight, layer4_0_bn2_bias, buf2, 250880, 49, 512);
 n2_relu<<<ceil_div(250880, 256), 256>>>(buf2, buf2, 250880);
-n4_conv<<<ceil_div(1003520, 256), 256>>>(buf2, layer4_0_conv3_weight, buf1, 10, 512, 2048, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n39_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer4_0_conv3_weight, buf1, 10, 512, 2048, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<2048, 256>>>(buf1, buf2, 49, 490, 49, 49, 100352, 490, 49, 49, 100352, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(1003520, 256), 256>>>(buf1, buf2, layer4_0_bn3_weight, layer4_0_bn3_bias, buf1, 1003520, 49, 2048);
-n4_conv<<<ceil_div(1003520, 256), 256>>>(buf0, layer4_0_downsample_0_weight, buf2, 10, 1024, 2048, 1, 1, 14, 14, 1, 7, 7, 1, 1, 1, 1, 2, 2, 0, 0, 0, 1, 1, 1);
+n39_conv<<<ceil_div(501760, 256), 256>>>(buf0, layer4_0_downsample_0_weight, buf2, 10, 1024, 2048, 1, 1, 14, 14, 1, 7, 7, 1, 1, 1, 1, 2, 2, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<2048, 256>>>(buf2, buf0, 49, 490, 49, 49, 100352, 490, 49, 49, 100352, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(1003520, 256), 256>>>(buf2, buf0, layer4_0_downsample_1_weight, layer4_0_downsample_1_bias, buf2, 1003520, 49, 2048);
 n14_add<<<ceil_div(1003520, 256), 256>>>(buf1, buf2, buf1, 1003520);
 n2_relu<<<ceil_div(1003520, 256), 256>>>(buf1, buf1, 1003520);
-n4_conv<<<ceil_div(250880, 256), 256>>>(buf1, layer4_1_conv1_weight, buf0, 10, 2048, 512, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n81_conv<<<ceil_div(250880, 256), 256>>>(buf1, layer4_1_conv1_weight, buf0, 10, 2048, 512, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<512, 256>>>(buf0, buf2, 49, 490, 49, 49, 25088, 490, 49, 49, 25088, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(250880, 256), 256>>>(buf0, buf2, layer4_1_bn1_weight, layer4_1_bn1_bias, buf0, 250880, 49, 512);
 n2_relu<<<ceil_div(250880, 256), 256>>>(buf0, buf0, 250880);
-n4_conv<<<ceil_div(250880, 256), 256>>>(buf0, layer4_1_conv2_weight, buf2, 10, 512, 512, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n81_conv<<<ceil_div(250880, 256), 256>>>(buf0, layer4_1_conv2_weight, buf2, 10, 512, 512, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<512, 256>>>(buf2, buf0, 49, 490, 49, 49, 25088, 490, 49, 49, 25088, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(250880, 256), 256>>>(buf2, buf0, layer4_1_bn2_weight, layer4_1_bn2_bias, buf2, 250880, 49, 512);
 n2_relu<<<ceil_div(250880, 256), 256>>>(buf2, buf2, 250880);
-n4_conv<<<ceil_div(1003520, 256), 256>>>(buf2, layer4_1_conv3_weight, buf0, 10, 512, 2048, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n39_conv<<<ceil_div(501760, 256), 256>>>(buf2, layer4_1_conv3_weight, buf0, 10, 512, 2048, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<2048, 256>>>(buf0, buf2, 49, 490, 49, 49, 100352, 490, 49, 49, 100352, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(1003520, 256), 256>>>(buf0, buf2, layer4_1_bn3_weight, layer4_1_bn3_bias, buf0, 1003520, 49, 2048);
 n14_add<<<ceil_div(1003520, 256), 256>>>(buf0, buf1, buf0, 1003520);
 n2_relu<<<ceil_div(1003520, 256), 256>>>(buf0, buf0, 1003520);
-n4_conv<<<ceil_div(250880, 256), 256>>>(buf0, layer4_2_conv1_weight, buf2, 10, 2048, 512, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n81_conv<<<ceil_div(250880, 256), 256>>>(buf0, layer4_2_conv1_weight, buf2, 10, 2048, 512, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<512, 256>>>(buf2, buf1, 49, 490, 49, 49, 25088, 490, 49, 49, 25088, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(250880, 256), 256>>>(buf2, buf1, layer4_2_bn1_weight, layer4_2_bn1_bias, buf2, 250880, 49, 512);
 n2_relu<<<ceil_div(250880, 256), 256>>>(buf2, buf2, 250880);
-n4_conv<<<ceil_div(250880, 256), 256>>>(buf2, layer4_2_conv2_weight, buf1, 10, 512, 512, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n81_conv<<<ceil_div(250880, 256), 256>>>(buf2, layer4_2_conv2_weight, buf1, 10, 512, 512, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<512, 256>>>(buf1, buf2, 49, 490, 49, 49, 25088, 490, 49, 49, 25088, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(250880, 256), 256>>>(buf1, buf2, layer4_2_bn2_weight, layer4_2_bn2_bias, buf1, 250880, 49, 512);
 n2_relu<<<ceil_div(250880, 256), 256>>>(buf1, buf1, 250880);
-n4_conv<<<ceil_div(1003520, 256), 256>>>(buf1, layer4_2_conv3_weight, buf2, 10, 512, 2048, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n39_conv<<<ceil_div(501760, 256), 256>>>(buf1, layer4_2_conv3_weight, buf2, 10, 512, 2048, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<2048, 256>>>(buf2, buf1, 49, 490, 49, 49, 100352, 490, 49, 49, 100352, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(1003520, 256), 256>>>(buf2, buf1, layer4_2_bn3_weight, layer4_2_bn3_bias, buf2, 1003520, 49, 2048);
 n14_add<<<ceil_div(1003520, 256), 256>>>(buf2, buf0, buf2, 1003520);

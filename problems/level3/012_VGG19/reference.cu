@@ -5,7 +5,7 @@
 // norm statistics and adaptive pools one block per output value with a fixed-order
 // tree. Intermediates in double scratch (reused once dead); a reshape is a view of
 // the same buffer. The last node writes the float output.
-/* t0: Conv2d + bias, one thread per output, double accumulation */
+/* t0: Conv2d + bias, 8 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n0_conv(const float* x,
     const float* weight,
     const float* bias,
@@ -38,17 +38,18 @@ extern "C" __global__ void n0_conv(const float* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -60,14 +61,18 @@ extern "C" __global__ void n0_conv(const float* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    acc += (double)bias[co];
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r] + (double)bias[co0 + r]);
+    }
 }
 
 /* t1: relu */
@@ -81,7 +86,7 @@ extern "C" __global__ void n1_relu(const double* x,
     out[i] = (a < 0.0 ? 0.0 : a);
 }
 
-/* t2: Conv2d + bias, one thread per output, double accumulation */
+/* t2: Conv2d + bias, 8 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n2_conv(const double* x,
     const float* weight,
     const float* bias,
@@ -114,17 +119,18 @@ extern "C" __global__ void n2_conv(const double* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -136,14 +142,18 @@ extern "C" __global__ void n2_conv(const double* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    acc += (double)bias[co];
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r] + (double)bias[co0 + r]);
+    }
 }
 
 /* t4: MaxPool2d (padding never wins), one thread per output */
@@ -198,6 +208,76 @@ extern "C" __global__ void n4_maxpool(const double* x,
         }
     }
     out[idx] = m;
+}
+
+/* t28: Conv2d + bias, 2 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n28_conv(const double* x,
+    const float* weight,
+    const float* bias,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 2) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 2)) * 2;   /* channels co0 .. co0 + 1 */
+    const long long n = t / (CO / 2);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[2];
+    for (int r = 0; r < 2; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 2; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 2; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r] + (double)bias[co0 + r]);
+    }
 }
 
 /* t38 = x (10 x 25088) @ weight^T (4096 x 25088) + bias: tiles through shared memory, each output's k summed in order */
@@ -315,41 +395,41 @@ extern "C" __global__ void n42_linear(const double* x,
 /*@launch
 scratch double buf0[32112640];
 scratch double buf1[32112640];
-n0_conv<<<ceil_div(32112640, 256), 256>>>(x, features_0_weight, features_0_bias, buf0, 10, 3, 64, 1, 1, 224, 224, 1, 224, 224, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n0_conv<<<ceil_div(4014080, 256), 256>>>(x, features_0_weight, features_0_bias, buf0, 10, 3, 64, 1, 1, 224, 224, 1, 224, 224, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_relu<<<ceil_div(32112640, 256), 256>>>(buf0, buf0, 32112640);
-n2_conv<<<ceil_div(32112640, 256), 256>>>(buf0, features_2_weight, features_2_bias, buf1, 10, 64, 64, 1, 1, 224, 224, 1, 224, 224, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n2_conv<<<ceil_div(4014080, 256), 256>>>(buf0, features_2_weight, features_2_bias, buf1, 10, 64, 64, 1, 1, 224, 224, 1, 224, 224, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_relu<<<ceil_div(32112640, 256), 256>>>(buf1, buf1, 32112640);
 n4_maxpool<<<ceil_div(8028160, 256), 256>>>(buf1, buf0, 1, 224, 224, 1, 112, 112, 1, 2, 2, 1, 2, 2, 0, 0, 0, 1, 1, 1, 8028160);
-n2_conv<<<ceil_div(16056320, 256), 256>>>(buf0, features_5_weight, features_5_bias, buf1, 10, 64, 128, 1, 1, 112, 112, 1, 112, 112, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n2_conv<<<ceil_div(2007040, 256), 256>>>(buf0, features_5_weight, features_5_bias, buf1, 10, 64, 128, 1, 1, 112, 112, 1, 112, 112, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_relu<<<ceil_div(16056320, 256), 256>>>(buf1, buf1, 16056320);
-n2_conv<<<ceil_div(16056320, 256), 256>>>(buf1, features_7_weight, features_7_bias, buf0, 10, 128, 128, 1, 1, 112, 112, 1, 112, 112, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n2_conv<<<ceil_div(2007040, 256), 256>>>(buf1, features_7_weight, features_7_bias, buf0, 10, 128, 128, 1, 1, 112, 112, 1, 112, 112, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_relu<<<ceil_div(16056320, 256), 256>>>(buf0, buf0, 16056320);
 n4_maxpool<<<ceil_div(4014080, 256), 256>>>(buf0, buf1, 1, 112, 112, 1, 56, 56, 1, 2, 2, 1, 2, 2, 0, 0, 0, 1, 1, 1, 4014080);
-n2_conv<<<ceil_div(8028160, 256), 256>>>(buf1, features_10_weight, features_10_bias, buf0, 10, 128, 256, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n2_conv<<<ceil_div(1003520, 256), 256>>>(buf1, features_10_weight, features_10_bias, buf0, 10, 128, 256, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_relu<<<ceil_div(8028160, 256), 256>>>(buf0, buf0, 8028160);
-n2_conv<<<ceil_div(8028160, 256), 256>>>(buf0, features_12_weight, features_12_bias, buf1, 10, 256, 256, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n2_conv<<<ceil_div(1003520, 256), 256>>>(buf0, features_12_weight, features_12_bias, buf1, 10, 256, 256, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_relu<<<ceil_div(8028160, 256), 256>>>(buf1, buf1, 8028160);
-n2_conv<<<ceil_div(8028160, 256), 256>>>(buf1, features_14_weight, features_14_bias, buf0, 10, 256, 256, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n2_conv<<<ceil_div(1003520, 256), 256>>>(buf1, features_14_weight, features_14_bias, buf0, 10, 256, 256, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_relu<<<ceil_div(8028160, 256), 256>>>(buf0, buf0, 8028160);
-n2_conv<<<ceil_div(8028160, 256), 256>>>(buf0, features_16_weight, features_16_bias, buf1, 10, 256, 256, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n2_conv<<<ceil_div(1003520, 256), 256>>>(buf0, features_16_weight, features_16_bias, buf1, 10, 256, 256, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_relu<<<ceil_div(8028160, 256), 256>>>(buf1, buf1, 8028160);
 n4_maxpool<<<ceil_div(2007040, 256), 256>>>(buf1, buf0, 1, 56, 56, 1, 28, 28, 1, 2, 2, 1, 2, 2, 0, 0, 0, 1, 1, 1, 2007040);
-n2_conv<<<ceil_div(4014080, 256), 256>>>(buf0, features_19_weight, features_19_bias, buf1, 10, 256, 512, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n2_conv<<<ceil_div(501760, 256), 256>>>(buf0, features_19_weight, features_19_bias, buf1, 10, 256, 512, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_relu<<<ceil_div(4014080, 256), 256>>>(buf1, buf1, 4014080);
-n2_conv<<<ceil_div(4014080, 256), 256>>>(buf1, features_21_weight, features_21_bias, buf0, 10, 512, 512, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n2_conv<<<ceil_div(501760, 256), 256>>>(buf1, features_21_weight, features_21_bias, buf0, 10, 512, 512, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_relu<<<ceil_div(4014080, 256), 256>>>(buf0, buf0, 4014080);
-n2_conv<<<ceil_div(4014080, 256), 256>>>(buf0, features_23_weight, features_23_bias, buf1, 10, 512, 512, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n2_conv<<<ceil_div(501760, 256), 256>>>(buf0, features_23_weight, features_23_bias, buf1, 10, 512, 512, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_relu<<<ceil_div(4014080, 256), 256>>>(buf1, buf1, 4014080);
-n2_conv<<<ceil_div(4014080, 256), 256>>>(buf1, features_25_weight, features_25_bias, buf0, 10, 512, 512, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n2_conv<<<ceil_div(501760, 256), 256>>>(buf1, features_25_weight, features_25_bias, buf0, 10, 512, 512, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_relu<<<ceil_div(4014080, 256), 256>>>(buf0, buf0, 4014080);
 n4_maxpool<<<ceil_div(1003520, 256), 256>>>(buf0, buf1, 1, 28, 28, 1, 14, 14, 1, 2, 2, 1, 2, 2, 0, 0, 0, 1, 1, 1, 1003520);
-n2_conv<<<ceil_div(1003520, 256), 256>>>(buf1, features_28_weight, features_28_bias, buf0, 10, 512, 512, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n28_conv<<<ceil_div(501760, 256), 256>>>(buf1, features_28_weight, features_28_bias, buf0, 10, 512, 512, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_relu<<<ceil_div(1003520, 256), 256>>>(buf0, buf0, 1003520);
-n2_conv<<<ceil_div(1003520, 256), 256>>>(buf0, features_30_weight, features_30_bias, buf1, 10, 512, 512, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n28_conv<<<ceil_div(501760, 256), 256>>>(buf0, features_30_weight, features_30_bias, buf1, 10, 512, 512, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_relu<<<ceil_div(1003520, 256), 256>>>(buf1, buf1, 1003520);
-n2_conv<<<ceil_div(1003520, 256), 256>>>(buf1, features_32_weight, features_32_bias, buf0, 10, 512, 512, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n28_conv<<<ceil_div(501760, 256), 256>>>(buf1, features_32_weight, features_32_bias, buf0, 10, 512, 512, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_relu<<<ceil_div(1003520, 256), 256>>>(buf0, buf0, 1003520);
-n2_conv<<<ceil_div(1003520, 256), 256>>>(buf0, features_34_weight, features_34_bias, buf1, 10, 512, 512, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n28_conv<<<ceil_div(501760, 256), 256>>>(buf0, features_34_weight, features_34_bias, buf1, 10, 512, 512, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_relu<<<ceil_div(1003520, 256), 256>>>(buf1, buf1, 1003520);
 n4_maxpool<<<ceil_div(250880, 256), 256>>>(buf1, buf0, 1, 14, 14, 1, 7, 7, 1, 2, 2, 1, 2, 2, 0, 0, 0, 1, 1, 1, 250880);
 n38_linear<<<dim3(ceil_div(4096, 64), ceil_div(10, 16), 1), 256>>>(buf0, classifier_0_weight, classifier_0_bias, buf1, 25088, 25088, 25088, 10, 25088, 25088, 4096, 25088, 25088, 10, 4096, 4096);

@@ -94,7 +94,7 @@ extern "C" __global__ void n1_relu(const double* x,
     out[i] = (a < 0.0 ? 0.0 : a);
 }
 
-/* t2: Conv2d, one thread per output, double accumulation */
+/* t2: Conv2d, 8 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n2_conv(const double* x,
     const float* weight,
     double* out,
@@ -126,17 +126,18 @@ extern "C" __global__ void n2_conv(const double* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -148,13 +149,18 @@ extern "C" __global__ void n2_conv(const double* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* out: AvgPool2d (count_include_pad), one thread per output */
@@ -210,6 +216,6 @@ scratch double buf1[536870912];
 n0_norm_stats<<<32, 256>>>(x, buf1, 65536, 8388608, 65536, 65536, 2097152, 8388608, 65536, 65536, 2097152, 8388608.0, 8388608.0);
 n0_norm_apply<<<ceil_div(268435456, 256), 256>>>(x, buf1, transition_0_weight, transition_0_bias, buf0, 268435456, 65536, 32);
 n1_relu<<<ceil_div(268435456, 256), 256>>>(buf0, buf0, 268435456);
-n2_conv<<<ceil_div(536870912, 256), 256>>>(buf0, transition_2_weight, buf1, 128, 32, 64, 1, 1, 256, 256, 1, 256, 256, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n2_conv<<<ceil_div(67108864, 256), 256>>>(buf0, transition_2_weight, buf1, 128, 32, 64, 1, 1, 256, 256, 1, 256, 256, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n3_avgpool<<<ceil_div(134217728, 256), 256>>>(buf1, out, 1, 256, 256, 1, 128, 128, 1, 2, 2, 1, 2, 2, 0, 0, 0, 1, 1, 1, 134217728);
 @*/

@@ -94,7 +94,7 @@ extern "C" __global__ void n1_relu(const double* x,
     out[i] = (a < 0.0 ? 0.0 : a);
 }
 
-/* t2: Conv2d, one thread per output, double accumulation */
+/* t2: Conv2d, 8 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n2_conv(const double* x,
     const float* weight,
     double* out,
@@ -126,17 +126,18 @@ extern "C" __global__ void n2_conv(const double* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -148,13 +149,18 @@ extern "C" __global__ void n2_conv(const double* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* concatenation along a dim: up to 8 operands of widths w0.. into out at offset off */
@@ -375,37 +381,37 @@ scratch double buf6[16056320];
 n0_norm_stats<<<32, 256>>>(x, buf1, 50176, 501760, 50176, 50176, 1605632, 501760, 50176, 50176, 1605632, 501760.0, 501760.0);
 n0_norm_apply<<<ceil_div(16056320, 256), 256>>>(x, buf1, layers_0_0_weight, layers_0_0_bias, buf0, 16056320, 50176, 32);
 n1_relu<<<ceil_div(16056320, 256), 256>>>(buf0, buf0, 16056320);
-n2_conv<<<ceil_div(16056320, 256), 256>>>(buf0, layers_0_2_weight, buf1, 10, 32, 32, 1, 1, 224, 224, 1, 224, 224, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n2_conv<<<ceil_div(2007040, 256), 256>>>(buf0, layers_0_2_weight, buf1, 10, 32, 32, 1, 1, 224, 224, 1, 224, 224, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_float_double<<<ceil_div(16056320, 256), 256>>>(x, x, x, x, x, x, x, x, 32, 0, 0, 0, 0, 0, 0, 0, buf0, 10, 50176, 64, 0, 32);
 concat8_double_double<<<ceil_div(16056320, 256), 256>>>(buf1, buf1, buf1, buf1, buf1, buf1, buf1, buf1, 32, 0, 0, 0, 0, 0, 0, 0, buf0, 10, 50176, 64, 32, 32);
 n4_norm_stats<<<64, 256>>>(buf0, buf2, 50176, 501760, 50176, 50176, 3211264, 501760, 50176, 50176, 3211264, 501760.0, 501760.0);
 n4_norm_apply<<<ceil_div(32112640, 256), 256>>>(buf0, buf2, layers_1_0_weight, layers_1_0_bias, buf0, 32112640, 50176, 64);
 n1_relu<<<ceil_div(32112640, 256), 256>>>(buf0, buf0, 32112640);
-n2_conv<<<ceil_div(16056320, 256), 256>>>(buf0, layers_1_2_weight, buf2, 10, 64, 32, 1, 1, 224, 224, 1, 224, 224, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n2_conv<<<ceil_div(2007040, 256), 256>>>(buf0, layers_1_2_weight, buf2, 10, 64, 32, 1, 1, 224, 224, 1, 224, 224, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_float_double<<<ceil_div(16056320, 256), 256>>>(x, x, x, x, x, x, x, x, 32, 0, 0, 0, 0, 0, 0, 0, buf0, 10, 50176, 96, 0, 32);
 concat8_double_double<<<ceil_div(32112640, 256), 256>>>(buf1, buf2, buf1, buf1, buf1, buf1, buf1, buf1, 32, 32, 0, 0, 0, 0, 0, 0, buf0, 10, 50176, 96, 32, 64);
 n4_norm_stats<<<96, 256>>>(buf0, buf3, 50176, 501760, 50176, 50176, 4816896, 501760, 50176, 50176, 4816896, 501760.0, 501760.0);
 n4_norm_apply<<<ceil_div(48168960, 256), 256>>>(buf0, buf3, layers_2_0_weight, layers_2_0_bias, buf0, 48168960, 50176, 96);
 n1_relu<<<ceil_div(48168960, 256), 256>>>(buf0, buf0, 48168960);
-n2_conv<<<ceil_div(16056320, 256), 256>>>(buf0, layers_2_2_weight, buf3, 10, 96, 32, 1, 1, 224, 224, 1, 224, 224, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n2_conv<<<ceil_div(2007040, 256), 256>>>(buf0, layers_2_2_weight, buf3, 10, 96, 32, 1, 1, 224, 224, 1, 224, 224, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_float_double<<<ceil_div(16056320, 256), 256>>>(x, x, x, x, x, x, x, x, 32, 0, 0, 0, 0, 0, 0, 0, buf0, 10, 50176, 128, 0, 32);
 concat8_double_double<<<ceil_div(48168960, 256), 256>>>(buf1, buf2, buf3, buf1, buf1, buf1, buf1, buf1, 32, 32, 32, 0, 0, 0, 0, 0, buf0, 10, 50176, 128, 32, 96);
 n4_norm_stats<<<128, 256>>>(buf0, buf4, 50176, 501760, 50176, 50176, 6422528, 501760, 50176, 50176, 6422528, 501760.0, 501760.0);
 n4_norm_apply<<<ceil_div(64225280, 256), 256>>>(buf0, buf4, layers_3_0_weight, layers_3_0_bias, buf0, 64225280, 50176, 128);
 n1_relu<<<ceil_div(64225280, 256), 256>>>(buf0, buf0, 64225280);
-n2_conv<<<ceil_div(16056320, 256), 256>>>(buf0, layers_3_2_weight, buf4, 10, 128, 32, 1, 1, 224, 224, 1, 224, 224, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n2_conv<<<ceil_div(2007040, 256), 256>>>(buf0, layers_3_2_weight, buf4, 10, 128, 32, 1, 1, 224, 224, 1, 224, 224, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_float_double<<<ceil_div(16056320, 256), 256>>>(x, x, x, x, x, x, x, x, 32, 0, 0, 0, 0, 0, 0, 0, buf0, 10, 50176, 160, 0, 32);
 concat8_double_double<<<ceil_div(64225280, 256), 256>>>(buf1, buf2, buf3, buf4, buf1, buf1, buf1, buf1, 32, 32, 32, 32, 0, 0, 0, 0, buf0, 10, 50176, 160, 32, 128);
 n4_norm_stats<<<160, 256>>>(buf0, buf5, 50176, 501760, 50176, 50176, 8028160, 501760, 50176, 50176, 8028160, 501760.0, 501760.0);
 n4_norm_apply<<<ceil_div(80281600, 256), 256>>>(buf0, buf5, layers_4_0_weight, layers_4_0_bias, buf0, 80281600, 50176, 160);
 n1_relu<<<ceil_div(80281600, 256), 256>>>(buf0, buf0, 80281600);
-n2_conv<<<ceil_div(16056320, 256), 256>>>(buf0, layers_4_2_weight, buf5, 10, 160, 32, 1, 1, 224, 224, 1, 224, 224, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n2_conv<<<ceil_div(2007040, 256), 256>>>(buf0, layers_4_2_weight, buf5, 10, 160, 32, 1, 1, 224, 224, 1, 224, 224, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_float_double<<<ceil_div(16056320, 256), 256>>>(x, x, x, x, x, x, x, x, 32, 0, 0, 0, 0, 0, 0, 0, buf0, 10, 50176, 192, 0, 32);
 concat8_double_double<<<ceil_div(80281600, 256), 256>>>(buf1, buf2, buf3, buf4, buf5, buf1, buf1, buf1, 32, 32, 32, 32, 32, 0, 0, 0, buf0, 10, 50176, 192, 32, 160);
 n4_norm_stats<<<192, 256>>>(buf0, buf6, 50176, 501760, 50176, 50176, 9633792, 501760, 50176, 50176, 9633792, 501760.0, 501760.0);
 n4_norm_apply<<<ceil_div(96337920, 256), 256>>>(buf0, buf6, layers_5_0_weight, layers_5_0_bias, buf0, 96337920, 50176, 192);
 n1_relu<<<ceil_div(96337920, 256), 256>>>(buf0, buf0, 96337920);
-n2_conv<<<ceil_div(16056320, 256), 256>>>(buf0, layers_5_2_weight, buf6, 10, 192, 32, 1, 1, 224, 224, 1, 224, 224, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n2_conv<<<ceil_div(2007040, 256), 256>>>(buf0, layers_5_2_weight, buf6, 10, 192, 32, 1, 1, 224, 224, 1, 224, 224, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_float_float<<<ceil_div(16056320, 256), 256>>>(x, x, x, x, x, x, x, x, 32, 0, 0, 0, 0, 0, 0, 0, out, 10, 50176, 224, 0, 32);
 concat8_double_float<<<ceil_div(96337920, 256), 256>>>(buf1, buf2, buf3, buf4, buf5, buf6, buf1, buf1, 32, 32, 32, 32, 32, 32, 0, 0, out, 10, 50176, 224, 32, 192);
 @*/

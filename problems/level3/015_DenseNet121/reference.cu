@@ -20,7 +20,7 @@ static __device__ double block_sum(double v, double* sh)
     return r;
 }
 
-/* t0: Conv2d, one thread per output, double accumulation */
+/* t0: Conv2d, 8 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n0_conv(const float* x,
     const float* weight,
     double* out,
@@ -52,17 +52,18 @@ extern "C" __global__ void n0_conv(const float* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -74,13 +75,18 @@ extern "C" __global__ void n0_conv(const float* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* t1: batch norm statistics (mean, biased variance) of 125440 values each, one block per statistic */
@@ -211,7 +217,7 @@ extern "C" __global__ void n3_maxpool(const double* x,
     out[idx] = m;
 }
 
-/* t6: Conv2d, one thread per output, double accumulation */
+/* t6: Conv2d, 2 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n6_conv(const double* x,
     const float* weight,
     double* out,
@@ -243,17 +249,18 @@ extern "C" __global__ void n6_conv(const double* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 2) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 2)) * 2;   /* channels co0 .. co0 + 1 */
+    const long long n = t / (CO / 2);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[2];
+    for (int r = 0; r < 2; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -265,13 +272,18 @@ extern "C" __global__ void n6_conv(const double* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 2; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 2; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* concatenation along a dim: up to 8 operands of widths w0.. into out at offset off */
@@ -308,6 +320,75 @@ extern "C" __global__ void concat8_double_double(const double* x0,
     int k = 0;
     while (c >= ws[k]) { c -= ws[k]; ++k; }
     out[(o * total + off + cg) * inner + e] = (double)xs[k][(o * ws[k] + c) * inner + e];
+}
+
+/* t30: Conv2d, 8 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n30_conv(const double* x,
+    const float* weight,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* t31: AvgPool2d (count_include_pad), one thread per output */
@@ -355,6 +436,144 @@ extern "C" __global__ void n31_avgpool(const double* x,
             for (int iw = max(w0, 0); iw < min(w1, IW); ++iw)
                 s += (double)xp[((long long)id * IH + ih) * IW + iw];
     out[idx] = (s / divisor);
+}
+
+/* t34: Conv2d, 1 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n34_conv(const double* x,
+    const float* weight,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 1) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 1)) * 1;   /* channels co0 .. co0 + 0 */
+    const long long n = t / (CO / 1);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[1];
+    for (int r = 0; r < 1; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 1; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 1; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
+}
+
+/* t82: Conv2d, 4 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n82_conv(const double* x,
+    const float* weight,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 4) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 4)) * 4;   /* channels co0 .. co0 + 3 */
+    const long long n = t / (CO / 4);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[4];
+    for (int r = 0; r < 4; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 4; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 4; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* t250: AdaptiveAvgPool to [1, 1], one block per output */
@@ -463,7 +682,7 @@ extern "C" __global__ void n252_linear(const double* x,
 
 /*@launch
 scratch double arena[20321280];
-n0_conv<<<ceil_div(8028160, 256), 256>>>(x, features_0_weight, arena, 10, 3, 64, 1, 1, 224, 224, 1, 112, 112, 1, 7, 7, 1, 2, 2, 0, 3, 3, 1, 1, 1);
+n0_conv<<<ceil_div(1003520, 256), 256>>>(x, features_0_weight, arena, 10, 3, 64, 1, 1, 224, 224, 1, 112, 112, 1, 7, 7, 1, 2, 2, 0, 3, 3, 1, 1, 1);
 n1_norm_stats<<<64, 256>>>(arena, arena + 8028160, 12544, 125440, 12544, 12544, 802816, 125440, 12544, 12544, 802816, 125440.0, 125440.0);
 n1_norm_apply<<<ceil_div(8028160, 256), 256>>>(arena, arena + 8028160, features_1_weight, features_1_bias, arena, 8028160, 12544, 64);
 n2_relu<<<ceil_div(8028160, 256), 256>>>(arena, arena, 8028160);
@@ -471,251 +690,251 @@ n3_maxpool<<<ceil_div(2007040, 256), 256>>>(arena, arena + 8028160, 1, 112, 112,
 n1_norm_stats<<<64, 256>>>(arena + 8028160, arena + 12042240, 3136, 31360, 3136, 3136, 200704, 31360, 3136, 3136, 200704, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(arena + 8028160, arena + 12042240, dense_blocks_0_layers_0_0_weight, dense_blocks_0_layers_0_0_bias, arena, 2007040, 3136, 64);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(arena, arena, 2007040);
-n6_conv<<<ceil_div(1003520, 256), 256>>>(arena, dense_blocks_0_layers_0_2_weight, arena + 12042240, 10, 64, 32, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n6_conv<<<ceil_div(501760, 256), 256>>>(arena, dense_blocks_0_layers_0_2_weight, arena + 12042240, 10, 64, 32, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(3010560, 256), 256>>>(arena + 8028160, arena + 12042240, arena + 8028160, arena + 8028160, arena + 8028160, arena + 8028160, arena + 8028160, arena + 8028160, 64, 32, 0, 0, 0, 0, 0, 0, arena, 10, 3136, 96, 0, 96);
 n1_norm_stats<<<96, 256>>>(arena, arena + 13045760, 3136, 31360, 3136, 3136, 301056, 31360, 3136, 3136, 301056, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(3010560, 256), 256>>>(arena, arena + 13045760, dense_blocks_0_layers_1_0_weight, dense_blocks_0_layers_1_0_bias, arena, 3010560, 3136, 96);
 n2_relu<<<ceil_div(3010560, 256), 256>>>(arena, arena, 3010560);
-n6_conv<<<ceil_div(1003520, 256), 256>>>(arena, dense_blocks_0_layers_1_2_weight, arena + 13045760, 10, 96, 32, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n6_conv<<<ceil_div(501760, 256), 256>>>(arena, dense_blocks_0_layers_1_2_weight, arena + 13045760, 10, 96, 32, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(4014080, 256), 256>>>(arena + 8028160, arena + 12042240, arena + 13045760, arena + 8028160, arena + 8028160, arena + 8028160, arena + 8028160, arena + 8028160, 64, 32, 32, 0, 0, 0, 0, 0, arena, 10, 3136, 128, 0, 128);
 n1_norm_stats<<<128, 256>>>(arena, arena + 14049280, 3136, 31360, 3136, 3136, 401408, 31360, 3136, 3136, 401408, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(4014080, 256), 256>>>(arena, arena + 14049280, dense_blocks_0_layers_2_0_weight, dense_blocks_0_layers_2_0_bias, arena, 4014080, 3136, 128);
 n2_relu<<<ceil_div(4014080, 256), 256>>>(arena, arena, 4014080);
-n6_conv<<<ceil_div(1003520, 256), 256>>>(arena, dense_blocks_0_layers_2_2_weight, arena + 14049280, 10, 128, 32, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n6_conv<<<ceil_div(501760, 256), 256>>>(arena, dense_blocks_0_layers_2_2_weight, arena + 14049280, 10, 128, 32, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(5017600, 256), 256>>>(arena + 8028160, arena + 12042240, arena + 13045760, arena + 14049280, arena + 8028160, arena + 8028160, arena + 8028160, arena + 8028160, 64, 32, 32, 32, 0, 0, 0, 0, arena, 10, 3136, 160, 0, 160);
 n1_norm_stats<<<160, 256>>>(arena, arena + 15052800, 3136, 31360, 3136, 3136, 501760, 31360, 3136, 3136, 501760, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(5017600, 256), 256>>>(arena, arena + 15052800, dense_blocks_0_layers_3_0_weight, dense_blocks_0_layers_3_0_bias, arena, 5017600, 3136, 160);
 n2_relu<<<ceil_div(5017600, 256), 256>>>(arena, arena, 5017600);
-n6_conv<<<ceil_div(1003520, 256), 256>>>(arena, dense_blocks_0_layers_3_2_weight, arena + 15052800, 10, 160, 32, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n6_conv<<<ceil_div(501760, 256), 256>>>(arena, dense_blocks_0_layers_3_2_weight, arena + 15052800, 10, 160, 32, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(6021120, 256), 256>>>(arena + 8028160, arena + 12042240, arena + 13045760, arena + 14049280, arena + 15052800, arena + 8028160, arena + 8028160, arena + 8028160, 64, 32, 32, 32, 32, 0, 0, 0, arena, 10, 3136, 192, 0, 192);
 n1_norm_stats<<<192, 256>>>(arena, arena + 16056320, 3136, 31360, 3136, 3136, 602112, 31360, 3136, 3136, 602112, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(6021120, 256), 256>>>(arena, arena + 16056320, dense_blocks_0_layers_4_0_weight, dense_blocks_0_layers_4_0_bias, arena, 6021120, 3136, 192);
 n2_relu<<<ceil_div(6021120, 256), 256>>>(arena, arena, 6021120);
-n6_conv<<<ceil_div(1003520, 256), 256>>>(arena, dense_blocks_0_layers_4_2_weight, arena + 16056320, 10, 192, 32, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n6_conv<<<ceil_div(501760, 256), 256>>>(arena, dense_blocks_0_layers_4_2_weight, arena + 16056320, 10, 192, 32, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(7024640, 256), 256>>>(arena + 8028160, arena + 12042240, arena + 13045760, arena + 14049280, arena + 15052800, arena + 16056320, arena + 8028160, arena + 8028160, 64, 32, 32, 32, 32, 32, 0, 0, arena, 10, 3136, 224, 0, 224);
 n1_norm_stats<<<224, 256>>>(arena, arena + 17059840, 3136, 31360, 3136, 3136, 702464, 31360, 3136, 3136, 702464, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(7024640, 256), 256>>>(arena, arena + 17059840, dense_blocks_0_layers_5_0_weight, dense_blocks_0_layers_5_0_bias, arena, 7024640, 3136, 224);
 n2_relu<<<ceil_div(7024640, 256), 256>>>(arena, arena, 7024640);
-n6_conv<<<ceil_div(1003520, 256), 256>>>(arena, dense_blocks_0_layers_5_2_weight, arena + 17059840, 10, 224, 32, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n6_conv<<<ceil_div(501760, 256), 256>>>(arena, dense_blocks_0_layers_5_2_weight, arena + 17059840, 10, 224, 32, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(8028160, 256), 256>>>(arena + 8028160, arena + 12042240, arena + 13045760, arena + 14049280, arena + 15052800, arena + 16056320, arena + 17059840, arena + 8028160, 64, 32, 32, 32, 32, 32, 32, 0, arena, 10, 3136, 256, 0, 256);
 n1_norm_stats<<<256, 256>>>(arena, arena + 12042240, 3136, 31360, 3136, 3136, 802816, 31360, 3136, 3136, 802816, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(8028160, 256), 256>>>(arena, arena + 12042240, transition_layers_0_transition_0_weight, transition_layers_0_transition_0_bias, arena, 8028160, 3136, 256);
 n2_relu<<<ceil_div(8028160, 256), 256>>>(arena, arena, 8028160);
-n6_conv<<<ceil_div(4014080, 256), 256>>>(arena, transition_layers_0_transition_2_weight, arena + 8028160, 10, 256, 128, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n30_conv<<<ceil_div(501760, 256), 256>>>(arena, transition_layers_0_transition_2_weight, arena + 8028160, 10, 256, 128, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n31_avgpool<<<ceil_div(1003520, 256), 256>>>(arena + 8028160, arena + 13045760, 1, 56, 56, 1, 28, 28, 1, 2, 2, 1, 2, 2, 0, 0, 0, 1, 1, 1, 1003520);
 n1_norm_stats<<<128, 256>>>(arena + 13045760, arena + 15052800, 784, 7840, 784, 784, 100352, 7840, 784, 784, 100352, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(1003520, 256), 256>>>(arena + 13045760, arena + 15052800, dense_blocks_1_layers_0_0_weight, dense_blocks_1_layers_0_0_bias, arena + 14049280, 1003520, 784, 128);
 n2_relu<<<ceil_div(1003520, 256), 256>>>(arena + 14049280, arena + 14049280, 1003520);
-n6_conv<<<ceil_div(250880, 256), 256>>>(arena + 14049280, dense_blocks_1_layers_0_2_weight, arena + 16056320, 10, 128, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(250880, 256), 256>>>(arena + 14049280, dense_blocks_1_layers_0_2_weight, arena + 16056320, 10, 128, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(1254400, 256), 256>>>(arena + 13045760, arena + 16056320, arena + 13045760, arena + 13045760, arena + 13045760, arena + 13045760, arena + 13045760, arena + 13045760, 128, 32, 0, 0, 0, 0, 0, 0, arena + 8028160, 10, 784, 160, 0, 160);
 n1_norm_stats<<<160, 256>>>(arena + 8028160, arena + 17059840, 784, 7840, 784, 784, 125440, 7840, 784, 784, 125440, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(1254400, 256), 256>>>(arena + 8028160, arena + 17059840, dense_blocks_1_layers_1_0_weight, dense_blocks_1_layers_1_0_bias, arena + 8028160, 1254400, 784, 160);
 n2_relu<<<ceil_div(1254400, 256), 256>>>(arena + 8028160, arena + 8028160, 1254400);
-n6_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_1_2_weight, arena + 12042240, 10, 160, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_1_2_weight, arena + 12042240, 10, 160, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(1505280, 256), 256>>>(arena + 13045760, arena + 16056320, arena + 12042240, arena + 13045760, arena + 13045760, arena + 13045760, arena + 13045760, arena + 13045760, 128, 32, 32, 0, 0, 0, 0, 0, arena + 8028160, 10, 784, 192, 0, 192);
 n1_norm_stats<<<192, 256>>>(arena + 8028160, arena + 15052800, 784, 7840, 784, 784, 150528, 7840, 784, 784, 150528, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(1505280, 256), 256>>>(arena + 8028160, arena + 15052800, dense_blocks_1_layers_2_0_weight, dense_blocks_1_layers_2_0_bias, arena + 8028160, 1505280, 784, 192);
 n2_relu<<<ceil_div(1505280, 256), 256>>>(arena + 8028160, arena + 8028160, 1505280);
-n6_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_2_2_weight, arena + 14049280, 10, 192, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_2_2_weight, arena + 14049280, 10, 192, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(1756160, 256), 256>>>(arena + 13045760, arena + 16056320, arena + 12042240, arena + 14049280, arena + 13045760, arena + 13045760, arena + 13045760, arena + 13045760, 128, 32, 32, 32, 0, 0, 0, 0, arena + 8028160, 10, 784, 224, 0, 224);
 n1_norm_stats<<<224, 256>>>(arena + 8028160, arena + 17059840, 784, 7840, 784, 784, 175616, 7840, 784, 784, 175616, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(1756160, 256), 256>>>(arena + 8028160, arena + 17059840, dense_blocks_1_layers_3_0_weight, dense_blocks_1_layers_3_0_bias, arena + 8028160, 1756160, 784, 224);
 n2_relu<<<ceil_div(1756160, 256), 256>>>(arena + 8028160, arena + 8028160, 1756160);
-n6_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_3_2_weight, arena + 15052800, 10, 224, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_3_2_weight, arena + 15052800, 10, 224, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(2007040, 256), 256>>>(arena + 13045760, arena + 16056320, arena + 12042240, arena + 14049280, arena + 15052800, arena + 13045760, arena + 13045760, arena + 13045760, 128, 32, 32, 32, 32, 0, 0, 0, arena + 8028160, 10, 784, 256, 0, 256);
 n1_norm_stats<<<256, 256>>>(arena + 8028160, arena + 17059840, 784, 7840, 784, 784, 200704, 7840, 784, 784, 200704, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(arena + 8028160, arena + 17059840, dense_blocks_1_layers_4_0_weight, dense_blocks_1_layers_4_0_bias, arena + 8028160, 2007040, 784, 256);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(arena + 8028160, arena + 8028160, 2007040);
-n6_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_4_2_weight, arena + 17059840, 10, 256, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_4_2_weight, arena + 17059840, 10, 256, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(2257920, 256), 256>>>(arena + 13045760, arena + 16056320, arena + 12042240, arena + 14049280, arena + 15052800, arena + 17059840, arena + 13045760, arena + 13045760, 128, 32, 32, 32, 32, 32, 0, 0, arena + 8028160, 10, 784, 288, 0, 288);
 n1_norm_stats<<<288, 256>>>(arena + 8028160, arena, 784, 7840, 784, 784, 225792, 7840, 784, 784, 225792, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(2257920, 256), 256>>>(arena + 8028160, arena, dense_blocks_1_layers_5_0_weight, dense_blocks_1_layers_5_0_bias, arena + 8028160, 2257920, 784, 288);
 n2_relu<<<ceil_div(2257920, 256), 256>>>(arena + 8028160, arena + 8028160, 2257920);
-n6_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_5_2_weight, arena, 10, 288, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_5_2_weight, arena, 10, 288, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(2508800, 256), 256>>>(arena + 13045760, arena + 16056320, arena + 12042240, arena + 14049280, arena + 15052800, arena + 17059840, arena, arena + 13045760, 128, 32, 32, 32, 32, 32, 32, 0, arena + 8028160, 10, 784, 320, 0, 320);
 n1_norm_stats<<<320, 256>>>(arena + 8028160, arena + 18063360, 784, 7840, 784, 784, 250880, 7840, 784, 784, 250880, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(2508800, 256), 256>>>(arena + 8028160, arena + 18063360, dense_blocks_1_layers_6_0_weight, dense_blocks_1_layers_6_0_bias, arena + 8028160, 2508800, 784, 320);
 n2_relu<<<ceil_div(2508800, 256), 256>>>(arena + 8028160, arena + 8028160, 2508800);
-n6_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_6_2_weight, arena + 18063360, 10, 320, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_6_2_weight, arena + 18063360, 10, 320, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(2759680, 256), 256>>>(arena + 13045760, arena + 16056320, arena + 12042240, arena + 14049280, arena + 15052800, arena + 17059840, arena, arena + 18063360, 128, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 784, 352, 0, 352);
 n1_norm_stats<<<352, 256>>>(arena + 8028160, arena + 18314240, 784, 7840, 784, 784, 275968, 7840, 784, 784, 275968, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(2759680, 256), 256>>>(arena + 8028160, arena + 18314240, dense_blocks_1_layers_7_0_weight, dense_blocks_1_layers_7_0_bias, arena + 8028160, 2759680, 784, 352);
 n2_relu<<<ceil_div(2759680, 256), 256>>>(arena + 8028160, arena + 8028160, 2759680);
-n6_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_7_2_weight, arena + 18314240, 10, 352, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_7_2_weight, arena + 18314240, 10, 352, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(2759680, 256), 256>>>(arena + 13045760, arena + 16056320, arena + 12042240, arena + 14049280, arena + 15052800, arena + 17059840, arena, arena + 18063360, 128, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 784, 384, 0, 352);
 concat8_double_double<<<ceil_div(250880, 256), 256>>>(arena + 18314240, arena + 18314240, arena + 18314240, arena + 18314240, arena + 18314240, arena + 18314240, arena + 18314240, arena + 18314240, 32, 0, 0, 0, 0, 0, 0, 0, arena + 8028160, 10, 784, 384, 352, 32);
 n1_norm_stats<<<384, 256>>>(arena + 8028160, arena + 18565120, 784, 7840, 784, 784, 301056, 7840, 784, 784, 301056, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(3010560, 256), 256>>>(arena + 8028160, arena + 18565120, dense_blocks_1_layers_8_0_weight, dense_blocks_1_layers_8_0_bias, arena + 8028160, 3010560, 784, 384);
 n2_relu<<<ceil_div(3010560, 256), 256>>>(arena + 8028160, arena + 8028160, 3010560);
-n6_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_8_2_weight, arena + 18565120, 10, 384, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_8_2_weight, arena + 18565120, 10, 384, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(2759680, 256), 256>>>(arena + 13045760, arena + 16056320, arena + 12042240, arena + 14049280, arena + 15052800, arena + 17059840, arena, arena + 18063360, 128, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 784, 416, 0, 352);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 18314240, arena + 18565120, arena + 18314240, arena + 18314240, arena + 18314240, arena + 18314240, arena + 18314240, arena + 18314240, 32, 32, 0, 0, 0, 0, 0, 0, arena + 8028160, 10, 784, 416, 352, 64);
 n1_norm_stats<<<416, 256>>>(arena + 8028160, arena + 18816000, 784, 7840, 784, 784, 326144, 7840, 784, 784, 326144, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(3261440, 256), 256>>>(arena + 8028160, arena + 18816000, dense_blocks_1_layers_9_0_weight, dense_blocks_1_layers_9_0_bias, arena + 8028160, 3261440, 784, 416);
 n2_relu<<<ceil_div(3261440, 256), 256>>>(arena + 8028160, arena + 8028160, 3261440);
-n6_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_9_2_weight, arena + 18816000, 10, 416, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_9_2_weight, arena + 18816000, 10, 416, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(2759680, 256), 256>>>(arena + 13045760, arena + 16056320, arena + 12042240, arena + 14049280, arena + 15052800, arena + 17059840, arena, arena + 18063360, 128, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 784, 448, 0, 352);
 concat8_double_double<<<ceil_div(752640, 256), 256>>>(arena + 18314240, arena + 18565120, arena + 18816000, arena + 18314240, arena + 18314240, arena + 18314240, arena + 18314240, arena + 18314240, 32, 32, 32, 0, 0, 0, 0, 0, arena + 8028160, 10, 784, 448, 352, 96);
 n1_norm_stats<<<448, 256>>>(arena + 8028160, arena + 19066880, 784, 7840, 784, 784, 351232, 7840, 784, 784, 351232, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(3512320, 256), 256>>>(arena + 8028160, arena + 19066880, dense_blocks_1_layers_10_0_weight, dense_blocks_1_layers_10_0_bias, arena + 8028160, 3512320, 784, 448);
 n2_relu<<<ceil_div(3512320, 256), 256>>>(arena + 8028160, arena + 8028160, 3512320);
-n6_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_10_2_weight, arena + 19066880, 10, 448, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_10_2_weight, arena + 19066880, 10, 448, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(2759680, 256), 256>>>(arena + 13045760, arena + 16056320, arena + 12042240, arena + 14049280, arena + 15052800, arena + 17059840, arena, arena + 18063360, 128, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 784, 480, 0, 352);
 concat8_double_double<<<ceil_div(1003520, 256), 256>>>(arena + 18314240, arena + 18565120, arena + 18816000, arena + 19066880, arena + 18314240, arena + 18314240, arena + 18314240, arena + 18314240, 32, 32, 32, 32, 0, 0, 0, 0, arena + 8028160, 10, 784, 480, 352, 128);
 n1_norm_stats<<<480, 256>>>(arena + 8028160, arena + 19317760, 784, 7840, 784, 784, 376320, 7840, 784, 784, 376320, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(3763200, 256), 256>>>(arena + 8028160, arena + 19317760, dense_blocks_1_layers_11_0_weight, dense_blocks_1_layers_11_0_bias, arena + 8028160, 3763200, 784, 480);
 n2_relu<<<ceil_div(3763200, 256), 256>>>(arena + 8028160, arena + 8028160, 3763200);
-n6_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_11_2_weight, arena + 19317760, 10, 480, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_11_2_weight, arena + 19317760, 10, 480, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(2759680, 256), 256>>>(arena + 13045760, arena + 16056320, arena + 12042240, arena + 14049280, arena + 15052800, arena + 17059840, arena, arena + 18063360, 128, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 784, 512, 0, 352);
 concat8_double_double<<<ceil_div(1254400, 256), 256>>>(arena + 18314240, arena + 18565120, arena + 18816000, arena + 19066880, arena + 19317760, arena + 18314240, arena + 18314240, arena + 18314240, 32, 32, 32, 32, 32, 0, 0, 0, arena + 8028160, 10, 784, 512, 352, 160);
 n1_norm_stats<<<512, 256>>>(arena + 8028160, arena + 18063360, 784, 7840, 784, 784, 401408, 7840, 784, 784, 401408, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(4014080, 256), 256>>>(arena + 8028160, arena + 18063360, transition_layers_1_transition_0_weight, transition_layers_1_transition_0_bias, arena + 8028160, 4014080, 784, 512);
 n2_relu<<<ceil_div(4014080, 256), 256>>>(arena + 8028160, arena + 8028160, 4014080);
-n6_conv<<<ceil_div(2007040, 256), 256>>>(arena + 8028160, transition_layers_1_transition_2_weight, arena, 10, 512, 256, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n82_conv<<<ceil_div(501760, 256), 256>>>(arena + 8028160, transition_layers_1_transition_2_weight, arena, 10, 512, 256, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n31_avgpool<<<ceil_div(501760, 256), 256>>>(arena, arena + 13045760, 1, 28, 28, 1, 14, 14, 1, 2, 2, 1, 2, 2, 0, 0, 0, 1, 1, 1, 501760);
 n1_norm_stats<<<256, 256>>>(arena + 13045760, arena + 18314240, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(arena + 13045760, arena + 18314240, dense_blocks_2_layers_0_0_weight, dense_blocks_2_layers_0_0_bias, arena + 16056320, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(arena + 16056320, arena + 16056320, 501760);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 16056320, dense_blocks_2_layers_0_2_weight, arena + 18565120, 10, 256, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 16056320, dense_blocks_2_layers_0_2_weight, arena + 18565120, 10, 256, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(564480, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 13045760, arena + 13045760, arena + 13045760, arena + 13045760, arena + 13045760, arena + 13045760, 256, 32, 0, 0, 0, 0, 0, 0, arena + 12042240, 10, 196, 288, 0, 288);
 n1_norm_stats<<<288, 256>>>(arena + 12042240, arena + 18816000, 196, 1960, 196, 196, 56448, 1960, 196, 196, 56448, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(564480, 256), 256>>>(arena + 12042240, arena + 18816000, dense_blocks_2_layers_1_0_weight, dense_blocks_2_layers_1_0_bias, arena + 12042240, 564480, 196, 288);
 n2_relu<<<ceil_div(564480, 256), 256>>>(arena + 12042240, arena + 12042240, 564480);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 12042240, dense_blocks_2_layers_1_2_weight, arena + 19066880, 10, 288, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 12042240, dense_blocks_2_layers_1_2_weight, arena + 19066880, 10, 288, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(627200, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 13045760, arena + 13045760, arena + 13045760, arena + 13045760, arena + 13045760, 256, 32, 32, 0, 0, 0, 0, 0, arena + 14049280, 10, 196, 320, 0, 320);
 n1_norm_stats<<<320, 256>>>(arena + 14049280, arena + 19317760, 196, 1960, 196, 196, 62720, 1960, 196, 196, 62720, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(627200, 256), 256>>>(arena + 14049280, arena + 19317760, dense_blocks_2_layers_2_0_weight, dense_blocks_2_layers_2_0_bias, arena + 14049280, 627200, 196, 320);
 n2_relu<<<ceil_div(627200, 256), 256>>>(arena + 14049280, arena + 14049280, 627200);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 14049280, dense_blocks_2_layers_2_2_weight, arena + 18063360, 10, 320, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 14049280, dense_blocks_2_layers_2_2_weight, arena + 18063360, 10, 320, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(689920, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 13045760, arena + 13045760, arena + 13045760, arena + 13045760, 256, 32, 32, 32, 0, 0, 0, 0, arena + 15052800, 10, 196, 352, 0, 352);
 n1_norm_stats<<<352, 256>>>(arena + 15052800, arena + 18314240, 196, 1960, 196, 196, 68992, 1960, 196, 196, 68992, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(689920, 256), 256>>>(arena + 15052800, arena + 18314240, dense_blocks_2_layers_3_0_weight, dense_blocks_2_layers_3_0_bias, arena + 15052800, 689920, 196, 352);
 n2_relu<<<ceil_div(689920, 256), 256>>>(arena + 15052800, arena + 15052800, 689920);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 15052800, dense_blocks_2_layers_3_2_weight, arena + 18816000, 10, 352, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 15052800, dense_blocks_2_layers_3_2_weight, arena + 18816000, 10, 352, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(752640, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 13045760, arena + 13045760, arena + 13045760, 256, 32, 32, 32, 32, 0, 0, 0, arena + 17059840, 10, 196, 384, 0, 384);
 n1_norm_stats<<<384, 256>>>(arena + 17059840, arena + 19317760, 196, 1960, 196, 196, 75264, 1960, 196, 196, 75264, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(752640, 256), 256>>>(arena + 17059840, arena + 19317760, dense_blocks_2_layers_4_0_weight, dense_blocks_2_layers_4_0_bias, arena + 17059840, 752640, 196, 384);
 n2_relu<<<ceil_div(752640, 256), 256>>>(arena + 17059840, arena + 17059840, 752640);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 17059840, dense_blocks_2_layers_4_2_weight, arena + 18314240, 10, 384, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 17059840, dense_blocks_2_layers_4_2_weight, arena + 18314240, 10, 384, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(815360, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 13045760, arena + 13045760, 256, 32, 32, 32, 32, 32, 0, 0, arena + 16056320, 10, 196, 416, 0, 416);
 n1_norm_stats<<<416, 256>>>(arena + 16056320, arena + 19317760, 196, 1960, 196, 196, 81536, 1960, 196, 196, 81536, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(815360, 256), 256>>>(arena + 16056320, arena + 19317760, dense_blocks_2_layers_5_0_weight, dense_blocks_2_layers_5_0_bias, arena + 16056320, 815360, 196, 416);
 n2_relu<<<ceil_div(815360, 256), 256>>>(arena + 16056320, arena + 16056320, 815360);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 16056320, dense_blocks_2_layers_5_2_weight, arena + 19317760, 10, 416, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 16056320, dense_blocks_2_layers_5_2_weight, arena + 19317760, 10, 416, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(878080, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 13045760, 256, 32, 32, 32, 32, 32, 32, 0, arena + 12042240, 10, 196, 448, 0, 448);
 n1_norm_stats<<<448, 256>>>(arena + 12042240, arena + 14049280, 196, 1960, 196, 196, 87808, 1960, 196, 196, 87808, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(878080, 256), 256>>>(arena + 12042240, arena + 14049280, dense_blocks_2_layers_6_0_weight, dense_blocks_2_layers_6_0_bias, arena + 12042240, 878080, 196, 448);
 n2_relu<<<ceil_div(878080, 256), 256>>>(arena + 12042240, arena + 12042240, 878080);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 12042240, dense_blocks_2_layers_6_2_weight, arena + 15052800, 10, 448, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 12042240, dense_blocks_2_layers_6_2_weight, arena + 15052800, 10, 448, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 17059840, 10, 196, 480, 0, 480);
 n1_norm_stats<<<480, 256>>>(arena + 17059840, arena + 16056320, 196, 1960, 196, 196, 94080, 1960, 196, 196, 94080, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(940800, 256), 256>>>(arena + 17059840, arena + 16056320, dense_blocks_2_layers_7_0_weight, dense_blocks_2_layers_7_0_bias, arena + 17059840, 940800, 196, 480);
 n2_relu<<<ceil_div(940800, 256), 256>>>(arena + 17059840, arena + 17059840, 940800);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 17059840, dense_blocks_2_layers_7_2_weight, arena + 14049280, 10, 480, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 17059840, dense_blocks_2_layers_7_2_weight, arena + 14049280, 10, 480, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 12042240, 10, 196, 512, 0, 480);
 concat8_double_double<<<ceil_div(62720, 256), 256>>>(arena + 14049280, arena + 14049280, arena + 14049280, arena + 14049280, arena + 14049280, arena + 14049280, arena + 14049280, arena + 14049280, 32, 0, 0, 0, 0, 0, 0, 0, arena + 12042240, 10, 196, 512, 480, 32);
 n1_norm_stats<<<512, 256>>>(arena + 12042240, arena + 16056320, 196, 1960, 196, 196, 100352, 1960, 196, 196, 100352, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1003520, 256), 256>>>(arena + 12042240, arena + 16056320, dense_blocks_2_layers_8_0_weight, dense_blocks_2_layers_8_0_bias, arena + 12042240, 1003520, 196, 512);
 n2_relu<<<ceil_div(1003520, 256), 256>>>(arena + 12042240, arena + 12042240, 1003520);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 12042240, dense_blocks_2_layers_8_2_weight, arena + 17059840, 10, 512, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 12042240, dense_blocks_2_layers_8_2_weight, arena + 17059840, 10, 512, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 544, 0, 480);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 14049280, arena + 14049280, arena + 14049280, arena + 14049280, arena + 14049280, arena + 14049280, 32, 32, 0, 0, 0, 0, 0, 0, arena + 8028160, 10, 196, 544, 480, 64);
 n1_norm_stats<<<544, 256>>>(arena + 8028160, arena + 16056320, 196, 1960, 196, 196, 106624, 1960, 196, 196, 106624, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1066240, 256), 256>>>(arena + 8028160, arena + 16056320, dense_blocks_2_layers_9_0_weight, dense_blocks_2_layers_9_0_bias, arena + 8028160, 1066240, 196, 544);
 n2_relu<<<ceil_div(1066240, 256), 256>>>(arena + 8028160, arena + 8028160, 1066240);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_9_2_weight, arena + 12042240, 10, 544, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_9_2_weight, arena + 12042240, 10, 544, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 576, 0, 480);
 concat8_double_double<<<ceil_div(188160, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 14049280, arena + 14049280, arena + 14049280, arena + 14049280, arena + 14049280, 32, 32, 32, 0, 0, 0, 0, 0, arena + 8028160, 10, 196, 576, 480, 96);
 n1_norm_stats<<<576, 256>>>(arena + 8028160, arena + 16056320, 196, 1960, 196, 196, 112896, 1960, 196, 196, 112896, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1128960, 256), 256>>>(arena + 8028160, arena + 16056320, dense_blocks_2_layers_10_0_weight, dense_blocks_2_layers_10_0_bias, arena + 8028160, 1128960, 196, 576);
 n2_relu<<<ceil_div(1128960, 256), 256>>>(arena + 8028160, arena + 8028160, 1128960);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_10_2_weight, arena + 16056320, 10, 576, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_10_2_weight, arena + 16056320, 10, 576, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 608, 0, 480);
 concat8_double_double<<<ceil_div(250880, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena + 14049280, arena + 14049280, arena + 14049280, arena + 14049280, 32, 32, 32, 32, 0, 0, 0, 0, arena + 8028160, 10, 196, 608, 480, 128);
 n1_norm_stats<<<608, 256>>>(arena + 8028160, arena, 196, 1960, 196, 196, 119168, 1960, 196, 196, 119168, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1191680, 256), 256>>>(arena + 8028160, arena, dense_blocks_2_layers_11_0_weight, dense_blocks_2_layers_11_0_bias, arena + 8028160, 1191680, 196, 608);
 n2_relu<<<ceil_div(1191680, 256), 256>>>(arena + 8028160, arena + 8028160, 1191680);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_11_2_weight, arena, 10, 608, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_11_2_weight, arena, 10, 608, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 640, 0, 480);
 concat8_double_double<<<ceil_div(313600, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 14049280, arena + 14049280, arena + 14049280, 32, 32, 32, 32, 32, 0, 0, 0, arena + 8028160, 10, 196, 640, 480, 160);
 n1_norm_stats<<<640, 256>>>(arena + 8028160, arena + 19568640, 196, 1960, 196, 196, 125440, 1960, 196, 196, 125440, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1254400, 256), 256>>>(arena + 8028160, arena + 19568640, dense_blocks_2_layers_12_0_weight, dense_blocks_2_layers_12_0_bias, arena + 8028160, 1254400, 196, 640);
 n2_relu<<<ceil_div(1254400, 256), 256>>>(arena + 8028160, arena + 8028160, 1254400);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_12_2_weight, arena + 19568640, 10, 640, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_12_2_weight, arena + 19568640, 10, 640, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 672, 0, 480);
 concat8_double_double<<<ceil_div(376320, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 14049280, arena + 14049280, 32, 32, 32, 32, 32, 32, 0, 0, arena + 8028160, 10, 196, 672, 480, 192);
 n1_norm_stats<<<672, 256>>>(arena + 8028160, arena + 19631360, 196, 1960, 196, 196, 131712, 1960, 196, 196, 131712, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1317120, 256), 256>>>(arena + 8028160, arena + 19631360, dense_blocks_2_layers_13_0_weight, dense_blocks_2_layers_13_0_bias, arena + 8028160, 1317120, 196, 672);
 n2_relu<<<ceil_div(1317120, 256), 256>>>(arena + 8028160, arena + 8028160, 1317120);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_13_2_weight, arena + 19631360, 10, 672, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_13_2_weight, arena + 19631360, 10, 672, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 704, 0, 480);
 concat8_double_double<<<ceil_div(439040, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 14049280, 32, 32, 32, 32, 32, 32, 32, 0, arena + 8028160, 10, 196, 704, 480, 224);
 n1_norm_stats<<<704, 256>>>(arena + 8028160, arena + 19694080, 196, 1960, 196, 196, 137984, 1960, 196, 196, 137984, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1379840, 256), 256>>>(arena + 8028160, arena + 19694080, dense_blocks_2_layers_14_0_weight, dense_blocks_2_layers_14_0_bias, arena + 8028160, 1379840, 196, 704);
 n2_relu<<<ceil_div(1379840, 256), 256>>>(arena + 8028160, arena + 8028160, 1379840);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_14_2_weight, arena + 19694080, 10, 704, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_14_2_weight, arena + 19694080, 10, 704, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 736, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 736, 480, 256);
 n1_norm_stats<<<736, 256>>>(arena + 8028160, arena + 19756800, 196, 1960, 196, 196, 144256, 1960, 196, 196, 144256, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1442560, 256), 256>>>(arena + 8028160, arena + 19756800, dense_blocks_2_layers_15_0_weight, dense_blocks_2_layers_15_0_bias, arena + 8028160, 1442560, 196, 736);
 n2_relu<<<ceil_div(1442560, 256), 256>>>(arena + 8028160, arena + 8028160, 1442560);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_15_2_weight, arena + 19756800, 10, 736, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_15_2_weight, arena + 19756800, 10, 736, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 768, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 768, 480, 256);
 concat8_double_double<<<ceil_div(62720, 256), 256>>>(arena + 19756800, arena + 19756800, arena + 19756800, arena + 19756800, arena + 19756800, arena + 19756800, arena + 19756800, arena + 19756800, 32, 0, 0, 0, 0, 0, 0, 0, arena + 8028160, 10, 196, 768, 736, 32);
 n1_norm_stats<<<768, 256>>>(arena + 8028160, arena + 19819520, 196, 1960, 196, 196, 150528, 1960, 196, 196, 150528, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1505280, 256), 256>>>(arena + 8028160, arena + 19819520, dense_blocks_2_layers_16_0_weight, dense_blocks_2_layers_16_0_bias, arena + 8028160, 1505280, 196, 768);
 n2_relu<<<ceil_div(1505280, 256), 256>>>(arena + 8028160, arena + 8028160, 1505280);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_16_2_weight, arena + 19819520, 10, 768, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_16_2_weight, arena + 19819520, 10, 768, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 800, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 800, 480, 256);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19756800, arena + 19756800, arena + 19756800, arena + 19756800, arena + 19756800, arena + 19756800, 32, 32, 0, 0, 0, 0, 0, 0, arena + 8028160, 10, 196, 800, 736, 64);
 n1_norm_stats<<<800, 256>>>(arena + 8028160, arena + 19882240, 196, 1960, 196, 196, 156800, 1960, 196, 196, 156800, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1568000, 256), 256>>>(arena + 8028160, arena + 19882240, dense_blocks_2_layers_17_0_weight, dense_blocks_2_layers_17_0_bias, arena + 8028160, 1568000, 196, 800);
 n2_relu<<<ceil_div(1568000, 256), 256>>>(arena + 8028160, arena + 8028160, 1568000);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_17_2_weight, arena + 19882240, 10, 800, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_17_2_weight, arena + 19882240, 10, 800, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 832, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 832, 480, 256);
 concat8_double_double<<<ceil_div(188160, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19756800, arena + 19756800, arena + 19756800, arena + 19756800, arena + 19756800, 32, 32, 32, 0, 0, 0, 0, 0, arena + 8028160, 10, 196, 832, 736, 96);
 n1_norm_stats<<<832, 256>>>(arena + 8028160, arena + 19944960, 196, 1960, 196, 196, 163072, 1960, 196, 196, 163072, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1630720, 256), 256>>>(arena + 8028160, arena + 19944960, dense_blocks_2_layers_18_0_weight, dense_blocks_2_layers_18_0_bias, arena + 8028160, 1630720, 196, 832);
 n2_relu<<<ceil_div(1630720, 256), 256>>>(arena + 8028160, arena + 8028160, 1630720);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_18_2_weight, arena + 19944960, 10, 832, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_18_2_weight, arena + 19944960, 10, 832, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 864, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 864, 480, 256);
 concat8_double_double<<<ceil_div(250880, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 19756800, arena + 19756800, arena + 19756800, arena + 19756800, 32, 32, 32, 32, 0, 0, 0, 0, arena + 8028160, 10, 196, 864, 736, 128);
 n1_norm_stats<<<864, 256>>>(arena + 8028160, arena + 20007680, 196, 1960, 196, 196, 169344, 1960, 196, 196, 169344, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1693440, 256), 256>>>(arena + 8028160, arena + 20007680, dense_blocks_2_layers_19_0_weight, dense_blocks_2_layers_19_0_bias, arena + 8028160, 1693440, 196, 864);
 n2_relu<<<ceil_div(1693440, 256), 256>>>(arena + 8028160, arena + 8028160, 1693440);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_19_2_weight, arena + 20007680, 10, 864, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_19_2_weight, arena + 20007680, 10, 864, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 896, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 896, 480, 256);
 concat8_double_double<<<ceil_div(313600, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 19756800, arena + 19756800, arena + 19756800, 32, 32, 32, 32, 32, 0, 0, 0, arena + 8028160, 10, 196, 896, 736, 160);
 n1_norm_stats<<<896, 256>>>(arena + 8028160, arena + 20070400, 196, 1960, 196, 196, 175616, 1960, 196, 196, 175616, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1756160, 256), 256>>>(arena + 8028160, arena + 20070400, dense_blocks_2_layers_20_0_weight, dense_blocks_2_layers_20_0_bias, arena + 8028160, 1756160, 196, 896);
 n2_relu<<<ceil_div(1756160, 256), 256>>>(arena + 8028160, arena + 8028160, 1756160);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_20_2_weight, arena + 20070400, 10, 896, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_20_2_weight, arena + 20070400, 10, 896, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 928, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 928, 480, 256);
 concat8_double_double<<<ceil_div(376320, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 19756800, arena + 19756800, 32, 32, 32, 32, 32, 32, 0, 0, arena + 8028160, 10, 196, 928, 736, 192);
 n1_norm_stats<<<928, 256>>>(arena + 8028160, arena + 20133120, 196, 1960, 196, 196, 181888, 1960, 196, 196, 181888, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1818880, 256), 256>>>(arena + 8028160, arena + 20133120, dense_blocks_2_layers_21_0_weight, dense_blocks_2_layers_21_0_bias, arena + 8028160, 1818880, 196, 928);
 n2_relu<<<ceil_div(1818880, 256), 256>>>(arena + 8028160, arena + 8028160, 1818880);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_21_2_weight, arena + 20133120, 10, 928, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_21_2_weight, arena + 20133120, 10, 928, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 960, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 960, 480, 256);
 concat8_double_double<<<ceil_div(439040, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 20133120, arena + 19756800, 32, 32, 32, 32, 32, 32, 32, 0, arena + 8028160, 10, 196, 960, 736, 224);
 n1_norm_stats<<<960, 256>>>(arena + 8028160, arena + 20195840, 196, 1960, 196, 196, 188160, 1960, 196, 196, 188160, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1881600, 256), 256>>>(arena + 8028160, arena + 20195840, dense_blocks_2_layers_22_0_weight, dense_blocks_2_layers_22_0_bias, arena + 8028160, 1881600, 196, 960);
 n2_relu<<<ceil_div(1881600, 256), 256>>>(arena + 8028160, arena + 8028160, 1881600);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_22_2_weight, arena + 20195840, 10, 960, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_22_2_weight, arena + 20195840, 10, 960, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 992, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 992, 480, 256);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 20133120, arena + 20195840, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 992, 736, 256);
 n1_norm_stats<<<992, 256>>>(arena + 8028160, arena + 20258560, 196, 1960, 196, 196, 194432, 1960, 196, 196, 194432, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1944320, 256), 256>>>(arena + 8028160, arena + 20258560, dense_blocks_2_layers_23_0_weight, dense_blocks_2_layers_23_0_bias, arena + 8028160, 1944320, 196, 992);
 n2_relu<<<ceil_div(1944320, 256), 256>>>(arena + 8028160, arena + 8028160, 1944320);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_23_2_weight, arena + 20258560, 10, 992, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_23_2_weight, arena + 20258560, 10, 992, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1024, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1024, 480, 256);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 20133120, arena + 20195840, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1024, 736, 256);
@@ -723,95 +942,95 @@ concat8_double_double<<<ceil_div(62720, 256), 256>>>(arena + 20258560, arena + 2
 n1_norm_stats<<<1024, 256>>>(arena + 8028160, arena + 19568640, 196, 1960, 196, 196, 200704, 1960, 196, 196, 200704, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(arena + 8028160, arena + 19568640, transition_layers_2_transition_0_weight, transition_layers_2_transition_0_bias, arena + 8028160, 2007040, 196, 1024);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(arena + 8028160, arena + 8028160, 2007040);
-n6_conv<<<ceil_div(1003520, 256), 256>>>(arena + 8028160, transition_layers_2_transition_2_weight, arena + 13045760, 10, 1024, 512, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(501760, 256), 256>>>(arena + 8028160, transition_layers_2_transition_2_weight, arena + 13045760, 10, 1024, 512, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n31_avgpool<<<ceil_div(250880, 256), 256>>>(arena + 13045760, arena + 18565120, 1, 14, 14, 1, 7, 7, 1, 2, 2, 1, 2, 2, 0, 0, 0, 1, 1, 1, 250880);
 n1_norm_stats<<<512, 256>>>(arena + 18565120, arena + 19631360, 49, 490, 49, 49, 25088, 490, 49, 49, 25088, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(250880, 256), 256>>>(arena + 18565120, arena + 19631360, dense_blocks_3_layers_0_0_weight, dense_blocks_3_layers_0_0_bias, arena + 19066880, 250880, 49, 512);
 n2_relu<<<ceil_div(250880, 256), 256>>>(arena + 19066880, arena + 19066880, 250880);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 19066880, dense_blocks_3_layers_0_2_weight, arena + 19694080, 10, 512, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 19066880, dense_blocks_3_layers_0_2_weight, arena + 19694080, 10, 512, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(266560, 256), 256>>>(arena + 18565120, arena + 19694080, arena + 18565120, arena + 18565120, arena + 18565120, arena + 18565120, arena + 18565120, arena + 18565120, 512, 32, 0, 0, 0, 0, 0, 0, arena + 15052800, 10, 49, 544, 0, 544);
 n1_norm_stats<<<544, 256>>>(arena + 15052800, arena + 19756800, 49, 490, 49, 49, 26656, 490, 49, 49, 26656, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(266560, 256), 256>>>(arena + 15052800, arena + 19756800, dense_blocks_3_layers_1_0_weight, dense_blocks_3_layers_1_0_bias, arena + 15052800, 266560, 49, 544);
 n2_relu<<<ceil_div(266560, 256), 256>>>(arena + 15052800, arena + 15052800, 266560);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 15052800, dense_blocks_3_layers_1_2_weight, arena + 19819520, 10, 544, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 15052800, dense_blocks_3_layers_1_2_weight, arena + 19819520, 10, 544, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(282240, 256), 256>>>(arena + 18565120, arena + 19694080, arena + 19819520, arena + 18565120, arena + 18565120, arena + 18565120, arena + 18565120, arena + 18565120, 512, 32, 32, 0, 0, 0, 0, 0, arena + 14049280, 10, 49, 576, 0, 576);
 n1_norm_stats<<<576, 256>>>(arena + 14049280, arena + 19882240, 49, 490, 49, 49, 28224, 490, 49, 49, 28224, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(282240, 256), 256>>>(arena + 14049280, arena + 19882240, dense_blocks_3_layers_2_0_weight, dense_blocks_3_layers_2_0_bias, arena + 14049280, 282240, 49, 576);
 n2_relu<<<ceil_div(282240, 256), 256>>>(arena + 14049280, arena + 14049280, 282240);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 14049280, dense_blocks_3_layers_2_2_weight, arena + 19944960, 10, 576, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 14049280, dense_blocks_3_layers_2_2_weight, arena + 19944960, 10, 576, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(297920, 256), 256>>>(arena + 18565120, arena + 19694080, arena + 19819520, arena + 19944960, arena + 18565120, arena + 18565120, arena + 18565120, arena + 18565120, 512, 32, 32, 32, 0, 0, 0, 0, arena + 17059840, 10, 49, 608, 0, 608);
 n1_norm_stats<<<608, 256>>>(arena + 17059840, arena + 20007680, 49, 490, 49, 49, 29792, 490, 49, 49, 29792, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(297920, 256), 256>>>(arena + 17059840, arena + 20007680, dense_blocks_3_layers_3_0_weight, dense_blocks_3_layers_3_0_bias, arena + 17059840, 297920, 49, 608);
 n2_relu<<<ceil_div(297920, 256), 256>>>(arena + 17059840, arena + 17059840, 297920);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 17059840, dense_blocks_3_layers_3_2_weight, arena + 20070400, 10, 608, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 17059840, dense_blocks_3_layers_3_2_weight, arena + 20070400, 10, 608, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(313600, 256), 256>>>(arena + 18565120, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 18565120, arena + 18565120, arena + 18565120, 512, 32, 32, 32, 32, 0, 0, 0, arena + 12042240, 10, 49, 640, 0, 640);
 n1_norm_stats<<<640, 256>>>(arena + 12042240, arena + 20133120, 49, 490, 49, 49, 31360, 490, 49, 49, 31360, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(313600, 256), 256>>>(arena + 12042240, arena + 20133120, dense_blocks_3_layers_4_0_weight, dense_blocks_3_layers_4_0_bias, arena + 12042240, 313600, 49, 640);
 n2_relu<<<ceil_div(313600, 256), 256>>>(arena + 12042240, arena + 12042240, 313600);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 12042240, dense_blocks_3_layers_4_2_weight, arena + 20195840, 10, 640, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 12042240, dense_blocks_3_layers_4_2_weight, arena + 20195840, 10, 640, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(329280, 256), 256>>>(arena + 18565120, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 18565120, arena + 18565120, 512, 32, 32, 32, 32, 32, 0, 0, arena + 16056320, 10, 49, 672, 0, 672);
 n1_norm_stats<<<672, 256>>>(arena + 16056320, arena + 20258560, 49, 490, 49, 49, 32928, 490, 49, 49, 32928, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(329280, 256), 256>>>(arena + 16056320, arena + 20258560, dense_blocks_3_layers_5_0_weight, dense_blocks_3_layers_5_0_bias, arena + 16056320, 329280, 49, 672);
 n2_relu<<<ceil_div(329280, 256), 256>>>(arena + 16056320, arena + 16056320, 329280);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 16056320, dense_blocks_3_layers_5_2_weight, arena + 19568640, 10, 672, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 16056320, dense_blocks_3_layers_5_2_weight, arena + 19568640, 10, 672, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(344960, 256), 256>>>(arena + 18565120, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 19568640, arena + 18565120, 512, 32, 32, 32, 32, 32, 32, 0, arena + 13045760, 10, 49, 704, 0, 704);
 n1_norm_stats<<<704, 256>>>(arena + 13045760, arena + 19631360, 49, 490, 49, 49, 34496, 490, 49, 49, 34496, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(344960, 256), 256>>>(arena + 13045760, arena + 19631360, dense_blocks_3_layers_6_0_weight, dense_blocks_3_layers_6_0_bias, arena + 13045760, 344960, 49, 704);
 n2_relu<<<ceil_div(344960, 256), 256>>>(arena + 13045760, arena + 13045760, 344960);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 13045760, dense_blocks_3_layers_6_2_weight, arena + 19756800, 10, 704, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 13045760, dense_blocks_3_layers_6_2_weight, arena + 19756800, 10, 704, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(360640, 256), 256>>>(arena + 18565120, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 19568640, arena + 19756800, 512, 32, 32, 32, 32, 32, 32, 32, arena + 15052800, 10, 49, 736, 0, 736);
 n1_norm_stats<<<736, 256>>>(arena + 15052800, arena + 19882240, 49, 490, 49, 49, 36064, 490, 49, 49, 36064, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(360640, 256), 256>>>(arena + 15052800, arena + 19882240, dense_blocks_3_layers_7_0_weight, dense_blocks_3_layers_7_0_bias, arena + 15052800, 360640, 49, 736);
 n2_relu<<<ceil_div(360640, 256), 256>>>(arena + 15052800, arena + 15052800, 360640);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 15052800, dense_blocks_3_layers_7_2_weight, arena + 20007680, 10, 736, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 15052800, dense_blocks_3_layers_7_2_weight, arena + 20007680, 10, 736, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(360640, 256), 256>>>(arena + 18565120, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 19568640, arena + 19756800, 512, 32, 32, 32, 32, 32, 32, 32, arena + 14049280, 10, 49, 768, 0, 736);
 concat8_double_double<<<ceil_div(15680, 256), 256>>>(arena + 20007680, arena + 20007680, arena + 20007680, arena + 20007680, arena + 20007680, arena + 20007680, arena + 20007680, arena + 20007680, 32, 0, 0, 0, 0, 0, 0, 0, arena + 14049280, 10, 49, 768, 736, 32);
 n1_norm_stats<<<768, 256>>>(arena + 14049280, arena + 20133120, 49, 490, 49, 49, 37632, 490, 49, 49, 37632, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(376320, 256), 256>>>(arena + 14049280, arena + 20133120, dense_blocks_3_layers_8_0_weight, dense_blocks_3_layers_8_0_bias, arena + 14049280, 376320, 49, 768);
 n2_relu<<<ceil_div(376320, 256), 256>>>(arena + 14049280, arena + 14049280, 376320);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 14049280, dense_blocks_3_layers_8_2_weight, arena + 20258560, 10, 768, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 14049280, dense_blocks_3_layers_8_2_weight, arena + 20258560, 10, 768, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(360640, 256), 256>>>(arena + 18565120, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 19568640, arena + 19756800, 512, 32, 32, 32, 32, 32, 32, 32, arena + 17059840, 10, 49, 800, 0, 736);
 concat8_double_double<<<ceil_div(31360, 256), 256>>>(arena + 20007680, arena + 20258560, arena + 20007680, arena + 20007680, arena + 20007680, arena + 20007680, arena + 20007680, arena + 20007680, 32, 32, 0, 0, 0, 0, 0, 0, arena + 17059840, 10, 49, 800, 736, 64);
 n1_norm_stats<<<800, 256>>>(arena + 17059840, arena + 19631360, 49, 490, 49, 49, 39200, 490, 49, 49, 39200, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(392000, 256), 256>>>(arena + 17059840, arena + 19631360, dense_blocks_3_layers_9_0_weight, dense_blocks_3_layers_9_0_bias, arena + 17059840, 392000, 49, 800);
 n2_relu<<<ceil_div(392000, 256), 256>>>(arena + 17059840, arena + 17059840, 392000);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 17059840, dense_blocks_3_layers_9_2_weight, arena + 19882240, 10, 800, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 17059840, dense_blocks_3_layers_9_2_weight, arena + 19882240, 10, 800, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(360640, 256), 256>>>(arena + 18565120, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 19568640, arena + 19756800, 512, 32, 32, 32, 32, 32, 32, 32, arena + 12042240, 10, 49, 832, 0, 736);
 concat8_double_double<<<ceil_div(47040, 256), 256>>>(arena + 20007680, arena + 20258560, arena + 19882240, arena + 20007680, arena + 20007680, arena + 20007680, arena + 20007680, arena + 20007680, 32, 32, 32, 0, 0, 0, 0, 0, arena + 12042240, 10, 49, 832, 736, 96);
 n1_norm_stats<<<832, 256>>>(arena + 12042240, arena + 20133120, 49, 490, 49, 49, 40768, 490, 49, 49, 40768, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(407680, 256), 256>>>(arena + 12042240, arena + 20133120, dense_blocks_3_layers_10_0_weight, dense_blocks_3_layers_10_0_bias, arena + 12042240, 407680, 49, 832);
 n2_relu<<<ceil_div(407680, 256), 256>>>(arena + 12042240, arena + 12042240, 407680);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 12042240, dense_blocks_3_layers_10_2_weight, arena + 19631360, 10, 832, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 12042240, dense_blocks_3_layers_10_2_weight, arena + 19631360, 10, 832, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(360640, 256), 256>>>(arena + 18565120, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 19568640, arena + 19756800, 512, 32, 32, 32, 32, 32, 32, 32, arena + 16056320, 10, 49, 864, 0, 736);
 concat8_double_double<<<ceil_div(62720, 256), 256>>>(arena + 20007680, arena + 20258560, arena + 19882240, arena + 19631360, arena + 20007680, arena + 20007680, arena + 20007680, arena + 20007680, 32, 32, 32, 32, 0, 0, 0, 0, arena + 16056320, 10, 49, 864, 736, 128);
 n1_norm_stats<<<864, 256>>>(arena + 16056320, arena + 20133120, 49, 490, 49, 49, 42336, 490, 49, 49, 42336, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(423360, 256), 256>>>(arena + 16056320, arena + 20133120, dense_blocks_3_layers_11_0_weight, dense_blocks_3_layers_11_0_bias, arena + 16056320, 423360, 49, 864);
 n2_relu<<<ceil_div(423360, 256), 256>>>(arena + 16056320, arena + 16056320, 423360);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 16056320, dense_blocks_3_layers_11_2_weight, arena + 20133120, 10, 864, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 16056320, dense_blocks_3_layers_11_2_weight, arena + 20133120, 10, 864, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(360640, 256), 256>>>(arena + 18565120, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 19568640, arena + 19756800, 512, 32, 32, 32, 32, 32, 32, 32, arena + 13045760, 10, 49, 896, 0, 736);
 concat8_double_double<<<ceil_div(78400, 256), 256>>>(arena + 20007680, arena + 20258560, arena + 19882240, arena + 19631360, arena + 20133120, arena + 20007680, arena + 20007680, arena + 20007680, 32, 32, 32, 32, 32, 0, 0, 0, arena + 13045760, 10, 49, 896, 736, 160);
 n1_norm_stats<<<896, 256>>>(arena + 13045760, arena + 18063360, 49, 490, 49, 49, 43904, 490, 49, 49, 43904, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(439040, 256), 256>>>(arena + 13045760, arena + 18063360, dense_blocks_3_layers_12_0_weight, dense_blocks_3_layers_12_0_bias, arena + 13045760, 439040, 49, 896);
 n2_relu<<<ceil_div(439040, 256), 256>>>(arena + 13045760, arena + 13045760, 439040);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 13045760, dense_blocks_3_layers_12_2_weight, arena + 18816000, 10, 896, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 13045760, dense_blocks_3_layers_12_2_weight, arena + 18816000, 10, 896, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(360640, 256), 256>>>(arena + 18565120, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 19568640, arena + 19756800, 512, 32, 32, 32, 32, 32, 32, 32, arena + 15052800, 10, 49, 928, 0, 736);
 concat8_double_double<<<ceil_div(94080, 256), 256>>>(arena + 20007680, arena + 20258560, arena + 19882240, arena + 19631360, arena + 20133120, arena + 18816000, arena + 20007680, arena + 20007680, 32, 32, 32, 32, 32, 32, 0, 0, arena + 15052800, 10, 49, 928, 736, 192);
 n1_norm_stats<<<928, 256>>>(arena + 15052800, arena + 18314240, 49, 490, 49, 49, 45472, 490, 49, 49, 45472, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(454720, 256), 256>>>(arena + 15052800, arena + 18314240, dense_blocks_3_layers_13_0_weight, dense_blocks_3_layers_13_0_bias, arena + 15052800, 454720, 49, 928);
 n2_relu<<<ceil_div(454720, 256), 256>>>(arena + 15052800, arena + 15052800, 454720);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 15052800, dense_blocks_3_layers_13_2_weight, arena + 19317760, 10, 928, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 15052800, dense_blocks_3_layers_13_2_weight, arena + 19317760, 10, 928, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(360640, 256), 256>>>(arena + 18565120, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 19568640, arena + 19756800, 512, 32, 32, 32, 32, 32, 32, 32, arena + 14049280, 10, 49, 960, 0, 736);
 concat8_double_double<<<ceil_div(109760, 256), 256>>>(arena + 20007680, arena + 20258560, arena + 19882240, arena + 19631360, arena + 20133120, arena + 18816000, arena + 19317760, arena + 20007680, 32, 32, 32, 32, 32, 32, 32, 0, arena + 14049280, 10, 49, 960, 736, 224);
 n1_norm_stats<<<960, 256>>>(arena + 14049280, arena + 19066880, 49, 490, 49, 49, 47040, 490, 49, 49, 47040, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(470400, 256), 256>>>(arena + 14049280, arena + 19066880, dense_blocks_3_layers_14_0_weight, dense_blocks_3_layers_14_0_bias, arena + 14049280, 470400, 49, 960);
 n2_relu<<<ceil_div(470400, 256), 256>>>(arena + 14049280, arena + 14049280, 470400);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 14049280, dense_blocks_3_layers_14_2_weight, arena + 18063360, 10, 960, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 14049280, dense_blocks_3_layers_14_2_weight, arena + 18063360, 10, 960, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(360640, 256), 256>>>(arena + 18565120, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 19568640, arena + 19756800, 512, 32, 32, 32, 32, 32, 32, 32, arena + 17059840, 10, 49, 992, 0, 736);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 20007680, arena + 20258560, arena + 19882240, arena + 19631360, arena + 20133120, arena + 18816000, arena + 19317760, arena + 18063360, 32, 32, 32, 32, 32, 32, 32, 32, arena + 17059840, 10, 49, 992, 736, 256);
 n1_norm_stats<<<992, 256>>>(arena + 17059840, arena + 18314240, 49, 490, 49, 49, 48608, 490, 49, 49, 48608, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(486080, 256), 256>>>(arena + 17059840, arena + 18314240, dense_blocks_3_layers_15_0_weight, dense_blocks_3_layers_15_0_bias, arena + 17059840, 486080, 49, 992);
 n2_relu<<<ceil_div(486080, 256), 256>>>(arena + 17059840, arena + 17059840, 486080);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 17059840, dense_blocks_3_layers_15_2_weight, arena + 19066880, 10, 992, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 17059840, dense_blocks_3_layers_15_2_weight, arena + 19066880, 10, 992, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(360640, 256), 256>>>(arena + 18565120, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 19568640, arena + 19756800, 512, 32, 32, 32, 32, 32, 32, 32, arena + 12042240, 10, 49, 1024, 0, 736);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 20007680, arena + 20258560, arena + 19882240, arena + 19631360, arena + 20133120, arena + 18816000, arena + 19317760, arena + 18063360, 32, 32, 32, 32, 32, 32, 32, 32, arena + 12042240, 10, 49, 1024, 736, 256);
 concat8_double_double<<<ceil_div(15680, 256), 256>>>(arena + 19066880, arena + 19066880, arena + 19066880, arena + 19066880, arena + 19066880, arena + 19066880, arena + 19066880, arena + 19066880, 32, 0, 0, 0, 0, 0, 0, 0, arena + 12042240, 10, 49, 1024, 992, 32);

@@ -20,7 +20,7 @@ static __device__ double block_sum(double v, double* sh)
     return r;
 }
 
-/* t0: Conv2d, one thread per output, double accumulation */
+/* t0: Conv2d, 8 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n0_conv(const float* x,
     const float* weight,
     double* out,
@@ -52,17 +52,18 @@ extern "C" __global__ void n0_conv(const float* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -74,13 +75,18 @@ extern "C" __global__ void n0_conv(const float* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* t1: batch norm statistics (mean, biased variance) of 125440 values each, one block per statistic */
@@ -211,7 +217,7 @@ extern "C" __global__ void n3_maxpool(const double* x,
     out[idx] = m;
 }
 
-/* t6: Conv2d, one thread per output, double accumulation */
+/* t6: Conv2d, 2 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n6_conv(const double* x,
     const float* weight,
     double* out,
@@ -243,17 +249,18 @@ extern "C" __global__ void n6_conv(const double* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 2) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 2)) * 2;   /* channels co0 .. co0 + 1 */
+    const long long n = t / (CO / 2);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[2];
+    for (int r = 0; r < 2; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -265,13 +272,18 @@ extern "C" __global__ void n6_conv(const double* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 2; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 2; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* concatenation along a dim: up to 8 operands of widths w0.. into out at offset off */
@@ -308,6 +320,75 @@ extern "C" __global__ void concat8_double_double(const double* x0,
     int k = 0;
     while (c >= ws[k]) { c -= ws[k]; ++k; }
     out[(o * total + off + cg) * inner + e] = (double)xs[k][(o * ws[k] + c) * inner + e];
+}
+
+/* t30: Conv2d, 8 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n30_conv(const double* x,
+    const float* weight,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* t31: AvgPool2d (count_include_pad), one thread per output */
@@ -355,6 +436,144 @@ extern "C" __global__ void n31_avgpool(const double* x,
             for (int iw = max(w0, 0); iw < min(w1, IW); ++iw)
                 s += (double)xp[((long long)id * IH + ih) * IW + iw];
     out[idx] = (s / divisor);
+}
+
+/* t34: Conv2d, 1 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n34_conv(const double* x,
+    const float* weight,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 1) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 1)) * 1;   /* channels co0 .. co0 + 0 */
+    const long long n = t / (CO / 1);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[1];
+    for (int r = 0; r < 1; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 1; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 1; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
+}
+
+/* t82: Conv2d, 4 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n82_conv(const double* x,
+    const float* weight,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 4) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 4)) * 4;   /* channels co0 .. co0 + 3 */
+    const long long n = t / (CO / 4);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[4];
+    for (int r = 0; r < 4; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 4; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 4; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* t410: AdaptiveAvgPool to [1, 1], one block per output */
@@ -463,7 +682,7 @@ extern "C" __global__ void n412_linear(const double* x,
 
 /*@launch
 scratch double arena[21826560];
-n0_conv<<<ceil_div(8028160, 256), 256>>>(x, features_0_weight, arena, 10, 3, 64, 1, 1, 224, 224, 1, 112, 112, 1, 7, 7, 1, 2, 2, 0, 3, 3, 1, 1, 1);
+n0_conv<<<ceil_div(1003520, 256), 256>>>(x, features_0_weight, arena, 10, 3, 64, 1, 1, 224, 224, 1, 112, 112, 1, 7, 7, 1, 2, 2, 0, 3, 3, 1, 1, 1);
 n1_norm_stats<<<64, 256>>>(arena, arena + 8028160, 12544, 125440, 12544, 12544, 802816, 125440, 12544, 12544, 802816, 125440.0, 125440.0);
 n1_norm_apply<<<ceil_div(8028160, 256), 256>>>(arena, arena + 8028160, features_1_weight, features_1_bias, arena, 8028160, 12544, 64);
 n2_relu<<<ceil_div(8028160, 256), 256>>>(arena, arena, 8028160);
@@ -471,251 +690,251 @@ n3_maxpool<<<ceil_div(2007040, 256), 256>>>(arena, arena + 8028160, 1, 112, 112,
 n1_norm_stats<<<64, 256>>>(arena + 8028160, arena + 12042240, 3136, 31360, 3136, 3136, 200704, 31360, 3136, 3136, 200704, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(arena + 8028160, arena + 12042240, dense_blocks_0_layers_0_0_weight, dense_blocks_0_layers_0_0_bias, arena, 2007040, 3136, 64);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(arena, arena, 2007040);
-n6_conv<<<ceil_div(1003520, 256), 256>>>(arena, dense_blocks_0_layers_0_2_weight, arena + 12042240, 10, 64, 32, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n6_conv<<<ceil_div(501760, 256), 256>>>(arena, dense_blocks_0_layers_0_2_weight, arena + 12042240, 10, 64, 32, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(3010560, 256), 256>>>(arena + 8028160, arena + 12042240, arena + 8028160, arena + 8028160, arena + 8028160, arena + 8028160, arena + 8028160, arena + 8028160, 64, 32, 0, 0, 0, 0, 0, 0, arena, 10, 3136, 96, 0, 96);
 n1_norm_stats<<<96, 256>>>(arena, arena + 13045760, 3136, 31360, 3136, 3136, 301056, 31360, 3136, 3136, 301056, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(3010560, 256), 256>>>(arena, arena + 13045760, dense_blocks_0_layers_1_0_weight, dense_blocks_0_layers_1_0_bias, arena, 3010560, 3136, 96);
 n2_relu<<<ceil_div(3010560, 256), 256>>>(arena, arena, 3010560);
-n6_conv<<<ceil_div(1003520, 256), 256>>>(arena, dense_blocks_0_layers_1_2_weight, arena + 13045760, 10, 96, 32, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n6_conv<<<ceil_div(501760, 256), 256>>>(arena, dense_blocks_0_layers_1_2_weight, arena + 13045760, 10, 96, 32, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(4014080, 256), 256>>>(arena + 8028160, arena + 12042240, arena + 13045760, arena + 8028160, arena + 8028160, arena + 8028160, arena + 8028160, arena + 8028160, 64, 32, 32, 0, 0, 0, 0, 0, arena, 10, 3136, 128, 0, 128);
 n1_norm_stats<<<128, 256>>>(arena, arena + 14049280, 3136, 31360, 3136, 3136, 401408, 31360, 3136, 3136, 401408, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(4014080, 256), 256>>>(arena, arena + 14049280, dense_blocks_0_layers_2_0_weight, dense_blocks_0_layers_2_0_bias, arena, 4014080, 3136, 128);
 n2_relu<<<ceil_div(4014080, 256), 256>>>(arena, arena, 4014080);
-n6_conv<<<ceil_div(1003520, 256), 256>>>(arena, dense_blocks_0_layers_2_2_weight, arena + 14049280, 10, 128, 32, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n6_conv<<<ceil_div(501760, 256), 256>>>(arena, dense_blocks_0_layers_2_2_weight, arena + 14049280, 10, 128, 32, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(5017600, 256), 256>>>(arena + 8028160, arena + 12042240, arena + 13045760, arena + 14049280, arena + 8028160, arena + 8028160, arena + 8028160, arena + 8028160, 64, 32, 32, 32, 0, 0, 0, 0, arena, 10, 3136, 160, 0, 160);
 n1_norm_stats<<<160, 256>>>(arena, arena + 15052800, 3136, 31360, 3136, 3136, 501760, 31360, 3136, 3136, 501760, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(5017600, 256), 256>>>(arena, arena + 15052800, dense_blocks_0_layers_3_0_weight, dense_blocks_0_layers_3_0_bias, arena, 5017600, 3136, 160);
 n2_relu<<<ceil_div(5017600, 256), 256>>>(arena, arena, 5017600);
-n6_conv<<<ceil_div(1003520, 256), 256>>>(arena, dense_blocks_0_layers_3_2_weight, arena + 15052800, 10, 160, 32, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n6_conv<<<ceil_div(501760, 256), 256>>>(arena, dense_blocks_0_layers_3_2_weight, arena + 15052800, 10, 160, 32, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(6021120, 256), 256>>>(arena + 8028160, arena + 12042240, arena + 13045760, arena + 14049280, arena + 15052800, arena + 8028160, arena + 8028160, arena + 8028160, 64, 32, 32, 32, 32, 0, 0, 0, arena, 10, 3136, 192, 0, 192);
 n1_norm_stats<<<192, 256>>>(arena, arena + 16056320, 3136, 31360, 3136, 3136, 602112, 31360, 3136, 3136, 602112, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(6021120, 256), 256>>>(arena, arena + 16056320, dense_blocks_0_layers_4_0_weight, dense_blocks_0_layers_4_0_bias, arena, 6021120, 3136, 192);
 n2_relu<<<ceil_div(6021120, 256), 256>>>(arena, arena, 6021120);
-n6_conv<<<ceil_div(1003520, 256), 256>>>(arena, dense_blocks_0_layers_4_2_weight, arena + 16056320, 10, 192, 32, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n6_conv<<<ceil_div(501760, 256), 256>>>(arena, dense_blocks_0_layers_4_2_weight, arena + 16056320, 10, 192, 32, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(7024640, 256), 256>>>(arena + 8028160, arena + 12042240, arena + 13045760, arena + 14049280, arena + 15052800, arena + 16056320, arena + 8028160, arena + 8028160, 64, 32, 32, 32, 32, 32, 0, 0, arena, 10, 3136, 224, 0, 224);
 n1_norm_stats<<<224, 256>>>(arena, arena + 17059840, 3136, 31360, 3136, 3136, 702464, 31360, 3136, 3136, 702464, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(7024640, 256), 256>>>(arena, arena + 17059840, dense_blocks_0_layers_5_0_weight, dense_blocks_0_layers_5_0_bias, arena, 7024640, 3136, 224);
 n2_relu<<<ceil_div(7024640, 256), 256>>>(arena, arena, 7024640);
-n6_conv<<<ceil_div(1003520, 256), 256>>>(arena, dense_blocks_0_layers_5_2_weight, arena + 17059840, 10, 224, 32, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n6_conv<<<ceil_div(501760, 256), 256>>>(arena, dense_blocks_0_layers_5_2_weight, arena + 17059840, 10, 224, 32, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(8028160, 256), 256>>>(arena + 8028160, arena + 12042240, arena + 13045760, arena + 14049280, arena + 15052800, arena + 16056320, arena + 17059840, arena + 8028160, 64, 32, 32, 32, 32, 32, 32, 0, arena, 10, 3136, 256, 0, 256);
 n1_norm_stats<<<256, 256>>>(arena, arena + 12042240, 3136, 31360, 3136, 3136, 802816, 31360, 3136, 3136, 802816, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(8028160, 256), 256>>>(arena, arena + 12042240, transition_layers_0_transition_0_weight, transition_layers_0_transition_0_bias, arena, 8028160, 3136, 256);
 n2_relu<<<ceil_div(8028160, 256), 256>>>(arena, arena, 8028160);
-n6_conv<<<ceil_div(4014080, 256), 256>>>(arena, transition_layers_0_transition_2_weight, arena + 8028160, 10, 256, 128, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n30_conv<<<ceil_div(501760, 256), 256>>>(arena, transition_layers_0_transition_2_weight, arena + 8028160, 10, 256, 128, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n31_avgpool<<<ceil_div(1003520, 256), 256>>>(arena + 8028160, arena + 13045760, 1, 56, 56, 1, 28, 28, 1, 2, 2, 1, 2, 2, 0, 0, 0, 1, 1, 1, 1003520);
 n1_norm_stats<<<128, 256>>>(arena + 13045760, arena + 15052800, 784, 7840, 784, 784, 100352, 7840, 784, 784, 100352, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(1003520, 256), 256>>>(arena + 13045760, arena + 15052800, dense_blocks_1_layers_0_0_weight, dense_blocks_1_layers_0_0_bias, arena + 14049280, 1003520, 784, 128);
 n2_relu<<<ceil_div(1003520, 256), 256>>>(arena + 14049280, arena + 14049280, 1003520);
-n6_conv<<<ceil_div(250880, 256), 256>>>(arena + 14049280, dense_blocks_1_layers_0_2_weight, arena + 16056320, 10, 128, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(250880, 256), 256>>>(arena + 14049280, dense_blocks_1_layers_0_2_weight, arena + 16056320, 10, 128, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(1254400, 256), 256>>>(arena + 13045760, arena + 16056320, arena + 13045760, arena + 13045760, arena + 13045760, arena + 13045760, arena + 13045760, arena + 13045760, 128, 32, 0, 0, 0, 0, 0, 0, arena + 8028160, 10, 784, 160, 0, 160);
 n1_norm_stats<<<160, 256>>>(arena + 8028160, arena + 17059840, 784, 7840, 784, 784, 125440, 7840, 784, 784, 125440, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(1254400, 256), 256>>>(arena + 8028160, arena + 17059840, dense_blocks_1_layers_1_0_weight, dense_blocks_1_layers_1_0_bias, arena + 8028160, 1254400, 784, 160);
 n2_relu<<<ceil_div(1254400, 256), 256>>>(arena + 8028160, arena + 8028160, 1254400);
-n6_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_1_2_weight, arena + 12042240, 10, 160, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_1_2_weight, arena + 12042240, 10, 160, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(1505280, 256), 256>>>(arena + 13045760, arena + 16056320, arena + 12042240, arena + 13045760, arena + 13045760, arena + 13045760, arena + 13045760, arena + 13045760, 128, 32, 32, 0, 0, 0, 0, 0, arena + 8028160, 10, 784, 192, 0, 192);
 n1_norm_stats<<<192, 256>>>(arena + 8028160, arena + 15052800, 784, 7840, 784, 784, 150528, 7840, 784, 784, 150528, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(1505280, 256), 256>>>(arena + 8028160, arena + 15052800, dense_blocks_1_layers_2_0_weight, dense_blocks_1_layers_2_0_bias, arena + 8028160, 1505280, 784, 192);
 n2_relu<<<ceil_div(1505280, 256), 256>>>(arena + 8028160, arena + 8028160, 1505280);
-n6_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_2_2_weight, arena + 14049280, 10, 192, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_2_2_weight, arena + 14049280, 10, 192, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(1756160, 256), 256>>>(arena + 13045760, arena + 16056320, arena + 12042240, arena + 14049280, arena + 13045760, arena + 13045760, arena + 13045760, arena + 13045760, 128, 32, 32, 32, 0, 0, 0, 0, arena + 8028160, 10, 784, 224, 0, 224);
 n1_norm_stats<<<224, 256>>>(arena + 8028160, arena + 17059840, 784, 7840, 784, 784, 175616, 7840, 784, 784, 175616, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(1756160, 256), 256>>>(arena + 8028160, arena + 17059840, dense_blocks_1_layers_3_0_weight, dense_blocks_1_layers_3_0_bias, arena + 8028160, 1756160, 784, 224);
 n2_relu<<<ceil_div(1756160, 256), 256>>>(arena + 8028160, arena + 8028160, 1756160);
-n6_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_3_2_weight, arena + 15052800, 10, 224, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_3_2_weight, arena + 15052800, 10, 224, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(2007040, 256), 256>>>(arena + 13045760, arena + 16056320, arena + 12042240, arena + 14049280, arena + 15052800, arena + 13045760, arena + 13045760, arena + 13045760, 128, 32, 32, 32, 32, 0, 0, 0, arena + 8028160, 10, 784, 256, 0, 256);
 n1_norm_stats<<<256, 256>>>(arena + 8028160, arena + 17059840, 784, 7840, 784, 784, 200704, 7840, 784, 784, 200704, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(arena + 8028160, arena + 17059840, dense_blocks_1_layers_4_0_weight, dense_blocks_1_layers_4_0_bias, arena + 8028160, 2007040, 784, 256);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(arena + 8028160, arena + 8028160, 2007040);
-n6_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_4_2_weight, arena + 17059840, 10, 256, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_4_2_weight, arena + 17059840, 10, 256, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(2257920, 256), 256>>>(arena + 13045760, arena + 16056320, arena + 12042240, arena + 14049280, arena + 15052800, arena + 17059840, arena + 13045760, arena + 13045760, 128, 32, 32, 32, 32, 32, 0, 0, arena + 8028160, 10, 784, 288, 0, 288);
 n1_norm_stats<<<288, 256>>>(arena + 8028160, arena, 784, 7840, 784, 784, 225792, 7840, 784, 784, 225792, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(2257920, 256), 256>>>(arena + 8028160, arena, dense_blocks_1_layers_5_0_weight, dense_blocks_1_layers_5_0_bias, arena + 8028160, 2257920, 784, 288);
 n2_relu<<<ceil_div(2257920, 256), 256>>>(arena + 8028160, arena + 8028160, 2257920);
-n6_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_5_2_weight, arena, 10, 288, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_5_2_weight, arena, 10, 288, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(2508800, 256), 256>>>(arena + 13045760, arena + 16056320, arena + 12042240, arena + 14049280, arena + 15052800, arena + 17059840, arena, arena + 13045760, 128, 32, 32, 32, 32, 32, 32, 0, arena + 8028160, 10, 784, 320, 0, 320);
 n1_norm_stats<<<320, 256>>>(arena + 8028160, arena + 18063360, 784, 7840, 784, 784, 250880, 7840, 784, 784, 250880, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(2508800, 256), 256>>>(arena + 8028160, arena + 18063360, dense_blocks_1_layers_6_0_weight, dense_blocks_1_layers_6_0_bias, arena + 8028160, 2508800, 784, 320);
 n2_relu<<<ceil_div(2508800, 256), 256>>>(arena + 8028160, arena + 8028160, 2508800);
-n6_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_6_2_weight, arena + 18063360, 10, 320, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_6_2_weight, arena + 18063360, 10, 320, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(2759680, 256), 256>>>(arena + 13045760, arena + 16056320, arena + 12042240, arena + 14049280, arena + 15052800, arena + 17059840, arena, arena + 18063360, 128, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 784, 352, 0, 352);
 n1_norm_stats<<<352, 256>>>(arena + 8028160, arena + 18314240, 784, 7840, 784, 784, 275968, 7840, 784, 784, 275968, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(2759680, 256), 256>>>(arena + 8028160, arena + 18314240, dense_blocks_1_layers_7_0_weight, dense_blocks_1_layers_7_0_bias, arena + 8028160, 2759680, 784, 352);
 n2_relu<<<ceil_div(2759680, 256), 256>>>(arena + 8028160, arena + 8028160, 2759680);
-n6_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_7_2_weight, arena + 18314240, 10, 352, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_7_2_weight, arena + 18314240, 10, 352, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(2759680, 256), 256>>>(arena + 13045760, arena + 16056320, arena + 12042240, arena + 14049280, arena + 15052800, arena + 17059840, arena, arena + 18063360, 128, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 784, 384, 0, 352);
 concat8_double_double<<<ceil_div(250880, 256), 256>>>(arena + 18314240, arena + 18314240, arena + 18314240, arena + 18314240, arena + 18314240, arena + 18314240, arena + 18314240, arena + 18314240, 32, 0, 0, 0, 0, 0, 0, 0, arena + 8028160, 10, 784, 384, 352, 32);
 n1_norm_stats<<<384, 256>>>(arena + 8028160, arena + 18565120, 784, 7840, 784, 784, 301056, 7840, 784, 784, 301056, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(3010560, 256), 256>>>(arena + 8028160, arena + 18565120, dense_blocks_1_layers_8_0_weight, dense_blocks_1_layers_8_0_bias, arena + 8028160, 3010560, 784, 384);
 n2_relu<<<ceil_div(3010560, 256), 256>>>(arena + 8028160, arena + 8028160, 3010560);
-n6_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_8_2_weight, arena + 18565120, 10, 384, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_8_2_weight, arena + 18565120, 10, 384, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(2759680, 256), 256>>>(arena + 13045760, arena + 16056320, arena + 12042240, arena + 14049280, arena + 15052800, arena + 17059840, arena, arena + 18063360, 128, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 784, 416, 0, 352);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 18314240, arena + 18565120, arena + 18314240, arena + 18314240, arena + 18314240, arena + 18314240, arena + 18314240, arena + 18314240, 32, 32, 0, 0, 0, 0, 0, 0, arena + 8028160, 10, 784, 416, 352, 64);
 n1_norm_stats<<<416, 256>>>(arena + 8028160, arena + 18816000, 784, 7840, 784, 784, 326144, 7840, 784, 784, 326144, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(3261440, 256), 256>>>(arena + 8028160, arena + 18816000, dense_blocks_1_layers_9_0_weight, dense_blocks_1_layers_9_0_bias, arena + 8028160, 3261440, 784, 416);
 n2_relu<<<ceil_div(3261440, 256), 256>>>(arena + 8028160, arena + 8028160, 3261440);
-n6_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_9_2_weight, arena + 18816000, 10, 416, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_9_2_weight, arena + 18816000, 10, 416, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(2759680, 256), 256>>>(arena + 13045760, arena + 16056320, arena + 12042240, arena + 14049280, arena + 15052800, arena + 17059840, arena, arena + 18063360, 128, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 784, 448, 0, 352);
 concat8_double_double<<<ceil_div(752640, 256), 256>>>(arena + 18314240, arena + 18565120, arena + 18816000, arena + 18314240, arena + 18314240, arena + 18314240, arena + 18314240, arena + 18314240, 32, 32, 32, 0, 0, 0, 0, 0, arena + 8028160, 10, 784, 448, 352, 96);
 n1_norm_stats<<<448, 256>>>(arena + 8028160, arena + 19066880, 784, 7840, 784, 784, 351232, 7840, 784, 784, 351232, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(3512320, 256), 256>>>(arena + 8028160, arena + 19066880, dense_blocks_1_layers_10_0_weight, dense_blocks_1_layers_10_0_bias, arena + 8028160, 3512320, 784, 448);
 n2_relu<<<ceil_div(3512320, 256), 256>>>(arena + 8028160, arena + 8028160, 3512320);
-n6_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_10_2_weight, arena + 19066880, 10, 448, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_10_2_weight, arena + 19066880, 10, 448, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(2759680, 256), 256>>>(arena + 13045760, arena + 16056320, arena + 12042240, arena + 14049280, arena + 15052800, arena + 17059840, arena, arena + 18063360, 128, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 784, 480, 0, 352);
 concat8_double_double<<<ceil_div(1003520, 256), 256>>>(arena + 18314240, arena + 18565120, arena + 18816000, arena + 19066880, arena + 18314240, arena + 18314240, arena + 18314240, arena + 18314240, 32, 32, 32, 32, 0, 0, 0, 0, arena + 8028160, 10, 784, 480, 352, 128);
 n1_norm_stats<<<480, 256>>>(arena + 8028160, arena + 19317760, 784, 7840, 784, 784, 376320, 7840, 784, 784, 376320, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(3763200, 256), 256>>>(arena + 8028160, arena + 19317760, dense_blocks_1_layers_11_0_weight, dense_blocks_1_layers_11_0_bias, arena + 8028160, 3763200, 784, 480);
 n2_relu<<<ceil_div(3763200, 256), 256>>>(arena + 8028160, arena + 8028160, 3763200);
-n6_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_11_2_weight, arena + 19317760, 10, 480, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(250880, 256), 256>>>(arena + 8028160, dense_blocks_1_layers_11_2_weight, arena + 19317760, 10, 480, 32, 1, 1, 28, 28, 1, 28, 28, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(2759680, 256), 256>>>(arena + 13045760, arena + 16056320, arena + 12042240, arena + 14049280, arena + 15052800, arena + 17059840, arena, arena + 18063360, 128, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 784, 512, 0, 352);
 concat8_double_double<<<ceil_div(1254400, 256), 256>>>(arena + 18314240, arena + 18565120, arena + 18816000, arena + 19066880, arena + 19317760, arena + 18314240, arena + 18314240, arena + 18314240, 32, 32, 32, 32, 32, 0, 0, 0, arena + 8028160, 10, 784, 512, 352, 160);
 n1_norm_stats<<<512, 256>>>(arena + 8028160, arena + 18063360, 784, 7840, 784, 784, 401408, 7840, 784, 784, 401408, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(4014080, 256), 256>>>(arena + 8028160, arena + 18063360, transition_layers_1_transition_0_weight, transition_layers_1_transition_0_bias, arena + 8028160, 4014080, 784, 512);
 n2_relu<<<ceil_div(4014080, 256), 256>>>(arena + 8028160, arena + 8028160, 4014080);
-n6_conv<<<ceil_div(2007040, 256), 256>>>(arena + 8028160, transition_layers_1_transition_2_weight, arena, 10, 512, 256, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n82_conv<<<ceil_div(501760, 256), 256>>>(arena + 8028160, transition_layers_1_transition_2_weight, arena, 10, 512, 256, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n31_avgpool<<<ceil_div(501760, 256), 256>>>(arena, arena + 13045760, 1, 28, 28, 1, 14, 14, 1, 2, 2, 1, 2, 2, 0, 0, 0, 1, 1, 1, 501760);
 n1_norm_stats<<<256, 256>>>(arena + 13045760, arena + 18314240, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(arena + 13045760, arena + 18314240, dense_blocks_2_layers_0_0_weight, dense_blocks_2_layers_0_0_bias, arena + 16056320, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(arena + 16056320, arena + 16056320, 501760);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 16056320, dense_blocks_2_layers_0_2_weight, arena + 18565120, 10, 256, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 16056320, dense_blocks_2_layers_0_2_weight, arena + 18565120, 10, 256, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(564480, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 13045760, arena + 13045760, arena + 13045760, arena + 13045760, arena + 13045760, arena + 13045760, 256, 32, 0, 0, 0, 0, 0, 0, arena + 12042240, 10, 196, 288, 0, 288);
 n1_norm_stats<<<288, 256>>>(arena + 12042240, arena + 18816000, 196, 1960, 196, 196, 56448, 1960, 196, 196, 56448, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(564480, 256), 256>>>(arena + 12042240, arena + 18816000, dense_blocks_2_layers_1_0_weight, dense_blocks_2_layers_1_0_bias, arena + 12042240, 564480, 196, 288);
 n2_relu<<<ceil_div(564480, 256), 256>>>(arena + 12042240, arena + 12042240, 564480);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 12042240, dense_blocks_2_layers_1_2_weight, arena + 19066880, 10, 288, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 12042240, dense_blocks_2_layers_1_2_weight, arena + 19066880, 10, 288, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(627200, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 13045760, arena + 13045760, arena + 13045760, arena + 13045760, arena + 13045760, 256, 32, 32, 0, 0, 0, 0, 0, arena + 14049280, 10, 196, 320, 0, 320);
 n1_norm_stats<<<320, 256>>>(arena + 14049280, arena + 19317760, 196, 1960, 196, 196, 62720, 1960, 196, 196, 62720, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(627200, 256), 256>>>(arena + 14049280, arena + 19317760, dense_blocks_2_layers_2_0_weight, dense_blocks_2_layers_2_0_bias, arena + 14049280, 627200, 196, 320);
 n2_relu<<<ceil_div(627200, 256), 256>>>(arena + 14049280, arena + 14049280, 627200);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 14049280, dense_blocks_2_layers_2_2_weight, arena + 18063360, 10, 320, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 14049280, dense_blocks_2_layers_2_2_weight, arena + 18063360, 10, 320, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(689920, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 13045760, arena + 13045760, arena + 13045760, arena + 13045760, 256, 32, 32, 32, 0, 0, 0, 0, arena + 15052800, 10, 196, 352, 0, 352);
 n1_norm_stats<<<352, 256>>>(arena + 15052800, arena + 18314240, 196, 1960, 196, 196, 68992, 1960, 196, 196, 68992, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(689920, 256), 256>>>(arena + 15052800, arena + 18314240, dense_blocks_2_layers_3_0_weight, dense_blocks_2_layers_3_0_bias, arena + 15052800, 689920, 196, 352);
 n2_relu<<<ceil_div(689920, 256), 256>>>(arena + 15052800, arena + 15052800, 689920);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 15052800, dense_blocks_2_layers_3_2_weight, arena + 18816000, 10, 352, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 15052800, dense_blocks_2_layers_3_2_weight, arena + 18816000, 10, 352, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(752640, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 13045760, arena + 13045760, arena + 13045760, 256, 32, 32, 32, 32, 0, 0, 0, arena + 17059840, 10, 196, 384, 0, 384);
 n1_norm_stats<<<384, 256>>>(arena + 17059840, arena + 19317760, 196, 1960, 196, 196, 75264, 1960, 196, 196, 75264, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(752640, 256), 256>>>(arena + 17059840, arena + 19317760, dense_blocks_2_layers_4_0_weight, dense_blocks_2_layers_4_0_bias, arena + 17059840, 752640, 196, 384);
 n2_relu<<<ceil_div(752640, 256), 256>>>(arena + 17059840, arena + 17059840, 752640);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 17059840, dense_blocks_2_layers_4_2_weight, arena + 18314240, 10, 384, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 17059840, dense_blocks_2_layers_4_2_weight, arena + 18314240, 10, 384, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(815360, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 13045760, arena + 13045760, 256, 32, 32, 32, 32, 32, 0, 0, arena + 16056320, 10, 196, 416, 0, 416);
 n1_norm_stats<<<416, 256>>>(arena + 16056320, arena + 19317760, 196, 1960, 196, 196, 81536, 1960, 196, 196, 81536, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(815360, 256), 256>>>(arena + 16056320, arena + 19317760, dense_blocks_2_layers_5_0_weight, dense_blocks_2_layers_5_0_bias, arena + 16056320, 815360, 196, 416);
 n2_relu<<<ceil_div(815360, 256), 256>>>(arena + 16056320, arena + 16056320, 815360);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 16056320, dense_blocks_2_layers_5_2_weight, arena + 19317760, 10, 416, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 16056320, dense_blocks_2_layers_5_2_weight, arena + 19317760, 10, 416, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(878080, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 13045760, 256, 32, 32, 32, 32, 32, 32, 0, arena + 12042240, 10, 196, 448, 0, 448);
 n1_norm_stats<<<448, 256>>>(arena + 12042240, arena + 14049280, 196, 1960, 196, 196, 87808, 1960, 196, 196, 87808, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(878080, 256), 256>>>(arena + 12042240, arena + 14049280, dense_blocks_2_layers_6_0_weight, dense_blocks_2_layers_6_0_bias, arena + 12042240, 878080, 196, 448);
 n2_relu<<<ceil_div(878080, 256), 256>>>(arena + 12042240, arena + 12042240, 878080);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 12042240, dense_blocks_2_layers_6_2_weight, arena + 15052800, 10, 448, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 12042240, dense_blocks_2_layers_6_2_weight, arena + 15052800, 10, 448, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 17059840, 10, 196, 480, 0, 480);
 n1_norm_stats<<<480, 256>>>(arena + 17059840, arena + 16056320, 196, 1960, 196, 196, 94080, 1960, 196, 196, 94080, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(940800, 256), 256>>>(arena + 17059840, arena + 16056320, dense_blocks_2_layers_7_0_weight, dense_blocks_2_layers_7_0_bias, arena + 17059840, 940800, 196, 480);
 n2_relu<<<ceil_div(940800, 256), 256>>>(arena + 17059840, arena + 17059840, 940800);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 17059840, dense_blocks_2_layers_7_2_weight, arena + 14049280, 10, 480, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 17059840, dense_blocks_2_layers_7_2_weight, arena + 14049280, 10, 480, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 12042240, 10, 196, 512, 0, 480);
 concat8_double_double<<<ceil_div(62720, 256), 256>>>(arena + 14049280, arena + 14049280, arena + 14049280, arena + 14049280, arena + 14049280, arena + 14049280, arena + 14049280, arena + 14049280, 32, 0, 0, 0, 0, 0, 0, 0, arena + 12042240, 10, 196, 512, 480, 32);
 n1_norm_stats<<<512, 256>>>(arena + 12042240, arena + 16056320, 196, 1960, 196, 196, 100352, 1960, 196, 196, 100352, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1003520, 256), 256>>>(arena + 12042240, arena + 16056320, dense_blocks_2_layers_8_0_weight, dense_blocks_2_layers_8_0_bias, arena + 12042240, 1003520, 196, 512);
 n2_relu<<<ceil_div(1003520, 256), 256>>>(arena + 12042240, arena + 12042240, 1003520);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 12042240, dense_blocks_2_layers_8_2_weight, arena + 17059840, 10, 512, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 12042240, dense_blocks_2_layers_8_2_weight, arena + 17059840, 10, 512, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 544, 0, 480);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 14049280, arena + 14049280, arena + 14049280, arena + 14049280, arena + 14049280, arena + 14049280, 32, 32, 0, 0, 0, 0, 0, 0, arena + 8028160, 10, 196, 544, 480, 64);
 n1_norm_stats<<<544, 256>>>(arena + 8028160, arena + 16056320, 196, 1960, 196, 196, 106624, 1960, 196, 196, 106624, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1066240, 256), 256>>>(arena + 8028160, arena + 16056320, dense_blocks_2_layers_9_0_weight, dense_blocks_2_layers_9_0_bias, arena + 8028160, 1066240, 196, 544);
 n2_relu<<<ceil_div(1066240, 256), 256>>>(arena + 8028160, arena + 8028160, 1066240);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_9_2_weight, arena + 12042240, 10, 544, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_9_2_weight, arena + 12042240, 10, 544, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 576, 0, 480);
 concat8_double_double<<<ceil_div(188160, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 14049280, arena + 14049280, arena + 14049280, arena + 14049280, arena + 14049280, 32, 32, 32, 0, 0, 0, 0, 0, arena + 8028160, 10, 196, 576, 480, 96);
 n1_norm_stats<<<576, 256>>>(arena + 8028160, arena + 16056320, 196, 1960, 196, 196, 112896, 1960, 196, 196, 112896, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1128960, 256), 256>>>(arena + 8028160, arena + 16056320, dense_blocks_2_layers_10_0_weight, dense_blocks_2_layers_10_0_bias, arena + 8028160, 1128960, 196, 576);
 n2_relu<<<ceil_div(1128960, 256), 256>>>(arena + 8028160, arena + 8028160, 1128960);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_10_2_weight, arena + 16056320, 10, 576, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_10_2_weight, arena + 16056320, 10, 576, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 608, 0, 480);
 concat8_double_double<<<ceil_div(250880, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena + 14049280, arena + 14049280, arena + 14049280, arena + 14049280, 32, 32, 32, 32, 0, 0, 0, 0, arena + 8028160, 10, 196, 608, 480, 128);
 n1_norm_stats<<<608, 256>>>(arena + 8028160, arena, 196, 1960, 196, 196, 119168, 1960, 196, 196, 119168, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1191680, 256), 256>>>(arena + 8028160, arena, dense_blocks_2_layers_11_0_weight, dense_blocks_2_layers_11_0_bias, arena + 8028160, 1191680, 196, 608);
 n2_relu<<<ceil_div(1191680, 256), 256>>>(arena + 8028160, arena + 8028160, 1191680);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_11_2_weight, arena, 10, 608, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_11_2_weight, arena, 10, 608, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 640, 0, 480);
 concat8_double_double<<<ceil_div(313600, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 14049280, arena + 14049280, arena + 14049280, 32, 32, 32, 32, 32, 0, 0, 0, arena + 8028160, 10, 196, 640, 480, 160);
 n1_norm_stats<<<640, 256>>>(arena + 8028160, arena + 19568640, 196, 1960, 196, 196, 125440, 1960, 196, 196, 125440, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1254400, 256), 256>>>(arena + 8028160, arena + 19568640, dense_blocks_2_layers_12_0_weight, dense_blocks_2_layers_12_0_bias, arena + 8028160, 1254400, 196, 640);
 n2_relu<<<ceil_div(1254400, 256), 256>>>(arena + 8028160, arena + 8028160, 1254400);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_12_2_weight, arena + 19568640, 10, 640, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_12_2_weight, arena + 19568640, 10, 640, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 672, 0, 480);
 concat8_double_double<<<ceil_div(376320, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 14049280, arena + 14049280, 32, 32, 32, 32, 32, 32, 0, 0, arena + 8028160, 10, 196, 672, 480, 192);
 n1_norm_stats<<<672, 256>>>(arena + 8028160, arena + 19631360, 196, 1960, 196, 196, 131712, 1960, 196, 196, 131712, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1317120, 256), 256>>>(arena + 8028160, arena + 19631360, dense_blocks_2_layers_13_0_weight, dense_blocks_2_layers_13_0_bias, arena + 8028160, 1317120, 196, 672);
 n2_relu<<<ceil_div(1317120, 256), 256>>>(arena + 8028160, arena + 8028160, 1317120);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_13_2_weight, arena + 19631360, 10, 672, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_13_2_weight, arena + 19631360, 10, 672, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 704, 0, 480);
 concat8_double_double<<<ceil_div(439040, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 14049280, 32, 32, 32, 32, 32, 32, 32, 0, arena + 8028160, 10, 196, 704, 480, 224);
 n1_norm_stats<<<704, 256>>>(arena + 8028160, arena + 19694080, 196, 1960, 196, 196, 137984, 1960, 196, 196, 137984, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1379840, 256), 256>>>(arena + 8028160, arena + 19694080, dense_blocks_2_layers_14_0_weight, dense_blocks_2_layers_14_0_bias, arena + 8028160, 1379840, 196, 704);
 n2_relu<<<ceil_div(1379840, 256), 256>>>(arena + 8028160, arena + 8028160, 1379840);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_14_2_weight, arena + 19694080, 10, 704, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_14_2_weight, arena + 19694080, 10, 704, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 736, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 736, 480, 256);
 n1_norm_stats<<<736, 256>>>(arena + 8028160, arena + 19756800, 196, 1960, 196, 196, 144256, 1960, 196, 196, 144256, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1442560, 256), 256>>>(arena + 8028160, arena + 19756800, dense_blocks_2_layers_15_0_weight, dense_blocks_2_layers_15_0_bias, arena + 8028160, 1442560, 196, 736);
 n2_relu<<<ceil_div(1442560, 256), 256>>>(arena + 8028160, arena + 8028160, 1442560);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_15_2_weight, arena + 19756800, 10, 736, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_15_2_weight, arena + 19756800, 10, 736, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 768, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 768, 480, 256);
 concat8_double_double<<<ceil_div(62720, 256), 256>>>(arena + 19756800, arena + 19756800, arena + 19756800, arena + 19756800, arena + 19756800, arena + 19756800, arena + 19756800, arena + 19756800, 32, 0, 0, 0, 0, 0, 0, 0, arena + 8028160, 10, 196, 768, 736, 32);
 n1_norm_stats<<<768, 256>>>(arena + 8028160, arena + 19819520, 196, 1960, 196, 196, 150528, 1960, 196, 196, 150528, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1505280, 256), 256>>>(arena + 8028160, arena + 19819520, dense_blocks_2_layers_16_0_weight, dense_blocks_2_layers_16_0_bias, arena + 8028160, 1505280, 196, 768);
 n2_relu<<<ceil_div(1505280, 256), 256>>>(arena + 8028160, arena + 8028160, 1505280);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_16_2_weight, arena + 19819520, 10, 768, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_16_2_weight, arena + 19819520, 10, 768, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 800, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 800, 480, 256);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19756800, arena + 19756800, arena + 19756800, arena + 19756800, arena + 19756800, arena + 19756800, 32, 32, 0, 0, 0, 0, 0, 0, arena + 8028160, 10, 196, 800, 736, 64);
 n1_norm_stats<<<800, 256>>>(arena + 8028160, arena + 19882240, 196, 1960, 196, 196, 156800, 1960, 196, 196, 156800, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1568000, 256), 256>>>(arena + 8028160, arena + 19882240, dense_blocks_2_layers_17_0_weight, dense_blocks_2_layers_17_0_bias, arena + 8028160, 1568000, 196, 800);
 n2_relu<<<ceil_div(1568000, 256), 256>>>(arena + 8028160, arena + 8028160, 1568000);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_17_2_weight, arena + 19882240, 10, 800, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_17_2_weight, arena + 19882240, 10, 800, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 832, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 832, 480, 256);
 concat8_double_double<<<ceil_div(188160, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19756800, arena + 19756800, arena + 19756800, arena + 19756800, arena + 19756800, 32, 32, 32, 0, 0, 0, 0, 0, arena + 8028160, 10, 196, 832, 736, 96);
 n1_norm_stats<<<832, 256>>>(arena + 8028160, arena + 19944960, 196, 1960, 196, 196, 163072, 1960, 196, 196, 163072, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1630720, 256), 256>>>(arena + 8028160, arena + 19944960, dense_blocks_2_layers_18_0_weight, dense_blocks_2_layers_18_0_bias, arena + 8028160, 1630720, 196, 832);
 n2_relu<<<ceil_div(1630720, 256), 256>>>(arena + 8028160, arena + 8028160, 1630720);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_18_2_weight, arena + 19944960, 10, 832, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_18_2_weight, arena + 19944960, 10, 832, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 864, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 864, 480, 256);
 concat8_double_double<<<ceil_div(250880, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 19756800, arena + 19756800, arena + 19756800, arena + 19756800, 32, 32, 32, 32, 0, 0, 0, 0, arena + 8028160, 10, 196, 864, 736, 128);
 n1_norm_stats<<<864, 256>>>(arena + 8028160, arena + 20007680, 196, 1960, 196, 196, 169344, 1960, 196, 196, 169344, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1693440, 256), 256>>>(arena + 8028160, arena + 20007680, dense_blocks_2_layers_19_0_weight, dense_blocks_2_layers_19_0_bias, arena + 8028160, 1693440, 196, 864);
 n2_relu<<<ceil_div(1693440, 256), 256>>>(arena + 8028160, arena + 8028160, 1693440);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_19_2_weight, arena + 20007680, 10, 864, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_19_2_weight, arena + 20007680, 10, 864, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 896, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 896, 480, 256);
 concat8_double_double<<<ceil_div(313600, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 19756800, arena + 19756800, arena + 19756800, 32, 32, 32, 32, 32, 0, 0, 0, arena + 8028160, 10, 196, 896, 736, 160);
 n1_norm_stats<<<896, 256>>>(arena + 8028160, arena + 20070400, 196, 1960, 196, 196, 175616, 1960, 196, 196, 175616, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1756160, 256), 256>>>(arena + 8028160, arena + 20070400, dense_blocks_2_layers_20_0_weight, dense_blocks_2_layers_20_0_bias, arena + 8028160, 1756160, 196, 896);
 n2_relu<<<ceil_div(1756160, 256), 256>>>(arena + 8028160, arena + 8028160, 1756160);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_20_2_weight, arena + 20070400, 10, 896, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_20_2_weight, arena + 20070400, 10, 896, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 928, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 928, 480, 256);
 concat8_double_double<<<ceil_div(376320, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 19756800, arena + 19756800, 32, 32, 32, 32, 32, 32, 0, 0, arena + 8028160, 10, 196, 928, 736, 192);
 n1_norm_stats<<<928, 256>>>(arena + 8028160, arena + 20133120, 196, 1960, 196, 196, 181888, 1960, 196, 196, 181888, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1818880, 256), 256>>>(arena + 8028160, arena + 20133120, dense_blocks_2_layers_21_0_weight, dense_blocks_2_layers_21_0_bias, arena + 8028160, 1818880, 196, 928);
 n2_relu<<<ceil_div(1818880, 256), 256>>>(arena + 8028160, arena + 8028160, 1818880);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_21_2_weight, arena + 20133120, 10, 928, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_21_2_weight, arena + 20133120, 10, 928, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 960, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 960, 480, 256);
 concat8_double_double<<<ceil_div(439040, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 20133120, arena + 19756800, 32, 32, 32, 32, 32, 32, 32, 0, arena + 8028160, 10, 196, 960, 736, 224);
 n1_norm_stats<<<960, 256>>>(arena + 8028160, arena + 20195840, 196, 1960, 196, 196, 188160, 1960, 196, 196, 188160, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1881600, 256), 256>>>(arena + 8028160, arena + 20195840, dense_blocks_2_layers_22_0_weight, dense_blocks_2_layers_22_0_bias, arena + 8028160, 1881600, 196, 960);
 n2_relu<<<ceil_div(1881600, 256), 256>>>(arena + 8028160, arena + 8028160, 1881600);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_22_2_weight, arena + 20195840, 10, 960, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_22_2_weight, arena + 20195840, 10, 960, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 992, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 992, 480, 256);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 20133120, arena + 20195840, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 992, 736, 256);
 n1_norm_stats<<<992, 256>>>(arena + 8028160, arena + 20258560, 196, 1960, 196, 196, 194432, 1960, 196, 196, 194432, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1944320, 256), 256>>>(arena + 8028160, arena + 20258560, dense_blocks_2_layers_23_0_weight, dense_blocks_2_layers_23_0_bias, arena + 8028160, 1944320, 196, 992);
 n2_relu<<<ceil_div(1944320, 256), 256>>>(arena + 8028160, arena + 8028160, 1944320);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_23_2_weight, arena + 20258560, 10, 992, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_23_2_weight, arena + 20258560, 10, 992, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1024, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1024, 480, 256);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 20133120, arena + 20195840, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1024, 736, 256);
@@ -723,7 +942,7 @@ concat8_double_double<<<ceil_div(62720, 256), 256>>>(arena + 20258560, arena + 2
 n1_norm_stats<<<1024, 256>>>(arena + 8028160, arena + 20321280, 196, 1960, 196, 196, 200704, 1960, 196, 196, 200704, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(arena + 8028160, arena + 20321280, dense_blocks_2_layers_24_0_weight, dense_blocks_2_layers_24_0_bias, arena + 8028160, 2007040, 196, 1024);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(arena + 8028160, arena + 8028160, 2007040);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_24_2_weight, arena + 20321280, 10, 1024, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_24_2_weight, arena + 20321280, 10, 1024, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1056, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1056, 480, 256);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 20133120, arena + 20195840, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1056, 736, 256);
@@ -731,7 +950,7 @@ concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 20258560, arena + 
 n1_norm_stats<<<1056, 256>>>(arena + 8028160, arena + 20384000, 196, 1960, 196, 196, 206976, 1960, 196, 196, 206976, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2069760, 256), 256>>>(arena + 8028160, arena + 20384000, dense_blocks_2_layers_25_0_weight, dense_blocks_2_layers_25_0_bias, arena + 8028160, 2069760, 196, 1056);
 n2_relu<<<ceil_div(2069760, 256), 256>>>(arena + 8028160, arena + 8028160, 2069760);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_25_2_weight, arena + 20384000, 10, 1056, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_25_2_weight, arena + 20384000, 10, 1056, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1088, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1088, 480, 256);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 20133120, arena + 20195840, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1088, 736, 256);
@@ -739,7 +958,7 @@ concat8_double_double<<<ceil_div(188160, 256), 256>>>(arena + 20258560, arena + 
 n1_norm_stats<<<1088, 256>>>(arena + 8028160, arena + 20446720, 196, 1960, 196, 196, 213248, 1960, 196, 196, 213248, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2132480, 256), 256>>>(arena + 8028160, arena + 20446720, dense_blocks_2_layers_26_0_weight, dense_blocks_2_layers_26_0_bias, arena + 8028160, 2132480, 196, 1088);
 n2_relu<<<ceil_div(2132480, 256), 256>>>(arena + 8028160, arena + 8028160, 2132480);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_26_2_weight, arena + 20446720, 10, 1088, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_26_2_weight, arena + 20446720, 10, 1088, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1120, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1120, 480, 256);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 20133120, arena + 20195840, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1120, 736, 256);
@@ -747,7 +966,7 @@ concat8_double_double<<<ceil_div(250880, 256), 256>>>(arena + 20258560, arena + 
 n1_norm_stats<<<1120, 256>>>(arena + 8028160, arena + 20509440, 196, 1960, 196, 196, 219520, 1960, 196, 196, 219520, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2195200, 256), 256>>>(arena + 8028160, arena + 20509440, dense_blocks_2_layers_27_0_weight, dense_blocks_2_layers_27_0_bias, arena + 8028160, 2195200, 196, 1120);
 n2_relu<<<ceil_div(2195200, 256), 256>>>(arena + 8028160, arena + 8028160, 2195200);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_27_2_weight, arena + 20509440, 10, 1120, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_27_2_weight, arena + 20509440, 10, 1120, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1152, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1152, 480, 256);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 20133120, arena + 20195840, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1152, 736, 256);
@@ -755,7 +974,7 @@ concat8_double_double<<<ceil_div(313600, 256), 256>>>(arena + 20258560, arena + 
 n1_norm_stats<<<1152, 256>>>(arena + 8028160, arena + 20572160, 196, 1960, 196, 196, 225792, 1960, 196, 196, 225792, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2257920, 256), 256>>>(arena + 8028160, arena + 20572160, dense_blocks_2_layers_28_0_weight, dense_blocks_2_layers_28_0_bias, arena + 8028160, 2257920, 196, 1152);
 n2_relu<<<ceil_div(2257920, 256), 256>>>(arena + 8028160, arena + 8028160, 2257920);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_28_2_weight, arena + 20572160, 10, 1152, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_28_2_weight, arena + 20572160, 10, 1152, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1184, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1184, 480, 256);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 20133120, arena + 20195840, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1184, 736, 256);
@@ -763,7 +982,7 @@ concat8_double_double<<<ceil_div(376320, 256), 256>>>(arena + 20258560, arena + 
 n1_norm_stats<<<1184, 256>>>(arena + 8028160, arena + 20634880, 196, 1960, 196, 196, 232064, 1960, 196, 196, 232064, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2320640, 256), 256>>>(arena + 8028160, arena + 20634880, dense_blocks_2_layers_29_0_weight, dense_blocks_2_layers_29_0_bias, arena + 8028160, 2320640, 196, 1184);
 n2_relu<<<ceil_div(2320640, 256), 256>>>(arena + 8028160, arena + 8028160, 2320640);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_29_2_weight, arena + 20634880, 10, 1184, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_29_2_weight, arena + 20634880, 10, 1184, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1216, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1216, 480, 256);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 20133120, arena + 20195840, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1216, 736, 256);
@@ -771,7 +990,7 @@ concat8_double_double<<<ceil_div(439040, 256), 256>>>(arena + 20258560, arena + 
 n1_norm_stats<<<1216, 256>>>(arena + 8028160, arena + 20697600, 196, 1960, 196, 196, 238336, 1960, 196, 196, 238336, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2383360, 256), 256>>>(arena + 8028160, arena + 20697600, dense_blocks_2_layers_30_0_weight, dense_blocks_2_layers_30_0_bias, arena + 8028160, 2383360, 196, 1216);
 n2_relu<<<ceil_div(2383360, 256), 256>>>(arena + 8028160, arena + 8028160, 2383360);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_30_2_weight, arena + 20697600, 10, 1216, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_30_2_weight, arena + 20697600, 10, 1216, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1248, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1248, 480, 256);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 20133120, arena + 20195840, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1248, 736, 256);
@@ -779,7 +998,7 @@ concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 20258560, arena + 
 n1_norm_stats<<<1248, 256>>>(arena + 8028160, arena + 20760320, 196, 1960, 196, 196, 244608, 1960, 196, 196, 244608, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2446080, 256), 256>>>(arena + 8028160, arena + 20760320, dense_blocks_2_layers_31_0_weight, dense_blocks_2_layers_31_0_bias, arena + 8028160, 2446080, 196, 1248);
 n2_relu<<<ceil_div(2446080, 256), 256>>>(arena + 8028160, arena + 8028160, 2446080);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_31_2_weight, arena + 20760320, 10, 1248, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_31_2_weight, arena + 20760320, 10, 1248, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1280, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1280, 480, 256);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 20133120, arena + 20195840, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1280, 736, 256);
@@ -788,7 +1007,7 @@ concat8_double_double<<<ceil_div(62720, 256), 256>>>(arena + 20760320, arena + 2
 n1_norm_stats<<<1280, 256>>>(arena + 8028160, arena + 20823040, 196, 1960, 196, 196, 250880, 1960, 196, 196, 250880, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2508800, 256), 256>>>(arena + 8028160, arena + 20823040, dense_blocks_2_layers_32_0_weight, dense_blocks_2_layers_32_0_bias, arena + 8028160, 2508800, 196, 1280);
 n2_relu<<<ceil_div(2508800, 256), 256>>>(arena + 8028160, arena + 8028160, 2508800);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_32_2_weight, arena + 20823040, 10, 1280, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_32_2_weight, arena + 20823040, 10, 1280, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1312, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1312, 480, 256);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 20133120, arena + 20195840, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1312, 736, 256);
@@ -797,7 +1016,7 @@ concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 20760320, arena + 
 n1_norm_stats<<<1312, 256>>>(arena + 8028160, arena + 20885760, 196, 1960, 196, 196, 257152, 1960, 196, 196, 257152, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2571520, 256), 256>>>(arena + 8028160, arena + 20885760, dense_blocks_2_layers_33_0_weight, dense_blocks_2_layers_33_0_bias, arena + 8028160, 2571520, 196, 1312);
 n2_relu<<<ceil_div(2571520, 256), 256>>>(arena + 8028160, arena + 8028160, 2571520);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_33_2_weight, arena + 20885760, 10, 1312, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_33_2_weight, arena + 20885760, 10, 1312, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1344, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1344, 480, 256);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 20133120, arena + 20195840, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1344, 736, 256);
@@ -806,7 +1025,7 @@ concat8_double_double<<<ceil_div(188160, 256), 256>>>(arena + 20760320, arena + 
 n1_norm_stats<<<1344, 256>>>(arena + 8028160, arena + 20948480, 196, 1960, 196, 196, 263424, 1960, 196, 196, 263424, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2634240, 256), 256>>>(arena + 8028160, arena + 20948480, dense_blocks_2_layers_34_0_weight, dense_blocks_2_layers_34_0_bias, arena + 8028160, 2634240, 196, 1344);
 n2_relu<<<ceil_div(2634240, 256), 256>>>(arena + 8028160, arena + 8028160, 2634240);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_34_2_weight, arena + 20948480, 10, 1344, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_34_2_weight, arena + 20948480, 10, 1344, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1376, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1376, 480, 256);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 20133120, arena + 20195840, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1376, 736, 256);
@@ -815,7 +1034,7 @@ concat8_double_double<<<ceil_div(250880, 256), 256>>>(arena + 20760320, arena + 
 n1_norm_stats<<<1376, 256>>>(arena + 8028160, arena + 21011200, 196, 1960, 196, 196, 269696, 1960, 196, 196, 269696, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2696960, 256), 256>>>(arena + 8028160, arena + 21011200, dense_blocks_2_layers_35_0_weight, dense_blocks_2_layers_35_0_bias, arena + 8028160, 2696960, 196, 1376);
 n2_relu<<<ceil_div(2696960, 256), 256>>>(arena + 8028160, arena + 8028160, 2696960);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_35_2_weight, arena + 21011200, 10, 1376, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_35_2_weight, arena + 21011200, 10, 1376, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1408, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1408, 480, 256);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 20133120, arena + 20195840, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1408, 736, 256);
@@ -824,7 +1043,7 @@ concat8_double_double<<<ceil_div(313600, 256), 256>>>(arena + 20760320, arena + 
 n1_norm_stats<<<1408, 256>>>(arena + 8028160, arena + 21073920, 196, 1960, 196, 196, 275968, 1960, 196, 196, 275968, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2759680, 256), 256>>>(arena + 8028160, arena + 21073920, dense_blocks_2_layers_36_0_weight, dense_blocks_2_layers_36_0_bias, arena + 8028160, 2759680, 196, 1408);
 n2_relu<<<ceil_div(2759680, 256), 256>>>(arena + 8028160, arena + 8028160, 2759680);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_36_2_weight, arena + 21073920, 10, 1408, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_36_2_weight, arena + 21073920, 10, 1408, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1440, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1440, 480, 256);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 20133120, arena + 20195840, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1440, 736, 256);
@@ -833,7 +1052,7 @@ concat8_double_double<<<ceil_div(376320, 256), 256>>>(arena + 20760320, arena + 
 n1_norm_stats<<<1440, 256>>>(arena + 8028160, arena + 21136640, 196, 1960, 196, 196, 282240, 1960, 196, 196, 282240, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2822400, 256), 256>>>(arena + 8028160, arena + 21136640, dense_blocks_2_layers_37_0_weight, dense_blocks_2_layers_37_0_bias, arena + 8028160, 2822400, 196, 1440);
 n2_relu<<<ceil_div(2822400, 256), 256>>>(arena + 8028160, arena + 8028160, 2822400);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_37_2_weight, arena + 21136640, 10, 1440, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_37_2_weight, arena + 21136640, 10, 1440, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1472, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1472, 480, 256);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 20133120, arena + 20195840, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1472, 736, 256);
@@ -842,7 +1061,7 @@ concat8_double_double<<<ceil_div(439040, 256), 256>>>(arena + 20760320, arena + 
 n1_norm_stats<<<1472, 256>>>(arena + 8028160, arena + 21199360, 196, 1960, 196, 196, 288512, 1960, 196, 196, 288512, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2885120, 256), 256>>>(arena + 8028160, arena + 21199360, dense_blocks_2_layers_38_0_weight, dense_blocks_2_layers_38_0_bias, arena + 8028160, 2885120, 196, 1472);
 n2_relu<<<ceil_div(2885120, 256), 256>>>(arena + 8028160, arena + 8028160, 2885120);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_38_2_weight, arena + 21199360, 10, 1472, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_38_2_weight, arena + 21199360, 10, 1472, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1504, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1504, 480, 256);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 20133120, arena + 20195840, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1504, 736, 256);
@@ -851,7 +1070,7 @@ concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 20760320, arena + 
 n1_norm_stats<<<1504, 256>>>(arena + 8028160, arena + 21262080, 196, 1960, 196, 196, 294784, 1960, 196, 196, 294784, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(2947840, 256), 256>>>(arena + 8028160, arena + 21262080, dense_blocks_2_layers_39_0_weight, dense_blocks_2_layers_39_0_bias, arena + 8028160, 2947840, 196, 1504);
 n2_relu<<<ceil_div(2947840, 256), 256>>>(arena + 8028160, arena + 8028160, 2947840);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_39_2_weight, arena + 21262080, 10, 1504, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_39_2_weight, arena + 21262080, 10, 1504, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1536, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1536, 480, 256);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 20133120, arena + 20195840, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1536, 736, 256);
@@ -861,7 +1080,7 @@ concat8_double_double<<<ceil_div(62720, 256), 256>>>(arena + 21262080, arena + 2
 n1_norm_stats<<<1536, 256>>>(arena + 8028160, arena + 21324800, 196, 1960, 196, 196, 301056, 1960, 196, 196, 301056, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(3010560, 256), 256>>>(arena + 8028160, arena + 21324800, dense_blocks_2_layers_40_0_weight, dense_blocks_2_layers_40_0_bias, arena + 8028160, 3010560, 196, 1536);
 n2_relu<<<ceil_div(3010560, 256), 256>>>(arena + 8028160, arena + 8028160, 3010560);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_40_2_weight, arena + 21324800, 10, 1536, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_40_2_weight, arena + 21324800, 10, 1536, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1568, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1568, 480, 256);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 20133120, arena + 20195840, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1568, 736, 256);
@@ -871,7 +1090,7 @@ concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 21262080, arena + 
 n1_norm_stats<<<1568, 256>>>(arena + 8028160, arena + 21387520, 196, 1960, 196, 196, 307328, 1960, 196, 196, 307328, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(3073280, 256), 256>>>(arena + 8028160, arena + 21387520, dense_blocks_2_layers_41_0_weight, dense_blocks_2_layers_41_0_bias, arena + 8028160, 3073280, 196, 1568);
 n2_relu<<<ceil_div(3073280, 256), 256>>>(arena + 8028160, arena + 8028160, 3073280);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_41_2_weight, arena + 21387520, 10, 1568, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_41_2_weight, arena + 21387520, 10, 1568, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1600, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1600, 480, 256);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 20133120, arena + 20195840, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1600, 736, 256);
@@ -881,7 +1100,7 @@ concat8_double_double<<<ceil_div(188160, 256), 256>>>(arena + 21262080, arena + 
 n1_norm_stats<<<1600, 256>>>(arena + 8028160, arena + 21450240, 196, 1960, 196, 196, 313600, 1960, 196, 196, 313600, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(3136000, 256), 256>>>(arena + 8028160, arena + 21450240, dense_blocks_2_layers_42_0_weight, dense_blocks_2_layers_42_0_bias, arena + 8028160, 3136000, 196, 1600);
 n2_relu<<<ceil_div(3136000, 256), 256>>>(arena + 8028160, arena + 8028160, 3136000);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_42_2_weight, arena + 21450240, 10, 1600, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_42_2_weight, arena + 21450240, 10, 1600, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1632, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1632, 480, 256);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 20133120, arena + 20195840, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1632, 736, 256);
@@ -891,7 +1110,7 @@ concat8_double_double<<<ceil_div(250880, 256), 256>>>(arena + 21262080, arena + 
 n1_norm_stats<<<1632, 256>>>(arena + 8028160, arena + 21512960, 196, 1960, 196, 196, 319872, 1960, 196, 196, 319872, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(3198720, 256), 256>>>(arena + 8028160, arena + 21512960, dense_blocks_2_layers_43_0_weight, dense_blocks_2_layers_43_0_bias, arena + 8028160, 3198720, 196, 1632);
 n2_relu<<<ceil_div(3198720, 256), 256>>>(arena + 8028160, arena + 8028160, 3198720);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_43_2_weight, arena + 21512960, 10, 1632, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_43_2_weight, arena + 21512960, 10, 1632, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1664, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1664, 480, 256);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 20133120, arena + 20195840, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1664, 736, 256);
@@ -901,7 +1120,7 @@ concat8_double_double<<<ceil_div(313600, 256), 256>>>(arena + 21262080, arena + 
 n1_norm_stats<<<1664, 256>>>(arena + 8028160, arena + 21575680, 196, 1960, 196, 196, 326144, 1960, 196, 196, 326144, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(3261440, 256), 256>>>(arena + 8028160, arena + 21575680, dense_blocks_2_layers_44_0_weight, dense_blocks_2_layers_44_0_bias, arena + 8028160, 3261440, 196, 1664);
 n2_relu<<<ceil_div(3261440, 256), 256>>>(arena + 8028160, arena + 8028160, 3261440);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_44_2_weight, arena + 21575680, 10, 1664, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_44_2_weight, arena + 21575680, 10, 1664, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1696, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1696, 480, 256);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 20133120, arena + 20195840, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1696, 736, 256);
@@ -911,7 +1130,7 @@ concat8_double_double<<<ceil_div(376320, 256), 256>>>(arena + 21262080, arena + 
 n1_norm_stats<<<1696, 256>>>(arena + 8028160, arena + 21638400, 196, 1960, 196, 196, 332416, 1960, 196, 196, 332416, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(3324160, 256), 256>>>(arena + 8028160, arena + 21638400, dense_blocks_2_layers_45_0_weight, dense_blocks_2_layers_45_0_bias, arena + 8028160, 3324160, 196, 1696);
 n2_relu<<<ceil_div(3324160, 256), 256>>>(arena + 8028160, arena + 8028160, 3324160);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_45_2_weight, arena + 21638400, 10, 1696, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_45_2_weight, arena + 21638400, 10, 1696, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1728, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1728, 480, 256);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 20133120, arena + 20195840, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1728, 736, 256);
@@ -921,7 +1140,7 @@ concat8_double_double<<<ceil_div(439040, 256), 256>>>(arena + 21262080, arena + 
 n1_norm_stats<<<1728, 256>>>(arena + 8028160, arena + 21701120, 196, 1960, 196, 196, 338688, 1960, 196, 196, 338688, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(3386880, 256), 256>>>(arena + 8028160, arena + 21701120, dense_blocks_2_layers_46_0_weight, dense_blocks_2_layers_46_0_bias, arena + 8028160, 3386880, 196, 1728);
 n2_relu<<<ceil_div(3386880, 256), 256>>>(arena + 8028160, arena + 8028160, 3386880);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_46_2_weight, arena + 21701120, 10, 1728, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_46_2_weight, arena + 21701120, 10, 1728, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1760, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1760, 480, 256);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 20133120, arena + 20195840, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1760, 736, 256);
@@ -931,7 +1150,7 @@ concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 21262080, arena + 
 n1_norm_stats<<<1760, 256>>>(arena + 8028160, arena + 21763840, 196, 1960, 196, 196, 344960, 1960, 196, 196, 344960, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(3449600, 256), 256>>>(arena + 8028160, arena + 21763840, dense_blocks_2_layers_47_0_weight, dense_blocks_2_layers_47_0_bias, arena + 8028160, 3449600, 196, 1760);
 n2_relu<<<ceil_div(3449600, 256), 256>>>(arena + 8028160, arena + 8028160, 3449600);
-n6_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_47_2_weight, arena + 21763840, 10, 1760, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(62720, 256), 256>>>(arena + 8028160, dense_blocks_2_layers_47_2_weight, arena + 21763840, 10, 1760, 32, 1, 1, 14, 14, 1, 14, 14, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(940800, 256), 256>>>(arena + 13045760, arena + 18565120, arena + 19066880, arena + 18063360, arena + 18816000, arena + 18314240, arena + 19317760, arena + 15052800, 256, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1792, 0, 480);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 14049280, arena + 17059840, arena + 12042240, arena + 16056320, arena, arena + 19568640, arena + 19631360, arena + 19694080, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1792, 480, 256);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 19756800, arena + 19819520, arena + 19882240, arena + 19944960, arena + 20007680, arena + 20070400, arena + 20133120, arena + 20195840, 32, 32, 32, 32, 32, 32, 32, 32, arena + 8028160, 10, 196, 1792, 736, 256);
@@ -942,151 +1161,151 @@ concat8_double_double<<<ceil_div(62720, 256), 256>>>(arena + 21763840, arena + 2
 n1_norm_stats<<<1792, 256>>>(arena + 8028160, arena + 19568640, 196, 1960, 196, 196, 351232, 1960, 196, 196, 351232, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(3512320, 256), 256>>>(arena + 8028160, arena + 19568640, transition_layers_2_transition_0_weight, transition_layers_2_transition_0_bias, arena + 8028160, 3512320, 196, 1792);
 n2_relu<<<ceil_div(3512320, 256), 256>>>(arena + 8028160, arena + 8028160, 3512320);
-n6_conv<<<ceil_div(1756160, 256), 256>>>(arena + 8028160, transition_layers_2_transition_2_weight, arena, 10, 1792, 896, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n82_conv<<<ceil_div(439040, 256), 256>>>(arena + 8028160, transition_layers_2_transition_2_weight, arena, 10, 1792, 896, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n31_avgpool<<<ceil_div(439040, 256), 256>>>(arena, arena + 13045760, 1, 14, 14, 1, 7, 7, 1, 2, 2, 1, 2, 2, 0, 0, 0, 1, 1, 1, 439040);
 n1_norm_stats<<<896, 256>>>(arena + 13045760, arena + 19631360, 49, 490, 49, 49, 43904, 490, 49, 49, 43904, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(439040, 256), 256>>>(arena + 13045760, arena + 19631360, dense_blocks_3_layers_0_0_weight, dense_blocks_3_layers_0_0_bias, arena + 15052800, 439040, 49, 896);
 n2_relu<<<ceil_div(439040, 256), 256>>>(arena + 15052800, arena + 15052800, 439040);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 15052800, dense_blocks_3_layers_0_2_weight, arena + 19694080, 10, 896, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 15052800, dense_blocks_3_layers_0_2_weight, arena + 19694080, 10, 896, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(454720, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 13045760, arena + 13045760, arena + 13045760, arena + 13045760, arena + 13045760, arena + 13045760, 896, 32, 0, 0, 0, 0, 0, 0, arena + 14049280, 10, 49, 928, 0, 928);
 n1_norm_stats<<<928, 256>>>(arena + 14049280, arena + 19756800, 49, 490, 49, 49, 45472, 490, 49, 49, 45472, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(454720, 256), 256>>>(arena + 14049280, arena + 19756800, dense_blocks_3_layers_1_0_weight, dense_blocks_3_layers_1_0_bias, arena + 14049280, 454720, 49, 928);
 n2_relu<<<ceil_div(454720, 256), 256>>>(arena + 14049280, arena + 14049280, 454720);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 14049280, dense_blocks_3_layers_1_2_weight, arena + 19819520, 10, 928, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 14049280, dense_blocks_3_layers_1_2_weight, arena + 19819520, 10, 928, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(470400, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 13045760, arena + 13045760, arena + 13045760, arena + 13045760, arena + 13045760, 896, 32, 32, 0, 0, 0, 0, 0, arena + 17059840, 10, 49, 960, 0, 960);
 n1_norm_stats<<<960, 256>>>(arena + 17059840, arena + 19882240, 49, 490, 49, 49, 47040, 490, 49, 49, 47040, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(470400, 256), 256>>>(arena + 17059840, arena + 19882240, dense_blocks_3_layers_2_0_weight, dense_blocks_3_layers_2_0_bias, arena + 17059840, 470400, 49, 960);
 n2_relu<<<ceil_div(470400, 256), 256>>>(arena + 17059840, arena + 17059840, 470400);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 17059840, dense_blocks_3_layers_2_2_weight, arena + 19944960, 10, 960, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 17059840, dense_blocks_3_layers_2_2_weight, arena + 19944960, 10, 960, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(486080, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 19944960, arena + 13045760, arena + 13045760, arena + 13045760, arena + 13045760, 896, 32, 32, 32, 0, 0, 0, 0, arena + 12042240, 10, 49, 992, 0, 992);
 n1_norm_stats<<<992, 256>>>(arena + 12042240, arena + 20007680, 49, 490, 49, 49, 48608, 490, 49, 49, 48608, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(486080, 256), 256>>>(arena + 12042240, arena + 20007680, dense_blocks_3_layers_3_0_weight, dense_blocks_3_layers_3_0_bias, arena + 12042240, 486080, 49, 992);
 n2_relu<<<ceil_div(486080, 256), 256>>>(arena + 12042240, arena + 12042240, 486080);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 12042240, dense_blocks_3_layers_3_2_weight, arena + 20070400, 10, 992, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 12042240, dense_blocks_3_layers_3_2_weight, arena + 20070400, 10, 992, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(501760, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 13045760, arena + 13045760, arena + 13045760, 896, 32, 32, 32, 32, 0, 0, 0, arena + 16056320, 10, 49, 1024, 0, 1024);
 n1_norm_stats<<<1024, 256>>>(arena + 16056320, arena + 20133120, 49, 490, 49, 49, 50176, 490, 49, 49, 50176, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(arena + 16056320, arena + 20133120, dense_blocks_3_layers_4_0_weight, dense_blocks_3_layers_4_0_bias, arena + 16056320, 501760, 49, 1024);
 n2_relu<<<ceil_div(501760, 256), 256>>>(arena + 16056320, arena + 16056320, 501760);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 16056320, dense_blocks_3_layers_4_2_weight, arena + 20195840, 10, 1024, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 16056320, dense_blocks_3_layers_4_2_weight, arena + 20195840, 10, 1024, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(517440, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 13045760, arena + 13045760, 896, 32, 32, 32, 32, 32, 0, 0, arena + 15052800, 10, 49, 1056, 0, 1056);
 n1_norm_stats<<<1056, 256>>>(arena + 15052800, arena + 20258560, 49, 490, 49, 49, 51744, 490, 49, 49, 51744, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(517440, 256), 256>>>(arena + 15052800, arena + 20258560, dense_blocks_3_layers_5_0_weight, dense_blocks_3_layers_5_0_bias, arena + 15052800, 517440, 49, 1056);
 n2_relu<<<ceil_div(517440, 256), 256>>>(arena + 15052800, arena + 15052800, 517440);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 15052800, dense_blocks_3_layers_5_2_weight, arena + 20321280, 10, 1056, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 15052800, dense_blocks_3_layers_5_2_weight, arena + 20321280, 10, 1056, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(533120, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 20321280, arena + 13045760, 896, 32, 32, 32, 32, 32, 32, 0, arena + 14049280, 10, 49, 1088, 0, 1088);
 n1_norm_stats<<<1088, 256>>>(arena + 14049280, arena + 20384000, 49, 490, 49, 49, 53312, 490, 49, 49, 53312, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(533120, 256), 256>>>(arena + 14049280, arena + 20384000, dense_blocks_3_layers_6_0_weight, dense_blocks_3_layers_6_0_bias, arena + 14049280, 533120, 49, 1088);
 n2_relu<<<ceil_div(533120, 256), 256>>>(arena + 14049280, arena + 14049280, 533120);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 14049280, dense_blocks_3_layers_6_2_weight, arena + 20446720, 10, 1088, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 14049280, dense_blocks_3_layers_6_2_weight, arena + 20446720, 10, 1088, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(548800, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 20321280, arena + 20446720, 896, 32, 32, 32, 32, 32, 32, 32, arena + 17059840, 10, 49, 1120, 0, 1120);
 n1_norm_stats<<<1120, 256>>>(arena + 17059840, arena + 20509440, 49, 490, 49, 49, 54880, 490, 49, 49, 54880, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(548800, 256), 256>>>(arena + 17059840, arena + 20509440, dense_blocks_3_layers_7_0_weight, dense_blocks_3_layers_7_0_bias, arena + 17059840, 548800, 49, 1120);
 n2_relu<<<ceil_div(548800, 256), 256>>>(arena + 17059840, arena + 17059840, 548800);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 17059840, dense_blocks_3_layers_7_2_weight, arena + 20572160, 10, 1120, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 17059840, dense_blocks_3_layers_7_2_weight, arena + 20572160, 10, 1120, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(548800, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 20321280, arena + 20446720, 896, 32, 32, 32, 32, 32, 32, 32, arena + 12042240, 10, 49, 1152, 0, 1120);
 concat8_double_double<<<ceil_div(15680, 256), 256>>>(arena + 20572160, arena + 20572160, arena + 20572160, arena + 20572160, arena + 20572160, arena + 20572160, arena + 20572160, arena + 20572160, 32, 0, 0, 0, 0, 0, 0, 0, arena + 12042240, 10, 49, 1152, 1120, 32);
 n1_norm_stats<<<1152, 256>>>(arena + 12042240, arena + 20634880, 49, 490, 49, 49, 56448, 490, 49, 49, 56448, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(564480, 256), 256>>>(arena + 12042240, arena + 20634880, dense_blocks_3_layers_8_0_weight, dense_blocks_3_layers_8_0_bias, arena + 12042240, 564480, 49, 1152);
 n2_relu<<<ceil_div(564480, 256), 256>>>(arena + 12042240, arena + 12042240, 564480);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 12042240, dense_blocks_3_layers_8_2_weight, arena + 20697600, 10, 1152, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 12042240, dense_blocks_3_layers_8_2_weight, arena + 20697600, 10, 1152, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(548800, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 20321280, arena + 20446720, 896, 32, 32, 32, 32, 32, 32, 32, arena + 16056320, 10, 49, 1184, 0, 1120);
 concat8_double_double<<<ceil_div(31360, 256), 256>>>(arena + 20572160, arena + 20697600, arena + 20572160, arena + 20572160, arena + 20572160, arena + 20572160, arena + 20572160, arena + 20572160, 32, 32, 0, 0, 0, 0, 0, 0, arena + 16056320, 10, 49, 1184, 1120, 64);
 n1_norm_stats<<<1184, 256>>>(arena + 16056320, arena + 20760320, 49, 490, 49, 49, 58016, 490, 49, 49, 58016, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(580160, 256), 256>>>(arena + 16056320, arena + 20760320, dense_blocks_3_layers_9_0_weight, dense_blocks_3_layers_9_0_bias, arena + 16056320, 580160, 49, 1184);
 n2_relu<<<ceil_div(580160, 256), 256>>>(arena + 16056320, arena + 16056320, 580160);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 16056320, dense_blocks_3_layers_9_2_weight, arena + 20823040, 10, 1184, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 16056320, dense_blocks_3_layers_9_2_weight, arena + 20823040, 10, 1184, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(548800, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 20321280, arena + 20446720, 896, 32, 32, 32, 32, 32, 32, 32, arena + 15052800, 10, 49, 1216, 0, 1120);
 concat8_double_double<<<ceil_div(47040, 256), 256>>>(arena + 20572160, arena + 20697600, arena + 20823040, arena + 20572160, arena + 20572160, arena + 20572160, arena + 20572160, arena + 20572160, 32, 32, 32, 0, 0, 0, 0, 0, arena + 15052800, 10, 49, 1216, 1120, 96);
 n1_norm_stats<<<1216, 256>>>(arena + 15052800, arena + 20885760, 49, 490, 49, 49, 59584, 490, 49, 49, 59584, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(595840, 256), 256>>>(arena + 15052800, arena + 20885760, dense_blocks_3_layers_10_0_weight, dense_blocks_3_layers_10_0_bias, arena + 15052800, 595840, 49, 1216);
 n2_relu<<<ceil_div(595840, 256), 256>>>(arena + 15052800, arena + 15052800, 595840);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 15052800, dense_blocks_3_layers_10_2_weight, arena + 20948480, 10, 1216, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 15052800, dense_blocks_3_layers_10_2_weight, arena + 20948480, 10, 1216, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(548800, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 20321280, arena + 20446720, 896, 32, 32, 32, 32, 32, 32, 32, arena + 14049280, 10, 49, 1248, 0, 1120);
 concat8_double_double<<<ceil_div(62720, 256), 256>>>(arena + 20572160, arena + 20697600, arena + 20823040, arena + 20948480, arena + 20572160, arena + 20572160, arena + 20572160, arena + 20572160, 32, 32, 32, 32, 0, 0, 0, 0, arena + 14049280, 10, 49, 1248, 1120, 128);
 n1_norm_stats<<<1248, 256>>>(arena + 14049280, arena + 21011200, 49, 490, 49, 49, 61152, 490, 49, 49, 61152, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(611520, 256), 256>>>(arena + 14049280, arena + 21011200, dense_blocks_3_layers_11_0_weight, dense_blocks_3_layers_11_0_bias, arena + 14049280, 611520, 49, 1248);
 n2_relu<<<ceil_div(611520, 256), 256>>>(arena + 14049280, arena + 14049280, 611520);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 14049280, dense_blocks_3_layers_11_2_weight, arena + 21073920, 10, 1248, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 14049280, dense_blocks_3_layers_11_2_weight, arena + 21073920, 10, 1248, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(548800, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 20321280, arena + 20446720, 896, 32, 32, 32, 32, 32, 32, 32, arena + 17059840, 10, 49, 1280, 0, 1120);
 concat8_double_double<<<ceil_div(78400, 256), 256>>>(arena + 20572160, arena + 20697600, arena + 20823040, arena + 20948480, arena + 21073920, arena + 20572160, arena + 20572160, arena + 20572160, 32, 32, 32, 32, 32, 0, 0, 0, arena + 17059840, 10, 49, 1280, 1120, 160);
 n1_norm_stats<<<1280, 256>>>(arena + 17059840, arena + 21136640, 49, 490, 49, 49, 62720, 490, 49, 49, 62720, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(627200, 256), 256>>>(arena + 17059840, arena + 21136640, dense_blocks_3_layers_12_0_weight, dense_blocks_3_layers_12_0_bias, arena + 17059840, 627200, 49, 1280);
 n2_relu<<<ceil_div(627200, 256), 256>>>(arena + 17059840, arena + 17059840, 627200);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 17059840, dense_blocks_3_layers_12_2_weight, arena + 21199360, 10, 1280, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 17059840, dense_blocks_3_layers_12_2_weight, arena + 21199360, 10, 1280, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(548800, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 20321280, arena + 20446720, 896, 32, 32, 32, 32, 32, 32, 32, arena + 12042240, 10, 49, 1312, 0, 1120);
 concat8_double_double<<<ceil_div(94080, 256), 256>>>(arena + 20572160, arena + 20697600, arena + 20823040, arena + 20948480, arena + 21073920, arena + 21199360, arena + 20572160, arena + 20572160, 32, 32, 32, 32, 32, 32, 0, 0, arena + 12042240, 10, 49, 1312, 1120, 192);
 n1_norm_stats<<<1312, 256>>>(arena + 12042240, arena + 21262080, 49, 490, 49, 49, 64288, 490, 49, 49, 64288, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(642880, 256), 256>>>(arena + 12042240, arena + 21262080, dense_blocks_3_layers_13_0_weight, dense_blocks_3_layers_13_0_bias, arena + 12042240, 642880, 49, 1312);
 n2_relu<<<ceil_div(642880, 256), 256>>>(arena + 12042240, arena + 12042240, 642880);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 12042240, dense_blocks_3_layers_13_2_weight, arena + 21324800, 10, 1312, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 12042240, dense_blocks_3_layers_13_2_weight, arena + 21324800, 10, 1312, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(548800, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 20321280, arena + 20446720, 896, 32, 32, 32, 32, 32, 32, 32, arena + 16056320, 10, 49, 1344, 0, 1120);
 concat8_double_double<<<ceil_div(109760, 256), 256>>>(arena + 20572160, arena + 20697600, arena + 20823040, arena + 20948480, arena + 21073920, arena + 21199360, arena + 21324800, arena + 20572160, 32, 32, 32, 32, 32, 32, 32, 0, arena + 16056320, 10, 49, 1344, 1120, 224);
 n1_norm_stats<<<1344, 256>>>(arena + 16056320, arena + 21387520, 49, 490, 49, 49, 65856, 490, 49, 49, 65856, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(658560, 256), 256>>>(arena + 16056320, arena + 21387520, dense_blocks_3_layers_14_0_weight, dense_blocks_3_layers_14_0_bias, arena + 16056320, 658560, 49, 1344);
 n2_relu<<<ceil_div(658560, 256), 256>>>(arena + 16056320, arena + 16056320, 658560);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 16056320, dense_blocks_3_layers_14_2_weight, arena + 21450240, 10, 1344, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 16056320, dense_blocks_3_layers_14_2_weight, arena + 21450240, 10, 1344, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(548800, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 20321280, arena + 20446720, 896, 32, 32, 32, 32, 32, 32, 32, arena + 15052800, 10, 49, 1376, 0, 1120);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 20572160, arena + 20697600, arena + 20823040, arena + 20948480, arena + 21073920, arena + 21199360, arena + 21324800, arena + 21450240, 32, 32, 32, 32, 32, 32, 32, 32, arena + 15052800, 10, 49, 1376, 1120, 256);
 n1_norm_stats<<<1376, 256>>>(arena + 15052800, arena + 21512960, 49, 490, 49, 49, 67424, 490, 49, 49, 67424, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(674240, 256), 256>>>(arena + 15052800, arena + 21512960, dense_blocks_3_layers_15_0_weight, dense_blocks_3_layers_15_0_bias, arena + 15052800, 674240, 49, 1376);
 n2_relu<<<ceil_div(674240, 256), 256>>>(arena + 15052800, arena + 15052800, 674240);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 15052800, dense_blocks_3_layers_15_2_weight, arena + 21575680, 10, 1376, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 15052800, dense_blocks_3_layers_15_2_weight, arena + 21575680, 10, 1376, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(548800, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 20321280, arena + 20446720, 896, 32, 32, 32, 32, 32, 32, 32, arena + 14049280, 10, 49, 1408, 0, 1120);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 20572160, arena + 20697600, arena + 20823040, arena + 20948480, arena + 21073920, arena + 21199360, arena + 21324800, arena + 21450240, 32, 32, 32, 32, 32, 32, 32, 32, arena + 14049280, 10, 49, 1408, 1120, 256);
 concat8_double_double<<<ceil_div(15680, 256), 256>>>(arena + 21575680, arena + 21575680, arena + 21575680, arena + 21575680, arena + 21575680, arena + 21575680, arena + 21575680, arena + 21575680, 32, 0, 0, 0, 0, 0, 0, 0, arena + 14049280, 10, 49, 1408, 1376, 32);
 n1_norm_stats<<<1408, 256>>>(arena + 14049280, arena + 21638400, 49, 490, 49, 49, 68992, 490, 49, 49, 68992, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(689920, 256), 256>>>(arena + 14049280, arena + 21638400, dense_blocks_3_layers_16_0_weight, dense_blocks_3_layers_16_0_bias, arena + 14049280, 689920, 49, 1408);
 n2_relu<<<ceil_div(689920, 256), 256>>>(arena + 14049280, arena + 14049280, 689920);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 14049280, dense_blocks_3_layers_16_2_weight, arena + 21701120, 10, 1408, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 14049280, dense_blocks_3_layers_16_2_weight, arena + 21701120, 10, 1408, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(548800, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 20321280, arena + 20446720, 896, 32, 32, 32, 32, 32, 32, 32, arena + 17059840, 10, 49, 1440, 0, 1120);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 20572160, arena + 20697600, arena + 20823040, arena + 20948480, arena + 21073920, arena + 21199360, arena + 21324800, arena + 21450240, 32, 32, 32, 32, 32, 32, 32, 32, arena + 17059840, 10, 49, 1440, 1120, 256);
 concat8_double_double<<<ceil_div(31360, 256), 256>>>(arena + 21575680, arena + 21701120, arena + 21575680, arena + 21575680, arena + 21575680, arena + 21575680, arena + 21575680, arena + 21575680, 32, 32, 0, 0, 0, 0, 0, 0, arena + 17059840, 10, 49, 1440, 1376, 64);
 n1_norm_stats<<<1440, 256>>>(arena + 17059840, arena + 21763840, 49, 490, 49, 49, 70560, 490, 49, 49, 70560, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(705600, 256), 256>>>(arena + 17059840, arena + 21763840, dense_blocks_3_layers_17_0_weight, dense_blocks_3_layers_17_0_bias, arena + 17059840, 705600, 49, 1440);
 n2_relu<<<ceil_div(705600, 256), 256>>>(arena + 17059840, arena + 17059840, 705600);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 17059840, dense_blocks_3_layers_17_2_weight, arena + 19568640, 10, 1440, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 17059840, dense_blocks_3_layers_17_2_weight, arena + 19568640, 10, 1440, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(548800, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 20321280, arena + 20446720, 896, 32, 32, 32, 32, 32, 32, 32, arena + 12042240, 10, 49, 1472, 0, 1120);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 20572160, arena + 20697600, arena + 20823040, arena + 20948480, arena + 21073920, arena + 21199360, arena + 21324800, arena + 21450240, 32, 32, 32, 32, 32, 32, 32, 32, arena + 12042240, 10, 49, 1472, 1120, 256);
 concat8_double_double<<<ceil_div(47040, 256), 256>>>(arena + 21575680, arena + 21701120, arena + 19568640, arena + 21575680, arena + 21575680, arena + 21575680, arena + 21575680, arena + 21575680, 32, 32, 32, 0, 0, 0, 0, 0, arena + 12042240, 10, 49, 1472, 1376, 96);
 n1_norm_stats<<<1472, 256>>>(arena + 12042240, arena + 19631360, 49, 490, 49, 49, 72128, 490, 49, 49, 72128, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(721280, 256), 256>>>(arena + 12042240, arena + 19631360, dense_blocks_3_layers_18_0_weight, dense_blocks_3_layers_18_0_bias, arena + 12042240, 721280, 49, 1472);
 n2_relu<<<ceil_div(721280, 256), 256>>>(arena + 12042240, arena + 12042240, 721280);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 12042240, dense_blocks_3_layers_18_2_weight, arena + 19756800, 10, 1472, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 12042240, dense_blocks_3_layers_18_2_weight, arena + 19756800, 10, 1472, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(548800, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 20321280, arena + 20446720, 896, 32, 32, 32, 32, 32, 32, 32, arena + 16056320, 10, 49, 1504, 0, 1120);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 20572160, arena + 20697600, arena + 20823040, arena + 20948480, arena + 21073920, arena + 21199360, arena + 21324800, arena + 21450240, 32, 32, 32, 32, 32, 32, 32, 32, arena + 16056320, 10, 49, 1504, 1120, 256);
 concat8_double_double<<<ceil_div(62720, 256), 256>>>(arena + 21575680, arena + 21701120, arena + 19568640, arena + 19756800, arena + 21575680, arena + 21575680, arena + 21575680, arena + 21575680, 32, 32, 32, 32, 0, 0, 0, 0, arena + 16056320, 10, 49, 1504, 1376, 128);
 n1_norm_stats<<<1504, 256>>>(arena + 16056320, arena + 19882240, 49, 490, 49, 49, 73696, 490, 49, 49, 73696, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(736960, 256), 256>>>(arena + 16056320, arena + 19882240, dense_blocks_3_layers_19_0_weight, dense_blocks_3_layers_19_0_bias, arena + 16056320, 736960, 49, 1504);
 n2_relu<<<ceil_div(736960, 256), 256>>>(arena + 16056320, arena + 16056320, 736960);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 16056320, dense_blocks_3_layers_19_2_weight, arena + 20007680, 10, 1504, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 16056320, dense_blocks_3_layers_19_2_weight, arena + 20007680, 10, 1504, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(548800, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 20321280, arena + 20446720, 896, 32, 32, 32, 32, 32, 32, 32, arena + 15052800, 10, 49, 1536, 0, 1120);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 20572160, arena + 20697600, arena + 20823040, arena + 20948480, arena + 21073920, arena + 21199360, arena + 21324800, arena + 21450240, 32, 32, 32, 32, 32, 32, 32, 32, arena + 15052800, 10, 49, 1536, 1120, 256);
 concat8_double_double<<<ceil_div(78400, 256), 256>>>(arena + 21575680, arena + 21701120, arena + 19568640, arena + 19756800, arena + 20007680, arena + 21575680, arena + 21575680, arena + 21575680, 32, 32, 32, 32, 32, 0, 0, 0, arena + 15052800, 10, 49, 1536, 1376, 160);
 n1_norm_stats<<<1536, 256>>>(arena + 15052800, arena + 20133120, 49, 490, 49, 49, 75264, 490, 49, 49, 75264, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(752640, 256), 256>>>(arena + 15052800, arena + 20133120, dense_blocks_3_layers_20_0_weight, dense_blocks_3_layers_20_0_bias, arena + 15052800, 752640, 49, 1536);
 n2_relu<<<ceil_div(752640, 256), 256>>>(arena + 15052800, arena + 15052800, 752640);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 15052800, dense_blocks_3_layers_20_2_weight, arena + 20258560, 10, 1536, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 15052800, dense_blocks_3_layers_20_2_weight, arena + 20258560, 10, 1536, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(548800, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 20321280, arena + 20446720, 896, 32, 32, 32, 32, 32, 32, 32, arena + 14049280, 10, 49, 1568, 0, 1120);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 20572160, arena + 20697600, arena + 20823040, arena + 20948480, arena + 21073920, arena + 21199360, arena + 21324800, arena + 21450240, 32, 32, 32, 32, 32, 32, 32, 32, arena + 14049280, 10, 49, 1568, 1120, 256);
 concat8_double_double<<<ceil_div(94080, 256), 256>>>(arena + 21575680, arena + 21701120, arena + 19568640, arena + 19756800, arena + 20007680, arena + 20258560, arena + 21575680, arena + 21575680, 32, 32, 32, 32, 32, 32, 0, 0, arena + 14049280, 10, 49, 1568, 1376, 192);
 n1_norm_stats<<<1568, 256>>>(arena + 14049280, arena + 20384000, 49, 490, 49, 49, 76832, 490, 49, 49, 76832, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(768320, 256), 256>>>(arena + 14049280, arena + 20384000, dense_blocks_3_layers_21_0_weight, dense_blocks_3_layers_21_0_bias, arena + 14049280, 768320, 49, 1568);
 n2_relu<<<ceil_div(768320, 256), 256>>>(arena + 14049280, arena + 14049280, 768320);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 14049280, dense_blocks_3_layers_21_2_weight, arena + 20509440, 10, 1568, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 14049280, dense_blocks_3_layers_21_2_weight, arena + 20509440, 10, 1568, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(548800, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 20321280, arena + 20446720, 896, 32, 32, 32, 32, 32, 32, 32, arena + 17059840, 10, 49, 1600, 0, 1120);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 20572160, arena + 20697600, arena + 20823040, arena + 20948480, arena + 21073920, arena + 21199360, arena + 21324800, arena + 21450240, 32, 32, 32, 32, 32, 32, 32, 32, arena + 17059840, 10, 49, 1600, 1120, 256);
 concat8_double_double<<<ceil_div(109760, 256), 256>>>(arena + 21575680, arena + 21701120, arena + 19568640, arena + 19756800, arena + 20007680, arena + 20258560, arena + 20509440, arena + 21575680, 32, 32, 32, 32, 32, 32, 32, 0, arena + 17059840, 10, 49, 1600, 1376, 224);
 n1_norm_stats<<<1600, 256>>>(arena + 17059840, arena + 20634880, 49, 490, 49, 49, 78400, 490, 49, 49, 78400, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(784000, 256), 256>>>(arena + 17059840, arena + 20634880, dense_blocks_3_layers_22_0_weight, dense_blocks_3_layers_22_0_bias, arena + 17059840, 784000, 49, 1600);
 n2_relu<<<ceil_div(784000, 256), 256>>>(arena + 17059840, arena + 17059840, 784000);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 17059840, dense_blocks_3_layers_22_2_weight, arena + 20760320, 10, 1600, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 17059840, dense_blocks_3_layers_22_2_weight, arena + 20760320, 10, 1600, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(548800, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 20321280, arena + 20446720, 896, 32, 32, 32, 32, 32, 32, 32, arena + 12042240, 10, 49, 1632, 0, 1120);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 20572160, arena + 20697600, arena + 20823040, arena + 20948480, arena + 21073920, arena + 21199360, arena + 21324800, arena + 21450240, 32, 32, 32, 32, 32, 32, 32, 32, arena + 12042240, 10, 49, 1632, 1120, 256);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 21575680, arena + 21701120, arena + 19568640, arena + 19756800, arena + 20007680, arena + 20258560, arena + 20509440, arena + 20760320, 32, 32, 32, 32, 32, 32, 32, 32, arena + 12042240, 10, 49, 1632, 1376, 256);
 n1_norm_stats<<<1632, 256>>>(arena + 12042240, arena + 20885760, 49, 490, 49, 49, 79968, 490, 49, 49, 79968, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(799680, 256), 256>>>(arena + 12042240, arena + 20885760, dense_blocks_3_layers_23_0_weight, dense_blocks_3_layers_23_0_bias, arena + 12042240, 799680, 49, 1632);
 n2_relu<<<ceil_div(799680, 256), 256>>>(arena + 12042240, arena + 12042240, 799680);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 12042240, dense_blocks_3_layers_23_2_weight, arena + 21011200, 10, 1632, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 12042240, dense_blocks_3_layers_23_2_weight, arena + 21011200, 10, 1632, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(548800, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 20321280, arena + 20446720, 896, 32, 32, 32, 32, 32, 32, 32, arena + 16056320, 10, 49, 1664, 0, 1120);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 20572160, arena + 20697600, arena + 20823040, arena + 20948480, arena + 21073920, arena + 21199360, arena + 21324800, arena + 21450240, 32, 32, 32, 32, 32, 32, 32, 32, arena + 16056320, 10, 49, 1664, 1120, 256);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 21575680, arena + 21701120, arena + 19568640, arena + 19756800, arena + 20007680, arena + 20258560, arena + 20509440, arena + 20760320, 32, 32, 32, 32, 32, 32, 32, 32, arena + 16056320, 10, 49, 1664, 1376, 256);
@@ -1094,7 +1313,7 @@ concat8_double_double<<<ceil_div(15680, 256), 256>>>(arena + 21011200, arena + 2
 n1_norm_stats<<<1664, 256>>>(arena + 16056320, arena + 21136640, 49, 490, 49, 49, 81536, 490, 49, 49, 81536, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(815360, 256), 256>>>(arena + 16056320, arena + 21136640, dense_blocks_3_layers_24_0_weight, dense_blocks_3_layers_24_0_bias, arena + 16056320, 815360, 49, 1664);
 n2_relu<<<ceil_div(815360, 256), 256>>>(arena + 16056320, arena + 16056320, 815360);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 16056320, dense_blocks_3_layers_24_2_weight, arena + 21262080, 10, 1664, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 16056320, dense_blocks_3_layers_24_2_weight, arena + 21262080, 10, 1664, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(548800, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 20321280, arena + 20446720, 896, 32, 32, 32, 32, 32, 32, 32, arena + 15052800, 10, 49, 1696, 0, 1120);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 20572160, arena + 20697600, arena + 20823040, arena + 20948480, arena + 21073920, arena + 21199360, arena + 21324800, arena + 21450240, 32, 32, 32, 32, 32, 32, 32, 32, arena + 15052800, 10, 49, 1696, 1120, 256);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 21575680, arena + 21701120, arena + 19568640, arena + 19756800, arena + 20007680, arena + 20258560, arena + 20509440, arena + 20760320, 32, 32, 32, 32, 32, 32, 32, 32, arena + 15052800, 10, 49, 1696, 1376, 256);
@@ -1102,7 +1321,7 @@ concat8_double_double<<<ceil_div(31360, 256), 256>>>(arena + 21011200, arena + 2
 n1_norm_stats<<<1696, 256>>>(arena + 15052800, arena + 21387520, 49, 490, 49, 49, 83104, 490, 49, 49, 83104, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(831040, 256), 256>>>(arena + 15052800, arena + 21387520, dense_blocks_3_layers_25_0_weight, dense_blocks_3_layers_25_0_bias, arena + 15052800, 831040, 49, 1696);
 n2_relu<<<ceil_div(831040, 256), 256>>>(arena + 15052800, arena + 15052800, 831040);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 15052800, dense_blocks_3_layers_25_2_weight, arena + 21512960, 10, 1696, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 15052800, dense_blocks_3_layers_25_2_weight, arena + 21512960, 10, 1696, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(548800, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 20321280, arena + 20446720, 896, 32, 32, 32, 32, 32, 32, 32, arena + 14049280, 10, 49, 1728, 0, 1120);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 20572160, arena + 20697600, arena + 20823040, arena + 20948480, arena + 21073920, arena + 21199360, arena + 21324800, arena + 21450240, 32, 32, 32, 32, 32, 32, 32, 32, arena + 14049280, 10, 49, 1728, 1120, 256);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 21575680, arena + 21701120, arena + 19568640, arena + 19756800, arena + 20007680, arena + 20258560, arena + 20509440, arena + 20760320, 32, 32, 32, 32, 32, 32, 32, 32, arena + 14049280, 10, 49, 1728, 1376, 256);
@@ -1110,7 +1329,7 @@ concat8_double_double<<<ceil_div(47040, 256), 256>>>(arena + 21011200, arena + 2
 n1_norm_stats<<<1728, 256>>>(arena + 14049280, arena + 21638400, 49, 490, 49, 49, 84672, 490, 49, 49, 84672, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(846720, 256), 256>>>(arena + 14049280, arena + 21638400, dense_blocks_3_layers_26_0_weight, dense_blocks_3_layers_26_0_bias, arena + 14049280, 846720, 49, 1728);
 n2_relu<<<ceil_div(846720, 256), 256>>>(arena + 14049280, arena + 14049280, 846720);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 14049280, dense_blocks_3_layers_26_2_weight, arena + 21763840, 10, 1728, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 14049280, dense_blocks_3_layers_26_2_weight, arena + 21763840, 10, 1728, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(548800, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 20321280, arena + 20446720, 896, 32, 32, 32, 32, 32, 32, 32, arena + 17059840, 10, 49, 1760, 0, 1120);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 20572160, arena + 20697600, arena + 20823040, arena + 20948480, arena + 21073920, arena + 21199360, arena + 21324800, arena + 21450240, 32, 32, 32, 32, 32, 32, 32, 32, arena + 17059840, 10, 49, 1760, 1120, 256);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 21575680, arena + 21701120, arena + 19568640, arena + 19756800, arena + 20007680, arena + 20258560, arena + 20509440, arena + 20760320, 32, 32, 32, 32, 32, 32, 32, 32, arena + 17059840, 10, 49, 1760, 1376, 256);
@@ -1118,7 +1337,7 @@ concat8_double_double<<<ceil_div(62720, 256), 256>>>(arena + 21011200, arena + 2
 n1_norm_stats<<<1760, 256>>>(arena + 17059840, arena + 19631360, 49, 490, 49, 49, 86240, 490, 49, 49, 86240, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(862400, 256), 256>>>(arena + 17059840, arena + 19631360, dense_blocks_3_layers_27_0_weight, dense_blocks_3_layers_27_0_bias, arena + 17059840, 862400, 49, 1760);
 n2_relu<<<ceil_div(862400, 256), 256>>>(arena + 17059840, arena + 17059840, 862400);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 17059840, dense_blocks_3_layers_27_2_weight, arena + 19882240, 10, 1760, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 17059840, dense_blocks_3_layers_27_2_weight, arena + 19882240, 10, 1760, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(548800, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 20321280, arena + 20446720, 896, 32, 32, 32, 32, 32, 32, 32, arena + 12042240, 10, 49, 1792, 0, 1120);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 20572160, arena + 20697600, arena + 20823040, arena + 20948480, arena + 21073920, arena + 21199360, arena + 21324800, arena + 21450240, 32, 32, 32, 32, 32, 32, 32, 32, arena + 12042240, 10, 49, 1792, 1120, 256);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 21575680, arena + 21701120, arena + 19568640, arena + 19756800, arena + 20007680, arena + 20258560, arena + 20509440, arena + 20760320, 32, 32, 32, 32, 32, 32, 32, 32, arena + 12042240, 10, 49, 1792, 1376, 256);
@@ -1126,7 +1345,7 @@ concat8_double_double<<<ceil_div(78400, 256), 256>>>(arena + 21011200, arena + 2
 n1_norm_stats<<<1792, 256>>>(arena + 12042240, arena + 20133120, 49, 490, 49, 49, 87808, 490, 49, 49, 87808, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(878080, 256), 256>>>(arena + 12042240, arena + 20133120, dense_blocks_3_layers_28_0_weight, dense_blocks_3_layers_28_0_bias, arena + 12042240, 878080, 49, 1792);
 n2_relu<<<ceil_div(878080, 256), 256>>>(arena + 12042240, arena + 12042240, 878080);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 12042240, dense_blocks_3_layers_28_2_weight, arena + 20384000, 10, 1792, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 12042240, dense_blocks_3_layers_28_2_weight, arena + 20384000, 10, 1792, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(548800, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 20321280, arena + 20446720, 896, 32, 32, 32, 32, 32, 32, 32, arena + 16056320, 10, 49, 1824, 0, 1120);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 20572160, arena + 20697600, arena + 20823040, arena + 20948480, arena + 21073920, arena + 21199360, arena + 21324800, arena + 21450240, 32, 32, 32, 32, 32, 32, 32, 32, arena + 16056320, 10, 49, 1824, 1120, 256);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 21575680, arena + 21701120, arena + 19568640, arena + 19756800, arena + 20007680, arena + 20258560, arena + 20509440, arena + 20760320, 32, 32, 32, 32, 32, 32, 32, 32, arena + 16056320, 10, 49, 1824, 1376, 256);
@@ -1134,7 +1353,7 @@ concat8_double_double<<<ceil_div(94080, 256), 256>>>(arena + 21011200, arena + 2
 n1_norm_stats<<<1824, 256>>>(arena + 16056320, arena + 20634880, 49, 490, 49, 49, 89376, 490, 49, 49, 89376, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(893760, 256), 256>>>(arena + 16056320, arena + 20634880, dense_blocks_3_layers_29_0_weight, dense_blocks_3_layers_29_0_bias, arena + 16056320, 893760, 49, 1824);
 n2_relu<<<ceil_div(893760, 256), 256>>>(arena + 16056320, arena + 16056320, 893760);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 16056320, dense_blocks_3_layers_29_2_weight, arena + 20885760, 10, 1824, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 16056320, dense_blocks_3_layers_29_2_weight, arena + 20885760, 10, 1824, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(548800, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 20321280, arena + 20446720, 896, 32, 32, 32, 32, 32, 32, 32, arena + 15052800, 10, 49, 1856, 0, 1120);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 20572160, arena + 20697600, arena + 20823040, arena + 20948480, arena + 21073920, arena + 21199360, arena + 21324800, arena + 21450240, 32, 32, 32, 32, 32, 32, 32, 32, arena + 15052800, 10, 49, 1856, 1120, 256);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 21575680, arena + 21701120, arena + 19568640, arena + 19756800, arena + 20007680, arena + 20258560, arena + 20509440, arena + 20760320, 32, 32, 32, 32, 32, 32, 32, 32, arena + 15052800, 10, 49, 1856, 1376, 256);
@@ -1142,7 +1361,7 @@ concat8_double_double<<<ceil_div(109760, 256), 256>>>(arena + 21011200, arena + 
 n1_norm_stats<<<1856, 256>>>(arena + 15052800, arena + 21136640, 49, 490, 49, 49, 90944, 490, 49, 49, 90944, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(909440, 256), 256>>>(arena + 15052800, arena + 21136640, dense_blocks_3_layers_30_0_weight, dense_blocks_3_layers_30_0_bias, arena + 15052800, 909440, 49, 1856);
 n2_relu<<<ceil_div(909440, 256), 256>>>(arena + 15052800, arena + 15052800, 909440);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 15052800, dense_blocks_3_layers_30_2_weight, arena + 21387520, 10, 1856, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 15052800, dense_blocks_3_layers_30_2_weight, arena + 21387520, 10, 1856, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(548800, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 20321280, arena + 20446720, 896, 32, 32, 32, 32, 32, 32, 32, arena + 14049280, 10, 49, 1888, 0, 1120);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 20572160, arena + 20697600, arena + 20823040, arena + 20948480, arena + 21073920, arena + 21199360, arena + 21324800, arena + 21450240, 32, 32, 32, 32, 32, 32, 32, 32, arena + 14049280, 10, 49, 1888, 1120, 256);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 21575680, arena + 21701120, arena + 19568640, arena + 19756800, arena + 20007680, arena + 20258560, arena + 20509440, arena + 20760320, 32, 32, 32, 32, 32, 32, 32, 32, arena + 14049280, 10, 49, 1888, 1376, 256);
@@ -1150,7 +1369,7 @@ concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 21011200, arena + 
 n1_norm_stats<<<1888, 256>>>(arena + 14049280, arena + 21638400, 49, 490, 49, 49, 92512, 490, 49, 49, 92512, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(925120, 256), 256>>>(arena + 14049280, arena + 21638400, dense_blocks_3_layers_31_0_weight, dense_blocks_3_layers_31_0_bias, arena + 14049280, 925120, 49, 1888);
 n2_relu<<<ceil_div(925120, 256), 256>>>(arena + 14049280, arena + 14049280, 925120);
-n6_conv<<<ceil_div(15680, 256), 256>>>(arena + 14049280, dense_blocks_3_layers_31_2_weight, arena + 19631360, 10, 1888, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n34_conv<<<ceil_div(15680, 256), 256>>>(arena + 14049280, dense_blocks_3_layers_31_2_weight, arena + 19631360, 10, 1888, 32, 1, 1, 7, 7, 1, 7, 7, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 concat8_double_double<<<ceil_div(548800, 256), 256>>>(arena + 13045760, arena + 19694080, arena + 19819520, arena + 19944960, arena + 20070400, arena + 20195840, arena + 20321280, arena + 20446720, 896, 32, 32, 32, 32, 32, 32, 32, arena + 17059840, 10, 49, 1920, 0, 1120);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 20572160, arena + 20697600, arena + 20823040, arena + 20948480, arena + 21073920, arena + 21199360, arena + 21324800, arena + 21450240, 32, 32, 32, 32, 32, 32, 32, 32, arena + 17059840, 10, 49, 1920, 1120, 256);
 concat8_double_double<<<ceil_div(125440, 256), 256>>>(arena + 21575680, arena + 21701120, arena + 19568640, arena + 19756800, arena + 20007680, arena + 20258560, arena + 20509440, arena + 20760320, 32, 32, 32, 32, 32, 32, 32, 32, arena + 17059840, 10, 49, 1920, 1376, 256);

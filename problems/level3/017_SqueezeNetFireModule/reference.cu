@@ -7,7 +7,7 @@
 // the same buffer. The last node writes the float output.
 // Scratch limit: t2, t3 kept in float (rounded once, as PyTorch stores them); the
 // arithmetic is double.
-/* t0: Conv2d + bias, one thread per output, double accumulation */
+/* t0: Conv2d + bias, 2 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n0_conv(const float* x,
     const float* weight,
     const float* bias,
@@ -40,17 +40,18 @@ extern "C" __global__ void n0_conv(const float* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 2) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 2)) * 2;   /* channels co0 .. co0 + 1 */
+    const long long n = t / (CO / 2);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[2];
+    for (int r = 0; r < 2; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -62,14 +63,18 @@ extern "C" __global__ void n0_conv(const float* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 2; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    acc += (double)bias[co];
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 2; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r] + (double)bias[co0 + r]);
+    }
 }
 
 /* t1: relu */
@@ -83,7 +88,7 @@ extern "C" __global__ void n1_relu(const double* x,
     out[i] = (a < 0.0 ? 0.0 : a);
 }
 
-/* t2: Conv2d + bias, one thread per output, double accumulation */
+/* t2: Conv2d + bias, 8 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n2_conv(const double* x,
     const float* weight,
     const float* bias,
@@ -116,17 +121,18 @@ extern "C" __global__ void n2_conv(const double* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -138,14 +144,18 @@ extern "C" __global__ void n2_conv(const double* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    acc += (double)bias[co];
-    out[idx] = (float)acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (float)(acc[r] + (double)bias[co0 + r]);
+    }
 }
 
 /* t3: relu */
@@ -159,7 +169,7 @@ extern "C" __global__ void n3_relu(const float* x,
     out[i] = (float)(a < 0.0 ? 0.0 : a);
 }
 
-/* t4: Conv2d + bias, one thread per output, double accumulation */
+/* t4: Conv2d + bias, 8 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n4_conv(const double* x,
     const float* weight,
     const float* bias,
@@ -192,17 +202,18 @@ extern "C" __global__ void n4_conv(const double* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -214,14 +225,18 @@ extern "C" __global__ void n4_conv(const double* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    acc += (double)bias[co];
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r] + (double)bias[co0 + r]);
+    }
 }
 
 /* concatenation along a dim: up to 8 operands of widths w0.. into out at offset off */
@@ -300,11 +315,11 @@ extern "C" __global__ void concat8_double_float(const double* x0,
 scratch double buf0[50331648];
 scratch float buf1[536870912];
 scratch double buf2[536870912];
-n0_conv<<<ceil_div(50331648, 256), 256>>>(x, squeeze_weight, squeeze_bias, buf0, 128, 3, 6, 1, 1, 256, 256, 1, 256, 256, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n0_conv<<<ceil_div(25165824, 256), 256>>>(x, squeeze_weight, squeeze_bias, buf0, 128, 3, 6, 1, 1, 256, 256, 1, 256, 256, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_relu<<<ceil_div(50331648, 256), 256>>>(buf0, buf0, 50331648);
-n2_conv<<<ceil_div(536870912, 256), 256>>>(buf0, expand1x1_weight, expand1x1_bias, buf1, 128, 6, 64, 1, 1, 256, 256, 1, 256, 256, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n2_conv<<<ceil_div(67108864, 256), 256>>>(buf0, expand1x1_weight, expand1x1_bias, buf1, 128, 6, 64, 1, 1, 256, 256, 1, 256, 256, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n3_relu<<<ceil_div(536870912, 256), 256>>>(buf1, buf1, 536870912);
-n4_conv<<<ceil_div(536870912, 256), 256>>>(buf0, expand3x3_weight, expand3x3_bias, buf2, 128, 6, 64, 1, 1, 256, 256, 1, 256, 256, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n4_conv<<<ceil_div(67108864, 256), 256>>>(buf0, expand3x3_weight, expand3x3_bias, buf2, 128, 6, 64, 1, 1, 256, 256, 1, 256, 256, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_relu<<<ceil_div(536870912, 256), 256>>>(buf2, buf2, 536870912);
 concat8_float_float<<<ceil_div(536870912, 256), 256>>>(buf1, buf1, buf1, buf1, buf1, buf1, buf1, buf1, 64, 0, 0, 0, 0, 0, 0, 0, out, 128, 65536, 128, 0, 64);
 concat8_double_float<<<ceil_div(536870912, 256), 256>>>(buf2, buf2, buf2, buf2, buf2, buf2, buf2, buf2, 64, 0, 0, 0, 0, 0, 0, 0, out, 128, 65536, 128, 64, 64);

@@ -20,7 +20,7 @@ static __device__ double block_sum(double v, double* sh)
     return r;
 }
 
-/* t0: Conv2d + bias, one thread per output, double accumulation */
+/* t0: Conv2d + bias, 8 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n0_conv(const float* x,
     const float* weight,
     const float* bias,
@@ -53,17 +53,18 @@ extern "C" __global__ void n0_conv(const float* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -75,14 +76,18 @@ extern "C" __global__ void n0_conv(const float* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    acc += (double)bias[co];
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r] + (double)bias[co0 + r]);
+    }
 }
 
 /* t1: relu */
@@ -150,7 +155,7 @@ extern "C" __global__ void n2_maxpool(const double* x,
     out[idx] = m;
 }
 
-/* t3: Conv2d + bias, one thread per output, double accumulation */
+/* t3: Conv2d + bias, 8 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n3_conv(const double* x,
     const float* weight,
     const float* bias,
@@ -183,17 +188,18 @@ extern "C" __global__ void n3_conv(const double* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -205,14 +211,18 @@ extern "C" __global__ void n3_conv(const double* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    acc += (double)bias[co];
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r] + (double)bias[co0 + r]);
+    }
 }
 
 /* concatenation along a dim: up to 8 operands of widths w0.. into out at offset off */
@@ -313,68 +323,68 @@ extern "C" __global__ void n64_copy(const double* x,
 scratch double buf0[393271296];
 scratch double buf1[260112384];
 scratch double buf2[130056192];
-n0_conv<<<ceil_div(393271296, 256), 256>>>(x, features_0_weight, features_0_bias, buf0, 64, 3, 96, 1, 1, 512, 512, 1, 253, 253, 1, 7, 7, 1, 2, 2, 0, 0, 0, 1, 1, 1);
+n0_conv<<<ceil_div(49158912, 256), 256>>>(x, features_0_weight, features_0_bias, buf0, 64, 3, 96, 1, 1, 512, 512, 1, 253, 253, 1, 7, 7, 1, 2, 2, 0, 0, 0, 1, 1, 1);
 n1_relu<<<ceil_div(393271296, 256), 256>>>(buf0, buf0, 393271296);
 n2_maxpool<<<ceil_div(97542144, 256), 256>>>(buf0, buf1, 1, 253, 253, 1, 126, 126, 1, 3, 3, 1, 2, 2, 0, 0, 0, 1, 1, 1, 97542144);
-n3_conv<<<ceil_div(16257024, 256), 256>>>(buf1, features_3_squeeze_weight, features_3_squeeze_bias, buf0, 64, 96, 16, 1, 1, 126, 126, 1, 126, 126, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n3_conv<<<ceil_div(2032128, 256), 256>>>(buf1, features_3_squeeze_weight, features_3_squeeze_bias, buf0, 64, 96, 16, 1, 1, 126, 126, 1, 126, 126, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_relu<<<ceil_div(16257024, 256), 256>>>(buf0, buf0, 16257024);
-n3_conv<<<ceil_div(65028096, 256), 256>>>(buf0, features_3_expand1x1_weight, features_3_expand1x1_bias, buf1, 64, 16, 64, 1, 1, 126, 126, 1, 126, 126, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n3_conv<<<ceil_div(8128512, 256), 256>>>(buf0, features_3_expand1x1_weight, features_3_expand1x1_bias, buf1, 64, 16, 64, 1, 1, 126, 126, 1, 126, 126, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_relu<<<ceil_div(65028096, 256), 256>>>(buf1, buf1, 65028096);
-n3_conv<<<ceil_div(65028096, 256), 256>>>(buf0, features_3_expand3x3_weight, features_3_expand3x3_bias, buf2, 64, 16, 64, 1, 1, 126, 126, 1, 126, 126, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n3_conv<<<ceil_div(8128512, 256), 256>>>(buf0, features_3_expand3x3_weight, features_3_expand3x3_bias, buf2, 64, 16, 64, 1, 1, 126, 126, 1, 126, 126, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_relu<<<ceil_div(65028096, 256), 256>>>(buf2, buf2, 65028096);
 concat8_double_double<<<ceil_div(130056192, 256), 256>>>(buf1, buf2, buf1, buf1, buf1, buf1, buf1, buf1, 64, 64, 0, 0, 0, 0, 0, 0, buf0, 64, 15876, 128, 0, 128);
-n3_conv<<<ceil_div(16257024, 256), 256>>>(buf0, features_4_squeeze_weight, features_4_squeeze_bias, buf2, 64, 128, 16, 1, 1, 126, 126, 1, 126, 126, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n3_conv<<<ceil_div(2032128, 256), 256>>>(buf0, features_4_squeeze_weight, features_4_squeeze_bias, buf2, 64, 128, 16, 1, 1, 126, 126, 1, 126, 126, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_relu<<<ceil_div(16257024, 256), 256>>>(buf2, buf2, 16257024);
-n3_conv<<<ceil_div(65028096, 256), 256>>>(buf2, features_4_expand1x1_weight, features_4_expand1x1_bias, buf1, 64, 16, 64, 1, 1, 126, 126, 1, 126, 126, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n3_conv<<<ceil_div(8128512, 256), 256>>>(buf2, features_4_expand1x1_weight, features_4_expand1x1_bias, buf1, 64, 16, 64, 1, 1, 126, 126, 1, 126, 126, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_relu<<<ceil_div(65028096, 256), 256>>>(buf1, buf1, 65028096);
-n3_conv<<<ceil_div(65028096, 256), 256>>>(buf2, features_4_expand3x3_weight, features_4_expand3x3_bias, buf0, 64, 16, 64, 1, 1, 126, 126, 1, 126, 126, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n3_conv<<<ceil_div(8128512, 256), 256>>>(buf2, features_4_expand3x3_weight, features_4_expand3x3_bias, buf0, 64, 16, 64, 1, 1, 126, 126, 1, 126, 126, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_relu<<<ceil_div(65028096, 256), 256>>>(buf0, buf0, 65028096);
 concat8_double_double<<<ceil_div(130056192, 256), 256>>>(buf1, buf0, buf1, buf1, buf1, buf1, buf1, buf1, 64, 64, 0, 0, 0, 0, 0, 0, buf2, 64, 15876, 128, 0, 128);
-n3_conv<<<ceil_div(32514048, 256), 256>>>(buf2, features_5_squeeze_weight, features_5_squeeze_bias, buf1, 64, 128, 32, 1, 1, 126, 126, 1, 126, 126, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n3_conv<<<ceil_div(4064256, 256), 256>>>(buf2, features_5_squeeze_weight, features_5_squeeze_bias, buf1, 64, 128, 32, 1, 1, 126, 126, 1, 126, 126, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_relu<<<ceil_div(32514048, 256), 256>>>(buf1, buf1, 32514048);
-n3_conv<<<ceil_div(130056192, 256), 256>>>(buf1, features_5_expand1x1_weight, features_5_expand1x1_bias, buf2, 64, 32, 128, 1, 1, 126, 126, 1, 126, 126, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n3_conv<<<ceil_div(16257024, 256), 256>>>(buf1, features_5_expand1x1_weight, features_5_expand1x1_bias, buf2, 64, 32, 128, 1, 1, 126, 126, 1, 126, 126, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_relu<<<ceil_div(130056192, 256), 256>>>(buf2, buf2, 130056192);
-n3_conv<<<ceil_div(130056192, 256), 256>>>(buf1, features_5_expand3x3_weight, features_5_expand3x3_bias, buf0, 64, 32, 128, 1, 1, 126, 126, 1, 126, 126, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n3_conv<<<ceil_div(16257024, 256), 256>>>(buf1, features_5_expand3x3_weight, features_5_expand3x3_bias, buf0, 64, 32, 128, 1, 1, 126, 126, 1, 126, 126, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_relu<<<ceil_div(130056192, 256), 256>>>(buf0, buf0, 130056192);
 concat8_double_double<<<ceil_div(260112384, 256), 256>>>(buf2, buf0, buf2, buf2, buf2, buf2, buf2, buf2, 128, 128, 0, 0, 0, 0, 0, 0, buf1, 64, 15876, 256, 0, 256);
 n2_maxpool<<<ceil_div(65028096, 256), 256>>>(buf1, buf2, 1, 126, 126, 1, 63, 63, 1, 3, 3, 1, 2, 2, 0, 0, 0, 1, 1, 1, 65028096);
-n3_conv<<<ceil_div(8128512, 256), 256>>>(buf2, features_7_squeeze_weight, features_7_squeeze_bias, buf1, 64, 256, 32, 1, 1, 63, 63, 1, 63, 63, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n3_conv<<<ceil_div(1016064, 256), 256>>>(buf2, features_7_squeeze_weight, features_7_squeeze_bias, buf1, 64, 256, 32, 1, 1, 63, 63, 1, 63, 63, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_relu<<<ceil_div(8128512, 256), 256>>>(buf1, buf1, 8128512);
-n3_conv<<<ceil_div(32514048, 256), 256>>>(buf1, features_7_expand1x1_weight, features_7_expand1x1_bias, buf2, 64, 32, 128, 1, 1, 63, 63, 1, 63, 63, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n3_conv<<<ceil_div(4064256, 256), 256>>>(buf1, features_7_expand1x1_weight, features_7_expand1x1_bias, buf2, 64, 32, 128, 1, 1, 63, 63, 1, 63, 63, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_relu<<<ceil_div(32514048, 256), 256>>>(buf2, buf2, 32514048);
-n3_conv<<<ceil_div(32514048, 256), 256>>>(buf1, features_7_expand3x3_weight, features_7_expand3x3_bias, buf0, 64, 32, 128, 1, 1, 63, 63, 1, 63, 63, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n3_conv<<<ceil_div(4064256, 256), 256>>>(buf1, features_7_expand3x3_weight, features_7_expand3x3_bias, buf0, 64, 32, 128, 1, 1, 63, 63, 1, 63, 63, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_relu<<<ceil_div(32514048, 256), 256>>>(buf0, buf0, 32514048);
 concat8_double_double<<<ceil_div(65028096, 256), 256>>>(buf2, buf0, buf2, buf2, buf2, buf2, buf2, buf2, 128, 128, 0, 0, 0, 0, 0, 0, buf1, 64, 3969, 256, 0, 256);
-n3_conv<<<ceil_div(12192768, 256), 256>>>(buf1, features_8_squeeze_weight, features_8_squeeze_bias, buf2, 64, 256, 48, 1, 1, 63, 63, 1, 63, 63, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n3_conv<<<ceil_div(1524096, 256), 256>>>(buf1, features_8_squeeze_weight, features_8_squeeze_bias, buf2, 64, 256, 48, 1, 1, 63, 63, 1, 63, 63, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_relu<<<ceil_div(12192768, 256), 256>>>(buf2, buf2, 12192768);
-n3_conv<<<ceil_div(48771072, 256), 256>>>(buf2, features_8_expand1x1_weight, features_8_expand1x1_bias, buf1, 64, 48, 192, 1, 1, 63, 63, 1, 63, 63, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n3_conv<<<ceil_div(6096384, 256), 256>>>(buf2, features_8_expand1x1_weight, features_8_expand1x1_bias, buf1, 64, 48, 192, 1, 1, 63, 63, 1, 63, 63, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_relu<<<ceil_div(48771072, 256), 256>>>(buf1, buf1, 48771072);
-n3_conv<<<ceil_div(48771072, 256), 256>>>(buf2, features_8_expand3x3_weight, features_8_expand3x3_bias, buf0, 64, 48, 192, 1, 1, 63, 63, 1, 63, 63, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n3_conv<<<ceil_div(6096384, 256), 256>>>(buf2, features_8_expand3x3_weight, features_8_expand3x3_bias, buf0, 64, 48, 192, 1, 1, 63, 63, 1, 63, 63, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_relu<<<ceil_div(48771072, 256), 256>>>(buf0, buf0, 48771072);
 concat8_double_double<<<ceil_div(97542144, 256), 256>>>(buf1, buf0, buf1, buf1, buf1, buf1, buf1, buf1, 192, 192, 0, 0, 0, 0, 0, 0, buf2, 64, 3969, 384, 0, 384);
-n3_conv<<<ceil_div(12192768, 256), 256>>>(buf2, features_9_squeeze_weight, features_9_squeeze_bias, buf1, 64, 384, 48, 1, 1, 63, 63, 1, 63, 63, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n3_conv<<<ceil_div(1524096, 256), 256>>>(buf2, features_9_squeeze_weight, features_9_squeeze_bias, buf1, 64, 384, 48, 1, 1, 63, 63, 1, 63, 63, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_relu<<<ceil_div(12192768, 256), 256>>>(buf1, buf1, 12192768);
-n3_conv<<<ceil_div(48771072, 256), 256>>>(buf1, features_9_expand1x1_weight, features_9_expand1x1_bias, buf2, 64, 48, 192, 1, 1, 63, 63, 1, 63, 63, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n3_conv<<<ceil_div(6096384, 256), 256>>>(buf1, features_9_expand1x1_weight, features_9_expand1x1_bias, buf2, 64, 48, 192, 1, 1, 63, 63, 1, 63, 63, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_relu<<<ceil_div(48771072, 256), 256>>>(buf2, buf2, 48771072);
-n3_conv<<<ceil_div(48771072, 256), 256>>>(buf1, features_9_expand3x3_weight, features_9_expand3x3_bias, buf0, 64, 48, 192, 1, 1, 63, 63, 1, 63, 63, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n3_conv<<<ceil_div(6096384, 256), 256>>>(buf1, features_9_expand3x3_weight, features_9_expand3x3_bias, buf0, 64, 48, 192, 1, 1, 63, 63, 1, 63, 63, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_relu<<<ceil_div(48771072, 256), 256>>>(buf0, buf0, 48771072);
 concat8_double_double<<<ceil_div(97542144, 256), 256>>>(buf2, buf0, buf2, buf2, buf2, buf2, buf2, buf2, 192, 192, 0, 0, 0, 0, 0, 0, buf1, 64, 3969, 384, 0, 384);
-n3_conv<<<ceil_div(16257024, 256), 256>>>(buf1, features_10_squeeze_weight, features_10_squeeze_bias, buf2, 64, 384, 64, 1, 1, 63, 63, 1, 63, 63, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n3_conv<<<ceil_div(2032128, 256), 256>>>(buf1, features_10_squeeze_weight, features_10_squeeze_bias, buf2, 64, 384, 64, 1, 1, 63, 63, 1, 63, 63, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_relu<<<ceil_div(16257024, 256), 256>>>(buf2, buf2, 16257024);
-n3_conv<<<ceil_div(65028096, 256), 256>>>(buf2, features_10_expand1x1_weight, features_10_expand1x1_bias, buf1, 64, 64, 256, 1, 1, 63, 63, 1, 63, 63, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n3_conv<<<ceil_div(8128512, 256), 256>>>(buf2, features_10_expand1x1_weight, features_10_expand1x1_bias, buf1, 64, 64, 256, 1, 1, 63, 63, 1, 63, 63, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_relu<<<ceil_div(65028096, 256), 256>>>(buf1, buf1, 65028096);
-n3_conv<<<ceil_div(65028096, 256), 256>>>(buf2, features_10_expand3x3_weight, features_10_expand3x3_bias, buf0, 64, 64, 256, 1, 1, 63, 63, 1, 63, 63, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n3_conv<<<ceil_div(8128512, 256), 256>>>(buf2, features_10_expand3x3_weight, features_10_expand3x3_bias, buf0, 64, 64, 256, 1, 1, 63, 63, 1, 63, 63, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_relu<<<ceil_div(65028096, 256), 256>>>(buf0, buf0, 65028096);
 concat8_double_double<<<ceil_div(130056192, 256), 256>>>(buf1, buf0, buf1, buf1, buf1, buf1, buf1, buf1, 256, 256, 0, 0, 0, 0, 0, 0, buf2, 64, 3969, 512, 0, 512);
 n2_maxpool<<<ceil_div(31490048, 256), 256>>>(buf2, buf1, 1, 63, 63, 1, 31, 31, 1, 3, 3, 1, 2, 2, 0, 0, 0, 1, 1, 1, 31490048);
-n3_conv<<<ceil_div(3936256, 256), 256>>>(buf1, features_12_squeeze_weight, features_12_squeeze_bias, buf2, 64, 512, 64, 1, 1, 31, 31, 1, 31, 31, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n3_conv<<<ceil_div(492032, 256), 256>>>(buf1, features_12_squeeze_weight, features_12_squeeze_bias, buf2, 64, 512, 64, 1, 1, 31, 31, 1, 31, 31, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_relu<<<ceil_div(3936256, 256), 256>>>(buf2, buf2, 3936256);
-n3_conv<<<ceil_div(15745024, 256), 256>>>(buf2, features_12_expand1x1_weight, features_12_expand1x1_bias, buf1, 64, 64, 256, 1, 1, 31, 31, 1, 31, 31, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n3_conv<<<ceil_div(1968128, 256), 256>>>(buf2, features_12_expand1x1_weight, features_12_expand1x1_bias, buf1, 64, 64, 256, 1, 1, 31, 31, 1, 31, 31, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_relu<<<ceil_div(15745024, 256), 256>>>(buf1, buf1, 15745024);
-n3_conv<<<ceil_div(15745024, 256), 256>>>(buf2, features_12_expand3x3_weight, features_12_expand3x3_bias, buf0, 64, 64, 256, 1, 1, 31, 31, 1, 31, 31, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n3_conv<<<ceil_div(1968128, 256), 256>>>(buf2, features_12_expand3x3_weight, features_12_expand3x3_bias, buf0, 64, 64, 256, 1, 1, 31, 31, 1, 31, 31, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_relu<<<ceil_div(15745024, 256), 256>>>(buf0, buf0, 15745024);
 concat8_double_double<<<ceil_div(31490048, 256), 256>>>(buf1, buf0, buf1, buf1, buf1, buf1, buf1, buf1, 256, 256, 0, 0, 0, 0, 0, 0, buf2, 64, 961, 512, 0, 512);
-n3_conv<<<ceil_div(61504000, 256), 256>>>(buf2, classifier_1_weight, classifier_1_bias, buf1, 64, 512, 1000, 1, 1, 31, 31, 1, 31, 31, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n3_conv<<<ceil_div(7688000, 256), 256>>>(buf2, classifier_1_weight, classifier_1_bias, buf1, 64, 512, 1000, 1, 1, 31, 31, 1, 31, 31, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_relu<<<ceil_div(61504000, 256), 256>>>(buf1, buf1, 61504000);
 n63_adaptive_avg_pool<<<64000, 256>>>(buf1, buf2, 1, 1, 1, 1, 1000, 1000, 31, 1, 31, 0, 1, 31, 1, 31, 0, 1, 1000, 961, 31, 1);
 n64_copy<<<ceil_div(64000, 256), 256>>>(buf2, out, 64000);

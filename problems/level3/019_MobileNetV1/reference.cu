@@ -20,7 +20,7 @@ static __device__ double block_sum(double v, double* sh)
     return r;
 }
 
-/* t0: Conv2d, one thread per output, double accumulation */
+/* t0: Conv2d, 8 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n0_conv(const float* x,
     const float* weight,
     double* out,
@@ -52,17 +52,18 @@ extern "C" __global__ void n0_conv(const float* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -74,13 +75,18 @@ extern "C" __global__ void n0_conv(const float* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* t1: batch norm statistics (mean, biased variance) of 125440 values each, one block per statistic */
@@ -157,7 +163,7 @@ extern "C" __global__ void n2_relu(const double* x,
     out[i] = (a < 0.0 ? 0.0 : a);
 }
 
-/* t3: Conv2d, one thread per output, double accumulation */
+/* t3: Conv2d, 1 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n3_conv(const double* x,
     const float* weight,
     double* out,
@@ -189,17 +195,18 @@ extern "C" __global__ void n3_conv(const double* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 1) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 1)) * 1;   /* channels co0 .. co0 + 0 */
+    const long long n = t / (CO / 1);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[1];
+    for (int r = 0; r < 1; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -211,13 +218,225 @@ extern "C" __global__ void n3_conv(const double* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 1; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 1; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
+}
+
+/* t6: Conv2d, 8 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n6_conv(const double* x,
+    const float* weight,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
+}
+
+/* t24: Conv2d, 4 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n24_conv(const double* x,
+    const float* weight,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 4) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 4)) * 4;   /* channels co0 .. co0 + 3 */
+    const long long n = t / (CO / 4);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[4];
+    for (int r = 0; r < 4; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 4; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 4; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
+}
+
+/* t36: Conv2d, 2 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n36_conv(const double* x,
+    const float* weight,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 2) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 2)) * 2;   /* channels co0 .. co0 + 1 */
+    const long long n = t / (CO / 2);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[2];
+    for (int r = 0; r < 2; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 2; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 2; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* t81: AvgPool2d (count_include_pad), one thread per output */
@@ -326,7 +545,7 @@ extern "C" __global__ void n83_linear(const double* x,
 /*@launch
 scratch double buf0[8028160];
 scratch double buf1[4014080];
-n0_conv<<<ceil_div(4014080, 256), 256>>>(x, model_0_0_weight, buf0, 10, 3, 32, 1, 1, 224, 224, 1, 112, 112, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
+n0_conv<<<ceil_div(501760, 256), 256>>>(x, model_0_0_weight, buf0, 10, 3, 32, 1, 1, 224, 224, 1, 112, 112, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<32, 256>>>(buf0, buf1, 12544, 125440, 12544, 12544, 401408, 125440, 12544, 12544, 401408, 125440.0, 125440.0);
 n1_norm_apply<<<ceil_div(4014080, 256), 256>>>(buf0, buf1, model_0_1_weight, model_0_1_bias, buf0, 4014080, 12544, 32);
 n2_relu<<<ceil_div(4014080, 256), 256>>>(buf0, buf0, 4014080);
@@ -334,7 +553,7 @@ n3_conv<<<ceil_div(4014080, 256), 256>>>(buf0, model_1_0_weight, buf1, 10, 32, 3
 n1_norm_stats<<<32, 256>>>(buf1, buf0, 12544, 125440, 12544, 12544, 401408, 125440, 12544, 12544, 401408, 125440.0, 125440.0);
 n1_norm_apply<<<ceil_div(4014080, 256), 256>>>(buf1, buf0, model_1_1_weight, model_1_1_bias, buf1, 4014080, 12544, 32);
 n2_relu<<<ceil_div(4014080, 256), 256>>>(buf1, buf1, 4014080);
-n3_conv<<<ceil_div(8028160, 256), 256>>>(buf1, model_1_3_weight, buf0, 10, 32, 64, 1, 1, 112, 112, 1, 112, 112, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(1003520, 256), 256>>>(buf1, model_1_3_weight, buf0, 10, 32, 64, 1, 1, 112, 112, 1, 112, 112, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<64, 256>>>(buf0, buf1, 12544, 125440, 12544, 12544, 802816, 125440, 12544, 12544, 802816, 125440.0, 125440.0);
 n1_norm_apply<<<ceil_div(8028160, 256), 256>>>(buf0, buf1, model_1_4_weight, model_1_4_bias, buf0, 8028160, 12544, 64);
 n2_relu<<<ceil_div(8028160, 256), 256>>>(buf0, buf0, 8028160);
@@ -342,7 +561,7 @@ n3_conv<<<ceil_div(2007040, 256), 256>>>(buf0, model_2_0_weight, buf1, 10, 64, 6
 n1_norm_stats<<<64, 256>>>(buf1, buf0, 3136, 31360, 3136, 3136, 200704, 31360, 3136, 3136, 200704, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf1, buf0, model_2_1_weight, model_2_1_bias, buf1, 2007040, 3136, 64);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf1, buf1, 2007040);
-n3_conv<<<ceil_div(4014080, 256), 256>>>(buf1, model_2_3_weight, buf0, 10, 64, 128, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(501760, 256), 256>>>(buf1, model_2_3_weight, buf0, 10, 64, 128, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<128, 256>>>(buf0, buf1, 3136, 31360, 3136, 3136, 401408, 31360, 3136, 3136, 401408, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(4014080, 256), 256>>>(buf0, buf1, model_2_4_weight, model_2_4_bias, buf0, 4014080, 3136, 128);
 n2_relu<<<ceil_div(4014080, 256), 256>>>(buf0, buf0, 4014080);
@@ -350,7 +569,7 @@ n3_conv<<<ceil_div(4014080, 256), 256>>>(buf0, model_3_0_weight, buf1, 10, 128, 
 n1_norm_stats<<<128, 256>>>(buf1, buf0, 3136, 31360, 3136, 3136, 401408, 31360, 3136, 3136, 401408, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(4014080, 256), 256>>>(buf1, buf0, model_3_1_weight, model_3_1_bias, buf1, 4014080, 3136, 128);
 n2_relu<<<ceil_div(4014080, 256), 256>>>(buf1, buf1, 4014080);
-n3_conv<<<ceil_div(4014080, 256), 256>>>(buf1, model_3_3_weight, buf0, 10, 128, 128, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(501760, 256), 256>>>(buf1, model_3_3_weight, buf0, 10, 128, 128, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<128, 256>>>(buf0, buf1, 3136, 31360, 3136, 3136, 401408, 31360, 3136, 3136, 401408, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(4014080, 256), 256>>>(buf0, buf1, model_3_4_weight, model_3_4_bias, buf0, 4014080, 3136, 128);
 n2_relu<<<ceil_div(4014080, 256), 256>>>(buf0, buf0, 4014080);
@@ -358,7 +577,7 @@ n3_conv<<<ceil_div(1003520, 256), 256>>>(buf0, model_4_0_weight, buf1, 10, 128, 
 n1_norm_stats<<<128, 256>>>(buf1, buf0, 784, 7840, 784, 784, 100352, 7840, 784, 784, 100352, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(1003520, 256), 256>>>(buf1, buf0, model_4_1_weight, model_4_1_bias, buf1, 1003520, 784, 128);
 n2_relu<<<ceil_div(1003520, 256), 256>>>(buf1, buf1, 1003520);
-n3_conv<<<ceil_div(2007040, 256), 256>>>(buf1, model_4_3_weight, buf0, 10, 128, 256, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n24_conv<<<ceil_div(501760, 256), 256>>>(buf1, model_4_3_weight, buf0, 10, 128, 256, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf0, buf1, 784, 7840, 784, 784, 200704, 7840, 784, 784, 200704, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf0, buf1, model_4_4_weight, model_4_4_bias, buf0, 2007040, 784, 256);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf0, buf0, 2007040);
@@ -366,7 +585,7 @@ n3_conv<<<ceil_div(2007040, 256), 256>>>(buf0, model_5_0_weight, buf1, 10, 256, 
 n1_norm_stats<<<256, 256>>>(buf1, buf0, 784, 7840, 784, 784, 200704, 7840, 784, 784, 200704, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf1, buf0, model_5_1_weight, model_5_1_bias, buf1, 2007040, 784, 256);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf1, buf1, 2007040);
-n3_conv<<<ceil_div(2007040, 256), 256>>>(buf1, model_5_3_weight, buf0, 10, 256, 256, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n24_conv<<<ceil_div(501760, 256), 256>>>(buf1, model_5_3_weight, buf0, 10, 256, 256, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf0, buf1, 784, 7840, 784, 784, 200704, 7840, 784, 784, 200704, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf0, buf1, model_5_4_weight, model_5_4_bias, buf0, 2007040, 784, 256);
 n2_relu<<<ceil_div(2007040, 256), 256>>>(buf0, buf0, 2007040);
@@ -374,7 +593,7 @@ n3_conv<<<ceil_div(501760, 256), 256>>>(buf0, model_6_0_weight, buf1, 10, 256, 2
 n1_norm_stats<<<256, 256>>>(buf1, buf0, 196, 1960, 196, 196, 50176, 1960, 196, 196, 50176, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(501760, 256), 256>>>(buf1, buf0, model_6_1_weight, model_6_1_bias, buf1, 501760, 196, 256);
 n2_relu<<<ceil_div(501760, 256), 256>>>(buf1, buf1, 501760);
-n3_conv<<<ceil_div(1003520, 256), 256>>>(buf1, model_6_3_weight, buf0, 10, 256, 512, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n36_conv<<<ceil_div(501760, 256), 256>>>(buf1, model_6_3_weight, buf0, 10, 256, 512, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<512, 256>>>(buf0, buf1, 196, 1960, 196, 196, 100352, 1960, 196, 196, 100352, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1003520, 256), 256>>>(buf0, buf1, model_6_4_weight, model_6_4_bias, buf0, 1003520, 196, 512);
 n2_relu<<<ceil_div(1003520, 256), 256>>>(buf0, buf0, 1003520);
@@ -382,7 +601,7 @@ n3_conv<<<ceil_div(1003520, 256), 256>>>(buf0, model_7_0_weight, buf1, 10, 512, 
 n1_norm_stats<<<512, 256>>>(buf1, buf0, 196, 1960, 196, 196, 100352, 1960, 196, 196, 100352, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1003520, 256), 256>>>(buf1, buf0, model_7_1_weight, model_7_1_bias, buf1, 1003520, 196, 512);
 n2_relu<<<ceil_div(1003520, 256), 256>>>(buf1, buf1, 1003520);
-n3_conv<<<ceil_div(1003520, 256), 256>>>(buf1, model_7_3_weight, buf0, 10, 512, 512, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n36_conv<<<ceil_div(501760, 256), 256>>>(buf1, model_7_3_weight, buf0, 10, 512, 512, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<512, 256>>>(buf0, buf1, 196, 1960, 196, 196, 100352, 1960, 196, 196, 100352, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1003520, 256), 256>>>(buf0, buf1, model_7_4_weight, model_7_4_bias, buf0, 1003520, 196, 512);
 n2_relu<<<ceil_div(1003520, 256), 256>>>(buf0, buf0, 1003520);
@@ -390,7 +609,7 @@ n3_conv<<<ceil_div(1003520, 256), 256>>>(buf0, model_8_0_weight, buf1, 10, 512, 
 n1_norm_stats<<<512, 256>>>(buf1, buf0, 196, 1960, 196, 196, 100352, 1960, 196, 196, 100352, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1003520, 256), 256>>>(buf1, buf0, model_8_1_weight, model_8_1_bias, buf1, 1003520, 196, 512);
 n2_relu<<<ceil_div(1003520, 256), 256>>>(buf1, buf1, 1003520);
-n3_conv<<<ceil_div(1003520, 256), 256>>>(buf1, model_8_3_weight, buf0, 10, 512, 512, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n36_conv<<<ceil_div(501760, 256), 256>>>(buf1, model_8_3_weight, buf0, 10, 512, 512, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<512, 256>>>(buf0, buf1, 196, 1960, 196, 196, 100352, 1960, 196, 196, 100352, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1003520, 256), 256>>>(buf0, buf1, model_8_4_weight, model_8_4_bias, buf0, 1003520, 196, 512);
 n2_relu<<<ceil_div(1003520, 256), 256>>>(buf0, buf0, 1003520);
@@ -398,7 +617,7 @@ n3_conv<<<ceil_div(1003520, 256), 256>>>(buf0, model_9_0_weight, buf1, 10, 512, 
 n1_norm_stats<<<512, 256>>>(buf1, buf0, 196, 1960, 196, 196, 100352, 1960, 196, 196, 100352, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1003520, 256), 256>>>(buf1, buf0, model_9_1_weight, model_9_1_bias, buf1, 1003520, 196, 512);
 n2_relu<<<ceil_div(1003520, 256), 256>>>(buf1, buf1, 1003520);
-n3_conv<<<ceil_div(1003520, 256), 256>>>(buf1, model_9_3_weight, buf0, 10, 512, 512, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n36_conv<<<ceil_div(501760, 256), 256>>>(buf1, model_9_3_weight, buf0, 10, 512, 512, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<512, 256>>>(buf0, buf1, 196, 1960, 196, 196, 100352, 1960, 196, 196, 100352, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1003520, 256), 256>>>(buf0, buf1, model_9_4_weight, model_9_4_bias, buf0, 1003520, 196, 512);
 n2_relu<<<ceil_div(1003520, 256), 256>>>(buf0, buf0, 1003520);
@@ -406,7 +625,7 @@ n3_conv<<<ceil_div(1003520, 256), 256>>>(buf0, model_10_0_weight, buf1, 10, 512,
 n1_norm_stats<<<512, 256>>>(buf1, buf0, 196, 1960, 196, 196, 100352, 1960, 196, 196, 100352, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1003520, 256), 256>>>(buf1, buf0, model_10_1_weight, model_10_1_bias, buf1, 1003520, 196, 512);
 n2_relu<<<ceil_div(1003520, 256), 256>>>(buf1, buf1, 1003520);
-n3_conv<<<ceil_div(1003520, 256), 256>>>(buf1, model_10_3_weight, buf0, 10, 512, 512, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n36_conv<<<ceil_div(501760, 256), 256>>>(buf1, model_10_3_weight, buf0, 10, 512, 512, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<512, 256>>>(buf0, buf1, 196, 1960, 196, 196, 100352, 1960, 196, 196, 100352, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1003520, 256), 256>>>(buf0, buf1, model_10_4_weight, model_10_4_bias, buf0, 1003520, 196, 512);
 n2_relu<<<ceil_div(1003520, 256), 256>>>(buf0, buf0, 1003520);
@@ -414,7 +633,7 @@ n3_conv<<<ceil_div(1003520, 256), 256>>>(buf0, model_11_0_weight, buf1, 10, 512,
 n1_norm_stats<<<512, 256>>>(buf1, buf0, 196, 1960, 196, 196, 100352, 1960, 196, 196, 100352, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1003520, 256), 256>>>(buf1, buf0, model_11_1_weight, model_11_1_bias, buf1, 1003520, 196, 512);
 n2_relu<<<ceil_div(1003520, 256), 256>>>(buf1, buf1, 1003520);
-n3_conv<<<ceil_div(1003520, 256), 256>>>(buf1, model_11_3_weight, buf0, 10, 512, 512, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n36_conv<<<ceil_div(501760, 256), 256>>>(buf1, model_11_3_weight, buf0, 10, 512, 512, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<512, 256>>>(buf0, buf1, 196, 1960, 196, 196, 100352, 1960, 196, 196, 100352, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1003520, 256), 256>>>(buf0, buf1, model_11_4_weight, model_11_4_bias, buf0, 1003520, 196, 512);
 n2_relu<<<ceil_div(1003520, 256), 256>>>(buf0, buf0, 1003520);

@@ -20,7 +20,7 @@ static __device__ double block_sum(double v, double* sh)
     return r;
 }
 
-/* t0: Conv2d, one thread per output, double accumulation */
+/* t0: Conv2d, 8 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n0_conv(const float* x,
     const float* weight,
     double* out,
@@ -52,17 +52,18 @@ extern "C" __global__ void n0_conv(const float* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -74,13 +75,18 @@ extern "C" __global__ void n0_conv(const float* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* t1: batch norm statistics (mean, biased variance) of 125440 values each, one block per statistic */
@@ -160,7 +166,7 @@ extern "C" __global__ void n2_hardtanh(const double* x,
     out[i] = (c);
 }
 
-/* t3: Conv2d, one thread per output, double accumulation */
+/* t3: Conv2d, 1 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n3_conv(const double* x,
     const float* weight,
     double* out,
@@ -192,17 +198,18 @@ extern "C" __global__ void n3_conv(const double* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 1) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 1)) * 1;   /* channels co0 .. co0 + 0 */
+    const long long n = t / (CO / 1);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[1];
+    for (int r = 0; r < 1; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -214,13 +221,225 @@ extern "C" __global__ void n3_conv(const double* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 1; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 1; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
+}
+
+/* t6: Conv2d, 4 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n6_conv(const double* x,
+    const float* weight,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 4) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 4)) * 4;   /* channels co0 .. co0 + 3 */
+    const long long n = t / (CO / 4);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[4];
+    for (int r = 0; r < 4; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 4; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 4; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
+}
+
+/* t8: Conv2d, 8 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n8_conv(const double* x,
+    const float* weight,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
+}
+
+/* t14: Conv2d, 2 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n14_conv(const double* x,
+    const float* weight,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 2) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 2)) * 2;   /* channels co0 .. co0 + 1 */
+    const long long n = t / (CO / 2);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[2];
+    for (int r = 0; r < 2; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 2; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 2; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* t139: AdaptiveAvgPool to [1, 1], one block per output */
@@ -330,7 +549,7 @@ extern "C" __global__ void n141_linear(const double* x,
 /*@launch
 scratch double buf0[4515840];
 scratch double buf1[12042240];
-n0_conv<<<ceil_div(4014080, 256), 256>>>(x, features_0_weight, buf0, 10, 3, 32, 1, 1, 224, 224, 1, 112, 112, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
+n0_conv<<<ceil_div(501760, 256), 256>>>(x, features_0_weight, buf0, 10, 3, 32, 1, 1, 224, 224, 1, 112, 112, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<32, 256>>>(buf0, buf1, 12544, 125440, 12544, 12544, 401408, 125440, 12544, 12544, 401408, 125440.0, 125440.0);
 n1_norm_apply<<<ceil_div(4014080, 256), 256>>>(buf0, buf1, features_1_weight, features_1_bias, buf0, 4014080, 12544, 32);
 n2_hardtanh<<<ceil_div(4014080, 256), 256>>>(buf0, buf0, 4014080);
@@ -338,10 +557,10 @@ n3_conv<<<ceil_div(4014080, 256), 256>>>(buf0, features_3_0_weight, buf1, 10, 32
 n1_norm_stats<<<32, 256>>>(buf1, buf0, 12544, 125440, 12544, 12544, 401408, 125440, 12544, 12544, 401408, 125440.0, 125440.0);
 n1_norm_apply<<<ceil_div(4014080, 256), 256>>>(buf1, buf0, features_3_1_weight, features_3_1_bias, buf1, 4014080, 12544, 32);
 n2_hardtanh<<<ceil_div(4014080, 256), 256>>>(buf1, buf1, 4014080);
-n3_conv<<<ceil_div(2007040, 256), 256>>>(buf1, features_3_3_weight, buf0, 10, 32, 16, 1, 1, 112, 112, 1, 112, 112, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(501760, 256), 256>>>(buf1, features_3_3_weight, buf0, 10, 32, 16, 1, 1, 112, 112, 1, 112, 112, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<16, 256>>>(buf0, buf1, 12544, 125440, 12544, 12544, 200704, 125440, 12544, 12544, 200704, 125440.0, 125440.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf0, buf1, features_3_4_weight, features_3_4_bias, buf0, 2007040, 12544, 16);
-n3_conv<<<ceil_div(12042240, 256), 256>>>(buf0, features_4_0_weight, buf1, 10, 16, 96, 1, 1, 112, 112, 1, 112, 112, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(1505280, 256), 256>>>(buf0, features_4_0_weight, buf1, 10, 16, 96, 1, 1, 112, 112, 1, 112, 112, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<96, 256>>>(buf1, buf0, 12544, 125440, 12544, 12544, 1204224, 125440, 12544, 12544, 1204224, 125440.0, 125440.0);
 n1_norm_apply<<<ceil_div(12042240, 256), 256>>>(buf1, buf0, features_4_1_weight, features_4_1_bias, buf1, 12042240, 12544, 96);
 n2_hardtanh<<<ceil_div(12042240, 256), 256>>>(buf1, buf1, 12042240);
@@ -349,10 +568,10 @@ n3_conv<<<ceil_div(3010560, 256), 256>>>(buf1, features_4_3_weight, buf0, 10, 96
 n1_norm_stats<<<96, 256>>>(buf0, buf1, 3136, 31360, 3136, 3136, 301056, 31360, 3136, 3136, 301056, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(3010560, 256), 256>>>(buf0, buf1, features_4_4_weight, features_4_4_bias, buf0, 3010560, 3136, 96);
 n2_hardtanh<<<ceil_div(3010560, 256), 256>>>(buf0, buf0, 3010560);
-n3_conv<<<ceil_div(752640, 256), 256>>>(buf0, features_4_6_weight, buf1, 10, 96, 24, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n14_conv<<<ceil_div(376320, 256), 256>>>(buf0, features_4_6_weight, buf1, 10, 96, 24, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<24, 256>>>(buf1, buf0, 3136, 31360, 3136, 3136, 75264, 31360, 3136, 3136, 75264, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(752640, 256), 256>>>(buf1, buf0, features_4_7_weight, features_4_7_bias, buf1, 752640, 3136, 24);
-n3_conv<<<ceil_div(4515840, 256), 256>>>(buf1, features_5_0_weight, buf0, 10, 24, 144, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(564480, 256), 256>>>(buf1, features_5_0_weight, buf0, 10, 24, 144, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<144, 256>>>(buf0, buf1, 3136, 31360, 3136, 3136, 451584, 31360, 3136, 3136, 451584, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(4515840, 256), 256>>>(buf0, buf1, features_5_1_weight, features_5_1_bias, buf0, 4515840, 3136, 144);
 n2_hardtanh<<<ceil_div(4515840, 256), 256>>>(buf0, buf0, 4515840);
@@ -360,10 +579,10 @@ n3_conv<<<ceil_div(4515840, 256), 256>>>(buf0, features_5_3_weight, buf1, 10, 14
 n1_norm_stats<<<144, 256>>>(buf1, buf0, 3136, 31360, 3136, 3136, 451584, 31360, 3136, 3136, 451584, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(4515840, 256), 256>>>(buf1, buf0, features_5_4_weight, features_5_4_bias, buf1, 4515840, 3136, 144);
 n2_hardtanh<<<ceil_div(4515840, 256), 256>>>(buf1, buf1, 4515840);
-n3_conv<<<ceil_div(752640, 256), 256>>>(buf1, features_5_6_weight, buf0, 10, 144, 24, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n14_conv<<<ceil_div(376320, 256), 256>>>(buf1, features_5_6_weight, buf0, 10, 144, 24, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<24, 256>>>(buf0, buf1, 3136, 31360, 3136, 3136, 75264, 31360, 3136, 3136, 75264, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(752640, 256), 256>>>(buf0, buf1, features_5_7_weight, features_5_7_bias, buf0, 752640, 3136, 24);
-n3_conv<<<ceil_div(4515840, 256), 256>>>(buf0, features_6_0_weight, buf1, 10, 24, 144, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(564480, 256), 256>>>(buf0, features_6_0_weight, buf1, 10, 24, 144, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<144, 256>>>(buf1, buf0, 3136, 31360, 3136, 3136, 451584, 31360, 3136, 3136, 451584, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(4515840, 256), 256>>>(buf1, buf0, features_6_1_weight, features_6_1_bias, buf1, 4515840, 3136, 144);
 n2_hardtanh<<<ceil_div(4515840, 256), 256>>>(buf1, buf1, 4515840);
@@ -374,7 +593,7 @@ n2_hardtanh<<<ceil_div(1128960, 256), 256>>>(buf0, buf0, 1128960);
 n3_conv<<<ceil_div(250880, 256), 256>>>(buf0, features_6_6_weight, buf1, 10, 144, 32, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<32, 256>>>(buf1, buf0, 784, 7840, 784, 784, 25088, 7840, 784, 784, 25088, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(250880, 256), 256>>>(buf1, buf0, features_6_7_weight, features_6_7_bias, buf1, 250880, 784, 32);
-n3_conv<<<ceil_div(1505280, 256), 256>>>(buf1, features_7_0_weight, buf0, 10, 32, 192, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(376320, 256), 256>>>(buf1, features_7_0_weight, buf0, 10, 32, 192, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<192, 256>>>(buf0, buf1, 784, 7840, 784, 784, 150528, 7840, 784, 784, 150528, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(1505280, 256), 256>>>(buf0, buf1, features_7_1_weight, features_7_1_bias, buf0, 1505280, 784, 192);
 n2_hardtanh<<<ceil_div(1505280, 256), 256>>>(buf0, buf0, 1505280);
@@ -385,7 +604,7 @@ n2_hardtanh<<<ceil_div(1505280, 256), 256>>>(buf1, buf1, 1505280);
 n3_conv<<<ceil_div(250880, 256), 256>>>(buf1, features_7_6_weight, buf0, 10, 192, 32, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<32, 256>>>(buf0, buf1, 784, 7840, 784, 784, 25088, 7840, 784, 784, 25088, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(250880, 256), 256>>>(buf0, buf1, features_7_7_weight, features_7_7_bias, buf0, 250880, 784, 32);
-n3_conv<<<ceil_div(1505280, 256), 256>>>(buf0, features_8_0_weight, buf1, 10, 32, 192, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(376320, 256), 256>>>(buf0, features_8_0_weight, buf1, 10, 32, 192, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<192, 256>>>(buf1, buf0, 784, 7840, 784, 784, 150528, 7840, 784, 784, 150528, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(1505280, 256), 256>>>(buf1, buf0, features_8_1_weight, features_8_1_bias, buf1, 1505280, 784, 192);
 n2_hardtanh<<<ceil_div(1505280, 256), 256>>>(buf1, buf1, 1505280);
@@ -396,7 +615,7 @@ n2_hardtanh<<<ceil_div(1505280, 256), 256>>>(buf0, buf0, 1505280);
 n3_conv<<<ceil_div(250880, 256), 256>>>(buf0, features_8_6_weight, buf1, 10, 192, 32, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<32, 256>>>(buf1, buf0, 784, 7840, 784, 784, 25088, 7840, 784, 784, 25088, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(250880, 256), 256>>>(buf1, buf0, features_8_7_weight, features_8_7_bias, buf1, 250880, 784, 32);
-n3_conv<<<ceil_div(1505280, 256), 256>>>(buf1, features_9_0_weight, buf0, 10, 32, 192, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(376320, 256), 256>>>(buf1, features_9_0_weight, buf0, 10, 32, 192, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<192, 256>>>(buf0, buf1, 784, 7840, 784, 784, 150528, 7840, 784, 784, 150528, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(1505280, 256), 256>>>(buf0, buf1, features_9_1_weight, features_9_1_bias, buf0, 1505280, 784, 192);
 n2_hardtanh<<<ceil_div(1505280, 256), 256>>>(buf0, buf0, 1505280);
@@ -407,7 +626,7 @@ n2_hardtanh<<<ceil_div(376320, 256), 256>>>(buf1, buf1, 376320);
 n3_conv<<<ceil_div(125440, 256), 256>>>(buf1, features_9_6_weight, buf0, 10, 192, 64, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<64, 256>>>(buf0, buf1, 196, 1960, 196, 196, 12544, 1960, 196, 196, 12544, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(125440, 256), 256>>>(buf0, buf1, features_9_7_weight, features_9_7_bias, buf0, 125440, 196, 64);
-n3_conv<<<ceil_div(752640, 256), 256>>>(buf0, features_10_0_weight, buf1, 10, 64, 384, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n14_conv<<<ceil_div(376320, 256), 256>>>(buf0, features_10_0_weight, buf1, 10, 64, 384, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<384, 256>>>(buf1, buf0, 196, 1960, 196, 196, 75264, 1960, 196, 196, 75264, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(752640, 256), 256>>>(buf1, buf0, features_10_1_weight, features_10_1_bias, buf1, 752640, 196, 384);
 n2_hardtanh<<<ceil_div(752640, 256), 256>>>(buf1, buf1, 752640);
@@ -418,7 +637,7 @@ n2_hardtanh<<<ceil_div(752640, 256), 256>>>(buf0, buf0, 752640);
 n3_conv<<<ceil_div(125440, 256), 256>>>(buf0, features_10_6_weight, buf1, 10, 384, 64, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<64, 256>>>(buf1, buf0, 196, 1960, 196, 196, 12544, 1960, 196, 196, 12544, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(125440, 256), 256>>>(buf1, buf0, features_10_7_weight, features_10_7_bias, buf1, 125440, 196, 64);
-n3_conv<<<ceil_div(752640, 256), 256>>>(buf1, features_11_0_weight, buf0, 10, 64, 384, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n14_conv<<<ceil_div(376320, 256), 256>>>(buf1, features_11_0_weight, buf0, 10, 64, 384, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<384, 256>>>(buf0, buf1, 196, 1960, 196, 196, 75264, 1960, 196, 196, 75264, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(752640, 256), 256>>>(buf0, buf1, features_11_1_weight, features_11_1_bias, buf0, 752640, 196, 384);
 n2_hardtanh<<<ceil_div(752640, 256), 256>>>(buf0, buf0, 752640);
@@ -429,7 +648,7 @@ n2_hardtanh<<<ceil_div(752640, 256), 256>>>(buf1, buf1, 752640);
 n3_conv<<<ceil_div(125440, 256), 256>>>(buf1, features_11_6_weight, buf0, 10, 384, 64, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<64, 256>>>(buf0, buf1, 196, 1960, 196, 196, 12544, 1960, 196, 196, 12544, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(125440, 256), 256>>>(buf0, buf1, features_11_7_weight, features_11_7_bias, buf0, 125440, 196, 64);
-n3_conv<<<ceil_div(752640, 256), 256>>>(buf0, features_12_0_weight, buf1, 10, 64, 384, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n14_conv<<<ceil_div(376320, 256), 256>>>(buf0, features_12_0_weight, buf1, 10, 64, 384, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<384, 256>>>(buf1, buf0, 196, 1960, 196, 196, 75264, 1960, 196, 196, 75264, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(752640, 256), 256>>>(buf1, buf0, features_12_1_weight, features_12_1_bias, buf1, 752640, 196, 384);
 n2_hardtanh<<<ceil_div(752640, 256), 256>>>(buf1, buf1, 752640);
@@ -440,7 +659,7 @@ n2_hardtanh<<<ceil_div(752640, 256), 256>>>(buf0, buf0, 752640);
 n3_conv<<<ceil_div(125440, 256), 256>>>(buf0, features_12_6_weight, buf1, 10, 384, 64, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<64, 256>>>(buf1, buf0, 196, 1960, 196, 196, 12544, 1960, 196, 196, 12544, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(125440, 256), 256>>>(buf1, buf0, features_12_7_weight, features_12_7_bias, buf1, 125440, 196, 64);
-n3_conv<<<ceil_div(752640, 256), 256>>>(buf1, features_13_0_weight, buf0, 10, 64, 384, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n14_conv<<<ceil_div(376320, 256), 256>>>(buf1, features_13_0_weight, buf0, 10, 64, 384, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<384, 256>>>(buf0, buf1, 196, 1960, 196, 196, 75264, 1960, 196, 196, 75264, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(752640, 256), 256>>>(buf0, buf1, features_13_1_weight, features_13_1_bias, buf0, 752640, 196, 384);
 n2_hardtanh<<<ceil_div(752640, 256), 256>>>(buf0, buf0, 752640);
@@ -451,7 +670,7 @@ n2_hardtanh<<<ceil_div(752640, 256), 256>>>(buf1, buf1, 752640);
 n3_conv<<<ceil_div(188160, 256), 256>>>(buf1, features_13_6_weight, buf0, 10, 384, 96, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<96, 256>>>(buf0, buf1, 196, 1960, 196, 196, 18816, 1960, 196, 196, 18816, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(188160, 256), 256>>>(buf0, buf1, features_13_7_weight, features_13_7_bias, buf0, 188160, 196, 96);
-n3_conv<<<ceil_div(1128960, 256), 256>>>(buf0, features_14_0_weight, buf1, 10, 96, 576, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(282240, 256), 256>>>(buf0, features_14_0_weight, buf1, 10, 96, 576, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<576, 256>>>(buf1, buf0, 196, 1960, 196, 196, 112896, 1960, 196, 196, 112896, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1128960, 256), 256>>>(buf1, buf0, features_14_1_weight, features_14_1_bias, buf1, 1128960, 196, 576);
 n2_hardtanh<<<ceil_div(1128960, 256), 256>>>(buf1, buf1, 1128960);
@@ -462,7 +681,7 @@ n2_hardtanh<<<ceil_div(1128960, 256), 256>>>(buf0, buf0, 1128960);
 n3_conv<<<ceil_div(188160, 256), 256>>>(buf0, features_14_6_weight, buf1, 10, 576, 96, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<96, 256>>>(buf1, buf0, 196, 1960, 196, 196, 18816, 1960, 196, 196, 18816, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(188160, 256), 256>>>(buf1, buf0, features_14_7_weight, features_14_7_bias, buf1, 188160, 196, 96);
-n3_conv<<<ceil_div(1128960, 256), 256>>>(buf1, features_15_0_weight, buf0, 10, 96, 576, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(282240, 256), 256>>>(buf1, features_15_0_weight, buf0, 10, 96, 576, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<576, 256>>>(buf0, buf1, 196, 1960, 196, 196, 112896, 1960, 196, 196, 112896, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1128960, 256), 256>>>(buf0, buf1, features_15_1_weight, features_15_1_bias, buf0, 1128960, 196, 576);
 n2_hardtanh<<<ceil_div(1128960, 256), 256>>>(buf0, buf0, 1128960);
@@ -473,7 +692,7 @@ n2_hardtanh<<<ceil_div(1128960, 256), 256>>>(buf1, buf1, 1128960);
 n3_conv<<<ceil_div(188160, 256), 256>>>(buf1, features_15_6_weight, buf0, 10, 576, 96, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<96, 256>>>(buf0, buf1, 196, 1960, 196, 196, 18816, 1960, 196, 196, 18816, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(188160, 256), 256>>>(buf0, buf1, features_15_7_weight, features_15_7_bias, buf0, 188160, 196, 96);
-n3_conv<<<ceil_div(1128960, 256), 256>>>(buf0, features_16_0_weight, buf1, 10, 96, 576, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(282240, 256), 256>>>(buf0, features_16_0_weight, buf1, 10, 96, 576, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<576, 256>>>(buf1, buf0, 196, 1960, 196, 196, 112896, 1960, 196, 196, 112896, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1128960, 256), 256>>>(buf1, buf0, features_16_1_weight, features_16_1_bias, buf1, 1128960, 196, 576);
 n2_hardtanh<<<ceil_div(1128960, 256), 256>>>(buf1, buf1, 1128960);
@@ -517,7 +736,7 @@ n2_hardtanh<<<ceil_div(470400, 256), 256>>>(buf1, buf1, 470400);
 n3_conv<<<ceil_div(156800, 256), 256>>>(buf1, features_19_6_weight, buf0, 10, 960, 320, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<320, 256>>>(buf0, buf1, 49, 490, 49, 49, 15680, 490, 49, 49, 15680, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(156800, 256), 256>>>(buf0, buf1, features_19_7_weight, features_19_7_bias, buf0, 156800, 49, 320);
-n3_conv<<<ceil_div(627200, 256), 256>>>(buf0, features_20_weight, buf1, 10, 320, 1280, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n14_conv<<<ceil_div(313600, 256), 256>>>(buf0, features_20_weight, buf1, 10, 320, 1280, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1280, 256>>>(buf1, buf0, 49, 490, 49, 49, 62720, 490, 49, 49, 62720, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(627200, 256), 256>>>(buf1, buf0, features_21_weight, features_21_bias, buf1, 627200, 49, 1280);
 n2_hardtanh<<<ceil_div(627200, 256), 256>>>(buf1, buf1, 627200);

@@ -20,7 +20,7 @@ static __device__ double block_sum(double v, double* sh)
     return r;
 }
 
-/* t0: Conv2d, one thread per output, double accumulation */
+/* t0: Conv2d, 8 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n0_conv(const float* x,
     const float* weight,
     double* out,
@@ -52,17 +52,18 @@ extern "C" __global__ void n0_conv(const float* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -74,13 +75,18 @@ extern "C" __global__ void n0_conv(const float* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* t1: batch norm statistics (mean, biased variance) of 501760 values each, one block per statistic */
@@ -160,7 +166,7 @@ extern "C" __global__ void n2_hardtanh(const double* x,
     out[i] = (c);
 }
 
-/* t3: Conv2d, one thread per output, double accumulation */
+/* t3: Conv2d, 1 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n3_conv(const double* x,
     const float* weight,
     double* out,
@@ -192,17 +198,18 @@ extern "C" __global__ void n3_conv(const double* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 1) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 1)) * 1;   /* channels co0 .. co0 + 0 */
+    const long long n = t / (CO / 1);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[1];
+    for (int r = 0; r < 1; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -214,13 +221,87 @@ extern "C" __global__ void n3_conv(const double* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 1; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 1; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
+}
+
+/* t6: Conv2d, 8 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n6_conv(const double* x,
+    const float* weight,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* out: (x - mean) / sqrt(var + eps) * weight + bias */
@@ -246,7 +327,7 @@ extern "C" __global__ void n7_norm_apply(const double* x,
 /*@launch
 scratch double buf0[337182720];
 scratch double buf1[84295680];
-n0_conv<<<ceil_div(337182720, 256), 256>>>(x, expand_conv_0_weight, buf0, 10, 112, 672, 1, 1, 224, 224, 1, 224, 224, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n0_conv<<<ceil_div(42147840, 256), 256>>>(x, expand_conv_0_weight, buf0, 10, 112, 672, 1, 1, 224, 224, 1, 224, 224, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<672, 256>>>(buf0, buf1, 50176, 501760, 50176, 50176, 33718272, 501760, 50176, 50176, 33718272, 501760.0, 501760.0);
 n1_norm_apply<<<ceil_div(337182720, 256), 256>>>(buf0, buf1, expand_conv_1_weight, expand_conv_1_bias, buf0, 337182720, 50176, 672);
 n2_hardtanh<<<ceil_div(337182720, 256), 256>>>(buf0, buf0, 337182720);
@@ -254,7 +335,7 @@ n3_conv<<<ceil_div(84295680, 256), 256>>>(buf0, depthwise_conv_0_weight, buf1, 1
 n1_norm_stats<<<672, 256>>>(buf1, buf0, 12544, 125440, 12544, 12544, 8429568, 125440, 12544, 12544, 8429568, 125440.0, 125440.0);
 n1_norm_apply<<<ceil_div(84295680, 256), 256>>>(buf1, buf0, depthwise_conv_1_weight, depthwise_conv_1_bias, buf1, 84295680, 12544, 672);
 n2_hardtanh<<<ceil_div(84295680, 256), 256>>>(buf1, buf1, 84295680);
-n3_conv<<<ceil_div(24084480, 256), 256>>>(buf1, project_conv_0_weight, buf0, 10, 672, 192, 1, 1, 112, 112, 1, 112, 112, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(3010560, 256), 256>>>(buf1, project_conv_0_weight, buf0, 10, 672, 192, 1, 1, 112, 112, 1, 112, 112, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<192, 256>>>(buf0, buf1, 12544, 125440, 12544, 12544, 2408448, 125440, 12544, 12544, 2408448, 125440.0, 125440.0);
 n7_norm_apply<<<ceil_div(24084480, 256), 256>>>(buf0, buf1, project_conv_1_weight, project_conv_1_bias, out, 24084480, 12544, 192);
 @*/

@@ -20,7 +20,7 @@ static __device__ double block_sum(double v, double* sh)
     return r;
 }
 
-/* t0: Conv2d, one thread per output, double accumulation */
+/* t0: Conv2d, 8 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n0_conv(const float* x,
     const float* weight,
     double* out,
@@ -52,17 +52,18 @@ extern "C" __global__ void n0_conv(const float* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -74,13 +75,18 @@ extern "C" __global__ void n0_conv(const float* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* t1: batch norm statistics (mean, biased variance) of 125440 values each, one block per statistic */
@@ -157,7 +163,7 @@ extern "C" __global__ void n2_relu(const double* x,
     out[i] = (a < 0.0 ? 0.0 : a);
 }
 
-/* t3: Conv2d, one thread per output, double accumulation */
+/* t3: Conv2d, 1 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n3_conv(const double* x,
     const float* weight,
     double* out,
@@ -189,17 +195,18 @@ extern "C" __global__ void n3_conv(const double* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 1) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 1)) * 1;   /* channels co0 .. co0 + 0 */
+    const long long n = t / (CO / 1);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[1];
+    for (int r = 0; r < 1; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -211,13 +218,18 @@ extern "C" __global__ void n3_conv(const double* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 1; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 1; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* t5: hardtanh */
@@ -232,6 +244,213 @@ extern "C" __global__ void n5_hardtanh(const double* x,
     if (c < 0.0) c = 0.0;
     if (c > 6.0) c = 6.0;
     out[i] = (c);
+}
+
+/* t6: Conv2d, 4 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n6_conv(const double* x,
+    const float* weight,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 4) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 4)) * 4;   /* channels co0 .. co0 + 3 */
+    const long long n = t / (CO / 4);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[4];
+    for (int r = 0; r < 4; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 4; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 4; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
+}
+
+/* t8: Conv2d, 8 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n8_conv(const double* x,
+    const float* weight,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
+}
+
+/* t14: Conv2d, 2 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n14_conv(const double* x,
+    const float* weight,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 2) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 2)) * 2;   /* channels co0 .. co0 + 1 */
+    const long long n = t / (CO / 2);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[2];
+    for (int r = 0; r < 2; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 2; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 2; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* t24: add */
@@ -355,7 +574,7 @@ extern "C" __global__ void n115_linear(const double* x,
 scratch double buf0[4515840];
 scratch double buf1[12042240];
 scratch double buf2[4515840];
-n0_conv<<<ceil_div(4014080, 256), 256>>>(x, conv1_weight, buf0, 10, 3, 32, 1, 1, 224, 224, 1, 112, 112, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
+n0_conv<<<ceil_div(501760, 256), 256>>>(x, conv1_weight, buf0, 10, 3, 32, 1, 1, 224, 224, 1, 112, 112, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<32, 256>>>(buf0, buf1, 12544, 125440, 12544, 12544, 401408, 125440, 12544, 12544, 401408, 125440.0, 125440.0);
 n1_norm_apply<<<ceil_div(4014080, 256), 256>>>(buf0, buf1, bn1_weight, bn1_bias, buf0, 4014080, 12544, 32);
 n2_relu<<<ceil_div(4014080, 256), 256>>>(buf0, buf0, 4014080);
@@ -363,10 +582,10 @@ n3_conv<<<ceil_div(4014080, 256), 256>>>(buf0, blocks_0_depthwise_conv_0_weight,
 n1_norm_stats<<<32, 256>>>(buf1, buf0, 12544, 125440, 12544, 12544, 401408, 125440, 12544, 12544, 401408, 125440.0, 125440.0);
 n1_norm_apply<<<ceil_div(4014080, 256), 256>>>(buf1, buf0, blocks_0_depthwise_conv_1_weight, blocks_0_depthwise_conv_1_bias, buf1, 4014080, 12544, 32);
 n5_hardtanh<<<ceil_div(4014080, 256), 256>>>(buf1, buf1, 4014080);
-n3_conv<<<ceil_div(2007040, 256), 256>>>(buf1, blocks_0_project_conv_0_weight, buf0, 10, 32, 16, 1, 1, 112, 112, 1, 112, 112, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(501760, 256), 256>>>(buf1, blocks_0_project_conv_0_weight, buf0, 10, 32, 16, 1, 1, 112, 112, 1, 112, 112, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<16, 256>>>(buf0, buf1, 12544, 125440, 12544, 12544, 200704, 125440, 12544, 12544, 200704, 125440.0, 125440.0);
 n1_norm_apply<<<ceil_div(2007040, 256), 256>>>(buf0, buf1, blocks_0_project_conv_1_weight, blocks_0_project_conv_1_bias, buf0, 2007040, 12544, 16);
-n3_conv<<<ceil_div(12042240, 256), 256>>>(buf0, blocks_1_expand_conv_0_weight, buf1, 10, 16, 96, 1, 1, 112, 112, 1, 112, 112, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(1505280, 256), 256>>>(buf0, blocks_1_expand_conv_0_weight, buf1, 10, 16, 96, 1, 1, 112, 112, 1, 112, 112, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<96, 256>>>(buf1, buf0, 12544, 125440, 12544, 12544, 1204224, 125440, 12544, 12544, 1204224, 125440.0, 125440.0);
 n1_norm_apply<<<ceil_div(12042240, 256), 256>>>(buf1, buf0, blocks_1_expand_conv_1_weight, blocks_1_expand_conv_1_bias, buf1, 12042240, 12544, 96);
 n5_hardtanh<<<ceil_div(12042240, 256), 256>>>(buf1, buf1, 12042240);
@@ -374,10 +593,10 @@ n3_conv<<<ceil_div(3010560, 256), 256>>>(buf1, blocks_1_depthwise_conv_0_weight,
 n1_norm_stats<<<96, 256>>>(buf0, buf1, 3136, 31360, 3136, 3136, 301056, 31360, 3136, 3136, 301056, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(3010560, 256), 256>>>(buf0, buf1, blocks_1_depthwise_conv_1_weight, blocks_1_depthwise_conv_1_bias, buf0, 3010560, 3136, 96);
 n5_hardtanh<<<ceil_div(3010560, 256), 256>>>(buf0, buf0, 3010560);
-n3_conv<<<ceil_div(752640, 256), 256>>>(buf0, blocks_1_project_conv_0_weight, buf1, 10, 96, 24, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n14_conv<<<ceil_div(376320, 256), 256>>>(buf0, blocks_1_project_conv_0_weight, buf1, 10, 96, 24, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<24, 256>>>(buf1, buf0, 3136, 31360, 3136, 3136, 75264, 31360, 3136, 3136, 75264, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(752640, 256), 256>>>(buf1, buf0, blocks_1_project_conv_1_weight, blocks_1_project_conv_1_bias, buf1, 752640, 3136, 24);
-n3_conv<<<ceil_div(4515840, 256), 256>>>(buf1, blocks_2_expand_conv_0_weight, buf0, 10, 24, 144, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(564480, 256), 256>>>(buf1, blocks_2_expand_conv_0_weight, buf0, 10, 24, 144, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<144, 256>>>(buf0, buf2, 3136, 31360, 3136, 3136, 451584, 31360, 3136, 3136, 451584, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(4515840, 256), 256>>>(buf0, buf2, blocks_2_expand_conv_1_weight, blocks_2_expand_conv_1_bias, buf0, 4515840, 3136, 144);
 n5_hardtanh<<<ceil_div(4515840, 256), 256>>>(buf0, buf0, 4515840);
@@ -385,11 +604,11 @@ n3_conv<<<ceil_div(4515840, 256), 256>>>(buf0, blocks_2_depthwise_conv_0_weight,
 n1_norm_stats<<<144, 256>>>(buf2, buf0, 3136, 31360, 3136, 3136, 451584, 31360, 3136, 3136, 451584, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(4515840, 256), 256>>>(buf2, buf0, blocks_2_depthwise_conv_1_weight, blocks_2_depthwise_conv_1_bias, buf2, 4515840, 3136, 144);
 n5_hardtanh<<<ceil_div(4515840, 256), 256>>>(buf2, buf2, 4515840);
-n3_conv<<<ceil_div(752640, 256), 256>>>(buf2, blocks_2_project_conv_0_weight, buf0, 10, 144, 24, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n14_conv<<<ceil_div(376320, 256), 256>>>(buf2, blocks_2_project_conv_0_weight, buf0, 10, 144, 24, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<24, 256>>>(buf0, buf2, 3136, 31360, 3136, 3136, 75264, 31360, 3136, 3136, 75264, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(752640, 256), 256>>>(buf0, buf2, blocks_2_project_conv_1_weight, blocks_2_project_conv_1_bias, buf0, 752640, 3136, 24);
 n24_add<<<ceil_div(752640, 256), 256>>>(buf0, buf1, buf0, 752640);
-n3_conv<<<ceil_div(4515840, 256), 256>>>(buf0, blocks_3_expand_conv_0_weight, buf2, 10, 24, 144, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(564480, 256), 256>>>(buf0, blocks_3_expand_conv_0_weight, buf2, 10, 24, 144, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<144, 256>>>(buf2, buf0, 3136, 31360, 3136, 3136, 451584, 31360, 3136, 3136, 451584, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(4515840, 256), 256>>>(buf2, buf0, blocks_3_expand_conv_1_weight, blocks_3_expand_conv_1_bias, buf2, 4515840, 3136, 144);
 n5_hardtanh<<<ceil_div(4515840, 256), 256>>>(buf2, buf2, 4515840);
@@ -400,7 +619,7 @@ n5_hardtanh<<<ceil_div(1128960, 256), 256>>>(buf0, buf0, 1128960);
 n3_conv<<<ceil_div(313600, 256), 256>>>(buf0, blocks_3_project_conv_0_weight, buf2, 10, 144, 40, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<40, 256>>>(buf2, buf0, 784, 7840, 784, 784, 31360, 7840, 784, 784, 31360, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(313600, 256), 256>>>(buf2, buf0, blocks_3_project_conv_1_weight, blocks_3_project_conv_1_bias, buf2, 313600, 784, 40);
-n3_conv<<<ceil_div(1881600, 256), 256>>>(buf2, blocks_4_expand_conv_0_weight, buf0, 10, 40, 240, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(470400, 256), 256>>>(buf2, blocks_4_expand_conv_0_weight, buf0, 10, 40, 240, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<240, 256>>>(buf0, buf1, 784, 7840, 784, 784, 188160, 7840, 784, 784, 188160, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(1881600, 256), 256>>>(buf0, buf1, blocks_4_expand_conv_1_weight, blocks_4_expand_conv_1_bias, buf0, 1881600, 784, 240);
 n5_hardtanh<<<ceil_div(1881600, 256), 256>>>(buf0, buf0, 1881600);
@@ -412,7 +631,7 @@ n3_conv<<<ceil_div(313600, 256), 256>>>(buf1, blocks_4_project_conv_0_weight, bu
 n1_norm_stats<<<40, 256>>>(buf0, buf1, 784, 7840, 784, 784, 31360, 7840, 784, 784, 31360, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(313600, 256), 256>>>(buf0, buf1, blocks_4_project_conv_1_weight, blocks_4_project_conv_1_bias, buf0, 313600, 784, 40);
 n24_add<<<ceil_div(313600, 256), 256>>>(buf0, buf2, buf0, 313600);
-n3_conv<<<ceil_div(1881600, 256), 256>>>(buf0, blocks_5_expand_conv_0_weight, buf2, 10, 40, 240, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(470400, 256), 256>>>(buf0, blocks_5_expand_conv_0_weight, buf2, 10, 40, 240, 1, 1, 28, 28, 1, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<240, 256>>>(buf2, buf0, 784, 7840, 784, 784, 188160, 7840, 784, 784, 188160, 7840.0, 7840.0);
 n1_norm_apply<<<ceil_div(1881600, 256), 256>>>(buf2, buf0, blocks_5_expand_conv_1_weight, blocks_5_expand_conv_1_bias, buf2, 1881600, 784, 240);
 n5_hardtanh<<<ceil_div(1881600, 256), 256>>>(buf2, buf2, 1881600);
@@ -423,7 +642,7 @@ n5_hardtanh<<<ceil_div(470400, 256), 256>>>(buf0, buf0, 470400);
 n3_conv<<<ceil_div(156800, 256), 256>>>(buf0, blocks_5_project_conv_0_weight, buf2, 10, 240, 80, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<80, 256>>>(buf2, buf0, 196, 1960, 196, 196, 15680, 1960, 196, 196, 15680, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(156800, 256), 256>>>(buf2, buf0, blocks_5_project_conv_1_weight, blocks_5_project_conv_1_bias, buf2, 156800, 196, 80);
-n3_conv<<<ceil_div(940800, 256), 256>>>(buf2, blocks_6_expand_conv_0_weight, buf0, 10, 80, 480, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n14_conv<<<ceil_div(470400, 256), 256>>>(buf2, blocks_6_expand_conv_0_weight, buf0, 10, 80, 480, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<480, 256>>>(buf0, buf1, 196, 1960, 196, 196, 94080, 1960, 196, 196, 94080, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(940800, 256), 256>>>(buf0, buf1, blocks_6_expand_conv_1_weight, blocks_6_expand_conv_1_bias, buf0, 940800, 196, 480);
 n5_hardtanh<<<ceil_div(940800, 256), 256>>>(buf0, buf0, 940800);
@@ -435,7 +654,7 @@ n3_conv<<<ceil_div(156800, 256), 256>>>(buf1, blocks_6_project_conv_0_weight, bu
 n1_norm_stats<<<80, 256>>>(buf0, buf1, 196, 1960, 196, 196, 15680, 1960, 196, 196, 15680, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(156800, 256), 256>>>(buf0, buf1, blocks_6_project_conv_1_weight, blocks_6_project_conv_1_bias, buf0, 156800, 196, 80);
 n24_add<<<ceil_div(156800, 256), 256>>>(buf0, buf2, buf0, 156800);
-n3_conv<<<ceil_div(940800, 256), 256>>>(buf0, blocks_7_expand_conv_0_weight, buf2, 10, 80, 480, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n14_conv<<<ceil_div(470400, 256), 256>>>(buf0, blocks_7_expand_conv_0_weight, buf2, 10, 80, 480, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<480, 256>>>(buf2, buf0, 196, 1960, 196, 196, 94080, 1960, 196, 196, 94080, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(940800, 256), 256>>>(buf2, buf0, blocks_7_expand_conv_1_weight, blocks_7_expand_conv_1_bias, buf2, 940800, 196, 480);
 n5_hardtanh<<<ceil_div(940800, 256), 256>>>(buf2, buf2, 940800);
@@ -446,7 +665,7 @@ n5_hardtanh<<<ceil_div(940800, 256), 256>>>(buf0, buf0, 940800);
 n3_conv<<<ceil_div(219520, 256), 256>>>(buf0, blocks_7_project_conv_0_weight, buf2, 10, 480, 112, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<112, 256>>>(buf2, buf0, 196, 1960, 196, 196, 21952, 1960, 196, 196, 21952, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(219520, 256), 256>>>(buf2, buf0, blocks_7_project_conv_1_weight, blocks_7_project_conv_1_bias, buf2, 219520, 196, 112);
-n3_conv<<<ceil_div(1317120, 256), 256>>>(buf2, blocks_8_expand_conv_0_weight, buf0, 10, 112, 672, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(329280, 256), 256>>>(buf2, blocks_8_expand_conv_0_weight, buf0, 10, 112, 672, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<672, 256>>>(buf0, buf1, 196, 1960, 196, 196, 131712, 1960, 196, 196, 131712, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1317120, 256), 256>>>(buf0, buf1, blocks_8_expand_conv_1_weight, blocks_8_expand_conv_1_bias, buf0, 1317120, 196, 672);
 n5_hardtanh<<<ceil_div(1317120, 256), 256>>>(buf0, buf0, 1317120);
@@ -458,7 +677,7 @@ n3_conv<<<ceil_div(219520, 256), 256>>>(buf1, blocks_8_project_conv_0_weight, bu
 n1_norm_stats<<<112, 256>>>(buf0, buf1, 196, 1960, 196, 196, 21952, 1960, 196, 196, 21952, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(219520, 256), 256>>>(buf0, buf1, blocks_8_project_conv_1_weight, blocks_8_project_conv_1_bias, buf0, 219520, 196, 112);
 n24_add<<<ceil_div(219520, 256), 256>>>(buf0, buf2, buf0, 219520);
-n3_conv<<<ceil_div(1317120, 256), 256>>>(buf0, blocks_9_expand_conv_0_weight, buf2, 10, 112, 672, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(329280, 256), 256>>>(buf0, blocks_9_expand_conv_0_weight, buf2, 10, 112, 672, 1, 1, 14, 14, 1, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<672, 256>>>(buf2, buf0, 196, 1960, 196, 196, 131712, 1960, 196, 196, 131712, 1960.0, 1960.0);
 n1_norm_apply<<<ceil_div(1317120, 256), 256>>>(buf2, buf0, blocks_9_expand_conv_1_weight, blocks_9_expand_conv_1_bias, buf2, 1317120, 196, 672);
 n5_hardtanh<<<ceil_div(1317120, 256), 256>>>(buf2, buf2, 1317120);
@@ -469,7 +688,7 @@ n5_hardtanh<<<ceil_div(329280, 256), 256>>>(buf0, buf0, 329280);
 n3_conv<<<ceil_div(94080, 256), 256>>>(buf0, blocks_9_project_conv_0_weight, buf2, 10, 672, 192, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<192, 256>>>(buf2, buf0, 49, 490, 49, 49, 9408, 490, 49, 49, 9408, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(94080, 256), 256>>>(buf2, buf0, blocks_9_project_conv_1_weight, blocks_9_project_conv_1_bias, buf2, 94080, 49, 192);
-n3_conv<<<ceil_div(564480, 256), 256>>>(buf2, blocks_10_expand_conv_0_weight, buf0, 10, 192, 1152, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n14_conv<<<ceil_div(282240, 256), 256>>>(buf2, blocks_10_expand_conv_0_weight, buf0, 10, 192, 1152, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1152, 256>>>(buf0, buf1, 49, 490, 49, 49, 56448, 490, 49, 49, 56448, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(564480, 256), 256>>>(buf0, buf1, blocks_10_expand_conv_1_weight, blocks_10_expand_conv_1_bias, buf0, 564480, 49, 1152);
 n5_hardtanh<<<ceil_div(564480, 256), 256>>>(buf0, buf0, 564480);
@@ -481,7 +700,7 @@ n3_conv<<<ceil_div(94080, 256), 256>>>(buf1, blocks_10_project_conv_0_weight, bu
 n1_norm_stats<<<192, 256>>>(buf0, buf1, 49, 490, 49, 49, 9408, 490, 49, 49, 9408, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(94080, 256), 256>>>(buf0, buf1, blocks_10_project_conv_1_weight, blocks_10_project_conv_1_bias, buf0, 94080, 49, 192);
 n24_add<<<ceil_div(94080, 256), 256>>>(buf0, buf2, buf0, 94080);
-n3_conv<<<ceil_div(564480, 256), 256>>>(buf0, blocks_11_expand_conv_0_weight, buf2, 10, 192, 1152, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n14_conv<<<ceil_div(282240, 256), 256>>>(buf0, blocks_11_expand_conv_0_weight, buf2, 10, 192, 1152, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1152, 256>>>(buf2, buf1, 49, 490, 49, 49, 56448, 490, 49, 49, 56448, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(564480, 256), 256>>>(buf2, buf1, blocks_11_expand_conv_1_weight, blocks_11_expand_conv_1_bias, buf2, 564480, 49, 1152);
 n5_hardtanh<<<ceil_div(564480, 256), 256>>>(buf2, buf2, 564480);
@@ -493,7 +712,7 @@ n3_conv<<<ceil_div(94080, 256), 256>>>(buf1, blocks_11_project_conv_0_weight, bu
 n1_norm_stats<<<192, 256>>>(buf2, buf1, 49, 490, 49, 49, 9408, 490, 49, 49, 9408, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(94080, 256), 256>>>(buf2, buf1, blocks_11_project_conv_1_weight, blocks_11_project_conv_1_bias, buf2, 94080, 49, 192);
 n24_add<<<ceil_div(94080, 256), 256>>>(buf2, buf0, buf2, 94080);
-n3_conv<<<ceil_div(564480, 256), 256>>>(buf2, blocks_12_expand_conv_0_weight, buf0, 10, 192, 1152, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n14_conv<<<ceil_div(282240, 256), 256>>>(buf2, blocks_12_expand_conv_0_weight, buf0, 10, 192, 1152, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1152, 256>>>(buf0, buf2, 49, 490, 49, 49, 56448, 490, 49, 49, 56448, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(564480, 256), 256>>>(buf0, buf2, blocks_12_expand_conv_1_weight, blocks_12_expand_conv_1_bias, buf0, 564480, 49, 1152);
 n5_hardtanh<<<ceil_div(564480, 256), 256>>>(buf0, buf0, 564480);
@@ -504,7 +723,7 @@ n5_hardtanh<<<ceil_div(564480, 256), 256>>>(buf2, buf2, 564480);
 n3_conv<<<ceil_div(156800, 256), 256>>>(buf2, blocks_12_project_conv_0_weight, buf0, 10, 1152, 320, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<320, 256>>>(buf0, buf2, 49, 490, 49, 49, 15680, 490, 49, 49, 15680, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(156800, 256), 256>>>(buf0, buf2, blocks_12_project_conv_1_weight, blocks_12_project_conv_1_bias, buf0, 156800, 49, 320);
-n3_conv<<<ceil_div(627200, 256), 256>>>(buf0, conv2_weight, buf2, 10, 320, 1280, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n14_conv<<<ceil_div(313600, 256), 256>>>(buf0, conv2_weight, buf2, 10, 320, 1280, 1, 1, 7, 7, 1, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1280, 256>>>(buf2, buf0, 49, 490, 49, 49, 62720, 490, 49, 49, 62720, 490.0, 490.0);
 n1_norm_apply<<<ceil_div(627200, 256), 256>>>(buf2, buf0, bn2_weight, bn2_bias, buf2, 627200, 49, 1280);
 n2_relu<<<ceil_div(627200, 256), 256>>>(buf2, buf2, 627200);

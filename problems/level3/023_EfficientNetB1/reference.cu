@@ -20,7 +20,7 @@ static __device__ double block_sum(double v, double* sh)
     return r;
 }
 
-/* t0: Conv2d, one thread per output, double accumulation */
+/* t0: Conv2d, 8 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n0_conv(const float* x,
     const float* weight,
     double* out,
@@ -52,17 +52,18 @@ extern "C" __global__ void n0_conv(const float* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -74,13 +75,18 @@ extern "C" __global__ void n0_conv(const float* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* t1: batch norm statistics (mean, biased variance) of 144000 values each, one block per statistic */
@@ -157,7 +163,7 @@ extern "C" __global__ void n2_relu(const double* x,
     out[i] = (a < 0.0 ? 0.0 : a);
 }
 
-/* t3: Conv2d, one thread per output, double accumulation */
+/* t3: Conv2d, 8 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n3_conv(const double* x,
     const float* weight,
     double* out,
@@ -189,17 +195,18 @@ extern "C" __global__ void n3_conv(const double* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -211,13 +218,18 @@ extern "C" __global__ void n3_conv(const double* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* t5: hardtanh */
@@ -232,6 +244,213 @@ extern "C" __global__ void n5_hardtanh(const double* x,
     if (c < 0.0) c = 0.0;
     if (c > 6.0) c = 6.0;
     out[i] = (c);
+}
+
+/* t6: Conv2d, 1 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n6_conv(const double* x,
+    const float* weight,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 1) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 1)) * 1;   /* channels co0 .. co0 + 0 */
+    const long long n = t / (CO / 1);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[1];
+    for (int r = 0; r < 1; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 1; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 1; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
+}
+
+/* t17: Conv2d, 2 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n17_conv(const double* x,
+    const float* weight,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 2) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 2)) * 2;   /* channels co0 .. co0 + 1 */
+    const long long n = t / (CO / 2);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[2];
+    for (int r = 0; r < 2; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 2; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 2; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
+}
+
+/* t35: Conv2d, 4 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n35_conv(const double* x,
+    const float* weight,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 4) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 4)) * 4;   /* channels co0 .. co0 + 3 */
+    const long long n = t / (CO / 4);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[4];
+    for (int r = 0; r < 4; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 4; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 4; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* t62: AdaptiveAvgPool to [1, 1], one block per output */
@@ -341,88 +560,88 @@ extern "C" __global__ void n64_linear(const double* x,
 /*@launch
 scratch double buf0[13824000];
 scratch double buf1[5184000];
-n0_conv<<<ceil_div(4608000, 256), 256>>>(x, conv1_weight, buf0, 10, 3, 32, 1, 1, 240, 240, 1, 120, 120, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
+n0_conv<<<ceil_div(576000, 256), 256>>>(x, conv1_weight, buf0, 10, 3, 32, 1, 1, 240, 240, 1, 120, 120, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<32, 256>>>(buf0, buf1, 14400, 144000, 14400, 14400, 460800, 144000, 14400, 14400, 460800, 144000.0, 144000.0);
 n1_norm_apply<<<ceil_div(4608000, 256), 256>>>(buf0, buf1, bn1_weight, bn1_bias, buf0, 4608000, 14400, 32);
 n2_relu<<<ceil_div(4608000, 256), 256>>>(buf0, buf0, 4608000);
-n3_conv<<<ceil_div(4608000, 256), 256>>>(buf0, mbconv1_0_weight, buf1, 10, 32, 32, 1, 1, 120, 120, 1, 120, 120, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n3_conv<<<ceil_div(576000, 256), 256>>>(buf0, mbconv1_0_weight, buf1, 10, 32, 32, 1, 1, 120, 120, 1, 120, 120, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<32, 256>>>(buf1, buf0, 14400, 144000, 14400, 14400, 460800, 144000, 14400, 14400, 460800, 144000.0, 144000.0);
 n1_norm_apply<<<ceil_div(4608000, 256), 256>>>(buf1, buf0, mbconv1_1_weight, mbconv1_1_bias, buf1, 4608000, 14400, 32);
 n5_hardtanh<<<ceil_div(4608000, 256), 256>>>(buf1, buf1, 4608000);
-n3_conv<<<ceil_div(4608000, 256), 256>>>(buf1, mbconv1_3_weight, buf0, 10, 32, 32, 32, 1, 120, 120, 1, 120, 120, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n6_conv<<<ceil_div(4608000, 256), 256>>>(buf1, mbconv1_3_weight, buf0, 10, 32, 32, 32, 1, 120, 120, 1, 120, 120, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<32, 256>>>(buf0, buf1, 14400, 144000, 14400, 14400, 460800, 144000, 14400, 14400, 460800, 144000.0, 144000.0);
 n1_norm_apply<<<ceil_div(4608000, 256), 256>>>(buf0, buf1, mbconv1_4_weight, mbconv1_4_bias, buf0, 4608000, 14400, 32);
 n5_hardtanh<<<ceil_div(4608000, 256), 256>>>(buf0, buf0, 4608000);
-n3_conv<<<ceil_div(2304000, 256), 256>>>(buf0, mbconv1_6_weight, buf1, 10, 32, 16, 1, 1, 120, 120, 1, 120, 120, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n3_conv<<<ceil_div(288000, 256), 256>>>(buf0, mbconv1_6_weight, buf1, 10, 32, 16, 1, 1, 120, 120, 1, 120, 120, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<16, 256>>>(buf1, buf0, 14400, 144000, 14400, 14400, 230400, 144000, 14400, 14400, 230400, 144000.0, 144000.0);
 n1_norm_apply<<<ceil_div(2304000, 256), 256>>>(buf1, buf0, mbconv1_7_weight, mbconv1_7_bias, buf1, 2304000, 14400, 16);
-n3_conv<<<ceil_div(13824000, 256), 256>>>(buf1, mbconv2_0_weight, buf0, 10, 16, 96, 1, 1, 120, 120, 1, 120, 120, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n3_conv<<<ceil_div(1728000, 256), 256>>>(buf1, mbconv2_0_weight, buf0, 10, 16, 96, 1, 1, 120, 120, 1, 120, 120, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<96, 256>>>(buf0, buf1, 14400, 144000, 14400, 14400, 1382400, 144000, 14400, 14400, 1382400, 144000.0, 144000.0);
 n1_norm_apply<<<ceil_div(13824000, 256), 256>>>(buf0, buf1, mbconv2_1_weight, mbconv2_1_bias, buf0, 13824000, 14400, 96);
 n5_hardtanh<<<ceil_div(13824000, 256), 256>>>(buf0, buf0, 13824000);
-n3_conv<<<ceil_div(3456000, 256), 256>>>(buf0, mbconv2_3_weight, buf1, 10, 96, 96, 96, 1, 120, 120, 1, 60, 60, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
+n6_conv<<<ceil_div(3456000, 256), 256>>>(buf0, mbconv2_3_weight, buf1, 10, 96, 96, 96, 1, 120, 120, 1, 60, 60, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<96, 256>>>(buf1, buf0, 3600, 36000, 3600, 3600, 345600, 36000, 3600, 3600, 345600, 36000.0, 36000.0);
 n1_norm_apply<<<ceil_div(3456000, 256), 256>>>(buf1, buf0, mbconv2_4_weight, mbconv2_4_bias, buf1, 3456000, 3600, 96);
 n5_hardtanh<<<ceil_div(3456000, 256), 256>>>(buf1, buf1, 3456000);
-n3_conv<<<ceil_div(864000, 256), 256>>>(buf1, mbconv2_6_weight, buf0, 10, 96, 24, 1, 1, 60, 60, 1, 60, 60, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n17_conv<<<ceil_div(432000, 256), 256>>>(buf1, mbconv2_6_weight, buf0, 10, 96, 24, 1, 1, 60, 60, 1, 60, 60, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<24, 256>>>(buf0, buf1, 3600, 36000, 3600, 3600, 86400, 36000, 3600, 3600, 86400, 36000.0, 36000.0);
 n1_norm_apply<<<ceil_div(864000, 256), 256>>>(buf0, buf1, mbconv2_7_weight, mbconv2_7_bias, buf0, 864000, 3600, 24);
-n3_conv<<<ceil_div(5184000, 256), 256>>>(buf0, mbconv3_0_weight, buf1, 10, 24, 144, 1, 1, 60, 60, 1, 60, 60, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n3_conv<<<ceil_div(648000, 256), 256>>>(buf0, mbconv3_0_weight, buf1, 10, 24, 144, 1, 1, 60, 60, 1, 60, 60, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<144, 256>>>(buf1, buf0, 3600, 36000, 3600, 3600, 518400, 36000, 3600, 3600, 518400, 36000.0, 36000.0);
 n1_norm_apply<<<ceil_div(5184000, 256), 256>>>(buf1, buf0, mbconv3_1_weight, mbconv3_1_bias, buf1, 5184000, 3600, 144);
 n5_hardtanh<<<ceil_div(5184000, 256), 256>>>(buf1, buf1, 5184000);
-n3_conv<<<ceil_div(1296000, 256), 256>>>(buf1, mbconv3_3_weight, buf0, 10, 144, 144, 144, 1, 60, 60, 1, 30, 30, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
+n6_conv<<<ceil_div(1296000, 256), 256>>>(buf1, mbconv3_3_weight, buf0, 10, 144, 144, 144, 1, 60, 60, 1, 30, 30, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<144, 256>>>(buf0, buf1, 900, 9000, 900, 900, 129600, 9000, 900, 900, 129600, 9000.0, 9000.0);
 n1_norm_apply<<<ceil_div(1296000, 256), 256>>>(buf0, buf1, mbconv3_4_weight, mbconv3_4_bias, buf0, 1296000, 900, 144);
 n5_hardtanh<<<ceil_div(1296000, 256), 256>>>(buf0, buf0, 1296000);
-n3_conv<<<ceil_div(360000, 256), 256>>>(buf0, mbconv3_6_weight, buf1, 10, 144, 40, 1, 1, 30, 30, 1, 30, 30, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(360000, 256), 256>>>(buf0, mbconv3_6_weight, buf1, 10, 144, 40, 1, 1, 30, 30, 1, 30, 30, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<40, 256>>>(buf1, buf0, 900, 9000, 900, 900, 36000, 9000, 900, 900, 36000, 9000.0, 9000.0);
 n1_norm_apply<<<ceil_div(360000, 256), 256>>>(buf1, buf0, mbconv3_7_weight, mbconv3_7_bias, buf1, 360000, 900, 40);
-n3_conv<<<ceil_div(2160000, 256), 256>>>(buf1, mbconv4_0_weight, buf0, 10, 40, 240, 1, 1, 30, 30, 1, 30, 30, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n3_conv<<<ceil_div(270000, 256), 256>>>(buf1, mbconv4_0_weight, buf0, 10, 40, 240, 1, 1, 30, 30, 1, 30, 30, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<240, 256>>>(buf0, buf1, 900, 9000, 900, 900, 216000, 9000, 900, 900, 216000, 9000.0, 9000.0);
 n1_norm_apply<<<ceil_div(2160000, 256), 256>>>(buf0, buf1, mbconv4_1_weight, mbconv4_1_bias, buf0, 2160000, 900, 240);
 n5_hardtanh<<<ceil_div(2160000, 256), 256>>>(buf0, buf0, 2160000);
-n3_conv<<<ceil_div(540000, 256), 256>>>(buf0, mbconv4_3_weight, buf1, 10, 240, 240, 240, 1, 30, 30, 1, 15, 15, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
+n6_conv<<<ceil_div(540000, 256), 256>>>(buf0, mbconv4_3_weight, buf1, 10, 240, 240, 240, 1, 30, 30, 1, 15, 15, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<240, 256>>>(buf1, buf0, 225, 2250, 225, 225, 54000, 2250, 225, 225, 54000, 2250.0, 2250.0);
 n1_norm_apply<<<ceil_div(540000, 256), 256>>>(buf1, buf0, mbconv4_4_weight, mbconv4_4_bias, buf1, 540000, 225, 240);
 n5_hardtanh<<<ceil_div(540000, 256), 256>>>(buf1, buf1, 540000);
-n3_conv<<<ceil_div(180000, 256), 256>>>(buf1, mbconv4_6_weight, buf0, 10, 240, 80, 1, 1, 15, 15, 1, 15, 15, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(180000, 256), 256>>>(buf1, mbconv4_6_weight, buf0, 10, 240, 80, 1, 1, 15, 15, 1, 15, 15, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<80, 256>>>(buf0, buf1, 225, 2250, 225, 225, 18000, 2250, 225, 225, 18000, 2250.0, 2250.0);
 n1_norm_apply<<<ceil_div(180000, 256), 256>>>(buf0, buf1, mbconv4_7_weight, mbconv4_7_bias, buf0, 180000, 225, 80);
-n3_conv<<<ceil_div(1080000, 256), 256>>>(buf0, mbconv5_0_weight, buf1, 10, 80, 480, 1, 1, 15, 15, 1, 15, 15, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n35_conv<<<ceil_div(270000, 256), 256>>>(buf0, mbconv5_0_weight, buf1, 10, 80, 480, 1, 1, 15, 15, 1, 15, 15, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<480, 256>>>(buf1, buf0, 225, 2250, 225, 225, 108000, 2250, 225, 225, 108000, 2250.0, 2250.0);
 n1_norm_apply<<<ceil_div(1080000, 256), 256>>>(buf1, buf0, mbconv5_1_weight, mbconv5_1_bias, buf1, 1080000, 225, 480);
 n5_hardtanh<<<ceil_div(1080000, 256), 256>>>(buf1, buf1, 1080000);
-n3_conv<<<ceil_div(1080000, 256), 256>>>(buf1, mbconv5_3_weight, buf0, 10, 480, 480, 480, 1, 15, 15, 1, 15, 15, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n6_conv<<<ceil_div(1080000, 256), 256>>>(buf1, mbconv5_3_weight, buf0, 10, 480, 480, 480, 1, 15, 15, 1, 15, 15, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<480, 256>>>(buf0, buf1, 225, 2250, 225, 225, 108000, 2250, 225, 225, 108000, 2250.0, 2250.0);
 n1_norm_apply<<<ceil_div(1080000, 256), 256>>>(buf0, buf1, mbconv5_4_weight, mbconv5_4_bias, buf0, 1080000, 225, 480);
 n5_hardtanh<<<ceil_div(1080000, 256), 256>>>(buf0, buf0, 1080000);
-n3_conv<<<ceil_div(252000, 256), 256>>>(buf0, mbconv5_6_weight, buf1, 10, 480, 112, 1, 1, 15, 15, 1, 15, 15, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(252000, 256), 256>>>(buf0, mbconv5_6_weight, buf1, 10, 480, 112, 1, 1, 15, 15, 1, 15, 15, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<112, 256>>>(buf1, buf0, 225, 2250, 225, 225, 25200, 2250, 225, 225, 25200, 2250.0, 2250.0);
 n1_norm_apply<<<ceil_div(252000, 256), 256>>>(buf1, buf0, mbconv5_7_weight, mbconv5_7_bias, buf1, 252000, 225, 112);
-n3_conv<<<ceil_div(1512000, 256), 256>>>(buf1, mbconv6_0_weight, buf0, 10, 112, 672, 1, 1, 15, 15, 1, 15, 15, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n35_conv<<<ceil_div(378000, 256), 256>>>(buf1, mbconv6_0_weight, buf0, 10, 112, 672, 1, 1, 15, 15, 1, 15, 15, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<672, 256>>>(buf0, buf1, 225, 2250, 225, 225, 151200, 2250, 225, 225, 151200, 2250.0, 2250.0);
 n1_norm_apply<<<ceil_div(1512000, 256), 256>>>(buf0, buf1, mbconv6_1_weight, mbconv6_1_bias, buf0, 1512000, 225, 672);
 n5_hardtanh<<<ceil_div(1512000, 256), 256>>>(buf0, buf0, 1512000);
-n3_conv<<<ceil_div(430080, 256), 256>>>(buf0, mbconv6_3_weight, buf1, 10, 672, 672, 672, 1, 15, 15, 1, 8, 8, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
+n6_conv<<<ceil_div(430080, 256), 256>>>(buf0, mbconv6_3_weight, buf1, 10, 672, 672, 672, 1, 15, 15, 1, 8, 8, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<672, 256>>>(buf1, buf0, 64, 640, 64, 64, 43008, 640, 64, 64, 43008, 640.0, 640.0);
 n1_norm_apply<<<ceil_div(430080, 256), 256>>>(buf1, buf0, mbconv6_4_weight, mbconv6_4_bias, buf1, 430080, 64, 672);
 n5_hardtanh<<<ceil_div(430080, 256), 256>>>(buf1, buf1, 430080);
-n3_conv<<<ceil_div(122880, 256), 256>>>(buf1, mbconv6_6_weight, buf0, 10, 672, 192, 1, 1, 8, 8, 1, 8, 8, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(122880, 256), 256>>>(buf1, mbconv6_6_weight, buf0, 10, 672, 192, 1, 1, 8, 8, 1, 8, 8, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<192, 256>>>(buf0, buf1, 64, 640, 64, 64, 12288, 640, 64, 64, 12288, 640.0, 640.0);
 n1_norm_apply<<<ceil_div(122880, 256), 256>>>(buf0, buf1, mbconv6_7_weight, mbconv6_7_bias, buf0, 122880, 64, 192);
-n3_conv<<<ceil_div(737280, 256), 256>>>(buf0, mbconv7_0_weight, buf1, 10, 192, 1152, 1, 1, 8, 8, 1, 8, 8, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n17_conv<<<ceil_div(368640, 256), 256>>>(buf0, mbconv7_0_weight, buf1, 10, 192, 1152, 1, 1, 8, 8, 1, 8, 8, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1152, 256>>>(buf1, buf0, 64, 640, 64, 64, 73728, 640, 64, 64, 73728, 640.0, 640.0);
 n1_norm_apply<<<ceil_div(737280, 256), 256>>>(buf1, buf0, mbconv7_1_weight, mbconv7_1_bias, buf1, 737280, 64, 1152);
 n5_hardtanh<<<ceil_div(737280, 256), 256>>>(buf1, buf1, 737280);
-n3_conv<<<ceil_div(737280, 256), 256>>>(buf1, mbconv7_3_weight, buf0, 10, 1152, 1152, 1152, 1, 8, 8, 1, 8, 8, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n6_conv<<<ceil_div(737280, 256), 256>>>(buf1, mbconv7_3_weight, buf0, 10, 1152, 1152, 1152, 1, 8, 8, 1, 8, 8, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<1152, 256>>>(buf0, buf1, 64, 640, 64, 64, 73728, 640, 64, 64, 73728, 640.0, 640.0);
 n1_norm_apply<<<ceil_div(737280, 256), 256>>>(buf0, buf1, mbconv7_4_weight, mbconv7_4_bias, buf0, 737280, 64, 1152);
 n5_hardtanh<<<ceil_div(737280, 256), 256>>>(buf0, buf0, 737280);
-n3_conv<<<ceil_div(204800, 256), 256>>>(buf0, mbconv7_6_weight, buf1, 10, 1152, 320, 1, 1, 8, 8, 1, 8, 8, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(204800, 256), 256>>>(buf0, mbconv7_6_weight, buf1, 10, 1152, 320, 1, 1, 8, 8, 1, 8, 8, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<320, 256>>>(buf1, buf0, 64, 640, 64, 64, 20480, 640, 64, 64, 20480, 640.0, 640.0);
 n1_norm_apply<<<ceil_div(204800, 256), 256>>>(buf1, buf0, mbconv7_7_weight, mbconv7_7_bias, buf1, 204800, 64, 320);
-n3_conv<<<ceil_div(819200, 256), 256>>>(buf1, conv2_weight, buf0, 10, 320, 1280, 1, 1, 8, 8, 1, 8, 8, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n17_conv<<<ceil_div(409600, 256), 256>>>(buf1, conv2_weight, buf0, 10, 320, 1280, 1, 1, 8, 8, 1, 8, 8, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1280, 256>>>(buf0, buf1, 64, 640, 64, 64, 81920, 640, 64, 64, 81920, 640.0, 640.0);
 n1_norm_apply<<<ceil_div(819200, 256), 256>>>(buf0, buf1, bn2_weight, bn2_bias, buf0, 819200, 64, 1280);
 n2_relu<<<ceil_div(819200, 256), 256>>>(buf0, buf0, 819200);

@@ -20,7 +20,7 @@ static __device__ double block_sum(double v, double* sh)
     return r;
 }
 
-/* t0: Conv2d, one thread per output, double accumulation */
+/* t0: Conv2d, 2 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n0_conv(const float* x,
     const float* weight,
     double* out,
@@ -52,17 +52,18 @@ extern "C" __global__ void n0_conv(const float* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 2) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 2)) * 2;   /* channels co0 .. co0 + 1 */
+    const long long n = t / (CO / 2);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[2];
+    for (int r = 0; r < 2; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -74,13 +75,18 @@ extern "C" __global__ void n0_conv(const float* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 2; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 2; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* t1: batch norm statistics (mean, biased variance) of 25088 values each, one block per statistic */
@@ -157,7 +163,7 @@ extern "C" __global__ void n2_relu(const double* x,
     out[i] = (a < 0.0 ? 0.0 : a);
 }
 
-/* t3: Conv2d, one thread per output, double accumulation */
+/* t3: Conv2d, 8 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n3_conv(const double* x,
     const float* weight,
     double* out,
@@ -189,17 +195,18 @@ extern "C" __global__ void n3_conv(const double* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -211,13 +218,87 @@ extern "C" __global__ void n3_conv(const double* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
+}
+
+/* t6: Conv2d, 1 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n6_conv(const double* x,
+    const float* weight,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 1) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 1)) * 1;   /* channels co0 .. co0 + 0 */
+    const long long n = t / (CO / 1);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[1];
+    for (int r = 0; r < 1; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 1; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 1; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* t9: AdaptiveAvgPool to [1, 1], one block per output */
@@ -389,87 +470,87 @@ extern "C" __global__ void n68_linear(const double* x,
 /*@launch
 scratch double buf0[2408448];
 scratch double buf1[2408448];
-n0_conv<<<ceil_div(802816, 256), 256>>>(x, conv1_weight, buf0, 2, 3, 32, 1, 1, 224, 224, 1, 112, 112, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
+n0_conv<<<ceil_div(401408, 256), 256>>>(x, conv1_weight, buf0, 2, 3, 32, 1, 1, 224, 224, 1, 112, 112, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<32, 256>>>(buf0, buf1, 12544, 25088, 12544, 12544, 401408, 25088, 12544, 12544, 401408, 25088.0, 25088.0);
 n1_norm_apply<<<ceil_div(802816, 256), 256>>>(buf0, buf1, bn1_weight, bn1_bias, buf0, 802816, 12544, 32);
 n2_relu<<<ceil_div(802816, 256), 256>>>(buf0, buf0, 802816);
-n3_conv<<<ceil_div(2408448, 256), 256>>>(buf0, mbconv1_0_weight, buf1, 2, 32, 96, 1, 1, 112, 112, 1, 112, 112, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n3_conv<<<ceil_div(301056, 256), 256>>>(buf0, mbconv1_0_weight, buf1, 2, 32, 96, 1, 1, 112, 112, 1, 112, 112, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<96, 256>>>(buf1, buf0, 12544, 25088, 12544, 12544, 1204224, 25088, 12544, 12544, 1204224, 25088.0, 25088.0);
 n1_norm_apply<<<ceil_div(2408448, 256), 256>>>(buf1, buf0, mbconv1_1_weight, mbconv1_1_bias, buf1, 2408448, 12544, 96);
 n2_relu<<<ceil_div(2408448, 256), 256>>>(buf1, buf1, 2408448);
-n3_conv<<<ceil_div(2408448, 256), 256>>>(buf1, mbconv1_3_weight, buf0, 2, 96, 96, 96, 1, 112, 112, 1, 112, 112, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n6_conv<<<ceil_div(2408448, 256), 256>>>(buf1, mbconv1_3_weight, buf0, 2, 96, 96, 96, 1, 112, 112, 1, 112, 112, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<96, 256>>>(buf0, buf1, 12544, 25088, 12544, 12544, 1204224, 25088, 12544, 12544, 1204224, 25088.0, 25088.0);
 n1_norm_apply<<<ceil_div(2408448, 256), 256>>>(buf0, buf1, mbconv1_4_weight, mbconv1_4_bias, buf0, 2408448, 12544, 96);
 n2_relu<<<ceil_div(2408448, 256), 256>>>(buf0, buf0, 2408448);
 n9_adaptive_avg_pool<<<192, 256>>>(buf0, buf1, 1, 1, 1, 1, 96, 96, 112, 1, 112, 0, 1, 112, 1, 112, 0, 1, 96, 12544, 112, 1);
-n3_conv<<<ceil_div(48, 256), 256>>>(buf1, mbconv1_7_weight, buf0, 2, 96, 24, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(48, 256), 256>>>(buf1, mbconv1_7_weight, buf0, 2, 96, 24, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n2_relu<<<ceil_div(48, 256), 256>>>(buf0, buf0, 48);
-n3_conv<<<ceil_div(192, 256), 256>>>(buf0, mbconv1_9_weight, buf1, 2, 24, 96, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(192, 256), 256>>>(buf0, mbconv1_9_weight, buf1, 2, 24, 96, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n13_sigmoid<<<ceil_div(192, 256), 256>>>(buf1, buf1, 192);
-n3_conv<<<ceil_div(192, 256), 256>>>(buf1, mbconv1_11_weight, buf0, 2, 96, 96, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(192, 256), 256>>>(buf1, mbconv1_11_weight, buf0, 2, 96, 96, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n15_norm_stats<<<96, 32>>>(buf0, buf1, 2, 96, 2, 96);
 n15_norm_apply<<<ceil_div(192, 256), 256>>>(buf0, buf1, mbconv1_12_weight, mbconv1_12_bias, buf0, 192, 96);
-n3_conv<<<ceil_div(1152, 256), 256>>>(buf0, mbconv2_0_weight, buf1, 2, 96, 576, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(1152, 256), 256>>>(buf0, mbconv2_0_weight, buf1, 2, 96, 576, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n15_norm_stats<<<576, 32>>>(buf1, buf0, 2, 576, 2, 576);
 n15_norm_apply<<<ceil_div(1152, 256), 256>>>(buf1, buf0, mbconv2_1_weight, mbconv2_1_bias, buf1, 1152, 576);
 n2_relu<<<ceil_div(1152, 256), 256>>>(buf1, buf1, 1152);
-n3_conv<<<ceil_div(1152, 256), 256>>>(buf1, mbconv2_3_weight, buf0, 2, 576, 576, 576, 1, 1, 1, 1, 1, 1, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
+n6_conv<<<ceil_div(1152, 256), 256>>>(buf1, mbconv2_3_weight, buf0, 2, 576, 576, 576, 1, 1, 1, 1, 1, 1, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
 n15_norm_stats<<<576, 32>>>(buf0, buf1, 2, 576, 2, 576);
 n15_norm_apply<<<ceil_div(1152, 256), 256>>>(buf0, buf1, mbconv2_4_weight, mbconv2_4_bias, buf0, 1152, 576);
 n2_relu<<<ceil_div(1152, 256), 256>>>(buf0, buf0, 1152);
-n3_conv<<<ceil_div(288, 256), 256>>>(buf0, mbconv2_7_weight, buf1, 2, 576, 144, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(288, 256), 256>>>(buf0, mbconv2_7_weight, buf1, 2, 576, 144, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n2_relu<<<ceil_div(288, 256), 256>>>(buf1, buf1, 288);
-n3_conv<<<ceil_div(1152, 256), 256>>>(buf1, mbconv2_9_weight, buf0, 2, 144, 576, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(1152, 256), 256>>>(buf1, mbconv2_9_weight, buf0, 2, 144, 576, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n13_sigmoid<<<ceil_div(1152, 256), 256>>>(buf0, buf0, 1152);
-n3_conv<<<ceil_div(288, 256), 256>>>(buf0, mbconv2_11_weight, buf1, 2, 576, 144, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(288, 256), 256>>>(buf0, mbconv2_11_weight, buf1, 2, 576, 144, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n15_norm_stats<<<144, 32>>>(buf1, buf0, 2, 144, 2, 144);
 n15_norm_apply<<<ceil_div(288, 256), 256>>>(buf1, buf0, mbconv2_12_weight, mbconv2_12_bias, buf1, 288, 144);
-n3_conv<<<ceil_div(1728, 256), 256>>>(buf1, mbconv3_0_weight, buf0, 2, 144, 864, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(1728, 256), 256>>>(buf1, mbconv3_0_weight, buf0, 2, 144, 864, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n15_norm_stats<<<864, 32>>>(buf0, buf1, 2, 864, 2, 864);
 n15_norm_apply<<<ceil_div(1728, 256), 256>>>(buf0, buf1, mbconv3_1_weight, mbconv3_1_bias, buf0, 1728, 864);
 n2_relu<<<ceil_div(1728, 256), 256>>>(buf0, buf0, 1728);
-n3_conv<<<ceil_div(1728, 256), 256>>>(buf0, mbconv3_3_weight, buf1, 2, 864, 864, 864, 1, 1, 1, 1, 1, 1, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
+n6_conv<<<ceil_div(1728, 256), 256>>>(buf0, mbconv3_3_weight, buf1, 2, 864, 864, 864, 1, 1, 1, 1, 1, 1, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
 n15_norm_stats<<<864, 32>>>(buf1, buf0, 2, 864, 2, 864);
 n15_norm_apply<<<ceil_div(1728, 256), 256>>>(buf1, buf0, mbconv3_4_weight, mbconv3_4_bias, buf1, 1728, 864);
 n2_relu<<<ceil_div(1728, 256), 256>>>(buf1, buf1, 1728);
-n3_conv<<<ceil_div(432, 256), 256>>>(buf1, mbconv3_7_weight, buf0, 2, 864, 216, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(432, 256), 256>>>(buf1, mbconv3_7_weight, buf0, 2, 864, 216, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n2_relu<<<ceil_div(432, 256), 256>>>(buf0, buf0, 432);
-n3_conv<<<ceil_div(1728, 256), 256>>>(buf0, mbconv3_9_weight, buf1, 2, 216, 864, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(1728, 256), 256>>>(buf0, mbconv3_9_weight, buf1, 2, 216, 864, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n13_sigmoid<<<ceil_div(1728, 256), 256>>>(buf1, buf1, 1728);
-n3_conv<<<ceil_div(384, 256), 256>>>(buf1, mbconv3_11_weight, buf0, 2, 864, 192, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(384, 256), 256>>>(buf1, mbconv3_11_weight, buf0, 2, 864, 192, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n15_norm_stats<<<192, 32>>>(buf0, buf1, 2, 192, 2, 192);
 n15_norm_apply<<<ceil_div(384, 256), 256>>>(buf0, buf1, mbconv3_12_weight, mbconv3_12_bias, buf0, 384, 192);
-n3_conv<<<ceil_div(2304, 256), 256>>>(buf0, mbconv4_0_weight, buf1, 2, 192, 1152, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(2304, 256), 256>>>(buf0, mbconv4_0_weight, buf1, 2, 192, 1152, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n15_norm_stats<<<1152, 32>>>(buf1, buf0, 2, 1152, 2, 1152);
 n15_norm_apply<<<ceil_div(2304, 256), 256>>>(buf1, buf0, mbconv4_1_weight, mbconv4_1_bias, buf1, 2304, 1152);
 n2_relu<<<ceil_div(2304, 256), 256>>>(buf1, buf1, 2304);
-n3_conv<<<ceil_div(2304, 256), 256>>>(buf1, mbconv4_3_weight, buf0, 2, 1152, 1152, 1152, 1, 1, 1, 1, 1, 1, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
+n6_conv<<<ceil_div(2304, 256), 256>>>(buf1, mbconv4_3_weight, buf0, 2, 1152, 1152, 1152, 1, 1, 1, 1, 1, 1, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
 n15_norm_stats<<<1152, 32>>>(buf0, buf1, 2, 1152, 2, 1152);
 n15_norm_apply<<<ceil_div(2304, 256), 256>>>(buf0, buf1, mbconv4_4_weight, mbconv4_4_bias, buf0, 2304, 1152);
 n2_relu<<<ceil_div(2304, 256), 256>>>(buf0, buf0, 2304);
-n3_conv<<<ceil_div(576, 256), 256>>>(buf0, mbconv4_7_weight, buf1, 2, 1152, 288, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(576, 256), 256>>>(buf0, mbconv4_7_weight, buf1, 2, 1152, 288, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n2_relu<<<ceil_div(576, 256), 256>>>(buf1, buf1, 576);
-n3_conv<<<ceil_div(2304, 256), 256>>>(buf1, mbconv4_9_weight, buf0, 2, 288, 1152, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(2304, 256), 256>>>(buf1, mbconv4_9_weight, buf0, 2, 288, 1152, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n13_sigmoid<<<ceil_div(2304, 256), 256>>>(buf0, buf0, 2304);
-n3_conv<<<ceil_div(576, 256), 256>>>(buf0, mbconv4_11_weight, buf1, 2, 1152, 288, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(576, 256), 256>>>(buf0, mbconv4_11_weight, buf1, 2, 1152, 288, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n15_norm_stats<<<288, 32>>>(buf1, buf0, 2, 288, 2, 288);
 n15_norm_apply<<<ceil_div(576, 256), 256>>>(buf1, buf0, mbconv4_12_weight, mbconv4_12_bias, buf1, 576, 288);
-n3_conv<<<ceil_div(3456, 256), 256>>>(buf1, mbconv5_0_weight, buf0, 2, 288, 1728, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(3456, 256), 256>>>(buf1, mbconv5_0_weight, buf0, 2, 288, 1728, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n15_norm_stats<<<1728, 32>>>(buf0, buf1, 2, 1728, 2, 1728);
 n15_norm_apply<<<ceil_div(3456, 256), 256>>>(buf0, buf1, mbconv5_1_weight, mbconv5_1_bias, buf0, 3456, 1728);
 n2_relu<<<ceil_div(3456, 256), 256>>>(buf0, buf0, 3456);
-n3_conv<<<ceil_div(3456, 256), 256>>>(buf0, mbconv5_3_weight, buf1, 2, 1728, 1728, 1728, 1, 1, 1, 1, 1, 1, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n6_conv<<<ceil_div(3456, 256), 256>>>(buf0, mbconv5_3_weight, buf1, 2, 1728, 1728, 1728, 1, 1, 1, 1, 1, 1, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n15_norm_stats<<<1728, 32>>>(buf1, buf0, 2, 1728, 2, 1728);
 n15_norm_apply<<<ceil_div(3456, 256), 256>>>(buf1, buf0, mbconv5_4_weight, mbconv5_4_bias, buf1, 3456, 1728);
 n2_relu<<<ceil_div(3456, 256), 256>>>(buf1, buf1, 3456);
-n3_conv<<<ceil_div(864, 256), 256>>>(buf1, mbconv5_7_weight, buf0, 2, 1728, 432, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(864, 256), 256>>>(buf1, mbconv5_7_weight, buf0, 2, 1728, 432, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n2_relu<<<ceil_div(864, 256), 256>>>(buf0, buf0, 864);
-n3_conv<<<ceil_div(3456, 256), 256>>>(buf0, mbconv5_9_weight, buf1, 2, 432, 1728, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(3456, 256), 256>>>(buf0, mbconv5_9_weight, buf1, 2, 432, 1728, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n13_sigmoid<<<ceil_div(3456, 256), 256>>>(buf1, buf1, 3456);
-n3_conv<<<ceil_div(768, 256), 256>>>(buf1, mbconv5_11_weight, buf0, 2, 1728, 384, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(768, 256), 256>>>(buf1, mbconv5_11_weight, buf0, 2, 1728, 384, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n15_norm_stats<<<384, 32>>>(buf0, buf1, 2, 384, 2, 384);
 n15_norm_apply<<<ceil_div(768, 256), 256>>>(buf0, buf1, mbconv5_12_weight, mbconv5_12_bias, buf0, 768, 384);
-n3_conv<<<ceil_div(2816, 256), 256>>>(buf0, conv_final_weight, buf1, 2, 384, 1408, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n6_conv<<<ceil_div(2816, 256), 256>>>(buf0, conv_final_weight, buf1, 2, 384, 1408, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n15_norm_stats<<<1408, 32>>>(buf1, buf0, 2, 1408, 2, 1408);
 n15_norm_apply<<<ceil_div(2816, 256), 256>>>(buf1, buf0, bn_final_weight, bn_final_bias, buf1, 2816, 1408);
 n2_relu<<<ceil_div(2816, 256), 256>>>(buf1, buf1, 2816);

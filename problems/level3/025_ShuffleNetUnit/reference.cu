@@ -20,7 +20,7 @@ static __device__ double block_sum(double v, double* sh)
     return r;
 }
 
-/* t0: Conv2d, one thread per output, double accumulation */
+/* t0: Conv2d, 8 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n0_conv(const float* x,
     const float* weight,
     double* out,
@@ -52,17 +52,18 @@ extern "C" __global__ void n0_conv(const float* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -74,13 +75,18 @@ extern "C" __global__ void n0_conv(const float* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* t1: batch norm statistics (mean, biased variance) of 501760 values each, one block per statistic */
@@ -157,7 +163,7 @@ extern "C" __global__ void n2_relu(const double* x,
     out[i] = (a < 0.0 ? 0.0 : a);
 }
 
-/* t3: Conv2d, one thread per output, double accumulation */
+/* t3: Conv2d, 1 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n3_conv(const double* x,
     const float* weight,
     double* out,
@@ -189,17 +195,18 @@ extern "C" __global__ void n3_conv(const double* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 1) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 1)) * 1;   /* channels co0 .. co0 + 0 */
+    const long long n = t / (CO / 1);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[1];
+    for (int r = 0; r < 1; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -211,13 +218,18 @@ extern "C" __global__ void n3_conv(const double* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 1; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 1; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* t6: permute [0, 2, 1, 3, 4] of [10, 3, 40, 224, 224] */
@@ -250,6 +262,75 @@ extern "C" __global__ void n6_permute(const double* x,
     out[i] = (double)x[src];
 }
 
+/* t8: Conv2d, 8 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n8_conv(const double* x,
+    const float* weight,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
+}
+
 /* out: add */
 extern "C" __global__ void n13_add(const double* a_in,
     const double* b_in,
@@ -267,7 +348,7 @@ extern "C" __global__ void n13_add(const double* a_in,
 scratch double buf0[240844800];
 scratch double buf1[240844800];
 scratch double buf2[960];
-n0_conv<<<ceil_div(60211200, 256), 256>>>(x, conv1_weight, buf0, 10, 240, 120, 3, 1, 224, 224, 1, 224, 224, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n0_conv<<<ceil_div(7526400, 256), 256>>>(x, conv1_weight, buf0, 10, 240, 120, 3, 1, 224, 224, 1, 224, 224, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<120, 256>>>(buf0, buf1, 50176, 501760, 50176, 50176, 6021120, 501760, 50176, 50176, 6021120, 501760.0, 501760.0);
 n1_norm_apply<<<ceil_div(60211200, 256), 256>>>(buf0, buf1, bn1_weight, bn1_bias, buf0, 60211200, 50176, 120);
 n2_relu<<<ceil_div(60211200, 256), 256>>>(buf0, buf0, 60211200);
@@ -275,11 +356,11 @@ n3_conv<<<ceil_div(60211200, 256), 256>>>(buf0, conv2_weight, buf1, 10, 120, 120
 n1_norm_stats<<<120, 256>>>(buf1, buf0, 50176, 501760, 50176, 50176, 6021120, 501760, 50176, 50176, 6021120, 501760.0, 501760.0);
 n1_norm_apply<<<ceil_div(60211200, 256), 256>>>(buf1, buf0, bn2_weight, bn2_bias, buf1, 60211200, 50176, 120);
 n6_permute<<<ceil_div(60211200, 256), 256>>>(buf1, buf0, 60211200, 224, 224, 224, 224, 3, 3, 40, 40, 6021120, 50176, 2007040, 224, 1);
-n3_conv<<<ceil_div(240844800, 256), 256>>>(buf0, conv3_weight, buf1, 10, 120, 480, 3, 1, 224, 224, 1, 224, 224, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n8_conv<<<ceil_div(30105600, 256), 256>>>(buf0, conv3_weight, buf1, 10, 120, 480, 3, 1, 224, 224, 1, 224, 224, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<480, 256>>>(buf1, buf0, 50176, 501760, 50176, 50176, 24084480, 501760, 50176, 50176, 24084480, 501760.0, 501760.0);
 n1_norm_apply<<<ceil_div(240844800, 256), 256>>>(buf1, buf0, bn3_weight, bn3_bias, buf1, 240844800, 50176, 480);
 n2_relu<<<ceil_div(240844800, 256), 256>>>(buf1, buf1, 240844800);
-n0_conv<<<ceil_div(240844800, 256), 256>>>(x, shortcut_0_weight, buf0, 10, 240, 480, 1, 1, 224, 224, 1, 224, 224, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n0_conv<<<ceil_div(30105600, 256), 256>>>(x, shortcut_0_weight, buf0, 10, 240, 480, 1, 1, 224, 224, 1, 224, 224, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<480, 256>>>(buf0, buf2, 50176, 501760, 50176, 50176, 24084480, 501760, 50176, 50176, 24084480, 501760.0, 501760.0);
 n1_norm_apply<<<ceil_div(240844800, 256), 256>>>(buf0, buf2, shortcut_1_weight, shortcut_1_bias, buf0, 240844800, 50176, 480);
 n13_add<<<ceil_div(240844800, 256), 256>>>(buf1, buf0, out, 240844800);

@@ -20,7 +20,7 @@ static __device__ double block_sum(double v, double* sh)
     return r;
 }
 
-/* t0: Conv2d, one thread per output, double accumulation */
+/* t0: Conv2d, 8 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n0_conv(const float* x,
     const float* weight,
     double* out,
@@ -52,17 +52,18 @@ extern "C" __global__ void n0_conv(const float* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -74,13 +75,18 @@ extern "C" __global__ void n0_conv(const float* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* t1: batch norm statistics (mean, biased variance) of 125440 values each, one block per statistic */
@@ -211,7 +217,7 @@ extern "C" __global__ void n3_maxpool(const double* x,
     out[idx] = m;
 }
 
-/* t4: Conv2d, one thread per output, double accumulation */
+/* t4: Conv2d, 4 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n4_conv(const double* x,
     const float* weight,
     double* out,
@@ -243,17 +249,18 @@ extern "C" __global__ void n4_conv(const double* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 4) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 4)) * 4;   /* channels co0 .. co0 + 3 */
+    const long long n = t / (CO / 4);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[4];
+    for (int r = 0; r < 4; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -265,13 +272,87 @@ extern "C" __global__ void n4_conv(const double* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 4; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 4; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
+}
+
+/* t7: Conv2d, 1 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n7_conv(const double* x,
+    const float* weight,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 1) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 1)) * 1;   /* channels co0 .. co0 + 0 */
+    const long long n = t / (CO / 1);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[1];
+    for (int r = 0; r < 1; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 1; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 1; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* t10: permute [0, 2, 1, 3, 4] of [10, 3, 20, 56, 56] */
@@ -302,6 +383,75 @@ extern "C" __global__ void n10_permute(const double* x,
     const long long c0 = c_t;
     const long long src = c0 * lc9 + c1 * lc10 + c2 * lc11 + c3 * lc12 + c4 * lc13;
     out[i] = (double)x[src];
+}
+
+/* t12: Conv2d, 8 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n12_conv(const double* x,
+    const float* weight,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r]);
+    }
 }
 
 /* t17: add */
@@ -425,190 +575,190 @@ extern "C" __global__ void n171_linear(const double* x,
 scratch double buf0[30105600];
 scratch double buf1[15052800];
 scratch double buf2[32112640];
-n0_conv<<<ceil_div(3010560, 256), 256>>>(x, conv1_weight, buf0, 10, 3, 24, 1, 1, 224, 224, 1, 112, 112, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
+n0_conv<<<ceil_div(376320, 256), 256>>>(x, conv1_weight, buf0, 10, 3, 24, 1, 1, 224, 224, 1, 112, 112, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<24, 256>>>(buf0, buf1, 12544, 125440, 12544, 12544, 301056, 125440, 12544, 12544, 301056, 125440.0, 125440.0);
 n1_norm_apply<<<ceil_div(3010560, 256), 256>>>(buf0, buf1, bn1_weight, bn1_bias, buf0, 3010560, 12544, 24);
 n2_relu<<<ceil_div(3010560, 256), 256>>>(buf0, buf0, 3010560);
 n3_maxpool<<<ceil_div(752640, 256), 256>>>(buf0, buf1, 1, 112, 112, 1, 56, 56, 1, 3, 3, 1, 2, 2, 0, 1, 1, 1, 1, 1, 752640);
-n4_conv<<<ceil_div(1881600, 256), 256>>>(buf1, stage2_0_conv1_weight, buf0, 10, 24, 60, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(470400, 256), 256>>>(buf1, stage2_0_conv1_weight, buf0, 10, 24, 60, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<60, 256>>>(buf0, buf2, 3136, 31360, 3136, 3136, 188160, 31360, 3136, 3136, 188160, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(1881600, 256), 256>>>(buf0, buf2, stage2_0_bn1_weight, stage2_0_bn1_bias, buf0, 1881600, 3136, 60);
 n2_relu<<<ceil_div(1881600, 256), 256>>>(buf0, buf0, 1881600);
-n4_conv<<<ceil_div(1881600, 256), 256>>>(buf0, stage2_0_conv2_weight, buf2, 10, 60, 60, 60, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n7_conv<<<ceil_div(1881600, 256), 256>>>(buf0, stage2_0_conv2_weight, buf2, 10, 60, 60, 60, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<60, 256>>>(buf2, buf0, 3136, 31360, 3136, 3136, 188160, 31360, 3136, 3136, 188160, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(1881600, 256), 256>>>(buf2, buf0, stage2_0_bn2_weight, stage2_0_bn2_bias, buf2, 1881600, 3136, 60);
 n10_permute<<<ceil_div(1881600, 256), 256>>>(buf2, buf0, 1881600, 56, 56, 56, 56, 3, 3, 20, 20, 188160, 3136, 62720, 56, 1);
-n4_conv<<<ceil_div(7526400, 256), 256>>>(buf0, stage2_0_conv3_weight, buf2, 10, 60, 240, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n12_conv<<<ceil_div(940800, 256), 256>>>(buf0, stage2_0_conv3_weight, buf2, 10, 60, 240, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<240, 256>>>(buf2, buf0, 3136, 31360, 3136, 3136, 752640, 31360, 3136, 3136, 752640, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(7526400, 256), 256>>>(buf2, buf0, stage2_0_bn3_weight, stage2_0_bn3_bias, buf2, 7526400, 3136, 240);
 n2_relu<<<ceil_div(7526400, 256), 256>>>(buf2, buf2, 7526400);
-n4_conv<<<ceil_div(7526400, 256), 256>>>(buf1, stage2_0_shortcut_0_weight, buf0, 10, 24, 240, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n12_conv<<<ceil_div(940800, 256), 256>>>(buf1, stage2_0_shortcut_0_weight, buf0, 10, 24, 240, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<240, 256>>>(buf0, buf1, 3136, 31360, 3136, 3136, 752640, 31360, 3136, 3136, 752640, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(7526400, 256), 256>>>(buf0, buf1, stage2_0_shortcut_1_weight, stage2_0_shortcut_1_bias, buf0, 7526400, 3136, 240);
 n17_add<<<ceil_div(7526400, 256), 256>>>(buf2, buf0, buf2, 7526400);
-n4_conv<<<ceil_div(1881600, 256), 256>>>(buf2, stage2_1_conv1_weight, buf0, 10, 240, 60, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(470400, 256), 256>>>(buf2, stage2_1_conv1_weight, buf0, 10, 240, 60, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<60, 256>>>(buf0, buf1, 3136, 31360, 3136, 3136, 188160, 31360, 3136, 3136, 188160, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(1881600, 256), 256>>>(buf0, buf1, stage2_1_bn1_weight, stage2_1_bn1_bias, buf0, 1881600, 3136, 60);
 n2_relu<<<ceil_div(1881600, 256), 256>>>(buf0, buf0, 1881600);
-n4_conv<<<ceil_div(1881600, 256), 256>>>(buf0, stage2_1_conv2_weight, buf1, 10, 60, 60, 60, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n7_conv<<<ceil_div(1881600, 256), 256>>>(buf0, stage2_1_conv2_weight, buf1, 10, 60, 60, 60, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<60, 256>>>(buf1, buf0, 3136, 31360, 3136, 3136, 188160, 31360, 3136, 3136, 188160, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(1881600, 256), 256>>>(buf1, buf0, stage2_1_bn2_weight, stage2_1_bn2_bias, buf1, 1881600, 3136, 60);
 n10_permute<<<ceil_div(1881600, 256), 256>>>(buf1, buf0, 1881600, 56, 56, 56, 56, 3, 3, 20, 20, 188160, 3136, 62720, 56, 1);
-n4_conv<<<ceil_div(7526400, 256), 256>>>(buf0, stage2_1_conv3_weight, buf1, 10, 60, 240, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n12_conv<<<ceil_div(940800, 256), 256>>>(buf0, stage2_1_conv3_weight, buf1, 10, 60, 240, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<240, 256>>>(buf1, buf0, 3136, 31360, 3136, 3136, 752640, 31360, 3136, 3136, 752640, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(7526400, 256), 256>>>(buf1, buf0, stage2_1_bn3_weight, stage2_1_bn3_bias, buf1, 7526400, 3136, 240);
 n2_relu<<<ceil_div(7526400, 256), 256>>>(buf1, buf1, 7526400);
 n17_add<<<ceil_div(7526400, 256), 256>>>(buf1, buf2, buf1, 7526400);
-n4_conv<<<ceil_div(1881600, 256), 256>>>(buf1, stage2_2_conv1_weight, buf0, 10, 240, 60, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n4_conv<<<ceil_div(470400, 256), 256>>>(buf1, stage2_2_conv1_weight, buf0, 10, 240, 60, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<60, 256>>>(buf0, buf2, 3136, 31360, 3136, 3136, 188160, 31360, 3136, 3136, 188160, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(1881600, 256), 256>>>(buf0, buf2, stage2_2_bn1_weight, stage2_2_bn1_bias, buf0, 1881600, 3136, 60);
 n2_relu<<<ceil_div(1881600, 256), 256>>>(buf0, buf0, 1881600);
-n4_conv<<<ceil_div(1881600, 256), 256>>>(buf0, stage2_2_conv2_weight, buf2, 10, 60, 60, 60, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n7_conv<<<ceil_div(1881600, 256), 256>>>(buf0, stage2_2_conv2_weight, buf2, 10, 60, 60, 60, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<60, 256>>>(buf2, buf0, 3136, 31360, 3136, 3136, 188160, 31360, 3136, 3136, 188160, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(1881600, 256), 256>>>(buf2, buf0, stage2_2_bn2_weight, stage2_2_bn2_bias, buf2, 1881600, 3136, 60);
 n10_permute<<<ceil_div(1881600, 256), 256>>>(buf2, buf0, 1881600, 56, 56, 56, 56, 3, 3, 20, 20, 188160, 3136, 62720, 56, 1);
-n4_conv<<<ceil_div(7526400, 256), 256>>>(buf0, stage2_2_conv3_weight, buf2, 10, 60, 240, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n12_conv<<<ceil_div(940800, 256), 256>>>(buf0, stage2_2_conv3_weight, buf2, 10, 60, 240, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<240, 256>>>(buf2, buf0, 3136, 31360, 3136, 3136, 752640, 31360, 3136, 3136, 752640, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(7526400, 256), 256>>>(buf2, buf0, stage2_2_bn3_weight, stage2_2_bn3_bias, buf2, 7526400, 3136, 240);
 n2_relu<<<ceil_div(7526400, 256), 256>>>(buf2, buf2, 7526400);
 n17_add<<<ceil_div(7526400, 256), 256>>>(buf2, buf1, buf2, 7526400);
-n4_conv<<<ceil_div(3763200, 256), 256>>>(buf2, stage3_0_conv1_weight, buf0, 10, 240, 120, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n12_conv<<<ceil_div(470400, 256), 256>>>(buf2, stage3_0_conv1_weight, buf0, 10, 240, 120, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<120, 256>>>(buf0, buf1, 3136, 31360, 3136, 3136, 376320, 31360, 3136, 3136, 376320, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(3763200, 256), 256>>>(buf0, buf1, stage3_0_bn1_weight, stage3_0_bn1_bias, buf0, 3763200, 3136, 120);
 n2_relu<<<ceil_div(3763200, 256), 256>>>(buf0, buf0, 3763200);
-n4_conv<<<ceil_div(3763200, 256), 256>>>(buf0, stage3_0_conv2_weight, buf1, 10, 120, 120, 120, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n7_conv<<<ceil_div(3763200, 256), 256>>>(buf0, stage3_0_conv2_weight, buf1, 10, 120, 120, 120, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<120, 256>>>(buf1, buf0, 3136, 31360, 3136, 3136, 376320, 31360, 3136, 3136, 376320, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(3763200, 256), 256>>>(buf1, buf0, stage3_0_bn2_weight, stage3_0_bn2_bias, buf1, 3763200, 3136, 120);
 n10_permute<<<ceil_div(3763200, 256), 256>>>(buf1, buf0, 3763200, 56, 56, 56, 56, 3, 3, 40, 40, 376320, 3136, 125440, 56, 1);
-n4_conv<<<ceil_div(15052800, 256), 256>>>(buf0, stage3_0_conv3_weight, buf1, 10, 120, 480, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n12_conv<<<ceil_div(1881600, 256), 256>>>(buf0, stage3_0_conv3_weight, buf1, 10, 120, 480, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<480, 256>>>(buf1, buf0, 3136, 31360, 3136, 3136, 1505280, 31360, 3136, 3136, 1505280, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(15052800, 256), 256>>>(buf1, buf0, stage3_0_bn3_weight, stage3_0_bn3_bias, buf1, 15052800, 3136, 480);
 n2_relu<<<ceil_div(15052800, 256), 256>>>(buf1, buf1, 15052800);
-n4_conv<<<ceil_div(15052800, 256), 256>>>(buf2, stage3_0_shortcut_0_weight, buf0, 10, 240, 480, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n12_conv<<<ceil_div(1881600, 256), 256>>>(buf2, stage3_0_shortcut_0_weight, buf0, 10, 240, 480, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<480, 256>>>(buf0, buf2, 3136, 31360, 3136, 3136, 1505280, 31360, 3136, 3136, 1505280, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(15052800, 256), 256>>>(buf0, buf2, stage3_0_shortcut_1_weight, stage3_0_shortcut_1_bias, buf0, 15052800, 3136, 480);
 n17_add<<<ceil_div(15052800, 256), 256>>>(buf1, buf0, buf1, 15052800);
-n4_conv<<<ceil_div(3763200, 256), 256>>>(buf1, stage3_1_conv1_weight, buf2, 10, 480, 120, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n12_conv<<<ceil_div(470400, 256), 256>>>(buf1, stage3_1_conv1_weight, buf2, 10, 480, 120, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<120, 256>>>(buf2, buf0, 3136, 31360, 3136, 3136, 376320, 31360, 3136, 3136, 376320, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(3763200, 256), 256>>>(buf2, buf0, stage3_1_bn1_weight, stage3_1_bn1_bias, buf2, 3763200, 3136, 120);
 n2_relu<<<ceil_div(3763200, 256), 256>>>(buf2, buf2, 3763200);
-n4_conv<<<ceil_div(3763200, 256), 256>>>(buf2, stage3_1_conv2_weight, buf0, 10, 120, 120, 120, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n7_conv<<<ceil_div(3763200, 256), 256>>>(buf2, stage3_1_conv2_weight, buf0, 10, 120, 120, 120, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<120, 256>>>(buf0, buf2, 3136, 31360, 3136, 3136, 376320, 31360, 3136, 3136, 376320, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(3763200, 256), 256>>>(buf0, buf2, stage3_1_bn2_weight, stage3_1_bn2_bias, buf0, 3763200, 3136, 120);
 n10_permute<<<ceil_div(3763200, 256), 256>>>(buf0, buf2, 3763200, 56, 56, 56, 56, 3, 3, 40, 40, 376320, 3136, 125440, 56, 1);
-n4_conv<<<ceil_div(15052800, 256), 256>>>(buf2, stage3_1_conv3_weight, buf0, 10, 120, 480, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n12_conv<<<ceil_div(1881600, 256), 256>>>(buf2, stage3_1_conv3_weight, buf0, 10, 120, 480, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<480, 256>>>(buf0, buf2, 3136, 31360, 3136, 3136, 1505280, 31360, 3136, 3136, 1505280, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(15052800, 256), 256>>>(buf0, buf2, stage3_1_bn3_weight, stage3_1_bn3_bias, buf0, 15052800, 3136, 480);
 n2_relu<<<ceil_div(15052800, 256), 256>>>(buf0, buf0, 15052800);
 n17_add<<<ceil_div(15052800, 256), 256>>>(buf0, buf1, buf0, 15052800);
-n4_conv<<<ceil_div(3763200, 256), 256>>>(buf0, stage3_2_conv1_weight, buf2, 10, 480, 120, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n12_conv<<<ceil_div(470400, 256), 256>>>(buf0, stage3_2_conv1_weight, buf2, 10, 480, 120, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<120, 256>>>(buf2, buf1, 3136, 31360, 3136, 3136, 376320, 31360, 3136, 3136, 376320, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(3763200, 256), 256>>>(buf2, buf1, stage3_2_bn1_weight, stage3_2_bn1_bias, buf2, 3763200, 3136, 120);
 n2_relu<<<ceil_div(3763200, 256), 256>>>(buf2, buf2, 3763200);
-n4_conv<<<ceil_div(3763200, 256), 256>>>(buf2, stage3_2_conv2_weight, buf1, 10, 120, 120, 120, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n7_conv<<<ceil_div(3763200, 256), 256>>>(buf2, stage3_2_conv2_weight, buf1, 10, 120, 120, 120, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<120, 256>>>(buf1, buf2, 3136, 31360, 3136, 3136, 376320, 31360, 3136, 3136, 376320, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(3763200, 256), 256>>>(buf1, buf2, stage3_2_bn2_weight, stage3_2_bn2_bias, buf1, 3763200, 3136, 120);
 n10_permute<<<ceil_div(3763200, 256), 256>>>(buf1, buf2, 3763200, 56, 56, 56, 56, 3, 3, 40, 40, 376320, 3136, 125440, 56, 1);
-n4_conv<<<ceil_div(15052800, 256), 256>>>(buf2, stage3_2_conv3_weight, buf1, 10, 120, 480, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n12_conv<<<ceil_div(1881600, 256), 256>>>(buf2, stage3_2_conv3_weight, buf1, 10, 120, 480, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<480, 256>>>(buf1, buf2, 3136, 31360, 3136, 3136, 1505280, 31360, 3136, 3136, 1505280, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(15052800, 256), 256>>>(buf1, buf2, stage3_2_bn3_weight, stage3_2_bn3_bias, buf1, 15052800, 3136, 480);
 n2_relu<<<ceil_div(15052800, 256), 256>>>(buf1, buf1, 15052800);
 n17_add<<<ceil_div(15052800, 256), 256>>>(buf1, buf0, buf1, 15052800);
-n4_conv<<<ceil_div(3763200, 256), 256>>>(buf1, stage3_3_conv1_weight, buf2, 10, 480, 120, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n12_conv<<<ceil_div(470400, 256), 256>>>(buf1, stage3_3_conv1_weight, buf2, 10, 480, 120, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<120, 256>>>(buf2, buf0, 3136, 31360, 3136, 3136, 376320, 31360, 3136, 3136, 376320, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(3763200, 256), 256>>>(buf2, buf0, stage3_3_bn1_weight, stage3_3_bn1_bias, buf2, 3763200, 3136, 120);
 n2_relu<<<ceil_div(3763200, 256), 256>>>(buf2, buf2, 3763200);
-n4_conv<<<ceil_div(3763200, 256), 256>>>(buf2, stage3_3_conv2_weight, buf0, 10, 120, 120, 120, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n7_conv<<<ceil_div(3763200, 256), 256>>>(buf2, stage3_3_conv2_weight, buf0, 10, 120, 120, 120, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<120, 256>>>(buf0, buf2, 3136, 31360, 3136, 3136, 376320, 31360, 3136, 3136, 376320, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(3763200, 256), 256>>>(buf0, buf2, stage3_3_bn2_weight, stage3_3_bn2_bias, buf0, 3763200, 3136, 120);
 n10_permute<<<ceil_div(3763200, 256), 256>>>(buf0, buf2, 3763200, 56, 56, 56, 56, 3, 3, 40, 40, 376320, 3136, 125440, 56, 1);
-n4_conv<<<ceil_div(15052800, 256), 256>>>(buf2, stage3_3_conv3_weight, buf0, 10, 120, 480, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n12_conv<<<ceil_div(1881600, 256), 256>>>(buf2, stage3_3_conv3_weight, buf0, 10, 120, 480, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<480, 256>>>(buf0, buf2, 3136, 31360, 3136, 3136, 1505280, 31360, 3136, 3136, 1505280, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(15052800, 256), 256>>>(buf0, buf2, stage3_3_bn3_weight, stage3_3_bn3_bias, buf0, 15052800, 3136, 480);
 n2_relu<<<ceil_div(15052800, 256), 256>>>(buf0, buf0, 15052800);
 n17_add<<<ceil_div(15052800, 256), 256>>>(buf0, buf1, buf0, 15052800);
-n4_conv<<<ceil_div(3763200, 256), 256>>>(buf0, stage3_4_conv1_weight, buf2, 10, 480, 120, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n12_conv<<<ceil_div(470400, 256), 256>>>(buf0, stage3_4_conv1_weight, buf2, 10, 480, 120, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<120, 256>>>(buf2, buf1, 3136, 31360, 3136, 3136, 376320, 31360, 3136, 3136, 376320, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(3763200, 256), 256>>>(buf2, buf1, stage3_4_bn1_weight, stage3_4_bn1_bias, buf2, 3763200, 3136, 120);
 n2_relu<<<ceil_div(3763200, 256), 256>>>(buf2, buf2, 3763200);
-n4_conv<<<ceil_div(3763200, 256), 256>>>(buf2, stage3_4_conv2_weight, buf1, 10, 120, 120, 120, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n7_conv<<<ceil_div(3763200, 256), 256>>>(buf2, stage3_4_conv2_weight, buf1, 10, 120, 120, 120, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<120, 256>>>(buf1, buf2, 3136, 31360, 3136, 3136, 376320, 31360, 3136, 3136, 376320, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(3763200, 256), 256>>>(buf1, buf2, stage3_4_bn2_weight, stage3_4_bn2_bias, buf1, 3763200, 3136, 120);
 n10_permute<<<ceil_div(3763200, 256), 256>>>(buf1, buf2, 3763200, 56, 56, 56, 56, 3, 3, 40, 40, 376320, 3136, 125440, 56, 1);
-n4_conv<<<ceil_div(15052800, 256), 256>>>(buf2, stage3_4_conv3_weight, buf1, 10, 120, 480, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n12_conv<<<ceil_div(1881600, 256), 256>>>(buf2, stage3_4_conv3_weight, buf1, 10, 120, 480, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<480, 256>>>(buf1, buf2, 3136, 31360, 3136, 3136, 1505280, 31360, 3136, 3136, 1505280, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(15052800, 256), 256>>>(buf1, buf2, stage3_4_bn3_weight, stage3_4_bn3_bias, buf1, 15052800, 3136, 480);
 n2_relu<<<ceil_div(15052800, 256), 256>>>(buf1, buf1, 15052800);
 n17_add<<<ceil_div(15052800, 256), 256>>>(buf1, buf0, buf1, 15052800);
-n4_conv<<<ceil_div(3763200, 256), 256>>>(buf1, stage3_5_conv1_weight, buf2, 10, 480, 120, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n12_conv<<<ceil_div(470400, 256), 256>>>(buf1, stage3_5_conv1_weight, buf2, 10, 480, 120, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<120, 256>>>(buf2, buf0, 3136, 31360, 3136, 3136, 376320, 31360, 3136, 3136, 376320, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(3763200, 256), 256>>>(buf2, buf0, stage3_5_bn1_weight, stage3_5_bn1_bias, buf2, 3763200, 3136, 120);
 n2_relu<<<ceil_div(3763200, 256), 256>>>(buf2, buf2, 3763200);
-n4_conv<<<ceil_div(3763200, 256), 256>>>(buf2, stage3_5_conv2_weight, buf0, 10, 120, 120, 120, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n7_conv<<<ceil_div(3763200, 256), 256>>>(buf2, stage3_5_conv2_weight, buf0, 10, 120, 120, 120, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<120, 256>>>(buf0, buf2, 3136, 31360, 3136, 3136, 376320, 31360, 3136, 3136, 376320, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(3763200, 256), 256>>>(buf0, buf2, stage3_5_bn2_weight, stage3_5_bn2_bias, buf0, 3763200, 3136, 120);
 n10_permute<<<ceil_div(3763200, 256), 256>>>(buf0, buf2, 3763200, 56, 56, 56, 56, 3, 3, 40, 40, 376320, 3136, 125440, 56, 1);
-n4_conv<<<ceil_div(15052800, 256), 256>>>(buf2, stage3_5_conv3_weight, buf0, 10, 120, 480, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n12_conv<<<ceil_div(1881600, 256), 256>>>(buf2, stage3_5_conv3_weight, buf0, 10, 120, 480, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<480, 256>>>(buf0, buf2, 3136, 31360, 3136, 3136, 1505280, 31360, 3136, 3136, 1505280, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(15052800, 256), 256>>>(buf0, buf2, stage3_5_bn3_weight, stage3_5_bn3_bias, buf0, 15052800, 3136, 480);
 n2_relu<<<ceil_div(15052800, 256), 256>>>(buf0, buf0, 15052800);
 n17_add<<<ceil_div(15052800, 256), 256>>>(buf0, buf1, buf0, 15052800);
-n4_conv<<<ceil_div(3763200, 256), 256>>>(buf0, stage3_6_conv1_weight, buf2, 10, 480, 120, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n12_conv<<<ceil_div(470400, 256), 256>>>(buf0, stage3_6_conv1_weight, buf2, 10, 480, 120, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<120, 256>>>(buf2, buf1, 3136, 31360, 3136, 3136, 376320, 31360, 3136, 3136, 376320, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(3763200, 256), 256>>>(buf2, buf1, stage3_6_bn1_weight, stage3_6_bn1_bias, buf2, 3763200, 3136, 120);
 n2_relu<<<ceil_div(3763200, 256), 256>>>(buf2, buf2, 3763200);
-n4_conv<<<ceil_div(3763200, 256), 256>>>(buf2, stage3_6_conv2_weight, buf1, 10, 120, 120, 120, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n7_conv<<<ceil_div(3763200, 256), 256>>>(buf2, stage3_6_conv2_weight, buf1, 10, 120, 120, 120, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<120, 256>>>(buf1, buf2, 3136, 31360, 3136, 3136, 376320, 31360, 3136, 3136, 376320, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(3763200, 256), 256>>>(buf1, buf2, stage3_6_bn2_weight, stage3_6_bn2_bias, buf1, 3763200, 3136, 120);
 n10_permute<<<ceil_div(3763200, 256), 256>>>(buf1, buf2, 3763200, 56, 56, 56, 56, 3, 3, 40, 40, 376320, 3136, 125440, 56, 1);
-n4_conv<<<ceil_div(15052800, 256), 256>>>(buf2, stage3_6_conv3_weight, buf1, 10, 120, 480, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n12_conv<<<ceil_div(1881600, 256), 256>>>(buf2, stage3_6_conv3_weight, buf1, 10, 120, 480, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<480, 256>>>(buf1, buf2, 3136, 31360, 3136, 3136, 1505280, 31360, 3136, 3136, 1505280, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(15052800, 256), 256>>>(buf1, buf2, stage3_6_bn3_weight, stage3_6_bn3_bias, buf1, 15052800, 3136, 480);
 n2_relu<<<ceil_div(15052800, 256), 256>>>(buf1, buf1, 15052800);
 n17_add<<<ceil_div(15052800, 256), 256>>>(buf1, buf0, buf1, 15052800);
-n4_conv<<<ceil_div(7526400, 256), 256>>>(buf1, stage4_0_conv1_weight, buf2, 10, 480, 240, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n12_conv<<<ceil_div(940800, 256), 256>>>(buf1, stage4_0_conv1_weight, buf2, 10, 480, 240, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<240, 256>>>(buf2, buf0, 3136, 31360, 3136, 3136, 752640, 31360, 3136, 3136, 752640, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(7526400, 256), 256>>>(buf2, buf0, stage4_0_bn1_weight, stage4_0_bn1_bias, buf2, 7526400, 3136, 240);
 n2_relu<<<ceil_div(7526400, 256), 256>>>(buf2, buf2, 7526400);
-n4_conv<<<ceil_div(7526400, 256), 256>>>(buf2, stage4_0_conv2_weight, buf0, 10, 240, 240, 240, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n7_conv<<<ceil_div(7526400, 256), 256>>>(buf2, stage4_0_conv2_weight, buf0, 10, 240, 240, 240, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<240, 256>>>(buf0, buf2, 3136, 31360, 3136, 3136, 752640, 31360, 3136, 3136, 752640, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(7526400, 256), 256>>>(buf0, buf2, stage4_0_bn2_weight, stage4_0_bn2_bias, buf0, 7526400, 3136, 240);
 n10_permute<<<ceil_div(7526400, 256), 256>>>(buf0, buf2, 7526400, 56, 56, 56, 56, 3, 3, 80, 80, 752640, 3136, 250880, 56, 1);
-n4_conv<<<ceil_div(30105600, 256), 256>>>(buf2, stage4_0_conv3_weight, buf0, 10, 240, 960, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n12_conv<<<ceil_div(3763200, 256), 256>>>(buf2, stage4_0_conv3_weight, buf0, 10, 240, 960, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<960, 256>>>(buf0, buf2, 3136, 31360, 3136, 3136, 3010560, 31360, 3136, 3136, 3010560, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(30105600, 256), 256>>>(buf0, buf2, stage4_0_bn3_weight, stage4_0_bn3_bias, buf0, 30105600, 3136, 960);
 n2_relu<<<ceil_div(30105600, 256), 256>>>(buf0, buf0, 30105600);
-n4_conv<<<ceil_div(30105600, 256), 256>>>(buf1, stage4_0_shortcut_0_weight, buf2, 10, 480, 960, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n12_conv<<<ceil_div(3763200, 256), 256>>>(buf1, stage4_0_shortcut_0_weight, buf2, 10, 480, 960, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<960, 256>>>(buf2, buf1, 3136, 31360, 3136, 3136, 3010560, 31360, 3136, 3136, 3010560, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(30105600, 256), 256>>>(buf2, buf1, stage4_0_shortcut_1_weight, stage4_0_shortcut_1_bias, buf2, 30105600, 3136, 960);
 n17_add<<<ceil_div(30105600, 256), 256>>>(buf0, buf2, buf0, 30105600);
-n4_conv<<<ceil_div(7526400, 256), 256>>>(buf0, stage4_1_conv1_weight, buf1, 10, 960, 240, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n12_conv<<<ceil_div(940800, 256), 256>>>(buf0, stage4_1_conv1_weight, buf1, 10, 960, 240, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<240, 256>>>(buf1, buf2, 3136, 31360, 3136, 3136, 752640, 31360, 3136, 3136, 752640, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(7526400, 256), 256>>>(buf1, buf2, stage4_1_bn1_weight, stage4_1_bn1_bias, buf1, 7526400, 3136, 240);
 n2_relu<<<ceil_div(7526400, 256), 256>>>(buf1, buf1, 7526400);
-n4_conv<<<ceil_div(7526400, 256), 256>>>(buf1, stage4_1_conv2_weight, buf2, 10, 240, 240, 240, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n7_conv<<<ceil_div(7526400, 256), 256>>>(buf1, stage4_1_conv2_weight, buf2, 10, 240, 240, 240, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<240, 256>>>(buf2, buf1, 3136, 31360, 3136, 3136, 752640, 31360, 3136, 3136, 752640, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(7526400, 256), 256>>>(buf2, buf1, stage4_1_bn2_weight, stage4_1_bn2_bias, buf2, 7526400, 3136, 240);
 n10_permute<<<ceil_div(7526400, 256), 256>>>(buf2, buf1, 7526400, 56, 56, 56, 56, 3, 3, 80, 80, 752640, 3136, 250880, 56, 1);
-n4_conv<<<ceil_div(30105600, 256), 256>>>(buf1, stage4_1_conv3_weight, buf2, 10, 240, 960, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n12_conv<<<ceil_div(3763200, 256), 256>>>(buf1, stage4_1_conv3_weight, buf2, 10, 240, 960, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<960, 256>>>(buf2, buf1, 3136, 31360, 3136, 3136, 3010560, 31360, 3136, 3136, 3010560, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(30105600, 256), 256>>>(buf2, buf1, stage4_1_bn3_weight, stage4_1_bn3_bias, buf2, 30105600, 3136, 960);
 n2_relu<<<ceil_div(30105600, 256), 256>>>(buf2, buf2, 30105600);
 n17_add<<<ceil_div(30105600, 256), 256>>>(buf2, buf0, buf2, 30105600);
-n4_conv<<<ceil_div(7526400, 256), 256>>>(buf2, stage4_2_conv1_weight, buf1, 10, 960, 240, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n12_conv<<<ceil_div(940800, 256), 256>>>(buf2, stage4_2_conv1_weight, buf1, 10, 960, 240, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<240, 256>>>(buf1, buf0, 3136, 31360, 3136, 3136, 752640, 31360, 3136, 3136, 752640, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(7526400, 256), 256>>>(buf1, buf0, stage4_2_bn1_weight, stage4_2_bn1_bias, buf1, 7526400, 3136, 240);
 n2_relu<<<ceil_div(7526400, 256), 256>>>(buf1, buf1, 7526400);
-n4_conv<<<ceil_div(7526400, 256), 256>>>(buf1, stage4_2_conv2_weight, buf0, 10, 240, 240, 240, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n7_conv<<<ceil_div(7526400, 256), 256>>>(buf1, stage4_2_conv2_weight, buf0, 10, 240, 240, 240, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<240, 256>>>(buf0, buf1, 3136, 31360, 3136, 3136, 752640, 31360, 3136, 3136, 752640, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(7526400, 256), 256>>>(buf0, buf1, stage4_2_bn2_weight, stage4_2_bn2_bias, buf0, 7526400, 3136, 240);
 n10_permute<<<ceil_div(7526400, 256), 256>>>(buf0, buf1, 7526400, 56, 56, 56, 56, 3, 3, 80, 80, 752640, 3136, 250880, 56, 1);
-n4_conv<<<ceil_div(30105600, 256), 256>>>(buf1, stage4_2_conv3_weight, buf0, 10, 240, 960, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n12_conv<<<ceil_div(3763200, 256), 256>>>(buf1, stage4_2_conv3_weight, buf0, 10, 240, 960, 3, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<960, 256>>>(buf0, buf1, 3136, 31360, 3136, 3136, 3010560, 31360, 3136, 3136, 3010560, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(30105600, 256), 256>>>(buf0, buf1, stage4_2_bn3_weight, stage4_2_bn3_bias, buf0, 30105600, 3136, 960);
 n2_relu<<<ceil_div(30105600, 256), 256>>>(buf0, buf0, 30105600);
 n17_add<<<ceil_div(30105600, 256), 256>>>(buf0, buf2, buf0, 30105600);
-n4_conv<<<ceil_div(32112640, 256), 256>>>(buf0, conv5_weight, buf2, 10, 960, 1024, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n12_conv<<<ceil_div(4014080, 256), 256>>>(buf0, conv5_weight, buf2, 10, 960, 1024, 1, 1, 56, 56, 1, 56, 56, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 n1_norm_stats<<<1024, 256>>>(buf2, buf1, 3136, 31360, 3136, 3136, 3211264, 31360, 3136, 3136, 3211264, 31360.0, 31360.0);
 n1_norm_apply<<<ceil_div(32112640, 256), 256>>>(buf2, buf1, bn5_weight, bn5_bias, buf2, 32112640, 3136, 1024);
 n2_relu<<<ceil_div(32112640, 256), 256>>>(buf2, buf2, 32112640);

@@ -20,7 +20,7 @@ static __device__ double block_sum(double v, double* sh)
     return r;
 }
 
-/* t0: Conv2d + bias, one thread per output, double accumulation */
+/* t0: Conv2d + bias, 8 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n0_conv(const float* x,
     const float* weight,
     const float* bias,
@@ -53,17 +53,18 @@ extern "C" __global__ void n0_conv(const float* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -75,14 +76,18 @@ extern "C" __global__ void n0_conv(const float* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    acc += (double)bias[co];
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r] + (double)bias[co0 + r]);
+    }
 }
 
 /* t1: batch norm statistics (mean, biased variance) of 401408 values each, one block per statistic */
@@ -159,7 +164,7 @@ extern "C" __global__ void n2_relu(const double* x,
     out[i] = (a < 0.0 ? 0.0 : a);
 }
 
-/* t3: Conv2d + bias, one thread per output, double accumulation */
+/* t3: Conv2d + bias, 8 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n3_conv(const double* x,
     const float* weight,
     const float* bias,
@@ -192,17 +197,18 @@ extern "C" __global__ void n3_conv(const double* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -214,14 +220,18 @@ extern "C" __global__ void n3_conv(const double* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    acc += (double)bias[co];
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r] + (double)bias[co0 + r]);
+    }
 }
 
 /* t6: MaxPool2d (padding never wins), one thread per output */
@@ -358,29 +368,29 @@ extern "C" __global__ void n22_linear(const double* x,
 /*@launch
 scratch double buf0[25690112];
 scratch double buf1[25690112];
-n0_conv<<<ceil_div(25690112, 256), 256>>>(x, feature_extractor_0_0_weight, feature_extractor_0_0_bias, buf0, 8, 3, 64, 1, 1, 224, 224, 1, 224, 224, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n0_conv<<<ceil_div(3211264, 256), 256>>>(x, feature_extractor_0_0_weight, feature_extractor_0_0_bias, buf0, 8, 3, 64, 1, 1, 224, 224, 1, 224, 224, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<64, 256>>>(buf0, buf1, 50176, 401408, 50176, 50176, 3211264, 401408, 50176, 50176, 3211264, 401408.0, 401408.0);
 n1_norm_apply<<<ceil_div(25690112, 256), 256>>>(buf0, buf1, feature_extractor_0_1_weight, feature_extractor_0_1_bias, buf0, 25690112, 50176, 64);
 n2_relu<<<ceil_div(25690112, 256), 256>>>(buf0, buf0, 25690112);
-n3_conv<<<ceil_div(25690112, 256), 256>>>(buf0, feature_extractor_0_3_weight, feature_extractor_0_3_bias, buf1, 8, 64, 64, 1, 1, 224, 224, 1, 224, 224, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n3_conv<<<ceil_div(3211264, 256), 256>>>(buf0, feature_extractor_0_3_weight, feature_extractor_0_3_bias, buf1, 8, 64, 64, 1, 1, 224, 224, 1, 224, 224, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<64, 256>>>(buf1, buf0, 50176, 401408, 50176, 50176, 3211264, 401408, 50176, 50176, 3211264, 401408.0, 401408.0);
 n1_norm_apply<<<ceil_div(25690112, 256), 256>>>(buf1, buf0, feature_extractor_0_4_weight, feature_extractor_0_4_bias, buf1, 25690112, 50176, 64);
 n2_relu<<<ceil_div(25690112, 256), 256>>>(buf1, buf1, 25690112);
 n6_maxpool<<<ceil_div(6422528, 256), 256>>>(buf1, buf0, 1, 224, 224, 1, 112, 112, 1, 2, 2, 1, 2, 2, 0, 0, 0, 1, 1, 1, 6422528);
-n3_conv<<<ceil_div(12845056, 256), 256>>>(buf0, feature_extractor_1_0_weight, feature_extractor_1_0_bias, buf1, 8, 64, 128, 1, 1, 112, 112, 1, 112, 112, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n3_conv<<<ceil_div(1605632, 256), 256>>>(buf0, feature_extractor_1_0_weight, feature_extractor_1_0_bias, buf1, 8, 64, 128, 1, 1, 112, 112, 1, 112, 112, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<128, 256>>>(buf1, buf0, 12544, 100352, 12544, 12544, 1605632, 100352, 12544, 12544, 1605632, 100352.0, 100352.0);
 n1_norm_apply<<<ceil_div(12845056, 256), 256>>>(buf1, buf0, feature_extractor_1_1_weight, feature_extractor_1_1_bias, buf1, 12845056, 12544, 128);
 n2_relu<<<ceil_div(12845056, 256), 256>>>(buf1, buf1, 12845056);
-n3_conv<<<ceil_div(12845056, 256), 256>>>(buf1, feature_extractor_1_3_weight, feature_extractor_1_3_bias, buf0, 8, 128, 128, 1, 1, 112, 112, 1, 112, 112, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n3_conv<<<ceil_div(1605632, 256), 256>>>(buf1, feature_extractor_1_3_weight, feature_extractor_1_3_bias, buf0, 8, 128, 128, 1, 1, 112, 112, 1, 112, 112, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<128, 256>>>(buf0, buf1, 12544, 100352, 12544, 12544, 1605632, 100352, 12544, 12544, 1605632, 100352.0, 100352.0);
 n1_norm_apply<<<ceil_div(12845056, 256), 256>>>(buf0, buf1, feature_extractor_1_4_weight, feature_extractor_1_4_bias, buf0, 12845056, 12544, 128);
 n2_relu<<<ceil_div(12845056, 256), 256>>>(buf0, buf0, 12845056);
 n6_maxpool<<<ceil_div(3211264, 256), 256>>>(buf0, buf1, 1, 112, 112, 1, 56, 56, 1, 2, 2, 1, 2, 2, 0, 0, 0, 1, 1, 1, 3211264);
-n3_conv<<<ceil_div(6422528, 256), 256>>>(buf1, feature_extractor_2_0_weight, feature_extractor_2_0_bias, buf0, 8, 128, 256, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n3_conv<<<ceil_div(802816, 256), 256>>>(buf1, feature_extractor_2_0_weight, feature_extractor_2_0_bias, buf0, 8, 128, 256, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf0, buf1, 3136, 25088, 3136, 3136, 802816, 25088, 3136, 3136, 802816, 25088.0, 25088.0);
 n1_norm_apply<<<ceil_div(6422528, 256), 256>>>(buf0, buf1, feature_extractor_2_1_weight, feature_extractor_2_1_bias, buf0, 6422528, 3136, 256);
 n2_relu<<<ceil_div(6422528, 256), 256>>>(buf0, buf0, 6422528);
-n3_conv<<<ceil_div(6422528, 256), 256>>>(buf0, feature_extractor_2_3_weight, feature_extractor_2_3_bias, buf1, 8, 256, 256, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n3_conv<<<ceil_div(802816, 256), 256>>>(buf0, feature_extractor_2_3_weight, feature_extractor_2_3_bias, buf1, 8, 256, 256, 1, 1, 56, 56, 1, 56, 56, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf1, buf0, 3136, 25088, 3136, 3136, 802816, 25088, 3136, 3136, 802816, 25088.0, 25088.0);
 n1_norm_apply<<<ceil_div(6422528, 256), 256>>>(buf1, buf0, feature_extractor_2_4_weight, feature_extractor_2_4_bias, buf1, 6422528, 3136, 256);
 n2_relu<<<ceil_div(6422528, 256), 256>>>(buf1, buf1, 6422528);

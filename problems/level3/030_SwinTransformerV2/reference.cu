@@ -36,7 +36,7 @@ static __device__ double block_max(double v, double* sh)
     return r;
 }
 
-/* t0: Conv2d + bias, one thread per output, double accumulation */
+/* t0: Conv2d + bias, 8 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n0_conv(const float* x,
     const float* weight,
     const float* bias,
@@ -69,17 +69,18 @@ extern "C" __global__ void n0_conv(const float* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -91,14 +92,18 @@ extern "C" __global__ void n0_conv(const float* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    acc += (double)bias[co];
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r] + (double)bias[co0 + r]);
+    }
 }
 
 /* t2: permute [0, 2, 1] of [10, 96, 3136] */
@@ -2012,7 +2017,7 @@ scratch double buf2[9031680];
 scratch double buf3[4609920];
 scratch double buf4[3010560];
 scratch double buf5[153664];
-n0_conv<<<ceil_div(3010560, 256), 256>>>(x, patch_embed_proj_weight, patch_embed_proj_bias, buf0, 10, 3, 96, 1, 1, 224, 224, 1, 56, 56, 1, 4, 4, 1, 4, 4, 0, 0, 0, 1, 1, 1);
+n0_conv<<<ceil_div(376320, 256), 256>>>(x, patch_embed_proj_weight, patch_embed_proj_bias, buf0, 10, 3, 96, 1, 1, 224, 224, 1, 56, 56, 1, 4, 4, 1, 4, 4, 0, 0, 0, 1, 1, 1);
 n2_permute<<<ceil_div(3010560, 256), 256>>>(buf0, buf1, 3010560, 96, 96, 3136, 3136, 301056, 1, 3136);
 n3_norm_stats<<<31360, 128>>>(buf1, buf0, 96, 96, 96, 96.0, 96.0);
 n3_norm_apply<<<ceil_div(3010560, 256), 256>>>(buf1, buf0, patch_embed_norm_weight, patch_embed_norm_bias, buf1, 3010560, 96, 96, 96);

@@ -36,7 +36,7 @@ static __device__ double block_max(double v, double* sh)
     return r;
 }
 
-/* t0: Conv2d + bias, one thread per output, double accumulation */
+/* t0: Conv2d + bias, 8 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n0_conv(const float* x,
     const float* weight,
     const float* bias,
@@ -69,17 +69,18 @@ extern "C" __global__ void n0_conv(const float* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -91,14 +92,18 @@ extern "C" __global__ void n0_conv(const float* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    acc += (double)bias[co];
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r] + (double)bias[co0 + r]);
+    }
 }
 
 /* t1: batch norm statistics (mean, biased variance) of 262144 values each, one block per statistic */
@@ -193,7 +198,7 @@ extern "C" __global__ void n2_softmax(const double* x,
         out[base + j * lc8] = (exp((double)x[base + j * lc9] - m) / s);
 }
 
-/* t3: Conv2d + bias, one thread per output, double accumulation */
+/* t3: Conv2d + bias, 8 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n3_conv(const double* x,
     const float* weight,
     const float* bias,
@@ -226,17 +231,18 @@ extern "C" __global__ void n3_conv(const double* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -248,14 +254,18 @@ extern "C" __global__ void n3_conv(const double* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    acc += (double)bias[co];
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r] + (double)bias[co0 + r]);
+    }
 }
 
 /* t6: MaxPool2d (padding never wins), one thread per output */
@@ -370,6 +380,76 @@ extern "C" __global__ void n23_softmax(const double* x,
         out[base + j * lc8] = (exp((double)x[base + j * lc9] - m) / s);
 }
 
+/* t28: Conv2d + bias, 4 output channel(s) of one position per thread, double accumulation */
+extern "C" __global__ void n28_conv(const double* x,
+    const float* weight,
+    const float* bias,
+    double* out,
+    int lc0,
+    int lc1,
+    int lc2,
+    int lc3,
+    int lc4,
+    int lc5,
+    int lc6,
+    int lc7,
+    int lc8,
+    int lc9,
+    int lc10,
+    int lc11,
+    int lc12,
+    int lc13,
+    int lc14,
+    int lc15,
+    int lc16,
+    int lc17,
+    int lc18,
+    int lc19,
+    int lc20,
+    int lc21)
+{
+    /* geometry; spatial axes padded to three */
+    const int NB = lc0, CI = lc1, CO = lc2, GROUPS = lc3, ID = lc4, IH = lc5;
+    const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
+    const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
+    const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 4) * OD * OH * OW) return;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD); t /= OD;
+    const int co0 = (int)(t % (CO / 4)) * 4;   /* channels co0 .. co0 + 3 */
+    const long long n = t / (CO / 4);
+    const int cpg = CI / GROUPS;          /* input channels per group */
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[4];
+    for (int r = 0; r < 4; ++r) acc[r] = 0.0;
+    for (int cj = 0; cj < cpg; ++cj) {
+        const int ci = g * cpg + cj;
+        for (int kd = 0; kd < KD; ++kd) {
+            const int id = od * SD - PD + kd * DILD;
+            if (id < 0 || id >= ID) continue;
+            for (int kh = 0; kh < KH; ++kh) {
+                const int ih = oh * SH - PH + kh * DILH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int kw = 0; kw < KW; ++kw) {
+                    const int iw = ow * SW - PW + kw * DILW;
+                    if (iw < 0 || iw >= IW) continue;
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 4; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                }
+            }
+        }
+    }
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 4; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r] + (double)bias[co0 + r]);
+    }
+}
+
 /* t30: softmax over dim 3 of [8, 1024, 4, 32], one block per row */
 extern "C" __global__ void n30_softmax(const double* x,
     double* out,
@@ -399,7 +479,7 @@ extern "C" __global__ void n30_softmax(const double* x,
         out[base + j * lc8] = (exp((double)x[base + j * lc9] - m) / s);
 }
 
-/* t34: ConvTranspose2d + bias, one thread per output, double accumulation; transposed: out[o] gathers x[i] where o = i*S - P + k*DIL */
+/* t34: ConvTranspose2d + bias, 8 output channel(s) of one position per thread, double accumulation; transposed: out[o] gathers x[i] where o = i*S - P + k*DIL */
 extern "C" __global__ void n34_conv_transpose(const double* x,
     const float* weight,
     const float* bias,
@@ -432,18 +512,18 @@ extern "C" __global__ void n34_conv_transpose(const double* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 8) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 8)) * 8;   /* channels co0 .. co0 + 7 */
+    const long long n = t / (CO / 8);
     const int cpg = CI / GROUPS;          /* input channels per group */
     const int opg = CO / GROUPS;          /* output channels per group */
-    const int g = co / opg, oc = co % opg;
-    double acc = 0.0;
+    const int g = co0 / opg, oc0 = co0 % opg;
+    double acc[8];
+    for (int r = 0; r < 8; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -458,14 +538,18 @@ extern "C" __global__ void n34_conv_transpose(const double* x,
                     const int nw = ow + PW - kw * DILW;
                     if (nw < 0 || nw % SW != 0 || nw / SW >= IW) continue;
                     const int iw = nw / SW;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(ci * opg + oc) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 8; ++r)
+                        acc[r] += xv * (double)weight[((((long long)ci * opg + oc0 + r) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    acc += (double)bias[co];
-    out[idx] = acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 8; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (acc[r] + (double)bias[co0 + r]);
+    }
 }
 
 /* concatenation along a dim: up to 8 operands of widths w0.. into out at offset off */
@@ -504,7 +588,7 @@ extern "C" __global__ void concat8_double_double(const double* x0,
     out[(o * total + off + cg) * inner + e] = (double)xs[k][(o * ws[k] + c) * inner + e];
 }
 
-/* out: Conv2d + bias, one thread per output, double accumulation */
+/* out: Conv2d + bias, 4 output channel(s) of one position per thread, double accumulation */
 extern "C" __global__ void n66_conv(const double* x,
     const float* weight,
     const float* bias,
@@ -537,17 +621,18 @@ extern "C" __global__ void n66_conv(const double* x,
     const int IW = lc6, OD = lc7, OH = lc8, OW = lc9, KD = lc10, KH = lc11;
     const int KW = lc12, SD = lc13, SH = lc14, SW = lc15, PD = lc16, PH = lc17;
     const int PW = lc18, DILD = lc19, DILH = lc20, DILW = lc21;
-    long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (idx >= (long long)NB * CO * OD * OH * OW) return;
-    long long t = idx;
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= (long long)NB * (CO / 4) * OD * OH * OW) return;
     const int ow = (int)(t % OW); t /= OW;
     const int oh = (int)(t % OH); t /= OH;
     const int od = (int)(t % OD); t /= OD;
-    const int co = (int)(t % CO);
-    const long long n = t / CO;
+    const int co0 = (int)(t % (CO / 4)) * 4;   /* channels co0 .. co0 + 3 */
+    const long long n = t / (CO / 4);
     const int cpg = CI / GROUPS;          /* input channels per group */
-    const int g = co / (CO / GROUPS);
-    double acc = 0.0;
+    const int opg = CO / GROUPS;          /* output channels per group */
+    const int g = co0 / opg;
+    double acc[4];
+    for (int r = 0; r < 4; ++r) acc[r] = 0.0;
     for (int cj = 0; cj < cpg; ++cj) {
         const int ci = g * cpg + cj;
         for (int kd = 0; kd < KD; ++kd) {
@@ -559,14 +644,18 @@ extern "C" __global__ void n66_conv(const double* x,
                 for (int kw = 0; kw < KW; ++kw) {
                     const int iw = ow * SW - PW + kw * DILW;
                     if (iw < 0 || iw >= IW) continue;
-                    acc += (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw]
-                         * (double)weight[(((long long)(co * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
+                    const double xv = (double)x[(((n * CI + ci) * ID + id) * IH + ih) * IW + iw];
+                    for (int r = 0; r < 4; ++r)
+                        acc[r] += xv * (double)weight[((((long long)(co0 + r) * cpg + cj) * KD + kd) * KH + kh) * KW + kw];
                 }
             }
         }
     }
-    acc += (double)bias[co];
-    out[idx] = (float)acc;
+    const long long o0 = (((n * CO + co0) * OD + od) * OH + oh) * OW + ow;
+    for (int r = 0; r < 4; ++r) {
+        const long long o = o0 + (long long)r * OD * OH * OW;
+        out[o] = (float)(acc[r] + (double)bias[co0 + r]);
+    }
 }
 
 /*@launch
@@ -576,89 +665,89 @@ scratch double buf2[8388608];
 scratch double buf3[4194304];
 scratch double buf4[33554432];
 scratch double buf5[2097152];
-n0_conv<<<ceil_div(16777216, 256), 256>>>(x, encoder1_double_conv_0_weight, encoder1_double_conv_0_bias, buf0, 8, 8, 64, 1, 1, 64, 512, 1, 64, 512, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n0_conv<<<ceil_div(2097152, 256), 256>>>(x, encoder1_double_conv_0_weight, encoder1_double_conv_0_bias, buf0, 8, 8, 64, 1, 1, 64, 512, 1, 64, 512, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<64, 256>>>(buf0, buf1, 32768, 262144, 32768, 32768, 2097152, 262144, 32768, 32768, 2097152, 262144.0, 262144.0);
 n1_norm_apply<<<ceil_div(16777216, 256), 256>>>(buf0, buf1, encoder1_double_conv_1_weight, encoder1_double_conv_1_bias, buf0, 16777216, 32768, 64);
 n2_softmax<<<32768, 256>>>(buf0, buf1, 1, 512, 1, 512, 1, 512, 1, 512, 1, 1);
-n3_conv<<<ceil_div(16777216, 256), 256>>>(buf1, encoder1_double_conv_3_weight, encoder1_double_conv_3_bias, buf0, 8, 64, 64, 1, 1, 64, 512, 1, 64, 512, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n3_conv<<<ceil_div(2097152, 256), 256>>>(buf1, encoder1_double_conv_3_weight, encoder1_double_conv_3_bias, buf0, 8, 64, 64, 1, 1, 64, 512, 1, 64, 512, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<64, 256>>>(buf0, buf1, 32768, 262144, 32768, 32768, 2097152, 262144, 32768, 32768, 2097152, 262144.0, 262144.0);
 n1_norm_apply<<<ceil_div(16777216, 256), 256>>>(buf0, buf1, encoder1_double_conv_4_weight, encoder1_double_conv_4_bias, buf0, 16777216, 32768, 64);
 n2_softmax<<<32768, 256>>>(buf0, buf1, 1, 512, 1, 512, 1, 512, 1, 512, 1, 1);
 n6_maxpool<<<ceil_div(4194304, 256), 256>>>(buf1, buf0, 1, 64, 512, 1, 32, 256, 1, 2, 2, 1, 2, 2, 0, 0, 0, 1, 1, 1, 4194304);
-n3_conv<<<ceil_div(8388608, 256), 256>>>(buf0, encoder2_double_conv_0_weight, encoder2_double_conv_0_bias, buf2, 8, 64, 128, 1, 1, 32, 256, 1, 32, 256, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n3_conv<<<ceil_div(1048576, 256), 256>>>(buf0, encoder2_double_conv_0_weight, encoder2_double_conv_0_bias, buf2, 8, 64, 128, 1, 1, 32, 256, 1, 32, 256, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<128, 256>>>(buf2, buf0, 8192, 65536, 8192, 8192, 1048576, 65536, 8192, 8192, 1048576, 65536.0, 65536.0);
 n1_norm_apply<<<ceil_div(8388608, 256), 256>>>(buf2, buf0, encoder2_double_conv_1_weight, encoder2_double_conv_1_bias, buf2, 8388608, 8192, 128);
 n2_softmax<<<32768, 256>>>(buf2, buf0, 1, 256, 1, 256, 1, 256, 1, 256, 1, 1);
-n3_conv<<<ceil_div(8388608, 256), 256>>>(buf0, encoder2_double_conv_3_weight, encoder2_double_conv_3_bias, buf2, 8, 128, 128, 1, 1, 32, 256, 1, 32, 256, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n3_conv<<<ceil_div(1048576, 256), 256>>>(buf0, encoder2_double_conv_3_weight, encoder2_double_conv_3_bias, buf2, 8, 128, 128, 1, 1, 32, 256, 1, 32, 256, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<128, 256>>>(buf2, buf0, 8192, 65536, 8192, 8192, 1048576, 65536, 8192, 8192, 1048576, 65536.0, 65536.0);
 n1_norm_apply<<<ceil_div(8388608, 256), 256>>>(buf2, buf0, encoder2_double_conv_4_weight, encoder2_double_conv_4_bias, buf2, 8388608, 8192, 128);
 n2_softmax<<<32768, 256>>>(buf2, buf0, 1, 256, 1, 256, 1, 256, 1, 256, 1, 1);
 n6_maxpool<<<ceil_div(2097152, 256), 256>>>(buf0, buf2, 1, 32, 256, 1, 16, 128, 1, 2, 2, 1, 2, 2, 0, 0, 0, 1, 1, 1, 2097152);
-n3_conv<<<ceil_div(4194304, 256), 256>>>(buf2, encoder3_double_conv_0_weight, encoder3_double_conv_0_bias, buf3, 8, 128, 256, 1, 1, 16, 128, 1, 16, 128, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n3_conv<<<ceil_div(524288, 256), 256>>>(buf2, encoder3_double_conv_0_weight, encoder3_double_conv_0_bias, buf3, 8, 128, 256, 1, 1, 16, 128, 1, 16, 128, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf3, buf2, 2048, 16384, 2048, 2048, 524288, 16384, 2048, 2048, 524288, 16384.0, 16384.0);
 n1_norm_apply<<<ceil_div(4194304, 256), 256>>>(buf3, buf2, encoder3_double_conv_1_weight, encoder3_double_conv_1_bias, buf3, 4194304, 2048, 256);
 n16_softmax<<<32768, 128>>>(buf3, buf2, 1, 128, 1, 128, 1, 128, 1, 128, 1, 1);
-n3_conv<<<ceil_div(4194304, 256), 256>>>(buf2, encoder3_double_conv_3_weight, encoder3_double_conv_3_bias, buf3, 8, 256, 256, 1, 1, 16, 128, 1, 16, 128, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n3_conv<<<ceil_div(524288, 256), 256>>>(buf2, encoder3_double_conv_3_weight, encoder3_double_conv_3_bias, buf3, 8, 256, 256, 1, 1, 16, 128, 1, 16, 128, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf3, buf2, 2048, 16384, 2048, 2048, 524288, 16384, 2048, 2048, 524288, 16384.0, 16384.0);
 n1_norm_apply<<<ceil_div(4194304, 256), 256>>>(buf3, buf2, encoder3_double_conv_4_weight, encoder3_double_conv_4_bias, buf3, 4194304, 2048, 256);
 n16_softmax<<<32768, 128>>>(buf3, buf2, 1, 128, 1, 128, 1, 128, 1, 128, 1, 1);
 n6_maxpool<<<ceil_div(1048576, 256), 256>>>(buf2, buf3, 1, 16, 128, 1, 8, 64, 1, 2, 2, 1, 2, 2, 0, 0, 0, 1, 1, 1, 1048576);
-n3_conv<<<ceil_div(2097152, 256), 256>>>(buf3, encoder4_double_conv_0_weight, encoder4_double_conv_0_bias, buf4, 8, 256, 512, 1, 1, 8, 64, 1, 8, 64, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n3_conv<<<ceil_div(262144, 256), 256>>>(buf3, encoder4_double_conv_0_weight, encoder4_double_conv_0_bias, buf4, 8, 256, 512, 1, 1, 8, 64, 1, 8, 64, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<512, 256>>>(buf4, buf3, 512, 4096, 512, 512, 262144, 4096, 512, 512, 262144, 4096.0, 4096.0);
 n1_norm_apply<<<ceil_div(2097152, 256), 256>>>(buf4, buf3, encoder4_double_conv_1_weight, encoder4_double_conv_1_bias, buf4, 2097152, 512, 512);
 n23_softmax<<<32768, 64>>>(buf4, buf3, 1, 64, 1, 64, 1, 64, 1, 64, 1, 1);
-n3_conv<<<ceil_div(2097152, 256), 256>>>(buf3, encoder4_double_conv_3_weight, encoder4_double_conv_3_bias, buf4, 8, 512, 512, 1, 1, 8, 64, 1, 8, 64, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n3_conv<<<ceil_div(262144, 256), 256>>>(buf3, encoder4_double_conv_3_weight, encoder4_double_conv_3_bias, buf4, 8, 512, 512, 1, 1, 8, 64, 1, 8, 64, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<512, 256>>>(buf4, buf3, 512, 4096, 512, 512, 262144, 4096, 512, 512, 262144, 4096.0, 4096.0);
 n1_norm_apply<<<ceil_div(2097152, 256), 256>>>(buf4, buf3, encoder4_double_conv_4_weight, encoder4_double_conv_4_bias, buf4, 2097152, 512, 512);
 n23_softmax<<<32768, 64>>>(buf4, buf3, 1, 64, 1, 64, 1, 64, 1, 64, 1, 1);
 n6_maxpool<<<ceil_div(524288, 256), 256>>>(buf3, buf4, 1, 8, 64, 1, 4, 32, 1, 2, 2, 1, 2, 2, 0, 0, 0, 1, 1, 1, 524288);
-n3_conv<<<ceil_div(1048576, 256), 256>>>(buf4, bottleneck_double_conv_0_weight, bottleneck_double_conv_0_bias, buf5, 8, 512, 1024, 1, 1, 4, 32, 1, 4, 32, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n28_conv<<<ceil_div(262144, 256), 256>>>(buf4, bottleneck_double_conv_0_weight, bottleneck_double_conv_0_bias, buf5, 8, 512, 1024, 1, 1, 4, 32, 1, 4, 32, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<1024, 256>>>(buf5, buf4, 128, 1024, 128, 128, 131072, 1024, 128, 128, 131072, 1024.0, 1024.0);
 n1_norm_apply<<<ceil_div(1048576, 256), 256>>>(buf5, buf4, bottleneck_double_conv_1_weight, bottleneck_double_conv_1_bias, buf5, 1048576, 128, 1024);
 n30_softmax<<<32768, 32>>>(buf5, buf4, 1, 32, 1, 32, 1, 32, 1, 32, 1, 1);
-n3_conv<<<ceil_div(1048576, 256), 256>>>(buf4, bottleneck_double_conv_3_weight, bottleneck_double_conv_3_bias, buf5, 8, 1024, 1024, 1, 1, 4, 32, 1, 4, 32, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n28_conv<<<ceil_div(262144, 256), 256>>>(buf4, bottleneck_double_conv_3_weight, bottleneck_double_conv_3_bias, buf5, 8, 1024, 1024, 1, 1, 4, 32, 1, 4, 32, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<1024, 256>>>(buf5, buf4, 128, 1024, 128, 128, 131072, 1024, 128, 128, 131072, 1024.0, 1024.0);
 n1_norm_apply<<<ceil_div(1048576, 256), 256>>>(buf5, buf4, bottleneck_double_conv_4_weight, bottleneck_double_conv_4_bias, buf5, 1048576, 128, 1024);
 n30_softmax<<<32768, 32>>>(buf5, buf4, 1, 32, 1, 32, 1, 32, 1, 32, 1, 1);
-n34_conv_transpose<<<ceil_div(2097152, 256), 256>>>(buf4, upconv4_weight, upconv4_bias, buf5, 8, 1024, 512, 1, 1, 4, 32, 1, 8, 64, 1, 2, 2, 1, 2, 2, 0, 0, 0, 1, 1, 1);
+n34_conv_transpose<<<ceil_div(262144, 256), 256>>>(buf4, upconv4_weight, upconv4_bias, buf5, 8, 1024, 512, 1, 1, 4, 32, 1, 8, 64, 1, 2, 2, 1, 2, 2, 0, 0, 0, 1, 1, 1);
 concat8_double_double<<<ceil_div(4194304, 256), 256>>>(buf5, buf3, buf5, buf5, buf5, buf5, buf5, buf5, 512, 512, 0, 0, 0, 0, 0, 0, buf4, 8, 512, 1024, 0, 1024);
-n3_conv<<<ceil_div(2097152, 256), 256>>>(buf4, decoder4_double_conv_0_weight, decoder4_double_conv_0_bias, buf5, 8, 1024, 512, 1, 1, 8, 64, 1, 8, 64, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n3_conv<<<ceil_div(262144, 256), 256>>>(buf4, decoder4_double_conv_0_weight, decoder4_double_conv_0_bias, buf5, 8, 1024, 512, 1, 1, 8, 64, 1, 8, 64, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<512, 256>>>(buf5, buf3, 512, 4096, 512, 512, 262144, 4096, 512, 512, 262144, 4096.0, 4096.0);
 n1_norm_apply<<<ceil_div(2097152, 256), 256>>>(buf5, buf3, decoder4_double_conv_1_weight, decoder4_double_conv_1_bias, buf5, 2097152, 512, 512);
 n23_softmax<<<32768, 64>>>(buf5, buf4, 1, 64, 1, 64, 1, 64, 1, 64, 1, 1);
-n3_conv<<<ceil_div(2097152, 256), 256>>>(buf4, decoder4_double_conv_3_weight, decoder4_double_conv_3_bias, buf5, 8, 512, 512, 1, 1, 8, 64, 1, 8, 64, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n3_conv<<<ceil_div(262144, 256), 256>>>(buf4, decoder4_double_conv_3_weight, decoder4_double_conv_3_bias, buf5, 8, 512, 512, 1, 1, 8, 64, 1, 8, 64, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<512, 256>>>(buf5, buf3, 512, 4096, 512, 512, 262144, 4096, 512, 512, 262144, 4096.0, 4096.0);
 n1_norm_apply<<<ceil_div(2097152, 256), 256>>>(buf5, buf3, decoder4_double_conv_4_weight, decoder4_double_conv_4_bias, buf5, 2097152, 512, 512);
 n23_softmax<<<32768, 64>>>(buf5, buf4, 1, 64, 1, 64, 1, 64, 1, 64, 1, 1);
-n34_conv_transpose<<<ceil_div(4194304, 256), 256>>>(buf4, upconv3_weight, upconv3_bias, buf3, 8, 512, 256, 1, 1, 8, 64, 1, 16, 128, 1, 2, 2, 1, 2, 2, 0, 0, 0, 1, 1, 1);
+n34_conv_transpose<<<ceil_div(524288, 256), 256>>>(buf4, upconv3_weight, upconv3_bias, buf3, 8, 512, 256, 1, 1, 8, 64, 1, 16, 128, 1, 2, 2, 1, 2, 2, 0, 0, 0, 1, 1, 1);
 concat8_double_double<<<ceil_div(8388608, 256), 256>>>(buf3, buf2, buf3, buf3, buf3, buf3, buf3, buf3, 256, 256, 0, 0, 0, 0, 0, 0, buf4, 8, 2048, 512, 0, 512);
-n3_conv<<<ceil_div(4194304, 256), 256>>>(buf4, decoder3_double_conv_0_weight, decoder3_double_conv_0_bias, buf3, 8, 512, 256, 1, 1, 16, 128, 1, 16, 128, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n3_conv<<<ceil_div(524288, 256), 256>>>(buf4, decoder3_double_conv_0_weight, decoder3_double_conv_0_bias, buf3, 8, 512, 256, 1, 1, 16, 128, 1, 16, 128, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf3, buf5, 2048, 16384, 2048, 2048, 524288, 16384, 2048, 2048, 524288, 16384.0, 16384.0);
 n1_norm_apply<<<ceil_div(4194304, 256), 256>>>(buf3, buf5, decoder3_double_conv_1_weight, decoder3_double_conv_1_bias, buf3, 4194304, 2048, 256);
 n16_softmax<<<32768, 128>>>(buf3, buf2, 1, 128, 1, 128, 1, 128, 1, 128, 1, 1);
-n3_conv<<<ceil_div(4194304, 256), 256>>>(buf2, decoder3_double_conv_3_weight, decoder3_double_conv_3_bias, buf3, 8, 256, 256, 1, 1, 16, 128, 1, 16, 128, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n3_conv<<<ceil_div(524288, 256), 256>>>(buf2, decoder3_double_conv_3_weight, decoder3_double_conv_3_bias, buf3, 8, 256, 256, 1, 1, 16, 128, 1, 16, 128, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<256, 256>>>(buf3, buf5, 2048, 16384, 2048, 2048, 524288, 16384, 2048, 2048, 524288, 16384.0, 16384.0);
 n1_norm_apply<<<ceil_div(4194304, 256), 256>>>(buf3, buf5, decoder3_double_conv_4_weight, decoder3_double_conv_4_bias, buf3, 4194304, 2048, 256);
 n16_softmax<<<32768, 128>>>(buf3, buf4, 1, 128, 1, 128, 1, 128, 1, 128, 1, 1);
-n34_conv_transpose<<<ceil_div(8388608, 256), 256>>>(buf4, upconv2_weight, upconv2_bias, buf2, 8, 256, 128, 1, 1, 16, 128, 1, 32, 256, 1, 2, 2, 1, 2, 2, 0, 0, 0, 1, 1, 1);
+n34_conv_transpose<<<ceil_div(1048576, 256), 256>>>(buf4, upconv2_weight, upconv2_bias, buf2, 8, 256, 128, 1, 1, 16, 128, 1, 32, 256, 1, 2, 2, 1, 2, 2, 0, 0, 0, 1, 1, 1);
 concat8_double_double<<<ceil_div(16777216, 256), 256>>>(buf2, buf0, buf2, buf2, buf2, buf2, buf2, buf2, 128, 128, 0, 0, 0, 0, 0, 0, buf4, 8, 8192, 256, 0, 256);
-n3_conv<<<ceil_div(8388608, 256), 256>>>(buf4, decoder2_double_conv_0_weight, decoder2_double_conv_0_bias, buf2, 8, 256, 128, 1, 1, 32, 256, 1, 32, 256, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n3_conv<<<ceil_div(1048576, 256), 256>>>(buf4, decoder2_double_conv_0_weight, decoder2_double_conv_0_bias, buf2, 8, 256, 128, 1, 1, 32, 256, 1, 32, 256, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<128, 256>>>(buf2, buf5, 8192, 65536, 8192, 8192, 1048576, 65536, 8192, 8192, 1048576, 65536.0, 65536.0);
 n1_norm_apply<<<ceil_div(8388608, 256), 256>>>(buf2, buf5, decoder2_double_conv_1_weight, decoder2_double_conv_1_bias, buf2, 8388608, 8192, 128);
 n2_softmax<<<32768, 256>>>(buf2, buf0, 1, 256, 1, 256, 1, 256, 1, 256, 1, 1);
-n3_conv<<<ceil_div(8388608, 256), 256>>>(buf0, decoder2_double_conv_3_weight, decoder2_double_conv_3_bias, buf2, 8, 128, 128, 1, 1, 32, 256, 1, 32, 256, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n3_conv<<<ceil_div(1048576, 256), 256>>>(buf0, decoder2_double_conv_3_weight, decoder2_double_conv_3_bias, buf2, 8, 128, 128, 1, 1, 32, 256, 1, 32, 256, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<128, 256>>>(buf2, buf5, 8192, 65536, 8192, 8192, 1048576, 65536, 8192, 8192, 1048576, 65536.0, 65536.0);
 n1_norm_apply<<<ceil_div(8388608, 256), 256>>>(buf2, buf5, decoder2_double_conv_4_weight, decoder2_double_conv_4_bias, buf2, 8388608, 8192, 128);
 n2_softmax<<<32768, 256>>>(buf2, buf4, 1, 256, 1, 256, 1, 256, 1, 256, 1, 1);
-n34_conv_transpose<<<ceil_div(16777216, 256), 256>>>(buf4, upconv1_weight, upconv1_bias, buf0, 8, 128, 64, 1, 1, 32, 256, 1, 64, 512, 1, 2, 2, 1, 2, 2, 0, 0, 0, 1, 1, 1);
+n34_conv_transpose<<<ceil_div(2097152, 256), 256>>>(buf4, upconv1_weight, upconv1_bias, buf0, 8, 128, 64, 1, 1, 32, 256, 1, 64, 512, 1, 2, 2, 1, 2, 2, 0, 0, 0, 1, 1, 1);
 concat8_double_double<<<ceil_div(33554432, 256), 256>>>(buf0, buf1, buf0, buf0, buf0, buf0, buf0, buf0, 64, 64, 0, 0, 0, 0, 0, 0, buf4, 8, 32768, 128, 0, 128);
-n3_conv<<<ceil_div(16777216, 256), 256>>>(buf4, decoder1_double_conv_0_weight, decoder1_double_conv_0_bias, buf1, 8, 128, 64, 1, 1, 64, 512, 1, 64, 512, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n3_conv<<<ceil_div(2097152, 256), 256>>>(buf4, decoder1_double_conv_0_weight, decoder1_double_conv_0_bias, buf1, 8, 128, 64, 1, 1, 64, 512, 1, 64, 512, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<64, 256>>>(buf1, buf5, 32768, 262144, 32768, 32768, 2097152, 262144, 32768, 32768, 2097152, 262144.0, 262144.0);
 n1_norm_apply<<<ceil_div(16777216, 256), 256>>>(buf1, buf5, decoder1_double_conv_1_weight, decoder1_double_conv_1_bias, buf1, 16777216, 32768, 64);
 n2_softmax<<<32768, 256>>>(buf1, buf0, 1, 512, 1, 512, 1, 512, 1, 512, 1, 1);
-n3_conv<<<ceil_div(16777216, 256), 256>>>(buf0, decoder1_double_conv_3_weight, decoder1_double_conv_3_bias, buf1, 8, 64, 64, 1, 1, 64, 512, 1, 64, 512, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
+n3_conv<<<ceil_div(2097152, 256), 256>>>(buf0, decoder1_double_conv_3_weight, decoder1_double_conv_3_bias, buf1, 8, 64, 64, 1, 1, 64, 512, 1, 64, 512, 1, 3, 3, 1, 1, 1, 0, 1, 1, 1, 1, 1);
 n1_norm_stats<<<64, 256>>>(buf1, buf5, 32768, 262144, 32768, 32768, 2097152, 262144, 32768, 32768, 2097152, 262144.0, 262144.0);
 n1_norm_apply<<<ceil_div(16777216, 256), 256>>>(buf1, buf5, decoder1_double_conv_4_weight, decoder1_double_conv_4_bias, buf1, 16777216, 32768, 64);
 n2_softmax<<<32768, 256>>>(buf1, buf0, 1, 512, 1, 512, 1, 512, 1, 512, 1, 1);
-n66_conv<<<ceil_div(1048576, 256), 256>>>(buf0, final_conv_weight, final_conv_bias, out, 8, 64, 4, 1, 1, 64, 512, 1, 64, 512, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+n66_conv<<<ceil_div(262144, 256), 256>>>(buf0, final_conv_weight, final_conv_bias, out, 8, 64, 4, 1, 1, 64, 512, 1, 64, 512, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1);
 @*/
