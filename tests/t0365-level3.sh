@@ -148,3 +148,10 @@ sed -i 's/fg = 1.0 \/ (1.0 + exp(-(gx\[1\] + gh\[1\])))/fg = 1.0 \/ (1.0 + exp(-
 check "(the edit took)" grep -q 'fg = 1.0 / (1.0 + exp(-(gx\[0\]' "$f"
 expect_exit 1 "a reference with a wrong gate fails" python3 "$KF_ROOT/tests/tools/emulate_level3.py" small emu3 35
 contains "names the problem" "$T_TMP/out" "^not ok 035_LSTM .*python: [1-9][0-9]* bad"
+# and a small GRU whose state update reads gate 0's hidden sums for every gate
+# (the step's gate threads meet in shared memory)
+f=$(ls small/problems/level3/039_*/reference.cu)
+sed -i 's/gh\[q\] = sgh\[q\]\[u\];/gh[q] = sgh[0][u];/' "$f"
+check "(the edit took)" grep -q 'gh\[q\] = sgh\[0\]\[u\];' "$f"
+expect_exit 1 "a step that reads the wrong gate's slot fails" python3 "$KF_ROOT/tests/tools/emulate_level3.py" small emu5 39
+contains "names the problem" "$T_TMP/out" "^not ok 039_GRU .*python: [1-9][0-9]* bad"

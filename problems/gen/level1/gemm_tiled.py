@@ -33,7 +33,7 @@ def grid(M, N, batch=1, m_expr=None, n_expr=None, batch_expr=None):
     return "dim3(ceil_div(%s, %d), ceil_div(%s, %d), %s)" % (n, BN, m, bm, b)
 
 
-def body(M, a_at, b_at, a_k_contig, b_n_contig, epilogue, sizes, prelude="", indent="    "):
+def body(M, a_at, b_at, a_k_contig, b_n_contig, epilogue, sizes, prelude="", indent="    ", init=None):
     """The kernel body. M: the row count (a number: it picks the tile).
     a_at(m, k), b_at(k, n): C expressions of the operands' elements
     (operands `a`, `b` are the kernel's parameter names inside them).
@@ -41,7 +41,8 @@ def body(M, a_at, b_at, a_k_contig, b_n_contig, epilogue, sizes, prelude="", ind
     adjacent in memory (the loads walk that way). epilogue: statements that
     store output (m, n) from `acc` (a double; m, n long long). sizes:
     (M, N, K) as C expressions. prelude: statements before the tiles (the
-    batch's bases from blockIdx.z)."""
+    batch's bases from blockIdx.z). init(m, n): a C expression each output's
+    sum starts from (a bias the plain loop started from), else 0.0."""
     Me, Ne, Ke = sizes
     bm = block_rows(M)
     rm = bm // 16
@@ -53,7 +54,13 @@ def body(M, a_at, b_at, a_k_contig, b_n_contig, epilogue, sizes, prelude="", ind
     s += i + "const long long m0 = blockIdx.y * (long long)%d, n0 = blockIdx.x * (long long)%d;\n" % (bm, BN)
     s += i + "double acc[%d][4];\n" % rm
     s += i + "for (int r = 0; r < %d; ++r)\n" % rm
-    s += i + "    for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;\n"
+    if init:
+        s += i + "    for (int c = 0; c < 4; ++c) {\n"
+        s += i + "        const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;\n"
+        s += i + "        acc[r][c] = m < %s && n < %s ? %s : 0.0;\n" % (Me, Ne, init("m", "n"))
+        s += i + "    }\n"
+    else:
+        s += i + "    for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;\n"
     s += i + "for (long long k0 = 0; k0 < %s; k0 += %d) {\n" % (Ke, BK)
     s += i + "    const int kn = %s - k0 < %d ? (int)(%s - k0) : %d;\n" % (Ke, BK, Ke, BK)
     if a_k_contig:

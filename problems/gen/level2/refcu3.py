@@ -8,6 +8,9 @@ import refcu as R     # refcu imports this module first: its names are read at c
 from shapes import GT, prod
 
 
+RNN_UNITS = 32   # (batch, unit) pairs per recurrent step block (a thread per gate each)
+
+
 class Level3Ops:
 
     def gather(self, i, n, what, index_lines, cond=None, fill="0.0"):
@@ -240,10 +243,14 @@ class Level3Ops:
                     "%s = a %s @ b %s, one thread per output" % (n["out"], ash, bsh))
 
     def emit_rnn(self, i, n):
-        """nn.LSTM/GRU/RNN: per layer and direction, a loop over time in the
-        launch block, one thread per (batch, hidden unit) and step; the step
-        reads the previous step's h from the layer's output sequence (so no
-        thread overwrites what another reads), c from its own slot."""
+        """nn.LSTM/GRU/RNN: per layer and direction, the input's gate sums of
+        every step at once (a tiled GEMM whose sums start from b_ih, as the
+        step's did), then a loop over time in the launch block: a thread per
+        (batch, hidden unit, gate) sums the hidden part of its gate, and the
+        gate-0 thread of each (batch, unit) updates the state. The step reads
+        the previous step's h from the layer's output sequence (so no thread
+        overwrites what another reads), c from its own slot. Every sum keeps
+        the one-thread loop's order: the same bits."""
         kind, L, H = n["kind"], n["layers"], n["hidden"]
         D = 2 if n["bidirectional"] else 1
         bf = n["batch_first"]
@@ -258,6 +265,8 @@ class Level3Ops:
         seq = [self.take(T_ * B * DH, i) for _ in range(min(L, 2))]
         cst = self.take(L * D * B * H, i) if kind == "lstm" else None
         hn = self.take(L * D * B * H, i)
+        GH = G * H
+        gxb = self.take(T_ * B * GH, i)    # one layer-direction's input gate sums, (t, b, gate row)
         launches = []
         for layer in range(L):
             y = seq[layer % 2]
@@ -270,9 +279,25 @@ class Level3Ops:
             for d in range(D):
                 w = [self.ref(t) for t in ins[(layer * D + d) * per:(layer * D + d + 1) * per]]
                 name = "n%d_%s_step_l%d_d%d" % (i, kind, layer, d)
-                params = ["const %s* x" % sct] + ["const %s* %s" % (ct, nm) for (_, ct), nm in
-                                                  zip(w, ("w_ih", "w_hh", "b_ih", "b_hh"))]
-                args = [src] + [b for b, _ in w]
+                # the input's gate sums of every step: rows (t, b), columns the gate rows
+                M_, xa = T_ * B, "x[%s * %dLL + %s]"
+                if layer == 0 and bf:     # x is (batch, time, input)
+                    a_at = lambda m, k: "x[((%s %% %dLL) * %dLL + %s / %dLL) * %dLL + %s]" % (m, B, T_, m, B, In, k)
+                else:
+                    a_at = lambda m, k, xa=xa, In=In: xa % (m, In, k)
+                init = (lambda m, n_: "(double)b_ih[%s]" % n_) if n["bias"] else None
+                gparams = ["const %s* x" % sct, "const %s* w_ih" % w[0][1]] + (
+                    ["const %s* b_ih" % w[2][1]] if n["bias"] else []) + ["double* gx"]
+                gargs = [src, w[0][0]] + ([w[2][0]] if n["bias"] else []) + [gxb]
+                gbody = GT.body(M_, a_at, lambda k, n_: "w_ih[%s * %dLL + %s]" % (n_, In, k), True, False,
+                                lambda acc: ["gx[m * %dLL + n] = %s;" % (GH, acc)],
+                                ("%dLL" % M_, "%dLL" % GH, "%dLL" % In), init=init)
+                self.kernel("n%d_%s_x_l%d_d%d" % (i, kind, layer, d), gparams, gbody, GT.grid(M_, GH), GT.THREADS,
+                            gargs, "%s: %s layer %d%s, the input's gate sums of all %d steps (b_ih + w_ih x), "
+                            "tiled, each sum's k in order" % (n["out"], kind, layer, " backward" if d else "", T_))
+                params = ["const double* gxs", "const %s* w_hh" % w[1][1]] + (
+                    ["const %s* b_hh" % w[3][1]] if n["bias"] else [])
+                args = [gxb, w[1][0]] + ([w[3][0]] if n["bias"] else [])
                 if h0:
                     hb, hct = self.ref(h0)
                     params.append("const %s* h0" % hct)
@@ -283,10 +308,10 @@ class Level3Ops:
                     args.append(cb)
                 params += ["double* y", "double* hn"] + (["double* cst"] if cst else []) + ["int ld", "int t"]
                 args += [y, hn] + ([cst] if cst else []) + [str(layer * D + d), "t"]
-                body = self.rnn_step(kind, T_, B, H, In, DH, d, G, bf and layer == 0, n["bias"], h0, c0)
-                self.kernel(name, params, body, "ceil_div(%d, %d)" % (B * H, R.EW_BLOCK), R.EW_BLOCK, args,
-                            "%s: %s layer step, one thread per (batch, unit); x is %s" % (
-                                n["out"], kind, "the input" if layer == 0 else "the previous layer's output"))
+                body = self.rnn_step(kind, T_, B, H, DH, d, G, n["bias"], h0, c0)
+                self.kernel(name, params, body, "ceil_div(%d, %d)" % (B * H, RNN_UNITS), G * RNN_UNITS, args,
+                            "%s: %s layer step, a thread per (batch, unit, gate), %d units a block" % (
+                                n["out"], kind, RNN_UNITS))
                 launches.append(self.launches.pop())
                 self.launches.append(("for", "t", T_, [launches.pop()]))
         # the node's result from the last layer's sequence, h_n or c_n
@@ -307,28 +332,31 @@ class Level3Ops:
         self.kernel("n%d_%s_%s" % (i, kind, which.replace("_", "")), ["const double* y", "%s* out" % ot], body,
                     "ceil_div(%d, %d)" % (numel, R.EW_BLOCK), R.EW_BLOCK, [src, ob],
                     "%s: the %s's %s" % (n["out"], kind, which))
-        for b in seq + [hn] + ([cst] if cst else []):
+        for b in seq + [hn, gxb] + ([cst] if cst else []):
             self.free.append(b)
 
-    def rnn_step(self, kind, T_, B, H, In, DH, d, G, bf, bias, h0, c0):
-        body = ("    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
-                "    if (i >= %dLL) return;\n"
-                "    const long long b = i / %dLL, j = i %% %dLL;\n" % (B * H, H, H))
+    def rnn_step(self, kind, T_, B, H, DH, d, G, bias, h0, c0):
+        U = RNN_UNITS
+        body = ("    __shared__ double sgx[%d][%d], sgh[%d][%d];\n" % (G, U, G, U) +
+                "    const int g = threadIdx.x / %d, u = threadIdx.x %% %d;   /* gate, unit of the block */\n" % (U, U) +
+                "    const long long i = blockIdx.x * (long long)%d + u;\n" % U +
+                "    const long long b = i / %dLL, j = i %% %dLL;\n" % (H, H))
         body += "    const long long tt = %s;   /* this step's time index */\n" % ("%d - t" % (T_ - 1) if d else "t")
         body += "    const long long tp = %s;   /* the previous step's */\n" % ("tt + 1" if d else "tt - 1")
-        xi = "(b * %dLL + tt) * %dLL" % (T_, In) if bf else "(tt * %dLL + b) * %dLL" % (B, In)
-        body += "    const long long xb = %s;\n" % xi
         body += "    const long long hb = (tp * %dLL + b) * %dLL + %d;\n" % (B, DH, d * H)
         hprev = ("(t == 0 ? %s : y[hb + k])" % ("(double)h0[(ld * %dLL + b) * %dLL + k]" % (B, H) if h0 else "0.0"))
-        body += "    double gx[%d], gh[%d];\n" % (G, G)
-        body += "    for (int g = 0; g < %d; ++g) {\n" % G
+        body += "    if (i < %dLL) {\n" % (B * H)
         body += "        const long long r = g * %dLL + j;\n" % H
-        body += "        double ax = %s, ah = %s;\n" % (("(double)b_ih[r]", "(double)b_hh[r]") if bias else ("0.0", "0.0"))
-        body += "        for (long long k = 0; k < %dLL; ++k)\n" % In
-        body += "            ax += (double)w_ih[r * %dLL + k] * (double)x[xb + k];\n" % In
+        body += "        double ah = %s;\n" % ("(double)b_hh[r]" if bias else "0.0")
         body += "        for (long long k = 0; k < %dLL; ++k)\n" % H
         body += "            ah += (double)w_hh[r * %dLL + k] * %s;\n" % (H, hprev)
-        body += "        gx[g] = ax;\n        gh[g] = ah;\n    }\n"
+        body += "        sgh[g][u] = ah;\n"
+        body += "        sgx[g][u] = gxs[(tt * %dLL + b) * %dLL + r];\n" % (B, G * H)
+        body += "    }\n    __syncthreads();\n"
+        body += "    if (g != 0 || i >= %dLL) return;\n" % (B * H)
+        body += "    double gx[%d], gh[%d];\n" % (G, G)
+        body += "    for (int q = 0; q < %d; ++q) {\n" % G
+        body += "        gx[q] = sgx[q][u];\n        gh[q] = sgh[q][u];\n    }\n"
         sig = "1.0 / (1.0 + exp(-(%s)))"
         hj = hprev.replace("k]", "j]").replace("hb + k", "hb + j")
         if kind == "lstm":   # gates i, f, g, o

@@ -5,19 +5,11 @@
 // norm statistics and adaptive pools one block per output value with a fixed-order
 // tree. Intermediates in double scratch (reused once dead); a reshape is a view of
 // the same buffer. The last node writes the float output.
-/* t0: lstm layer step, one thread per (batch, unit); x is the input */
-extern "C" __global__ void n0_lstm_step_l0_d0(const float* x,
+/* t0: lstm layer 0, the input's gate sums of all 512 steps (b_ih + w_ih x), tiled, each sum's k in order */
+extern "C" __global__ void n0_lstm_x_l0_d0(const float* x,
     const float* w_ih,
-    const float* w_hh,
     const float* b_ih,
-    const float* b_hh,
-    const float* h0,
-    const float* c0,
-    double* y,
-    double* hn,
-    double* cst,
-    int ld,
-    int t,
+    double* gx,
     long long lc0,
     long long lc1,
     long long lc2,
@@ -34,44 +26,52 @@ extern "C" __global__ void n0_lstm_step_l0_d0(const float* x,
     long long lc13,
     long long lc14,
     long long lc15,
-    long long lc16,
-    long long lc17,
-    long long lc18,
-    long long lc19,
-    long long lc20)
+    long long lc16)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long b = i / lc1, j = i % lc2;
-    const long long tt = t;   /* this step's time index */
-    const long long tp = tt - 1;   /* the previous step's */
-    const long long xb = (b * lc3 + tt) * lc4;
-    const long long hb = (tp * lc5 + b) * lc6 + 0;
-    double gx[4], gh[4];
-    for (int g = 0; g < 4; ++g) {
-        const long long r = g * lc7 + j;
-        double ax = (double)b_ih[r], ah = (double)b_hh[r];
-        for (long long k = 0; k < lc8; ++k)
-            ax += (double)w_ih[r * lc9 + k] * (double)x[xb + k];
-        for (long long k = 0; k < lc10; ++k)
-            ah += (double)w_hh[r * lc11 + k] * (t == 0 ? (double)h0[(ld * lc12 + b) * lc13 + k] : y[hb + k]);
-        gx[g] = ax;
-        gh[g] = ah;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            acc[r][c] = m < lc0 && n < lc1 ? (double)b_ih[n] : 0.0;
+        }
+    for (long long k0 = 0; k0 < lc2; k0 += 16) {
+        const int kn = lc3 - k0 < 16 ? (int)(lc4 - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc5 && k < lc6 ? (double)x[((m % lc7) * lc8 + m / lc9) * lc10 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc11 && k < lc12 ? (double)w_ih[n * lc13 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
     }
-    const double ig = 1.0 / (1.0 + exp(-(gx[0] + gh[0]))), fg = 1.0 / (1.0 + exp(-(gx[1] + gh[1])));
-    const double gg = tanh(gx[2] + gh[2]), og = 1.0 / (1.0 + exp(-(gx[3] + gh[3])));
-    const double c = fg * (t == 0 ? (double)c0[(ld * lc14 + b) * lc15 + j] : cst[ld * lc16 + i]) + ig * gg;
-    cst[ld * lc17 + i] = c;
-    const double h = og * tanh(c);
-    y[(tt * lc18 + b) * lc19 + 0 + j] = h;
-    if (t == 511) hn[ld * lc20 + i] = h;
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc14 && n < lc15) {
+                gx[m * lc16 + n] = acc[r][c];
+            }
+        }
 }
 
-/* t0: lstm layer step, one thread per (batch, unit); x is the previous layer's output */
-extern "C" __global__ void n0_lstm_step_l1_d0(const double* x,
-    const float* w_ih,
+/* t0: lstm layer step, a thread per (batch, unit, gate), 32 units a block */
+extern "C" __global__ void n0_lstm_step_l0_d0(const double* gxs,
     const float* w_hh,
-    const float* b_ih,
     const float* b_hh,
     const float* h0,
     const float* c0,
@@ -99,34 +99,98 @@ extern "C" __global__ void n0_lstm_step_l1_d0(const double* x,
     long long lc16,
     long long lc17,
     long long lc18,
-    long long lc19,
-    long long lc20)
+    long long lc19)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long b = i / lc1, j = i % lc2;
+    __shared__ double sgx[4][32], sgh[4][32];
+    const int g = threadIdx.x / 32, u = threadIdx.x % 32;   /* gate, unit of the block */
+    const long long i = blockIdx.x * (long long)32 + u;
+    const long long b = i / lc0, j = i % lc1;
     const long long tt = t;   /* this step's time index */
     const long long tp = tt - 1;   /* the previous step's */
-    const long long xb = (tt * lc3 + b) * lc4;
-    const long long hb = (tp * lc5 + b) * lc6 + 0;
+    const long long hb = (tp * lc2 + b) * lc3 + 0;
+    if (i < lc4) {
+        const long long r = g * lc5 + j;
+        double ah = (double)b_hh[r];
+        for (long long k = 0; k < lc6; ++k)
+            ah += (double)w_hh[r * lc7 + k] * (t == 0 ? (double)h0[(ld * lc8 + b) * lc9 + k] : y[hb + k]);
+        sgh[g][u] = ah;
+        sgx[g][u] = gxs[(tt * lc10 + b) * lc11 + r];
+    }
+    __syncthreads();
+    if (g != 0 || i >= lc12) return;
     double gx[4], gh[4];
-    for (int g = 0; g < 4; ++g) {
-        const long long r = g * lc7 + j;
-        double ax = (double)b_ih[r], ah = (double)b_hh[r];
-        for (long long k = 0; k < lc8; ++k)
-            ax += (double)w_ih[r * lc9 + k] * (double)x[xb + k];
-        for (long long k = 0; k < lc10; ++k)
-            ah += (double)w_hh[r * lc11 + k] * (t == 0 ? (double)h0[(ld * lc12 + b) * lc13 + k] : y[hb + k]);
-        gx[g] = ax;
-        gh[g] = ah;
+    for (int q = 0; q < 4; ++q) {
+        gx[q] = sgx[q][u];
+        gh[q] = sgh[q][u];
     }
     const double ig = 1.0 / (1.0 + exp(-(gx[0] + gh[0]))), fg = 1.0 / (1.0 + exp(-(gx[1] + gh[1])));
     const double gg = tanh(gx[2] + gh[2]), og = 1.0 / (1.0 + exp(-(gx[3] + gh[3])));
-    const double c = fg * (t == 0 ? (double)c0[(ld * lc14 + b) * lc15 + j] : cst[ld * lc16 + i]) + ig * gg;
-    cst[ld * lc17 + i] = c;
+    const double c = fg * (t == 0 ? (double)c0[(ld * lc13 + b) * lc14 + j] : cst[ld * lc15 + i]) + ig * gg;
+    cst[ld * lc16 + i] = c;
     const double h = og * tanh(c);
-    y[(tt * lc18 + b) * lc19 + 0 + j] = h;
-    if (t == 511) hn[ld * lc20 + i] = h;
+    y[(tt * lc17 + b) * lc18 + 0 + j] = h;
+    if (t == 511) hn[ld * lc19 + i] = h;
+}
+
+/* t0: lstm layer 1, the input's gate sums of all 512 steps (b_ih + w_ih x), tiled, each sum's k in order */
+extern "C" __global__ void n0_lstm_x_l1_d0(const double* x,
+    const float* w_ih,
+    const float* b_ih,
+    double* gx,
+    long long lc0,
+    long long lc1,
+    long long lc2,
+    long long lc3,
+    long long lc4,
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11,
+    long long lc12,
+    long long lc13)
+{
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            acc[r][c] = m < lc0 && n < lc1 ? (double)b_ih[n] : 0.0;
+        }
+    for (long long k0 = 0; k0 < lc2; k0 += 16) {
+        const int kn = lc3 - k0 < 16 ? (int)(lc4 - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc5 && k < lc6 ? (double)x[m * lc7 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc8 && k < lc9 ? (double)w_ih[n * lc10 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc11 && n < lc12) {
+                gx[m * lc13 + n] = acc[r][c];
+            }
+        }
 }
 
 /* t0: the lstm's output */
@@ -229,23 +293,30 @@ scratch double buf1[1310720];
 scratch double buf2[1310720];
 scratch double buf3[15360];
 scratch double buf4[15360];
+scratch double buf5[5242880];
+n0_lstm_x_l0_d0<<<dim3(ceil_div(1024, 64), ceil_div(5120, 64), 1), 256>>>(x, lstm_weight_ih_l0, lstm_bias_ih_l0, buf5, 5120, 1024, 128, 128, 128, 5120, 128, 10, 512, 10, 128, 1024, 128, 128, 5120, 1024, 1024);
 for (int t = 0; t < 512; ++t) {
-    n0_lstm_step_l0_d0<<<ceil_div(2560, 256), 256>>>(x, lstm_weight_ih_l0, lstm_weight_hh_l0, lstm_bias_ih_l0, lstm_bias_hh_l0, randn, randn2, buf1, buf4, buf3, 0, t, 2560, 256, 256, 512, 128, 10, 256, 256, 128, 128, 256, 256, 10, 256, 10, 256, 2560, 2560, 10, 256, 2560);
+    n0_lstm_step_l0_d0<<<ceil_div(2560, 32), 128>>>(buf5, lstm_weight_hh_l0, lstm_bias_hh_l0, randn, randn2, buf1, buf4, buf3, 0, t, 256, 256, 10, 256, 2560, 256, 256, 256, 10, 256, 10, 1024, 2560, 10, 256, 2560, 2560, 10, 256, 2560);
 }
+n0_lstm_x_l1_d0<<<dim3(ceil_div(1024, 64), ceil_div(5120, 64), 1), 256>>>(buf1, lstm_weight_ih_l1, lstm_bias_ih_l1, buf5, 5120, 1024, 256, 256, 256, 5120, 256, 256, 1024, 256, 256, 5120, 1024, 1024);
 for (int t = 0; t < 512; ++t) {
-    n0_lstm_step_l1_d0<<<ceil_div(2560, 256), 256>>>(buf1, lstm_weight_ih_l1, lstm_weight_hh_l1, lstm_bias_ih_l1, lstm_bias_hh_l1, randn, randn2, buf2, buf4, buf3, 1, t, 2560, 256, 256, 10, 256, 10, 256, 256, 256, 256, 256, 256, 10, 256, 10, 256, 2560, 2560, 10, 256, 2560);
+    n0_lstm_step_l0_d0<<<ceil_div(2560, 32), 128>>>(buf5, lstm_weight_hh_l1, lstm_bias_hh_l1, randn, randn2, buf2, buf4, buf3, 1, t, 256, 256, 10, 256, 2560, 256, 256, 256, 10, 256, 10, 1024, 2560, 10, 256, 2560, 2560, 10, 256, 2560);
 }
+n0_lstm_x_l1_d0<<<dim3(ceil_div(1024, 64), ceil_div(5120, 64), 1), 256>>>(buf2, lstm_weight_ih_l2, lstm_bias_ih_l2, buf5, 5120, 1024, 256, 256, 256, 5120, 256, 256, 1024, 256, 256, 5120, 1024, 1024);
 for (int t = 0; t < 512; ++t) {
-    n0_lstm_step_l1_d0<<<ceil_div(2560, 256), 256>>>(buf2, lstm_weight_ih_l2, lstm_weight_hh_l2, lstm_bias_ih_l2, lstm_bias_hh_l2, randn, randn2, buf1, buf4, buf3, 2, t, 2560, 256, 256, 10, 256, 10, 256, 256, 256, 256, 256, 256, 10, 256, 10, 256, 2560, 2560, 10, 256, 2560);
+    n0_lstm_step_l0_d0<<<ceil_div(2560, 32), 128>>>(buf5, lstm_weight_hh_l2, lstm_bias_hh_l2, randn, randn2, buf1, buf4, buf3, 2, t, 256, 256, 10, 256, 2560, 256, 256, 256, 10, 256, 10, 1024, 2560, 10, 256, 2560, 2560, 10, 256, 2560);
 }
+n0_lstm_x_l1_d0<<<dim3(ceil_div(1024, 64), ceil_div(5120, 64), 1), 256>>>(buf1, lstm_weight_ih_l3, lstm_bias_ih_l3, buf5, 5120, 1024, 256, 256, 256, 5120, 256, 256, 1024, 256, 256, 5120, 1024, 1024);
 for (int t = 0; t < 512; ++t) {
-    n0_lstm_step_l1_d0<<<ceil_div(2560, 256), 256>>>(buf1, lstm_weight_ih_l3, lstm_weight_hh_l3, lstm_bias_ih_l3, lstm_bias_hh_l3, randn, randn2, buf2, buf4, buf3, 3, t, 2560, 256, 256, 10, 256, 10, 256, 256, 256, 256, 256, 256, 10, 256, 10, 256, 2560, 2560, 10, 256, 2560);
+    n0_lstm_step_l0_d0<<<ceil_div(2560, 32), 128>>>(buf5, lstm_weight_hh_l3, lstm_bias_hh_l3, randn, randn2, buf2, buf4, buf3, 3, t, 256, 256, 10, 256, 2560, 256, 256, 256, 10, 256, 10, 1024, 2560, 10, 256, 2560, 2560, 10, 256, 2560);
 }
+n0_lstm_x_l1_d0<<<dim3(ceil_div(1024, 64), ceil_div(5120, 64), 1), 256>>>(buf2, lstm_weight_ih_l4, lstm_bias_ih_l4, buf5, 5120, 1024, 256, 256, 256, 5120, 256, 256, 1024, 256, 256, 5120, 1024, 1024);
 for (int t = 0; t < 512; ++t) {
-    n0_lstm_step_l1_d0<<<ceil_div(2560, 256), 256>>>(buf2, lstm_weight_ih_l4, lstm_weight_hh_l4, lstm_bias_ih_l4, lstm_bias_hh_l4, randn, randn2, buf1, buf4, buf3, 4, t, 2560, 256, 256, 10, 256, 10, 256, 256, 256, 256, 256, 256, 10, 256, 10, 256, 2560, 2560, 10, 256, 2560);
+    n0_lstm_step_l0_d0<<<ceil_div(2560, 32), 128>>>(buf5, lstm_weight_hh_l4, lstm_bias_hh_l4, randn, randn2, buf1, buf4, buf3, 4, t, 256, 256, 10, 256, 2560, 256, 256, 256, 10, 256, 10, 1024, 2560, 10, 256, 2560, 2560, 10, 256, 2560);
 }
+n0_lstm_x_l1_d0<<<dim3(ceil_div(1024, 64), ceil_div(5120, 64), 1), 256>>>(buf1, lstm_weight_ih_l5, lstm_bias_ih_l5, buf5, 5120, 1024, 256, 256, 256, 5120, 256, 256, 1024, 256, 256, 5120, 1024, 1024);
 for (int t = 0; t < 512; ++t) {
-    n0_lstm_step_l1_d0<<<ceil_div(2560, 256), 256>>>(buf1, lstm_weight_ih_l5, lstm_weight_hh_l5, lstm_bias_ih_l5, lstm_bias_hh_l5, randn, randn2, buf2, buf4, buf3, 5, t, 2560, 256, 256, 10, 256, 10, 256, 256, 256, 256, 256, 256, 10, 256, 10, 256, 2560, 2560, 10, 256, 2560);
+    n0_lstm_step_l0_d0<<<ceil_div(2560, 32), 128>>>(buf5, lstm_weight_hh_l5, lstm_bias_hh_l5, randn, randn2, buf2, buf4, buf3, 5, t, 256, 256, 10, 256, 2560, 256, 256, 256, 10, 256, 10, 1024, 2560, 10, 256, 2560, 2560, 10, 256, 2560);
 }
 n0_lstm_output<<<ceil_div(1310720, 256), 256>>>(buf2, buf0, 1310720, 131072, 256, 512, 256, 10, 256);
 n1_slice<<<ceil_div(2560, 256), 256>>>(buf0, buf4, 2560, 256, 256, 256, 256, 131072, 511, 1, 256);

@@ -5,11 +5,70 @@
 // norm statistics and adaptive pools one block per output value with a fixed-order
 // tree. Intermediates in double scratch (reused once dead); a reshape is a view of
 // the same buffer. The last node writes the float output.
-/* out: gru layer step, one thread per (batch, unit); x is the input */
-extern "C" __global__ void n0_gru_step_l0_d0(const float* x,
+/* out: gru layer 0, the input's gate sums of all 512 steps (b_ih + w_ih x), tiled, each sum's k in order */
+extern "C" __global__ void n0_gru_x_l0_d0(const float* x,
     const float* w_ih,
-    const float* w_hh,
     const float* b_ih,
+    double* gx,
+    long long lc0,
+    long long lc1,
+    long long lc2,
+    long long lc3,
+    long long lc4,
+    long long lc5,
+    long long lc6,
+    long long lc7,
+    long long lc8,
+    long long lc9,
+    long long lc10,
+    long long lc11,
+    long long lc12,
+    long long lc13)
+{
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            acc[r][c] = m < lc0 && n < lc1 ? (double)b_ih[n] : 0.0;
+        }
+    for (long long k0 = 0; k0 < lc2; k0 += 16) {
+        const int kn = lc3 - k0 < 16 ? (int)(lc4 - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc5 && k < lc6 ? (double)x[m * lc7 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc8 && k < lc9 ? (double)w_ih[n * lc10 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
+    }
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc11 && n < lc12) {
+                gx[m * lc13 + n] = acc[r][c];
+            }
+        }
+}
+
+/* out: gru layer step, a thread per (batch, unit, gate), 32 units a block */
+extern "C" __global__ void n0_gru_step_l0_d0(const double* gxs,
+    const float* w_hh,
     const float* b_hh,
     const float* h0,
     double* y,
@@ -33,39 +92,40 @@ extern "C" __global__ void n0_gru_step_l0_d0(const float* x,
     long long lc14,
     long long lc15,
     long long lc16,
-    long long lc17,
-    long long lc18)
+    long long lc17)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long b = i / lc1, j = i % lc2;
+    __shared__ double sgx[3][32], sgh[3][32];
+    const int g = threadIdx.x / 32, u = threadIdx.x % 32;   /* gate, unit of the block */
+    const long long i = blockIdx.x * (long long)32 + u;
+    const long long b = i / lc0, j = i % lc1;
     const long long tt = t;   /* this step's time index */
     const long long tp = tt - 1;   /* the previous step's */
-    const long long xb = (tt * lc3 + b) * lc4;
-    const long long hb = (tp * lc5 + b) * lc6 + 0;
+    const long long hb = (tp * lc2 + b) * lc3 + 0;
+    if (i < lc4) {
+        const long long r = g * lc5 + j;
+        double ah = (double)b_hh[r];
+        for (long long k = 0; k < lc6; ++k)
+            ah += (double)w_hh[r * lc7 + k] * (t == 0 ? (double)h0[(ld * lc8 + b) * lc9 + k] : y[hb + k]);
+        sgh[g][u] = ah;
+        sgx[g][u] = gxs[(tt * lc10 + b) * lc11 + r];
+    }
+    __syncthreads();
+    if (g != 0 || i >= lc12) return;
     double gx[3], gh[3];
-    for (int g = 0; g < 3; ++g) {
-        const long long r = g * lc7 + j;
-        double ax = (double)b_ih[r], ah = (double)b_hh[r];
-        for (long long k = 0; k < lc8; ++k)
-            ax += (double)w_ih[r * lc9 + k] * (double)x[xb + k];
-        for (long long k = 0; k < lc10; ++k)
-            ah += (double)w_hh[r * lc11 + k] * (t == 0 ? (double)h0[(ld * lc12 + b) * lc13 + k] : y[hb + k]);
-        gx[g] = ax;
-        gh[g] = ah;
+    for (int q = 0; q < 3; ++q) {
+        gx[q] = sgx[q][u];
+        gh[q] = sgh[q][u];
     }
     const double rg = 1.0 / (1.0 + exp(-(gx[0] + gh[0]))), zg = 1.0 / (1.0 + exp(-(gx[1] + gh[1])));
     const double ng = tanh(gx[2] + rg * gh[2]);
-    const double h = (1.0 - zg) * ng + zg * (t == 0 ? (double)h0[(ld * lc14 + b) * lc15 + j] : y[hb + j]);
-    y[(tt * lc16 + b) * lc17 + 0 + j] = h;
-    if (t == 511) hn[ld * lc18 + i] = h;
+    const double h = (1.0 - zg) * ng + zg * (t == 0 ? (double)h0[(ld * lc13 + b) * lc14 + j] : y[hb + j]);
+    y[(tt * lc15 + b) * lc16 + 0 + j] = h;
+    if (t == 511) hn[ld * lc17 + i] = h;
 }
 
-/* out: gru layer step, one thread per (batch, unit); x is the input */
-extern "C" __global__ void n0_gru_step_l0_d1(const float* x,
-    const float* w_ih,
+/* out: gru layer step, a thread per (batch, unit, gate), 32 units a block */
+extern "C" __global__ void n0_gru_step_l0_d1(const double* gxs,
     const float* w_hh,
-    const float* b_ih,
     const float* b_hh,
     const float* h0,
     double* y,
@@ -89,45 +149,42 @@ extern "C" __global__ void n0_gru_step_l0_d1(const float* x,
     long long lc14,
     long long lc15,
     long long lc16,
-    long long lc17,
-    long long lc18)
+    long long lc17)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long b = i / lc1, j = i % lc2;
+    __shared__ double sgx[3][32], sgh[3][32];
+    const int g = threadIdx.x / 32, u = threadIdx.x % 32;   /* gate, unit of the block */
+    const long long i = blockIdx.x * (long long)32 + u;
+    const long long b = i / lc0, j = i % lc1;
     const long long tt = 511 - t;   /* this step's time index */
     const long long tp = tt + 1;   /* the previous step's */
-    const long long xb = (tt * lc3 + b) * lc4;
-    const long long hb = (tp * lc5 + b) * lc6 + 256;
+    const long long hb = (tp * lc2 + b) * lc3 + 256;
+    if (i < lc4) {
+        const long long r = g * lc5 + j;
+        double ah = (double)b_hh[r];
+        for (long long k = 0; k < lc6; ++k)
+            ah += (double)w_hh[r * lc7 + k] * (t == 0 ? (double)h0[(ld * lc8 + b) * lc9 + k] : y[hb + k]);
+        sgh[g][u] = ah;
+        sgx[g][u] = gxs[(tt * lc10 + b) * lc11 + r];
+    }
+    __syncthreads();
+    if (g != 0 || i >= lc12) return;
     double gx[3], gh[3];
-    for (int g = 0; g < 3; ++g) {
-        const long long r = g * lc7 + j;
-        double ax = (double)b_ih[r], ah = (double)b_hh[r];
-        for (long long k = 0; k < lc8; ++k)
-            ax += (double)w_ih[r * lc9 + k] * (double)x[xb + k];
-        for (long long k = 0; k < lc10; ++k)
-            ah += (double)w_hh[r * lc11 + k] * (t == 0 ? (double)h0[(ld * lc12 + b) * lc13 + k] : y[hb + k]);
-        gx[g] = ax;
-        gh[g] = ah;
+    for (int q = 0; q < 3; ++q) {
+        gx[q] = sgx[q][u];
+        gh[q] = sgh[q][u];
     }
     const double rg = 1.0 / (1.0 + exp(-(gx[0] + gh[0]))), zg = 1.0 / (1.0 + exp(-(gx[1] + gh[1])));
     const double ng = tanh(gx[2] + rg * gh[2]);
-    const double h = (1.0 - zg) * ng + zg * (t == 0 ? (double)h0[(ld * lc14 + b) * lc15 + j] : y[hb + j]);
-    y[(tt * lc16 + b) * lc17 + 256 + j] = h;
-    if (t == 511) hn[ld * lc18 + i] = h;
+    const double h = (1.0 - zg) * ng + zg * (t == 0 ? (double)h0[(ld * lc13 + b) * lc14 + j] : y[hb + j]);
+    y[(tt * lc15 + b) * lc16 + 256 + j] = h;
+    if (t == 511) hn[ld * lc17 + i] = h;
 }
 
-/* out: gru layer step, one thread per (batch, unit); x is the previous layer's output */
-extern "C" __global__ void n0_gru_step_l1_d0(const double* x,
+/* out: gru layer 1, the input's gate sums of all 512 steps (b_ih + w_ih x), tiled, each sum's k in order */
+extern "C" __global__ void n0_gru_x_l1_d0(const double* x,
     const float* w_ih,
-    const float* w_hh,
     const float* b_ih,
-    const float* b_hh,
-    const float* h0,
-    double* y,
-    double* hn,
-    int ld,
-    int t,
+    double* gx,
     long long lc0,
     long long lc1,
     long long lc2,
@@ -141,92 +198,47 @@ extern "C" __global__ void n0_gru_step_l1_d0(const double* x,
     long long lc10,
     long long lc11,
     long long lc12,
-    long long lc13,
-    long long lc14,
-    long long lc15,
-    long long lc16,
-    long long lc17,
-    long long lc18)
+    long long lc13)
 {
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long b = i / lc1, j = i % lc2;
-    const long long tt = t;   /* this step's time index */
-    const long long tp = tt - 1;   /* the previous step's */
-    const long long xb = (tt * lc3 + b) * lc4;
-    const long long hb = (tp * lc5 + b) * lc6 + 0;
-    double gx[3], gh[3];
-    for (int g = 0; g < 3; ++g) {
-        const long long r = g * lc7 + j;
-        double ax = (double)b_ih[r], ah = (double)b_hh[r];
-        for (long long k = 0; k < lc8; ++k)
-            ax += (double)w_ih[r * lc9 + k] * (double)x[xb + k];
-        for (long long k = 0; k < lc10; ++k)
-            ah += (double)w_hh[r * lc11 + k] * (t == 0 ? (double)h0[(ld * lc12 + b) * lc13 + k] : y[hb + k]);
-        gx[g] = ax;
-        gh[g] = ah;
+    __shared__ double As[16][65];
+    __shared__ double Bs[16][65];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const long long m0 = blockIdx.y * (long long)64, n0 = blockIdx.x * (long long)64;
+    double acc[4][4];
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            acc[r][c] = m < lc0 && n < lc1 ? (double)b_ih[n] : 0.0;
+        }
+    for (long long k0 = 0; k0 < lc2; k0 += 16) {
+        const int kn = lc3 - k0 < 16 ? (int)(lc4 - k0) : 16;
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, mm = e / 16;
+            const long long m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = m < lc5 && k < lc6 ? (double)x[m * lc7 + k] : 0.0;
+        }
+        for (int e = threadIdx.x; e < 1024; e += 256) {
+            const int kk = e % 16, nn = e / 16;
+            const long long n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = n < lc8 && k < lc9 ? (double)w_ih[n * lc10 + k] : 0.0;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kn; ++kk) {
+            double av[4], bv[4];
+            for (int r = 0; r < 4; ++r) av[r] = As[kk][ty + 16 * r];
+            for (int c = 0; c < 4; ++c) bv[c] = Bs[kk][tx + 16 * c];
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) acc[r][c] += av[r] * bv[c];
+        }
+        __syncthreads();
     }
-    const double rg = 1.0 / (1.0 + exp(-(gx[0] + gh[0]))), zg = 1.0 / (1.0 + exp(-(gx[1] + gh[1])));
-    const double ng = tanh(gx[2] + rg * gh[2]);
-    const double h = (1.0 - zg) * ng + zg * (t == 0 ? (double)h0[(ld * lc14 + b) * lc15 + j] : y[hb + j]);
-    y[(tt * lc16 + b) * lc17 + 0 + j] = h;
-    if (t == 511) hn[ld * lc18 + i] = h;
-}
-
-/* out: gru layer step, one thread per (batch, unit); x is the previous layer's output */
-extern "C" __global__ void n0_gru_step_l1_d1(const double* x,
-    const float* w_ih,
-    const float* w_hh,
-    const float* b_ih,
-    const float* b_hh,
-    const float* h0,
-    double* y,
-    double* hn,
-    int ld,
-    int t,
-    long long lc0,
-    long long lc1,
-    long long lc2,
-    long long lc3,
-    long long lc4,
-    long long lc5,
-    long long lc6,
-    long long lc7,
-    long long lc8,
-    long long lc9,
-    long long lc10,
-    long long lc11,
-    long long lc12,
-    long long lc13,
-    long long lc14,
-    long long lc15,
-    long long lc16,
-    long long lc17,
-    long long lc18)
-{
-    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i >= lc0) return;
-    const long long b = i / lc1, j = i % lc2;
-    const long long tt = 511 - t;   /* this step's time index */
-    const long long tp = tt + 1;   /* the previous step's */
-    const long long xb = (tt * lc3 + b) * lc4;
-    const long long hb = (tp * lc5 + b) * lc6 + 256;
-    double gx[3], gh[3];
-    for (int g = 0; g < 3; ++g) {
-        const long long r = g * lc7 + j;
-        double ax = (double)b_ih[r], ah = (double)b_hh[r];
-        for (long long k = 0; k < lc8; ++k)
-            ax += (double)w_ih[r * lc9 + k] * (double)x[xb + k];
-        for (long long k = 0; k < lc10; ++k)
-            ah += (double)w_hh[r * lc11 + k] * (t == 0 ? (double)h0[(ld * lc12 + b) * lc13 + k] : y[hb + k]);
-        gx[g] = ax;
-        gh[g] = ah;
-    }
-    const double rg = 1.0 / (1.0 + exp(-(gx[0] + gh[0]))), zg = 1.0 / (1.0 + exp(-(gx[1] + gh[1])));
-    const double ng = tanh(gx[2] + rg * gh[2]);
-    const double h = (1.0 - zg) * ng + zg * (t == 0 ? (double)h0[(ld * lc14 + b) * lc15 + j] : y[hb + j]);
-    y[(tt * lc16 + b) * lc17 + 256 + j] = h;
-    if (t == 511) hn[ld * lc18 + i] = h;
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const long long m = m0 + ty + 16 * r, n = n0 + tx + 16 * c;
+            if (m < lc11 && n < lc12) {
+                gx[m * lc13 + n] = acc[r][c];
+            }
+        }
 }
 
 /* out: the gru's h_n */
@@ -243,41 +255,54 @@ extern "C" __global__ void n0_gru_hn(const double* y,
 scratch double buf0[2621440];
 scratch double buf1[2621440];
 scratch double buf2[30720];
+scratch double buf3[3932160];
+n0_gru_x_l0_d0<<<dim3(ceil_div(768, 64), ceil_div(5120, 64), 1), 256>>>(x, gru_weight_ih_l0, gru_bias_ih_l0, buf3, 5120, 768, 128, 128, 128, 5120, 128, 128, 768, 128, 128, 5120, 768, 768);
 for (int t = 0; t < 512; ++t) {
-    n0_gru_step_l0_d0<<<ceil_div(2560, 256), 256>>>(x, gru_weight_ih_l0, gru_weight_hh_l0, gru_bias_ih_l0, gru_bias_hh_l0, h0, buf0, buf2, 0, t, 2560, 256, 256, 10, 128, 10, 512, 256, 128, 128, 256, 256, 10, 256, 10, 256, 10, 512, 2560);
+    n0_gru_step_l0_d0<<<ceil_div(2560, 32), 96>>>(buf3, gru_weight_hh_l0, gru_bias_hh_l0, h0, buf0, buf2, 0, t, 256, 256, 10, 512, 2560, 256, 256, 256, 10, 256, 10, 768, 2560, 10, 256, 10, 512, 2560);
 }
+n0_gru_x_l0_d0<<<dim3(ceil_div(768, 64), ceil_div(5120, 64), 1), 256>>>(x, gru_weight_ih_l0_reverse, gru_bias_ih_l0_reverse, buf3, 5120, 768, 128, 128, 128, 5120, 128, 128, 768, 128, 128, 5120, 768, 768);
 for (int t = 0; t < 512; ++t) {
-    n0_gru_step_l0_d1<<<ceil_div(2560, 256), 256>>>(x, gru_weight_ih_l0_reverse, gru_weight_hh_l0_reverse, gru_bias_ih_l0_reverse, gru_bias_hh_l0_reverse, h0, buf0, buf2, 1, t, 2560, 256, 256, 10, 128, 10, 512, 256, 128, 128, 256, 256, 10, 256, 10, 256, 10, 512, 2560);
+    n0_gru_step_l0_d1<<<ceil_div(2560, 32), 96>>>(buf3, gru_weight_hh_l0_reverse, gru_bias_hh_l0_reverse, h0, buf0, buf2, 1, t, 256, 256, 10, 512, 2560, 256, 256, 256, 10, 256, 10, 768, 2560, 10, 256, 10, 512, 2560);
 }
+n0_gru_x_l1_d0<<<dim3(ceil_div(768, 64), ceil_div(5120, 64), 1), 256>>>(buf0, gru_weight_ih_l1, gru_bias_ih_l1, buf3, 5120, 768, 512, 512, 512, 5120, 512, 512, 768, 512, 512, 5120, 768, 768);
 for (int t = 0; t < 512; ++t) {
-    n0_gru_step_l1_d0<<<ceil_div(2560, 256), 256>>>(buf0, gru_weight_ih_l1, gru_weight_hh_l1, gru_bias_ih_l1, gru_bias_hh_l1, h0, buf1, buf2, 2, t, 2560, 256, 256, 10, 512, 10, 512, 256, 512, 512, 256, 256, 10, 256, 10, 256, 10, 512, 2560);
+    n0_gru_step_l0_d0<<<ceil_div(2560, 32), 96>>>(buf3, gru_weight_hh_l1, gru_bias_hh_l1, h0, buf1, buf2, 2, t, 256, 256, 10, 512, 2560, 256, 256, 256, 10, 256, 10, 768, 2560, 10, 256, 10, 512, 2560);
 }
+n0_gru_x_l1_d0<<<dim3(ceil_div(768, 64), ceil_div(5120, 64), 1), 256>>>(buf0, gru_weight_ih_l1_reverse, gru_bias_ih_l1_reverse, buf3, 5120, 768, 512, 512, 512, 5120, 512, 512, 768, 512, 512, 5120, 768, 768);
 for (int t = 0; t < 512; ++t) {
-    n0_gru_step_l1_d1<<<ceil_div(2560, 256), 256>>>(buf0, gru_weight_ih_l1_reverse, gru_weight_hh_l1_reverse, gru_bias_ih_l1_reverse, gru_bias_hh_l1_reverse, h0, buf1, buf2, 3, t, 2560, 256, 256, 10, 512, 10, 512, 256, 512, 512, 256, 256, 10, 256, 10, 256, 10, 512, 2560);
+    n0_gru_step_l0_d1<<<ceil_div(2560, 32), 96>>>(buf3, gru_weight_hh_l1_reverse, gru_bias_hh_l1_reverse, h0, buf1, buf2, 3, t, 256, 256, 10, 512, 2560, 256, 256, 256, 10, 256, 10, 768, 2560, 10, 256, 10, 512, 2560);
 }
+n0_gru_x_l1_d0<<<dim3(ceil_div(768, 64), ceil_div(5120, 64), 1), 256>>>(buf1, gru_weight_ih_l2, gru_bias_ih_l2, buf3, 5120, 768, 512, 512, 512, 5120, 512, 512, 768, 512, 512, 5120, 768, 768);
 for (int t = 0; t < 512; ++t) {
-    n0_gru_step_l1_d0<<<ceil_div(2560, 256), 256>>>(buf1, gru_weight_ih_l2, gru_weight_hh_l2, gru_bias_ih_l2, gru_bias_hh_l2, h0, buf0, buf2, 4, t, 2560, 256, 256, 10, 512, 10, 512, 256, 512, 512, 256, 256, 10, 256, 10, 256, 10, 512, 2560);
+    n0_gru_step_l0_d0<<<ceil_div(2560, 32), 96>>>(buf3, gru_weight_hh_l2, gru_bias_hh_l2, h0, buf0, buf2, 4, t, 256, 256, 10, 512, 2560, 256, 256, 256, 10, 256, 10, 768, 2560, 10, 256, 10, 512, 2560);
 }
+n0_gru_x_l1_d0<<<dim3(ceil_div(768, 64), ceil_div(5120, 64), 1), 256>>>(buf1, gru_weight_ih_l2_reverse, gru_bias_ih_l2_reverse, buf3, 5120, 768, 512, 512, 512, 5120, 512, 512, 768, 512, 512, 5120, 768, 768);
 for (int t = 0; t < 512; ++t) {
-    n0_gru_step_l1_d1<<<ceil_div(2560, 256), 256>>>(buf1, gru_weight_ih_l2_reverse, gru_weight_hh_l2_reverse, gru_bias_ih_l2_reverse, gru_bias_hh_l2_reverse, h0, buf0, buf2, 5, t, 2560, 256, 256, 10, 512, 10, 512, 256, 512, 512, 256, 256, 10, 256, 10, 256, 10, 512, 2560);
+    n0_gru_step_l0_d1<<<ceil_div(2560, 32), 96>>>(buf3, gru_weight_hh_l2_reverse, gru_bias_hh_l2_reverse, h0, buf0, buf2, 5, t, 256, 256, 10, 512, 2560, 256, 256, 256, 10, 256, 10, 768, 2560, 10, 256, 10, 512, 2560);
 }
+n0_gru_x_l1_d0<<<dim3(ceil_div(768, 64), ceil_div(5120, 64), 1), 256>>>(buf0, gru_weight_ih_l3, gru_bias_ih_l3, buf3, 5120, 768, 512, 512, 512, 5120, 512, 512, 768, 512, 512, 5120, 768, 768);
 for (int t = 0; t < 512; ++t) {
-    n0_gru_step_l1_d0<<<ceil_div(2560, 256), 256>>>(buf0, gru_weight_ih_l3, gru_weight_hh_l3, gru_bias_ih_l3, gru_bias_hh_l3, h0, buf1, buf2, 6, t, 2560, 256, 256, 10, 512, 10, 512, 256, 512, 512, 256, 256, 10, 256, 10, 256, 10, 512, 2560);
+    n0_gru_step_l0_d0<<<ceil_div(2560, 32), 96>>>(buf3, gru_weight_hh_l3, gru_bias_hh_l3, h0, buf1, buf2, 6, t, 256, 256, 10, 512, 2560, 256, 256, 256, 10, 256, 10, 768, 2560, 10, 256, 10, 512, 2560);
 }
+n0_gru_x_l1_d0<<<dim3(ceil_div(768, 64), ceil_div(5120, 64), 1), 256>>>(buf0, gru_weight_ih_l3_reverse, gru_bias_ih_l3_reverse, buf3, 5120, 768, 512, 512, 512, 5120, 512, 512, 768, 512, 512, 5120, 768, 768);
 for (int t = 0; t < 512; ++t) {
-    n0_gru_step_l1_d1<<<ceil_div(2560, 256), 256>>>(buf0, gru_weight_ih_l3_reverse, gru_weight_hh_l3_reverse, gru_bias_ih_l3_reverse, gru_bias_hh_l3_reverse, h0, buf1, buf2, 7, t, 2560, 256, 256, 10, 512, 10, 512, 256, 512, 512, 256, 256, 10, 256, 10, 256, 10, 512, 2560);
+    n0_gru_step_l0_d1<<<ceil_div(2560, 32), 96>>>(buf3, gru_weight_hh_l3_reverse, gru_bias_hh_l3_reverse, h0, buf1, buf2, 7, t, 256, 256, 10, 512, 2560, 256, 256, 256, 10, 256, 10, 768, 2560, 10, 256, 10, 512, 2560);
 }
+n0_gru_x_l1_d0<<<dim3(ceil_div(768, 64), ceil_div(5120, 64), 1), 256>>>(buf1, gru_weight_ih_l4, gru_bias_ih_l4, buf3, 5120, 768, 512, 512, 512, 5120, 512, 512, 768, 512, 512, 5120, 768, 768);
 for (int t = 0; t < 512; ++t) {
-    n0_gru_step_l1_d0<<<ceil_div(2560, 256), 256>>>(buf1, gru_weight_ih_l4, gru_weight_hh_l4, gru_bias_ih_l4, gru_bias_hh_l4, h0, buf0, buf2, 8, t, 2560, 256, 256, 10, 512, 10, 512, 256, 512, 512, 256, 256, 10, 256, 10, 256, 10, 512, 2560);
+    n0_gru_step_l0_d0<<<ceil_div(2560, 32), 96>>>(buf3, gru_weight_hh_l4, gru_bias_hh_l4, h0, buf0, buf2, 8, t, 256, 256, 10, 512, 2560, 256, 256, 256, 10, 256, 10, 768, 2560, 10, 256, 10, 512, 2560);
 }
+n0_gru_x_l1_d0<<<dim3(ceil_div(768, 64), ceil_div(5120, 64), 1), 256>>>(buf1, gru_weight_ih_l4_reverse, gru_bias_ih_l4_reverse, buf3, 5120, 768, 512, 512, 512, 5120, 512, 512, 768, 512, 512, 5120, 768, 768);
 for (int t = 0; t < 512; ++t) {
-    n0_gru_step_l1_d1<<<ceil_div(2560, 256), 256>>>(buf1, gru_weight_ih_l4_reverse, gru_weight_hh_l4_reverse, gru_bias_ih_l4_reverse, gru_bias_hh_l4_reverse, h0, buf0, buf2, 9, t, 2560, 256, 256, 10, 512, 10, 512, 256, 512, 512, 256, 256, 10, 256, 10, 256, 10, 512, 2560);
+    n0_gru_step_l0_d1<<<ceil_div(2560, 32), 96>>>(buf3, gru_weight_hh_l4_reverse, gru_bias_hh_l4_reverse, h0, buf0, buf2, 9, t, 256, 256, 10, 512, 2560, 256, 256, 256, 10, 256, 10, 768, 2560, 10, 256, 10, 512, 2560);
 }
+n0_gru_x_l1_d0<<<dim3(ceil_div(768, 64), ceil_div(5120, 64), 1), 256>>>(buf0, gru_weight_ih_l5, gru_bias_ih_l5, buf3, 5120, 768, 512, 512, 512, 5120, 512, 512, 768, 512, 512, 5120, 768, 768);
 for (int t = 0; t < 512; ++t) {
-    n0_gru_step_l1_d0<<<ceil_div(2560, 256), 256>>>(buf0, gru_weight_ih_l5, gru_weight_hh_l5, gru_bias_ih_l5, gru_bias_hh_l5, h0, buf1, buf2, 10, t, 2560, 256, 256, 10, 512, 10, 512, 256, 512, 512, 256, 256, 10, 256, 10, 256, 10, 512, 2560);
+    n0_gru_step_l0_d0<<<ceil_div(2560, 32), 96>>>(buf3, gru_weight_hh_l5, gru_bias_hh_l5, h0, buf1, buf2, 10, t, 256, 256, 10, 512, 2560, 256, 256, 256, 10, 256, 10, 768, 2560, 10, 256, 10, 512, 2560);
 }
+n0_gru_x_l1_d0<<<dim3(ceil_div(768, 64), ceil_div(5120, 64), 1), 256>>>(buf0, gru_weight_ih_l5_reverse, gru_bias_ih_l5_reverse, buf3, 5120, 768, 512, 512, 512, 5120, 512, 512, 768, 512, 512, 5120, 768, 768);
 for (int t = 0; t < 512; ++t) {
-    n0_gru_step_l1_d1<<<ceil_div(2560, 256), 256>>>(buf0, gru_weight_ih_l5_reverse, gru_weight_hh_l5_reverse, gru_bias_ih_l5_reverse, gru_bias_hh_l5_reverse, h0, buf1, buf2, 11, t, 2560, 256, 256, 10, 512, 10, 512, 256, 512, 512, 256, 256, 10, 256, 10, 256, 10, 512, 2560);
+    n0_gru_step_l0_d1<<<ceil_div(2560, 32), 96>>>(buf3, gru_weight_hh_l5_reverse, gru_bias_hh_l5_reverse, h0, buf1, buf2, 11, t, 256, 256, 10, 512, 2560, 256, 256, 256, 10, 256, 10, 768, 2560, 10, 256, 10, 512, 2560);
 }
 n0_gru_hn<<<ceil_div(30720, 256), 256>>>(buf2, out, 30720);
 @*/
