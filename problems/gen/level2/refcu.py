@@ -410,23 +410,14 @@ class Gen(Level3Ops):
         bias = len(n["in"]) > 2
         cast = self.cast(n)
         desc = "%s = x (%d x %d) @ weight^T (%d x %d)%s" % (n["out"], M, K, N, K, " + bias" if bias else "")
-        if GT.fits(M, N):
-            epi = lambda acc: ["out[m * %dLL + n] = %s(%s%s);" % (N, cast, acc, " + (double)bias[n]" if bias else "")]
-            body = GT.body(M, lambda m, k: "x[%s * %dLL + %s]" % (m, K, k),
-                           lambda k, n_: "weight[%s * %dLL + %s]" % (n_, K, k), True, False, epi,
-                           ("%dLL" % M, "%dLL" % N, "%dLL" % K))
-            self.kernel("n%d_linear" % i, params, body, GT.grid(M, N), GT.THREADS, args,
-                        desc + ": tiles through shared memory, each output's k summed in order")
-            return
-        body = self.ew_head(M * N)
-        body += "    const long long col = i %% %dLL, row = i / %dLL;\n" % (N, N)
-        body += "    double acc = 0.0;\n"
-        body += "    for (long long k = 0; k < %dLL; ++k)\n" % K
-        body += "        acc += (double)x[row * %dLL + k] * (double)weight[col * %dLL + k];\n" % (K, K)
-        if bias:
-            body += "    acc += (double)bias[col];\n"
-        body += "    out[i] = %sacc;\n" % cast
-        self.kernel("n%d_linear" % i, params, body, "ceil_div(%d, %d)" % (M * N, EW_BLOCK), EW_BLOCK, args, desc)
+        if not GT.fits(M, N):
+            raise CodegenError("%s: %d rows are over the tiled GEMM's grid" % (n["out"], M))
+        epi = lambda acc: ["out[m * %dLL + n] = %s(%s%s);" % (N, cast, acc, " + (double)bias[n]" if bias else "")]
+        body = GT.body(M, lambda m, k: "x[%s * %dLL + %s]" % (m, K, k),
+                       lambda k, n_: "weight[%s * %dLL + %s]" % (n_, K, k), True, False, epi,
+                       ("%dLL" % M, "%dLL" % N, "%dLL" % K))
+        self.kernel("n%d_linear" % i, params, body, GT.grid(M, N), GT.THREADS, args,
+                    desc + ": tiles through shared memory, each output's k summed in order")
 
     def emit_conv(self, i, n):
         xs = self.shape[n["in"][0]]

@@ -216,31 +216,20 @@ class Level3Ops:
             st = R.strides(al)
             return " + ".join(["c%d * %dLL" % (j, st[j]) for j in range(r - 2) if al[j] != 1] or ["0"])
         params = ["const %s* a" % act_, "const %s* b" % bct, "%s* out" % ot]
-        if GT.fits(M, N, batch):
-            pre = ""
-            if r > 2:
-                pre = R.decompose("(long long)blockIdx.z", sh[:-2], "c")
-            pre += "    const long long abase = %s, bbase = %s;\n" % (base(ash), base(bsh))
-            pre += "    const long long obase = (long long)blockIdx.z * %dLL;\n" % (M * N)
-            epi = lambda acc: ["out[obase + m * %dLL + n] = %s%s;" % (N, cast, acc)]
-            body = GT.body(M, lambda m, k: "a[abase + %s * %dLL + %s]" % (m, K, k),
-                           lambda k, n_: "b[bbase + %s * %dLL + %s]" % (k, N, n_), True, True, epi,
-                           ("%dLL" % M, "%dLL" % N, "%dLL" % K), prelude=pre)
-            self.kernel("n%d_matmul" % i, params, body, GT.grid(M, N, batch), GT.THREADS, [asrc, bsrc, ob],
-                        "%s = a %s @ b %s: tiles through shared memory, each output's k summed in order"
-                        % (n["out"], ash, bsh))
-            return
-        body = self.ew_head(numel)
-        body += R.decompose("i", sh, "c")
-        body += "    const long long abase = %s + c%d * %dLL;\n" % (base(ash), r - 2, K)
-        body += "    const long long bbase = %s + c%d;\n" % (base(bsh), r - 1)
-        body += "    double acc = 0.0;\n"
-        body += "    for (long long k = 0; k < %dLL; ++k)\n" % K
-        body += "        acc += (double)a[abase + k] * (double)b[bbase + k * %dLL];\n" % N
-        body += "    out[i] = %sacc;\n" % cast
-        self.kernel("n%d_matmul" % i, params, body,
-                    "ceil_div(%d, %d)" % (numel, R.EW_BLOCK), R.EW_BLOCK, [asrc, bsrc, ob],
-                    "%s = a %s @ b %s, one thread per output" % (n["out"], ash, bsh))
+        if not GT.fits(M, N, batch):
+            raise R.CodegenError("%s: a %d x %d product %d times is over the tiled GEMM's grid" % (n["out"], M, N, batch))
+        pre = ""
+        if r > 2:
+            pre = R.decompose("(long long)blockIdx.z", sh[:-2], "c")
+        pre += "    const long long abase = %s, bbase = %s;\n" % (base(ash), base(bsh))
+        pre += "    const long long obase = (long long)blockIdx.z * %dLL;\n" % (M * N)
+        epi = lambda acc: ["out[obase + m * %dLL + n] = %s%s;" % (N, cast, acc)]
+        body = GT.body(M, lambda m, k: "a[abase + %s * %dLL + %s]" % (m, K, k),
+                       lambda k, n_: "b[bbase + %s * %dLL + %s]" % (k, N, n_), True, True, epi,
+                       ("%dLL" % M, "%dLL" % N, "%dLL" % K), prelude=pre)
+        self.kernel("n%d_matmul" % i, params, body, GT.grid(M, N, batch), GT.THREADS, [asrc, bsrc, ob],
+                    "%s = a %s @ b %s: tiles through shared memory, each output's k summed in order"
+                    % (n["out"], ash, bsh))
 
     def emit_rnn(self, i, n):
         """nn.LSTM/GRU/RNN: per layer and direction, the input's gate sums of
@@ -281,6 +270,8 @@ class Level3Ops:
                 name = "n%d_%s_step_l%d_d%d" % (i, kind, layer, d)
                 # the input's gate sums of every step: rows (t, b), columns the gate rows
                 M_, xa = T_ * B, "x[%s * %dLL + %s]"
+                if not GT.fits(M_, GH):
+                    raise R.CodegenError("%s: %d steps x batch rows are over the tiled GEMM's grid" % (n["out"], M_))
                 if layer == 0 and bf:     # x is (batch, time, input)
                     a_at = lambda m, k: "x[((%s %% %dLL) * %dLL + %s / %dLL) * %dLL + %s]" % (m, B, T_, m, B, In, k)
                 else:
