@@ -33,6 +33,21 @@ def grid(M, N, batch=1, m_expr=None, n_expr=None, batch_expr=None):
     return "dim3(ceil_div(%s, %d), ceil_div(%s, %d), %s)" % (n, BN, m, bm, b)
 
 
+def stage(i, tile, jj, j, j0, width, Je, Ke, k_fast, elem):
+    """The loop that stages one operand's width x 16 slice into shared
+    memory, consecutive threads walking k (k_fast) or the other index, so
+    the loads follow the operand's layout; zeros outside it."""
+    s = i + "    for (int e = threadIdx.x; e < %d; e += %d) {\n" % (BK * width, THREADS)
+    if k_fast:
+        s += i + "        const int kk = e %% %d, %s = e / %d;\n" % (BK, jj, BK)
+    else:
+        s += i + "        const int %s = e %% %d, kk = e / %d;\n" % (jj, width, width)
+    s += i + "        const long long %s = %s + %s, k = k0 + kk;\n" % (j, j0, jj)
+    s += i + "        %s[kk][%s] = %s < %s && k < %s ? (double)%s : 0.0;\n" % (tile, jj, j, Je, Ke, elem)
+    s += i + "    }\n"
+    return s
+
+
 def body(M, a_at, b_at, a_k_contig, b_n_contig, epilogue, sizes, prelude="", indent="    ", init=None):
     """The kernel body. M: the row count (a number: it picks the tile).
     a_at(m, k), b_at(k, n): C expressions of the operands' elements
@@ -63,24 +78,8 @@ def body(M, a_at, b_at, a_k_contig, b_n_contig, epilogue, sizes, prelude="", ind
         s += i + "    for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;\n"
     s += i + "for (long long k0 = 0; k0 < %s; k0 += %d) {\n" % (Ke, BK)
     s += i + "    const int kn = %s - k0 < %d ? (int)(%s - k0) : %d;\n" % (Ke, BK, Ke, BK)
-    if a_k_contig:
-        s += i + "    for (int e = threadIdx.x; e < %d; e += %d) {\n" % (BK * bm, THREADS)
-        s += i + "        const int kk = e %% %d, mm = e / %d;\n" % (BK, BK)
-    else:
-        s += i + "    for (int e = threadIdx.x; e < %d; e += %d) {\n" % (BK * bm, THREADS)
-        s += i + "        const int mm = e %% %d, kk = e / %d;\n" % (bm, bm)
-    s += i + "        const long long m = m0 + mm, k = k0 + kk;\n"
-    s += i + "        As[kk][mm] = m < %s && k < %s ? (double)%s : 0.0;\n" % (Me, Ke, a_at("m", "k"))
-    s += i + "    }\n"
-    if b_n_contig:
-        s += i + "    for (int e = threadIdx.x; e < %d; e += %d) {\n" % (BK * BN, THREADS)
-        s += i + "        const int nn = e %% %d, kk = e / %d;\n" % (BN, BN)
-    else:
-        s += i + "    for (int e = threadIdx.x; e < %d; e += %d) {\n" % (BK * BN, THREADS)
-        s += i + "        const int kk = e %% %d, nn = e / %d;\n" % (BK, BK)
-    s += i + "        const long long n = n0 + nn, k = k0 + kk;\n"
-    s += i + "        Bs[kk][nn] = n < %s && k < %s ? (double)%s : 0.0;\n" % (Ne, Ke, b_at("k", "n"))
-    s += i + "    }\n"
+    s += stage(i, "As", "mm", "m", "m0", bm, Me, Ke, a_k_contig, a_at("m", "k"))
+    s += stage(i, "Bs", "nn", "n", "n0", BN, Ne, Ke, not b_n_contig, b_at("k", "n"))
     s += i + "    __syncthreads();\n"
     s += i + "    for (int kk = 0; kk < kn; ++kk) {\n"
     s += i + "        double av[%d], bv[4];\n" % rm
