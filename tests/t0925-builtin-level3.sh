@@ -41,6 +41,8 @@ check "every launch plan passes the engine's check" test "$(grep -c ': launch_ok
 grep -v ': launch_ok$' lo.txt | head -n 5 | cut -c1-300 | sed 's/^/# /'
 check "the scores of 31 are never stored (one attention kernel)" grep -q '_attn<<<' full/031_*.cu
 check "rnn steps loop in the launch block" grep -q '^for (int s = 0; s < 512; ++s) {$' full/035_*.cu
+check "a bidirectional rnn steps both directions in one launch" grep -q '_rnn_step_l0<<<dim3(32, 2, 2), 256>>>' full/038_*.cu
+check "tc: the rnn input projections take wgmma" grep -q '_rnn_proj_l0_d1<<<dim3(8, 40, 1)' tc/038_*.cu
 check "tc: linears take wgmma, convs conv_tc" sh -c "grep -q wgmma tc/001_*.cu && grep -q conv_tc tc/008_*.cu"
 # level 3 takes the 3xTF32 split by default (split3 -1); level 2 keeps tf32+bf16
 check "tc: level 3's tensor cores split 3xTF32" sh -c "grep -q 3xTF32 tc/001_*.cu && ! grep -q tf32+bf16 tc/001_*.cu tc/008_*.cu"
@@ -139,6 +141,12 @@ python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emu \
 	--sed "expf(-(gx[1] + gh[1]))" "expf(-(gx[2] + gh[1]))" 35 >mut.out 2>&1
 check "a mutated kernel fails" test $? -eq 1
 contains "and is named" mut.out "^not ok 035_LSTM .*python: [1-9][0-9]* bad"
+# and the step's warp sum over half the lanes (042 at small sizes: 40 units
+# over 5 blocks, 11 rows in two chunks, both directions in one launch)
+python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emu \
+	--sed "int o = 16;" "int o = 8;" 42 >mut2.out 2>&1
+check "a step summing half a warp fails" test $? -eq 1
+contains "and is named" mut2.out "^not ok 042_GRUBidirectionalHidden .*python: [1-9][0-9]* bad"
 
 wait "$cc_pid"
 check "kfcompile ran" test "$(cat cc.rc)" -eq 0

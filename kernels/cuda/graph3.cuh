@@ -18,15 +18,63 @@
     }
     if (m < @M@LL && n < @N@LL) {
 @STORE@    }
+//@ rnn_step
+    __shared__ float hs[@NB@][H_];
+    const int d = blockIdx.z, lane = threadIdx.x & 31;
+    const long long t = d ? T_ - 1 - s : s, tp = d ? t + 1 : t - 1;
+    const long long b0 = blockIdx.y * @NB@LL, coff = d * B_ * H_, h0off = LOFF + coff;
+    const float* __restrict__ gxs = d ? gxs1 : gxs0;
+    const float* __restrict__ whh = d ? whh1 : whh0;
+    const float* __restrict__ bhh = d ? bhh1 : bhh0;
+    (void)bhh;
+    for (int q = threadIdx.x; q < @NB@ * H_; q += blockDim.x) {
+        const long long b = b0 + q / H_, k = q % H_;
+        hs[q / H_][k] = b >= B_ ? 0.0f : s > 0 ? out[ROW(b, tp) * DH_ + d * H_ + k] : @H0K@;
+    }
+    __syncthreads();
+    const long long j = blockIdx.x * (long long)(blockDim.x / 32) + threadIdx.x / 32;
+    if (j >= H_) return;
+    const long long b = b0 + lane;
+    const bool mine = lane < @NB@ && b < B_;
+    const long long row = ROW(b, t);
+    float gx[@G@], gh[@G@], acc[@G@][@NB@];
+#pragma unroll
+    for (int g = 0; g < @G@; g++) {
+        gx[g] = mine ? gxs[row * GH_ + g * H_ + j] : 0.0f;
+        gh[g] = 0.0f;
+#pragma unroll
+        for (int q = 0; q < @NB@; q++) acc[g][q] = 0.0f;
+    }
+    for (long long k = lane; k < H_; k += 32) {
+        float w[@G@];
+#pragma unroll
+        for (int g = 0; g < @G@; g++) w[g] = whh[(g * H_ + j) * H_ + k];
+#pragma unroll
+        for (int q = 0; q < @NB@; q++) {
+            const float hk = hs[q][k];
+#pragma unroll
+            for (int g = 0; g < @G@; g++) acc[g][q] += w[g] * hk;
+        }
+    }
+#pragma unroll
+    for (int g = 0; g < @G@; g++)
+#pragma unroll
+        for (int q = 0; q < @NB@; q++) {
+#pragma unroll
+            for (int o = 16; o > 0; o >>= 1) acc[g][q] += __shfl_xor_sync(0xffffffffu, acc[g][q], o);
+            if (lane == q) gh[g] = acc[g][q]@BHH@;
+        }
+    if (!mine) return;
+    const float hprev = hs[lane][j];
 //@ lstm_cell
-    const float cp = s > 0 ? c[@H0OFF@LL + b * H_ + j] : @C0@;
+    const float cp = s > 0 ? c[coff + b * H_ + j] : @C0@;
     const float ig = 1.0f / (1.0f + expf(-(gx[0] + gh[0])));
     const float fg = 1.0f / (1.0f + expf(-(gx[1] + gh[1])));
     const float gg = tanhf(gx[2] + gh[2]);
     const float og = 1.0f / (1.0f + expf(-(gx[3] + gh[3])));
     const float cc = fg * cp + ig * gg;
     const float h = og * tanhf(cc);
-    c[@H0OFF@LL + b * H_ + j] = cc;
+    c[coff + b * H_ + j] = cc;
 //@ gru_update
     const float rg = 1.0f / (1.0f + expf(-(gx[0] + gh[0])));
     const float zg = 1.0f / (1.0f + expf(-(gx[1] + gh[1])));

@@ -1,9 +1,9 @@
 /* The graph template's level-3 ops, one float kernel per node (as
  * problems/gen/level2/refcu3.py does in double): index maps (permute, slice,
  * expand, pad, masked_fill, concat: one copy per operand), cumsum (a thread
- * per line, double sum), batched matmul (16x16 tiles) and rnn (per layer
- * and direction: one GEMM of the input projection over all steps, then one
- * launch per step in a launch-block loop). Each head ends in the group's
+ * per line, double sum), batched matmul (16x16 tiles) and rnn (per layer:
+ * one GEMM of each direction's input projection over all steps, then one
+ * launch per step for both directions in a launch-block loop). Each head ends in the group's
  * epilogue but rnn, which takes none. */
 #include "kernels/graph/builtin_graph.h"
 
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "kernels/builtin_util.h"
+#include "kernels/emit/builtin_epi.h"
 #include "gen/graph3_cuh.h"
 
 static int dim_of(const struct gr_plan *p, int k, const char *key)
@@ -474,8 +475,67 @@ static int matmul_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *
 	return rc;
 }
 
-/* rnn: per layer and direction, gx = x W_ih^T over all steps (one GEMM),
- * then T launches of the step (a thread per batch row and hidden unit). */
+/* rnn, per layer: per direction gx = x W_ih^T + b_ih over all steps (one
+ * GEMM, tensor cores where they fit), then T launches of the step, both
+ * directions in one: a warp per hidden unit sums its gates' rows of W_hh
+ * (lanes split k, coalesced) against up to 8 batch rows of the previous h
+ * held in shared memory, reduced across the warp; lane q updates row b0+q. */
+static int rnn_proj(struct gr_plan *p, int gi, long long l, int d, long long M, long long N, long long K,
+		    const char *xn, const char *wih, const char *bih, const char *yo, struct buf *err)
+{
+	struct buf body = BUF_INIT, st = BUF_INIT, args = BUF_INIT, grid = BUF_INIT;
+	char name[64];
+	int rc;
+
+	snprintf(name, sizeof(name), "g%d_rnn_proj_l%lld_d%d", gi, l, d);
+	if (gr_tc_fits(p)) {
+		struct gemm_shape sh = { 1, M, N, K, 0, 1, 0, 0, { NULL, NULL, NULL, NULL } };
+		struct epi ep = { bih ? ", const float* __restrict__ e0" : "", "", bih ? "v += e0[n];\n" : "" };
+		size_t from = p->launch.len, src0 = p->src.len;
+		char ea[96];
+		json_t *tp = json_pack("{s:s,s:s}", "core", p->conv_wmma ? "wmma" : p->mma ? "mma" : "wgmma",
+				       "split", p->split3 ? "3xtf32" : "tf32bf16");
+
+		snprintf(ea, sizeof(ea), ", %s", bih ? bih : "");
+		ep.args = bih ? ea : "";
+		rc = tp ? gemm_epi_emit(&p->src, &p->launch, name, &sh, xn, wih, yo, &ep, tp, err)
+			: kf_err(err, "out of memory");
+		json_decref(tp);
+		gr_once(p, src0);
+		if (rc <= 0) {
+			for (size_t i = from; i < p->launch.len; i++)
+				p->launches += p->launch.s[i] == ';';
+			return rc;
+		}
+	}
+	buf_addf(&st, "        y[m * %lldLL + n] = acc%s;\n", N, bih ? " + bias[n]" : "");
+	mm_body(&body, M, N, K, K, 1, 1, K, "", st.s);
+	buf_addf(&args, "%s, %s, %s%s%s", xn, wih, yo, bih ? ", " : "", bih ? bih : "");
+	buf_addf(&grid, "dim3(%lld, %lld, 1)", (N + 15) / 16, (M + 15) / 16);
+	rc = gr_kernel(p, name, bih ? "const float* __restrict__ a, const float* __restrict__ b, "
+				      "float* __restrict__ y, const float* __restrict__ bias"
+				    : "const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ y",
+		       body.s, grid.s, 256, args.s, err);
+	buf_release(&body);
+	buf_release(&st);
+	buf_release(&args);
+	buf_release(&grid);
+	return rc;
+}
+
+/* Batch rows per step block: at most 8, as even as B allows, and the
+ * previous h of those rows within 40 KiB of shared memory. */
+static long long rnn_rows(long long B, long long H)
+{
+	long long chunks = (B + 7) / 8, nb = (B + chunks - 1) / chunks;
+
+	while (nb > 1 && nb * H > 10240) {
+		chunks++;
+		nb = (B + chunks - 1) / chunks;
+	}
+	return nb;
+}
+
 static int rnn_head(struct gr_plan *p, int gi, struct buf *err)
 {
 	const struct gr_node *n = &p->n[p->g[gi].head];
@@ -484,25 +544,34 @@ static int rnn_head(struct gr_plan *p, int gi, struct buf *err)
 	int G = rnn_gates(gr_str(j, "kind")), D = json_is_true(json_object_get(j, "bidirectional")) ? 2 : 1;
 	int bf = json_is_true(json_object_get(j, "batch_first")), bias = json_is_true(json_object_get(j, "bias"));
 	int h0 = json_is_true(json_object_get(j, "h0")), c0 = json_is_true(json_object_get(j, "c0"));
-	int a0 = 1 + h0 + c0, per = bias ? 4 : 2, rc = 0, prev = -1, gxb, cb = -1;
+	int a0 = 1 + h0 + c0, per = bias ? 4 : 2, rc = 0, prev = -1, gxb[2] = { -1, -1 }, cb = -1;
 	long long L = gr_int(j, "layers", 0, 0), H = gr_int(j, "hidden", 0, 0);
 	long long T = x->shape[bf ? 1 : 0], B = x->shape[bf ? 0 : 1], I = x->shape[2];
+	long long NB = rnn_rows(B, H);
 	const char *mode = gr_str(j, "output"), *kind = gr_str(j, "kind");
 	int out_mode = !strcmp(mode, "output"), cn_mode = !strcmp(mode, "c_n");
-	char yn[80], xn[80], hn[80], cn[80], gn[80], wn[4][80], cs[80];
+	char yn[80], xn[80], hn[80], cn[80], gn[2][80], wn[2][4][80], cs[80];
 
+	if (NB * H > 10240)
+		return kf_err(err, "graph: rnn '%s': hidden size %lld over the step's shared memory",
+			      p->t[n->out].name, H);
 	gr_store(p, n->out, yn, sizeof(yn));
-	if ((gxb = gr_take_buf(p, T * B * G * H * D, 0, err)) < 0)
-		return gxb;
+	/* each direction's gx its own buffer: the GEMM emitters take names */
+	for (int d = 0; d < D; d++) {
+		if ((gxb[d] = gr_take_buf(p, T * B * G * H, 0, err)) < 0)
+			return gxb[d];
+		gr_buf_name(p, gxb[d], gn[d], sizeof(gn[d]));
+	}
+	if (D == 1)
+		snprintf(gn[1], sizeof(gn[1]), "%s", gn[0]);
 	if (G == 4 && (cb = gr_take_buf(p, D * B * H, 0, err)) < 0)
 		return cb;
-	gr_buf_name(p, gxb, gn, sizeof(gn));
 	if (cb >= 0)
 		gr_buf_name(p, cb, cs, sizeof(cs));
 	else
-		snprintf(cs, sizeof(cs), "%s", gn);
-	snprintf(hn, sizeof(hn), "%s", gn);
-	snprintf(cn, sizeof(cn), "%s", gn);
+		snprintf(cs, sizeof(cs), "%s", gn[0]);
+	snprintf(hn, sizeof(hn), "%s", gn[0]);
+	snprintf(cn, sizeof(cn), "%s", gn[0]);
 	if (h0)
 		gr_store(p, n->in[1], hn, sizeof(hn));
 	if (c0)
@@ -510,7 +579,9 @@ static int rnn_head(struct gr_plan *p, int gi, struct buf *err)
 	for (long long l = 0; l < L && !rc; l++) {
 		long long il = l ? D * H : I;
 		int ob = -1;
-		char on[80];
+		char on[80], name[64];
+		struct buf body = BUF_INIT, args = BUF_INIT, grid = BUF_INIT, pre = BUF_INIT;
+
 		/* this layer's output: the result itself where it is */
 		if (out_mode && l == L - 1) {
 			snprintf(on, sizeof(on), "%s", yn);
@@ -525,92 +596,63 @@ static int rnn_head(struct gr_plan *p, int gi, struct buf *err)
 			gr_buf_name(p, prev, xn, sizeof(xn));
 		for (int d = 0; d < D && !rc; d++) {
 			const int *w = &n->in[a0 + (l * D + d) * per];
-			struct buf body = BUF_INIT, st = BUF_INIT, args = BUF_INIT, grid = BUF_INIT, pre = BUF_INIT;
-			char name[64];
+
 			for (int q = 0; q < 4; q++)
-				snprintf(wn[q], sizeof(wn[q]), "%s", gn);
+				snprintf(wn[d][q], sizeof(wn[d][q]), "%s", gn[0]);
 			for (int q = 0; q < per; q++)
-				gr_store(p, w[q], wn[q], sizeof(wn[q]));
-			/* input projection: gx[d][row][g*H + j], rows in x's order */
-			buf_addf(&st, "        y[%lldLL + m * %lldLL + n] = acc;\n", d * T * B * G * H, G * H);
-			mm_body(&body, T * B, G * H, il, il, 1, 1, il, "", st.s);
-			snprintf(name, sizeof(name), "g%d_rnn_proj_l%lld_d%d", gi, l, d);
-			buf_addf(&args, "%s, %s, %s", xn, wn[0], gn);
-			buf_addf(&grid, "dim3(%lld, %lld, 1)", (G * H + 15) / 16, (T * B + 15) / 16);
-			rc = gr_kernel(p, name, "const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ y",
-				       body.s, grid.s, 256, args.s, err);
-			buf_reset(&body);
-			buf_reset(&args);
-			buf_reset(&grid);
-			if (rc)
-				goto next;
-			/* the step */
-			buf_addf(&body, "    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
-				    "    if (i >= %lldLL) return;\n"
-				    "    const long long b = i / %lldLL, j = i %% %lldLL;\n"
-				    "    const long long t = %s, tp = %s;\n"
-				    "    const long long row = %s, rowp = %s;\n"
-				    "    float acc[%d];\n"
-				    "    for (int g = 0; g < %d; g++) acc[g] = 0.0f;\n"
-				    "    for (long long k = 0; k < %lldLL; k++) {\n"
-				    "        const float hk = s > 0 ? out[rowp * %lldLL + %lldLL + k] : %s;\n"
-				    "        for (int g = 0; g < %d; g++)\n"
-				    "            acc[g] += whh[(g * %lldLL + j) * %lldLL + k] * hk;\n    }\n"
-				    "    const float hprev = s > 0 ? out[rowp * %lldLL + %lldLL + j] : %s;\n"
-				    "    float gx[%d], gh[%d];\n"
-				    "    for (int g = 0; g < %d; g++) {\n"
-				    "        gx[g] = gxs[%lldLL + row * %lldLL + g * %lldLL + j]%s;\n"
-				    "        gh[g] = acc[g]%s;\n    }\n",
-				 B * H, H, H,
-				 d ? "T_ - 1 - s" : "s", d ? "t + 1" : "t - 1",
-				 bf ? "b * T_ + t" : "t * B_ + b", bf ? "b * T_ + tp" : "tp * B_ + b",
-				 G, G, H, D * H, d * H,
-				 h0 ? "h0[H0OFF + b * H_ + k]" : "0.0f",
-				 G, H, H, D * H, d * H, h0 ? "h0[H0OFF + b * H_ + j]" : "0.0f",
-				 G, G, G, d * T * B * G * H, G * H, H,
-				 bias ? " + bih[g * H_ + j]" : "", bias ? " + bhh[g * H_ + j]" : "");
-			if (G == 4)
-				bt_cuh_fill(&body, graph3_cuh, "lstm_cell",
-					    "H0OFF", BT_INT(d * B * H),
-					    "C0", c0 ? "c0[H0OFF + b * H_ + j]" : "0.0f", NULL);
-			else if (G == 3)
-				bt_cuh_section(&body, graph3_cuh, "gru_update");
-			else
-				buf_addf(&body, "    const float h = %s;\n", !strcmp(kind, "rnn_tanh") ?
-					 "tanhf(gx[0] + gh[0])" : "fmaxf(gx[0] + gh[0], 0.0f)");
-			buf_addf(&body, "    (void)hprev;\n    out[row * %lldLL + %lldLL + j] = h;\n", D * H, d * H);
-			if (!out_mode)
-				buf_addf(&body, "    if (s == T_ - 1) y[H0OFF + b * H_ + j] = %s;\n",
-					 cn_mode ? "cc" : "h");
-			buf_addf(&pre, "#define T_ %lldLL\n#define B_ %lldLL\n#define H_ %lldLL\n#define H0OFF %lldLL\n",
-				 T, B, H, (l * D + d) * B * H);
-			p->pre = pre.s;
-			p->post = "#undef T_\n#undef B_\n#undef H_\n#undef H0OFF\n\n";
-			snprintf(name, sizeof(name), "g%d_rnn_step_l%lld_d%d", gi, l, d);
-			buf_addf(&args, "%s, %s, %s, %s, %s, %s, %s, %s, %s, s", gn, wn[1], wn[2], wn[3], hn, cn,
-				 cs, on, yn);
-			buf_addf(&grid, "%lld", (B * H + 127) / 128);
-			buf_addf(&p->launch, "for (int s = 0; s < %lld; ++s) {\n", T);
-			rc = gr_kernel(p, name, "const float* __restrict__ gxs, const float* __restrict__ whh, "
-				       "const float* __restrict__ bih, const float* __restrict__ bhh, "
-				       "const float* __restrict__ h0, const float* __restrict__ c0, "
-				       "float* __restrict__ c, float* out, float* y, int s",
-				       body.s, grid.s, 128, args.s, err);
-			buf_adds(&p->launch, "}\n");
-next:
-			buf_release(&pre);
-			buf_release(&body);
-			buf_release(&st);
-			buf_release(&args);
-			buf_release(&grid);
+				gr_store(p, w[q], wn[d][q], sizeof(wn[d][q]));
+			/* gx[d][row][g*H + j], rows in x's order */
+			rc = rnn_proj(p, gi, l, d, T * B, G * H, il, xn, wn[d][0], bias ? wn[d][2] : NULL, gn[d],
+				      err);
 		}
+		if (rc)
+			break;
+		/* the step, both directions */
+		bt_cuh_fill(&body, graph3_cuh, "rnn_step", "NB", BT_INT(NB), "G", BT_INT(G),
+			    "H0K", h0 ? "h0[h0off + b * H_ + k]" : "0.0f",
+			    "BHH", bias ? " + bhh[g * H_ + j]" : "", NULL);
+		if (G == 4)
+			bt_cuh_fill(&body, graph3_cuh, "lstm_cell",
+				    "C0", c0 ? "c0[h0off + b * H_ + j]" : "0.0f", NULL);
+		else if (G == 3)
+			bt_cuh_section(&body, graph3_cuh, "gru_update");
+		else
+			buf_addf(&body, "    const float h = %s;\n", !strcmp(kind, "rnn_tanh") ?
+				 "tanhf(gx[0] + gh[0])" : "fmaxf(gx[0] + gh[0], 0.0f)");
+		buf_adds(&body, "    (void)hprev;\n    out[row * DH_ + d * H_ + j] = h;\n");
+		if (!out_mode)
+			buf_addf(&body, "    if (s == T_ - 1) y[h0off + b * H_ + j] = %s;\n", cn_mode ? "cc" : "h");
+		buf_addf(&pre, "#define T_ %lldLL\n#define B_ %lldLL\n#define H_ %lldLL\n#define DH_ %lldLL\n"
+			 "#define GH_ %lldLL\n#define LOFF %lldLL\n#define ROW(b, t) %s\n",
+			 T, B, H, D * H, G * H, l * D * B * H,
+			 bf ? "((b) * T_ + (t))" : "((t) * B_ + (b))");
+		p->pre = pre.s;
+		p->post = "#undef T_\n#undef B_\n#undef H_\n#undef DH_\n#undef GH_\n#undef LOFF\n"
+			  "#undef ROW\n\n";
+		snprintf(name, sizeof(name), "g%d_rnn_step_l%lld", gi, l);
+		buf_addf(&args, "%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, s", gn[0], gn[1], wn[0][1], wn[D - 1][1],
+			 wn[0][3], wn[D - 1][3], hn, cn, cs, on, yn);
+		buf_addf(&grid, "dim3(%lld, %lld, %d)", (H + 7) / 8, (B + NB - 1) / NB, D);
+		buf_addf(&p->launch, "for (int s = 0; s < %lld; ++s) {\n", T);
+		rc = gr_kernel(p, name, "const float* __restrict__ gxs0, const float* __restrict__ gxs1, "
+			       "const float* __restrict__ whh0, "
+			       "const float* __restrict__ whh1, const float* __restrict__ bhh0, "
+			       "const float* __restrict__ bhh1, const float* __restrict__ h0, "
+			       "const float* __restrict__ c0, float* __restrict__ c, float* out, float* y, int s",
+			       body.s, grid.s, 256, args.s, err);
+		buf_adds(&p->launch, "}\n");
+		buf_release(&pre);
+		buf_release(&body);
+		buf_release(&args);
+		buf_release(&grid);
 		if (prev >= 0)
 			p->buf_busy[prev] = 0;
 		prev = ob;
 	}
 	if (prev >= 0)
 		p->buf_busy[prev] = 0;
-	p->buf_busy[gxb] = 0;
+	for (int d = 0; d < D; d++)
+		p->buf_busy[gxb[d]] = 0;
 	if (cb >= 0)
 		p->buf_busy[cb] = 0;
 	return rc;

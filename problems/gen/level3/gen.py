@@ -200,6 +200,11 @@ for _n in range(35, 43):
                  "seq_len" if _n >= 39 else "sequence_length": 4}
     if _n < 39:
         SMALL[_n]["output_size"] = 3
+# two bidirectional nets over a warp's lanes, several 8-unit blocks and two
+# batch chunks of the template's step, and the references' gate tiles
+for _n in (38, 42):
+    SMALL[_n].update({"batch_size": 11, "input_size": 5, "hidden_size": 40,
+                      "seq_len" if _n >= 39 else "sequence_length": 3})
 
 
 def scale_literals(text, D):
