@@ -40,6 +40,8 @@ echo "# refused at full size: $(ls full/*.err | while read f; do [ -s "$f" ] && 
 check "every launch plan passes the engine's check" test "$(grep -c ': launch_ok$' lo.txt)" -eq $((nfull + ntc))
 grep -v ': launch_ok$' lo.txt | head -n 5 | cut -c1-300 | sed 's/^/# /'
 check "the scores of 31 are never stored (one attention kernel)" grep -q '_attn<<<' full/031_*.cu
+check "attention in 64x64 tiles through dynamic shared memory, causal tiles skipped" sh -c \
+	"grep -q '_attn<<<dim3(8, 1024), 256, 92672>>>' full/043_*.cu && grep -q 'if (j0 - (i0 + 63) >= 1LL) continue;' full/043_*.cu"
 check "rnn steps loop in the launch block" grep -q '^for (int s = 0; s < 512; ++s) {$' full/035_*.cu
 check "a bidirectional rnn steps both directions in one launch" grep -q '_rnn_step_l0<<<dim3(32, 2, 2), 256>>>' full/038_*.cu
 check "tc: the rnn input projections take wgmma" grep -q '_rnn_proj_l0_d1<<<dim3(8, 40, 1)' tc/038_*.cu
@@ -99,8 +101,8 @@ check "check_graph3 exits 0" test $? -eq 0
 contains "the kernels of $nen of the $n match the evaluator" emu.out "^checked $nen kernels, 0 failed$"
 grep '^not ok' emu.out | head -n 5 | cut -c1-300 | sed 's/^/# /'
 python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emu -j "$(par_jobs)" \
-	--params '{"attn": 0}' --params '{"fuse": 0}' 31 43 >emu2.out 2>&1
-contains "stored scores and per-node kernels match too" emu2.out "^checked 4 kernels, 0 failed$"
+	--params '{"attn": 0}' --params '{"attn": 1}' --params '{"fuse": 0}' 31 43 >emu2.out 2>&1
+contains "stored scores, attention by rows and per-node kernels match too" emu2.out "^checked 6 kernels, 0 failed$"
 # every family of kernels that differ only in sizes as one kernel with
 # arguments (dedup 3; at full size only where over the limit)
 python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emu -j "$(par_jobs)" \
@@ -141,6 +143,12 @@ python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emu \
 	--sed "expf(-(gx[1] + gh[1]))" "expf(-(gx[2] + gh[1]))" 35 >mut.out 2>&1
 check "a mutated kernel fails" test $? -eq 1
 contains "and is named" mut.out "^not ok 035_LSTM .*python: [1-9][0-9]* bad"
+# and an attention tile that does not rescale the running sums (043 at small
+# sizes: 150 queries and keys, 3 tiles each)
+python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emu \
+	--sed "o[r][c] *= al" "o[r][c] *= 1.0f" 43 >mut3.out 2>&1
+check "an attention tile without the online rescale fails" test $? -eq 1
+contains "and is named" mut3.out "^not ok 043_MinGPTCausalAttention .*python: [1-9][0-9]* bad"
 # and the step's warp sum over half the lanes (042 at small sizes: 40 units
 # over 5 blocks, 11 rows in two chunks, both directions in one launch)
 python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emu \

@@ -117,3 +117,107 @@
     for (int c = 0; c < @DV@; c++) {
         const double a = block_sum((double)(acc[c] * f), sh);
         if (threadIdx.x == 0) {
+//@ attn_tile_head
+    extern __shared__ float4 kf_attn_sm4[];
+    float* const Qs = (float*)kf_attn_sm4;
+    float* const Ks = Qs + @D@ * 68;
+    float* const Vs = Ks + @D@ * 64;
+    float* const Ps = Vs + 64 * @DV@;
+    const int tid = threadIdx.x, tx = tid & 15, ty = tid >> 4;
+    const long long z = blockIdx.y, i0 = blockIdx.x * 64LL;
+    const float* qp = q + z * @MD@LL;
+    const float* kp = kt + z * @DS@LL;
+    const float* vp = v + z * @SDV@LL;
+    for (int e = tid; e < 64 * @D@; e += 256) {
+        const int qi = e / @D@, d = e % @D@;
+        Qs[d * 68 + qi] = i0 + qi < @M@LL ? qp[(i0 + qi) * @D@LL + d] : 0.0f;
+    }
+    float m[4], o[4][@CV@];
+    double l[4];
+#pragma unroll
+    for (int r = 0; r < 4; r++) {
+        m[r] = __int_as_float(-8388608);
+        l[r] = 0.0;
+#pragma unroll
+        for (int c = 0; c < @CV@; c++) o[r][c] = 0.0f;
+    }
+    for (long long j0 = 0; j0 < @S@LL; j0 += 64) {
+        if (@SKIP@) continue;
+        __syncthreads();
+        for (int e = tid; e < 64 * @D@; e += 256) {
+            const int d = e / 64, kj = e % 64;
+            Ks[e] = j0 + kj < @S@LL ? kp[d * @S@LL + j0 + kj] : 0.0f;
+        }
+        for (int e = tid; e < 64 * @DV@; e += 256)
+            Vs[e] = j0 + e / @DV@ < @S@LL ? vp[j0 * @DV@LL + e] : 0.0f;
+        __syncthreads();
+        float s4[4][4], mt[4];
+#pragma unroll
+        for (int r = 0; r < 4; r++)
+#pragma unroll
+            for (int c = 0; c < 4; c++) s4[r][c] = 0.0f;
+#pragma unroll 8
+        for (int d = 0; d < @D@; d++) {
+            const float4 a = *(const float4*)&Qs[d * 68 + ty * 4];
+            const float4 b = *(const float4*)&Ks[d * 64 + tx * 4];
+            const float qa[4] = { a.x, a.y, a.z, a.w }, kb[4] = { b.x, b.y, b.z, b.w };
+#pragma unroll
+            for (int r = 0; r < 4; r++)
+#pragma unroll
+                for (int c = 0; c < 4; c++) s4[r][c] += qa[r] * kb[c];
+        }
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            mt[r] = __int_as_float(-8388608);
+#pragma unroll
+            for (int c = 0; c < 4; c++) {
+                const long long i = i0 + ty * 4 + r, j = j0 + tx * 4 + c;
+                float sc = s4[r][c];
+                (void)i;
+//@ attn_tile_soft
+                if (j >= @S@LL) sc = __int_as_float(-8388608);
+                s4[r][c] = sc;
+                mt[r] = fmaxf(mt[r], sc);
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+#pragma unroll
+            for (int w = 1; w < 16; w <<= 1) mt[r] = fmaxf(mt[r], __shfl_xor_sync(0xffffffffu, mt[r], w));
+            const float mn = fmaxf(m[r], mt[r]);
+            const float al = mn == __int_as_float(-8388608) ? 1.0f : expf(m[r] - mn);
+            float ps = 0.0f;
+#pragma unroll
+            for (int c = 0; c < 4; c++) {
+                const float pr = s4[r][c] == __int_as_float(-8388608) ? 0.0f : expf(s4[r][c] - mn);
+                Ps[(tx * 4 + c) * 68 + ty * 4 + r] = pr;
+                ps += pr;
+            }
+#pragma unroll
+            for (int w = 1; w < 16; w <<= 1) ps += __shfl_xor_sync(0xffffffffu, ps, w);
+            l[r] = l[r] * al + ps;
+            m[r] = mn;
+#pragma unroll
+            for (int c = 0; c < @CV@; c++) o[r][c] *= al;
+        }
+        __syncthreads();
+#pragma unroll 4
+        for (int kj = 0; kj < 64; kj++) {
+            const float4 pa = *(const float4*)&Ps[kj * 68 + ty * 4];
+            const float pv[4] = { pa.x, pa.y, pa.z, pa.w };
+#pragma unroll
+            for (int c = 0; c < @CV@; c++) {
+                const float vv = tx + 16 * c < @DV@ ? Vs[kj * @DV@ + tx + 16 * c] : 0.0f;
+#pragma unroll
+                for (int r = 0; r < 4; r++) o[r][c] += pv[r] * vv;
+            }
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < 4; r++) {
+        const long long i = i0 + ty * 4 + r, row = z * @M@LL + i;
+        if (i >= @M@LL) continue;
+#pragma unroll
+        for (int c = 0; c < @CV@; c++) {
+            const long long col = tx + 16 * c;
+            if (col >= @DV@) continue;

@@ -88,6 +88,7 @@ struct gr_plan {
 	unsigned helpers;	/* GR_H_* emitted so far */
 	int alias;		/* the group being emitted writes over this tensor */
 	const char *qual;	/* the next kernel's qualifiers (__launch_bounds__) */
+	long long smem;		/* the next kernel's dynamic shared memory (bytes) */
 	const char *pre, *post;	/* text around the next kernel (#define, #undef) */
 	struct gr_krec *kr;	/* the kernels (builtin_graph_dedup.c) */
 	int nkr, kcap;
@@ -110,6 +111,7 @@ struct gr_plan {
 	int conv_po;		/* PO: a transposed conv's phases fastest in grid.x */
 	int attn;		/* attention chains in one kernel (else only where the scores
 				 * would need over 2^29 floats) */
+	int attn_tile;		/* attn 2: 64 queries by 64 keys a block step (else a row) */
 	int dacc;		/* the direct conv sums in double (level-3 default) */
 	int red;		/* reduction kernels: -1 by size, 0 a block per output, 1
 				 * a thread per output and split statistics wherever they

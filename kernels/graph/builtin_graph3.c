@@ -761,9 +761,48 @@ int gr_attn_match(const struct gr_plan *p, int k)
 	return j;
 }
 
-/* One block per query row: scores against every key (online softmax per
- * thread), then block-wide max, sum and weighted values; the scores are
- * never stored. */
+/* The chain between the two products, as statements on `sc` (the score of
+ * query i and key j); *skip: a whole 64x64 tile's condition where every
+ * score in it is masked to -inf ("0" when none). */
+static int attn_chain(const struct gr_plan *p, const struct gr_group *g, const char *ind, struct buf *b,
+		      struct buf *skip, struct buf *err)
+{
+	buf_adds(skip, "0");
+	for (int c = 0; c < g->fold - 1; c++) {
+		const struct gr_node *n = &p->n[g->chain[c]];
+		if (!strcmp(n->op, "binary")) {
+			buf_addf(b, "%ssc = sc %s ", ind, strcmp(gr_str(n->j, "fn"), "mul") ? "/" : "*");
+			if (gr_lit(b, gr_num(n->j, "const", 1.0), err))
+				return -1;
+			buf_adds(b, ";\n");
+		} else if (!strcmp(n->op, "masked_fill")) {
+			const json_t *fv = json_object_get(n->j, "value");
+			int upper = !strcmp(gr_str(n->j, "where"), "upper");
+			long long dg = gr_int(n->j, "diagonal", 0, 0);
+
+			buf_addf(b, "%sif (j - i %s %lldLL) sc = ", ind, upper ? ">=" : "<=", dg);
+			if (json_is_string(fv) && !strcmp(json_string_value(fv), "-inf")) {
+				buf_adds(b, "__int_as_float(-8388608)");
+				/* the mask is the chain's last step (gr_attn_match) */
+				buf_reset(skip);
+				buf_addf(skip, upper ? "j0 - (i0 + 63) >= %lldLL" : "j0 + 63 - i0 <= %lldLL", dg);
+			} else if (json_is_string(fv) && !strcmp(json_string_value(fv), "inf")) {
+				buf_adds(b, "__int_as_float(2139095040)");
+			} else if (!json_is_number(fv) || gr_lit(b, json_number_value(fv), err)) {
+				return kf_err(err, "graph: masked_fill: bad value");
+			}
+			buf_adds(b, ";\n");
+		}
+	}
+	return 0;
+}
+
+/* Attention, the scores never stored. attn 2 (the default): a block per 64
+ * queries walks the keys 64 at a time through shared memory (4x4 scores a
+ * thread, online softmax per row across 16 lanes, then P V with 4 rows by
+ * DV/16 columns a thread); attn 1, or heads over 128 wide: a block per
+ * query row, online softmax per thread, then block-wide max, sum and
+ * weighted values. */
 int gr_attn_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
 {
 	const struct gr_group *g = &p->g[gi];
@@ -771,55 +810,53 @@ int gr_attn_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
 	const struct gr_tensor *s = &p->t[h->out], *o = &p->t[mm2->out];
 	int r = s->rank, rc;
 	long long M = s->shape[r - 2], S = s->shape[r - 1], D = p->t[h->in[0]].shape[r - 1],
-		  DV = o->shape[r - 1], rows = s->numel / S;
-	struct buf body = BUF_INIT, sig = BUF_INIT, args = BUF_INIT, grid = BUF_INIT, st = BUF_INIT, pre = BUF_INIT;
+		  DV = o->shape[r - 1], rows = s->numel / S, Z = rows / M;
+	int tile = p->attn_tile && !p->f64 && D <= 128 && DV <= 128 && Z < 65536;
+	struct buf body = BUF_INIT, sig = BUF_INIT, args = BUF_INIT, grid = BUF_INIT, chain = BUF_INIT;
+	struct buf pre = BUF_INIT, skip = BUF_INIT;
 	char qn[80], kn[80], vn[80], name[48];
 
-	bt_cuh_fill(&body, graph3_cuh, "attn_head", "D", BT_INT(D), "M", BT_INT(M),
-		    "DS", BT_INT(D * S), "SDV", BT_INT(S * DV), "DV", BT_INT(DV),
-		    "S", BT_INT(S), NULL);
-	for (int c = 0; c < g->fold - 1; c++) {
-		const struct gr_node *n = &p->n[g->chain[c]];
-		if (!strcmp(n->op, "binary")) {
-			buf_addf(&body, "        sc = sc %s ", strcmp(gr_str(n->j, "fn"), "mul") ? "/" : "*");
-			if ((rc = gr_lit(&body, gr_num(n->j, "const", 1.0), err)))
-				goto out;
-			buf_adds(&body, ";\n");
-		} else if (!strcmp(n->op, "masked_fill")) {
-			const json_t *fv = json_object_get(n->j, "value");
-			buf_addf(&body, "        if (j - i %s %lldLL) sc = ",
-				 strcmp(gr_str(n->j, "where"), "upper") ? "<=" : ">=", gr_int(n->j, "diagonal", 0, 0));
-			if (json_is_string(fv) && !strcmp(json_string_value(fv), "-inf"))
-				buf_adds(&body, "__int_as_float(-8388608)");
-			else if (json_is_string(fv) && !strcmp(json_string_value(fv), "inf"))
-				buf_adds(&body, "__int_as_float(2139095040)");
-			else if (!json_is_number(fv) || gr_lit(&body, json_number_value(fv), err)) {
-				rc = kf_err(err, "graph: masked_fill: bad value");
-				goto out;
-			}
-			buf_adds(&body, ";\n");
-		}
+	if ((rc = attn_chain(p, g, tile ? "                " : "        ", &chain, &skip, err)))
+		goto out;
+	if (tile) {
+		bt_cuh_fill(&body, graph3_cuh, "attn_tile_head", "D", BT_INT(D), "DV", BT_INT(DV),
+			    "MD", BT_INT(M * D), "DS", BT_INT(D * S), "SDV", BT_INT(S * DV), "M", BT_INT(M),
+			    "CV", BT_INT((DV + 15) / 16), "S", BT_INT(S), "SKIP", skip.s, NULL);
+		buf_add(&body, chain.s ? chain.s : "", chain.len);
+		bt_cuh_fill(&body, graph3_cuh, "attn_tile_soft", "S", BT_INT(S), "CV", BT_INT((DV + 15) / 16),
+			    "DV", BT_INT(DV), "M", BT_INT(M), NULL);
+		gr_store_elem(&body, "            ", "row * (long long)DV_ + col", "(float)(o[r][c] / l[r])", e);
+		buf_adds(&body, "        }\n    }\n");
+		buf_addf(&grid, "dim3(%lld, %lld)", (M + 63) / 64, Z);
+		p->smem = 4 * (D * 68 + D * 64 + 64 * DV + 64 * 68);
+		p->qual = "__launch_bounds__(256)\n";
+	} else {
+		bt_cuh_fill(&body, graph3_cuh, "attn_head", "D", BT_INT(D), "M", BT_INT(M),
+			    "DS", BT_INT(D * S), "SDV", BT_INT(S * DV), "DV", BT_INT(DV),
+			    "S", BT_INT(S), NULL);
+		buf_add(&body, chain.s ? chain.s : "", chain.len);
+		bt_cuh_fill(&body, graph3_cuh, "attn_scores", "DV", BT_INT(DV), NULL);
+		gr_store_elem(&body, "            ", "row * (long long)DV_ + c", "(float)(a / tot)", e);
+		buf_adds(&body, "        }\n    }\n");
+		gr_helpers(p, GR_H_SUM | GR_H_MAX);
+		buf_addf(&grid, "%lld", rows);
 	}
-	bt_cuh_fill(&body, graph3_cuh, "attn_scores", "DV", BT_INT(DV), NULL);
-	gr_store_elem(&body, "            ", "row * (long long)DV_ + c", "(float)(a / tot)", e);
-	buf_adds(&body, "        }\n    }\n");
-	gr_helpers(p, GR_H_SUM | GR_H_MAX);
 	gr_sig(&sig, p, "const float* __restrict__ q, const float* __restrict__ kt, const float* __restrict__ v, ", e);
 	buf_addf(&args, "%s, %s, %s, ", gr_store(p, h->in[0], qn, sizeof(qn)), gr_store(p, h->in[1], kn, sizeof(kn)),
 		 gr_store(p, mm2->in[1], vn, sizeof(vn)));
 	gr_args(&args, p, gi, "", e);
-	buf_addf(&grid, "%lld", rows);
 	snprintf(name, sizeof(name), "g%d_attn", gi);
 	buf_addf(&pre, "#define DV_ %lldLL\n", DV);
 	p->pre = pre.s;
 	p->post = "#undef DV_\n";
-	rc = gr_kernel(p, name, sig.s, body.s, grid.s, 128, args.s, err);
-	buf_release(&pre);
+	rc = gr_kernel(p, name, sig.s, body.s, grid.s, tile ? 256 : 128, args.s, err);
 out:
+	buf_release(&pre);
+	buf_release(&skip);
+	buf_release(&chain);
 	buf_release(&body);
 	buf_release(&sig);
 	buf_release(&args);
 	buf_release(&grid);
-	buf_release(&st);
 	return rc;
 }

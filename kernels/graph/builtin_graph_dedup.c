@@ -29,7 +29,7 @@ struct gr_krec {
 	char *text;		/* pre, head, \5, (params, \6, ) body post */
 	char *key;		/* the text with each comment \4: what must be equal */
 	char *grid, *args;
-	long long block;
+	long long block, smem;
 	unsigned long long hash;
 	int same;		/* the first record of identical text (itself if new) */
 	int fam;		/* its family (records with equal skeletons), -1 none */
@@ -115,6 +115,7 @@ int gr_kernel(struct gr_plan *p, const char *name, const char *params, const cha
 		return kf_err(err, "out of memory");
 	}
 	r->block = block;
+	r->smem = p->smem;
 	r->hash = fnv(r->key);
 	r->same = p->nkr;
 	r->fam = -1;
@@ -132,6 +133,7 @@ int gr_kernel(struct gr_plan *p, const char *name, const char *params, const cha
 	buf_addf(&p->launch, "\2%d\n", p->nkr);
 	p->nkr++;
 	p->qual = p->pre = p->post = NULL;
+	p->smem = 0;
 	p->launches++;
 	return 0;
 }
@@ -300,7 +302,10 @@ static void write_launch(struct buf *o, const struct gr_plan *p, int r, const st
 	const struct gr_krec *k = &p->kr[r], *rep = &p->kr[k->same];
 	const struct fam *f = rep->fam >= 0 && fams[rep->fam].lifted ? &fams[rep->fam] : NULL;
 
-	buf_addf(o, "%s<<<%s, %lld>>>(%s", p->kr[k->out].name, k->grid, k->block, k->args);
+	buf_addf(o, "%s<<<%s, %lld", p->kr[k->out].name, k->grid, k->block);
+	if (k->smem)
+		buf_addf(o, ", %lld", k->smem);
+	buf_addf(o, ">>>(%s", k->args);
 	for (int q = 0; f && q < f->npar; q++)
 		for (int v = 0; v < rep->nv; v++)
 			if (f->par[v] == q) {
