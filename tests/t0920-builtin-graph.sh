@@ -130,12 +130,12 @@ contains "the fused kernels of all 100 match" emu.out "^checked 100 kernels, 0 f
 grep '^not ok' emu.out | head -n 5 | sed 's/^/# /'
 # shellcheck disable=SC2086
 python3 "$KF_ROOT/tests/tools/check_graph.py" "$KF_BUILD" small emu0 -j "$(par_jobs)" \
-	--params '{"fuse": 0}' $pn >emu0.out 2>&1
+	--params '{"fuse": 0, "skinny": 0}' $pn >emu0.out 2>&1
 contains "and the per-node kernels of $npn" emu0.out "^checked $npn kernels, 0 failed$"
 grep '^not ok' emu0.out | head -n 5 | sed 's/^/# /'
 # other SGEMM tiles on the linear problems
 python3 "$KF_ROOT/tests/tools/check_graph.py" "$KF_BUILD" small emu -j "$(par_jobs)" \
-	--params '{"tc": 0, "BM": 128, "BN": 128, "TM": 8, "TN": 8, "block": 128}' 12 45 84 >tiles.out 2>&1
+	--params '{"tc": 0, "skinny": 0, "BM": 128, "BN": 128, "TM": 8, "TN": 8, "block": 128}' 12 45 84 >tiles.out 2>&1
 contains "128x128 tiles match too" tiles.out "^checked 3 kernels, 0 failed$"
 # reductions (builtin_graph_red.c): a thread per output and split norm
 # statistics wherever they apply (red=1), emulated the same way (make test:
@@ -189,7 +189,7 @@ done
 nsc=$(echo $tcnums | wc -w)
 # shellcheck disable=SC2086
 python3 "$KF_ROOT/tests/tools/check_graph.py" "$KF_BUILD" smallc emutc -j "$(par_jobs)" \
-	--params '{"fuse": 1, "tc": 1}' $tcnums >tc.out 2>&1
+	--params '{"fuse": 1, "tc": 1, "skinny": 0}' $tcnums >tc.out 2>&1
 contains "tc=1: the $nsc kernels match" tc.out "^checked $nsc kernels, 0 failed$"
 grep '^not ok' tc.out | head -n 5 | sed 's/^/# /'
 check "they run on the wgmma cores (GEMM and conv; 1 and 9 among them)" sh -c \
@@ -197,7 +197,7 @@ check "they run on the wgmma cores (GEMM and conv; 1 and 9 among them)" sh -c \
 	 grep -q 'g0_conv_tc' emutc/001_*.cpp && grep -q 'kfg_wgmma_tf32(' emutc/009_*.cpp &&
 	 grep -q 'g0_conv_tc' emutc/005_*.cpp"
 # the comparison can fail: the conv epilogue's bias read at channel 0
-python3 "$KF_ROOT/tests/tools/check_graph.py" "$KF_BUILD" smallc emutcmut --params '{"fuse": 1, "tc": 1}' \
+python3 "$KF_ROOT/tests/tools/check_graph.py" "$KF_BUILD" smallc emutcmut --params '{"fuse": 1, "tc": 1, "skinny": 0}' \
 	--sed 'v = v + ep0[c];' 'v = v + ep0[0];' 1 >tcmut.out 2>&1
 check "a conv epilogue reading the wrong bias fails" test $? -eq 1
 contains "and is named" tcmut.out "^not ok 001_.*python: [1-9][0-9]* bad"

@@ -40,6 +40,8 @@ echo "# refused at full size: $(ls full/*.err | while read f; do [ -s "$f" ] && 
 check "every launch plan passes the engine's check" test "$(grep -c ': launch_ok$' lo.txt)" -eq $((nfull + ntc))
 grep -v ': launch_ok$' lo.txt | head -n 5 | cut -c1-300 | sed 's/^/# /'
 check "the scores of 31 are never stored (one attention kernel)" grep -q '_attn<<<' full/031_*.cu
+check "linears of at most 16 rows take a warp per column (VGG16's classifier)" sh -c \
+	"grep -q '_skinny<<<256, 256>>>' full/011_*.cu && ! grep -q '_sgemm<<<' full/011_*.cu"
 check "attention in 64x64 tiles through dynamic shared memory, causal tiles skipped" sh -c \
 	"grep -q '_attn<<<dim3(8, 1024), 256, 92672>>>' full/043_*.cu && grep -q 'if (j0 - (i0 + 63) >= 1LL) continue;' full/043_*.cu"
 check "rnn steps loop in the launch block" grep -q '^for (int s = 0; s < 512; ++s) {$' full/035_*.cu
@@ -127,14 +129,14 @@ done
 ntcn=$(echo $tcn | wc -w)
 # shellcheck disable=SC2086
 python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emutc -j "$(par_jobs)" \
-	--params '{"tc": 1, "src_limit": 0}' $tcn >emutc.out 2>&1
+	--params '{"tc": 1, "src_limit": 0, "skinny": 0}' $tcn >emutc.out 2>&1
 contains "tc: the $ntcn kernels match" emutc.out "^checked $ntcn kernels, 0 failed$"
 grep '^not ok' emutc.out | head -n 5 | cut -c1-300 | sed 's/^/# /'
 check "(on the tensor-core cores: convs and GEMMs among them)" sh -c \
 	"grep -q '_conv_tc(' emutc/*.cpp && grep -q 'kfg_wgmma_tf32(' emutc/*.cpp"
 # can fail: RegNet's tc convs with their weights repacked from tap 0 only
 # (VGG's small outputs hardly depend on its convs: not a test of them)
-python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emutcmut --params '{"tc": 1}' \
+python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emutcmut --params '{"tc": 1, "skinny": 0}' \
 	--sed '* cpg + c) * T + t]' '* cpg + c) * T + 0]' 27 >tcmut.out 2>&1
 check "a tc conv with misplaced weights fails" test $? -eq 1
 contains "and is named" tcmut.out "^not ok 027_RegNet .*python: [1-9][0-9]* bad"
@@ -143,6 +145,12 @@ python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emu \
 	--sed "expf(-(gx[1] + gh[1]))" "expf(-(gx[2] + gh[1]))" 35 >mut.out 2>&1
 check "a mutated kernel fails" test $? -eq 1
 contains "and is named" mut.out "^not ok 035_LSTM .*python: [1-9][0-9]* bad"
+# and a skinny linear (at most 16 rows: ResNet18's classifier, 64 wide at
+# small sizes) whose warp sum skips half the lanes
+python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emu \
+	--sed "for (int o = 16; o > 0; o >>= 1) acc[c][r]" "for (int o = 8; o > 0; o >>= 1) acc[c][r]" 9 >mut4.out 2>&1
+check "a skinny linear summing half a warp fails" test $? -eq 1
+contains "and is named" mut4.out "^not ok 009_ResNet18 .*python: [1-9][0-9]* bad"
 # and an attention tile that does not rescale the running sums (043 at small
 # sizes: 150 queries and keys, 3 tiles each)
 python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emu \

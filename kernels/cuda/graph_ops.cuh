@@ -149,3 +149,31 @@ static __device__ double block_@OP@(double v, double* sh)
     }
     s = block_sum(s, sh);
     if (threadIdx.x == 0)
+//@ linear_skinny
+    /* y = x [@M@ x @K@] @ w^T for few rows: a warp per @CPW@ output columns, lanes split k */
+    const int lane = threadIdx.x & 31;
+    const long long n0 = ((long long)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32) * @CPW@;
+    if (n0 >= @N@LL) return;
+    float acc[@CPW@][@M@];
+#pragma unroll
+    for (int c = 0; c < @CPW@; c++)
+#pragma unroll
+        for (int r = 0; r < @M@; r++) acc[c][r] = 0.0f;
+    for (long long k = lane; k < @K@LL; k += 32) {
+        float xv[@M@];
+#pragma unroll
+        for (int r = 0; r < @M@; r++) xv[r] = x[r * @K@LL + k];
+#pragma unroll
+        for (int c = 0; c < @CPW@; c++) {
+            const float wv = n0 + c < @N@LL ? w[(n0 + c) * @K@LL + k] : 0.0f;
+#pragma unroll
+            for (int r = 0; r < @M@; r++) acc[c][r] += xv[r] * wv;
+        }
+    }
+#pragma unroll
+    for (int c = 0; c < @CPW@; c++)
+#pragma unroll
+        for (int r = 0; r < @M@; r++) {
+#pragma unroll
+            for (int o = 16; o > 0; o >>= 1) acc[c][r] += __shfl_xor_sync(0xffffffffu, acc[c][r], o);
+            if (lane == (c * @M@ + r) % 32 && n0 + c < @N@LL)

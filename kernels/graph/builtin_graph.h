@@ -112,6 +112,7 @@ struct gr_plan {
 	int attn;		/* attention chains in one kernel (else only where the scores
 				 * would need over 2^29 floats) */
 	int attn_tile;		/* attn 2: 64 queries by 64 keys a block step (else a row) */
+	int skinny;		/* linears of at most 16 rows: a warp per output column */
 	int dacc;		/* the direct conv sums in double (level-3 default) */
 	int red;		/* reduction kernels: -1 by size, 0 a block per output, 1
 				 * a thread per output and split statistics wherever they

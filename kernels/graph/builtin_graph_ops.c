@@ -203,6 +203,27 @@ static int linear_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *
 	in_name(p, n->in[0], xs, sizeof(xs));
 	in_name(p, n->in[1], ws, sizeof(ws));
 	gr_store(p, g->out, ys, sizeof(ys));
+	/* few rows (a batch of images' classifier, a step of a recurrence): a
+	 * 64-row tile would leave most of the GPU idle reading the weight */
+	if (p->skinny && M <= 16) {
+		int cpw = N >= 4224 ? 4 : N >= 2112 ? 2 : 1;
+		char name[32];
+
+		bt_cuh_fill(&body, graph_ops_cuh, "linear_skinny", "M", BT_INT(M), "K", BT_INT(K),
+			    "N", BT_INT(N), "CPW", BT_INT(cpw), NULL);
+		store(&body, "                ", "r * N_ + n0 + c", "acc[c][r]", e);
+		buf_adds(&body, "        }\n");
+		buf_addf(&pre, "#define N_ %lldLL\n", N);
+		signature(&sig, p, "const float* __restrict__ x, const float* __restrict__ w, ", e);
+		buf_addf(&args, "%s, %s, ", xs, ws);
+		arguments(&args, p, g, "", e);
+		buf_addf(&grid, "%lld", (N + 8 * cpw - 1) / (8 * cpw));
+		snprintf(name, sizeof(name), "g%d_skinny", gi);
+		p->pre = pre.s;
+		p->post = "#undef N_\n";
+		rc = gr_kernel(p, name, sig.s, body.s, grid.s, 256, args.s, err);
+		goto out;
+	}
 	if (gr_tc_fits(p)) {
 		struct gemm_shape sh = { 1, M, N, K, 0, 1, 0, 0 };
 		struct epi ep = { e->params.s, e->args.s, NULL };
@@ -246,6 +267,7 @@ static int linear_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *
 		p->post = "#undef BM\n#undef BN\n#undef BK\n#undef TM\n#undef TN\n#undef NT\n\n";
 		rc = gr_kernel(p, name, sig.s, body.s, grid.s, nt, args.s, err);
 	}
+out:
 	buf_release(&pre);
 	buf_release(&body);
 	buf_release(&sig);
