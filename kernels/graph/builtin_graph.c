@@ -54,6 +54,7 @@ void gr_plan_init(struct gr_plan *p)
 void gr_plan_release(struct gr_plan *p)
 {
 	gr_dedup_release(p);
+	buf_release(&p->shared);
 	buf_release(&p->guards);
 	buf_release(&p->src);
 	buf_release(&p->launch);
@@ -486,6 +487,7 @@ static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
 	p->attn = bt_param(prm, "attn", 2) != 0;
 	p->attn_tile = bt_param(prm, "attn", 2) >= 2;
 	p->skinny = bt_param(prm, "skinny", 1) != 0;
+	p->share = bt_param(prm, "share", 1) != 0;
 	p->dacc = bt_param(prm, "dacc", -1);
 	p->red = bt_param(prm, "red", -1);
 	p->dedup = bt_param(prm, "dedup", 2);
@@ -625,6 +627,6 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 const struct tmpl_def tmpl_graph_defs[] = {
 	{ "graph", graph_supports, graph_render,
 	  "{\"fuse\": 1, \"tc\": 0, \"mma\": 0, \"fold\": 1, \"block\": 256, \"BM\": 64, \"BN\": 64, \"BK\": 16, "
-	  "\"TM\": 4, \"TN\": 4, \"conv_wmma\": 0, \"conv_mma\": -1, \"conv_wg\": 2, \"conv_ps\": 1, \"conv_pw\": 1, \"conv_po\": 1, \"split3\": -1, \"attn\": 2, \"skinny\": 1, \"dacc\": -1, \"red\": -1, \"dedup\": 2, \"once\": 1, \"f64\": 0, \"src_limit\": 1}" },
+	  "\"TM\": 4, \"TN\": 4, \"conv_wmma\": 0, \"conv_mma\": -1, \"conv_wg\": 2, \"conv_ps\": 1, \"conv_pw\": 1, \"conv_po\": 1, \"split3\": -1, \"attn\": 2, \"skinny\": 1, \"share\": 1, \"dacc\": -1, \"red\": -1, \"dedup\": 2, \"once\": 1, \"f64\": 0, \"src_limit\": 1}" },
 	{ NULL, NULL, NULL, NULL },
 };

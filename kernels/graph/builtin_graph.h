@@ -113,6 +113,8 @@ struct gr_plan {
 				 * would need over 2^29 floats) */
 	int attn_tile;		/* attn 2: 64 queries by 64 keys a block step (else a row) */
 	int skinny;		/* linears of at most 16 rows: a warp per output column */
+	int share;		/* emitters' kernels of equal text written once (share=1) */
+	struct buf shared;	/* their records, NAME \1 TEXT \2 (builtin_graph_share.c) */
 	int dacc;		/* the direct conv sums in double (level-3 default) */
 	int red;		/* reduction kernels: -1 by size, 0 a block per output, 1
 				 * a thread per output and split statistics wherever they
@@ -191,6 +193,11 @@ int gr_csum_match(const struct gr_plan *p, int k);
 int gr_csum_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err);
 /* builtin_graph_dedup.c: records a kernel (p->qual, p->pre, p->post
  * around it) and its launch; gr_dedup_finish writes them out. */
+/* builtin_graph_share.c: the text an emitter appended to p->src from src0
+ * (kernel name `name`), when an earlier emitted text equals it but for the
+ * name, dropped, and the launches appended from `from` call the earlier
+ * kernels. */
+int gr_share_emitted(struct gr_plan *p, size_t src0, size_t from, const char *name, struct buf *err);
 int gr_kernel(struct gr_plan *p, const char *name, const char *params, const char *body,
 	      const char *grid, long long block, const char *args, struct buf *err);
 

@@ -502,6 +502,8 @@ static int rnn_proj(struct gr_plan *p, int gi, long long l, int d, long long M, 
 			: kf_err(err, "out of memory");
 		json_decref(tp);
 		gr_once(p, src0);
+		if (rc == 0)
+			rc = gr_share_emitted(p, src0, from, name, err);
 		if (rc <= 0) {
 			for (size_t i = from; i < p->launch.len; i++)
 				p->launches += p->launch.s[i] == ';';

@@ -6,6 +6,7 @@
  * accumulated in double; products in fp32 FMA. */
 #include "kernels/graph/builtin_graph.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +181,16 @@ static int ew_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
 	return rc;
 }
 
+/* Whether epilogue code reads the flat index ei. */
+static int reads_ei(const char *code)
+{
+	for (const char *c = code ? strstr(code, "ei") : NULL; c; c = strstr(c + 2, "ei"))
+		if ((c == code || (!isalnum((unsigned char)c[-1]) && c[-1] != '_')) &&
+		    !isalnum((unsigned char)c[2]) && c[2] != '_')
+			return 1;
+	return 0;
+}
+
 /* Counts the launch lines an emitter appended. */
 static void count_launches(struct gr_plan *p, size_t from)
 {
@@ -239,6 +250,8 @@ static int linear_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *
 		json_decref(tp);
 		buf_release(&code);
 		gr_once(p, src0);
+		if (rc == 0)
+			rc = gr_share_emitted(p, src0, from, name, err);
 		if (rc <= 0) {
 			count_launches(p, from);
 			return rc;
@@ -352,14 +365,25 @@ static int conv_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 			sh.dilation[d] = d < nd ? (int)D[d] : 1;
 			sh.output_padding[d] = d < nd ? (int)OP[d] : 0;
 		}
-		buf_addf(&code, "{\n        const long long ei = (n * %lldLL + c) * %lldLL + s;\n%s        }\n",
-			 CO, Sp, e->code.s);
+		buf_addf(&code, "%s", e->code.s);
 		/* per-channel operands (bias, a (C, 1, 1) tensor): the store has its
 		 * channel c, ei / S % C in 64-bit divisions per element otherwise */
 		snprintf(pat, sizeof(pat), "(ei / %lldLL) %% %lldLL", Sp, CO);
 		subst(&code, pat, "c");
 		snprintf(pat, sizeof(pat), "(ei / %lldLL %% %lldLL)", Sp, CO);
 		subst(&code, pat, "c");
+		/* the flat index (its sizes literal) only where the chain reads it:
+		 * two convs of one geometry then write the same kernel
+		 * (gr_share_emitted) */
+		{
+			struct buf c2 = BUF_INIT;
+			buf_adds(&c2, "{\n");
+			if (reads_ei(code.s))
+				buf_addf(&c2, "        const long long ei = (n * %lldLL + c) * %lldLL + s;\n", CO, Sp);
+			buf_addf(&c2, "%s        }\n", code.s ? code.s : "");
+			buf_release(&code);
+			code = c2;
+		}
 		ep.code = code.s;
 		snprintf(name, sizeof(name), "g%d_conv_tc", gi);
 		json_t *tp = json_pack("{s:s,s:s,s:i,s:i,s:i,s:i}", "core",
@@ -371,6 +395,8 @@ static int conv_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 		json_decref(tp);
 		buf_release(&code);
 		gr_once(p, src0);
+		if (rc == 0)
+			rc = gr_share_emitted(p, src0, from, name, err);
 		if (rc <= 0) {
 			count_launches(p, from);
 			return rc;
