@@ -3,7 +3,9 @@
 # eval takes LEVEL=1 for level-1 kernels, e.g. matmul_tce's),
 # rendered here and evaluated on a GPU through one engine
 # (docs/results/level2-builtin-h200 (git history: 5fd28ee)).
-#   tools/graph_kernels.sh render DIR [BUILD]      DIR/<problem>-t.cu (tensor cores), -f.cu (fp32)
+#   tools/graph_kernels.sh render DIR [BUILD]      DIR/<problem>-t.cu (tensor cores), -f.cu (fp32),
+#                                                  -d.cu (f64, specs flagged ill_conditioned only)
+#     VARIANTS="t d" renders only those.
 #   tools/graph_kernels.sh eval DIR OUT.jsonl [SECONDS] [BUILD]   every DIR/*.cu; needs a GPU
 # BUILD: a build or gpu-bundle directory (default build).
 set -u
@@ -18,7 +20,9 @@ render)
 	mkdir -p "$dir"
 	for d in problems/level$LEVEL/*/; do
 		n=$(basename "$d")
-		for v in 't {"fuse":1,"tc":1}' 'f {"fuse":1}'; do
+		for v in 't {"fuse":1,"tc":1}' 'f {"fuse":1}' 'd {"fuse":1,"f64":1}'; do
+			case " ${VARIANTS:-t f d} " in *" ${v%% *} "*) ;; *) continue ;; esac
+			[ "${v%% *}" = d ] && ! grep -q '"ill_conditioned"' "$d/spec.json" && continue
 			if ! "$b/tests/builtin_emit" render "$d/spec.json" graph "${v#* }" >"$dir/$n-${v%% *}.cu" \
 				2>"$dir/.err"; then
 				echo "$n-${v%% *}: $(tail -n 1 "$dir/.err")" >&2
