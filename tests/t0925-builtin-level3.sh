@@ -46,7 +46,7 @@ check "attention in 64x64 tiles through dynamic shared memory, causal tiles skip
 	"grep -q '_attn<<<dim3(8, 1024), 256, 92672>>>' full/043_*.cu && grep -q 'if (j0 - (i0 + 63) >= 1LL) continue;' full/043_*.cu"
 check "rnn steps loop in the launch block" grep -q '^for (int s = 0; s < 512; ++s) {$' full/035_*.cu
 check "a bidirectional rnn steps both directions in one launch" grep -q '_rnn_step_l0<<<dim3(32, 2, 2), 256>>>' full/038_*.cu
-check "tc: the rnn input projections take wgmma" grep -q '_rnn_proj_l0_d1<<<dim3(8, 40, 1)' tc/038_*.cu
+check "tc: the rnn input projections take wgmma, both directions one kernel" test "$(grep -c '_rnn_proj_l0_d0<<<dim3(8, 40, 1)' tc/038_*.cu)" -eq 2
 check "tc: linears take wgmma, convs conv_tc" sh -c "grep -q wgmma tc/001_*.cu && grep -q conv_tc tc/008_*.cu"
 # level 3 takes the 3xTF32 split by default (split3 -1); level 2 keeps tf32+bf16
 check "tc: level 3's tensor cores split 3xTF32" sh -c "grep -q 3xTF32 tc/001_*.cu && ! grep -q tf32+bf16 tc/001_*.cu tc/008_*.cu"

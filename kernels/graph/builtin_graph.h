@@ -191,13 +191,13 @@ int gr_lsum_head(struct gr_plan *p, int g, struct gr_epi *e, struct buf *err);
  * tap's weight times the sums it reaches; both in double. */
 int gr_csum_match(const struct gr_plan *p, int k);
 int gr_csum_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err);
-/* builtin_graph_dedup.c: records a kernel (p->qual, p->pre, p->post
- * around it) and its launch; gr_dedup_finish writes them out. */
 /* builtin_graph_share.c: the text an emitter appended to p->src from src0
  * (kernel name `name`), when an earlier emitted text equals it but for the
  * name, dropped, and the launches appended from `from` call the earlier
  * kernels. */
 int gr_share_emitted(struct gr_plan *p, size_t src0, size_t from, const char *name, struct buf *err);
+/* builtin_graph_dedup.c: records a kernel (p->qual, p->pre, p->post
+ * around it) and its launch; gr_dedup_finish writes them out. */
 int gr_kernel(struct gr_plan *p, const char *name, const char *params, const char *body,
 	      const char *grid, long long block, const char *args, struct buf *err);
 

@@ -3,8 +3,8 @@
  * expand, pad, masked_fill, concat: one copy per operand), cumsum (a thread
  * per line, double sum), batched matmul (16x16 tiles) and rnn (per layer:
  * one GEMM of each direction's input projection over all steps, then one
- * launch per step for both directions in a launch-block loop). Each head ends in the group's
- * epilogue but rnn, which takes none. */
+ * launch per step for both directions in a launch-block loop). Each head
+ * ends in the group's epilogue but rnn, which takes none. */
 #include "kernels/graph/builtin_graph.h"
 
 #include <stdio.h>
@@ -501,9 +501,10 @@ static int rnn_proj(struct gr_plan *p, int gi, long long l, int d, long long M, 
 		rc = tp ? gemm_epi_emit(&p->src, &p->launch, name, &sh, xn, wih, yo, &ep, tp, err)
 			: kf_err(err, "out of memory");
 		json_decref(tp);
-		gr_once(p, src0);
+		/* before gr_once: every emitted text still holds its helper blocks */
 		if (rc == 0)
 			rc = gr_share_emitted(p, src0, from, name, err);
+		gr_once(p, src0);
 		if (rc <= 0) {
 			for (size_t i = from; i < p->launch.len; i++)
 				p->launches += p->launch.s[i] == ';';

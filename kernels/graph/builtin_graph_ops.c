@@ -249,9 +249,10 @@ static int linear_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *
 		rc = tp ? gemm_epi_emit(&p->src, &p->launch, name, &sh, xs, ws, ys, &ep, tp, err) : kf_err(err, "out of memory");
 		json_decref(tp);
 		buf_release(&code);
-		gr_once(p, src0);
+		/* before gr_once: every emitted text still holds its helper blocks */
 		if (rc == 0)
 			rc = gr_share_emitted(p, src0, from, name, err);
+		gr_once(p, src0);
 		if (rc <= 0) {
 			count_launches(p, from);
 			return rc;
@@ -394,9 +395,10 @@ static int conv_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 		rc = tp ? conv_epi_emit(&p->src, &p->launch, name, &sh, xs, ws, ys, &ep, tp, err) : kf_err(err, "out of memory");
 		json_decref(tp);
 		buf_release(&code);
-		gr_once(p, src0);
+		/* before gr_once: every emitted text still holds its helper blocks */
 		if (rc == 0)
 			rc = gr_share_emitted(p, src0, from, name, err);
+		gr_once(p, src0);
 		if (rc <= 0) {
 			count_launches(p, from);
 			return rc;
