@@ -142,6 +142,13 @@ python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emutc -j "$(par
 	--params '{"tc": 1, "src_limit": 0, "skinny": 0}' $tcn >emutc.out 2>&1
 contains "tc: the $ntcn kernels match" emutc.out "^checked $ntcn kernels, 0 failed$"
 grep '^not ok' emutc.out | head -n 5 | cut -c1-300 | sed 's/^/# /'
+# batched matmuls on the GEMM emitter: NetVLAD's (one operand shared, and
+# both batched) and the ReLU attention's two products
+python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emutc -j "$(par_jobs)" \
+	--params '{"tc": 1, "src_limit": 0, "skinny": 0}' 46 50 >emumm.out 2>&1
+contains "tc: the batched matmuls of 046 and 050 match" emumm.out "^checked 2 kernels, 0 failed$"
+check "(and are there: 046's two, 050's two)" sh -c \
+	"[ \$(grep -c '_matmul_tc<<<' tc/046_*.cu) -eq 2 ] && [ \$(grep -c '_matmul_tc<<<' tc/050_*.cu) -eq 2 ]"
 check "(on the tensor-core cores: convs and GEMMs among them)" sh -c \
 	"grep -q '_conv_tc(' emutc/*.cpp && grep -q 'kfg_wgmma_tf32(' emutc/*.cpp"
 # can fail: RegNet's tc convs with their weights repacked from tap 0 only

@@ -429,6 +429,62 @@ static void mm_body(struct buf *b, long long M, long long N, long long K, long l
 		    "SBN", BT_INT(sbn), "STORE", st, NULL);
 }
 
+/* Whether t's dims before the last two are o's (every batch its own
+ * matrix: 1) or all 1 (one matrix for every batch: 0); else -1. */
+static int batched(const struct gr_tensor *t, const struct gr_tensor *o)
+{
+	long long n = 1;
+
+	for (int d = 0; d < t->rank - 2; d++)
+		n *= t->shape[d];
+	if (n == 1)
+		return 0;
+	if (t->rank != o->rank)
+		return -1;
+	for (int d = 0; d < t->rank - 2; d++)
+		if (t->shape[d] != o->shape[d])
+			return -1;
+	return 1;
+}
+
+/* A matmul on the tensor-core GEMM emitter where it fits: each operand
+ * batched like the result or shared by every batch. 1: not taken. */
+static int matmul_tc(struct gr_plan *p, int gi, struct gr_epi *e, long long M, long long N, long long K,
+		     long long Z, struct buf *err)
+{
+	const struct gr_node *n = &p->n[p->g[gi].head];
+	const struct gr_tensor *x = &p->t[n->in[0]], *w = &p->t[n->in[1]];
+	int ba = batched(x, &p->t[n->out]), bb = batched(w, &p->t[n->out]), rc;
+	struct gemm_shape sh = { Z, M, N, K, 0, 0, ba == 0, bb == 0, { NULL, NULL, NULL, NULL } };
+	struct epi ep = { e->params.s, e->args.s, NULL };
+	struct buf code = BUF_INIT;
+	size_t from = p->launch.len, src0 = p->src.len;
+	char an[80], bn[80], yn[80], name[48];
+	json_t *tp;
+
+	if (!gr_tc_fits(p) || ba < 0 || bb < 0 || x->rank < 2 || w->rank < 2)
+		return 1;
+	buf_addf(&code, "{\n        const long long ei = (b * %lldLL + m) * %lldLL + n;\n%s        }\n", M, N,
+		 e->code.s ? e->code.s : "");
+	ep.code = code.s;
+	snprintf(name, sizeof(name), "g%d_matmul_tc", gi);
+	tp = json_pack("{s:s,s:s}", "core", p->conv_wmma ? "wmma" : p->mma ? "mma" : "wgmma",
+		       "split", p->split3 ? "3xtf32" : "tf32bf16");
+	rc = tp ? gemm_epi_emit(&p->src, &p->launch, name, &sh, gr_store(p, n->in[0], an, sizeof(an)),
+				gr_store(p, n->in[1], bn, sizeof(bn)), gr_store(p, p->g[gi].out, yn, sizeof(yn)),
+				&ep, tp, err)
+		: kf_err(err, "out of memory");
+	json_decref(tp);
+	buf_release(&code);
+	if (rc == 0)
+		rc = gr_share_emitted(p, src0, from, name, err);
+	gr_once(p, src0);
+	if (rc == 0)
+		for (size_t i = from; i < p->launch.len; i++)
+			p->launches += p->launch.s[i] == ';';
+	return rc;
+}
+
 static int matmul_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
 {
 	const struct gr_node *n = &p->n[p->g[gi].head];
@@ -442,6 +498,8 @@ static int matmul_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *
 
 	if (Z >= 65536 || (M + 15) / 16 >= 65536)
 		return kf_err(err, "graph: matmul '%s': %lld batches of %lld rows", o->name, Z, M);
+	if ((rc = matmul_tc(p, gi, e, M, N, K, Z, err)) <= 0)
+		return rc;
 	strides(x, as);
 	strides(w, bs);
 	buf_adds(&offs, "    { long long r = z, c;\n");
