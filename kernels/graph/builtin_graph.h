@@ -191,6 +191,13 @@ int gr_lsum_head(struct gr_plan *p, int g, struct gr_epi *e, struct buf *err);
  * tap's weight times the sums it reaches; both in double. */
 int gr_csum_match(const struct gr_plan *p, int k);
 int gr_csum_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err);
+/* builtin_graph_ops.c: gemm_epi_emit (kernels/emit/builtin_epi.h) with the
+ * graph's core and split, the text shared (gr_share_emitted), helper blocks
+ * once, launches counted. 0 emitted, 1 not supported, negative on error. */
+struct gemm_shape;
+struct epi;
+int gr_gemm_tc(struct gr_plan *p, const char *name, const struct gemm_shape *sh, const char *a,
+	       const char *b, const char *c, const struct epi *ep, struct buf *err);
 /* builtin_graph_share.c: the text an emitter appended to p->src from src0
  * (kernel name `name`), when an earlier emitted text equals it but for the
  * name, dropped, and the launches appended from `from` call the earlier

@@ -458,9 +458,7 @@ static int matmul_tc(struct gr_plan *p, int gi, struct gr_epi *e, long long M, l
 	struct gemm_shape sh = { Z, M, N, K, 0, 0, ba == 0, bb == 0, { NULL, NULL, NULL, NULL } };
 	struct epi ep = { e->params.s, e->args.s, NULL };
 	struct buf code = BUF_INIT;
-	size_t from = p->launch.len, src0 = p->src.len;
 	char an[80], bn[80], yn[80], name[48];
-	json_t *tp;
 
 	if (!gr_tc_fits(p) || ba < 0 || bb < 0 || x->rank < 2 || w->rank < 2)
 		return 1;
@@ -468,20 +466,9 @@ static int matmul_tc(struct gr_plan *p, int gi, struct gr_epi *e, long long M, l
 		 e->code.s ? e->code.s : "");
 	ep.code = code.s;
 	snprintf(name, sizeof(name), "g%d_matmul_tc", gi);
-	tp = json_pack("{s:s,s:s}", "core", p->conv_wmma ? "wmma" : p->mma ? "mma" : "wgmma",
-		       "split", p->split3 ? "3xtf32" : "tf32bf16");
-	rc = tp ? gemm_epi_emit(&p->src, &p->launch, name, &sh, gr_store(p, n->in[0], an, sizeof(an)),
-				gr_store(p, n->in[1], bn, sizeof(bn)), gr_store(p, p->g[gi].out, yn, sizeof(yn)),
-				&ep, tp, err)
-		: kf_err(err, "out of memory");
-	json_decref(tp);
+	rc = gr_gemm_tc(p, name, &sh, gr_store(p, n->in[0], an, sizeof(an)), gr_store(p, n->in[1], bn, sizeof(bn)),
+			gr_store(p, p->g[gi].out, yn, sizeof(yn)), &ep, err);
 	buf_release(&code);
-	if (rc == 0)
-		rc = gr_share_emitted(p, src0, from, name, err);
-	gr_once(p, src0);
-	if (rc == 0)
-		for (size_t i = from; i < p->launch.len; i++)
-			p->launches += p->launch.s[i] == ';';
 	return rc;
 }
 
@@ -549,25 +536,12 @@ static int rnn_proj(struct gr_plan *p, int gi, long long l, int d, long long M, 
 	if (gr_tc_fits(p)) {
 		struct gemm_shape sh = { 1, M, N, K, 0, 1, 0, 0, { NULL, NULL, NULL, NULL } };
 		struct epi ep = { bih ? ", const float* __restrict__ e0" : "", "", bih ? "v += e0[n];\n" : "" };
-		size_t from = p->launch.len, src0 = p->src.len;
 		char ea[96];
-		json_t *tp = json_pack("{s:s,s:s}", "core", p->conv_wmma ? "wmma" : p->mma ? "mma" : "wgmma",
-				       "split", p->split3 ? "3xtf32" : "tf32bf16");
 
 		snprintf(ea, sizeof(ea), ", %s", bih ? bih : "");
 		ep.args = bih ? ea : "";
-		rc = tp ? gemm_epi_emit(&p->src, &p->launch, name, &sh, xn, wih, yo, &ep, tp, err)
-			: kf_err(err, "out of memory");
-		json_decref(tp);
-		/* before gr_once: every emitted text still holds its helper blocks */
-		if (rc == 0)
-			rc = gr_share_emitted(p, src0, from, name, err);
-		gr_once(p, src0);
-		if (rc <= 0) {
-			for (size_t i = from; i < p->launch.len; i++)
-				p->launches += p->launch.s[i] == ';';
+		if ((rc = gr_gemm_tc(p, name, &sh, xn, wih, yo, &ep, err)) <= 0)
 			return rc;
-		}
 	}
 	buf_addf(&st, "        y[m * %lldLL + n] = acc%s;\n", N, bih ? " + bias[n]" : "");
 	mm_body(&body, M, N, K, K, 1, 1, K, "", st.s);

@@ -198,6 +198,28 @@ static void count_launches(struct gr_plan *p, size_t from)
 		p->launches += p->launch.s[i] == ';';
 }
 
+/* The tensor-core GEMM emitter with the graph's core and split; an emitted
+ * text equal to an earlier one's is shared (compared before gr_once strips
+ * the repeated helper blocks, while every text still holds them) and the
+ * launches counted. 0 emitted, 1 not supported, negative on error. */
+int gr_gemm_tc(struct gr_plan *p, const char *name, const struct gemm_shape *sh, const char *a,
+	       const char *b, const char *c, const struct epi *ep, struct buf *err)
+{
+	size_t from = p->launch.len, src0 = p->src.len;
+	json_t *tp = json_pack("{s:s,s:s}", "core", p->conv_wmma ? "wmma" : p->mma ? "mma" : "wgmma",
+			       "split", p->split3 ? "3xtf32" : "tf32bf16");
+	int rc = tp ? gemm_epi_emit(&p->src, &p->launch, name, sh, a, b, c, ep, tp, err)
+		    : kf_err(err, "out of memory");
+
+	json_decref(tp);
+	if (rc == 0)
+		rc = gr_share_emitted(p, src0, from, name, err);
+	gr_once(p, src0);
+	if (rc == 0)
+		count_launches(p, from);
+	return rc;
+}
+
 static int linear_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
 {
 	const struct gr_group *g = &p->g[gi];
@@ -238,25 +260,14 @@ static int linear_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *
 	if (gr_tc_fits(p)) {
 		struct gemm_shape sh = { 1, M, N, K, 0, 1, 0, 0 };
 		struct epi ep = { e->params.s, e->args.s, NULL };
-		size_t from = p->launch.len, src0 = p->src.len;
 		char name[32];
 		buf_addf(&code, "{\n        const long long ei = m * %lldLL + n;\n%s        }\n", N, e->code.s);
 		ep.code = code.s;
 		snprintf(name, sizeof(name), "g%d_gemm_tc", gi);
-		json_t *tp = json_pack("{s:s,s:s}", "core", p->conv_wmma ? "wmma" : p->mma ? "mma" : "wgmma",
-				       "split", p->split3 ? "3xtf32" : "tf32bf16");
-
-		rc = tp ? gemm_epi_emit(&p->src, &p->launch, name, &sh, xs, ws, ys, &ep, tp, err) : kf_err(err, "out of memory");
-		json_decref(tp);
+		rc = gr_gemm_tc(p, name, &sh, xs, ws, ys, &ep, err);
 		buf_release(&code);
-		/* before gr_once: every emitted text still holds its helper blocks */
-		if (rc == 0)
-			rc = gr_share_emitted(p, src0, from, name, err);
-		gr_once(p, src0);
-		if (rc <= 0) {
-			count_launches(p, from);
+		if (rc <= 0)
 			return rc;
-		}
 	}
 	if ((M + p->BM - 1) / p->BM >= 65536)
 		return kf_err(err, "graph: linear '%s': %lld rows", o->name, M);
