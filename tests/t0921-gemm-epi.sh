@@ -71,6 +71,18 @@ done
 gen g 1 32 4096 4096 0 0 0 0 "$AUTO"
 gen g 1 256 256 65536 0 0 0 0 '{"SPLIT":3}' bias
 gen g 1 300 300 300 0 0 0 0 '{"core":"mma","SPLIT":5}' full
+# Operands at an element offset (the graph's arena, `arena + OFFSET`): only
+# launch arguments, K slices too
+export GEMM_EMIT_A="A + 64" GEMM_EMIT_C="C + 128"
+gen g 3 130 67 33 0 0 0 0 "$WG" bias
+contains "operands may be NAME + OFFSET" "r/$i.cu" '^g<<<.*>>>\(A \+ 64, B, C \+ 128, bias, 130, 67, 33\);$'
+gen g 1 256 256 65536 0 0 0 0 '{"SPLIT":3}' bias
+contains "  the sum kernel's output too" "r/$i.cu" '^g_sum<<<.*>>>\(g_part, C \+ 128, bias, '
+for bad in "A + x" "A + -1" "A+64" "A + " "1A + 2" "A - 3" "A + 1 + 2"; do
+	export GEMM_EMIT_A="$bad"
+	expect_exit 2 "an operand \"$bad\" is an error" "$G" g 1 64 64 64 0 0 0 0
+done
+unset GEMM_EMIT_A GEMM_EMIT_C
 # Two GEMMs in one candidate (the shared helpers are guarded): wgmma then mma.
 "$G" ga 1 200 300 400 0 1 0 0 "$WG" bias >two1.cu
 "$G" gb 2 100 50 60 1 0 0 0 "$MM3" full >two2.cu

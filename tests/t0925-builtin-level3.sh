@@ -151,6 +151,32 @@ check "(and are there: 046's two, 050's two)" sh -c \
 	"[ \$(grep -c '_matmul_tc<<<' tc/046_*.cu) -eq 2 ] && [ \$(grep -c '_matmul_tc<<<' tc/050_*.cu) -eq 2 ]"
 check "(on the tensor-core cores: convs and GEMMs among them)" sh -c \
 	"grep -q '_conv_tc(' emutc/*.cpp && grep -q 'kfg_wgmma_tf32(' emutc/*.cpp"
+# past 16 buffers the graph's buffers live in one arena (`arena + OFFSET`) and
+# so does the tensor-core emitters' scratch (builtin_graph_arena.c): the
+# DenseNets' convs on tensor cores with two scratch declarations (the engine
+# takes 64; DenseNet201 has 102 convs)
+check "tc in the arena: DenseNet121's and DenseNet201's convs on tensor cores, two scratch declarations" sh -c \
+	"[ \$(grep -c '_conv_tc<<<' tc/015_*.cu) -ge 30 ] && [ \$(grep -c '_conv_tc<<<' tc/016_*.cu) -ge 10 ] &&
+	 [ \$(grep -c '^scratch' tc/015_*.cu) -eq 2 ] && [ \$(grep -c '^scratch' tc/016_*.cu) -eq 2 ]"
+expect_exit 1 "arena 2 is refused" "$EMIT" render "$KF_ROOT/problems/level3/009_ResNet18/spec.json" graph '{"arena": 2}'
+# at small sizes the nets stay under 16 buffers: arena 1 forces the arena
+# (the mma.sync conv core, the GEMM, the rnn projection; the wgmma conv core
+# with its channels-last copy, two declarations a conv)
+python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emuar -j "$(par_jobs)" \
+	--params '{"tc": 1, "arena": 1, "src_limit": 0, "skinny": 0}' 15 16 34 >emuar.out 2>&1
+contains "tc in the arena: the DenseNets' and the RNN's kernels match" emuar.out "^checked 3 kernels, 0 failed$"
+python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emuar2 \
+	--params '{"tc": 1, "arena": 1, "src_limit": 0, "conv_mma": 0}' 15 >emuar2.out 2>&1
+contains "tc in the arena: the wgmma conv core's too" emuar2.out "^checked 1 kernels, 0 failed$"
+check "(in the arena, on the emitters)" sh -c \
+	"grep -q '_conv_tc(AnyPtr{(char \\*)s_arena + ' emuar/*.cpp && grep -q '_xform(AnyPtr{(char \\*)s_arena + ' emuar2/*.cpp"
+grep '^not ok' emuar.out emuar2.out | head -n 5 | cut -c1-300 | sed 's/^/# /'
+# can fail: DenseNet201's first transition conv (a GEMM) reading its input
+# 64 elements off in the arena
+python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emuarmut --params '{"tc": 1, "arena": 1}' \
+	--sed '_transition_2_weight, arena + 0,' '_transition_2_weight, arena + 64,' 16 >armut.out 2>&1
+check "a tc operand misplaced in the arena fails" test $? -eq 1
+contains "and is named" armut.out "^not ok 016_DenseNet201 .*python: [1-9][0-9]* bad"
 # can fail: RegNet's tc convs with their weights repacked from tap 0 only
 # (VGG's small outputs hardly depend on its convs: not a test of them)
 python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emutcmut --params '{"tc": 1, "skinny": 0}' \

@@ -41,7 +41,8 @@ struct gemm_shape {
 	const char *expr[4];
 };
 /* name: the kernel's name (unique in the candidate); a, b, c: launch-block
- * names of the operands (tensors or scratch); tparams: template parameters
+ * names of the operands (tensors or scratch, or `NAME + OFFSET`, an element
+ * offset into one: written only as launch arguments); tparams: template parameters
  * (JSON object, may be NULL: defaults). */
 int gemm_epi_emit(struct buf *src, struct buf *launch, const char *name,
 		  const struct gemm_shape *sh, const char *a, const char *b, const char *c,

@@ -30,6 +30,31 @@ static int is_ident(const char *s)
 	return 1;
 }
 
+/* An operand's launch-block name: an identifier, or `NAME + OFFSET` with a
+ * non-negative decimal element offset (a buffer of an arena; the engine
+ * checks the offset is inside it). Operands are only launch arguments. */
+static int is_operand(const char *s)
+{
+	const char *p = s ? strstr(s, " + ") : NULL;
+	char id[65];
+	size_t n;
+
+	if (!p)
+		return is_ident(s);
+	n = (size_t)(p - s);
+	if (n >= sizeof(id))
+		return 0;
+	memcpy(id, s, n);
+	id[n] = '\0';
+	p += 3;
+	if (!is_ident(id) || !*p || strlen(p) > 18)
+		return 0;
+	for (; *p; p++)
+		if (!isdigit((unsigned char)*p))
+			return 0;
+	return 1;
+}
+
 /* ", const float* __restrict__ e0, float s" -> ", e0, s"; -1 when a
  * parameter has no type or no name, or is named v, b, m or n. */
 static int param_names(const char *params, struct buf *out)
@@ -248,8 +273,9 @@ int gemm_epi_emit(struct buf *src, struct buf *launch, const char *name,
 	long long total;
 	int rc;
 
-	if (!src || !launch || !sh || !is_ident(name) || !is_ident(a) || !is_ident(b) || !is_ident(c))
-		return kf_err(err, "gemm_epi: bad arguments (names must be identifiers)");
+	if (!src || !launch || !sh || !is_ident(name) || !is_operand(a) || !is_operand(b) || !is_operand(c))
+		return kf_err(err, "gemm_epi: bad arguments (names must be identifiers, operands may be "
+			      "NAME + OFFSET)");
 	if (strlen(params) > MAX_EPI_TEXT || strlen(args) > MAX_EPI_TEXT ||
 	    (e && e->code && strlen(e->code) > MAX_EPI_TEXT))
 		return kf_err(err, "gemm_epi: epilogue text over %d bytes", MAX_EPI_TEXT);

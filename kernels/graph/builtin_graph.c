@@ -24,7 +24,10 @@
  * values amplify fp32 rounding at small sizes), red (reduction kernels,
  * builtin_graph_red.c: -1 by size, 0 a block per output, 1 a thread per
  * output and split statistics wherever they apply). Level 3 adds the ops of
- * builtin_graph3.c and, past 16 scratch buffers, one arena per type;
+ * builtin_graph3.c. Past 16 scratch buffers (arena=1: always, for tests at
+ * small sizes) the buffers live in one arena per type, 256-byte aligned, and
+ * the tensor-core emitters' own scratch in one region of the float arena
+ * past them (builtin_graph_arena.c);
  * dedup (builtin_graph_dedup.c: 0 off, 1 identical kernels once, 2 also
  * sizes as arguments while over the source limit, 3 always); once (the
  * tensor-core emitters' guarded helper blocks written once, gr_once: 1, the
@@ -493,6 +496,7 @@ static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
 	p->dedup = bt_param(prm, "dedup", 2);
 	p->once = bt_param(prm, "once", 1);
 	p->f64 = bt_param(prm, "f64", 0);
+	p->arena = bt_param(prm, "arena", 0);
 	/* double throughout, so no tensor cores: tc and mma are ignored rather
 	 * than refused, as the search stacks ideas (graph-tensor-core on an f64
 	 * kernel renders that kernel again, which the proposer skips) */
@@ -524,6 +528,8 @@ static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
 		rc = kf_err(err, "graph: once must be 0 or 1");
 	else if (p->f64 != 0 && p->f64 != 1)
 		rc = kf_err(err, "graph: f64 must be 0 or 1");
+	else if (p->arena != 0 && p->arena != 1)
+		rc = kf_err(err, "graph: arena must be 0 or 1");
 	else if (p->conv_wg != 1 && p->conv_wg != 2)
 		rc = kf_err(err, "graph: conv_wg must be 1 or 2");
 	else if ((p->conv_ps != 0 && p->conv_ps != 1) || (p->conv_pw != 0 && p->conv_pw != 1) ||
@@ -561,16 +567,19 @@ static int render_room(const json_t *spec, const json_t *prm, long long room, st
 	gr_plan_init(p);
 	p->tc_room = room;
 	rc = render_pass(p, spec, prm, NULL, err);
-	if (!rc && p->nbuf > GR_NAMED_BUFS) {
+	if (!rc && p->nbuf > (p->arena ? 0 : GR_NAMED_BUFS)) {
 		nbuf = p->nbuf;
 		for (int b = 0; b < nbuf; b++) {
 			off[b] = tot[p->buf_dbl[b]];
-			tot[p->buf_dbl[b]] += p->buf_cap[b];
+			tot[p->buf_dbl[b]] += (p->buf_cap[b] + GR_ARENA_ALIGN - 1) / GR_ARENA_ALIGN * GR_ARENA_ALIGN;
 			cap[b] = p->buf_cap[b];
 		}
 		gr_plan_release(p);
 		gr_plan_init(p);
 		p->tc_room = room;
+		/* the tensor-core emitters' scratch goes past the graph's buffers */
+		p->tc_base = tot[0];
+		p->arenad_bytes = tot[1] * 8;
 		rc = render_pass(p, spec, prm, off, err);
 		for (int b = 0; !rc && b < p->nbuf; b++)
 			if (p->nbuf != nbuf || p->buf_cap[b] != cap[b])
@@ -585,8 +594,8 @@ static int render_room(const json_t *spec, const json_t *prm, long long room, st
 		for (int b = 0; !p->off && b < p->nbuf; b++)
 			buf_addf(s, "scratch %s buf%d[%lld];\n", p->buf_dbl[b] ? "double" : "float", b,
 				 p->buf_cap[b]);
-		if (p->off && tot[0])
-			buf_addf(s, "scratch float arena[%lld];\n", tot[0]);
+		if (p->off && tot[0] + p->tc_scratch)
+			buf_addf(s, "scratch float arena[%lld];\n", tot[0] + p->tc_scratch);
 		if (p->off && tot[1])
 			buf_addf(s, "scratch double arenad[%lld];\n", tot[1]);
 		buf_addf(s, "%s@*/\n", p->launch.s);
@@ -629,6 +638,6 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 const struct tmpl_def tmpl_graph_defs[] = {
 	{ "graph", graph_supports, graph_render,
 	  "{\"fuse\": 1, \"tc\": 0, \"mma\": 0, \"fold\": 1, \"block\": 256, \"BM\": 64, \"BN\": 64, \"BK\": 16, "
-	  "\"TM\": 4, \"TN\": 4, \"conv_wmma\": 0, \"conv_mma\": -1, \"conv_wg\": 2, \"conv_ps\": 1, \"conv_pw\": 1, \"conv_po\": 1, \"split3\": -1, \"attn\": 2, \"skinny\": 1, \"share\": 1, \"dacc\": -1, \"red\": -1, \"dedup\": 2, \"once\": 1, \"f64\": 0, \"src_limit\": 1}" },
+	  "\"TM\": 4, \"TN\": 4, \"conv_wmma\": 0, \"conv_mma\": -1, \"conv_wg\": 2, \"conv_ps\": 1, \"conv_pw\": 1, \"conv_po\": 1, \"split3\": -1, \"attn\": 2, \"skinny\": 1, \"share\": 1, \"dacc\": -1, \"red\": -1, \"dedup\": 2, \"once\": 1, \"f64\": 0, \"arena\": 0, \"src_limit\": 1}" },
 	{ NULL, NULL, NULL, NULL },
 };

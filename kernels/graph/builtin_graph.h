@@ -18,6 +18,8 @@
 #define GR_MAX_CHAIN 64
 #define GR_MAX_BUFS 1024	/* over 16: one arena (offsets) */
 #define GR_NAMED_BUFS 16	/* the launch block's scratch declarations */
+#define GR_ARENA_ALIGN 64	/* elements: each arena buffer 256-byte aligned, as the
+				 * engine's own (the emitters' vector loads need 16) */
 #define GR_MAX_LAUNCHES 4096
 #define GR_MAX_DIM (1LL << 31)
 #define GR_MAX_NUMEL (1LL << 34)
@@ -84,6 +86,10 @@ struct gr_plan {
 	long long buf_cap[GR_MAX_BUFS];
 	int buf_dbl[GR_MAX_BUFS], buf_busy[GR_MAX_BUFS], nbuf;
 	const long long *off;	/* buffer offsets in the arenas, NULL: named buffers */
+	long long tc_base;	/* with off: the float arena's elements of the graph's buffers,
+				 * where the emitters' scratch starts (builtin_graph_arena.c) */
+	long long tc_scratch;	/* with off: the emitters' scratch, the largest emitter's */
+	long long arenad_bytes;	/* with off: the double arena's bytes */
 	int launches;
 	unsigned helpers;	/* GR_H_* emitted so far */
 	int alias;		/* the group being emitted writes over this tensor */
@@ -99,6 +105,7 @@ struct gr_plan {
 				 * constants while over src_budget, 3 always */
 	long long src_budget;
 	int once;		/* gr_once drops repeated helper blocks */
+	int arena;		/* 1: the arena whatever the buffers (tests at small sizes) */
 	/* parameters */
 	int fuse, tc, mma, fold, block, BM, BN, BK, TM, TN;
 	int conv_wmma;		/* convs on conv_epi's older wmma core */
@@ -198,6 +205,13 @@ struct gemm_shape;
 struct epi;
 int gr_gemm_tc(struct gr_plan *p, const char *name, const struct gemm_shape *sh, const char *a,
 	       const char *b, const char *c, const struct epi *ep, struct buf *err);
+/* builtin_graph_arena.c: in the arena pass (p->off), the scratch that an
+ * emitter declared in the launches it appended from `from` moved into the
+ * float arena past the graph's buffers (all emitters share that region: each
+ * one's scratch lives only during its own launches). 0 (also without
+ * p->off), 1 where a declaration is not a float buffer of constant size or
+ * would pass the scratch limit (the caller drops the emitted text). */
+int gr_arena_scratch(struct gr_plan *p, size_t from, struct buf *err);
 /* builtin_graph_share.c: the text an emitter appended to p->src from src0
  * (kernel name `name`), when an earlier emitted text equals it but for the
  * name, dropped, and the launches appended from `from` call the earlier

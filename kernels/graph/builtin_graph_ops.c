@@ -74,12 +74,13 @@ void gr_args(struct buf *b, const struct gr_plan *p, int gi, const char *in_args
 	arguments(b, p, &p->g[gi], in_args, e);
 }
 
-/* The tensor-core emitters take plain buffer names (not arena offsets) and
- * write about 10 KB a kernel: on level 3 they stop where the source would
- * outgrow the engine's limit (GR_TC_ROOM). */
+/* The tensor-core emitters write about 10 KB a kernel: on level 3 they stop
+ * where the source would outgrow the engine's limit (GR_TC_ROOM). In the
+ * arena they take `arena + OFFSET` operands and their own scratch moves
+ * there too (gr_arena_scratch). */
 int gr_tc_fits(const struct gr_plan *p)
 {
-	return p->tc && !p->off && p->tc_room >= 0 &&
+	return p->tc && p->tc_room >= 0 &&
 	       (!p->tc_room || p->src.len + p->kbytes < (size_t)p->tc_room);
 }
 
@@ -198,10 +199,29 @@ static void count_launches(struct gr_plan *p, size_t from)
 		p->launches += p->launch.s[i] == ';';
 }
 
-/* The tensor-core GEMM emitter with the graph's core and split; an emitted
- * text equal to an earlier one's is shared (compared before gr_once strips
- * the repeated helper blocks, while every text still holds them) and the
- * launches counted. 0 emitted, 1 not supported, negative on error. */
+/* After a tensor-core emitter returned rc (its text from src0, launches
+ * from `from`): in the arena its scratch moved there (where it cannot be,
+ * the text is dropped and 1 returned: the caller's own kernel), an emitted
+ * text equal to an earlier one's shared (compared before gr_once strips
+ * the repeated helper blocks, while every text still holds them), the
+ * launches counted. */
+static int tc_done(struct gr_plan *p, const char *name, size_t src0, size_t from, int rc,
+		   struct buf *err)
+{
+	if (rc == 0 && (rc = gr_arena_scratch(p, from, err)) == 1) {
+		buf_truncate(&p->src, src0);
+		buf_truncate(&p->launch, from);
+	}
+	if (rc == 0)
+		rc = gr_share_emitted(p, src0, from, name, err);
+	gr_once(p, src0);
+	if (rc == 0)
+		count_launches(p, from);
+	return rc;
+}
+
+/* The tensor-core GEMM emitter with the graph's core and split, through
+ * tc_done. 0 emitted, 1 not supported, negative on error. */
 int gr_gemm_tc(struct gr_plan *p, const char *name, const struct gemm_shape *sh, const char *a,
 	       const char *b, const char *c, const struct epi *ep, struct buf *err)
 {
@@ -212,12 +232,7 @@ int gr_gemm_tc(struct gr_plan *p, const char *name, const struct gemm_shape *sh,
 		    : kf_err(err, "out of memory");
 
 	json_decref(tp);
-	if (rc == 0)
-		rc = gr_share_emitted(p, src0, from, name, err);
-	gr_once(p, src0);
-	if (rc == 0)
-		count_launches(p, from);
-	return rc;
+	return tc_done(p, name, src0, from, rc, err);
 }
 
 static int linear_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
@@ -406,14 +421,8 @@ static int conv_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 		rc = tp ? conv_epi_emit(&p->src, &p->launch, name, &sh, xs, ws, ys, &ep, tp, err) : kf_err(err, "out of memory");
 		json_decref(tp);
 		buf_release(&code);
-		/* before gr_once: every emitted text still holds its helper blocks */
-		if (rc == 0)
-			rc = gr_share_emitted(p, src0, from, name, err);
-		gr_once(p, src0);
-		if (rc <= 0) {
-			count_launches(p, from);
+		if ((rc = tc_done(p, name, src0, from, rc, err)) <= 0)
 			return rc;
-		}
 	}
 	/* direct: one thread per output, fp32 FMA over the taps */
 	buf_addf(&body, "    /* %sConv%dd, %lld taps of %lld input channels per output */\n",

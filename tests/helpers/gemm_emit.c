@@ -3,7 +3,8 @@
  * prints the candidate (device code and its launch block) for operands
  * A, B and output C. EPI: none (default), bias (v += bias[n]), full
  * (bias, a float parameter alpha and the indices b, m, n), p:PARAMS (those
- * parameters, no code).
+ * parameters, no code). GEMM_EMIT_A, _B, _C (environment): the operands'
+ * launch names instead (`A + 64`: an element offset).
  * Exit 0 emitted, 1 refused (the reason on stderr), 2 error. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +46,9 @@ int main(int argc, char **argv)
 	} else if (strcmp(mode, "none")) {
 		return 2;
 	}
-	rc = gemm_epi_emit(&src, &launch, argv[1], &sh, "A", "B", "C", &e, tp, &err);
+	rc = gemm_epi_emit(&src, &launch, argv[1], &sh, getenv("GEMM_EMIT_A") ? getenv("GEMM_EMIT_A") : "A",
+			   getenv("GEMM_EMIT_B") ? getenv("GEMM_EMIT_B") : "B",
+			   getenv("GEMM_EMIT_C") ? getenv("GEMM_EMIT_C") : "C", &e, tp, &err);
 	if (rc == 0)
 		printf("%s\n/*@launch\n%s@*/\n", src.s, launch.s);
 	else
