@@ -2,7 +2,12 @@
  * kernel (docs/engine.md "Profiles"): CUPTI's range profiler, auto range
  * (one range per kernel launch) and kernel replay (each launch replayed
  * for as many passes as the metrics need), after the timed trials and
- * their checks, on the inputs of the last checked run. libcupti is opened
+ * their checks, on the inputs of the last checked run. Where the block
+ * writes over PROF_USER_REPLAY_BYTES (outputs and scratch), user replay
+ * instead: the whole prepared launch (wk_launch_candidate: fills, L2
+ * flush, block) once per pass, as every timed trial runs it; kernel
+ * replay saves and restores what each launch writes, pass by pass, which
+ * took 70-160 s a 4 GiB output on an H200 (every other kernel under 2 s). libcupti is opened
  * with dlopen: where it or the range profiler is missing, no profile and
  * a reason in the result's env ("profile_note"), never a failed
  * evaluation. The activity API's kernel records (worker_cupti.c) are off
@@ -26,6 +31,7 @@
 #include <string.h>
 
 #define PROF_MAX_LAUNCHES 1024   /* ranges of one block (the counter image grows with them) */
+#define PROF_USER_REPLAY_BYTES (256ull << 20)
 
 /* The metrics, in the order of enum slot. The tensor pipes: the largest
  * of those the chip has counts; on GH100 the hmma one counts HMMA, HGMMA
@@ -255,6 +261,18 @@ static double timed_mean(const json_t *res)
 	return n ? s / (double)n : 0;
 }
 
+/* Bytes a launch of the candidate writes: its outputs and scratch. */
+static unsigned long long written_bytes(const struct wk_eval_state *es)
+{
+	unsigned long long b = 0;
+
+	for (int i = 0; i < es->w->p.n_out; i++)
+		b += es->w->out[i].bytes;
+	for (int i = 0; i < es->cand.plan.n_scratch; i++)
+		b += es->cand.scratch[i].bytes;
+	return b;
+}
+
 /* Runs one launch block under the range profiler and reads its ranges;
  * 0, or -1 with the reason in why. */
 static int profile_block(struct wk_eval_state *es, struct prof_kernel *k, int n, char *why,
@@ -277,7 +295,7 @@ static int profile_block(struct wk_eval_state *es, struct prof_kernel *k, int n,
 	       first;
 	uint8_t *cd = NULL;
 	struct buf err = BUF_INIT;
-	int ret = -1, started = 0, r;
+	int ret = -1, started = 0, r, user = written_bytes(es) > PROF_USER_REPLAY_BYTES;
 	CUptiResult cr;
 
 	ep.ctx = w->ctx;
@@ -309,7 +327,7 @@ static int profile_block(struct wk_eval_state *es, struct prof_kernel *k, int n,
 	sp.counterDataImageSize = zp.counterDataSize;
 	sp.pCounterDataImage = cd;
 	sp.range = CUPTI_AutoRange;
-	sp.replayMode = CUPTI_KernelReplay;
+	sp.replayMode = user ? CUPTI_UserReplay : CUPTI_KernelReplay;
 	sp.maxRangesPerPass = max_ranges;
 	sp.numNestingLevels = 1;
 	sp.minNestingLevel = 1;
@@ -320,29 +338,36 @@ static int profile_block(struct wk_eval_state *es, struct prof_kernel *k, int n,
 		goto out;
 	}
 	st.pRangeProfilerObject = ep.pRangeProfilerObject;
-	if ((cr = P.rp_start(&st)) != CUPTI_SUCCESS) {
-		fail(why, nwhy, "cuptiRangeProfilerStart", cr);
-		goto out;
-	}
-	started = 1;
 	wk_progress(w, es->timeout_s * (double)(P.passes + 2) + 60);
-	r = wk_launch_candidate(es, w->in, w->ev[0], w->ev[1], &err);
-	if (r == RUN_OK)
-		r = wk_wait(w, w->ev[1], es->timeout_s * (double)(P.passes + 2), &err);
-	if (r != RUN_OK) {
-		snprintf(why, nwhy, "the profiled block: %s", r == RUN_TIMEOUT ? "timed out" : err.s);
-		goto out;
-	}
-	so.pRangeProfilerObject = ep.pRangeProfilerObject;
-	cr = P.rp_stop(&so);
-	started = 0;
-	if (cr != CUPTI_SUCCESS) {
-		fail(why, nwhy, "cuptiRangeProfilerStop", cr);
-		goto out;
-	}
-	if (!so.isAllPassSubmitted) {
-		snprintf(why, nwhy, "kernel replay left passes unsubmitted");
-		goto out;
+	/* kernel replay: one run; user replay: one run a pass (a bound on them
+	 * in case CUPTI never says it has all it needs) */
+	for (int pass = 0;; pass++) {
+		if ((cr = P.rp_start(&st)) != CUPTI_SUCCESS) {
+			fail(why, nwhy, "cuptiRangeProfilerStart", cr);
+			goto out;
+		}
+		started = 1;
+		r = wk_launch_candidate(es, w->in, w->ev[0], w->ev[1], &err);
+		if (r == RUN_OK)
+			r = wk_wait(w, w->ev[1], es->timeout_s * (double)(P.passes + 2), &err);
+		if (r != RUN_OK) {
+			snprintf(why, nwhy, "the profiled block: %s", r == RUN_TIMEOUT ? "timed out" : err.s);
+			goto out;
+		}
+		so.pRangeProfilerObject = ep.pRangeProfilerObject;
+		cr = P.rp_stop(&so);
+		started = 0;
+		if (cr != CUPTI_SUCCESS) {
+			fail(why, nwhy, "cuptiRangeProfilerStop", cr);
+			goto out;
+		}
+		if (so.isAllPassSubmitted)
+			break;
+		if (!user || (size_t)pass + 1 >= (size_t)P.passes + 2) {
+			snprintf(why, nwhy, "%s replay left passes unsubmitted after %d run(s)",
+				 user ? "user" : "kernel", pass + 1);
+			goto out;
+		}
 	}
 	de.pRangeProfilerObject = ep.pRangeProfilerObject;
 	if ((cr = P.rp_decode(&de)) != CUPTI_SUCCESS) {
@@ -474,6 +499,8 @@ void wk_profile(struct wk_eval_state *es, json_t *res)
 			json_array_append_new(ms, json_string(P.metrics[i]));
 		json_object_set_new(env, "profile_metrics", ms);
 		json_object_set_new(env, "profile_passes", json_integer((json_int_t)P.passes));
+		json_object_set_new(env, "profile_replay", json_string(written_bytes(es) >
+			PROF_USER_REPLAY_BYTES ? "user" : "kernel"));
 	}
 	wk_cupti_pause(w, 0);
 out:

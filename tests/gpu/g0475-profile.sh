@@ -46,6 +46,7 @@ PY
 }
 mkp relu_mid 4096 16384
 mkp relu_tiny 16 16384
+mkp relu_big 16384 16384
 "$KF_BUILD/tests/builtin_emit" render "$KF_ROOT"/problems/level1/001_*/spec.json matmul_tce '{}' >mm.cu 2>mm.err
 check "matmul_tce renders for level1/001" test -s mm.cu
 cp "$KF_ROOT/tests/candidates/adversarial/20_honest_relu_vec4.cu" mem.cu
@@ -204,3 +205,27 @@ PY
 prof_one memory p/relu_mid/019_ReLU mem.cu memory
 prof_one compute "$MM" mm.cu compute
 prof_one launch p/relu_tiny/019_ReLU launch.cu launch
+
+# A block writing over 256 MiB is profiled with user replay (each pass one
+# whole prepared launch; kernel replay took 70-160 s a 4 GiB output): a
+# 1 GiB ReLU must still read and write its 1 GiB (within 3%), be memory
+# bound, and cost seconds, not minutes.
+db="$T_TMP/big.db"
+"$KFORGE" --db "$db" eval --profile --json --force p/relu_big/019_ReLU mem.cu >big.json 2>big.err
+rc=$?
+check "big: kforge eval --profile is correct (exit $rc)" test "$rc" -eq 0
+check "big: user replay, 1 GiB read and written, memory bound, under 20 s" python3 - "$db" <<'PY'
+import json, sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+env = json.loads(con.execute("select env from evals").fetchone()[0])
+row = con.execute("select limiter, dram_read_bytes, dram_write_bytes, cost_ms, launches from profiles").fetchone()
+print("# big: replay %s, note %s, profile %s" % (env.get("profile_replay"), env.get("profile_note"), row))
+if not row:
+    sys.exit(1)
+lim, rd, wr, cost, n = row
+gib = 1 << 30
+ok = env.get("profile_replay") == "user" and lim == "memory" and n == 1
+ok = ok and abs(rd / gib - 1) < 0.03 and abs(wr / gib - 1) < 0.03 and cost < 20000
+print("# cost %.0f ms for %d launch(es); read %.4f GiB, written %.4f GiB" % (cost, n, rd / gib, wr / gib))
+sys.exit(0 if ok else 1)
+PY
