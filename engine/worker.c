@@ -239,7 +239,9 @@ static int get_functions(struct worker *w, struct wk_module *m, struct buf *err)
 			return kf_err(err, "line %d: %s: block of %u threads, but the compiled kernel allows at most %d (registers)",
 				      s->line, s->kernel, threads, maxt);
 		}
-		if (s->smem > 48 * 1024) {
+		/* The default allowance is 48 KiB less the static shared memory:
+		 * 48 KiB dynamic beside static arrays needs the opt-in too. */
+		if (s->smem > 0) {
 			int cur = 0;
 			w->d.cuFuncGetAttribute(&cur, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, m->fn[i]);
 			if ((int)s->smem > cur) {

@@ -17,7 +17,8 @@ for f in 01_reference_memory.cu 02_partial_write.cu 03_writes_nothing.cu 04_modi
 	10_misaligned.cu 30_after_faults_relu.cu 11_too_many_blocks.cu 12_too_much_smem.cu \
 	13_static_smem.cu 14_include_passwd.cu 20_honest_relu_vec4.cu 07_race.cu \
 	21_honest_sum_dim1.cu 22_honest_softmax.cu 23_honest_frobenius_scratch.cu \
-	18_static_output_cache.cu 19_poison_sniffer.cu 25_device_heap.cu 32_scratch_slack_cache.cu; do
+	18_static_output_cache.cu 19_poison_sniffer.cu 25_device_heap.cu 32_scratch_slack_cache.cu \
+	26_honest_static_dyn_smem.cu; do
 	set -- "$@" "$(sed -n '1s|^// problem: ||p' "$A/$f")" "$A/$f"
 done
 "$KF_BUILD/tests/kfeval" --kforge "$KFORGE" --db "$T_TMP/adv.db" --timeout $TO --force "$@" \
