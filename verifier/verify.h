@@ -22,6 +22,7 @@
 #define VERIFY_SAN_LAUNCHES_MIN 4
 #define VERIFY_SAN_LAUNCHES_MAX 40
 #define VERIFY_ROOFLINE_MARGIN 0.9   /* flag times under 90% of the measured floor */
+#define VERIFY_SOL_MARGIN 0.98      /* and under 98% of the speed of light (clocks move) */
 
 struct verify_config {
 	int top_k;                 /* best correct kernels per problem (3) */
