@@ -37,6 +37,8 @@
  * fp32 cannot pass, builtin_graph_f64.c; tc is ignored with it). */
 #include "kernels/graph/builtin_graph.h"
 
+#include "engine/launch.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -233,6 +235,8 @@ int gr_plan_build(struct gr_plan *p, const json_t *spec, struct buf *err)
 	if (bt_dims_value(spec, bt_output(spec, 0), 0, bt_ndim(bt_output(spec, 0))) !=
 	    p->t[p->n[p->nn - 1].out].numel)
 		return kf_err(err, "graph: the output's shape differs from the last node's");
+	if (!p->no_cat_prefix)
+		gr_concat_prefix(p);
 	/* views and readers */
 	for (k = 0; k < p->nn; k++) {
 		struct gr_node *n = &p->n[k];
@@ -491,6 +495,7 @@ static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
 	p->attn_tile = bt_param(prm, "attn", 2) >= 2;
 	p->skinny = bt_param(prm, "skinny", 1) != 0;
 	p->share = bt_param(prm, "share", 1) != 0;
+	p->no_cat_prefix = bt_param(prm, "cat_prefix", 1) == 0;
 	p->dacc = bt_param(prm, "dacc", -1);
 	p->red = bt_param(prm, "red", -1);
 	p->dedup = bt_param(prm, "dedup", 2);
@@ -550,6 +555,16 @@ static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
 	return rc;
 }
 
+/* The scratch declarations in a launch block's text (the emitters'). */
+static int scratch_decls(const struct buf *l)
+{
+	int n = 0;
+
+	for (const char *s = l->s; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : "")
+		n += !strncmp(s, "scratch ", 8);
+	return n;
+}
+
 /* room: the tc_room of this try (level 3). */
 /* render_room's code for "the source is over the engine's size limit": the
  * caller then tries again with less tensor-core room. */
@@ -567,7 +582,11 @@ static int render_room(const json_t *spec, const json_t *prm, long long room, st
 	gr_plan_init(p);
 	p->tc_room = room;
 	rc = render_pass(p, spec, prm, NULL, err);
-	if (!rc && p->nbuf > (p->arena ? 0 : GR_NAMED_BUFS)) {
+	/* the arena past 16 buffers, or where the emitters' own scratch would
+	 * take the launch block over the engine's declarations (DenseNet's
+	 * tensor-core convs, a repacked weight each) */
+	if (!rc && (p->nbuf > (p->arena ? 0 : GR_NAMED_BUFS) ||
+		    p->nbuf + scratch_decls(&p->launch) > LAUNCH_MAX_SCRATCH)) {
 		nbuf = p->nbuf;
 		for (int b = 0; b < nbuf; b++) {
 			off[b] = tot[p->buf_dbl[b]];
@@ -638,6 +657,6 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 const struct tmpl_def tmpl_graph_defs[] = {
 	{ "graph", graph_supports, graph_render,
 	  "{\"fuse\": 1, \"tc\": 0, \"mma\": 0, \"fold\": 1, \"block\": 256, \"BM\": 64, \"BN\": 64, \"BK\": 16, "
-	  "\"TM\": 4, \"TN\": 4, \"conv_wmma\": 0, \"conv_mma\": -1, \"conv_wg\": 2, \"conv_ps\": 1, \"conv_pw\": 1, \"conv_po\": 1, \"split3\": -1, \"attn\": 2, \"skinny\": 1, \"share\": 1, \"dacc\": -1, \"red\": -1, \"dedup\": 2, \"once\": 1, \"f64\": 0, \"arena\": 0, \"src_limit\": 1}" },
+	  "\"TM\": 4, \"TN\": 4, \"conv_wmma\": 0, \"conv_mma\": -1, \"conv_wg\": 2, \"conv_ps\": 1, \"conv_pw\": 1, \"conv_po\": 1, \"split3\": -1, \"attn\": 2, \"skinny\": 1, \"share\": 1, \"cat_prefix\": 1, \"dacc\": -1, \"red\": -1, \"dedup\": 2, \"once\": 1, \"f64\": 0, \"arena\": 0, \"src_limit\": 1}" },
 	{ NULL, NULL, NULL, NULL },
 };

@@ -121,6 +121,7 @@ struct gr_plan {
 	int attn_tile;		/* attn 2: 64 queries by 64 keys a block step (else a row) */
 	int skinny;		/* linears of at most 16 rows: a warp per output column */
 	int share;		/* emitters' kernels of equal text written once (share=1) */
+	int no_cat_prefix;	/* cat_prefix=0: concats copy every operand (gr_concat_prefix) */
 	struct buf shared;	/* their records, NAME \1 TEXT \2 (builtin_graph_share.c) */
 	int dacc;		/* the direct conv sums in double (level-3 default) */
 	int red;		/* reduction kernels: -1 by size, 0 a block per output, 1
@@ -282,6 +283,7 @@ int gr_f64_promote(const struct gr_plan *p, struct buf *s, struct buf *err);
 /* builtin_graph3.c: level-3 ops (matmul, permute, concat, expand, slice,
  * pad, cumsum, masked_fill, rnn). Shape checks of node k at build time. */
 int gr_check3(const struct gr_plan *p, int k, struct buf *err);
+void gr_concat_prefix(struct gr_plan *p);
 int gr_head3(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err);
 /* The last node of an attention chain from matmul node k, else -1. */
 int gr_attn_match(const struct gr_plan *p, int k);

@@ -359,6 +359,36 @@ static int map_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err
 	return rc;
 }
 
+/* A concat whose leading operands are an earlier concat's, in order and
+ * along the same dim, reads that concat's result in their place (DenseNet's
+ * growing feature list: k copy launches a layer become 2, the same bytes;
+ * DenseNet201's 1,803 copies took most of its source). The earlier lists
+ * are compared as written, so the nodes are visited from the last. */
+void gr_concat_prefix(struct gr_plan *p)
+{
+	for (int k = p->nn - 1; k > 0; k--) {
+		struct gr_node *n = &p->n[k];
+		int best = -1, bm = 1;
+
+		if (strcmp(n->op, "concat") || n->n_in < 3)
+			continue;
+		for (int j = 0; j < k; j++) {
+			const struct gr_node *m = &p->n[j];
+			if (!strcmp(m->op, "concat") && m->n_in > bm && m->n_in < n->n_in &&
+			    dim_of(p, j, "dim") == dim_of(p, k, "dim") &&
+			    !memcmp(m->in, n->in, sizeof(m->in[0]) * (size_t)m->n_in)) {
+				best = j;
+				bm = m->n_in;
+			}
+		}
+		if (best < 0)
+			continue;
+		n->in[0] = p->n[best].out;
+		memmove(n->in + 1, n->in + bm, sizeof(n->in[0]) * (size_t)(n->n_in - bm));
+		n->n_in -= bm - 1;
+	}
+}
+
 /* concat: one copy kernel per operand into its slice of the result. */
 static int concat_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *err)
 {
