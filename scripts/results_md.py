@@ -469,19 +469,22 @@ def below_eager(w, lv, counted, probs, views, speedups, q):
     for p, gpu, label, kh, t, eager in rows:
         bw, tf = peaks.get(gpu, (None, None))
         flops, nbytes = work.get(p, (None, None))
-        floor = None
-        if bw and nbytes:
-            floor = nbytes / (bw * 1e9) * 1e3
-        if tf and flops:
-            c = flops / (tf * 1e12) * 1e3
-            floor = max(floor, c) if floor else c
+        mem = nbytes / (bw * 1e9) * 1e3 if bw and nbytes else 0
+        comp = flops / (tf * 1e12) * 1e3 if tf and flops else 0
+        floor = max(mem, comp) or None
         lm = lim.get((kh, p, gpu))
         if not floor:
             ke = ee = None
             why = "no roofline for it in the store (the problem's flops and bytes, or the GPU's ceilings)"
         else:
             ke, ee = floor / t, floor / eager
-            if ee > 1.0:
+            # Past a memory floor is no TF32: the measured copy is slower than
+            # a read-mostly stream (an H200: 3951 GB/s copy, 4605 GB/s read).
+            if ee > 1.0 and mem >= comp:
+                why = ("memory-bound: eager streams past the measured copy's bandwidth (%.0f%% of its "
+                       "floor), the kernel %s" % (100 * ee, "too: roofline floor reached by both"
+                                                  if ke >= REACHED else "reaches %.0f%%" % (100 * ke)))
+            elif ee > 1.0:
                 why = ("eager runs faster than the fp32 roofline allows: TF32 tensor cores, or less "
                        "work than the problem's flops count; the kernel keeps fp32 accuracy")
             elif ke >= REACHED and ee >= REACHED:

@@ -238,6 +238,14 @@ contains "a level-3 problem with both at the floor says so" lv3.md \
 contains "a level-1 problem whose eager beats the fp32 roofline says so" lv.md \
 	'^\| level1/019_ReLU \| H100 80GB HBM3 \| search \| 0\.500x \| 75% \| 150% \| - \| eager runs faster than the fp32 roofline allows'
 lacks "a problem faster than eager is not listed below it" lv2.md '^\| level2/001_Conv_ReLU \| H100'
+# the same ReLU memory-bound (4.5e9 bytes over 3000 GB/s: a 1.5 ms floor, its flops 1e9):
+# eager past that floor is a stream beating the measured copy, not TF32
+cp lv.db lvm.db
+sqlite3 lvm.db "UPDATE problems SET flops = 1e9, min_bytes = 4.5e9 WHERE id = 'level1/019_ReLU'"
+expect_exit 0 "results page with a memory-bound ReLU" python3 "$KF_ROOT/scripts/results_md.py" lvm.db \
+	--version 9.9.0 -o lvm.md
+contains "a memory-bound problem whose eager passes the copy's floor says so" lvm.md \
+	'^\| level1/019_ReLU \| H100 80GB HBM3 \| search \| 0\.500x \| 75% \| 150% \| - \| memory-bound: eager streams past the measured copy.s bandwidth \(150% of its floor\), the kernel reaches 75% \|$'
 # The release's goals (--goals): per level, the target, the measured figure, met or not.
 cat >goals.json <<'EOF'
 {"levels": {"2": {"eager_geomean": 1.0, "fast_1": 0.5, "compile_geomean": 1.2, "evals_per_min": 60, "gpu_busy": 0.8},
