@@ -65,6 +65,7 @@ TaskPlugin=task/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 SchedulerType=sched/backfill
+SchedulerParameters=bf_interval=1,sched_interval=1
 ReturnToService=2
 JobRequeue=1
 MpiDefault=none
