@@ -19,7 +19,7 @@ static const struct tmpl_def templates[] = {
 /* One array per family file (kernels/builtin_<family>.c). */
 static const struct tmpl_def *const families[] = {
 	templates, tmpl_norm_defs, tmpl_pool_defs, tmpl_scan_defs, tmpl_loss_defs,
-	tmpl_attention_defs, tmpl_conv_defs, tmpl_convt_defs, tmpl_mv_defs, tmpl_tce_defs,
+	tmpl_attention_defs, tmpl_attn_tce_defs, tmpl_conv_defs, tmpl_convt_defs, tmpl_mv_defs, tmpl_tce_defs,
 	tmpl_conv_epi_defs, tmpl_graph_defs,
 };
 

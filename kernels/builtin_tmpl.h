@@ -40,6 +40,7 @@ extern const struct tmpl_def tmpl_convt_defs[];
 extern const struct tmpl_def tmpl_mv_defs[];
 /* builtin_mm_tce.c: matmul_tce, the level-1 products through gemm_epi_emit */
 extern const struct tmpl_def tmpl_tce_defs[];
+extern const struct tmpl_def tmpl_attn_tce_defs[];
 /* graph/builtin_graph.c: family graph (level 2): the operator graph, fused or per node */
 extern const struct tmpl_def tmpl_graph_defs[];
 /* builtin_mv.c's device helpers (wmma/cp.async includes, cp16/cp4,
