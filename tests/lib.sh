@@ -92,6 +92,24 @@ emulate_jobs() {
 		"$KF_ROOT/tests/tools/emulate_refs.py" <"$1"
 }
 
+# small_level1 OUT SIZES N...: level-1 problems N in OUT/problems/level1 with
+# their spec's sizes replaced where SIZES (a JSON object) names them, and
+# their reference.cu, for emulation at those sizes (KF_EMU_SIZES=SIZES).
+small_level1() {
+	python3 - "$KF_ROOT" "$@" <<'PY'
+import glob, json, os, shutil, sys
+root, out, sizes = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+for n in sys.argv[4:]:
+    d = glob.glob("%s/problems/level1/%03d_*" % (root, int(n)))[0]
+    o = os.path.join(out, "problems", "level1", os.path.basename(d))
+    os.makedirs(o)
+    s = json.load(open(d + "/spec.json"))
+    s["sizes"] = {k: sizes.get(k, v) for k, v in s["sizes"].items()}
+    json.dump(s, open(o + "/spec.json", "w"))
+    shutil.copy(d + "/reference.cu", o)
+PY
+}
+
 # fixture_problem DIR: a problem that loads (problem_load) in DIR, named
 # by it (ROOT/problems/levelL/NNN_Name): level 1's ReLU spec renamed, and
 # reference.py/reference.cu unless DIR has them. For tests whose problems

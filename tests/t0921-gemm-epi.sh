@@ -189,18 +189,7 @@ expect_exit 1 "matmul_tce refuses the matrix-vector product" "$E" render "$(spec
 
 # Host emulation at sizes with edges in every dimension and several tiles.
 SZ='{"M": 130, "N": 197, "K": 300, "m": 130, "n": 197, "k": 300, "batch_size": 2}'
-python3 - "$KF_ROOT" small "$SZ" 1 2 3 13 14 16 17 18 <<'PY'
-import glob, json, os, shutil, sys
-root, out, sizes = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
-for n in sys.argv[4:]:
-    d = glob.glob("%s/problems/level1/%03d_*" % (root, int(n)))[0]
-    o = os.path.join(out, "problems", "level1", os.path.basename(d))
-    os.makedirs(o)
-    s = json.load(open(d + "/spec.json"))
-    s["sizes"] = {k: sizes.get(k, v) for k, v in s["sizes"].items()}
-    json.dump(s, open(o + "/spec.json", "w"))
-    shutil.copy(d + "/reference.cu", o)
-PY
+small_level1 small "$SZ" 1 2 3 13 14 16 17 18
 mkdir -p sm
 : >emu.jobs
 for n in 1 2 3 13 14 16 17 18; do
