@@ -122,11 +122,20 @@ else
 	# emulators' programs (KF_EMU_EXE_CACHE, tests/tools/emulate_refs.py:
 	# keyed by their text, the shim and the compiler) and precompiled shim.
 	tc=${KF_TEST_CACHE:-${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/kforge-test}
+	# This run's own scratch (removed when it ends): KF_RUN_CACHE, what the
+	# tests compute once a run and reuse (tests/tools/runcache.py: kforge's
+	# oracle sample of a problem folder, the graph evaluator's values).
+	run_tmp=$(mktemp -d "${TMPDIR:-/tmp}/kforge-run.XXXXXX") || exit 1
+	tmp_cc=""
+	trap 'rm -rf "$run_tmp" ${tmp_cc:+"$tmp_cc"}' EXIT
+	trap 'exit 130' INT TERM HUP PIPE
 	if ! mkdir -p "$tc/cc" "$tc/emu" 2>/dev/null || [ ! -w "$tc/cc" ] || [ ! -w "$tc/emu" ]; then
 		tc=$(mktemp -d "${TMPDIR:-/tmp}/kforge-cc.XXXXXX") || exit 1
 		mkdir -p "$tc/cc" "$tc/emu"
-		trap 'rm -rf "$tc"' EXIT
+		tmp_cc=$tc
 	fi
+	mkdir -p "$run_tmp/cache"
+	export KF_RUN_CACHE="$run_tmp/cache"
 	export KF_COMPILE_CACHE="${KF_COMPILE_CACHE:-$tc/cc}" KF_EMU_EXE_CACHE="${KF_EMU_EXE_CACHE:-$tc/emu}"
 	export KF_EMU_CACHE="${KF_EMU_CACHE:-$tc/emu}"
 	# and the pinned Python venvs of t0820 (pyarrow, datasets) and t0951

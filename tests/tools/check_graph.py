@@ -23,6 +23,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import emulate_level2 as el  # noqa: E402
+import runcache  # noqa: E402
 
 TOL = 1e-4
 
@@ -55,9 +56,9 @@ def run_one(build, root, work, base, params, sed, cache):
     inputs = os.path.join(work, "inputs", base)
     if not os.path.exists(os.path.join(inputs, "oracle", "out.json")):
         env = dict(os.environ, KFORGE_ROOT=root)
-        r = subprocess.run([os.path.join(build, "kforge"), "problems", "inputs", "level2/" + base,
-                            "--out", inputs, "--seed", "5", "--samples", "100000"],
-                           env=env, capture_output=True, text=True)
+        r = runcache.problem_inputs([os.path.join(build, "kforge"), "problems", "inputs", "level2/" + base,
+                                     "--out", inputs, "--seed", "5", "--samples", "100000"],
+                                    d, env=env, capture_output=True, text=True)
         if r.returncode:
             return False, "kforge problems inputs: " + r.stderr.strip()[-300:]
     oracle = json.load(open(os.path.join(inputs, "oracle", "out.json")))
@@ -68,7 +69,7 @@ def run_one(build, root, work, base, params, sed, cache):
     n = el.numel(spec["outputs"][0], spec["sizes"])
     got = struct.unpack("<%df" % n, open(os.path.join(out, "out.bin"), "rb").read())
     if "want" not in cache:
-        cache["want"] = el.graph_eval.evaluate(spec, el.graph_eval.load_inputs(spec, idir)).data
+        cache["want"] = runcache.graph_values(el.graph_eval, spec, idir)
     want = cache["want"]
     bad, mabs, _ = el.compare(got, want, range(n), TOL)
     obad, oabs, _ = el.compare(got, oracle["value"], oracle["index"], TOL)

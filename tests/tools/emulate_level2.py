@@ -22,6 +22,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "problems", "gen", "level2"))
 import emulate_refs as er  # noqa: E402
 import graph_eval  # noqa: E402
+import runcache  # noqa: E402
 
 PY_TOL = 1e-5      # reference (double, float output) against the Python evaluator
 NO_ORACLE = "no oracle for family"
@@ -78,8 +79,8 @@ def run_one(kforge, root, work, base):
     out = os.path.join(work, base)
     os.makedirs(out, exist_ok=True)
     env = dict(os.environ, KFORGE_ROOT=root)
-    r = subprocess.run([kforge, "problems", "inputs", "level2/" + base, "--out", out, "--seed", "5",
-                        "--samples", "100000"], env=env, capture_output=True, text=True)
+    r = runcache.problem_inputs([kforge, "problems", "inputs", "level2/" + base, "--out", out, "--seed", "5",
+                                 "--samples", "100000"], d, env=env, capture_output=True, text=True)
     oracle = None
     if r.returncode == 0:
         oracle = json.load(open(os.path.join(out, "oracle", "out.json")))
@@ -92,7 +93,7 @@ def run_one(kforge, root, work, base):
     t = spec["outputs"][0]
     n = numel(t, spec["sizes"])
     got = struct.unpack("<%df" % n, open(os.path.join(out, "out.bin"), "rb").read())
-    want = graph_eval.evaluate(spec, graph_eval.load_inputs(spec, idir)).data
+    want = runcache.graph_values(graph_eval, spec, idir)
     bad, mabs, mrel = compare(got, want, range(n), PY_TOL)
     ok = bad == 0
     rep = "%d elements, python: %d bad, max abs %.2g, max rel %.2g" % (n, bad, mabs, mrel)

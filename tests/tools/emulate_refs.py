@@ -14,6 +14,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import runcache  # noqa: E402
+
 # Small sizes that keep each problem's structure (groups divide channels,
 # rows longer than a 256-thread block, several blocks...).
 SMALL = {"batch_size": 3, "dim": 300, "features": 4, "num_groups": 2, "dim1": 5, "dim2": 7,
@@ -342,8 +345,10 @@ def emulate(kforge, root, work, d, cand=None):
         src = open(cand).read()
     out = os.path.join(work, base)
     env = dict(os.environ, KFORGE_ROOT=os.path.join(work, "root"))
-    subprocess.run([kforge, "problems", "inputs", base, "--out", out, "--seed", "5",
-                    "--samples", "100000"], env=env, check=True, capture_output=True)
+    # the draw and the oracle's sample: once a run for this problem folder
+    # (tests/tools/runcache.py), however many candidates are emulated on it
+    runcache.problem_inputs([kforge, "problems", "inputs", base, "--out", out, "--seed", "5",
+                             "--samples", "100000"], pdir, env=env, check=True, capture_output=True)
 
     def numel(t):
         n = 1
