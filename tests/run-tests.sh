@@ -124,7 +124,8 @@ else
 	tc=${KF_TEST_CACHE:-${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/kforge-test}
 	# This run's own scratch (removed when it ends): KF_RUN_CACHE, what the
 	# tests compute once a run and reuse (tests/tools/runcache.py: kforge's
-	# oracle sample of a problem folder, the graph evaluator's values).
+	# oracle sample of a problem folder, the graph evaluator's values), and
+	# bin/python3 (below).
 	run_tmp=$(mktemp -d "${TMPDIR:-/tmp}/kforge-run.XXXXXX") || exit 1
 	tmp_cc=""
 	trap 'rm -rf "$run_tmp" ${tmp_cc:+"$tmp_cc"}' EXIT
@@ -134,8 +135,16 @@ else
 		mkdir -p "$tc/cc" "$tc/emu"
 		tmp_cc=$tc
 	fi
-	mkdir -p "$run_tmp/cache"
+	mkdir -p "$run_tmp/cache" "$run_tmp/bin"
 	export KF_RUN_CACHE="$run_tmp/cache"
+	# python3, the interpreter it runs, once: a version manager's shim on
+	# PATH (pyenv's: a bash script that runs `pyenv exec`) costs some 70 ms
+	# a start, and the tests start python3 some 600 times
+	py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+	if [ -n "$py" ] && [ -x "$py" ] && [ "$(command -v python3)" != "$py" ]; then
+		printf '#!/bin/sh\nexec %s "$@"\n' "'$py'" >"$run_tmp/bin/python3" &&
+			chmod +x "$run_tmp/bin/python3" && PATH="$run_tmp/bin:$PATH"
+	fi
 	export KF_COMPILE_CACHE="${KF_COMPILE_CACHE:-$tc/cc}" KF_EMU_EXE_CACHE="${KF_EMU_EXE_CACHE:-$tc/emu}"
 	export KF_EMU_CACHE="${KF_EMU_CACHE:-$tc/emu}"
 	# and the pinned Python venvs of t0820 (pyarrow, datasets) and t0951
