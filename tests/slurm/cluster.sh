@@ -9,14 +9,21 @@ cmd=$1 dir=$2
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 
+# stop: SIGTERM to every daemon at once (each takes a second or two to go;
+# one after the other they took 5), then SIGKILL to any left after 5 s
 stop() {
+	pids=""
 	for p in slurmd slurmctld munged; do
 		[ -f "$dir/$p.pid" ] || continue
 		pid=$(cat "$dir/$p.pid")
-		kill "$pid" 2>/dev/null
+		kill "$pid" 2>/dev/null && pids="$pids $pid"
+	done
+	for pid in $pids; do
 		i=0
 		while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 		kill -9 "$pid" 2>/dev/null
+	done
+	for p in slurmd slurmctld munged; do
 		rm -f "$dir/$p.pid"
 	done
 }
