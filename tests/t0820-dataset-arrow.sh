@@ -8,7 +8,8 @@
 # published v0.1.0 store (its rows of nine problems: tests/fixtures/v010-sample.db.zst), and that
 # store with recorded profiles (the profiles config). tests/tools/arrow_schema.py infers each config's
 # schema as Arrow does (python3 stdlib); where a venv with pinned pyarrow and
-# datasets can be made (KF_VENV_DIR/venv-arrow), both load every config too.
+# datasets can be made (KF_VENV_DIR/venv-arrow), both load every config too
+# (all in one run of the venv's Python, at the end).
 . "$KF_ROOT/tests/lib.sh"
 TOOL="python3 $KF_ROOT/tests/tools/arrow_schema.py"
 # kforge's cards: strict, with features, batches as small as datasets
@@ -62,7 +63,10 @@ contains "... as datasets reads it" out "^later .*Column\(/o/b\) is in a later b
 # (KF_VENV_DIR: tests/run-tests.sh, outside the clone; else the build tree)
 VENV="${KF_VENV_DIR:-$KF_BUILD}/venv-arrow"
 arrow_why=""
-if [ "$(cat "$VENV/.pins" 2>/dev/null)" != "$PINS" ] || ! "$VENV/bin/python" -c 'import pyarrow, datasets' 2>/dev/null; then
+# (kept where pyarrow imports and datasets is there: importing datasets
+# takes over a second, and the loads below do)
+if [ "$(cat "$VENV/.pins" 2>/dev/null)" != "$PINS" ] || ! "$VENV/bin/python" -c \
+	'import importlib.util, sys, pyarrow; sys.exit(importlib.util.find_spec("datasets") is None)' 2>/dev/null; then
 	rm -rf "$VENV"
 	if ! python3 -m venv "$VENV" >venv.log 2>&1; then
 		arrow_why="python3 -m venv failed: $(tail -n 1 venv.log)"
@@ -72,36 +76,33 @@ if [ "$(cat "$VENV/.pins" 2>/dev/null)" != "$PINS" ] || ! "$VENV/bin/python" -c 
 		echo "$PINS" >"$VENV/.pins"
 	fi
 fi
-# arrow_load DESC DIR: every config loads with pyarrow and datasets
-arrow_load() {
-	if [ -n "$arrow_why" ]; then
-		skip "$1 (pyarrow/datasets could not be installed: $arrow_why)"
-		return
-	fi
-	if "$VENV/bin/python" "$KF_ROOT/tests/tools/arrow_load.py" --chunksize 16384 "$2" >load.out 2>load.err; then
-		ok "$1"
-	else
-		nok "$1"
-		grep -v '^ok ' load.out | head -n 20 | sed 's/^/#   /'
-	fi
+# The loads with pyarrow and datasets run at the end, all in one run of the
+# venv's Python (tests/tools/arrow_load.py --jobs: importing datasets takes
+# over a second a run). arrow_job DESC load|run ARGS...: one, a check
+# named DESC that passes where it exits 0. arrow_load DESC DIR: every
+# config of DIR loads with pyarrow and datasets.
+mkdir arrow
+arrow_n=0
+arrow_job() {
+	arrow_n=$((arrow_n + 1))
+	printf '%s\n' "$1" >"arrow/$arrow_n.desc"
+	shift
+	echo "arrow/$arrow_n.out $*" >>arrow/jobs
 }
-if [ -z "$arrow_why" ]; then
-	"$VENV/bin/python" "$KF_ROOT/tests/tools/arrow_load.py" fx >load.out 2>&1
-	for c in list_scalar str_num str_list empty lead_null; do
-		contains "pyarrow and datasets refuse $c too" load.out "^FAIL $c "
-	done
-	contains "... and load good" load.out "^ok good rows=3 \(datasets\)"
-	check "datasets too refuses a field first seen in a later batch" "$VENV/bin/python" -c "
+arrow_load() { arrow_job "$1" load --chunksize 16384 "$2"; }
+# the fixtures above: pyarrow and datasets refuse what the inference
+# refuses (checked at the end)
+echo "arrow/fx.out load fx" >>arrow/jobs
+cat >later.py <<'PY'
 import sys, datasets
 datasets.disable_progress_bars()
 try:
     datasets.load_dataset('json', data_files='fx/later.jsonl', chunksize=500, split='train')
 except Exception as e:
     sys.exit('cast' not in str(e.__cause__))
-sys.exit(1)" 2>/dev/null
-else
-	skip "pyarrow agrees with the inference (pyarrow/datasets could not be installed: $arrow_why)"
-fi
+sys.exit(1)
+PY
+arrow_job "datasets too refuses a field first seen in a later batch" run later.py
 
 # ---- a compile-only dataset of level 1, 2 and 3 problems
 if ! have_nvrtc; then
@@ -264,8 +265,7 @@ sys.exit(not (f['kernels']['type'] == 'array' and f['launches']['type'] == 'inte
 	else
 		skip "pyarrow and datasets load the dataset with profiles on its own (make test-long; its rows load below)"
 	fi
-	if [ -z "$arrow_why" ]; then
-		check "datasets types the profiles config as the card says" "$VENV/bin/python" -c "
+	cat >proftypes.py <<'PY'
 import sys, datasets
 datasets.disable_progress_bars()
 d = datasets.load_dataset('prof/x', 'profiles', split='train')
@@ -277,10 +277,9 @@ ok = (d.num_rows == 3 and f['launches'].dtype == 'int64' and f['kernel_ms'].dtyp
       and d[0]['kernel_ms'] == 2.0 and d[0]['kernels'][0]['dram_read_bytes'] == 1 << 33
       and d[2]['kernels'] == [])
 print(f) if not ok else None
-sys.exit(0 if ok else 1)"
-	else
-		skip "datasets types the profiles config (pyarrow/datasets could not be installed: $arrow_why)"
-	fi
+sys.exit(0 if ok else 1)
+PY
+	arrow_job "datasets types the profiles config as the card says" run proftypes.py
 
 	# ---- and with search sessions (schema v6, issue 42): a config of its own, one type per
 	# field: a whole wall time a real, a compile-only session's GPU null, its lists empty, a
@@ -319,3 +318,31 @@ sys.exit(not (f['wall_s']['type'] == 'number' and f['levels']['type'] == 'json' 
 	lacks "the dataset with profiles (no sessions) has no search_sessions config" prof/x/README.md "config_name: search_sessions"
 	arrow_load "pyarrow and datasets load every config of the dataset with search sessions" sess/x
 fi
+
+# ---- pyarrow and datasets: every load and check above, in one Python
+if [ -n "$arrow_why" ]; then
+	skip "pyarrow agrees with the inference (pyarrow/datasets could not be installed: $arrow_why)"
+	k=0
+	while [ $k -lt $arrow_n ]; do
+		k=$((k + 1))
+		skip "$(cat "arrow/$k.desc") (pyarrow/datasets could not be installed: $arrow_why)"
+	done
+	exit 0
+fi
+"$VENV/bin/python" "$KF_ROOT/tests/tools/arrow_load.py" --jobs arrow/jobs >arrow/log 2>&1 ||
+	sed 's/^/# arrow_load: /' arrow/log | tail -n 20
+for c in list_scalar str_num str_list empty lead_null; do
+	contains "pyarrow and datasets refuse $c too" arrow/fx.out "^FAIL $c "
+done
+contains "... and load good" arrow/fx.out "^ok good rows=3 \(datasets\)"
+k=0
+while [ $k -lt $arrow_n ]; do
+	k=$((k + 1))
+	if [ "$(cat "arrow/$k.out.rc" 2>/dev/null)" = 0 ]; then
+		ok "$(cat "arrow/$k.desc")"
+	else
+		nok "$(cat "arrow/$k.desc")"
+		grep -v '^ok ' "arrow/$k.out" | head -n 20 | sed 's/^/#   /'
+		tail -n 5 "arrow/$k.out.err" | sed 's/^/#   /'
+	fi
+done
