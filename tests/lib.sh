@@ -82,14 +82,16 @@ folded_by() {
 		done | tr '\n' ' ' >"folds-$(echo "$_p" | tr -dc 'a-z0-9')"
 	done
 }
-# emulate_jobs LIST: LIST holds NUL-separated records DIR ROOT NUMBER FILE;
-# each runs emulate_refs.py --cand FILE NUMBER over ROOT with work dir DIR
-# (one per job: the emulator names its files after the problem), par_jobs
-# at a time, and leaves the emulator's last line in DIR.res.
+# emulate_jobs [--convt] LIST: LIST holds NUL-separated records DIR ROOT
+# NUMBER FILE; each runs emulate_refs.py --cand FILE NUMBER (--convt:
+# emulate_convt.py FILE NUMBER) over ROOT with work dir DIR (one per job:
+# the emulator names its files after the problem), par_jobs at a time in one
+# Python (emulate_refs.py --jobs: forked, not started a job), and leaves the
+# emulator's line in DIR.res; the Python's own output in LIST.log.
 emulate_jobs() {
-	xargs -0 -n 4 -P "$(par_jobs)" sh -c 'mkdir -p "$1" &&
-		python3 "$0" "$KFORGE" "$2" "$1" --cand "$4" "$3" 2>&1 | tail -n 1 >"$1.res"' \
-		"$KF_ROOT/tests/tools/emulate_refs.py" <"$1"
+	_e=emulate_refs.py
+	[ "$1" = --convt ] && { _e=emulate_convt.py; shift; }
+	python3 "$KF_ROOT/tests/tools/$_e" --jobs "$1" -j "$(par_jobs)" "$KFORGE" >"$1.log" 2>&1
 }
 
 # small_level1 OUT SIZES N...: level-1 problems N in OUT/problems/level1 with

@@ -211,7 +211,7 @@ for n in $FWD $TRN; do
 		"$E" render "$s" conv_tce "$par" >"sm/$k.cu"
 		case " $FWD " in
 		*" $n "*) printf '%s\0' "emu/$k" small "$n" "sm/$k.cu" >>fwd.jobs ;;
-		*) printf '%s\0' "emu/$k" "$n" "sm/$k.cu" x >>trn.jobs ;;
+		*) printf '%s\0' "emu/$k" "$KF_ROOT" "$n" "sm/$k.cu" >>trn.jobs ;;
 		esac
 		# the wgmma core as well (make test: every other forward problem)
 		if [ "$par" = '{}' ]; then
@@ -226,8 +226,7 @@ for n in $FWD $TRN; do
 	j=$((j + 1))
 done
 emulate_jobs fwd.jobs
-xargs -0 -n 4 -P "$(par_jobs)" sh -c 'mkdir -p "$1" && python3 "$0" "$KFORGE" "$KF_ROOT" "$1" "$3" "$2" 2>&1 |
-	tail -n 1 >"$1.res"' "$TOOLS/emulate_convt.py" <trn.jobs
+emulate_jobs --convt trn.jobs
 
 # Synthetic shapes: conv_tce (defaults, one other tiling) and conv_epi_emit.
 python3 "$TOOLS/conv_epi_synth.py" "$KF_ROOT" syn >syn.list

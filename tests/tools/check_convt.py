@@ -16,11 +16,11 @@ import glob
 import os
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
-
-from check_templates import jobs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from check_templates import jobs  # noqa: E402
+import emulate_convt  # noqa: E402
 
 
 def kfc(build, fix, files, extra):
@@ -93,22 +93,19 @@ def main():
                 verdict[f].append("nvrtc: " + res.get(f, "no result")[:200])
     emus = [(idx, f, n) for idx, (f, n, k) in enumerate(allf) if k % every == 0 and not verdict[f]]
 
-    def emulate(job):
-        idx, f, n = job
-        # emulate_convt.py names its files after the problem: one dir per job
-        wd = os.path.join(work, "emu", "%03d-%d" % (n, idx))
-        e = subprocess.run([sys.executable, os.path.join(HERE, "emulate_convt.py"),
-                            os.path.join(build, "kforge"), root, wd, f, str(n)],
-                           capture_output=True, text=True)
-        line = (e.stdout.strip().split("\n") or [""])[-1]
-        if e.returncode or not line.startswith("ok"):
-            return "emulate: " + (line or e.stderr.strip()[-300:])
-        return None
-
-    with ThreadPoolExecutor(max_workers=jobs()) as ex:
-        for (idx, f, n), bad in zip(emus, ex.map(emulate, emus)):
-            if bad:
-                verdict[f].append(bad)
+    # emulate_convt.py's line for each (forked workers: one Python start for
+    # all); it names its files after the problem: one dir per job
+    with emulate_convt.emulate_refs.pool(jobs()) as ex:
+        futs = [ex.submit(emulate_convt.cand_line, os.path.join(build, "kforge"), root,
+                          os.path.join(work, "emu", "%03d-%d" % (n, idx)), f, n)
+                for idx, f, n in emus]
+        for (idx, f, n), fut in zip(emus, futs):
+            try:
+                line = fut.result()
+            except Exception as e:  # noqa
+                line = "%s: %s" % (type(e).__name__, e)
+            if not line.startswith("ok"):
+                verdict[f].append("emulate: " + (line or "no result"))
     for f, n, k in allf:
         print("%s %s%s" % ("not ok" if verdict[f] else "ok", os.path.basename(f),
                            " " + "; ".join(verdict[f]) if verdict[f] else ""))

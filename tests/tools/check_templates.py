@@ -17,9 +17,10 @@ import glob
 import os
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import emulate_refs  # noqa: E402
 
 
 def jobs():
@@ -108,22 +109,19 @@ def main():
         emus = [(num, k, f) for num, files, err in rendered
                 for k, f in enumerate(files) if k % every == 0 and not is_sm90a(f)]
 
-        def emulate(job):
-            num, k, f = job
-            # emulate_refs.py names its files after the problem: one dir per job
-            wd = os.path.join(work, "emu", "%03d-%d" % (num, k))
-            r = subprocess.run([sys.executable, os.path.join(HERE, "emulate_refs.py"), kforge,
-                                root, wd, "--cand", f, str(num)],
-                               capture_output=True, text=True)
-            line = (r.stdout.strip().split("\n") or [""])[-1]
-            if r.returncode or not line.startswith("ok"):
-                return "emulate: " + (line or r.stderr.strip()[-300:])
-            return None
-
-        with ThreadPoolExecutor(max_workers=n_jobs) as ex:
-            for (num, k, f), bad in zip(emus, ex.map(emulate, emus)):
-                if bad:
-                    verdict[f].append(bad)
+        # emulate_refs.py's line for each (forked workers: one Python start
+        # for all); it names its files after the problem: one dir per job
+        with emulate_refs.pool(n_jobs) as ex:
+            futs = [ex.submit(emulate_refs.cand_line, kforge, root,
+                              os.path.join(work, "emu", "%03d-%d" % (num, k)), f, num)
+                    for num, k, f in emus]
+            for (num, k, f), fut in zip(emus, futs):
+                try:
+                    line = fut.result()
+                except Exception as e:  # noqa
+                    line = "%s: %s" % (type(e).__name__, e)
+                if not line.startswith("ok"):
+                    verdict[f].append("emulate: " + (line or "no result"))
     total = failed = 0
     for num, files, err in rendered:
         if err is not None:

@@ -8,7 +8,9 @@ spec to emulate_refs.emulate. Candidates must take their sizes from the
 launch block (size names), not bake them in.
 
 usage: emulate_convt.py KFORGE ROOT WORK CAND NUMBER
-Prints emulate_refs' line ("ok ..." / "not ok ..."); exit 1 unless ok."""
+       emulate_convt.py --jobs LIST [-j N] KFORGE
+Prints emulate_refs' line ("ok ..." / "not ok ..."); exit 1 unless ok.
+--jobs: LIST's records DIR ROOT NUMBER FILE as emulate_refs.py --jobs."""
 import glob
 import json
 import os
@@ -64,20 +66,40 @@ def shrink(spec):
     return spec
 
 
-def main():
-    kforge, root, work, cand, num = sys.argv[1:6]
+def cand_line(kforge, root, work, cand, num):
+    """The line `emulate_convt.py KFORGE ROOT WORK CAND NUM` prints."""
     d = glob.glob(os.path.join(root, "problems", "level1", "%03d_*" % int(num)))[0]
     spec = shrink(json.load(open(os.path.join(d, "spec.json"))))
     tmp = os.path.join(work, "small", os.path.basename(d))
     os.makedirs(tmp, exist_ok=True)
-    json.dump(spec, open(os.path.join(tmp, "spec.json"), "w"))
+    with open(os.path.join(tmp, "spec.json"), "w") as f:
+        json.dump(spec, f)
     shutil.copy(os.path.join(d, "reference.cu"), os.path.join(tmp, "reference.cu"))
     try:
         ok, rep = emulate_refs.emulate(kforge, root, work, tmp, os.path.abspath(cand))
     except Exception as e:  # noqa
         ok, rep = False, "%s: %s" % (type(e).__name__, e)
-    print("%s %s %s" % ("ok" if ok else "not ok", os.path.basename(d), rep), flush=True)
-    return 0 if ok else 1
+    return "%s %s %s" % ("ok" if ok else "not ok", os.path.basename(d), rep)
+
+
+def _job(work, root, num, cand, kforge=None):
+    return cand_line(kforge, root, work, cand, num)
+
+
+def main():
+    args = sys.argv[1:]
+    if args[:1] == ["--jobs"]:
+        n = 1
+        if args[2:3] == ["-j"]:
+            n = int(args[3])
+            del args[2:4]
+        import functools
+        emulate_refs.run_jobs(args[1], n, functools.partial(_job, kforge=args[2]))
+        return 0
+    kforge, root, work, cand, num = args[:5]
+    line = cand_line(kforge, root, work, cand, num)
+    print(line, flush=True)
+    return 0 if line.startswith("ok") else 1
 
 
 if __name__ == "__main__":

@@ -5,7 +5,11 @@ are fibers run round-robin (ucontext), __syncthreads a barrier over them,
 warp shuffles go through shared memory. It checks the references' indexing and launch blocks without a GPU.
 
 usage: emulate_refs.py KFORGE ROOT WORKDIR [--cand FILE NUMBER | NUMBER...]
+       emulate_refs.py --jobs LIST [-j N] KFORGE
   --cand FILE: emulate that candidate file (same format) instead of reference.cu
+  --jobs LIST: LIST holds NUL-separated records DIR ROOT NUMBER FILE, each
+    run as "KFORGE ROOT DIR --cand FILE NUMBER" would, N at a time in this
+    one Python (tests/lib.sh emulate_jobs), its last line written to DIR.res
 Exit 0 when every emulated problem matches at the spec's tolerance."""
 import hashlib
 import json
@@ -402,8 +406,72 @@ def emulate(kforge, root, work, d, cand=None):
     return ok, "; ".join(report)
 
 
+def cand_line(kforge, root, work, cand, num):
+    """The line `emulate_refs.py KFORGE ROOT WORK --cand CAND NUM` prints:
+    "ok BASE ...", "not ok BASE ..." or "" (no problem NUM in ROOT)."""
+    line = ""
+    for base in sorted(os.listdir(os.path.join(root, "problems", "level1"))):
+        if int(base.split("_")[0]) != int(num):
+            continue
+        try:
+            ok, rep = emulate(kforge, root, work, os.path.join(root, "problems", "level1", base),
+                              os.path.abspath(cand))
+        except Exception as e:  # noqa
+            ok, rep = False, "%s: %s" % (type(e).__name__, e)
+        line = "%s %s %s" % ("ok" if ok else "not ok", base, rep)
+    return line
+
+
+def _quiet():
+    """A pool worker's output (the emulated programs'): none."""
+    n = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(n, 1)
+    os.dup2(n, 2)
+
+
+def _res_job(fn, rec):
+    os.makedirs(rec[0], exist_ok=True)
+    try:
+        line = fn(*rec)
+    except Exception as e:  # noqa
+        line = "not ok %s: %s" % (type(e).__name__, e)
+    with open(rec[0] + ".res", "w") as f:
+        f.write(line + "\n")
+
+
+def run_jobs(path, n, fn):
+    """For each record DIR A B C (NUL-separated) of PATH, fn(DIR, A, B, C)'s
+    line in DIR.res; N processes at a time (forked: one Python start for all,
+    not one a job)."""
+    import concurrent.futures
+    with open(path, "rb") as f:
+        fields = f.read().split(b"\0")
+    recs = [[x.decode() for x in fields[i:i + 4]] for i in range(0, len(fields) - 3, 4)]
+    with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, n), initializer=_quiet) as ex:
+        for fut in [ex.submit(_res_job, fn, r) for r in recs]:
+            fut.result()
+
+
+def pool(n):
+    """N worker processes whose own output goes nowhere, for cand_line jobs."""
+    import concurrent.futures
+    return concurrent.futures.ProcessPoolExecutor(max_workers=max(1, n), initializer=_quiet)
+
+
+def _cand_job(work, root, num, cand, kforge=None):
+    return cand_line(kforge, root, work, cand, num)
+
+
 def main():
     args = sys.argv[1:]
+    if args[:1] == ["--jobs"]:
+        n = 1
+        if args[2:3] == ["-j"]:
+            n = int(args[3])
+            del args[2:4]
+        import functools
+        run_jobs(args[1], n, functools.partial(_cand_job, kforge=args[2]))
+        return 0
     cand = None
     if "--cand" in args:
         i = args.index("--cand")
