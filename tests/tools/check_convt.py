@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """check_templates.py for convolution problems: renders every applicable idea
 (builtin_emit all), launch-checks every kernel at full size (kfcompile
---launch-only), compiles them with NVRTC for sm_90 and emulates them with
+--launch-only), compiles them with NVRTC for sm_90 (those with wgmma for
+sm_90a: check_templates.by_arch) and emulates them with
 emulate_convt.py at small spatial extents (the stock emulator keeps conv
 extents at full size, far too slow and inconsistent with the output's).
 
@@ -19,7 +20,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from check_templates import jobs  # noqa: E402
+from check_templates import by_arch, jobs  # noqa: E402
 import emulate_convt  # noqa: E402
 
 
@@ -30,15 +31,14 @@ def kfc(build, fix, files, extra):
         t = f + ".nvrtc.cu"
         open(t, "w").write("// problem: p%03d\n" % num + open(f).read())
         tagged.append(t)
-    if not tagged:
-        return {}
-    r = subprocess.run([os.path.join(build, "tests", "kfcompile"), "--exe",
-                        os.path.join(build, "kforge"), "--fixtures", fix] + extra + tagged,
-                       capture_output=True, text=True)
     res = {}
-    for line in r.stdout.split("\n"):
-        if ": " in line and line.split(": ")[0].endswith(".nvrtc.cu"):
-            res[line.split(": ")[0][:-len(".nvrtc.cu")]] = line.split(": ", 1)[1]
+    for arch, group in by_arch(tagged):
+        r = subprocess.run([os.path.join(build, "tests", "kfcompile"), "--exe",
+                            os.path.join(build, "kforge"), "--arch", arch, "--fixtures", fix] + extra + group,
+                           capture_output=True, text=True)
+        for line in r.stdout.split("\n"):
+            if ": " in line and line.split(": ")[0].endswith(".nvrtc.cu"):
+                res[line.split(": ")[0][:-len(".nvrtc.cu")]] = line.split(": ", 1)[1]
     return res
 
 

@@ -321,9 +321,8 @@ def launch_cpp(block, spec, sizes, names, esize, float_args=True):
     return lines
 
 
-def emulate(kforge, root, work, d, cand=None):
-    spec = json.load(open(os.path.join(d, "spec.json")))
-    base = os.path.basename(d)
+def emu_sizes(spec):
+    """The sizes a problem of SPEC (its spec.json, loaded) is emulated at."""
     # KF_EMU_SIZES='{"N": 130}': sizes in place of SMALL's (whole tiles and edges)
     small = dict(SMALL, **json.loads(os.environ.get("KF_EMU_SIZES", "{}")))
     sizes = {k: small.get(k, v) for k, v in spec["sizes"].items()}
@@ -334,6 +333,13 @@ def emulate(kforge, root, work, d, cand=None):
         sizes = {k: (v if k in small else min(v, cap)) for k, v in sizes.items()}
     if spec["number"] == 100:  # targets (batch_size,) broadcast along dim: keep them equal
         sizes["batch_size"] = sizes["dim"] = 40
+    return sizes
+
+
+def emulate(kforge, root, work, d, cand=None):
+    spec = json.load(open(os.path.join(d, "spec.json")))
+    base = os.path.basename(d)
+    sizes = emu_sizes(spec)
     spec["sizes"] = sizes
     for t in spec["inputs"]:  # class indices stay below the smaller class count
         if t["dist"]["kind"] == "randint" and "num_classes" in sizes:
