@@ -82,20 +82,10 @@ def cand_line(kforge, root, work, cand, num):
     return "%s %s %s" % ("ok" if ok else "not ok", os.path.basename(d), rep)
 
 
-def _job(work, root, num, cand, kforge=None):
-    return cand_line(kforge, root, work, cand, num)
-
-
 def main():
     args = sys.argv[1:]
     if args[:1] == ["--jobs"]:
-        n = 1
-        if args[2:3] == ["-j"]:
-            n = int(args[3])
-            del args[2:4]
-        import functools
-        emulate_refs.run_jobs(args[1], n, functools.partial(_job, kforge=args[2]))
-        return 0
+        return emulate_refs.jobs_main(args, cand_line)
     kforge, root, work, cand, num = args[:5]
     line = cand_line(kforge, root, work, cand, num)
     print(line, flush=True)

@@ -464,20 +464,27 @@ def pool(n):
     return concurrent.futures.ProcessPoolExecutor(max_workers=max(1, n), initializer=_quiet)
 
 
-def _cand_job(work, root, num, cand, kforge=None):
-    return cand_line(kforge, root, work, cand, num)
+def _line_job(line_fn, kforge, work, root, num, cand):
+    return line_fn(kforge, root, work, cand, num)
+
+
+def jobs_main(args, line_fn):
+    """ARGS "--jobs LIST [-j N] KFORGE": line_fn(KFORGE, ROOT, DIR, FILE,
+    NUMBER)'s line in DIR.res for each record DIR ROOT NUMBER FILE of LIST
+    (run_jobs)."""
+    import functools
+    n = 1
+    if args[2:3] == ["-j"]:
+        n = int(args[3])
+        del args[2:4]
+    run_jobs(args[1], n, functools.partial(_line_job, line_fn, args[2]))
+    return 0
 
 
 def main():
     args = sys.argv[1:]
     if args[:1] == ["--jobs"]:
-        n = 1
-        if args[2:3] == ["-j"]:
-            n = int(args[3])
-            del args[2:4]
-        import functools
-        run_jobs(args[1], n, functools.partial(_cand_job, kforge=args[2]))
-        return 0
+        return jobs_main(args, cand_line)
     cand = None
     if "--cand" in args:
         i = args.index("--cand")
