@@ -383,7 +383,8 @@ int engine_open(struct engine **ep, const struct engine_config *cfg, struct buf 
 		return -1;
 	}
 	if (!e->compile_only) {
-		if ((rc = supervisor_open(&e->sup, e->exe, cfg->max_gpus, &e->gpu_info, err)) < 0)
+		if ((rc = supervisor_open(&e->sup, e->exe, engine_gpu_model_wanted(cfg->gpu_model),
+					  cfg->max_gpus, &e->gpu_info, err)) < 0)
 			goto fail;
 		rc = -1;
 		snprintf(e->gpu_name, sizeof(e->gpu_name), "%s", jget_str(e->gpu_info, "name", "GPU"));

@@ -5,9 +5,11 @@
  * The evaluation engine's public API, shared by `kforge eval`, the
  * collector and the verifier. The engine compiles candidates (NVRTC in
  * sandboxed children, a pool on all cores), runs them on the GPU in
- * supervised worker processes (one per visible GPU), checks them against
- * the trusted reference, times them, and records everything in the store
- * (kernels, compiles, compile_kernels, evals, eval_trials).
+ * supervised worker processes (one per visible GPU of one model: an
+ * engine serves one GPU model, so its results are keyed by that model),
+ * checks them against the trusted reference, times them, and records
+ * everything in the store (kernels, compiles, compile_kernels, evals,
+ * eval_trials).
  *
  * Thread-safe: several threads may call engine_eval at once (each blocks
  * for its own result); the engine multiplexes them over the compile pool
@@ -57,7 +59,12 @@ struct engine_config {
 	const char *arch;          /* NULL: from the GPU (sm_90a on CC 9.0); sm_90a with compile_only */
 	int compile_only;          /* no GPU: compile and record, status "not_run" */
 	int n_compile;             /* compile pool size; 0 = online CPUs */
-	int max_gpus;              /* 0 = all visible */
+	int max_gpus;              /* 0 = all visible of the model */
+	const char *gpu_model;     /* the GPU model whose GPUs it runs on (cuDeviceGetName's name,
+				      as `kforge gpu-info --models` prints it); NULL or "":
+				      $KFORGE_GPU_MODEL, else device 0's model. GPUs of other
+				      models are not used (their timings would be keyed as this
+				      model's) */
 	struct eval_protocol protocol;
 	const char *store_path;    /* the engine opens its own connection */
 	const char *exe;           /* the kforge binary run as `__worker` and `__compile`;
@@ -102,8 +109,13 @@ struct eval_outcome {
 void eval_outcome_init(struct eval_outcome *o);
 void eval_outcome_release(struct eval_outcome *o);
 
+/* No GPU of the model asked for (engine_config.gpu_model): the CLI's usage
+ * error; the message names the models present. */
+#define KF_ENOMODEL (-4)
+
 /* 0, or a negative code with err: KF_ENOGPU (core/cudadrv.h) when there
- * is no usable GPU or CUDA driver (and not compile_only), else -1. */
+ * is no usable GPU or CUDA driver (and not compile_only), KF_ENOMODEL,
+ * else -1. */
 int engine_open(struct engine **e, const struct engine_config *cfg, struct buf *err);
 /* 0 when an outcome was produced (whatever the kernel's status); -1 when
  * the engine itself failed (store, no GPU, worker cannot start). */
@@ -135,6 +147,18 @@ int engine_reference_sample_draw(const struct problem *p, unsigned long long see
 				 struct buf *err);
 /* The GPU's measured ceilings (0 when unknown or compile_only). */
 void engine_gpu_peaks(const struct engine *e, double *gbs, double *gflops);
+/* The GPU models visible here, each once, device 0's first: a new array
+ * of {"name": model, "devices": [ordinal, ...]}. 0, or KF_ENOGPU with err
+ * without a driver or GPU. KFORGE_WORKER_TEST_GPUS stands in for the
+ * driver (tests: "N" or "Model A,Model B,..."). */
+int engine_gpu_models(json_t **models, struct buf *err);
+/* The model an engine opened with this gpu_model would serve (the chosen
+ * one, $KFORGE_GPU_MODEL, else device 0's) into name: 0, KF_ENOMODEL when
+ * no GPU here is of it (err names those present), or KF_ENOGPU. */
+int engine_gpu_model(const char *gpu_model, char *name, size_t cap, struct buf *err);
+/* gpu_model when set, else $KFORGE_GPU_MODEL when set, else NULL (device
+ * 0's model): the choice, before any GPU is probed. */
+const char *engine_gpu_model_wanted(const char *gpu_model);
 /* The GPU model name ("" with compile_only). */
 const char *engine_gpu_name(const struct engine *e);
 /* The target it compiles for ("sm_90a"; --arch with compile_only). */

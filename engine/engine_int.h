@@ -106,16 +106,41 @@ void engine_eval_key(const char *kernel_hash, const char *problem_id, const char
 /* Fills mean/median/std/min/max from the "time" trials of a worker result. */
 void engine_time_stats(const json_t *result, struct eval_outcome *o);
 
-/* ---- supervisor.c --------------------------------------------------------- */
-/* Starts one worker per visible GPU (`exe __worker --device i`, at most
- * max_gpus; 0 = all) and says hello to each. The first worker compiles the
- * harness kernels and returns their cubin, which later (re)starts reuse.
- * info receives the first worker's device description (new reference).
- * A GPU whose worker fails to start 3 times in a row is retired (a
- * warning); open fails only when none starts. KF_ENOGPU when there is no
- * usable driver or GPU. */
-int supervisor_open(struct supervisor **sp, const char *exe, int max_gpus, json_t **info,
+/* ---- gpus.c: the visible GPUs and their models ---------------------------- */
+#define GPU_NAME_MAX 128           /* as eval_outcome.gpu_name */
+struct gpu_list {
+	int n;
+	char (*name)[GPU_NAME_MAX]; /* per device ordinal: its model */
+};
+void gpu_list_init(struct gpu_list *l);
+void gpu_list_release(struct gpu_list *l);
+/* From the driver, or KFORGE_WORKER_TEST_GPUS. 0, or KF_ENOGPU / -1 with err. */
+int gpu_list_probe(struct gpu_list *l, struct buf *err);
+/* The ordinals of model's devices (NULL or "": device 0's model), at most
+ * max (0: all), into dev (room for l->n): their count, or KF_ENOMODEL with
+ * err naming the models present. */
+int gpu_list_select(const struct gpu_list *l, const char *model, int max, int *dev,
 		    struct buf *err);
+/* "'A' (GPUs 0, 2), 'B' (GPU 1)": every model but skip (may be NULL). */
+void gpu_list_describe(const struct gpu_list *l, const char *skip, struct buf *out);
+
+/* ---- supervisor.c --------------------------------------------------------- */
+/* Starts one worker per visible GPU of one model (`exe __worker --device
+ * i`; model NULL or "": device 0's; at most max_gpus of them, 0 = all)
+ * and says hello to each; the GPUs of other models are left alone (one
+ * info line names them). A worker whose hello names another model than
+ * the driver did fails to start. The first worker compiles the harness
+ * kernels and returns their cubin, which later (re)starts reuse (one
+ * model: one architecture). info receives the first worker's device
+ * description (new reference). A GPU whose worker fails to start 3 times
+ * in a row is retired (a warning); open fails only when none starts.
+ * KF_ENOGPU when there is no usable driver or GPU, KF_ENOMODEL when none
+ * is of model. */
+int supervisor_open(struct supervisor **sp, const char *exe, const char *model, int max_gpus,
+		    json_t **info, struct buf *err);
+/* The device ordinals of the pool's workers (retired ones included) into
+ * dev (room for n); returns how many there are (for tests). */
+int supervisor_devices(struct supervisor *s, int *dev, int n);
 /* Sends one request (JSON + binary attachment) to a free worker and waits
  * for its reply, restarting the worker when it dies, hangs past the
  * deadline it announced, or reports a fatal error. *reply is a new

@@ -1,4 +1,5 @@
-/* The supervisor: one worker process per visible GPU, each owning its
+/* The supervisor: one worker process per visible GPU of one model (an
+ * engine's results are keyed by its GPU model: gpus.c), each owning its
  * CUDA context. Requests go to a free worker; a worker that dies, reports
  * a fatal error or stays silent past the deadline it announced (+2 s) is
  * killed and restarted before the next request, so one candidate's fault
@@ -11,7 +12,6 @@
  * the others go on; a worker killed by candidates restarts forever. */
 #include "engine_int.h"
 #include "engine/rt.h"
-#include "core/cudadrv.h"
 #include "core/json.h"
 #include "core/log.h"
 #include "core/proc.h"
@@ -55,6 +55,7 @@ struct waiter {
 
 struct supervisor {
 	char *exe;
+	char model[GPU_NAME_MAX];  /* every worker's GPU model (the driver's name) */
 	struct worker *w;
 	int n;
 	int live;                  /* workers not retired (under mu) */
@@ -184,12 +185,16 @@ static int worker_start(struct supervisor *s, struct worker *w, struct buf *err)
 			   jget_str(m.json, "error", "unexpected reply to hello"));
 	if (!r && !jget_bool(m.json, "ok", 0))
 		r = kf_err(err, "%s", jget_str(m.json, "error", "GPU worker failed to start"));
+	if (!r && *jget_str(m.json, "name", ""))
+		snprintf(w->name, sizeof(w->name), "%s", jget_str(m.json, "name", ""));
+	/* Its results are recorded under the pool's model: it must be one. */
+	if (!r && strcmp(w->name, s->model))
+		r = kf_err(err, "GPU worker %d reports model '%s', not '%s' as the driver said",
+			   w->device, w->name, s->model);
 	if (!r && !s->harness.len && m.bin.len)
 		buf_add(&s->harness, m.bin.s, m.bin.len);
 	if (!r && !s->info)
 		s->info = json_incref(m.json);
-	if (!r && *jget_str(m.json, "name", ""))
-		snprintf(w->name, sizeof(w->name), "%s", jget_str(m.json, "name", ""));
 	rt_msg_release(&m);
 	if (r) {
 		worker_kill(w);
@@ -220,43 +225,59 @@ static int worker_restart(struct supervisor *s, struct worker *w, struct buf *er
 	return -1;
 }
 
-int supervisor_open(struct supervisor **sp, const char *exe, int max_gpus, json_t **info,
-		    struct buf *err)
+/* One info line for the GPUs this engine leaves alone (other models). */
+static void log_unused(const struct gpu_list *l, const char *model, int n_used)
+{
+	struct buf m = BUF_INIT;
+	int other = 0;
+
+	for (int i = 0; i < l->n; i++)
+		other += strcmp(l->name[i], model) != 0;
+	if (other) {
+		gpu_list_describe(l, model, &m);
+		log_info("running on %d GPU%s of model '%s' only; not used: %s (one model per run: "
+			 "--gpu-model NAME or KFORGE_GPU_MODEL chooses; kforge verify verifies on "
+			 "each model)", n_used, n_used == 1 ? "" : "s", model, m.s);
+	}
+	buf_release(&m);
+}
+
+int supervisor_open(struct supervisor **sp, const char *exe, const char *model, int max_gpus,
+		    json_t **info, struct buf *err)
 {
 	struct supervisor *s;
-	struct cudadrv d;
-	int n = 0, streak = AFFINITY_MAX_STREAK, r;
+	struct gpu_list gl;
+	int *dev = NULL, n, streak = AFFINITY_MAX_STREAK;
 
 	*sp = NULL;
 	if (!exe)
 		return kf_err(err, "cannot find the kforge executable for the GPU worker");
-	if (getenv("KFORGE_WORKER_TEST_GPUS")) {
-		/* Tests of the supervisor with a stand-in worker: no driver probe. */
-		n = atoi(getenv("KFORGE_WORKER_TEST_GPUS"));
-	} else {
-		if ((r = cudadrv_load(&d, err)) < 0)
-			return r;
-		d.cuDeviceGetCount(&n);
-		cudadrv_release(&d);
-	}
-	if (n <= 0) {
-		kf_err(err, "no GPU visible");
-		return KF_ENOGPU;
-	}
+	/* Tests of the CLI with a stand-in worker (only with the stand-in GPUs). */
+	if (getenv("KFORGE_WORKER_TEST_GPUS") && getenv("KFORGE_WORKER_EXE") &&
+	    *getenv("KFORGE_WORKER_EXE"))
+		exe = getenv("KFORGE_WORKER_EXE");
+	gpu_list_init(&gl);
+	if ((n = gpu_list_probe(&gl, err)) < 0)
+		return n;
+	dev = xcalloc((size_t)gl.n, sizeof(*dev));
+	if ((n = gpu_list_select(&gl, model, max_gpus, dev, err)) < 0)
+		goto fail;
 	if (getenv("KFORGE_AFFINITY_STREAK")) {
 		const char *v = getenv("KFORGE_AFFINITY_STREAK");
 		char *end;
 		long l = strtol(v, &end, 10);
-		if (!*v || *end || l < 0 || l > 1000)
-			return kf_err(err, "KFORGE_AFFINITY_STREAK must be an integer in 0..1000");
+		if (!*v || *end || l < 0 || l > 1000) {
+			n = kf_err(err, "KFORGE_AFFINITY_STREAK must be an integer in 0..1000");
+			goto fail;
+		}
 		streak = (int)l;
 	}
-	if (max_gpus > 0 && n > max_gpus)
-		n = max_gpus;
 	/* A dead worker must not kill the engine through SIGPIPE. */
 	signal(SIGPIPE, SIG_IGN);
 	s = xcalloc(1, sizeof(*s));
 	s->exe = xstrdup(exe);
+	snprintf(s->model, sizeof(s->model), "%s", gl.name[dev[0]]);
+	log_unused(&gl, s->model, n);
 	s->n = n;
 	s->live = n;
 	s->max_streak = streak;
@@ -265,10 +286,12 @@ int supervisor_open(struct supervisor **sp, const char *exe, int max_gpus, json_
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
 	for (int i = 0; i < n; i++) {
-		s->w[i].device = i;
+		s->w[i].device = dev[i];
 		s->w[i].pid = -1;
 		s->w[i].to = s->w[i].from = -1;
 	}
+	free(dev);
+	gpu_list_release(&gl);
 	/* A GPU that cannot start is retired, as long as another one can. */
 	for (int i = 0; i < n; i++) {
 		struct buf e = BUF_INIT;
@@ -286,6 +309,17 @@ int supervisor_open(struct supervisor **sp, const char *exe, int max_gpus, json_
 	*info = json_incref(s->info);
 	*sp = s;
 	return 0;
+fail:
+	free(dev);
+	gpu_list_release(&gl);
+	return n;
+}
+
+int supervisor_devices(struct supervisor *s, int *dev, int n)
+{
+	for (int i = 0; i < s->n && i < n; i++)
+		dev[i] = s->w[i].device;
+	return s->n;
 }
 
 int supervisor_n_workers(struct supervisor *s)

@@ -403,7 +403,7 @@ static void test_supervisor_watchdog(void **state)
 		skip();
 	}
 	setenv("KFORGE_WORKER_TEST_GPUS", "1", 1);
-	if (supervisor_open(&s, exe.s, 0, &info, &err) < 0)
+	if (supervisor_open(&s, exe.s, NULL, 0, &info, &err) < 0)
 		fail_msg("%s", err.s);
 	assert_string_equal(jget_str(info, "name", ""), "Fake GPU");
 	assert_int_equal(supervisor_n_workers(s), 1);
@@ -477,7 +477,7 @@ static void test_supervisor_worker_stdout(void **state)
 	saved = dup(1);
 	assert_true(saved >= 0 && dup2(fd, 1) == 1);
 	setenv("KFORGE_WORKER_TEST_GPUS", "1", 1);
-	if (supervisor_open(&s, exe.s, 0, &info, &err) < 0)
+	if (supervisor_open(&s, exe.s, NULL, 0, &info, &err) < 0)
 		fail_msg("%s", err.s);
 	r = request(s, "printf", NULL);
 	assert_string_equal(jget_str(r, "status", ""), "correct");
@@ -577,7 +577,7 @@ static void affinity_case(const char *streak, const char *want)
 		setenv("KFORGE_AFFINITY_STREAK", streak, 1);
 	else
 		unsetenv("KFORGE_AFFINITY_STREAK");
-	if (supervisor_open(&s, exe.s, 0, &info, &err) < 0)
+	if (supervisor_open(&s, exe.s, NULL, 0, &info, &err) < 0)
 		fail_msg("%s", err.s);
 	for (int i = 0; i < 4; i++) {
 		a[i].s = s;
@@ -628,7 +628,7 @@ static void test_supervisor_affinity_env(void **state)
 		json_t *info = NULL;
 		buf_reset(&err);
 		setenv("KFORGE_AFFINITY_STREAK", bad[i], 1);
-		assert_int_equal(supervisor_open(&s, "/bin/true", 0, &info, &err), -1);
+		assert_int_equal(supervisor_open(&s, "/bin/true", NULL, 0, &info, &err), -1);
 		assert_null(s);
 		assert_non_null(strstr(err.s, "KFORGE_AFFINITY_STREAK"));
 	}
@@ -688,7 +688,7 @@ static int pool_open(struct supervisor **s, const char *dead, const char *dead_i
 		setenv("FAKE_WORKER_DEAD_IF", dead_if, 1);
 	else
 		unsetenv("FAKE_WORKER_DEAD_IF");
-	r = supervisor_open(s, exe.s, 0, &info, err);
+	r = supervisor_open(s, exe.s, NULL, 0, &info, err);
 	json_decref(info);
 	buf_release(&exe);
 	return r;
