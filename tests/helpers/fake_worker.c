@@ -5,7 +5,13 @@
  * stdout). With "log", each request first appends its "problem_dir" and a
  * newline to that file. FAKE_WORKER_DEAD_DEVICE=N|all: the worker of
  * --device N (or any) exits (status 3) before answering hello, a GPU that
- * cannot start; with FAKE_WORKER_DEAD_IF=path, only while that file exists. */
+ * cannot start; with FAKE_WORKER_DEAD_IF=path, only while that file exists.
+ * FAKE_WORKER_NAMES="Model A,Model B,...": the model the worker of
+ * --device i names in its hello is the i-th (default "Fake GPU"); the
+ * replies of "ok", "pid" and "wait_file" say the worker's pid, device and
+ * model too, "ok" and "pid" a timed trial of 1 ms. PEAKS gets fixed figures
+ * (the engine measures them at open). KFORGE_WORKER_EXE makes kforge run it
+ * (engine/supervisor.c): CLI tests of a host with several GPU models. */
 #include "core/json.h"
 #include "engine/rt.h"
 
@@ -15,13 +21,33 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The i-th name of FAKE_WORKER_NAMES, else "Fake GPU". */
+static void model_of(int device, char *name, size_t cap)
+{
+	const char *p = getenv("FAKE_WORKER_NAMES");
+
+	snprintf(name, cap, "Fake GPU");
+	for (int i = 0; p && *p; i++) {
+		size_t len = strcspn(p, ",");
+		if (i == device) {
+			snprintf(name, cap, "%.*s", (int)len, p);
+			return;
+		}
+		p += len + (p[len] == ',');
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct rt_msg m;
 	struct buf err = BUF_INIT;
+	char name[128];
+	int device;
 
 	if (argc < 2 || strcmp(argv[1], "__worker"))
 		return 2;
+	device = argc >= 4 && !strcmp(argv[2], "--device") ? atoi(argv[3]) : 0;
+	model_of(device, name, sizeof(name));
 	if (getenv("FAKE_WORKER_DEAD_DEVICE") && argc >= 4 && !strcmp(argv[2], "--device") &&
 	    (!strcmp(argv[3], getenv("FAKE_WORKER_DEAD_DEVICE")) ||
 	     !strcmp("all", getenv("FAKE_WORKER_DEAD_DEVICE"))) &&
@@ -37,9 +63,15 @@ int main(int argc, char **argv)
 			return 0;
 		}
 		if (m.type == RT_HELLO) {
-			r = json_pack("{s:b,s:s,s:s,s:i}", "ok", 1, "name", "Fake GPU", "arch", "sm_90",
-				      "pid", (int)getpid());
+			r = json_pack("{s:b,s:s,s:s,s:i,s:i}", "ok", 1, "name", name, "arch", "sm_90",
+				      "pid", (int)getpid(), "device", device);
 			rt_send(4, RT_INFO, r, "CUBIN", 5, &err);
+			json_decref(r);
+			continue;
+		}
+		if (m.type == RT_PEAKS) {
+			r = json_pack("{s:f,s:f}", "gbs", 1000.0, "gflops", 10000.0);
+			rt_send(4, RT_RESULT, r, NULL, 0, &err);
 			json_decref(r);
 			continue;
 		}
@@ -78,7 +110,8 @@ int main(int argc, char **argv)
 				json_decref(p);
 				usleep(10000);
 			}
-			r = json_pack("{s:s}", "status", "correct");
+			r = json_pack("{s:s,s:i,s:i,s:s}", "status", "correct", "pid", (int)getpid(),
+				      "device", device, "name", name);
 		} else if (!strcmp(mode, "printf")) {
 			/* What a kernel's device printf does when the driver flushes it. */
 			static const char msg[] = "device printf from the candidate\n";
@@ -91,8 +124,10 @@ int main(int argc, char **argv)
 			rt_send(4, RT_RESULT, r, NULL, 0, &err);
 			_exit(0);
 		} else {
-			r = json_pack("{s:s,s:i,s:I}", "status", "correct", "pid", (int)getpid(), "bin",
-				      (json_int_t)m.bin.len);
+			/* one timed trial, so the engine records a time (verify selects by it) */
+			r = json_pack("{s:s,s:i,s:I,s:i,s:s,s:[{s:f}]}", "status", "correct", "pid",
+				      (int)getpid(), "bin", (json_int_t)m.bin.len, "device", device,
+				      "name", name, "time", "time_ms", 1.0);
 		}
 		rt_send(4, RT_RESULT, r, NULL, 0, &err);
 		json_decref(r);
