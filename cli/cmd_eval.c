@@ -1,5 +1,4 @@
 #include "cmds.h"
-#include "core/cudadrv.h"
 #include "core/fsutil.h"
 #include "core/json.h"
 #include "problem/problem.h"
@@ -176,6 +175,9 @@ int cmd_eval(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_INT("quick-launches", 0, &quick_launches, "N", 2, 1000,
 			"as --quick, with N launch blocks in all: the 3 checks and N-3 timed ones, one "
 			"on fresh inputs (the verifier's sanitizer runs draw N secretly)"),
+		OPT_STR("gpu-model", 0, &cfg.gpu_model, "NAME",
+			"run on a GPU of this model (as `kforge gpu-info --models` names it; else "
+			"KFORGE_GPU_MODEL; default: GPU 0's model)"),
 		OPT_DOUBLE("timeout", 0, &cfg.protocol.timeout_s, "S", 0.001, 3600,
 			   "wall limit of one launch block (default 10 s; recorded)"),
 		OPT_DOUBLE("max-timing", 0, &cfg.protocol.max_timing_s, "S", 0, 1e6,
@@ -237,18 +239,18 @@ int cmd_eval(int argc, char **argv, struct cli_ctx *ctx)
 		goto out;
 	}
 	if (!cfg.compile_only) {
-		struct cudadrv d;
-		if (cudadrv_load(&d, &err) < 0) {
-			ret = cli_fail(EXIT_NOGPU, "%s", err.s);
+		/* A GPU, of the model asked for, before anything is written. */
+		char gpu[128];
+		if ((ret = engine_gpu_model(cfg.gpu_model, gpu, sizeof(gpu), &err)) < 0) {
+			ret = cli_fail(ret == KF_ENOMODEL ? EXIT_USAGE : EXIT_NOGPU, "%s", err.s);
 			goto out;
 		}
-		cudadrv_release(&d);
 	}
 	cfg.root = ctx->root;
 	cfg.store_path = ctx->db_path;
 	cfg.arch = arch ? arch : cfg.compile_only ? "sm_90a" : NULL;
-	if (engine_open(&e, &cfg, &err) < 0) {
-		ret = cli_fail(EXIT_FAIL, "%s", err.s);
+	if ((ret = engine_open(&e, &cfg, &err)) < 0) {
+		ret = cli_fail(ret == KF_ENOMODEL ? EXIT_USAGE : EXIT_FAIL, "%s", err.s);
 		goto out;
 	}
 	req.problem_id = dir.s;

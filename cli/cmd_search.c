@@ -176,6 +176,9 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 			 "serve every proposer call from the store's recorded calls"),
 		OPT_FLAG("compile-only", 0, &cfg.compile_only, "no GPU: compile and record, status not_run"),
 		OPT_STR("arch", 0, &cfg.arch, "SM", "target with --compile-only (sm_90)"),
+		OPT_STR("gpu-model", 0, &cfg.gpu_model, "NAME",
+			"run on the GPUs of this model only (as `kforge gpu-info --models` names "
+			"it; else KFORGE_GPU_MODEL; default: GPU 0's model)"),
 		OPT_INT("jobs", 0, &jobs, "N", 1, 1024, "problems searched at once (4)"),
 		OPT_DOUBLE("max-timing", 0, &cfg.max_timing_s, "SEC", 0, 86400,
 			   "stop a candidate's timed trials after SEC seconds of kernel time "
@@ -267,13 +270,16 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 	}
 #endif
 	if (check) {
-		struct cudadrv d;
-		if (!cfg.compile_only && cudadrv_load(&d, &err) < 0) {
+		char gpu[128];
+		int r = cfg.compile_only ? 0 : engine_gpu_model(cfg.gpu_model, gpu, sizeof(gpu), &err);
+		if (r == KF_ENOMODEL) {
+			rc = cli_fail(EXIT_USAGE, "search: %s", err.s);
+			goto out;
+		}
+		if (r < 0) {
 			rc = cli_fail(EXIT_NOGPU, "search: %s (without a GPU, use --compile-only)", err.s);
 			goto out;
 		}
-		if (!cfg.compile_only)
-			cudadrv_release(&d);
 		printf("search: ok: %d problem(s), proposer %s, %s\n", pl.n,
 		       cfg.proposer ? cfg.proposer : "(default)",
 		       cfg.compile_only ? "compile only" : "GPU found");
@@ -328,11 +334,15 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 	if (prop.name && !strcmp(prop.name, "llm"))
 		llm_proposer_set_tokens_used(&prop, search_tokens_used(ctx->db_path, run_id));
 #endif
-	if (search_backend_engine(&be, ctx->root, ctx->db_path, &cfg, &err) < 0) {
-		rc = cli_fail(no_gpu(&cfg) ? EXIT_NOGPU : EXIT_FAIL, "search: %s%s", err.s,
-			      cfg.compile_only ? "" : " (without a GPU, use --compile-only)");
+	if ((rc = search_backend_engine(&be, ctx->root, ctx->db_path, &cfg, &err)) < 0) {
+		if (rc == KF_ENOMODEL)
+			rc = cli_fail(EXIT_USAGE, "search: %s", err.s);
+		else
+			rc = cli_fail(no_gpu(&cfg) ? EXIT_NOGPU : EXIT_FAIL, "search: %s%s", err.s,
+				      cfg.compile_only ? "" : " (without a GPU, use --compile-only)");
 		goto out;
 	}
+	rc = EXIT_FAIL;
 	have_be = 1;
 
 	g.tty = log_is_tty() && log_get_level() >= LOG_INFO;

@@ -53,6 +53,8 @@ struct search_config {
 	int replay;                /* proposer served from recorded calls only */
 	int compile_only;
 	const char *arch;          /* compile_only: target arch */
+	const char *gpu_model;     /* the GPU model to run on (engine_config.gpu_model; NULL: its
+				      default); not in the run's config: the run records its GPU */
 	const char *protocol;      /* evaluation protocol name ("collect-v1") */
 	double max_timing_s;       /* timed trials stop after this much kernel time
 				      (at least 10 trials); 0: all of them (default 1) */

@@ -27,6 +27,7 @@ int search_backend_engine(struct search_backend *be, const char *root, const cha
 {
 	struct engine_config ec = { 0 };
 	struct engine *e = NULL;
+	int rc;
 
 	ec.root = root;
 	ec.arch = cfg->arch;
@@ -38,8 +39,9 @@ int search_backend_engine(struct search_backend *be, const char *root, const cha
 	ec.protocol.prune_vs_eager = cfg->prune_vs_eager;
 	ec.profile = cfg->profile;
 	ec.store_path = db_path;
-	if (engine_open(&e, &ec, err) < 0)
-		return -1;
+	ec.gpu_model = cfg->gpu_model;
+	if ((rc = engine_open(&e, &ec, err)) < 0)
+		return rc;
 	be->ctx = e;
 	be->eval = eng_eval;
 	be->gpu_name = eng_gpu;
