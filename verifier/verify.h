@@ -37,6 +37,8 @@ struct verify_config {
 	int profile;               /* a CUPTI profile of each correct kernel re-timed (1) */
 	const char *kforge_path;   /* this binary, for the sanitizer child */
 	const char *db_path;
+	const char *gpu_model;     /* the GPU model to verify on (engine_config.gpu_model; the
+				      sanitizer child gets it too); NULL: the engine's default */
 };
 
 /* How the verifier evaluates: the real engine, or a test double. */

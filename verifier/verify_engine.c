@@ -26,6 +26,7 @@ struct vctx {
 	char root[PATH_MAX];
 	char db[PATH_MAX];
 	char gpu[128];
+	char model[128];           /* the model asked for ("": the default) */
 	double san_wall_s;
 	double max_timing_s;
 	int profile;
@@ -41,6 +42,8 @@ static int vopen(struct vctx *c, struct buf *err)
 	eval_protocol_verify(&ec.protocol);
 	ec.protocol.max_timing_s = c->max_timing_s;
 	ec.profile = c->profile;
+	/* Reopened after each sanitizer run: on the model verified first. */
+	ec.gpu_model = c->gpu[0] ? c->gpu : c->model[0] ? c->model : NULL;
 	return engine_open(&c->e, &ec, err);
 }
 
@@ -141,7 +144,7 @@ static int run_tool(struct vctx *c, const char *tool, const char *problem_id,
 	struct proc_limits lim = { c->san_wall_s, 0, 0, 0, 4 << 20, 1 };
 	struct proc_result r;
 	struct buf detail = BUF_INIT, how = BUF_INIT;
-	const char *argv[20];
+	const char *argv[24];
 	const char *status;
 	int n = 0;
 
@@ -163,6 +166,9 @@ static int run_tool(struct vctx *c, const char *tool, const char *problem_id,
 	argv[n++] = "--quick-launches";
 	argv[n++] = c->launches;
 	argv[n++] = "--force";
+	/* On a GPU of the model verified (the child's default is device 0's). */
+	argv[n++] = "--gpu-model";
+	argv[n++] = c->gpu;
 	argv[n] = NULL;
 	proc_result_init(&r);
 	if (proc_run(argv, NULL, 0, &lim, &r, err) < 0) {
@@ -261,14 +267,16 @@ int verify_backend_engine(struct verify_backend *be, const struct verify_config 
 
 	if (!c)
 		return kf_err(err, "out of memory");
-	if (strlen(root) >= sizeof(c->root) || strlen(cfg->db_path) >= sizeof(c->db)) {
+	if (strlen(root) >= sizeof(c->root) || strlen(cfg->db_path) >= sizeof(c->db) ||
+	    (cfg->gpu_model && strlen(cfg->gpu_model) >= sizeof(c->model))) {
 		free(c);
-		return kf_err(err, "verify: path too long");
+		return kf_err(err, "verify: path or GPU model name too long");
 	}
 	snprintf(c->root, sizeof(c->root), "%s", root);
 	snprintf(c->db, sizeof(c->db), "%s", cfg->db_path);
 	c->max_timing_s = cfg->max_timing_s;
 	c->profile = cfg->profile;
+	snprintf(c->model, sizeof(c->model), "%s", cfg->gpu_model ? cfg->gpu_model : "");
 	if ((rc = vopen(c, err)) < 0) {
 		free(c);
 		return rc;
