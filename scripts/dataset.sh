@@ -28,7 +28,9 @@
 #                     measured figure and whether it is met
 #   KERNELBENCH=      a directory of KernelBench's H100_Modal_*.json: the release
 #                     page puts KernelBench's published H100 times beside
-# Running it again resumes the search where it stopped.
+# Running it again resumes the search where it stopped. On a host with GPUs of
+# several models the search runs on GPU 0's model (KFORGE_GPU_MODEL names
+# another) and `kforge verify` verifies on each model in turn.
 set -u
 PROBLEMS=${1:-${PROBLEMS:-level1}}
 KFORGE=${KFORGE:-./kforge}
