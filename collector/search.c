@@ -451,7 +451,8 @@ static int init_run(struct search *S, struct store *st, struct search_result *re
 	if (row) {
 		res->resumed = 1;
 		if (strcmp(jget_str(row, "gpu_name", ""), S->gpu)) {
-			kf_err(err, "run %s was started on GPU '%s'; this machine has '%s'", S->run_id,
+			kf_err(err, "run %s was started on GPU '%s'; this machine has '%s' (a host "
+			       "of several GPU models: --gpu-model chooses)", S->run_id,
 			       jget_str(row, "gpu_name", ""), S->gpu);
 			json_decref(row);
 			return -1;
