@@ -44,8 +44,10 @@ static int ew_expr(const json_t *spec, int fast, struct buf *e)
 		buf_adds(e, "tanhf(v)");
 	else if (!strcmp(op, "swish"))
 		buf_addf(e, "v * (%s)", tmp);
+	/* gelu and new_gelu as erfc and a logistic, not 1 + erf or 1 + tanh: no
+	 * cancellation for v << 0, where a wide draw's tiny outputs would be 0 */
 	else if (!strcmp(op, "gelu"))
-		buf_adds(e, "0.5f * v * (1.0f + erff(v * 0.7071067811865476f))");
+		buf_adds(e, "0.5f * v * erfcf(v * -0.7071067811865476f)");
 	else if (!strcmp(op, "selu"))
 		buf_addf(e, "1.0507009873554805f * (v > 0.0f ? v : 1.6732632423543772f * (%s(v) - 1.0f))", ex);
 	else if (!strcmp(op, "hardsigmoid"))
@@ -60,7 +62,7 @@ static int ew_expr(const json_t *spec, int fast, struct buf *e)
 		buf_addf(e, "fminf(fmaxf(v, %s), %s)", flit(bt_scalar(spec, "min_val", -1.0), f1),
 			 flit(bt_scalar(spec, "max_val", 1.0), f2));
 	else if (!strcmp(op, "new_gelu"))
-		buf_adds(e, "0.5f * v * (1.0f + tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)))");
+		buf_adds(e, "v / (1.0f + expf(-1.5957691216057308f * (v + 0.044715f * v * v * v)))");
 	else
 		return -1;
 	return 0;

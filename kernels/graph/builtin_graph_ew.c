@@ -134,8 +134,9 @@ static int act_code(struct buf *c, const json_t *j, struct buf *err)
 	const char *fn = gr_str(j, "fn");
 	static const char *const simple[][2] = {
 		{ "relu", "xa < 0.0f ? 0.0f : xa" },
-		{ "gelu", "0.5f * xa * (1.0f + erff(xa * 0.70710678118654752f))" },
-		{ "gelu_tanh", "0.5f * xa * (1.0f + tanhf(0.79788456080286536f * (xa + 0.044715f * xa * xa * xa)))" },
+		/* erfc and a logistic, not 1 + erf or 1 + tanh: no cancellation for xa << 0 */
+		{ "gelu", "0.5f * xa * erfcf(xa * -0.70710678118654752f)" },
+		{ "gelu_tanh", "xa / (1.0f + expf(-1.5957691216057308f * (xa + 0.044715f * xa * xa * xa)))" },
 		{ "sigmoid", "1.0f / (1.0f + expf(-xa))" },
 		{ "tanh", "tanhf(xa)" },
 		{ "silu", "xa / (1.0f + expf(-xa))" },
