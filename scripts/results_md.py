@@ -443,12 +443,18 @@ REACHED = 0.8   # a side at this share of the roofline floor or more has reached
 
 
 def below_eager(w, lv, counted, probs, views, speedups, q):
-    rows = []
+    # One row per problem and GPU: its best kernel as the site takes it, the
+    # verified one where that GPU verified one, else the search's.
+    pick = {}
     for gpu, label, best in views:
         sp = speedups({p: best[p] for p in counted if p in best}, gpu, "eager")
-        for p in sorted(sp, key=lambda p: probs[p]["number"]):
-            if sp[p] < 1.0:
-                rows.append((p, gpu, label, best[p][1], best[p][0], best[p][0] * sp[p]))
+        for p in sp:
+            if label == "verified" or (p, gpu) not in pick:
+                pick[(p, gpu)] = (label, best[p][1], best[p][0], best[p][0] * sp[p], sp[p])
+    gorder = {g: i for i, g in enumerate(dict.fromkeys(v[0] for v in views))}
+    rows = [(p, gpu) + v[:4] for (p, gpu), v in
+            sorted(pick.items(), key=lambda kv: (gorder[kv[0][1]], probs[kv[0][0]]["number"]))
+            if v[4] < 1.0]
     if not rows:
         return
     peaks = {r["name"]: (r["peak_bw_gbs"], r["peak_fp32_tflops"])
@@ -459,7 +465,8 @@ def below_eager(w, lv, counted, probs, views, speedups, q):
         lim = {(r["kernel_hash"], r["problem_id"], r["gpu_name"]): r["limiter"] for r in
                q("SELECT kernel_hash, problem_id, gpu_name, limiter FROM profiles ORDER BY created_at")}
     w("### Below PyTorch eager, level %d\n" % lv)
-    w("Problems whose best correct kernel is slower than eager, and why. The floor is the time "
+    w("Problems whose best correct kernel is slower than eager, and why: one row per GPU, "
+      "the verified kernel where that GPU verified one, else the search's. The floor is the time "
       "the GPU's measured ceilings allow (the problem's minimum bytes over the peak bandwidth, "
       "its flops over the peak fp32 rate, whichever is longer); a side at %d%% of it or more "
       "has reached it. The limiter is the kernel's profile's, where the store has one.\n"

@@ -246,6 +246,22 @@ expect_exit 0 "results page with a memory-bound ReLU" python3 "$KF_ROOT/scripts/
 	--version 9.9.0 -o lvm.md
 contains "a memory-bound problem whose eager passes the copy's floor says so" lvm.md \
 	'^\| level1/019_ReLU \| H100 80GB HBM3 \| search \| 0\.500x \| 75% \| 150% \| - \| memory-bound: eager streams past the measured copy.s bandwidth \(150% of its floor\), the kernel reaches 75% \|$'
+# A problem below eager on both the search's and a verification's timing is one row: the
+# verified kernel's (its verification timed it 0.8x the search's time: 0.625x eager).
+cp lv.db lvv.db
+sqlite3 lvv.db "INSERT INTO evals(id, kernel_hash, problem_id, gpu_name, protocol, protocol_params, status,
+  time_mean_ms, env, created_at)
+  SELECT 'v-' || id, kernel_hash, problem_id, gpu_name, 'verify-v4', protocol_params, 'correct',
+  time_mean_ms * 0.8, env, created_at FROM evals WHERE problem_id = 'level1/019_ReLU' AND status = 'correct'
+  ORDER BY time_mean_ms LIMIT 1;
+  INSERT INTO verifications(id, eval_id, kernel_hash, problem_id, gpu_name, protocol, verdict, review_flags,
+  sanitizer, env, kforge_version, created_at)
+  SELECT 'vv', id, kernel_hash, problem_id, gpu_name, 'verify-v4', 'verified', '[]', '{}', '{}', 'x',
+  '2030-01-01T00:00:00Z' FROM evals WHERE id LIKE 'v-%'"
+expect_exit 0 "results page with a verified kernel below eager" python3 "$KF_ROOT/scripts/results_md.py" lvv.db \
+	--version 9.9.0 -o lvv.md
+contains "the verified kernel's row" lvv.md '^\| level1/019_ReLU \| H100 80GB HBM3 \| verified \| 0\.625x \|'
+lacks "no search row beside it" lvv.md '^\| level1/019_ReLU \| H100 80GB HBM3 \| search \| 0\.500x \|'
 # The release's goals (--goals): per level, the target, the measured figure, met or not.
 cat >goals.json <<'EOF'
 {"levels": {"2": {"eager_geomean": 1.0, "fast_1": 0.5, "compile_geomean": 1.2, "evals_per_min": 60, "gpu_busy": 0.8},
