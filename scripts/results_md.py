@@ -442,6 +442,49 @@ def level_section(w, lv, pids, probs, views, speedups, q, sev, failed, baseline,
 REACHED = 0.8   # a side at this share of the roofline floor or more has reached it
 
 
+def slower_why(q):
+    """f(problem, gpu, kernel, kernel ms, eager ms) -> (kernel share of the roofline floor,
+    eager's, the kernel's profiled limiter, why the kernel is slower, and the kind of reason:
+    "floor" (both at it), "tf32" (eager past the fp32 roofline), "gap" or "none")."""
+    peaks = {r["name"]: (r["peak_bw_gbs"], r["peak_fp32_tflops"])
+             for r in q("SELECT name, peak_bw_gbs, peak_fp32_tflops FROM gpus")}
+    work = {r["id"]: (r["flops"], r["min_bytes"]) for r in q("SELECT id, flops, min_bytes FROM problems")}
+    lim = {}
+    if has_table(q, "profiles"):  # schema v5 on
+        lim = {(r["kernel_hash"], r["problem_id"], r["gpu_name"]): r["limiter"] for r in
+               q("SELECT kernel_hash, problem_id, gpu_name, limiter FROM profiles ORDER BY created_at")}
+
+    def why(p, gpu, kh, t, eager):
+        bw, tf = peaks.get(gpu, (None, None))
+        flops, nbytes = work.get(p, (None, None))
+        mem = nbytes / (bw * 1e9) * 1e3 if bw and nbytes else 0
+        comp = flops / (tf * 1e12) * 1e3 if tf and flops else 0
+        floor = max(mem, comp) or None
+        lm = lim.get((kh, p, gpu))
+        if not floor:
+            return (None, None, lm, "no roofline for it in the store (the problem's flops and "
+                    "bytes, or the GPU's ceilings)", "none")
+        ke, ee = floor / t, floor / eager
+        # Past a memory floor is no TF32: the measured copy is slower than
+        # a read-mostly stream (an H200: 3951 GB/s copy, 4605 GB/s read).
+        if ee > 1.0 and mem >= comp:
+            return (ke, ee, lm, "memory-bound: eager streams past the measured copy's bandwidth "
+                    "(%.0f%% of its floor), the kernel %s" %
+                    (100 * ee, "too: roofline floor reached by both" if ke >= REACHED
+                     else "reaches %.0f%%" % (100 * ke)), "floor" if ke >= REACHED else "gap")
+        if ee > 1.0:
+            return (ke, ee, lm, "eager runs faster than the fp32 roofline allows: TF32 tensor "
+                    "cores, or less work than the problem's flops count; the kernel keeps fp32 "
+                    "accuracy", "tf32")
+        if ke >= REACHED and ee >= REACHED:
+            return ke, ee, lm, "roofline floor reached by both", "floor"
+        w = "gap: the kernel reaches %.0f%% of the floor, eager %.0f%%" % (100 * ke, 100 * ee)
+        if lm:
+            w += "; the kernel is %s-bound" % lm
+        return ke, ee, lm, w, "gap"
+    return why
+
+
 def below_eager(w, lv, counted, probs, views, speedups, q):
     # One row per problem and GPU: its best kernel as the site takes it, the
     # verified one where that GPU verified one, else the search's.
@@ -457,13 +500,7 @@ def below_eager(w, lv, counted, probs, views, speedups, q):
             if v[4] < 1.0]
     if not rows:
         return
-    peaks = {r["name"]: (r["peak_bw_gbs"], r["peak_fp32_tflops"])
-             for r in q("SELECT name, peak_bw_gbs, peak_fp32_tflops FROM gpus")}
-    work = {r["id"]: (r["flops"], r["min_bytes"]) for r in q("SELECT id, flops, min_bytes FROM problems")}
-    lim = {}
-    if has_table(q, "profiles"):  # schema v5 on
-        lim = {(r["kernel_hash"], r["problem_id"], r["gpu_name"]): r["limiter"] for r in
-               q("SELECT kernel_hash, problem_id, gpu_name, limiter FROM profiles ORDER BY created_at")}
+    why_of = slower_why(q)
     w("### Below PyTorch eager, level %d\n" % lv)
     w("Problems whose best correct kernel is slower than eager, and why: one row per GPU, "
       "the verified kernel where that GPU verified one, else the search's. The floor is the time "
@@ -474,32 +511,7 @@ def below_eager(w, lv, counted, probs, views, speedups, q):
     head(w, ["problem", "GPU", "kernels", "speedup vs eager", "kernel % of floor",
              "eager % of floor", "limiter", "why"])
     for p, gpu, label, kh, t, eager in rows:
-        bw, tf = peaks.get(gpu, (None, None))
-        flops, nbytes = work.get(p, (None, None))
-        mem = nbytes / (bw * 1e9) * 1e3 if bw and nbytes else 0
-        comp = flops / (tf * 1e12) * 1e3 if tf and flops else 0
-        floor = max(mem, comp) or None
-        lm = lim.get((kh, p, gpu))
-        if not floor:
-            ke = ee = None
-            why = "no roofline for it in the store (the problem's flops and bytes, or the GPU's ceilings)"
-        else:
-            ke, ee = floor / t, floor / eager
-            # Past a memory floor is no TF32: the measured copy is slower than
-            # a read-mostly stream (an H200: 3951 GB/s copy, 4605 GB/s read).
-            if ee > 1.0 and mem >= comp:
-                why = ("memory-bound: eager streams past the measured copy's bandwidth (%.0f%% of its "
-                       "floor), the kernel %s" % (100 * ee, "too: roofline floor reached by both"
-                                                  if ke >= REACHED else "reaches %.0f%%" % (100 * ke)))
-            elif ee > 1.0:
-                why = ("eager runs faster than the fp32 roofline allows: TF32 tensor cores, or less "
-                       "work than the problem's flops count; the kernel keeps fp32 accuracy")
-            elif ke >= REACHED and ee >= REACHED:
-                why = "roofline floor reached by both"
-            else:
-                why = "gap: the kernel reaches %.0f%% of the floor, eager %.0f%%" % (100 * ke, 100 * ee)
-                if lm:
-                    why += "; the kernel is %s-bound" % lm
+        ke, ee, lm, why, _ = why_of(p, gpu, kh, t, eager)
         w(row([p, gpu.replace("NVIDIA ", ""), label, "%sx" % fmt(eager / t),
                "%.0f%%" % (100 * ke) if ke else "-", "%.0f%%" % (100 * ee) if ee else "-",
                lm or "-", why]))
@@ -675,6 +687,7 @@ def session_table(w, q, sessions, a):
     w("")
 
 
+TIME_GOALS = ("evals_per_min", "gpu_busy")
 GOAL_KINDS = {
     # key: (label, how the measured figure reads, larger is better)
     "eager_geomean": "geomean speedup against PyTorch eager",
@@ -715,15 +728,17 @@ def goals_section(w, a, q, levels, scope, probs, views, speedups, runs):
     # The verified kernels where the GPU has them, else the search's.
     view = next((v for v in views if v[0] == gpu and v[1] == "verified"), None) or \
         next((v for v in views if v[0] == gpu), None)
+    sview = next((v for v in views if v[0] == gpu and v[1] == "search"), None)
     sessions = search_sessions(q)
     groups = session_groups(q, sessions)[0] if sessions else {}
     w("## Goals\n")
     w("The release's goals (%s), each against its measured figure on %s (%s kernels; "
-      "throughput from the store's search sessions). A goal that is not met says so; the notes "
-      "below say what stands in the way.\n" %
+      "throughput from the store's search sessions). A goal that is not met says so, and "
+      "\"What stands in the way\" below says why.\n" %
       (os.path.basename(a.goals), gpu or "no GPU", view[1] if view else "no"))
     w("| level | goal | target | measured | met |")
     w("|---|---|--:|--:|---|")
+    notes, lines, why_of = [], [], slower_why(q)
     for lv in sorted(goals):
         counted = [p for p in scope.get(lv, []) if not probs[p]["degenerate"]]
         best = {p: view[2][p] for p in counted if view and p in view[2]}
@@ -755,7 +770,111 @@ def goals_section(w, a, q, levels, scope, probs, views, speedups, runs):
             tshown = "%.0f%%" % (100 * target) if frac else ("%gx" % target if "geomean" in kind else "%g" % target)
             met = "not measured" if got is None else ("yes" if got >= target - 1e-12 else "**no**")
             w(row(["level %d" % lv, GOAL_KINDS[kind], tshown, shown, met]))
+            if met != "yes" and counted:
+                said = [n for k, n in notes if k == (lv, "time")] if kind in TIME_GOALS else \
+                    [n for k, n in notes if k == (lv, "below")] if kind == "fast_1" else []
+                why = "the same as for %s above" % said[0] if said else goal_obstacle(
+                    q, kind, target, lv, gpu, view, sview, counted, best, speedups, groups, why_of)
+                if kind == "fast_1" and view:
+                    sp = speedups(best, gpu, "eager")
+                    near = sorted(((s, p) for p, s in sp.items() if s <= 1.0), reverse=True)
+                    need = max(0, math.ceil(target * len(counted) - 1e-9) - sum(v > 1 for v in sp.values()))
+                    why += "; %d more past eager would meet it (the nearest: %s)" % (
+                        need, listed(["%s %sx" % (short(p), fmt(s)) for s, p in near], 6))
+                notes.append(((lv, "time" if kind in TIME_GOALS else "below" if kind == "eager_geomean"
+                               else kind), GOAL_KINDS[kind].split(" (")[0]))
+                lines.append("- **level %d, %s** (%s, goal %s): %s" % (lv, GOAL_KINDS[kind], shown,
+                                                                        tshown, why))
+        if not counted:
+            lines.append("- **level %d**: not in this store (its goals are measured on its own page)" % lv)
     w("")
+    if lines:
+        w("### What stands in the way\n")
+        w("For each goal not met, from the same store: the problems that hold it back and why "
+          "(the table \"Below PyTorch eager\" has every one), or where a search's time went.\n")
+        w("\n".join(lines) + "\n")
+
+
+def short(p):
+    """level1/047_Sum_reduction_over_a_dimension -> 047"""
+    return p.split("/")[-1].split("_")[0]
+
+
+def listed(items, n=12):
+    return ", ".join(items[:n]) + (", and %d more" % (len(items) - n) if len(items) > n else "")
+
+
+def goal_obstacle(q, kind, target, lv, gpu, view, sview, counted, best, speedups, groups, why_of):
+    """What keeps one goal of level lv from its target on gpu, in a sentence or two."""
+    if kind in ("evals_per_min", "gpu_busy"):
+        g = groups.get((gpu or "", lv))
+        if not g or g["wall"] <= 0:
+            return "no search session of level %d on %s in the store" % (lv, gpu or "any GPU")
+        ids = list(g["kern"])
+        ph, nref, runs = {}, 0, 0
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            for r in q("SELECT env FROM evals WHERE id IN (%s)" % ",".join("?" * len(chunk)), *chunk):
+                try:
+                    env = json.loads(r["env"] or "{}")
+                except ValueError:
+                    continue
+                for k, v in (env.get("phases_ms") or {}).items():
+                    if isinstance(v, (int, float)):
+                        ph[k] = ph.get(k, 0.0) + v
+                n = env.get("refs_run") or 0
+                nref += n > 0
+                runs += n if isinstance(n, int) else 0
+        kern = sum(v[0] for v in g["kern"].values()) / 1000.0
+        work = sum(ph.values()) / 1000.0
+        if not ph:
+            return ("of %.0f s of search wall time, the kernels ran %.0f s; the store's "
+                    "evaluations record no phase times" % (g["wall"], kern))
+        sec = lambda k: ph.get(k, 0.0) / 1000.0  # noqa: E731
+        return ("of %.0f s of search wall time, the worker's %d evaluations took %.0f s: "
+                "reference runs %.0f s (%d runs, in %d evaluations), checks %.0f s, timed trials "
+                "%.0f s; the candidates' checked and timed launches themselves ran %.0f s of "
+                "that (the GPU busy time; the rest is output fills, L2 flushes and fresh input "
+                "sets around them); %.0f s went outside the worker (compiles and proposals the "
+                "GPU waited for)" %
+                (g["wall"], len(ids), work, sec("refs"), runs, nref,
+                 sec("checks") + sec("post_checks"), sec("timing"), kern, max(0.0, g["wall"] - work)))
+    if not view:
+        return "no kernels timed on %s for level %d in the store" % (gpu or "a GPU", lv)
+    if kind == "correct":
+        miss = sorted((p for p in counted if p not in best), key=short)
+        # problems the search solved that this GPU has not verified yet
+        unver = [p for p in miss if view[1] == "verified" and sview and p in sview[2]]
+        none = [p for p in miss if p not in unver]
+        out = []
+        if unver:
+            out.append("%d with a correct kernel in the search, not yet verified on this GPU (%s)" %
+                       (len(unver), listed([short(p) for p in unver])))
+        if none:
+            out.append("%d with no correct kernel (none passed the search's checks, or those that "
+                       "did failed their verification) (%s)" % (len(none), listed([short(p) for p in none])))
+        return "; ".join(out)
+    variant = "compile" if kind == "compile_geomean" else "eager"
+    sp = speedups(best, gpu, variant)
+    below = sorted(((s, p) for p, s in sp.items() if s <= 1.0), reverse=True)
+    if kind == "compile_geomean":
+        return "%d of %d problems at or below torch.compile (%s)" % (
+            len(below), len(sp), listed(["%s %sx" % (short(p), fmt(s)) for s, p in sorted(below)]))
+    kinds = {}
+    for s, p in below:
+        t, kh = best[p]
+        ke, ee, lm, why, k = why_of(p, gpu, kh, t, t * s)
+        kinds.setdefault(k, []).append("%s %sx" % (short(p), fmt(s)))
+    label = {"floor": "at the roofline floor with eager", "tf32": "where eager runs past the fp32 "
+             "roofline (TF32 tensor cores; the kernels keep fp32 accuracy)",
+             "gap": "with a gap to the floor", "none": "with no roofline in the store"}
+    parts = ["%d %s (%s)" % (len(v), label[k], listed(sorted(v))) for k, v in
+             sorted(kinds.items(), key=lambda kv: ["tf32", "gap", "floor", "none"].index(kv[0]))]
+    head_ = "%d of %d problems at or below eager: %s" % (len(below), len(sp), "; ".join(parts))
+    if kind == "eager_geomean" and below:
+        lifted = math.exp(sum(math.log(max(s, 1.0)) for s in sp.values()) / len(sp))
+        head_ += ". At eager's time, those %d would put the geomean at %sx" % (len(below), fmt(lifted))
+    return head_
 
 
 def tail(w, a):

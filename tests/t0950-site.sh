@@ -277,6 +277,21 @@ contains "the sessions' rate, met at the bound" goals.md '^\| level 2 \| evaluat
 contains "level 3's busy fraction not met" goals.md '^\| level 3 \| GPU busy fraction .* \| 80% \| 25\.0% \| \*\*no\*\* \|$'
 contains "level 3's correct problems not met" goals.md '^\| level 3 \| problems with a correct kernel .* \| 100% \| 67% \(2 of 3\) \| \*\*no\*\* \|$'
 lacks "no goals section without --goals" lv.md '^## Goals$'
+# what stands in the way of each goal not met, from the same store
+contains "fast_1 not met: the problem below eager, why, and how many more it needs" goals.md \
+	'^- \*\*level 2, fast_1 against eager .*: 1 of 2 problems at or below eager: 1 with a gap to the floor \(002 0\.500x\); 1 more past eager would meet it \(the nearest: 002 0\.500x\)$'
+contains "correct not met: the problem with no correct kernel" goals.md \
+	'^- \*\*level 3, problems with a correct kernel .*: 1 with no correct kernel .* \(003\)$'
+contains "busy not met: the kernels' time, no phases recorded" goals.md \
+	'^- \*\*level 3, GPU busy fraction .*: of 120 s of search wall time, the kernels ran 30 s; the store.s evaluations record no phase times$'
+lacks "a goal met has no obstacle" goals.md '^- \*\*level 2, geomean speedup against PyTorch eager'
+cp lv.db lvp.db
+sqlite3 lvp.db "UPDATE evals SET env = json_set(COALESCE(env, '{}'), '\$.phases_ms',
+  json('{\"refs\": 10000, \"checks\": 5000, \"timing\": 20000}'), '\$.refs_run', 3) WHERE problem_id LIKE 'level3/%'"
+expect_exit 0 "results page with goals and the evaluations' phase times" python3 "$KF_ROOT/scripts/results_md.py" \
+	lvp.db --version 9.9.0 --goals goals.json -o lvp.md
+contains "  busy not met: where the search's time went" lvp.md \
+	'^- \*\*level 3, GPU busy fraction .*: of 120 s of search wall time, the worker.s 4 evaluations took 140 s: reference runs 40 s \(12 runs, in 4 evaluations\), checks 20 s, timed trials 80 s; the candidates. checked and timed launches themselves ran 30 s'
 echo '{"levels": {"2": {"speed": 2}}}' >badgoals.json
 expect_exit 1 "an unknown goal is refused" python3 "$KF_ROOT/scripts/results_md.py" lv.db --version 9.9.0 \
 	--goals badgoals.json -o bad.md
