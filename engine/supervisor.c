@@ -514,6 +514,15 @@ int supervisor_request(struct supervisor *s, int type, const json_t *req, const 
 			break;
 		}
 	}
+	/* Which GPU of the pool ran it (several GPUs of one model): its env says. */
+	if (type == RT_EVAL && json_is_object(*reply)) {
+		json_t *env = json_object_get(*reply, "env");
+		if (!json_is_object(env)) {
+			env = json_object();
+			json_object_set_new(*reply, "env", env);
+		}
+		json_object_set_new(env, "device", json_integer(w->device));
+	}
 	/* Restart now, so the next candidate finds a ready context. */
 	if (!w->alive) {
 		w->restarts++;

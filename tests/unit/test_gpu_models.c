@@ -194,7 +194,7 @@ static void test_public_models(void **state)
 struct req_arg {
 	struct supervisor *s;
 	const char *mode, *file;
-	int rc, device, pid;
+	int rc, device, pid, env_device;   /* env_device: the supervisor's note in env */
 	char name[64];
 };
 
@@ -207,6 +207,7 @@ static void *req_thread(void *p)
 
 	a->rc = supervisor_request(a->s, RT_EVAL, req, NULL, 0, &rep, &err);
 	a->device = (int)jget_int(rep, "device", -1);
+	a->env_device = (int)jget_int(json_object_get(rep, "env"), "device", -2);
 	a->pid = (int)jget_int(rep, "pid", -1);
 	snprintf(a->name, sizeof(a->name), "%s", jget_str(rep, "name", ""));
 	json_decref(req);
@@ -230,7 +231,7 @@ static void requests_stay_in_model(struct supervisor *s, const char *model)
 {
 	int dev[8], n = supervisor_devices(s, dev, 8), seen[8] = { 0 }, busy = 0;
 	char go[] = "/tmp/kf-gm-go-XXXXXX";
-	struct req_arg hold = { s, "wait_file", go, -1, -1, -1, "" }, a[6];
+	struct req_arg hold = { s, "wait_file", go, -1, -1, -1, -2, "" }, a[6];
 	pthread_t th, ta[6];
 	int fd;
 
@@ -243,7 +244,7 @@ static void requests_stay_in_model(struct supervisor *s, const char *model)
 		usleep(5000);
 	assert_int_equal(busy, 1);
 	for (int i = 0; i < 6; i++) {
-		a[i] = (struct req_arg){ s, "pid", NULL, -1, -1, -1, "" };
+		a[i] = (struct req_arg){ s, "pid", NULL, -1, -1, -1, -2, "" };
 		assert_int_equal(pthread_create(&ta[i], NULL, req_thread, &a[i]), 0);
 	}
 	for (int i = 0; i < 6 && n > 1; i++)   /* served by the others meanwhile */
@@ -261,6 +262,8 @@ static void requests_stay_in_model(struct supervisor *s, const char *model)
 		assert_string_equal(r->name, model);
 		if (!in(r->device, dev, n))
 			fail_msg("a reply from device %d, not of the pool", r->device);
+		/* the evaluation's env names the GPU that ran it */
+		assert_int_equal(r->env_device, r->device);
 		for (int k = 0; k < n; k++)
 			seen[k] |= dev[k] == r->device;
 	}
@@ -410,7 +413,7 @@ static void test_pool_hello_mismatch(void **state)
 	    !strstr(log.s, "GPU worker 1 reports model 'Fake B', not 'Fake A' as the driver said"))
 		fail_msg("log: %s", log.s);
 	for (int i = 0; i < 4; i++) {
-		struct req_arg a = { s, "pid", NULL, -1, -1, -1, "" };
+		struct req_arg a = { s, "pid", NULL, -1, -1, -1, -2, "" };
 		req_thread(&a);
 		assert_int_equal(a.rc, 0);
 		assert_int_equal(a.device, 0);
