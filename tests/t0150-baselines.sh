@@ -77,3 +77,16 @@ expect_exit 0 "import with one mean changed" "$KFORGE" baselines import v2/eager
 contains "  one row changed" "$T_TMP/out" "\(1 new or changed, 1 already in the store\)"
 check "  the new mean is stored" test "$(sqlite3 "$KFORGE_DB" "SELECT mean_ms FROM baselines WHERE problem_id = 'level1/023_Softmax'")" = 11.0
 check "  and the store changed" test "$(sha256sum <"$KFORGE_DB")" != "$before"
+
+# tools/sample_check.sh's draw (issue 42's sample check): N distinct problems of the level,
+# the same for the same seed, another for another seed; bad arguments are refused.
+S="$KF_ROOT/tools/sample_check.sh"
+d1=$(cd "$KF_ROOT" && KFORGE_ROOT="$KF_ROOT" SAMPLE_ONLY=1 sh "$S" 2 20 7 600)
+d2=$(cd "$KF_ROOT" && KFORGE_ROOT="$KF_ROOT" SAMPLE_ONLY=1 sh "$S" 2 20 7 600)
+d3=$(cd "$KF_ROOT" && KFORGE_ROOT="$KF_ROOT" SAMPLE_ONLY=1 sh "$S" 2 20 8 600)
+check "sample_check draws 20 distinct level-2 numbers" test "$(printf %s "$d1" | tr , '\n' | sort -un | awk '$1 >= 1 && $1 <= 100' | wc -l)" -eq 20
+check "  the same for the same seed" test "$d1" = "$d2"
+check "  another for another seed" test "$d1" != "$d3"
+check "  all 50 of level 3 when N is over its size" test "$(cd "$KF_ROOT" && KFORGE_ROOT="$KF_ROOT" SAMPLE_ONLY=1 sh "$S" 3 80 1 600 | tr , '\n' | sort -un | wc -l)" -eq 50
+expect_exit 2 "sample_check refuses a level 4" sh "$S" 4 20 7 600
+expect_exit 2 "sample_check refuses a non-integer seed" sh "$S" 1 20 x 600
