@@ -739,7 +739,10 @@ def goals_section(w, a, q, levels, scope, probs, views, speedups, runs):
     w("| level | goal | target | measured | met |")
     w("|---|---|--:|--:|---|")
     notes, lines, why_of = [], [], slower_why(q)
+    absent = [lv for lv in sorted(goals) if not scope.get(lv)]
     for lv in sorted(goals):
+        if not scope.get(lv):
+            continue   # another store's page (one line below)
         counted = [p for p in scope.get(lv, []) if not probs[p]["degenerate"]]
         best = {p: view[2][p] for p in counted if view and p in view[2]}
         for kind, target in goals[lv].items():
@@ -785,8 +788,11 @@ def goals_section(w, a, q, levels, scope, probs, views, speedups, runs):
                                else kind), GOAL_KINDS[kind].split(" (")[0]))
                 lines.append("- **level %d, %s** (%s, goal %s): %s" % (lv, GOAL_KINDS[kind], shown,
                                                                         tshown, why))
-        if not counted:
-            lines.append("- **level %d**: not in this store (its goals are measured on its own page)" % lv)
+    if absent:
+        w("\nLevel%s %s: not in this store; %s goals are measured on %s own page%s." % (
+            "s" if len(absent) > 1 else "", " and ".join(str(x) for x in absent),
+            "their" if len(absent) > 1 else "its", "their" if len(absent) > 1 else "its",
+            "s" if len(absent) > 1 else ""))
     w("")
     if lines:
         w("### What stands in the way\n")

@@ -277,6 +277,11 @@ contains "the sessions' rate, met at the bound" goals.md '^\| level 2 \| evaluat
 contains "level 3's busy fraction not met" goals.md '^\| level 3 \| GPU busy fraction .* \| 80% \| 25\.0% \| \*\*no\*\* \|$'
 contains "level 3's correct problems not met" goals.md '^\| level 3 \| problems with a correct kernel .* \| 100% \| 67% \(2 of 3\) \| \*\*no\*\* \|$'
 lacks "no goals section without --goals" lv.md '^## Goals$'
+echo '{"levels": {"2": {"correct": 1.0}, "4": {"correct": 1.0}}}' >goals4.json
+expect_exit 0 "results page with goals of a level not in the store" python3 "$KF_ROOT/scripts/results_md.py" \
+	lv.db --version 9.9.0 --goals goals4.json -o lv4.md
+contains "  one line says it is not here" lv4.md '^Level 4: not in this store; its goals are measured on its own page\.$'
+lacks "  and it has no rows" lv4.md '^\| level 4 \|'
 # what stands in the way of each goal not met, from the same store
 contains "fast_1 not met: the problem below eager, why, and how many more it needs" goals.md \
 	'^- \*\*level 2, fast_1 against eager .*: 1 of 2 problems at or below eager: 1 with a gap to the floor \(002 0\.500x\); 1 more past eager would meet it \(the nearest: 002 0\.500x\)$'
