@@ -812,7 +812,7 @@ def listed(items, n=12):
 
 def goal_obstacle(q, kind, target, lv, gpu, view, sview, counted, best, speedups, groups, why_of):
     """What keeps one goal of level lv from its target on gpu, in a sentence or two."""
-    if kind in ("evals_per_min", "gpu_busy"):
+    if kind in TIME_GOALS:
         g = groups.get((gpu or "", lv))
         if not g or g["wall"] <= 0:
             return "no search session of level %d on %s in the store" % (lv, gpu or "any GPU")
@@ -869,7 +869,7 @@ def goal_obstacle(q, kind, target, lv, gpu, view, sview, counted, best, speedups
     kinds = {}
     for s, p in below:
         t, kh = best[p]
-        ke, ee, lm, why, k = why_of(p, gpu, kh, t, t * s)
+        k = why_of(p, gpu, kh, t, t * s)[4]
         kinds.setdefault(k, []).append("%s %sx" % (short(p), fmt(s)))
     label = {"floor": "at the roofline floor with eager", "tf32": "where eager runs past the fp32 "
              "roofline (TF32 tensor cores; the kernels keep fp32 accuracy)",
