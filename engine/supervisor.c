@@ -9,7 +9,11 @@
  * loaded (reference outputs it keeps for several problems).
  * A worker that fails to start MAX_START_FAILS times in a row (context
  * creation, hello) is retired: its GPU leaves the pool with a warning and
- * the others go on; a worker killed by candidates restarts forever. */
+ * the others go on; a worker killed by candidates restarts forever. An
+ * evaluation whose worker died is run again on another GPU of the pool,
+ * where there is one: if it lives there, the first GPU gets a strike (its
+ * result stands: a kernel is judged by its worst run), and MAX_STRIKES in a
+ * row retire that GPU too. */
 #include "engine_int.h"
 #include "engine/rt.h"
 #include "core/json.h"
@@ -30,6 +34,7 @@
 #define FIRST_FRAME_S 30.0         /* until the worker's first PROGRESS */
 #define GRACE_S 2.0
 #define MAX_START_FAILS 3          /* failed starts in a row that retire a worker */
+#define MAX_STRIKES 3              /* deaths in a row, each survived on another GPU */
 #define AFFINITY_MAX_STREAK 32     /* then the oldest waiter, whatever its problem;
 				    * KFORGE_AFFINITY_STREAK (0-1000) overrides, 0 = first come,
 				    * first served (tests make concurrent problems alternate) */
@@ -41,6 +46,7 @@ struct worker {
 	int busy, alive;
 	int restarts;
 	int fails;                 /* failed starts in a row */
+	int strikes;               /* deaths in a row that another GPU survived (under mu) */
 	int retired;               /* out of the pool for good (written under mu) */
 	char name[128];            /* its GPU's name, once known */
 	char last_key[512];        /* problem of its last request */
@@ -49,6 +55,7 @@ struct worker {
 
 struct waiter {
 	const char *key;
+	int not;                   /* a worker index it must not get (-1: any) */
 	int granted;               /* worker index, -1 while waiting */
 	struct waiter *next;
 };
@@ -361,12 +368,10 @@ static void dispatch(struct supervisor *s)
 			struct waiter *q = s->wq;
 			if (w->busy || w->retired || (pass < 2) != w->alive)
 				continue;
-			if (pass == 0) {
-				if (!w->last_key[0] || w->streak >= s->max_streak)
-					continue;
-				while (q && strcmp(q->key, w->last_key))
-					q = q->next;
-			}
+			if (pass == 0 && (!w->last_key[0] || w->streak >= s->max_streak))
+				continue;
+			while (q && (q->not == i || (pass == 0 && strcmp(q->key, w->last_key))))
+				q = q->next;
 			if (q)
 				grant(s, q, i);
 		}
@@ -375,9 +380,9 @@ static void dispatch(struct supervisor *s)
 
 /* A free worker for key, or NULL once every worker is retired. again:
  * a request whose worker failed to start, which goes first. */
-static struct worker *acquire(struct supervisor *s, const char *key, int again)
+static struct worker *acquire(struct supervisor *s, const char *key, int not, int again)
 {
-	struct waiter me = { key ? key : "", -1, NULL }, **t;
+	struct waiter me = { key ? key : "", not, -1, NULL }, **t;
 
 	pthread_mutex_lock(&s->mu);
 	if (again) {
@@ -389,7 +394,7 @@ static struct worker *acquire(struct supervisor *s, const char *key, int again)
 		*t = &me;
 	}
 	dispatch(s);
-	while (me.granted < 0 && s->live > 0)
+	while (me.granted < 0 && s->live > (not >= 0 && !s->w[not].retired))
 		pthread_cond_wait(&s->cv, &s->mu);
 	if (me.granted < 0) {
 		for (t = &s->wq; *t != &me; t = &(*t)->next)
@@ -400,24 +405,33 @@ static struct worker *acquire(struct supervisor *s, const char *key, int again)
 	return me.granted < 0 ? NULL : &s->w[me.granted];
 }
 
+/* A retired worker stays claimed (busy), so nobody takes it again, and
+ * goes: retire() leaves one in use to its holder. */
 static void release(struct supervisor *s, struct worker *w)
 {
+	int gone;
+
 	pthread_mutex_lock(&s->mu);
-	w->busy = 0;
+	gone = w->retired;
+	w->busy = gone;
 	dispatch(s);
 	pthread_mutex_unlock(&s->mu);
+	if (gone)
+		worker_kill(w);
 }
 
 /* A worker for the request, started: one that fails to start gives the
  * request back to the queue (first in it), so another worker takes it. */
-static struct worker *acquire_started(struct supervisor *s, const char *key, struct buf *err)
+static struct worker *acquire_started(struct supervisor *s, const char *key, int not,
+					struct buf *err)
 {
 	for (int again = 0;; again = 1) {
-		struct worker *w = acquire(s, key, again);
+		struct worker *w = acquire(s, key, not, again);
 		if (!w) {
 			struct buf last = BUF_INIT;
 			buf_adds(&last, err->s);
-			kf_err(err, "every GPU was taken out of the pool (failed starts)%s%s",
+			kf_err(err, "%s%s%s", not >= 0 ? "no other GPU left in the pool" :
+			       "every GPU was taken out of the pool (failed starts)",
 			       last.len ? "; last: " : "", last.s);
 			buf_release(&last);
 			return NULL;
@@ -442,7 +456,7 @@ int supervisor_waiting(struct supervisor *s, int *busy)
 		n++;
 	*busy = 0;
 	for (int i = 0; i < s->n; i++)
-		*busy += s->w[i].busy;
+		*busy += s->w[i].busy && !s->w[i].retired;
 	pthread_mutex_unlock(&s->mu);
 	return n;
 }
@@ -452,8 +466,12 @@ static json_t *dead_reply(const char *status, const char *detail)
 	return json_pack("{s:s,s:s,s:b}", "status", status, "detail", detail, "fatal", 1);
 }
 
-int supervisor_request(struct supervisor *s, int type, const json_t *req, const void *bin,
-		       size_t bin_len, json_t **reply, struct buf *err)
+/* One request on a worker (any but index not): its reply (a dead worker's
+ * or a timeout's made here), the worker that ran it and whether that worker
+ * died on it (pipe closed or garbage: not a timeout, nor a fatal error it
+ * reported). 0, or -1 with err when no worker could take it. */
+static int request_once(struct supervisor *s, int type, const json_t *req, const void *bin,
+			size_t bin_len, int not, json_t **reply, int *ran, int *died, struct buf *err)
 {
 	const char *key = type == RT_EVAL ? jget_str(req, "problem_dir", "") : "";
 	struct worker *w;
@@ -463,9 +481,10 @@ int supervisor_request(struct supervisor *s, int type, const json_t *req, const 
 	int ret = -1, r;
 
 	*reply = NULL;
+	*died = 0;
 	rt_msg_init(&m);
 	for (int tries = 0;; tries++) {
-		if (!(w = acquire_started(s, key, err)))
+		if (!(w = acquire_started(s, key, not, err)))
 			goto out;
 		if (rt_send(w->to, type, req, bin, bin_len, &e2) == 0)
 			break;
@@ -511,6 +530,7 @@ int supervisor_request(struct supervisor *s, int type, const json_t *req, const 
 				buf_release(&d);
 			}
 			buf_release(&how);
+			*died = 1;
 			break;
 		}
 	}
@@ -531,12 +551,72 @@ int supervisor_request(struct supervisor *s, int type, const json_t *req, const 
 			log_warn("GPU worker %d restart failed: %s (retried at its next request)",
 				 w->device, e2.s);
 	}
+	*ran = (int)(w - s->w);
 	ret = 0;
 	release(s, w);
 out:
 	rt_msg_release(&m);
 	buf_release(&e2);
 	return ret;
+}
+
+/* Worker i died on a request that worker j then ran without dying: a
+ * strike; MAX_STRIKES in a row take its GPU out of the pool (never the
+ * last one). A worker in use goes when its holder releases it. */
+static void strike(struct supervisor *s, int i, int j)
+{
+	struct worker *w = &s->w[i];
+	int gone = 0, left;
+
+	pthread_mutex_lock(&s->mu);
+	if (++w->strikes >= MAX_STRIKES && !w->retired && s->live > 1) {
+		w->retired = 1;
+		left = --s->live;
+		gone = !w->busy;
+		w->busy = 1;
+		log_warn("GPU %d%s%s%s taken out of the pool: its worker died on %d evaluations in a "
+			 "row that GPU %d then ran without dying (%d GPU%s left)", w->device,
+			 w->name[0] ? " (" : "", w->name, w->name[0] ? ")" : "", w->strikes,
+			 s->w[j].device, left, left == 1 ? "" : "s");
+		pthread_cond_broadcast(&s->cv);
+	}
+	pthread_mutex_unlock(&s->mu);
+	if (gone)
+		worker_kill(w);
+}
+
+int supervisor_request(struct supervisor *s, int type, const json_t *req, const void *bin,
+		       size_t bin_len, json_t **reply, struct buf *err)
+{
+	json_t *again = NULL;
+	struct buf e2 = BUF_INIT;
+	int i, j, died, died2;
+
+	if (request_once(s, type, req, bin, bin_len, -1, reply, &i, &died, err) < 0)
+		return -1;
+	if (!died || type != RT_EVAL) {
+		pthread_mutex_lock(&s->mu);
+		s->w[i].strikes = died ? s->w[i].strikes : 0;
+		pthread_mutex_unlock(&s->mu);
+		return 0;
+	}
+	/* Its worker died and started again: the GPU's fault or the kernel's?
+	 * The same request on another GPU of the pool tells (none there:
+	 * nothing to tell; a GPU that cannot start again is MAX_START_FAILS'
+	 * business). */
+	pthread_mutex_lock(&s->mu);
+	j = s->w[i].retired || !s->w[i].alive ? 0 : s->live - 1;
+	pthread_mutex_unlock(&s->mu);
+	if (j > 0 && request_once(s, type, req, bin, bin_len, i, &again, &j, &died2, &e2) == 0) {
+		json_t *env = json_object_get(*reply, "env");
+		json_object_set_new(env, "rerun", json_pack("{s:i,s:s,s:b}", "device", s->w[j].device,
+			"status", jget_str(again, "status", ""), "worker_died", died2));
+		if (!died2)
+			strike(s, i, j);
+		json_decref(again);
+	}
+	buf_release(&e2);
+	return 0;
 }
 
 void supervisor_close(struct supervisor *s)

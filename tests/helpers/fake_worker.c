@@ -11,7 +11,9 @@
  * replies of "ok", "pid" and "wait_file" say the worker's pid, device and
  * model too, "ok" and "pid" a timed trial of 1 ms. PEAKS gets fixed figures
  * (the engine measures them at open). KFORGE_WORKER_EXE makes kforge run it
- * (engine/supervisor.c): CLI tests of a host with several GPU models. */
+ * (engine/supervisor.c): CLI tests of a host with several GPU models.
+ * FAKE_WORKER_CRASH_DEVICE=N: the worker of --device N aborts on every
+ * EVAL, whatever its mode (a bad GPU). */
 #include "core/json.h"
 #include "engine/rt.h"
 
@@ -84,8 +86,9 @@ int main(int argc, char **argv)
 				fclose(f);
 			}
 		}
-		if (!strcmp(mode, "crash")) {
-			abort();
+		if (!strcmp(mode, "crash") || (getenv("FAKE_WORKER_CRASH_DEVICE") &&
+		    atoi(getenv("FAKE_WORKER_CRASH_DEVICE")) == device)) {
+			abort();   /* a candidate's crash, or a bad GPU's (every request) */
 		} else if (!strcmp(mode, "hang_after_progress")) {
 			json_t *p = json_pack("{s:f}", "next_s", jget_num(m.json, "next_s", 0.5));
 			rt_send(4, RT_PROGRESS, p, NULL, 0, &err);

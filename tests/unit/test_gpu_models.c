@@ -41,6 +41,7 @@ static void env_clear(void)
 	unsetenv("KFORGE_GPU_MODEL");
 	unsetenv("FAKE_WORKER_NAMES");
 	unsetenv("FAKE_WORKER_DEAD_DEVICE");
+	unsetenv("FAKE_WORKER_CRASH_DEVICE");
 }
 
 /* stderr (the supervisor's log lines) into a file, and back. */
@@ -196,6 +197,8 @@ struct req_arg {
 	const char *mode, *file;
 	int rc, device, pid, env_device;   /* env_device: the supervisor's note in env */
 	char name[64];
+	char status[32];
+	int rerun_device, rerun_died;      /* env.rerun: -1 without one */
 };
 
 static void *req_thread(void *p)
@@ -208,6 +211,12 @@ static void *req_thread(void *p)
 	a->rc = supervisor_request(a->s, RT_EVAL, req, NULL, 0, &rep, &err);
 	a->device = (int)jget_int(rep, "device", -1);
 	a->env_device = (int)jget_int(json_object_get(rep, "env"), "device", -2);
+	snprintf(a->status, sizeof(a->status), "%s", jget_str(rep, "status", ""));
+	{
+		json_t *re = json_object_get(json_object_get(rep, "env"), "rerun");
+		a->rerun_device = re ? (int)jget_int(re, "device", -2) : -1;
+		a->rerun_died = re ? jget_bool(re, "worker_died", 0) : -1;
+	}
 	a->pid = (int)jget_int(rep, "pid", -1);
 	snprintf(a->name, sizeof(a->name), "%s", jget_str(rep, "name", ""));
 	json_decref(req);
@@ -545,6 +554,126 @@ static void test_engine_keys_per_model(void **state)
 	buf_release(&exe);
 }
 
+/* ---- a worker that dies: its GPU's fault or the kernel's ------------------ */
+
+static void *hold_thread(void *p)
+{
+	return req_thread(p);
+}
+
+/* GPU 1 of two aborts on every evaluation: each death is run again on
+ * GPU 0, which survives it, so GPU 1 gets a strike; the result stands
+ * (runtime_error, env.rerun names GPU 0), and the third strike in a row
+ * takes GPU 1 out of the pool. GPU 0 is held busy while each request goes
+ * out, so that the request lands on GPU 1. */
+static void test_pool_strikes(void **state)
+{
+	struct supervisor *s;
+	struct buf log = BUF_INIT, exe = BUF_INIT;
+	struct capture c;
+	char go[] = "/tmp/kf-gm-st-XXXXXX";
+	int fd, busy = 0;
+
+	(void)state;
+	if (!fake_exe(&exe)) {
+		buf_release(&exe);
+		skip();
+	}
+	setenv("KFORGE_WORKER_TEST_GPUS", "Fake A,Fake A", 1);
+	setenv("FAKE_WORKER_NAMES", "Fake A,Fake A", 1);
+	setenv("FAKE_WORKER_CRASH_DEVICE", "1", 1);
+	s = open_pool(NULL, "Fake A", 0, &log);
+	assert_int_equal(supervisor_n_workers(s), 2);
+	fd = mkstemp(go);
+	assert_true(fd >= 0);
+	close(fd);
+	capture_start(&c);
+	for (int k = 0; k < 3; k++) {
+		struct req_arg hold = { s, "wait_file", go, -1, -1, -1, -2, "" },
+			       r = { s, "pid", NULL, -1, -1, -1, -2, "" };
+		pthread_t th, tr;
+		unlink(go);
+		assert_int_equal(pthread_create(&th, NULL, hold_thread, &hold), 0);
+		for (int i = 0; i < 500 && (supervisor_waiting(s, &busy), busy) != 1; i++)
+			usleep(5000);
+		assert_int_equal(busy, 1);
+		assert_int_equal(pthread_create(&tr, NULL, req_thread, &r), 0);
+		/* its rerun waits for GPU 0 */
+		for (int i = 0; i < 1000 && supervisor_waiting(s, &busy) != 1; i++)
+			usleep(5000);
+		fd = open(go, O_CREAT | O_WRONLY, 0600);
+		assert_true(fd >= 0);
+		close(fd);
+		pthread_join(th, NULL);
+		pthread_join(tr, NULL);
+		assert_int_equal(hold.device, 0);
+		assert_int_equal(r.rc, 0);
+		assert_string_equal(r.status, "runtime_error");
+		assert_int_equal(r.env_device, 1);
+		assert_int_equal(r.rerun_device, 0);
+		assert_int_equal(r.rerun_died, 0);
+		assert_int_equal(supervisor_n_workers(s), k < 2 ? 2 : 1);
+	}
+	capture_end(&c, &log);
+	if (!strstr(log.s, "GPU 1 (Fake A) taken out of the pool: its worker died on 3 evaluations "
+			   "in a row that GPU 0 then ran without dying (1 GPU left)"))
+		fail_msg("log: %s", log.s);
+	for (int k = 0; k < 3; k++) {   /* the pool goes on, on GPU 0 */
+		struct req_arg a = { s, "pid", NULL, -1, -1, -1, -2, "" };
+		req_thread(&a);
+		assert_int_equal(a.rc, 0);
+		assert_string_equal(a.status, "correct");
+		assert_int_equal(a.device, 0);
+		assert_int_equal(a.rerun_device, -1);
+	}
+	unlink(go);
+	supervisor_close(s);
+	env_clear();
+	buf_release(&log);
+	buf_release(&exe);
+}
+
+/* A kernel that kills any worker: its rerun on the other GPU dies too, so
+ * no GPU gets a strike, however often; alone on one GPU, no rerun. */
+static void test_pool_kernel_crash(void **state)
+{
+	struct supervisor *s;
+	struct buf log = BUF_INIT, exe = BUF_INIT;
+
+	(void)state;
+	if (!fake_exe(&exe)) {
+		buf_release(&exe);
+		skip();
+	}
+	setenv("KFORGE_WORKER_TEST_GPUS", "Fake A,Fake A", 1);
+	setenv("FAKE_WORKER_NAMES", "Fake A,Fake A", 1);
+	s = open_pool(NULL, "Fake A", 0, &log);
+	for (int k = 0; k < 4; k++) {
+		struct req_arg a = { s, "crash", NULL, -1, -1, -1, -2, "" };
+		req_thread(&a);
+		assert_int_equal(a.rc, 0);
+		assert_string_equal(a.status, "runtime_error");
+		assert_true(a.rerun_device >= 0 && a.rerun_device != a.env_device);
+		assert_int_equal(a.rerun_died, 1);
+	}
+	assert_int_equal(supervisor_n_workers(s), 2);
+	supervisor_close(s);
+	setenv("KFORGE_WORKER_TEST_GPUS", "Fake A", 1);
+	setenv("FAKE_WORKER_NAMES", "Fake A", 1);
+	s = open_pool(NULL, "Fake A", 0, &log);
+	{
+		struct req_arg a = { s, "crash", NULL, -1, -1, -1, -2, "" };
+		req_thread(&a);
+		assert_string_equal(a.status, "runtime_error");
+		assert_int_equal(a.rerun_device, -1);
+	}
+	assert_int_equal(supervisor_n_workers(s), 1);
+	supervisor_close(s);
+	env_clear();
+	buf_release(&log);
+	buf_release(&exe);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -555,6 +684,8 @@ int main(void)
 		cmocka_unit_test(test_pool_unknown_model),
 		cmocka_unit_test(test_pool_hello_mismatch),
 		cmocka_unit_test(test_engine_keys_per_model),
+		cmocka_unit_test(test_pool_strikes),
+		cmocka_unit_test(test_pool_kernel_crash),
 	};
 
 	log_setup(LOG_INFO);
