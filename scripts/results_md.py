@@ -817,20 +817,28 @@ def goal_obstacle(q, kind, target, lv, gpu, view, sview, counted, best, speedups
         if not g or g["wall"] <= 0:
             return "no search session of level %d on %s in the store" % (lv, gpu or "any GPU")
         ids = list(g["kern"])
-        ph, nref, runs = {}, 0, 0
+        ph, nref, runs, later, seen = {}, 0, 0, 0, set()
+        rows = []
         for i in range(0, len(ids), 500):
             chunk = ids[i:i + 500]
-            for r in q("SELECT env FROM evals WHERE id IN (%s)" % ",".join("?" * len(chunk)), *chunk):
-                try:
-                    env = json.loads(r["env"] or "{}")
-                except ValueError:
-                    continue
-                for k, v in (env.get("phases_ms") or {}).items():
-                    if isinstance(v, (int, float)):
-                        ph[k] = ph.get(k, 0.0) + v
-                n = env.get("refs_run") or 0
-                nref += n > 0
-                runs += n if isinstance(n, int) else 0
+            rows += q("SELECT problem_id, created_at, env FROM evals WHERE id IN (%s)" %
+                      ",".join("?" * len(chunk)), *chunk)
+        for r in sorted(rows, key=lambda r: r["created_at"]):
+            try:
+                env = json.loads(r["env"] or "{}")
+            except ValueError:
+                continue
+            for k, v in (env.get("phases_ms") or {}).items():
+                if isinstance(v, (int, float)):
+                    ph[k] = ph.get(k, 0.0) + v
+            n = env.get("refs_run") or 0
+            n = n if isinstance(n, int) else 0
+            nref += n > 0
+            runs += n
+            # a problem's later evaluations find its references kept, unless
+            # the worker evicted them (or is a new one)
+            later += n if r["problem_id"] in seen else 0
+            seen.add(r["problem_id"])
         kern = sum(v[0] for v in g["kern"].values()) / 1000.0
         work = sum(ph.values()) / 1000.0
         if not ph:
@@ -838,12 +846,13 @@ def goal_obstacle(q, kind, target, lv, gpu, view, sview, counted, best, speedups
                     "evaluations record no phase times" % (g["wall"], kern))
         sec = lambda k: ph.get(k, 0.0) / 1000.0  # noqa: E731
         return ("of %.0f s of search wall time, the worker's %d evaluations took %.0f s: "
-                "reference runs %.0f s (%d runs, in %d evaluations), checks %.0f s, timed trials "
+                "reference runs %.0f s (%d runs, in %d evaluations; %d of the runs in a problem's "
+                "later evaluations: references the worker had evicted, or a restarted worker's), checks %.0f s, timed trials "
                 "%.0f s; the candidates' checked and timed launches themselves ran %.0f s of "
                 "that (the GPU busy time; the rest is output fills, L2 flushes and fresh input "
                 "sets around them); %.0f s went outside the worker (compiles and proposals the "
                 "GPU waited for)" %
-                (g["wall"], len(ids), work, sec("refs"), runs, nref,
+                (g["wall"], len(ids), work, sec("refs"), runs, nref, later,
                  sec("checks") + sec("post_checks"), sec("timing"), kern, max(0.0, g["wall"] - work)))
     if not view:
         return "no kernels timed on %s for level %d in the store" % (gpu or "a GPU", lv)
