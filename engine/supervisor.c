@@ -406,7 +406,7 @@ static struct worker *acquire(struct supervisor *s, const char *key, int not, in
 }
 
 /* A retired worker stays claimed (busy), so nobody takes it again, and
- * goes: retire() leaves one in use to its holder. */
+ * goes here: strike() leaves one in use to its holder. */
 static void release(struct supervisor *s, struct worker *w)
 {
 	int gone;
