@@ -155,7 +155,7 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 	json_t *stored = NULL;
 	const char *problems = NULL, *llm_config = NULL;
 	char run_id[64] = "";
-	int jobs = 4, as_json = 0, rc = EXIT_FAIL, have_prop = 0, have_be = 0, n, check = 0;
+	int jobs = 0, as_json = 0, rc = EXIT_FAIL, have_prop = 0, have_be = 0, n, check = 0;
 	struct cli_opt opts[] = {
 		OPT_STR("problems", 0, &problems, "LIST", "level1 | 1,5,23 | 1-10 | level2/3-7 | Softmax | 23_Softmax.py | all"),
 		OPT_CHOICE("strategy", 0, &cfg.strategy, strategies, "branch (default) or revise"),
@@ -179,7 +179,8 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STR("gpu-model", 0, &cfg.gpu_model, "NAME",
 			"run on the GPUs of this model only (as `kforge gpu-info --models` names "
 			"it; else KFORGE_GPU_MODEL; default: GPU 0's model)"),
-		OPT_INT("jobs", 0, &jobs, "N", 1, 1024, "problems searched at once (4)"),
+		OPT_INT("jobs", 0, &jobs, "N", 1, 1024,
+			"problems searched at once (4, or twice the GPUs where that is more)"),
 		OPT_DOUBLE("max-timing", 0, &cfg.max_timing_s, "SEC", 0, 86400,
 			   "stop a candidate's timed trials after SEC seconds of kernel time "
 			   "(at least 10 trials; 1; 0 = all 100)"),
@@ -344,6 +345,12 @@ int cmd_search(int argc, char **argv, struct cli_ctx *ctx)
 	}
 	rc = EXIT_FAIL;
 	have_be = 1;
+	/* A problem's round 0 is one evaluation: on a host of many GPUs, 4
+	 * problems at once would leave most of them idle. */
+	if (!jobs) {
+		int gpus = be.n_gpus ? be.n_gpus(be.ctx) : 0;
+		jobs = gpus > 2 ? 2 * gpus : 4;
+	}
 
 	g.tty = log_is_tty() && log_get_level() >= LOG_INFO;
 	g.n = pl.n;

@@ -75,6 +75,8 @@ struct search_backend {
 	/* The target ("sm_90a"; NULL or "" unknown): the built-in proposer's
 	 * plans depend on it (kernels/plans.c). NULL: none. */
 	const char *(*arch)(void *ctx);
+	/* The GPUs it evaluates on at once (NULL or 0: one). */
+	int (*n_gpus)(void *ctx);
 };
 
 /* The real backend over engine.h; engine_open is referenced weakly so

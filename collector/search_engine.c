@@ -22,6 +22,11 @@ static const char *eng_arch(void *ctx)
 	return a ? a : "";
 }
 
+static int eng_n_gpus(void *ctx)
+{
+	return engine_n_gpus(ctx);
+}
+
 int search_backend_engine(struct search_backend *be, const char *root, const char *db_path,
 			  const struct search_config *cfg, struct buf *err)
 {
@@ -46,6 +51,7 @@ int search_backend_engine(struct search_backend *be, const char *root, const cha
 	be->eval = eng_eval;
 	be->gpu_name = eng_gpu;
 	be->arch = eng_arch;
+	be->n_gpus = eng_n_gpus;
 	return 0;
 }
 

@@ -453,6 +453,11 @@ const char *engine_arch(const struct engine *e)
 	return e->arch;
 }
 
+int engine_n_gpus(const struct engine *e)
+{
+	return e->compile_only || !e->sup ? 0 : supervisor_n_workers(e->sup);
+}
+
 void engine_close(struct engine *e)
 {
 	if (!e)

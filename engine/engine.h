@@ -163,6 +163,8 @@ const char *engine_gpu_model_wanted(const char *gpu_model);
 const char *engine_gpu_name(const struct engine *e);
 /* The target it compiles for ("sm_90a"; --arch with compile_only). */
 const char *engine_arch(const struct engine *e);
+/* The GPUs in its pool now (0 with compile_only). */
+int engine_n_gpus(const struct engine *e);
 void engine_close(struct engine *e);
 
 #endif

@@ -6,7 +6,7 @@
 #                     file names 19_ReLU.py, level2/12_Gemm_Multiply_LeakyReLU.py)
 #   STRATEGY=branch   branch or revise
 #   ROUNDS=3 K=4 M=2  rounds; ideas per round; implementations per idea
-#   SEED=1 JOBS=4     seed; problems searched at once
+#   SEED=1 JOBS=      seed; problems searched at once (default: 4, or twice the GPUs)
 #   PROPOSER=         llm or builtin (default: llm when KFORGE_LLM_BASE_URL is set)
 #   MODEL=            the LLM's model (else KFORGE_LLM_MODEL)
 #   BUDGET_CALLS= BUDGET_TOKENS= BUDGET_TIME=   per problem (time in seconds)
@@ -49,7 +49,7 @@ ROUNDS=${ROUNDS:-3}
 K=${K:-4}
 M=${M:-2}
 SEED=${SEED:-1}
-JOBS=${JOBS:-4}
+JOBS=${JOBS:-}
 TOP=${TOP:-3}
 PROPOSER=${PROPOSER:-}
 
@@ -99,7 +99,8 @@ step() {
 }
 
 set -- --problems "$PROBLEMS" --strategy "$STRATEGY" --rounds "$ROUNDS" --ideas "$K" \
-	--impls "$M" --seed "$SEED" --jobs "$JOBS" --proposer "$PROPOSER"
+	--impls "$M" --seed "$SEED" --proposer "$PROPOSER"
+[ -n "$JOBS" ] && set -- "$@" --jobs "$JOBS"
 [ -n "${MODEL:-}" ] && set -- "$@" --model "$MODEL"
 [ -n "${BUDGET_CALLS:-}" ] && set -- "$@" --max-calls "$BUDGET_CALLS"
 [ -n "${BUDGET_TOKENS:-}" ] && set -- "$@" --max-tokens "$BUDGET_TOKENS"

@@ -91,3 +91,15 @@ expect_exit 0 "verify on a host of one model" env KFORGE_WORKER_TEST_GPUS=2 FAKE
 check "one summary line" test "$(grep -c 'failed on' "$T_TMP/out")" -eq 1
 contains "on its model" "$T_TMP/out" "failed on Fake GPU$"
 lacks "no GPU left alone" "$T_TMP/err" "not used|GPU models here"
+
+# Problems searched at once: by default 4, or twice the pool's GPUs where that is more (a
+# problem's round 0 is one evaluation: 4 at once would leave most of 8 GPUs idle); --jobs wins.
+for g in 8 1; do
+	expect_exit 0 "search 18 problems on $g GPU(s) of one model" env KFORGE_WORKER_TEST_GPUS=$g FAKE_WORKER_NAMES= \
+		"$KFORGE" --db jobs$g.db search --problems 19-36 --rounds 0 --ideas 1 --impls 1 --proposer builtin
+done
+check "  8 GPUs: 16 at once" test "$(q "select jobs from search_sessions" jobs8.db)" -eq 16
+check "  1 GPU: 4 at once" test "$(q "select jobs from search_sessions" jobs1.db)" -eq 4
+expect_exit 0 "search on 8 GPUs with --jobs 3" env KFORGE_WORKER_TEST_GPUS=8 FAKE_WORKER_NAMES= \
+	"$KFORGE" --db jobs3.db search --problems 19-36 --rounds 0 --ideas 1 --impls 1 --proposer builtin --jobs 3
+check "  --jobs wins" test "$(q "select jobs from search_sessions" jobs3.db)" -eq 3
