@@ -35,15 +35,16 @@ check "first line: no endpoint, built-in proposer" sh -c "head -n 1 '$T_TMP/out'
 contains "verify reported as skipped" "$T_TMP/out" "verify: SKIPPED: 'kforge verify' is not implemented"
 contains "pack reported as skipped" "$T_TMP/out" "pack: SKIPPED"
 contains "level 1's dataset is kernelbench, of PROBLEMS only" "$T_TMP/log" "pack --name kernelbench --version 0.1.0 --problems level1 -o $T_TMP/dist$"
-contains "search got the defaults" "$T_TMP/log" "search --problems level1 --strategy branch --rounds 3 --ideas 4 --impls 2 --seed 1 --jobs 4 --proposer builtin"
+contains "search got the defaults" "$T_TMP/log" "search --problems level1 --strategy branch --rounds 3 --ideas 4 --impls 2 --seed 1 --proposer builtin"
+lacks "  no --jobs: the search's own default (4, or twice the GPUs)" "$T_TMP/log" "search .*--jobs"
 contains "site ran, listing the tarballs, of PROBLEMS only" "$T_TMP/log" "site -o $T_TMP/dist/site --dist $T_TMP/dist --problems level1$"
 contains "no store, no release page" "$T_TMP/out" "results: SKIPPED: no store"
 
 : >log
-expect_exit 0 "overrides" env ROUNDS=5 K=2 M=3 STRATEGY=revise BUDGET_TOKENS=1000 COMPILE_ONLY=1 \
+expect_exit 0 "overrides" env ROUNDS=5 K=2 M=3 STRATEGY=revise BUDGET_TOKENS=1000 COMPILE_ONLY=1 JOBS=2 \
 	KFORGE_LLM_BASE_URL=http://127.0.0.1:9/v1 MODEL=m1 sh "$KF_ROOT/scripts/dataset.sh" 1-10
 check "first line names the LLM and model" sh -c "head -n 1 '$T_TMP/out' | grep -q 'LLM proposer at http://127.0.0.1:9/v1 (model m1)'"
-contains "overrides reach the search" "$T_TMP/log" "search --problems 1-10 --strategy revise --rounds 5 --ideas 2 --impls 3 .* --proposer llm --model m1 --max-tokens 1000 --compile-only"
+contains "overrides reach the search" "$T_TMP/log" "search --problems 1-10 --strategy revise --rounds 5 --ideas 2 --impls 3 .* --proposer llm --jobs 2 --model m1 --max-tokens 1000 --compile-only"
 contains "compile-only skips verification, saying why" "$T_TMP/out" "verify: SKIPPED: COMPILE_ONLY=1"
 lacks "verify not called" "$T_TMP/log" " verify "
 contains "a list of problems packs kernelbench-custom" "$T_TMP/log" "pack --name kernelbench-custom "
