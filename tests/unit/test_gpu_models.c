@@ -21,6 +21,7 @@
 #include "core/log.h"
 #include "engine/engine_int.h"
 #include "engine/rt.h"
+#include "tests/unit/stderr_capture.h"
 
 #define ABA "Fake A,Fake B,Fake A"
 #define ABA_MODELS "'Fake A' (GPUs 0, 2), 'Fake B' (GPU 1)"
@@ -42,37 +43,6 @@ static void env_clear(void)
 	unsetenv("FAKE_WORKER_NAMES");
 	unsetenv("FAKE_WORKER_DEAD_DEVICE");
 	unsetenv("FAKE_WORKER_CRASH_DEVICE");
-}
-
-/* stderr (the supervisor's log lines) into a file, and back. */
-struct capture {
-	char path[32];
-	int fd, saved;
-};
-
-static void capture_start(struct capture *c)
-{
-	snprintf(c->path, sizeof(c->path), "/tmp/kf-gm-XXXXXX");
-	c->fd = mkstemp(c->path);
-	assert_true(c->fd >= 0);
-	fflush(stderr);
-	c->saved = dup(2);
-	assert_true(c->saved >= 0 && dup2(c->fd, 2) == 2);
-}
-
-static void capture_end(struct capture *c, struct buf *got)
-{
-	struct buf err = BUF_INIT;
-
-	fflush(stderr);
-	assert_true(dup2(c->saved, 2) == 2);
-	close(c->saved);
-	close(c->fd);
-	buf_reset(got);
-	assert_int_equal(buf_read_file(got, c->path, 1 << 20, &err), 0);
-	unlink(c->path);
-	fputs(got->s, stderr);   /* still shown in the test's output */
-	buf_release(&err);
 }
 
 /* ---- the device list ------------------------------------------------------- */

@@ -21,6 +21,7 @@
 #include "core/proc.h"
 #include "engine/engine_int.h"
 #include "engine/rt.h"
+#include "tests/unit/stderr_capture.h"
 #include "engine/worker_int.h"
 
 static void test_rt_roundtrip(void **state)
@@ -638,36 +639,6 @@ static void test_supervisor_affinity_env(void **state)
 }
 
 /* ---- a GPU that keeps failing leaves the pool (issue 43) ------------------ */
-
-/* stderr into a temp file (the supervisor's warnings), and back. */
-struct capture {
-	char path[32];
-	int fd, saved;
-};
-
-static void capture_start(struct capture *c)
-{
-	snprintf(c->path, sizeof(c->path), "/tmp/kf-err-XXXXXX");
-	c->fd = mkstemp(c->path);
-	assert_true(c->fd >= 0);
-	fflush(stderr);
-	c->saved = dup(2);
-	assert_true(c->saved >= 0 && dup2(c->fd, 2) == 2);
-}
-
-static void capture_end(struct capture *c, struct buf *got)
-{
-	struct buf err = BUF_INIT;
-
-	fflush(stderr);
-	assert_true(dup2(c->saved, 2) == 2);
-	close(c->saved);
-	close(c->fd);
-	assert_int_equal(buf_read_file(got, c->path, 1 << 20, &err), 0);
-	unlink(c->path);
-	fputs(got->s, stderr);   /* still shown in the test's output */
-	buf_release(&err);
-}
 
 static int pool_open(struct supervisor **s, const char *dead, const char *dead_if,
 		     struct buf *err)
