@@ -738,7 +738,7 @@ def goals_section(w, a, q, levels, scope, probs, views, speedups, runs):
       (os.path.basename(a.goals), gpu or "no GPU", view[1] if view else "no"))
     w("| level | goal | target | measured | met |")
     w("|---|---|--:|--:|---|")
-    notes, lines, why_of = [], [], slower_why(q)
+    first, lines, why_of = {}, [], slower_why(q)
     absent = [lv for lv in sorted(goals) if not scope.get(lv)]
     for lv in sorted(goals):
         if not scope.get(lv):
@@ -774,9 +774,10 @@ def goals_section(w, a, q, levels, scope, probs, views, speedups, runs):
             met = "not measured" if got is None else ("yes" if got >= target - 1e-12 else "**no**")
             w(row(["level %d" % lv, GOAL_KINDS[kind], tshown, shown, met]))
             if met != "yes" and counted:
-                said = [n for k, n in notes if k == (lv, "time")] if kind in TIME_GOALS else \
-                    [n for k, n in notes if k == (lv, "below")] if kind == "fast_1" else []
-                why = "the same as for %s above" % said[0] if said else goal_obstacle(
+                # the time goals share one obstacle, fast_1 the eager geomean's
+                group = "time" if kind in TIME_GOALS else "below" if kind in ("eager_geomean", "fast_1") else None
+                said = first.get((lv, group))
+                why = "the same as for %s above" % said if said else goal_obstacle(
                     q, kind, target, lv, gpu, view, sview, counted, best, speedups, groups, why_of)
                 if kind == "fast_1" and view:
                     sp = speedups(best, gpu, "eager")
@@ -784,8 +785,8 @@ def goals_section(w, a, q, levels, scope, probs, views, speedups, runs):
                     need = max(0, math.ceil(target * len(counted) - 1e-9) - sum(v > 1 for v in sp.values()))
                     why += "; %d more past eager would meet it (the nearest: %s)" % (
                         need, listed(["%s %sx" % (short(p), fmt(s)) for s, p in near], 6))
-                notes.append(((lv, "time" if kind in TIME_GOALS else "below" if kind == "eager_geomean"
-                               else kind), GOAL_KINDS[kind].split(" (")[0]))
+                if group and kind != "fast_1":
+                    first.setdefault((lv, group), GOAL_KINDS[kind].split(" (")[0])
                 lines.append("- **level %d, %s** (%s, goal %s): %s" % (lv, GOAL_KINDS[kind], shown,
                                                                         tshown, why))
     if absent:
