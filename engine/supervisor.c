@@ -590,7 +590,7 @@ int supervisor_request(struct supervisor *s, int type, const json_t *req, const 
 {
 	json_t *again = NULL;
 	struct buf e2 = BUF_INIT;
-	int i, j, died, died2;
+	int i, j, k, died, died2;   /* i: the worker that ran it, k: the rerun's; j: others live */
 
 	if (request_once(s, type, req, bin, bin_len, -1, reply, &i, &died, err) < 0)
 		return -1;
@@ -607,12 +607,15 @@ int supervisor_request(struct supervisor *s, int type, const json_t *req, const 
 	pthread_mutex_lock(&s->mu);
 	j = s->w[i].retired || !s->w[i].alive ? 0 : s->live - 1;
 	pthread_mutex_unlock(&s->mu);
-	if (j > 0 && request_once(s, type, req, bin, bin_len, i, &again, &j, &died2, &e2) == 0) {
+	if (j > 0 && request_once(s, type, req, bin, bin_len, i, &again, &k, &died2, &e2) < 0) {
+		log_info("GPU worker %d died on an evaluation that no other GPU could run again: %s",
+			 s->w[i].device, e2.s);
+	} else if (j > 0) {
 		json_t *env = json_object_get(*reply, "env");
-		json_object_set_new(env, "rerun", json_pack("{s:i,s:s,s:b}", "device", s->w[j].device,
+		json_object_set_new(env, "rerun", json_pack("{s:i,s:s,s:b}", "device", s->w[k].device,
 			"status", jget_str(again, "status", ""), "worker_died", died2));
 		if (!died2)
-			strike(s, i, j);
+			strike(s, i, k);
 		json_decref(again);
 	}
 	buf_release(&e2);
