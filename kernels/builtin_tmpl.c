@@ -10,7 +10,7 @@ static const struct tmpl_def templates[] = {
 	  "{\"block\": 256, \"vec\": 1, \"ilp\": 1, \"gridstride\": 0, \"waves\": 2, \"fast\": 0, \"stream\": 0}" },
 	{ "rowsoftmax", tmpl_rowsoftmax_supports, tmpl_rowsoftmax_render,
 	  "{\"block\": 512, \"vec\": 1, \"online\": 0, \"fast\": 0}" },
-	{ "reduce", tmpl_reduce_supports, tmpl_reduce_render, "{\"block\": 256, \"unroll\": 1}" },
+	{ "reduce", tmpl_reduce_supports, tmpl_reduce_render, "{\"block\": 256, \"unroll\": 1, \"slab\": 0}" },
 	{ "matmul", tmpl_matmul_supports, tmpl_matmul_render,
 	  "{\"BM\": 64, \"BN\": 64, \"BK\": 16, \"TM\": 4, \"TN\": 4, \"tri_skip\": 0}" },
 	{ NULL, NULL, NULL, NULL },

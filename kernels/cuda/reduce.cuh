@@ -22,3 +22,25 @@ reduce_dim(const float* __restrict__ x, @OUT_T@* __restrict__ y, long long outer
         }
     }
     for (; k < r; k++) { float v = p[k * inner]; const int u = 0; const long long kk = k; (void)kk;
+//@ slab
+// A block streams a contiguous slab: @COLS@ columns per thread, @BLOCK@ apart, of one outer
+// index, row after row, so consecutive loads of the block cover consecutive addresses.
+extern "C" __global__ void __launch_bounds__(@BLOCK@)
+reduce_slab(const float* __restrict__ x, @OUT_T@* __restrict__ y, long long outer,
+            long long r, long long inner)
+{
+    long long nb = (inner + @BLOCK@ * @COLS@ - 1) / (@BLOCK@ * @COLS@);
+    long long o = blockIdx.x / nb, c0 = (blockIdx.x - o * nb) * (long long)(@BLOCK@ * @COLS@) + threadIdx.x;
+    if (o >= outer) return;
+    const float* p = x + o * r * inner;
+    float a[@COLS@]; long long ix[@COLS@];
+#pragma unroll
+    for (int u = 0; u < @COLS@; u++) { a[u] = @INIT@; ix[u] = 0; }
+#pragma unroll @RUNROLL@
+    for (long long k = 0; k < r; k++) {
+        const float* row = p + k * inner;
+        float vs[@COLS@];
+#pragma unroll
+        for (int u = 0; u < @COLS@; u++) { long long c = c0 + u * @BLOCK@; vs[u] = c < inner ? row[c] : 0.0f; }
+#pragma unroll
+        for (int u = 0; u < @COLS@; u++) { float v = vs[u]; const long long kk = k; (void)kk;
