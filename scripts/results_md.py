@@ -23,6 +23,9 @@ Every figure comes from the store (python3's sqlite3, read-only), a section per 
 - every problem whose best kernel is slower than PyTorch eager, with why: both at the
   roofline floor, eager beyond the fp32 roofline, or the gap named (each side's share of
   the floor, and the kernel's limiter where the store has its profile);
+- level 3 (whole models): where each model's time goes, from the CUPTI profile of its best
+  kernel where the store has one: launches per forward, the time inside kernels and between
+  them, and the kernels' shares by operation;
 - search throughput, per level and over all levels, per GPU, from the store's search
   sessions (schema v6: one per `kforge search` invocation): evaluations per GPU-minute, and
   the GPU busy fraction (kernel time of the check and timed trials of the evaluations each
@@ -436,6 +439,8 @@ def level_section(w, lv, pids, probs, views, speedups, q, sev, failed, baseline,
             w("")
 
     below_eager(w, lv, counted, probs, views, speedups, q)
+    if lv == 3:
+        time_split(w, lv, counted, probs, views, speedups, q)
     categories(w, lv, inscope, counted, q, sev, failed, baseline)
 
 
@@ -485,15 +490,21 @@ def slower_why(q):
     return why
 
 
-def below_eager(w, lv, counted, probs, views, speedups, q):
-    # One row per problem and GPU: its best kernel as the site takes it, the
-    # verified one where that GPU verified one, else the search's.
+def best_picks(counted, views, speedups):
+    """(problem, GPU) -> (kernels label, kernel hash, kernel ms, eager ms, speedup) of its best
+    kernel as the site takes it: the verified one where that GPU verified one, else the search's."""
     pick = {}
     for gpu, label, best in views:
         sp = speedups({p: best[p] for p in counted if p in best}, gpu, "eager")
         for p in sp:
             if label == "verified" or (p, gpu) not in pick:
                 pick[(p, gpu)] = (label, best[p][1], best[p][0], best[p][0] * sp[p], sp[p])
+    return pick
+
+
+def below_eager(w, lv, counted, probs, views, speedups, q):
+    # One row per problem and GPU (best_picks).
+    pick = best_picks(counted, views, speedups)
     gorder = {g: i for i, g in enumerate(dict.fromkeys(v[0] for v in views))}
     rows = [(p, gpu) + v[:4] for (p, gpu), v in
             sorted(pick.items(), key=lambda kv: (gorder[kv[0][1]], probs[kv[0][0]]["number"]))
@@ -516,6 +527,60 @@ def below_eager(w, lv, counted, probs, views, speedups, q):
                "%.0f%%" % (100 * ke) if ke else "-", "%.0f%%" % (100 * ee) if ee else "-",
                lm or "-", why]))
     w("")
+
+
+def op_of(name):
+    """A launched kernel's operation: its function name without the graph emitter's node
+    prefix ("g12_conv_tc" -> "conv_tc")."""
+    return re.sub(r"^g\d+_", "", name) or name
+
+
+def time_split(w, lv, counted, probs, views, speedups, q):
+    """Where each model's time goes (issue 42, item 1): the CUPTI profile of its best kernel
+    (one launch block of the forward, each kernel serialized), against its event-timed mean."""
+    if not has_table(q, "profiles"):
+        return
+    prof = {}
+    for r in q("SELECT eval_id, kernel_hash, problem_id, gpu_name, launches, kernel_ms, limiter "
+               "FROM profiles ORDER BY created_at"):
+        prof[(r["kernel_hash"], r["problem_id"], r["gpu_name"])] = r
+    pick = best_picks(counted, views, speedups)
+    gorder = {g: i for i, g in enumerate(dict.fromkeys(v[0] for v in views))}
+    rows = []
+    for (p, gpu), (label, kh, t, eager, sp) in sorted(
+            pick.items(), key=lambda kv: (gorder[kv[0][1]], probs[kv[0][0]]["number"])):
+        pr = prof.get((kh, p, gpu))
+        if not pr:
+            continue
+        ops = {}
+        for k in q("SELECT name, duration_ms FROM profile_kernels WHERE eval_id = ?", pr["eval_id"]):
+            ops[op_of(k["name"])] = ops.get(op_of(k["name"]), 0.0) + (k["duration_ms"] or 0.0)
+        rows.append((p, gpu, label, t, sp, pr, ops))
+    if not rows:
+        return
+    w("### Where the time goes, per model, level %d\n" % lv)
+    w("The CUPTI profile of each model's best kernel (the verified one where that GPU verified "
+      "one, else the search's), where the store has one: its launches per forward, the time "
+      "inside its kernels (each kernel timed alone by the profiler), the rest of the event-timed "
+      "mean (launch gaps and idle time between kernels), and the operations with the largest "
+      "shares of the kernels' time (the kernel function's name without its graph node). The "
+      "limiter is the profile's.\n")
+    head(w, ["problem", "GPU", "kernels", "speedup vs eager", "time (ms)", "launches",
+             "in kernels (ms)", "between kernels", "largest shares", "limiter"])
+    for p, gpu, label, t, sp, pr, ops in rows:
+        tot = sum(ops.values())
+        top = sorted(ops.items(), key=lambda kv: -kv[1])[:3]
+        inside = pr["kernel_ms"] if pr["kernel_ms"] is not None else (tot or None)
+        gap = max(0.0, t - inside) / t if inside is not None and t > 0 else None
+        w(row([p, gpu.replace("NVIDIA ", ""), label, "%sx" % fmt(sp), fmt(t), str(pr["launches"]),
+               fmt(inside) if inside is not None else "-",
+               "%.0f%%" % (100 * gap) if gap is not None else "-",
+               ", ".join("%s %.0f%%" % (o, 100 * d / tot) for o, d in top) if tot > 0 else "-",
+               pr["limiter"]]))
+    nl = sorted(r[5]["launches"] for r in rows)
+    w("\n%d of %d models profiled; launches per forward: median %d, most %d (%s).\n" %
+      (len(rows), len(counted), nl[len(nl) // 2], nl[-1],
+       next(r[0] for r in rows if r[5]["launches"] == nl[-1])))
 
 
 def categories(w, lv, inscope, counted, q, sev, failed, baseline):

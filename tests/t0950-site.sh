@@ -246,6 +246,26 @@ expect_exit 0 "results page with a memory-bound ReLU" python3 "$KF_ROOT/scripts/
 	--version 9.9.0 -o lvm.md
 contains "a memory-bound problem whose eager passes the copy's floor says so" lvm.md \
 	'^\| level1/019_ReLU \| H100 80GB HBM3 \| search \| 0\.500x \| 75% \| 150% \| - \| memory-bound: eager streams past the measured copy.s bandwidth \(150% of its floor\), the kernel reaches 75% \|$'
+# Where each model's time goes (level 3): the CUPTI profile of its best kernel. MLP's 1 ms
+# kernel: 4 launches, 0.8 ms inside them (20% between), gemm 0.6 of it (two nodes), relu 0.15,
+# add 0.05.
+cp lv.db lvprof.db
+sqlite3 lvprof.db "INSERT INTO profiles(eval_id, kernel_hash, problem_id, gpu_name, limiter, launches,
+  kernel_ms, cost_ms, tool, created_at) SELECT id, kernel_hash, problem_id, gpu_name, 'latency', 4, 0.8,
+  5, 'cupti-range-profiler', created_at FROM evals WHERE problem_id = 'level3/001_MLP' AND status = 'correct';
+  INSERT INTO profile_kernels(eval_id, idx, name, duration_ms, limiter)
+  SELECT p.eval_id, k.i, k.n, k.d, 'latency' FROM profiles p, (SELECT 0 i, 'g0_gemm' n, 0.4 d UNION ALL
+  SELECT 1, 'g1_relu', 0.15 UNION ALL SELECT 2, 'g2_gemm', 0.2 UNION ALL SELECT 3, 'g3_add', 0.05) k"
+expect_exit 0 "results page with a level-3 profile" python3 "$KF_ROOT/scripts/results_md.py" lvprof.db \
+	--version 9.9.0 -o lvprof.md
+sed -n '/^## Level 3$/,/^## Search throughput$/p' lvprof.md >lvprof3.md
+contains "a model's time split: launches, inside kernels, between them, shares by operation" lvprof3.md \
+	'^\| level3/001_MLP \| H100 80GB HBM3 \| search \| 3\.000x \| 1\.000 \| 4 \| 0\.800 \| 20% \| gemm 75%, relu 19%, add 6% \| latency \|$'
+contains "  and a line over the level's models" lvprof3.md \
+	'^1 of 3 models profiled; launches per forward: median 4, most 4 \(level3/001_MLP\)\.$'
+lacks "no time split without a profile" lv.md '^### Where the time goes'
+sed -n '/^## Level 2$/,/^## Level 3$/p' lvprof.md >lvprof2.md
+lacks "  nor for level 2" lvprof2.md '^### Where the time goes'
 # A problem below eager on both the search's and a verification's timing is one row: the
 # verified kernel's (its verification timed it 0.8x the search's time: 0.625x eager).
 cp lv.db lvv.db
