@@ -348,6 +348,7 @@ int engine_open(struct engine **ep, const struct engine_config *cfg, struct buf 
 	*ep = NULL;
 	pthread_mutex_init(&e->store_mu, NULL);
 	pthread_mutex_init(&e->prob_mu, NULL);
+	pthread_mutex_init(&e->pf_mu, NULL);
 	buf_init(&e->proto_json);
 	e->root = xstrdup(cfg->root ? cfg->root : ".");
 	e->store_path = xstrdup(cfg->store_path ? cfg->store_path : "kforge.db");
@@ -462,6 +463,7 @@ void engine_close(struct engine *e)
 {
 	if (!e)
 		return;
+	eng_prefetch_release(e);
 	if (e->pool)
 		compile_pool_close(e->pool);
 	if (e->sup)
@@ -480,6 +482,7 @@ void engine_close(struct engine *e)
 	buf_release(&e->proto_json);
 	pthread_mutex_destroy(&e->store_mu);
 	pthread_mutex_destroy(&e->prob_mu);
+	pthread_mutex_destroy(&e->pf_mu);
 	free(e->root);
 	free(e->arch);
 	free(e->store_path);
@@ -765,8 +768,11 @@ int engine_eval(struct engine *e, const struct eval_request *req, struct eval_ou
 		goto out;
 
 	if (parsed) {
-		/* Compile while the launch block is resolved. */
-		job = compile_pool_submit(e->pool, c.device_src);
+		/* Compile while the launch block is resolved, unless it was started ahead. */
+		job = eng_prefetched(e, c.device_src);
+		out->compile_prefetched = job != NULL;
+		if (!job)
+			job = compile_pool_submit(e->pool, c.device_src);
 		if (launch_plan_build(&lp, &ep->p, c.text, &e->lim, &msg) < 0)
 			parsed = 0;
 	}

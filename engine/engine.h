@@ -102,6 +102,7 @@ struct eval_outcome {
 	double sol_ms;             /* speed-of-light floor (the memory's and tensor cores' peaks);
 				      a launch block faster than it is rejected; 0 when unknown */
 	double compile_ms, harness_ms;          /* harness_ms = wall - kernel time */
+	int compile_prefetched;                 /* its compile came from engine_prefetch */
 	json_t *phases;            /* the worker's wall ms per phase, or NULL (owned) */
 	int cached;                /* 1: the result came from the store */
 	char gpu_name[128];
@@ -121,6 +122,11 @@ int engine_open(struct engine **e, const struct engine_config *cfg, struct buf *
  * the engine itself failed (store, no GPU, worker cannot start). */
 int engine_eval(struct engine *e, const struct eval_request *req, struct eval_outcome *out,
 		struct buf *err);
+/* Starts compiling candidate in the background: the next engine_eval of the
+ * same device code takes that compile instead of starting its own (the
+ * outcome says so: compile_prefetched). For callers that evaluate one kernel
+ * after another; a candidate that does not parse is ignored. */
+void engine_prefetch(struct engine *e, const char *candidate);
 /* For `kforge problems check`: runs the problem's reference.cu at full size
  * on the GPU with the inputs of `seed` (the spec's distributions) and
  * copies back output `out` (0..n_out-1) at the n flat indices idx, as

@@ -27,6 +27,8 @@ struct eng_problem {
 	struct eng_problem *next;
 };
 
+#define ENG_PREFETCH 4
+
 struct engine {
 	char *root, *arch, *store_path, *exe;
 	int compile_only;
@@ -51,7 +53,17 @@ struct engine {
 	json_t *gpu_info;          /* from the first worker's hello (owned) */
 	double peak_gbs, peak_gflops;
 	unsigned long long seed_base; /* the check seeds' base: the protocol's, or secret */
+
+	pthread_mutex_t pf_mu;     /* compiles started ahead (engine_prefetch.c) */
+	struct { char *src; struct compile_job *job; } pf[ENG_PREFETCH];
+	int n_pf;
 };
+
+/* ---- engine_prefetch.c ------------------------------------------------------ */
+/* The prefetched compile of device_src, taken out of the list (the caller
+ * waits for it), or NULL. */
+struct compile_job *eng_prefetched(struct engine *e, const char *device_src);
+void eng_prefetch_release(struct engine *e);
 
 /* ---- engine_store.c (call with store_mu held) ---------------------------- */
 /* Texts are stored as valid UTF-8 (core/utf8.h): a candidate refused for

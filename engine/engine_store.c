@@ -116,6 +116,7 @@ int es_find_eval(struct store *s, const char *eval_id, struct eval_outcome *o, s
 		copy_str(o->compile_id, sizeof(o->compile_id), jget_str(env, "compile_id", ""));
 		o->compile_ms = jget_num(env, "compile_ms", 0);
 		o->harness_ms = jget_num(env, "harness_ms", 0);
+		o->compile_prefetched = json_is_true(json_object_get(env, "compile_prefetched"));
 		json_decref(env);
 	}
 	o->cached = 1;
@@ -184,6 +185,8 @@ int es_put_eval(struct store *s, const struct eval_outcome *o, const char *probl
 	json_object_set_new(env, "compile_id", json_string(o->compile_id));
 	json_object_set_new(env, "compile_ms", json_real(o->compile_ms));
 	json_object_set_new(env, "harness_ms", json_real(o->harness_ms));
+	if (o->compile_prefetched)
+		json_object_set_new(env, "compile_prefetched", json_true());
 	if (o->phases)
 		json_object_set(env, "phases_ms", o->phases);
 	json_add_compact(&envs, env);

@@ -103,3 +103,12 @@ check "  1 GPU: 4 at once" test "$(q "select jobs from search_sessions" jobs1.db
 expect_exit 0 "search on 8 GPUs with --jobs 3" env KFORGE_WORKER_TEST_GPUS=8 FAKE_WORKER_NAMES= \
 	"$KFORGE" --db jobs3.db search --problems 19-36 --rounds 0 --ideas 1 --impls 1 --proposer builtin --jobs 3
 check "  --jobs wins" test "$(q "select jobs from search_sessions" jobs3.db)" -eq 3
+
+# verify compiles the next kernel while the GPU checks and times the current one: every
+# verification evaluation but the first takes its compile from that prefetch.
+expect_exit 0 "verify 18 problems on one GPU" env KFORGE_WORKER_TEST_GPUS=1 FAKE_WORKER_NAMES= \
+	"$KFORGE" --db jobs1.db verify --problems 19-36 --no-sanitizer
+nv=$(q "select count(*) from evals where protocol = 'verify-v4'" jobs1.db)
+np=$(q "select count(*) from evals where protocol = 'verify-v4' and json_extract(env, '\$.compile_prefetched')" jobs1.db)
+check "  $np of its $nv evaluations took a prefetched compile (all but the first)" test "$nv" -ge 18 -a "$np" -eq $((nv - 1))
+check "  the first compiled on its own" test "$(q "select json_extract(env, '\$.compile_prefetched') is null from evals where protocol = 'verify-v4' order by created_at, rowid limit 1" jobs1.db)" -eq 1

@@ -306,6 +306,8 @@ int verify_run(const struct verify_config *cfg, const struct verify_backend *be,
 		snprintf(cur, sizeof(cur), "%s", pid);
 		eval_outcome_init(&pd[np].o);
 		pd[np].src = jget_str(r, "source", "");
+		if (be->prefetch && i + 1 < json_array_size(sel))
+			be->prefetch(be->ctx, jget_str(json_array_get(sel, i + 1), "source", ""));
 		if (be->eval(be->ctx, pid, pd[np].src, &pd[np].o, err) < 0) {
 			eval_outcome_release(&pd[np].o);
 			goto out;

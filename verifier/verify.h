@@ -53,6 +53,9 @@ struct verify_backend {
 	/* Optional: frees the backend's GPU memory before a sanitizer run
 	 * (the next eval takes it again). */
 	void (*release)(void *ctx);
+	/* Optional: starts compiling the kernel evaluated next, so its compile
+	 * runs while the GPU checks and times the current one. */
+	void (*prefetch)(void *ctx, const char *candidate);
 	void *ctx;
 };
 

@@ -58,6 +58,18 @@ static int veval(void *ctx, const char *problem_id, const char *candidate,
 	return engine_eval(c->e, &rq, out, err);
 }
 
+/* Called just before the current kernel's eval, which would open the engine
+ * anyway (first kernel, or after a sanitizer run); an error is its to report. */
+static void vprefetch(void *ctx, const char *candidate)
+{
+	struct vctx *c = ctx;
+	struct buf err = BUF_INIT;
+
+	if (c->e || vopen(c, &err) == 0)
+		engine_prefetch(c->e, candidate);
+	buf_release(&err);
+}
+
 static const char *vgpu(void *ctx)
 {
 	return ((struct vctx *)ctx)->gpu;
@@ -291,6 +303,7 @@ int verify_backend_engine(struct verify_backend *be, const struct verify_config 
 	be->gpu_name = vgpu;
 	be->sanitize = vsanitize;
 	be->release = vrelease;
+	be->prefetch = vprefetch;
 	be->ctx = c;
 	return 0;
 }
