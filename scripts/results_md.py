@@ -579,7 +579,7 @@ def time_split(w, lv, counted, probs, views, speedups, q):
                pr["limiter"]]))
     nl = sorted(r[5]["launches"] for r in rows)
     w("\n%d of %d models profiled; launches per forward: median %d, most %d (%s).\n" %
-      (len(rows), len(counted), nl[len(nl) // 2], nl[-1],
+      (len({r[0] for r in rows}), len(counted), nl[len(nl) // 2], nl[-1],
        next(r[0] for r in rows if r[5]["launches"] == nl[-1])))
 
 
