@@ -35,6 +35,17 @@ static const char *fake_exe(struct buf *exe)
 	return access(exe->s, X_OK) == 0 ? exe->s : NULL;
 }
 
+/* Skips the test where the stand-in worker was not built. */
+static void need_fake_worker(void)
+{
+	struct buf exe = BUF_INIT;
+	int have = fake_exe(&exe) != NULL;
+
+	buf_release(&exe);
+	if (!have)
+		skip();
+}
+
 static void env_clear(void)
 {
 	unsetenv("KFORGE_WORKER_TEST_GPUS");
@@ -283,14 +294,11 @@ static struct supervisor *open_pool(const char *model, const char *want, int max
 static void test_pool_per_model(void **state)
 {
 	struct supervisor *s;
-	struct buf log = BUF_INIT, exe = BUF_INIT;
+	struct buf log = BUF_INIT;
 	int dev[4];
 
 	(void)state;
-	if (!fake_exe(&exe)) {
-		buf_release(&exe);
-		skip();
-	}
+	need_fake_worker();
 	setenv("KFORGE_WORKER_TEST_GPUS", ABA, 1);
 	setenv("FAKE_WORKER_NAMES", ABA, 1);
 	setenv("FAKE_WORKER_DEAD_DEVICE", "1", 1);
@@ -337,7 +345,6 @@ static void test_pool_per_model(void **state)
 	supervisor_close(s);
 	env_clear();
 	buf_release(&log);
-	buf_release(&exe);
 }
 
 /* An unknown model: no pool, nothing started, the models named. */
@@ -377,13 +384,10 @@ static void test_pool_unknown_model(void **state)
 static void test_pool_hello_mismatch(void **state)
 {
 	struct supervisor *s;
-	struct buf log = BUF_INIT, exe = BUF_INIT;
+	struct buf log = BUF_INIT;
 
 	(void)state;
-	if (!fake_exe(&exe)) {
-		buf_release(&exe);
-		skip();
-	}
+	need_fake_worker();
 	setenv("KFORGE_WORKER_TEST_GPUS", "Fake A,Fake A", 1);
 	setenv("FAKE_WORKER_NAMES", "Fake A,Fake B", 1);
 	s = open_pool(NULL, "Fake A", 0, &log);
@@ -401,7 +405,6 @@ static void test_pool_hello_mismatch(void **state)
 	supervisor_close(s);
 	env_clear();
 	buf_release(&log);
-	buf_release(&exe);
 }
 
 /* ---- evaluations keyed by the model they ran on --------------------------- */
@@ -539,16 +542,13 @@ static void *hold_thread(void *p)
 static void test_pool_strikes(void **state)
 {
 	struct supervisor *s;
-	struct buf log = BUF_INIT, exe = BUF_INIT;
+	struct buf log = BUF_INIT;
 	struct capture c;
 	char go[] = "/tmp/kf-gm-st-XXXXXX";
 	int fd, busy = 0;
 
 	(void)state;
-	if (!fake_exe(&exe)) {
-		buf_release(&exe);
-		skip();
-	}
+	need_fake_worker();
 	setenv("KFORGE_WORKER_TEST_GPUS", "Fake A,Fake A", 1);
 	setenv("FAKE_WORKER_NAMES", "Fake A,Fake A", 1);
 	setenv("FAKE_WORKER_CRASH_DEVICE", "1", 1);
@@ -600,7 +600,6 @@ static void test_pool_strikes(void **state)
 	supervisor_close(s);
 	env_clear();
 	buf_release(&log);
-	buf_release(&exe);
 }
 
 /* A kernel that kills any worker: its rerun on the other GPU dies too, so
@@ -608,13 +607,10 @@ static void test_pool_strikes(void **state)
 static void test_pool_kernel_crash(void **state)
 {
 	struct supervisor *s;
-	struct buf log = BUF_INIT, exe = BUF_INIT;
+	struct buf log = BUF_INIT;
 
 	(void)state;
-	if (!fake_exe(&exe)) {
-		buf_release(&exe);
-		skip();
-	}
+	need_fake_worker();
 	setenv("KFORGE_WORKER_TEST_GPUS", "Fake A,Fake A", 1);
 	setenv("FAKE_WORKER_NAMES", "Fake A,Fake A", 1);
 	s = open_pool(NULL, "Fake A", 0, &log);
@@ -641,7 +637,6 @@ static void test_pool_kernel_crash(void **state)
 	supervisor_close(s);
 	env_clear();
 	buf_release(&log);
-	buf_release(&exe);
 }
 
 int main(void)
