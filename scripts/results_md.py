@@ -490,24 +490,23 @@ def slower_why(q):
     return why
 
 
-def best_picks(counted, views, speedups):
-    """(problem, GPU) -> (kernels label, kernel hash, kernel ms, eager ms, speedup) of its best
-    kernel as the site takes it: the verified one where that GPU verified one, else the search's."""
+def best_picks(counted, probs, views, speedups):
+    """[((problem, GPU), (kernels label, kernel hash, kernel ms, eager ms, speedup))] of each
+    problem's best kernel per GPU as the site takes it (the verified one where that GPU
+    verified one, else the search's), in the views' GPU order, then by problem number."""
     pick = {}
     for gpu, label, best in views:
         sp = speedups({p: best[p] for p in counted if p in best}, gpu, "eager")
         for p in sp:
             if label == "verified" or (p, gpu) not in pick:
                 pick[(p, gpu)] = (label, best[p][1], best[p][0], best[p][0] * sp[p], sp[p])
-    return pick
+    gorder = {g: i for i, g in enumerate(dict.fromkeys(v[0] for v in views))}
+    return sorted(pick.items(), key=lambda kv: (gorder[kv[0][1]], probs[kv[0][0]]["number"]))
 
 
 def below_eager(w, lv, counted, probs, views, speedups, q):
     # One row per problem and GPU (best_picks).
-    pick = best_picks(counted, views, speedups)
-    gorder = {g: i for i, g in enumerate(dict.fromkeys(v[0] for v in views))}
-    rows = [(p, gpu) + v[:4] for (p, gpu), v in
-            sorted(pick.items(), key=lambda kv: (gorder[kv[0][1]], probs[kv[0][0]]["number"]))
+    rows = [(p, gpu) + v[:4] for (p, gpu), v in best_picks(counted, probs, views, speedups)
             if v[4] < 1.0]
     if not rows:
         return
@@ -544,11 +543,8 @@ def time_split(w, lv, counted, probs, views, speedups, q):
     for r in q("SELECT eval_id, kernel_hash, problem_id, gpu_name, launches, kernel_ms, limiter "
                "FROM profiles ORDER BY created_at"):
         prof[(r["kernel_hash"], r["problem_id"], r["gpu_name"])] = r
-    pick = best_picks(counted, views, speedups)
-    gorder = {g: i for i, g in enumerate(dict.fromkeys(v[0] for v in views))}
     rows = []
-    for (p, gpu), (label, kh, t, eager, sp) in sorted(
-            pick.items(), key=lambda kv: (gorder[kv[0][1]], probs[kv[0][0]]["number"])):
+    for (p, gpu), (label, kh, t, eager, sp) in best_picks(counted, probs, views, speedups):
         pr = prof.get((kh, p, gpu))
         if not pr:
             continue
