@@ -9,7 +9,12 @@
 # small sizes (gen.py --small) the f64 kernels of 024, 045, 048 and 049,
 # emulated on the host, match the Python graph evaluator, also on a draw of
 # 024 where its fp32 kernel fails, and a mutated one fails (make test-long:
-# every level-3 net in double).
+# every level-3 net in double). dmma=1 (the idea graph-fp64-tensor-core, second
+# on flagged specs): the convs of 010, 024 and 045, 045's transposed ones and
+# linears of over 16 rows as implicit GEMMs on the fp64 tensor cores (mma
+# m8n8k4, its helper past the rewriting), emulated at small sizes against
+# the evaluator, also with every size an argument (dedup 3), and failing with
+# the B fragment's k order or the transposed scatter's taps mutated.
 . "$KF_ROOT/tests/lib.sh"
 export KFORGE_ROOT="$KF_ROOT"
 
@@ -38,6 +43,28 @@ while read -r s; do
 	fi
 done <flagged.txt
 check "each renders with f64" test ! -s render.bad
+mkdir -p dm
+while read -r s; do
+	b=$(basename "$(dirname "$s")")
+	{ echo "// problem: $b"; "$E" render "$s" graph '{"f64": 1, "dmma": 1}'; } >"dm/$b.cu" 2>>render.bad
+done <flagged.txt
+check "and with dmma" test ! -s render.bad
+check "the header says dmma=1" sh -c 'for f in dm/*.cu; do sed -n 2p "$f" | grep -q " f64=1 dmma=1;" || exit 1; done'
+# the convs of one group on the fp64 tensor cores (the depthwise ones and
+# 045's last, of 4 channels, stay direct), 045's four transposed ones too
+cnt() { grep -c "^g[0-9]*_conv$2<<<" dm/$1_*.cu; }
+check "010: all 104 convs (dmma)" test "$(cnt 010 _dmma)" -eq 104 -a "$(cnt 010 '')" -eq 0
+check "024: the 1x1 and dense convs (dmma), the depthwise direct" \
+	test "$(cnt 024 _dmma)" -gt 0 -a "$(cnt 024 '')" -gt 0
+check "045: 18 convs and 4 transposed (dmma), 1 direct" \
+	test "$(cnt 045 _dmma)" -eq 18 -a "$(cnt 045 _transpose_dmma)" -eq 4 -a "$(cnt 045 '')" -eq 1
+check "the mma helper once, guarded, before the kernels" sh -c \
+	'for f in dm/010_*.cu dm/045_*.cu; do [ "$(grep -c "mma.sync.aligned.m8n8k4.row.col.f64" "$f")" -eq 1 ] &&
+		sed -n 3p "$f" | grep -q "^#ifdef __CUDACC__" || exit 1; done'
+lacks "048 has no conv or linear: no helper" "$(ls dm/048_*.cu)" "gf64_dmma"
+"$KF_BUILD/tests/kfcompile" --exe "$KFORGE" --fixtures fx --launch-only dm/*.cu >lo-dm.txt 2>&1
+check "their launch plans pass the engine's check" test "$(grep -c ': launch_ok$' lo-dm.txt)" -eq 5
+grep -v ': launch_ok$' lo-dm.txt | head -n 5 | cut -c1-300 | sed 's/^/# /'
 head -n 5 render.bad | sed 's/^/# /'
 check "the header says f64=1" sh -c 'for f in f64/*.body; do head -n 1 "$f" | grep -q " f64=1;" || exit 1; done'
 # outside the two conversion kernels: no float, no float literal, no float math
@@ -67,6 +94,9 @@ check "f64 0 is the fp32 rendering, byte for byte" cmp -s f32/024.cu f32/024-0.c
 "$E" render "$s24" graph '{"f64": 1, "tc": 1, "mma": 1}' >f32/024-tc.cu
 check "f64 with tc 1 is the f64 rendering, byte for byte" cmp -s f32/024-tc.cu "$(ls f64/024_*.body)"
 expect_exit 1 "f64 2 is refused" "$E" render "$s24" graph '{"f64": 2}'
+"$E" render "$s24" graph '{"dmma": 1}' >f32/024-dm.cu
+check "dmma without f64 is the fp32 rendering, byte for byte" cmp -s f32/024.cu f32/024-dm.cu
+expect_exit 1 "dmma 2 is refused" "$E" render "$s24" graph '{"f64": 1, "dmma": 2}'
 # what has no double form is refused, not left in fp32 (level-2 42's float4 loads)
 expect_exit 1 "a float4 kernel is refused" "$E" render \
 	"$(ls "$KF_ROOT"/problems/level2/042_*/spec.json)" graph '{"f64": 1}'
@@ -77,8 +107,13 @@ while read -r s; do
 	"$E" ideas "$s" 1 1
 done <flagged.txt >first.txt
 check "graph-fp64 is the first idea on each flagged problem" test "$(grep -cE "^graph-fp64( plan)?$" first.txt)" -eq 5
+while read -r s; do
+	"$E" ideas "$s" 2 1 | sed -n 2p
+done <flagged.txt >second.txt
+check "graph-fp64-tensor-core the second" test "$(grep -c "^graph-fp64-tensor-core$" second.txt)" -eq 5
 "$E" ideas "$(ls "$KF_ROOT"/problems/level3/001_*/spec.json)" 1000 1 >ideas1.txt
 lacks "an unflagged problem is not offered it" ideas1.txt '^graph-fp64$'
+lacks "nor its tensor-core form" ideas1.txt '^graph-fp64-tensor-core$'
 python3 -c "
 import json, sys
 s = json.load(open(sys.argv[1])); del s['ill_conditioned']; json.dump(s, open('unflagged.json', 'w'))
@@ -93,7 +128,7 @@ if ! command -v c++ >/dev/null 2>&1 || ! have_nvrtc; then
 	skip "c++ or NVRTC missing: the f64 kernels are not compiled nor emulated"
 	exit 0
 fi
-("$KF_BUILD/tests/kfcompile" --exe "$KFORGE" --arch sm_90a --timeout 120 --fixtures fx f64/*.cu >cc.txt 2>&1
+("$KF_BUILD/tests/kfcompile" --exe "$KFORGE" --arch sm_90a --timeout 120 --fixtures fx f64/*.cu dm/*.cu >cc.txt 2>&1
  echo $? >cc.rc) &
 cc_pid=$!
 
@@ -112,6 +147,26 @@ python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emu8 --seed 100
 contains "seed 1008: the fp32 kernel of 024 fails" emu8.out '^not ok 024_EfficientNetB2 \{"src_limit": 0\} .*python: [1-9][0-9]* bad'
 contains "and its f64 kernel matches" emu8.out '^ok 024_EfficientNetB2 \{"f64": 1, "src_limit": 0\} .*python: 0 bad'
 sed 's/^/# /' emu8.out
+# dmma: the convs (010, 024, 045), 045's transposed ones and 043's linears
+# (of 240 rows) on the emulated fp64 tensor cores; then every size an argument
+python3 "$KF_ROOT/problems/gen/level3/gen.py" --small small 10 43 >/dev/null 2>&1
+python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emudm -j "$(par_jobs)" \
+	--params '{"f64": 1, "dmma": 1, "src_limit": 0}' 10 24 43 45 >emudm.out 2>&1
+contains "the dmma kernels of 010, 024, 043, 045 match the evaluator" emudm.out "^checked 4 kernels, 0 failed$"
+grep '^not ok' emudm.out | head -n 5 | cut -c1-300 | sed 's/^/# /'
+check "they ran the tensor-core kernels" sh -c \
+	'grep -q "_conv_dmma(" emudm/010_*.cpp && grep -q "_conv_dmma(" emudm/043_*.cpp && grep -q "_conv_transpose_dmma(" emudm/045_*.cpp'
+python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emudm3 \
+	--params '{"f64": 1, "dmma": 1, "src_limit": 0, "dedup": 3}' 45 >emudm3.out 2>&1
+contains "with every size an argument too" emudm3.out "^checked 1 kernels, 0 failed$"
+check "(it was)" grep -q "CI = lc[0-9]" emudm3/045_*.cpp
+B_FRAG="b[i] = Bs[wn + 8 * i + (lane >> 2)][kk + (lane & 3)];"
+python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emudmm1 --params '{"f64": 1, "dmma": 1}' \
+	--sed "$B_FRAG" "$(echo "$B_FRAG" | sed 's/(lane & 3)\]/(3 - (lane \& 3))]/')" 45 >mdm1.out 2>&1
+contains "the B fragment's k order reversed fails" mdm1.out "^not ok 045_UNetSoftmax .*python: [1-9][0-9]* bad"
+python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emudmm2 --params '{"f64": 1, "dmma": 1}' \
+	--sed "q % OW * TW + tt % TW;" "q % OW * TW + tt / TW % TW;" 45 >mdm2.out 2>&1
+contains "the scatter's column tap mutated fails" mdm2.out "^not ok 045_UNetSoftmax .*python: [1-9][0-9]* bad"
 # the comparison can fail: the output rounded from 1.001 times the result
 python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emumut --params '{"f64": 1}' \
 	--sed "y[i] = (float)x[i];" "y[i] = (float)(x[i] * 1.001);" 49 >mut.out 2>&1
@@ -131,5 +186,6 @@ fi
 
 wait "$cc_pid"
 check "kfcompile ran" test "$(cat cc.rc)" -eq 0
-check "NVRTC compiles the five (sm_90a)" test "$(grep -c ': ok ' cc.txt)" -eq 5
+check "NVRTC compiles the five, f64 and dmma (sm_90a)" test "$(grep -c ': ok ' cc.txt)" -eq 10
+check "the dmma kernels spill nothing" sh -c '! grep -oE "kernel g[0-9]+_conv(_transpose)?_dmma regs [0-9]+ smem [0-9]+ stack [0-9]+ spill_st [1-9]" cc.txt'
 grep -v ': ok ' cc.txt | head -n 5 | cut -c1-300 | sed 's/^/# /'

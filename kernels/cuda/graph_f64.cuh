@@ -9,3 +9,93 @@ extern "C" __global__ void @NAME@(const @FROM@* __restrict__ x, @TO@* __restrict
         y[i] = (@TO@)x[i];
 }
 
+//@ dmma
+#ifdef __CUDACC__ // (on the host: tests/tools/emulate_shim_tc.h)
+// d += a b on the fp64 tensor cores (mma m8n8k4): a holds A (row lane / 4, k lane % 4),
+// b holds B (k lane % 4, column lane / 4), d holds D (row lane / 4, columns 2 (lane % 4) + 0, 1).
+__device__ __forceinline__ void gf64_dmma(double (&d)[2], double a, double b)
+{
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+                 : "+d"(d[0]), "+d"(d[1]) : "d"(a), "d"(b));
+}
+#endif
+//@ conv_dmma
+    /* implicit GEMM on the fp64 tensor cores: a block's 64 pixels x 64 of the NC columns
+     * (output channels; a transposed conv's channels x taps, its pixels the input's),
+     * k = (ci, tap) in steps of 16 through shared memory, 4 warps of 32 x 32 */
+    const long long SP = (long long)OD * OH * OW, M = NB * SP;
+    const int TAPS = KD * KH * KW, KT = CI * TAPS;
+    __shared__ double As[16][64 + 4];   /* [k][pixel]: the fragment reads miss no bank */
+    __shared__ double Bs[64][16 + 4];   /* [channel][k] */
+    const int tid = threadIdx.x, lane = tid & 31;
+    const int wm = (tid >> 6) * 32, wn = ((tid >> 5) & 1) * 32;
+    const long long m0 = (long long)blockIdx.x * 64;
+    const int n0 = blockIdx.y * 64;
+    /* loaders: a thread's pixel (tid & 63) at k rows ar + 2j; its k column bk of columns bc + 8j */
+    const int ar = tid >> 6, bk = tid & 15, bc = tid >> 4;
+    const long long am = m0 + (tid & 63);
+    const bool mok = am < M;
+    long long t = mok ? am : 0;
+    const int ow = (int)(t % OW); t /= OW;
+    const int oh = (int)(t % OH); t /= OH;
+    const int od = (int)(t % OD);
+    const double* xp = x + t / OD * CI * ((long long)ID * IH * IW);
+    const int d0 = od * SD - PD, h0 = oh * SH - PH, w0 = ow * SW - PW;
+    double ra[8], rb[8], acc[4][4][2];
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+#pragma unroll
+        for (int j = 0; j < 4; j++) acc[i][j][0] = acc[i][j][1] = 0.0;
+    auto load = [&](int k0) {
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            const int k = k0 + ar + 2 * j;
+            double v = 0.0;
+            if (mok && k < KT) {
+                const int ci = k / TAPS, tap = k % TAPS;
+                const int id = d0 + tap / (KH * KW) * DILD, ih = h0 + tap / KW % KH * DILH, iw = w0 + tap % KW * DILW;
+                if (id >= 0 && id < ID && ih >= 0 && ih < IH && iw >= 0 && iw < IW)
+                    v = xp[(((long long)ci * ID + id) * IH + ih) * IW + iw];
+            }
+            ra[j] = v;
+        }
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            const int co = n0 + bc + 8 * j, k = k0 + bk;
+            rb[j] = co < NC && k < KT ? @BW@ : 0.0;
+        }
+    };
+    load(0);
+    for (int k0 = 0; k0 < KT; k0 += 16) {
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            As[ar + 2 * j][tid & 63] = ra[j];
+            Bs[bc + 8 * j][bk] = rb[j];
+        }
+        __syncthreads();
+        if (k0 + 16 < KT) load(k0 + 16);   /* the next tile's loads in flight over the products */
+#pragma unroll
+        for (int kk = 0; kk < 16; kk += 4) {
+            double a[4], b[4];
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                a[i] = As[kk + (lane & 3)][wm + 8 * i + (lane >> 2)];
+                b[i] = Bs[wn + 8 * i + (lane >> 2)][kk + (lane & 3)];
+            }
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+#pragma unroll
+                for (int j = 0; j < 4; j++) gf64_dmma(acc[i][j], a[i], b[j]);
+        }
+        __syncthreads();
+    }
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const long long m = m0 + wm + 8 * i + (lane >> 2);
+                const int co = n0 + wn + 8 * j + 2 * (lane & 3) + h;
+                if (m >= M || co >= NC) continue;
+                const double r = acc[i][j][h];

@@ -34,7 +34,10 @@
  * default, or 0 as each kernel brings them); src_limit 0 renders past the
  * engine's source limit (host emulation); f64 (1: the rendering rewritten
  * in double, inputs copied in and the output rounded out, for problems
- * fp32 cannot pass, builtin_graph_f64.c; tc is ignored with it). */
+ * fp32 cannot pass, builtin_graph_f64.c; tc is ignored with it); dmma (with
+ * f64: convolutions of one group and linears of over 16 rows as implicit
+ * GEMMs on the fp64 tensor cores, mma m8n8k4; 0, the default, the direct
+ * conv and the tiled GEMM in double). */
 #include "kernels/graph/builtin_graph.h"
 
 #include "engine/launch.h"
@@ -501,6 +504,7 @@ static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
 	p->dedup = bt_param(prm, "dedup", 2);
 	p->once = bt_param(prm, "once", 1);
 	p->f64 = bt_param(prm, "f64", 0);
+	p->dmma = bt_param(prm, "dmma", 0);
 	p->arena = bt_param(prm, "arena", 0);
 	/* double throughout, so no tensor cores: tc and mma are ignored rather
 	 * than refused, as the search stacks ideas (graph-tensor-core on an f64
@@ -533,6 +537,8 @@ static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
 		rc = kf_err(err, "graph: once must be 0 or 1");
 	else if (p->f64 != 0 && p->f64 != 1)
 		rc = kf_err(err, "graph: f64 must be 0 or 1");
+	else if (p->dmma != 0 && p->dmma != 1)
+		rc = kf_err(err, "graph: dmma must be 0 or 1");
 	else if (p->arena != 0 && p->arena != 1)
 		rc = kf_err(err, "graph: arena must be 0 or 1");
 	else if (p->conv_wg != 1 && p->conv_wg != 2)
@@ -607,7 +613,7 @@ static int render_room(const json_t *spec, const json_t *prm, long long room, st
 	if (!rc) {
 		buf_addf(s, "// template graph: fuse=%d tc=%d mma=%d block=%d BM=%d BN=%d BK=%d TM=%d "
 			    "TN=%d%s; %d kernels\n", p->fuse, p->tc, p->mma, p->block, p->BM, p->BN, p->BK, p->TM, p->TN,
-			 p->f64 ? " f64=1" : "", p->launches);
+			 p->f64 ? p->dmma ? " f64=1 dmma=1" : " f64=1" : "", p->launches);
 		buf_adds(s, p->src.s);
 		buf_addf(s, "\n/*@launch\n");
 		for (int b = 0; !p->off && b < p->nbuf; b++)
@@ -657,6 +663,6 @@ static int graph_render(const json_t *spec, const json_t *prm, struct buf *s, st
 const struct tmpl_def tmpl_graph_defs[] = {
 	{ "graph", graph_supports, graph_render,
 	  "{\"fuse\": 1, \"tc\": 0, \"mma\": 0, \"fold\": 1, \"block\": 256, \"BM\": 64, \"BN\": 64, \"BK\": 16, "
-	  "\"TM\": 4, \"TN\": 4, \"conv_wmma\": 0, \"conv_mma\": -1, \"conv_wg\": 2, \"conv_ps\": 1, \"conv_pw\": 1, \"conv_po\": 1, \"split3\": -1, \"attn\": 2, \"skinny\": 1, \"share\": 1, \"cat_prefix\": 1, \"dacc\": -1, \"red\": -1, \"dedup\": 2, \"once\": 1, \"f64\": 0, \"arena\": 0, \"src_limit\": 1}" },
+	  "\"TM\": 4, \"TN\": 4, \"conv_wmma\": 0, \"conv_mma\": -1, \"conv_wg\": 2, \"conv_ps\": 1, \"conv_pw\": 1, \"conv_po\": 1, \"split3\": -1, \"attn\": 2, \"skinny\": 1, \"share\": 1, \"cat_prefix\": 1, \"dacc\": -1, \"red\": -1, \"dedup\": 2, \"once\": 1, \"f64\": 0, \"dmma\": 0, \"arena\": 0, \"src_limit\": 1}" },
 	{ NULL, NULL, NULL, NULL },
 };

@@ -130,6 +130,7 @@ struct gr_plan {
 	long long tc_room;	/* level 3: tc only while the source is under this (0: always,
 				 * -1: never) */
 	int f64;		/* the rendering rewritten in double (builtin_graph_f64.c) */
+	int dmma;		/* with f64: convs and linears on the fp64 tensor cores */
 	struct buf guards;	/* "\nKF_X\n" for each helper block in src (gr_once) */
 	struct buf src, launch;
 };
@@ -279,6 +280,21 @@ int gr_reduce_split(struct gr_plan *p, int gi, const char *fn, const struct gr_r
  * converting them around the graph. 0, or negative with err filled (a
  * construct without a double form, a name taken, scratch over the limit). */
 int gr_f64_promote(const struct gr_plan *p, struct buf *s, struct buf *err);
+
+/* builtin_graph_dmma.c: a convolution of one group (or a linear: 1 x 1 over
+ * rows; or a transposed one whose kernel is its stride, unpadded: a GEMM
+ * over the input's pixels) as an implicit GEMM on the fp64 tensor cores,
+ * written in double for the f64 rendering (dmma=1). Operands x, w as launch
+ * names, the output as gr_store gives it; the spatial geometry of x, the
+ * output, kernel, stride, padding and dilation, each padded to three axes
+ * (D, H, W). 0 emitted, 1 where it does not apply (the caller emits its own
+ * kernel), negative on error. */
+struct gr_dmma_geo {
+	long long nb, ci, co, in[3], out[3], k[3], s[3], pad[3], dil[3];
+	int transposed;
+};
+int gr_dmma_conv(struct gr_plan *p, int gi, const struct gr_epi *e, const char *xs, const char *ws,
+		 const struct gr_dmma_geo *g, struct buf *err);
 
 /* builtin_graph3.c: level-3 ops (matmul, permute, concat, expand, slice,
  * pad, cumsum, masked_fill, rnn). Shape checks of node k at build time. */

@@ -9,7 +9,9 @@
  * kernel, the graph writes its result into the output's part and a last
  * kernel rounds it into the float32 output. What has no double form here (vector types, half, bit
  * casts, fast-math and tensor-core intrinsics) is refused, never left in
- * fp32; the tensor-core emitters are off (render_pass ignores tc). */
+ * fp32; the tensor-core emitters are off (render_pass ignores tc). The
+ * dmma kernels (builtin_graph_dmma.c) are double already; their mma helper
+ * goes in after the header line, past the rewriting. */
 #include "kernels/graph/builtin_graph.h"
 
 #include <ctype.h>
@@ -201,8 +203,17 @@ int gr_f64_promote(const struct gr_plan *p, struct buf *s, struct buf *err)
 		total += p->buf_cap[b] * 8;
 	if (total > GR_MAX_SCRATCH)
 		rc = kf_err(err, "graph: f64: %lld bytes of scratch, over the engine's 8 GiB", total);
-	else
-		rc = rewrite_code(s->s, (size_t)(l - s->s), &o, err);
+	else {
+		/* the header line, the mma helper the dmma kernels call (its asm has no
+		 * rewriting), then the kernels */
+		const char *nl = memchr(s->s, '\n', (size_t)(l - s->s));
+		size_t h = nl ? (size_t)(nl + 1 - s->s) : 0;
+		rc = rewrite_code(s->s, h, &o, err);
+		if (!rc && strstr(s->s, "gf64_dmma("))
+			bt_cuh_section(&o, graph_f64_cuh, "dmma");
+		if (!rc)
+			rc = rewrite_code(s->s + h, (size_t)(l - s->s) - h, &o, err);
+	}
 	if (rc) {
 		free(off);
 		buf_release(&o);

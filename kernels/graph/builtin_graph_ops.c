@@ -284,6 +284,12 @@ static int linear_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *
 		if (rc <= 0)
 			return rc;
 	}
+	{	/* a linear is a 1 x 1 conv over M rows of K channels */
+		struct gr_dmma_geo dg = { M, K, N, { 1, 1, 1 }, { 1, 1, 1 }, { 1, 1, 1 },
+					  { 1, 1, 1 }, { 0, 0, 0 }, { 1, 1, 1 }, 0 };
+		if ((rc = gr_dmma_conv(p, gi, e, xs, ws, &dg, err)) <= 0)
+			return rc;
+	}
 	if ((M + p->BM - 1) / p->BM >= 65536)
 		return kf_err(err, "graph: linear '%s': %lld rows", o->name, M);
 	bt_cuh_fill(&body, graph_ops_cuh, "linear_head", "M", BT_INT(M), "K", BT_INT(K),
@@ -422,6 +428,20 @@ static int conv_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *er
 		json_decref(tp);
 		buf_release(&code);
 		if ((rc = tc_done(p, name, src0, from, rc, err)) <= 0)
+			return rc;
+	}
+	if (G == 1 && (!tr || !(OP[0] | OP[1] | OP[2]))) {
+		struct gr_dmma_geo dg = { x->shape[0], CI, CO, { 1, 1, 1 }, { 1, 1, 1 }, { 1, 1, 1 },
+					  { 1, 1, 1 }, { 0, 0, 0 }, { 1, 1, 1 }, tr };
+		for (int d = 0; d < nd; d++) {
+			dg.in[3 - nd + d] = x->shape[2 + d];
+			dg.out[3 - nd + d] = o->shape[2 + d];
+			dg.k[3 - nd + d] = K[d];
+			dg.s[3 - nd + d] = S[d];
+			dg.pad[3 - nd + d] = P[d];
+			dg.dil[3 - nd + d] = D[d];
+		}
+		if ((rc = gr_dmma_conv(p, gi, e, xs, ws, &dg, err)) <= 0)
 			return rc;
 	}
 	/* direct: one thread per output, fp32 FMA over the taps */

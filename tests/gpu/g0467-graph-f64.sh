@@ -6,7 +6,9 @@
 # tolerance 1e-4 against the double reference) at full size, must be
 # correct. The fp32 tensor-core rendering of the same problem is evaluated
 # beside for the record (not asserted: fp32 passes some flagged problems,
-# 010's rounding stays inside the tolerance). Prints each kernel's mean ms
+# 010's rounding stays inside the tolerance). The dmma rendering ({"fuse": 1,
+# "f64": 1, "dmma": 1}: convs and linears on the fp64 tensor cores, the idea
+# graph-fp64-tensor-core) must be correct too. Prints each kernel's mean ms
 # and, where this GPU has a committed eager baseline, its speedup.
 # F64_PROBLEMS="024 045" runs those numbers only.
 . "$KF_ROOT/tests/lib.sh"
@@ -47,6 +49,7 @@ for b in $flagged; do
 		case " $F64_PROBLEMS " in *" $n "*) ;; *) continue ;; esac
 	fi
 	r64=$(one "$b" f64 '{"fuse": 1, "f64": 1}')
+	r64d=$(one "$b" dmma '{"fuse": 1, "f64": 1, "dmma": 1}')
 	r32=$(one "$b" tc '{"fuse": 1, "tc": 1}')
 	eager=$(python3 -c '
 import json, sys
@@ -56,9 +59,13 @@ try:
     print(v["mean"] if isinstance(v, dict) else v)
 except Exception:
     print("-")' "$base" "$(echo "$b" | sed 's/^0*//')" 2>/dev/null)
-	echo "# $b f64: $r64; fp32 tc: $r32; eager ${eager} ms"
+	echo "# $b f64: $r64; f64 dmma: $r64d; fp32 tc: $r32; eager ${eager} ms"
 	case $r64 in
 	correct*) ok "level3/$b: the f64 rendering is correct" ;;
 	*) nok "level3/$b: the f64 rendering is correct"; tail -n 5 "$b-f64.err" | sed 's/^/#   /' ;;
+	esac
+	case $r64d in
+	correct*) ok "level3/$b: the f64 dmma rendering is correct" ;;
+	*) nok "level3/$b: the f64 dmma rendering is correct"; tail -n 5 "$b-dmma.err" | sed 's/^/#   /' ;;
 	esac
 done

@@ -66,6 +66,26 @@ static inline void kfg_mma_bf16(float (&d)[4], const unsigned (&a)[4], unsigned 
         return s;
     });
 }
+// The f64 rendering's fp64 tensor-core step (kernels/cuda/graph_f64.cuh, dmma), m8n8k4:
+// lane l holds A (l / 4, l % 4) and B (k l % 4, column l / 4); it sums D (l / 4, 2 (l % 4) + i)
+// in the order k = 0..3, each an FMA.
+static double kf_dmma_a[KF_MAXT], kf_dmma_b[KF_MAXT];
+static inline void gf64_dmma(double (&d)[2], double a, double b)
+{
+    unsigned t = kf_cur, base = t - t % 32, lane = t % 32;
+    kf_dmma_a[t] = a;
+    kf_dmma_b[t] = b;
+    kf_yield();
+    double r[2];
+    for (int i = 0; i < 2; i++) {
+        const unsigned row = lane / 4, col = lane % 4 * 2 + i;
+        r[i] = d[i];
+        for (unsigned k = 0; k < 4; k++) r[i] = fma(kf_dmma_a[base + row * 4 + k], kf_dmma_b[base + col * 4 + k], r[i]);
+    }
+    kf_yield();
+    d[0] = r[0];
+    d[1] = r[1];
+}
 // gemm_epi's wgmma helpers (builtin_gemm_epi_wg.c; conv_epi's wgmma core too).
 // wgmma is warpgroup-collective: every thread of the 128 posts its register
 // fragment (the A operand, 64 rows x k), yields, computes its 64 outputs, yields.
