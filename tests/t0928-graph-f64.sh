@@ -9,12 +9,14 @@
 # small sizes (gen.py --small) the f64 kernels of 024, 045, 048 and 049,
 # emulated on the host, match the Python graph evaluator, also on a draw of
 # 024 where its fp32 kernel fails, and a mutated one fails (make test-long:
-# every level-3 net in double). dmma=1 (the idea graph-fp64-tensor-core, second
-# on flagged specs): the convs of 010, 024 and 045, 045's transposed ones and
-# linears of over 16 rows as implicit GEMMs on the fp64 tensor cores (mma
-# m8n8k4, its helper past the rewriting), emulated at small sizes against
-# the evaluator, also with every size an argument (dedup 3), and failing with
-# the B fragment's k order or the transposed scatter's taps mutated.
+# every level-3 net in double, with dmma and without). dmma=1 (the idea graph-fp64-tensor-core, second
+# on flagged specs): the convs of 010, 024 and 045, 045's transposed ones,
+# linears of over 16 rows and 048's batched matmuls as implicit GEMMs on the
+# fp64 tensor cores (mma m8n8k4, its helper past the rewriting), emulated at
+# small sizes against the evaluator (048 at sizes where its matmuls have 17
+# to 20 rows), also with every size an argument (dedup 3), and failing with
+# the B fragment's k order, the transposed scatter's taps or the matmul's A
+# columns mutated.
 . "$KF_ROOT/tests/lib.sh"
 export KFORGE_ROOT="$KF_ROOT"
 
@@ -61,7 +63,8 @@ check "045: 18 convs and 4 transposed (dmma), 1 direct" \
 check "the mma helper once, guarded, before the kernels" sh -c \
 	'for f in dm/010_*.cu dm/045_*.cu; do [ "$(grep -c "mma.sync.aligned.m8n8k4.row.col.f64" "$f")" -eq 1 ] &&
 		sed -n 3p "$f" | grep -q "^#ifdef __CUDACC__" || exit 1; done'
-lacks "048 has no conv or linear: no helper" "$(ls dm/048_*.cu)" "gf64_dmma"
+check "048: its four batched matmuls of 64 rows (dmma), the one of 3 rows on SIMT tiles" \
+	test "$(grep -c "^g[0-9]*_matmul_dmma<<<" dm/048_*.cu)" -eq 4 -a "$(grep -c "^g[0-9]*_matmul<<<" dm/048_*.cu)" -eq 1
 "$KF_BUILD/tests/kfcompile" --exe "$KFORGE" --fixtures fx --launch-only dm/*.cu >lo-dm.txt 2>&1
 check "their launch plans pass the engine's check" test "$(grep -c ': launch_ok$' lo-dm.txt)" -eq 5
 grep -v ': launch_ok$' lo-dm.txt | head -n 5 | cut -c1-300 | sed 's/^/# /'
@@ -160,7 +163,24 @@ python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emudm3 \
 	--params '{"f64": 1, "dmma": 1, "src_limit": 0, "dedup": 3}' 45 >emudm3.out 2>&1
 contains "with every size an argument too" emudm3.out "^checked 1 kernels, 0 failed$"
 check "(it was)" grep -q "CI = lc[0-9]" emudm3/045_*.cpp
-B_FRAG="b[i] = Bs[wn + 8 * i + (lane >> 2)][kk + (lane & 3)];"
+# 048 with its matmuls over 16 rows (at gen.py's sizes they have 4)
+python3 - "$KF_ROOT/problems/gen/level3" mid >/dev/null 2>&1 <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import gen
+gen.SMALL[48] = {"batch_size": 2, "seq_length": 40, "n_heads": 2, "d_head": 18, "d_state": 17, "block_len": 20}
+sys.argv = ["gen.py", "--small", sys.argv[2], "48"]
+sys.exit(gen.main())
+PY
+python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" mid emudm48 \
+	--params '{"f64": 1, "dmma": 1, "src_limit": 0}' 48 >emudm48.out 2>&1
+contains "048's batched matmuls on them match the evaluator" emudm48.out "^checked 1 kernels, 0 failed$"
+check "(four of them)" test "$(grep -c "^g[0-9]*_matmul_dmma<<<" emudm48/048_*.cpp)" -eq 4
+python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" mid emudmm3 --params '{"f64": 1, "dmma": 1}' \
+	--sed "ra[j] = m < M && k0 + ak < KT ? a[aoff + m * KT + k0 + ak] : 0.0;" \
+	"ra[j] = m < M && k0 + ak < KT ? a[aoff + m * KT + k0 + (ak ^ 1)] : 0.0;" 48 >mdm3.out 2>&1
+contains "the matmul's A columns swapped in pairs fails" mdm3.out "^not ok 048_Mamba2ReturnY .*python: [1-9][0-9]* bad"
+B_FRAG="fb[i] = Bs[wn + 8 * i + (lane >> 2)][kk + (lane & 3)];"
 python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emudmm1 --params '{"f64": 1, "dmma": 1}' \
 	--sed "$B_FRAG" "$(echo "$B_FRAG" | sed 's/(lane & 3)\]/(3 - (lane \& 3))]/')" 45 >mdm1.out 2>&1
 contains "the B fragment's k order reversed fails" mdm1.out "^not ok 045_UNetSoftmax .*python: [1-9][0-9]* bad"
@@ -176,9 +196,10 @@ contains "and is named" mut.out "^not ok 049_Mamba2ReturnFinalState .*python: [1
 if long_tier; then
 	expect_exit 0 "gen.py --small writes every net" python3 "$KF_ROOT/problems/gen/level3/gen.py" --small all
 	python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" all emuall -j "$(par_jobs)" \
-		--params '{"f64": 1, "src_limit": 0}' >emuall.out 2>&1
+		--params '{"f64": 1, "src_limit": 0}' --params '{"f64": 1, "dmma": 1, "src_limit": 0}' >emuall.out 2>&1
 	n=$(ls -d all/problems/level3/*/ | wc -l)
-	contains "the f64 kernels of all $n nets match the evaluator" emuall.out "^checked $n kernels, 0 failed$"
+	contains "the f64 kernels of all $n nets, with dmma and without, match the evaluator" emuall.out \
+		"^checked $((2 * n)) kernels, 0 failed$"
 	grep '^not ok' emuall.out | head -n 5 | cut -c1-300 | sed 's/^/# /'
 else
 	skip "every level-3 net in double: long tier (make test-long)"

@@ -19,19 +19,26 @@ __device__ __forceinline__ void gf64_dmma(double (&d)[2], double a, double b)
                  : "+d"(d[0]), "+d"(d[1]) : "d"(a), "d"(b));
 }
 #endif
-//@ conv_dmma
-    /* implicit GEMM on the fp64 tensor cores: a block's 64 pixels x 64 of the NC columns
-     * (output channels; a transposed conv's channels x taps, its pixels the input's),
-     * k = (ci, tap) in steps of 16 through shared memory, 4 warps of 32 x 32 */
-    const long long SP = (long long)OD * OH * OW, M = NB * SP;
-    const int TAPS = KD * KH * KW, KT = CI * TAPS;
-    __shared__ double As[16][64 + 4];   /* [k][pixel]: the fragment reads miss no bank */
-    __shared__ double Bs[64][16 + 4];   /* [channel][k] */
+//@ dmma_head
+    /* implicit GEMM on the fp64 tensor cores: a block's 64 rows x 64 of the NC columns,
+     * KT in steps of 16 through shared memory, 4 warps of 32 x 32 */
+    __shared__ double As[16][64 + 4];   /* [k][row]: the fragment reads miss no bank */
+    __shared__ double Bs[64][16 + 4];   /* [column][k] */
     const int tid = threadIdx.x, lane = tid & 31;
     const int wm = (tid >> 6) * 32, wn = ((tid >> 5) & 1) * 32;
     const long long m0 = (long long)blockIdx.x * 64;
     const int n0 = blockIdx.y * 64;
-    /* loaders: a thread's pixel (tid & 63) at k rows ar + 2j; its k column bk of columns bc + 8j */
+    double ra[8], rb[8], acc[4][4][2];
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+#pragma unroll
+        for (int j = 0; j < 4; j++) acc[i][j][0] = acc[i][j][1] = 0.0;
+//@ conv_dmma
+    /* rows: output pixels (a transposed conv's: the input's), columns: output channels (a
+     * transposed conv's channels x taps), k = (ci, tap); a thread loads its pixel
+     * (tid & 63) at k rows ar + 2j, and its k column bk of columns bc + 8j */
+    const long long SP = (long long)OD * OH * OW, M = NB * SP;
+    const int TAPS = KD * KH * KW, KT = CI * TAPS;
     const int ar = tid >> 6, bk = tid & 15, bc = tid >> 4;
     const long long am = m0 + (tid & 63);
     const bool mok = am < M;
@@ -41,11 +48,6 @@ __device__ __forceinline__ void gf64_dmma(double (&d)[2], double a, double b)
     const int od = (int)(t % OD);
     const double* xp = x + t / OD * CI * ((long long)ID * IH * IW);
     const int d0 = od * SD - PD, h0 = oh * SH - PH, w0 = ow * SW - PW;
-    double ra[8], rb[8], acc[4][4][2];
-#pragma unroll
-    for (int i = 0; i < 4; i++)
-#pragma unroll
-        for (int j = 0; j < 4; j++) acc[i][j][0] = acc[i][j][1] = 0.0;
     auto load = [&](int k0) {
 #pragma unroll
         for (int j = 0; j < 8; j++) {
@@ -65,27 +67,56 @@ __device__ __forceinline__ void gf64_dmma(double (&d)[2], double a, double b)
             rb[j] = co < NC && k < KT ? @BW@ : 0.0;
         }
     };
-    load(0);
-    for (int k0 = 0; k0 < KT; k0 += 16) {
+    auto stage = [&]() {
 #pragma unroll
         for (int j = 0; j < 8; j++) {
             As[ar + 2 * j][tid & 63] = ra[j];
             Bs[bc + 8 * j][bk] = rb[j];
         }
+    };
+//@ mm_dmma
+    /* C[z] = A B, A at a[aoff + m * KT + k], B at b[boff + k * NC + n], both rows
+     * contiguous: a thread loads A's k (tid & 15) of rows (tid >> 4) + 8j and B's
+     * column (tid & 63) at k rows (tid >> 6) + 2j */
+    const long long z = blockIdx.z;
+    long long aoff = 0, boff = 0;
+@BOFFS@    const long long M = @M@LL;
+    const int KT = @K@, NC = @N@;
+    const int ak = tid & 15, arow = tid >> 4, bcol = tid & 63, bkr = tid >> 6;
+    auto load = [&](int k0) {
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            const long long m = m0 + arow + 8 * j;
+            ra[j] = m < M && k0 + ak < KT ? a[aoff + m * KT + k0 + ak] : 0.0;
+            const int k = k0 + bkr + 2 * j;
+            rb[j] = k < KT && n0 + bcol < NC ? b[boff + (long long)k * NC + n0 + bcol] : 0.0;
+        }
+    };
+    auto stage = [&]() {
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            As[ak][arow + 8 * j] = ra[j];
+            Bs[bcol][bkr + 2 * j] = rb[j];
+        }
+    };
+//@ dmma_loop
+    load(0);
+    for (int k0 = 0; k0 < KT; k0 += 16) {
+        stage();
         __syncthreads();
         if (k0 + 16 < KT) load(k0 + 16);   /* the next tile's loads in flight over the products */
 #pragma unroll
         for (int kk = 0; kk < 16; kk += 4) {
-            double a[4], b[4];
+            double fa[4], fb[4];
 #pragma unroll
             for (int i = 0; i < 4; i++) {
-                a[i] = As[kk + (lane & 3)][wm + 8 * i + (lane >> 2)];
-                b[i] = Bs[wn + 8 * i + (lane >> 2)][kk + (lane & 3)];
+                fa[i] = As[kk + (lane & 3)][wm + 8 * i + (lane >> 2)];
+                fb[i] = Bs[wn + 8 * i + (lane >> 2)][kk + (lane & 3)];
             }
 #pragma unroll
             for (int i = 0; i < 4; i++)
 #pragma unroll
-                for (int j = 0; j < 4; j++) gf64_dmma(acc[i][j], a[i], b[j]);
+                for (int j = 0; j < 4; j++) gf64_dmma(acc[i][j], fa[i], fb[j]);
         }
         __syncthreads();
     }

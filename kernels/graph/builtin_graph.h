@@ -295,6 +295,10 @@ struct gr_dmma_geo {
 };
 int gr_dmma_conv(struct gr_plan *p, int gi, const struct gr_epi *e, const char *xs, const char *ws,
 		 const struct gr_dmma_geo *g, struct buf *err);
+/* The same for a batched matmul: Z batches of [M x K] [K x N], row-major,
+ * boffs setting aoff and boff from the batch z (builtin_graph3.c). */
+int gr_dmma_mm(struct gr_plan *p, int gi, const struct gr_epi *e, long long M, long long N, long long K,
+	       long long Z, const char *boffs, const char *an, const char *bn, struct buf *err);
 
 /* builtin_graph3.c: level-3 ops (matmul, permute, concat, expand, slice,
  * pad, cumsum, masked_fill, rnn). Shape checks of node k at build time. */

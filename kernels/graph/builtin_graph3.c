@@ -529,6 +529,12 @@ static int matmul_head(struct gr_plan *p, int gi, struct gr_epi *e, struct buf *
 			buf_addf(&offs, "      boff += c * %lldLL;\n", bs[db]);
 	}
 	buf_adds(&offs, "      (void)c; }\n");
+	rc = gr_dmma_mm(p, gi, e, M, N, K, Z, offs.s, gr_store(p, n->in[0], an, sizeof(an)),
+			gr_store(p, n->in[1], bn, sizeof(bn)), err);
+	if (rc <= 0) {
+		buf_release(&offs);
+		return rc;
+	}
 	gr_store_elem(&st, "        ", "(z * M_ + m) * N_ + n", "acc", e);
 	mm_body(&body, M, N, K, K, 1, N, 1, offs.s, st.s);
 	gr_sig(&sig, p, "const float* __restrict__ a, const float* __restrict__ b, ", e);

@@ -7,7 +7,8 @@
  * it replaces reads every operand from cache once per product. A transposed
  * conv whose kernel is its stride, unpadded, writes each output from one
  * input pixel: a GEMM of the input's pixels by (channel, tap) columns over
- * the input channels, scattered by the store. */
+ * the input channels, scattered by the store. A batched matmul is the same
+ * GEMM with row-major loaders, a batch a grid z. */
 #include "kernels/graph/builtin_graph.h"
 
 #include <stdio.h>
@@ -70,8 +71,10 @@ int gr_dmma_conv(struct gr_plan *p, int gi, const struct gr_epi *e, const char *
 		geo(&body, "T", g->k);
 		geo(&body, "Y", g->out);
 	}
+	bt_cuh_section(&body, graph_f64_cuh, "dmma_head");
 	bt_cuh_fill(&body, graph_f64_cuh, "conv_dmma", "BW",
 		    tr ? "w[(long long)k * NC + co]" : "w[(long long)co * KT + k]", NULL);
+	bt_cuh_section(&body, graph_f64_cuh, "dmma_loop");
 	if (tr) {
 		buf_adds(&body, "                const long long q = m % SP;\n"
 			    "                const int tt = co % TT;\n"
@@ -88,6 +91,38 @@ int gr_dmma_conv(struct gr_plan *p, int gi, const struct gr_epi *e, const char *
 	gr_args(&args, p, gi, "", e);
 	buf_addf(&grid, "dim3(%lld, %lld)", (m + DMMA_TILE - 1) / DMMA_TILE, (nc + DMMA_TILE - 1) / DMMA_TILE);
 	snprintf(name, sizeof(name), "g%d_conv%s_dmma", gi, tr ? "_transpose" : "");
+	p->qual = "__launch_bounds__(128)\n";
+	rc = gr_kernel(p, name, sig.s, body.s, grid.s, DMMA_THREADS, args.s, err);
+	buf_release(&body);
+	buf_release(&sig);
+	buf_release(&args);
+	buf_release(&grid);
+	return rc;
+}
+
+int gr_dmma_mm(struct gr_plan *p, int gi, const struct gr_epi *e, long long M, long long N, long long K,
+	       long long Z, const char *boffs, const char *an, const char *bn, struct buf *err)
+{
+	struct buf body = BUF_INIT, sig = BUF_INIT, args = BUF_INIT, grid = BUF_INIT;
+	char name[32];
+	int rc;
+
+	/* below 16 rows or columns a 64 x 64 tile is mostly idle: the SIMT tiles */
+	if (!p->f64 || !p->dmma || M < 16 || N < 16 || K < 4 || K >= (1LL << 31) || N >= (1LL << 31) ||
+	    (M + DMMA_TILE - 1) / DMMA_TILE >= (1LL << 31) || (N + DMMA_TILE - 1) / DMMA_TILE > 65535 || Z > 65535)
+		return 1;
+	buf_addf(&body, "    /* %lld batches of [%lld x %lld] [%lld x %lld]: fp64 tensor cores */\n", Z, M, K, K, N);
+	bt_cuh_section(&body, graph_f64_cuh, "dmma_head");
+	bt_cuh_fill(&body, graph_f64_cuh, "mm_dmma", "BOFFS", boffs, "M", BT_INT(M), "K", BT_INT(K),
+		    "N", BT_INT(N), NULL);
+	bt_cuh_section(&body, graph_f64_cuh, "dmma_loop");
+	gr_store_elem(&body, "                ", "(z * M + m) * NC + co", "r", e);
+	buf_adds(&body, "            }\n");
+	gr_sig(&sig, p, "const float* __restrict__ a, const float* __restrict__ b, ", e);
+	buf_addf(&args, "%s, %s, ", an, bn);
+	gr_args(&args, p, gi, "", e);
+	buf_addf(&grid, "dim3(%lld, %lld, %lld)", (M + DMMA_TILE - 1) / DMMA_TILE, (N + DMMA_TILE - 1) / DMMA_TILE, Z);
+	snprintf(name, sizeof(name), "g%d_matmul_dmma", gi);
 	p->qual = "__launch_bounds__(128)\n";
 	rc = gr_kernel(p, name, sig.s, body.s, grid.s, DMMA_THREADS, args.s, err);
 	buf_release(&body);
