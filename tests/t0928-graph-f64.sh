@@ -9,14 +9,15 @@
 # small sizes (gen.py --small) the f64 kernels of 024, 045, 048 and 049,
 # emulated on the host, match the Python graph evaluator, also on a draw of
 # 024 where its fp32 kernel fails, and a mutated one fails (make test-long:
-# every level-3 net in double, with dmma and without). dmma=1 (the idea graph-fp64-tensor-core, second
+# every level-3 net in double, with dmma 1, 2 and without). dmma=1 (the idea graph-fp64-tensor-core, second
 # on flagged specs): the convs of 010, 024 and 045, 045's transposed ones,
 # linears of over 16 rows and 048's batched matmuls as implicit GEMMs on the
 # fp64 tensor cores (mma m8n8k4, its helper past the rewriting), emulated at
 # small sizes against the evaluator (048 at sizes where its matmuls have 17
 # to 20 rows), also with every size an argument (dedup 3), and failing with
 # the B fragment's k order, the transposed scatter's taps or the matmul's A
-# columns mutated.
+# columns mutated; dmma=2 (sm_90's m16n8k16, the idea's first point) the same
+# on 010, 045 and 048, failing with its A fragment mutated.
 . "$KF_ROOT/tests/lib.sh"
 export KFORGE_ROOT="$KF_ROOT"
 
@@ -50,7 +51,14 @@ while read -r s; do
 	b=$(basename "$(dirname "$s")")
 	{ echo "// problem: $b"; "$E" render "$s" graph '{"f64": 1, "dmma": 1}'; } >"dm/$b.cu" 2>>render.bad
 done <flagged.txt
-check "and with dmma" test ! -s render.bad
+b=045_UNetSoftmax
+{ echo "// problem: $b"; "$E" render "$(ls "$KF_ROOT"/problems/level3/$b/spec.json)" graph '{"f64": 1, "dmma": 2}'; } \
+	>dm2-$b.cu 2>>render.bad
+check "and with dmma (1, and 2 for 045)" test ! -s render.bad
+check "dmma 2: m16n8k16 where the GPU has it, m8n8k4 where not" sh -c \
+	'grep -q "^#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900$" dm2-045_UNetSoftmax.cu &&
+	 grep -q "gf64_dmma16(acc" dm2-045_UNetSoftmax.cu && grep -q "gf64_dmma(acc" dm2-045_UNetSoftmax.cu'
+expect_exit 1 "dmma 3 is refused" "$E" render "$(ls "$KF_ROOT"/problems/level3/045_*/spec.json)" graph '{"f64": 1, "dmma": 3}'
 check "the header says dmma=1" sh -c 'for f in dm/*.cu; do sed -n 2p "$f" | grep -q " f64=1 dmma=1;" || exit 1; done'
 # the convs of one group on the fp64 tensor cores (the depthwise ones and
 # 045's last, of 4 channels, stay direct), 045's four transposed ones too
@@ -99,7 +107,6 @@ check "f64 with tc 1 is the f64 rendering, byte for byte" cmp -s f32/024-tc.cu "
 expect_exit 1 "f64 2 is refused" "$E" render "$s24" graph '{"f64": 2}'
 "$E" render "$s24" graph '{"dmma": 1}' >f32/024-dm.cu
 check "dmma without f64 is the fp32 rendering, byte for byte" cmp -s f32/024.cu f32/024-dm.cu
-expect_exit 1 "dmma 2 is refused" "$E" render "$s24" graph '{"f64": 1, "dmma": 2}'
 # what has no double form is refused, not left in fp32 (level-2 42's float4 loads)
 expect_exit 1 "a float4 kernel is refused" "$E" render \
 	"$(ls "$KF_ROOT"/problems/level2/042_*/spec.json)" graph '{"f64": 1}'
@@ -131,7 +138,7 @@ if ! command -v c++ >/dev/null 2>&1 || ! have_nvrtc; then
 	skip "c++ or NVRTC missing: the f64 kernels are not compiled nor emulated"
 	exit 0
 fi
-("$KF_BUILD/tests/kfcompile" --exe "$KFORGE" --arch sm_90a --timeout 120 --fixtures fx f64/*.cu dm/*.cu >cc.txt 2>&1
+("$KF_BUILD/tests/kfcompile" --exe "$KFORGE" --arch sm_90a --timeout 120 --fixtures fx f64/*.cu dm/*.cu dm2-045_UNetSoftmax.cu >cc.txt 2>&1
  echo $? >cc.rc) &
 cc_pid=$!
 
@@ -180,6 +187,18 @@ python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" mid emudmm3 --params 
 	--sed "ra[j] = m < M && k0 + ak < KT ? a[aoff + m * KT + k0 + ak] : 0.0;" \
 	"ra[j] = m < M && k0 + ak < KT ? a[aoff + m * KT + k0 + (ak ^ 1)] : 0.0;" 48 >mdm3.out 2>&1
 contains "the matmul's A columns swapped in pairs fails" mdm3.out "^not ok 048_Mamba2ReturnY .*python: [1-9][0-9]* bad"
+# dmma 2 (sm_90's m16n8k16; the host takes it as sm_90 would): convs, the
+# scatter and 048's matmuls; its A fragment's k halves swapped fails
+python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emudm2 -j "$(par_jobs)" \
+	--params '{"f64": 1, "dmma": 2, "src_limit": 0}' 10 45 >emudm2.out 2>&1
+python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" mid emudm2m \
+	--params '{"f64": 1, "dmma": 2, "src_limit": 0}' 48 >>emudm2.out 2>&1
+check "dmma 2: 010, 045 and 048 (mid) match the evaluator" test "$(grep -c "^checked [12] kernels, 0 failed$" emudm2.out)" -eq 2
+grep '^not ok' emudm2.out | head -n 5 | cut -c1-300 | sed 's/^/# /'
+check "(on m16n8k16)" grep -q "gf64_dmma16(acc" emudm2/045_*.cpp
+python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emudmm4 --params '{"f64": 1, "dmma": 2}' \
+	--sed "fa[i][v] = As[(lane & 3) + 4 * (v >> 1)]" "fa[i][v] = As[(lane & 3) + 4 * ((v >> 1) ^ 1)]" 45 >mdm4.out 2>&1
+contains "its A fragment's k quarters swapped fails" mdm4.out "^not ok 045_UNetSoftmax .*python: [1-9][0-9]* bad"
 B_FRAG="fb[i] = Bs[wn + 8 * i + (lane >> 2)][kk + (lane & 3)];"
 python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emudmm1 --params '{"f64": 1, "dmma": 1}' \
 	--sed "$B_FRAG" "$(echo "$B_FRAG" | sed 's/(lane & 3)\]/(3 - (lane \& 3))]/')" 45 >mdm1.out 2>&1
@@ -196,10 +215,11 @@ contains "and is named" mut.out "^not ok 049_Mamba2ReturnFinalState .*python: [1
 if long_tier; then
 	expect_exit 0 "gen.py --small writes every net" python3 "$KF_ROOT/problems/gen/level3/gen.py" --small all
 	python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" all emuall -j "$(par_jobs)" \
-		--params '{"f64": 1, "src_limit": 0}' --params '{"f64": 1, "dmma": 1, "src_limit": 0}' >emuall.out 2>&1
+		--params '{"f64": 1, "src_limit": 0}' --params '{"f64": 1, "dmma": 1, "src_limit": 0}' \
+		--params '{"f64": 1, "dmma": 2, "src_limit": 0}' >emuall.out 2>&1
 	n=$(ls -d all/problems/level3/*/ | wc -l)
-	contains "the f64 kernels of all $n nets, with dmma and without, match the evaluator" emuall.out \
-		"^checked $((2 * n)) kernels, 0 failed$"
+	contains "the f64 kernels of all $n nets, with dmma 1, 2 and without, match the evaluator" emuall.out \
+		"^checked $((3 * n)) kernels, 0 failed$"
 	grep '^not ok' emuall.out | head -n 5 | cut -c1-300 | sed 's/^/# /'
 else
 	skip "every level-3 net in double: long tier (make test-long)"
@@ -207,6 +227,6 @@ fi
 
 wait "$cc_pid"
 check "kfcompile ran" test "$(cat cc.rc)" -eq 0
-check "NVRTC compiles the five, f64 and dmma (sm_90a)" test "$(grep -c ': ok ' cc.txt)" -eq 10
+check "NVRTC compiles the five, f64 and dmma, and 045 with dmma 2 (sm_90a)" test "$(grep -c ': ok ' cc.txt)" -eq 11
 check "the dmma kernels spill nothing" sh -c '! grep -oE "kernel g[0-9]+_conv(_transpose)?_dmma regs [0-9]+ smem [0-9]+ stack [0-9]+ spill_st [1-9]" cc.txt'
 grep -v ': ok ' cc.txt | head -n 5 | cut -c1-300 | sed 's/^/# /'

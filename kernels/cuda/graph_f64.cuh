@@ -18,6 +18,18 @@ __device__ __forceinline__ void gf64_dmma(double (&d)[2], double a, double b)
     asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
                  : "+d"(d[0]), "+d"(d[1]) : "d"(a), "d"(b));
 }
+#if __CUDA_ARCH__ >= 900
+// sm_90's m16n8k16: a[v] holds A (row lane / 4 + 8 (v & 1), k lane % 4 + 4 (v >> 1)), b[v] B (k
+// lane % 4 + 4v, column lane / 4); d0 D's rows lane / 4, d1 rows lane / 4 + 8, columns as above.
+__device__ __forceinline__ void gf64_dmma16(double (&d0)[2], double (&d1)[2], const double (&a)[8], const double (&b)[4])
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, "
+                 "{%4, %5, %6, %7, %8, %9, %10, %11}, {%12, %13, %14, %15}, {%0, %1, %2, %3};\n"
+                 : "+d"(d0[0]), "+d"(d0[1]), "+d"(d1[0]), "+d"(d1[1])
+                 : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]),
+                   "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
+}
+#endif
 #endif
 //@ dmma_head
     /* implicit GEMM on the fp64 tensor cores: a block's 64 rows x 64 of the NC columns,
@@ -105,6 +117,7 @@ __device__ __forceinline__ void gf64_dmma(double (&d)[2], double a, double b)
         stage();
         __syncthreads();
         if (k0 + 16 < KT) load(k0 + 16);   /* the next tile's loads in flight over the products */
+//@ dmma_k4
 #pragma unroll
         for (int kk = 0; kk < 16; kk += 4) {
             double fa[4], fb[4];
@@ -118,6 +131,23 @@ __device__ __forceinline__ void gf64_dmma(double (&d)[2], double a, double b)
 #pragma unroll
                 for (int j = 0; j < 4; j++) gf64_dmma(acc[i][j], fa[i], fb[j]);
         }
+//@ dmma_k16
+        {   /* m16n8k16: rows 16i + 8 (v & 1), k 4 (v >> 1) of A's fragment; acc[2i], acc[2i + 1] its D */
+            double fa[2][8], fb[4][4];
+#pragma unroll
+            for (int i = 0; i < 2; i++)
+#pragma unroll
+                for (int v = 0; v < 8; v++) fa[i][v] = As[(lane & 3) + 4 * (v >> 1)][wm + 16 * i + 8 * (v & 1) + (lane >> 2)];
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+#pragma unroll
+                for (int v = 0; v < 4; v++) fb[j][v] = Bs[wn + 8 * j + (lane >> 2)][(lane & 3) + 4 * v];
+#pragma unroll
+            for (int i = 0; i < 2; i++)
+#pragma unroll
+                for (int j = 0; j < 4; j++) gf64_dmma16(acc[2 * i][j], acc[2 * i + 1][j], fa[i], fb[j]);
+        }
+//@ dmma_tail
         __syncthreads();
     }
 #pragma unroll

@@ -35,9 +35,10 @@
  * engine's source limit (host emulation); f64 (1: the rendering rewritten
  * in double, inputs copied in and the output rounded out, for problems
  * fp32 cannot pass, builtin_graph_f64.c; tc is ignored with it); dmma (with
- * f64: convolutions of one group and linears of over 16 rows as implicit
- * GEMMs on the fp64 tensor cores, mma m8n8k4; 0, the default, the direct
- * conv and the tiled GEMM in double). */
+ * f64: convolutions of one group, linears of over 16 rows and batched
+ * matmuls as implicit GEMMs on the fp64 tensor cores, mma m8n8k4; 2: sm_90's
+ * m16n8k16 where the GPU has it; 0, the default, the direct conv and the
+ * tiled GEMMs in double). */
 #include "kernels/graph/builtin_graph.h"
 
 #include "engine/launch.h"
@@ -537,8 +538,8 @@ static int render_pass(struct gr_plan *p, const json_t *spec, const json_t *prm,
 		rc = kf_err(err, "graph: once must be 0 or 1");
 	else if (p->f64 != 0 && p->f64 != 1)
 		rc = kf_err(err, "graph: f64 must be 0 or 1");
-	else if (p->dmma != 0 && p->dmma != 1)
-		rc = kf_err(err, "graph: dmma must be 0 or 1");
+	else if (p->dmma < 0 || p->dmma > 2)
+		rc = kf_err(err, "graph: dmma must be 0, 1 or 2");
 	else if (p->arena != 0 && p->arena != 1)
 		rc = kf_err(err, "graph: arena must be 0 or 1");
 	else if (p->conv_wg != 1 && p->conv_wg != 2)
@@ -613,7 +614,7 @@ static int render_room(const json_t *spec, const json_t *prm, long long room, st
 	if (!rc) {
 		buf_addf(s, "// template graph: fuse=%d tc=%d mma=%d block=%d BM=%d BN=%d BK=%d TM=%d "
 			    "TN=%d%s; %d kernels\n", p->fuse, p->tc, p->mma, p->block, p->BM, p->BN, p->BK, p->TM, p->TN,
-			 p->f64 ? p->dmma ? " f64=1 dmma=1" : " f64=1" : "", p->launches);
+			 p->f64 ? p->dmma == 2 ? " f64=1 dmma=2" : p->dmma ? " f64=1 dmma=1" : " f64=1" : "", p->launches);
 		buf_adds(s, p->src.s);
 		buf_addf(s, "\n/*@launch\n");
 		for (int b = 0; !p->off && b < p->nbuf; b++)

@@ -130,7 +130,8 @@ struct gr_plan {
 	long long tc_room;	/* level 3: tc only while the source is under this (0: always,
 				 * -1: never) */
 	int f64;		/* the rendering rewritten in double (builtin_graph_f64.c) */
-	int dmma;		/* with f64: convs and linears on the fp64 tensor cores */
+	int dmma;		/* with f64: convs, linears and matmuls on the fp64 tensor
+				 * cores (1: mma m8n8k4, 2: m16n8k16 on sm_90) */
 	struct buf guards;	/* "\nKF_X\n" for each helper block in src (gr_once) */
 	struct buf src, launch;
 };

@@ -19,6 +19,22 @@
 #define DMMA_TILE 64
 #define DMMA_THREADS 128
 
+/* The main loop: m8n8k4 (dmma 1), or sm_90's m16n8k16 (dmma 2) where the
+ * GPU has it and m8n8k4 where not; the host emulation takes m16n8k16. */
+static void dmma_loop(const struct gr_plan *p, struct buf *b)
+{
+	bt_cuh_section(b, graph_f64_cuh, "dmma_loop");
+	if (p->dmma == 2) {
+		buf_adds(b, "#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900\n");
+		bt_cuh_section(b, graph_f64_cuh, "dmma_k16");
+		buf_adds(b, "#else\n");
+	}
+	bt_cuh_section(b, graph_f64_cuh, "dmma_k4");
+	if (p->dmma == 2)
+		buf_adds(b, "#endif\n");
+	bt_cuh_section(b, graph_f64_cuh, "dmma_tail");
+}
+
 static void geo(struct buf *b, const char *tag, const long long *v)
 {
 	buf_addf(b, "    const int %sD = %lld, %sH = %lld, %sW = %lld;\n", tag, v[0], tag, v[1], tag, v[2]);
@@ -74,7 +90,7 @@ int gr_dmma_conv(struct gr_plan *p, int gi, const struct gr_epi *e, const char *
 	bt_cuh_section(&body, graph_f64_cuh, "dmma_head");
 	bt_cuh_fill(&body, graph_f64_cuh, "conv_dmma", "BW",
 		    tr ? "w[(long long)k * NC + co]" : "w[(long long)co * KT + k]", NULL);
-	bt_cuh_section(&body, graph_f64_cuh, "dmma_loop");
+	dmma_loop(p, &body);
 	if (tr) {
 		buf_adds(&body, "                const long long q = m % SP;\n"
 			    "                const int tt = co % TT;\n"
@@ -115,7 +131,7 @@ int gr_dmma_mm(struct gr_plan *p, int gi, const struct gr_epi *e, long long M, l
 	bt_cuh_section(&body, graph_f64_cuh, "dmma_head");
 	bt_cuh_fill(&body, graph_f64_cuh, "mm_dmma", "BOFFS", boffs, "M", BT_INT(M), "K", BT_INT(K),
 		    "N", BT_INT(N), NULL);
-	bt_cuh_section(&body, graph_f64_cuh, "dmma_loop");
+	dmma_loop(p, &body);
 	gr_store_elem(&body, "                ", "(z * M + m) * NC + co", "r", e);
 	buf_adds(&body, "            }\n");
 	gr_sig(&sig, p, "const float* __restrict__ a, const float* __restrict__ b, ", e);

@@ -8,7 +8,8 @@
 # beside for the record (not asserted: fp32 passes some flagged problems,
 # 010's rounding stays inside the tolerance). The dmma rendering ({"fuse": 1,
 # "f64": 1, "dmma": 1}: convs and linears on the fp64 tensor cores, the idea
-# graph-fp64-tensor-core) must be correct too. Prints each kernel's mean ms
+# graph-fp64-tensor-core; dmma 2, sm_90's m16n8k16, its first point) must
+# be correct too. Prints each kernel's mean ms
 # and, where this GPU has a committed eager baseline, its speedup.
 # F64_PROBLEMS="024 045" runs those numbers only.
 . "$KF_ROOT/tests/lib.sh"
@@ -50,6 +51,7 @@ for b in $flagged; do
 	fi
 	r64=$(one "$b" f64 '{"fuse": 1, "f64": 1}')
 	r64d=$(one "$b" dmma '{"fuse": 1, "f64": 1, "dmma": 1}')
+	r64e=$(one "$b" dmma2 '{"fuse": 1, "f64": 1, "dmma": 2}')
 	r32=$(one "$b" tc '{"fuse": 1, "tc": 1}')
 	eager=$(python3 -c '
 import json, sys
@@ -59,7 +61,7 @@ try:
     print(v["mean"] if isinstance(v, dict) else v)
 except Exception:
     print("-")' "$base" "$(echo "$b" | sed 's/^0*//')" 2>/dev/null)
-	echo "# $b f64: $r64; f64 dmma: $r64d; fp32 tc: $r32; eager ${eager} ms"
+	echo "# $b f64: $r64; f64 dmma: $r64d; f64 dmma 2: $r64e; fp32 tc: $r32; eager ${eager} ms"
 	case $r64 in
 	correct*) ok "level3/$b: the f64 rendering is correct" ;;
 	*) nok "level3/$b: the f64 rendering is correct"; tail -n 5 "$b-f64.err" | sed 's/^/#   /' ;;
@@ -67,5 +69,9 @@ except Exception:
 	case $r64d in
 	correct*) ok "level3/$b: the f64 dmma rendering is correct" ;;
 	*) nok "level3/$b: the f64 dmma rendering is correct"; tail -n 5 "$b-dmma.err" | sed 's/^/#   /' ;;
+	esac
+	case $r64e in
+	correct*) ok "level3/$b: the f64 dmma 2 rendering (m16n8k16) is correct" ;;
+	*) nok "level3/$b: the f64 dmma 2 rendering (m16n8k16) is correct"; tail -n 5 "$b-dmma2.err" | sed 's/^/#   /' ;;
 	esac
 done
