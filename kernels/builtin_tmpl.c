@@ -39,6 +39,24 @@ int builtin_tmpl_supports(const char *id, const json_t *spec)
 	return t && spec && t->supports(spec);
 }
 
+/* A level-3 model fp32 can pass (no ill_conditioned flag) whose graph has
+ * a node with op a (or b). */
+static int model_has(const json_t *spec, const char *a, const char *b)
+{
+	const json_t *g = json_object_get(json_object_get(spec, "attrs"), "graph"), *n;
+	size_t i;
+
+	if (!spec || json_integer_value(json_object_get(spec, "level")) != 3 ||
+	    json_is_string(json_object_get(spec, "ill_conditioned")) || !json_is_array(g))
+		return 0;
+	json_array_foreach(g, i, n) {
+		const char *op = json_string_value(json_object_get(n, "op"));
+		if (op && (!strcmp(op, a) || (b && !strcmp(op, b))))
+			return 1;
+	}
+	return 0;
+}
+
 int builtin_requires(const char *name, const json_t *spec)
 {
 	const struct bt_mm_kind *k;
@@ -57,6 +75,14 @@ int builtin_requires(const char *name, const json_t *spec)
 	 * the graph template's double path (f64) is written for these. */
 	if (!strcmp(name, "ill_conditioned"))
 		return spec && json_is_string(json_object_get(spec, "ill_conditioned"));
+	/* Level-3 models on tensor cores: their convs on the other core than the
+	 * plan's, or their GEMMs (an rnn's input projections too) on the shorter
+	 * split where no conv is. */
+	if (!strcmp(name, "conv_model"))
+		return model_has(spec, "conv", NULL);
+	if (!strcmp(name, "gemm_model"))
+		return !model_has(spec, "conv", NULL) &&
+		       (model_has(spec, "linear", "matmul") || model_has(spec, "rnn", NULL));
 	/* The split-K kernel's own test: few output tiles, K long. */
 	if (!strcmp(name, "small_output_long_k"))
 		return builtin_tmpl_supports("matmul_splitk", spec);

@@ -7,7 +7,9 @@
 # fastest kernel without a plan. Every problem of levels 1-3 has a plan whose
 # idea is a catalogue idea of its template and family, and which renders, on
 # sm_90 (the default) and on a GPU without wgmma. A search with the real
-# proposer and a fake engine.
+# proposer and a fake engine. Level 3's second idea of round 1 is the plan's
+# other tensor-core choice (convs on the wgmma core, or GEMMs on tf32+bf16),
+# the fp64 tensor cores where flagged; two such renderings compile.
 . "$KF_ROOT/tests/lib.sh"
 SF="$KF_BUILD/tests/searchfake"
 E="$KF_BUILD/tests/builtin_emit"
@@ -91,3 +93,47 @@ contains "sm_80: the matmul's plan is the mma core" plan-sm_80.txt '^level1/001_
 contains "sm_80: the graph's plan adds mma" plan-sm_80.txt '^level2/001_[^|]*\|graph-tensor-core\|\{"fuse":1,"mma":1,"tc":1\}$'
 contains "sm_90a: the matmul's plan is wgmma" plan-sm_90a.txt '^level1/001_[^|]*\|mm-tce-wgmma\|\{"core":"wgmma"'
 contains "sm_90a: the graph's plan is the wgmma one" plan-sm_90a.txt '^level2/001_[^|]*\|graph-tensor-core\|\{"fuse":1,"tc":1\}$'
+
+# Level 3: round 1's second idea is the plan's other tensor-core choice where
+# fp32 can pass (requires conv_model, gemm_model): a model with convs runs
+# them on the wgmma core (channels-last copies, the xform kernels), one
+# without on the tf32+bf16 split; flagged models get the fp64 tensor cores,
+# level 2 neither. Their first points render, differently from the plan.
+second() { "$E" ideas "$(ls "$KF_ROOT"/problems/$1_*/spec.json)" 2 1 | sed -n 2p; }
+for n in 005 011 015 018; do
+	check "level3/$n (convs): graph-tensor-core-wgmma-conv second" test "$(second level3/$n)" = graph-tensor-core-wgmma-conv
+done
+for n in 001 028 036 044; do
+	check "level3/$n (no conv): graph-tensor-core-tf32bf16 second" test "$(second level3/$n)" = graph-tensor-core-tf32bf16
+done
+check "level3/045 (flagged): the fp64 tensor cores second" test "$(second level3/045)" = graph-fp64-tensor-core
+"$E" ideas "$(ls "$KF_ROOT"/problems/level2/001_*/spec.json)" 1000 1 >ideas-l2.txt
+lacks "level 2 is offered neither" ideas-l2.txt '^graph-tensor-core-(wgmma-conv|tf32bf16)$'
+"$E" ideas "$(ls "$KF_ROOT"/problems/level3/010_*/spec.json)" 1000 1 >ideas-10.txt
+lacks "nor a flagged model" ideas-10.txt '^graph-tensor-core-(wgmma-conv|tf32bf16)$'
+s5=$(ls "$KF_ROOT"/problems/level3/005_*/spec.json)
+"$E" render "$s5" graph "$("$E" plan "$s5" | head -n 1 | cut -d' ' -f3-)" >p5.cu
+"$E" render "$s5" graph '{"fuse": 1, "tc": 1, "conv_mma": 0, "conv_wg": 2}' >i5.cu
+check "005: the plan's convs on mma.sync, the idea's on wgmma (xform kernels)" \
+	test "$(grep -c 'void g[0-9]*_conv_tc_xform' p5.cu)" -eq 0 -a "$(grep -c 'void g[0-9]*_conv_tc_xform' i5.cu)" -gt 0
+s1=$(ls "$KF_ROOT"/problems/level3/001_*/spec.json)
+"$E" render "$s1" graph "$("$E" plan "$s1" | head -n 1 | cut -d' ' -f3-)" >p1.cu
+"$E" render "$s1" graph '{"fuse": 1, "tc": 1, "split3": 0, "mma": 0}' >i1.cu
+check "001: the plan's GEMMs 3xTF32, the idea's tf32+bf16" sh -c \
+	'grep -q "core, 3xTF32 split" p1.cu && ! grep -q "core, tf32+bf16 split" p1.cu &&
+	 grep -q "core, tf32+bf16 split" i1.cu && ! grep -q "core, 3xTF32 split" i1.cu'
+if have_nvrtc; then
+	mkdir -p fx2 cu2
+	for f in 005:i5 001:i1; do
+		b=$(basename "$(dirname "$(ls "$KF_ROOT"/problems/level3/${f%%:*}_*/spec.json)")")
+		ln -sf "$KF_ROOT/problems/level3/$b/spec.json" "fx2/$b.json"
+		{ echo "// problem: $b"; cat "${f#*:}.cu"; } >"cu2/$b.cu"
+	done
+	"$KF_BUILD/tests/kfcompile" --exe "$KFORGE" --fixtures fx2 --launch-only cu2/*.cu >lo2.txt 2>&1
+	"$KF_BUILD/tests/kfcompile" --exe "$KFORGE" --arch sm_90a --timeout 120 --fixtures fx2 cu2/*.cu >cc2.txt 2>&1
+	check "both pass the engine's launch check and NVRTC compiles them (sm_90a)" \
+		test "$(grep -c ': launch_ok$' lo2.txt)" -eq 2 -a "$(grep -c ': ok ' cc2.txt)" -eq 2
+	grep -v ': ok ' cc2.txt | head -n 3 | cut -c1-300 | sed 's/^/# /'
+else
+	skip "NVRTC missing: the two renderings are not compiled"
+fi
