@@ -1,7 +1,7 @@
 /* The f64 rendering's convolutions and linears on the fp64 tensor cores
- * (dmma=1): one implicit GEMM, pixels by columns, k over (input channel,
- * tap), 64 x 64 a block of 4 warps, mma m8n8k4 from shared memory
- * (kernels/cuda/graph_f64.cuh, conv_dmma). The kernel is written in double:
+ * (dmma=1, or 2): one implicit GEMM, pixels by columns, k over (input
+ * channel, tap), 64 x 64 a block of 4 warps, mma m8n8k4 (or sm_90's
+ * m16n8k16) from shared memory (kernels/cuda/graph_f64.cuh, dmma_*). The kernel is written in double:
  * gr_f64_promote leaves it as it is and brings the mma helper. An H100 runs
  * FP64 on its tensor cores at twice its FP64 FMA rate, and the direct conv
  * it replaces reads every operand from cache once per product. A transposed
