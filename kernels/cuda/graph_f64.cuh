@@ -10,7 +10,7 @@ extern "C" __global__ void @NAME@(const @FROM@* __restrict__ x, @TO@* __restrict
 }
 
 //@ dmma
-#ifdef __CUDACC__ // (on the host: tests/tools/emulate_shim_tc.h)
+#ifdef __CUDACC__ // (on the host: tests/tools/emulate_dmma.h)
 // d += a b on the fp64 tensor cores (mma m8n8k4): a holds A (row lane / 4, k lane % 4),
 // b holds B (k lane % 4, column lane / 4), d holds D (row lane / 4, columns 2 (lane % 4) + 0, 1).
 __device__ __forceinline__ void gf64_dmma(double (&d)[2], double a, double b)

@@ -102,7 +102,9 @@ def compile_exe(work, tag, text):
     string literals become its arguments, so a program of the same text
     elsewhere is the same program: with KF_EMU_EXE_CACHE it is kept there,
     named after a hash of the text, the shim, CXX and the compiler, and
-    reused (c++ is most of an emulation's time)."""
+    reused (c++ is most of an emulation's time). A program calling the fp64
+    tensor-core helpers gets emulate_dmma.h at its head (in its text, so
+    the shim and every other program's key stay as they were)."""
     paths = []
     at = text.rfind("int main() {")
     if at >= 0:
@@ -112,6 +114,9 @@ def compile_exe(work, tag, text):
         body = re.sub(r'"([^"\n]*\.(?:npy|bin))"', arg, text[at:])
         body = body.replace("int main() {", "int main(int kf_argc, char **kf_args) {\n  kf_argv = kf_args + 1;", 1)
         text = text[:at] + "static char **kf_argv;\n" + body
+    if "gf64_dmma" in text:
+        with open(os.path.join(HERE, "emulate_dmma.h")) as f:
+            text = f.read() + text
     cpp, exe = os.path.join(work, tag + ".cpp"), os.path.join(work, tag + ".exe")
     with open(cpp, "w") as f:
         f.write(text)
