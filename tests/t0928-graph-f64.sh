@@ -9,15 +9,16 @@
 # small sizes (gen.py --small) the f64 kernels of 024, 045, 048 and 049,
 # emulated on the host, match the Python graph evaluator, also on a draw of
 # 024 where its fp32 kernel fails, and a mutated one fails (make test-long:
-# every level-3 net in double, with dmma 1, 2 and without). dmma=1 (the idea graph-fp64-tensor-core, second
-# on flagged specs): the convs of 010, 024 and 045, 045's transposed ones,
-# linears of over 16 rows and 048's batched matmuls as implicit GEMMs on the
-# fp64 tensor cores (mma m8n8k4, its helper past the rewriting), emulated at
-# small sizes against the evaluator (048 at sizes where its matmuls have 17
-# to 20 rows), and failing with the B fragment's k order, the transposed
-# scatter's taps or the matmul's A columns mutated; dmma=2 (sm_90's m16n8k16,
-# the idea's first point) the same on 010, 045 and 048 with every size an
-# argument (dedup 3), failing with its A fragment mutated.
+# every level-3 net in double, with dmma 1, 2 and without). dmma=1 (the idea
+# graph-fp64-tensor-core, second on flagged specs): the convs of 010, 024 and
+# 045, 045's transposed ones, linears of over 16 rows and 048's batched
+# matmuls as implicit GEMMs on the fp64 tensor cores (mma m8n8k4, its helper
+# past the rewriting), emulated at small sizes against the evaluator (048 at
+# sizes where its matmuls have 17 to 20 rows), and failing with the B
+# fragment's k order, the transposed scatter's taps or the matmul's A columns
+# mutated; dmma=2 (sm_90's m16n8k16, the idea's first point) the same on 010,
+# 045 and 048 with every size an argument (dedup 3), failing with its A
+# fragment mutated.
 . "$KF_ROOT/tests/lib.sh"
 export KFORGE_ROOT="$KF_ROOT"
 
@@ -184,7 +185,7 @@ python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" mid emudmm3 --params 
 	"ra[j] = m < M && k0 + ak < KT ? a[aoff + m * KT + k0 + (ak ^ 1)] : 0.0;" 48 >mdm3.out 2>&1
 contains "the matmul's A columns swapped in pairs fails" mdm3.out "^not ok 048_Mamba2ReturnY .*python: [1-9][0-9]* bad"
 # dmma 2 (sm_90's m16n8k16; the host takes it as sm_90 would): convs, the
-# scatter and 048's matmuls; its A fragment's k halves swapped fails
+# scatter and 048's matmuls; its A fragment's k quarters swapped in pairs fails
 python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emudm2 -j "$(par_jobs)" \
 	--params '{"f64": 1, "dmma": 2, "src_limit": 0, "dedup": 3}' 10 45 >emudm2.out 2>&1
 python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" mid emudm2m \
@@ -196,7 +197,7 @@ grep '^not ok' emudm2.out | head -n 5 | cut -c1-300 | sed 's/^/# /'
 check "(on m16n8k16)" grep -q "gf64_dmma16(acc" emudm2/045_*.cpp
 python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emudmm4 --params '{"f64": 1, "dmma": 2}' \
 	--sed "fa[i][v] = As[(lane & 3) + 4 * (v >> 1)]" "fa[i][v] = As[(lane & 3) + 4 * ((v >> 1) ^ 1)]" 45 >mdm4.out 2>&1
-contains "its A fragment's k quarters swapped fails" mdm4.out "^not ok 045_UNetSoftmax .*python: [1-9][0-9]* bad"
+contains "its A fragment's k quarters swapped in pairs fails" mdm4.out "^not ok 045_UNetSoftmax .*python: [1-9][0-9]* bad"
 B_FRAG="fb[i] = Bs[wn + 8 * i + (lane >> 2)][kk + (lane & 3)];"
 python3 "$KF_ROOT/tests/tools/check_graph3.py" "$KF_BUILD" small emudmm1 --params '{"f64": 1, "dmma": 1}' \
 	--sed "$B_FRAG" "$(echo "$B_FRAG" | sed 's/(lane & 3)\]/(3 - (lane \& 3))]/')" 45 >mdm1.out 2>&1
@@ -226,5 +227,5 @@ fi
 wait "$cc_pid"
 check "kfcompile ran" test "$(cat cc.rc)" -eq 0
 check "NVRTC compiles the five, f64 and dmma, and 045 with dmma 2 (sm_90a)" test "$(grep -c ': ok ' cc.txt)" -eq 11
-check "the dmma kernels spill nothing" sh -c '! grep -oE "kernel g[0-9]+_conv(_transpose)?_dmma regs [0-9]+ smem [0-9]+ stack [0-9]+ spill_st [1-9]" cc.txt'
+check "the dmma kernels spill nothing" sh -c '! grep -oE "kernel g[0-9]+_(conv|conv_transpose|matmul)_dmma regs [0-9]+ smem [0-9]+ stack [0-9]+ spill_st [1-9]" cc.txt'
 grep -v ': ok ' cc.txt | head -n 5 | cut -c1-300 | sed 's/^/# /'
