@@ -821,8 +821,9 @@ def goals_section(w, a, q, levels, scope, probs, views, speedups, runs):
             elif kind == "correct" and counted and view:
                 got = len(best) / len(counted)
                 shown = "%s (%d of %d)" % (pct(len(best), len(counted)), len(best), len(counted))
-            elif kind in ("evals_per_min", "gpu_busy") and (gpu or "", lv) in groups:
-                g = groups[(gpu or "", lv)]
+            elif kind in ("evals_per_min", "gpu_busy") and gpu and (gpu, lv) in groups:
+                # per GPU-minute: a compile-only search (no GPU) measures neither
+                g = groups[(gpu, lv)]
                 if g["wall"] > 0:
                     if kind == "evals_per_min":
                         got = g["evals"] / (g["wall"] / 60.0)
@@ -875,7 +876,9 @@ def listed(items, n=12):
 def goal_obstacle(q, kind, target, lv, gpu, view, sview, counted, best, speedups, groups, why_of):
     """What keeps one goal of level lv from its target on gpu, in a sentence or two."""
     if kind in TIME_GOALS:
-        g = groups.get((gpu or "", lv))
+        g = groups.get((gpu, lv)) if gpu else None
+        if not gpu and groups.get(("", lv)):
+            return "the store's searches of level %d ran without a GPU (compile only)" % lv
         if not g or g["wall"] <= 0:
             return "no search session of level %d on %s in the store" % (lv, gpu or "any GPU")
         ids = list(g["kern"])

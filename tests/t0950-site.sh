@@ -297,6 +297,19 @@ contains "the sessions' rate, met at the bound" goals.md '^\| level 2 \| evaluat
 contains "level 3's busy fraction not met" goals.md '^\| level 3 \| GPU busy fraction .* \| 80% \| 25\.0% \| \*\*no\*\* \|$'
 contains "level 3's correct problems not met" goals.md '^\| level 3 \| problems with a correct kernel .* \| 100% \| 67% \(2 of 3\) \| \*\*no\*\* \|$'
 lacks "no goals section without --goals" lv.md '^## Goals$'
+# a store whose searches ran without a GPU (compile only) measures no time goal:
+# level 2's 60 evaluations in 60 s are compiles, not evaluations per GPU-minute
+cp lv.db lvco.db
+sqlite3 lvco.db "DELETE FROM eval_trials; DELETE FROM verifications; DELETE FROM gpus;
+  UPDATE candidates SET status = 'not_run'; DELETE FROM evals;
+  UPDATE runs SET gpu_name = ''; UPDATE search_sessions SET gpu_name = NULL"
+expect_exit 0 "results page with goals of a compile-only store" python3 "$KF_ROOT/scripts/results_md.py" \
+	lvco.db --version 9.9.0 --goals goals.json -o lvco.md
+contains "  the rate goal is not measured" lvco.md \
+	'^\| level 2 \| evaluations per GPU-minute .* \| 60 \| not measured \| not measured \|$'
+contains "  nor the busy fraction" lvco.md '^\| level 3 \| GPU busy fraction .* \| 80% \| not measured \| not measured \|$'
+contains "  and the page says why" lvco.md \
+	'^- \*\*level 2, evaluations per GPU-minute .*: the store.s searches of level 2 ran without a GPU \(compile only\)$'
 echo '{"levels": {"2": {"correct": 1.0}, "4": {"correct": 1.0}}}' >goals4.json
 expect_exit 0 "results page with goals of a level not in the store" python3 "$KF_ROOT/scripts/results_md.py" \
 	lv.db --version 9.9.0 --goals goals4.json -o lv4.md
