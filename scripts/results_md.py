@@ -351,11 +351,13 @@ def level_section(w, lv, pids, probs, views, speedups, q, sev, failed, baseline,
                    r["status"] not in ("format_error", "compile_error", "pending"))
     correct_p = {r["problem_id"] for r in cand if r["status"] == "correct"}
     w("## Level %d\n" % lv)
+    # a compile-only search ran nothing: correctness not checked, not 0
+    ran = any(r["status"] not in ("not_run", "pending", "format_error", "compile_error") for r in cand)
     w("- problems: %d (%d degenerate, left out of fast_p and the geomeans; %d ill-conditioned, "
-      "counted and marked); with a correct kernel in the search: %d" %
-      (len(pids), len(degen), len(ill), len(correct_p)))
-    w("- candidates: %d, compiled: %d, correct: %d\n" %
-      (len(cand), compiled, sum(1 for r in cand if r["status"] == "correct")))
+      "counted and marked); with a correct kernel in the search: %s" %
+      (len(pids), len(degen), len(ill), len(correct_p) if ran else "not checked (none run)"))
+    w("- candidates: %d, compiled: %d, correct: %s\n" %
+      (len(cand), compiled, sum(1 for r in cand if r["status"] == "correct") if ran else "not checked"))
 
     w("### fast_p, level %d\n" % lv)
     w("fast_p: the fraction of the %d level-%d problems%s with a correct kernel more than p times "
@@ -620,8 +622,10 @@ def categories(w, lv, inscope, counted, q, sev, failed, baseline):
                 if p in counted and (p not in bestc or t < bestc[p]):
                     bestc[p] = t
             sp = [baseline(p, gpu, "eager") / t for p, t in bestc.items() if baseline(p, gpu, "eager")]
-            w("| %s | %s | %d | %d | %d | %d | %d | %s (%d) |" %
-              (cat, gpu or "none (compile only)", len(rs), comp, len(ok), beat_ref, beat_eager,
+            # compile only: nothing ran, so correct and faster are not checked, not 0
+            run = lambda v: str(v) if gpu else "-"  # noqa: E731
+            w("| %s | %s | %d | %d | %s | %s | %s | %s (%d) |" %
+              (cat, gpu or "none (compile only)", len(rs), comp, run(len(ok)), run(beat_ref), run(beat_eager),
                fmt(geomean(sp)), len(sp)))
     w("")
 
@@ -649,8 +653,9 @@ def throughput(w, a, q, runs, sev):
             no_refs.append(h - refs)
     harness.sort()
     no_refs.sort()
-    w("- candidates: %d (%d correct); evaluations on %s by the search: %d" %
-      (ncand["n"], ncand["ok"] or 0, sgpu or "no GPU (compile only)", len(ev)))
+    w("- candidates: %d (%s); evaluations on %s by the search: %d" %
+      (ncand["n"], "%d correct" % (ncand["ok"] or 0) if sgpu else "none run: not checked",
+       sgpu or "no GPU (compile only)", len(ev)))
     sessions = search_sessions(q)
     if sessions:
         session_table(w, q, sessions, a)

@@ -310,6 +310,9 @@ contains "  the rate goal is not measured" lvco.md \
 contains "  nor the busy fraction" lvco.md '^\| level 3 \| GPU busy fraction .* \| 80% \| not measured \| not measured \|$'
 contains "  and the page says why" lvco.md \
 	'^- \*\*level 2, evaluations per GPU-minute .*: the store.s searches of level 2 ran without a GPU \(compile only\)$'
+contains "  its candidates: correct not checked, not 0" lvco.md '^- candidates: [0-9]+, compiled: [0-9]+, correct: not checked$'
+lacks "  (never 0 correct)" lvco.md '(correct: 0$|\(0 correct\))'
+contains "  its categories the same" lvco.md '^\| [a-z]+ \| none \(compile only\) \| [0-9]+ \| [0-9]+ \| - \| - \| - \| - \(0\) \|$'
 echo '{"levels": {"2": {"correct": 1.0}, "4": {"correct": 1.0}}}' >goals4.json
 expect_exit 0 "results page with goals of a level not in the store" python3 "$KF_ROOT/scripts/results_md.py" \
 	lv.db --version 9.9.0 --goals goals4.json -o lv4.md
