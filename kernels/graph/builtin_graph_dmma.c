@@ -35,6 +35,26 @@ static void dmma_loop(const struct gr_plan *p, struct buf *b)
 	bt_cuh_section(b, graph_f64_cuh, "dmma_tail");
 }
 
+/* The kernel of body (its store loop closed here), operands a and b first,
+ * 128 threads a block; body released. */
+static int dmma_kernel(struct gr_plan *p, int gi, const struct gr_epi *e, const char *name, const char *in_params,
+		       const char *a, const char *b, const char *grid, struct buf *body, struct buf *err)
+{
+	struct buf sig = BUF_INIT, args = BUF_INIT;
+	int rc;
+
+	buf_adds(body, "            }\n");
+	gr_sig(&sig, p, in_params, e);
+	buf_addf(&args, "%s, %s, ", a, b);
+	gr_args(&args, p, gi, "", e);
+	p->qual = "__launch_bounds__(128)\n";
+	rc = gr_kernel(p, name, sig.s, body->s, grid, DMMA_THREADS, args.s, err);
+	buf_release(body);
+	buf_release(&sig);
+	buf_release(&args);
+	return rc;
+}
+
 static void geo(struct buf *b, const char *tag, const long long *v)
 {
 	buf_addf(b, "    const int %sD = %lld, %sH = %lld, %sW = %lld;\n", tag, v[0], tag, v[1], tag, v[2]);
@@ -54,7 +74,7 @@ int gr_dmma_conv(struct gr_plan *p, int gi, const struct gr_epi *e, const char *
 		 const struct gr_dmma_geo *g, struct buf *err)
 {
 	static const long long one[3] = { 1, 1, 1 }, zero[3] = { 0, 0, 0 };
-	struct buf body = BUF_INIT, sig = BUF_INIT, args = BUF_INIT, grid = BUF_INIT;
+	struct buf body = BUF_INIT, grid = BUF_INIT;
 	const int tr = g->transposed;
 	const long long *pix = tr ? g->in : g->out;
 	long long m = g->nb, taps = 1, nc, kt;
@@ -101,17 +121,10 @@ int gr_dmma_conv(struct gr_plan *p, int gi, const struct gr_epi *e, const char *
 	} else {
 		gr_store_elem(&body, "                ", "(m / SP * NC + co) * SP + m % SP", "r", e);
 	}
-	buf_adds(&body, "            }\n");
-	gr_sig(&sig, p, "const float* __restrict__ x, const float* __restrict__ w, ", e);
-	buf_addf(&args, "%s, %s, ", xs, ws);
-	gr_args(&args, p, gi, "", e);
 	buf_addf(&grid, "dim3(%lld, %lld)", (m + DMMA_TILE - 1) / DMMA_TILE, (nc + DMMA_TILE - 1) / DMMA_TILE);
 	snprintf(name, sizeof(name), "g%d_conv%s_dmma", gi, tr ? "_transpose" : "");
-	p->qual = "__launch_bounds__(128)\n";
-	rc = gr_kernel(p, name, sig.s, body.s, grid.s, DMMA_THREADS, args.s, err);
-	buf_release(&body);
-	buf_release(&sig);
-	buf_release(&args);
+	rc = dmma_kernel(p, gi, e, name, "const float* __restrict__ x, const float* __restrict__ w, ", xs, ws,
+			 grid.s, &body, err);
 	buf_release(&grid);
 	return rc;
 }
@@ -119,7 +132,7 @@ int gr_dmma_conv(struct gr_plan *p, int gi, const struct gr_epi *e, const char *
 int gr_dmma_mm(struct gr_plan *p, int gi, const struct gr_epi *e, long long M, long long N, long long K,
 	       long long Z, const char *boffs, const char *an, const char *bn, struct buf *err)
 {
-	struct buf body = BUF_INIT, sig = BUF_INIT, args = BUF_INIT, grid = BUF_INIT;
+	struct buf body = BUF_INIT, grid = BUF_INIT;
 	char name[32];
 	int rc;
 
@@ -133,17 +146,10 @@ int gr_dmma_mm(struct gr_plan *p, int gi, const struct gr_epi *e, long long M, l
 		    "N", BT_INT(N), NULL);
 	dmma_loop(p, &body);
 	gr_store_elem(&body, "                ", "(z * M + m) * NC + co", "r", e);
-	buf_adds(&body, "            }\n");
-	gr_sig(&sig, p, "const float* __restrict__ a, const float* __restrict__ b, ", e);
-	buf_addf(&args, "%s, %s, ", an, bn);
-	gr_args(&args, p, gi, "", e);
 	buf_addf(&grid, "dim3(%lld, %lld, %lld)", (M + DMMA_TILE - 1) / DMMA_TILE, (N + DMMA_TILE - 1) / DMMA_TILE, Z);
 	snprintf(name, sizeof(name), "g%d_matmul_dmma", gi);
-	p->qual = "__launch_bounds__(128)\n";
-	rc = gr_kernel(p, name, sig.s, body.s, grid.s, DMMA_THREADS, args.s, err);
-	buf_release(&body);
-	buf_release(&sig);
-	buf_release(&args);
+	rc = dmma_kernel(p, gi, e, name, "const float* __restrict__ a, const float* __restrict__ b, ", an, bn,
+			 grid.s, &body, err);
 	buf_release(&grid);
 	return rc;
 }
